@@ -1,0 +1,161 @@
+import Foundation
+import LMDB
+import Testing
+
+@Suite("LMDB environment")
+struct EnvironmentTests {
+    let scratch = ScratchDirectory()
+
+    func key(_ n: UInt64) -> [UInt8] { withUnsafeBytes(of: n.bigEndian) { Array($0) } }
+
+    @Test("a value written in a committed transaction is read back; a deleted one is gone")
+    func putGetDelete() throws {
+        let env = try Environment(path: scratch.path)
+        let db = try env.openDatabase("things", flags: .create)
+        try env.write { txn in try txn.put(db, key: Array("a".utf8), value: Array("alpha".utf8)) }
+        let value = try env.read { txn in try txn.get(db, key: Array("a".utf8)).map { String(decoding: $0, as: UTF8.self) } }
+        #expect(value == "alpha")
+        let deleted = try env.write { txn in try txn.delete(db, key: Array("a".utf8)) }
+        #expect(deleted)
+        #expect(try env.read { txn in try txn.get(db, key: Array("a".utf8)) } == nil)
+        #expect(try env.write { txn in try txn.delete(db, key: Array("a".utf8)) } == false)
+    }
+
+    @Test("a write whose body throws is aborted: nothing it wrote remains")
+    func throwingWriteAborts() throws {
+        struct Boom: Error {}
+        let env = try Environment(path: scratch.path)
+        let db = try env.openDatabase("things", flags: .create)
+        #expect(throws: Boom.self) {
+            try env.write { txn in
+                try txn.put(db, key: Array("k".utf8), value: Array("v".utf8))
+                throw Boom()
+            }
+        }
+        #expect(try env.read { txn in try txn.count(db) } == 0)
+    }
+
+    @Test("cursors seek at-or-after and at-or-before, and walk in key order")
+    func cursorSeeks() throws {
+        let env = try Environment(path: scratch.path)
+        let db = try env.openDatabase("numbers", flags: .create)
+        try env.write { txn in
+            for n: UInt64 in [10, 20, 30] { try txn.put(db, key: key(n), value: [UInt8(n)]) }
+        }
+        try env.read { txn in
+            try txn.withCursor(db) { cursor in
+                #expect(try cursor.seek(atOrAfter: key(15))?.value.first == 20)
+                #expect(try cursor.seek(atOrAfter: key(20))?.value.first == 20)
+                #expect(try cursor.seek(atOrAfter: key(31)) == nil)
+                #expect(try cursor.seek(atOrBefore: key(25))?.value.first == 20)
+                #expect(try cursor.seek(atOrBefore: key(30))?.value.first == 30)
+                #expect(try cursor.seek(atOrBefore: key(99))?.value.first == 30)
+                #expect(try cursor.seek(atOrBefore: key(5)) == nil)
+                var seen: [UInt8] = []
+                var item = try cursor.first()
+                while let current = item {
+                    seen.append(current.value[0])
+                    item = try cursor.next()
+                }
+                #expect(seen == [10, 20, 30])
+                #expect(try cursor.last()?.value.first == 30)
+                #expect(try cursor.previous()?.value.first == 20)
+            }
+        }
+    }
+
+    @Test("append refuses a key that is not the largest, with MDB_KEYEXIST")
+    func appendOrder() throws {
+        let env = try Environment(path: scratch.path)
+        let db = try env.openDatabase("log", flags: .create)
+        try env.write { txn in try txn.put(db, key: key(2), value: [2], flags: .append) }
+        let error = #expect(throws: LMDBError.self) {
+            try env.write { txn in try txn.put(db, key: key(1), value: [1], flags: .append) }
+        }
+        #expect(error?.isKeyExists == true)
+        #expect(error?.description.contains("mdb_put failed") == true)
+    }
+
+    @Test("reserve writes a value in place")
+    func reserve() throws {
+        let env = try Environment(path: scratch.path)
+        let db = try env.openDatabase("r", flags: .create)
+        try env.write { txn in
+            try key(1).withUnsafeBytes { k in
+                try txn.reserve(db, key: k, size: 3) { buffer in buffer.copyBytes(from: [7, 8, 9]) }
+            }
+        }
+        #expect(try env.read { txn in try txn.get(db, key: key(1)).map(Array.init) } == [7, 8, 9])
+    }
+
+    @Test("a full map grows by doubling and the transaction is redone")
+    func mapGrowth() throws {
+        var options = EnvironmentOptions()
+        options.mapSize = 64 << 10
+        let env = try Environment(path: scratch.path, options: options)
+        let db = try env.openDatabase("big", flags: .create)
+        let before = env.mapSize
+        let value = [UInt8](repeating: 0xAB, count: 1000)
+        for batch in 0..<20 {
+            try env.write { txn in
+                for i in 0..<100 { try txn.put(db, key: key(UInt64(batch * 100 + i)), value: value) }
+            }
+        }
+        #expect(env.mapSize > before)
+        #expect(try env.read { txn in try txn.count(db) } == 2000)
+    }
+
+    @Test("growth stops at maxMapSize with a map-full error")
+    func mapLimit() throws {
+        var options = EnvironmentOptions()
+        options.mapSize = 64 << 10
+        options.maxMapSize = 256 << 10
+        let env = try Environment(path: scratch.path, options: options)
+        let db = try env.openDatabase("big", flags: .create)
+        let error = #expect(throws: LMDBError.self) {
+            try env.write { txn in
+                for i in 0..<1000 { try txn.put(db, key: key(UInt64(i)), value: [UInt8](repeating: 1, count: 1000)) }
+            }
+        }
+        #expect(error?.isMapFull == true)
+        #expect(try env.read { txn in try txn.count(db) } == 0)
+    }
+
+    @Test("a read-only environment refuses writes and a missing database")
+    func readOnly() throws {
+        do {
+            let env = try Environment(path: scratch.path)
+            _ = try env.openDatabase("present", flags: .create)
+        }
+        var options = EnvironmentOptions()
+        options.readOnly = true
+        let reader = try Environment(path: scratch.path, options: options)
+        let present = try reader.openDatabase("present")
+        #expect(throws: LMDBError.self) {
+            try reader.write { txn in try txn.put(present, key: [1], value: [1]) }
+        }
+        let missing = #expect(throws: LMDBError.self) { try reader.openDatabase("absent") }
+        #expect(missing?.isNotFound == true)
+    }
+
+    @Test("a file that is not LMDB is reported as invalid, naming the call")
+    func foreignFile() throws {
+        let garbage = [UInt8](repeating: 0x5A, count: 16_384)
+        _ = FileManager.default.createFile(atPath: scratch.path + "/data.mdb", contents: Data(garbage))
+        let error = #expect(throws: LMDBError.self) { try Environment(path: scratch.path) }
+        #expect(error?.isInvalidFile == true)
+        #expect(error?.operation == "mdb_env_open")
+    }
+
+    @Test("a compacting copy holds the same data")
+    func compactCopy() throws {
+        let source = ScratchDirectory(), target = ScratchDirectory()
+        let original = try Environment(path: source.path)
+        let db = try original.openDatabase("d", flags: .create)
+        try original.write { txn in for i in 0..<100 { try txn.put(db, key: key(UInt64(i)), value: [UInt8(i)]) } }
+        try original.copy(to: target.path, compact: true)
+        let copy = try Environment(path: target.path)
+        let copied = try copy.openDatabase("d")
+        #expect(try copy.read { txn in try txn.count(copied) } == 100)
+    }
+}
