@@ -4,6 +4,7 @@ import PackageDescription
 let package = Package(
     name: "ReactorLog",
     products: [
+        .library(name: "EventLogKit", targets: ["EventLogKit"]),
         .library(name: "LMDB", targets: ["LMDB"]),
     ],
     targets: [
@@ -15,7 +16,21 @@ let package = Package(
         ),
         // A thin, safe Swift layer over LMDB. Knows nothing about logs or reactors.
         .target(name: "LMDB", dependencies: ["CLMDB"]),
-        .testTarget(name: "LMDBTests", dependencies: ["LMDB"]),
+        // The persistent action/mutation log. Knows Codable, not reactors.
+        .target(name: "EventLogKit", dependencies: ["LMDB"]),
+        // A child process for the crash tests: appends until it is killed.
+        .executableTarget(
+            name: "eventlog-crash-writer",
+            dependencies: ["EventLogKit"],
+            path: "Tools/CrashWriter"
+        ),
+        // Helpers shared by the test targets.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
+        .testTarget(
+            name: "EventLogKitTests",
+            dependencies: ["EventLogKit", "LMDB", "TestSupport", "eventlog-crash-writer"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

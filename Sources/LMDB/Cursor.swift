@@ -44,7 +44,8 @@ public struct Cursor {
         return try last()
     }
 
-    /// Deletes the key the cursor is on; the cursor then stands before the next key.
+    /// Deletes the key the cursor is on. To go on walking, seek again: after deleting the last key
+    /// the cursor has no position.
     public func deleteCurrent() throws(LMDBError) {
         try LMDBError.check(mdb_cursor_del(handle, 0), "mdb_cursor_del")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import LMDB
+import TestSupport
 import Testing
 
 @Suite("LMDB environment")

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Reads little-endian fields at fixed offsets of a record, checking every bound.
+struct ByteReader {
+    let bytes: UnsafeRawBufferPointer
+
+    var count: Int { bytes.count }
+
+    func u8(_ offset: Int) -> UInt8 { bytes.load(fromByteOffset: offset, as: UInt8.self) }
+    func u16(_ offset: Int) -> UInt16 { UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)) }
+    func u32(_ offset: Int) -> UInt32 { UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
+    func u64(_ offset: Int) -> UInt64 { UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+    func i64(_ offset: Int) -> Int64 { Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int64.self)) }
+
+    /// The bytes in `range`, copied out of the map.
+    func data(_ range: Range<Int>) -> Data { Data(bytes[range]) }
+
+    /// The bytes in `range` as UTF-8, or `nil` when they are not valid UTF-8.
+    func string(_ range: Range<Int>) -> String? {
+        String(validating: bytes[range], as: UTF8.self)
+    }
+
+    /// Whether the CRC-32C stored in the first four bytes matches the rest.
+    var checksumMatches: Bool {
+        count >= 4 && u32(0) == CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[4...]))
+    }
+}
+
+/// Writes little-endian fields at fixed offsets into a buffer of known size.
+struct ByteWriter {
+    let bytes: UnsafeMutableRawBufferPointer
+
+    func u8(_ offset: Int, _ value: UInt8) { bytes.storeBytes(of: value, toByteOffset: offset, as: UInt8.self) }
+    func u16(_ offset: Int, _ value: UInt16) { bytes.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt16.self) }
+    func u32(_ offset: Int, _ value: UInt32) { bytes.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt32.self) }
+    func u64(_ offset: Int, _ value: UInt64) { bytes.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt64.self) }
+    func i64(_ offset: Int, _ value: Int64) { bytes.storeBytes(of: value.littleEndian, toByteOffset: offset, as: Int64.self) }
+
+    /// Copies `data` to `offset`.
+    func copy(_ data: Data, to offset: Int) {
+        guard !data.isEmpty else { return }
+        data.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: bytes[offset..<(offset + data.count)]))
+    }
+
+    /// Copies the UTF-8 bytes of `string` to `offset`.
+    func copy(_ string: String, to offset: Int) {
+        var position = offset
+        for byte in string.utf8 {
+            bytes[position] = byte
+            position += 1
+        }
+    }
+
+    /// Stores the CRC-32C of everything after the first four bytes in the first four bytes.
+    func sealChecksum() {
+        u32(0, CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[4...])))
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+import LMDB
+
+/// Reads the entries a query selects, in sequence order, a chunk at a time.
+///
+/// Each chunk is read in its own short read transaction, so iterating a huge log neither holds it in
+/// memory nor pins a snapshot that would make a live log's file grow. Entries committed while
+/// iterating are seen when the iteration reaches them.
+///
+/// ```swift
+/// var iterator = log.entries(EntryQuery(stream: "search", kinds: [.mutation]))
+/// while let entry = try iterator.next() { ... }
+/// ```
+public struct EntryIterator {
+    /// How many entries one read transaction returns at most.
+    static let chunkSize = 1024
+    /// How many records one read transaction examines at most, matching or not.
+    static let scanLimit = 8192
+
+    private let storage: LogStorage
+    private let query: EntryQuery
+    private var buffer: [LogEntry] = []
+    private var bufferIndex = 0
+    private var remaining: Int
+    private var reachedEnd = false
+    private var streamID: UInt32??
+    /// The next sequence number the iterator will examine.
+    public private(set) var nextSequence: UInt64
+
+    init(storage: LogStorage, query: EntryQuery) {
+        self.storage = storage
+        self.query = query
+        self.nextSequence = query.from
+        self.remaining = max(0, query.limit ?? .max)
+    }
+
+    /// Whether the query is satisfied: its limit is reached or its upper bound passed. An iterator that
+    /// returned `nil` but is not complete may return more entries later, as a writer appends them.
+    public var isComplete: Bool {
+        remaining == 0 || nextSequence > query.through || nextSequence == 0
+    }
+
+    /// The next entry, or `nil` when none is left now.
+    public mutating func next() throws(EventLogError) -> LogEntry? {
+        while bufferIndex == buffer.count {
+            if isComplete || reachedEnd { return nil }
+            try readChunk()
+        }
+        let entry = buffer[bufferIndex]
+        bufferIndex += 1
+        if remaining != .max { remaining -= 1 }
+        return entry
+    }
+
+    /// An iterator that continues this one, seeing entries committed since it reached the end.
+    public func resumed() -> EntryIterator {
+        var copy = self
+        copy.buffer = []
+        copy.bufferIndex = 0
+        copy.reachedEnd = false
+        return copy
+    }
+
+    /// A record copied out of a read transaction, its stream not yet named.
+    private struct RawEntry {
+        let header: EntryRecord.Header
+        let caseName: String
+        let payload: Data
+    }
+
+    private mutating func readChunk() throws(EventLogError) {
+        if streamID == nil {
+            streamID = .some(try query.stream.map { (name) throws(EventLogError) -> UInt32? in try storage.stream(named: name)?.id } ?? nil)
+        }
+        if case .some(.none) = streamID, query.stream != nil {
+            // An unknown stream has no entries (yet).
+            reachedEnd = true
+            streamID = nil
+            return
+        }
+        let want = min(Self.chunkSize, remaining)
+        let (raw, next, atEnd) = try storage.read { txn in
+            if case .some(.some(let id)) = streamID {
+                try readStream(id, txn: txn, want: want)
+            } else {
+                try readAll(txn: txn, want: want)
+            }
+        }
+        var names = storage.cachedStreams
+        buffer = []
+        for entry in raw {
+            if names[entry.header.streamID] == nil { names = try storage.reloadStreams() }
+            guard let info = names[entry.header.streamID] else {
+                throw .corruptEntry(sequence: entry.header.sequence, reason: "it names stream id \(entry.header.streamID), which the log does not describe")
+            }
+            let header = entry.header
+            buffer.append(LogEntry(
+                sequence: header.sequence, streamID: header.streamID, stream: info.name, kind: header.kind,
+                timestamp: header.timestamp, cause: header.cause == 0 ? nil : header.cause,
+                caseName: entry.caseName, codec: header.codec, payload: entry.payload))
+        }
+        bufferIndex = 0
+        nextSequence = next
+        reachedEnd = atEnd
+    }
+
+    private func copy(_ header: EntryRecord.Header, _ record: UnsafeRawBufferPointer) throws -> RawEntry {
+        let reader = ByteReader(bytes: record)
+        guard let caseName = reader.string(header.caseRange) else {
+            throw EventLogError.corruptEntry(sequence: header.sequence, reason: "its case name is not valid UTF-8")
+        }
+        return RawEntry(header: header, caseName: caseName, payload: reader.data(header.payloadRange))
+    }
+
+    /// Scans `entries` from `nextSequence`.
+    private func readAll(txn: Transaction, want: Int) throws -> ([RawEntry], UInt64, Bool) {
+        try txn.withCursor(storage.entries) { cursor in
+            var found: [RawEntry] = []
+            var next = nextSequence
+            var scanned = 0
+            var item = try cursor.seek(atOrAfter: KeyCoding.sequence(nextSequence))
+            while let current = item, found.count < want, scanned < Self.scanLimit {
+                guard let sequence = KeyCoding.decodeSequence(current.key) else {
+                    throw EventLogError.corruptEntry(sequence: next, reason: "a key after it is \(current.key.count) bytes, not 8")
+                }
+                if sequence > query.through { return (found, sequence, true) }
+                let header = try EntryRecord.header(key: sequence, record: current.value)
+                if query.matches(header, caseBytes: UnsafeRawBufferPointer(rebasing: current.value[header.caseRange])) {
+                    found.append(try copy(header, current.value))
+                }
+                next = sequence &+ 1
+                scanned += 1
+                item = try cursor.next()
+            }
+            return (found, next, item == nil)
+        }
+    }
+
+    /// Walks the stream index from `nextSequence`, reading only this stream's entries.
+    private func readStream(_ id: UInt32, txn: Transaction, want: Int) throws -> ([RawEntry], UInt64, Bool) {
+        try txn.withCursor(storage.streamEntries) { cursor in
+            var found: [RawEntry] = []
+            var next = nextSequence
+            var scanned = 0
+            var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, nextSequence))
+            while let current = item, found.count < want, scanned < Self.scanLimit {
+                guard let key = KeyCoding.decodeStreamSequence(current.key), key.stream == id else {
+                    return (found, next, true)
+                }
+                if key.sequence > query.through { return (found, key.sequence, true) }
+                let kindMatches = query.kinds.map { kinds in
+                    current.value.first.flatMap(EntryKind.init(rawValue:)).map(kinds.contains) ?? true
+                } ?? true
+                if kindMatches {
+                    guard let record = try txn.get(storage.entries, key: KeyCoding.sequence(key.sequence)) else {
+                        throw EventLogError.corruptEntry(sequence: key.sequence, reason: "stream '\(query.stream ?? "")' lists it, but the entry is missing")
+                    }
+                    let header = try EntryRecord.header(key: key.sequence, record: record)
+                    if query.matches(header, caseBytes: UnsafeRawBufferPointer(rebasing: record[header.caseRange])) {
+                        found.append(try copy(header, record))
+                    }
+                }
+                next = key.sequence &+ 1
+                scanned += 1
+                item = try cursor.next()
+            }
+            return (found, next, item == nil)
+        }
+    }
+}

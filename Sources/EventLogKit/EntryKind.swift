@@ -1,0 +1,36 @@
+/// What an entry records. The raw value is the kind byte stored in every record (see docs/FORMAT.md).
+public enum EntryKind: UInt8, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
+    /// An action, after `transform(action:)`.
+    case action = 1
+    /// A mutation, after `transform(mutation:)`; replaying mutations through `reduce` rebuilds state.
+    case mutation = 2
+    /// An error thrown by an action's effect work.
+    case effectError = 3
+    /// A stream was created.
+    case streamOpened = 4
+    /// An existing stream was opened again.
+    case streamResumed = 5
+    /// A stream was closed cleanly.
+    case streamClosed = 6
+
+    /// The lower-case name used in listings and filters: `action`, `mutation`, `error`, `opened`, `resumed`, `closed`.
+    public var description: String {
+        switch self {
+        case .action: "action"
+        case .mutation: "mutation"
+        case .effectError: "error"
+        case .streamOpened: "opened"
+        case .streamResumed: "resumed"
+        case .streamClosed: "closed"
+        }
+    }
+
+    /// The kind named `name` as in ``description``, or `nil`.
+    public init?(name: String) {
+        guard let kind = Self.allCases.first(where: { $0.description == name }) else { return nil }
+        self = kind
+    }
+
+    /// Whether this is a lifecycle marker rather than a reactor event.
+    public var isLifecycle: Bool { rawValue >= EntryKind.streamOpened.rawValue }
+}

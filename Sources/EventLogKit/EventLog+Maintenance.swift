@@ -1,0 +1,295 @@
+import Foundation
+import LMDB
+
+extension EventLog {
+    /// Checks the whole log: metadata, stream descriptors, every entry's checksum, header and sequence
+    /// number, the stream index against the entries, every snapshot's checksum, and whether snapshots
+    /// are where the snapshot policy says (warnings). Reads in short transactions, so it can run on a
+    /// live log. `progress` is called with the number of entries checked so far, every 65,536 entries.
+    public func verify(progress: ((Int) -> Void)? = nil) throws(EventLogError) -> VerifyReport {
+        var report = VerifyReport()
+        let meta: LogMetadata
+        do {
+            meta = try storage.metadata()
+        } catch {
+            report.error(error.description)
+            return report
+        }
+        let streamsByID: [UInt32: StreamInfo]
+        do {
+            streamsByID = try storage.reloadStreams()
+        } catch {
+            report.error(error.description)
+            return report
+        }
+        report.streams = streamsByID.count
+        var counts: [UInt32: Int] = [:]
+        try verifyEntries(streams: streamsByID, counts: &counts, report: &report, progress: progress)
+        try verifyIndex(streams: streamsByID, counts: counts, report: &report)
+        try verifySnapshots(streams: streamsByID, policy: meta.snapshotPolicy, report: &report)
+        return report
+    }
+
+    /// Walks `entries` in chunks: checksum, header, sequence order, known stream, sane cause.
+    private func verifyEntries(
+        streams: [UInt32: StreamInfo], counts: inout [UInt32: Int], report: inout VerifyReport, progress: ((Int) -> Void)?
+    ) throws(EventLogError) {
+        var position: UInt64 = 0
+        var done = false
+        while !done {
+            let chunk: (problems: [VerifyReport.Problem], counts: [UInt32: Int], checked: Int, last: UInt64, done: Bool) = try storage.read { txn in
+                try txn.withCursor(storage.entries) { cursor in
+                    var problems: [VerifyReport.Problem] = []
+                    var counts: [UInt32: Int] = [:]
+                    var checked = 0
+                    var last = position
+                    var item = try cursor.seek(atOrAfter: KeyCoding.sequence(position &+ 1))
+                    while let current = item, checked < 65_536 {
+                        guard let sequence = KeyCoding.decodeSequence(current.key) else {
+                            problems.append(.init(severity: .error, sequence: last, message: "the key after this entry is \(current.key.count) bytes, not 8"))
+                            return (problems, counts, checked, last, true)
+                        }
+                        checked += 1
+                        last = sequence
+                        do {
+                            let header = try EntryRecord.header(key: sequence, record: current.value)
+                            if streams[header.streamID] == nil {
+                                problems.append(.init(severity: .error, sequence: sequence, message: "it names stream id \(header.streamID), which the log does not describe"))
+                            } else {
+                                counts[header.streamID, default: 0] += 1
+                            }
+                            if header.cause >= sequence {
+                                problems.append(.init(severity: .error, sequence: sequence, message: "its cause #\(header.cause) is not an earlier entry"))
+                            }
+                            if ByteReader(bytes: current.value).string(header.caseRange) == nil {
+                                problems.append(.init(severity: .error, sequence: sequence, message: "its case name is not valid UTF-8"))
+                            }
+                        } catch let error as EventLogError {
+                            if case .corruptEntry(_, let reason) = error {
+                                problems.append(.init(severity: .error, sequence: sequence, message: reason))
+                            } else {
+                                problems.append(.init(severity: .error, sequence: sequence, message: error.description))
+                            }
+                        }
+                        item = try cursor.next()
+                    }
+                    return (problems, counts, checked, last, item == nil)
+                }
+            }
+            report.problems += chunk.problems
+            counts.merge(chunk.counts, uniquingKeysWith: +)
+            report.entries += chunk.checked
+            position = chunk.last
+            done = chunk.done
+            progress?(report.entries)
+        }
+    }
+
+    /// Checks that the stream index lists exactly the entries of each stream.
+    private func verifyIndex(streams: [UInt32: StreamInfo], counts: [UInt32: Int], report: inout VerifyReport) throws(EventLogError) {
+        for info in streams.values.sorted(by: { $0.id < $1.id }) {
+            var indexed = 0
+            var position: UInt64 = 0
+            var done = false
+            while !done {
+                let chunk: (count: Int, last: UInt64, done: Bool, problem: VerifyReport.Problem?) = try storage.read { txn in
+                    try txn.withCursor(storage.streamEntries) { cursor in
+                        var count = 0
+                        var last = position
+                        var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, position &+ 1))
+                        while let current = item, count < 65_536 {
+                            guard let key = KeyCoding.decodeStreamSequence(current.key), key.stream == info.id else {
+                                return (count, last, true, nil)
+                            }
+                            count += 1
+                            last = key.sequence
+                            if try txn.get(storage.entries, key: KeyCoding.sequence(key.sequence)) == nil {
+                                return (count, last, true, .init(severity: .error, sequence: key.sequence, message: "stream '\(info.name)' lists this entry, but it is missing"))
+                            }
+                            item = try cursor.next()
+                        }
+                        return (count, last, item == nil, nil)
+                    }
+                }
+                indexed += chunk.count
+                position = chunk.last
+                done = chunk.done
+                if let problem = chunk.problem { report.problems.append(problem) }
+            }
+            let stored = counts[info.id] ?? 0
+            if indexed != stored {
+                report.error("stream '\(info.name)' has \(stored) entries but its index lists \(indexed)")
+            }
+        }
+    }
+
+    /// Checks every snapshot's record, and warns where the policy expected a snapshot and none was written.
+    private func verifySnapshots(streams: [UInt32: StreamInfo], policy: SnapshotPolicy?, report: inout VerifyReport) throws(EventLogError) {
+        for info in streams.values.sorted(by: { $0.id < $1.id }) {
+            let snapshots = try snapshotSequences(of: info)
+            for sequence in snapshots {
+                do {
+                    _ = try storage.read { txn in
+                        try txn.get(storage.snapshots, key: KeyCoding.streamSequence(info.id, sequence)).map {
+                            try SnapshotRecord.decode(streamID: info.id, sequence: sequence, streamName: info.name, record: $0)
+                        }
+                    }
+                    report.snapshots += 1
+                } catch {
+                    if case .corruptSnapshot(_, _, let reason) = error {
+                        report.error("the snapshot of stream '\(info.name)' is corrupt: \(reason)", at: sequence)
+                    } else {
+                        report.error(error.description, at: sequence)
+                    }
+                }
+            }
+            let interval: Int? = switch policy {
+            case .every(let n): n
+            case .everyMutation: 1
+            default: nil
+            }
+            if let interval {
+                try checkSnapshotGaps(info, snapshots: Set(snapshots), interval: interval, report: &report)
+            }
+        }
+    }
+
+    /// Warns about the first run of more than `interval` mutations without a snapshot, and counts the others.
+    /// Walks the stream index's kind bytes, so damaged entries (reported elsewhere) do not stop it.
+    private func checkSnapshotGaps(_ info: StreamInfo, snapshots: Set<UInt64>, interval: Int, report: inout VerifyReport) throws(EventLogError) {
+        var since = 0
+        var gaps = 0
+        var first: UInt64?
+        var position: UInt64 = 0
+        var done = false
+        while !done {
+            let chunk: (kinds: [(UInt64, UInt8)], done: Bool) = try storage.read { txn in
+                try txn.withCursor(storage.streamEntries) { cursor in
+                    var kinds: [(UInt64, UInt8)] = []
+                    var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, position &+ 1))
+                    while let current = item, kinds.count < 65_536 {
+                        guard let key = KeyCoding.decodeStreamSequence(current.key), key.stream == info.id else {
+                            return (kinds, true)
+                        }
+                        kinds.append((key.sequence, current.value.first ?? 0))
+                        item = try cursor.next()
+                    }
+                    return (kinds, item == nil)
+                }
+            }
+            for (sequence, kind) in chunk.kinds {
+                if kind == EntryKind.mutation.rawValue { since += 1 }
+                if since > interval {
+                    gaps += 1
+                    if first == nil { first = sequence }
+                    since = 1
+                }
+                if snapshots.contains(sequence) { since = 0 }
+                position = sequence
+            }
+            done = chunk.done || chunk.kinds.isEmpty
+        }
+        if let first {
+            report.warning(
+                "stream '\(info.name)' has \(gaps) run\(gaps == 1 ? "" : "s") of more than \(interval) mutations without a snapshot (the first ends here); time travel there needs the reducer for longer",
+                at: first)
+        }
+    }
+
+    /// Removes entries and snapshots before `sequence`, keeping in each stream the latest snapshot before
+    /// it and every entry after that snapshot, so that every remaining entry can still be replayed. A
+    /// stream with no snapshot before `sequence` is kept whole. The highest sequence number, of the log
+    /// and of each stream, never goes down. Removed space is reused by later writes; ``copy(to:compact:)``
+    /// makes a smaller file.
+    @discardableResult
+    public func trim(before sequence: UInt64) throws(EventLogError) -> TrimReport {
+        _ = try requireWriter()
+        let highest = try highestSequence()
+        let streamList = try streams()
+        try storage.write { txn in
+            try txn.put(storage.meta, key: Array(LogLayout.MetaKey.sequenceFloor.utf8), value: Array(String(highest).utf8))
+        }
+        var results: [TrimReport.StreamResult] = []
+        var removedEntries = 0
+        var removedSnapshots = 0
+        for info in streamList {
+            let streamHighest = try highestSequence(stream: info.name)
+            guard sequence > 1, let base = try latestSnapshot(stream: info, atOrBefore: sequence - 1) else {
+                results.append(.init(stream: info.name, replaysFrom: nil, removedEntries: 0))
+                continue
+            }
+            let removed = try deleteStreamEntries(info, through: base.sequence)
+            removedSnapshots += try deleteSnapshots(info, before: base.sequence)
+            let updated = info.withSequenceFloor(max(info.sequenceFloor, streamHighest))
+            try storage.write { txn in
+                try txn.put(storage.streams, key: KeyCoding.stream(info.id), value: StreamRecord.encode(updated))
+            }
+            storage.cache(updated)
+            removedEntries += removed
+            results.append(.init(stream: info.name, replaysFrom: base.sequence, removedEntries: removed))
+        }
+        return TrimReport(before: sequence, removedEntries: removedEntries, removedSnapshots: removedSnapshots, streams: results)
+    }
+
+    /// Deletes the stream's entries with sequence numbers up to `last`, 10,000 per transaction.
+    private func deleteStreamEntries(_ info: StreamInfo, through last: UInt64) throws(EventLogError) -> Int {
+        var removed = 0
+        while true {
+            let count = try storage.write { txn in
+                try txn.withCursor(storage.streamEntries) { cursor in
+                    var count = 0
+                    var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, 0))
+                    while let current = item, count < 10_000,
+                          let key = KeyCoding.decodeStreamSequence(current.key), key.stream == info.id, key.sequence <= last {
+                        try txn.delete(storage.entries, key: KeyCoding.sequence(key.sequence))
+                        try cursor.deleteCurrent()
+                        count += 1
+                        item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, key.sequence + 1))
+                    }
+                    return count
+                }
+            }
+            removed += count
+            if count < 10_000 { return removed }
+        }
+    }
+
+    /// Deletes the stream's snapshots before `sequence`.
+    private func deleteSnapshots(_ info: StreamInfo, before sequence: UInt64) throws(EventLogError) -> Int {
+        try storage.write { txn in
+            try txn.withCursor(storage.snapshots) { cursor in
+                var count = 0
+                var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, 0))
+                while let current = item, let key = KeyCoding.decodeStreamSequence(current.key),
+                      key.stream == info.id, key.sequence < sequence {
+                    try cursor.deleteCurrent()
+                    count += 1
+                    item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, key.sequence + 1))
+                }
+                return count
+            }
+        }
+    }
+
+    /// Copies the log into `destination`, a directory that must not exist yet (or be empty), for a backup
+    /// or, with `compact` (the default), to reclaim the space of trimmed entries. Safe on a live log: the
+    /// copy is one consistent snapshot of what was committed when it began.
+    public func copy(to destination: String, compact: Bool = true) throws(EventLogError) {
+        let files = FileManager.default
+        var isDirectory: ObjCBool = false
+        if files.fileExists(atPath: destination, isDirectory: &isDirectory) {
+            let contents = (try? files.contentsOfDirectory(atPath: destination)) ?? []
+            guard isDirectory.boolValue, contents.isEmpty else {
+                throw .invalidArgument("Cannot copy the log to \(destination): it already exists and is not an empty directory. Choose a new path.")
+            }
+        } else {
+            do {
+                try files.createDirectory(atPath: destination, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw .invalidArgument("Cannot create \(destination): \(error.localizedDescription). Check that its parent directory exists.")
+            }
+        }
+        try storage.storage { () throws in try storage.environment.copy(to: destination, compact: compact) }
+        _ = chmod(destination + "/" + LogLayout.dataFile, 0o600)
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import LMDB
+
+extension EventLog {
+    /// The entry with sequence number `sequence`, or `nil` when there is none (never written, or trimmed).
+    public func entry(at sequence: UInt64) throws(EventLogError) -> LogEntry? {
+        var iterator = entries(EntryQuery(from: sequence, through: sequence, limit: 1))
+        return try iterator.next()
+    }
+
+    /// An iterator over the entries `query` selects; see ``EntryIterator``.
+    public func entries(_ query: EntryQuery = EntryQuery()) -> EntryIterator {
+        EntryIterator(storage: storage, query: query)
+    }
+
+    /// The entries `query` selects, read into an array. Prefer ``entries(_:)`` for large ranges.
+    public func readEntries(_ query: EntryQuery = EntryQuery()) throws(EventLogError) -> [LogEntry] {
+        var iterator = entries(query)
+        var result: [LogEntry] = []
+        while let entry = try iterator.next() { result.append(entry) }
+        return result
+    }
+
+    /// The highest sequence number the log has assigned: the last entry's, or higher after trimming.
+    /// 0 for an empty log.
+    public func highestSequence() throws(EventLogError) -> UInt64 {
+        let last = try storage.read { txn in
+            try txn.withCursor(storage.entries) { try $0.last().flatMap { KeyCoding.decodeSequence($0.key) } } ?? 0
+        }
+        let floor = try storage.metaValue(LogLayout.MetaKey.sequenceFloor).flatMap { UInt64($0) } ?? 0
+        return max(last, floor, writer?.committedSequence ?? 0)
+    }
+
+    /// The highest sequence number of stream `name`: 0 for an unknown or empty stream; never lowered by trimming.
+    public func highestSequence(stream name: String) throws(EventLogError) -> UInt64 {
+        guard let info = try storage.stream(named: name) else { return 0 }
+        let last = try storage.read { txn in
+            try txn.withCursor(storage.streamEntries) { cursor in
+                try cursor.seek(atOrBefore: KeyCoding.streamSequence(info.id, .max))
+                    .flatMap { KeyCoding.decodeStreamSequence($0.key) }
+                    .flatMap { $0.stream == info.id ? $0.sequence : nil }
+            } ?? 0
+        }
+        return max(last, info.sequenceFloor)
+    }
+
+    /// The latest snapshot of stream `name` at or before `sequence` (one seek), or `nil`.
+    public func latestSnapshot(stream name: String, atOrBefore sequence: UInt64) throws(EventLogError) -> Snapshot? {
+        guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
+        return try latestSnapshot(stream: info, atOrBefore: sequence)
+    }
+
+    func latestSnapshot(stream info: StreamInfo, atOrBefore sequence: UInt64) throws(EventLogError) -> Snapshot? {
+        try storage.read { txn in
+            try txn.withCursor(storage.snapshots) { cursor -> Snapshot? in
+                guard let found = try cursor.seek(atOrBefore: KeyCoding.streamSequence(info.id, sequence)),
+                      let key = KeyCoding.decodeStreamSequence(found.key), key.stream == info.id
+                else { return nil }
+                return try SnapshotRecord.decode(streamID: info.id, sequence: key.sequence, streamName: info.name, record: found.value)
+            }
+        }
+    }
+
+    /// The sequence numbers of every snapshot of stream `name`, in order.
+    public func snapshotSequences(stream name: String) throws(EventLogError) -> [UInt64] {
+        guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
+        return try snapshotSequences(of: info)
+    }
+
+    func snapshotSequences(of info: StreamInfo) throws(EventLogError) -> [UInt64] {
+        try storage.read { txn in
+            try txn.withCursor(storage.snapshots) { cursor in
+                var sequences: [UInt64] = []
+                var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, 0))
+                while let current = item, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == info.id {
+                    sequences.append(key.sequence)
+                    item = try cursor.next()
+                }
+                return sequences
+            }
+        }
+    }
+
+    /// Where to start rebuilding stream `name`'s state right after `sequence`: the latest snapshot at or
+    /// before it, or the initial state. Reduce the stream's mutations after ``RecoveryPoint/sequence``
+    /// through `sequence` onto it.
+    public func recoveryPoint(stream name: String, atOrBefore sequence: UInt64) throws(EventLogError) -> RecoveryPoint {
+        guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
+        return try recoveryPoint(stream: info, atOrBefore: sequence)
+    }
+
+    func recoveryPoint(stream info: StreamInfo, atOrBefore sequence: UInt64) throws(EventLogError) -> RecoveryPoint {
+        if let snapshot = try latestSnapshot(stream: info, atOrBefore: sequence) {
+            return RecoveryPoint(sequence: snapshot.sequence, codec: snapshot.codec, state: snapshot.state)
+        }
+        return RecoveryPoint(sequence: 0, codec: info.initialStateCodec, state: info.initialState)
+    }
+
+    /// The entries `query` selects, then every later one as it is committed, by this process or another.
+    ///
+    /// The sequence ends when the query's limit or upper bound is reached, when the consumer stops
+    /// iterating (the task is cancelled), or with an error. New entries are found by polling with short
+    /// read transactions: at most `pollInterval` apart while idle, at once while entries keep coming.
+    public func follow(_ query: EntryQuery = EntryQuery(), pollInterval: Duration = .milliseconds(50)) -> AsyncThrowingStream<LogEntry, any Error> {
+        let storage = storage
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                var iterator = EntryIterator(storage: storage, query: query)
+                var idle = Duration.milliseconds(1)
+                do {
+                    while !Task.isCancelled {
+                        var progressed = false
+                        while let entry = try iterator.next() {
+                            continuation.yield(entry)
+                            progressed = true
+                        }
+                        if iterator.isComplete { break }
+                        iterator = iterator.resumed()
+                        idle = progressed ? .milliseconds(1) : min(idle * 2, pollInterval)
+                        try await Task.sleep(for: idle)
+                    }
+                    continuation.finish()
+                } catch is CancellationError {
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+}

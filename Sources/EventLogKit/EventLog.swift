@@ -1,0 +1,226 @@
+import Foundation
+import LMDB
+import Synchronization
+
+/// A persistent, crash-safe log of a program's actions and mutations, kept in one LMDB environment.
+///
+/// A log is a directory, conventionally `NAME.reactorlog/`. It holds many streams (one per reactor),
+/// each entry numbered by a global sequence number, plus snapshots of each stream's state.
+///
+/// ```swift
+/// let log = try EventLog.open(at: "session.reactorlog")
+/// let stream = try log.openStream(named: "counter", reactorType: "CounterReactor",
+///                                 schemaFingerprint: "v1", initialState: Data("0".utf8))
+/// let action = try stream.append(EntryDraft(kind: .action, caseName: "increase", payload: Data("\"increase\"".utf8)))
+/// try stream.append(EntryDraft(kind: .mutation, caseName: "increaseValue", payload: Data("\"increaseValue\"".utf8), cause: action))
+/// try log.flush()
+/// ```
+///
+/// Writes go through a dedicated writer thread (see ``Durability``); reads run in short LMDB read
+/// transactions, so a reader never makes a live log's file grow. Every method may be called from any thread.
+public final class EventLog: Sendable {
+    /// The on-disk format version this library writes and the newest it reads.
+    public static let formatVersion = 1
+    /// This library's version, recorded in logs it writes.
+    public static let libraryVersion = "0.1.0"
+
+    /// The log's directory.
+    public let path: String
+    /// Whether the log was opened with ``openReadOnly(at:)``.
+    public let isReadOnly: Bool
+    /// The configuration the log was opened with (the defaults when read-only).
+    public let configuration: EventLogConfiguration
+
+    let storage: LogStorage
+    let writer: LogWriter?
+    private let writerLock: WriterLock?
+    private let openStreamIDs = Mutex<Set<UInt32>>([])
+    private let closed = Mutex(false)
+
+    private init(path: String, readOnly: Bool, configuration: EventLogConfiguration) throws(EventLogError) {
+        self.path = path
+        self.isReadOnly = readOnly
+        self.configuration = configuration
+        if readOnly {
+            writerLock = nil
+            storage = try LogStorage.open(path: path, readOnly: true, configuration: configuration)
+            writer = nil
+        } else {
+            try LogStorage.checkDirectory(path: path, readOnly: false)
+            writerLock = try WriterLock(directory: path)
+            storage = try LogStorage.open(path: path, readOnly: false, configuration: configuration)
+            writer = try LogWriter(storage: storage, configuration: configuration)
+        }
+    }
+
+    /// Opens the log at `path` for writing, creating it when the path does not exist.
+    ///
+    /// Only one writer may have a log open at a time, in any process; readers are unlimited.
+    /// Throws ``EventLogError`` when the path is not a log, the log is of a newer format, or another
+    /// writer has it open.
+    public static func open(at path: String, configuration: EventLogConfiguration = EventLogConfiguration()) throws(EventLogError) -> EventLog {
+        try EventLog(path: path, readOnly: false, configuration: configuration)
+    }
+
+    /// Opens an existing log read-only, also while another process writes to it.
+    public static func openReadOnly(at path: String) throws(EventLogError) -> EventLog {
+        try EventLog(path: path, readOnly: true, configuration: EventLogConfiguration())
+    }
+
+    deinit {
+        _ = writer?.close()
+    }
+
+    /// Commits everything appended, stops the writer thread and releases the writer lock.
+    /// Throws the write failure that stopped the log, if one did. Closing twice does nothing.
+    public func close() throws(EventLogError) {
+        guard closed.withLock({ let was = $0; $0 = true; return !was }) else { return }
+        let failure = writer?.close()
+        writerLock?.release()
+        if let failure { throw failure }
+    }
+
+    /// Blocks until every entry and snapshot appended so far is committed and on disk.
+    public func flush() throws(EventLogError) {
+        try requireWriter().flush()
+    }
+
+    /// Suspends until every entry and snapshot appended so far is committed and on disk.
+    public func flush() async throws {
+        try await requireWriter().flush()
+    }
+
+    /// The failure that stopped the writer, or `nil` while it is healthy.
+    public var writeFailure: EventLogError? { writer?.currentFailure }
+
+    /// The log's metadata.
+    public func metadata() throws(EventLogError) -> LogMetadata {
+        try storage.metadata()
+    }
+
+    /// The size of the log's data file in bytes.
+    public var sizeOnDisk: Int {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/" + LogLayout.dataFile)
+        return (attributes?[.size] as? NSNumber)?.intValue ?? 0
+    }
+
+    func requireWriter() throws(EventLogError) -> LogWriter {
+        guard let writer else { throw .readOnly(path: path) }
+        if closed.withLock({ $0 }) { throw .closed(path: path) }
+        return writer
+    }
+
+    // MARK: Streams
+
+    /// Every stream of the log, in order of creation.
+    public func streams() throws(EventLogError) -> [StreamInfo] {
+        try storage.reloadStreams().values.sorted { $0.id < $1.id }
+    }
+
+    /// The stream named `name`, or `nil`.
+    public func stream(named name: String) throws(EventLogError) -> StreamInfo? {
+        try storage.stream(named: name)
+    }
+
+    /// Opens the stream `name` for appending: resumes it when it exists, creates it otherwise.
+    ///
+    /// A new stream records its reactor type, schema fingerprint and initial state, and gets a
+    /// `streamOpened` marker; a resumed one gets a `streamResumed` marker. Rebuild a resumed stream's
+    /// state from ``LogStream/recoveryPoint()`` and ``LogStream/entries(after:)``.
+    public func openStream(
+        named name: String, reactorType: String, schemaFingerprint: String, initialState: Data,
+        codec: CodecID? = nil
+    ) throws(EventLogError) -> LogStream {
+        let writer = try requireWriter()
+        guard !name.isEmpty, name.utf8.count <= 255 else {
+            throw .invalidArgument("A stream name must be 1 to 255 bytes of UTF-8; '\(name)' is \(name.utf8.count).")
+        }
+        guard reactorType.utf8.count <= 1024, schemaFingerprint.utf8.count <= 4096 else {
+            throw .invalidArgument("A reactor type name is at most 1024 bytes and a schema fingerprint at most 4096.")
+        }
+        let info: StreamInfo
+        let resumed: Bool
+        if let existing = try storage.stream(named: name) {
+            info = existing
+            resumed = true
+        } else {
+            info = try createStream(
+                name: name, reactorType: reactorType, schemaFingerprint: schemaFingerprint,
+                initialState: initialState, codec: codec ?? configuration.codec.id)
+            resumed = false
+        }
+        guard openStreamIDs.withLock({ $0.insert(info.id).inserted }) else {
+            throw .streamInUse(name: name)
+        }
+        do {
+            let marker = EntryDraft(kind: resumed ? .streamResumed : .streamOpened, caseName: resumed ? "resumed" : "opened", payload: Data(), codec: .none)
+            _ = try writer.append(marker, streamID: info.id)
+            return try LogStream(log: self, info: info, resumed: resumed)
+        } catch {
+            releaseStream(info.id)
+            throw error
+        }
+    }
+
+    /// Opens the stream `name`, encoding `initialState` with the log's codec.
+    public func openStream<State: Encodable>(
+        named name: String, reactorType: String, schemaFingerprint: String, initialState: State
+    ) throws(EventLogError) -> LogStream {
+        try openStream(
+            named: name, reactorType: reactorType, schemaFingerprint: schemaFingerprint,
+            initialState: try encode(initialState))
+    }
+
+    /// Writes a new stream's descriptor in its own transaction, so that it is on disk before any entry names it.
+    private func createStream(
+        name: String, reactorType: String, schemaFingerprint: String, initialState: Data, codec: CodecID
+    ) throws(EventLogError) -> StreamInfo {
+        let info = try storage.write { txn in
+            let lastID = try txn.withCursor(storage.streams) { try $0.last().flatMap { KeyCoding.decodeStream($0.key) } } ?? 0
+            let info = StreamInfo(
+                id: lastID + 1, name: name, reactorType: reactorType, schemaFingerprint: schemaFingerprint,
+                createdAt: WallClock.now(), initialStateCodec: codec, initialState: initialState, sequenceFloor: 0)
+            try txn.put(storage.streams, key: KeyCoding.stream(info.id), value: StreamRecord.encode(info), flags: .noOverwrite)
+            return info
+        }
+        storage.cache(info)
+        return info
+    }
+
+    func releaseStream(_ id: UInt32) {
+        _ = openStreamIDs.withLock { $0.remove(id) }
+    }
+
+    // MARK: Codecs
+
+    /// Encodes `value` with the log's codec.
+    public func encode<Value: Encodable>(_ value: Value) throws(EventLogError) -> Data {
+        do {
+            return try configuration.codec.encode(value)
+        } catch {
+            throw .codec("Could not encode a \(Value.self) with the \(configuration.codec.id) codec: \(error).")
+        }
+    }
+
+    /// Decodes `data`, written with `codec`, as a `Value`.
+    public func decode<Value: Decodable>(_ type: Value.Type, from data: Data, codec: CodecID) throws(EventLogError) -> Value {
+        let codecs: [any LogCodec] = [configuration.codec, JSONLogCodec()]
+        guard let decoder = codecs.first(where: { $0.id == codec }) else {
+            throw .codec("The payload uses the \(codec) codec, which this program does not know.")
+        }
+        do {
+            return try decoder.decode(type, from: data)
+        } catch {
+            throw .codec("Could not decode a \(Value.self) from a \(codec) payload: \(error).")
+        }
+    }
+
+    /// Decodes an entry's payload as a `Value`.
+    public func decode<Value: Decodable>(_ type: Value.Type, from entry: LogEntry) throws(EventLogError) -> Value {
+        do {
+            return try decode(type, from: entry.payload, codec: entry.codec)
+        } catch {
+            throw .codec("Entry #\(entry.sequence) (\(entry.kind) \(entry.caseName)): \(error.description)")
+        }
+    }
+}

@@ -1,0 +1,28 @@
+/// How to open a log for writing. The defaults suit an app: grouped durability, a snapshot every
+/// 256 mutations, JSON payloads.
+public struct EventLogConfiguration: Sendable {
+    /// When appends count as safe.
+    public var durability: Durability = .grouped
+    /// When streams should write snapshots.
+    public var snapshotPolicy: SnapshotPolicy = .default
+    /// The codec for new payloads.
+    public var codec: any LogCodec = JSONLogCodec()
+    /// The initial size of LMDB's memory map; it doubles whenever it fills, so a small value is safe.
+    public var initialMapSize: Int = 64 << 20
+    /// The largest the map may grow to; a log that needs more stops with ``EventLogError/writeFailed(path:lastCommitted:unwritten:underlying:)``.
+    public var maxMapSize: Int = 1 << 40
+    /// How many entries may wait for the writer thread before appends wait (backpressure).
+    public var queueCapacity: Int = 16_384
+    /// How many payload bytes may wait for the writer thread before appends wait (backpressure).
+    public var queueByteCapacity: Int = 64 << 20
+    /// Called once, from the writer thread, when a write fails and the log stops accepting appends.
+    public var onWriteFailure: (@Sendable (EventLogError) -> Void)?
+
+    /// The defaults documented on each property.
+    public init() {}
+
+    /// The defaults with the given durability.
+    public init(durability: Durability) {
+        self.durability = durability
+    }
+}

@@ -1,0 +1,75 @@
+import LMDB
+
+/// Everything that can go wrong with a log, each case a sentence naming the problem, with a hint.
+public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Nothing exists at the path.
+    case notFound(path: String)
+    /// Something exists at the path, but it is not a ReactorLog log.
+    case notALog(path: String, reason: String)
+    /// The log was written by a newer format version than this library reads.
+    case newerFormat(path: String, found: Int, supported: Int)
+    /// Another process, or another ``EventLog`` in this process, already writes to the log.
+    case alreadyOpen(path: String, detail: String)
+    /// A write was attempted on a log opened read-only.
+    case readOnly(path: String)
+    /// The log, or a stream of it, was closed.
+    case closed(path: String)
+    /// An entry's record is damaged.
+    case corruptEntry(sequence: UInt64, reason: String)
+    /// A snapshot's record is damaged.
+    case corruptSnapshot(stream: String, sequence: UInt64, reason: String)
+    /// A stream's descriptor is damaged.
+    case corruptStream(id: UInt32, reason: String)
+    /// The log's metadata is damaged.
+    case corruptMetadata(reason: String)
+    /// No stream has that name.
+    case unknownStream(name: String)
+    /// The stream is already open for writing through another ``LogStream``.
+    case streamInUse(name: String)
+    /// An argument is out of range or malformed.
+    case invalidArgument(String)
+    /// A payload could not be encoded or decoded.
+    case codec(String)
+    /// The writer could not commit: the log stopped accepting appends; everything committed before is intact.
+    case writeFailed(path: String, lastCommitted: UInt64, unwritten: Int, underlying: String)
+    /// LMDB reported an error.
+    case storage(path: String, LMDBError)
+
+    /// One line: the problem, then a hint.
+    public var description: String {
+        switch self {
+        case .notFound(let path):
+            "No log at \(path). Check the path; a log is a directory such as demo.reactorlog/."
+        case .notALog(let path, let reason):
+            "\(path) is not a ReactorLog log: \(reason). Point at a directory written by ReactorLog."
+        case .newerFormat(let path, let found, let supported):
+            "\(path) uses log format version \(found), but this ReactorLog reads versions up to \(supported). Upgrade ReactorLog to read it."
+        case .alreadyOpen(let path, let detail):
+            "\(path) is already open for writing (\(detail)). Close the other writer, or open the log read-only."
+        case .readOnly(let path):
+            "\(path) is open read-only, so it cannot be changed. Open it for writing to append, trim or import."
+        case .closed(let path):
+            "\(path) is closed. Open it again to use it."
+        case .corruptEntry(let sequence, let reason):
+            "Entry #\(sequence) is corrupt: \(reason). Run `reactorlog verify` to find every damaged entry."
+        case .corruptSnapshot(let stream, let sequence, let reason):
+            "The snapshot of stream '\(stream)' at #\(sequence) is corrupt: \(reason). Run `reactorlog verify` for details."
+        case .corruptStream(let id, let reason):
+            "The descriptor of stream id \(id) is corrupt: \(reason). Run `reactorlog verify` for details."
+        case .corruptMetadata(let reason):
+            "The log's metadata is corrupt: \(reason). Run `reactorlog verify` for details."
+        case .unknownStream(let name):
+            "The log has no stream named '\(name)'. Run `reactorlog info` to list its streams."
+        case .streamInUse(let name):
+            "Stream '\(name)' is already open for writing in this log. Close the other LogStream first."
+        case .invalidArgument(let message):
+            message
+        case .codec(let message):
+            message
+        case .writeFailed(let path, let lastCommitted, let unwritten, let underlying):
+            "Writing to \(path) failed: \(underlying). Entries up to #\(lastCommitted) are committed and intact; \(unwritten) queued entries were not written, and the log accepts no more appends. Free disk space or raise maxMapSize, then reopen the log."
+        case .storage(let path, let error):
+            "LMDB error on \(path): \(error). Check the path's permissions and free space."
+        }
+    }
+}

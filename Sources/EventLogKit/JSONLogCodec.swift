@@ -1,0 +1,25 @@
+import Foundation
+
+/// The JSON codec (codec byte 1): payloads any JSON tool can read.
+///
+/// Enums with associated values use Swift's synthesized `Codable` form, for example
+/// `{"updateQuery":{"_0":"swift"}}`. Object keys are sorted, so equal values always encode to equal bytes.
+public struct JSONLogCodec: LogCodec {
+    /// ``CodecID/json``.
+    public var id: CodecID { .json }
+
+    /// Creates the codec.
+    public init() {}
+
+    /// Encodes `value` with `JSONEncoder`, keys sorted.
+    public func encode<Value: Encodable>(_ value: Value) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(value)
+    }
+
+    /// Decodes `data` with `JSONDecoder`.
+    public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+        try JSONDecoder().decode(type, from: data)
+    }
+}

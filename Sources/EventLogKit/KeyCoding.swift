@@ -1,0 +1,40 @@
+/// Database keys: unsigned integers in big-endian order, so LMDB's byte order is numeric order.
+enum KeyCoding {
+    /// The 8-byte key of an entry: its sequence number.
+    static func sequence(_ sequence: UInt64) -> [UInt8] {
+        withUnsafeBytes(of: sequence.bigEndian) { Array($0) }
+    }
+
+    /// The 4-byte key of a stream: its id.
+    static func stream(_ id: UInt32) -> [UInt8] {
+        withUnsafeBytes(of: id.bigEndian) { Array($0) }
+    }
+
+    /// The 12-byte key of a stream's index entry or snapshot: stream id, then sequence number.
+    static func streamSequence(_ id: UInt32, _ sequence: UInt64) -> [UInt8] {
+        var key = stream(id)
+        withUnsafeBytes(of: sequence.bigEndian) { key.append(contentsOf: $0) }
+        return key
+    }
+
+    /// Reads an 8-byte sequence key.
+    static func decodeSequence(_ key: UnsafeRawBufferPointer) -> UInt64? {
+        guard key.count == 8 else { return nil }
+        return UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+    }
+
+    /// Reads a 4-byte stream key.
+    static func decodeStream(_ key: UnsafeRawBufferPointer) -> UInt32? {
+        guard key.count == 4 else { return nil }
+        return UInt32(bigEndian: key.loadUnaligned(as: UInt32.self))
+    }
+
+    /// Reads a 12-byte stream-and-sequence key.
+    static func decodeStreamSequence(_ key: UnsafeRawBufferPointer) -> (stream: UInt32, sequence: UInt64)? {
+        guard key.count == 12 else { return nil }
+        return (
+            UInt32(bigEndian: key.loadUnaligned(as: UInt32.self)),
+            UInt64(bigEndian: key.loadUnaligned(fromByteOffset: 4, as: UInt64.self))
+        )
+    }
+}

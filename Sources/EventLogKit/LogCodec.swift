@@ -1,0 +1,14 @@
+import Foundation
+
+/// Turns payloads (actions, mutations, states) into bytes and back.
+///
+/// The log writes new payloads with the codec of its ``EventLogConfiguration`` and records the codec's
+/// ``id`` in each record, so readers pick the right codec per entry.
+public protocol LogCodec: Sendable {
+    /// The codec byte written into records.
+    var id: CodecID { get }
+    /// Encodes `value`.
+    func encode<Value: Encodable>(_ value: Value) throws -> Data
+    /// Decodes a `Value` from `data`.
+    func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// One entry of a log, as read back: header fields and the encoded payload.
+public struct LogEntry: Sendable, Hashable {
+    /// The global sequence number: 1 for the first entry of the log, then increasing by one.
+    public let sequence: UInt64
+    /// The id of the entry's stream.
+    public let streamID: UInt32
+    /// The name of the entry's stream, such as `search` or `todo#2`.
+    public let stream: String
+    /// What the entry records.
+    public let kind: EntryKind
+    /// When it was appended: nanoseconds since 1970-01-01 UTC (wall clock).
+    public let timestamp: Int64
+    /// The sequence number of the action whose effect produced this mutation or error;
+    /// `nil` for actions, markers, and mutations from an external stream.
+    public let cause: UInt64?
+    /// The case name, such as `updateQuery`, for listing and filtering without decoding the payload.
+    public let caseName: String
+    /// The codec of ``payload``.
+    public let codec: CodecID
+    /// The encoded value (for JSON, a UTF-8 JSON document); empty for lifecycle markers.
+    public let payload: Data
+
+    /// Creates an entry; the log creates entries when it reads them.
+    public init(
+        sequence: UInt64, streamID: UInt32, stream: String, kind: EntryKind, timestamp: Int64,
+        cause: UInt64?, caseName: String, codec: CodecID, payload: Data
+    ) {
+        self.sequence = sequence
+        self.streamID = streamID
+        self.stream = stream
+        self.kind = kind
+        self.timestamp = timestamp
+        self.cause = cause
+        self.caseName = caseName
+        self.codec = codec
+        self.payload = payload
+    }
+
+    /// ``timestamp`` as a `Date`.
+    public var date: Date { Date(timeIntervalSince1970: Double(timestamp) / 1e9) }
+}

@@ -1,0 +1,24 @@
+/// Names of the log's LMDB databases and metadata keys (docs/FORMAT.md).
+enum LogLayout {
+    static let dataFile = "data.mdb"
+    static let lockFile = "lock.mdb"
+    static let writerLockFile = "writer.lock"
+
+    static let metaDatabase = "meta"
+    static let entriesDatabase = "entries"
+    static let streamsDatabase = "streams"
+    static let streamEntriesDatabase = "stream-entries"
+    static let snapshotsDatabase = "snapshots"
+    static let allDatabases = [metaDatabase, entriesDatabase, streamsDatabase, streamEntriesDatabase, snapshotsDatabase]
+
+    enum MetaKey {
+        static let formatVersion = "format-version"
+        static let createdAt = "created-at"
+        static let createdBy = "created-by"
+        static let writtenBy = "written-by"
+        static let codec = "codec"
+        static let durability = "durability"
+        static let snapshotPolicy = "snapshot-policy"
+        static let sequenceFloor = "sequence-floor"
+    }
+}

@@ -1,0 +1,291 @@
+import Foundation
+import LMDB
+import Synchronization
+
+/// One open log environment and its databases, shared by every ``EventLog`` of this process on the same
+/// directory (LMDB forbids opening an environment twice in one process).
+final class LogStorage: Sendable {
+    let path: String
+    let environment: Environment
+    let meta: Database
+    let entries: Database
+    let streams: Database
+    let streamEntries: Database
+    let snapshots: Database
+    /// Stream descriptors by id, loaded at open and refreshed when an unknown id turns up.
+    private let streamCache = Mutex<[UInt32: StreamInfo]>([:])
+
+    private init(path: String, environment: Environment, databases: [Database]) {
+        self.path = path
+        self.environment = environment
+        (meta, entries, streams, streamEntries, snapshots) = (databases[0], databases[1], databases[2], databases[3], databases[4])
+    }
+
+    // MARK: Opening
+
+    /// Storages open in this process, by real path; weak, so a storage closes when its last log goes.
+    /// Process-wide by necessity: LMDB's locks are per process.
+    private static let openStorages = Mutex<[String: WeakStorage]>([:])
+
+    private struct WeakStorage {
+        weak var storage: LogStorage?
+    }
+
+    /// Opens the log at `path`, sharing an environment this process already has open.
+    static func open(path: String, readOnly: Bool, configuration: EventLogConfiguration) throws(EventLogError) -> LogStorage {
+        try checkDirectory(path: path, readOnly: readOnly)
+        let key = URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
+        return try openStorages.withLock { (open) throws(EventLogError) -> LogStorage in
+            if let existing = open[key]?.storage {
+                if !readOnly && existing.environment.options.readOnly {
+                    throw .alreadyOpen(path: path, detail: "read-only in this process; close that EventLog before opening it for writing")
+                }
+                if !readOnly {
+                    try existing.storage { () throws in
+                        try existing.environment.setNoSync(configuration.durability == .noSync)
+                    }
+                }
+                return existing
+            }
+            let storage = try create(path: path, readOnly: readOnly, configuration: configuration)
+            open[key] = WeakStorage(storage: storage)
+            return storage
+        }
+    }
+
+    /// Refuses what is plainly not a log before LMDB sees it; creates the directory of a new log.
+    static func checkDirectory(path: String, readOnly: Bool) throws(EventLogError) {
+        let files = FileManager.default
+        var isDirectory: ObjCBool = false
+        if !files.fileExists(atPath: path, isDirectory: &isDirectory) {
+            if readOnly { throw .notFound(path: path) }
+            do {
+                try files.createDirectory(atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw .notFound(path: (path as NSString).deletingLastPathComponent.isEmpty ? path : (path as NSString).deletingLastPathComponent)
+            }
+            return
+        }
+        guard isDirectory.boolValue else {
+            throw .notALog(path: path, reason: "it is a file, not a log directory")
+        }
+        let dataPath = path + "/" + LogLayout.dataFile
+        if let attributes = try? files.attributesOfItem(atPath: dataPath) {
+            let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+            if size < 8192 {
+                throw .notALog(path: path, reason: "its \(LogLayout.dataFile) is \(size == 0 ? "empty" : "truncated (\(size) bytes)")")
+            }
+            return
+        }
+        if readOnly { throw .notALog(path: path, reason: "it has no \(LogLayout.dataFile)") }
+        let contents = (try? files.contentsOfDirectory(atPath: path)) ?? []
+        let foreign = contents.filter { $0 != LogLayout.lockFile && $0 != LogLayout.writerLockFile }
+        if !foreign.isEmpty {
+            throw .notALog(path: path, reason: "the directory holds other files (\(foreign.sorted().prefix(3).joined(separator: ", "))) and no \(LogLayout.dataFile)")
+        }
+    }
+
+    private static func create(path: String, readOnly: Bool, configuration: EventLogConfiguration) throws(EventLogError) -> LogStorage {
+        var options = EnvironmentOptions()
+        options.readOnly = readOnly
+        options.noSync = configuration.durability == .noSync
+        options.mapSize = configuration.initialMapSize
+        options.maxMapSize = configuration.maxMapSize
+        options.maxDatabases = 8
+        let environment: Environment
+        do {
+            environment = try Environment(path: path, options: options)
+        } catch {
+            if error.isInvalidFile { throw .notALog(path: path, reason: "its \(LogLayout.dataFile) is not an LMDB file") }
+            throw .storage(path: path, error)
+        }
+        if !readOnly {
+            try refuseForeignEnvironment(environment, path: path)
+        }
+        var databases: [Database] = []
+        for name in LogLayout.allDatabases {
+            do {
+                databases.append(try environment.openDatabase(name, flags: readOnly ? [] : .create))
+            } catch where error.isNotFound {
+                throw .notALog(path: path, reason: "it is an LMDB environment without ReactorLog's '\(name)' database")
+            } catch {
+                throw .storage(path: path, error)
+            }
+        }
+        let storage = LogStorage(path: path, environment: environment, databases: databases)
+        try storage.prepareMetadata(readOnly: readOnly, configuration: configuration)
+        try storage.reloadStreams()
+        return storage
+    }
+
+    /// Refuses to add ReactorLog's databases to another program's LMDB environment: an environment that
+    /// holds anything must already have a `meta` database.
+    private static func refuseForeignEnvironment(_ environment: Environment, path: String) throws(EventLogError) {
+        let names: [String]
+        do {
+            let main = try environment.openDatabase(nil)
+            names = try environment.read { txn in
+                try txn.withCursor(main) { cursor in
+                    var names: [String] = []
+                    var item = try cursor.first()
+                    while let current = item {
+                        names.append(String(decoding: current.key, as: UTF8.self))
+                        item = try cursor.next()
+                    }
+                    return names
+                }
+            }
+        } catch let error as LMDBError {
+            throw .storage(path: path, error)
+        } catch {
+            throw .notALog(path: path, reason: "its main database cannot be read (\(error))")
+        }
+        if !names.isEmpty && !names.contains(LogLayout.metaDatabase) {
+            throw .notALog(path: path, reason: "it is another program's LMDB environment (it holds \(names.prefix(3).joined(separator: ", ")))")
+        }
+    }
+
+    /// Checks the format version; a new log gets its metadata, an existing one records its new writer.
+    private func prepareMetadata(readOnly: Bool, configuration: EventLogConfiguration) throws(EventLogError) {
+        let existing = try metaValue(LogLayout.MetaKey.formatVersion)
+        if let existing {
+            guard let version = Int(existing) else {
+                throw .notALog(path: path, reason: "its format version '\(existing)' is not a number")
+            }
+            if version > EventLog.formatVersion {
+                throw .newerFormat(path: path, found: version, supported: EventLog.formatVersion)
+            }
+        } else if readOnly {
+            throw .notALog(path: path, reason: "it has no format version in its metadata")
+        } else if try storage({ () throws in try environment.read { txn in try txn.count(entries) } }) > 0 {
+            throw .notALog(path: path, reason: "it has entries but no format version")
+        }
+        guard !readOnly else { return }
+        var values = [
+            LogLayout.MetaKey.writtenBy: EventLog.libraryVersion,
+            LogLayout.MetaKey.durability: configuration.durability.rawValue,
+            LogLayout.MetaKey.snapshotPolicy: configuration.snapshotPolicy.description,
+            LogLayout.MetaKey.codec: configuration.codec.id.description,
+        ]
+        if existing == nil {
+            values[LogLayout.MetaKey.formatVersion] = String(EventLog.formatVersion)
+            values[LogLayout.MetaKey.createdAt] = String(WallClock.now())
+            values[LogLayout.MetaKey.createdBy] = EventLog.libraryVersion
+        }
+        try storage { () throws in
+            try environment.write { txn in
+                for (key, value) in values {
+                    try txn.put(meta, key: Array(key.utf8), value: Array(value.utf8))
+                }
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Runs `body`, turning LMDB's errors into ``EventLogError/storage(path:_:)``.
+    func storage<R>(_ body: () throws -> R) throws(EventLogError) -> R {
+        do {
+            return try body()
+        } catch let error as EventLogError {
+            throw error
+        } catch let error as LMDBError {
+            throw .storage(path: path, error)
+        } catch {
+            throw .invalidArgument(String(describing: error))
+        }
+    }
+
+    /// A read transaction whose LMDB errors become ``EventLogError/storage(path:_:)``.
+    func read<R>(_ body: (Transaction) throws -> R) throws(EventLogError) -> R {
+        try storage { () throws -> R in try environment.read(body) }
+    }
+
+    /// A write transaction whose LMDB errors become ``EventLogError/storage(path:_:)``.
+    func write<R>(_ body: (Transaction) throws -> R) throws(EventLogError) -> R {
+        try storage { () throws -> R in try environment.write(body) }
+    }
+
+    func metaValue(_ key: String) throws(EventLogError) -> String? {
+        try read { txn in
+            try txn.get(meta, key: Array(key.utf8)).map { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    func metadata() throws(EventLogError) -> LogMetadata {
+        let values: [String: String] = try read { txn in
+            var values: [String: String] = [:]
+            try txn.withCursor(meta) { cursor in
+                var item = try cursor.first()
+                while let current = item {
+                    values[String(decoding: current.key, as: UTF8.self)] = String(decoding: current.value, as: UTF8.self)
+                    item = try cursor.next()
+                }
+            }
+            return values
+        }
+        typealias Key = LogLayout.MetaKey
+        guard let version = values[Key.formatVersion].flatMap(Int.init) else {
+            throw .corruptMetadata(reason: "the format version is missing")
+        }
+        return LogMetadata(
+            formatVersion: version,
+            createdAt: values[Key.createdAt].flatMap { Int64($0) } ?? 0,
+            createdBy: values[Key.createdBy] ?? "unknown",
+            writtenBy: values[Key.writtenBy] ?? "unknown",
+            codec: values[Key.codec] ?? "json",
+            durability: values[Key.durability].flatMap(Durability.init(rawValue:)),
+            snapshotPolicy: values[Key.snapshotPolicy].flatMap(SnapshotPolicy.init),
+            sequenceFloor: values[Key.sequenceFloor].flatMap { UInt64($0) } ?? 0)
+    }
+
+    // MARK: Streams
+
+    /// Reads every stream descriptor into the cache.
+    @discardableResult
+    func reloadStreams() throws(EventLogError) -> [UInt32: StreamInfo] {
+        let loaded: [UInt32: StreamInfo] = try read { txn in
+            var loaded: [UInt32: StreamInfo] = [:]
+            try txn.withCursor(streams) { cursor in
+                var item = try cursor.first()
+                while let current = item {
+                    guard let id = KeyCoding.decodeStream(current.key) else {
+                        throw EventLogError.corruptStream(id: 0, reason: "a key is \(current.key.count) bytes, not 4")
+                    }
+                    loaded[id] = try StreamRecord.decode(id: id, record: current.value)
+                    item = try cursor.next()
+                }
+            }
+            return loaded
+        }
+        streamCache.withLock { $0 = loaded }
+        return loaded
+    }
+
+    /// Every stream, by id.
+    var cachedStreams: [UInt32: StreamInfo] { streamCache.withLock { $0 } }
+
+    /// The stream with `id`, reloading the descriptors once when it is not cached (another process made it).
+    func stream(id: UInt32) throws(EventLogError) -> StreamInfo? {
+        if let cached = streamCache.withLock({ $0[id] }) { return cached }
+        return try reloadStreams()[id]
+    }
+
+    /// The stream named `name`, reloading the descriptors once when it is not cached.
+    func stream(named name: String) throws(EventLogError) -> StreamInfo? {
+        if let cached = streamCache.withLock({ $0.values.first { $0.name == name } }) { return cached }
+        return try reloadStreams().values.first { $0.name == name }
+    }
+
+    func cache(_ info: StreamInfo) {
+        streamCache.withLock { $0[info.id] = info }
+    }
+
+    /// The name of stream `id`, for decoding entries; an id without a descriptor means damage.
+    func streamName(id: UInt32, sequence: UInt64) throws(EventLogError) -> String {
+        guard let info = try stream(id: id) else {
+            throw .corruptEntry(sequence: sequence, reason: "it names stream id \(id), which the log does not describe")
+        }
+        return info.name
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import Synchronization
+
+/// A stream of a writable ``EventLog``, open for appending: one reactor's entries and snapshots.
+///
+/// It counts what is appended so it can say when the log's ``SnapshotPolicy`` wants a snapshot
+/// (``isSnapshotDue``); the owner, which holds the state, then calls ``writeSnapshot(_:codec:at:)``.
+/// Close it with ``close(finalState:)`` to record a clean end and a last snapshot.
+public final class LogStream: Sendable {
+    /// The stream's descriptor.
+    public let info: StreamInfo
+    /// The log the stream belongs to.
+    public let log: EventLog
+    /// Whether the stream existed before it was opened.
+    public let wasResumed: Bool
+
+    private struct Counters {
+        var mutations = 0
+        var bytes = 0
+        var lastSequence: UInt64 = 0
+        var closed = false
+    }
+
+    private let counters: Mutex<Counters>
+
+    init(log: EventLog, info: StreamInfo, resumed: Bool) throws(EventLogError) {
+        self.log = log
+        self.info = info
+        self.wasResumed = resumed
+        var counters = Counters()
+        if resumed {
+            // Count what came after the latest snapshot, so the policy resumes where it stopped.
+            let point = try log.recoveryPoint(stream: info, atOrBefore: .max)
+            var iterator = log.entries(EntryQuery(from: point.sequence + 1, stream: info.name, kinds: [.mutation]))
+            while let entry = try iterator.next() {
+                counters.mutations += 1
+                counters.bytes += entry.payload.count
+            }
+        }
+        self.counters = Mutex(counters)
+    }
+
+    deinit {
+        log.releaseStream(info.id)
+    }
+
+    /// Appends one entry; returns its sequence number. In `sync` durability, returns after it is on disk.
+    @discardableResult
+    public func append(_ draft: EntryDraft) throws(EventLogError) -> UInt64 {
+        let writer = try requireOpen()
+        let sequence = try writer.append(draft, streamID: info.id)
+        count([draft], last: sequence)
+        return sequence
+    }
+
+    /// Appends entries that are committed together or not at all; returns their sequence numbers.
+    @discardableResult
+    public func append(batch drafts: [EntryDraft]) throws(EventLogError) -> ClosedRange<UInt64> {
+        let writer = try requireOpen()
+        let sequences = try writer.append(drafts, streamID: info.id)
+        count(drafts, last: sequences.upperBound)
+        return sequences
+    }
+
+    /// Appends an entry whose payload is `value` encoded with the log's codec.
+    @discardableResult
+    public func append<Value: Encodable>(
+        _ kind: EntryKind, _ value: Value, caseName: String, cause: UInt64? = nil
+    ) throws(EventLogError) -> UInt64 {
+        try append(EntryDraft(kind: kind, caseName: caseName, payload: try log.encode(value), codec: log.configuration.codec.id, cause: cause))
+    }
+
+    /// Whether the log's snapshot policy wants a snapshot of the state after the latest append.
+    public var isSnapshotDue: Bool {
+        let counters = counters.withLock { $0 }
+        return log.configuration.snapshotPolicy.isDue(mutations: counters.mutations, bytes: counters.bytes)
+    }
+
+    /// The sequence number of this stream's latest append through this handle (0 before any).
+    public var lastSequence: UInt64 { counters.withLock { $0.lastSequence } }
+
+    /// Records `state` as the stream's state right after entry `sequence`; replaces a snapshot already there.
+    /// It is committed after every entry appended before it, so it never describes an entry the log lacks.
+    public func writeSnapshot(_ state: Data, codec: CodecID? = nil, at sequence: UInt64) throws(EventLogError) {
+        let writer = try requireOpen()
+        guard sequence >= 1, sequence < writer.peekNextSequence else {
+            throw .invalidArgument("A snapshot must describe an appended entry; #\(sequence) has not been appended.")
+        }
+        try writer.write(Snapshot(
+            streamID: info.id, sequence: sequence, timestamp: WallClock.now(),
+            codec: codec ?? log.configuration.codec.id, state: state))
+        counters.withLock {
+            $0.mutations = 0
+            $0.bytes = 0
+        }
+    }
+
+    /// Records `state`, encoded with the log's codec, as the state right after entry `sequence`.
+    public func writeSnapshot<State: Encodable>(_ state: State, at sequence: UInt64) throws(EventLogError) {
+        try writeSnapshot(try log.encode(state), at: sequence)
+    }
+
+    /// Where to start rebuilding the stream's latest state: its latest snapshot, or its initial state.
+    public func recoveryPoint() throws(EventLogError) -> RecoveryPoint {
+        try log.recoveryPoint(stream: info, atOrBefore: .max)
+    }
+
+    /// The stream's entries after `sequence`, in order; fold its mutations onto a ``RecoveryPoint``.
+    public func entries(after sequence: UInt64) -> EntryIterator {
+        log.entries(EntryQuery(from: sequence &+ 1 == 0 ? .max : sequence + 1, stream: info.name))
+    }
+
+    /// Appends a `streamClosed` marker and, when given, a snapshot of `finalState` at it; the handle then
+    /// refuses appends. Closing twice does nothing.
+    public func close(finalState: Data? = nil, codec: CodecID? = nil) throws(EventLogError) {
+        let writer = try log.requireWriter()
+        guard counters.withLock({ let was = $0.closed; $0.closed = true; return !was }) else { return }
+        let sequence = try writer.append(EntryDraft(kind: .streamClosed, caseName: "closed", payload: Data(), codec: .none), streamID: info.id)
+        if let finalState {
+            try writer.write(Snapshot(
+                streamID: info.id, sequence: sequence, timestamp: WallClock.now(),
+                codec: codec ?? log.configuration.codec.id, state: finalState))
+        }
+        log.releaseStream(info.id)
+    }
+
+    private func requireOpen() throws(EventLogError) -> LogWriter {
+        let writer = try log.requireWriter()
+        if counters.withLock({ $0.closed }) { throw .closed(path: "\(log.path) (stream '\(info.name)')") }
+        return writer
+    }
+
+    private func count(_ drafts: [EntryDraft], last: UInt64) {
+        counters.withLock { counters in
+            for draft in drafts where draft.kind == .mutation {
+                counters.mutations += 1
+                counters.bytes += draft.payload.count
+            }
+            counters.lastSequence = last
+        }
+    }
+}

@@ -1,0 +1,307 @@
+import Foundation
+import LMDB
+
+/// The dedicated thread that owns every write transaction of a log and commits queued items in batches.
+///
+/// Appending threads assign sequence numbers and queue items under `mutex`, then return (or, in `sync`
+/// mode, wait for the commit). The writer takes everything queued, writes it in one transaction and
+/// commits: while it commits, the next batch gathers (group commit). LMDB ties a write transaction to
+/// the thread that began it, so no write transaction is ever begun anywhere else.
+final class LogWriter: @unchecked Sendable {
+    // Lock discipline: every `var` in the first group is read and written only while holding `mutex`.
+    // `lastIndexKey` belongs to the writer thread alone. Everything else is immutable.
+    private let mutex = PosixMutex()
+    private let workAvailable = PosixCondition()
+    private let spaceAvailable = PosixCondition()
+    private let committedChanged = PosixCondition()
+
+    private var queue: [WriteItem] = []
+    private var queuedEntries = 0
+    private var queuedBytes = 0
+    private var nextSequence: UInt64
+    private var enqueuedTicket: UInt64 = 0
+    private var committedTicket: UInt64 = 0
+    private var lastCommittedSequence: UInt64
+    private var failure: EventLogError?
+    private var closing = false
+    private var finished = false
+    private var asyncWaiters: [(ticket: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+
+    private var lastIndexKey: (stream: UInt32, sequence: UInt64)
+
+    private let storage: LogStorage
+    private let durability: Durability
+    private let capacity: Int
+    private let byteCapacity: Int
+    private let onFailure: (@Sendable (EventLogError) -> Void)?
+
+    init(storage: LogStorage, configuration: EventLogConfiguration) throws(EventLogError) {
+        self.storage = storage
+        self.durability = configuration.durability
+        self.capacity = max(1, configuration.queueCapacity)
+        self.byteCapacity = max(1, configuration.queueByteCapacity)
+        self.onFailure = configuration.onWriteFailure
+        let (highest, floor, lastIndex) = try storage.read { txn in
+            let highest = try txn.withCursor(storage.entries) { try $0.last().flatMap { KeyCoding.decodeSequence($0.key) } } ?? 0
+            let floor = try txn.get(storage.meta, key: Array(LogLayout.MetaKey.sequenceFloor.utf8))
+                .flatMap { UInt64(String(decoding: $0, as: UTF8.self)) } ?? 0
+            let lastIndex = try txn.withCursor(storage.streamEntries) { try $0.last().flatMap { KeyCoding.decodeStreamSequence($0.key) } }
+            return (highest, floor, lastIndex ?? (0, 0))
+        }
+        lastCommittedSequence = max(highest, floor)
+        nextSequence = lastCommittedSequence + 1
+        lastIndexKey = lastIndex
+        let thread = Thread { [self] in run() }
+        thread.name = "ReactorLog writer"
+        thread.start()
+    }
+
+    // MARK: Appending (any thread)
+
+    /// Queues `drafts` as one atomic batch of stream `streamID`; returns their sequence numbers.
+    func append(_ drafts: [EntryDraft], streamID: UInt32) throws(EventLogError) -> ClosedRange<UInt64> {
+        guard !drafts.isEmpty else { throw .invalidArgument("A batch needs at least one entry.") }
+        for draft in drafts { try Self.validate(draft) }
+        mutex.lock()
+        defer { mutex.unlock() }
+        let bytes = drafts.reduce(0) { $0 + EntryRecord.headerSize + $1.caseName.utf8.count + $1.payload.count }
+        try waitForRoom(entries: drafts.count, bytes: bytes)
+        let first = nextSequence
+        let timestamp = WallClock.now()
+        let pending = drafts.enumerated().map { index, draft in
+            EntryRecord.Pending(
+                sequence: first + UInt64(index), streamID: streamID, kind: draft.kind, timestamp: timestamp,
+                cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: draft.payload)
+        }
+        nextSequence += UInt64(drafts.count)
+        try enqueue(drafts.count == 1 ? .entry(pending[0]) : .batch(pending), entries: drafts.count, bytes: bytes)
+        return first...(nextSequence - 1)
+    }
+
+    /// Queues one entry of stream `streamID`; returns its sequence number.
+    func append(_ draft: EntryDraft, streamID: UInt32) throws(EventLogError) -> UInt64 {
+        try Self.validate(draft)
+        let bytes = EntryRecord.headerSize + draft.caseName.utf8.count + draft.payload.count
+        mutex.lock()
+        defer { mutex.unlock() }
+        try waitForRoom(entries: 1, bytes: bytes)
+        let sequence = nextSequence
+        nextSequence += 1
+        let pending = EntryRecord.Pending(
+            sequence: sequence, streamID: streamID, kind: draft.kind, timestamp: WallClock.now(),
+            cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: draft.payload)
+        try enqueue(.entry(pending), entries: 1, bytes: bytes)
+        return sequence
+    }
+
+    /// Queues a snapshot; it is committed after every entry queued before it.
+    func write(_ snapshot: Snapshot) throws(EventLogError) {
+        let bytes = SnapshotRecord.size(stateBytes: snapshot.state.count)
+        mutex.lock()
+        defer { mutex.unlock() }
+        try waitForRoom(entries: 0, bytes: bytes)
+        try enqueue(.snapshot(snapshot), entries: 0, bytes: bytes)
+    }
+
+    /// The sequence number the next append will get.
+    var peekNextSequence: UInt64 { mutex.withLock { nextSequence } }
+
+    /// The highest sequence number committed so far.
+    var committedSequence: UInt64 { mutex.withLock { lastCommittedSequence } }
+
+    /// The error that stopped the writer, if any.
+    var currentFailure: EventLogError? { mutex.withLock { failure } }
+
+    private static func validate(_ draft: EntryDraft) throws(EventLogError) {
+        guard draft.caseName.utf8.count <= EntryRecord.maxCaseNameLength else {
+            throw .invalidArgument("A case name is \(draft.caseName.utf8.count) bytes; the most a record holds is \(EntryRecord.maxCaseNameLength).")
+        }
+        guard draft.payload.count <= Int(UInt32.max) else {
+            throw .invalidArgument("A payload is \(draft.payload.count) bytes; the most a record holds is 4 GiB.")
+        }
+    }
+
+    /// Waits (holding `mutex`) until the queue has room; an item larger than the whole queue is let in alone.
+    private func waitForRoom(entries: Int, bytes: Int) throws(EventLogError) {
+        while failure == nil && !closing && queuedEntries + queuedBytes > 0
+            && (queuedEntries + entries > capacity || queuedBytes + bytes > byteCapacity) {
+            spaceAvailable.wait(mutex)
+        }
+        if let failure { throw failure }
+        if closing { throw .closed(path: storage.path) }
+    }
+
+    /// Adds `item` to the queue (holding `mutex`), and in `sync` mode waits for its commit.
+    private func enqueue(_ item: WriteItem, entries: Int, bytes: Int) throws(EventLogError) {
+        queue.append(item)
+        queuedEntries += entries
+        queuedBytes += bytes
+        enqueuedTicket += 1
+        workAvailable.signal()
+        if durability == .sync {
+            try waitForCommit(of: enqueuedTicket)
+        }
+    }
+
+    /// Waits (holding `mutex`) until the item with `ticket` is committed.
+    private func waitForCommit(of ticket: UInt64) throws(EventLogError) {
+        while committedTicket < ticket && failure == nil {
+            committedChanged.wait(mutex)
+        }
+        if committedTicket < ticket, let failure { throw failure }
+    }
+
+    // MARK: Flushing and closing
+
+    /// Blocks until everything queued so far is committed and on disk.
+    func flush() throws(EventLogError) {
+        mutex.lock()
+        defer { mutex.unlock() }
+        if let failure { throw failure }
+        if durability == .noSync {
+            try enqueue(.sync, entries: 0, bytes: 0)
+        }
+        try waitForCommit(of: enqueuedTicket)
+    }
+
+    /// Suspends until everything queued so far is committed and on disk.
+    func flush() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            mutex.lock()
+            defer { mutex.unlock() }
+            if let failure {
+                continuation.resume(throwing: failure)
+                return
+            }
+            if durability == .noSync {
+                queue.append(.sync)
+                enqueuedTicket += 1
+                workAvailable.signal()
+            }
+            if committedTicket >= enqueuedTicket {
+                continuation.resume()
+            } else {
+                asyncWaiters.append((enqueuedTicket, continuation))
+            }
+        }
+    }
+
+    /// Commits what is queued, stops the thread and waits for it; returns the failure that stopped it, if any.
+    func close() -> EventLogError? {
+        mutex.lock()
+        defer { mutex.unlock() }
+        closing = true
+        workAvailable.signal()
+        spaceAvailable.broadcast()
+        while !finished {
+            committedChanged.wait(mutex)
+        }
+        return failure
+    }
+
+    // MARK: The writer thread
+
+    private func run() {
+        while true {
+            mutex.lock()
+            while queue.isEmpty && !closing && failure == nil {
+                workAvailable.wait(mutex)
+            }
+            if queue.isEmpty || failure != nil {
+                finished = true
+                committedChanged.broadcast()
+                mutex.unlock()
+                return
+            }
+            let batch = queue
+            let ticket = enqueuedTicket
+            let unwritten = queuedEntries
+            queue.removeAll(keepingCapacity: true)
+            queuedEntries = 0
+            queuedBytes = 0
+            spaceAvailable.broadcast()
+            mutex.unlock()
+
+            let result = Result { () throws(EventLogError) -> UInt64? in try commit(batch) }
+
+            mutex.lock()
+            var ready: [CheckedContinuation<Void, any Error>] = []
+            var failed: [CheckedContinuation<Void, any Error>] = []
+            switch result {
+            case .success(let last):
+                committedTicket = ticket
+                if let last { lastCommittedSequence = last }
+                ready = asyncWaiters.filter { $0.ticket <= ticket }.map(\.continuation)
+                asyncWaiters.removeAll { $0.ticket <= ticket }
+            case .failure(let error):
+                let stopped = EventLogError.writeFailed(
+                    path: storage.path, lastCommitted: lastCommittedSequence,
+                    unwritten: unwritten + queuedEntries, underlying: Self.reason(error))
+                failure = stopped
+                failed = asyncWaiters.map(\.continuation)
+                asyncWaiters.removeAll()
+                spaceAvailable.broadcast()
+            }
+            let stopped = failure
+            committedChanged.broadcast()
+            mutex.unlock()
+            for continuation in ready { continuation.resume() }
+            if let stopped {
+                for continuation in failed { continuation.resume(throwing: stopped) }
+                onFailure?(stopped)
+            }
+        }
+    }
+
+    private static func reason(_ error: EventLogError) -> String {
+        if case .storage(_, let lmdb) = error { return lmdb.description }
+        return error.description
+    }
+
+    /// Writes `batch` in one transaction (growing the map and redoing it when full); returns the last sequence number.
+    private func commit(_ batch: [WriteItem]) throws(EventLogError) -> UInt64? {
+        var needsSync = false
+        var lastSequence: UInt64?
+        let lastIndex = try storage.write { txn in
+            var lastIndex = self.lastIndexKey
+            for item in batch {
+                switch item {
+                case .entry(let entry):
+                    try write(entry, txn, &lastIndex)
+                    lastSequence = entry.sequence
+                case .batch(let entries):
+                    for entry in entries { try write(entry, txn, &lastIndex) }
+                    lastSequence = entries.last?.sequence ?? lastSequence
+                case .snapshot(let snapshot):
+                    let key = KeyCoding.streamSequence(snapshot.streamID, snapshot.sequence)
+                    try key.withUnsafeBytes { key in
+                        try txn.reserve(storage.snapshots, key: key, size: SnapshotRecord.size(stateBytes: snapshot.state.count)) {
+                            SnapshotRecord.write(snapshot, into: $0)
+                        }
+                    }
+                case .sync:
+                    needsSync = true
+                }
+            }
+            return lastIndex
+        }
+        lastIndexKey = lastIndex
+        if needsSync && durability == .noSync {
+            try storage.storage { () throws in try storage.environment.sync(force: true) }
+        }
+        return lastSequence
+    }
+
+    private func write(_ entry: EntryRecord.Pending, _ txn: Transaction, _ lastIndex: inout (stream: UInt32, sequence: UInt64)) throws {
+        try withUnsafeBytes(of: entry.sequence.bigEndian) { key in
+            try txn.reserve(storage.entries, key: key, size: entry.size, flags: .append) { entry.write(into: $0) }
+        }
+        // The stream index appends when its key is the largest so far (one active stream): full pages.
+        let indexKey = (entry.streamID, entry.sequence)
+        let flags: WriteFlags = indexKey > lastIndex ? .append : []
+        try txn.put(
+            storage.streamEntries, key: KeyCoding.streamSequence(entry.streamID, entry.sequence),
+            value: [entry.kind.rawValue], flags: flags)
+        if indexKey > lastIndex { lastIndex = indexKey }
+    }
+}

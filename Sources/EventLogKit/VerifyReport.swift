@@ -1,0 +1,48 @@
+/// What ``EventLog/verify(progress:)`` found.
+public struct VerifyReport: Sendable, Hashable {
+    /// One thing wrong with the log.
+    public struct Problem: Sendable, Hashable, CustomStringConvertible {
+        /// How bad it is.
+        public enum Severity: String, Sendable, Hashable {
+            /// Data is damaged or inconsistent: reading or replaying it fails.
+            case error
+            /// The log is readable but not as its policy says (for example a missing snapshot).
+            case warning
+        }
+
+        /// How bad it is.
+        public let severity: Severity
+        /// The entry or snapshot it concerns, if one.
+        public let sequence: UInt64?
+        /// What is wrong, as a sentence.
+        public let message: String
+
+        /// `error at #42: ...`.
+        public var description: String {
+            "\(severity.rawValue)\(sequence.map { " at #\($0)" } ?? ""): \(message)"
+        }
+    }
+
+    /// How many entries were checked.
+    public internal(set) var entries = 0
+    /// How many snapshots were checked.
+    public internal(set) var snapshots = 0
+    /// How many streams were checked.
+    public internal(set) var streams = 0
+    /// Everything found, errors and warnings, in the order found.
+    public internal(set) var problems: [Problem] = []
+
+    /// Whether no error was found (warnings allowed).
+    public var isHealthy: Bool { firstError == nil }
+
+    /// The first error found: for damaged entries, the one with the lowest sequence number.
+    public var firstError: Problem? { problems.first { $0.severity == .error } }
+
+    mutating func error(_ message: String, at sequence: UInt64? = nil) {
+        problems.append(Problem(severity: .error, sequence: sequence, message: message))
+    }
+
+    mutating func warning(_ message: String, at sequence: UInt64? = nil) {
+        problems.append(Problem(severity: .warning, sequence: sequence, message: message))
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The exclusive lock a writing ``EventLog`` holds on `writer.lock`, so that only one writer,
+/// in any process, assigns sequence numbers. `flock` locks belong to one open file, so a second
+/// writer in the same process is refused too. The lock ends with the process, even on SIGKILL.
+final class WriterLock: Sendable {
+    private let descriptor: Mutex<Int32?>
+
+    init(directory: String) throws(EventLogError) {
+        let path = directory + "/" + LogLayout.writerLockFile
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw .notALog(path: directory, reason: "cannot create \(LogLayout.writerLockFile): \(String(cString: strerror(errno)))")
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            var buffer = [UInt8](repeating: 0, count: 32)
+            let count = pread(fd, &buffer, buffer.count, 0)
+            close(fd)
+            let holder = String(decoding: buffer.prefix(max(0, count)), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let detail = holder == String(getpid())
+                ? "by another EventLog in this process" : "by process \(holder.isEmpty ? "unknown" : holder)"
+            throw .alreadyOpen(path: directory, detail: detail)
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = pwrite(fd, pid, pid.count, 0)
+        descriptor = Mutex(fd)
+    }
+
+    /// Releases the lock; releasing twice does nothing.
+    func release() {
+        descriptor.withLock { fd in
+            guard let open = fd else { return }
+            flock(open, LOCK_UN)
+            close(open)
+            fd = nil
+        }
+    }
+
+    deinit {
+        release()
+    }
+}

@@ -1,0 +1,217 @@
+import EventLogKit
+import Foundation
+import TestSupport
+import Synchronization
+import Testing
+
+@Suite("Appending")
+struct AppendTests {
+    let scratch = ScratchDirectory()
+
+    @Test("entries read back with every header field, sequence numbers from 1 without gaps")
+    func roundTrip() throws {
+        let log = try scratch.openLog()
+        let stream = try log.counterStream()
+        let before = Int64(Date().timeIntervalSince1970 * 1e9)
+        let action = try stream.append(.action("increase"))
+        let mutation = try stream.append(.mutation("increaseValue", 1, cause: action))
+        try log.flush()
+        let entries = try log.readEntries()
+        #expect(entries.map(\.sequence) == [1, 2, 3])
+        #expect(entries.map(\.kind) == [.streamOpened, .action, .mutation])
+        let read = entries[2]
+        #expect(read.sequence == mutation)
+        #expect(read.stream == "counter")
+        #expect(read.cause == action)
+        #expect(read.caseName == "increaseValue")
+        #expect(read.codec == .json)
+        #expect(String(decoding: read.payload, as: UTF8.self) == "{\"increaseValue\":{\"_0\":1}}")
+        #expect(read.timestamp >= before)
+        #expect(entries[1].cause == nil)
+    }
+
+    @Test("typed payloads are encoded with the log's codec and decode back")
+    func typedPayloads() throws {
+        enum Mutation: Codable, Equatable { case setQuery(String), setLoading(Bool) }
+        let log = try scratch.openLog()
+        let stream = try log.counterStream()
+        let sequence = try stream.append(.mutation, Mutation.setQuery("swift"), caseName: "setQuery")
+        try log.flush()
+        let entry = try #require(try log.entry(at: sequence))
+        #expect(try log.decode(Mutation.self, from: entry) == .setQuery("swift"))
+        let wrongType = #expect(throws: EventLogError.self) { try log.decode(Int.self, from: entry) }
+        #expect(wrongType?.description.contains("Entry #\(sequence)") == true)
+    }
+
+    @Test("the JSON codec writes equal values as equal bytes, keys sorted")
+    func deterministicJSON() throws {
+        struct State: Codable { var zebra = 1, apple = 2, mango = [3] }
+        let codec = JSONLogCodec()
+        let encodings = try (0..<20).map { _ in try codec.encode(State()) }
+        #expect(Set(encodings).count == 1)
+        #expect(String(decoding: encodings[0], as: UTF8.self) == "{\"apple\":2,\"mango\":[3],\"zebra\":1}")
+    }
+
+    @Test("the sequence continues after reopening, and resuming a stream is recorded")
+    func reopenContinues() throws {
+        do {
+            let log = try scratch.openLog()
+            let stream = try log.counterStream()
+            try stream.append(.action("a"))
+            try log.close()
+        }
+        let log = try scratch.openLog()
+        let stream = try log.counterStream()
+        #expect(stream.wasResumed)
+        let next = try stream.append(.action("b"))
+        try log.flush()
+        #expect(next == 4)
+        #expect(try log.allSequences() == [1, 2, 3, 4])
+        #expect(try log.readEntries().map(\.kind) == [.streamOpened, .action, .streamResumed, .action])
+    }
+
+    @Test("a batch gets consecutive sequence numbers even while other threads append")
+    func batchesAreContiguous() async throws {
+        let log = try scratch.openLog()
+        let a = try log.counterStream("a"), b = try log.counterStream("b")
+        let ranges = try await withThrowingTaskGroup(of: [ClosedRange<UInt64>].self) { group in
+            for stream in [a, b] {
+                group.addTask {
+                    try (0..<200).map { i in try stream.append(batch: (0...(i % 5)).map { _ in .mutation("m") }) }
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        try await log.flush()
+        let entries = try log.readEntries()
+        for range in ranges {
+            let streams = Set(entries.filter { range.contains($0.sequence) }.map(\.stream))
+            #expect(streams.count == 1)
+        }
+    }
+
+    @Test("many threads appending at once lose nothing and get distinct, gapless numbers")
+    func concurrentAppends() async throws {
+        let log = try scratch.openLog()
+        let stream = try log.counterStream()
+        let sequences = try await withThrowingTaskGroup(of: [UInt64].self) { group in
+            for worker in 0..<8 {
+                group.addTask { try (0..<500).map { _ in try stream.append(.mutation("w", worker)) } }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        try await log.flush()
+        #expect(Set(sequences).count == 4000)
+        #expect(try log.allSequences() == Array(1...4001))
+    }
+
+    @Test("a tiny queue applies backpressure without losing or reordering entries")
+    func backpressure() throws {
+        let log = try scratch.openLog { $0.queueCapacity = 2; $0.queueByteCapacity = 64 }
+        let stream = try log.counterStream()
+        for i in 0..<5000 { try stream.append(.mutation("m", i)) }
+        try log.flush()
+        let payloads = try log.readEntries(EntryQuery(kinds: [.mutation])).map { String(decoding: $0.payload, as: UTF8.self) }
+        #expect(payloads == (0..<5000).map { "{\"m\":{\"_0\":\($0)}}" })
+    }
+
+    @Test("a log created with a tiny map grows it and takes hundreds of thousands of entries")
+    func mapGrowth() throws {
+        let log = try scratch.openLog { $0.initialMapSize = 64 << 10; $0.durability = .noSync }
+        let stream = try log.counterStream()
+        let payload = EntryDraft(kind: .mutation, caseName: "setRepos", payload: Data(repeating: 0x61, count: 200))
+        for _ in 0..<300_000 { try stream.append(payload) }
+        try log.flush()
+        #expect(try log.highestSequence() == 300_001)
+        #expect(log.sizeOnDisk > 64 << 20)
+        #expect(try log.verify().isHealthy)
+    }
+
+    @Test("in sync durability an append returns only once its entry is committed")
+    func syncAppendIsCommitted() throws {
+        let log = try scratch.openLog { $0.durability = .sync }
+        let stream = try log.counterStream()
+        for i in 0..<20 {
+            let sequence = try stream.append(.mutation("m", i))
+            #expect(try log.entry(at: sequence) != nil)
+        }
+    }
+
+    @Test("flush commits everything appended, in every durability", arguments: Durability.allCases)
+    func flushCommits(durability: Durability) async throws {
+        let log = try scratch.openLog { $0.durability = durability }
+        let stream = try log.counterStream()
+        var last: UInt64 = 0
+        for i in 0..<1000 { last = try stream.append(.mutation("m", i)) }
+        try await log.flush()
+        #expect(try log.entry(at: last) != nil)
+        #expect(try log.metadata().durability == durability)
+    }
+
+    @Test("a write failure stops the log with a clear error; what was committed stays intact")
+    func writeFailure() throws {
+        let failures = FailureRecorder()
+        let path = scratch.file("full.reactorlog")
+        var committed: UInt64 = 0
+        do {
+            var configuration = EventLogConfiguration()
+            configuration.initialMapSize = 64 << 10
+            configuration.maxMapSize = 256 << 10
+            configuration.onWriteFailure = { failures.record($0) }
+            let log = try EventLog.open(at: path, configuration: configuration)
+            let stream = try log.counterStream()
+            try stream.append(.action("first"))
+            try log.flush()
+            committed = try log.highestSequence()
+            let big = EntryDraft(kind: .mutation, caseName: "big", payload: Data(repeating: 1, count: 4096))
+            let error = #expect(throws: EventLogError.self) {
+                for _ in 0..<1000 { try stream.append(big) }
+                try log.flush()
+            }
+            guard case .writeFailed(_, let lastCommitted, let unwritten, let underlying) = error else {
+                Issue.record("expected writeFailed, got \(String(describing: error))")
+                return
+            }
+            #expect(lastCommitted >= committed)
+            #expect(unwritten > 0)
+            #expect(underlying.contains("MDB_MAP_FULL") || underlying.contains("map"))
+            #expect(error?.description.contains("Entries up to #\(lastCommitted) are committed and intact") == true)
+            #expect(throws: EventLogError.self) { try stream.append(.action("after")) }
+            #expect(log.writeFailure != nil)
+            committed = lastCommitted
+        }
+        #expect(failures.count == 1)
+        let reopened = try EventLog.openReadOnly(at: path)
+        #expect(try reopened.highestSequence() == committed)
+        #expect(try reopened.verify().isHealthy)
+    }
+
+    @Test("a stream can be open through one handle at a time; closing it refuses further appends")
+    func streamHandles() throws {
+        let log = try scratch.openLog()
+        let stream = try log.counterStream()
+        #expect(throws: EventLogError.streamInUse(name: "counter")) { try log.counterStream() }
+        try stream.close(finalState: Data("5".utf8))
+        #expect(throws: EventLogError.self) { try stream.append(.action("late")) }
+        let again = try log.counterStream()
+        #expect(again.wasResumed)
+    }
+
+    @Test("invalid stream names and oversized case names are refused with a sentence")
+    func invalidArguments() throws {
+        let log = try scratch.openLog()
+        #expect(throws: EventLogError.self) { try log.counterStream("") }
+        let stream = try log.counterStream()
+        let error = #expect(throws: EventLogError.self) {
+            try stream.append(EntryDraft(kind: .action, caseName: String(repeating: "x", count: 70_000), payload: Data()))
+        }
+        #expect(error?.description.contains("case name") == true)
+    }
+}
+
+/// Collects write failures reported from the writer thread.
+final class FailureRecorder: Sendable {
+    private let failures = Mutex<[EventLogError]>([])
+    func record(_ error: EventLogError) { failures.withLock { $0.append(error) } }
+    var count: Int { failures.withLock { $0.count } }
+}

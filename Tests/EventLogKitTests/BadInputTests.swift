@@ -1,0 +1,158 @@
+import EventLogKit
+import Foundation
+import LMDB
+import TestSupport
+import Testing
+
+/// Every kind of bad input gets a typed error whose message is one sentence-like line.
+@Suite("Bad input")
+struct BadInputTests {
+    let scratch = ScratchDirectory()
+
+    func expectOneLine(_ error: EventLogError?) {
+        #expect(error != nil)
+        #expect(error?.description.contains("\n") == false)
+    }
+
+    @Test("a missing path, read-only, is not found")
+    func missingPath() {
+        let path = scratch.file("absent.reactorlog")
+        let error = #expect(throws: EventLogError.notFound(path: path)) { try EventLog.openReadOnly(at: path) }
+        expectOneLine(error)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test("a missing parent directory, for writing, is reported rather than created")
+    func missingParent() {
+        let path = scratch.file("no/such/dir/x.reactorlog")
+        #expect(throws: EventLogError.self) { try EventLog.open(at: path) }
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("no")))
+    }
+
+    @Test("a directory holding other files is not a log, and is left untouched")
+    func foreignDirectory() throws {
+        let path = scratch.file("photos")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        _ = FileManager.default.createFile(atPath: path + "/cat.jpg", contents: Data([1, 2, 3]))
+        let forWriting = #expect(throws: EventLogError.self) { try EventLog.open(at: path) }
+        #expect(forWriting?.description.contains("cat.jpg") == true)
+        let forReading = #expect(throws: EventLogError.self) { try EventLog.openReadOnly(at: path) }
+        #expect(forReading?.description.contains("no data.mdb") == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: path) == ["cat.jpg"])
+    }
+
+    @Test("a file where a log directory is expected")
+    func plainFile() throws {
+        let path = scratch.file("log.txt")
+        _ = FileManager.default.createFile(atPath: path, contents: Data("hello".utf8))
+        let error = #expect(throws: EventLogError.self) { try EventLog.openReadOnly(at: path) }
+        #expect(error == .notALog(path: path, reason: "it is a file, not a log directory"))
+        #expect(throws: EventLogError.self) { try EventLog.open(at: path) }
+    }
+
+    @Test("an empty data file and a data file of garbage", arguments: [0, 16_384])
+    func damagedDataFile(size: Int) throws {
+        let path = scratch.file("bad-\(size).reactorlog")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        _ = FileManager.default.createFile(atPath: path + "/data.mdb", contents: Data(repeating: 0x42, count: size))
+        for open in [{ try EventLog.openReadOnly(at: path) }, { try EventLog.open(at: path) }] {
+            let error = #expect(throws: EventLogError.self) { _ = try open() }
+            expectOneLine(error)
+            guard case .notALog = error else {
+                Issue.record("expected notALog, got \(String(describing: error))")
+                continue
+            }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb")).count == size)
+    }
+
+    @Test("another program's LMDB environment is refused, for reading and for writing, and not modified")
+    func foreignEnvironment() throws {
+        let path = scratch.file("other-app")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        do {
+            let env = try Environment(path: path)
+            let db = try env.openDatabase("users", flags: .create)
+            try env.write { txn in try txn.put(db, key: Array("ann".utf8), value: Array("admin".utf8)) }
+        }
+        let reading = #expect(throws: EventLogError.self) { try EventLog.openReadOnly(at: path) }
+        #expect(reading?.description.contains("'meta' database") == true)
+        let writing = #expect(throws: EventLogError.self) { try EventLog.open(at: path) }
+        #expect(writing?.description.contains("another program's LMDB environment") == true)
+        let env = try Environment(path: path)
+        #expect(throws: LMDBError.self) { try env.openDatabase("meta") }
+    }
+
+    @Test("a log of a newer format is refused, naming both versions")
+    func newerFormat() throws {
+        let path = scratch.file("future.reactorlog")
+        try EventLog.open(at: path).close()
+        do {
+            let env = try Environment(path: path)
+            let meta = try env.openDatabase("meta")
+            try env.write { txn in try txn.put(meta, key: Array("format-version".utf8), value: Array("99".utf8)) }
+        }
+        let expected = EventLogError.newerFormat(path: path, found: 99, supported: EventLog.formatVersion)
+        let error = #expect(throws: expected) { try EventLog.openReadOnly(at: path) }
+        #expect(error?.description.contains("version 99") == true)
+        #expect(error?.description.contains("up to \(EventLog.formatVersion)") == true)
+        #expect(throws: expected) { try EventLog.open(at: path) }
+    }
+
+    @Test("a record whose bytes were changed on disk fails its checksum, naming the entry")
+    func flippedByte() throws {
+        let path = scratch.file("flip.reactorlog")
+        do {
+            let log = try EventLog.open(at: path)
+            let stream = try log.counterStream()
+            try stream.append(.action("before"))
+            try stream.append(EntryDraft(kind: .mutation, caseName: "target", payload: Data("PAYLOAD-TO-FLIP".utf8)))
+            try stream.append(.action("after"))
+            try log.close()
+        }
+        try CorruptFile.flipByte(in: path + "/data.mdb", after: Array("PAYLOAD-TO-FLIP".utf8))
+        let log = try EventLog.openReadOnly(at: path)
+        let error = #expect(throws: EventLogError.self) { try log.entry(at: 3) }
+        #expect(error == .corruptEntry(sequence: 3, reason: "its checksum does not match its contents"))
+        expectOneLine(error)
+        #expect(try log.entry(at: 2)?.caseName == "before")
+        #expect(try log.entry(at: 4)?.caseName == "after")
+        let report = try log.verify()
+        #expect(!report.isHealthy)
+        #expect(report.firstError?.sequence == 3)
+        #expect(report.entries == 4)
+    }
+
+    @Test("a second writer, in this process or another, is refused; readers are not")
+    func oneWriter() throws {
+        let path = scratch.file("busy.reactorlog")
+        let first = try EventLog.open(at: path)
+        let second = #expect(throws: EventLogError.self) { try EventLog.open(at: path) }
+        #expect(second?.description.contains("another EventLog in this process") == true)
+        let reader = try EventLog.openReadOnly(at: path)
+        #expect(reader.isReadOnly)
+        #expect(throws: EventLogError.readOnly(path: path)) { try reader.flush() }
+        try first.close()
+        _ = try EventLog.open(at: path)
+    }
+
+    @Test("a writer in another process holds the log: opening it for writing names that process")
+    func writerInAnotherProcess() throws {
+        let path = scratch.file("child.reactorlog")
+        let child = try CrashWriterProcess(log: path, durability: .grouped, run: 1)
+        defer { child.kill() }
+        _ = try child.waitForAcks(1)
+        let error = #expect(throws: EventLogError.self) { try EventLog.open(at: path) }
+        #expect(error?.description.contains("by process \(child.process.processIdentifier)") == true)
+    }
+
+    @Test("a log's files are private to their owner")
+    func fileModes() throws {
+        let path = scratch.file("private.reactorlog")
+        try EventLog.open(at: path).close()
+        for (file, mode) in [("", 0o700), ("/data.mdb", 0o600), ("/lock.mdb", 0o600), ("/writer.lock", 0o600)] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path + file)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == mode, "\(file)")
+        }
+    }
+}

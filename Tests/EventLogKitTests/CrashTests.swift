@@ -1,0 +1,53 @@
+import EventLogKit
+import Foundation
+import TestSupport
+import Testing
+
+/// A writer process is killed with SIGKILL at random moments, again and again on the same log.
+@Suite("Crash safety")
+struct CrashTests {
+    struct Marker: Codable {
+        let run: Int
+        let batch: Int
+        let index: Int
+        let count: Int
+    }
+
+    @Test("after SIGKILL every acknowledged entry is there, numbers are gapless, no batch is partial, verify passes",
+          arguments: [Durability.sync, .grouped, .noSync])
+    func killedWriter(durability: Durability) throws {
+        let scratch = ScratchDirectory()
+        let path = scratch.file("crash.reactorlog")
+        var acknowledged: UInt64 = 0
+        for run in 1...12 {
+            let child = try CrashWriterProcess(log: path, durability: durability, run: run)
+            _ = try child.waitForAcks(Int.random(in: 1...40))
+            usleep(UInt32.random(in: 0...3000))
+            child.kill()
+            #expect(child.process.terminationReason == .uncaughtSignal)
+            acknowledged = max(acknowledged, child.lastAck)
+            try check(path: path, acknowledged: acknowledged, run: run)
+        }
+    }
+
+    private func check(path: String, acknowledged: UInt64, run: Int) throws {
+        let log = try EventLog.openReadOnly(at: path)
+        let report = try log.verify()
+        #expect(report.isHealthy, "run \(run): \(report.problems)")
+        let highest = try log.highestSequence()
+        #expect(highest >= acknowledged, "run \(run): acknowledged #\(acknowledged) but the log ends at #\(highest)")
+        var iterator = log.entries()
+        var expected: UInt64 = 1
+        var batches: [String: (count: Int, indices: Set<Int>)] = [:]
+        while let entry = try iterator.next() {
+            #expect(entry.sequence == expected, "run \(run): a gap before #\(entry.sequence)")
+            expected = entry.sequence + 1
+            guard entry.kind == .mutation else { continue }
+            let marker = try log.decode(Marker.self, from: entry)
+            batches["\(marker.run)/\(marker.batch)", default: (marker.count, [])].indices.insert(marker.index)
+        }
+        for (batch, content) in batches where content.indices != Set(0..<content.count) {
+            Issue.record("run \(run): batch \(batch) is partial: \(content.indices.count) of \(content.count) entries")
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import EventLogKit
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("Reading while writing")
+struct LiveReadingTests {
+    let scratch = ScratchDirectory()
+
+    @Test("readers running while a writer appends always see a gapless prefix of the log")
+    func concurrentReaders() async throws {
+        let log = try scratch.openLog()
+        let stream = try log.counterStream()
+        let writer = Task.detached {
+            for i in 0..<20_000 { try stream.append(.mutation("m", i)) }
+            try await log.flush()
+        }
+        let reader = try EventLog.openReadOnly(at: log.path)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    for _ in 0..<20 {
+                        let sequences = try reader.allSequences()
+                        #expect(sequences == Array(1...UInt64(sequences.count)))
+                        await Task.yield()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        try await writer.value
+        #expect(try reader.highestSequence() == 20_001)
+    }
+
+    @Test("a follower sees every entry exactly once, in order, as it is committed")
+    func followerSeesEverything() async throws {
+        let log = try scratch.openLog()
+        let stream = try log.counterStream()
+        let followed = Task {
+            var sequences: [UInt64] = []
+            for try await entry in log.follow(EntryQuery(limit: 5001)) { sequences.append(entry.sequence) }
+            return sequences
+        }
+        for i in 0..<5000 {
+            try stream.append(.mutation("m", i))
+            if i % 1000 == 0 { try await log.flush() }
+        }
+        try await log.flush()
+        #expect(try await followed.value == Array(1...5001))
+    }
+
+    @Test("a follower with a filter and an upper bound ends at the bound")
+    func followerEndsAtBound() async throws {
+        let log = try scratch.openLog()
+        let stream = try log.counterStream()
+        for i in 0..<10 { try stream.append(i.isMultiple(of: 2) ? .action("a") : .mutation("m", i)) }
+        try await log.flush()
+        var seen: [UInt64] = []
+        for try await entry in log.follow(EntryQuery(through: 8, kinds: [.action])) { seen.append(entry.sequence) }
+        #expect(seen == [2, 4, 6, 8])
+    }
+
+    @Test("a follower in another process's log sees entries written by that process")
+    func followAcrossProcesses() async throws {
+        let path = scratch.file("shared.reactorlog")
+        let child = try CrashWriterProcess(log: path, durability: .grouped, run: 1)
+        let firstAck = try child.waitForAcks(1)
+        let reader = try EventLog.openReadOnly(at: path)
+        var count = 0
+        for try await entry in reader.follow(EntryQuery(limit: Int(firstAck) + 200)) {
+            count += 1
+            #expect(entry.sequence == UInt64(count))
+        }
+        child.kill()
+        #expect(count == Int(firstAck) + 200)
+    }
+}

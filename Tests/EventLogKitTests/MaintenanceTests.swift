@@ -1,0 +1,142 @@
+import EventLogKit
+import Foundation
+import LMDB
+import TestSupport
+import Testing
+
+@Suite("Verify, trim and copy")
+struct MaintenanceTests {
+    let scratch = ScratchDirectory()
+
+    /// A log with two streams: `counter` with a snapshot every 10 mutations, `plain` with none.
+    func makeLog(_ name: String = "m.reactorlog") throws -> EventLog {
+        let log = try scratch.openLog(name) { $0.snapshotPolicy = .every(mutations: 10) }
+        let counter = try log.counterStream(), plain = try log.counterStream("plain")
+        var total = 0
+        for i in 1...95 {
+            let sequence = try counter.append(.mutation("add", i))
+            total += i
+            if counter.isSnapshotDue { try counter.writeSnapshot(total, at: sequence) }
+            try plain.append(.action("tick"))
+        }
+        try log.flush()
+        return log
+    }
+
+    @Test("a healthy log verifies with counts and no problems")
+    func healthy() throws {
+        let log = try makeLog()
+        let report = try log.verify()
+        #expect(report.isHealthy)
+        #expect(report.problems.isEmpty)
+        #expect(report.entries == 192)
+        #expect(report.snapshots == 9)
+        #expect(report.streams == 2)
+    }
+
+    @Test("missing snapshots are a warning, not an error")
+    func snapshotGap() throws {
+        let log = try scratch.openLog { $0.snapshotPolicy = .every(mutations: 2) }
+        let stream = try log.counterStream()
+        for i in 0..<5 { try stream.append(.mutation("m", i)) }
+        try log.flush()
+        let report = try log.verify()
+        #expect(report.isHealthy)
+        #expect(report.problems.count == 1)
+        #expect(report.problems.first?.severity == .warning)
+        #expect(report.problems.first?.sequence == 4)
+    }
+
+    @Test("an index that disagrees with the entries is an error")
+    func damagedIndex() throws {
+        let path = scratch.file("m.reactorlog")
+        try makeLog().close()
+        do {
+            let env = try Environment(path: path)
+            let index = try env.openDatabase("stream-entries")
+            try env.write { txn in
+                try txn.withCursor(index) { cursor in
+                    _ = try cursor.first()
+                    try cursor.deleteCurrent()
+                }
+            }
+        }
+        let report = try EventLog.openReadOnly(at: path).verify()
+        #expect(!report.isHealthy)
+        #expect(report.firstError?.message.contains("index lists") == true)
+    }
+
+    @Test("trimming keeps the latest snapshot before the point and every entry after it")
+    func trimKeepsReplayable() throws {
+        let log = try makeLog()
+        let highest = try log.highestSequence()
+        let snapshots = try log.snapshotSequences(stream: "counter")
+        let base = try #require(snapshots.last { $0 < 100 })
+        let report = try log.trim(before: 100)
+        #expect(report.streams.first { $0.stream == "counter" }?.replaysFrom == base)
+        #expect(report.streams.first { $0.stream == "plain" }?.replaysFrom == nil)
+        let remaining = try log.readEntries(EntryQuery(stream: "counter"))
+        #expect(!remaining.isEmpty)
+        #expect(remaining.allSatisfy { $0.sequence > base })
+        #expect(try log.snapshotSequences(stream: "counter").first == base)
+        #expect(try log.readEntries(EntryQuery(stream: "plain")).count == 96)
+
+        // The state rebuilt from what remains equals the sum of every mutation ever made.
+        let point = try log.recoveryPoint(stream: "counter", atOrBefore: .max)
+        var total = try log.decode(Int.self, from: point.state, codec: point.codec)
+        var iterator = log.entries(EntryQuery(from: point.sequence + 1, stream: "counter", kinds: [.mutation]))
+        while let entry = try iterator.next() {
+            total += try #require(try log.decode([String: [String: Int]].self, from: entry)["add"]?["_0"])
+        }
+        #expect(total == (1...95).reduce(0, +))
+        #expect(try log.highestSequence() == highest)
+        #expect(try log.verify().isHealthy)
+    }
+
+    @Test("trimmed entries are not replayed, and sequence numbers are never reused")
+    func highestSurvivesTrim() throws {
+        let path = scratch.file("t.reactorlog")
+        do {
+            let log = try EventLog.open(at: path)
+            let stream = try log.counterStream()
+            let last = try stream.append(.mutation("m"))
+            try stream.writeSnapshot(1, at: last)
+            try log.flush()
+            let report = try log.trim(before: last + 1)
+            #expect(report.removedEntries == 2)
+            #expect(try log.readEntries().isEmpty)
+            #expect(try log.highestSequence() == last)
+            #expect(try log.highestSequence(stream: "counter") == last)
+            try log.close()
+        }
+        let log = try EventLog.open(at: path)
+        let stream = try log.counterStream()
+        try log.flush()
+        #expect(try log.readEntries().first?.sequence == 3)
+        #expect(try log.highestSequence(stream: "counter") == 3)
+        _ = stream
+    }
+
+    @Test("trimming needs a writable log")
+    func trimReadOnly() throws {
+        let path = scratch.file("m.reactorlog")
+        try makeLog().close()
+        #expect(throws: EventLogError.readOnly(path: path)) { try EventLog.openReadOnly(at: path).trim(before: 10) }
+    }
+
+    @Test("a compacting copy is a complete log, smaller after a trim")
+    func compactCopy() throws {
+        let log = try makeLog()
+        try log.trim(before: 150)
+        let destination = scratch.file("copy.reactorlog")
+        try log.copy(to: destination)
+        let copy = try EventLog.openReadOnly(at: destination)
+        #expect(try copy.readEntries() == (try log.readEntries()))
+        #expect(try copy.snapshotSequences(stream: "counter") == (try log.snapshotSequences(stream: "counter")))
+        #expect(try copy.verify().isHealthy)
+        let mode = try FileManager.default.attributesOfItem(atPath: destination + "/data.mdb")[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
+        let error = #expect(throws: EventLogError.self) { try log.copy(to: destination) }
+        #expect(error?.description.contains("already exists") == true)
+    }
+}

@@ -1,0 +1,96 @@
+import EventLogKit
+import Foundation
+import TestSupport
+import Testing
+
+/// Replay bounds, in the manner of event-store journal test kits.
+@Suite("Reading ranges")
+struct QueryTests {
+    let scratch = ScratchDirectory()
+    let log: EventLog
+
+    /// A log with entries 1 (opened marker) through 10.
+    init() throws {
+        log = try scratch.openLog()
+        let stream = try log.counterStream()
+        for i in 2...10 { try stream.append(.mutation("m", i)) }
+        try log.flush()
+    }
+
+    func sequences(_ query: EntryQuery) throws -> [UInt64] {
+        try log.readEntries(query).map(\.sequence)
+    }
+
+    @Test("a lower bound, an upper bound, and both")
+    func bounds() throws {
+        #expect(try sequences(EntryQuery(from: 4)) == Array(4...10))
+        #expect(try sequences(EntryQuery(through: 3)) == [1, 2, 3])
+        #expect(try sequences(EntryQuery(from: 4, through: 6)) == [4, 5, 6])
+    }
+
+    @Test("a limit, alone and with bounds")
+    func limits() throws {
+        #expect(try sequences(EntryQuery(limit: 3)) == [1, 2, 3])
+        #expect(try sequences(EntryQuery(from: 5, limit: 2)) == [5, 6])
+        #expect(try sequences(EntryQuery(from: 5, through: 6, limit: 10)) == [5, 6])
+        #expect(try sequences(EntryQuery(from: 9, limit: 10)) == [9, 10])
+    }
+
+    @Test("lower equal to upper reads exactly one entry")
+    func singleEntry() throws {
+        #expect(try sequences(EntryQuery(from: 7, through: 7)) == [7])
+        #expect(try log.entry(at: 7)?.sequence == 7)
+        #expect(try log.entry(at: 11) == nil)
+    }
+
+    @Test("a limit of 0 and a lower bound above the upper bound read nothing")
+    func emptyRanges() throws {
+        #expect(try sequences(EntryQuery(limit: 0)).isEmpty)
+        #expect(try sequences(EntryQuery(from: 6, through: 5)).isEmpty)
+        #expect(try sequences(EntryQuery(from: 11)).isEmpty)
+        #expect(try sequences(EntryQuery(from: .max)).isEmpty)
+    }
+
+    @Test("an unknown stream has highest sequence number 0 and no entries")
+    func unknownStream() throws {
+        #expect(try log.highestSequence(stream: "nobody") == 0)
+        #expect(try sequences(EntryQuery(stream: "nobody")).isEmpty)
+        #expect(throws: EventLogError.unknownStream(name: "nobody")) {
+            try log.latestSnapshot(stream: "nobody", atOrBefore: 5)
+        }
+        #expect(try log.highestSequence(stream: "counter") == 10)
+        #expect(try log.highestSequence() == 10)
+    }
+
+    @Test("filters by kind, case name and time")
+    func filters() throws {
+        let stream = try log.counterStream("other")
+        let action = try stream.append(.action("load"))
+        try stream.append(.mutation("setLoading", 1, cause: action))
+        try log.flush()
+        #expect(try sequences(EntryQuery(kinds: [.action])) == [action])
+        #expect(try sequences(EntryQuery(kinds: [.streamOpened])) == [1, 11])
+        #expect(try sequences(EntryQuery(caseName: "setLoading")) == [action + 1])
+        #expect(try sequences(EntryQuery(stream: "other", kinds: [.mutation])) == [action + 1])
+        let future = Int64(Date().timeIntervalSince1970 * 1e9) + 60_000_000_000
+        #expect(try sequences(EntryQuery(since: future)).isEmpty)
+        #expect(try sequences(EntryQuery(since: 0)).count == 13)
+    }
+
+    @Test("iterating more entries than one read chunk returns every entry once, in order")
+    func manyChunks() throws {
+        let stream = try log.counterStream("bulk")
+        for i in 0..<20_000 { try stream.append(.mutation("m", i)) }
+        try log.flush()
+        var iterator = log.entries(EntryQuery(stream: "bulk", kinds: [.mutation]))
+        var count = 0
+        var previous: UInt64 = 0
+        while let entry = try iterator.next() {
+            #expect(entry.sequence > previous)
+            previous = entry.sequence
+            count += 1
+        }
+        #expect(count == 20_000)
+        #expect(iterator.isComplete == false)
+    }
+}

@@ -1,0 +1,154 @@
+import EventLogKit
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("Snapshots")
+struct SnapshotTests {
+    let scratch = ScratchDirectory()
+
+    @Test("the latest snapshot at or before a step, and none before the first")
+    func latestAtOrBefore() throws {
+        let log = try scratch.openLog()
+        let stream = try log.counterStream()
+        var sequences: [UInt64] = []
+        for i in 1...9 { sequences.append(try stream.append(.mutation("m", i))) }
+        try stream.writeSnapshot(3, at: sequences[2])
+        try stream.writeSnapshot(6, at: sequences[5])
+        try log.flush()
+        #expect(try log.latestSnapshot(stream: "counter", atOrBefore: sequences[1]) == nil)
+        #expect(try log.latestSnapshot(stream: "counter", atOrBefore: sequences[2])?.sequence == sequences[2])
+        #expect(try log.latestSnapshot(stream: "counter", atOrBefore: sequences[4])?.sequence == sequences[2])
+        let latest = try #require(try log.latestSnapshot(stream: "counter", atOrBefore: .max))
+        #expect(latest.sequence == sequences[5])
+        #expect(try log.decode(Int.self, from: latest.state, codec: latest.codec) == 6)
+        #expect(try log.snapshotSequences(stream: "counter") == [sequences[2], sequences[5]])
+    }
+
+    @Test("a snapshot at the same step replaces the earlier one")
+    func overwrite() throws {
+        let log = try scratch.openLog()
+        let stream = try log.counterStream()
+        let sequence = try stream.append(.mutation("m"))
+        try stream.writeSnapshot(1, at: sequence)
+        try stream.writeSnapshot(2, at: sequence)
+        try log.flush()
+        let snapshot = try #require(try log.latestSnapshot(stream: "counter", atOrBefore: sequence))
+        #expect(try log.decode(Int.self, from: snapshot.state, codec: snapshot.codec) == 2)
+        #expect(try log.snapshotSequences(stream: "counter").count == 1)
+    }
+
+    @Test("another stream's snapshots are never returned")
+    func perStream() throws {
+        let log = try scratch.openLog()
+        let a = try log.counterStream("a"), b = try log.counterStream("b")
+        let inA = try a.append(.mutation("m"))
+        try a.writeSnapshot(1, at: inA)
+        let inB = try b.append(.mutation("m"))
+        try log.flush()
+        #expect(try log.latestSnapshot(stream: "b", atOrBefore: inB) == nil)
+    }
+
+    @Test("a state of several megabytes is stored and read back whole")
+    func largeState() throws {
+        let log = try scratch.openLog()
+        let stream = try log.counterStream()
+        let sequence = try stream.append(.mutation("m"))
+        let state = (0..<300_000).map { "item-\($0)" }
+        try stream.writeSnapshot(state, at: sequence)
+        try log.flush()
+        let snapshot = try #require(try log.latestSnapshot(stream: "counter", atOrBefore: sequence))
+        #expect(snapshot.state.count > 3_000_000)
+        #expect(try log.decode([String].self, from: snapshot.state, codec: snapshot.codec) == state)
+    }
+
+    @Test("a snapshot of an entry not yet appended is refused")
+    func futureSnapshot() throws {
+        let log = try scratch.openLog()
+        let stream = try log.counterStream()
+        #expect(throws: EventLogError.self) { try stream.writeSnapshot(1, at: 99) }
+    }
+
+    @Test("the policy says when a snapshot is due, and keeps counting across a reopen")
+    func policy() throws {
+        let path = scratch.file("policy.reactorlog")
+        var configuration = EventLogConfiguration()
+        configuration.snapshotPolicy = .every(mutations: 3)
+        do {
+            let log = try EventLog.open(at: path, configuration: configuration)
+            let stream = try log.counterStream()
+            try stream.append(.action("a"))
+            try stream.append(.mutation("m"))
+            try stream.append(.mutation("m"))
+            #expect(!stream.isSnapshotDue)
+            let third = try stream.append(.mutation("m"))
+            #expect(stream.isSnapshotDue)
+            try stream.writeSnapshot(3, at: third)
+            #expect(!stream.isSnapshotDue)
+            try stream.append(.mutation("m"))
+            try stream.append(.mutation("m"))
+            try log.close()
+        }
+        let log = try EventLog.open(at: path, configuration: configuration)
+        let stream = try log.counterStream()
+        #expect(!stream.isSnapshotDue)
+        try stream.append(.mutation("m"))
+        #expect(stream.isSnapshotDue)
+    }
+
+    @Test("policies: every mutation, adaptive by bytes, never", arguments: [
+        (SnapshotPolicy.everyMutation, [true, true, true]),
+        (SnapshotPolicy.adaptive(bytes: 40), [false, true, true]),
+        (SnapshotPolicy.never, [false, false, false]),
+    ])
+    func policies(policy: SnapshotPolicy, due: [Bool]) throws {
+        let log = try scratch.openLog { $0.snapshotPolicy = policy }
+        let stream = try log.counterStream()
+        var seen: [Bool] = []
+        for _ in 0..<3 {
+            try stream.append(EntryDraft(kind: .mutation, caseName: "m", payload: Data(repeating: 0x31, count: 25)))
+            seen.append(stream.isSnapshotDue)
+        }
+        #expect(seen == due)
+        #expect(SnapshotPolicy(policy.description) == policy)
+    }
+
+    @Test("a clean close writes a closed marker with a snapshot; recovery starts there")
+    func cleanClose() throws {
+        let path = scratch.file("close.reactorlog")
+        do {
+            let log = try EventLog.open(at: path)
+            let stream = try log.counterStream()
+            try stream.append(.mutation("m"))
+            try stream.close(finalState: try log.encode(42))
+            try log.close()
+        }
+        let log = try EventLog.open(at: path)
+        let stream = try log.counterStream()
+        try log.flush()
+        let point = try stream.recoveryPoint()
+        #expect(point.sequence == 3)
+        #expect(try log.decode(Int.self, from: point.state, codec: point.codec) == 42)
+        var after = stream.entries(after: point.sequence)
+        #expect(try after.next()?.kind == .streamResumed)
+        #expect(try log.readEntries().map(\.kind) == [.streamOpened, .mutation, .streamClosed, .streamResumed])
+    }
+
+    @Test("recovery without a snapshot starts from the initial state and replays every mutation")
+    func recoveryFromInitialState() throws {
+        let log = try scratch.openLog()
+        let stream = try log.counterStream(initial: 10)
+        for i in 1...5 { try stream.append(.mutation("add", i)) }
+        try log.flush()
+        let point = try log.recoveryPoint(stream: "counter", atOrBefore: .max)
+        #expect(point.isInitialState)
+        var state = try log.decode(Int.self, from: point.state, codec: point.codec)
+        var iterator = stream.entries(after: point.sequence)
+        while let entry = try iterator.next() {
+            guard entry.kind == .mutation else { continue }
+            let decoded = try log.decode([String: [String: Int]].self, from: entry)
+            state += try #require(decoded["add"]?["_0"])
+        }
+        #expect(state == 25)
+    }
+}

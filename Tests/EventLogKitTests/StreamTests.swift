@@ -1,0 +1,92 @@
+@testable import EventLogKit
+import Foundation
+import LMDB
+import TestSupport
+import Testing
+
+@Suite("Streams")
+struct StreamTests {
+    let scratch = ScratchDirectory()
+
+    @Test("a stream records its name, reactor type, schema fingerprint and initial state")
+    func descriptor() throws {
+        let log = try scratch.openLog()
+        _ = try log.openStream(named: "todo#2", reactorType: "TodoReactor", schemaFingerprint: "abc123", initialState: ["milk"])
+        let info = try #require(try log.stream(named: "todo#2"))
+        #expect(info.id == 1)
+        #expect(info.reactorType == "TodoReactor")
+        #expect(info.schemaFingerprint == "abc123")
+        #expect(try log.decode([String].self, from: info.initialState, codec: info.initialStateCodec) == ["milk"])
+        #expect(try log.streams().map(\.name) == ["todo#2"])
+    }
+
+    @Test("one stream's entries interleaved with another's are read apart, in order")
+    func interleaved() throws {
+        let log = try scratch.openLog()
+        let search = try log.counterStream("search"), todo = try log.counterStream("todo")
+        for i in 0..<100 {
+            try search.append(.mutation("s", i))
+            try todo.append(.mutation("t", i))
+        }
+        try log.flush()
+        let searchEntries = try log.readEntries(EntryQuery(stream: "search", kinds: [.mutation]))
+        #expect(searchEntries.map(\.caseName) == Array(repeating: "s", count: 100))
+        #expect(searchEntries.map(\.sequence) == searchEntries.map(\.sequence).sorted())
+        #expect(try log.highestSequence(stream: "todo") == 202)
+        #expect(try log.highestSequence(stream: "search") == 201)
+    }
+
+    @Test("reading one stream does not touch the others' entries (a damaged entry of another stream is not read)")
+    func streamReadsSkipOthers() throws {
+        let path = scratch.file("two.reactorlog")
+        do {
+            let log = try EventLog.open(at: path)
+            let a = try log.counterStream("a"), b = try log.counterStream("b")
+            try a.append(.mutation("a1"))
+            try b.append(EntryDraft(kind: .mutation, caseName: "b1", payload: Data("MARKER-TO-DAMAGE".utf8)))
+            try a.append(.mutation("a2"))
+            try log.close()
+        }
+        try CorruptFile.flipByte(in: path + "/data.mdb", after: Array("MARKER-TO-DAMAGE".utf8))
+        let log = try EventLog.openReadOnly(at: path)
+        #expect(try log.readEntries(EntryQuery(stream: "a", kinds: [.mutation])).map(\.caseName) == ["a1", "a2"])
+        #expect(throws: EventLogError.self) { try log.readEntries(EntryQuery(stream: "b")) }
+        #expect(throws: EventLogError.self) { try log.readEntries() }
+    }
+
+    @Test("a stream created by another writer after a reader opened is found by that reader")
+    func streamsCreatedLater() throws {
+        let path = scratch.file("late.reactorlog")
+        let writer = try EventLog.open(at: path)
+        _ = try writer.counterStream("first")
+        try writer.flush()
+        let reader = try EventLog.openReadOnly(at: path)
+        #expect(try reader.streams().count == 1)
+        let second = try writer.counterStream("second")
+        try second.append(.action("x"))
+        try writer.flush()
+        #expect(try reader.readEntries(EntryQuery(stream: "second")).count == 2)
+        #expect(try reader.readEntries().last?.stream == "second")
+    }
+}
+
+/// Damages a log file the way a bad disk would: one byte changed, LMDB's structure untouched.
+/// LMDB copies pages on write, so the file may hold stale copies of a record: every copy is changed.
+enum CorruptFile {
+    static func flipByte(in path: String, after marker: [UInt8]) throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var flipped = 0
+        var index = 0
+        while index + marker.count <= bytes.count {
+            if bytes[index..<(index + marker.count)].elementsEqual(marker) {
+                bytes[index + marker.count - 1] ^= 0x01
+                flipped += 1
+                index += marker.count
+            } else {
+                index += 1
+            }
+        }
+        guard flipped > 0 else { throw CocoaError(.fileReadCorruptFile) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+}
