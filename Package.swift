@@ -4,6 +4,7 @@ import PackageDescription
 let package = Package(
     name: "ReactorLog",
     products: [
+        .library(name: "ReactorLog", targets: ["ReactorLog"]),
         .library(name: "EventLogKit", targets: ["EventLogKit"]),
         .library(name: "LMDB", targets: ["LMDB"]),
     ],
@@ -18,6 +19,10 @@ let package = Package(
         .target(name: "LMDB", dependencies: ["CLMDB"]),
         // The persistent action/mutation log. Knows Codable, not reactors.
         .target(name: "EventLogKit", dependencies: ["LMDB"]),
+        // The reactor runtime: ReactorKit's semantics on Swift concurrency, persisted to the log.
+        .target(name: "ReactorLog", dependencies: ["EventLogKit"]),
+        // Example reactors (Counter, GitHub Search with an offline fake, Todo) for tests, demo and benchmark.
+        .target(name: "ReactorLogExamples", dependencies: ["ReactorLog"]),
         // A child process for the crash tests: appends until it is killed.
         .executableTarget(
             name: "eventlog-crash-writer",
@@ -27,6 +32,10 @@ let package = Package(
         // Helpers shared by the test targets.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
+        .testTarget(
+            name: "ReactorLogTests",
+            dependencies: ["ReactorLog", "ReactorLogExamples", "EventLogKit", "TestSupport"]
+        ),
         .testTarget(
             name: "EventLogKitTests",
             dependencies: ["EventLogKit", "LMDB", "TestSupport", "eventlog-crash-writer"]

@@ -1,0 +1,70 @@
+import ReactorLog
+
+/// ReactorKit's counter: increase and decrease after a delay, with a loading flag while waiting.
+public final class CounterReactor: Reactor {
+    /// What the user taps.
+    public enum Action: Codable, Sendable, Equatable {
+        /// The plus button.
+        case increase
+        /// The minus button.
+        case decrease
+    }
+
+    /// What changes the count.
+    public enum Mutation: Codable, Sendable, Equatable {
+        /// Adds one.
+        case increaseValue
+        /// Subtracts one.
+        case decreaseValue
+        /// Turns the loading indicator on or off.
+        case setLoading(Bool)
+    }
+
+    /// What the counter shows.
+    public struct State: Codable, Sendable, Equatable {
+        /// The count.
+        public var value = 0
+        /// Whether a change is on its way.
+        public var isLoading = false
+
+        /// A count of zero, not loading.
+        public init() {}
+    }
+
+    /// A count of zero.
+    public let initialState = State()
+    /// The reactor's runtime.
+    public let runtime = ReactorRuntime<CounterReactor>()
+    /// How long a change takes to arrive.
+    public let delay: Duration
+
+    /// A counter whose changes arrive after `delay` (0 for tests and benchmarks).
+    public init(delay: Duration = .milliseconds(500)) {
+        self.delay = delay
+    }
+
+    /// Loading on, the change after the delay, loading off.
+    public func mutate(action: Action) -> Effect<Mutation> {
+        let change: Mutation = action == .increase ? .increaseValue : .decreaseValue
+        guard delay > .zero else { return .just(.setLoading(true), change, .setLoading(false)) }
+        let delay = delay
+        return .concat(
+            .just(.setLoading(true)),
+            .run { send in
+                try await Task.sleep(for: delay)
+                send(change)
+            },
+            .just(.setLoading(false)))
+    }
+
+    /// Applies one mutation.
+    public func reduce(state: State, mutation: Mutation) -> State {
+        var state = state
+        switch mutation {
+        case .increaseValue: state.value += 1
+        case .decreaseValue: state.value -= 1
+        case .setLoading(let isLoading): state.isLoading = isLoading
+        }
+        return state
+    }
+}
