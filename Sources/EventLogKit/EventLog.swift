@@ -126,7 +126,8 @@ public final class EventLog: Sendable {
     ///
     /// A new stream records its reactor type, schema fingerprint and initial state, and gets a
     /// `streamOpened` marker; a resumed one gets a `streamResumed` marker. Rebuild a resumed stream's
-    /// state from ``LogStream/recoveryPoint()`` and ``LogStream/entries(after:)``.
+    /// state from ``LogStream/recoveryPoint()`` and ``LogStream/entries(after:)``. Resuming first commits
+    /// what is queued, so that those read every entry appended before, also by a stream just closed.
     public func openStream(
         named name: String, reactorType: String, schemaFingerprint: String, initialState: Data,
         codec: CodecID? = nil
@@ -141,6 +142,9 @@ public final class EventLog: Sendable {
         let info: StreamInfo
         let resumed: Bool
         if let existing = try storage.stream(named: name) {
+            // Entries this process appended to the stream may still be queued: commit them, so that
+            // rebuilding the stream's state from the log sees every one.
+            try writer.flush()
             info = existing
             resumed = true
         } else {

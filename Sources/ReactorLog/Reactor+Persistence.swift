@@ -34,26 +34,18 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
             state = try replay(stream)
         }
         runtime.install(Persistence<Self>(
-            stream: stream,
-            logAction: { [runtime] action in
+            logAction: { action throws(EventLogError) in
                 let logged = redact?(action) ?? action
-                return runtime.logged { () throws(EventLogError) in
-                    try stream.append(.action, logged, caseName: CaseName.of(logged))
-                }
+                return try stream.append(.action, logged, caseName: CaseName.of(logged))
             },
-            logMutation: { [runtime] mutation, cause in
-                runtime.logged { () throws(EventLogError) in
-                    try stream.append(.mutation, mutation, caseName: CaseName.of(mutation), cause: cause)
-                }
+            logMutation: { mutation, cause throws(EventLogError) in
+                try stream.append(.mutation, mutation, caseName: CaseName.of(mutation), cause: cause)
             },
-            logError: { [runtime] type, message, cause in
-                _ = runtime.logged { () throws(EventLogError) in
-                    try stream.append(.effectError, EffectErrorRecord(type: type, message: message), caseName: type, cause: cause)
-                }
+            logError: { type, message, cause throws(EventLogError) in
+                try stream.append(.effectError, EffectErrorRecord(type: type, message: message), caseName: type, cause: cause)
             },
-            snapshotIfDue: { [runtime] state, sequence in
-                guard stream.isSnapshotDue else { return }
-                _ = runtime.logged { () throws(EventLogError) in try stream.writeSnapshot(state, at: sequence) }
+            snapshotIfDue: { state, sequence throws(EventLogError) in
+                if stream.isSnapshotDue { try stream.writeSnapshot(state, at: sequence) }
             },
             close: { state in
                 try? stream.close(finalState: try? log.encode(state))
@@ -88,6 +80,7 @@ extension ReactorRuntime {
     }
 
     /// Runs a log write; on failure, remembers the first error and returns `nil`: the reactor keeps working.
+    @discardableResult
     func logged<T>(_ write: () throws(EventLogError) -> T) -> T? {
         do {
             return try write()

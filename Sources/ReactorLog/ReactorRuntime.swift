@@ -154,7 +154,9 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
         case .mergedState(let state):
             publish(state)
         case .effectError(let type, let message, let cause):
-            core.withLock { $0.persistence }?.logError(type, message, cause)
+            if let persistence = core.withLock({ $0.persistence }) {
+                logged { () throws(EventLogError) in try persistence.logError(type, message, cause) }
+            }
         case .observe(let id, let notify):
             let state = core.withLock { core -> R.State? in
                 core.observers.append((id, notify))
@@ -172,7 +174,9 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
             return (core.stubEnabled, core.pipelines, core.persistence)
         }
         guard !stubbed, let pipelines, let transformed = pipelines.actions.apply(action) else { return }
-        let cause = persistence?.logAction(transformed)
+        let cause = persistence.flatMap { persistence in
+            logged { () throws(EventLogError) in try persistence.logAction(transformed) }
+        }
         cancelEffects(takenUntil: transformed)
         let effect = reactor.mutate(action: transformed)
         if let rest = runNow(effect.operation, cause: cause, reactor: reactor) {
@@ -193,10 +197,14 @@ public final class ReactorRuntime<R: Reactor>: Sendable {
     func apply(_ mutation: R.Mutation, cause: UInt64?, reactor: R) {
         let (pipelines, persistence, reduced) = core.withLock { ($0.pipelines, $0.persistence, $0.reduced) }
         guard let pipelines, let state = reduced, let transformed = pipelines.mutations.apply(mutation) else { return }
-        let sequence = persistence?.logMutation(transformed, cause)
+        let sequence = persistence.flatMap { persistence in
+            logged { () throws(EventLogError) in try persistence.logMutation(transformed, cause) }
+        }
         let next = reactor.reduce(state: state, mutation: transformed)
         core.withLock { $0.reduced = next }
-        if let persistence, let sequence { persistence.snapshotIfDue(next, sequence) }
+        if let persistence, let sequence {
+            logged { () throws(EventLogError) in try persistence.snapshotIfDue(next, sequence) }
+        }
         if let published = pipelines.states.apply(next) { publish(published) }
     }
 

@@ -134,6 +134,20 @@ struct SnapshotTests {
         #expect(try log.readEntries().map(\.kind) == [.streamOpened, .mutation, .streamClosed, .streamResumed])
     }
 
+    @Test("a stream resumed right after it was closed, without a flush, recovers every queued entry")
+    func resumeSeesQueuedEntries() throws {
+        let log = try scratch.openLog()
+        do {
+            let stream = try log.counterStream()
+            for i in 1...100 { try stream.append(.mutation("add", i)) }
+            try stream.close(finalState: try log.encode(5050))
+        }
+        let stream = try log.counterStream()
+        let point = try stream.recoveryPoint()
+        #expect(try log.decode(Int.self, from: point.state, codec: point.codec) == 5050)
+        #expect(point.sequence == 102)
+    }
+
     @Test("recovery without a snapshot starts from the initial state and replays every mutation")
     func recoveryFromInitialState() throws {
         let log = try scratch.openLog()

@@ -1,0 +1,201 @@
+import EventLogKit
+import Foundation
+import ReactorLog
+import ReactorLogExamples
+import TestSupport
+import Testing
+
+@Suite("Persistence", .timeLimit(.minutes(1)))
+struct PersistenceTests {
+    let scratch = ScratchDirectory()
+
+    func openLog(_ policy: SnapshotPolicy = .default) throws -> EventLog {
+        var configuration = EventLogConfiguration()
+        configuration.snapshotPolicy = policy
+        return try EventLog.open(at: scratch.file("session.reactorlog"), configuration: configuration)
+    }
+
+    /// Plays a GitHub Search session: two queries, paging, and a failing query.
+    func playSession(_ reactor: GitHubSearchReactor) async {
+        reactor.send(.updateQuery("swift"))
+        _ = await reactor.state { $0.repos.count == 10 }
+        reactor.send(.loadNextPage)
+        _ = await reactor.state { $0.repos.count == 20 && !$0.isLoadingNextPage }
+        reactor.send(.updateQuery("rx"))
+        _ = await reactor.state { $0.repos.first == "rx/repo-1" }
+        reactor.send(.loadNextPage)
+        _ = await reactor.state { $0.repos.count == 20 && !$0.isLoadingNextPage }
+    }
+
+    @Test("actions, mutations with their causes, and effect errors are logged in the order reduce applied them")
+    func logsInOrder() async throws {
+        let log = try openLog()
+        let reactor = GitHubSearchReactor(service: ScriptedSearchService())
+        try reactor.attach(to: log, stream: "search")
+        reactor.send(.updateQuery("swift"))
+        _ = await reactor.state { $0.repos.count == 10 }
+        reactor.send(.updateQuery("error"))
+        try await log.flush()
+        var entries = try log.readEntries(EntryQuery(stream: "search"))
+        while !entries.contains(where: { $0.kind == .effectError }) {
+            await Task.yield()
+            try await log.flush()
+            entries = try log.readEntries(EntryQuery(stream: "search"))
+        }
+        #expect(entries.map { "\($0.kind) \($0.caseName)" } == [
+            "opened opened", "action updateQuery", "mutation setQuery", "mutation setRepos",
+            "action updateQuery", "mutation setQuery", "error Failure",
+        ])
+        #expect(entries[2].cause == entries[1].sequence)
+        #expect(entries[3].cause == entries[1].sequence)
+        #expect(entries[6].cause == entries[4].sequence)
+        let error = try log.decode(EffectErrorRecord.self, from: entries[6])
+        #expect(error.message == "GitHub API rate limit exceeded for 'error'")
+        #expect(try log.decode(GitHubSearchReactor.Action.self, from: entries[1]) == .updateQuery("swift"))
+        #expect(reactor.currentState.query == "error")
+        #expect(reactor.logFailure == nil)
+    }
+
+    @Test("a mutation is in the log before the state it produces is published (write-ahead)")
+    func writeAhead() throws {
+        let log = try openLog()
+        let reactor = TodoReactor()
+        try reactor.attach(to: log, stream: "todo")
+        let mismatches = Recorder<String>()
+        let observation = reactor.observe { state in
+            guard (try? log.flush()) != nil, let entries = try? log.readEntries(EntryQuery(stream: "todo", kinds: [.mutation])) else {
+                mismatches.append("could not read the log")
+                return
+            }
+            if entries.count != state.nextID - 1 { mismatches.append("\(entries.count) mutations for state \(state.nextID - 1)") }
+        }
+        for title in ["a", "b", "c"] { reactor.send(.add(title)) }
+        #expect(mismatches.all.isEmpty)
+        #expect(reactor.currentState.items.count == 3)
+        observation.cancel()
+    }
+
+    @Test("a released reactor's stream resumes in a new reactor with an identical state, and replaying the log reproduces every published state")
+    func resumeAndReplay() async throws {
+        let log = try openLog(.every(mutations: 3))
+        let published = Recorder<GitHubSearchReactor.State>()
+        var finalState: GitHubSearchReactor.State?
+        do {
+            let reactor = GitHubSearchReactor(service: ScriptedSearchService())
+            try reactor.attach(to: log, stream: "search")
+            let observation = reactor.observe { published.append($0) }
+            await playSession(reactor)
+            finalState = reactor.currentState
+            observation.cancel()
+        }
+        try await log.flush()
+
+        let resumed = GitHubSearchReactor(service: ScriptedSearchService())
+        try resumed.attach(to: log, stream: "search")
+        #expect(resumed.currentState == finalState)
+
+        // Fold every logged mutation through reduce, from the recorded initial state.
+        let info = try #require(try log.stream(named: "search"))
+        var state = try log.decode(GitHubSearchReactor.State.self, from: info.initialState, codec: info.initialStateCodec)
+        var replayed = [state]
+        var iterator = log.entries(EntryQuery(stream: "search", kinds: [.mutation]))
+        while let entry = try iterator.next() {
+            state = resumed.reduce(state: state, mutation: try log.decode(GitHubSearchReactor.Mutation.self, from: entry))
+            replayed.append(state)
+        }
+        #expect(replayed == published.all)
+
+        // Snapshots were written by the policy, and on release; each equals the state replayed at its step.
+        let snapshots = try log.snapshotSequences(stream: "search")
+        #expect(snapshots.count >= 4)
+        let closed = try #require(try log.readEntries(EntryQuery(stream: "search", kinds: [.streamClosed])).last)
+        #expect(snapshots.contains(closed.sequence))
+        let atClose = try #require(try log.latestSnapshot(stream: "search", atOrBefore: closed.sequence))
+        #expect(try log.decode(GitHubSearchReactor.State.self, from: atClose.state, codec: atClose.codec) == finalState)
+    }
+
+    @Test("a resumed stream continues the sequence and keeps logging")
+    func resumedContinues() async throws {
+        let log = try openLog()
+        do {
+            let reactor = TodoReactor()
+            try reactor.attach(to: log, stream: "todo")
+            reactor.send(.add("milk"))
+        }
+        let reactor = TodoReactor()
+        try reactor.attach(to: log, stream: "todo")
+        #expect(reactor.currentState.items.map(\.title) == ["milk"])
+        reactor.send(.add("eggs"))
+        try await log.flush()
+        let kinds = try log.readEntries(EntryQuery(stream: "todo")).map(\.kind)
+        #expect(kinds == [.streamOpened, .action, .mutation, .streamClosed, .streamResumed, .action, .mutation])
+        #expect(try log.allSequencesAreGapless())
+    }
+
+    @Test("the redaction hook masks actions in the log; the reactor still gets the original")
+    func redaction() async throws {
+        let log = try openLog()
+        let reactor = TodoReactor()
+        try reactor.attach(to: log, stream: "todo") { action in
+            if case let .add(title) = action, title.hasPrefix("password") { return .add("<redacted>") }
+            return action
+        }
+        reactor.send(.add("password: hunter2"))
+        #expect(reactor.currentState.items.first?.title == "password: hunter2")
+        try await log.flush()
+        let action = try #require(try log.readEntries(EntryQuery(kinds: [.action])).first)
+        #expect(try log.decode(TodoReactor.Action.self, from: action) == .add("<redacted>"))
+        // Mutations are logged as they are, because replay needs them (Todo's mutations are its actions).
+        let mutation = try #require(try log.readEntries(EntryQuery(kinds: [.mutation])).first)
+        #expect(try log.decode(TodoReactor.Action.self, from: mutation) == .add("password: hunter2"))
+    }
+
+    @Test("mutations merged from a global stream are logged without a cause")
+    func mergedMutationsHaveNoCause() async throws {
+        final class ClockReactor: Reactor {
+            enum Action: Codable, Sendable { case reset }
+            enum Mutation: Codable, Sendable { case tick, reset }
+            struct State: Codable, Sendable { var ticks = 0 }
+            let initialState = State()
+            let runtime = ReactorRuntime<ClockReactor>()
+            let ticks: AsyncStream<Void>
+            init(ticks: AsyncStream<Void>) { self.ticks = ticks }
+            func transform(mutation: Pipeline<Mutation>) -> Pipeline<Mutation> { mutation.merge(ticks.map { Mutation.tick }) }
+            func mutate(action: Action) -> Effect<Mutation> { .just(.reset) }
+            func reduce(state: State, mutation: Mutation) -> State { State(ticks: mutation == .tick ? state.ticks + 1 : 0) }
+        }
+        let log = try openLog()
+        let ticks = AsyncStream<Void>.makeStream()
+        let reactor = ClockReactor(ticks: ticks.stream)
+        try reactor.attach(to: log, stream: "clock")
+        reactor.send(.reset)
+        ticks.continuation.yield()
+        _ = await reactor.state { $0.ticks == 1 }
+        try await log.flush()
+        let mutations = try log.readEntries(EntryQuery(kinds: [.mutation]))
+        #expect(mutations.map(\.caseName) == ["reset", "tick"])
+        #expect(mutations[0].cause != nil)
+        #expect(mutations[1].cause == nil)
+    }
+
+    @Test("attaching after first use, or a second reactor to an open stream, is refused with a sentence")
+    func misuse() throws {
+        let log = try openLog()
+        let started = TodoReactor()
+        started.send(.add("x"))
+        let late = #expect(throws: EventLogError.self) { try started.attach(to: log, stream: "todo") }
+        #expect(late?.description.contains("before its first use") == true)
+        let first = TodoReactor()
+        try first.attach(to: log, stream: "todo")
+        #expect(throws: EventLogError.streamInUse(name: "todo")) { try TodoReactor().attach(to: log, stream: "todo") }
+        _ = first
+    }
+}
+
+extension EventLog {
+    /// Whether the log's sequence numbers run from 1 without a gap.
+    func allSequencesAreGapless() throws -> Bool {
+        let sequences = try readEntries().map(\.sequence)
+        return sequences == Array(1...UInt64(sequences.count))
+    }
+}
