@@ -1,0 +1,77 @@
+import EventLogKit
+import ReactorLog
+import TestSupport
+import Testing
+
+/// The user API the guide's ProfileViewReactor calls (a fake: the real one is outside this project).
+enum UserAPI {
+    static func follow(_ userID: Int) async throws {}
+}
+
+/// docs/GUIDE.md's first example, verbatim.
+final class ProfileViewReactor: Reactor {
+    enum Action: Codable, Sendable {
+        case follow(Int)
+        case toggleBookmarked
+    }
+
+    enum Mutation: Codable, Sendable {
+        case setFollowing(Bool)
+        case setBookmarked(Bool)
+    }
+
+    struct State: Codable, Sendable, Equatable {
+        var isFollowing = false
+        var isBookmarked = false
+    }
+
+    let initialState = State()
+    let runtime = ReactorRuntime<ProfileViewReactor>()
+
+    func mutate(action: Action) -> Effect<Mutation> {
+        switch action {
+        case let .follow(userID):
+            return .run { send in
+                try await UserAPI.follow(userID)
+                send(.setFollowing(true))
+            }
+        case .toggleBookmarked:
+            return .just(.setBookmarked(!currentState.isBookmarked))
+        }
+    }
+
+    func reduce(state: State, mutation: Mutation) -> State {
+        var state = state
+        switch mutation {
+        case let .setFollowing(isFollowing):
+            state.isFollowing = isFollowing
+        case let .setBookmarked(isBookmarked):
+            state.isBookmarked = isBookmarked
+        }
+        return state
+    }
+}
+
+@Suite("The guide's examples", .timeLimit(.minutes(1)))
+struct GuideExampleTests {
+    @Test("testIsBookmarked, as in the seed: synchronous, no waiting")
+    func isBookmarked() {
+        let reactor = ProfileViewReactor()
+        reactor.send(.toggleBookmarked)
+        #expect(reactor.currentState.isBookmarked == true)
+        reactor.send(.toggleBookmarked)
+        #expect(reactor.currentState.isBookmarked == false)
+    }
+
+    @Test("following arrives asynchronously and is recorded in the log")
+    func follow() async throws {
+        let scratch = ScratchDirectory()
+        let log = try EventLog.open(at: scratch.file("profile.reactorlog"))
+        let reactor = ProfileViewReactor()
+        try reactor.attach(to: log, stream: "profile")
+        reactor.send(.follow(42))
+        _ = await reactor.state { $0.isFollowing }
+        try await log.flush()
+        #expect(try log.readEntries(EntryQuery(stream: "profile")).map(\.caseName) == ["opened", "follow", "setFollowing"])
+    }
+}
