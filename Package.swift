@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "ReactorLog", targets: ["ReactorLog"]),
         .library(name: "EventLogKit", targets: ["EventLogKit"]),
+        .library(name: "TimeTravel", targets: ["TimeTravel"]),
         .library(name: "LMDB", targets: ["LMDB"]),
     ],
     targets: [
@@ -21,6 +22,8 @@ let package = Package(
         .target(name: "EventLogKit", dependencies: ["LMDB"]),
         // The reactor runtime: ReactorKit's semantics on Swift concurrency, persisted to the log.
         .target(name: "ReactorLog", dependencies: ["EventLogKit"]),
+        // Time travel over a log: state at any step, diff, blame, bisect, divergence, schema checks.
+        .target(name: "TimeTravel", dependencies: ["ReactorLog", "EventLogKit"]),
         // Example reactors (Counter, GitHub Search with an offline fake, Todo) for tests, demo and benchmark.
         .target(name: "ReactorLogExamples", dependencies: ["ReactorLog"]),
         // A child process for the crash tests: appends until it is killed.

@@ -1,0 +1,78 @@
+import EventLogKit
+
+/// Where replaying a stream with the current reducer first disagrees with a state the log recorded.
+public struct Divergence: Sendable, Hashable, CustomStringConvertible {
+    /// The step of the recorded state that replay does not reproduce.
+    public let step: UInt64
+    /// The steps between the previous recorded state and this one: the culprit is a mutation among them.
+    public let range: ClosedRange<UInt64>
+    /// The mutation that diverges, when the range holds exactly one (the log recorded every state there).
+    public let mutation: LogEntry?
+    /// The action that caused ``mutation``.
+    public let action: LogEntry?
+    /// From the recorded state to the replayed one.
+    public let diff: StateDiff
+
+    /// A sentence, then the diff, indented.
+    public var description: String {
+        let culprit: String
+        if let mutation {
+            let cause = action.map { ", caused by #\($0.sequence) \($0.caseName)" } ?? ""
+            culprit = "at #\(mutation.sequence) (mutation \(mutation.caseName)\(cause))"
+        } else {
+            culprit = "between #\(range.lowerBound) and #\(range.upperBound) (snapshots are that far apart; record every state to narrow it to one mutation)"
+        }
+        return "Replay diverges from the recording \(culprit). Recorded → replayed:\n" + diff.rendered().map { "  " + $0 }.joined(separator: "\n")
+    }
+}
+
+extension TimeMachine {
+    /// Replays the stream with the current reducer and compares each recorded state (snapshot) with the
+    /// replayed one; returns the first that differs, or `nil` when replay reproduces every recorded state.
+    /// Each stretch is replayed from the previous recorded state, so one bad step is found even when later
+    /// ones also differ. Needs the reducer.
+    public func divergence(from: UInt64 = 0, through: UInt64 = .max) throws -> Divergence? {
+        guard replayer.canReduce else { throw try needsReducer(from) }
+        let snapshots = try log.snapshotSequences(stream: stream.name).filter { $0 > from && $0 <= through }
+        var baseStep = from
+        var base = try state(at: from)
+        for step in snapshots {
+            var replayed = base
+            var mutations = log.entries(EntryQuery(from: baseStep + 1, through: step, stream: stream.name, kinds: [.mutation]))
+            var last: LogEntry?
+            var count = 0
+            while let mutation = try mutations.next() {
+                replayed = try replayer.reduce(replayed, mutation, log: log)
+                last = mutation
+                count += 1
+            }
+            guard let snapshot = try log.latestSnapshot(stream: stream.name, atOrBefore: step) else { continue }
+            let recorded = try replayer.decodeState(snapshot.state, codec: snapshot.codec, log: log)
+            let diff = StateDiff(from: try replayer.json(recorded), to: try replayer.json(replayed))
+            if !diff.isEmpty {
+                let exact = count == 1 ? last : nil
+                return Divergence(
+                    step: step, range: (baseStep + 1)...step, mutation: exact,
+                    action: try exact?.cause.flatMap { try log.entry(at: $0) }, diff: diff)
+            }
+            baseStep = step
+            base = recorded
+        }
+        return nil
+    }
+
+    /// For tests: replays the recorded stream with the current reducer and throws
+    /// ``TimeTravelError/replayDiverges(_:)``, whose description shows the diff, at the first step where the
+    /// replayed state differs from the recorded one.
+    ///
+    /// ```swift
+    /// @Test func oldSessionsStillReplay() throws {
+    ///     let log = try EventLog.openReadOnly(at: "Fixtures/bug-1234.reactorlog")
+    ///     try TimeMachine(log: log, stream: "search", replayer: ReactorReplayer { GitHubSearchReactor() })
+    ///         .assertReplayMatchesRecording()
+    /// }
+    /// ```
+    public func assertReplayMatchesRecording() throws {
+        if let divergence = try divergence() { throw TimeTravelError.replayDiverges(divergence) }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// A JSON document as a tree: how time travel sees any `Codable` state, to diff it and to follow paths in it.
+public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
+    /// `null`.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// A number.
+    case number(Double)
+    /// A string.
+    case string(String)
+    /// An array.
+    case array([JSONValue])
+    /// An object; its keys are sorted when it is rendered.
+    case object([String: JSONValue])
+
+    /// Parses a UTF-8 JSON document (fragments such as `42` or `"text"` included).
+    public init(parsing data: Data) throws {
+        self = try JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    /// The JSON form of an `Encodable` value, as the log's JSON codec writes it.
+    public init<Value: Encodable>(encoding value: Value) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try self.init(parsing: encoder.encode(value))
+    }
+
+    /// Compact JSON with sorted keys; integral numbers without a fraction.
+    public var description: String {
+        switch self {
+        case .null: return "null"
+        case .bool(let value): return value ? "true" : "false"
+        case .number(let value):
+            if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
+            return String(value)
+        case .string(let value): return Self.quote(value)
+        case .array(let values): return "[" + values.map(\.description).joined(separator: ",") + "]"
+        case .object(let members):
+            return "{" + members.sorted { $0.key < $1.key }.map { "\(Self.quote($0.key)):\($0.value.description)" }.joined(separator: ",") + "}"
+        }
+    }
+
+    /// The value as pretty-printed JSON, two spaces per level, keys sorted.
+    public func pretty(indent: String = "") -> String {
+        let inner = indent + "  "
+        switch self {
+        case .array(let values) where !values.isEmpty:
+            return "[\n" + values.map { inner + $0.pretty(indent: inner) }.joined(separator: ",\n") + "\n\(indent)]"
+        case .object(let members) where !members.isEmpty:
+            return "{\n" + members.sorted { $0.key < $1.key }.map { member in
+                "\(inner)\(Self.quote(member.key)): \(member.value.pretty(indent: inner))"
+            }.joined(separator: ",\n") + "\n\(indent)}"
+        default:
+            return description
+        }
+    }
+
+    /// UTF-8 bytes of ``description``.
+    public var data: Data { Data(description.utf8) }
+
+    private static func quote(_ string: String) -> String {
+        var result = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case let c where c.value < 0x20: result += String(format: "\\u%04x", c.value)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}
+
+extension JSONValue: Codable {
+    /// Reads any JSON value; booleans and numbers stay apart.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    /// Writes the value as JSON.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let values): try container.encode(values)
+        case .object(let members): try container.encode(members)
+        }
+    }
+}

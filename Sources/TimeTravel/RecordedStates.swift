@@ -1,0 +1,33 @@
+import EventLogKit
+import Foundation
+
+/// Time travel without the reducer: states are JSON, available exactly where the log recorded them
+/// (the initial state and snapshots). With the `everyMutation` snapshot policy, that is every step.
+public struct RecordedStates: Replayer {
+    /// Creates the replayer.
+    public init() {}
+
+    /// Always `false`.
+    public var canReduce: Bool { false }
+
+    /// Parses a JSON-codec state.
+    public func decodeState(_ data: Data, codec: CodecID, log: EventLog) throws -> JSONValue {
+        guard codec == .json else {
+            throw TimeTravelError.decoding("A recorded state uses the \(codec) codec, which the generic inspector cannot read.")
+        }
+        return try JSONValue(parsing: data)
+    }
+
+    /// Never called: ``canReduce`` is `false`.
+    public func reduce(_ state: JSONValue, _ mutation: LogEntry, log: EventLog) throws -> JSONValue {
+        throw TimeTravelError.needsReducer(step: mutation.sequence, stream: mutation.stream, nearest: [])
+    }
+
+    /// The state itself.
+    public func json(_ state: JSONValue) throws -> JSONValue { state }
+
+    /// Checks that a JSON payload parses.
+    public func checkDecodes(_ entry: LogEntry, log: EventLog) throws {
+        if entry.codec == .json { _ = try JSONValue(parsing: entry.payload) }
+    }
+}

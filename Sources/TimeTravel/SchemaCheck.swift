@@ -1,0 +1,109 @@
+import EventLogKit
+
+/// Whether a log's stream can be replayed with the current types, in the manner of Elm's debugger.
+public struct SchemaReport: Sendable, Hashable, CustomStringConvertible {
+    /// The verdict.
+    public enum Verdict: Sendable, Hashable {
+        /// The fingerprints match.
+        case safe
+        /// The types changed, but every recorded state and every kind of entry still decodes.
+        case risky
+        /// Something recorded no longer decodes: replay would fail.
+        case impossible
+    }
+
+    /// The verdict.
+    public let verdict: Verdict
+    /// The fingerprint the stream was recorded with.
+    public let recordedFingerprint: String
+    /// The current types' fingerprint.
+    public let currentFingerprint: String
+    /// When impossible: the first entry that does not decode (0 for a recorded state), its case and the field.
+    public let problem: Problem?
+
+    /// What failed to decode.
+    public struct Problem: Sendable, Hashable {
+        /// The entry's step, or the snapshot's.
+        public let step: UInt64
+        /// The entry's kind and case, such as `mutation setRepos`, or `initial state`/`snapshot`.
+        public let what: String
+        /// The field path where decoding failed, such as `setRepos._0[3]`.
+        public let field: String
+        /// The decoder's message.
+        public let message: String
+    }
+
+    /// A sentence.
+    public var description: String {
+        switch verdict {
+        case .safe: "Replay is safe: the stream was recorded with the current types."
+        case .risky: "Replay is risky: the types changed since the stream was recorded, but every recorded state and every case still decodes."
+        case .impossible:
+            problem.map { "Replay is impossible: #\($0.step) (\($0.what)) no longer decodes at field '\($0.field)': \($0.message)." }
+                ?? "Replay is impossible."
+        }
+    }
+}
+
+extension TimeMachine {
+    /// Compares the stream's schema fingerprint with `currentFingerprint` and decodes, with the current
+    /// types, the initial state, the first and latest snapshots, and the first entry of every action and
+    /// mutation case, naming the first that fails.
+    public func checkSchema(currentFingerprint: String) throws -> SchemaReport {
+        func report(_ verdict: SchemaReport.Verdict, _ problem: SchemaReport.Problem? = nil) -> SchemaReport {
+            SchemaReport(verdict: verdict, recordedFingerprint: stream.schemaFingerprint, currentFingerprint: currentFingerprint, problem: problem)
+        }
+        func problem(_ step: UInt64, _ what: String, _ error: any Error) -> SchemaReport.Problem {
+            if let error = error as? DecodingError {
+                let (path, message): ([any CodingKey], String) = switch error {
+                case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context), .dataCorrupted(let context):
+                    (context.codingPath + (error.missingKey.map { [$0] } ?? []), context.debugDescription)
+                @unknown default: ([], "\(error)")
+                }
+                return .init(step: step, what: what, field: path.map(\.stringValue).joined(separator: "."), message: message)
+            }
+            return .init(step: step, what: what, field: "", message: "\(error)")
+        }
+        do {
+            _ = try replayer.decodeState(stream.initialState, codec: stream.initialStateCodec, log: log)
+        } catch {
+            return report(.impossible, problem(0, "initial state", error))
+        }
+        let snapshots = try log.snapshotSequences(stream: stream.name)
+        for step in Set([snapshots.first, snapshots.last].compactMap { $0 }).sorted() {
+            guard let snapshot = try log.latestSnapshot(stream: stream.name, atOrBefore: step) else { continue }
+            do {
+                _ = try replayer.decodeState(snapshot.state, codec: snapshot.codec, log: log)
+            } catch {
+                return report(.impossible, problem(step, "snapshot", error))
+            }
+        }
+        return try checkCases(report: report, problem: problem)
+    }
+
+    private func checkCases(
+        report: (SchemaReport.Verdict, SchemaReport.Problem?) -> SchemaReport,
+        problem: (UInt64, String, any Error) -> SchemaReport.Problem
+    ) throws -> SchemaReport {
+        var seen = Set<String>()
+        var entries = log.entries(EntryQuery(stream: stream.name, kinds: [.action, .mutation]))
+        while let entry = try entries.next() {
+            let what = "\(entry.kind) \(entry.caseName)"
+            guard seen.insert(what).inserted else { continue }
+            do {
+                try replayer.checkDecodes(entry, log: log)
+            } catch {
+                return report(.impossible, problem(entry.sequence, what, error))
+            }
+        }
+        return report(stream.schemaFingerprint == report(.safe, nil).currentFingerprint ? .safe : .risky, nil)
+    }
+}
+
+extension DecodingError {
+    /// The key a `keyNotFound` error names.
+    var missingKey: (any CodingKey)? {
+        if case .keyNotFound(let key, _) = self { return key }
+        return nil
+    }
+}

@@ -1,0 +1,106 @@
+/// One difference between two states.
+public struct StateChange: Sendable, Hashable, CustomStringConvertible {
+    /// Where it is.
+    public let path: StatePath
+    /// The value before; `nil` when it was added.
+    public let old: JSONValue?
+    /// The value after; `nil` when it was removed.
+    public let new: JSONValue?
+
+    /// `~ path: old → new`, `+ path: new` or `- path: old`.
+    public var description: String {
+        switch (old, new) {
+        case (nil, let new?): "+ \(path): \(StateDiff.abbreviate(new))"
+        case (let old?, nil): "- \(path): \(StateDiff.abbreviate(old))"
+        case (let old?, let new?): "~ \(path): \(StateDiff.abbreviate(old)) → \(StateDiff.abbreviate(new))"
+        case (nil, nil): "  \(path)"
+        }
+    }
+}
+
+/// The changed paths between two states, computed from their `Codable` (JSON) form, so it works for any
+/// state. Unchanged parts are left out; runs of elements added to or removed from the end of an array are
+/// rendered as one line.
+public struct StateDiff: Sendable, Hashable, CustomStringConvertible {
+    /// Every change, in path order (properties sorted by name, elements by index).
+    public let changes: [StateChange]
+
+    /// Whether the states are equal.
+    public var isEmpty: Bool { changes.isEmpty }
+
+    /// The changes from `old` to `new`.
+    public init(from old: JSONValue, to new: JSONValue) {
+        var changes: [StateChange] = []
+        Self.compare(old, new, at: StatePath([]), into: &changes)
+        self.changes = changes
+    }
+
+    private static func compare(_ old: JSONValue?, _ new: JSONValue?, at path: StatePath, into changes: inout [StateChange]) {
+        switch (old, new) {
+        case (.object(let before)?, .object(let after)?):
+            for key in Set(before.keys).union(after.keys).sorted() {
+                compare(before[key], after[key], at: path.appending(.key(key)), into: &changes)
+            }
+        case (.array(let before)?, .array(let after)?):
+            for index in 0..<max(before.count, after.count) {
+                compare(index < before.count ? before[index] : nil, index < after.count ? after[index] : nil,
+                        at: path.appending(.index(index)), into: &changes)
+            }
+        default:
+            if old != new { changes.append(StateChange(path: path, old: old, new: new)) }
+        }
+    }
+
+    /// One line per change; four or more consecutive elements added to (or removed from) one array are one
+    /// line: `+ repos[10...19]: 10 added ("swift/repo-11" … "swift/repo-20")`. `No change.` when empty.
+    public var description: String {
+        rendered().joined(separator: "\n")
+    }
+
+    /// The lines of ``description``.
+    public func rendered() -> [String] {
+        guard !changes.isEmpty else { return ["No change."] }
+        var lines: [String] = []
+        var index = 0
+        while index < changes.count {
+            let run = runLength(from: index)
+            if run >= 4 {
+                let first = changes[index], last = changes[index + run - 1]
+                let added = first.old == nil
+                let firstValue = (added ? first.new : first.old).map(Self.abbreviate) ?? ""
+                let lastValue = (added ? last.new : last.old).map(Self.abbreviate) ?? ""
+                let parent = StatePath(Array(first.path.components.dropLast()))
+                if case .index(let from)? = first.path.components.last, case .index(let to)? = last.path.components.last {
+                    lines.append("\(added ? "+" : "-") \(parent)[\(from)...\(to)]: \(run) \(added ? "added" : "removed") (\(firstValue) … \(lastValue))")
+                }
+                index += run
+            } else {
+                lines.append(changes[index].description)
+                index += 1
+            }
+        }
+        return lines
+    }
+
+    /// How many changes from `start` add (or remove) consecutive elements of the same array.
+    private func runLength(from start: Int) -> Int {
+        let first = changes[start]
+        guard case .index(var expected)? = first.path.components.last, (first.old == nil) != (first.new == nil) else { return 1 }
+        let parent = first.path.components.dropLast()
+        var length = 0
+        for change in changes[start...] {
+            guard case .index(let index)? = change.path.components.last, index == expected,
+                  change.path.components.dropLast() == parent, (change.old == nil) == (first.old == nil),
+                  (change.old == nil) != (change.new == nil) else { break }
+            length += 1
+            expected += 1
+        }
+        return length
+    }
+
+    /// A value in at most 60 characters.
+    static func abbreviate(_ value: JSONValue) -> String {
+        let text = value.description
+        return text.count <= 60 ? text : String(text.prefix(57)) + "…"
+    }
+}

@@ -1,0 +1,201 @@
+import EventLogKit
+import Foundation
+import Synchronization
+
+/// Time travel over one stream of a log: the state at any step, states over a range, diffs, blame,
+/// bisect, divergence, what-if replays and causal trees.
+///
+/// A *step* is a sequence number of the log; the state at step `s` is the stream's state right after
+/// entry `s` (step 0 is the initial state). It is rebuilt from the latest snapshot at or before `s` plus
+/// `reduce` over the stream's mutations after it, so its cost is bounded by the snapshot interval, not
+/// by the log's length. Without a reducer (``RecordedStates``), states exist exactly where the log
+/// recorded them, and asking for another throws ``TimeTravelError/needsReducer(step:stream:nearest:)``.
+public struct TimeMachine<P: Replayer>: Sendable {
+    /// The log.
+    public let log: EventLog
+    /// The stream travelled.
+    public let stream: StreamInfo
+    /// How states are decoded and reduced.
+    public let replayer: P
+    private let counter = ReconstructionCounter()
+
+    /// A time machine over stream `name` of `log`.
+    public init(log: EventLog, stream name: String, replayer: P) throws {
+        guard let info = try log.stream(named: name) else { throw EventLogError.unknownStream(name: name) }
+        self.log = log
+        self.stream = info
+        self.replayer = replayer
+    }
+
+    /// How many states were rebuilt from a snapshot or the initial state so far.
+    public var reconstructions: Int { counter.value }
+
+    /// The highest step: the log's highest sequence number.
+    public func lastStep() throws -> UInt64 {
+        try log.highestSequence()
+    }
+
+    /// The state right after step `step`.
+    public func state(at step: UInt64) throws -> P.State {
+        let last = try lastStep()
+        guard step <= last else { throw TimeTravelError.stepOutOfRange(step: step, stream: stream.name, highest: last) }
+        counter.increment()
+        let point = try log.recoveryPoint(stream: stream.name, atOrBefore: step)
+        let trimmed = try (log.stream(named: stream.name)?.sequenceFloor ?? 0) > 0
+        if point.isInitialState, trimmed {
+            let earliest = try log.snapshotSequences(stream: stream.name).first ?? last
+            throw TimeTravelError.stepTrimmed(step: step, stream: stream.name, earliest: earliest)
+        }
+        var state = try replayer.decodeState(point.state, codec: point.codec, log: log)
+        var mutations = log.entries(EntryQuery(from: point.sequence + 1, through: step, stream: stream.name, kinds: [.mutation]))
+        while let mutation = try mutations.next() {
+            guard replayer.canReduce else { throw try needsReducer(step) }
+            state = try replayer.reduce(state, mutation, log: log)
+        }
+        return state
+    }
+
+    /// The JSON form of the state right after `step`.
+    public func json(at step: UInt64) throws -> JSONValue {
+        try replayer.json(state(at: step))
+    }
+
+    /// Every entry of the stream from `from` through `through`, each with the state right after it,
+    /// streamed: the log is never read whole.
+    public func states(from: UInt64, through: UInt64 = .max) throws -> StateIterator<P> {
+        let start = try state(at: from == 0 ? 0 : from - 1)
+        return StateIterator(machine: self, state: start, entries: log.entries(EntryQuery(from: max(from, 1), through: through, stream: stream.name)))
+    }
+
+    /// What changed in the state from step `a` to step `b`.
+    public func diff(from a: UInt64, to b: UInt64) throws -> StateDiff {
+        StateDiff(from: try json(at: a), to: try json(at: b))
+    }
+
+    /// The mutations that changed the value at `path` between `from` and `through`, in order; none that did not.
+    public func blame(_ path: StatePath, from: UInt64 = 1, through: UInt64 = .max) throws -> [BlameEntry] {
+        var iterator = try states(from: from, through: through)
+        var previous = try replayer.json(iterator.state)[path]
+        var changes: [BlameEntry] = []
+        while let (entry, state) = try iterator.next() {
+            guard entry.kind == .mutation else { continue }
+            let value = try replayer.json(state)[path]
+            if value != previous {
+                changes.append(BlameEntry(mutation: entry, action: try entry.cause.flatMap { try log.entry(at: $0) }, old: previous, new: value))
+                previous = value
+            }
+        }
+        return changes
+    }
+
+    /// The last mutation at or before `step` that changed the value at `path` (rr's reverse-continue to a
+    /// watchpoint), or `nil` when it never changed.
+    public func lastChange(of path: StatePath, atOrBefore step: UInt64) throws -> BlameEntry? {
+        try blame(path, from: 1, through: step).last
+    }
+
+    /// The state at `through` had the mutations in `skipped` never happened (Redux DevTools' toggle), and
+    /// the differences from what was recorded. The log is not changed. Needs the reducer.
+    public func whatIf(skipping skipped: Set<UInt64>, through: UInt64? = nil) throws -> WhatIf<P.State> {
+        let end = try through ?? lastStep()
+        guard replayer.canReduce else { throw try needsReducer(skipped.min() ?? end) }
+        let start = (skipped.min() ?? end + 1) - 1
+        var state = try state(at: min(start, end))
+        var mutations = log.entries(EntryQuery(from: min(start, end) + 1, through: end, stream: stream.name, kinds: [.mutation]))
+        while let mutation = try mutations.next() {
+            guard !skipped.contains(mutation.sequence) else { continue }
+            state = try replayer.reduce(state, mutation, log: log)
+        }
+        let actual = try self.state(at: end)
+        return WhatIf(state: state, diff: StateDiff(from: try replayer.json(actual), to: try replayer.json(state)))
+    }
+
+    /// An action and every mutation and error its effects produced, in order, with their delays.
+    public func causalTree(of action: UInt64) throws -> CausalTree {
+        guard let root = try log.entry(at: action), root.stream == stream.name, root.kind == .action else {
+            throw TimeTravelError.bisectPrecondition("#\(action) is not an action of stream '\(stream.name)'. Use `reactorlog log` to find the action's step.")
+        }
+        var caused: [CausalTree.Node] = []
+        var entries = log.entries(EntryQuery(from: action + 1, stream: stream.name))
+        while let entry = try entries.next() {
+            if entry.cause == action {
+                caused.append(CausalTree.Node(entry: entry, delay: .nanoseconds(entry.timestamp - root.timestamp)))
+            }
+        }
+        return CausalTree(action: root, caused: caused)
+    }
+
+    func needsReducer(_ step: UInt64) throws -> TimeTravelError {
+        let snapshots = try log.snapshotSequences(stream: stream.name)
+        let before = snapshots.last { $0 <= step }, after = snapshots.first { $0 > step }
+        return .needsReducer(step: step, stream: stream.name, nearest: [before, after].compactMap { $0 })
+    }
+
+    /// The state right after `entry`, from the state before it.
+    func advance(_ state: P.State, over entry: LogEntry) throws -> P.State {
+        guard entry.kind == .mutation else { return state }
+        if replayer.canReduce { return try replayer.reduce(state, entry, log: log) }
+        guard let snapshot = try log.latestSnapshot(stream: stream.name, atOrBefore: entry.sequence), snapshot.sequence == entry.sequence else {
+            throw try needsReducer(entry.sequence)
+        }
+        return try replayer.decodeState(snapshot.state, codec: snapshot.codec, log: log)
+    }
+}
+
+/// Each entry of a range with the state right after it; see ``TimeMachine/states(from:through:)``.
+public struct StateIterator<P: Replayer> {
+    let machine: TimeMachine<P>
+    /// The state after the last entry returned (before the first, at the start).
+    public private(set) var state: P.State
+    var entries: EntryIterator
+
+    /// The next entry and the state right after it, or `nil` at the end.
+    public mutating func next() throws -> (entry: LogEntry, state: P.State)? {
+        guard let entry = try entries.next() else { return nil }
+        state = try machine.advance(state, over: entry)
+        return (entry, state)
+    }
+}
+
+/// A mutation that changed the value at a path.
+public struct BlameEntry: Sendable, Hashable {
+    /// The mutation.
+    public let mutation: LogEntry
+    /// The action that caused it, if any.
+    public let action: LogEntry?
+    /// The value before (`nil`: absent).
+    public let old: JSONValue?
+    /// The value after (`nil`: absent).
+    public let new: JSONValue?
+}
+
+/// The outcome of ``TimeMachine/whatIf(skipping:through:)``.
+public struct WhatIf<State: Sendable>: Sendable {
+    /// The state had the mutations been skipped.
+    public let state: State
+    /// From the recorded state to this one.
+    public let diff: StateDiff
+}
+
+/// An action and what its effects produced.
+public struct CausalTree: Sendable, Hashable {
+    /// A mutation or error caused by the action, and how long after it.
+    public struct Node: Sendable, Hashable {
+        /// The entry.
+        public let entry: LogEntry
+        /// Its time minus the action's time.
+        public let delay: Duration
+    }
+
+    /// The action.
+    public let action: LogEntry
+    /// Everything it caused, in order.
+    public let caused: [Node]
+}
+
+/// Counts state reconstructions; shared by copies of a ``TimeMachine``.
+final class ReconstructionCounter: Sendable {
+    private let count = Atomic<Int>(0)
+    func increment() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
+}

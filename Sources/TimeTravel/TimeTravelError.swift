@@ -1,0 +1,47 @@
+import EventLogKit
+
+/// What can go wrong travelling in a log's time, each a sentence with a hint.
+public enum TimeTravelError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A path such as `repos[3` could not be parsed.
+    case malformedPath(path: String, reason: String)
+    /// A step outside the stream's recorded range.
+    case stepOutOfRange(step: UInt64, stream: String, highest: UInt64)
+    /// The step's state cannot be rebuilt: the entries before it were trimmed.
+    case stepTrimmed(step: UInt64, stream: String, earliest: UInt64)
+    /// The state at a step exists only by reducing, and no reducer was given.
+    case needsReducer(step: UInt64, stream: String, nearest: [UInt64])
+    /// Bisect cannot start: the first state is not good or the last is not bad.
+    case bisectPrecondition(String)
+    /// A recorded bisect session does not cover a probe that replaying it needs.
+    case bisectLogIncomplete(step: UInt64)
+    /// Replaying with the current reducer does not reproduce the recorded states.
+    case replayDiverges(Divergence)
+    /// A log error, passed through.
+    case log(EventLogError)
+    /// A payload could not be decoded with the current types.
+    case decoding(String)
+
+    /// One line (the divergence adds its diff below).
+    public var description: String {
+        switch self {
+        case .malformedPath(let path, let reason):
+            "'\(path)' is not a state path: \(reason). Paths look like repos[3], user.name, items[2].done or repos.count."
+        case .stepOutOfRange(let step, let stream, let highest):
+            "Step #\(step) is outside stream '\(stream)', which ends at #\(highest). Pick a step from 0 (the initial state) to #\(highest)."
+        case .stepTrimmed(let step, let stream, let earliest):
+            "The entries of '\(stream)' before #\(earliest) were trimmed, so its state at #\(step) is gone. Pick a step from #\(earliest) on."
+        case .needsReducer(let step, let stream, let nearest):
+            "The state of '\(stream)' at #\(step) was not recorded and rebuilding it needs the reducer. Recorded states nearby: \(nearest.isEmpty ? "none" : nearest.map { "#\($0)" }.joined(separator: ", ")); or run an inspector that knows the reactor."
+        case .bisectPrecondition(let message):
+            message
+        case .bisectLogIncomplete(let step):
+            "The recorded bisect session has no verdict for #\(step): it was recorded on another log or range."
+        case .replayDiverges(let divergence):
+            divergence.description
+        case .log(let error):
+            error.description
+        case .decoding(let message):
+            message
+        }
+    }
+}
