@@ -33,11 +33,15 @@ let package = Package(
             path: "Tools/CrashWriter"
         ),
         // Helpers shared by the test targets.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ReactorLog"], path: "Tests/TestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
         .testTarget(
             name: "ReactorLogTests",
             dependencies: ["ReactorLog", "ReactorLogExamples", "EventLogKit", "TestSupport"]
+        ),
+        .testTarget(
+            name: "TimeTravelTests",
+            dependencies: ["TimeTravel", "ReactorLog", "ReactorLogExamples", "EventLogKit", "TestSupport"]
         ),
         .testTarget(
             name: "EventLogKitTests",

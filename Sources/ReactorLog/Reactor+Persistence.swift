@@ -25,7 +25,7 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
         guard !runtime.hasStarted else {
             throw .invalidArgument("Attach \(Self.self) to a log before its first use; it has already started.")
         }
-        let fingerprint = schemaFingerprint ?? "Action=\(String(reflecting: Action.self));Mutation=\(String(reflecting: Mutation.self));State=\(String(reflecting: State.self))"
+        let fingerprint = schemaFingerprint ?? Self.defaultSchemaFingerprint
         let stream = try log.openStream(
             named: name, reactorType: String(reflecting: Self.self), schemaFingerprint: fingerprint,
             initialState: initialState)
@@ -63,6 +63,12 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
             state = reduce(state: state, mutation: try stream.log.decode(Mutation.self, from: entry))
         }
         return state
+    }
+
+    /// The fingerprint `attach` records when none is given: the names of the Action, Mutation and State
+    /// types. Pass your own (a version string you bump) to track changes inside the types too.
+    public static var defaultSchemaFingerprint: String {
+        "Action=\(String(reflecting: Action.self));Mutation=\(String(reflecting: Mutation.self));State=\(String(reflecting: State.self))"
     }
 
     /// The first error writing to the log, if one happened; the reactor keeps working in memory after it.

@@ -59,11 +59,15 @@ extension TimeMachine {
         guard let lastMutation = steps.last else {
             throw TimeTravelError.bisectPrecondition("Stream '\(stream.name)' has no mutation between #\(from) and #\(end): nothing to bisect.")
         }
-        guard try probe(from) == .good else {
-            throw TimeTravelError.bisectPrecondition("The state at #\(from) is not good, so the bug came earlier. Start the bisect from an earlier step (--from).")
+        switch try probe(from) {
+        case .good: break
+        case .bad: throw TimeTravelError.bisectPrecondition("The state at #\(from) is already bad, so the bug came earlier. Start the bisect from an earlier step (--from).")
+        case .skip: throw TimeTravelError.bisectPrecondition("The state at #\(from) was skipped, but bisect needs it judged good. Start from a step the test can judge (--from).")
         }
-        guard try probe(lastMutation) == .bad else {
-            throw TimeTravelError.bisectPrecondition("The state at #\(lastMutation), the last mutation up to #\(end), is not bad: there is no bad state to find. Check the test, or bisect a longer range.")
+        switch try probe(lastMutation) {
+        case .bad: break
+        case .good: throw TimeTravelError.bisectPrecondition("The state at #\(lastMutation), the last mutation up to #\(end), is good: there is no bad state to find. Check the test, or bisect a longer range.")
+        case .skip: throw TimeTravelError.bisectPrecondition("The state at #\(lastMutation), the last mutation up to #\(end), was skipped, but bisect needs it judged bad. End the bisect at a step the test can judge (--to).")
         }
         // Invariant: the state before steps[low + 1] is good (low == -1: the state at `from`), steps[high] is bad.
         var low = -1, high = steps.count - 1

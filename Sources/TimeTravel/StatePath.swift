@@ -68,6 +68,12 @@ public struct StatePath: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension JSONValue {
+    /// The property `key` of an object, or `nil`.
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let members) = self { return members[key] }
+        return nil
+    }
+
     /// The value at `path`, or `nil` when there is none (a missing property, an index past the end).
     public subscript(path: StatePath) -> JSONValue? {
         var current = self

@@ -1,4 +1,5 @@
 import ReactorLog
+import TestSupport
 import Testing
 
 @Suite("Effects", .timeLimit(.minutes(1)))

@@ -1,4 +1,5 @@
 import ReactorLog
+import TestSupport
 import ReactorLogExamples
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import ReactorLog
+import TestSupport
 import Synchronization
 import Testing
 

@@ -1,4 +1,5 @@
 import ReactorLog
+import TestSupport
 import Testing
 
 /// The seed's three uses of `transform`.

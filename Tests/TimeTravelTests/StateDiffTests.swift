@@ -1,0 +1,52 @@
+import Foundation
+import TimeTravel
+import Testing
+
+@Suite("Paths and diffs")
+struct StateDiffTests {
+    func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: Data(text.utf8)) }
+
+    @Test("paths parse, print canonically, and find values, with count on arrays and objects")
+    func paths() throws {
+        let state = try json(#"{"repos":["a","b","c"],"user":{"name":"ann"},"items":[{"done":false},{"done":true}],"count":7}"#)
+        #expect(state[try StatePath(parsing: "repos[1]")] == .string("b"))
+        #expect(state[try StatePath(parsing: "user.name")] == .string("ann"))
+        #expect(state[try StatePath(parsing: "items[1].done")] == .bool(true))
+        #expect(state[try StatePath(parsing: "repos.count")] == .number(3))
+        #expect(state[try StatePath(parsing: "count")] == .number(7))
+        #expect(state[try StatePath(parsing: "repos[9]")] == nil)
+        #expect(state[try StatePath(parsing: "")] == state)
+        #expect(try StatePath(parsing: "items[2].done").description == "items[2].done")
+        for bad in ["repos[", "repos[x]", ".name", "a..b", "repos[1]x", "a.[1]", "repos[-1]"] {
+            #expect(throws: TimeTravelError.self, "\(bad)") { try StatePath(parsing: bad) }
+        }
+    }
+
+    @Test("a diff lists changed, added and removed paths and nothing unchanged")
+    func diff() throws {
+        let old = try json(#"{"query":"swift","repos":["a","b"],"page":2,"user":{"name":"ann","id":1}}"#)
+        let new = try json(#"{"query":"rx","repos":["a","c","d"],"user":{"name":"ann","id":1},"loading":true}"#)
+        let diff = StateDiff(from: old, to: new)
+        #expect(diff.rendered() == [
+            "+ loading: true",
+            "- page: 2",
+            #"~ query: "swift" → "rx""#,
+            #"~ repos[1]: "b" → "c""#,
+            #"+ repos[2]: "d""#,
+        ])
+        #expect(StateDiff(from: old, to: old).description == "No change.")
+    }
+
+    @Test("a run of elements added to an array is one line")
+    func collapsedRuns() throws {
+        let old = try json(#"{"repos":["r1","r2"]}"#)
+        let new = try json(#"{"repos":["r1","r2","r3","r4","r5","r6","r7"]}"#)
+        #expect(StateDiff(from: old, to: new).rendered() == [#"+ repos[2...6]: 5 added ("r3" … "r7")"#])
+    }
+
+    @Test("JSON values keep booleans and numbers apart and print compactly")
+    func jsonValues() throws {
+        let value = try json(#"{"b":true,"n":1,"x":1.5,"s":"q\"uote","a":[null]}"#)
+        #expect(value.description == #"{"a":[null],"b":true,"n":1,"s":"q\"uote","x":1.5}"#)
+    }
+}

@@ -1,0 +1,254 @@
+import EventLogKit
+import Foundation
+import ReactorLog
+import ReactorLogExamples
+import TestSupport
+import TimeTravel
+import Testing
+
+@Suite("Time travel", .timeLimit(.minutes(2)))
+struct TimeMachineTests {
+    let scratch = ScratchDirectory()
+
+    func openLog(_ name: String = "t.reactorlog", policy: SnapshotPolicy = .every(mutations: 16), durability: Durability = .grouped) throws -> EventLog {
+        var configuration = EventLogConfiguration(durability: durability)
+        configuration.snapshotPolicy = policy
+        return try EventLog.open(at: scratch.file(name), configuration: configuration)
+    }
+
+    func mutationSteps(_ log: EventLog, _ stream: String) throws -> [UInt64] {
+        try log.readEntries(EntryQuery(stream: stream, kinds: [.mutation])).map(\.sequence)
+    }
+
+    @Test("the state at every step equals the state the live reactor published (Ledger, Todo, GitHub Search)")
+    func everyStep() async throws {
+        let log = try openLog()
+        let ledgerStates = try recordLedger(log, deposits: 100)
+        let ledger = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        let ledgerSteps = try mutationSteps(log, "ledger")
+        #expect(try ledger.state(at: 0) == ledgerStates[0])
+        for (index, step) in ledgerSteps.enumerated() {
+            #expect(try ledger.state(at: step) == ledgerStates[index + 1])
+            #expect(try ledger.state(at: step - 1) == ledgerStates[index])
+        }
+
+        let todo = TodoReactor()
+        try todo.attach(to: log, stream: "todo")
+        let todoStates = Recorder<TodoReactor.State>()
+        let observation = todo.observe { todoStates.append($0) }
+        for index in 0..<40 {
+            todo.send(.add("task \(index)"))
+            if index % 3 == 0 { todo.send(.toggle(id: index / 2 + 1)) }
+            if index % 7 == 0 { todo.send(.move(from: 0, to: index / 2)) }
+            if index % 5 == 0 { todo.send(.delete(id: index)) }
+        }
+        observation.cancel()
+
+        let search = GitHubSearchReactor(service: FakeGitHubSearchService(latency: .zero))
+        try search.attach(to: log, stream: "search")
+        let searchStates = Recorder<GitHubSearchReactor.State>()
+        let searchObservation = search.observe { searchStates.append($0) }
+        search.send(.updateQuery("swift"))
+        _ = await search.state { $0.repos.count == 10 }
+        search.send(.loadNextPage)
+        _ = await search.state { $0.repos.count == 20 && !$0.isLoadingNextPage }
+        searchObservation.cancel()
+        try await log.flush()
+
+        let todoMachine = try TimeMachine(log: log, stream: "todo", replayer: ReactorReplayer { TodoReactor() })
+        for (index, step) in try mutationSteps(log, "todo").enumerated() {
+            #expect(try todoMachine.state(at: step) == todoStates.all[index + 1])
+        }
+        let searchMachine = try TimeMachine(log: log, stream: "search", replayer: ReactorReplayer { GitHubSearchReactor() })
+        for (index, step) in try mutationSteps(log, "search").enumerated() {
+            #expect(try searchMachine.state(at: step) == searchStates.all[index + 1])
+        }
+    }
+
+    @Test("states over a range are streamed with their entries")
+    func statesOverRange() throws {
+        let log = try openLog()
+        let published = try recordLedger(log, deposits: 50)
+        let machine = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        var iterator = try machine.states(from: 10, through: 40)
+        var seen: [UInt64] = []
+        while let (entry, state) = try iterator.next() {
+            seen.append(entry.sequence)
+            if entry.kind == .mutation { #expect(published.contains(state)) }
+        }
+        #expect(seen == Array(10...40))
+        #expect(iterator.state == (try machine.state(at: 40)))
+    }
+
+    @Test("blame finds exactly the mutations that changed a path, with old and new values and the causing action")
+    func blame() throws {
+        let log = try openLog()
+        let published = try recordLedger(log, deposits: 60)
+        let machine = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        let steps = try mutationSteps(log, "ledger")
+        for (text, value) in [("last[0]", { (s: LedgerReactor.State) in s.last.first }), ("last.count", { (s: LedgerReactor.State) in s.last.count })] as [(String, (LedgerReactor.State) -> Int?)] {
+            let expected = (1..<published.count).filter { value(published[$0]) != value(published[$0 - 1]) }.map { steps[$0 - 1] }
+            let found = try machine.blame(try StatePath(parsing: text))
+            #expect(found.map(\.mutation.sequence) == expected, "\(text)")
+        }
+        let balance = try machine.blame(try StatePath(parsing: "balance"))
+        #expect(balance.count == 60)
+        #expect(balance.first?.old == .number(0))
+        #expect(balance.first?.new == .number(1))
+        #expect(balance.first?.action?.caseName == "deposit")
+        let count = try machine.blame(try StatePath(parsing: "last.count"))
+        #expect(count.map { $0.new } == [.number(1), .number(2), .number(3)])
+        #expect(try machine.lastChange(of: try StatePath(parsing: "last.count"), atOrBefore: .max)?.mutation.sequence == steps[2])
+        #expect(try machine.lastChange(of: try StatePath(parsing: "deposits"), atOrBefore: steps[9])?.mutation.sequence == steps[9])
+    }
+
+    @Test("bisect finds a planted bug in a log of over 100,000 entries in O(log n) reconstructions")
+    func bisectPlantedBug() throws {
+        let log = try openLog("long.reactorlog", policy: .every(mutations: 256), durability: .noSync)
+        _ = try recordLedger(log, deposits: 55_000, bugAtDeposit: 31_337)
+        #expect(try log.highestSequence() > 110_000)
+        let machine = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor(bugAtDeposit: 31_337) })
+        let result = try machine.bisect { state, _ in state.balance >= 0 ? .good : .bad }
+        let steps = try mutationSteps(log, "ledger")
+        #expect(result.firstBad == steps[31_336])
+        #expect(result.mutation?.caseName == "add")
+        #expect(result.action?.caseName == "deposit")
+        #expect(result.diff?.changes.map(\.path.description).contains("balance") == true)
+        let bound = Int(log2(Double(steps.count)).rounded(.up)) + 2
+        #expect(result.probes.count <= bound)
+        #expect(result.reconstructions <= bound + 2)
+
+        let replayed = try machine.bisect(replaying: result.probes)
+        #expect(replayed.firstBad == result.firstBad)
+        #expect(replayed.probes == result.probes)
+    }
+
+    @Test("bisect skips states it cannot judge, and reports the range it cannot narrow")
+    func bisectWithSkips() throws {
+        let log = try openLog()
+        _ = try recordLedger(log, deposits: 200, bugAtDeposit: 120)
+        let machine = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor(bugAtDeposit: 120) })
+        let steps = try mutationSteps(log, "ledger")
+        let culprit = steps[119]
+        let farSkips = try machine.bisect { state, step in
+            step > 0 && step % 5 == 0 && step != culprit && step != steps[118] && step != steps.last ? .skip : (state.balance >= 0 ? .good : .bad)
+        }
+        #expect(farSkips.firstBad == culprit)
+        let nearSkips = try machine.bisect { state, step in
+            (steps[117]...steps[119]).contains(step) && step != steps[119] ? .skip : (state.balance >= 0 ? .good : .bad)
+        }
+        #expect(nearSkips.firstBad == nil)
+        #expect(nearSkips.candidates == [steps[117], steps[118], steps[119]])
+        let noBadState = #expect(throws: TimeTravelError.self) { try machine.bisect { _, _ in .good } }
+        #expect(noBadState?.description.contains("is good: there is no bad state to find") == true)
+        let skippedStart = #expect(throws: TimeTravelError.self) { try machine.bisect { _, _ in .skip } }
+        #expect(skippedStart?.description.contains("was skipped") == true)
+    }
+
+    @Test("divergence finds a one-line change to reduce: the exact mutation when every state was recorded, else the range")
+    func divergence() throws {
+        let everyState = try openLog("every.reactorlog", policy: .everyMutation)
+        _ = try recordLedger(everyState, deposits: 30)
+        let same = try TimeMachine(log: everyState, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        #expect(try same.divergence() == nil)
+        try same.assertReplayMatchesRecording()
+        let changed = try TimeMachine(log: everyState, stream: "ledger", replayer: ReactorReplayer { LedgerReactor(changedReduce: true) })
+        let found = try #require(try changed.divergence())
+        let firstSeven = try #require(try everyState.readEntries(EntryQuery(kinds: [.mutation])).first { $0.payload == Data("{\"add\":{\"_0\":7}}".utf8) })
+        #expect(found.mutation?.sequence == firstSeven.sequence)
+        #expect(found.action?.caseName == "deposit")
+        #expect(found.diff.changes.map(\.path.description) == ["balance"])
+        let error = #expect(throws: TimeTravelError.self) { try changed.assertReplayMatchesRecording() }
+        #expect(error?.description.contains("~ balance: 28 → 29") == true)
+
+        let sparse = try openLog("sparse.reactorlog", policy: .every(mutations: 10))
+        _ = try recordLedger(sparse, deposits: 30)
+        let range = try #require(try TimeMachine(log: sparse, stream: "ledger", replayer: ReactorReplayer { LedgerReactor(changedReduce: true) }).divergence())
+        #expect(range.mutation == nil)
+        let seven = try #require(try sparse.readEntries(EntryQuery(kinds: [.mutation])).first { $0.payload == Data("{\"add\":{\"_0\":7}}".utf8) })
+        #expect(range.range.contains(seven.sequence))
+    }
+
+    @Test("what if: skipping the bad mutation gives the state without the bug, and the log is unchanged")
+    func whatIf() throws {
+        let log = try openLog()
+        _ = try recordLedger(log, deposits: 100, bugAtDeposit: 40)
+        let machine = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        let bad = try mutationSteps(log, "ledger")[39]
+        let before = try log.highestSequence()
+        let outcome = try machine.whatIf(skipping: [bad])
+        #expect(outcome.state.deposits == 99)
+        #expect(outcome.diff.changes.map(\.path.description).contains("deposits"))
+        #expect(try log.highestSequence() == before)
+    }
+
+    @Test("the causal tree of an action lists what its effects produced, in order, with delays")
+    func causalTree() async throws {
+        let log = try openLog()
+        let search = GitHubSearchReactor(service: FakeGitHubSearchService(latency: .milliseconds(2)))
+        try search.attach(to: log, stream: "search")
+        search.send(.updateQuery("swift"))
+        _ = await search.state { $0.repos.count == 10 }
+        try await log.flush()
+        let action = try #require(try log.readEntries(EntryQuery(kinds: [.action])).first)
+        let tree = try TimeMachine(log: log, stream: "search", replayer: RecordedStates()).causalTree(of: action.sequence)
+        #expect(tree.caused.map(\.entry.caseName) == ["setQuery", "setRepos"])
+        #expect(tree.caused[1].delay >= tree.caused[0].delay)
+        #expect(tree.caused[1].delay >= .milliseconds(2))
+    }
+
+    @Test("without a reducer, states exist where recorded; elsewhere the error names the nearest recorded steps")
+    func recordedStatesOnly() throws {
+        let every = try openLog("every.reactorlog", policy: .everyMutation)
+        let published = try recordLedger(every, deposits: 20)
+        let generic = try TimeMachine(log: every, stream: "ledger", replayer: RecordedStates())
+        let steps = try mutationSteps(every, "ledger")
+        #expect(try generic.json(at: steps[9]) == (try JSONValue(encoding: published[10])))
+        #expect(try generic.blame(try StatePath(parsing: "last.count")).count == 3)
+
+        let sparse = try openLog("sparse.reactorlog", policy: .every(mutations: 5))
+        _ = try recordLedger(sparse, deposits: 20)
+        let partial = try TimeMachine(log: sparse, stream: "ledger", replayer: RecordedStates())
+        let sparseSteps = try mutationSteps(sparse, "ledger")
+        #expect(try partial.json(at: sparseSteps[4])["deposits"] == .number(5))
+        let error = #expect(throws: TimeTravelError.self) { try partial.json(at: sparseSteps[6]) }
+        #expect(error == .needsReducer(step: sparseSteps[6], stream: "ledger", nearest: [sparseSteps[4], sparseSteps[9]]))
+    }
+
+    @Test("a step past the end, or trimmed away, is refused with a sentence")
+    func badSteps() throws {
+        let log = try openLog()
+        _ = try recordLedger(log, deposits: 40)
+        let machine = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        let last = try log.highestSequence()
+        #expect(throws: TimeTravelError.stepOutOfRange(step: last + 1, stream: "ledger", highest: last)) { try machine.state(at: last + 1) }
+        try log.trim(before: 60)
+        let trimmed = #expect(throws: TimeTravelError.self) { try machine.state(at: 3) }
+        #expect(trimmed?.description.contains("trimmed") == true)
+        #expect(try machine.state(at: last).deposits == 40)
+        #expect(throws: EventLogError.unknownStream(name: "nope")) { try TimeMachine(log: log, stream: "nope", replayer: RecordedStates()) }
+    }
+
+    @Test("the schema check says safe, risky or impossible, naming the entry, case and field")
+    func schemaCheck() throws {
+        let log = try openLog()
+        _ = try recordLedger(log, deposits: 5)
+        let machine = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        #expect(machine.stream.schemaFingerprint == LedgerReactor.defaultSchemaFingerprint)
+        #expect(try machine.checkSchema(currentFingerprint: LedgerReactor.defaultSchemaFingerprint).verdict == .safe)
+        #expect(try machine.checkSchema(currentFingerprint: "v2").verdict == .risky)
+
+        final class RenamedLedger: Reactor {
+            enum Action: Codable, Sendable { case deposit(Int) }
+            enum Mutation: Codable, Sendable { case credit(Int) }
+            struct State: Codable, Sendable { var balance = 0, deposits = 0, last: [Int] = [] }
+            let initialState = State()
+            let runtime = ReactorRuntime<RenamedLedger>()
+        }
+        let renamed = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { RenamedLedger() })
+        let report = try renamed.checkSchema(currentFingerprint: "v3")
+        #expect(report.verdict == .impossible)
+        #expect(report.problem?.what == "mutation add")
+        #expect(report.description.contains("mutation add"))
+    }
+}
