@@ -44,6 +44,16 @@ struct TimeMachineTests {
         }
         observation.cancel()
 
+        let counter = CounterReactor(delay: .milliseconds(1))
+        try counter.attach(to: log, stream: "counter")
+        let counterStates = Recorder<CounterReactor.State>()
+        let counterObservation = counter.observe { counterStates.append($0) }
+        for index in 0..<6 {
+            counter.send(index % 3 == 2 ? .decrease : .increase)
+            _ = await counter.state { !$0.isLoading }
+        }
+        counterObservation.cancel()
+
         let search = GitHubSearchReactor(service: FakeGitHubSearchService(latency: .zero))
         try search.attach(to: log, stream: "search")
         let searchStates = Recorder<GitHubSearchReactor.State>()
@@ -58,6 +68,12 @@ struct TimeMachineTests {
         let todoMachine = try TimeMachine(log: log, stream: "todo", replayer: ReactorReplayer { TodoReactor() })
         for (index, step) in try mutationSteps(log, "todo").enumerated() {
             #expect(try todoMachine.state(at: step) == todoStates.all[index + 1])
+        }
+        let counterMachine = try TimeMachine(log: log, stream: "counter", replayer: ReactorReplayer { CounterReactor() })
+        let counterSteps = try mutationSteps(log, "counter")
+        #expect(counterSteps.count == 18)
+        for (index, step) in counterSteps.enumerated() {
+            #expect(try counterMachine.state(at: step) == counterStates.all[index + 1])
         }
         let searchMachine = try TimeMachine(log: log, stream: "search", replayer: ReactorReplayer { GitHubSearchReactor() })
         for (index, step) in try mutationSteps(log, "search").enumerated() {

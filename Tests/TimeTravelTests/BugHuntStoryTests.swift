@@ -1,0 +1,69 @@
+import EventLogKit
+import Foundation
+import ReactorLog
+import ReactorLogExamples
+import TestSupport
+import TimeTravel
+import Testing
+
+/// A server with the story's bug: for "rx", page 2 says the next page is 2 again.
+struct RepeatingPageService: GitHubSearchService {
+    func search(query: String, page: Int) async throws -> (repos: [String], nextPage: Int?) {
+        let (repos, next) = try await FakeGitHubSearchService(latency: .zero, pageCount: 5).search(query: query, page: page)
+        return (repos, query == "rx" && page == 2 ? 2 : next)
+    }
+}
+
+/// docs/TIME-TRAVEL.md's bug hunt, step by step, on a recording of the bug.
+@Suite("The bug hunt story", .timeLimit(.minutes(1)))
+struct BugHuntStoryTests {
+    @Test("bisect finds the append that duplicated repositories; causal tree and blame explain it; the regression loop catches it")
+    func hunt() async throws {
+        let scratch = ScratchDirectory()
+        let path = scratch.file("bug-1234.reactorlog")
+        do {
+            let log = try EventLog.open(at: path)
+            let reactor = GitHubSearchReactor(service: RepeatingPageService())
+            try reactor.attach(to: log, stream: "search")
+            reactor.send(.updateQuery("swift"))
+            _ = await reactor.state { $0.repos.count == 10 }
+            reactor.send(.updateQuery("rx"))
+            _ = await reactor.state { $0.repos.first == "rx/repo-1" }
+            for expected in [20, 30] {
+                reactor.send(.loadNextPage)
+                _ = await reactor.state { $0.repos.count == expected && !$0.isLoadingNextPage }
+            }
+            try log.close()
+        }
+
+        // 1. Find the first bad step.
+        let log = try EventLog.openReadOnly(at: path)
+        let machine = try TimeMachine(log: log, stream: "search", replayer: ReactorReplayer { GitHubSearchReactor() })
+        let result = try machine.bisect { state, _ in Set(state.repos).count == state.repos.count ? .good : .bad }
+        let firstBad = try #require(result.firstBad)
+        #expect(result.mutation?.caseName == "appendRepos")
+        #expect(result.action?.caseName == "loadNextPage")
+        #expect(result.diff?.rendered() == [#"+ repos[20...29]: 10 added ("rx/repo-11" … "rx/repo-20")"#])
+        #expect(try machine.bisect(replaying: result.probes).firstBad == firstBad)
+
+        // 2. Look at the cause.
+        let action = try #require(result.action)
+        let tree = try machine.causalTree(of: action.sequence)
+        #expect(tree.caused.map(\.entry.caseName) == ["setLoadingNextPage", "appendRepos", "setLoadingNextPage"])
+        // nextPage changed once, to 2, and never moved again: page 2 of "rx" did not advance it.
+        let nextPage = try machine.blame(StatePath(parsing: "nextPage"), through: firstBad)
+        #expect(nextPage.map(\.new) == [.number(2)])
+        #expect(nextPage.first?.mutation.caseName == "setRepos")
+        #expect(nextPage.first.map { $0.mutation.sequence < action.sequence } == true)
+        #expect(try machine.json(at: firstBad - 1)["nextPage"] == .number(2))
+
+        // 4. The regression test's loop finds the duplicate.
+        var states = try machine.states(from: 1)
+        var duplicateAt: UInt64?
+        while let (entry, state) = try states.next(), duplicateAt == nil {
+            if Set(state.repos).count != state.repos.count { duplicateAt = entry.sequence }
+        }
+        #expect(duplicateAt == firstBad)
+        try machine.assertReplayMatchesRecording()
+    }
+}
