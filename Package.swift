@@ -7,7 +7,12 @@ let package = Package(
         .library(name: "ReactorLog", targets: ["ReactorLog"]),
         .library(name: "EventLogKit", targets: ["EventLogKit"]),
         .library(name: "TimeTravel", targets: ["TimeTravel"]),
+        .library(name: "ReactorLogInspector", targets: ["ReactorLogInspector"]),
+        .executable(name: "reactorlog", targets: ["reactorlog"]),
         .library(name: "LMDB", targets: ["LMDB"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // Debian's liblmdb, found with pkg-config; never vendored.
@@ -24,6 +29,26 @@ let package = Package(
         .target(name: "ReactorLog", dependencies: ["EventLogKit"]),
         // Time travel over a log: state at any step, diff, blame, bisect, divergence, schema checks.
         .target(name: "TimeTravel", dependencies: ["ReactorLog", "EventLogKit"]),
+        // The inspector's command tree, for the shipped `reactorlog` and for users' own inspectors.
+        .target(
+            name: "ReactorLogInspector",
+            dependencies: [
+                "TimeTravel", "ReactorLog", "EventLogKit", "ReactorLogExamples",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The shipped inspector: knows the example reactors.
+        .executableTarget(
+            name: "reactorlog",
+            dependencies: ["ReactorLogInspector", "ReactorLogExamples"],
+            path: "Tools/Inspector"
+        ),
+        // How a user builds an inspector for their own reactors (compiled by the tests).
+        .executableTarget(
+            name: "example-inspector",
+            dependencies: ["ReactorLogInspector", "ReactorLogExamples"],
+            path: "Tools/ExampleInspector"
+        ),
         // Example reactors (Counter, GitHub Search with an offline fake, Todo) for tests, demo and benchmark.
         .target(name: "ReactorLogExamples", dependencies: ["ReactorLog"]),
         // A child process for the crash tests: appends until it is killed.

@@ -12,13 +12,17 @@ public struct EntryDraft: Sendable, Hashable {
     public var codec: CodecID
     /// The sequence number of the causing action, if any.
     public var cause: UInt64?
+    /// The entry's time (nanoseconds since 1970); `nil` for the time it is appended. Set it only to copy
+    /// entries from elsewhere, as `reactorlog import` does.
+    public var timestamp: Int64?
 
     /// Creates a draft.
-    public init(kind: EntryKind, caseName: String, payload: Data, codec: CodecID = .json, cause: UInt64? = nil) {
+    public init(kind: EntryKind, caseName: String, payload: Data, codec: CodecID = .json, cause: UInt64? = nil, timestamp: Int64? = nil) {
         self.kind = kind
         self.caseName = caseName
         self.payload = payload
         self.codec = codec
         self.cause = cause
+        self.timestamp = timestamp
     }
 }

@@ -44,6 +44,43 @@ extension EventLog {
         return max(last, info.sequenceFloor)
     }
 
+    /// How many entries stream `name` holds and its first and last sequence numbers, read from the stream
+    /// index alone (no entry is decoded).
+    public func statistics(stream name: String) throws(EventLogError) -> StreamStatistics {
+        guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
+        var statistics = StreamStatistics()
+        var position: UInt64 = 0
+        var done = false
+        while !done {
+            let chunk: (count: Int, first: UInt64?, last: UInt64?, kinds: [EntryKind: Int], done: Bool) = try storage.read { txn in
+                try txn.withCursor(storage.streamEntries) { cursor in
+                    var count = 0
+                    var first: UInt64?, last: UInt64?
+                    var kinds: [EntryKind: Int] = [:]
+                    var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, position &+ 1))
+                    while let current = item, count < 65_536 {
+                        guard let key = KeyCoding.decodeStreamSequence(current.key), key.stream == info.id else {
+                            return (count, first, last, kinds, true)
+                        }
+                        count += 1
+                        if first == nil { first = key.sequence }
+                        last = key.sequence
+                        if let kind = current.value.first.flatMap(EntryKind.init(rawValue:)) { kinds[kind, default: 0] += 1 }
+                        item = try cursor.next()
+                    }
+                    return (count, first, last, kinds, item == nil)
+                }
+            }
+            statistics.entries += chunk.count
+            if statistics.first == nil { statistics.first = chunk.first }
+            statistics.last = chunk.last ?? statistics.last
+            statistics.kinds.merge(chunk.kinds, uniquingKeysWith: +)
+            position = chunk.last ?? position
+            done = chunk.done || chunk.count == 0
+        }
+        return statistics
+    }
+
     /// The latest snapshot of stream `name` at or before `sequence` (one seek), or `nil`.
     public func latestSnapshot(stream name: String, atOrBefore sequence: UInt64) throws(EventLogError) -> Snapshot? {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }

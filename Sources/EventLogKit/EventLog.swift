@@ -158,8 +158,8 @@ public final class EventLog: Sendable {
         }
         do {
             let marker = EntryDraft(kind: resumed ? .streamResumed : .streamOpened, caseName: resumed ? "resumed" : "opened", payload: Data(), codec: .none)
-            _ = try writer.append(marker, streamID: info.id)
-            return try LogStream(log: self, info: info, resumed: resumed)
+            let markerSequence = try writer.append(marker, streamID: info.id)
+            return try LogStream(log: self, info: info, resumed: resumed, markerSequence: markerSequence)
         } catch {
             releaseStream(info.id)
             throw error

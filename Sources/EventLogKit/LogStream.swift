@@ -13,6 +13,8 @@ public final class LogStream: Sendable {
     public let log: EventLog
     /// Whether the stream existed before it was opened.
     public let wasResumed: Bool
+    /// The sequence number of the `streamOpened` or `streamResumed` marker appended when it was opened.
+    public let markerSequence: UInt64
 
     private struct Counters {
         var mutations = 0
@@ -23,11 +25,13 @@ public final class LogStream: Sendable {
 
     private let counters: Mutex<Counters>
 
-    init(log: EventLog, info: StreamInfo, resumed: Bool) throws(EventLogError) {
+    init(log: EventLog, info: StreamInfo, resumed: Bool, markerSequence: UInt64) throws(EventLogError) {
         self.log = log
         self.info = info
         self.wasResumed = resumed
+        self.markerSequence = markerSequence
         var counters = Counters()
+        counters.lastSequence = markerSequence
         if resumed {
             // Count what came after the latest snapshot, so the policy resumes where it stopped.
             let point = try log.recoveryPoint(stream: info, atOrBefore: .max)

@@ -70,7 +70,7 @@ final class LogWriter: @unchecked Sendable {
         let timestamp = WallClock.now()
         let pending = drafts.enumerated().map { index, draft in
             EntryRecord.Pending(
-                sequence: first + UInt64(index), streamID: streamID, kind: draft.kind, timestamp: timestamp,
+                sequence: first + UInt64(index), streamID: streamID, kind: draft.kind, timestamp: draft.timestamp ?? timestamp,
                 cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: draft.payload)
         }
         nextSequence += UInt64(drafts.count)
@@ -88,7 +88,7 @@ final class LogWriter: @unchecked Sendable {
         let sequence = nextSequence
         nextSequence += 1
         let pending = EntryRecord.Pending(
-            sequence: sequence, streamID: streamID, kind: draft.kind, timestamp: WallClock.now(),
+            sequence: sequence, streamID: streamID, kind: draft.kind, timestamp: draft.timestamp ?? WallClock.now(),
             cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: draft.payload)
         try enqueue(.entry(pending), entries: 1, bytes: bytes)
         return sequence

@@ -6,15 +6,8 @@ import TestSupport
 import TimeTravel
 import Testing
 
-/// A server with the story's bug: for "rx", page 2 says the next page is 2 again.
-struct RepeatingPageService: GitHubSearchService {
-    func search(query: String, page: Int) async throws -> (repos: [String], nextPage: Int?) {
-        let (repos, next) = try await FakeGitHubSearchService(latency: .zero, pageCount: 5).search(query: query, page: page)
-        return (repos, query == "rx" && page == 2 ? 2 : next)
-    }
-}
-
-/// docs/TIME-TRAVEL.md's bug hunt, step by step, on a recording of the bug.
+/// docs/TIME-TRAVEL.md's bug hunt, step by step, on a recording of the bug: a server whose page 2 of "rx"
+/// says the next page is 2 again.
 @Suite("The bug hunt story", .timeLimit(.minutes(1)))
 struct BugHuntStoryTests {
     @Test("bisect finds the append that duplicated repositories; causal tree and blame explain it; the regression loop catches it")
@@ -23,7 +16,7 @@ struct BugHuntStoryTests {
         let path = scratch.file("bug-1234.reactorlog")
         do {
             let log = try EventLog.open(at: path)
-            let reactor = GitHubSearchReactor(service: RepeatingPageService())
+            let reactor = GitHubSearchReactor(service: FakeGitHubSearchService(latency: .zero, pageCount: 5, stalePage: ("rx", 2)))
             try reactor.attach(to: log, stream: "search")
             reactor.send(.updateQuery("swift"))
             _ = await reactor.state { $0.repos.count == 10 }

@@ -17,12 +17,16 @@ public struct FakeGitHubSearchService: GitHubSearchService {
     public let pageCount: Int
     /// How many repositories a page holds.
     public let pageSize: Int
+    /// A planted server bug, for the demo's bisect tour: for this query, this page answers that the next
+    /// page is itself, so a client that trusts it loads the page twice.
+    public let stalePage: (query: String, page: Int)?
 
     /// A fake with the given latency and result sizes.
-    public init(latency: Duration = .milliseconds(100), pageCount: Int = 3, pageSize: Int = 10) {
+    public init(latency: Duration = .milliseconds(100), pageCount: Int = 3, pageSize: Int = 10, stalePage: (query: String, page: Int)? = nil) {
         self.latency = latency
         self.pageCount = pageCount
         self.pageSize = pageSize
+        self.stalePage = stalePage
     }
 
     /// The page's repositories after ``latency``.
@@ -32,6 +36,7 @@ public struct FakeGitHubSearchService: GitHubSearchService {
         guard !query.isEmpty, page >= 1, page <= pageCount else { return ([], nil) }
         let first = (page - 1) * pageSize + 1
         let repos = (first..<(first + pageSize)).map { "\(query)/repo-\($0)" }
+        if let stalePage, stalePage.query == query, stalePage.page == page { return (repos, page) }
         return (repos, page < pageCount ? page + 1 : nil)
     }
 }

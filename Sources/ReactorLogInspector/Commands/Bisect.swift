@@ -1,0 +1,103 @@
+import ArgumentParser
+import EventLogKit
+import Foundation
+import TimeTravel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `reactorlog bisect`.
+struct Bisect: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Find the first step whose state is bad, judged by a command, as `git bisect run` does.",
+        discussion: """
+            At each probe the state is given to CMD (run with /bin/sh -c) as JSON on standard input. CMD's exit \
+            code is its verdict: 0 good, 125 skip (cannot judge), 1 to 124 bad, 126 or 127 (the command cannot \
+            be run) and anything above 127 stop the bisect. The state at --from must be good and the state at \
+            --to bad.
+            """)
+
+    @OptionGroup var log: LogArgument
+    @Option(name: .long, help: "The command judging each state, such as 'python3 check.py'.") var run: String
+    @OptionGroup var streamOption: StreamOption
+    @Option(name: .long, help: "A step whose state is good (default 0, the initial state).") var from: UInt64 = 0
+    @Option(name: .long, help: "A step whose state is bad (default: the last).") var to: UInt64?
+    @OptionGroup var output: OutputOptions
+
+    struct BisectJSON: Codable {
+        let stream: String
+        let firstBad: UInt64?
+        let candidates: [UInt64]
+        let mutation: EntryJSON?
+        let action: EntryJSON?
+        let changes: [ChangeJSON]
+        let probes: [BisectProbe]
+        let reconstructions: Int
+    }
+
+    func run() async throws {
+        try await inspect {
+            signal(SIGPIPE, SIG_IGN)
+            let session = try Session.open(log.log)
+            let stream = try session.stream(streamOption.stream, step: to)
+            if let to { try session.checkStep(to, stream: stream) }
+            let machine = try session.machine(for: stream)
+            let result = try machine.bisectJSON(from: from, through: to) { state, step in
+                let verdict = try judge(state, step: step)
+                FileHandle.standardError.write(Data("bisect: #\(step) \(verdict.rawValue)\n".utf8))
+                return verdict
+            }
+            if output.json {
+                return try printJSON(BisectJSON(
+                    stream: stream.name, firstBad: result.firstBad, candidates: result.candidates,
+                    mutation: result.mutation.map(EntryJSON.init), action: result.action.map(EntryJSON.init),
+                    changes: result.diff.map(ChangeJSON.list) ?? [], probes: result.probes, reconstructions: result.reconstructions))
+            }
+            let t = session.terminal
+            guard let firstBad = result.firstBad, let mutation = result.mutation else {
+                print("Bisect could not narrow it down: skipped states leave the first bad step among \(result.candidates.map { "#\($0)" }.joined(separator: ", ")).")
+                return
+            }
+            print(t.paint("First bad step: #\(firstBad)", .bold) + " in stream \(stream.name)")
+            print("  mutation:  #\(mutation.sequence) \(EntryFormatter.payload(mutation))")
+            if let action = result.action { print("  caused by: #\(action.sequence) action \(EntryFormatter.payload(action))") }
+            print("  state change:")
+            for line in result.diff?.rendered() ?? [] { print("    " + DiffColors.paint(line, t)) }
+            print("Judged \(result.probes.count) states, rebuilt \(result.reconstructions).")
+        }
+    }
+
+    /// Runs the command on one state.
+    private func judge(_ state: JSONValue, step: UInt64) throws -> BisectVerdict {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", run]
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.standardError
+        var environment = ProcessInfo.processInfo.environment
+        environment["REACTORLOG_STEP"] = String(step)
+        process.environment = environment
+        do {
+            try process.run()
+        } catch {
+            throw InspectorFailure("The bisect command could not be started: \(error.localizedDescription).", exit: .bisectFailed)
+        }
+        try? input.fileHandleForWriting.write(contentsOf: state.data)
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        let code = process.terminationStatus
+        if process.terminationReason == .uncaughtSignal {
+            throw InspectorFailure("The bisect command was killed by signal \(code) at #\(step); bisect stopped.", exit: .bisectFailed)
+        }
+        switch code {
+        case 0: return .good
+        case 125: return .skip
+        case 126, 127:
+            throw InspectorFailure("The bisect command cannot be run (exit \(code): \(code == 127 ? "command not found" : "not executable")): \(run)", exit: .bisectFailed)
+        case 1...124: return .bad
+        default:
+            throw InspectorFailure("The bisect command aborted with exit code \(code) at #\(step); bisect stopped.", exit: .bisectFailed)
+        }
+    }
+}

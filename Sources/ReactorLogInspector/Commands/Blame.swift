@@ -1,0 +1,36 @@
+import ArgumentParser
+import EventLogKit
+import TimeTravel
+
+/// `reactorlog blame`.
+struct Blame: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the mutations that changed the value at a path of a stream's state.")
+
+    @OptionGroup var log: LogArgument
+    @Argument(help: "The path, such as nextPage, repos.count, items[2].done.") var path: String
+    @OptionGroup var streamOption: StreamOption
+    @Option(name: .long, help: "From this step.") var from: UInt64 = 1
+    @Option(name: .long, help: "Up to this step.") var to: UInt64?
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        try await inspect {
+            let session = try Session.open(log.log)
+            let statePath = try StatePath(parsing: path)
+            let stream = try session.stream(streamOption.stream)
+            let changes = try session.machine(for: stream).blame(statePath, from: from, through: to ?? .max)
+            if output.json { return try printJSON(changes.map(BlameJSON.init)) }
+            let t = session.terminal
+            print(t.paint("\(stream.name): \(statePath)", .bold) + " changed \(changes.count) time\(changes.count == 1 ? "" : "s")")
+            let rows = changes.map { change in
+                [
+                    t.paint(EntryFormatter.time.string(from: change.mutation.date), .gray), "#\(change.mutation.sequence)",
+                    change.mutation.caseName,
+                    "\(change.old.map(EntryFormatter.brief) ?? "absent") → \(change.new.map(EntryFormatter.brief) ?? "absent")",
+                    change.action.map { "by #\($0.sequence) \(EntryFormatter.payload($0))" } ?? "",
+                ]
+            }
+            for line in Table.render(rows) { print(line) }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import ArgumentParser
+import EventLogKit
+import Foundation
+import ReactorLog
+import ReactorLogExamples
+
+/// `reactorlog demo`: records a session of the example reactors, with a planted state bug to bisect.
+struct Demo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Record a demo session of the example reactors (GitHub Search, Todo, Counter) into a new log.",
+        discussion: """
+            The GitHub Search session runs against an offline fake server with a planted bug: page 2 of "rx" says \
+            the next page is 2 again, so scrolling loads it twice and repositories appear twice. Find it with \
+            `reactorlog bisect`. With --actions N, records a long synthetic Counter session instead (for benchmarks \
+            and crash tests).
+            """)
+
+    @Option(name: .long, help: "Where to write the log.")
+    var out = "demo.reactorlog"
+
+    @Option(name: .long, help: "Record N synthetic Counter actions (4 entries each) instead of the demo session.")
+    var actions: Int?
+
+    @Option(name: .long, help: "Durability: sync, grouped or nosync.")
+    var durability: Durability = .grouped
+
+    @Flag(name: .long, help: "Replace the log at --out if it exists.")
+    var force = false
+
+    func run() async throws {
+        try await inspect {
+            if let actions, actions < 1 {
+                throw InspectorFailure("--actions must be at least 1, not \(actions).", exit: .invalidArgument)
+            }
+            try prepare()
+            var configuration = EventLogConfiguration(durability: durability)
+            configuration.snapshotPolicy = actions == nil ? .every(mutations: 8) : .default
+            let log = try EventLog.open(at: out, configuration: configuration)
+            if let actions {
+                try await recordSynthetic(log, actions: actions)
+            } else {
+                try await recordDemo(log)
+            }
+            try log.close()
+            printNextSteps()
+        }
+    }
+
+    /// Refuses to overwrite anything but, with --force, a previous log.
+    private func prepare() throws {
+        guard FileManager.default.fileExists(atPath: out) else { return }
+        guard force else {
+            throw InspectorFailure("\(out) already exists. Choose another --out, or pass --force to replace it.", exit: .invalidArgument)
+        }
+        // Only a ReactorLog log is replaced: opening it proves it is one.
+        _ = try EventLog.openReadOnly(at: out)
+        try FileManager.default.removeItem(atPath: out)
+    }
+
+    private func recordDemo(_ log: EventLog) async throws {
+        let service = FakeGitHubSearchService(latency: .milliseconds(30), pageCount: 4, stalePage: ("rx", 2))
+        do {
+            let search = GitHubSearchReactor(service: service)
+            try search.attach(to: log, stream: "search")
+            for prefix in ["s", "sw", "swi", "swift"] { search.send(.updateQuery(prefix)) }
+            _ = await search.waitFor { $0.repos.first == "swift/repo-1" }
+            for pages in [20, 30] {
+                search.send(.loadNextPage)
+                _ = await search.waitFor { $0.repos.count == pages && !$0.isLoadingNextPage }
+            }
+            // A failing search: wait for its effect-error entry, so the next query does not cancel it first.
+            let errorsFrom = try log.highestSequence() + 1
+            search.send(.updateQuery("error"))
+            try await log.flush()
+            for try await _ in log.follow(EntryQuery(from: errorsFrom, limit: 1, kinds: [.effectError])) {}
+            // The planted bug: page 2 of "rx" says the next page is 2, so it is loaded twice.
+            search.send(.updateQuery("rx"))
+            _ = await search.waitFor { $0.repos.first == "rx/repo-1" }
+            for pages in [20, 30] {
+                search.send(.loadNextPage)
+                _ = await search.waitFor { $0.repos.count == pages && !$0.isLoadingNextPage }
+            }
+        }
+        do {
+            let todo = TodoReactor()
+            try todo.attach(to: log, stream: "todo")
+            for title in ["Read the ReactorKit docs", "Port GitHub Search", "Record a session", "Bisect the bug", "Write a regression test"] {
+                todo.send(.add(title))
+            }
+            todo.send(.toggle(id: 1))
+            todo.send(.toggle(id: 2))
+            todo.send(.edit(id: 4, title: "Bisect the duplicate repos"))
+            todo.send(.move(from: 4, to: 0))
+            todo.send(.delete(id: 3))
+        }
+        do {
+            let counter = CounterReactor(delay: .milliseconds(20))
+            try counter.attach(to: log, stream: "counter")
+            for action in [CounterReactor.Action.increase, .increase, .increase, .decrease] {
+                counter.send(action)
+                _ = await counter.waitFor { !$0.isLoading }
+            }
+        }
+        try await log.flush()
+    }
+
+    private func recordSynthetic(_ log: EventLog, actions: Int) async throws {
+        let terminal = Terminal.current
+        let start = ContinuousClock.now
+        do {
+            let counter = CounterReactor(delay: .zero)
+            try counter.attach(to: log, stream: "counter")
+            for index in 0..<actions {
+                counter.send(index % 3 == 2 ? .decrease : .increase)
+                if index % 100_000 == 0 { terminal.showProgress("demo: \(index) of \(actions) actions") }
+            }
+        }
+        try await log.flush()
+        terminal.endProgress()
+        let seconds = Double((ContinuousClock.now - start).components.attoseconds) / 1e18 + Double((ContinuousClock.now - start).components.seconds)
+        let entries = try log.highestSequence()
+        FileHandle.standardError.write(Data("demo: \(entries) entries in \(String(format: "%.2f", seconds)) s\n".utf8))
+    }
+
+    private func printNextSteps() {
+        print("""
+            Recorded \(out). Try:
+              reactorlog info \(out)
+              reactorlog log \(out) --stream search
+              reactorlog state \(out) --stream search --at 40
+              reactorlog blame \(out) nextPage --stream search
+              reactorlog bisect \(out) --stream search --run 'python3 Tools/scripts/unique-repos.py'
+            """)
+    }
+}
+
+extension Reactor {
+    /// Waits until a published state satisfies `predicate`.
+    func waitFor(_ predicate: @Sendable (State) -> Bool) async -> State? {
+        for await state in states where predicate(state) { return state }
+        return nil
+    }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import EventLogKit
+import TimeTravel
+
+/// `reactorlog diff`.
+struct Diff: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show what changed in a stream's state between two steps.")
+
+    @OptionGroup var log: LogArgument
+    @Argument(help: "The earlier step.") var a: UInt64
+    @Argument(help: "The later step.") var b: UInt64
+    @OptionGroup var streamOption: StreamOption
+    @OptionGroup var output: OutputOptions
+
+    struct DiffJSON: Codable {
+        let stream: String
+        let from: UInt64
+        let to: UInt64
+        let changes: [ChangeJSON]
+    }
+
+    func run() async throws {
+        try await inspect {
+            let session = try Session.open(log.log)
+            let stream = try session.stream(streamOption.stream, step: b)
+            try session.checkStep(max(a, b), stream: stream)
+            let diff = try session.machine(for: stream).diff(from: a, to: b)
+            if output.json { return try printJSON(DiffJSON(stream: stream.name, from: a, to: b, changes: ChangeJSON.list(diff))) }
+            print(session.terminal.paint("\(stream.name): #\(a) → #\(b)", .bold))
+            for line in diff.rendered() { print(DiffColors.paint(line, session.terminal)) }
+        }
+    }
+}
+
+/// Colours diff lines: additions green, removals red, changes yellow.
+enum DiffColors {
+    static func paint(_ line: String, _ terminal: Terminal) -> String {
+        switch line.first {
+        case "+": terminal.paint(line, .green)
+        case "-": terminal.paint(line, .red)
+        case "~": terminal.paint(line, .yellow)
+        default: line
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import EventLogKit
+import Foundation
+
+/// `reactorlog info`.
+struct Info: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show a log's format, durability, streams and size.")
+
+    @OptionGroup var log: LogArgument
+    @OptionGroup var output: OutputOptions
+
+    struct StreamJSON: Codable {
+        let name: String
+        let reactorType: String
+        let schemaFingerprint: String
+        let entries: Int
+        let actions: Int
+        let mutations: Int
+        let errors: Int
+        let first: UInt64?
+        let last: UInt64?
+        let firstTime: String?
+        let lastTime: String?
+        let snapshots: Int
+    }
+
+    struct InfoJSON: Codable {
+        let path: String
+        let formatVersion: Int
+        let codec: String
+        let durability: String?
+        let snapshotPolicy: String?
+        let createdAt: String
+        let createdBy: String
+        let writtenBy: String
+        let highestSequence: UInt64
+        let sizeBytes: Int
+        let streams: [StreamJSON]
+    }
+
+    func run() async throws {
+        try await inspect {
+            let session = try Session.open(log.log)
+            let meta = try session.log.metadata()
+            var streams: [StreamJSON] = []
+            for info in try session.log.streams() {
+                let statistics = try session.log.statistics(stream: info.name)
+                let firstTime = try statistics.first.flatMap { try session.log.entry(at: $0) }.map { EntryJSON.iso8601($0.date) }
+                let lastTime = try statistics.last.flatMap { try session.log.entry(at: $0) }.map { EntryJSON.iso8601($0.date) }
+                streams.append(StreamJSON(
+                    name: info.name, reactorType: info.reactorType, schemaFingerprint: info.schemaFingerprint,
+                    entries: statistics.entries, actions: statistics.kinds[.action] ?? 0,
+                    mutations: statistics.kinds[.mutation] ?? 0, errors: statistics.kinds[.effectError] ?? 0,
+                    first: statistics.first, last: statistics.last, firstTime: firstTime, lastTime: lastTime,
+                    snapshots: try session.log.snapshotSequences(stream: info.name).count))
+            }
+            let report = InfoJSON(
+                path: log.log, formatVersion: meta.formatVersion, codec: meta.codec, durability: meta.durability?.rawValue,
+                snapshotPolicy: meta.snapshotPolicy?.description,
+                createdAt: EntryJSON.iso8601(Date(timeIntervalSince1970: Double(meta.createdAt) / 1e9)),
+                createdBy: meta.createdBy, writtenBy: meta.writtenBy, highestSequence: try session.log.highestSequence(),
+                sizeBytes: session.log.sizeOnDisk, streams: streams)
+            if output.json { return try printJSON(report) }
+            let t = session.terminal
+            print("\(t.paint(log.log, .bold))  format \(report.formatVersion), codec \(report.codec), durability \(report.durability ?? "unknown"), snapshots \(report.snapshotPolicy ?? "unknown")")
+            print("created \(report.createdAt) by ReactorLog \(report.createdBy), last written by \(report.writtenBy)")
+            print("\(report.highestSequence) entries, \(Self.size(report.sizeBytes)) on disk")
+            print("")
+            let rows = [["stream", "reactor", "entries", "actions", "mutations", "errors", "range", "first", "last", "snapshots"]] + streams.map { s in
+                [s.name, Self.shortType(s.reactorType), "\(s.entries)", "\(s.actions)", "\(s.mutations)", "\(s.errors)",
+                 s.first.map { "#\($0)…#\(s.last ?? $0)" } ?? "-", s.firstTime.map(Self.clock) ?? "-", s.lastTime.map(Self.clock) ?? "-", "\(s.snapshots)"]
+            }
+            for line in Table.render(rows) { print(line) }
+        }
+    }
+
+    static func size(_ bytes: Int) -> String {
+        bytes >= 1 << 20 ? String(format: "%.1f MiB", Double(bytes) / Double(1 << 20)) : String(format: "%.1f KiB", Double(bytes) / 1024)
+    }
+
+    static func shortType(_ type: String) -> String {
+        type.split(separator: ".").last.map(String.init) ?? type
+    }
+
+    static func clock(_ iso: String) -> String {
+        iso.split(separator: "T").last.map { String($0.prefix(12)) } ?? iso
+    }
+}
+
+/// Left-aligned columns, two spaces apart.
+enum Table {
+    static func render(_ rows: [[String]]) -> [String] {
+        guard let columns = rows.map(\.count).max() else { return [] }
+        let widths = (0..<columns).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { index, cell in
+                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }
+    }
+}

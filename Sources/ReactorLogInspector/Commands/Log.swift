@@ -1,0 +1,69 @@
+import ArgumentParser
+import EventLogKit
+import Foundation
+
+/// `reactorlog log`.
+struct Log: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List entries, one per line, mutations indented under the action that caused them.")
+
+    @OptionGroup var log: LogArgument
+    @Option(name: .long, help: "Only this stream.") var stream: String?
+    @Option(name: .long, help: "From this sequence number.") var from: UInt64 = 1
+    @Option(name: .long, help: "Up to this sequence number.") var to: UInt64?
+    @Option(name: .long, help: "Only entries of this kind: action, mutation, error, opened, resumed or closed.") var kind: [String] = []
+    @Option(name: .customLong("case"), help: "Only entries with this case name, such as updateQuery.") var caseName: String?
+    @Option(name: .long, help: "Only entries since this time: ISO 8601 (2026-11-21T22:37:55Z) or HH:MM[:SS] today, local time.") var since: String?
+    @Option(name: .long, help: "At most this many entries.") var limit: Int?
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        try await inspect {
+            let session = try Session.open(log.log)
+            let query = try EntryQuery(
+                from: from, through: to ?? .max, limit: limit, stream: stream, kinds: EntryFilters.kinds(kind),
+                caseName: caseName, since: since.map(EntryFilters.time))
+            if let stream, try session.log.stream(named: stream) == nil { throw EventLogError.unknownStream(name: stream) }
+            let width = try session.log.streams().map(\.name.count).max() ?? 0
+            let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width)
+            var iterator = session.log.entries(query)
+            while let entry = try iterator.next() {
+                if output.json {
+                    try printJSON(EntryJSON(entry), pretty: false)
+                } else {
+                    print(formatter.line(entry))
+                }
+            }
+        }
+    }
+}
+
+/// Parsing of the filters `log`, `tail` and `export` share.
+enum EntryFilters {
+    static func kinds(_ names: [String]) throws -> Set<EntryKind>? {
+        guard !names.isEmpty else { return nil }
+        return Set(try names.map { name in
+            guard let kind = EntryKind(name: name) else {
+                throw InspectorFailure("'\(name)' is not an entry kind. Use action, mutation, error, opened, resumed or closed.", exit: .invalidArgument)
+            }
+            return kind
+        })
+    }
+
+    /// ISO 8601, or a time of day today in the local time zone; nanoseconds since 1970.
+    static func time(_ text: String) throws -> Int64 {
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = iso.date(from: text) { return Int64(date.timeIntervalSince1970 * 1e9) }
+        iso.formatOptions = [.withInternetDateTime]
+        if let date = iso.date(from: text) { return Int64(date.timeIntervalSince1970 * 1e9) }
+        let parts = text.split(separator: ":").map { Double($0) }
+        if (2...3).contains(parts.count), parts.allSatisfy({ $0 != nil }) {
+            let values = parts.compactMap { $0 }
+            let seconds = values[0] * 3600 + values[1] * 60 + (values.count == 3 ? values[2] : 0)
+            let midnight = Calendar.current.startOfDay(for: Date())
+            return Int64((midnight.timeIntervalSince1970 + seconds) * 1e9)
+        }
+        throw InspectorFailure("'\(text)' is not a time. Use ISO 8601 (2026-11-21T22:37:55Z) or HH:MM[:SS] for today.", exit: .invalidArgument)
+    }
+}

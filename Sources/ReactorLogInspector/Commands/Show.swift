@@ -1,0 +1,57 @@
+import ArgumentParser
+import EventLogKit
+import TimeTravel
+
+/// `reactorlog show`.
+struct Show: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show one entry in full: its payload, its cause and what it caused.")
+
+    @OptionGroup var log: LogArgument
+    @Argument(help: "The entry's sequence number.") var sequence: UInt64
+    @OptionGroup var output: OutputOptions
+
+    struct ShowJSON: Codable {
+        let entry: EntryJSON
+        let cause: EntryJSON?
+        let caused: [EntryJSON]
+    }
+
+    func run() async throws {
+        try await inspect {
+            let session = try Session.open(log.log)
+            guard let entry = try session.log.entry(at: sequence) else {
+                let highest = try session.log.highestSequence()
+                throw InspectorFailure("The log has no entry #\(sequence) (its entries run to #\(highest)). Run `reactorlog log` to list them.", exit: .invalidArgument)
+            }
+            let cause = try entry.cause.flatMap { try session.log.entry(at: $0) }
+            var caused: [LogEntry] = []
+            if entry.kind == .action {
+                var rest = session.log.entries(EntryQuery(from: sequence + 1, stream: entry.stream))
+                while caused.count < 1000, let next = try rest.next() {
+                    if next.cause == sequence { caused.append(next) }
+                }
+            }
+            if output.json {
+                return try printJSON(ShowJSON(entry: EntryJSON(entry), cause: cause.map(EntryJSON.init), caused: caused.map(EntryJSON.init)))
+            }
+            let formatter = EntryFormatter(terminal: session.terminal, streamWidth: 0)
+            let t = session.terminal
+            print(t.paint("#\(entry.sequence)", .bold) + " \(entry.kind) \(entry.caseName)")
+            let rows = [
+                ["stream", entry.stream],
+                ["time", EntryFormatter.dateTime.string(from: entry.date)],
+                ["codec", entry.codec.description],
+                ["cause", cause.map { "#\($0.sequence) \($0.kind) \(EntryFormatter.payload($0))" } ?? "none"],
+            ]
+            for line in Table.render(rows) { print("  " + line) }
+            if entry.codec == .json, let value = try? JSONValue(parsing: entry.payload) {
+                print("payload:")
+                print(value.pretty(indent: "  ").split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+            }
+            if !caused.isEmpty {
+                print("caused:")
+                for child in caused { print("  " + formatter.line(child, indent: false)) }
+            }
+        }
+    }
+}

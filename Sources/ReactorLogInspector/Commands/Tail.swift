@@ -1,0 +1,36 @@
+import ArgumentParser
+import EventLogKit
+
+/// `reactorlog tail`.
+struct Tail: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the latest entries; with --follow, keep printing entries as another process writes them.")
+
+    @OptionGroup var log: LogArgument
+    @Option(name: [.customShort("n"), .long], help: "How many of the latest entries to show first.") var lines = 10
+    @Option(name: .long, help: "Only this stream.") var stream: String?
+    @Flag(name: .long, help: "Keep printing new entries until interrupted.") var follow = false
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        try await inspect {
+            let session = try Session.open(log.log)
+            if let stream, try session.log.stream(named: stream) == nil { throw EventLogError.unknownStream(name: stream) }
+            let highest = try session.log.highestSequence()
+            let start = highest > UInt64(max(lines, 0)) ? highest - UInt64(max(lines, 0)) + 1 : 1
+            let width = try session.log.streams().map(\.name.count).max() ?? 0
+            let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width)
+            // Written straight to the file descriptor, so each line appears at once, also in a pipe.
+            let emit = { (entry: LogEntry) throws in
+                writeLine(output.json ? try jsonString(EntryJSON(entry), pretty: false) : formatter.line(entry))
+            }
+            let query = EntryQuery(from: start, stream: stream)
+            if follow {
+                for try await entry in session.log.follow(query) { try emit(entry) }
+            } else {
+                var iterator = session.log.entries(EntryQuery(from: start, through: highest, stream: stream))
+                while let entry = try iterator.next() { try emit(entry) }
+            }
+        }
+    }
+}

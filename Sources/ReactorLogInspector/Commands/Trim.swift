@@ -1,0 +1,32 @@
+import ArgumentParser
+import EventLogKit
+
+/// `reactorlog trim`.
+struct Trim: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Remove entries before a step, keeping in each stream a snapshot that replays what remains.",
+        discussion: "Writes to the log, so no other process may be writing it. Sequence numbers are never reused.")
+
+    @OptionGroup var log: LogArgument
+    @Option(name: .long, help: "Remove entries before this sequence number.") var before: UInt64
+
+    func run() async throws {
+        try await inspect {
+            // Keep the durability and snapshot policy the log's writer recorded.
+            let meta = try Session.open(log.log).log.metadata()
+            var configuration = EventLogConfiguration(durability: meta.durability ?? .grouped)
+            configuration.snapshotPolicy = meta.snapshotPolicy ?? .default
+            let writable = try EventLog.open(at: log.log, configuration: configuration)
+            let report = try writable.trim(before: before)
+            try writable.close()
+            print("Removed \(report.removedEntries) entries and \(report.removedSnapshots) snapshots before #\(before).")
+            for stream in report.streams {
+                if let base = stream.replaysFrom {
+                    print("  \(stream.stream): \(stream.removedEntries) removed; replays from the snapshot at #\(base)")
+                } else {
+                    print("  \(stream.stream): kept whole (no snapshot before #\(before))")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import EventLogKit
+
+/// `reactorlog verify`.
+struct Verify: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check a log's integrity: checksums, sequence order, headers, the stream index, snapshots.",
+        discussion: "Exits 1 when anything is damaged, naming the first bad entry; warnings alone exit 0.")
+
+    @OptionGroup var log: LogArgument
+    @OptionGroup var output: OutputOptions
+
+    struct ProblemJSON: Codable {
+        let severity: String
+        let sequence: UInt64?
+        let message: String
+    }
+
+    struct VerifyJSON: Codable {
+        let healthy: Bool
+        let entries: Int
+        let snapshots: Int
+        let streams: Int
+        let problems: [ProblemJSON]
+    }
+
+    func run() async throws {
+        try await inspect {
+            let session = try Session.open(log.log)
+            let report = try session.log.verify { checked in session.terminal.showProgress("verify: \(checked) entries checked") }
+            session.terminal.endProgress()
+            if output.json {
+                try printJSON(VerifyJSON(
+                    healthy: report.isHealthy, entries: report.entries, snapshots: report.snapshots, streams: report.streams,
+                    problems: report.problems.map { ProblemJSON(severity: $0.severity.rawValue, sequence: $0.sequence, message: $0.message) }))
+            } else {
+                let t = session.terminal
+                for problem in report.problems {
+                    print(t.paint(problem.description, problem.severity == .error ? .red : .yellow))
+                }
+                let summary = "\(report.entries) entries, \(report.snapshots) snapshots, \(report.streams) streams checked"
+                if let first = report.firstError {
+                    print(t.paint("DAMAGED: ", .red) + summary + "; the first bad entry is " + (first.sequence.map { "#\($0)" } ?? "in the metadata") + ".")
+                } else {
+                    print(t.paint("OK: ", .green) + summary + ".")
+                }
+            }
+            if !report.isHealthy { throw ExitCode(InspectorExit.finding.rawValue) }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import EventLogKit
+import Foundation
+import TimeTravel
+
+/// Renders entries as lines in the spirit of RxSwift's `debug()`:
+/// `22:37:55.383 #42 search action updateQuery("swift")`.
+struct EntryFormatter {
+    let terminal: Terminal
+    let streamWidth: Int
+
+    static let time: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss.SSS"
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        return formatter
+    }()
+
+    static let dateTime: DateFormatter = {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        return formatter
+    }()
+
+    /// One line; mutations and errors with a cause are indented under their action.
+    func line(_ entry: LogEntry, indent: Bool = true) -> String {
+        let time = terminal.paint(Self.time.string(from: entry.date), .gray)
+        let sequence = "#\(entry.sequence)"
+        let stream = entry.stream.padding(toLength: max(streamWidth, entry.stream.count), withPad: " ", startingAt: 0)
+        let kind = kindLabel(entry.kind)
+        let nested = indent && entry.cause != nil && entry.kind != .action ? "  " : ""
+        return "\(time) \(sequence) \(stream) \(nested)\(kind) \(Self.payload(entry))"
+    }
+
+    private func kindLabel(_ kind: EntryKind) -> String {
+        let text = kind.description.padding(toLength: 8, withPad: " ", startingAt: 0)
+        switch kind {
+        case .action: return terminal.paint(text, .blue)
+        case .mutation: return terminal.paint(text, .green)
+        case .effectError: return terminal.paint(text, .red)
+        default: return terminal.paint(text, .gray)
+        }
+    }
+
+    /// A payload as Swift would print the value: `updateQuery("swift")`, `setRepos([…10], nextPage: 2)`, `increase`.
+    static func payload(_ entry: LogEntry) -> String {
+        guard entry.codec == .json, let value = try? JSONValue(parsing: entry.payload) else {
+            return entry.payload.isEmpty ? entry.caseName : "\(entry.caseName) <\(entry.payload.count) bytes, \(entry.codec)>"
+        }
+        return swiftLike(value)
+    }
+
+    static func swiftLike(_ value: JSONValue, depth: Int = 0) -> String {
+        switch value {
+        case .string(let text) where depth == 0: return text
+        case .object(let members) where members.count == 1 && depth <= 1:
+            guard let (name, inner) = members.first else { return value.description }
+            if case .object(let arguments) = inner, arguments.isEmpty { return name }
+            if case .object(let arguments) = inner {
+                let labels = arguments.keys.sorted { Self.argumentOrder($0) < Self.argumentOrder($1) }
+                let rendered = labels.compactMap { label -> String? in
+                    guard let argument = arguments[label] else { return nil }
+                    let text = brief(argument)
+                    return label.hasPrefix("_") ? text : "\(label): \(text)"
+                }
+                return "\(name)(\(rendered.joined(separator: ", ")))"
+            }
+            return depth == 0 ? "\(name)(\(brief(inner)))" : value.description
+        default:
+            return brief(value)
+        }
+    }
+
+    /// `_0` before `_1` before labels.
+    private static func argumentOrder(_ label: String) -> String {
+        label.hasPrefix("_") ? " " + label : label
+    }
+
+    /// A value in at most about 60 characters; long arrays are shown by their count.
+    static func brief(_ value: JSONValue) -> String {
+        if case .array(let values) = value, value.description.count > 60 { return "[…\(values.count)]" }
+        let text = value.description
+        return text.count <= 60 ? text : String(text.prefix(57)) + "…"
+    }
+}

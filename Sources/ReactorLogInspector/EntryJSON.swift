@@ -1,0 +1,69 @@
+import EventLogKit
+import Foundation
+import TimeTravel
+
+/// An entry as the inspector's JSON output and `export` write it.
+struct EntryJSON: Codable {
+    let sequence: UInt64
+    let stream: String
+    let kind: String
+    let time: String
+    let timestamp: Int64
+    let cause: UInt64?
+    let `case`: String
+    let codec: String
+    let payload: JSONValue?
+    let payloadBase64: String?
+
+    init(_ entry: LogEntry) {
+        sequence = entry.sequence
+        stream = entry.stream
+        kind = entry.kind.description
+        time = Self.iso8601(entry.date)
+        timestamp = entry.timestamp
+        cause = entry.cause
+        `case` = entry.caseName
+        codec = entry.codec.description
+        let json = entry.codec == .json ? try? JSONValue(parsing: entry.payload) : nil
+        payload = json
+        payloadBase64 = json == nil && !entry.payload.isEmpty ? entry.payload.base64EncodedString() : nil
+    }
+
+    static func iso8601(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+}
+
+/// A blame line in JSON.
+struct BlameJSON: Codable {
+    let sequence: UInt64
+    let time: String
+    let `case`: String
+    let old: JSONValue?
+    let new: JSONValue?
+    let action: UInt64?
+    let actionCase: String?
+
+    init(_ blame: BlameEntry) {
+        sequence = blame.mutation.sequence
+        time = EntryJSON.iso8601(blame.mutation.date)
+        `case` = blame.mutation.caseName
+        old = blame.old
+        new = blame.new
+        action = blame.action?.sequence
+        actionCase = blame.action?.caseName
+    }
+}
+
+/// A diff in JSON.
+struct ChangeJSON: Codable {
+    let path: String
+    let old: JSONValue?
+    let new: JSONValue?
+
+    static func list(_ diff: StateDiff) -> [ChangeJSON] {
+        diff.changes.map { ChangeJSON(path: $0.path.description, old: $0.old, new: $0.new) }
+    }
+}

@@ -1,0 +1,22 @@
+import EventLogKit
+import TimeTravel
+
+/// A ``TimeMachine`` with its state type erased to JSON, as the command line needs it.
+protocol InspectableMachine: Sendable {
+    var stream: StreamInfo { get }
+    var canReduce: Bool { get }
+    var reconstructions: Int { get }
+    func json(at step: UInt64) throws -> JSONValue
+    func diff(from a: UInt64, to b: UInt64) throws -> StateDiff
+    func blame(_ path: StatePath, from: UInt64, through: UInt64) throws -> [BlameEntry]
+    func bisectJSON(from: UInt64, through: UInt64?, judge: (JSONValue, UInt64) throws -> BisectVerdict) throws -> BisectResult
+    func divergence(from: UInt64, through: UInt64) throws -> Divergence?
+}
+
+extension TimeMachine: InspectableMachine {
+    var canReduce: Bool { replayer.canReduce }
+
+    func bisectJSON(from: UInt64, through: UInt64?, judge: (JSONValue, UInt64) throws -> BisectVerdict) throws -> BisectResult {
+        try bisect(from: from, through: through) { state, step in try judge(try replayer.json(state), step) }
+    }
+}

@@ -1,0 +1,74 @@
+import EventLogKit
+import TimeTravel
+
+/// The inspector's exit codes, documented in docs/INSPECTOR.md.
+public enum InspectorExit: Int32, Sendable, CaseIterable {
+    /// Success (verify: healthy; divergence: none).
+    case success = 0
+    /// The command worked and found a problem: verify found damage, replay diverges.
+    case finding = 1
+    /// An argument is wrong: unknown stream, step out of range, malformed path, bad option value.
+    case invalidArgument = 2
+    /// The log cannot be opened: missing path, not a log, no permission.
+    case cannotOpen = 3
+    /// The log was written by a newer ReactorLog.
+    case newerFormat = 4
+    /// The log is damaged where the command needed to read.
+    case corrupt = 5
+    /// The step's state was not recorded and this inspector does not know the reactor.
+    case needsReducer = 6
+    /// Bisect could not run its command, the command aborted, or there is nothing to bisect.
+    case bisectFailed = 7
+    /// A write was refused or failed: the log is busy, or the disk is full.
+    case writeFailed = 8
+    /// Command-line usage error (from the argument parser).
+    case usage = 64
+}
+
+/// An error the inspector reports: one line and an exit code.
+struct InspectorFailure: Error, CustomStringConvertible {
+    let message: String
+    let exit: InspectorExit
+
+    var description: String { message }
+
+    init(_ message: String, exit: InspectorExit) {
+        self.message = message
+        self.exit = exit
+    }
+
+    /// The inspector's reading of any error.
+    init(_ error: any Error) {
+        switch error {
+        case let failure as InspectorFailure:
+            self = failure
+        case let error as EventLogError:
+            self.init(Self.firstLine(error.description), exit: Self.exit(for: error))
+        case let error as TimeTravelError:
+            switch error {
+            case .log(let inner): self.init(inner)
+            case .needsReducer: self.init(error.description, exit: .needsReducer)
+            case .bisectPrecondition, .bisectLogIncomplete: self.init(error.description, exit: .bisectFailed)
+            case .replayDiverges: self.init(Self.firstLine(error.description), exit: .finding)
+            case .decoding: self.init(error.description, exit: .corrupt)
+            default: self.init(error.description, exit: .invalidArgument)
+            }
+        default:
+            self.init(Self.firstLine("\(error)"), exit: .corrupt)
+        }
+    }
+
+    private static func exit(for error: EventLogError) -> InspectorExit {
+        switch error {
+        case .notFound, .notALog, .storage: .cannotOpen
+        case .newerFormat: .newerFormat
+        case .corruptEntry, .corruptSnapshot, .corruptStream, .corruptMetadata, .codec: .corrupt
+        case .unknownStream, .invalidArgument: .invalidArgument
+        case .alreadyOpen, .readOnly, .closed, .streamInUse, .writeFailed: .writeFailed
+        }
+    }
+
+    private static func firstLine(_ text: String) -> String {
+        String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+    }
+}

@@ -1,0 +1,76 @@
+import ArgumentParser
+import EventLogKit
+import Foundation
+import TimeTravel
+
+/// An open log and what commands need around it.
+struct Session {
+    let log: EventLog
+    let terminal = Terminal.current
+
+    /// Opens `path` read-only.
+    static func open(_ path: String) throws -> Session {
+        Session(log: try EventLog.openReadOnly(at: path))
+    }
+
+    /// The stream named `name`; without a name, the only stream, or the stream of `step`'s entry.
+    func stream(_ name: String?, step: UInt64? = nil) throws -> StreamInfo {
+        if let name {
+            guard let info = try log.stream(named: name) else { throw EventLogError.unknownStream(name: name) }
+            return info
+        }
+        let streams = try log.streams()
+        if streams.count == 1, let only = streams.first { return only }
+        if let step, let entry = try log.entry(at: step), let info = try log.stream(named: entry.stream) { return info }
+        guard !streams.isEmpty else { throw InspectorFailure("The log has no stream yet.", exit: .invalidArgument) }
+        throw InspectorFailure(
+            "The log has \(streams.count) streams (\(streams.map(\.name).joined(separator: ", "))): choose one with --stream.",
+            exit: .invalidArgument)
+    }
+
+    /// Time travel over `stream`: with the reactor's own reduce when this inspector knows its type, else
+    /// from the states the log recorded.
+    func machine(for stream: StreamInfo) throws -> any InspectableMachine {
+        if let registration = ReactorLogInspector.registrations.first(where: { $0.typeName == stream.reactorType }) {
+            return try registration.makeMachine(log, stream.name)
+        }
+        return try TimeMachine(log: log, stream: stream.name, replayer: RecordedStates())
+    }
+
+    /// A step that must exist in the log.
+    func checkStep(_ step: UInt64, stream: StreamInfo) throws {
+        let highest = try log.highestSequence()
+        guard step <= highest else { throw TimeTravelError.stepOutOfRange(step: step, stream: stream.name, highest: highest) }
+    }
+}
+
+/// Runs a command body, turning any error into one line on standard error and the documented exit code.
+func inspect(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let exit as ExitCode {
+        throw exit
+    } catch {
+        let failure = InspectorFailure(error)
+        Terminal.current.endProgress()
+        FileHandle.standardError.write(Data("reactorlog: \(failure.message)\n".utf8))
+        throw ExitCode(failure.exit.rawValue)
+    }
+}
+
+/// Encodes `value` as JSON on standard output, keys sorted.
+func printJSON<Value: Encodable>(_ value: Value, pretty: Bool = true) throws {
+    print(try jsonString(value, pretty: pretty))
+}
+
+/// `value` as JSON text, keys sorted.
+func jsonString<Value: Encodable>(_ value: Value, pretty: Bool) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+}
+
+/// Writes a line to standard output without buffering.
+func writeLine(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}

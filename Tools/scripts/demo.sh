@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The README's demo command: installs what is missing, builds the inspector, records a demo session of the
+# example reactors into ./demo.reactorlog, and tours it: info, the log, a state, a blame, and the bisect that
+# finds the planted bug.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+Tools/scripts/setup.sh
+command -v python3 >/dev/null || { echo "demo: python3 is needed for the bisect step (apt-get install python3)" >&2; exit 1; }
+swift build --product reactorlog >/dev/null
+reactorlog="$(swift build --show-bin-path)/reactorlog"
+bold="" plain=""
+if [ -t 1 ]; then bold=$'\033[1m' plain=$'\033[0m'; fi
+run() {
+    printf '\n%s$ reactorlog %s%s\n' "$bold" "$*" "$plain"
+    "$reactorlog" "$@"
+}
+run demo --out demo.reactorlog --force
+run info demo.reactorlog
+run log demo.reactorlog --stream search --limit 30
+run state demo.reactorlog --stream search --at 29 --path repos.count
+run blame demo.reactorlog nextPage --stream search
+run bisect demo.reactorlog --stream search --run 'python3 Tools/scripts/unique-repos.py'
+printf '\nThe log is in demo.reactorlog; `%s --help` lists every command.\n' "$reactorlog"
