@@ -39,15 +39,18 @@ final class LedgerReactor: Reactor {
     }
 }
 
-/// Records a ledger session of `deposits` deposits (amounts 1...9 cycling) into `log`; returns every
-/// published state, the initial one first.
+/// Records a ledger session of `deposits` deposits (amounts 1...9 cycling) into `log`, releases the reactor
+/// and commits; returns every published state, the initial one first.
 func recordLedger(_ log: EventLog, deposits: Int, bugAtDeposit: Int? = nil, stream: String = "ledger") throws -> [LedgerReactor.State] {
     let published = Mutex<[LedgerReactor.State]>([])
-    let reactor = LedgerReactor(bugAtDeposit: bugAtDeposit)
-    try reactor.attach(to: log, stream: stream)
-    let observation = reactor.observe { state in published.withLock { $0.append(state) } }
-    for index in 0..<deposits { reactor.send(.deposit(index % 9 + 1)) }
-    observation.cancel()
+    do {
+        let reactor = LedgerReactor(bugAtDeposit: bugAtDeposit)
+        try reactor.attach(to: log, stream: stream)
+        let observation = reactor.observe { state in published.withLock { $0.append(state) } }
+        for index in 0..<deposits { reactor.send(.deposit(index % 9 + 1)) }
+        observation.cancel()
+    }
+    // Released above, the reactor has appended its closed marker and last snapshot: commit them too.
     try log.flush()
     return published.withLock { $0 }
 }
