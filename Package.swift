@@ -69,6 +69,10 @@ let package = Package(
             dependencies: ["TimeTravel", "ReactorLog", "ReactorLogExamples", "EventLogKit", "TestSupport"]
         ),
         .testTarget(
+            name: "InspectorTests",
+            dependencies: ["EventLogKit", "LMDB", "TestSupport", "reactorlog", "example-inspector", "eventlog-crash-writer"]
+        ),
+        .testTarget(
             name: "EventLogKitTests",
             dependencies: ["EventLogKit", "LMDB", "TestSupport", "eventlog-crash-writer"]
         ),

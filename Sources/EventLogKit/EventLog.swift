@@ -128,9 +128,12 @@ public final class EventLog: Sendable {
     /// `streamOpened` marker; a resumed one gets a `streamResumed` marker. Rebuild a resumed stream's
     /// state from ``LogStream/recoveryPoint()`` and ``LogStream/entries(after:)``. Resuming first commits
     /// what is queued, so that those read every entry appended before, also by a stream just closed.
+    ///
+    /// `timestamp` (nanoseconds since 1970) stamps the new stream and its marker instead of the current
+    /// time; set it only to copy a stream from elsewhere, as `reactorlog import` does.
     public func openStream(
         named name: String, reactorType: String, schemaFingerprint: String, initialState: Data,
-        codec: CodecID? = nil
+        codec: CodecID? = nil, timestamp: Int64? = nil
     ) throws(EventLogError) -> LogStream {
         let writer = try requireWriter()
         guard !name.isEmpty, name.utf8.count <= 255 else {
@@ -150,14 +153,16 @@ public final class EventLog: Sendable {
         } else {
             info = try createStream(
                 name: name, reactorType: reactorType, schemaFingerprint: schemaFingerprint,
-                initialState: initialState, codec: codec ?? configuration.codec.id)
+                initialState: initialState, codec: codec ?? configuration.codec.id, createdAt: timestamp ?? WallClock.now())
             resumed = false
         }
         guard openStreamIDs.withLock({ $0.insert(info.id).inserted }) else {
             throw .streamInUse(name: name)
         }
         do {
-            let marker = EntryDraft(kind: resumed ? .streamResumed : .streamOpened, caseName: resumed ? "resumed" : "opened", payload: Data(), codec: .none)
+            let marker = EntryDraft(
+                kind: resumed ? .streamResumed : .streamOpened, caseName: resumed ? "resumed" : "opened", payload: Data(),
+                codec: .none, timestamp: timestamp)
             let markerSequence = try writer.append(marker, streamID: info.id)
             return try LogStream(log: self, info: info, resumed: resumed, markerSequence: markerSequence)
         } catch {
@@ -177,13 +182,13 @@ public final class EventLog: Sendable {
 
     /// Writes a new stream's descriptor in its own transaction, so that it is on disk before any entry names it.
     private func createStream(
-        name: String, reactorType: String, schemaFingerprint: String, initialState: Data, codec: CodecID
+        name: String, reactorType: String, schemaFingerprint: String, initialState: Data, codec: CodecID, createdAt: Int64
     ) throws(EventLogError) -> StreamInfo {
         let info = try storage.write { txn in
             let lastID = try txn.withCursor(storage.streams) { try $0.last().flatMap { KeyCoding.decodeStream($0.key) } } ?? 0
             let info = StreamInfo(
                 id: lastID + 1, name: name, reactorType: reactorType, schemaFingerprint: schemaFingerprint,
-                createdAt: WallClock.now(), initialStateCodec: codec, initialState: initialState, sequenceFloor: 0)
+                createdAt: createdAt, initialStateCodec: codec, initialState: initialState, sequenceFloor: 0)
             try txn.put(storage.streams, key: KeyCoding.stream(info.id), value: StreamRecord.encode(info), flags: .noOverwrite)
             return info
         }

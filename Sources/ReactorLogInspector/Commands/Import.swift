@@ -66,7 +66,7 @@ struct Importer {
 
     mutating func add(_ entry: EntryJSON, line: Int) throws {
         guard let kind = EntryKind(name: entry.kind) else { throw bad(line, "its kind '\(entry.kind)' is unknown") }
-        let stream = try open(entry.stream, line: line)
+        let stream = try open(entry.stream, line: line, timestamp: kind == .streamOpened ? entry.timestamp : nil)
         let sequence: UInt64
         if kind == .streamOpened && !stream.wasResumed && mapped.values.contains(stream.markerSequence) == false {
             sequence = stream.markerSequence
@@ -87,14 +87,15 @@ struct Importer {
             try payload(snapshot.state, snapshot.stateBase64, line: line), codec: try codec(snapshot.codec, line: line), at: sequence)
     }
 
-    private mutating func open(_ name: String, line: Int) throws -> LogStream {
+    private mutating func open(_ name: String, line: Int, timestamp: Int64? = nil) throws -> LogStream {
         if let stream = streams[name] { return stream }
         guard let info = header.streams.first(where: { $0.name == name }) else {
             throw bad(line, "it names stream '\(name)', which the header does not describe")
         }
         let stream = try log.openStream(
             named: name, reactorType: info.reactorType, schemaFingerprint: info.schemaFingerprint,
-            initialState: try payload(info.initialState, info.initialStateBase64, line: 1), codec: try codec(info.initialStateCodec, line: 1))
+            initialState: try payload(info.initialState, info.initialStateBase64, line: 1), codec: try codec(info.initialStateCodec, line: 1),
+            timestamp: timestamp ?? info.createdAt)
         streams[name] = stream
         return stream
     }

@@ -1,0 +1,108 @@
+import EventLogKit
+import Foundation
+import LMDB
+import TestSupport
+import Testing
+
+/// Every bad input: one line on standard error, a documented exit code, no crash, and nothing written.
+@Suite("reactorlog bad input", .serialized, .timeLimit(.minutes(2)))
+struct InspectorBadInputTests {
+    let scratch = ScratchDirectory()
+    let demo: String
+
+    init() throws {
+        demo = scratch.file("demo.reactorlog")
+        _ = try Tool.run(["demo", "--out", demo])
+    }
+
+    /// Runs the command and checks the failure's shape: the exit code, and exactly one line on standard error.
+    @discardableResult
+    func fails(_ arguments: [String], exit: Int32, saying text: String) throws -> Tool.Result {
+        let result = try Tool.run(arguments)
+        #expect(result.status == exit, "\(arguments): \(result.error)")
+        #expect(result.error.hasSuffix("\n") && result.error.dropLast().contains("\n") == false, "\(arguments): \(result.error)")
+        #expect(result.error.contains(text), "\(arguments): \(result.error)")
+        return result
+    }
+
+    func modificationDate(_ path: String) throws -> Date? {
+        try FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.modificationDate] as? Date
+    }
+
+    @Test("a missing path, a directory that is not a log, a plain file")
+    func notLogs() throws {
+        try fails(["info", scratch.file("nope.reactorlog")], exit: 3, saying: "No log at")
+        let photos = scratch.file("photos")
+        try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: false)
+        _ = FileManager.default.createFile(atPath: photos + "/cat.jpg", contents: Data([1]))
+        try fails(["log", photos], exit: 3, saying: "is not a ReactorLog log: it has no data.mdb")
+        let file = scratch.file("notes.txt")
+        _ = FileManager.default.createFile(atPath: file, contents: Data("hi".utf8))
+        try fails(["verify", file], exit: 3, saying: "it is a file, not a log directory")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: photos) == ["cat.jpg"])
+    }
+
+    @Test("a log of a newer format names both versions")
+    func newerFormat() throws {
+        let future = scratch.file("future.reactorlog")
+        try EventLog.open(at: future).close()
+        do {
+            let env = try Environment(path: future)
+            let meta = try env.openDatabase("meta")
+            try env.write { txn in try txn.put(meta, key: Array("format-version".utf8), value: Array("7".utf8)) }
+        }
+        try fails(["info", future], exit: 4, saying: "uses log format version 7, but this ReactorLog reads versions up to 1")
+    }
+
+    @Test("an unknown stream, a step out of range, a malformed path, an unknown kind, a bad time, a missing entry")
+    func badArguments() throws {
+        let before = try modificationDate(demo)
+        try fails(["log", demo, "--stream", "nope"], exit: 2, saying: "no stream named 'nope'")
+        try fails(["state", demo, "--stream", "search", "--at", "99999"], exit: 2, saying: "Step #99999 is outside")
+        try fails(["state", demo, "--stream", "search", "--at", "5", "--path", "repos["], exit: 2, saying: "is not a state path")
+        try fails(["blame", demo, "a..b", "--stream", "search"], exit: 2, saying: "is not a state path")
+        try fails(["state", demo, "--at", "0"], exit: 2, saying: "choose one with --stream")
+        try fails(["log", demo, "--kind", "mutations"], exit: 2, saying: "is not an entry kind")
+        try fails(["log", demo, "--since", "yesterday"], exit: 2, saying: "is not a time")
+        try fails(["show", demo, "99999"], exit: 2, saying: "has no entry #99999")
+        try fails(["diff", demo, "1", "99999", "--stream", "search"], exit: 2, saying: "outside")
+        try fails(["state", demo, "--stream", "search", "--at", "29", "--path", "nothing.here"], exit: 2, saying: "has nothing at 'nothing.here'")
+        #expect(try modificationDate(demo) == before)
+    }
+
+    @Test("a usage error exits 64")
+    func usage() throws {
+        let result = try Tool.run(["state", demo])
+        #expect(result.status == 64)
+        #expect(result.error.contains("Missing expected argument '--at <at>'"))
+        #expect(try Tool.run(["frobnicate"]).status == 64)
+    }
+
+    @Test("import refuses garbage and an existing target, and leaves nothing behind")
+    func badImports() throws {
+        let garbage = scratch.file("garbage.jsonl")
+        _ = FileManager.default.createFile(atPath: garbage, contents: Data("not json\n".utf8))
+        let target = scratch.file("new.reactorlog")
+        try fails(["import", garbage, target], exit: 2, saying: "is not a ReactorLog export")
+        #expect(!FileManager.default.fileExists(atPath: target))
+        try fails(["import", garbage, demo], exit: 2, saying: "already exists")
+        try fails(["import", scratch.file("missing.jsonl"), target], exit: 3, saying: "Cannot read")
+
+        let export = scratch.file("demo.jsonl")
+        _ = try Tool.run(["export", demo, "--output", export])
+        var lines = try String(contentsOfFile: export, encoding: .utf8).split(separator: "\n").map(String.init)
+        lines[5] = lines[5].replacingOccurrences(of: "\"kind\":\"", with: "\"kind\":\"x")
+        try lines.joined(separator: "\n").write(toFile: export, atomically: true, encoding: .utf8)
+        try fails(["import", export, target], exit: 2, saying: "line 6 cannot be imported: its kind")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.contains("new.reactorlog") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test("trimming a log another process is writing is refused, naming that process")
+    func trimWhileWriting() throws {
+        let live = scratch.file("live.reactorlog")
+        let writer = try WriterProcess(log: live)
+        defer { writer.stop() }
+        try fails(["trim", live, "--before", "5"], exit: 8, saying: "already open for writing (by process \(writer.process.processIdentifier))")
+    }
+}

@@ -1,0 +1,202 @@
+import EventLogKit
+import Foundation
+import TestSupport
+import Testing
+
+/// Every command of the built `reactorlog`, on a demo log, as a user runs it.
+@Suite("reactorlog commands", .serialized, .timeLimit(.minutes(2)))
+struct InspectorCommandTests {
+    let scratch = ScratchDirectory()
+    let demo: String
+
+    init() throws {
+        demo = scratch.file("demo.reactorlog")
+        let recorded = try Tool.run(["demo", "--out", demo])
+        #expect(recorded.status == 0, "\(recorded.error)")
+    }
+
+    func reactorlog(_ arguments: String...) throws -> Tool.Result {
+        try Tool.run(arguments)
+    }
+
+    func json(_ result: Tool.Result) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+    }
+
+    @Test("demo records three streams and prints the next commands; it will not overwrite without --force")
+    func demoCommand() throws {
+        let again = try reactorlog("demo", "--out", demo)
+        #expect(again.status == 2)
+        #expect(again.error.contains("already exists"))
+        let forced = try reactorlog("demo", "--out", demo, "--force")
+        #expect(forced.status == 0)
+        #expect(forced.output.contains("reactorlog bisect"))
+        let synthetic = try reactorlog("demo", "--out", scratch.file("long.reactorlog"), "--actions", "5000", "--durability", "nosync")
+        #expect(synthetic.status == 0)
+        let info = try json(try reactorlog("info", scratch.file("long.reactorlog"), "--json"))
+        #expect(info["highestSequence"] as? Int == 20_002)
+    }
+
+    @Test("info lists the format, the streams with their counts, and the size")
+    func info() throws {
+        let text = try reactorlog("info", demo)
+        #expect(text.status == 0)
+        #expect(text.output.contains("format 1, codec json, durability grouped"))
+        #expect(text.lines.contains { $0.hasPrefix("search") && $0.contains("GitHubSearchReactor") })
+        let report = try json(try reactorlog("info", demo, "--json"))
+        let streams = try #require(report["streams"] as? [[String: Any]])
+        #expect(streams.map { $0["name"] as? String } == ["search", "todo", "counter"])
+        #expect(streams[0]["errors"] as? Int == 1)
+        #expect((report["sizeBytes"] as? Int ?? 0) > 0)
+    }
+
+    @Test("log prints one line per entry, mutations indented under their action, with every filter")
+    func log() throws {
+        let lines = try reactorlog("log", demo, "--stream", "search", "--limit", "3").lines
+        #expect(lines.count == 3)
+        #expect(lines[1].hasSuffix(#"#2 search  action   updateQuery("s")"#))
+        #expect(lines[2].hasSuffix(#"#3 search    mutation setQuery("s")"#))
+        #expect(try reactorlog("log", demo, "--kind", "error").lines.count == 1)
+        #expect(try reactorlog("log", demo, "--case", "appendRepos").lines.count == 4)
+        #expect(try reactorlog("log", demo, "--from", "10", "--to", "12").lines.count == 3)
+        #expect(try reactorlog("log", demo, "--since", "2000-01-01T00:00:00Z", "--limit", "1").lines.count == 1)
+        let entries = try reactorlog("log", demo, "--json", "--limit", "2").lines
+        let entry = try #require(try JSONSerialization.jsonObject(with: Data(entries[1].utf8)) as? [String: Any])
+        #expect(entry["sequence"] as? Int == 2)
+        #expect(entry["case"] as? String == "updateQuery")
+        #expect((entry["payload"] as? [String: Any])?["updateQuery"] != nil)
+    }
+
+    @Test("show prints an entry in full with its cause and what it caused")
+    func show() throws {
+        let action = try reactorlog("show", demo, "8")
+        #expect(action.output.contains("#8 action updateQuery"))
+        #expect(action.output.contains("caused:"))
+        #expect(action.output.contains("setRepos"))
+        let mutation = try json(try reactorlog("show", demo, "9", "--json"))
+        #expect((mutation["cause"] as? [String: Any])?["sequence"] as? Int == 8)
+    }
+
+    @Test("state prints the state at a step, whole or at a path")
+    func state() throws {
+        #expect(try reactorlog("state", demo, "--stream", "search", "--at", "29", "--path", "repos.count").output == "20\n")
+        let whole = try reactorlog("state", demo, "--stream", "search", "--at", "0")
+        #expect(whole.output.contains(#""repos": []"#))
+        let value = try json(try reactorlog("state", demo, "--at", "40", "--path", "items[0].title", "--json"))
+        #expect(value["stream"] as? String == "todo")
+    }
+
+    @Test("diff shows what changed between two steps")
+    func diff() throws {
+        let diff = try reactorlog("diff", demo, "--stream", "search", "29", "31")
+        #expect(diff.output.contains(#"+ repos[20...29]: 10 added ("rx/repo-11" … "rx/repo-20")"#))
+        let changes = try json(try reactorlog("diff", demo, "--stream", "search", "0", "9", "--json"))
+        #expect((changes["changes"] as? [[String: Any]])?.first?["path"] as? String == "query")
+    }
+
+    @Test("blame lists the mutations that changed a path, and the actions behind them")
+    func blame() throws {
+        let blame = try reactorlog("blame", demo, "nextPage", "--stream", "search")
+        #expect(blame.output.contains("nextPage changed 4 times"))
+        #expect(blame.output.contains(#"4 → 2       by #22 updateQuery("rx")"#))
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(try reactorlog("blame", demo, "nextPage", "--stream", "search", "--json").output.utf8)) as? [[String: Any]])
+        #expect(entries.count == 4)
+    }
+
+    @Test("tail shows the latest entries")
+    func tail() throws {
+        let tail = try reactorlog("tail", demo, "-n", "3")
+        #expect(tail.lines.count == 3)
+        #expect(tail.lines.last?.contains("closed") == true)
+    }
+
+    @Test("bisect finds the planted bug with the command's verdicts, and reports commands that cannot run")
+    func bisect() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Tools/scripts/unique-repos.py").path
+        let found = try reactorlog("bisect", demo, "--stream", "search", "--run", "python3 \(script)")
+        #expect(found.status == 0, "\(found.error)")
+        #expect(found.output.contains("First bad step: #31 in stream search"))
+        #expect(found.output.contains("caused by: #29 action loadNextPage"))
+        #expect(found.error.contains("bisect: #0 good"))
+        let result = try json(try reactorlog("bisect", demo, "--stream", "search", "--run", "python3 \(script)", "--json"))
+        #expect(result["firstBad"] as? Int == 31)
+
+        let missing = try reactorlog("bisect", demo, "--stream", "search", "--run", "no-such-command-anywhere")
+        #expect(missing.status == 7)
+        #expect(missing.error.contains("cannot be run (exit 127"))
+        let aborting = try reactorlog("bisect", demo, "--stream", "search", "--run", "exit 200")
+        #expect(aborting.status == 7)
+        #expect(aborting.error.contains("aborted with exit code 200"))
+        let allGood = try reactorlog("bisect", demo, "--stream", "search", "--run", "true")
+        #expect(allGood.status == 7)
+        #expect(allGood.error.contains("there is no bad state to find"))
+    }
+
+    @Test("divergence replays with the known reducer; the generic inspector says it needs one")
+    func divergence() throws {
+        let same = try reactorlog("divergence", demo, "--stream", "todo")
+        #expect(same.status == 0)
+        #expect(same.output.contains("Replay reproduces every state"))
+        let generic = try Tool.run("example-inspector", ["divergence", demo, "--stream", "todo"])
+        #expect(generic.status == 6)
+        #expect(generic.error.contains("needs the reducer"))
+        let known = try Tool.run("example-inspector", ["state", demo, "--stream", "search", "--at", "29", "--path", "repos.count"])
+        #expect(known.output == "20\n")
+    }
+
+    @Test("verify passes on a healthy log and names the first bad entry of a damaged one")
+    func verify() throws {
+        let healthy = try reactorlog("verify", demo)
+        #expect(healthy.status == 0)
+        #expect(healthy.output.hasPrefix("OK: "))
+        let damaged = scratch.file("damaged.reactorlog")
+        #expect(try reactorlog("compact", demo, damaged).status == 0)
+        // JSON escapes "/" as "\/", so the marker holds no slash.
+        try CorruptFile.flipByte(in: damaged + "/data.mdb", after: Array(#"repo-15""#.utf8))
+        let report = try reactorlog("verify", damaged)
+        #expect(report.status == 1)
+        #expect(report.output.contains("DAMAGED"))
+        #expect(report.output.contains("the first bad entry is #"))
+        let read = try reactorlog("log", damaged, "--stream", "search")
+        #expect(read.status == 5)
+        #expect(read.error.contains("checksum does not match"))
+    }
+
+    @Test("export and import round-trip a log, sequence numbers and all")
+    func exportImport() throws {
+        for format in ["jsonl", "json"] {
+            let file = scratch.file("demo.\(format)")
+            #expect(try reactorlog("export", demo, "--format", format, "--output", file).status == 0)
+            let copy = scratch.file("imported-\(format).reactorlog")
+            let imported = try reactorlog("import", file, copy)
+            #expect(imported.status == 0, "\(imported.error)")
+            let original = try reactorlog("log", demo, "--json").output
+            #expect(try reactorlog("log", copy, "--json").output == original)
+            #expect(try reactorlog("state", copy, "--stream", "search", "--at", "31", "--path", "repos.count").output == "30\n")
+            #expect(try reactorlog("verify", copy).status == 0)
+        }
+    }
+
+    @Test("compact copies; trim removes old entries but keeps every later state")
+    func compactAndTrim() throws {
+        let copy = scratch.file("trim.reactorlog")
+        #expect(try reactorlog("compact", demo, copy).status == 0)
+        let before = try reactorlog("state", copy, "--stream", "search", "--at", "31").output
+        let trim = try reactorlog("trim", copy, "--before", "20")
+        #expect(trim.status == 0, "\(trim.error)")
+        #expect(trim.output.contains("search:"))
+        #expect(try reactorlog("state", copy, "--stream", "search", "--at", "31").output == before)
+        #expect(try reactorlog("verify", copy).status == 0)
+        #expect(try reactorlog("compact", demo, copy).status == 2)
+    }
+
+    @Test("every command has --help")
+    func help() throws {
+        for command in ["demo", "info", "log", "show", "state", "diff", "blame", "tail", "bisect", "divergence", "verify", "export", "import", "compact", "trim"] {
+            let help = try reactorlog(command, "--help")
+            #expect(help.status == 0, "\(command)")
+            #expect(help.output.contains("USAGE: reactorlog \(command)"), "\(command)")
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// Runs a built executable as a user would: arguments, standard input, exit code, both outputs.
+enum Tool {
+    struct Result {
+        let status: Int32
+        let output: String
+        let error: String
+
+        var lines: [String] { output.split(separator: "\n").map(String.init) }
+    }
+
+    /// The directory holding the built products, next to the test bundle.
+    static let products = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+
+    /// Runs `reactorlog` to completion.
+    static func run(_ arguments: [String], input: Data = Data()) throws -> Result {
+        try run("reactorlog", arguments, input: input)
+    }
+
+    /// Runs `tool` to completion; its outputs go to temporary files, so no pipe can fill up and stall it.
+    static func run(_ tool: String, _ arguments: [String], input: Data = Data(), directory: String? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = products.appendingPathComponent(tool)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        process.environment = environment
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+        let outputURL = scratch.appendingPathExtension("out"), errorURL = scratch.appendingPathExtension("err"), inputURL = scratch.appendingPathExtension("in")
+        defer { for url in [outputURL, errorURL, inputURL] { try? FileManager.default.removeItem(at: url) } }
+        try input.write(to: inputURL)
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        process.standardInput = try FileHandle(forReadingFrom: inputURL)
+        process.standardOutput = try FileHandle(forWritingTo: outputURL)
+        process.standardError = try FileHandle(forWritingTo: errorURL)
+        try process.run()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus,
+            output: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
+            error: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
+    }
+}
