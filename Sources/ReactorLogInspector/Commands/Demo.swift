@@ -127,7 +127,7 @@ struct Demo: AsyncParsableCommand {
             Recorded \(out). Try:
               reactorlog info \(out)
               reactorlog log \(out) --stream search
-              reactorlog state \(out) --stream search --at 40
+              reactorlog state \(out) --stream search --at 29 --path repos.count
               reactorlog blame \(out) nextPage --stream search
               reactorlog bisect \(out) --stream search --run 'python3 Tools/scripts/unique-repos.py'
             """)
