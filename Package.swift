@@ -13,6 +13,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The benchmark's peer only: SQLite as most Swift developers would use it.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Debian's liblmdb, found with pkg-config; never vendored.
@@ -48,6 +50,16 @@ let package = Package(
             name: "example-inspector",
             dependencies: ["ReactorLogInspector", "ReactorLogExamples"],
             path: "Tools/ExampleInspector"
+        ),
+        // The benchmark: where the log stands against the storage ceiling and what users would pick instead.
+        .executableTarget(
+            name: "reactorlog-bench",
+            dependencies: [
+                "EventLogKit", "LMDB", "ReactorLog", "TimeTravel",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Tools/Benchmark"
         ),
         // Example reactors (Counter, GitHub Search with an offline fake, Todo) for tests, demo and benchmark.
         .target(name: "ReactorLogExamples", dependencies: ["ReactorLog"]),

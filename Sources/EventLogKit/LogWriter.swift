@@ -25,6 +25,8 @@ final class LogWriter: @unchecked Sendable {
     private var failure: EventLogError?
     private var closing = false
     private var finished = false
+    /// Whether the writer thread is waiting for work (so an append must wake it).
+    private var writerWaiting = false
     private var asyncWaiters: [(ticket: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
 
     private var lastIndexKey: (stream: UInt32, sequence: UInt64)
@@ -137,7 +139,7 @@ final class LogWriter: @unchecked Sendable {
         queuedEntries += entries
         queuedBytes += bytes
         enqueuedTicket += 1
-        workAvailable.signal()
+        if writerWaiting { workAvailable.signal() }
         if durability == .sync {
             try waitForCommit(of: enqueuedTicket)
         }
@@ -205,7 +207,9 @@ final class LogWriter: @unchecked Sendable {
         while true {
             mutex.lock()
             while queue.isEmpty && !closing && failure == nil {
+                writerWaiting = true
                 workAvailable.wait(mutex)
+                writerWaiting = false
             }
             if queue.isEmpty || failure != nil {
                 finished = true

@@ -33,13 +33,19 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
         if stream.wasResumed {
             state = try replay(stream)
         }
+        let actionNames = CaseNamer(), mutationNames = CaseNamer()
         runtime.install(Persistence<Self>(
             logAction: { action throws(EventLogError) in
                 let logged = redact?(action) ?? action
-                return try stream.append(.action, logged, caseName: CaseName.of(logged))
+                let payload = try log.encode(logged)
+                return try stream.append(EntryDraft(
+                    kind: .action, caseName: actionNames.name(logged, json: payload), payload: payload, codec: log.configuration.codec.id))
             },
             logMutation: { mutation, cause throws(EventLogError) in
-                try stream.append(.mutation, mutation, caseName: CaseName.of(mutation), cause: cause)
+                let payload = try log.encode(mutation)
+                return try stream.append(EntryDraft(
+                    kind: .mutation, caseName: mutationNames.name(mutation, json: payload), payload: payload,
+                    codec: log.configuration.codec.id, cause: cause))
             },
             logError: { type, message, cause throws(EventLogError) in
                 try stream.append(.effectError, EffectErrorRecord(type: type, message: message), caseName: type, cause: cause)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs what ReactorLog needs beyond the Swift toolchain: Debian's liblmdb-dev.
+# Installs what ReactorLog needs beyond the Swift toolchain: Debian's liblmdb-dev (the log) and
+# libsqlite3-dev (SQLite, the benchmark's peer, through GRDB).
 set -euo pipefail
-if pkg-config --exists lmdb 2>/dev/null && [ -f /usr/include/lmdb.h ]; then
+if pkg-config --exists lmdb 2>/dev/null && [ -f /usr/include/lmdb.h ] && [ -f /usr/include/sqlite3.h ]; then
     exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then
@@ -9,6 +10,6 @@ if [ "$(id -u)" -ne 0 ]; then
 else
     SUDO=
 fi
-echo "Installing liblmdb-dev (LMDB headers and library)..." >&2
+echo "Installing liblmdb-dev and libsqlite3-dev..." >&2
 $SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq liblmdb-dev pkg-config >/dev/null
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq liblmdb-dev libsqlite3-dev pkg-config >/dev/null

@@ -1,0 +1,48 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Timing and memory helpers.
+enum Measure {
+    /// Seconds taken by `body`.
+    static func seconds(_ body: () throws -> Void) rethrows -> Double {
+        let start = ContinuousClock.now
+        try body()
+        return (ContinuousClock.now - start).seconds
+    }
+
+    /// Seconds taken by `body`.
+    static func seconds(_ body: () async throws -> Void) async rethrows -> Double {
+        let start = ContinuousClock.now
+        try await body()
+        return (ContinuousClock.now - start).seconds
+    }
+
+    /// The process's peak resident memory in bytes.
+    static var peakResidentBytes: Int {
+        var usage = rusage()
+        getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
+        return usage.ru_maxrss * 1024
+    }
+
+    /// The process's current resident memory in bytes (from /proc/self/statm).
+    static var residentBytes: Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+              let pages = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// The `fraction` percentile of `samples` (0.5 for the median, 0.99 for p99).
+    static func percentile(_ samples: [Double], _ fraction: Double) -> Double {
+        guard !samples.isEmpty else { return 0 }
+        let sorted = samples.sorted()
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,360 @@
+import EventLogKit
+import Foundation
+import GRDB
+import LMDB
+import ReactorLog
+import Synchronization
+import TimeTravel
+
+/// The benchmark's sections, in order; later sections reuse the logs earlier ones wrote.
+final class Workload {
+    let actions: Int
+    let scratch: String
+    let syncBudget: Double
+    let report: Report
+    /// The section being measured, for the report.
+    private var current = ""
+    /// Records and bytes the read-ceiling scan saw, for the storage figures.
+    private var scannedRecords = (records: 0, bytes: 0)
+
+    init(actions: Int, scratch: String, syncBudget: Double, report: Report) {
+        self.actions = actions
+        self.scratch = scratch
+        self.syncBudget = syncBudget
+        self.report = report
+    }
+
+    var bugAt: Int { actions }   // about halfway through the ~2 mutations per action
+
+    func path(_ name: String) -> String { scratch + "/" + name }
+
+    func run() async throws {
+        let records = try sampleRecords()
+        let entries = actions * 3
+        section("1. Write ceiling: raw LMDB appends of pre-encoded records (entries/s)")
+        try ceiling("LMDB, batches of 1000, nosync", records: records, count: entries, batch: 1000, noSync: true)
+        try ceiling("LMDB, batches of 1000, sync", records: records, count: entries, batch: 1000, noSync: false)
+        try ceiling("LMDB, 1 per transaction, nosync", records: records, count: min(entries, 300_000), batch: 1, noSync: true)
+        try ceiling("LMDB, 1 per transaction, sync", records: records, count: entries, batch: 1, noSync: false, budget: syncBudget)
+
+        section("3. Runtime without a log (in memory)")
+        try inMemory()
+
+        section("2. Runtime with the log, end to end: send → mutate → log → reduce → publish, then flush")
+        try withLog(.grouped, name: "grouped", policy: .default, against: "LMDB, batches of 1000, sync")
+        try withLog(.noSync, name: "nosync", policy: .every(mutations: 32), against: "LMDB, batches of 1000, nosync")
+        try withLog(.sync, name: "sync", policy: .default, against: "LMDB, 1 per transaction, sync", budget: syncBudget)
+
+        section("4. What a user would pick instead: same entries, same durability (fsync per batch of 1000)")
+        try peers()
+
+        section("5. Replay: rebuilding the state from every logged mutation")
+        try replay()
+
+        section("6. Time travel: the state at 1,000 random steps")
+        try timeTravel("grouped", policy: "every 256 mutations")
+        try timeTravel("nosync", policy: "every 32 mutations")
+
+        section("7. Bisect: the first corrupted state, planted halfway")
+        try bisect()
+
+        section("8. Recovery: reopening a reactor on the stream")
+        try recovery()
+
+        section("9. Dispatch latency: send to state observed, 100,000 sends")
+        try latency()
+
+        section("10. Storage and memory")
+        try storage()
+    }
+
+    private func section(_ title: String) {
+        FileHandle.standardError.write(Data("\(title)\n".utf8))
+        current = title
+    }
+
+
+    @discardableResult
+    private func add(_ name: String, _ value: Double, _ unit: String, against: String? = nil, higherIsBetter: Bool = true) -> Double {
+        report.add(current, name, value, unit, against: against, higherIsBetter: higherIsBetter)
+    }
+
+    // MARK: 1
+
+    /// Records of the workload's sizes: each action and mutation of the first actions, with a 40-byte header.
+    private func sampleRecords() throws -> [[UInt8]] {
+        let payloads = Mutex<[Data]>([])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let reactor = BenchReactor(tap: { tapped in
+            let data: Data? = switch tapped {
+            case .action(let action): try? encoder.encode(action)
+            case .mutation(let mutation): try? encoder.encode(mutation)
+            }
+            if let data { payloads.withLock { $0.append(data) } }
+        })
+        for index in 0..<8 { reactor.send(BenchReactor.action(index)) }
+        return payloads.withLock { $0 }.map { [UInt8](repeating: 0, count: 40 + 12) + [UInt8]($0) }
+    }
+
+    private func ceiling(_ name: String, records: [[UInt8]], count: Int, batch: Int, noSync: Bool, budget: Double? = nil) throws {
+        let directory = path("ceiling-\(batch)-\(noSync)")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var options = EnvironmentOptions()
+        options.mapSize = 4 << 30
+        options.noSync = noSync
+        let env = try Environment(path: directory, options: options)
+        let db = try env.openDatabase("entries", flags: .create)
+        var sequence: UInt64 = 0
+        let deadline = ContinuousClock.now + .seconds(budget ?? 1e9)
+        let seconds = try Measure.seconds {
+            while sequence < UInt64(count) && ContinuousClock.now < deadline {
+                try env.write { txn in
+                    for _ in 0..<batch {
+                        sequence += 1
+                        let record = records[Int(sequence) % records.count]
+                        try withUnsafeBytes(of: sequence.bigEndian) { key in
+                            try record.withUnsafeBytes { value in try txn.put(db, key: key, value: value, flags: .append) }
+                        }
+                    }
+                }
+            }
+            if noSync { try env.sync(force: true) }
+        }
+        add(name, Double(sequence) / seconds, "entries/s")
+    }
+
+    // MARK: 3
+
+    private func inMemory() throws {
+        let reactor = BenchReactor(bugAtMutation: bugAt)
+        let seconds = Measure.seconds {
+            for index in 0..<actions { reactor.send(BenchReactor.action(index)) }
+        }
+        let entries = Double(actions + reactor.currentState.mutations)
+        add("runtime in memory", entries / seconds, "entries/s")
+        add("runtime in memory, actions", Double(actions) / seconds, "actions/s")
+    }
+
+    // MARK: 2
+
+    private func withLog(_ durability: Durability, name: String, policy: SnapshotPolicy, against: String, budget: Double? = nil) throws {
+        var configuration = EventLogConfiguration(durability: durability)
+        configuration.snapshotPolicy = policy
+        let log = try EventLog.open(at: path("\(name).reactorlog"), configuration: configuration)
+        var sent = 0
+        var residentSamples: [Int] = []
+        let deadline = ContinuousClock.now + .seconds(budget ?? 1e9)
+        let sendSeconds = try Measure.seconds {
+            let reactor = BenchReactor(bugAtMutation: bugAt)
+            try reactor.attach(to: log, stream: "search")
+            while sent < actions && ContinuousClock.now < deadline {
+                reactor.send(BenchReactor.action(sent))
+                sent += 1
+                if name == "grouped" && sent % max(1, actions / 4) == 0 { residentSamples.append(Measure.residentBytes) }
+            }
+        }
+        let flushSeconds = try Measure.seconds { try log.flush() }
+        let entries = Double(try log.highestSequence())
+        try log.close()
+        add("runtime + log, \(name)", entries / (sendSeconds + flushSeconds), "entries/s", against: against)
+        add("runtime + log, \(name), actions", Double(sent) / (sendSeconds + flushSeconds), "actions/s", against: "runtime in memory, actions")
+        add("final flush, \(name)", flushSeconds * 1000, "ms")
+        if name == "grouped" {
+            add("actions sent, grouped", Double(sent), "actions")
+            if let first = residentSamples.first, let last = residentSamples.last {
+                add("resident memory at 25% of the run", Double(first) / 1e6, "MB")
+                add("resident memory at 100% of the run", Double(last) / 1e6, "MB", against: "resident memory at 25% of the run", higherIsBetter: false)
+            }
+        }
+    }
+
+    // MARK: 4
+
+    private func peers() throws {
+        let jsonl = try JSONLinesAppender(path: path("peer.jsonl"))
+        let jsonlSeconds = Measure.seconds {
+            let reactor = BenchReactor(tap: { tapped in
+                switch tapped {
+                case .action(let action): jsonl.append(kind: "action", action)
+                case .mutation(let mutation): jsonl.append(kind: "mutation", mutation)
+                }
+            }, bugAtMutation: bugAt)
+            for index in 0..<actions { reactor.send(BenchReactor.action(index)) }
+            jsonl.flush()
+        }
+        let ours = report.value("runtime + log, grouped") ?? 0
+        let entries = Double(actions * 3)
+        let jsonlRate = add("JSON-lines appender", entries / jsonlSeconds, "entries/s")
+        add("ReactorLog grouped ÷ JSON-lines", ours / jsonlRate, "×")
+
+        let sqlite = try SQLiteAppender(path: path("peer.sqlite"))
+        let sqliteSeconds = Measure.seconds {
+            let reactor = BenchReactor(tap: { tapped in
+                switch tapped {
+                case .action(let action): sqlite.append(kind: 0, action)
+                case .mutation(let mutation): sqlite.append(kind: 1, mutation)
+                }
+            }, bugAtMutation: bugAt)
+            for index in 0..<actions { reactor.send(BenchReactor.action(index)) }
+            sqlite.flush()
+        }
+        let sqliteRate = add("SQLite via GRDB (WAL, synchronous=FULL)", entries / sqliteSeconds, "entries/s")
+        add("ReactorLog grouped ÷ SQLite", ours / sqliteRate, "×")
+    }
+
+    // MARK: 5
+
+    private func replay() throws {
+        // The read ceiling: a raw cursor over every record, no decoding.
+        var records = 0
+        var bytes = 0
+        let scanSeconds = try Measure.seconds {
+            var options = EnvironmentOptions()
+            options.readOnly = true
+            let env = try Environment(path: path("grouped.reactorlog"), options: options)
+            let db = try env.openDatabase("entries")
+            try env.read { txn in
+                try txn.withCursor(db) { cursor in
+                    var item = try cursor.first()
+                    while let current = item {
+                        records += 1
+                        bytes += current.value.count
+                        item = try cursor.next()
+                    }
+                }
+            }
+        }
+        add("LMDB cursor scan (read ceiling)", Double(records) / scanSeconds, "records/s")
+        scannedRecords = (records, bytes)
+
+        let log = try EventLog.openReadOnly(at: path("grouped.reactorlog"))
+        let reactor = BenchReactor(bugAtMutation: bugAt)
+        var mutations = 0
+        let replaySeconds = try Measure.seconds {
+            var state = reactor.initialState
+            var iterator = log.entries(EntryQuery(stream: "search", kinds: [.mutation]))
+            let decoder = JSONDecoder()
+            while let entry = try iterator.next() {
+                state = reactor.reduce(state: state, mutation: try decoder.decode(BenchReactor.Mutation.self, from: entry.payload))
+                mutations += 1
+            }
+        }
+        add("replay: decode + reduce every mutation", Double(mutations) / replaySeconds, "mutations/s", against: "LMDB cursor scan (read ceiling)")
+
+        let queue = try DatabaseQueue(path: path("peer.sqlite"))
+        var sqliteMutations = 0
+        let sqliteSeconds = try Measure.seconds {
+            var state = reactor.initialState
+            let decoder = JSONDecoder()
+            try queue.read { db in
+                let rows = try Row.fetchCursor(db, sql: "SELECT payload FROM entries WHERE kind = 1 ORDER BY sequence")
+                while let row = try rows.next() {
+                    let payload: Data = row[0]
+                    state = reactor.reduce(state: state, mutation: try decoder.decode(BenchReactor.Mutation.self, from: payload))
+                    sqliteMutations += 1
+                }
+            }
+        }
+        let sqliteRate = add("replay from SQLite via GRDB", Double(sqliteMutations) / sqliteSeconds, "mutations/s")
+        add("ReactorLog replay ÷ SQLite replay", (Double(mutations) / replaySeconds) / sqliteRate, "×")
+    }
+
+
+    // MARK: 6
+
+    private func timeTravel(_ name: String, policy: String) throws {
+        let log = try EventLog.openReadOnly(at: path("\(name).reactorlog"))
+        let machine = try TimeMachine(log: log, stream: "search", replayer: ReactorReplayer { BenchReactor(bugAtMutation: bugAt) })
+        let highest = try log.highestSequence()
+        var generator = SplitMix(seed: 42)
+        var samples: [Double] = []
+        for _ in 0..<1000 {
+            let step = UInt64.random(in: 1...highest, using: &generator)
+            samples.append(try Measure.seconds { _ = try machine.state(at: step) } * 1000)
+        }
+        add("state at a random step, p50, \(policy)", Measure.percentile(samples, 0.5), "ms")
+        add("state at a random step, p99, \(policy)", Measure.percentile(samples, 0.99), "ms")
+    }
+
+    // MARK: 7
+
+    private func bisect() throws {
+        let log = try EventLog.openReadOnly(at: path("grouped.reactorlog"))
+        let machine = try TimeMachine(log: log, stream: "search", replayer: ReactorReplayer { BenchReactor(bugAtMutation: bugAt) })
+        var result: BisectResult?
+        let seconds = try Measure.seconds {
+            result = try machine.bisect { state, _ in state.corrupted ? .bad : .good }
+        }
+        add("bisect over \(try log.highestSequence()) entries", seconds * 1000, "ms")
+        add("bisect: states rebuilt", Double(result?.reconstructions ?? 0), "states")
+    }
+
+    // MARK: 8
+
+    private func recovery() throws {
+        let log = try EventLog.open(at: path("grouped.reactorlog"))
+        var state: BenchReactor.State?
+        let seconds = try Measure.seconds {
+            let reactor = BenchReactor(bugAtMutation: bugAt)
+            try reactor.attach(to: log, stream: "search")
+            state = reactor.currentState
+        }
+        add("reopen a reactor on \(state?.mutations ?? 0) mutations (clean close)", seconds * 1000, "ms")
+        try log.close()
+    }
+
+    // MARK: 9
+
+    private func latency() throws {
+        let count = min(100_000, actions)
+        func measure(_ reactor: BenchReactor) -> [Double] {
+            var samples: [Double] = []
+            samples.reserveCapacity(count)
+            let seen = Mutex(0)
+            let observation = reactor.observe { _ in seen.withLock { $0 += 1 } }
+            for index in 0..<count {
+                let start = ContinuousClock.now
+                reactor.send(BenchReactor.action(index))
+                samples.append((ContinuousClock.now - start).seconds * 1e6)
+            }
+            observation.cancel()
+            return samples
+        }
+        let memory = measure(BenchReactor())
+        add("p50 in memory", Measure.percentile(memory, 0.5), "µs")
+        add("p99 in memory", Measure.percentile(memory, 0.99), "µs")
+        let log = try EventLog.open(at: path("latency.reactorlog"))
+        let logged = BenchReactor()
+        try logged.attach(to: log, stream: "search")
+        let withLog = measure(logged)
+        add("p50 with the log, grouped", Measure.percentile(withLog, 0.5), "µs", against: "p50 in memory", higherIsBetter: false)
+        add("p99 with the log, grouped", Measure.percentile(withLog, 0.99), "µs", against: "p99 in memory", higherIsBetter: false)
+        try log.flush()
+    }
+
+    // MARK: 10
+
+    private func storage() throws {
+        let log = try EventLog.openReadOnly(at: path("grouped.reactorlog"))
+        let entries = Double(try log.highestSequence())
+        let scanned = scannedRecords
+        let payload = Double(scanned.bytes - scanned.records * 40) / Double(max(1, scanned.records))
+        add("payload and case name per entry", payload, "bytes")
+        add("disk per entry (data file ÷ entries)", Double(log.sizeOnDisk) / entries, "bytes", against: "payload and case name per entry", higherIsBetter: false)
+        add("peak resident memory of the whole run", Double(Measure.peakResidentBytes) / 1e6, "MB")
+    }
+}
+
+/// A deterministic random number generator, so every run probes the same steps.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
