@@ -44,6 +44,40 @@ extension EventLog {
         return max(last, info.sequenceFloor)
     }
 
+    /// The sequence numbers of stream `name`'s entries of `kinds` from `from` through `through`, read from the
+    /// stream index alone: no entry is read or decoded, so listing a million steps takes milliseconds.
+    public func sequences(stream name: String, kinds: Set<EntryKind>, from: UInt64 = 1, through: UInt64 = .max) throws(EventLogError) -> [UInt64] {
+        guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
+        let wanted = Set(kinds.map(\.rawValue))
+        var found: [UInt64] = []
+        var position = from
+        var done = from > through
+        while !done {
+            let chunk: (sequences: [UInt64], next: UInt64, done: Bool) = try storage.read { txn in
+                try txn.withCursor(storage.streamEntries) { cursor in
+                    var sequences: [UInt64] = []
+                    var scanned = 0
+                    var next = position
+                    var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, position))
+                    while let current = item, scanned < 65_536 {
+                        guard let key = KeyCoding.decodeStreamSequence(current.key), key.stream == info.id, key.sequence <= through else {
+                            return (sequences, next, true)
+                        }
+                        if let kind = current.value.first, wanted.contains(kind) { sequences.append(key.sequence) }
+                        next = key.sequence &+ 1
+                        scanned += 1
+                        item = try cursor.next()
+                    }
+                    return (sequences, next, item == nil)
+                }
+            }
+            found += chunk.sequences
+            position = chunk.next
+            done = chunk.done || position == 0
+        }
+        return found
+    }
+
     /// How many entries stream `name` holds and its first and last sequence numbers, read from the stream
     /// index alone (no entry is decoded).
     public func statistics(stream name: String) throws(EventLogError) -> StreamStatistics {

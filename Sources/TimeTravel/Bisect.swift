@@ -53,9 +53,8 @@ extension TimeMachine {
             probes.append(BisectProbe(step: step, verdict: verdict))
             return verdict
         }
-        var steps: [UInt64] = []
-        var mutations = log.entries(EntryQuery(from: from + 1, through: end, stream: stream.name, kinds: [.mutation]))
-        while let mutation = try mutations.next() { steps.append(mutation.sequence) }
+        // The steps come from the stream index: listing them reads no entry.
+        let steps = try log.sequences(stream: stream.name, kinds: [.mutation], from: from + 1, through: end)
         guard let lastMutation = steps.last else {
             throw TimeTravelError.bisectPrecondition("Stream '\(stream.name)' has no mutation between #\(from) and #\(end): nothing to bisect.")
         }

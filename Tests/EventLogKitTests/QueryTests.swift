@@ -77,6 +77,19 @@ struct QueryTests {
         #expect(try sequences(EntryQuery(since: 0)).count == 13)
     }
 
+    @Test("sequence numbers of a stream's entries of some kinds come from the index, with bounds")
+    func sequencesFromIndex() throws {
+        let stream = try log.counterStream("other")
+        let action = try stream.append(.action("load"))
+        let mutation = try stream.append(.mutation("set", cause: action))
+        try log.flush()
+        #expect(try log.sequences(stream: "other", kinds: [.mutation]) == [mutation])
+        #expect(try log.sequences(stream: "other", kinds: [.action, .mutation]) == [action, mutation])
+        #expect(try log.sequences(stream: "counter", kinds: [.mutation], from: 4, through: 6) == [4, 5, 6])
+        #expect(try log.sequences(stream: "counter", kinds: [.mutation], from: 7, through: 6).isEmpty)
+        #expect(throws: EventLogError.unknownStream(name: "x")) { try log.sequences(stream: "x", kinds: [.action]) }
+    }
+
     @Test("iterating more entries than one read chunk returns every entry once, in order")
     func manyChunks() throws {
         let stream = try log.counterStream("bulk")
