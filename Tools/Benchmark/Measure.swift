@@ -26,11 +26,14 @@ enum Measure {
         return usage.ru_maxrss * 1024
     }
 
-    /// The process's current resident memory in bytes (from /proc/self/statm).
-    static var residentBytes: Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-              let pages = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    /// The process's private resident memory in bytes: resident minus file-backed shared pages (from
+    /// /proc/self/statm). LMDB's memory map makes the data file's pages resident as they are touched; they are
+    /// page cache, reclaimable, and not the writer's memory.
+    static var privateResidentBytes: Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ").compactMap { Int($0) }
+        guard fields.count >= 3 else { return 0 }
+        return (fields[1] - fields[2]) * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
     /// The `fraction` percentile of `samples` (0.5 for the median, 0.99 for p99).

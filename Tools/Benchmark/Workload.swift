@@ -151,7 +151,7 @@ final class Workload {
             while sent < actions && ContinuousClock.now < deadline {
                 reactor.send(BenchReactor.action(sent))
                 sent += 1
-                if name == "grouped" && sent % max(1, actions / 4) == 0 { residentSamples.append(Measure.residentBytes) }
+                if name == "grouped" && sent % max(1, actions / 4) == 0 { residentSamples.append(Measure.privateResidentBytes) }
             }
         }
         let flushSeconds = try Measure.seconds { try log.flush() }
@@ -163,8 +163,8 @@ final class Workload {
         if name == "grouped" {
             add("actions sent, grouped", Double(sent), "actions")
             if let first = residentSamples.first, let last = residentSamples.last {
-                add("resident memory at 25% of the run", Double(first) / 1e6, "MB")
-                add("resident memory at 100% of the run", Double(last) / 1e6, "MB", against: "resident memory at 25% of the run", higherIsBetter: false)
+                add("private memory at 25% of the run", Double(first) / 1e6, "MB")
+                add("private memory at 100% of the run", Double(last) / 1e6, "MB", against: "private memory at 25% of the run", higherIsBetter: false)
             }
         }
     }
