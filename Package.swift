@@ -82,7 +82,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InspectorTests",
-            dependencies: ["EventLogKit", "LMDB", "TestSupport", "reactorlog", "example-inspector", "eventlog-crash-writer"]
+            dependencies: ["EventLogKit", "LMDB", "TestSupport", "reactorlog", "example-inspector", "eventlog-crash-writer", "reactorlog-bench"]
         ),
         .testTarget(
             name: "EventLogKitTests",
