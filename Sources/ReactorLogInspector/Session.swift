@@ -37,7 +37,7 @@ struct Session {
         return try TimeMachine(log: log, stream: stream.name, replayer: RecordedStates())
     }
 
-    /// A step that must exist in the log.
+    /// A step that must exist in the log (for bisect's --to; TimeMachine checks the steps it rebuilds itself).
     func checkStep(_ step: UInt64, stream: StreamInfo) throws {
         let highest = try log.highestSequence()
         guard step <= highest else { throw TimeTravelError.stepOutOfRange(step: step, stream: stream.name, highest: highest) }

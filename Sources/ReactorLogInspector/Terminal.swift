@@ -31,9 +31,4 @@ struct Terminal: Sendable {
         guard progress else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
     }
-
-    /// Writes a line to standard output.
-    func line(_ text: String) {
-        print(text)
-    }
 }

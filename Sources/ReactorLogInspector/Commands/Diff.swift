@@ -23,7 +23,6 @@ struct Diff: AsyncParsableCommand {
         try await inspect {
             let session = try Session.open(log.log)
             let stream = try session.stream(streamOption.stream, step: b)
-            try session.checkStep(max(a, b), stream: stream)
             let diff = try session.machine(for: stream).diff(from: a, to: b)
             if output.json { return try printJSON(DiffJSON(stream: stream.name, from: a, to: b, changes: ChangeJSON.list(diff))) }
             print(session.terminal.paint("\(stream.name): #\(a) → #\(b)", .bold))

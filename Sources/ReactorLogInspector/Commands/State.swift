@@ -25,7 +25,6 @@ struct State: AsyncParsableCommand {
             let session = try Session.open(log.log)
             let statePath = try path.map { try StatePath(parsing: $0) } ?? StatePath([])
             let stream = try session.stream(streamOption.stream, step: at)
-            try session.checkStep(at, stream: stream)
             let state = try session.machine(for: stream).json(at: at)
             let value = state[statePath]
             if output.json {
