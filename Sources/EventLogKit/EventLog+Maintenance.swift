@@ -89,32 +89,16 @@ extension EventLog {
     private func verifyIndex(streams: [UInt32: StreamInfo], counts: [UInt32: Int], report: inout VerifyReport) throws(EventLogError) {
         for info in streams.values.sorted(by: { $0.id < $1.id }) {
             var indexed = 0
-            var position: UInt64 = 0
-            var done = false
-            while !done {
-                let chunk: (count: Int, last: UInt64, done: Bool, problem: VerifyReport.Problem?) = try storage.read { txn in
-                    try txn.withCursor(storage.streamEntries) { cursor in
-                        var count = 0
-                        var last = position
-                        var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, position &+ 1))
-                        while let current = item, count < 65_536 {
-                            guard let key = KeyCoding.decodeStreamSequence(current.key), key.stream == info.id else {
-                                return (count, last, true, nil)
-                            }
-                            count += 1
-                            last = key.sequence
-                            if try txn.get(storage.entries, key: KeyCoding.sequence(key.sequence)) == nil {
-                                return (count, last, true, .init(severity: .error, sequence: key.sequence, message: "stream '\(info.name)' lists this entry, but it is missing"))
-                            }
-                            item = try cursor.next()
-                        }
-                        return (count, last, item == nil, nil)
-                    }
-                }
+            var missing: UInt64?
+            try storage.forEachIndexChunk(stream: info.id) { (chunk) throws(EventLogError) in
                 indexed += chunk.count
-                position = chunk.last
-                done = chunk.done
-                if let problem = chunk.problem { report.problems.append(problem) }
+                guard missing == nil else { return }
+                missing = try storage.read { txn in
+                    try chunk.first { try txn.get(storage.entries, key: KeyCoding.sequence($0.sequence)) == nil }?.sequence
+                }
+            }
+            if let missing {
+                report.error("stream '\(info.name)' lists this entry, but it is missing", at: missing)
             }
             let stored = counts[info.id] ?? 0
             if indexed != stored {
@@ -160,34 +144,16 @@ extension EventLog {
         var since = 0
         var gaps = 0
         var first: UInt64?
-        var position: UInt64 = 0
-        var done = false
-        while !done {
-            let chunk: (kinds: [(UInt64, UInt8)], done: Bool) = try storage.read { txn in
-                try txn.withCursor(storage.streamEntries) { cursor in
-                    var kinds: [(UInt64, UInt8)] = []
-                    var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, position &+ 1))
-                    while let current = item, kinds.count < 65_536 {
-                        guard let key = KeyCoding.decodeStreamSequence(current.key), key.stream == info.id else {
-                            return (kinds, true)
-                        }
-                        kinds.append((key.sequence, current.value.first ?? 0))
-                        item = try cursor.next()
-                    }
-                    return (kinds, item == nil)
-                }
-            }
-            for (sequence, kind) in chunk.kinds {
-                if kind == EntryKind.mutation.rawValue { since += 1 }
+        try storage.forEachIndexChunk(stream: info.id) { chunk in
+            for key in chunk {
+                if key.kind == EntryKind.mutation.rawValue { since += 1 }
                 if since > interval {
                     gaps += 1
-                    if first == nil { first = sequence }
+                    if first == nil { first = key.sequence }
                     since = 1
                 }
-                if snapshots.contains(sequence) { since = 0 }
-                position = sequence
+                if snapshots.contains(key.sequence) { since = 0 }
             }
-            done = chunk.done || chunk.kinds.isEmpty
         }
         if let first {
             report.warning(

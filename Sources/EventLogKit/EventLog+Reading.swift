@@ -50,30 +50,8 @@ extension EventLog {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
         let wanted = Set(kinds.map(\.rawValue))
         var found: [UInt64] = []
-        var position = from
-        var done = from > through
-        while !done {
-            let chunk: (sequences: [UInt64], next: UInt64, done: Bool) = try storage.read { txn in
-                try txn.withCursor(storage.streamEntries) { cursor in
-                    var sequences: [UInt64] = []
-                    var scanned = 0
-                    var next = position
-                    var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, position))
-                    while let current = item, scanned < 65_536 {
-                        guard let key = KeyCoding.decodeStreamSequence(current.key), key.stream == info.id, key.sequence <= through else {
-                            return (sequences, next, true)
-                        }
-                        if let kind = current.value.first, wanted.contains(kind) { sequences.append(key.sequence) }
-                        next = key.sequence &+ 1
-                        scanned += 1
-                        item = try cursor.next()
-                    }
-                    return (sequences, next, item == nil)
-                }
-            }
-            found += chunk.sequences
-            position = chunk.next
-            done = chunk.done || position == 0
+        try storage.forEachIndexChunk(stream: info.id, from: from, through: through) { chunk in
+            for key in chunk where wanted.contains(key.kind) { found.append(key.sequence) }
         }
         return found
     }
@@ -83,34 +61,13 @@ extension EventLog {
     public func statistics(stream name: String) throws(EventLogError) -> StreamStatistics {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
         var statistics = StreamStatistics()
-        var position: UInt64 = 0
-        var done = false
-        while !done {
-            let chunk: (count: Int, first: UInt64?, last: UInt64?, kinds: [EntryKind: Int], done: Bool) = try storage.read { txn in
-                try txn.withCursor(storage.streamEntries) { cursor in
-                    var count = 0
-                    var first: UInt64?, last: UInt64?
-                    var kinds: [EntryKind: Int] = [:]
-                    var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, position &+ 1))
-                    while let current = item, count < 65_536 {
-                        guard let key = KeyCoding.decodeStreamSequence(current.key), key.stream == info.id else {
-                            return (count, first, last, kinds, true)
-                        }
-                        count += 1
-                        if first == nil { first = key.sequence }
-                        last = key.sequence
-                        if let kind = current.value.first.flatMap(EntryKind.init(rawValue:)) { kinds[kind, default: 0] += 1 }
-                        item = try cursor.next()
-                    }
-                    return (count, first, last, kinds, item == nil)
-                }
-            }
+        try storage.forEachIndexChunk(stream: info.id) { chunk in
             statistics.entries += chunk.count
-            if statistics.first == nil { statistics.first = chunk.first }
-            statistics.last = chunk.last ?? statistics.last
-            statistics.kinds.merge(chunk.kinds, uniquingKeysWith: +)
-            position = chunk.last ?? position
-            done = chunk.done || chunk.count == 0
+            if statistics.first == nil { statistics.first = chunk.first?.sequence }
+            statistics.last = chunk.last?.sequence ?? statistics.last
+            for key in chunk {
+                if let kind = EntryKind(rawValue: key.kind) { statistics.kinds[kind, default: 0] += 1 }
+            }
         }
         return statistics
     }

@@ -239,6 +239,36 @@ final class LogStorage: Sendable {
             sequenceFloor: values[Key.sequenceFloor].flatMap { UInt64($0) } ?? 0)
     }
 
+    // MARK: The stream index
+
+    /// Calls `body` with each chunk of stream `id`'s index keys, as (sequence, kind byte) pairs in order, from
+    /// `from` through `through`. Each chunk (at most 65,536 keys) is read in its own short read transaction,
+    /// and `body` runs outside it, so a walk over millions of entries never pins a snapshot of a live log.
+    func forEachIndexChunk(
+        stream id: UInt32, from: UInt64 = 1, through: UInt64 = .max,
+        _ body: ([(sequence: UInt64, kind: UInt8)]) throws(EventLogError) -> Void
+    ) throws(EventLogError) {
+        var position = from
+        while position <= through {
+            let chunk: [(sequence: UInt64, kind: UInt8)] = try read { txn in
+                try txn.withCursor(streamEntries) { cursor in
+                    var chunk: [(sequence: UInt64, kind: UInt8)] = []
+                    var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, position))
+                    while let current = item, chunk.count < 65_536,
+                          let key = KeyCoding.decodeStreamSequence(current.key), key.stream == id, key.sequence <= through {
+                        chunk.append((key.sequence, current.value.first ?? 0))
+                        item = try cursor.next()
+                    }
+                    return chunk
+                }
+            }
+            guard let last = chunk.last?.sequence else { return }
+            try body(chunk)
+            guard chunk.count == 65_536, last < .max else { return }
+            position = last + 1
+        }
+    }
+
     // MARK: Streams
 
     /// Reads every stream descriptor into the cache.

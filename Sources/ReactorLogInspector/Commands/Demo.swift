@@ -117,7 +117,8 @@ struct Demo: AsyncParsableCommand {
         }
         try await log.flush()
         terminal.endProgress()
-        let seconds = Double((ContinuousClock.now - start).components.attoseconds) / 1e18 + Double((ContinuousClock.now - start).components.seconds)
+        let elapsed = (ContinuousClock.now - start).components
+        let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         let entries = try log.highestSequence()
         FileHandle.standardError.write(Data("demo: \(entries) entries in \(String(format: "%.2f", seconds)) s\n".utf8))
     }
