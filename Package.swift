@@ -5,6 +5,7 @@ let package = Package(
     name: "ReactorLog",
     products: [
         .library(name: "ReactorLog", targets: ["ReactorLog"]),
+        .library(name: "ReactorLogPersistence", targets: ["ReactorLogPersistence"]),
         .library(name: "EventLogKit", targets: ["EventLogKit"]),
         .library(name: "TimeTravel", targets: ["TimeTravel"]),
         .library(name: "ReactorLogInspector", targets: ["ReactorLogInspector"]),
@@ -13,6 +14,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // The benchmark's peer only: SQLite as most Swift developers would use it.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
@@ -27,15 +29,20 @@ let package = Package(
         .target(name: "LMDB", dependencies: ["CLMDB"]),
         // The persistent action/mutation log. Knows Codable, not reactors.
         .target(name: "EventLogKit", dependencies: ["LMDB"]),
-        // The reactor runtime: ReactorKit's semantics on Swift concurrency, persisted to the log.
-        .target(name: "ReactorLog", dependencies: ["EventLogKit"]),
+        // The reactor runtime: ReactorKit's semantics on Swift concurrency. Knows a recorder protocol, not LMDB.
+        .target(
+            name: "ReactorLog",
+            dependencies: [.product(name: "DequeModule", package: "swift-collections")]
+        ),
+        // The log binding: records a reactor in a stream of an EventLog, and resumes it.
+        .target(name: "ReactorLogPersistence", dependencies: ["ReactorLog", "EventLogKit"]),
         // Time travel over a log: state at any step, diff, blame, bisect, divergence, schema checks.
-        .target(name: "TimeTravel", dependencies: ["ReactorLog", "EventLogKit"]),
+        .target(name: "TimeTravel", dependencies: ["ReactorLog", "ReactorLogPersistence", "EventLogKit"]),
         // The inspector's command tree, for the shipped `reactorlog` and for users' own inspectors.
         .target(
             name: "ReactorLogInspector",
             dependencies: [
-                "TimeTravel", "ReactorLog", "EventLogKit", "ReactorLogExamples",
+                "TimeTravel", "ReactorLog", "ReactorLogPersistence", "EventLogKit", "ReactorLogExamples",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -55,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "reactorlog-bench",
             dependencies: [
-                "EventLogKit", "LMDB", "ReactorLog", "TimeTravel",
+                "EventLogKit", "LMDB", "ReactorLog", "ReactorLogPersistence", "TimeTravel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -74,11 +81,11 @@ let package = Package(
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
         .testTarget(
             name: "ReactorLogTests",
-            dependencies: ["ReactorLog", "ReactorLogExamples", "EventLogKit", "TestSupport"]
+            dependencies: ["ReactorLog", "ReactorLogPersistence", "ReactorLogExamples", "EventLogKit", "TestSupport"]
         ),
         .testTarget(
             name: "TimeTravelTests",
-            dependencies: ["TimeTravel", "ReactorLog", "ReactorLogExamples", "EventLogKit", "TestSupport"]
+            dependencies: ["TimeTravel", "ReactorLog", "ReactorLogPersistence", "ReactorLogExamples", "EventLogKit", "TestSupport"]
         ),
         .testTarget(
             name: "InspectorTests",

@@ -2,8 +2,9 @@ extension Reactor {
     /// Calls `observer` with the latest state now, then with every later state, until the returned
     /// ``Observation`` is cancelled or released.
     ///
-    /// **Where it runs**: synchronously, on the thread that changed the state, right after `currentState`
-    /// is updated and in the order the states were produced. For UI code, use ``observeOnMainActor(_:)``.
+    /// **Where it runs**: synchronously, inside dispatch (on the reactor's ``Reactor/scheduler``), right
+    /// after `currentState` is updated and in the order the states were produced. For UI code on a reactor
+    /// that is not scheduled on the main actor, use ``observeOnMainActor(_:)``.
     public func observe(_ observer: @escaping @Sendable (State) -> Void) -> Observation {
         runtime.observe(self, observer)
     }
@@ -49,18 +50,24 @@ extension Reactor {
     }
 
     /// The latest state, then every later state, as an async sequence. Nothing is dropped: a slow consumer
-    /// gets every state, in order. The sequence ends when the consuming task is cancelled.
+    /// gets every state, in order. The sequence ends when the reactor is released or the consuming task
+    /// is cancelled.
     public var states: AsyncStream<State> {
         AsyncStream { continuation in
-            let observation = observe { continuation.yield($0) }
+            let observation = runtime.observe(self, { continuation.yield($0) }, finish: { continuation.finish() })
             continuation.onTermination = { _ in observation.cancel() }
         }
     }
 
-    /// The value at `keyPath` now, then each time it changes, as an async sequence.
+    /// The value at `keyPath` now, then each time it changes, as an async sequence. It ends when the
+    /// reactor is released or the consuming task is cancelled.
     public func states<Value: Equatable & Sendable>(_ keyPath: KeyPath<State, Value> & Sendable) -> AsyncStream<Value> {
         AsyncStream { continuation in
-            let observation = observe(keyPath) { continuation.yield($0) }
+            let last = LastValue<Value>()
+            let observation = runtime.observe(self, { state in
+                let value = state[keyPath: keyPath]
+                if last.replace(with: value) { continuation.yield(value) }
+            }, finish: { continuation.finish() })
             continuation.onTermination = { _ in observation.cancel() }
         }
     }

@@ -9,9 +9,9 @@
 ///     struct State { var isFollowing = false }
 ///
 ///     let initialState = State()
-///     let runtime = ReactorRuntime<ProfileViewReactor>()
+///     let runtime = Runtime()
 ///
-///     func mutate(action: Action) -> Effect<Mutation> {
+///     func mutate(action: Action) -> Effect {
 ///         switch action {
 ///         case let .follow(userID):
 ///             return .run { send in
@@ -35,9 +35,14 @@
 /// ```
 ///
 /// The one stored property a reactor must declare is `runtime`: it holds the state, the observers and
-/// the running effects. It is created empty and starts on first use, exactly once.
-/// See docs/GUIDE.md for the rules of dispatch, delivery and persistence.
-public protocol Reactor: AnyObject, Sendable {
+/// the running effects. It is created idle and starts on first use, exactly once. Reactors may be
+/// non-final classes: nothing in the protocol mentions `Self`.
+///
+/// **Dispatch** (docs/GUIDE.md, "Isolation and delivery"): one action or mutation is handled at a time,
+/// in one total order. A send that finds the reactor idle, in its ``scheduler``'s isolation, is handled
+/// before `send` returns; any other send is queued and handled by whoever is dispatching (or by a hop to
+/// the scheduler's actor). No thread ever waits for another thread's `mutate`, `reduce` or observers.
+public protocol Reactor<Action, Mutation, State>: AnyObject, Sendable {
     /// What the user does.
     associatedtype Action: Sendable
     /// What changes the state; the log records mutations, and replaying them rebuilds any state.
@@ -45,14 +50,23 @@ public protocol Reactor: AnyObject, Sendable {
     /// What the view shows.
     associatedtype State: Sendable
 
+    /// The runtime type to declare: `let runtime = Runtime()`.
+    typealias Runtime = ReactorRuntime<Action, Mutation, State>
+    /// The effect type `mutate(action:)` returns.
+    typealias Effect = ReactorEffect<Action, Mutation>
+
     /// The state before the first mutation.
     var initialState: State { get }
 
-    /// The reactor's runtime: declare it as `let runtime = ReactorRuntime<YourReactor>()`.
-    var runtime: ReactorRuntime<Self> { get }
+    /// The reactor's runtime: declare it as `let runtime = Runtime()`.
+    var runtime: Runtime { get }
 
-    /// Turns an action into mutations; side effects live here. Runs on the thread that sends the action.
-    func mutate(action: Action) -> Effect<Mutation>
+    /// Where `mutate`, `reduce` and state delivery run (ReactorKit's `scheduler`); read once, at start.
+    /// Defaults to ``ReactorScheduler/immediate``: on the sending thread.
+    var scheduler: ReactorScheduler { get }
+
+    /// Turns an action into mutations; side effects live here.
+    func mutate(action: Action) -> Effect
 
     /// Returns the state after one mutation. Must be pure: it runs again when a log is replayed.
     func reduce(state: State, mutation: Mutation) -> State
@@ -68,8 +82,11 @@ public protocol Reactor: AnyObject, Sendable {
 }
 
 extension Reactor {
+    /// Handles actions on the thread that sends them.
+    public var scheduler: ReactorScheduler { .immediate }
+
     /// Emits no mutation.
-    public func mutate(action: Action) -> Effect<Mutation> { .none }
+    public func mutate(action: Action) -> Effect { .none }
 
     /// Returns the state unchanged.
     public func reduce(state: State, mutation: Mutation) -> State { state }
@@ -86,7 +103,7 @@ extension Reactor {
 
 extension Reactor where Action == Mutation {
     /// Emits the action itself as the mutation.
-    public func mutate(action: Action) -> Effect<Mutation> { .just(action) }
+    public func mutate(action: Action) -> Effect { .just(action) }
 }
 
 extension Reactor {
@@ -96,10 +113,13 @@ extension Reactor {
         runtime.currentState(of: self)
     }
 
-    /// Sends an action. From any thread or task; mutations the effect emits synchronously are reduced and
-    /// published before `send` returns. Sent from inside `reduce` or a state observer, the action is
-    /// queued and handled right after the current one.
-    public func send(_ action: Action) {
-        runtime.send(action, to: self)
+    /// Sends an action, never blocking. Sent from the scheduler's isolation to an idle reactor, the
+    /// mutations its effect emits synchronously are reduced and published before `send` returns (the
+    /// seed's `testIsBookmarked`). Sent from inside `mutate`, `reduce` or an observer, it is handled right
+    /// after the current one; sent while another thread dispatches, it is queued and handled by that thread.
+    ///
+    /// - Parameter isolation: the caller's isolation, filled in by the compiler; leave it out.
+    public func send(_ action: Action, isolation: isolated (any Actor)? = #isolation) {
+        runtime.send(action, to: self, from: isolation)
     }
 }

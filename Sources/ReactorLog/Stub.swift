@@ -1,5 +1,7 @@
 /// A reactor's stub, for testing views: while enabled, `mutate` and `reduce` never run, every sent action
 /// is recorded in ``actions``, and setting ``state`` replaces what observers and `currentState` see.
+/// A stubbed reactor starts from its raw `initialState` (not through `transform(state:)`), as
+/// ReactorKit's stub does.
 ///
 /// ```swift
 /// reactor.isStubEnabled = true
@@ -13,21 +15,23 @@ public struct Stub<R: Reactor>: Sendable {
 
     /// Whether the stub is on.
     public var isEnabled: Bool {
-        get { reactor.runtime.core.withLock { $0.stubEnabled } }
-        nonmutating set { reactor.runtime.core.withLock { $0.stubEnabled = newValue } }
+        get { reactor.runtime.shared.withLock { $0.isStubEnabled } }
+        nonmutating set { reactor.runtime.shared.withLock { $0.isStubEnabled = newValue } }
     }
 
     /// Every action sent while the stub was on, in order.
     public var actions: [R.Action] {
-        reactor.runtime.core.withLock { $0.stubActions }
+        reactor.runtime.shared.withLock { $0.stubActions }
     }
 
     /// The state views see. Setting it publishes the state to every observer, bypassing `reduce`.
     public var state: R.State {
         get { reactor.currentState }
         nonmutating set {
-            reactor.runtime.start(reactor)
-            reactor.runtime.dispatch(.stubState(newValue), reactor: reactor)
+            let runtime = reactor.runtime
+            let engine = runtime.start(reactor)
+            runtime.shared.withLock { $0.stubState = newValue }
+            runtime.dispatch(.state(newValue), engine: engine, from: nil)
         }
     }
 }

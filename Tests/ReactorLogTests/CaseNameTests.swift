@@ -1,6 +1,7 @@
 import EventLogKit
 import Foundation
 import ReactorLog
+import ReactorLogPersistence
 import TestSupport
 import Testing
 
@@ -13,8 +14,8 @@ struct CaseNameTests {
         struct Wide: Codable, Sendable { var a = 1, b = 2 }
         struct State: Codable, Sendable { var last = "" }
         let initialState = State()
-        let runtime = ReactorRuntime<ShapesReactor>()
-        func mutate(action: Action) -> Effect<Mutation> { .just(Mutation(name: "\(action)")) }
+        let runtime = Runtime()
+        func mutate(action: Action) -> Effect { .just(Mutation(name: "\(action)")) }
         func reduce(state: State, mutation: Mutation) -> State { State(last: mutation.name) }
     }
 

@@ -10,10 +10,10 @@ struct EffectTests {
         enum Mutation: Sendable, Equatable { case add(String) }
         struct State: Sendable { var log: [String] = [] }
         let initialState = State()
-        let runtime = ReactorRuntime<ScriptReactor>()
-        let effects: @Sendable (Action) -> Effect<Mutation>
-        init(_ effects: @escaping @Sendable (Action) -> Effect<Mutation>) { self.effects = effects }
-        func mutate(action: Action) -> Effect<Mutation> { effects(action) }
+        let runtime = Runtime()
+        let effects: @Sendable (Action) -> Effect
+        init(_ effects: @escaping @Sendable (Action) -> Effect) { self.effects = effects }
+        func mutate(action: Action) -> Effect { effects(action) }
         func reduce(state: State, mutation: Mutation) -> State {
             guard case let .add(text) = mutation else { return state }
             return State(log: state.log + [text])
@@ -141,7 +141,7 @@ struct EffectTests {
     @Test("map turns an effect's mutations into another type, synchronous and async parts alike")
     func map() async {
         struct Wrapped: Sendable, Equatable { let text: String }
-        let effect = Effect<String>.concat(.just("a"), .run { send in send("b") }).map { Wrapped(text: $0) }
+        let effect = ReactorEffect<ScriptReactor.Action, String>.concat(.just("a"), .run { send in send("b") }).map { Wrapped(text: $0) }
         let reactor = ScriptReactor { _ in effect.map { .add($0.text) } }
         reactor.send(.run)
         #expect(await reactor.state { $0.log.count == 2 }?.log == ["a", "b"])

@@ -1,5 +1,6 @@
 import EventLogKit
 import ReactorLog
+import ReactorLogPersistence
 import TestSupport
 import Testing
 
@@ -26,9 +27,9 @@ final class ProfileViewReactor: Reactor {
     }
 
     let initialState = State()
-    let runtime = ReactorRuntime<ProfileViewReactor>()
+    let runtime = Runtime()
 
-    func mutate(action: Action) -> Effect<Mutation> {
+    func mutate(action: Action) -> Effect {
         switch action {
         case let .follow(userID):
             return .run { send in

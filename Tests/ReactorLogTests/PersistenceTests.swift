@@ -1,6 +1,7 @@
 import EventLogKit
 import Foundation
 import ReactorLog
+import ReactorLogPersistence
 import ReactorLogExamples
 import TestSupport
 import Testing
@@ -157,11 +158,11 @@ struct PersistenceTests {
             enum Mutation: Codable, Sendable { case tick, reset }
             struct State: Codable, Sendable { var ticks = 0 }
             let initialState = State()
-            let runtime = ReactorRuntime<ClockReactor>()
+            let runtime = Runtime()
             let ticks: AsyncStream<Void>
             init(ticks: AsyncStream<Void>) { self.ticks = ticks }
             func transform(mutation: Pipeline<Mutation>) -> Pipeline<Mutation> { mutation.merge(ticks.map { Mutation.tick }) }
-            func mutate(action: Action) -> Effect<Mutation> { .just(.reset) }
+            func mutate(action: Action) -> Effect { .just(.reset) }
             func reduce(state: State, mutation: Mutation) -> State { State(ticks: mutation == .tick ? state.ticks + 1 : 0) }
         }
         let log = try openLog()

@@ -13,13 +13,13 @@ struct ReactorSemanticsTests {
         enum Mutation: Sendable { case went }
         struct State: Sendable { var count = 0 }
         let initialState = State()
-        let runtime = ReactorRuntime<HookReactor>()
+        let runtime = Runtime()
         let calls = Recorder<String>()
 
         func transform(action: Pipeline<Action>) -> Pipeline<Action> {
             action.onEach { [calls] _ in calls.append("transform(action)") }
         }
-        func mutate(action: Action) -> Effect<Mutation> {
+        func mutate(action: Action) -> Effect {
             calls.append("mutate")
             return .just(.went)
         }
@@ -51,8 +51,8 @@ struct ReactorSemanticsTests {
         enum Mutation: Sendable { case setBookmarked(Bool) }
         struct State: Sendable, Equatable { var isBookmarked = false }
         let initialState = State()
-        let runtime = ReactorRuntime<BookmarkReactor>()
-        func mutate(action: Action) -> Effect<Mutation> { .just(.setBookmarked(!currentState.isBookmarked)) }
+        let runtime = Runtime()
+        func mutate(action: Action) -> Effect { .just(.setBookmarked(!currentState.isBookmarked)) }
         func reduce(state: State, mutation: Mutation) -> State {
             guard case let .setBookmarked(value) = mutation else { return state }
             return State(isBookmarked: value)
@@ -86,9 +86,9 @@ struct ReactorSemanticsTests {
         enum Mutation: Sendable { case add }
         struct State: Sendable { var value = 0 }
         let initialState = State()
-        let runtime = ReactorRuntime<StepReactor>()
+        let runtime = Runtime()
         let seen = Recorder<Int>()
-        func mutate(action: Action) -> Effect<Mutation> {
+        func mutate(action: Action) -> Effect {
             switch action {
             case .twoSteps:
                 return .run { [unowned self, seen] send in
@@ -151,8 +151,8 @@ struct ReactorSemanticsTests {
         enum Mutation: Sendable { case add }
         struct State: Sendable { var value = 0 }
         let initialState = State()
-        let runtime = ReactorRuntime<FailingReactor>()
-        func mutate(action: Action) -> Effect<Mutation> {
+        let runtime = Runtime()
+        func mutate(action: Action) -> Effect {
             switch action {
             case .fail: .run { send in
                 send(.add)
@@ -179,7 +179,7 @@ struct ReactorSemanticsTests {
         typealias Mutation = Action
         struct State: Sendable { var last: Action? }
         let initialState = State()
-        let runtime = ReactorRuntime<ReentrantReactor>()
+        let runtime = Runtime()
         let trace = Recorder<String>()
         func reduce(state: State, mutation: Action) -> State {
             trace.append("enter \(mutation)")
@@ -252,7 +252,7 @@ struct ReactorSemanticsTests {
             var others = 0
         }
         let initialState = State()
-        let runtime = ReactorRuntime<AlertReactor>()
+        let runtime = Runtime()
         func reduce(state: State, mutation: Action) -> State {
             var state = state
             switch mutation {
@@ -286,9 +286,9 @@ struct ReactorSemanticsTests {
         enum Mutation: Sendable { case never }
         struct State: Sendable {}
         let initialState = State()
-        let runtime = ReactorRuntime<LongRunningReactor>()
+        let runtime = Runtime()
         let started = Signal(), cancelled = Signal()
-        func mutate(action: Action) -> Effect<Mutation> {
+        func mutate(action: Action) -> Effect {
             .run { [started, cancelled] _ in
                 started.fire()
                 do {

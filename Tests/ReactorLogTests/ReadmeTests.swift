@@ -1,5 +1,6 @@
 import EventLogKit
 import ReactorLog
+import ReactorLogPersistence
 import TestSupport
 import Testing
 
@@ -11,9 +12,9 @@ enum Readme {
         struct State: Codable, Sendable { var value = 0 }
 
         let initialState = State()
-        let runtime = ReactorRuntime<CounterReactor>()
+        let runtime = Runtime()
 
-        func mutate(action: Action) -> Effect<Mutation> { .just(.increaseValue) }
+        func mutate(action: Action) -> Effect { .just(.increaseValue) }
         func reduce(state: State, mutation: Mutation) -> State { State(value: state.value + 1) }
     }
 }

@@ -13,7 +13,7 @@ struct TransformTests {
         enum Mutation: Sendable { case setName(String), setUser(String) }
         struct State: Sendable { var name = "", user = "", title = "" }
         let initialState = State()
-        let runtime = ReactorRuntime<UserReactor>()
+        let runtime = Runtime()
         let printed = Recorder<String>()
         let currentUser: AsyncStream<String>
 
@@ -32,7 +32,7 @@ struct TransformTests {
                 return state
             }
         }
-        func mutate(action: Action) -> Effect<Mutation> {
+        func mutate(action: Action) -> Effect {
             guard case let .rename(name) = action else { return .none }
             return .just(.setName(name))
         }

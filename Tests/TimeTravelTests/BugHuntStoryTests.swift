@@ -1,6 +1,7 @@
 import EventLogKit
 import Foundation
 import ReactorLog
+import ReactorLogPersistence
 import ReactorLogExamples
 import TestSupport
 import TimeTravel

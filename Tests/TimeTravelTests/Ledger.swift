@@ -1,5 +1,6 @@
 import EventLogKit
 import ReactorLog
+import ReactorLogPersistence
 import Synchronization
 
 /// A small reactor for time-travel tests: deposits into a balance. Optionally with a planted bug (one
@@ -14,7 +15,7 @@ final class LedgerReactor: Reactor {
     }
 
     let initialState = State()
-    let runtime = ReactorRuntime<LedgerReactor>()
+    let runtime = Runtime()
     let bugAtDeposit: Int?
     let changedReduce: Bool
 
@@ -23,7 +24,7 @@ final class LedgerReactor: Reactor {
         self.changedReduce = changedReduce
     }
 
-    func mutate(action: Action) -> Effect<Mutation> {
+    func mutate(action: Action) -> Effect {
         guard case let .deposit(amount) = action else { return .none }
         return .just(.add(amount))
     }

@@ -1,6 +1,7 @@
 import EventLogKit
 import Foundation
 import ReactorLog
+import ReactorLogPersistence
 import ReactorLogExamples
 import TestSupport
 import TimeTravel
@@ -259,7 +260,7 @@ struct TimeMachineTests {
             enum Mutation: Codable, Sendable { case credit(Int) }
             struct State: Codable, Sendable { var balance = 0, deposits = 0, last: [Int] = [] }
             let initialState = State()
-            let runtime = ReactorRuntime<RenamedLedger>()
+            let runtime = Runtime()
         }
         let renamed = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { RenamedLedger() })
         let report = try renamed.checkSchema(currentFingerprint: "v3")

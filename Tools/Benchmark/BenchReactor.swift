@@ -29,7 +29,7 @@ final class BenchReactor: Reactor {
     }
 
     let initialState = State()
-    let runtime = ReactorRuntime<BenchReactor>()
+    let runtime = Runtime()
     /// Sees every action and mutation (after transform), for the peers that store them themselves.
     let tap: (@Sendable (Tapped) -> Void)?
     /// A planted bug for the bisect figure: the state is corrupted at this mutation count.
@@ -65,7 +65,7 @@ final class BenchReactor: Reactor {
         }
     }
 
-    func mutate(action: Action) -> Effect<Mutation> {
+    func mutate(action: Action) -> Effect {
         switch action {
         case let .updateQuery(query):
             return .just(.setQuery(query), .setRepos(["\(query)/a", "\(query)/b"], nextPage: 2))

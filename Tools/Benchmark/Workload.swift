@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import LMDB
 import ReactorLog
+import ReactorLogPersistence
 import Synchronization
 import TimeTravel
 

@@ -34,7 +34,7 @@ public final class CounterReactor: Reactor {
     /// A count of zero.
     public let initialState = State()
     /// The reactor's runtime.
-    public let runtime = ReactorRuntime<CounterReactor>()
+    public let runtime = Runtime()
     /// How long a change takes to arrive.
     public let delay: Duration
 
@@ -44,7 +44,7 @@ public final class CounterReactor: Reactor {
     }
 
     /// Loading on, the change after the delay, loading off.
-    public func mutate(action: Action) -> Effect<Mutation> {
+    public func mutate(action: Action) -> Effect {
         let change: Mutation = action == .increase ? .increaseValue : .decreaseValue
         guard delay > .zero else { return .just(.setLoading(true), change, .setLoading(false)) }
         let delay = delay

@@ -41,7 +41,7 @@ public final class GitHubSearchReactor: Reactor {
     /// No query, no results.
     public let initialState = State()
     /// The reactor's runtime.
-    public let runtime = ReactorRuntime<GitHubSearchReactor>()
+    public let runtime = Runtime()
     let service: any GitHubSearchService
 
     /// A reactor searching with `service`.
@@ -50,7 +50,7 @@ public final class GitHubSearchReactor: Reactor {
     }
 
     /// The seed's `mutate`, with `Effect` in place of `Observable`.
-    public func mutate(action: Action) -> Effect<Mutation> {
+    public func mutate(action: Action) -> Effect {
         switch action {
         case let .updateQuery(query):
             return .concat(

@@ -47,7 +47,7 @@ public final class TodoReactor: Reactor {
     /// An empty list.
     public let initialState = State()
     /// The reactor's runtime.
-    public let runtime = ReactorRuntime<TodoReactor>()
+    public let runtime = Runtime()
 
     /// A to-do list.
     public init() {}

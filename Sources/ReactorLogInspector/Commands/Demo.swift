@@ -2,6 +2,7 @@ import ArgumentParser
 import EventLogKit
 import Foundation
 import ReactorLog
+import ReactorLogPersistence
 import ReactorLogExamples
 
 /// `reactorlog demo`: records a session of the example reactors, with a planted state bug to bisect.

@@ -1,5 +1,6 @@
 import EventLogKit
 import Foundation
+import ReactorLog
 
 extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
     /// Records this reactor in stream `name` of `log`: every action (after `transform(action:)`, and after
@@ -22,41 +23,20 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
         to log: EventLog, stream name: String, schemaFingerprint: String? = nil,
         redactingActions redact: (@Sendable (Action) -> Action)? = nil
     ) throws(EventLogError) {
-        guard !runtime.hasStarted else {
+        guard recorder == nil, !runtime.hasStarted else {
             throw .invalidArgument("Attach \(Self.self) to a log before its first use; it has already started.")
         }
         let fingerprint = schemaFingerprint ?? Self.defaultSchemaFingerprint
         let stream = try log.openStream(
             named: name, reactorType: String(reflecting: Self.self), schemaFingerprint: fingerprint,
             initialState: initialState)
-        var state = initialState
-        if stream.wasResumed {
-            state = try replay(stream)
+        let state = stream.wasResumed ? try replay(stream) : nil
+        do {
+            try record(with: LogRecorder<Action, Mutation, State>(stream: stream, redactingActions: redact), resumingFrom: state)
+        } catch {
+            try? stream.close(finalState: nil)
+            throw .invalidArgument("Attach \(Self.self) to a log before its first use; it has already started.")
         }
-        let actionNames = CaseNamer(), mutationNames = CaseNamer()
-        runtime.install(Persistence<Self>(
-            logAction: { action throws(EventLogError) in
-                let logged = redact?(action) ?? action
-                let payload = try log.encode(logged)
-                return try stream.append(EntryDraft(
-                    kind: .action, caseName: actionNames.name(logged, json: payload), payload: payload, codec: log.configuration.codec.id))
-            },
-            logMutation: { mutation, cause throws(EventLogError) in
-                let payload = try log.encode(mutation)
-                return try stream.append(EntryDraft(
-                    kind: .mutation, caseName: mutationNames.name(mutation, json: payload), payload: payload,
-                    codec: log.configuration.codec.id, cause: cause))
-            },
-            logError: { type, message, cause throws(EventLogError) in
-                try stream.append(.effectError, EffectErrorRecord(type: type, message: message), caseName: type, cause: cause)
-            },
-            snapshotIfDue: { state, sequence throws(EventLogError) in
-                if stream.isSnapshotDue { try stream.writeSnapshot(state, at: sequence) }
-            },
-            close: { state in
-                try? stream.close(finalState: try? log.encode(state))
-            }),
-            resumedState: state)
     }
 
     /// The stream's latest state: its recovery point, then every mutation after it through `reduce`.
@@ -79,28 +59,6 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
 
     /// The first error writing to the log, if one happened; the reactor keeps working in memory after it.
     public var logFailure: EventLogError? {
-        runtime.core.withLock { $0.persistenceFailure }
-    }
-}
-
-extension ReactorRuntime {
-    func install(_ persistence: Persistence<R>, resumedState: R.State) {
-        core.withLock { core in
-            core.persistence = persistence
-            core.resumedState = resumedState
-        }
-    }
-
-    /// Runs a log write; on failure, remembers the first error and returns `nil`: the reactor keeps working.
-    @discardableResult
-    func logged<T>(_ write: () throws(EventLogError) -> T) -> T? {
-        do {
-            return try write()
-        } catch {
-            core.withLock { core in
-                if core.persistenceFailure == nil { core.persistenceFailure = error }
-            }
-            return nil
-        }
+        (recorder as? LogRecorder<Action, Mutation, State>)?.failure
     }
 }

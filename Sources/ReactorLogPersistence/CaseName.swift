@@ -1,4 +1,5 @@
 import Foundation
+import Foundation
 import Synchronization
 
 /// Names the cases of one type's values, checking once (on the first value) whether the type is an enum.

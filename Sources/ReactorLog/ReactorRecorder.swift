@@ -1,0 +1,43 @@
+/// What a reactor tells whoever records it, in exactly the order `reduce` applies it: the seam between the
+/// runtime and a log. The runtime knows this protocol only; `ReactorLogPersistence` implements it on an
+/// `EventLog`, and a test can record in memory.
+///
+/// Every method is called from inside dispatch, one at a time, in the reactor's total order, so a
+/// recorder sees a consistent history. Keep them cheap: hand the value over and return; they must not
+/// call back into the reactor. A recorder handles its own failures (the reactor keeps working).
+public protocol ReactorRecorder<Action, Mutation, State>: Sendable {
+    /// The reactor's actions.
+    associatedtype Action: Sendable
+    /// The reactor's mutations.
+    associatedtype Mutation: Sendable
+    /// The reactor's state.
+    associatedtype State: Sendable
+
+    /// Records an action after `transform(action:)`, before `mutate` runs; returns its sequence number,
+    /// which the mutations and errors it causes carry as their cause, or `nil` when it has none.
+    func recordAction(_ action: Action) -> UInt64?
+
+    /// Records a mutation after `transform(mutation:)`, before `reduce` runs (write-ahead); `cause` is the
+    /// sequence number of the action whose effect emitted it, `nil` for a merged source. Returns its
+    /// sequence number, or `nil` when it has none.
+    func recordMutation(_ mutation: Mutation, cause: UInt64?) -> UInt64?
+
+    /// Records an error an effect threw and nothing caught.
+    func recordEffectError(_ error: any Error, cause: UInt64?)
+
+    /// Called with the state `reduce` produced from the mutation numbered `sequence`: the place to take a
+    /// snapshot when one is due.
+    func recordState(_ state: State, after sequence: UInt64)
+
+    /// Called once, when the reactor is released, with its last reduced state.
+    func close(finalState: State)
+}
+
+extension ReactorRecorder {
+    /// Records nothing.
+    public func recordEffectError(_ error: any Error, cause: UInt64?) {}
+    /// Takes no snapshot.
+    public func recordState(_ state: State, after sequence: UInt64) {}
+    /// Does nothing.
+    public func close(finalState: State) {}
+}

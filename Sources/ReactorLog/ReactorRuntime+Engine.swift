@@ -1,0 +1,31 @@
+extension ReactorRuntime {
+    /// What dispatch runs, fixed when the reactor starts: the reactor's functions (holding it weakly), its
+    /// pipelines, scheduler and recorder, and the reduced state.
+    final class Engine: @unchecked Sendable {
+        // Unchecked because of `reduced`: only the dispatcher reads or writes it, and the dispatcher is
+        // whoever set `Shared.isDispatching` under the runtime's lock; taking and clearing that flag under
+        // the lock orders every access. Everything else is immutable.
+        let mutate: @Sendable (Action) -> Effect?
+        let reduce: @Sendable (State, Mutation) -> State?
+        let actions: Pipeline<Action>
+        let mutations: Pipeline<Mutation>
+        let states: Pipeline<State>
+        let scheduler: ReactorScheduler
+        let initialState: State
+        let recorder: Recorder?
+        var reduced: State
+
+        init<R: Reactor>(reactor: R, recorder: Recorder?, resumedState: State?)
+        where R.Action == Action, R.Mutation == Mutation, R.State == State {
+            mutate = { [weak reactor] in reactor?.mutate(action: $0) }
+            reduce = { [weak reactor] in reactor?.reduce(state: $0, mutation: $1) }
+            actions = reactor.transform(action: Pipeline())
+            mutations = reactor.transform(mutation: Pipeline())
+            states = reactor.transform(state: Pipeline())
+            scheduler = reactor.scheduler
+            initialState = reactor.initialState
+            self.recorder = recorder
+            reduced = resumedState ?? initialState
+        }
+    }
+}
