@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "ReactorLog", targets: ["ReactorLog"]),
         .library(name: "ReactorLogPersistence", targets: ["ReactorLogPersistence"]),
+        .library(name: "ReactorLogTesting", targets: ["ReactorLogTesting"]),
         .library(name: "EventLogKit", targets: ["EventLogKit"]),
         .library(name: "TimeTravel", targets: ["TimeTravel"]),
         .library(name: "ReactorLogInspector", targets: ["ReactorLogInspector"]),
@@ -34,6 +35,8 @@ let package = Package(
             name: "ReactorLog",
             dependencies: [.product(name: "DequeModule", package: "swift-collections")]
         ),
+        // Testing support: the test store and an in-memory recorder.
+        .target(name: "ReactorLogTesting", dependencies: ["ReactorLog"]),
         // The log binding: records a reactor in a stream of an EventLog, and resumes it.
         .target(name: "ReactorLogPersistence", dependencies: ["ReactorLog", "EventLogKit"]),
         // Time travel over a log: state at any step, diff, blame, bisect, divergence, schema checks.
@@ -81,7 +84,9 @@ let package = Package(
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
         .testTarget(
             name: "ReactorLogTests",
-            dependencies: ["ReactorLog", "ReactorLogPersistence", "ReactorLogExamples", "EventLogKit", "TestSupport"]
+            dependencies: [
+                "ReactorLog", "ReactorLogPersistence", "ReactorLogTesting", "ReactorLogExamples", "EventLogKit", "TestSupport",
+            ]
         ),
         .testTarget(
             name: "TimeTravelTests",

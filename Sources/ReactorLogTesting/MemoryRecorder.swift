@@ -1,0 +1,82 @@
+import ReactorLog
+import Synchronization
+
+/// A ``ReactorRecorder`` that keeps everything in memory: for tests that check what a reactor records,
+/// in order, without a log.
+///
+/// ```swift
+/// let recorder = MemoryRecorder<Action, Mutation, State>()
+/// try reactor.record(with: recorder)
+/// reactor.send(.increase)
+/// #expect(recorder.entries == [.action(.increase, sequence: 1), .mutation(.increaseValue, sequence: 2, cause: 1)])
+/// ```
+public final class MemoryRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>: ReactorRecorder {
+    /// One recorded event.
+    public enum Entry: Sendable {
+        /// An action and its sequence number.
+        case action(Action, sequence: UInt64)
+        /// A mutation, its sequence number and the sequence number of the action that caused it.
+        case mutation(Mutation, sequence: UInt64, cause: UInt64?)
+        /// An uncaught effect error, described, and its cause.
+        case effectError(String, sequence: UInt64, cause: UInt64?)
+    }
+
+    private struct Books {
+        var entries: [Entry] = []
+        var nextSequence: UInt64 = 1
+        var states: [State] = []
+        var finalState: State?
+    }
+
+    private let books = Mutex(Books())
+
+    /// An empty recorder.
+    public init() {}
+
+    /// Everything recorded, in order.
+    public var entries: [Entry] { books.withLock { $0.entries } }
+
+    /// The state after each recorded mutation, in order.
+    public var states: [State] { books.withLock { $0.states } }
+
+    /// The state the reactor was released with, once it has been.
+    public var finalState: State? { books.withLock { $0.finalState } }
+
+    /// Records the action and numbers it.
+    public func recordAction(_ action: Action) -> UInt64? {
+        books.withLock { books in
+            defer { books.nextSequence += 1 }
+            books.entries.append(.action(action, sequence: books.nextSequence))
+            return books.nextSequence
+        }
+    }
+
+    /// Records the mutation and numbers it.
+    public func recordMutation(_ mutation: Mutation, cause: UInt64?) -> UInt64? {
+        books.withLock { books in
+            defer { books.nextSequence += 1 }
+            books.entries.append(.mutation(mutation, sequence: books.nextSequence, cause: cause))
+            return books.nextSequence
+        }
+    }
+
+    /// Records the error's description and numbers it.
+    public func recordEffectError(_ error: any Error, cause: UInt64?) {
+        books.withLock { books in
+            defer { books.nextSequence += 1 }
+            books.entries.append(.effectError("\(error)", sequence: books.nextSequence, cause: cause))
+        }
+    }
+
+    /// Keeps the state.
+    public func recordState(_ state: State, after sequence: UInt64) {
+        books.withLock { $0.states.append(state) }
+    }
+
+    /// Keeps the final state.
+    public func close(finalState: State) {
+        books.withLock { $0.finalState = finalState }
+    }
+}
+
+extension MemoryRecorder.Entry: Equatable where Action: Equatable, Mutation: Equatable {}
