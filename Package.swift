@@ -16,6 +16,11 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
+        // The test store's failures (Swift Testing and XCTest alike) and diffs; test clocks for its users.
+        .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
+        .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
         // The benchmark's peer only: SQLite as most Swift developers would use it.
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
@@ -36,7 +41,16 @@ let package = Package(
             dependencies: [.product(name: "DequeModule", package: "swift-collections")]
         ),
         // Testing support: the test store and an in-memory recorder.
-        .target(name: "ReactorLogTesting", dependencies: ["ReactorLog"]),
+        .target(
+            name: "ReactorLogTesting",
+            dependencies: [
+                "ReactorLog",
+                .product(name: "CustomDump", package: "swift-custom-dump"),
+                .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+                // Lets failures reach Swift Testing and XCTest on Linux, with nothing for users to add.
+                .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+            ]
+        ),
         // The log binding: records a reactor in a stream of an EventLog, and resumes it.
         .target(name: "ReactorLogPersistence", dependencies: ["ReactorLog", "EventLogKit"]),
         // Time travel over a log: state at any step, diff, blame, bisect, divergence, schema checks.
@@ -86,6 +100,7 @@ let package = Package(
             name: "ReactorLogTests",
             dependencies: [
                 "ReactorLog", "ReactorLogPersistence", "ReactorLogTesting", "ReactorLogExamples", "EventLogKit", "TestSupport",
+                .product(name: "Clocks", package: "swift-clocks"),
             ]
         ),
         .testTarget(

@@ -8,6 +8,7 @@ final class EffectTasks<Action: Sendable>: Sendable {
         var cancels: [UInt64: @Sendable () -> Void] = [:]
         var byID: [AnyHashableSendable: Set<UInt64>] = [:]
         var until: [UInt64: @Sendable (Action) -> Bool] = [:]
+        var idleWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         var isClosed = false
     }
 
@@ -39,14 +40,38 @@ final class EffectTasks<Action: Sendable>: Sendable {
     }
 
     private func finish(_ token: UInt64) {
-        books.withLock { books in
+        let waiters = books.withLock { books -> [CheckedContinuation<Void, Never>] in
             books.cancels[token] = nil
             books.until[token] = nil
-            guard !books.byID.isEmpty else { return }
             for id in books.byID.keys {
                 books.byID[id]?.remove(token)
                 if books.byID[id]?.isEmpty == true { books.byID[id] = nil }
             }
+            guard books.cancels.isEmpty, !books.idleWaiters.isEmpty else { return [] }
+            defer { books.idleWaiters.removeAll() }
+            return Array(books.idleWaiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once no task is running (at once if none is), or when the waiting task is cancelled.
+    func waitUntilIdle() async {
+        let token = books.withLock { books in
+            defer { books.nextToken += 1 }
+            return books.nextToken
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                let resumeNow = books.withLock { books in
+                    if books.cancels.isEmpty || Task.isCancelled { return true }
+                    books.idleWaiters[token] = waiter
+                    return false
+                }
+                if resumeNow { waiter.resume() }
+            }
+        } onCancel: {
+            let waiter = books.withLock { $0.idleWaiters.removeValue(forKey: token) }
+            waiter?.resume()
         }
     }
 
@@ -69,8 +94,8 @@ final class EffectTasks<Action: Sendable>: Sendable {
         for cancel in cancels { cancel() }
     }
 
-    /// Whether any task is still running.
-    var isEmpty: Bool { books.withLock { $0.cancels.isEmpty } }
+    /// How many tasks are running.
+    var count: Int { books.withLock { $0.cancels.count } }
 
     /// Cancels every task, and every task started from now on.
     func close() {

@@ -19,3 +19,14 @@ extension Reactor {
         return Observation { task.cancel() }
     }
 }
+
+extension Reactor {
+    /// How many of the reactor's effect tasks are running now (asynchronous effects, merged sources and
+    /// connected action sources).
+    public var runningEffectCount: Int { runtime.tasks.count }
+
+    /// Returns once none of the reactor's effect tasks is running, or when the calling task is cancelled.
+    public func waitForEffects() async {
+        await runtime.tasks.waitUntilIdle()
+    }
+}

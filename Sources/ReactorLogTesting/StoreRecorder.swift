@@ -1,0 +1,85 @@
+import ReactorLog
+import Synchronization
+
+/// The recorder a ``TestStore`` installs: numbers actions, pairs each mutation with the state `reduce`
+/// made from it, and keeps the mutations effects fed back until the test receives them.
+final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>: ReactorRecorder {
+    /// A mutation and the state after it.
+    struct Step: Sendable {
+        let mutation: Mutation
+        let cause: UInt64?
+        let state: State
+    }
+
+    private struct Books {
+        var nextSequence: UInt64 = 1
+        var steps: [Step] = []
+        var current: (mutation: Mutation, cause: UInt64?)?
+    }
+
+    private let books = Mutex(Books())
+    private let (changes, changed) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+
+    /// The sequence number the next action will get.
+    var nextSequence: UInt64 { books.withLock { $0.nextSequence } }
+
+    /// How many steps wait to be received.
+    var pendingCount: Int { books.withLock { $0.steps.count } }
+
+    /// The waiting mutations, for a failure message.
+    var pendingDescription: String {
+        books.withLock { $0.steps.map { "\($0.mutation)" }.joined(separator: ", ") }
+    }
+
+    /// Removes and returns the steps the action numbered `sequence` caused, from the front of the queue.
+    func takeSynchronous(causedBy sequence: UInt64) -> [Step] {
+        books.withLock { books in
+            let taken = books.steps.filter { $0.cause == sequence }
+            books.steps.removeAll { $0.cause == sequence }
+            return taken
+        }
+    }
+
+    /// Removes and returns the oldest waiting step.
+    func takePending() -> Step? {
+        books.withLock { $0.steps.isEmpty ? nil : $0.steps.removeFirst() }
+    }
+
+    /// Removes and returns every waiting step.
+    func takeAllPending() -> [Step] {
+        books.withLock { books in
+            defer { books.steps.removeAll() }
+            return books.steps
+        }
+    }
+
+    /// Returns once a step is waiting, or when the calling task is cancelled. One waiter at a time.
+    func waitForPending() async {
+        if pendingCount > 0 { return }
+        for await _ in changes where pendingCount > 0 { return }
+    }
+
+    func recordAction(_ action: Action) -> UInt64? {
+        books.withLock { books in
+            defer { books.nextSequence += 1 }
+            return books.nextSequence
+        }
+    }
+
+    func recordMutation(_ mutation: Mutation, cause: UInt64?) -> UInt64? {
+        books.withLock { books in
+            defer { books.nextSequence += 1 }
+            books.current = (mutation, cause)
+            return books.nextSequence
+        }
+    }
+
+    func recordState(_ state: State, after sequence: UInt64) {
+        books.withLock { books in
+            guard let current = books.current else { return }
+            books.steps.append(Step(mutation: current.mutation, cause: current.cause, state: state))
+            books.current = nil
+        }
+        changed.yield()
+    }
+}

@@ -1,0 +1,144 @@
+import Clocks
+import ReactorLog
+import ReactorLogTesting
+import Testing
+
+/// The test store: exhaustive assertions, fed-back mutations, effects that must end, a test clock.
+@Suite("Test store", .timeLimit(.minutes(1)))
+struct TestStoreTests {
+    /// Ticks twice, a second apart on its clock, until stopped.
+    final class TimerReactor: Reactor {
+        enum Action: Sendable, Equatable { case start, stop, forever }
+        enum Mutation: Sendable, Equatable { case setRunning(Bool), tick }
+        struct State: Sendable, Equatable {
+            var isRunning = false
+            var ticks = 0
+        }
+        let initialState = State()
+        let runtime = Runtime()
+        let clock: any Clock<Duration>
+        init(clock: any Clock<Duration>) { self.clock = clock }
+
+        func mutate(action: Action) -> Effect {
+            switch action {
+            case .start:
+                .concat(
+                    .just(.setRunning(true)),
+                    .run { [clock] send in
+                        for _ in 0..<2 {
+                            try await clock.sleep(for: .seconds(1))
+                            send(.tick)
+                        }
+                    }
+                    .take(until: { $0 == .stop }),
+                    .just(.setRunning(false)))
+            case .stop:
+                .none
+            case .forever:
+                .run { [clock] _ in try await clock.sleep(for: .seconds(3600)) }
+            }
+        }
+
+        func reduce(state: State, mutation: Mutation) -> State {
+            var state = state
+            switch mutation {
+            case let .setRunning(isRunning): state.isRunning = isRunning
+            case .tick: state.ticks += 1
+            }
+            return state
+        }
+    }
+
+    @Test("send, receive and finish pass when every change is asserted, with time on a test clock")
+    func exhaustivePass() async {
+        let clock = TestClock()
+        let store = TestStore(TimerReactor(clock: clock))
+        await store.send(.start) { $0.isRunning = true }
+        await clock.advance(by: .seconds(1))
+        await store.receive(.tick) { $0.ticks = 1 }
+        await clock.advance(by: .seconds(1))
+        await store.receive(.tick) { $0.ticks = 2 }
+        await store.receive(.setRunning(false)) { $0.isRunning = false }
+        await store.finish()
+    }
+
+    @Test("take(until:) under a test clock: stop cancels the timer and the concat goes on")
+    func stopEndsTimer() async {
+        let clock = TestClock()
+        let store = TestStore(TimerReactor(clock: clock))
+        await store.send(.start) { $0.isRunning = true }
+        await store.send(.stop)
+        await store.receive(.setRunning(false)) { $0.isRunning = false }
+        await store.finish()
+    }
+
+    @Test("a wrong expectation fails with a diff naming the field")
+    func wrongExpectation() async {
+        let store = TestStore(TimerReactor(clock: TestClock()))
+        await withKnownIssue {
+            await store.send(.start) { $0.ticks = 5 }
+        } matching: { issue in
+            let text = "\(issue)"
+            return text.contains("not the expected one") && text.contains("ticks")
+        }
+        store.exhaustivity = .off
+        await store.send(.stop)
+        await store.finish()
+    }
+
+    @Test("an unasserted state change fails")
+    func unassertedChange() async {
+        let store = TestStore(TimerReactor(clock: TestClock()))
+        await withKnownIssue {
+            await store.send(.start)
+        } matching: { "\($0)".contains("isRunning") }
+        await store.send(.stop)
+        await store.receive(.setRunning(false)) { $0.isRunning = false }
+        await store.finish()
+    }
+
+    @Test("a mutation fed back and never received fails at finish; a wrong one fails at receive")
+    func unreceivedMutation() async {
+        let store = TestStore(TimerReactor(clock: TestClock()))
+        await store.send(.start) { $0.isRunning = true }
+        await store.send(.stop)
+        await withKnownIssue {
+            await store.finish()
+        } matching: { "\($0)".contains("never received") && "\($0)".contains("setRunning(false)") }
+
+        let second = TestStore(TimerReactor(clock: TestClock()))
+        await second.send(.start) { $0.isRunning = true }
+        await second.send(.stop)
+        await withKnownIssue {
+            await second.receive(.tick)
+        } matching: { issue in
+            // The wrong mutation, then the state it produced, which the test did not expect either.
+            "\(issue)".contains("Received setRunning(false), expected tick") || "\(issue)".contains("isRunning")
+        }
+        second.exhaustivity = .off
+        await second.finish()
+    }
+
+    @Test("an effect still running at finish fails")
+    func runningEffect() async {
+        let clock = TestClock()
+        let store = TestStore(TimerReactor(clock: clock))
+        await store.send(.forever)
+        await withKnownIssue {
+            await store.finish(timeout: .milliseconds(50))
+        } matching: { "\($0)".contains("still running") }
+        await clock.advance(by: .seconds(3600))
+        await store.finish()
+    }
+
+    @Test("non-exhaustive: only the asserted fields are checked, and fed-back mutations may be skipped")
+    func nonExhaustive() async {
+        let clock = TestClock()
+        let store = TestStore(TimerReactor(clock: clock))
+        store.exhaustivity = .off
+        await store.send(.start)
+        await clock.advance(by: .seconds(2))
+        await store.receive(.setRunning(false), timeout: .seconds(5)) { $0.ticks = 2 }
+        await store.finish()
+    }
+}
