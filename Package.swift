@@ -38,7 +38,10 @@ let package = Package(
         // The reactor runtime: ReactorKit's semantics on Swift concurrency. Knows a recorder protocol, not LMDB.
         .target(
             name: "ReactorLog",
-            dependencies: [.product(name: "DequeModule", package: "swift-collections")]
+            dependencies: [
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+            ]
         ),
         // Testing support: the test store and an in-memory recorder.
         .target(

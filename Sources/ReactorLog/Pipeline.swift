@@ -1,7 +1,11 @@
+import AsyncAlgorithms
+
 /// What a `transform` hook works on: the actions, mutations or states flowing through a reactor.
 ///
-/// Each step runs synchronously on every value, so transforms keep synchronous dispatch. The three uses
-/// ReactorKit users know:
+/// Steps (`map`, `filter`, `onEach`, `debug`) run synchronously on every value, so transforms keep
+/// synchronous dispatch. Timing operators (`debounce`, `throttle`) hold values back: a value they let
+/// through later goes on through the rest of the pipeline then, as new work. The three uses ReactorKit
+/// users know, and a debounced search:
 ///
 /// ```swift
 /// func transform(action: Pipeline<Action>) -> Pipeline<Action> {
@@ -13,9 +17,21 @@
 /// func transform(state: Pipeline<State>) -> Pipeline<State> {
 ///     state.map { var s = $0; s.title = s.title.capitalized; return s }
 /// }
+/// func transform(action: Pipeline<Action>) -> Pipeline<Action> {
+///     action.debounce(for: .milliseconds(300), clock: clock, where: \.isQueryUpdate)
+/// }
 /// ```
 public struct Pipeline<Value: Sendable>: Sendable {
-    private var steps: [@Sendable (Value) -> Value?] = []
+    /// One stage: a synchronous step, or a timing operator over the values it `selects` (all when `nil`).
+    enum Stage: Sendable {
+        case step(@Sendable (Value) -> Value?)
+        case timing(Timing, selects: (@Sendable (Value) -> Bool)?)
+    }
+
+    /// A timing operator: reads the values handed to it and emits what it lets through.
+    typealias Timing = @Sendable (AsyncStream<Value>, _ emit: @escaping @Sendable (Value) -> Void) async -> Void
+
+    private(set) var stages: [Stage] = []
     /// Sources merged into the pipeline, started when the reactor starts and stopped when it is released.
     var sources: [@Sendable (@escaping @Sendable (Value) -> Void) async throws -> Void] = []
 
@@ -58,19 +74,55 @@ public struct Pipeline<Value: Sendable>: Sendable {
         return copy
     }
 
-    /// Runs the steps on `value`; `nil` when a step filtered it out.
-    func apply(_ value: Value) -> Value? {
-        var current = value
-        for step in steps {
-            guard let next = step(current) else { return nil }
-            current = next
-        }
-        return current
+    /// Values that stop for `interval` on `clock`, the latest only (swift-async-algorithms' `debounce`):
+    /// the search box's "until the user stops typing". With `selects`, only the values it selects are
+    /// debounced; the others pass at once, and may overtake a held value. A value that comes out later
+    /// carries no cause in the log.
+    @available(macOS 13.0, iOS 16.0, watchOS 9.0, tvOS 16.0, *)
+    public func debounce<C: Clock>(
+        for interval: C.Instant.Duration, clock: C, where selects: (@Sendable (Value) -> Bool)? = nil
+    ) -> Pipeline where C: Sendable {
+        adding(.timing({ values, emit in
+            for await value in values.debounce(for: interval, clock: clock) { emit(value) }
+        }, selects: selects))
+    }
+
+    /// Values that stop for `interval` on the continuous clock (see ``debounce(for:clock:where:)``).
+    @available(macOS 13.0, iOS 16.0, watchOS 9.0, tvOS 16.0, *)
+    public func debounce(for interval: Duration, where selects: (@Sendable (Value) -> Bool)? = nil) -> Pipeline {
+        debounce(for: interval, clock: ContinuousClock(), where: selects)
+    }
+
+    /// At most one value per `interval` on `clock` (swift-async-algorithms' throttle): the first value passes,
+    /// and later ones are held until a value arrives once `interval` has passed since the last one let
+    /// through; then the latest held value wins (with `latest`) or the first held one. With `selects`, only
+    /// the values it selects are throttled; the others pass at once. A value that comes out later carries
+    /// no cause in the log.
+    @available(macOS 13.0, iOS 16.0, watchOS 9.0, tvOS 16.0, *)
+    public func throttle<C: Clock>(
+        for interval: C.Instant.Duration, clock: C, latest: Bool = true,
+        where selects: (@Sendable (Value) -> Bool)? = nil
+    ) -> Pipeline where C: Sendable {
+        adding(.timing({ values, emit in
+            for await value in values._throttle(for: interval, clock: clock, latest: latest) { emit(value) }
+        }, selects: selects))
+    }
+
+    /// At most one value per `interval` on the continuous clock (see ``throttle(for:clock:latest:where:)``).
+    @available(macOS 13.0, iOS 16.0, watchOS 9.0, tvOS 16.0, *)
+    public func throttle(
+        for interval: Duration, latest: Bool = true, where selects: (@Sendable (Value) -> Bool)? = nil
+    ) -> Pipeline {
+        throttle(for: interval, clock: ContinuousClock(), latest: latest, where: selects)
     }
 
     private func adding(_ step: @escaping @Sendable (Value) -> Value?) -> Pipeline {
+        adding(.step(step))
+    }
+
+    private func adding(_ stage: Stage) -> Pipeline {
         var copy = self
-        copy.steps.append(step)
+        copy.stages.append(stage)
         return copy
     }
 }

@@ -9,7 +9,7 @@ extension Reactor {
     /// ```
     public func send<S: AsyncSequence & Sendable>(contentsOf actions: S) -> Observation where S.Element == Action {
         runtime.start(self)
-        let task = runtime.tasks.spawn { [weak runtime] in
+        let task = runtime.feeds.spawn { [weak runtime] in
             do {
                 for try await action in actions { runtime?.receive(.action(action)) }
             } catch {
@@ -21,11 +21,13 @@ extension Reactor {
 }
 
 extension Reactor {
-    /// How many of the reactor's effect tasks are running now (asynchronous effects, merged sources and
-    /// connected action sources).
+    /// How many of the reactor's effects are running now: the asynchronous parts of what `mutate`
+    /// returned. Merged sources, timing operators and connected action sources live as long as the
+    /// reactor and are not counted.
     public var runningEffectCount: Int { runtime.tasks.count }
 
-    /// Returns once none of the reactor's effect tasks is running, or when the calling task is cancelled.
+    /// Returns once none of the reactor's effects is running (see ``runningEffectCount``), or when the
+    /// calling task is cancelled.
     public func waitForEffects() async {
         await runtime.tasks.waitUntilIdle()
     }

@@ -7,9 +7,9 @@ extension ReactorRuntime {
         // the lock orders every access. Everything else is immutable.
         let mutate: @Sendable (Action) -> Effect?
         let reduce: @Sendable (State, Mutation) -> State?
-        let actions: Pipeline<Action>
-        let mutations: Pipeline<Mutation>
-        let states: Pipeline<State>
+        let actions: PipelineRun<Action>
+        let mutations: PipelineRun<Mutation>
+        let states: PipelineRun<State>
         let scheduler: ReactorScheduler
         let initialState: State
         let recorder: Recorder?
@@ -19,13 +19,19 @@ extension ReactorRuntime {
         where R.Action == Action, R.Mutation == Mutation, R.State == State {
             mutate = { [weak reactor] in reactor?.mutate(action: $0) }
             reduce = { [weak reactor] in reactor?.reduce(state: $0, mutation: $1) }
-            actions = reactor.transform(action: Pipeline())
-            mutations = reactor.transform(mutation: Pipeline())
-            states = reactor.transform(state: Pipeline())
+            actions = PipelineRun(reactor.transform(action: Pipeline()))
+            mutations = PipelineRun(reactor.transform(mutation: Pipeline()))
+            states = PipelineRun(reactor.transform(state: Pipeline()))
             scheduler = reactor.scheduler
             initialState = reactor.initialState
             self.recorder = recorder
             reduced = resumedState ?? initialState
+        }
+
+        deinit {
+            actions.finish()
+            mutations.finish()
+            states.finish()
         }
     }
 }

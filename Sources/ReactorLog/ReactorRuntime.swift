@@ -18,10 +18,12 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
 
     /// Work for the dispatcher.
     enum Work: Sendable {
-        case action(Action)
-        case mutation(Mutation, cause: UInt64?)
-        /// A merged or stubbed state, published as it is.
-        case state(State)
+        /// An action, entering `transform(action:)` at `stage` (past 0 when a timing operator let it through).
+        case action(Action, stage: Int = 0)
+        case mutation(Mutation, cause: UInt64?, stage: Int = 0)
+        /// A state from `transform(state:)`'s timing operator, going on at `stage`; a merged or stubbed
+        /// state (no stage) is published as it is.
+        case state(State, stage: Int? = nil)
         case effectError(any Error, cause: UInt64?)
         case observe(Observer)
     }
@@ -53,13 +55,17 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
     private let isStarted = Atomic<Bool>(false)
     /// Written once, under `startLock`, before `isStarted` is set with release ordering.
     private nonisolated(unsafe) var startedEngine: Engine?
+    /// The effects' tasks.
     let tasks = EffectTasks<Action>()
+    /// The long-lived tasks that feed the pipelines: merged sources, timing operators, action sources.
+    let feeds = EffectTasks<Action>()
 
     /// An idle runtime; it starts on the reactor's first use.
     public init() {}
 
     deinit {
         tasks.close()
+        feeds.close()
         let observers = shared.withLock { $0.observers }
         if let engine = startedEngine { engine.recorder?.close(finalState: engine.reduced) }
         for observer in observers { observer.finish?() }
@@ -90,16 +96,26 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
         }
     }
 
+    /// Starts the pipelines' merged sources and timing operators, in tasks the reactor owns.
     private func startSources(_ engine: Engine) {
         let receive: @Sendable (Work) -> Void = { [weak self] in self?.receive($0) }
         for source in engine.actions.sources {
-            tasks.spawn { try await source { receive(.action($0)) } }
+            feeds.spawn { try await source { receive(.action($0)) } }
         }
         for source in engine.mutations.sources {
-            tasks.spawn { try await source { receive(.mutation($0, cause: nil)) } }
+            feeds.spawn { try await source { receive(.mutation($0, cause: nil)) } }
         }
         for source in engine.states.sources {
-            tasks.spawn { try await source { receive(.state($0)) } }
+            feeds.spawn { try await source { receive(.state($0)) } }
+        }
+        for timing in engine.actions.timings {
+            feeds.spawn { await timing.run(timing.values) { receive(.action($0, stage: timing.resumeAt)) } }
+        }
+        for timing in engine.mutations.timings {
+            feeds.spawn { await timing.run(timing.values) { receive(.mutation($0, cause: nil, stage: timing.resumeAt)) } }
+        }
+        for timing in engine.states.timings {
+            feeds.spawn { await timing.run(timing.values) { receive(.state($0, stage: timing.resumeAt)) } }
         }
     }
 
@@ -173,12 +189,14 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
 
     private func perform(_ work: Work, _ engine: Engine) {
         switch work {
-        case .action(let action):
-            process(action, engine)
-        case .mutation(let mutation, let cause):
-            apply(mutation, cause: cause, engine)
-        case .state(let state):
+        case .action(let action, let stage):
+            process(action, from: stage, engine)
+        case .mutation(let mutation, let cause, let stage):
+            apply(mutation, cause: cause, from: stage, engine)
+        case .state(let state, nil):
             publish(state)
+        case .state(let state, let stage?):
+            if let published = engine.states.apply(state, from: stage) { publish(published) }
         case .effectError(let error, let cause):
             engine.recorder?.recordEffectError(error, cause: cause)
         case .observe(let observer):
@@ -190,12 +208,15 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
         }
     }
 
-    private func process(_ action: Action, _ engine: Engine) {
-        let stubbed = shared.withLock { shared in
-            if shared.isStubEnabled { shared.stubActions.append(action) }
-            return shared.isStubEnabled
+    private func process(_ action: Action, from stage: Int, _ engine: Engine) {
+        if stage == 0 {
+            let stubbed = shared.withLock { shared in
+                if shared.isStubEnabled { shared.stubActions.append(action) }
+                return shared.isStubEnabled
+            }
+            if stubbed { return }
         }
-        guard !stubbed, let transformed = engine.actions.apply(action) else { return }
+        guard let transformed = engine.actions.apply(action, from: stage) else { return }
         let cause = engine.recorder?.recordAction(transformed)
         tasks.cancel(takenUntil: transformed)
         guard let effect = engine.mutate(transformed) else { return }
@@ -225,8 +246,8 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
     }
 
     /// Reduces one mutation: transform, record (write-ahead), reduce, publish.
-    private func apply(_ mutation: Mutation, cause: UInt64?, _ engine: Engine) {
-        guard let transformed = engine.mutations.apply(mutation) else { return }
+    private func apply(_ mutation: Mutation, cause: UInt64?, from stage: Int = 0, _ engine: Engine) {
+        guard let transformed = engine.mutations.apply(mutation, from: stage) else { return }
         let sequence = engine.recorder?.recordMutation(transformed, cause: cause)
         guard let next = engine.reduce(engine.reduced, transformed) else { return }
         engine.reduced = next

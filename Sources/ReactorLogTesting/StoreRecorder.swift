@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ReactorLog
 import Synchronization
 
@@ -15,13 +20,30 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
         var nextSequence: UInt64 = 1
         var steps: [Step] = []
         var current: (mutation: Mutation, cause: UInt64?)?
+        /// The thread inside `TestStore.send`, and the sequence number of the action it recorded.
+        var sendingThread: pthread_t?
+        var sentSequence: UInt64?
     }
 
     private let books = Mutex(Books())
     private let (changes, changed) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
 
-    /// The sequence number the next action will get.
-    var nextSequence: UInt64 { books.withLock { $0.nextSequence } }
+    /// Marks the calling thread as sending: the first action it records is the sent one.
+    func beginSend() {
+        books.withLock { books in
+            books.sendingThread = pthread_self()
+            books.sentSequence = nil
+        }
+    }
+
+    /// Ends the send; returns the sequence number of the sent action, `nil` when it was not recorded
+    /// synchronously (stubbed, filtered, or held by a timing operator).
+    func endSend() -> UInt64? {
+        books.withLock { books in
+            defer { (books.sendingThread, books.sentSequence) = (nil, nil) }
+            return books.sentSequence
+        }
+    }
 
     /// How many steps wait to be received.
     var pendingCount: Int { books.withLock { $0.steps.count } }
@@ -62,6 +84,9 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
     func recordAction(_ action: Action) -> UInt64? {
         books.withLock { books in
             defer { books.nextSequence += 1 }
+            if books.sentSequence == nil, let thread = books.sendingThread, pthread_equal(thread, pthread_self()) != 0 {
+                books.sentSequence = books.nextSequence
+            }
             return books.nextSequence
         }
     }

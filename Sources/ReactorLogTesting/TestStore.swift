@@ -87,9 +87,9 @@ public final class TestStore<R: Reactor> where R.State: Equatable {
                 """)
         }
         skipPending()
-        let sequence = recorder.nextSequence
+        recorder.beginSend()
         reactor.send(action)
-        let steps = recorder.takeSynchronous(causedBy: sequence)
+        let steps = recorder.endSend().map { recorder.takeSynchronous(causedBy: $0) } ?? []
         check(after: "sending \(action)", actual: steps.last?.state ?? state, update: update, location)
     }
 

@@ -1,0 +1,50 @@
+/// A ``Pipeline`` at work inside a started reactor: its stages, plus an inlet for each timing operator.
+struct PipelineRun<Value: Sendable>: Sendable {
+    private let stages: [Pipeline<Value>.Stage]
+    private let inlets: [Int: AsyncStream<Value>.Continuation]
+    /// Each timing operator's input, to run in a task that hands what it emits back to dispatch.
+    let timings: [(resumeAt: Int, values: AsyncStream<Value>, run: Pipeline<Value>.Timing)]
+    /// The pipeline's merged sources.
+    let sources: [@Sendable (@escaping @Sendable (Value) -> Void) async throws -> Void]
+
+    init(_ pipeline: Pipeline<Value>) {
+        stages = pipeline.stages
+        sources = pipeline.sources
+        var inlets: [Int: AsyncStream<Value>.Continuation] = [:]
+        var timings: [(Int, AsyncStream<Value>, Pipeline<Value>.Timing)] = []
+        for (index, stage) in pipeline.stages.enumerated() {
+            guard case let .timing(run, _) = stage else { continue }
+            let (values, inlet) = AsyncStream<Value>.makeStream()
+            inlets[index] = inlet
+            timings.append((index + 1, values, run))
+        }
+        self.inlets = inlets
+        self.timings = timings
+    }
+
+    /// Runs the stages on `value` from stage `start`; `nil` when a step filtered it out or a timing
+    /// operator took it.
+    func apply(_ value: Value, from start: Int = 0) -> Value? {
+        var current = value
+        var index = start
+        while index < stages.count {
+            switch stages[index] {
+            case .step(let step):
+                guard let next = step(current) else { return nil }
+                current = next
+            case .timing(_, let selects):
+                if selects?(current) ?? true {
+                    inlets[index]?.yield(current)
+                    return nil
+                }
+            }
+            index += 1
+        }
+        return current
+    }
+
+    /// Ends the timing operators' inputs.
+    func finish() {
+        for inlet in inlets.values { inlet.finish() }
+    }
+}
