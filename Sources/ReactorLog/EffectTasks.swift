@@ -1,69 +1,114 @@
 import Synchronization
 
 /// The books of a reactor's running effect tasks: which to cancel on release, by id, or when an action
-/// ends them (``Effect/take(until:)``). Holds no reference to the runtime.
+/// ends them (``ReactorEffect/take(until:)``). Holds no reference to the runtime.
+///
+/// A task is booked in two steps: ``reserve(id:until:)`` while its effect starts inside dispatch, so that
+/// cancellation by id or by a later action applies from that moment, and ``launch(_:_:)`` when it runs.
+/// A reservation cancelled before its launch never runs.
 final class EffectTasks<Action: Sendable>: Sendable {
+    /// A reserved task.
+    struct Ticket: Sendable {
+        fileprivate let token: UInt64
+    }
+
+    private struct Entry {
+        var cancel: (@Sendable () -> Void)?
+        var isCancelled = false
+    }
+
     private struct Books {
         var nextToken: UInt64 = 0
-        var cancels: [UInt64: @Sendable () -> Void] = [:]
+        var entries: [UInt64: Entry] = [:]
         var byID: [AnyHashableSendable: Set<UInt64>] = [:]
         var until: [UInt64: @Sendable (Action) -> Bool] = [:]
         var idleWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         var isClosed = false
+
+        mutating func makeToken() -> UInt64 {
+            defer { nextToken += 1 }
+            return nextToken
+        }
+
+        /// Marks `token` cancelled; returns the cancel of its running task, if it runs.
+        mutating func cancel(_ token: UInt64) -> (@Sendable () -> Void)? {
+            entries[token]?.isCancelled = true
+            return entries[token]?.cancel
+        }
     }
 
     private let books = Mutex(Books())
 
-    /// Starts a tracked task running `body`; cancelled at once when the books are closed.
-    @discardableResult
-    func spawn(
-        id: AnyHashableSendable? = nil, until: (@Sendable (Action) -> Bool)? = nil,
-        _ body: @escaping @Sendable () async throws -> Void
-    ) -> Task<Void, any Error> {
+    /// Books a task that is about to start, cancellable from now on.
+    func reserve(id: AnyHashableSendable? = nil, until: (@Sendable (Action) -> Bool)? = nil) -> Ticket {
         books.withLock { books in
-            let token = books.nextToken
-            books.nextToken += 1
-            // The task's `finish` takes this lock, so it cannot run before the task is entered below.
-            let task = Task {
-                defer { self.finish(token) }
-                try await body()
-            }
-            if books.isClosed {
-                task.cancel()
-                return task
-            }
-            books.cancels[token] = { task.cancel() }
+            let token = books.makeToken()
+            books.entries[token] = Entry(isCancelled: books.isClosed)
             if let id { books.byID[id, default: []].insert(token) }
             if let until { books.until[token] = until }
-            return task
+            return Ticket(token: token)
         }
+    }
+
+    /// Runs a reserved task: synchronously on the calling thread until its first suspension, where the
+    /// platform allows, so that what an effect does before its first `await` (sending a mutation,
+    /// starting to sleep on a clock) has happened when this returns. A task cancelled before its launch
+    /// does not run.
+    @discardableResult
+    func launch(_ ticket: Ticket, _ body: @escaping @Sendable () async throws -> Void) -> Task<Void, any Error> {
+        let token = ticket.token
+        let cancelledEarly = books.withLock { $0.entries[token]?.isCancelled ?? true }
+        if cancelledEarly {
+            finish(token)
+            return Task { throw CancellationError() }
+        }
+        let operation: @Sendable () async throws -> Void = {
+            defer { self.finish(token) }
+            try await body()
+        }
+        let task: Task<Void, any Error>
+        if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
+            task = Task.immediate(operation: operation)
+        } else {
+            task = Task(operation: operation)
+        }
+        let cancelNow = books.withLock { books -> Bool in
+            guard books.entries[token] != nil else { return false }
+            books.entries[token]?.cancel = { task.cancel() }
+            return books.entries[token]?.isCancelled ?? false
+        }
+        if cancelNow { task.cancel() }
+        return task
+    }
+
+    /// Reserves and launches a task at once.
+    @discardableResult
+    func spawn(_ body: @escaping @Sendable () async throws -> Void) -> Task<Void, any Error> {
+        launch(reserve(), body)
     }
 
     private func finish(_ token: UInt64) {
         let waiters = books.withLock { books -> [CheckedContinuation<Void, Never>] in
-            books.cancels[token] = nil
+            guard books.entries.removeValue(forKey: token) != nil else { return [] }
             books.until[token] = nil
             for id in books.byID.keys {
                 books.byID[id]?.remove(token)
                 if books.byID[id]?.isEmpty == true { books.byID[id] = nil }
             }
-            guard books.cancels.isEmpty, !books.idleWaiters.isEmpty else { return [] }
+            guard books.entries.isEmpty, !books.idleWaiters.isEmpty else { return [] }
             defer { books.idleWaiters.removeAll() }
             return Array(books.idleWaiters.values)
         }
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Returns once no task is running (at once if none is), or when the waiting task is cancelled.
+    /// Returns once no task is booked (at once if none is), or when the waiting task is cancelled.
     func waitUntilIdle() async {
-        let token = books.withLock { books in
-            defer { books.nextToken += 1 }
-            return books.nextToken
-        }
+        let token = books.withLock { $0.makeToken() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
                 let resumeNow = books.withLock { books in
-                    if books.cancels.isEmpty || Task.isCancelled { return true }
+                    if books.entries.isEmpty || Task.isCancelled { return true }
                     books.idleWaiters[token] = waiter
                     return false
                 }
@@ -75,10 +120,10 @@ final class EffectTasks<Action: Sendable>: Sendable {
         }
     }
 
-    /// Cancels the tasks started with `id`.
+    /// Cancels the tasks booked with `id`.
     func cancel(id: AnyHashableSendable) {
         let cancels = books.withLock { books in
-            (books.byID.removeValue(forKey: id) ?? []).compactMap { books.cancels[$0] }
+            (books.byID.removeValue(forKey: id) ?? []).compactMap { books.cancel($0) }
         }
         for cancel in cancels { cancel() }
     }
@@ -89,19 +134,19 @@ final class EffectTasks<Action: Sendable>: Sendable {
             guard !books.until.isEmpty else { return [] }
             let matching = books.until.filter { $0.value(action) }.keys
             for token in matching { books.until[token] = nil }
-            return matching.compactMap { books.cancels[$0] }
+            return matching.compactMap { books.cancel($0) }
         }
         for cancel in cancels { cancel() }
     }
 
-    /// How many tasks are running.
-    var count: Int { books.withLock { $0.cancels.count } }
+    /// How many tasks are booked and not finished.
+    var count: Int { books.withLock { $0.entries.count } }
 
-    /// Cancels every task, and every task started from now on.
+    /// Cancels every task, and every task booked from now on.
     func close() {
         let cancels = books.withLock { books in
             books.isClosed = true
-            return Array(books.cancels.values)
+            return Array(books.entries.keys).compactMap { books.cancel($0) }
         }
         for cancel in cancels { cancel() }
     }

@@ -29,7 +29,7 @@ public struct Pipeline<Value: Sendable>: Sendable {
     }
 
     /// A timing operator: reads the values handed to it and emits what it lets through.
-    typealias Timing = @Sendable (AsyncStream<Value>, _ emit: @escaping @Sendable (Value) -> Void) async -> Void
+    typealias Timing = @Sendable (Inlet<Value>, _ emit: @escaping @Sendable (Value) -> Void) async -> Void
 
     private(set) var stages: [Stage] = []
     /// Sources merged into the pipeline, started when the reactor starts and stopped when it is released.

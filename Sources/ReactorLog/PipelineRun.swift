@@ -1,22 +1,22 @@
 /// A ``Pipeline`` at work inside a started reactor: its stages, plus an inlet for each timing operator.
 struct PipelineRun<Value: Sendable>: Sendable {
     private let stages: [Pipeline<Value>.Stage]
-    private let inlets: [Int: AsyncStream<Value>.Continuation]
+    private let inlets: [Int: Inlet<Value>]
     /// Each timing operator's input, to run in a task that hands what it emits back to dispatch.
-    let timings: [(resumeAt: Int, values: AsyncStream<Value>, run: Pipeline<Value>.Timing)]
+    let timings: [(resumeAt: Int, values: Inlet<Value>, run: Pipeline<Value>.Timing)]
     /// The pipeline's merged sources.
     let sources: [@Sendable (@escaping @Sendable (Value) -> Void) async throws -> Void]
 
     init(_ pipeline: Pipeline<Value>) {
         stages = pipeline.stages
         sources = pipeline.sources
-        var inlets: [Int: AsyncStream<Value>.Continuation] = [:]
-        var timings: [(Int, AsyncStream<Value>, Pipeline<Value>.Timing)] = []
+        var inlets: [Int: Inlet<Value>] = [:]
+        var timings: [(Int, Inlet<Value>, Pipeline<Value>.Timing)] = []
         for (index, stage) in pipeline.stages.enumerated() {
             guard case let .timing(run, _) = stage else { continue }
-            let (values, inlet) = AsyncStream<Value>.makeStream()
+            let inlet = Inlet<Value>()
             inlets[index] = inlet
-            timings.append((index + 1, values, run))
+            timings.append((index + 1, inlet, run))
         }
         self.inlets = inlets
         self.timings = timings
@@ -46,5 +46,10 @@ struct PipelineRun<Value: Sendable>: Sendable {
     /// Ends the timing operators' inputs.
     func finish() {
         for inlet in inlets.values { inlet.finish() }
+    }
+
+    /// Returns once every timing operator has taken every value handed to it.
+    func waitUntilTaken() async {
+        for inlet in inlets.values { await inlet.waitUntilTaken() }
     }
 }

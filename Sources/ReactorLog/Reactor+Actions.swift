@@ -32,3 +32,15 @@ extension Reactor {
         await runtime.tasks.waitUntilIdle()
     }
 }
+
+extension Reactor {
+    /// Returns once every timing operator in the reactor's transform hooks (`debounce`, `throttle`) has
+    /// taken every value handed to it, so that advancing a test clock acts on all of them. The test store
+    /// calls it after each `send`.
+    public func waitForTimingOperators() async {
+        guard let engine = runtime.startedEngineIfAny else { return }
+        await engine.actions.waitUntilTaken()
+        await engine.mutations.waitUntilTaken()
+        await engine.states.waitUntilTaken()
+    }
+}

@@ -128,7 +128,13 @@ public struct ReactorEffect<Action: Sendable, Mutation: Sendable>: Sendable {
             default:
                 return {
                     try await withThrowingTaskGroup(of: Void.self) { group in
-                        for rest in rests { group.addTask { try await rest() } }
+                        for rest in rests {
+                            if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
+                                group.addImmediateTask { try await rest() }
+                            } else {
+                                group.addTask { try await rest() }
+                            }
+                        }
                         try await group.waitForAll()
                     }
                 }
@@ -144,8 +150,8 @@ public struct ReactorEffect<Action: Sendable, Mutation: Sendable>: Sendable {
         return ReactorEffect(body: .program { driver in
             if cancelInFlight { driver.tasks.cancel(id: id) }
             guard let rest = start(driver) else { return nil }
-            let child = driver.tasks.spawn(id: id, rest)
-            return { try await EffectTasks<Action>.wait(for: child) }
+            let ticket = driver.tasks.reserve(id: id)
+            return { try await EffectTasks<Action>.wait(for: driver.tasks.launch(ticket, rest)) }
         })
     }
 
@@ -165,8 +171,8 @@ public struct ReactorEffect<Action: Sendable, Mutation: Sendable>: Sendable {
     public func take(until isLast: @escaping @Sendable (Action) -> Bool) -> ReactorEffect {
         ReactorEffect(body: .program { driver in
             guard let rest = start(driver) else { return nil }
-            let child = driver.tasks.spawn(until: isLast, rest)
-            return { try await EffectTasks<Action>.wait(for: child) }
+            let ticket = driver.tasks.reserve(until: isLast)
+            return { try await EffectTasks<Action>.wait(for: driver.tasks.launch(ticket, rest)) }
         })
     }
 

@@ -2,7 +2,7 @@ extension ReactorRuntime {
     /// What dispatch runs, fixed when the reactor starts: the reactor's functions (holding it weakly), its
     /// pipelines, scheduler and recorder, and the reduced state.
     final class Engine: @unchecked Sendable {
-        // Unchecked because of `reduced`: only the dispatcher reads or writes it, and the dispatcher is
+        // Unchecked because of `reduced` and `launches`: only the dispatcher reads or writes them, and the dispatcher is
         // whoever set `Shared.isDispatching` under the runtime's lock; taking and clearing that flag under
         // the lock orders every access. Everything else is immutable.
         let mutate: @Sendable (Action) -> Effect?
@@ -14,6 +14,8 @@ extension ReactorRuntime {
         let initialState: State
         let recorder: Recorder?
         var reduced: State
+        /// Effects started during this drain, launched once it ends.
+        var launches: [(ticket: EffectTasks<Action>.Ticket, rest: EffectRemainder, cause: UInt64?)] = []
 
         init<R: Reactor>(reactor: R, recorder: Recorder?, resumedState: State?)
         where R.Action == Action, R.Mutation == Mutation, R.State == State {

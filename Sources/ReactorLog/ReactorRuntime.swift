@@ -82,7 +82,8 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
     func start<R: Reactor>(_ reactor: R) -> Engine
     where R.Action == Action, R.Mutation == Mutation, R.State == State {
         if isStarted.load(ordering: .acquiring), let engine = startedEngine { return engine }
-        return startLock.withLock { started in
+        var startedHere = false
+        let engine = startLock.withLock { started in
             if let started { return started }
             let (recorder, resumed) = shared.withLock { ($0.recorder, $0.resumedState) }
             let engine = Engine(reactor: reactor, recorder: recorder, resumedState: resumed)
@@ -91,9 +92,12 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
             startedEngine = engine
             started = engine
             isStarted.store(true, ordering: .releasing)
-            startSources(engine)
+            startedHere = true
             return engine
         }
+        // Outside the lock: a source may run user code right away.
+        if startedHere { startSources(engine) }
+        return engine
     }
 
     /// Starts the pipelines' merged sources and timing operators, in tasks the reactor owns.
@@ -132,6 +136,11 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
     func send<R: Reactor>(_ action: Action, to reactor: R, from isolation: (any Actor)?)
     where R.Action == Action, R.Mutation == Mutation, R.State == State {
         dispatch(.action(action), engine: start(reactor), from: isolation)
+    }
+
+    /// The engine, once started.
+    var startedEngineIfAny: Engine? {
+        isStarted.load(ordering: .acquiring) ? startedEngine : nil
     }
 
     /// Work arriving from effects and merged sources, once started.
@@ -173,17 +182,38 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
         if handle { drain(engine, first: nil) }
     }
 
-    /// Handles `first`, then the queue until it is empty; the caller holds `isDispatching`.
+    /// Handles `first`, then the queue until it is empty; the caller holds `isDispatching`. Then launches
+    /// the effects this drain started, after letting go of dispatch, so that what an effect sends before
+    /// its first `await` is dispatched at once.
     private func drain(_ engine: Engine, first: Work?) {
         var next = first
         while true {
             if let work = next { perform(work, engine) }
+            let launches = engine.launches
+            if !launches.isEmpty { engine.launches = [] }
             next = shared.withLock { shared in
                 if let work = shared.queue.popFirst() { return work }
                 shared.isDispatching = false
                 return nil
             }
-            if next == nil { return }
+            guard next == nil else {
+                engine.launches = launches + engine.launches
+                continue
+            }
+            for launch in launches { self.launch(launch.ticket, launch.rest, cause: launch.cause) }
+            return
+        }
+    }
+
+    private func launch(_ ticket: EffectTasks<Action>.Ticket, _ rest: @escaping EffectRemainder, cause: UInt64?) {
+        tasks.launch(ticket) { [weak self] in
+            do {
+                try await rest()
+            } catch is CancellationError {
+                // Cancelled: the reactor was released or the effect was cancelled.
+            } catch {
+                self?.receive(.effectError(error, cause: cause))
+            }
         }
     }
 
@@ -233,15 +263,7 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
                 emitLater: { [weak self] in self?.receive(.mutation($0, cause: cause)) },
                 isSynchronous: true, tasks: tasks)
             guard let rest = effect.start(driver) else { return }
-            tasks.spawn { [weak self] in
-                do {
-                    try await rest()
-                } catch is CancellationError {
-                    // Cancelled: the reactor was released or the effect was cancelled.
-                } catch {
-                    self?.receive(.effectError(error, cause: cause))
-                }
-            }
+            engine.launches.append((tasks.reserve(), rest, cause))
         }
     }
 

@@ -90,6 +90,7 @@ public final class TestStore<R: Reactor> where R.State: Equatable {
         recorder.beginSend()
         reactor.send(action)
         let steps = recorder.endSend().map { recorder.takeSynchronous(causedBy: $0) } ?? []
+        await reactor.waitForTimingOperators()
         check(after: "sending \(action)", actual: steps.last?.state ?? state, update: update, location)
     }
 

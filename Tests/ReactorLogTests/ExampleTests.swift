@@ -3,9 +3,11 @@ import TestSupport
 import ReactorLogExamples
 import Testing
 
-/// Answers instantly, except the query "slow", which only ends by cancellation.
+/// Answers after one suspension, as any network call would (an effect that never suspends finishes inside
+/// `send`), except the query "slow", which only ends by cancellation.
 struct ScriptedSearchService: GitHubSearchService {
     func search(query: String, page: Int) async throws -> (repos: [String], nextPage: Int?) {
+        await Task.yield()
         if query == "slow" { try await Task.sleep(for: .seconds(3600)) }
         return try await FakeGitHubSearchService(latency: .zero).search(query: query, page: page)
     }

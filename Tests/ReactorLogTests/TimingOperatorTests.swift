@@ -56,18 +56,17 @@ struct TimingOperatorTests {
         await store.finish()
     }
 
-    @Test("throttle with latest lets one query through per interval: the latest held when the interval ends")
+    @Test("throttle lets the first query through, holds the next until the interval has passed, then lets one through")
     func throttle() async {
         let clock = TestClock()
         let store = TestStore(QueryReactor(clock: clock, mode: .throttle))
         await store.send(.updateQuery("a"))
         await store.receive(.setQuery("a")) { $0.query = "a" }
-        await store.send(.updateQuery("b"))
-        await clock.advance(by: .milliseconds(500))
-        await store.send(.updateQuery("c"))
-        await clock.advance(by: .milliseconds(500))
-        await store.send(.updateQuery("d"))
-        await store.receive(.setQuery("d")) { $0.query = "d" }
+        await store.send(.updateQuery("b"))                   // within the interval: held, no state change
+        await clock.advance(by: .seconds(1))
+        await store.send(.updateQuery("c"))                   // after it: the latest held value goes through
+        await store.receive(.setQuery("c")) { $0.query = "c" }
+        await store.send(.clear) { $0.query = "" }
         await store.finish()
     }
 }
