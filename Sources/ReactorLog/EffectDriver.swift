@@ -3,7 +3,7 @@
 /// A driver is synchronous while the effect starts inside dispatch (mutations are reduced on the spot),
 /// and ``later`` for the asynchronous rest (mutations are dispatched like any other work). It never holds
 /// the runtime strongly, so a running effect never keeps a released reactor alive.
-struct EffectDriver<Action: Sendable, Mutation: Sendable>: Sendable {
+@usableFromInline struct EffectDriver<Action: Sendable, Mutation: Sendable>: Sendable {
     /// Reduces a mutation right away; only valid inside dispatch.
     let emitNow: @Sendable (Mutation) -> Void
     /// Dispatches a mutation from anywhere.
@@ -12,6 +12,13 @@ struct EffectDriver<Action: Sendable, Mutation: Sendable>: Sendable {
     let isSynchronous: Bool
     /// The reactor's effect tasks.
     let tasks: EffectTasks<Action>
+
+    @usableFromInline init(
+        emitNow: @escaping @Sendable (Mutation) -> Void, emitLater: @escaping @Sendable (Mutation) -> Void,
+        isSynchronous: Bool, tasks: EffectTasks<Action>
+    ) {
+        (self.emitNow, self.emitLater, self.isSynchronous, self.tasks) = (emitNow, emitLater, isSynchronous, tasks)
+    }
 
     /// Emits a mutation the way this driver's phase requires.
     func emit(_ mutation: Mutation) {

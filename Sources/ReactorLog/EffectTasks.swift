@@ -6,9 +6,9 @@ import Synchronization
 /// A task is booked in two steps: ``reserve(id:until:)`` while its effect starts inside dispatch, so that
 /// cancellation by id or by a later action applies from that moment, and ``launch(_:_:)`` when it runs.
 /// A reservation cancelled before its launch never runs.
-final class EffectTasks<Action: Sendable>: Sendable {
+@usableFromInline final class EffectTasks<Action: Sendable>: Sendable {
     /// A reserved task.
-    struct Ticket: Sendable {
+    @usableFromInline struct Ticket: Sendable {
         fileprivate let token: UInt64
     }
 
@@ -38,14 +38,19 @@ final class EffectTasks<Action: Sendable>: Sendable {
     }
 
     private let books = Mutex(Books())
+    /// How many `take(until:)` predicates are booked: dispatch skips the books when there are none.
+    @usableFromInline let untilCount = Atomic<Int>(0)
 
     /// Books a task that is about to start, cancellable from now on.
-    func reserve(id: AnyHashableSendable? = nil, until: (@Sendable (Action) -> Bool)? = nil) -> Ticket {
+    @usableFromInline func reserve(id: AnyHashableSendable? = nil, until: (@Sendable (Action) -> Bool)? = nil) -> Ticket {
         books.withLock { books in
             let token = books.makeToken()
             books.entries[token] = Entry(isCancelled: books.isClosed)
             if let id { books.byID[id, default: []].insert(token) }
-            if let until { books.until[token] = until }
+            if let until {
+                books.until[token] = until
+                untilCount.store(books.until.count, ordering: .relaxed)
+            }
             return Ticket(token: token)
         }
     }
@@ -90,7 +95,7 @@ final class EffectTasks<Action: Sendable>: Sendable {
     private func finish(_ token: UInt64) {
         let waiters = books.withLock { books -> [CheckedContinuation<Void, Never>] in
             guard books.entries.removeValue(forKey: token) != nil else { return [] }
-            books.until[token] = nil
+            if books.until.removeValue(forKey: token) != nil { untilCount.store(books.until.count, ordering: .relaxed) }
             for id in books.byID.keys {
                 books.byID[id]?.remove(token)
                 if books.byID[id]?.isEmpty == true { books.byID[id] = nil }
@@ -129,11 +134,12 @@ final class EffectTasks<Action: Sendable>: Sendable {
     }
 
     /// Cancels the tasks whose `until` predicate `action` satisfies.
-    func cancel(takenUntil action: Action) {
+    @usableFromInline func cancel(takenUntil action: Action) {
         let cancels = books.withLock { books -> [@Sendable () -> Void] in
             guard !books.until.isEmpty else { return [] }
             let matching = books.until.filter { $0.value(action) }.keys
             for token in matching { books.until[token] = nil }
+            untilCount.store(books.until.count, ordering: .relaxed)
             return matching.compactMap { books.cancel($0) }
         }
         for cancel in cancels { cancel() }

@@ -4,7 +4,7 @@ import Synchronization
 /// The input of a timing operator: values dispatch hands it, read by the operator's task. Unlike an
 /// `AsyncStream`, it knows when its reader has taken every value and waits for more, so a test can wait
 /// for the operator to have seen what was sent (``Reactor/waitForTimingOperators()``).
-final class Inlet<Value: Sendable>: AsyncSequence, Sendable {
+@usableFromInline final class Inlet<Value: Sendable>: AsyncSequence, Sendable {
     private struct Books {
         var buffer = Deque<Value>()
         var reader: CheckedContinuation<Value?, Never>?
@@ -15,7 +15,7 @@ final class Inlet<Value: Sendable>: AsyncSequence, Sendable {
     private let books = Mutex(Books())
 
     /// Hands a value to the reader.
-    func yield(_ value: Value) {
+    @usableFromInline func yield(_ value: Value) {
         let reader = books.withLock { books -> CheckedContinuation<Value?, Never>? in
             guard !books.isFinished else { return nil }
             if let reader = books.reader {
@@ -66,10 +66,10 @@ final class Inlet<Value: Sendable>: AsyncSequence, Sendable {
     }
 
     /// Reads the inlet's values in order.
-    struct AsyncIterator: AsyncIteratorProtocol {
+    @usableFromInline struct AsyncIterator: AsyncIteratorProtocol {
         let inlet: Inlet
-        mutating func next() async -> Value? { await inlet.next() }
+        @usableFromInline mutating func next() async -> Value? { await inlet.next() }
     }
 
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(inlet: self) }
+    @usableFromInline func makeAsyncIterator() -> AsyncIterator { AsyncIterator(inlet: self) }
 }

@@ -23,15 +23,15 @@ import AsyncAlgorithms
 /// ```
 public struct Pipeline<Value: Sendable>: Sendable {
     /// One stage: a synchronous step, or a timing operator over the values it `selects` (all when `nil`).
-    enum Stage: Sendable {
+    @usableFromInline enum Stage: Sendable {
         case step(@Sendable (Value) -> Value?)
         case timing(Timing, selects: (@Sendable (Value) -> Bool)?)
     }
 
     /// A timing operator: reads the values handed to it and emits what it lets through.
-    typealias Timing = @Sendable (Inlet<Value>, _ emit: @escaping @Sendable (Value) -> Void) async -> Void
+    @usableFromInline typealias Timing = @Sendable (Inlet<Value>, _ emit: @escaping @Sendable (Value) -> Void) async -> Void
 
-    private(set) var stages: [Stage] = []
+    @usableFromInline var stages: [Stage] = []
     /// Sources merged into the pipeline, started when the reactor starts and stopped when it is released.
     var sources: [@Sendable (@escaping @Sendable (Value) -> Void) async throws -> Void] = []
 

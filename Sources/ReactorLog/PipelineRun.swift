@@ -1,7 +1,7 @@
 /// A ``Pipeline`` at work inside a started reactor: its stages, plus an inlet for each timing operator.
-struct PipelineRun<Value: Sendable>: Sendable {
-    private let stages: [Pipeline<Value>.Stage]
-    private let inlets: [Int: Inlet<Value>]
+@usableFromInline struct PipelineRun<Value: Sendable>: Sendable {
+    @usableFromInline let stages: [Pipeline<Value>.Stage]
+    @usableFromInline let inlets: [Int: Inlet<Value>]
     /// Each timing operator's input, to run in a task that hands what it emits back to dispatch.
     let timings: [(resumeAt: Int, values: Inlet<Value>, run: Pipeline<Value>.Timing)]
     /// The pipeline's merged sources.
@@ -24,7 +24,7 @@ struct PipelineRun<Value: Sendable>: Sendable {
 
     /// Runs the stages on `value` from stage `start`; `nil` when a step filtered it out or a timing
     /// operator took it.
-    func apply(_ value: Value, from start: Int = 0) -> Value? {
+    @inlinable func apply(_ value: Value, from start: Int = 0) -> Value? {
         var current = value
         var index = start
         while index < stages.count {

@@ -109,7 +109,7 @@ extension Reactor where Action == Mutation {
 extension Reactor {
     /// The latest state, after `transform(state:)`. Updated before observers see it; reading it inside
     /// `mutate` or an effect gives the state as of that moment.
-    public var currentState: State {
+    @inlinable public var currentState: State {
         runtime.currentState(of: self)
     }
 
@@ -119,7 +119,7 @@ extension Reactor {
     /// after the current one; sent while another thread dispatches, it is queued and handled by that thread.
     ///
     /// - Parameter isolation: the caller's isolation, filled in by the compiler; leave it out.
-    public func send(_ action: Action, isolation: isolated (any Actor)? = #isolation) {
+    @inlinable public func send(_ action: Action, isolation: isolated (any Actor)? = #isolation) {
         runtime.send(action, to: self, from: isolation)
     }
 }

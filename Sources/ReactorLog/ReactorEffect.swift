@@ -26,18 +26,22 @@
 public struct ReactorEffect<Action: Sendable, Mutation: Sendable>: Sendable {
     /// The effect's program. Plain mutations get cases of their own: they are most effects, and
     /// need no driver.
-    enum Body: Sendable {
+    @usableFromInline enum Body: Sendable {
         case none
         case one(Mutation)
         case many([Mutation])
         case program(@Sendable (EffectDriver<Action, Mutation>) -> EffectRemainder?)
     }
 
-    let body: Body
+    @usableFromInline let body: Body
+
+    init(body: Body) {
+        self.body = body
+    }
 
     /// The one interpreter: runs the synchronous part now through `driver` and returns the asynchronous
     /// rest, or `nil` when the effect is already finished.
-    func start(_ driver: EffectDriver<Action, Mutation>) -> EffectRemainder? {
+    @usableFromInline func start(_ driver: EffectDriver<Action, Mutation>) -> EffectRemainder? {
         switch body {
         case .none:
             return nil
@@ -202,10 +206,10 @@ public struct ReactorEffect<Action: Sendable, Mutation: Sendable>: Sendable {
 }
 
 /// The asynchronous rest of a started effect.
-typealias EffectRemainder = @Sendable () async throws -> Void
+@usableFromInline typealias EffectRemainder = @Sendable () async throws -> Void
 
 /// A type-erased hashable and sendable identifier for cancellable effects.
-struct AnyHashableSendable: Hashable, @unchecked Sendable {
+@usableFromInline struct AnyHashableSendable: Hashable, @unchecked Sendable {
     // `AnyHashable` is not Sendable, but it only ever wraps values that are (see the initializer).
     let value: AnyHashable
 

@@ -1,21 +1,21 @@
 extension ReactorRuntime {
     /// What dispatch runs, fixed when the reactor starts: the reactor's functions (holding it weakly), its
     /// pipelines, scheduler and recorder, and the reduced state.
-    final class Engine: @unchecked Sendable {
+    @usableFromInline final class Engine: @unchecked Sendable {
         // Unchecked because of `reduced` and `launches`: only the dispatcher reads or writes them, and the dispatcher is
         // whoever set `Shared.isDispatching` under the runtime's lock; taking and clearing that flag under
         // the lock orders every access. Everything else is immutable.
-        let mutate: @Sendable (Action) -> Effect?
-        let reduce: @Sendable (State, Mutation) -> State?
-        let actions: PipelineRun<Action>
-        let mutations: PipelineRun<Mutation>
-        let states: PipelineRun<State>
-        let scheduler: ReactorScheduler
-        let initialState: State
-        let recorder: Recorder?
-        var reduced: State
+        @usableFromInline let mutate: @Sendable (Action) -> Effect?
+        @usableFromInline let reduce: @Sendable (State, Mutation) -> State?
+        @usableFromInline let actions: PipelineRun<Action>
+        @usableFromInline let mutations: PipelineRun<Mutation>
+        @usableFromInline let states: PipelineRun<State>
+        @usableFromInline let scheduler: ReactorScheduler
+        @usableFromInline let initialState: State
+        @usableFromInline let recorder: Recorder?
+        @usableFromInline var reduced: State
         /// Effects started during this drain, launched once it ends.
-        var launches: [(ticket: EffectTasks<Action>.Ticket, rest: EffectRemainder, cause: UInt64?)] = []
+        @usableFromInline var launches: [(ticket: EffectTasks<Action>.Ticket, rest: EffectRemainder, cause: UInt64?)] = []
 
         init<R: Reactor>(reactor: R, recorder: Recorder?, resumedState: State?)
         where R.Action == Action, R.Mutation == Mutation, R.State == State {

@@ -13,11 +13,11 @@ import Synchronization
 /// is held for an append or a removal, never while user code runs, so no thread waits for another
 /// thread's work, and work sent from inside dispatch (reentrancy) runs right after the current one.
 public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: Sendable>: Sendable {
-    typealias Effect = ReactorEffect<Action, Mutation>
-    typealias Recorder = any ReactorRecorder<Action, Mutation, State>
+    @usableFromInline typealias Effect = ReactorEffect<Action, Mutation>
+    @usableFromInline typealias Recorder = any ReactorRecorder<Action, Mutation, State>
 
     /// Work for the dispatcher.
-    enum Work: Sendable {
+    @usableFromInline enum Work: Sendable {
         /// An action, entering `transform(action:)` at `stage` (past 0 when a timing operator let it through).
         case action(Action, stage: Int = 0)
         case mutation(Mutation, cause: UInt64?, stage: Int = 0)
@@ -29,34 +29,42 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
     }
 
     /// A state observer; `finish` is called when the reactor is released.
-    struct Observer: Sendable {
-        let id: UInt64
-        let notify: @Sendable (State) -> Void
-        let finish: (@Sendable () -> Void)?
+    @usableFromInline struct Observer: Sendable {
+        @usableFromInline let id: UInt64
+        @usableFromInline let notify: @Sendable (State) -> Void
+        @usableFromInline let finish: (@Sendable () -> Void)?
+
+        init(id: UInt64, notify: @escaping @Sendable (State) -> Void, finish: (@Sendable () -> Void)?) {
+            (self.id, self.notify, self.finish) = (id, notify, finish)
+        }
     }
 
     /// What is shared between threads, under one lock that is never held while user code runs.
-    struct Shared: Sendable {
-        var queue = Deque<Work>()
-        var isDispatching = false
-        var isHopScheduled = false
-        var current: State?
-        var observers: [Observer] = []
-        var nextObserverID: UInt64 = 1
-        var isStubEnabled = false
-        var stubActions: [Action] = []
-        var stubState: State?
-        var recorder: Recorder?
-        var resumedState: State?
+    @usableFromInline struct Shared: Sendable {
+        @usableFromInline var queue = Deque<Work>()
+        @usableFromInline var isDispatching = false
+        @usableFromInline var isHopScheduled = false
+        @usableFromInline var current: State?
+        @usableFromInline var observers: [Observer] = []
+        @usableFromInline var nextObserverID: UInt64 = 1
+        @usableFromInline var isStubEnabled = false
+        @usableFromInline var stubActions: [Action] = []
+        @usableFromInline var stubState: State?
+        @usableFromInline var recorder: Recorder?
+        @usableFromInline var resumedState: State?
+
+        init() {}
     }
 
-    let shared = Mutex(Shared())
+    @usableFromInline let shared = Mutex(Shared())
     private let startLock = Mutex<Engine?>(nil)
-    private let isStarted = Atomic<Bool>(false)
+    @usableFromInline let isStarted = Atomic<Bool>(false)
+    /// Mirrors `Shared.isStubEnabled`, so that dispatch takes no lock for it while the stub is off.
+    @usableFromInline let isStubEnabled = Atomic<Bool>(false)
     /// Written once, under `startLock`, before `isStarted` is set with release ordering.
-    private nonisolated(unsafe) var startedEngine: Engine?
+    @usableFromInline nonisolated(unsafe) var startedEngine: Engine?
     /// The effects' tasks.
-    let tasks = EffectTasks<Action>()
+    @usableFromInline let tasks = EffectTasks<Action>()
     /// The long-lived tasks that feed the pipelines: merged sources, timing operators, action sources.
     let feeds = EffectTasks<Action>()
 
@@ -79,7 +87,7 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
     /// The started engine: builds the pipelines (calling each `transform` hook once) and publishes the
     /// initial state, once, even under concurrent first access.
     @discardableResult
-    func start<R: Reactor>(_ reactor: R) -> Engine
+    @usableFromInline func start<R: Reactor>(_ reactor: R) -> Engine
     where R.Action == Action, R.Mutation == Mutation, R.State == State {
         if isStarted.load(ordering: .acquiring), let engine = startedEngine { return engine }
         var startedHere = false
@@ -125,7 +133,7 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
 
     // MARK: Dispatch
 
-    func currentState<R: Reactor>(of reactor: R) -> State
+    @inlinable func currentState<R: Reactor>(of reactor: R) -> State
     where R.Action == Action, R.Mutation == Mutation, R.State == State {
         let engine = start(reactor)
         return shared.withLock { shared in
@@ -133,7 +141,7 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
         }
     }
 
-    func send<R: Reactor>(_ action: Action, to reactor: R, from isolation: (any Actor)?)
+    @inlinable func send<R: Reactor>(_ action: Action, to reactor: R, from isolation: (any Actor)?)
     where R.Action == Action, R.Mutation == Mutation, R.State == State {
         dispatch(.action(action), engine: start(reactor), from: isolation)
     }
@@ -144,13 +152,13 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
     }
 
     /// Work arriving from effects and merged sources, once started.
-    func receive(_ work: Work) {
+    @inlinable func receive(_ work: Work) {
         guard isStarted.load(ordering: .acquiring), let engine = startedEngine else { return }
         dispatch(work, engine: engine, from: nil)
     }
 
     /// Handles `work` now when the reactor is idle and `isolation` is the scheduler's; queues it otherwise.
-    func dispatch(_ work: Work, engine: Engine, from isolation: (any Actor)?) {
+    @inlinable func dispatch(_ work: Work, engine: Engine, from isolation: (any Actor)?) {
         var hop = false
         let handleNow = shared.withLock { shared in
             if !shared.isDispatching && engine.scheduler.admits(isolation) {
@@ -172,7 +180,7 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
     }
 
     /// Dispatches the queued work inside the scheduler's actor.
-    private func hop(to actor: isolated any Actor, engine: Engine) {
+    @usableFromInline func hop(to actor: isolated any Actor, engine: Engine) {
         let handle = shared.withLock { shared in
             shared.isHopScheduled = false
             guard !shared.isDispatching, !shared.queue.isEmpty else { return false }
@@ -185,7 +193,7 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
     /// Handles `first`, then the queue until it is empty; the caller holds `isDispatching`. Then launches
     /// the effects this drain started, after letting go of dispatch, so that what an effect sends before
     /// its first `await` is dispatched at once.
-    private func drain(_ engine: Engine, first: Work?) {
+    @inlinable func drain(_ engine: Engine, first: Work?) {
         var next = first
         while true {
             if let work = next { perform(work, engine) }
@@ -205,7 +213,7 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
         }
     }
 
-    private func launch(_ ticket: EffectTasks<Action>.Ticket, _ rest: @escaping EffectRemainder, cause: UInt64?) {
+    @usableFromInline func launch(_ ticket: EffectTasks<Action>.Ticket, _ rest: @escaping EffectRemainder, cause: UInt64?) {
         tasks.launch(ticket) { [weak self] in
             do {
                 try await rest()
@@ -217,7 +225,7 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
         }
     }
 
-    private func perform(_ work: Work, _ engine: Engine) {
+    @inlinable func perform(_ work: Work, _ engine: Engine) {
         switch work {
         case .action(let action, let stage):
             process(action, from: stage, engine)
@@ -238,8 +246,8 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
         }
     }
 
-    private func process(_ action: Action, from stage: Int, _ engine: Engine) {
-        if stage == 0 {
+    @inlinable func process(_ action: Action, from stage: Int, _ engine: Engine) {
+        if stage == 0 && isStubEnabled.load(ordering: .acquiring) {
             let stubbed = shared.withLock { shared in
                 if shared.isStubEnabled { shared.stubActions.append(action) }
                 return shared.isStubEnabled
@@ -248,7 +256,7 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
         }
         guard let transformed = engine.actions.apply(action, from: stage) else { return }
         let cause = engine.recorder?.recordAction(transformed)
-        tasks.cancel(takenUntil: transformed)
+        if tasks.untilCount.load(ordering: .relaxed) > 0 { tasks.cancel(takenUntil: transformed) }
         guard let effect = engine.mutate(transformed) else { return }
         switch effect.body {
         case .none:
@@ -268,7 +276,7 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
     }
 
     /// Reduces one mutation: transform, record (write-ahead), reduce, publish.
-    private func apply(_ mutation: Mutation, cause: UInt64?, from stage: Int = 0, _ engine: Engine) {
+    @inlinable func apply(_ mutation: Mutation, cause: UInt64?, from stage: Int = 0, _ engine: Engine) {
         guard let transformed = engine.mutations.apply(mutation, from: stage) else { return }
         let sequence = engine.recorder?.recordMutation(transformed, cause: cause)
         guard let next = engine.reduce(engine.reduced, transformed) else { return }
@@ -277,7 +285,7 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
         if let published = engine.states.apply(next) { publish(published) }
     }
 
-    private func publish(_ state: State) {
+    @inlinable func publish(_ state: State) {
         let observers = shared.withLock { shared in
             shared.current = state
             return shared.observers

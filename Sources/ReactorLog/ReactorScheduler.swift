@@ -13,7 +13,7 @@
 /// ```
 public struct ReactorScheduler: Sendable {
     /// The actor every dispatch runs in, or `nil` for the sending thread.
-    let actor: (any Actor)?
+    @usableFromInline let actor: (any Actor)?
 
     /// On the sending thread.
     public static var immediate: ReactorScheduler { ReactorScheduler(actor: nil) }
@@ -25,7 +25,7 @@ public struct ReactorScheduler: Sendable {
     public static func actor(_ actor: any Actor) -> ReactorScheduler { ReactorScheduler(actor: actor) }
 
     /// Whether code running in `isolation` may dispatch right away.
-    func admits(_ isolation: (any Actor)?) -> Bool {
+    @inlinable func admits(_ isolation: (any Actor)?) -> Bool {
         guard let actor else { return true }
         guard let isolation else { return false }
         return ObjectIdentifier(actor) == ObjectIdentifier(isolation)

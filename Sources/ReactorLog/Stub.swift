@@ -16,7 +16,10 @@ public struct Stub<R: Reactor>: Sendable {
     /// Whether the stub is on.
     public var isEnabled: Bool {
         get { reactor.runtime.shared.withLock { $0.isStubEnabled } }
-        nonmutating set { reactor.runtime.shared.withLock { $0.isStubEnabled = newValue } }
+        nonmutating set {
+            reactor.runtime.shared.withLock { $0.isStubEnabled = newValue }
+            reactor.runtime.isStubEnabled.store(newValue, ordering: .releasing)
+        }
     }
 
     /// Every action sent while the stub was on, in order.

@@ -66,14 +66,20 @@ final class BenchReactor: Reactor {
     }
 
     func mutate(action: Action) -> Effect {
+        .just(Self.mutations(for: action, in: currentState))
+    }
+
+    /// The mutations an action produces from `state`: what `mutate` emits, and what the raw reduce loop
+    /// baseline folds without the runtime.
+    static func mutations(for action: Action, in state: State) -> [Mutation] {
         switch action {
         case let .updateQuery(query):
-            return .just(.setQuery(query), .setRepos(["\(query)/a", "\(query)/b"], nextPage: 2))
+            [.setQuery(query), .setRepos(["\(query)/a", "\(query)/b"], nextPage: 2)]
         case .loadNextPage:
-            let page = currentState.nextPage
-            return .just(.setLoadingNextPage(true), .appendRepos(["p\(page)/a", "p\(page)/b"], nextPage: page + 1), .setLoadingNextPage(false))
+            [.setLoadingNextPage(true), .appendRepos(["p\(state.nextPage)/a", "p\(state.nextPage)/b"], nextPage: state.nextPage + 1),
+             .setLoadingNextPage(false)]
         case let .toggleStar(id):
-            return .just(.setStarred(id))
+            [.setStarred(id)]
         }
     }
 

@@ -128,12 +128,24 @@ final class Workload {
     // MARK: 3
 
     private func inMemory() throws {
+        // The baseline: the same actions and mutations folded by a plain loop, no runtime.
+        let plain = BenchReactor(bugAtMutation: bugAt)
+        var state = plain.initialState
+        let plainSeconds = Measure.seconds {
+            for index in 0..<actions {
+                for mutation in BenchReactor.mutations(for: BenchReactor.action(index), in: state) {
+                    state = plain.reduce(state: state, mutation: mutation)
+                }
+            }
+        }
+        add("raw reduce loop", Double(actions + state.mutations) / plainSeconds, "entries/s")
+
         let reactor = BenchReactor(bugAtMutation: bugAt)
         let seconds = Measure.seconds {
             for index in 0..<actions { reactor.send(BenchReactor.action(index)) }
         }
         let entries = Double(actions + reactor.currentState.mutations)
-        add("runtime in memory", entries / seconds, "entries/s")
+        add("runtime in memory", entries / seconds, "entries/s", against: "raw reduce loop")
         add("runtime in memory, actions", Double(actions) / seconds, "actions/s")
     }
 
