@@ -21,8 +21,6 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
         .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
-        // The benchmark's peer only: SQLite as most Swift developers would use it.
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Debian's liblmdb, found with pkg-config; never vendored.
@@ -78,16 +76,6 @@ let package = Package(
             dependencies: ["ReactorLogInspector", "ReactorLogExamples"],
             path: "Tools/ExampleInspector"
         ),
-        // The benchmark: where the log stands against the storage ceiling and what users would pick instead.
-        .executableTarget(
-            name: "reactorlog-bench",
-            dependencies: [
-                "EventLogKit", "LMDB", "ReactorLog", "ReactorLogPersistence", "TimeTravel",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-            ],
-            path: "Tools/Benchmark"
-        ),
         // Example reactors (Counter, GitHub Search with an offline fake, Todo) for tests, demo and benchmark.
         .target(name: "ReactorLogExamples", dependencies: ["ReactorLog"]),
         // A child process for the crash tests: appends until it is killed.
@@ -112,7 +100,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InspectorTests",
-            dependencies: ["EventLogKit", "LMDB", "TestSupport", "reactorlog", "example-inspector", "eventlog-crash-writer", "reactorlog-bench"]
+            dependencies: ["EventLogKit", "LMDB", "TestSupport", "reactorlog", "example-inspector", "eventlog-crash-writer"]
         ),
         .testTarget(
             name: "EventLogKitTests",

@@ -3,5 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 Tools/scripts/setup.sh
+# The benchmark is a package of its own (Benchmarks/), so that GRDB never reaches the library's users:
+# build it and run its smoke test first, then the library's suite.
+swift build --package-path Benchmarks --build-tests
+swift test --package-path Benchmarks --skip-build --disable-xctest
 swift build --build-tests
 swift test --skip-build --disable-xctest

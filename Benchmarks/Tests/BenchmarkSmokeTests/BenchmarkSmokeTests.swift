@@ -7,9 +7,17 @@ import Testing
 struct BenchmarkSmokeTests {
     @Test("a tiny run reports a positive figure in each of the ten sections, as JSON")
     func tinyRun() throws {
-        let result = try Tool.run("reactorlog-bench", ["--actions", "300", "--sync-budget", "0.05", "--json"])
-        #expect(result.status == 0, "\(result.error)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("reactorlog-bench")
+        process.arguments = ["--actions", "300", "--sync-budget", "0.05", "--json"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let figures = try #require(report["figures"] as? [[String: Any]])
         let sections = Set(figures.compactMap { ($0["section"] as? String)?.split(separator: ".").first.map(String.init) })
         #expect(sections == Set((1...10).map(String.init)))
