@@ -1,3 +1,4 @@
+import Foundation
 import EventLogKit
 import TimeTravel
 
@@ -56,6 +57,22 @@ struct InspectorFailure: Error, CustomStringConvertible {
         default:
             self.init(Self.firstLine("\(error)"), exit: .corrupt)
         }
+    }
+
+    /// Output that could not be written: the device is full, or the reader went away.
+    static func writing(_ error: any Error) -> InspectorFailure {
+        let nsError = error as NSError
+        let posix = (nsError.userInfo[NSUnderlyingErrorKey] as? NSError).flatMap { $0.domain == NSPOSIXErrorDomain ? $0.code : nil }
+            ?? (nsError.domain == NSPOSIXErrorDomain ? nsError.code : nil)
+        let reason: String
+        if posix == Int(ENOSPC) || (error as? CocoaError)?.code == .fileWriteOutOfSpace {
+            reason = "the device is full (No space left on device)"
+        } else if let posix {
+            reason = String(cString: strerror(Int32(posix)))
+        } else {
+            reason = nsError.localizedDescription
+        }
+        return InspectorFailure("Could not write the output: \(reason). Free some space or write elsewhere.", exit: .writeFailed)
     }
 
     private static func exit(for error: EventLogError) -> InspectorExit {

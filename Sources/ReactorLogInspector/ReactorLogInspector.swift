@@ -1,5 +1,6 @@
 import ArgumentParser
 import EventLogKit
+import Foundation
 
 /// The `reactorlog` inspector's command tree, for the shipped executable and for your own.
 ///
@@ -21,9 +22,32 @@ public enum ReactorLogInspector {
     @TaskLocal static var registrations: [ReactorRegistration] = []
 
     /// Parses the command line and runs the command, knowing `reactors`; exits with the documented code.
+    /// A usage error is one line on standard error and exit code 64; `--help` and `--version` print to
+    /// standard output and exit 0.
     public static func main(reactors: [ReactorRegistration], arguments: [String]? = nil) async {
         await $registrations.withValue(reactors) {
-            await ReactorLogCommand.main(arguments)
+            do {
+                var command = try ReactorLogCommand.parseAsRoot(arguments)
+                if var asyncCommand = command as? any AsyncParsableCommand {
+                    try await asyncCommand.run()
+                } else {
+                    try command.run()
+                }
+            } catch let code as ExitCode {
+                // The command has already said why, in one line (see `inspect`).
+                Foundation.exit(code.rawValue)
+            } catch {
+                let code = ReactorLogCommand.exitCode(for: error)
+                if code == .success {
+                    print(ReactorLogCommand.fullMessage(for: error))
+                    Foundation.exit(0)
+                }
+                let message = ReactorLogCommand.message(for: error)
+                    .split(separator: "\n").first.map(String.init) ?? "\(error)"
+                let line = Terminal.visible(message, colored: false, keepNewlines: false)
+                FileHandle.standardError.write(Data("reactorlog: \(line) See 'reactorlog help'.\n".utf8))
+                Foundation.exit(InspectorExit.usage.rawValue)
+            }
         }
     }
 }

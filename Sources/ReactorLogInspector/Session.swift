@@ -53,14 +53,15 @@ func inspect(_ body: () async throws -> Void) async throws {
     } catch {
         let failure = InspectorFailure(error)
         Terminal.current.endProgress()
-        FileHandle.standardError.write(Data("reactorlog: \(failure.message)\n".utf8))
+        let message = Terminal.visible(failure.message, colored: false, keepNewlines: false)
+        FileHandle.standardError.write(Data("reactorlog: \(message)\n".utf8))
         throw ExitCode(failure.exit.rawValue)
     }
 }
 
 /// Encodes `value` as JSON on standard output, keys sorted.
 func printJSON<Value: Encodable>(_ value: Value, pretty: Bool = true) throws {
-    print(try jsonString(value, pretty: pretty))
+    try writeJSONLine(try jsonString(value, pretty: pretty))
 }
 
 /// `value` as JSON text, keys sorted.
@@ -70,7 +71,35 @@ func jsonString<Value: Encodable>(_ value: Value, pretty: Bool) throws -> String
     return String(decoding: try encoder.encode(value), as: UTF8.self)
 }
 
-/// Writes a line to standard output without buffering.
-func writeLine(_ text: String) {
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+/// Writes a line of human-readable text to standard output, at once (also in a pipe): anything read from a
+/// log is shown with its control characters made visible (``Terminal/visible(_:colored:keepNewlines:)``), so a
+/// log cannot retitle, clear or hide the user's terminal. A failed write (a full disk, a closed pipe) is an
+/// error, never lost output with exit 0.
+func writeLine(_ text: String = "") throws {
+    try write(Terminal.visible(text, colored: Terminal.current.colored) + "\n")
+}
+
+/// Writes a line of JSON to standard output. The encoder escapes C0 control characters; DEL, C1 controls and
+/// bidirectional overrides (which only occur inside strings) are written as `\uXXXX` escapes too: the same JSON
+/// value, and nothing a terminal would act on.
+func writeJSONLine(_ text: String) throws {
+    var escaped = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+        switch scalar.value {
+        case 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069:
+            let hex = String(scalar.value, radix: 16)
+            escaped.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
+        default:
+            escaped.append(scalar)
+        }
+    }
+    try write(String(escaped) + "\n")
+}
+
+private func write(_ text: String) throws {
+    do {
+        try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+    } catch {
+        throw InspectorFailure.writing(error)
+    }
 }

@@ -53,6 +53,9 @@ extension TimeMachine {
             probes.append(BisectProbe(step: step, verdict: verdict))
             return verdict
         }
+        guard from < end else {
+            throw TimeTravelError.bisectPrecondition("The good step #\(from) is not before the bad step #\(end): give --from a step before --to.")
+        }
         // The steps come from the stream index: listing them reads no entry.
         let steps = try log.sequences(stream: stream.name, kinds: [.mutation], from: from + 1, through: end)
         guard let lastMutation = steps.last else {

@@ -70,12 +70,43 @@ struct InspectorBadInputTests {
         #expect(try modificationDate(demo) == before)
     }
 
-    @Test("a usage error exits 64")
+    @Test("a usage error is one line and exits 64; help still prints in full and exits 0")
     func usage() throws {
-        let result = try Tool.run(["state", demo])
-        #expect(result.status == 64)
-        #expect(result.error.contains("Missing expected argument '--at <at>'"))
-        #expect(try Tool.run(["frobnicate"]).status == 64)
+        try fails(["state", demo], exit: 64, saying: "Missing expected argument '--at <at>'")
+        try fails(["frobnicate"], exit: 64, saying: "See 'reactorlog help'")
+        try fails(["log", demo, "--limit", "abc"], exit: 64, saying: "--limit")
+        let help = try Tool.run(["log", "--help"])
+        #expect(help.status == 0)
+        #expect(help.output.contains("USAGE: reactorlog log"))
+    }
+
+    @Test("output written to a full device is an error with exit 8, for text and JSON alike")
+    func fullDevice() throws {
+        for arguments in [["log", demo], ["info", demo], ["state", demo, "--stream", "search", "--at", "29"], ["log", demo, "--json"]] {
+            let process = Process()
+            process.executableURL = Tool.products.appendingPathComponent("reactorlog")
+            process.arguments = arguments
+            process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 8, "\(arguments): \(message)")
+            #expect(message.contains("No space left on device"), "\(arguments): \(message)")
+            #expect(message.filter { $0 == "\n" }.count == 1, "\(arguments): \(message)")
+        }
+    }
+
+    @Test("out-of-range times, counts and steps are refused with a sentence, never a crash")
+    func outOfRange() throws {
+        try fails(["log", demo, "--since", "99999-01-01T00:00:00Z"], exit: 2, saying: "is out of range")
+        try fails(["log", demo, "--since", "25:99"], exit: 2, saying: "is not a time of day")
+        try fails(["log", demo, "--since", "12:60"], exit: 2, saying: "is not a time of day")
+        try fails(["log", demo, "--limit=-1"], exit: 2, saying: "--limit is -1")
+        try fails(["tail", demo, "--lines=-3"], exit: 2, saying: "--lines is -3")
+        try fails(["bisect", demo, "--stream", "search", "--from", "18446744073709551615", "--run", "true"], exit: 7, saying: "is not before the bad step")
+        #expect(try Tool.run(["log", demo, "--since", "12:30"]).status == 0)
     }
 
     @Test("import refuses garbage and an existing target, and leaves nothing behind")

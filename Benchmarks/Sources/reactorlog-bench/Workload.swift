@@ -40,6 +40,7 @@ final class Workload {
 
         section("3. Runtime without a log (in memory)")
         try inMemory()
+        await starvation()
 
         section("2. Runtime with the log, end to end: send → mutate → log → reduce → publish, then flush")
         try withLog(.grouped, name: "grouped", policy: .default, against: "LMDB, batches of 1000, sync")
@@ -147,6 +148,32 @@ final class Workload {
         let entries = Double(actions + reactor.currentState.mutations)
         add("runtime in memory", entries / seconds, "entries/s", against: "raw reduce loop")
         add("runtime in memory, actions", Double(actions) / seconds, "actions/s")
+    }
+
+    /// Whether senders on the cooperative pool starve other tasks: a 200 ms sleep, alone and while 50 tasks
+    /// send 200 actions each to one reactor (the measurement the runtime issue started from).
+    private func starvation() async {
+        func sleep() async -> Double {
+            let start = ContinuousClock.now
+            try? await Task.sleep(for: .milliseconds(200))
+            return (ContinuousClock.now - start).seconds * 1000
+        }
+        let alone = await sleep()
+        add("a 200 ms Task.sleep, alone", alone, "ms", higherIsBetter: false)
+        let reactor = BenchReactor()
+        let loaded = await withTaskGroup(of: Double?.self) { group in
+            group.addTask { await sleep() }
+            for task in 0..<50 {
+                group.addTask {
+                    for index in 0..<200 { reactor.send(BenchReactor.action(task * 200 + index)) }
+                    return nil
+                }
+            }
+            var slept = 0.0
+            for await result in group { if let result { slept = result } }
+            return slept
+        }
+        add("the same sleep while 50 tasks × 200 sends run", loaded, "ms", against: "a 200 ms Task.sleep, alone", higherIsBetter: false)
     }
 
     // MARK: 2

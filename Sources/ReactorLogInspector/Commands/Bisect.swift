@@ -55,15 +55,15 @@ struct Bisect: AsyncParsableCommand {
             }
             let t = session.terminal
             guard let firstBad = result.firstBad, let mutation = result.mutation else {
-                print("Bisect could not narrow it down: skipped states leave the first bad step among \(result.candidates.map { "#\($0)" }.joined(separator: ", ")).")
+                try writeLine("Bisect could not narrow it down: skipped states leave the first bad step among \(result.candidates.map { "#\($0)" }.joined(separator: ", ")).")
                 return
             }
-            print(t.paint("First bad step: #\(firstBad)", .bold) + " in stream \(stream.name)")
-            print("  mutation:  #\(mutation.sequence) \(EntryFormatter.payload(mutation))")
-            if let action = result.action { print("  caused by: #\(action.sequence) action \(EntryFormatter.payload(action))") }
-            print("  state change:")
-            for line in result.diff?.rendered() ?? [] { print("    " + DiffColors.paint(line, t)) }
-            print("Judged \(result.probes.count) states, rebuilt \(result.reconstructions).")
+            try writeLine(t.paint("First bad step: #\(firstBad)", .bold) + " in stream \(stream.name)")
+            try writeLine("  mutation:  #\(mutation.sequence) \(EntryFormatter.payload(mutation))")
+            if let action = result.action { try writeLine("  caused by: #\(action.sequence) action \(EntryFormatter.payload(action))") }
+            try writeLine("  state change:")
+            for line in result.diff?.rendered() ?? [] { try writeLine("    " + DiffColors.paint(line, t)) }
+            try writeLine("Judged \(result.probes.count) states, rebuilt \(result.reconstructions).")
         }
     }
 

@@ -43,7 +43,7 @@ struct Demo: AsyncParsableCommand {
                 try await recordDemo(log)
             }
             try log.close()
-            printNextSteps()
+            try printNextSteps()
         }
     }
 
@@ -124,8 +124,8 @@ struct Demo: AsyncParsableCommand {
         FileHandle.standardError.write(Data("demo: \(entries) entries in \(String(format: "%.2f", seconds)) s\n".utf8))
     }
 
-    private func printNextSteps() {
-        print("""
+    private func printNextSteps() throws {
+        try writeLine("""
             Recorded \(out). Try:
               reactorlog info \(out)
               reactorlog log \(out) --stream search

@@ -39,9 +39,9 @@ struct DivergenceCommand: AsyncParsableCommand {
                     mutation: found?.mutation.map(EntryJSON.init), action: found?.action.map(EntryJSON.init),
                     changes: found.map { ChangeJSON.list($0.diff) } ?? []))
             } else if let found {
-                print(found.description)
+                try writeLine(found.description)
             } else {
-                print("Replay reproduces every state recorded in stream \(stream.name).")
+                try writeLine("Replay reproduces every state recorded in stream \(stream.name).")
             }
             if found != nil { throw ExitCode(InspectorExit.finding.rawValue) }
         }

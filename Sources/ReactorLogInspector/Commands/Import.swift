@@ -28,7 +28,7 @@ struct Import: AsyncParsableCommand {
             do {
                 let count = try importAll(reader, into: staging)
                 try FileManager.default.moveItem(atPath: staging, toPath: log)
-                print("Imported \(count) entries into \(log).")
+                try writeLine("Imported \(count) entries into \(log).")
             } catch {
                 try? FileManager.default.removeItem(atPath: staging)
                 throw error

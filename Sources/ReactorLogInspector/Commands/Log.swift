@@ -21,7 +21,7 @@ struct Log: AsyncParsableCommand {
         try await inspect {
             let session = try Session.open(log.log)
             let query = try EntryQuery(
-                from: from, through: to ?? .max, limit: limit, stream: stream, kinds: EntryFilters.kinds(kind),
+                from: from, through: to ?? .max, limit: try EntryFilters.count(limit, option: "--limit"), stream: stream, kinds: EntryFilters.kinds(kind),
                 caseName: caseName, since: since.map(EntryFilters.time))
             if let stream, try session.log.stream(named: stream) == nil { throw EventLogError.unknownStream(name: stream) }
             let width = try session.log.streams().map(\.name.count).max() ?? 0
@@ -31,7 +31,7 @@ struct Log: AsyncParsableCommand {
                 if output.json {
                     try printJSON(EntryJSON(entry), pretty: false)
                 } else {
-                    print(formatter.line(entry))
+                    try writeLine(formatter.line(entry))
                 }
             }
         }
@@ -54,16 +54,37 @@ enum EntryFilters {
     static func time(_ text: String) throws -> Int64 {
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = iso.date(from: text) { return Int64(date.timeIntervalSince1970 * 1e9) }
+        if let date = iso.date(from: text) { return try nanoseconds(date.timeIntervalSince1970, text) }
         iso.formatOptions = [.withInternetDateTime]
-        if let date = iso.date(from: text) { return Int64(date.timeIntervalSince1970 * 1e9) }
-        let parts = text.split(separator: ":").map { Double($0) }
+        if let date = iso.date(from: text) { return try nanoseconds(date.timeIntervalSince1970, text) }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { Double($0) }
         if (2...3).contains(parts.count), parts.allSatisfy({ $0 != nil }) {
             let values = parts.compactMap { $0 }
+            let limits: [Double] = [24, 60, 60]
+            guard zip(values, limits).allSatisfy({ $0 >= 0 && $0 < $1 }), values.dropLast().allSatisfy({ $0 == $0.rounded() }) else {
+                throw InspectorFailure("'\(text)' is not a time of day. Use HH:MM[:SS] with hours 0 to 23 and minutes and seconds 0 to 59.", exit: .invalidArgument)
+            }
             let seconds = values[0] * 3600 + values[1] * 60 + (values.count == 3 ? values[2] : 0)
             let midnight = Calendar.current.startOfDay(for: Date())
-            return Int64((midnight.timeIntervalSince1970 + seconds) * 1e9)
+            return try nanoseconds(midnight.timeIntervalSince1970 + seconds, text)
         }
         throw InspectorFailure("'\(text)' is not a time. Use ISO 8601 (2026-11-21T22:37:55Z) or HH:MM[:SS] for today.", exit: .invalidArgument)
+    }
+
+    /// Seconds since 1970 as nanoseconds, which a log's times are; refuses times a log cannot hold.
+    private static func nanoseconds(_ seconds: Double, _ text: String) throws -> Int64 {
+        guard let value = Int64(exactly: (seconds * 1e9).rounded()) else {
+            throw InspectorFailure("'\(text)' is out of range: a log holds times from 1678 to 2262.", exit: .invalidArgument)
+        }
+        return value
+    }
+
+    /// A `--limit` or `--lines` count, which cannot be negative.
+    static func count(_ value: Int?, option: String) throws -> Int? {
+        guard let value else { return nil }
+        guard value >= 0 else {
+            throw InspectorFailure("\(option) is \(value), but it counts entries: use 0 or more.", exit: .invalidArgument)
+        }
+        return value
     }
 }

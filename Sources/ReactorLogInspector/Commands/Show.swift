@@ -36,21 +36,21 @@ struct Show: AsyncParsableCommand {
             }
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: 0)
             let t = session.terminal
-            print(t.paint("#\(entry.sequence)", .bold) + " \(entry.kind) \(entry.caseName)")
+            try writeLine(t.paint("#\(entry.sequence)", .bold) + " \(entry.kind) \(entry.caseName)")
             let rows = [
                 ["stream", entry.stream],
                 ["time", EntryFormatter.dateTime.string(from: entry.date)],
                 ["codec", entry.codec.description],
                 ["cause", cause.map { "#\($0.sequence) \($0.kind) \(EntryFormatter.payload($0))" } ?? "none"],
             ]
-            for line in Table.render(rows) { print("  " + line) }
+            for line in Table.render(rows) { try writeLine("  " + line) }
             if entry.codec == .json, let value = try? JSONValue(parsing: entry.payload) {
-                print("payload:")
-                print(value.pretty(indent: "  ").split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+                try writeLine("payload:")
+                try writeLine(value.pretty(indent: "  ").split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
             }
             if !caused.isEmpty {
-                print("caused:")
-                for child in caused { print("  " + formatter.line(child, indent: false)) }
+                try writeLine("caused:")
+                for child in caused { try writeLine("  " + formatter.line(child, indent: false)) }
             }
         }
     }

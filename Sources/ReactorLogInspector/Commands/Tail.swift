@@ -17,12 +17,13 @@ struct Tail: AsyncParsableCommand {
             let session = try Session.open(log.log)
             if let stream, try session.log.stream(named: stream) == nil { throw EventLogError.unknownStream(name: stream) }
             let highest = try session.log.highestSequence()
-            let start = highest > UInt64(max(lines, 0)) ? highest - UInt64(max(lines, 0)) + 1 : 1
+            let count = UInt64(try EntryFilters.count(lines, option: "--lines") ?? 0)
+            let start = highest > count ? highest - count + 1 : 1
             let width = try session.log.streams().map(\.name.count).max() ?? 0
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width)
             // Written straight to the file descriptor, so each line appears at once, also in a pipe.
             let emit = { (entry: LogEntry) throws in
-                writeLine(output.json ? try jsonString(EntryJSON(entry), pretty: false) : formatter.line(entry))
+                if output.json { try writeJSONLine(try jsonString(EntryJSON(entry), pretty: false)) } else { try writeLine(formatter.line(entry)) }
             }
             let query = EntryQuery(from: start, stream: stream)
             if follow {

@@ -19,12 +19,12 @@ struct Trim: AsyncParsableCommand {
             let writable = try EventLog.open(at: log.log, configuration: configuration)
             let report = try writable.trim(before: before)
             try writable.close()
-            print("Removed \(report.removedEntries) entries and \(report.removedSnapshots) snapshots before #\(before).")
+            try writeLine("Removed \(report.removedEntries) entries and \(report.removedSnapshots) snapshots before #\(before).")
             for stream in report.streams {
                 if let base = stream.replaysFrom {
-                    print("  \(stream.stream): \(stream.removedEntries) removed; replays from the snapshot at #\(base)")
+                    try writeLine("  \(stream.stream): \(stream.removedEntries) removed; replays from the snapshot at #\(base)")
                 } else {
-                    print("  \(stream.stream): kept whole (no snapshot before #\(before))")
+                    try writeLine("  \(stream.stream): kept whole (no snapshot before #\(before))")
                 }
             }
         }

@@ -1,0 +1,59 @@
+import EventLogKit
+import Foundation
+import TestSupport
+import Testing
+
+/// A log from elsewhere may hold anything: what the inspector prints must never control the terminal.
+@Suite("reactorlog on hostile logs", .timeLimit(.minutes(2)))
+struct HostileLogTests {
+    let scratch = ScratchDirectory()
+
+    /// Retitles the terminal, clears it, moves the cursor, hides text, and reverses text direction.
+    static let attacks = "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{9B}1;1H\u{1B}[8mhidden\u{202E}"
+
+    /// A log whose case names and payloads carry escape sequences.
+    func hostileLog() throws -> String {
+        let path = scratch.file("hostile.reactorlog")
+        let log = try EventLog.open(at: path)
+        let stream = try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: ["note": "x"])
+        let action = try stream.append(.action, Self.attacks, caseName: "buy" + Self.attacks)
+        try stream.append(.mutation, ["note": Self.attacks], caseName: "setNote", cause: action)
+        try stream.close(finalState: try log.encode(["note": Self.attacks]))
+        try log.close()
+        return path
+    }
+
+    /// No byte of a control sequence reaches the output.
+    func expectNoControls(_ output: String, _ command: String) {
+        let controls = output.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) || $0 == "\u{202E}" }
+        #expect(controls.isEmpty, "\(command) printed \(controls.map { String($0.value, radix: 16) })")
+    }
+
+    @Test("log, show, state and info show control characters as text; --json escapes them and stays exact")
+    func escapes() throws {
+        let log = try hostileLog()
+        // #1 is the stream's opened marker, #2 the action, #3 the mutation.
+        for arguments in [["log", log], ["show", log, "2"], ["show", log, "3"], ["info", log], ["state", log, "--stream", "shop", "--at", "4"]] {
+            let result = try Tool.run(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.error)")
+            expectNoControls(result.output, arguments.joined(separator: " "))
+        }
+        let listing = try Tool.run(["log", log]).output
+        #expect(listing.contains("action   \\u{1B}]0;pwned\\u{7}\\u{1B}[2J\\u{9B}"), "\(listing)")
+        let json = try Tool.run(["log", log, "--json"])
+        expectNoControls(json.output, "log --json")
+        let action = try #require(json.lines.dropFirst().first)
+        let entry = try #require(try JSONSerialization.jsonObject(with: Data(action.utf8)) as? [String: Any])
+        #expect(entry["case"] as? String == "buy" + Self.attacks)
+        #expect(entry["payload"] as? String == Self.attacks)
+    }
+
+    @Test("an error naming a hostile stream stays on one line and shows its control characters")
+    func hostileError() throws {
+        let log = try hostileLog()
+        let result = try Tool.run(["log", log, "--stream", "x\u{1B}[2J\ny"])
+        #expect(result.status == 2)
+        #expect(result.error.filter { $0 == "\n" }.count == 1, "\(result.error)")
+        #expect(!result.error.contains("\u{1B}"))
+    }
+}
