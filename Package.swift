@@ -60,14 +60,17 @@ let package = Package(
         .target(
             name: "ReactorLogInspector",
             dependencies: [
-                "TimeTravel", "ReactorLog", "ReactorLogPersistence", "EventLogKit", "ReactorLogExamples",
+                "TimeTravel", "ReactorLog", "ReactorLogPersistence", "EventLogKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The shipped inspector: knows the example reactors.
         .executableTarget(
             name: "reactorlog",
-            dependencies: ["ReactorLogInspector", "ReactorLogExamples"],
+            dependencies: [
+                "ReactorLogInspector", "ReactorLogExamples", "ReactorLog", "ReactorLogPersistence", "EventLogKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Tools/Inspector"
         ),
         // How a user builds an inspector for their own reactors (compiled by the tests).

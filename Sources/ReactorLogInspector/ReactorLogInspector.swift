@@ -20,47 +20,84 @@ import Foundation
 public enum ReactorLogInspector {
     /// The reactors the running inspector knows.
     @TaskLocal static var registrations: [ReactorRegistration] = []
+    /// Who the running inspector is: its name, abstract, version and extra commands.
+    @TaskLocal static var identity = Identity(name: "reactorlog", abstract: nil, version: nil, commands: [])
+
+    /// The running inspector's command name, for help, errors and hints (`my-inspector log LOG`).
+    public static var commandName: String { identity.name }
+
+    /// Who an inspector is.
+    struct Identity: Sendable {
+        let name: String
+        let abstract: String?
+        let version: String?
+        let commands: [any ParsableCommand.Type]
+    }
 
     /// Parses the command line and runs the command, knowing `reactors`; exits with the documented code.
     /// A usage error is one line on standard error and exit code 64; `--help` and `--version` print to
     /// standard output and exit 0.
-    public static func main(reactors: [ReactorRegistration], arguments: [String]? = nil) async {
-        await $registrations.withValue(reactors) {
-            do {
-                var command = try ReactorLogCommand.parseAsRoot(arguments)
-                if var asyncCommand = command as? any AsyncParsableCommand {
-                    try await asyncCommand.run()
-                } else {
-                    try command.run()
-                }
-            } catch let code as ExitCode {
-                // The command has already said why, in one line (see `inspect`).
-                Foundation.exit(code.rawValue)
-            } catch {
-                let code = ReactorLogCommand.exitCode(for: error)
-                if code == .success {
-                    print(ReactorLogCommand.fullMessage(for: error))
-                    Foundation.exit(0)
-                }
-                let message = ReactorLogCommand.message(for: error)
-                    .split(separator: "\n").first.map(String.init) ?? "\(error)"
-                let line = Terminal.visible(message, colored: false, keepNewlines: false)
-                FileHandle.standardError.write(Data("reactorlog: \(line) See 'reactorlog help'.\n".utf8))
-                Foundation.exit(InspectorExit.usage.rawValue)
+    ///
+    /// - Parameters:
+    ///   - name: the command name shown in help, errors and completion scripts; defaults to the executable's
+    ///     file name.
+    ///   - abstract: the one-line description `--help` shows.
+    ///   - version: what `--version` prints; defaults to ReactorLog's version.
+    ///   - reactors: the reactor types whose states the inspector rebuilds with their own `reduce`.
+    ///   - commands: commands of your own, next to the built-in ones (write them with ``InspectorCommandSupport``).
+    ///   - arguments: the arguments to parse; defaults to the process's.
+    public static func main(
+        name: String? = nil, abstract: String? = nil, version: String? = nil,
+        reactors: [ReactorRegistration], commands: [any ParsableCommand.Type] = [], arguments: [String]? = nil
+    ) async {
+        let executable = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent }
+        let identity = Identity(
+            name: name ?? executable ?? "reactorlog", abstract: abstract, version: version, commands: commands)
+        await $identity.withValue(identity) {
+            await $registrations.withValue(reactors) {
+                await run(arguments)
             }
+        }
+    }
+
+    private static func run(_ arguments: [String]?) async {
+        do {
+            var command = try ReactorLogCommand.parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let code as ExitCode {
+            // The command has already said why, in one line (see `inspect`).
+            Foundation.exit(code.rawValue)
+        } catch {
+            let code = ReactorLogCommand.exitCode(for: error)
+            if code == .success {
+                print(ReactorLogCommand.fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            let message = ReactorLogCommand.message(for: error)
+                .split(separator: "\n").first.map(String.init) ?? "\(error)"
+            let line = Terminal.visible(message, colored: false, keepNewlines: false)
+            FileHandle.standardError.write(Data("\(commandName): \(line) See '\(commandName) help'.\n".utf8))
+            Foundation.exit(InspectorExit.usage.rawValue)
         }
     }
 }
 
-/// `reactorlog`: the root command.
+/// The root command, named after the running inspector.
 struct ReactorLogCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "reactorlog",
-        abstract: "Inspect ReactorLog logs: list entries, travel to any state, diff, blame, bisect.",
-        discussion: "A log is a directory such as demo.reactorlog/. Exit codes are listed in docs/INSPECTOR.md.",
-        version: EventLog.libraryVersion,
-        subcommands: [
-            Demo.self, Info.self, Log.self, Show.self, State.self, Diff.self, Blame.self, Tail.self,
-            Bisect.self, DivergenceCommand.self, Verify.self, Export.self, Import.self, Compact.self, Trim.self,
-        ])
+    static var configuration: CommandConfiguration {
+        let identity = ReactorLogInspector.identity
+        return CommandConfiguration(
+            commandName: identity.name,
+            abstract: identity.abstract ?? "Inspect ReactorLog logs: list entries, travel to any state, diff, blame, bisect.",
+            discussion: "A log is a directory such as session.reactorlog/. Exit codes are listed in ReactorLog's docs/INSPECTOR.md.",
+            version: identity.version ?? EventLog.libraryVersion,
+            subcommands: identity.commands + [
+                Info.self, Log.self, Show.self, State.self, Diff.self, Blame.self, Tail.self,
+                Bisect.self, DivergenceCommand.self, Verify.self, Export.self, Import.self, Compact.self, Trim.self,
+            ])
+    }
 }

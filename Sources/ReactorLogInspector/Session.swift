@@ -54,7 +54,7 @@ func inspect(_ body: () async throws -> Void) async throws {
         let failure = InspectorFailure(error)
         Terminal.current.endProgress()
         let message = Terminal.visible(failure.message, colored: false, keepNewlines: false)
-        FileHandle.standardError.write(Data("reactorlog: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("\(ReactorLogInspector.commandName): \(message)\n".utf8))
         throw ExitCode(failure.exit.rawValue)
     }
 }
@@ -75,7 +75,7 @@ func jsonString<Value: Encodable>(_ value: Value, pretty: Bool) throws -> String
 /// log is shown with its control characters made visible (``Terminal/visible(_:colored:keepNewlines:)``), so a
 /// log cannot retitle, clear or hide the user's terminal. A failed write (a full disk, a closed pipe) is an
 /// error, never lost output with exit 0.
-func writeLine(_ text: String = "") throws {
+func printLine(_ text: String = "") throws {
     try write(Terminal.visible(text, colored: Terminal.current.colored) + "\n")
 }
 

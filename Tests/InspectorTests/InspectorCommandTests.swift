@@ -145,6 +145,29 @@ struct InspectorCommandTests {
         #expect(known.output == "20\n")
     }
 
+    @Test("a user's inspector is its own: its name in help, errors, version and completion script, and no demo")
+    func ownInspector() throws {
+        let help = try Tool.run("example-inspector", ["--help"])
+        #expect(help.status == 0)
+        #expect(help.output.contains("USAGE: example-inspector <subcommand>"))
+        #expect(help.output.contains("Inspect the GitHub Search example's logs."))
+        #expect(!help.output.contains("USAGE: reactorlog"))
+        #expect(!help.output.contains("demo"))
+        #expect(try Tool.run("example-inspector", ["--version"]).output == "1.0.0\n")
+        let completion = try Tool.run("example-inspector", ["--generate-completion-script", "bash"])
+        #expect(completion.output.contains("_example-inspector"))
+        #expect(!completion.output.contains("reactorlog"))
+        let error = try Tool.run("example-inspector", ["show", demo, "99999"])
+        #expect(error.error.hasPrefix("example-inspector: "))
+        #expect(error.error.contains("Run `example-inspector log`"))
+        let usage = try Tool.run("example-inspector", ["frobnicate"])
+        #expect(usage.status == 64)
+        #expect(usage.error.contains("See 'example-inspector help'"))
+        let shipped = try Tool.run(["--help"])
+        #expect(shipped.output.contains("demo"))
+        #expect(shipped.output.contains("USAGE: reactorlog <subcommand>"))
+    }
+
     @Test("verify passes on a healthy log and names the first bad entry of a damaged one")
     func verify() throws {
         let healthy = try reactorlog("verify", demo)

@@ -55,15 +55,15 @@ struct Bisect: AsyncParsableCommand {
             }
             let t = session.terminal
             guard let firstBad = result.firstBad, let mutation = result.mutation else {
-                try writeLine("Bisect could not narrow it down: skipped states leave the first bad step among \(result.candidates.map { "#\($0)" }.joined(separator: ", ")).")
+                try printLine("Bisect could not narrow it down: skipped states leave the first bad step among \(result.candidates.map { "#\($0)" }.joined(separator: ", ")).")
                 return
             }
-            try writeLine(t.paint("First bad step: #\(firstBad)", .bold) + " in stream \(stream.name)")
-            try writeLine("  mutation:  #\(mutation.sequence) \(EntryFormatter.payload(mutation))")
-            if let action = result.action { try writeLine("  caused by: #\(action.sequence) action \(EntryFormatter.payload(action))") }
-            try writeLine("  state change:")
-            for line in result.diff?.rendered() ?? [] { try writeLine("    " + DiffColors.paint(line, t)) }
-            try writeLine("Judged \(result.probes.count) states, rebuilt \(result.reconstructions).")
+            try printLine(t.paint("First bad step: #\(firstBad)", .bold) + " in stream \(stream.name)")
+            try printLine("  mutation:  #\(mutation.sequence) \(EntryFormatter.payload(mutation))")
+            if let action = result.action { try printLine("  caused by: #\(action.sequence) action \(EntryFormatter.payload(action))") }
+            try printLine("  state change:")
+            for line in result.diff?.rendered() ?? [] { try printLine("    " + DiffColors.paint(line, t)) }
+            try printLine("Judged \(result.probes.count) states, rebuilt \(result.reconstructions).")
         }
     }
 

@@ -21,7 +21,7 @@ struct Blame: AsyncParsableCommand {
             let changes = try session.machine(for: stream).blame(statePath, from: from, through: to ?? .max)
             if output.json { return try printJSON(changes.map(BlameJSON.init)) }
             let t = session.terminal
-            try writeLine(t.paint("\(stream.name): \(statePath)", .bold) + " changed \(changes.count) time\(changes.count == 1 ? "" : "s")")
+            try printLine(t.paint("\(stream.name): \(statePath)", .bold) + " changed \(changes.count) time\(changes.count == 1 ? "" : "s")")
             let rows = changes.map { change in
                 [
                     t.paint(EntryFormatter.time.string(from: change.mutation.date), .gray), "#\(change.mutation.sequence)",
@@ -30,7 +30,7 @@ struct Blame: AsyncParsableCommand {
                     change.action.map { "by #\($0.sequence) \(EntryFormatter.payload($0))" } ?? "",
                 ]
             }
-            for line in Table.render(rows) { try writeLine(line) }
+            for line in Table.render(rows) { try printLine(line) }
         }
     }
 }

@@ -14,7 +14,7 @@ struct Compact: AsyncParsableCommand {
             let session = try Session.open(log.log)
             try session.log.copy(to: destination, compact: true)
             let copy = try EventLog.openReadOnly(at: destination)
-            try writeLine("Wrote \(destination): \(Info.size(copy.sizeOnDisk)) (from \(Info.size(session.log.sizeOnDisk))).")
+            try printLine("Wrote \(destination): \(Info.size(copy.sizeOnDisk)) (from \(Info.size(session.log.sizeOnDisk))).")
         }
     }
 }

@@ -25,8 +25,8 @@ struct Diff: AsyncParsableCommand {
             let stream = try session.stream(streamOption.stream, step: b)
             let diff = try session.machine(for: stream).diff(from: a, to: b)
             if output.json { return try printJSON(DiffJSON(stream: stream.name, from: a, to: b, changes: ChangeJSON.list(diff))) }
-            try writeLine(session.terminal.paint("\(stream.name): #\(a) → #\(b)", .bold))
-            for line in diff.rendered() { try writeLine(DiffColors.paint(line, session.terminal)) }
+            try printLine(session.terminal.paint("\(stream.name): #\(a) → #\(b)", .bold))
+            for line in diff.rendered() { try printLine(DiffColors.paint(line, session.terminal)) }
         }
     }
 }

@@ -39,9 +39,9 @@ struct DivergenceCommand: AsyncParsableCommand {
                     mutation: found?.mutation.map(EntryJSON.init), action: found?.action.map(EntryJSON.init),
                     changes: found.map { ChangeJSON.list($0.diff) } ?? []))
             } else if let found {
-                try writeLine(found.description)
+                try printLine(found.description)
             } else {
-                try writeLine("Replay reproduces every state recorded in stream \(stream.name).")
+                try printLine("Replay reproduces every state recorded in stream \(stream.name).")
             }
             if found != nil { throw ExitCode(InspectorExit.finding.rawValue) }
         }

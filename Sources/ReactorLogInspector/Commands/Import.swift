@@ -28,7 +28,7 @@ struct Import: AsyncParsableCommand {
             do {
                 let count = try importAll(reader, into: staging)
                 try FileManager.default.moveItem(atPath: staging, toPath: log)
-                try writeLine("Imported \(count) entries into \(log).")
+                try printLine("Imported \(count) entries into \(log).")
             } catch {
                 try? FileManager.default.removeItem(atPath: staging)
                 throw error
@@ -132,7 +132,7 @@ struct ExportLines: Sequence {
         self.reader = reader
         let decoder = JSONDecoder()
         guard let first = reader.nextLine() else {
-            throw InspectorFailure("\(file) is empty. Give it a file written by `reactorlog export`.", exit: .invalidArgument)
+            throw InspectorFailure("\(file) is empty. Give it a file written by `\(ReactorLogInspector.commandName) export`.", exit: .invalidArgument)
         }
         if let line = try? decoder.decode(ExportLine.self, from: Data(first.utf8)), let header = line.reactorlog {
             self.header = header
@@ -141,7 +141,7 @@ struct ExportLines: Sequence {
             var text = first
             while let line = reader.nextLine() { text += "\n" + line }
             guard let document = try? decoder.decode(ExportDocument.self, from: Data(text.utf8)) else {
-                throw InspectorFailure("\(file) is not a ReactorLog export: it starts with neither a header line nor a whole export document. Write it with `reactorlog export`.", exit: .invalidArgument)
+                throw InspectorFailure("\(file) is not a ReactorLog export: it starts with neither a header line nor a whole export document. Write it with `\(ReactorLogInspector.commandName) export`.", exit: .invalidArgument)
             }
             self.header = document.reactorlog
             self.document = document

@@ -62,15 +62,15 @@ struct Info: AsyncParsableCommand {
                 sizeBytes: session.log.sizeOnDisk, streams: streams)
             if output.json { return try printJSON(report) }
             let t = session.terminal
-            try writeLine("\(t.paint(log.log, .bold))  format \(report.formatVersion), codec \(report.codec), durability \(report.durability ?? "unknown"), snapshots \(report.snapshotPolicy ?? "unknown")")
-            try writeLine("created \(report.createdAt) by ReactorLog \(report.createdBy), last written by \(report.writtenBy)")
-            try writeLine("\(report.highestSequence) entries, \(Self.size(report.sizeBytes)) on disk")
-            try writeLine("")
+            try printLine("\(t.paint(log.log, .bold))  format \(report.formatVersion), codec \(report.codec), durability \(report.durability ?? "unknown"), snapshots \(report.snapshotPolicy ?? "unknown")")
+            try printLine("created \(report.createdAt) by ReactorLog \(report.createdBy), last written by \(report.writtenBy)")
+            try printLine("\(report.highestSequence) entries, \(Self.size(report.sizeBytes)) on disk")
+            try printLine("")
             let rows = [["stream", "reactor", "entries", "actions", "mutations", "errors", "range", "first", "last", "snapshots"]] + streams.map { s in
                 [s.name, Self.shortType(s.reactorType), "\(s.entries)", "\(s.actions)", "\(s.mutations)", "\(s.errors)",
                  s.first.map { "#\($0)…#\(s.last ?? $0)" } ?? "-", s.firstTime.map(Self.clock) ?? "-", s.lastTime.map(Self.clock) ?? "-", "\(s.snapshots)"]
             }
-            for line in Table.render(rows) { try writeLine(line) }
+            for line in Table.render(rows) { try printLine(line) }
         }
     }
 

@@ -31,7 +31,7 @@ struct Log: AsyncParsableCommand {
                 if output.json {
                     try printJSON(EntryJSON(entry), pretty: false)
                 } else {
-                    try writeLine(formatter.line(entry))
+                    try printLine(formatter.line(entry))
                 }
             }
         }

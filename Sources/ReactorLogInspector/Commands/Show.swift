@@ -21,7 +21,7 @@ struct Show: AsyncParsableCommand {
             let session = try Session.open(log.log)
             guard let entry = try session.log.entry(at: sequence) else {
                 let highest = try session.log.highestSequence()
-                throw InspectorFailure("The log has no entry #\(sequence) (its entries run to #\(highest)). Run `reactorlog log` to list them.", exit: .invalidArgument)
+                throw InspectorFailure("The log has no entry #\(sequence) (its entries run to #\(highest)). Run `\(ReactorLogInspector.commandName) log` to list them.", exit: .invalidArgument)
             }
             let cause = try entry.cause.flatMap { try session.log.entry(at: $0) }
             var caused: [LogEntry] = []
@@ -36,21 +36,21 @@ struct Show: AsyncParsableCommand {
             }
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: 0)
             let t = session.terminal
-            try writeLine(t.paint("#\(entry.sequence)", .bold) + " \(entry.kind) \(entry.caseName)")
+            try printLine(t.paint("#\(entry.sequence)", .bold) + " \(entry.kind) \(entry.caseName)")
             let rows = [
                 ["stream", entry.stream],
                 ["time", EntryFormatter.dateTime.string(from: entry.date)],
                 ["codec", entry.codec.description],
                 ["cause", cause.map { "#\($0.sequence) \($0.kind) \(EntryFormatter.payload($0))" } ?? "none"],
             ]
-            for line in Table.render(rows) { try writeLine("  " + line) }
+            for line in Table.render(rows) { try printLine("  " + line) }
             if entry.codec == .json, let value = try? JSONValue(parsing: entry.payload) {
-                try writeLine("payload:")
-                try writeLine(value.pretty(indent: "  ").split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+                try printLine("payload:")
+                try printLine(value.pretty(indent: "  ").split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
             }
             if !caused.isEmpty {
-                try writeLine("caused:")
-                for child in caused { try writeLine("  " + formatter.line(child, indent: false)) }
+                try printLine("caused:")
+                for child in caused { try printLine("  " + formatter.line(child, indent: false)) }
             }
         }
     }

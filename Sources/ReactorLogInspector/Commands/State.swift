@@ -33,7 +33,7 @@ struct State: AsyncParsableCommand {
             guard let value else {
                 throw InspectorFailure("The state of '\(stream.name)' at #\(at) has nothing at '\(statePath)'. Print the whole state to see its paths.", exit: .invalidArgument)
             }
-            try writeLine(value.pretty())
+            try printLine(value.pretty())
         }
     }
 }

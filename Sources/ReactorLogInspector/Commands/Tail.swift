@@ -23,7 +23,7 @@ struct Tail: AsyncParsableCommand {
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width)
             // Written straight to the file descriptor, so each line appears at once, also in a pipe.
             let emit = { (entry: LogEntry) throws in
-                if output.json { try writeJSONLine(try jsonString(EntryJSON(entry), pretty: false)) } else { try writeLine(formatter.line(entry)) }
+                if output.json { try writeJSONLine(try jsonString(EntryJSON(entry), pretty: false)) } else { try printLine(formatter.line(entry)) }
             }
             let query = EntryQuery(from: start, stream: stream)
             if follow {

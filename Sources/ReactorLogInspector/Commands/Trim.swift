@@ -19,12 +19,12 @@ struct Trim: AsyncParsableCommand {
             let writable = try EventLog.open(at: log.log, configuration: configuration)
             let report = try writable.trim(before: before)
             try writable.close()
-            try writeLine("Removed \(report.removedEntries) entries and \(report.removedSnapshots) snapshots before #\(before).")
+            try printLine("Removed \(report.removedEntries) entries and \(report.removedSnapshots) snapshots before #\(before).")
             for stream in report.streams {
                 if let base = stream.replaysFrom {
-                    try writeLine("  \(stream.stream): \(stream.removedEntries) removed; replays from the snapshot at #\(base)")
+                    try printLine("  \(stream.stream): \(stream.removedEntries) removed; replays from the snapshot at #\(base)")
                 } else {
-                    try writeLine("  \(stream.stream): kept whole (no snapshot before #\(before))")
+                    try printLine("  \(stream.stream): kept whole (no snapshot before #\(before))")
                 }
             }
         }

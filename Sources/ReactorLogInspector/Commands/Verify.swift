@@ -36,13 +36,13 @@ struct Verify: AsyncParsableCommand {
             } else {
                 let t = session.terminal
                 for problem in report.problems {
-                    try writeLine(t.paint(problem.description, problem.severity == .error ? .red : .yellow))
+                    try printLine(t.paint(problem.description, problem.severity == .error ? .red : .yellow))
                 }
                 let summary = "\(report.entries) entries, \(report.snapshots) snapshots, \(report.streams) streams checked"
                 if let first = report.firstError {
-                    try writeLine(t.paint("DAMAGED: ", .red) + summary + "; the first bad entry is " + (first.sequence.map { "#\($0)" } ?? "in the metadata") + ".")
+                    try printLine(t.paint("DAMAGED: ", .red) + summary + "; the first bad entry is " + (first.sequence.map { "#\($0)" } ?? "in the metadata") + ".")
                 } else {
-                    try writeLine(t.paint("OK: ", .green) + summary + ".")
+                    try printLine(t.paint("OK: ", .green) + summary + ".")
                 }
             }
             if !report.isHealthy { throw ExitCode(InspectorExit.finding.rawValue) }

@@ -4,6 +4,7 @@ import Foundation
 import ReactorLog
 import ReactorLogPersistence
 import ReactorLogExamples
+import ReactorLogInspector
 
 /// `reactorlog demo`: records a session of the example reactors, with a planted state bug to bisect.
 struct Demo: AsyncParsableCommand {
@@ -29,9 +30,9 @@ struct Demo: AsyncParsableCommand {
     var force = false
 
     func run() async throws {
-        try await inspect {
+        try await InspectorCommandSupport.run {
             if let actions, actions < 1 {
-                throw InspectorFailure("--actions must be at least 1, not \(actions).", exit: .invalidArgument)
+                throw InspectorCommandSupport.failure("--actions must be at least 1, not \(actions).", exit: .invalidArgument)
             }
             try prepare()
             var configuration = EventLogConfiguration(durability: durability)
@@ -51,7 +52,7 @@ struct Demo: AsyncParsableCommand {
     private func prepare() throws {
         guard FileManager.default.fileExists(atPath: out) else { return }
         guard force else {
-            throw InspectorFailure("\(out) already exists. Choose another --out, or pass --force to replace it.", exit: .invalidArgument)
+            throw InspectorCommandSupport.failure("\(out) already exists. Choose another --out, or pass --force to replace it.", exit: .invalidArgument)
         }
         // Only a ReactorLog log is replaced: opening it proves it is one.
         _ = try EventLog.openReadOnly(at: out)
@@ -106,18 +107,17 @@ struct Demo: AsyncParsableCommand {
     }
 
     private func recordSynthetic(_ log: EventLog, actions: Int) async throws {
-        let terminal = Terminal.current
         let start = ContinuousClock.now
         do {
             let counter = CounterReactor(delay: .zero)
             try counter.attach(to: log, stream: "counter")
             for index in 0..<actions {
                 counter.send(index % 3 == 2 ? .decrease : .increase)
-                if index % 100_000 == 0 { terminal.showProgress("demo: \(index) of \(actions) actions") }
+                if index % 100_000 == 0 { InspectorCommandSupport.showProgress("demo: \(index) of \(actions) actions") }
             }
         }
         try await log.flush()
-        terminal.endProgress()
+        InspectorCommandSupport.endProgress()
         let elapsed = (ContinuousClock.now - start).components
         let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         let entries = try log.highestSequence()
@@ -125,7 +125,7 @@ struct Demo: AsyncParsableCommand {
     }
 
     private func printNextSteps() throws {
-        try writeLine("""
+        try InspectorCommandSupport.writeLine("""
             Recorded \(out). Try:
               reactorlog info \(out)
               reactorlog log \(out) --stream search
