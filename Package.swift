@@ -27,7 +27,7 @@ let package = Package(
         .systemLibrary(
             name: "CLMDB",
             pkgConfig: "lmdb",
-            providers: [.apt(["liblmdb-dev"])]
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
         // A thin, safe Swift layer over LMDB. Knows nothing about logs or reactors.
         .target(name: "LMDB", dependencies: ["CLMDB"]),
