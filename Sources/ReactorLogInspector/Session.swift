@@ -1,16 +1,27 @@
 import ArgumentParser
 import EventLogKit
 import Foundation
+import SystemPackage
 import TimeTravel
 
 /// An open log and what commands need around it.
 struct Session {
     let log: EventLog
+    /// The log's directory.
+    let path: String
     let terminal = Terminal.current
 
     /// Opens `path` read-only.
     static func open(_ path: String) throws -> Session {
-        Session(log: try EventLog.openReadOnly(at: path))
+        Session(log: try EventLog.openReadOnly(at: path), path: path)
+    }
+
+    /// The permissions of the log's data file: files the inspector writes from the log get the same, so an
+    /// export is no more readable than the log itself (owner read and write when they cannot be read).
+    var fileMode: FilePermissions {
+        var status = stat()
+        guard stat(path + "/data.mdb", &status) == 0 else { return .ownerReadWrite }
+        return FilePermissions(rawValue: CModeT(status.st_mode & 0o666))
     }
 
     /// The stream named `name`; without a name, the only stream, or the stream of `step`'s entry.

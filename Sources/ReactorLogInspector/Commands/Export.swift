@@ -1,6 +1,7 @@
 import ArgumentParser
 import EventLogKit
 import Foundation
+import SystemPackage
 import TimeTravel
 
 /// The text form of a log: a header, then entries, then snapshots (docs/INSPECTOR.md).
@@ -56,7 +57,8 @@ struct Export: AsyncParsableCommand {
 
     @OptionGroup var log: LogArgument
     @Option(name: .long, help: "jsonl (one JSON object per line) or json (one document).") var format: Format = .jsonl
-    @Option(name: .shortAndLong, help: "Write to this file instead of standard output.") var output: String?
+    @Option(name: .shortAndLong, help: "Write to this new file instead of standard output (with the log's permissions).") var output: String?
+    @Flag(name: .long, help: "Replace the --output file if it exists (never a symbolic link).") var force = false
     @Option(name: .long, help: "Only this stream.") var stream: String?
     @Option(name: .long, help: "From this sequence number.") var from: UInt64 = 1
     @Option(name: .long, help: "Up to this sequence number.") var to: UInt64?
@@ -75,7 +77,7 @@ struct Export: AsyncParsableCommand {
                         createdAt: info.createdAt, initialStateCodec: info.initialStateCodec.description, initialState: json,
                         initialStateBase64: json == nil ? info.initialState.base64EncodedString() : nil)
                 })
-            let sink = try OutputSink(path: output)
+            let sink = try OutputSink(path: output, force: force, mode: session.fileMode)
             var entries: [EntryJSON] = []
             if format == .jsonl { try sink.write(jsonString(ExportLine(reactorlog: header), pretty: false)) }
             var iterator = session.log.entries(EntryQuery(from: from, through: to ?? .max, stream: stream))
@@ -100,35 +102,25 @@ struct Export: AsyncParsableCommand {
             if format == .json {
                 try sink.write(jsonString(ExportDocument(reactorlog: header, entries: entries, snapshots: snapshots), pretty: true))
             }
-            try sink.close()
+            try sink.commit()
             session.terminal.endProgress()
         }
     }
 }
 
-/// Standard output or a new file.
+/// Standard output or a new file (``OutputFile``).
 final class OutputSink {
-    private let handle: FileHandle
-    private let isFile: Bool
+    private let file: OutputFile?
 
-    init(path: String?) throws {
-        guard let path else {
-            handle = .standardOutput
-            isFile = false
-            return
-        }
-        guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else {
-            throw InspectorFailure("Cannot write \(path). Check that its directory exists and is writable.", exit: .invalidArgument)
-        }
-        handle = file
-        isFile = true
+    init(path: String?, force: Bool, mode: FilePermissions) throws {
+        file = try path.map { try OutputFile(path: $0, force: force, mode: mode) }
     }
 
     func write(_ line: String) throws {
-        try handle.write(contentsOf: Data((line + "\n").utf8))
+        if let file { try file.write(line) } else { try writeJSONLine(line) }
     }
 
-    func close() throws {
-        if isFile { try handle.close() }
+    func commit() throws {
+        try file?.commit()
     }
 }
