@@ -242,6 +242,9 @@ extension EventLog {
     /// copy is one consistent snapshot of what was committed when it began.
     public func copy(to destination: String, compact: Bool = true) throws(EventLogError) {
         let files = FileManager.default
+        if Self.isInside(destination, path) {
+            throw .invalidArgument("Cannot copy the log to \(destination): it is inside the log itself. Choose a path outside \(path).")
+        }
         var isDirectory: ObjCBool = false
         if files.fileExists(atPath: destination, isDirectory: &isDirectory) {
             let contents = (try? files.contentsOfDirectory(atPath: destination)) ?? []
@@ -257,5 +260,26 @@ extension EventLog {
         }
         try storage.storage { () throws in try storage.environment.copy(to: destination, compact: compact) }
         _ = chmod(destination + "/" + LogLayout.dataFile, 0o600)
+    }
+}
+
+extension EventLog {
+    /// The files a log directory holds: only these are ever removed when a log is replaced.
+    public static let files = [LogLayout.dataFile, LogLayout.lockFile, LogLayout.writerLockFile]
+
+    /// Whether `candidate` is `directory` or lies inside it, symbolic links resolved.
+    static func isInside(_ candidate: String, _ directory: String) -> Bool {
+        func resolved(_ path: String) -> String {
+            // The deepest existing ancestor, resolved, then the rest of the path as written.
+            var existing = URL(fileURLWithPath: path).standardizedFileURL
+            var rest: [String] = []
+            while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
+                rest.insert(existing.lastPathComponent, at: 0)
+                existing.deleteLastPathComponent()
+            }
+            return rest.reduce(existing.resolvingSymlinksInPath()) { $0.appendingPathComponent($1) }.path
+        }
+        let inner = resolved(candidate), outer = resolved(directory)
+        return inner == outer || inner.hasPrefix(outer.hasSuffix("/") ? outer : outer + "/")
     }
 }

@@ -136,4 +136,36 @@ struct InspectorBadInputTests {
         defer { writer.stop() }
         try fails(["trim", live, "--before", "5"], exit: 8, saying: "already open for writing (by process \(writer.process.processIdentifier))")
     }
+
+    @Test("demo --force refuses a log another process is writing, and the log keeps growing")
+    func demoForceWhileWriting() throws {
+        let live = scratch.file("busy.reactorlog")
+        let writer = try WriterProcess(log: live)
+        defer { writer.stop() }
+        try fails(["demo", "--out", live, "--force"], exit: 8, saying: "already open for writing (by process \(writer.process.processIdentifier))")
+        #expect(FileManager.default.fileExists(atPath: live + "/data.mdb"))
+    }
+
+    @Test("demo --force replaces a log, but never a directory holding files that are not the log's")
+    func demoForceKeepsOtherFiles() throws {
+        let out = scratch.file("mine.reactorlog")
+        #expect(try Tool.run(["demo", "--out", out]).status == 0)
+        #expect(try Tool.run(["demo", "--out", out, "--force"]).status == 0)
+        #expect(try Tool.run(["verify", out]).status == 0)
+        let notes = out + "/notes.txt"
+        try Data("mine\n".utf8).write(to: URL(fileURLWithPath: notes))
+        try fails(["demo", "--out", out, "--force"], exit: 2, saying: "holds files that are not the log's (notes.txt)")
+        #expect(try String(contentsOfFile: notes, encoding: .utf8) == "mine\n")
+        #expect(try Tool.run(["verify", out]).status == 0)
+    }
+
+    @Test("compact refuses a destination inside the source log, also through a symbolic link")
+    func compactInsideSource() throws {
+        try fails(["compact", demo, demo + "/copy"], exit: 2, saying: "is inside the log itself")
+        try fails(["compact", demo, demo], exit: 2, saying: "is inside the log itself")
+        let link = scratch.file("alias")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: demo)
+        try fails(["compact", demo, link + "/copy"], exit: 2, saying: "is inside the log itself")
+        #expect(!FileManager.default.fileExists(atPath: demo + "/copy"))
+    }
 }

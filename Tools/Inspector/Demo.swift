@@ -48,15 +48,27 @@ struct Demo: AsyncParsableCommand {
         }
     }
 
-    /// Refuses to overwrite anything but, with --force, a previous log.
+    /// Refuses to overwrite anything but, with --force, a directory holding only a log that no process is
+    /// writing; and then removes only the log's own files.
     private func prepare() throws {
         guard FileManager.default.fileExists(atPath: out) else { return }
         guard force else {
             throw InspectorCommandSupport.failure("\(out) already exists. Choose another --out, or pass --force to replace it.", exit: .invalidArgument)
         }
-        // Only a ReactorLog log is replaced: opening it proves it is one.
-        _ = try EventLog.openReadOnly(at: out)
-        try FileManager.default.removeItem(atPath: out)
+        let others = ((try? FileManager.default.contentsOfDirectory(atPath: out)) ?? []).filter { !EventLog.files.contains($0) }
+        guard others.isEmpty else {
+            throw InspectorCommandSupport.failure(
+                "\(out) holds files that are not the log's (\(others.sorted().joined(separator: ", "))); demo --force replaces only a log. Move them, or choose another --out.",
+                exit: .invalidArgument)
+        }
+        // Only a ReactorLog log is replaced: opening it proves it is one, and opening it for writing proves
+        // that no other process writes it (that fails, naming the process).
+        try EventLog.openReadOnly(at: out).close()
+        try EventLog.open(at: out).close()
+        for file in EventLog.files {
+            let path = out + "/" + file
+            if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+        }
     }
 
     private func recordDemo(_ log: EventLog) async throws {
