@@ -14,7 +14,7 @@ struct Bisect: AsyncParsableCommand {
             At each probe the state is given to CMD (run with /bin/sh -c) as JSON on standard input. CMD's exit \
             code is its verdict: 0 good, 125 skip (cannot judge), 1 to 124 bad, 126 or 127 (the command cannot \
             be run) and anything above 127 stop the bisect. The state at --from must be good and the state at \
-            --to bad.
+            --to bad. CMD runs in a process group of its own: --timeout or Ctrl-C stops it and all it started.
             """)
 
     @OptionGroup var log: LogArgument
@@ -22,6 +22,7 @@ struct Bisect: AsyncParsableCommand {
     @OptionGroup var streamOption: StreamOption
     @Option(name: .long, help: "A step whose state is good (default 0, the initial state).") var from: UInt64 = 0
     @Option(name: .long, help: "A step whose state is bad (default: the last).") var to: UInt64?
+    @Option(name: .long, help: "Seconds each run of CMD may take before it is stopped and the bisect with it (default: no limit).") var timeout: Double?
     @OptionGroup var output: OutputOptions
 
     struct BisectJSON: Codable {
@@ -38,6 +39,11 @@ struct Bisect: AsyncParsableCommand {
     func run() async throws {
         try await inspect {
             signal(SIGPIPE, SIG_IGN)
+            if let timeout, !(timeout > 0 && timeout <= 86_400 * 365) {
+                throw InspectorFailure("--timeout is \(timeout), but it is seconds per probe: give a positive number.", exit: .invalidArgument)
+            }
+            let interrupts = JudgeProcess.stopOnInterrupt()
+            defer { interrupts.forEach { $0.cancel() } }
             let session = try Session.open(log.log)
             let stream = try session.stream(streamOption.stream, step: to)
             if let to { try session.checkStep(to, stream: stream) }
@@ -69,35 +75,24 @@ struct Bisect: AsyncParsableCommand {
 
     /// Runs the command on one state.
     private func judge(_ state: JSONValue, step: UInt64) throws -> BisectVerdict {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", run]
-        let input = Pipe()
-        process.standardInput = input
-        process.standardOutput = FileHandle.standardError
         var environment = ProcessInfo.processInfo.environment
         environment["REACTORLOG_STEP"] = String(step)
-        process.environment = environment
-        do {
-            try process.run()
-        } catch {
-            throw InspectorFailure("The bisect command could not be started: \(error.localizedDescription).", exit: .bisectFailed)
-        }
-        try? input.fileHandleForWriting.write(contentsOf: state.data)
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        let code = process.terminationStatus
-        if process.terminationReason == .uncaughtSignal {
-            throw InspectorFailure("The bisect command was killed by signal \(code) at #\(step); bisect stopped.", exit: .bisectFailed)
-        }
-        switch code {
-        case 0: return .good
-        case 125: return .skip
-        case 126, 127:
-            throw InspectorFailure("The bisect command cannot be run (exit \(code): \(code == 127 ? "command not found" : "not executable")): \(run)", exit: .bisectFailed)
-        case 1...124: return .bad
-        default:
-            throw InspectorFailure("The bisect command aborted with exit code \(code) at #\(step); bisect stopped.", exit: .bisectFailed)
+        let limit = timeout.map { Duration.milliseconds(Int64(($0 * 1000).rounded(.up))) }
+        switch try JudgeProcess.run(run, input: state.data, environment: environment, timeout: limit) {
+        case .timedOut:
+            throw InspectorFailure("The bisect command did not answer within \(timeout ?? 0) s at #\(step); it was stopped, and the bisect with it.", exit: .bisectFailed)
+        case .signalled(let number):
+            throw InspectorFailure("The bisect command was killed by signal \(number) at #\(step); bisect stopped.", exit: .bisectFailed)
+        case .exited(let code):
+            switch code {
+            case 0: return .good
+            case 125: return .skip
+            case 126, 127:
+                throw InspectorFailure("The bisect command cannot be run (exit \(code): \(code == 127 ? "command not found" : "not executable")): \(run)", exit: .bisectFailed)
+            case 1...124: return .bad
+            default:
+                throw InspectorFailure("The bisect command aborted with exit code \(code) at #\(step); bisect stopped.", exit: .bisectFailed)
+            }
         }
     }
 }

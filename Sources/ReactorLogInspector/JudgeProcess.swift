@@ -1,0 +1,115 @@
+import Dispatch
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs bisect's judge, `/bin/sh -c COMMAND`, in a process group of its own: a timeout or Ctrl-C then stops
+/// the judge and everything it started (`killpg`), not just the shell.
+enum JudgeProcess {
+    /// How a judge ended.
+    enum Outcome: Equatable {
+        case exited(Int32)
+        case signalled(Int32)
+        case timedOut
+    }
+
+    /// The process group of the judge running now, 0 when none: what Ctrl-C stops.
+    private static let running = Atomic<Int32>(0)
+
+    /// Stops the running judge's process group on SIGINT and SIGTERM, then exits with 130 (or 143) after one
+    /// line on standard error. Call once, before the first judge runs.
+    static func stopOnInterrupt() -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                let group = running.load(ordering: .acquiring)
+                if group > 0 { killpg(group, SIGKILL) }
+                let name = number == SIGINT ? "interrupted" : "terminated"
+                let stopped = group > 0 ? "; stopped the judge (process group \(group))" : ""
+                FileHandle.standardError.write(Data("\(ReactorLogInspector.commandName): bisect \(name)\(stopped).\n".utf8))
+                exit(128 + number)
+            }
+            source.resume()
+            return source
+        }
+    }
+
+    /// Runs `command` with `input` on its standard input and its standard output sent to standard error.
+    static func run(_ command: String, input: Data, environment: [String: String], timeout: Duration?) throws -> Outcome {
+        var stdinPipe: [Int32] = [0, 0]
+        guard pipe(&stdinPipe) == 0 else { throw failure("cannot create a pipe") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], STDIN_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO)
+        posix_spawn_file_actions_addclose(&actions, stdinPipe[1])
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // A new process group, and default signal handling (the inspector ignores SIGPIPE and SIGINT).
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let words: [String] = ["/bin/sh", "-c", command]
+        let arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        let variables: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in arguments + variables { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, arguments, variables)
+        close(stdinPipe[0])
+        guard spawned == 0 else {
+            close(stdinPipe[1])
+            throw failure(String(cString: strerror(spawned)))
+        }
+        let child = pid
+        running.store(child, ordering: .releasing)
+        defer { running.store(0, ordering: .releasing) }
+
+        // The input is written and the exit awaited on threads of their own, so that a judge that reads
+        // nothing, or never ends, cannot hold the inspector past the timeout.
+        let writer = stdinPipe[1]
+        Thread {
+            input.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = Glibc.write(writer, bytes.baseAddress! + offset, bytes.count - offset)
+                    if written <= 0 { break }
+                    offset += written
+                }
+            }
+            close(writer)
+        }.start()
+        let exited = DispatchSemaphore(value: 0)
+        let status = Mutex<Int32>(0)
+        Thread {
+            var value: Int32 = 0
+            while waitpid(child, &value, 0) == -1 && errno == EINTR {}
+            status.withLock { $0 = value }
+            exited.signal()
+        }.start()
+
+        let deadline: DispatchTime = timeout.map { .now() + .nanoseconds(Int($0.components.seconds * 1_000_000_000 + $0.components.attoseconds / 1_000_000_000)) } ?? .distantFuture
+        if exited.wait(timeout: deadline) == .timedOut {
+            killpg(child, SIGKILL)
+            exited.wait()
+            return .timedOut
+        }
+        let value = status.withLock { $0 }
+        let signalNumber = value & 0x7F
+        return signalNumber == 0 ? .exited((value >> 8) & 0xFF) : .signalled(signalNumber)
+    }
+
+    private static func failure(_ reason: String) -> InspectorFailure {
+        InspectorFailure("The bisect command could not be started: \(reason).", exit: .bisectFailed)
+    }
+}

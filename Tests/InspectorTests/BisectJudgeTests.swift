@@ -1,0 +1,71 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Bisect's judge runs in a process group of its own, and never outlives a timeout or an interrupt.
+@Suite("reactorlog bisect judge", .serialized, .timeLimit(.minutes(2)))
+struct BisectJudgeTests {
+    let scratch = ScratchDirectory()
+    let demo: String
+
+    init() throws {
+        demo = scratch.file("demo.reactorlog")
+        _ = try Tool.run(["demo", "--out", demo])
+    }
+
+    /// A judge that starts a long sleep in the background, writes its pid, and waits for it.
+    func lingeringJudge(_ pidFile: String) -> String {
+        "sleep 60 & echo $! > \(pidFile); wait"
+    }
+
+    /// Whether process `pid` is gone (or a zombie waiting to be reaped).
+    func isGone(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 else { return true }
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+    }
+
+    func pid(in file: String) throws -> Int32 {
+        try #require(Int32(try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+
+    @Test("a judge that takes longer than --timeout is stopped with everything it started; exit 7, one line")
+    func timeout() throws {
+        let pidFile = scratch.file("timeout.pid")
+        let result = try Tool.run(["bisect", demo, "--stream", "search", "--timeout", "1", "--run", lingeringJudge(pidFile)])
+        #expect(result.status == 7)
+        #expect(result.error.contains("did not answer within 1.0 s at #0"))
+        #expect(result.error.filter { $0 == "\n" }.count == 1, "\(result.error)")
+        #expect(isGone(try pid(in: pidFile)))
+    }
+
+    @Test("Ctrl-C stops the judge's whole process group and says so")
+    func interrupt() throws {
+        let pidFile = scratch.file("interrupt.pid")
+        let process = Process()
+        process.executableURL = Tool.products.appendingPathComponent("reactorlog")
+        process.arguments = ["bisect", demo, "--stream", "search", "--run", lingeringJudge(pidFile)]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // The judge is another program: nothing to await but its pid file (bounded by the suite's limit).
+        while !FileManager.default.fileExists(atPath: pidFile) || (try? pid(in: pidFile)) == nil {
+            usleep(10_000)
+        }
+        let sleeper = try pid(in: pidFile)
+        kill(process.processIdentifier, SIGINT)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130, "\(message)")
+        #expect(message.contains("bisect interrupted; stopped the judge"), "\(message)")
+        #expect(isGone(sleeper))
+    }
+
+    @Test("a --timeout that is not a positive number of seconds is refused")
+    func badTimeout() throws {
+        let result = try Tool.run(["bisect", demo, "--stream", "search", "--timeout", "0", "--run", "true"])
+        #expect(result.status == 2)
+        #expect(result.error.contains("--timeout is 0.0"))
+    }
+}
