@@ -129,6 +129,50 @@ struct InspectorBadInputTests {
         #expect(leftovers.isEmpty)
     }
 
+    @Test("import is all or nothing: every malformed export is refused whole, naming its line")
+    func malformedImports() throws {
+        let export = scratch.file("whole.jsonl")
+        #expect(try Tool.run(["export", demo, "--output", export]).status == 0)
+        let text = try String(contentsOfFile: export, encoding: .utf8)
+        let lines = text.split(separator: "\n").map(String.init)
+        let cases: [(name: String, bytes: Data, saying: String)] = [
+            ("cut off", Data(text.utf8.prefix(text.utf8.count - 25)), "line \(lines.count) cannot be imported: it is not valid JSON"),
+            ("type error", Data(lines.enumerated().map { $1.replacingOccurrences(of: $0 == 4 ? "\"sequence\":" : "\u{0}", with: "\"sequence\":\"x\",\"was\":") }.joined(separator: "\n").utf8),
+             "line 5 cannot be imported: entry.sequence has the wrong type"),
+            ("missing field", Data(lines.enumerated().map { $0 == 3 ? $1.replacingOccurrences(of: "\"kind\":", with: "\"kinds\":") : $1 }.joined(separator: "\n").utf8),
+             "line 4 cannot be imported: it lacks 'kind'"),
+            ("trailing garbage", Data((text + "}garbage\n").utf8), "line \(lines.count + 1) cannot be imported: it is not valid JSON"),
+            ("duplicated line", Data((lines[0...4] + [lines[4]] + lines[5...]).joined(separator: "\n").utf8), "line 6 cannot be imported: its entry #4 repeats #4"),
+            ("invalid UTF-8", Data(lines[0...2].joined(separator: "\n").utf8) + Data([0x0A, 0xFF, 0xFE, 0x0A]) + Data(lines[3...].joined(separator: "\n").utf8),
+             "line 4 cannot be imported: it is not valid UTF-8"),
+        ]
+        for (index, bad) in cases.enumerated() {
+            let file = scratch.file("bad-\(index).jsonl")
+            try bad.bytes.write(to: URL(fileURLWithPath: file))
+            let target = scratch.file("bad-\(index).reactorlog")
+            try fails(["import", file, target], exit: 2, saying: bad.saying)
+            #expect(!FileManager.default.fileExists(atPath: target), "\(bad.name)")
+        }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.contains(".importing-") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test("import removes the staging directory a killed import of the same destination left behind")
+    func abandonedStaging() throws {
+        let export = scratch.file("again.jsonl")
+        #expect(try Tool.run(["export", demo, "--output", export]).status == 0)
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let target = scratch.file("again.reactorlog")
+        let abandoned = "\(target).importing-\(gone.processIdentifier)-42"
+        try FileManager.default.createDirectory(atPath: abandoned, withIntermediateDirectories: false)
+        #expect(try Tool.run(["import", export, target]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: abandoned))
+        #expect(try Tool.run(["verify", target]).status == 0)
+    }
+
     @Test("trimming a log another process is writing is refused, naming that process")
     func trimWhileWriting() throws {
         let live = scratch.file("live.reactorlog")

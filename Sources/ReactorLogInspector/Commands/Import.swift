@@ -9,8 +9,10 @@ struct Import: AsyncParsableCommand {
         abstract: "Build a new log from an export (JSON lines or one JSON document).",
         discussion: """
             Entries keep their order, times, causes and payloads; snapshots are restored. An export of a whole log \
-            gets the same sequence numbers back. The log is written to a temporary directory and moved into place \
-            only when the import succeeds, so a failed import leaves nothing behind.
+            gets the same sequence numbers back. Import is all or nothing: any line that is not valid UTF-8 and JSON \
+            of the export's shape, and any entry whose sequence number is not above the one before, refuses the \
+            whole file, naming the line. The log is built in a private directory beside LOG and moved into place \
+            only when the import succeeds; a failed or interrupted import leaves nothing behind.
             """)
 
     @Argument(help: "The export to read.") var file: String
@@ -24,25 +26,30 @@ struct Import: AsyncParsableCommand {
             guard let reader = LineReader(path: file) else {
                 throw InspectorFailure("Cannot read \(file). Check the path.", exit: .cannotOpen)
             }
-            let staging = log + ".importing-\(ProcessInfo.processInfo.processIdentifier)"
+            let staging = try StagingDirectory(beside: log)
+            let interrupts = staging.removeOnInterrupt()
+            defer { interrupts.forEach { $0.cancel() } }
             do {
-                let count = try importAll(reader, into: staging)
-                try FileManager.default.moveItem(atPath: staging, toPath: log)
+                let count = try importAll(reader, into: staging.path)
+                try FileManager.default.moveItem(atPath: staging.path, toPath: log)
                 try printLine("Imported \(count) entries into \(log).")
             } catch {
-                try? FileManager.default.removeItem(atPath: staging)
+                staging.remove()
                 throw error
             }
         }
     }
 
     private func importAll(_ reader: LineReader, into path: String) throws -> Int {
-        let lines = try ExportLines(reader: reader, file: file)
+        var lines = try ExportLines(reader: reader, file: file)
         let target = try EventLog.open(at: path)
         var importer = Importer(log: target, header: lines.header, file: file)
-        for (number, line) in lines {
+        while let (number, line) = try lines.next() {
             if let entry = line.entry { try importer.add(entry, line: number) }
             if let snapshot = line.snapshot { try importer.add(snapshot, line: number) }
+            if line.entry == nil && line.snapshot == nil {
+                throw importer.bad(number, "it is neither an entry nor a snapshot")
+            }
         }
         try target.close()
         return importer.count
@@ -56,6 +63,7 @@ struct Importer {
     let file: String
     private var streams: [String: LogStream] = [:]
     private var mapped: [UInt64: UInt64] = [:]
+    private var lastSequence: UInt64?
     private(set) var count = 0
 
     init(log: EventLog, header: ExportHeader, file: String) {
@@ -66,6 +74,11 @@ struct Importer {
 
     mutating func add(_ entry: EntryJSON, line: Int) throws {
         guard let kind = EntryKind(name: entry.kind) else { throw bad(line, "its kind '\(entry.kind)' is unknown") }
+        if let lastSequence, entry.sequence <= lastSequence {
+            let what = entry.sequence == lastSequence ? "repeats" : "goes back from"
+            throw bad(line, "its entry #\(entry.sequence) \(what) #\(lastSequence): an export lists each entry once, in order")
+        }
+        lastSequence = entry.sequence
         let stream = try open(entry.stream, line: line, timestamp: kind == .streamOpened ? entry.timestamp : nil)
         let sequence: UInt64
         if kind == .streamOpened && !stream.wasResumed && mapped.values.contains(stream.markerSequence) == false {
@@ -117,64 +130,91 @@ struct Importer {
         }
     }
 
-    private func bad(_ line: Int, _ reason: String) -> InspectorFailure {
+    func bad(_ line: Int, _ reason: String) -> InspectorFailure {
         InspectorFailure("\(file) line \(line) cannot be imported: \(reason).", exit: .invalidArgument)
     }
 }
 
-/// The lines of an export, whichever its format: a header, then entries and snapshots.
-struct ExportLines: Sequence {
+/// The lines of an export, whichever its format: a header, then entries and snapshots. Every line must be
+/// valid UTF-8 and decode as an export line; the first that does not stops the import, named by its number.
+struct ExportLines {
     let header: ExportHeader
-    private let document: ExportDocument?
+    private var pending: [ExportLine]?
     private let reader: LineReader
+    private let file: String
+    private var number = 1
+    private let decoder = JSONDecoder()
 
     init(reader: LineReader, file: String) throws {
         self.reader = reader
-        let decoder = JSONDecoder()
-        guard let first = reader.nextLine() else {
+        self.file = file
+        guard let first = try reader.nextLine(file: file, number: 1) else {
             throw InspectorFailure("\(file) is empty. Give it a file written by `\(ReactorLogInspector.commandName) export`.", exit: .invalidArgument)
         }
         if let line = try? decoder.decode(ExportLine.self, from: Data(first.utf8)), let header = line.reactorlog {
             self.header = header
-            self.document = nil
+            self.pending = nil
         } else {
             var text = first
-            while let line = reader.nextLine() { text += "\n" + line }
-            guard let document = try? decoder.decode(ExportDocument.self, from: Data(text.utf8)) else {
-                throw InspectorFailure("\(file) is not a ReactorLog export: it starts with neither a header line nor a whole export document. Write it with `\(ReactorLogInspector.commandName) export`.", exit: .invalidArgument)
+            var count = 1
+            while let line = try reader.nextLine(file: file, number: count + 1) {
+                text += "\n" + line
+                count += 1
+            }
+            let document: ExportDocument
+            do {
+                document = try decoder.decode(ExportDocument.self, from: Data(text.utf8))
+            } catch {
+                throw InspectorFailure("\(file) is not a ReactorLog export: it starts with neither a header line nor a whole export document (\(Self.reason(error))). Write it with `\(ReactorLogInspector.commandName) export`.", exit: .invalidArgument)
             }
             self.header = document.reactorlog
-            self.document = document
+            self.pending = document.entries.map { ExportLine(entry: $0) } + document.snapshots.map { ExportLine(snapshot: $0) }
         }
         guard header.formatVersion <= EventLog.formatVersion else {
             throw InspectorFailure("\(file) was exported from log format version \(header.formatVersion), but this ReactorLog reads versions up to \(EventLog.formatVersion). Upgrade ReactorLog to import it.", exit: .newerFormat)
         }
     }
 
-    func makeIterator() -> AnyIterator<(Int, ExportLine)> {
-        if let document {
-            var lines = document.entries.map { ExportLine(entry: $0) } + document.snapshots.map { ExportLine(snapshot: $0) }
-            var number = 1
-            return AnyIterator {
-                guard !lines.isEmpty else { return nil }
-                number += 1
-                return (number, lines.removeFirst())
+    /// The next line and its number, `nil` at the end.
+    mutating func next() throws -> (Int, ExportLine)? {
+        if pending != nil {
+            guard let line = pending?.first else { return nil }
+            pending?.removeFirst()
+            number += 1
+            return (number, line)
+        }
+        while let line = try reader.nextLine(file: file, number: number + 1) {
+            number += 1
+            guard !line.isEmpty else { continue }
+            do {
+                return (number, try decoder.decode(ExportLine.self, from: Data(line.utf8)))
+            } catch {
+                throw InspectorFailure("\(file) line \(number) cannot be imported: \(Self.reason(error)). Nothing was imported.", exit: .invalidArgument)
             }
         }
-        var number = 1
-        let decoder = JSONDecoder()
-        return AnyIterator { [reader] in
-            while let line = reader.nextLine() {
-                number += 1
-                guard !line.isEmpty else { continue }
-                return (number, (try? decoder.decode(ExportLine.self, from: Data(line.utf8))) ?? ExportLine())
-            }
-            return nil
+        return nil
+    }
+
+    /// A decoding error in a few words.
+    static func reason(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context):
+            return "it is not valid JSON" + (context.codingPath.isEmpty ? "" : " at \(path(context.codingPath))")
+        case DecodingError.keyNotFound(let key, let context):
+            return "it lacks '\(key.stringValue)'" + (context.codingPath.isEmpty ? "" : " in \(path(context.codingPath))")
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "\(path(context.codingPath)) has the wrong type"
+        default:
+            return "\(error)"
         }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
     }
 }
 
-/// Reads a text file line by line, a buffer at a time.
+/// Reads a text file line by line, a buffer at a time; a line that is not valid UTF-8 is an error.
 final class LineReader {
     private let handle: FileHandle
     private var buffer = Data()
@@ -189,20 +229,28 @@ final class LineReader {
         try? handle.close()
     }
 
-    func nextLine() -> String? {
+    /// The next line, without its newline; `nil` at the end.
+    func nextLine(file: String, number: Int) throws -> String? {
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
                 let line = buffer[buffer.startIndex..<newline]
                 buffer.removeSubrange(buffer.startIndex...newline)
-                return String(decoding: line, as: UTF8.self)
+                return try text(line, file: file, number: number)
             }
             if atEnd {
                 guard !buffer.isEmpty else { return nil }
                 defer { buffer.removeAll() }
-                return String(decoding: buffer, as: UTF8.self)
+                return try text(buffer, file: file, number: number)
             }
             let chunk = (try? handle.read(upToCount: 1 << 16)) ?? nil
             if let chunk, !chunk.isEmpty { buffer.append(chunk) } else { atEnd = true }
         }
+    }
+
+    private func text(_ bytes: Data, file: String, number: Int) throws -> String {
+        guard let text = String(bytes: bytes, encoding: .utf8) else {
+            throw InspectorFailure("\(file) line \(number) cannot be imported: it is not valid UTF-8. Nothing was imported.", exit: .invalidArgument)
+        }
+        return text
     }
 }

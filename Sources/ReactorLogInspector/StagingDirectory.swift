@@ -1,0 +1,62 @@
+import Dispatch
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A private directory beside a destination, where a command builds what it moves into place when done
+/// (`import`). Its name, `DEST.importing-PID-RANDOM`, cannot be guessed and planted in advance; it is created
+/// exclusively (never through a symbolic link) and readable by its owner only. Staging directories that a
+/// killed earlier import of the same destination left behind are removed first.
+final class StagingDirectory: Sendable {
+    let path: String
+
+    init(beside destination: String) throws {
+        Self.removeAbandoned(beside: destination)
+        for _ in 0..<8 {
+            let candidate = "\(destination).importing-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+            if mkdir(candidate, 0o700) == 0 {
+                path = candidate
+                return
+            }
+            guard errno == EEXIST else {
+                throw InspectorFailure("Cannot create a directory beside \(destination): \(String(cString: strerror(errno))). Check that its parent directory exists and is writable.", exit: .writeFailed)
+            }
+        }
+        throw InspectorFailure("Cannot create a private directory beside \(destination).", exit: .writeFailed)
+    }
+
+    /// Removes the directory and what was built in it.
+    func remove() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Removes the directory, says so in one line and exits with 130 (143) on SIGINT (SIGTERM).
+    func removeOnInterrupt() -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [self] in
+                remove()
+                let name = number == SIGINT ? "interrupted" : "terminated"
+                FileHandle.standardError.write(Data("\(ReactorLogInspector.commandName): import \(name); nothing was imported.\n".utf8))
+                exit(128 + number)
+            }
+            source.resume()
+            return source
+        }
+    }
+
+    /// Staging directories of `destination` whose process is gone.
+    private static func removeAbandoned(beside destination: String) {
+        let directory = (destination as NSString).deletingLastPathComponent
+        let prefix = (destination as NSString).lastPathComponent + ".importing-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)) ?? []
+        for name in names where name.hasPrefix(prefix) {
+            let parts = name.dropFirst(prefix.count).split(separator: "-")
+            guard parts.count == 2, let pid = Int32(parts[0]), UInt64(parts[1]) != nil else { continue }
+            guard kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(atPath: (directory.isEmpty ? "" : directory + "/") + name)
+        }
+    }
+}
