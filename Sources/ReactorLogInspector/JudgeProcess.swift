@@ -18,22 +18,13 @@ enum JudgeProcess {
     /// The process group of the judge running now, 0 when none: what Ctrl-C stops.
     private static let running = Atomic<Int32>(0)
 
-    /// Stops the running judge's process group on SIGINT and SIGTERM, then exits with 130 (or 143) after one
-    /// line on standard error. Call once, before the first judge runs.
+    /// Stops the running judge's process group on SIGINT and SIGTERM (``Interrupts``). Call once, before the
+    /// first judge runs.
     static func stopOnInterrupt() -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                let group = running.load(ordering: .acquiring)
-                if group > 0 { killpg(group, SIGKILL) }
-                let name = number == SIGINT ? "interrupted" : "terminated"
-                let stopped = group > 0 ? "; stopped the judge (process group \(group))" : ""
-                FileHandle.standardError.write(Data("\(ReactorLogInspector.commandName): bisect \(name)\(stopped).\n".utf8))
-                exit(128 + number)
-            }
-            source.resume()
-            return source
+        Interrupts.handle { event in
+            let group = running.load(ordering: .acquiring)
+            if group > 0 { killpg(group, SIGKILL) }
+            return "bisect \(event)" + (group > 0 ? "; stopped the judge (process group \(group))." : ".")
         }
     }
 

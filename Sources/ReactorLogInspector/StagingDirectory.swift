@@ -31,19 +31,11 @@ final class StagingDirectory: Sendable {
         try? FileManager.default.removeItem(atPath: path)
     }
 
-    /// Removes the directory, says so in one line and exits with 130 (143) on SIGINT (SIGTERM).
+    /// Removes the directory on SIGINT and SIGTERM (``Interrupts``).
     func removeOnInterrupt() -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [self] in
-                remove()
-                let name = number == SIGINT ? "interrupted" : "terminated"
-                FileHandle.standardError.write(Data("\(ReactorLogInspector.commandName): import \(name); nothing was imported.\n".utf8))
-                exit(128 + number)
-            }
-            source.resume()
-            return source
+        Interrupts.handle { [self] event in
+            remove()
+            return "import \(event); nothing was imported."
         }
     }
 

@@ -1,0 +1,24 @@
+import Dispatch
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a command does when the user interrupts it (SIGINT, Ctrl-C) or it is terminated (SIGTERM):
+/// `cleanUp` runs, its sentence is printed as one line on standard error, and the process exits with
+/// 128 + the signal's number (130 or 143), as shells expect. Keep the returned sources until the command ends.
+enum Interrupts {
+    static func handle(_ cleanUp: @escaping @Sendable (_ event: String) -> String) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                let sentence = cleanUp(number == SIGINT ? "interrupted" : "terminated")
+                FileHandle.standardError.write(Data("\(ReactorLogInspector.commandName): \(sentence)\n".utf8))
+                exit(128 + number)
+            }
+            source.resume()
+            return source
+        }
+    }
+}
