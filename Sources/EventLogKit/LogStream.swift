@@ -74,6 +74,54 @@ public final class LogStream: Sendable {
         try append(EntryDraft(kind: kind, caseName: caseName, payload: try log.encode(value), codec: log.configuration.codec.id, cause: cause))
     }
 
+    /// Appends an entry whose case name and payload are made by `encode` **on the writer thread**, so the
+    /// caller only takes a sequence number and hands the work over: the hot path of a recorded reactor.
+    /// Order, causes and durability are those of ``append(_:)-7vz7x`` (in `sync` durability it returns once
+    /// the entry is committed). When `encode` throws, the entry is written all the same, so the sequence
+    /// stays gapless, with the case name `unencodable`, codec none and no payload; `encode` is the place to
+    /// report the failure to its owner. The snapshot policy's byte count learns the payload's size once it is
+    /// encoded.
+    @discardableResult
+    public func append(
+        _ kind: EntryKind, cause: UInt64? = nil,
+        encoding encode: @escaping @Sendable () throws -> (caseName: String, payload: Data)
+    ) throws(EventLogError) -> UInt64 {
+        let writer = try requireOpen()
+        let counted: @Sendable () throws -> (caseName: String, payload: Data)
+        if kind == .mutation {
+            counted = { [self] in
+                let encoded = try encode()
+                self.counters.withLock { $0.bytes += encoded.payload.count }
+                return encoded
+            }
+        } else {
+            counted = encode
+        }
+        let sequence = try writer.appendDeferred(
+            kind: kind, streamID: info.id, cause: cause, codec: log.configuration.codec.id, encode: counted)
+        counters.withLock { counters in
+            if kind == .mutation { counters.mutations += 1 }
+            counters.lastSequence = sequence
+        }
+        return sequence
+    }
+
+    /// Writes a snapshot of the state right after entry `sequence`, encoded by `encode` **on the writer
+    /// thread**: a large state costs the caller nothing. A state that fails to encode is not written.
+    public func writeSnapshot(at sequence: UInt64, encoding encode: @escaping @Sendable () throws -> Data) throws(EventLogError) {
+        let writer = try requireOpen()
+        guard sequence >= 1, sequence < writer.peekNextSequence else {
+            throw .invalidArgument("A snapshot must describe an appended entry; #\(sequence) has not been appended.")
+        }
+        try writer.writeDeferred(DeferredSnapshot(
+            streamID: info.id, sequence: sequence, timestamp: WallClock.now(), codec: log.configuration.codec.id,
+            encode: encode))
+        counters.withLock {
+            $0.mutations = 0
+            $0.bytes = 0
+        }
+    }
+
     /// Whether the log's snapshot policy wants a snapshot of the state after the latest append.
     public var isSnapshotDue: Bool {
         let counters = counters.withLock { $0 }
@@ -117,14 +165,29 @@ public final class LogStream: Sendable {
     /// Appends a `streamClosed` marker and, when given, a snapshot of `finalState` at it; the handle then
     /// refuses appends. Closing twice does nothing.
     public func close(finalState: Data? = nil, codec: CodecID? = nil) throws(EventLogError) {
-        let writer = try log.requireWriter()
-        guard counters.withLock({ let was = $0.closed; $0.closed = true; return !was }) else { return }
-        let sequence = try writer.append(EntryDraft(kind: .streamClosed, caseName: "closed", payload: Data(), codec: .none), streamID: info.id)
-        if let finalState {
+        try close { writer, sequence throws(EventLogError) in
+            guard let finalState else { return }
             try writer.write(Snapshot(
                 streamID: info.id, sequence: sequence, timestamp: WallClock.now(),
                 codec: codec ?? log.configuration.codec.id, state: finalState))
         }
+    }
+
+    /// Closes the stream like ``close(finalState:codec:)``, with a last snapshot encoded by `encode` on the
+    /// writer thread.
+    public func close(encodingFinalState encode: @escaping @Sendable () throws -> Data) throws(EventLogError) {
+        try close { writer, sequence throws(EventLogError) in
+            try writer.writeDeferred(DeferredSnapshot(
+                streamID: info.id, sequence: sequence, timestamp: WallClock.now(), codec: log.configuration.codec.id,
+                encode: encode))
+        }
+    }
+
+    private func close(snapshot: (LogWriter, UInt64) throws(EventLogError) -> Void) throws(EventLogError) {
+        let writer = try log.requireWriter()
+        guard counters.withLock({ let was = $0.closed; $0.closed = true; return !was }) else { return }
+        let sequence = try writer.append(EntryDraft(kind: .streamClosed, caseName: "closed", payload: Data(), codec: .none), streamID: info.id)
+        try snapshot(writer, sequence)
         log.releaseStream(info.id)
     }
 

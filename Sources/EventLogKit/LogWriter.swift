@@ -97,6 +97,31 @@ final class LogWriter: @unchecked Sendable {
     }
 
     /// Queues a snapshot; it is committed after every entry queued before it.
+    /// Appends an entry whose payload the writer thread encodes: the caller only gets a sequence number.
+    func appendDeferred(
+        kind: EntryKind, streamID: UInt32, cause: UInt64?, codec: CodecID,
+        encode: @escaping @Sendable () throws -> (caseName: String, payload: Data)
+    ) throws(EventLogError) -> UInt64 {
+        mutex.lock()
+        defer { mutex.unlock() }
+        try waitForRoom(entries: 1, bytes: DeferredEntry.estimatedSize)
+        let sequence = nextSequence
+        nextSequence += 1
+        let entry = DeferredEntry(
+            sequence: sequence, streamID: streamID, kind: kind, timestamp: WallClock.now(), cause: cause ?? 0,
+            codec: codec, encode: encode)
+        try enqueue(.deferred(entry), entries: 1, bytes: DeferredEntry.estimatedSize)
+        return sequence
+    }
+
+    /// Queues a snapshot whose state the writer thread encodes.
+    func writeDeferred(_ snapshot: DeferredSnapshot) throws(EventLogError) {
+        mutex.lock()
+        defer { mutex.unlock() }
+        try waitForRoom(entries: 0, bytes: DeferredEntry.estimatedSize)
+        try enqueue(.deferredSnapshot(snapshot), entries: 0, bytes: DeferredEntry.estimatedSize)
+    }
+
     func write(_ snapshot: Snapshot) throws(EventLogError) {
         let bytes = SnapshotRecord.size(stateBytes: snapshot.state.count)
         mutex.lock()
@@ -264,6 +289,14 @@ final class LogWriter: @unchecked Sendable {
 
     /// Writes `batch` in one transaction (growing the map and redoing it when full); returns the last sequence number.
     private func commit(_ batch: [WriteItem]) throws(EventLogError) -> UInt64? {
+        // Encoding happens here, on the writer thread, before the write transaction: senders only queued values.
+        let batch = batch.compactMap { item -> WriteItem? in
+            switch item {
+            case .deferred(let entry): .entry(entry.pending())
+            case .deferredSnapshot(let snapshot): snapshot.snapshot().map { .snapshot($0) }
+            default: item
+            }
+        }
         var needsSync = false
         var lastSequence: UInt64?
         let lastIndex = try storage.write { txn in
@@ -285,6 +318,8 @@ final class LogWriter: @unchecked Sendable {
                     }
                 case .sync:
                     needsSync = true
+                case .deferred, .deferredSnapshot:
+                    break  // encoded above
                 }
             }
             return lastIndex

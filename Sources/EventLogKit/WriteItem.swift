@@ -1,3 +1,5 @@
+import Foundation
+
 /// One unit of work for the writer thread. Items are committed in queue order; the entries of one
 /// item always go into the same transaction, which makes a batch atomic.
 enum WriteItem: Sendable {
@@ -5,16 +7,20 @@ enum WriteItem: Sendable {
     case entry(EntryRecord.Pending)
     /// Entries that must be committed together.
     case batch([EntryRecord.Pending])
+    /// An entry whose payload the writer thread encodes (``LogStream/append(_:cause:encoding:)``).
+    case deferred(DeferredEntry)
     /// A snapshot, committed after the entries queued before it.
     case snapshot(Snapshot)
+    /// A snapshot whose state the writer thread encodes (``LogStream/writeSnapshot(at:encoding:)``).
+    case deferredSnapshot(DeferredSnapshot)
     /// A request to sync to disk after the commit, for ``EventLog/flush()`` in `noSync` mode.
     case sync
 
     var entryCount: Int {
         switch self {
-        case .entry: 1
+        case .entry, .deferred: 1
         case .batch(let entries): entries.count
-        case .snapshot, .sync: 0
+        case .snapshot, .deferredSnapshot, .sync: 0
         }
     }
 
@@ -23,7 +29,54 @@ enum WriteItem: Sendable {
         case .entry(let entry): entry.size
         case .batch(let entries): entries.reduce(0) { $0 + $1.size }
         case .snapshot(let snapshot): SnapshotRecord.size(stateBytes: snapshot.state.count)
+        case .deferred, .deferredSnapshot: DeferredEntry.estimatedSize
         case .sync: 0
         }
+    }
+}
+
+/// An entry whose sequence number, stream, kind, time and cause are fixed when it is appended, and whose
+/// case name and payload the writer thread makes by calling `encode`.
+struct DeferredEntry: Sendable {
+    /// What a deferred item counts for in the queue's byte budget before it is encoded.
+    static let estimatedSize = 128
+
+    let sequence: UInt64
+    let streamID: UInt32
+    let kind: EntryKind
+    let timestamp: Int64
+    let cause: UInt64
+    let codec: CodecID
+    let encode: @Sendable () throws -> (caseName: String, payload: Data)
+
+    /// The record to write: the encoded value, or, when encoding fails, an entry that keeps the sequence
+    /// gapless and says so (case name `unencodable`, codec none, no payload; docs/FORMAT.md).
+    func pending() -> EntryRecord.Pending {
+        if let (caseName, payload) = try? encode(), caseName.utf8.count <= EntryRecord.maxCaseNameLength,
+           payload.count <= Int(UInt32.max) {
+            return EntryRecord.Pending(
+                sequence: sequence, streamID: streamID, kind: kind, timestamp: timestamp, cause: cause,
+                caseName: caseName, codec: codec, payload: payload)
+        }
+        return EntryRecord.Pending(
+            sequence: sequence, streamID: streamID, kind: kind, timestamp: timestamp, cause: cause,
+            caseName: DeferredEntry.unencodable, codec: .none, payload: Data())
+    }
+
+    /// The case name of an entry whose value could not be encoded.
+    static let unencodable = "unencodable"
+}
+
+/// A snapshot whose state the writer thread encodes; one whose state cannot be encoded is not written.
+struct DeferredSnapshot: Sendable {
+    let streamID: UInt32
+    let sequence: UInt64
+    let timestamp: Int64
+    let codec: CodecID
+    let encode: @Sendable () throws -> Data
+
+    func snapshot() -> Snapshot? {
+        guard let state = try? encode() else { return nil }
+        return Snapshot(streamID: streamID, sequence: sequence, timestamp: timestamp, codec: codec, state: state)
     }
 }

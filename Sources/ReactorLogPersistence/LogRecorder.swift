@@ -6,7 +6,10 @@ import Synchronization
 /// Records a reactor in a stream of an ``EventLog``: the ``ReactorRecorder`` that
 /// ``ReactorLog/Reactor/attach(to:stream:schemaFingerprint:redactingActions:)`` installs.
 ///
-/// A write that fails is remembered in ``failure`` (the first one) and the reactor keeps working in memory.
+/// The sender only takes a sequence number and hands the value over: encoding, redaction and case naming
+/// run on the log's writer thread. A write or an encoding that fails is remembered in ``failure`` (the first
+/// one) and the reactor keeps working in memory; a value that cannot be encoded still takes its sequence
+/// number, as an `unencodable` entry.
 public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & Sendable, State: Codable & Sendable>: ReactorRecorder {
     /// The stream being written.
     public let stream: LogStream
@@ -23,44 +26,73 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
     /// The first error writing to the log, if one happened.
     public var failure: EventLogError? { firstFailure.withLock { $0 } }
 
-    /// Appends the action (redacted) and returns its sequence number.
+    /// Appends the action and returns its sequence number. Redaction, encoding and naming the case happen
+    /// on the log's writer thread: the sender only hands the value over.
     public func recordAction(_ action: Action) -> UInt64? {
         logged { () throws(EventLogError) in
-            let logged = redact?(action) ?? action
-            let payload = try stream.log.encode(logged)
-            return try stream.append(EntryDraft(
-                kind: .action, caseName: actionNames.name(logged, json: payload), payload: payload,
-                codec: stream.log.configuration.codec.id))
+            try stream.append(.action) { [self] in
+                try encoded(redact?(action) ?? action, names: actionNames)
+            }
         }
     }
 
-    /// Appends the mutation with its cause and returns its sequence number.
+    /// Appends the mutation with its cause and returns its sequence number; encoded on the writer thread.
     public func recordMutation(_ mutation: Mutation, cause: UInt64?) -> UInt64? {
         logged { () throws(EventLogError) in
-            let payload = try stream.log.encode(mutation)
-            return try stream.append(EntryDraft(
-                kind: .mutation, caseName: mutationNames.name(mutation, json: payload), payload: payload,
-                codec: stream.log.configuration.codec.id, cause: cause))
+            try stream.append(.mutation, cause: cause) { [self] in
+                try encoded(mutation, names: mutationNames)
+            }
         }
     }
 
     /// Appends an effect-error entry: the error's type and description.
     public func recordEffectError(_ error: any Error, cause: UInt64?) {
-        let type = "\(Swift.type(of: error))"
+        let record = EffectErrorRecord(type: "\(Swift.type(of: error))", message: "\(error)")
         logged { () throws(EventLogError) in
-            try stream.append(.effectError, EffectErrorRecord(type: type, message: "\(error)"), caseName: type, cause: cause)
+            try stream.append(.effectError, cause: cause) { [self] in
+                (record.type, try reported { () throws(EventLogError) in try stream.log.encode(record) })
+            }
         }
     }
 
-    /// Writes a snapshot when the log's policy says one is due.
+    /// Writes a snapshot when the log's policy says one is due, encoded on the writer thread.
     public func recordState(_ state: State, after sequence: UInt64) {
         guard stream.isSnapshotDue else { return }
-        logged { () throws(EventLogError) in try stream.writeSnapshot(state, at: sequence) }
+        logged { () throws(EventLogError) in
+            try stream.writeSnapshot(at: sequence) { [self] in
+                try reported { () throws(EventLogError) in try stream.log.encode(state) }
+            }
+        }
     }
 
-    /// Closes the stream with a last snapshot.
+    /// Closes the stream with a last snapshot, encoded on the writer thread.
     public func close(finalState: State) {
-        try? stream.close(finalState: try? stream.log.encode(finalState))
+        try? stream.close(encodingFinalState: { [self] in
+            try reported { () throws(EventLogError) in try stream.log.encode(finalState) }
+        })
+    }
+
+    /// A value's case name and payload, made on the writer thread.
+    private func encoded<Value: Encodable>(_ value: Value, names: CaseNamer) throws -> (caseName: String, payload: Data) {
+        let payload = try reported { () throws(EventLogError) in try stream.log.encode(value) }
+        return (names.name(value, json: payload), payload)
+    }
+
+    /// Runs an encoding; a failure is remembered (``failure``) and rethrown, so the log writes an
+    /// `unencodable` entry in its place.
+    private func reported<T>(_ encode: () throws(EventLogError) -> T) throws(EventLogError) -> T {
+        do {
+            return try encode()
+        } catch {
+            remember(error)
+            throw error
+        }
+    }
+
+    private func remember(_ error: EventLogError) {
+        firstFailure.withLock { first in
+            if first == nil { first = error }
+        }
     }
 
     @discardableResult
@@ -68,9 +100,7 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
         do {
             return try write()
         } catch {
-            firstFailure.withLock { first in
-                if first == nil { first = error }
-            }
+            remember(error)
             return nil
         }
     }
