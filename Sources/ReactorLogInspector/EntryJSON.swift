@@ -45,8 +45,13 @@ struct BlameJSON: Codable {
     let new: JSONValue?
     let action: UInt64?
     let actionCase: String?
+    /// Without a reducer: the first mutation of the range the change happened in, and how many it holds.
+    let rangeFrom: UInt64?
+    let mutationsInRange: Int?
 
     init(_ blame: BlameEntry) {
+        rangeFrom = blame.range?.lowerBound
+        mutationsInRange = blame.range == nil ? nil : blame.mutationsInRange
         sequence = blame.mutation.sequence
         time = EntryJSON.iso8601(blame.mutation.date)
         `case` = blame.mutation.caseName

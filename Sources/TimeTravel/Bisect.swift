@@ -34,6 +34,11 @@ public struct BisectResult: Sendable, Hashable {
     public let probes: [BisectProbe]
     /// How many states were rebuilt.
     public let reconstructions: Int
+    /// Without a reducer (``RecordedStates``), bisect judges only the states the log recorded: when the first
+    /// bad state lies between two recorded steps with more than one mutation between them, these are the last
+    /// good and the first bad recorded steps, ``candidates`` lists the mutations between them and ``diff`` is
+    /// the change across the range. A reducer narrows it to one mutation.
+    public let recordedBounds: ClosedRange<UInt64>?
 }
 
 extension TimeMachine {
@@ -58,7 +63,7 @@ extension TimeMachine {
         }
         // The steps come from the stream index: listing them reads no entry.
         let steps = try log.sequences(stream: stream.name, kinds: [.mutation], from: from + 1, through: end)
-        guard let lastMutation = steps.last else {
+        guard !steps.isEmpty else {
             throw TimeTravelError.bisectPrecondition("Stream '\(stream.name)' has no mutation between #\(from) and #\(end): nothing to bisect.")
         }
         switch try probe(from) {
@@ -66,19 +71,37 @@ extension TimeMachine {
         case .bad: throw TimeTravelError.bisectPrecondition("The state at #\(from) is already bad, so the bug came earlier. Start the bisect from an earlier step (--from).")
         case .skip: throw TimeTravelError.bisectPrecondition("The state at #\(from) was skipped, but bisect needs it judged good. Start from a step the test can judge (--from).")
         }
-        switch try probe(lastMutation) {
-        case .bad: break
-        case .good: throw TimeTravelError.bisectPrecondition("The state at #\(lastMutation), the last mutation up to #\(end), is good: there is no bad state to find. Check the test, or bisect a longer range.")
-        case .skip: throw TimeTravelError.bisectPrecondition("The state at #\(lastMutation), the last mutation up to #\(end), was skipped, but bisect needs it judged bad. End the bisect at a step the test can judge (--to).")
+        // With a reducer every mutation step can be judged; without one, only the steps whose state the log
+        // recorded (its snapshots), and the answer may be a range between two of them.
+        let points: [UInt64]
+        if replayer.canReduce {
+            points = steps
+        } else {
+            points = try log.snapshotSequences(stream: stream.name).filter { $0 > from && $0 <= end && $0 >= steps[0] }
+            guard !points.isEmpty else {
+                throw TimeTravelError.bisectPrecondition("Stream '\(stream.name)' recorded no state between #\(from) and #\(end), and bisect without the reducer judges recorded states only. Run an inspector that knows the reactor, or record snapshots more often.")
+            }
         }
-        // Invariant: the state before steps[low + 1] is good (low == -1: the state at `from`), steps[high] is bad.
-        var low = -1, high = steps.count - 1
+        /// The mutation steps after points[low] (or `from`) through points[high].
+        func mutations(between low: Int, _ high: Int) -> [UInt64] {
+            let lower = low >= 0 ? points[low] : from
+            return steps.filter { $0 > lower && $0 <= points[high] }
+        }
+        let lastPoint = points[points.count - 1]
+        let what = replayer.canReduce ? "the last mutation" : "the last recorded state"
+        switch try probe(lastPoint) {
+        case .bad: break
+        case .good: throw TimeTravelError.bisectPrecondition("The state at #\(lastPoint), \(what) up to #\(end), is good: there is no bad state to find. Check the test, or bisect a longer range.")
+        case .skip: throw TimeTravelError.bisectPrecondition("The state at #\(lastPoint), \(what) up to #\(end), was skipped, but bisect needs it judged bad. End the bisect at a step the test can judge (--to).")
+        }
+        // Invariant: the state before points[low + 1] is good (low == -1: the state at `from`), points[high] is bad.
+        var low = -1, high = points.count - 1
         var skipped = Set<Int>()
         while high - low > 1 {
             let middle = (low + high) / 2
             let order = (0..<(high - low - 1)).map { offset in middle + (offset % 2 == 0 ? offset / 2 : -(offset / 2 + 1)) }
             guard let index = order.first(where: { $0 > low && $0 < high && !skipped.contains($0) }) else { break }
-            switch try probe(steps[index]) {
+            switch try probe(points[index]) {
             case .good: low = index
             case .bad: high = index
             case .skip: skipped.insert(index)
@@ -86,17 +109,24 @@ extension TimeMachine {
         }
         guard high - low == 1 else {
             return BisectResult(
-                firstBad: nil, candidates: Array(steps[(low + 1)...high]), mutation: nil, action: nil, diff: nil,
-                probes: probes, reconstructions: reconstructions - start)
+                firstBad: nil, candidates: mutations(between: low, high), mutation: nil, action: nil, diff: nil,
+                probes: probes, reconstructions: reconstructions - start, recordedBounds: nil)
         }
-        let firstBad = steps[high]
+        let before = low >= 0 ? points[low] : from
+        let between = mutations(between: low, high)
+        guard between.count == 1, let firstBad = between.first else {
+            // Recorded states only: the culprit is one of the mutations between two recorded steps.
+            return BisectResult(
+                firstBad: nil, candidates: between, mutation: nil, action: nil,
+                diff: StateDiff(from: try json(at: before), to: try json(at: points[high])),
+                probes: probes, reconstructions: reconstructions - start, recordedBounds: before...points[high])
+        }
         let mutation = try log.entry(at: firstBad)
-        let before = low >= 0 ? steps[low] : from
         return BisectResult(
             firstBad: firstBad, candidates: [firstBad], mutation: mutation,
             action: try mutation?.cause.flatMap { try log.entry(at: $0) },
             diff: StateDiff(from: try json(at: before), to: try json(at: firstBad)),
-            probes: probes, reconstructions: reconstructions - start)
+            probes: probes, reconstructions: reconstructions - start, recordedBounds: nil)
     }
 
     /// Replays a recorded bisect session: the same probes get the same verdicts, so the same result.

@@ -73,7 +73,10 @@ public struct TimeMachine<P: Replayer>: Sendable {
     }
 
     /// The mutations that changed the value at `path` between `from` and `through`, in order; none that did not.
+    /// Without a reducer (``RecordedStates``) it compares consecutive recorded states: a change with one mutation
+    /// between them names it; one with several names the range (``BlameEntry/range``).
     public func blame(_ path: StatePath, from: UInt64 = 1, through: UInt64 = .max) throws -> [BlameEntry] {
+        guard replayer.canReduce else { return try recordedBlame(path, from: from, through: through) }
         var iterator = try states(from: from, through: through)
         var previous = try replayer.json(iterator.state)[path]
         var changes: [BlameEntry] = []
@@ -84,6 +87,28 @@ public struct TimeMachine<P: Replayer>: Sendable {
                 changes.append(BlameEntry(mutation: entry, action: try entry.cause.flatMap { try log.entry(at: $0) }, old: previous, new: value))
                 previous = value
             }
+        }
+        return changes
+    }
+
+    /// Blame over the recorded states only.
+    private func recordedBlame(_ path: StatePath, from: UInt64, through: UInt64) throws -> [BlameEntry] {
+        let end = min(through, try lastStep())
+        let start = try log.recoveryPoint(stream: stream.name, atOrBefore: from == 0 ? 0 : from - 1)
+        var previousStep = start.sequence
+        var previous = try replayer.json(try replayer.decodeState(start.state, codec: start.codec, log: log))[path]
+        let steps = try log.sequences(stream: stream.name, kinds: [.mutation], from: previousStep + 1, through: end)
+        var changes: [BlameEntry] = []
+        for point in try log.snapshotSequences(stream: stream.name) where point > previousStep && point <= end {
+            let value = try json(at: point)[path]
+            defer { (previous, previousStep) = (value, point) }
+            guard value != previous else { continue }
+            let between = steps.filter { $0 > previousStep && $0 <= point }
+            guard let last = between.last, let mutation = try log.entry(at: last) else { continue }
+            let exact = between.count == 1
+            changes.append(BlameEntry(
+                mutation: mutation, action: exact ? try mutation.cause.flatMap { try log.entry(at: $0) } : nil,
+                old: previous, new: value, range: exact ? nil : between[0]...last, mutationsInRange: between.count))
         }
         return changes
     }
@@ -167,6 +192,20 @@ public struct BlameEntry: Sendable, Hashable {
     public let old: JSONValue?
     /// The value after (`nil`: absent).
     public let new: JSONValue?
+    /// Without a reducer, when several mutations lie between the two recorded states that differ: the first
+    /// and last of them (``mutation`` is the last). `nil` when ``mutation`` is known to be the one.
+    public let range: ClosedRange<UInt64>?
+    /// How many mutations ``range`` holds (1 when there is no range).
+    public let mutationsInRange: Int
+
+    init(mutation: LogEntry, action: LogEntry?, old: JSONValue?, new: JSONValue?, range: ClosedRange<UInt64>? = nil, mutationsInRange: Int = 1) {
+        self.mutation = mutation
+        self.action = action
+        self.old = old
+        self.new = new
+        self.range = range
+        self.mutationsInRange = mutationsInRange
+    }
 }
 
 /// The outcome of ``TimeMachine/whatIf(skipping:through:)``.

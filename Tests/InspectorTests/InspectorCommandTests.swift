@@ -223,3 +223,60 @@ struct InspectorCommandTests {
         }
     }
 }
+
+/// The generic inspector on a log of a reactor it does not know, with the default kind of snapshot policy:
+/// every command answers, from the recorded states, as narrowly as they allow.
+@Suite("reactorlog generic mode", .timeLimit(.minutes(2)))
+struct GenericModeTests {
+    let scratch = ScratchDirectory()
+
+    /// 40 mutations adding one item each; the state turns bad at the 21st and stays bad; a snapshot every 8.
+    func userLog() throws -> String {
+        let path = scratch.file("user.reactorlog")
+        let log = try EventLog.open(at: path)
+        struct State: Codable { var itemCount: Int; var bad: Bool }
+        let stream = try log.openStream(named: "items", reactorType: "MyApp.ItemsReactor", schemaFingerprint: "v1", initialState: State(itemCount: 0, bad: false))
+        for index in 1...40 {
+            let action = try stream.append(.action, ["addItem": [String: Int]()], caseName: "addItem")
+            let mutation = try stream.append(.mutation, ["appendItem": ["_0": index]], caseName: "appendItem", cause: action)
+            if index % 8 == 0 { try stream.writeSnapshot(State(itemCount: index, bad: index >= 21), at: mutation) }
+        }
+        try log.close()
+        return path
+    }
+
+    static let judge = #"python3 -c 'import json,sys; sys.exit(1 if json.load(sys.stdin)["bad"] else 0)'"#
+
+    @Test("bisect without the reducer probes recorded states and reports the range, its mutations and the change")
+    func bisectRange() throws {
+        let log = try userLog()
+        let result = try Tool.run(["bisect", log, "--run", Self.judge])
+        #expect(result.status == 0, "\(result.error)")
+        // Mutation k is sequence 2k + 1 (#1 is the opened marker): recorded at #33 (16 items) and #49 (24 items).
+        #expect(result.output.contains("between recorded steps #33 (good) and #49 (bad)"), "\(result.output)")
+        #expect(result.output.contains("8 mutations between them"))
+        #expect(result.output.contains("itemCount: 16 → 24"), "\(result.output)")
+        #expect(result.output.contains("run an inspector that knows MyApp.ItemsReactor"))
+        let json = try Tool.run(["bisect", log, "--run", Self.judge, "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        #expect(object["recordedGood"] as? Int == 33)
+        #expect(object["recordedBad"] as? Int == 49)
+        #expect((object["candidates"] as? [Int])?.count == 8)
+        #expect(object["firstBad"] == nil)
+    }
+
+    @Test("blame without the reducer reports each change with the range it happened in")
+    func blameRanges() throws {
+        let log = try userLog()
+        let result = try Tool.run(["blame", log, "itemCount"])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("changed 5 times"), "\(result.output)")
+        #expect(result.output.contains("#3…#17"), "\(result.output)")
+        #expect(result.output.contains("one of 8 mutations"))
+        let json = try Tool.run(["blame", log, "bad", "--json"])
+        let changes = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]])
+        #expect(changes.count == 1)
+        #expect(changes.first?["rangeFrom"] as? Int == 35)
+        #expect(changes.first?["sequence"] as? Int == 49)
+    }
+}

@@ -34,6 +34,9 @@ struct Bisect: AsyncParsableCommand {
         let changes: [ChangeJSON]
         let probes: [BisectProbe]
         let reconstructions: Int
+        /// Set when only recorded states could be judged: the last good and first bad recorded steps.
+        let recordedGood: UInt64?
+        let recordedBad: UInt64?
     }
 
     func run() async throws {
@@ -57,9 +60,14 @@ struct Bisect: AsyncParsableCommand {
                 return try printJSON(BisectJSON(
                     stream: stream.name, firstBad: result.firstBad, candidates: result.candidates,
                     mutation: result.mutation.map(EntryJSON.init), action: result.action.map(EntryJSON.init),
-                    changes: result.diff.map(ChangeJSON.list) ?? [], probes: result.probes, reconstructions: result.reconstructions))
+                    changes: result.diff.map(ChangeJSON.list) ?? [], probes: result.probes, reconstructions: result.reconstructions,
+                    recordedGood: result.recordedBounds?.lowerBound, recordedBad: result.recordedBounds?.upperBound))
             }
             let t = session.terminal
+            if let bounds = result.recordedBounds {
+                try printRange(bounds, result, stream: stream, session: session)
+                return
+            }
             guard let firstBad = result.firstBad, let mutation = result.mutation else {
                 try printLine("Bisect could not narrow it down: skipped states leave the first bad step among \(result.candidates.map { "#\($0)" }.joined(separator: ", ")).")
                 return
@@ -71,6 +79,21 @@ struct Bisect: AsyncParsableCommand {
             for line in result.diff?.rendered() ?? [] { try printLine("    " + DiffColors.paint(line, t)) }
             try printLine("Judged \(result.probes.count) states, rebuilt \(result.reconstructions).")
         }
+    }
+
+    /// The answer from recorded states only: the range, its mutations, the change across it, and the hint.
+    private func printRange(_ bounds: ClosedRange<UInt64>, _ result: BisectResult, stream: StreamInfo, session: Session) throws {
+        let t = session.terminal
+        let count = result.candidates.count
+        try printLine(t.paint("The first bad state lies between recorded steps #\(bounds.lowerBound) (good) and #\(bounds.upperBound) (bad)", .bold) + " in stream \(stream.name)")
+        try printLine("  \(count) mutation\(count == 1 ? "" : "s") between them, whose states were not recorded:")
+        for sequence in result.candidates.prefix(10) {
+            if let entry = try session.log.entry(at: sequence) { try printLine("    #\(sequence) \(EntryFormatter.payload(entry))") }
+        }
+        if count > 10 { try printLine("    … and \(count - 10) more") }
+        try printLine("  state change across the range:")
+        for line in result.diff?.rendered() ?? [] { try printLine("    " + DiffColors.paint(line, t)) }
+        try printLine("Judged \(result.probes.count) recorded states. To narrow it to one mutation, run an inspector that knows \(stream.reactorType) (docs/INSPECTOR.md), or record snapshots more often.")
     }
 
     /// Runs the command on one state.

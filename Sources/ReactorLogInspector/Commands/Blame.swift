@@ -23,14 +23,22 @@ struct Blame: AsyncParsableCommand {
             let t = session.terminal
             try printLine(t.paint("\(stream.name): \(statePath)", .bold) + " changed \(changes.count) time\(changes.count == 1 ? "" : "s")")
             let rows = changes.map { change in
-                [
-                    t.paint(EntryFormatter.time.string(from: change.mutation.date), .gray), "#\(change.mutation.sequence)",
-                    change.mutation.caseName,
-                    "\(change.old.map(EntryFormatter.brief) ?? "absent") → \(change.new.map(EntryFormatter.brief) ?? "absent")",
-                    change.action.map { "by #\($0.sequence) \(EntryFormatter.payload($0))" } ?? "",
+                let values = "\(change.old.map(EntryFormatter.brief) ?? "absent") → \(change.new.map(EntryFormatter.brief) ?? "absent")"
+                guard let range = change.range else {
+                    return [
+                        t.paint(EntryFormatter.time.string(from: change.mutation.date), .gray), "#\(change.mutation.sequence)",
+                        change.mutation.caseName, values, change.action.map { "by #\($0.sequence) \(EntryFormatter.payload($0))" } ?? "",
+                    ]
+                }
+                return [
+                    t.paint(EntryFormatter.time.string(from: change.mutation.date), .gray), "#\(range.lowerBound)…#\(range.upperBound)",
+                    "one of \(change.mutationsInRange) mutations", values, "(states between were not recorded)",
                 ]
             }
             for line in Table.render(rows) { try printLine(line) }
+            if changes.contains(where: { $0.range != nil }) {
+                try printLine("To name the mutation in each range, run an inspector that knows \(stream.reactorType) (docs/INSPECTOR.md).")
+            }
         }
     }
 }
