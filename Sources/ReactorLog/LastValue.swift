@@ -2,17 +2,23 @@ import Synchronization
 
 /// The last value an observation delivered, to skip repeats.
 final class LastValue<Value: Equatable & Sendable>: Sendable {
-    private let storage = Mutex<(value: Value?, count: Int)>((nil, 0))
+    private let storage: Mutex<Value?>
+
+    /// No value seen yet: the first always differs.
+    init() {
+        storage = Mutex(nil)
+    }
+
+    /// As if `value` had been seen: only a different one counts.
+    init(_ value: Value) {
+        storage = Mutex(value)
+    }
 
     /// Stores `value`; returns whether it differs from the previous one (the first always does).
     func replace(with value: Value) -> Bool {
         storage.withLock { storage in
-            storage.count += 1
-            defer { storage.value = value }
-            return storage.value != value
+            defer { storage = value }
+            return storage != value
         }
     }
-
-    /// Whether more than one value has been seen.
-    var seenTwice: Bool { storage.withLock { $0.count > 1 } }
 }

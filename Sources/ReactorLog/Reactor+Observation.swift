@@ -21,16 +21,16 @@ extension Reactor {
     }
 
     /// Calls `observer` with a ``Pulse``'s value every time it is assigned, even an equal value, starting
-    /// with its current value when it was ever assigned.
+    /// with its current value when it was assigned since the reactor started. A pulse restored by a resume
+    /// (from a log) does not fire again: only assignments after the start count.
     public func observe<Value: Sendable>(
         pulse keyPath: KeyPath<State, Pulse<Value>> & Sendable, _ observer: @escaping @Sendable (Value) -> Void
     ) -> Observation {
-        let last = LastValue<UInt>()
+        let start = runtime.start(self).startState[keyPath: keyPath].valueUpdatedCount
+        let last = LastValue<UInt>(start)
         return observe { state in
             let pulse = state[keyPath: keyPath]
-            if last.replace(with: pulse.valueUpdatedCount), pulse.valueUpdatedCount != 0 || last.seenTwice {
-                observer(pulse.value)
-            }
+            if last.replace(with: pulse.valueUpdatedCount) { observer(pulse.value) }
         }
     }
 

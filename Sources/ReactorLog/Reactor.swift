@@ -71,6 +71,13 @@ public protocol Reactor<Action, Mutation, State>: AnyObject, Sendable {
     /// Returns the state after one mutation. Must be pure: it runs again when a log is replayed.
     func reduce(state: State, mutation: Mutation) -> State
 
+    /// The mutations to apply when the reactor resumes from a recorded state (``Reactor/record(with:resumingFrom:)``,
+    /// `attach(to:stream:)` on an existing stream), before anything observes it: clear what was in flight
+    /// when the app stopped, such as `[.setCheckingOut(false)]`. They go through `transform(mutation:)`,
+    /// `reduce` and the recorder like any mutation with no causing action, so the log still replays exactly.
+    /// Called once; not called for a fresh start.
+    func resume(from state: State) -> [Mutation]
+
     /// Transforms the actions before `mutate` (and before they are logged). Called once, at start.
     func transform(action: Pipeline<Action>) -> Pipeline<Action>
 
@@ -90,6 +97,9 @@ extension Reactor {
 
     /// Returns the state unchanged.
     public func reduce(state: State, mutation: Mutation) -> State { state }
+
+    /// Resumes as recorded: no mutation.
+    public func resume(from state: State) -> [Mutation] { [] }
 
     /// Passes actions through.
     public func transform(action: Pipeline<Action>) -> Pipeline<Action> { action }

@@ -14,6 +14,9 @@ extension ReactorRuntime {
         @usableFromInline let initialState: State
         @usableFromInline let recorder: Recorder?
         @usableFromInline var reduced: State
+        /// The first published state: `initialState`, or the resumed state after `resume(from:)`, through
+        /// `transform(state:)`.
+        let startState: State
         /// Effects started during this drain, launched once it ends.
         @usableFromInline var launches: [(ticket: EffectTasks<Action>.Ticket, rest: EffectRemainder, cause: UInt64?)] = []
 
@@ -28,6 +31,16 @@ extension ReactorRuntime {
             initialState = reactor.initialState
             self.recorder = recorder
             reduced = resumedState ?? initialState
+            // Resuming: the reactor's own adjustments, reduced and recorded before anything observes it.
+            if let resumedState {
+                for mutation in reactor.resume(from: resumedState) {
+                    guard let transformed = mutations.apply(mutation) else { continue }
+                    let sequence = recorder?.recordMutation(transformed, cause: nil)
+                    reduced = reactor.reduce(state: reduced, mutation: transformed)
+                    if let sequence { recorder?.recordState(reduced, after: sequence) }
+                }
+            }
+            startState = states.apply(reduced) ?? reduced
         }
 
         deinit {

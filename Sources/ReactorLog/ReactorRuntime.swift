@@ -95,8 +95,7 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
             if let started { return started }
             let (recorder, resumed) = shared.withLock { ($0.recorder, $0.resumedState) }
             let engine = Engine(reactor: reactor, recorder: recorder, resumedState: resumed)
-            let published = engine.states.apply(engine.reduced) ?? engine.reduced
-            shared.withLock { $0.current = published }
+            shared.withLock { $0.current = engine.startState }
             startedEngine = engine
             started = engine
             isStarted.store(true, ordering: .releasing)
