@@ -8,6 +8,16 @@ extension EventLog {
     /// live log. `progress` is called with the number of entries checked so far, every 65,536 entries.
     public func verify(progress: ((Int) -> Void)? = nil) throws(EventLogError) -> VerifyReport {
         var report = VerifyReport()
+        // A log being written keeps growing while it is checked, chunk by chunk in short read transactions.
+        // Everything is checked up to the highest entry committed now: entries and their index entries are
+        // committed together, so that bound gives every check the same, consistent view.
+        let bound: UInt64
+        do {
+            bound = try highestSequence()
+        } catch {
+            report.error(error.description)
+            return report
+        }
         let meta: LogMetadata
         do {
             meta = try storage.metadata()
@@ -24,15 +34,16 @@ extension EventLog {
         }
         report.streams = streamsByID.count
         var counts: [UInt32: Int] = [:]
-        try verifyEntries(streams: streamsByID, counts: &counts, report: &report, progress: progress)
-        try verifyIndex(streams: streamsByID, counts: counts, report: &report)
-        try verifySnapshots(streams: streamsByID, policy: meta.snapshotPolicy, report: &report)
+        try verifyEntries(streams: streamsByID, through: bound, counts: &counts, report: &report, progress: progress)
+        try verifyIndex(streams: streamsByID, through: bound, counts: counts, report: &report)
+        try verifySnapshots(streams: streamsByID, through: bound, policy: meta.snapshotPolicy, report: &report)
         return report
     }
 
     /// Walks `entries` in chunks: checksum, header, sequence order, known stream, sane cause.
     private func verifyEntries(
-        streams: [UInt32: StreamInfo], counts: inout [UInt32: Int], report: inout VerifyReport, progress: ((Int) -> Void)?
+        streams: [UInt32: StreamInfo], through bound: UInt64, counts: inout [UInt32: Int], report: inout VerifyReport,
+        progress: ((Int) -> Void)?
     ) throws(EventLogError) {
         var position: UInt64 = 0
         var done = false
@@ -49,6 +60,7 @@ extension EventLog {
                             problems.append(.init(severity: .error, sequence: last, message: "the key after this entry is \(current.key.count) bytes, not 8"))
                             return (problems, counts, checked, last, true)
                         }
+                        if sequence > bound { return (problems, counts, checked, last, true) }
                         checked += 1
                         last = sequence
                         do {
@@ -86,11 +98,12 @@ extension EventLog {
     }
 
     /// Checks that the stream index lists exactly the entries of each stream.
-    private func verifyIndex(streams: [UInt32: StreamInfo], counts: [UInt32: Int], report: inout VerifyReport) throws(EventLogError) {
+    private func verifyIndex(streams: [UInt32: StreamInfo], through bound: UInt64, counts: [UInt32: Int], report: inout VerifyReport) throws(EventLogError) {
         for info in streams.values.sorted(by: { $0.id < $1.id }) {
             var indexed = 0
             var missing: UInt64?
-            try storage.forEachIndexChunk(stream: info.id) { (chunk) throws(EventLogError) in
+            try storage.forEachIndexChunk(stream: info.id) { (all) throws(EventLogError) in
+                let chunk = all.filter { $0.sequence <= bound }
                 indexed += chunk.count
                 guard missing == nil else { return }
                 missing = try storage.read { txn in
@@ -108,9 +121,9 @@ extension EventLog {
     }
 
     /// Checks every snapshot's record, and warns where the policy expected a snapshot and none was written.
-    private func verifySnapshots(streams: [UInt32: StreamInfo], policy: SnapshotPolicy?, report: inout VerifyReport) throws(EventLogError) {
+    private func verifySnapshots(streams: [UInt32: StreamInfo], through bound: UInt64, policy: SnapshotPolicy?, report: inout VerifyReport) throws(EventLogError) {
         for info in streams.values.sorted(by: { $0.id < $1.id }) {
-            let snapshots = try snapshotSequences(of: info)
+            let snapshots = try snapshotSequences(of: info).filter { $0 <= bound }
             for sequence in snapshots {
                 do {
                     _ = try storage.read { txn in
@@ -133,19 +146,21 @@ extension EventLog {
             default: nil
             }
             if let interval {
-                try checkSnapshotGaps(info, snapshots: Set(snapshots), interval: interval, report: &report)
+                try checkSnapshotGaps(info, snapshots: Set(snapshots), through: bound, interval: interval, report: &report)
             }
         }
     }
 
     /// Warns about the first run of more than `interval` mutations without a snapshot, and counts the others.
     /// Walks the stream index's kind bytes, so damaged entries (reported elsewhere) do not stop it.
-    private func checkSnapshotGaps(_ info: StreamInfo, snapshots: Set<UInt64>, interval: Int, report: inout VerifyReport) throws(EventLogError) {
+    private func checkSnapshotGaps(
+        _ info: StreamInfo, snapshots: Set<UInt64>, through bound: UInt64, interval: Int, report: inout VerifyReport
+    ) throws(EventLogError) {
         var since = 0
         var gaps = 0
         var first: UInt64?
         try storage.forEachIndexChunk(stream: info.id) { chunk in
-            for key in chunk {
+            for key in chunk where key.sequence <= bound {
                 if key.kind == EntryKind.mutation.rawValue { since += 1 }
                 if since > interval {
                     gaps += 1

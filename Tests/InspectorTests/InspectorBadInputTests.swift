@@ -181,6 +181,18 @@ struct InspectorBadInputTests {
         try fails(["trim", live, "--before", "5"], exit: 8, saying: "already open for writing (by process \(writer.process.processIdentifier))")
     }
 
+    @Test("verify on a healthy log that another process is writing says OK, every time")
+    func verifyWhileWriting() throws {
+        let live = scratch.file("growing.reactorlog")
+        let writer = try WriterProcess(log: live)
+        defer { writer.stop() }
+        for _ in 0..<10 {
+            let result = try Tool.run(["verify", live])
+            #expect(result.status == 0, "\(result.output) \(result.error)")
+            #expect(result.output.contains("OK: "), "\(result.output)")
+        }
+    }
+
     @Test("demo --force refuses a log another process is writing, and the log keeps growing")
     func demoForceWhileWriting() throws {
         let live = scratch.file("busy.reactorlog")
