@@ -9,14 +9,14 @@ protocol InspectableMachine: Sendable {
     func json(at step: UInt64) throws -> JSONValue
     func diff(from a: UInt64, to b: UInt64) throws -> StateDiff
     func blame(_ path: StatePath, from: UInt64, through: UInt64) throws -> [BlameEntry]
-    func bisectJSON(from: UInt64, through: UInt64?, judge: (JSONValue, UInt64) throws -> BisectVerdict) throws -> BisectResult
-    func divergence(from: UInt64, through: UInt64) throws -> Divergence?
+    func bisectJSON(from: UInt64?, through: UInt64?, judge: (JSONValue, UInt64) throws -> BisectVerdict) throws -> BisectResult
+    func divergence(from: UInt64?, through: UInt64) throws -> Divergence?
 }
 
 extension TimeMachine: InspectableMachine {
     var canReduce: Bool { replayer.canReduce }
 
-    func bisectJSON(from: UInt64, through: UInt64?, judge: (JSONValue, UInt64) throws -> BisectVerdict) throws -> BisectResult {
+    func bisectJSON(from: UInt64?, through: UInt64?, judge: (JSONValue, UInt64) throws -> BisectVerdict) throws -> BisectResult {
         try bisect(from: from, through: through) { state, step in try judge(try replayer.json(state), step) }
     }
 }

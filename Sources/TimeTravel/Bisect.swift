@@ -48,8 +48,9 @@ extension TimeMachine {
     /// neighbour). `judge` may skip a state it cannot evaluate; skipped steps next to the culprit leave a
     /// range that cannot be narrowed, reported in ``BisectResult/candidates``.
     public func bisect(
-        from: UInt64 = 0, through: UInt64? = nil, judge: (P.State, UInt64) throws -> BisectVerdict
+        from: UInt64? = nil, through: UInt64? = nil, judge: (P.State, UInt64) throws -> BisectVerdict
     ) throws -> BisectResult {
+        let from = try from ?? earliestReplayableStep()
         let start = reconstructions
         let end = try through ?? lastStep()
         var probes: [BisectProbe] = []
@@ -130,7 +131,7 @@ extension TimeMachine {
     }
 
     /// Replays a recorded bisect session: the same probes get the same verdicts, so the same result.
-    public func bisect(from: UInt64 = 0, through: UInt64? = nil, replaying session: [BisectProbe]) throws -> BisectResult {
+    public func bisect(from: UInt64? = nil, through: UInt64? = nil, replaying session: [BisectProbe]) throws -> BisectResult {
         let verdicts = Dictionary(session.map { ($0.step, $0.verdict) }, uniquingKeysWith: { first, _ in first })
         return try bisect(from: from, through: through) { _, step in
             guard let verdict = verdicts[step] else { throw TimeTravelError.bisectLogIncomplete(step: step) }

@@ -30,8 +30,10 @@ extension TimeMachine {
     /// Replays the stream with the current reducer and compares each recorded state (snapshot) with the
     /// replayed one; returns the first that differs, or `nil` when replay reproduces every recorded state.
     /// Each stretch is replayed from the previous recorded state, so one bad step is found even when later
-    /// ones also differ. Needs the reducer.
-    public func divergence(from: UInt64 = 0, through: UInt64 = .max) throws -> Divergence? {
+    /// ones also differ. Needs the reducer. `from` defaults to ``TimeMachine/earliestReplayableStep()``, so a
+    /// trimmed stream is checked from its oldest remaining snapshot.
+    public func divergence(from: UInt64? = nil, through: UInt64 = .max) throws -> Divergence? {
+        let from = try from ?? earliestReplayableStep()
         guard replayer.canReduce else { throw try needsReducer(from) }
         let snapshots = try log.snapshotSequences(stream: stream.name).filter { $0 > from && $0 <= through }
         var baseStep = from
@@ -63,7 +65,8 @@ extension TimeMachine {
 
     /// For tests: replays the recorded stream with the current reducer and throws
     /// ``TimeTravelError/replayDiverges(_:)``, whose description shows the diff, at the first step where the
-    /// replayed state differs from the recorded one.
+    /// replayed state differs from the recorded one, within `from...through` (by default the whole stream, or
+    /// what a trim left of it).
     ///
     /// ```swift
     /// @Test func oldSessionsStillReplay() throws {
@@ -72,7 +75,7 @@ extension TimeMachine {
     ///         .assertReplayMatchesRecording()
     /// }
     /// ```
-    public func assertReplayMatchesRecording() throws {
-        if let divergence = try divergence() { throw TimeTravelError.replayDiverges(divergence) }
+    public func assertReplayMatchesRecording(from: UInt64? = nil, through: UInt64 = .max) throws {
+        if let divergence = try divergence(from: from, through: through) { throw TimeTravelError.replayDiverges(divergence) }
     }
 }

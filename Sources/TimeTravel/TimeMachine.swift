@@ -35,6 +35,13 @@ public struct TimeMachine<P: Replayer>: Sendable {
         try log.highestSequence()
     }
 
+    /// The earliest step whose state can be rebuilt: 0 (the initial state), or, in a trimmed stream, its
+    /// oldest remaining snapshot. Divergence, bisect and the replay assertion start here by default.
+    public func earliestReplayableStep() throws -> UInt64 {
+        guard try (log.stream(named: stream.name)?.sequenceFloor ?? 0) > 0 else { return 0 }
+        return try log.snapshotSequences(stream: stream.name).first ?? lastStep()
+    }
+
     /// The state right after step `step`.
     public func state(at step: UInt64) throws -> P.State {
         let last = try lastStep()

@@ -246,6 +246,24 @@ struct TimeMachineTests {
         #expect(throws: EventLogError.unknownStream(name: "nope")) { try TimeMachine(log: log, stream: "nope", replayer: RecordedStates()) }
     }
 
+    @Test("after a trim, divergence, bisect and the replay assertion start at the earliest replayable step")
+    func trimAware() throws {
+        let log = try openLog()
+        _ = try recordLedger(log, deposits: 40, bugAtDeposit: 33)
+        try log.trim(before: 60)
+        let machine = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor(bugAtDeposit: 33) })
+        let earliest = try machine.earliestReplayableStep()
+        #expect(earliest > 0)
+        #expect(earliest == (try log.snapshotSequences(stream: "ledger").first))
+        #expect(try machine.divergence() == nil)
+        try machine.assertReplayMatchesRecording()
+        try machine.assertReplayMatchesRecording(from: earliest, through: try machine.lastStep() - 5)
+        let bug = try machine.bisect { state, _ in state.balance < 0 ? .bad : .good }
+        let culprit = try #require(bug.firstBad)
+        #expect(try machine.state(at: culprit).deposits == 33)
+        #expect(try machine.bisect(replaying: bug.probes).firstBad == culprit)
+    }
+
     @Test("the schema check says safe, risky or impossible, naming the entry, case and field")
     func schemaCheck() throws {
         let log = try openLog()

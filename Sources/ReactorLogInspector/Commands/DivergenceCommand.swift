@@ -32,7 +32,7 @@ struct DivergenceCommand: AsyncParsableCommand {
                     "Divergence needs the reducer of \(stream.reactorType), which this inspector does not know. Build an inspector that registers it (docs/INSPECTOR.md).",
                     exit: .needsReducer)
             }
-            let found = try machine.divergence(from: 0, through: .max)
+            let found = try machine.divergence(from: nil, through: .max)
             if output.json {
                 try printJSON(DivergenceJSON(
                     stream: stream.name, diverges: found != nil, step: found?.step, from: found?.range.lowerBound,
