@@ -15,9 +15,10 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     /// An object; its keys are sorted when it is rendered.
     case object([String: JSONValue])
 
-    /// Parses a UTF-8 JSON document (fragments such as `42` or `"text"` included).
+    /// Parses a UTF-8 JSON document (fragments such as `42` or `"text"` included). Nothing is thrown unless the
+    /// document is invalid; nesting deeper than 512 levels is refused.
     public init(parsing data: Data) throws {
-        self = try JSONDecoder().decode(JSONValue.self, from: data)
+        self = try JSONParser.parse(data)
     }
 
     /// The JSON form of an `Encodable` value, as the log's JSON codec writes it.

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+@testable import TimeTravel
+
+/// JSONValue's own parser: the same values as Foundation's on valid JSON, a sentence on anything else.
+@Suite("JSON parser")
+struct JSONParserTests {
+    /// Foundation's reading of `text`, as a JSONValue, to compare with ours.
+    func foundation(_ text: String) throws -> JSONValue {
+        func convert(_ any: Any) -> JSONValue {
+            switch any {
+            case is NSNull: return .null
+            case let number as NSNumber where String(cString: number.objCType) == "c": return .bool(number.boolValue)
+            case let number as NSNumber: return .number(number.doubleValue)
+            case let text as String: return .string(text)
+            case let array as [Any]: return .array(array.map(convert))
+            case let object as [String: Any]: return .object(object.mapValues(convert))
+            default: return .null
+            }
+        }
+        return convert(try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]))
+    }
+
+    @Test("valid documents parse to the same values as Foundation's", arguments: [
+        #"{"a":[1,2.5,-3e2,0.125E+1],"b":{"c":null,"d":true,"e":false},"f":""}"#,
+        #"  [ "tab\tnew\nline", "quote\" backslash\\ slash\/", "\u00e9\u20ac\ud83d\ude00", "\u0000\u001b" ]  "#,
+        #"{"updateQuery":{"_0":"swift"}}"#, "42", #""text""#, "[]", "{}", "[[[[]]]]", "-0", "1e-7",
+    ])
+    func agreesWithFoundation(_ text: String) throws {
+        #expect(try JSONValue(parsing: Data(text.utf8)) == (try foundation(text)))
+    }
+
+    @Test("invalid documents are refused with the offset and the reason", arguments: [
+        ("[1,2,]", "unexpected character"), (#"{"a" 1}"#, "expected ':'"), (#""abc"#, "ends inside a string"),
+        ("[1] 2", "unexpected text after the value"), (#""\q""#, "an unknown escape"), (#""\ud800""#, "high surrogate"),
+        ("\"a\u{1}b\"", "a control character"), ("01", "a leading zero"), ("1e999", "out of range"), ("tru", "expected true"),
+        ("", "ends where a value should be"), ("-", "expected a digit"),
+    ])
+    func refuses(_ text: String, _ reason: String) {
+        let error = #expect(throws: JSONParser.Failure.self) { try JSONValue(parsing: Data(text.utf8)) }
+        #expect(error?.description.contains(reason) == true, "\(text): \(String(describing: error))")
+    }
+
+    @Test("hostile nesting and invalid UTF-8 are refused, never a crash")
+    func hostile() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        let error = #expect(throws: JSONParser.Failure.self) { try JSONValue(parsing: Data(deep.utf8)) }
+        #expect(error?.description.contains("nested more than 512 levels") == true)
+        #expect(throws: JSONParser.Failure.self) { try JSONValue(parsing: Data([0x22, 0xFF, 0xFE, 0x22])) }
+    }
+}
