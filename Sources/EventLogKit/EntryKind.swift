@@ -25,10 +25,23 @@ public enum EntryKind: UInt8, Sendable, Hashable, CaseIterable, Codable, CustomS
         }
     }
 
-    /// The kind named `name` as in ``description``, or `nil`.
+    /// The kind named `name` as in ``description`` (`error`, `opened`) or as its case in Swift
+    /// (`effectError`, `streamOpened`), or `nil`.
     public init?(name: String) {
-        guard let kind = Self.allCases.first(where: { $0.description == name }) else { return nil }
+        guard let kind = Self.allCases.first(where: { $0.description == name || $0.caseName == name }) else { return nil }
         self = kind
+    }
+
+    /// The kind's name in Swift, as `init(name:)` also accepts it.
+    private var caseName: String {
+        switch self {
+        case .action: "action"
+        case .mutation: "mutation"
+        case .effectError: "effectError"
+        case .streamOpened: "streamOpened"
+        case .streamResumed: "streamResumed"
+        case .streamClosed: "streamClosed"
+        }
     }
 
     /// Whether this is a lifecycle marker rather than a reactor event.

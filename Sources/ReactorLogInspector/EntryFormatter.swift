@@ -7,6 +7,8 @@ import TimeTravel
 struct EntryFormatter {
     let terminal: Terminal
     let streamWidth: Int
+    /// The width of the widest `#sequence` listed, so columns line up.
+    var sequenceWidth = 0
 
     static let time: DateFormatter = {
         let formatter = DateFormatter()
@@ -25,7 +27,8 @@ struct EntryFormatter {
     /// One line; mutations and errors with a cause are indented under their action.
     func line(_ entry: LogEntry, indent: Bool = true) -> String {
         let time = terminal.paint(Self.time.string(from: entry.date), .gray)
-        let sequence = "#\(entry.sequence)"
+        let number = "#\(entry.sequence)"
+        let sequence = number.padding(toLength: max(sequenceWidth, number.count), withPad: " ", startingAt: 0)
         let stream = entry.stream.padding(toLength: max(streamWidth, entry.stream.count), withPad: " ", startingAt: 0)
         let kind = kindLabel(entry.kind)
         let nested = indent && entry.cause != nil && entry.kind != .action ? "  " : ""

@@ -8,7 +8,10 @@ struct EntryJSON: Codable {
     let stream: String
     let kind: String
     let time: String
+    /// Nanoseconds since 1970, as a number: more than 2^53, so a double (as in jq) rounds it.
     let timestamp: Int64
+    /// The same, exactly, as a string of digits.
+    let timestampNanoseconds: String?
     let cause: UInt64?
     let `case`: String
     let codec: String
@@ -21,6 +24,7 @@ struct EntryJSON: Codable {
         kind = entry.kind.description
         time = Self.iso8601(entry.date)
         timestamp = entry.timestamp
+        timestampNanoseconds = String(entry.timestamp)
         cause = entry.cause
         `case` = entry.caseName
         codec = entry.codec.description

@@ -145,6 +145,18 @@ struct InspectorCommandTests {
         #expect(known.output == "20\n")
     }
 
+    @Test("log lines up its columns, takes the API's kind names too, and gives exact nanosecond times in JSON")
+    func logConsistency() throws {
+        let lines = try reactorlog("log", demo, "--stream", "search").lines
+        let streamColumns = Set(lines.map { $0.range(of: " search ")?.lowerBound.utf16Offset(in: $0) })
+        #expect(streamColumns.count == 1, "\(lines.prefix(12))")
+        #expect(try reactorlog("log", demo, "--kind", "effectError").output == (try reactorlog("log", demo, "--kind", "error").output))
+        let json = try #require(try reactorlog("log", demo, "--json", "--limit", "1").lines.first)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let exact = try #require(object["timestampNanoseconds"] as? String)
+        #expect(json.contains("\"timestamp\":\(exact),"))
+    }
+
     @Test("a user's inspector is its own: its name in help, errors, version and completion script, and no demo")
     func ownInspector() throws {
         let help = try Tool.run("example-inspector", ["--help"])

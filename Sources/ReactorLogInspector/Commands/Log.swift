@@ -25,7 +25,7 @@ struct Log: AsyncParsableCommand {
                 caseName: caseName, since: since.map(EntryFilters.time))
             if let stream, try session.log.stream(named: stream) == nil { throw EventLogError.unknownStream(name: stream) }
             let width = try session.log.streams().map(\.name.count).max() ?? 0
-            let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width)
+            let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(try session.log.highestSequence())".count)
             var iterator = session.log.entries(query)
             while let entry = try iterator.next() {
                 if output.json {
@@ -44,7 +44,7 @@ enum EntryFilters {
         guard !names.isEmpty else { return nil }
         return Set(try names.map { name in
             guard let kind = EntryKind(name: name) else {
-                throw InspectorFailure("'\(name)' is not an entry kind. Use action, mutation, error, opened, resumed or closed.", exit: .invalidArgument)
+                throw InspectorFailure("'\(name)' is not an entry kind. Use action, mutation, error, opened, resumed or closed (or effectError, streamOpened, streamResumed, streamClosed).", exit: .invalidArgument)
             }
             return kind
         })

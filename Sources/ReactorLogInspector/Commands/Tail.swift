@@ -20,7 +20,7 @@ struct Tail: AsyncParsableCommand {
             let count = UInt64(try EntryFilters.count(lines, option: "--lines") ?? 0)
             let start = highest > count ? highest - count + 1 : 1
             let width = try session.log.streams().map(\.name.count).max() ?? 0
-            let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width)
+            let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(try session.log.highestSequence())".count)
             // Written straight to the file descriptor, so each line appears at once, also in a pipe.
             let emit = { (entry: LogEntry) throws in
                 if output.json { try writeJSONLine(try jsonString(EntryJSON(entry), pretty: false)) } else { try printLine(formatter.line(entry)) }
