@@ -54,8 +54,8 @@ struct InspectorCommandTests {
     func log() throws {
         let lines = try reactorlog("log", demo, "--stream", "search", "--limit", "3").lines
         #expect(lines.count == 3)
-        #expect(lines[1].hasSuffix(#"#2 search  action   updateQuery("s")"#))
-        #expect(lines[2].hasSuffix(#"#3 search    mutation setQuery("s")"#))
+        #expect(lines[1].hasSuffix(#"#2  search  action   updateQuery("s")"#))
+        #expect(lines[2].hasSuffix(#"#3  search    mutation setQuery("s")"#))
         #expect(try reactorlog("log", demo, "--kind", "error").lines.count == 1)
         #expect(try reactorlog("log", demo, "--case", "appendRepos").lines.count == 4)
         #expect(try reactorlog("log", demo, "--from", "10", "--to", "12").lines.count == 3)
