@@ -22,6 +22,9 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case corruptStream(id: UInt32, reason: String)
     /// The log's metadata is damaged.
     case corruptMetadata(reason: String)
+    /// The log's files are damaged where LMDB would trust them (a truncated data file): refused before
+    /// anything is read.
+    case damagedFile(path: String, reason: String)
     /// No stream has that name.
     case unknownStream(name: String)
     /// The stream is already open for writing through another ``LogStream``.
@@ -56,6 +59,8 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
             "The snapshot of stream '\(stream)' at #\(sequence) is corrupt: \(reason). Run `reactorlog verify` for details."
         case .corruptStream(let id, let reason):
             "The descriptor of stream id \(id) is corrupt: \(reason). Run `reactorlog verify` for details."
+        case .damagedFile(let path, let reason):
+            "The log at \(path) is damaged: \(reason). Nothing was read; restore the log from a copy."
         case .corruptMetadata(let reason):
             "The log's metadata is corrupt: \(reason). Run `reactorlog verify` for details."
         case .unknownStream(let name):

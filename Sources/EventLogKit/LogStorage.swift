@@ -75,6 +75,11 @@ final class LogStorage: Sendable {
             if size < 8192 {
                 throw .notALog(path: path, reason: "its \(LogLayout.dataFile) is \(size == 0 ? "empty" : "truncated (\(size) bytes)")")
             }
+            switch DataFileCheck.problem(inDataFile: dataPath) {
+            case .notLMDB(let reason)?: throw .notALog(path: path, reason: "its \(LogLayout.dataFile) \(reason)")
+            case .damaged(let reason)?: throw .damagedFile(path: path, reason: "its \(LogLayout.dataFile) \(reason)")
+            case nil: break
+            }
             return
         }
         if readOnly { throw .notALog(path: path, reason: "it has no \(LogLayout.dataFile)") }

@@ -79,7 +79,7 @@ struct InspectorFailure: Error, CustomStringConvertible {
         switch error {
         case .notFound, .notALog, .storage: .cannotOpen
         case .newerFormat: .newerFormat
-        case .corruptEntry, .corruptSnapshot, .corruptStream, .corruptMetadata, .codec: .corrupt
+        case .corruptEntry, .corruptSnapshot, .corruptStream, .corruptMetadata, .damagedFile, .codec: .corrupt
         case .unknownStream, .invalidArgument: .invalidArgument
         case .alreadyOpen, .readOnly, .closed, .streamInUse, .writeFailed: .writeFailed
         }

@@ -4,6 +4,8 @@ import Foundation
 enum Tool {
     struct Result {
         let status: Int32
+        /// Whether a signal ended the process (a crash), `status` then being the signal's number.
+        var crashed = false
         let output: String
         let error: String
 
@@ -38,9 +40,11 @@ enum Tool {
         process.standardError = try FileHandle(forWritingTo: errorURL)
         try process.run()
         process.waitUntilExit()
-        return Result(
+        var result = Result(
             status: process.terminationStatus,
             output: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
             error: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
+        result.crashed = process.terminationReason == .uncaughtSignal
+        return result
     }
 }
