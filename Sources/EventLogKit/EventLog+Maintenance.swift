@@ -70,11 +70,13 @@ extension EventLog {
                             } else {
                                 counts[header.streamID, default: 0] += 1
                             }
-                            if header.cause >= sequence {
-                                problems.append(.init(severity: .error, sequence: sequence, message: "its cause #\(header.cause) is not an earlier entry"))
-                            }
-                            if ByteReader(bytes: current.value).string(header.caseRange) == nil {
+                            let reader = ByteReader(bytes: current.value)
+                            let caseName = reader.string(header.caseRange)
+                            if caseName == nil {
                                 problems.append(.init(severity: .error, sequence: sequence, message: "its case name is not valid UTF-8"))
+                            }
+                            for problem in try ruleProblems(header, caseName: caseName, record: current.value, sequence: sequence, txn: txn) {
+                                problems.append(.init(severity: .error, sequence: sequence, message: problem))
                             }
                         } catch let error as EventLogError {
                             if case .corruptEntry(_, let reason) = error {
@@ -95,6 +97,40 @@ extension EventLog {
             done = chunk.done
             progress?(report.entries)
         }
+    }
+
+    /// The rules of docs/FORMAT.md an entry breaks: causes, markers, codec 0, JSON payloads.
+    private func ruleProblems(
+        _ header: EntryRecord.Header, caseName: String?, record: UnsafeRawBufferPointer, sequence: UInt64, txn: Transaction
+    ) throws -> [String] {
+        var problems: [String] = []
+        let payload = record[header.payloadRange]
+        switch header.kind {
+        case .action:
+            if header.cause != 0 { problems.append("it is an action with a cause (#\(header.cause)); actions have none") }
+        case .mutation, .effectError:
+            guard header.cause != 0 else { break }
+            if header.cause >= sequence {
+                problems.append("its cause #\(header.cause) is not an earlier entry")
+            } else if let cause = try txn.get(storage.entries, key: KeyCoding.sequence(header.cause)) {
+                if let causing = try? EntryRecord.header(key: header.cause, record: cause) {
+                    if causing.kind != .action { problems.append("its cause #\(header.cause) is a \(causing.kind), not an action") }
+                    if causing.streamID != header.streamID { problems.append("its cause #\(header.cause) is an action of another stream") }
+                }
+            }
+        case .streamOpened, .streamResumed, .streamClosed:
+            if header.cause != 0 { problems.append("it is a \(header.kind) marker with a cause") }
+            if caseName != nil && caseName != header.kind.description {
+                problems.append("it is a \(header.kind) marker named '\(caseName ?? "")'")
+            }
+        }
+        if header.codec == .none && !payload.isEmpty {
+            problems.append("its codec is none but it holds a \(payload.count)-byte payload")
+        }
+        if header.codec == .json && (try? JSONSerialization.jsonObject(with: Data(payload), options: [.fragmentsAllowed])) == nil {
+            problems.append("its JSON payload is not valid JSON (or holds a number JSON cannot express)")
+        }
+        return problems
     }
 
     /// Checks that the stream index lists exactly the entries of each stream.

@@ -71,9 +71,10 @@ enum JudgeProcess {
         let writer = stdinPipe[1]
         Thread {
             input.withUnsafeBytes { bytes in
+                guard let base = bytes.baseAddress else { return }
                 var offset = 0
                 while offset < bytes.count {
-                    let written = Glibc.write(writer, bytes.baseAddress! + offset, bytes.count - offset)
+                    let written = Glibc.write(writer, base + offset, bytes.count - offset)
                     if written <= 0 { break }
                     offset += written
                 }

@@ -119,7 +119,7 @@ struct AppendTests {
     func mapGrowth() throws {
         let log = try scratch.openLog { $0.initialMapSize = 64 << 10; $0.durability = .noSync }
         let stream = try log.counterStream()
-        let payload = EntryDraft(kind: .mutation, caseName: "setRepos", payload: Data(repeating: 0x61, count: 60))
+        let payload = EntryDraft(kind: .mutation, caseName: "setRepos", payload: Data(("\"" + String(repeating: "a", count: 58) + "\"").utf8))
         for _ in 0..<1_000_000 { try stream.append(payload) }
         try log.flush()
         #expect(try log.highestSequence() == 1_000_001)

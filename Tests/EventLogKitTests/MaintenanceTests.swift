@@ -34,6 +34,34 @@ struct MaintenanceTests {
         #expect(report.streams == 2)
     }
 
+    @Test("verify names every entry that breaks a rule of the format, under a valid checksum")
+    func ruleBreakers() throws {
+        let log = try scratch.openLog { _ in }
+        let shop = try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: 0)
+        let other = try log.openStream(named: "other", reactorType: "Other", schemaFingerprint: "v1", initialState: 0)
+        let buy = try shop.append(.action, "buy", caseName: "buy")
+        let foreign = try other.append(.action, "x", caseName: "x")
+        let mutation = try shop.append(.mutation, 1, caseName: "add", cause: buy)
+        let breakers: [(EntryDraft, String)] = [
+            (EntryDraft(kind: .action, caseName: "buy", payload: Data("1".utf8), cause: buy), "is an action with a cause"),
+            (EntryDraft(kind: .mutation, caseName: "add", payload: Data("1".utf8), cause: mutation), "is a mutation, not an action"),
+            (EntryDraft(kind: .mutation, caseName: "add", payload: Data("1".utf8), cause: foreign), "an action of another stream"),
+            (EntryDraft(kind: .streamClosed, caseName: "bogus", payload: Data(), codec: .none), "marker named 'bogus'"),
+            (EntryDraft(kind: .mutation, caseName: "add", payload: Data([1, 2]), codec: .none), "codec is none but it holds a 2-byte payload"),
+            (EntryDraft(kind: .mutation, caseName: "add", payload: Data("{nope".utf8)), "not valid JSON"),
+            (EntryDraft(kind: .mutation, caseName: "add", payload: Data("NaN".utf8)), "not valid JSON"),
+        ]
+        var sequences: [UInt64] = []
+        for (draft, _) in breakers { sequences.append(try shop.append(draft)) }
+        try log.flush()
+        let report = try log.verify()
+        #expect(!report.isHealthy)
+        for ((_, message), sequence) in zip(breakers, sequences) {
+            #expect(report.problems.contains { $0.sequence == sequence && $0.message.contains(message) }, "#\(sequence): \(message) in \(report.problems)")
+        }
+        #expect(report.problems.allSatisfy { sequences.contains($0.sequence ?? 0) }, "\(report.problems)")
+    }
+
     @Test("missing snapshots are a warning, not an error")
     func snapshotGap() throws {
         let log = try scratch.openLog { $0.snapshotPolicy = .every(mutations: 2) }
