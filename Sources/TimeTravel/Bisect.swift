@@ -42,8 +42,8 @@ public struct BisectResult: Sendable, Hashable {
 }
 
 extension TimeMachine {
-    /// Finds the first step whose state is bad, in O(log n) state reconstructions over the stream's
-    /// mutations in `from...through` (the state at `from` must be good and the state at `through` bad;
+    /// Finds the first step whose state is bad, in O(log n) state reconstructions: with a reducer it halves the
+    /// sequence range `from...through` itself and lists no step (the state at `from` must be good and the state at `through` bad;
     /// bisect assumes one transition between them, and the step it reports is confirmed by its good
     /// neighbour). `judge` may skip a state it cannot evaluate; skipped steps next to the culprit leave a
     /// range that cannot be narrowed, reported in ``BisectResult/candidates``.
@@ -62,40 +62,56 @@ extension TimeMachine {
         guard from < end else {
             throw TimeTravelError.bisectPrecondition("The good step #\(from) is not before the bad step #\(end): give --from a step before --to.")
         }
-        // The steps come from the stream index: listing them reads no entry.
-        let steps = try log.sequences(stream: stream.name, kinds: [.mutation], from: from + 1, through: end)
-        guard !steps.isEmpty else {
-            throw TimeTravelError.bisectPrecondition("Stream '\(stream.name)' has no mutation between #\(from) and #\(end): nothing to bisect.")
-        }
         switch try probe(from) {
         case .good: break
         case .bad: throw TimeTravelError.bisectPrecondition("The state at #\(from) is already bad, so the bug came earlier. Start the bisect from an earlier step (--from).")
         case .skip: throw TimeTravelError.bisectPrecondition("The state at #\(from) was skipped, but bisect needs it judged good. Start from a step the test can judge (--from).")
         }
-        // With a reducer every mutation step can be judged; without one, only the steps whose state the log
-        // recorded (its snapshots), and the answer may be a range between two of them.
-        let points: [UInt64]
-        if replayer.canReduce {
-            points = steps
-        } else {
-            points = try log.snapshotSequences(stream: stream.name).filter { $0 > from && $0 <= end && $0 >= steps[0] }
-            guard !points.isEmpty else {
-                throw TimeTravelError.bisectPrecondition("Stream '\(stream.name)' recorded no state between #\(from) and #\(end), and bisect without the reducer judges recorded states only. Run an inspector that knows the reactor, or record snapshots more often.")
+        func mustBeBad(_ step: UInt64, _ what: String) throws {
+            switch try probe(step) {
+            case .bad: break
+            case .good: throw TimeTravelError.bisectPrecondition("The state at #\(step), \(what) up to #\(end), is good: there is no bad state to find. Check the test, or bisect a longer range.")
+            case .skip: throw TimeTravelError.bisectPrecondition("The state at #\(step), \(what) up to #\(end), was skipped, but bisect needs it judged bad. End the bisect at a step the test can judge (--to).")
             }
         }
-        /// The mutation steps after points[low] (or `from`) through points[high].
-        func mutations(between low: Int, _ high: Int) -> [UInt64] {
-            let lower = low >= 0 ? points[low] : from
-            return steps.filter { $0 > lower && $0 <= points[high] }
+        /// A step whose state is good, below the points still to judge.
+        var lower = from
+        /// The steps still to judge, in order; the state at the last is bad.
+        let points: [UInt64]
+        if replayer.canReduce {
+            // Every step's state can be rebuilt: halve the sequence range itself, so bisect costs its ~log2(n)
+            // probes and lists no step. The state changes only at the stream's mutations, so the first bad step
+            // found this way is one of them.
+            try mustBeBad(end, "the last step")
+            var upper = end
+            var skipped = false
+            while upper - lower > 1 && !skipped {
+                let middle = lower + (upper - lower) / 2
+                switch try probe(middle) {
+                case .good: lower = middle
+                case .bad: upper = middle
+                case .skip: skipped = true
+                }
+            }
+            if !skipped {
+                return try found(upper, after: lower, probes: probes, start: start)
+            }
+            // A state was skipped: go on over the mutation steps left, which the stream index lists without
+            // reading an entry. The last has the state at `upper`: bad.
+            points = try log.sequences(stream: stream.name, kinds: [.mutation], from: lower + 1, through: upper)
+        } else {
+            // Without a reducer only the recorded states (snapshots) can be judged, and the answer may be the
+            // range between two of them.
+            points = try log.snapshotSequences(stream: stream.name).filter { $0 > from && $0 <= end }
+            guard let last = points.last else {
+                throw TimeTravelError.bisectPrecondition("Stream '\(stream.name)' recorded no state between #\(from) and #\(end), and bisect without the reducer judges recorded states only. Run an inspector that knows the reactor, or record snapshots more often.")
+            }
+            try mustBeBad(last, "the last recorded state")
         }
-        let lastPoint = points[points.count - 1]
-        let what = replayer.canReduce ? "the last mutation" : "the last recorded state"
-        switch try probe(lastPoint) {
-        case .bad: break
-        case .good: throw TimeTravelError.bisectPrecondition("The state at #\(lastPoint), \(what) up to #\(end), is good: there is no bad state to find. Check the test, or bisect a longer range.")
-        case .skip: throw TimeTravelError.bisectPrecondition("The state at #\(lastPoint), \(what) up to #\(end), was skipped, but bisect needs it judged bad. End the bisect at a step the test can judge (--to).")
+        guard !points.isEmpty else {
+            throw TimeTravelError.bisectPrecondition("Stream '\(stream.name)' has no mutation between #\(lower) and #\(end): nothing to bisect.")
         }
-        // Invariant: the state before points[low + 1] is good (low == -1: the state at `from`), points[high] is bad.
+        // Invariant: the state before points[low + 1] is good (low == -1: the state at `lower`), points[high] is bad.
         var low = -1, high = points.count - 1
         var skipped = Set<Int>()
         while high - low > 1 {
@@ -108,13 +124,13 @@ extension TimeMachine {
             case .skip: skipped.insert(index)
             }
         }
+        let before = low >= 0 ? points[low] : lower
+        let between = try log.sequences(stream: stream.name, kinds: [.mutation], from: before + 1, through: points[high])
         guard high - low == 1 else {
             return BisectResult(
-                firstBad: nil, candidates: mutations(between: low, high), mutation: nil, action: nil, diff: nil,
+                firstBad: nil, candidates: between, mutation: nil, action: nil, diff: nil,
                 probes: probes, reconstructions: reconstructions - start, recordedBounds: nil)
         }
-        let before = low >= 0 ? points[low] : from
-        let between = mutations(between: low, high)
         guard between.count == 1, let firstBad = between.first else {
             // Recorded states only: the culprit is one of the mutations between two recorded steps.
             return BisectResult(
@@ -122,6 +138,11 @@ extension TimeMachine {
                 diff: StateDiff(from: try json(at: before), to: try json(at: points[high])),
                 probes: probes, reconstructions: reconstructions - start, recordedBounds: before...points[high])
         }
+        return try found(firstBad, after: before, probes: probes, start: start)
+    }
+
+    /// The result naming `firstBad`, whose state differs from the good one at `before`.
+    private func found(_ firstBad: UInt64, after before: UInt64, probes: [BisectProbe], start: Int) throws -> BisectResult {
         let mutation = try log.entry(at: firstBad)
         return BisectResult(
             firstBad: firstBad, candidates: [firstBad], mutation: mutation,

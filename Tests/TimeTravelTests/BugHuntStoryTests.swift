@@ -39,6 +39,9 @@ struct BugHuntStoryTests {
         #expect(result.action?.caseName == "loadNextPage")
         #expect(result.diff?.rendered() == [#"+ repos[20...29]: 10 added ("rx/repo-11" … "rx/repo-20")"#])
         #expect(try machine.bisect(replaying: result.probes).firstBad == firstBad)
+        // The two ends, then about log2 of the log's length: bisect halves the sequence range itself.
+        let steps = Double(try machine.lastStep())
+        #expect(result.probes.count <= 3 + Int(log2(steps).rounded(.up)), "\(result.probes)")
 
         // 2. Look at the cause.
         let action = try #require(result.action)
