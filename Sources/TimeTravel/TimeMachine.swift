@@ -122,8 +122,20 @@ public struct TimeMachine<P: Replayer>: Sendable {
 
     /// The last mutation at or before `step` that changed the value at `path` (rr's reverse-continue to a
     /// watchpoint), or `nil` when it never changed.
+    ///
+    /// It walks back one snapshot interval at a time, blaming only that stretch, so its cost is the distance to
+    /// the change, not the stream's length.
     public func lastChange(of path: StatePath, atOrBefore step: UInt64) throws -> BlameEntry? {
-        try blame(path, from: 1, through: step).last
+        guard replayer.canReduce else { return try blame(path, from: 1, through: step).last }
+        let floor = try earliestReplayableStep()
+        var boundaries = try log.snapshotSequences(stream: stream.name).filter { $0 >= floor && $0 < step }
+        var upper = step
+        while true {
+            let lower = boundaries.popLast() ?? floor
+            if let change = try blame(path, from: lower + 1, through: upper).last { return change }
+            guard lower > floor else { return nil }
+            upper = lower
+        }
     }
 
     /// The state at `through` had the mutations in `skipped` never happened (Redux DevTools' toggle), and

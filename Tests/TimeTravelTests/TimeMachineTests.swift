@@ -117,6 +117,15 @@ struct TimeMachineTests {
         #expect(count.map { $0.new } == [.number(1), .number(2), .number(3)])
         #expect(try machine.lastChange(of: try StatePath(parsing: "last.count"), atOrBefore: .max)?.mutation.sequence == steps[2])
         #expect(try machine.lastChange(of: try StatePath(parsing: "deposits"), atOrBefore: steps[9])?.mutation.sequence == steps[9])
+        // lastChange walks back snapshot interval by snapshot interval, and agrees with blame everywhere.
+        let first = try StatePath(parsing: "last[0]")
+        for step in steps {
+            #expect(try machine.lastChange(of: first, atOrBefore: step)?.mutation.sequence == (try machine.blame(first, through: step).last?.mutation.sequence))
+        }
+        #expect(try machine.lastChange(of: try StatePath(parsing: "nothing"), atOrBefore: .max) == nil)
+        let before = machine.reconstructions
+        _ = try machine.lastChange(of: try StatePath(parsing: "deposits"), atOrBefore: try #require(steps.last))
+        #expect(machine.reconstructions - before == 1)
     }
 
     @Test("bisect finds a planted bug in a log of over 100,000 entries in O(log n) reconstructions")
