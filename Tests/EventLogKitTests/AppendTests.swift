@@ -163,7 +163,7 @@ struct AppendTests {
             try stream.append(.action("first"))
             try log.flush()
             committed = try log.highestSequence()
-            let big = EntryDraft(kind: .mutation, caseName: "big", payload: Data(repeating: 1, count: 4096))
+            let big = EntryDraft(kind: .mutation, caseName: "big", payload: Data(("\"" + String(repeating: "b", count: 4094) + "\"").utf8))
             let error = #expect(throws: EventLogError.self) {
                 for _ in 0..<1000 { try stream.append(big) }
                 try log.flush()
