@@ -1,0 +1,63 @@
+import EventLogKit
+import Foundation
+import TestSupport
+import Testing
+
+/// Tools/scripts/read-log.py reads a log with LMDB and JSON alone, following docs/FORMAT.md: the proof that the
+/// document is enough, and a check that logs obey the rules it states.
+@Suite("FORMAT.md reader", .timeLimit(.minutes(2)))
+struct FormatReaderTests {
+    let scratch = ScratchDirectory()
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Tools/scripts/read-log.py").path
+
+    func read(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Self.script] + arguments
+        let output = Pipe(), error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let err = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, out, err)
+    }
+
+    @Test("it reads every entry of a demo log, and a copy without a lock file, and finds every rule kept")
+    func healthy() throws {
+        let demo = scratch.file("demo.reactorlog")
+        #expect(try Tool.run(["demo", "--out", demo]).status == 0)
+        let result = try read([demo])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("#31 search mutation appendRepos"))
+        #expect(result.output.hasSuffix("snapshots, all checksums match\n"))
+        let copy = scratch.file("copy.reactorlog")
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: demo + "/data.mdb", toPath: copy + "/data.mdb")
+        try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: copy)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: copy) }
+        let fromCopy = try read([copy, "--copy"])
+        #expect(fromCopy.status == 0, "\(fromCopy.error)")
+        #expect(!FileManager.default.fileExists(atPath: copy + "/lock.mdb"))
+    }
+
+    @Test("it refuses an entry that breaks a rule, naming it", arguments: [
+        (EntryDraft(kind: .action, caseName: "buy", payload: Data("1".utf8), cause: 2), "an action with a cause"),
+        (EntryDraft(kind: .mutation, caseName: "add", payload: Data("NaN".utf8)), "not valid JSON"),
+        (EntryDraft(kind: .mutation, caseName: "add", payload: Data([7]), codec: .none), "codec none with a 1-byte payload"),
+        (EntryDraft(kind: .streamClosed, caseName: "bogus", payload: Data(), codec: .none), "marker named 'bogus'"),
+    ])
+    func ruleBreaker(_ draft: EntryDraft, _ rule: String) throws {
+        let path = scratch.file("broken.reactorlog")
+        let log = try EventLog.open(at: path)
+        let stream = try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: 0)
+        try stream.append(.action, "buy", caseName: "buy")
+        try stream.append(draft)
+        try log.close()
+        let result = try read([path])
+        #expect(result.status == 1)
+        #expect(result.error.contains("breaks a rule") && result.error.contains(rule), "\(result.error)")
+    }
+}
