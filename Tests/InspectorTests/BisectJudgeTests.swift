@@ -9,8 +9,7 @@ struct BisectJudgeTests {
     let demo: String
 
     init() throws {
-        demo = scratch.file("demo.reactorlog")
-        _ = try Tool.run(["demo", "--out", demo])
+        demo = try Tool.demoLog(in: scratch)
     }
 
     /// A judge that starts a long sleep in the background, writes its pid, and waits for it.

@@ -11,8 +11,7 @@ struct InspectorBadInputTests {
     let demo: String
 
     init() throws {
-        demo = scratch.file("demo.reactorlog")
-        _ = try Tool.run(["demo", "--out", demo])
+        demo = try Tool.demoLog(in: scratch)
     }
 
     /// Runs the command and checks the failure's shape: the exit code, and exactly one line on standard error.

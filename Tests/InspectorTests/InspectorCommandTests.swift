@@ -10,9 +10,7 @@ struct InspectorCommandTests {
     let demo: String
 
     init() throws {
-        demo = scratch.file("demo.reactorlog")
-        let recorded = try Tool.run(["demo", "--out", demo])
-        #expect(recorded.status == 0, "\(recorded.error)")
+        demo = try Tool.demoLog(in: scratch)
     }
 
     func reactorlog(_ arguments: String...) throws -> Tool.Result {

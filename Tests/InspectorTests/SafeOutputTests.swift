@@ -9,8 +9,7 @@ struct SafeOutputTests {
     let demo: String
 
     init() throws {
-        demo = scratch.file("demo.reactorlog")
-        _ = try Tool.run(["demo", "--out", demo])
+        demo = try Tool.demoLog(in: scratch)
     }
 
     func permissions(_ path: String) throws -> Int {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs a built executable as a user would: arguments, standard input, exit code, both outputs.
 enum Tool {
@@ -14,6 +15,20 @@ enum Tool {
 
     /// The directory holding the built products, next to the test bundle.
     static let products = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+
+    /// Records a demo log in `scratch` with `reactorlog demo` and returns its path; a failed recording throws,
+    /// so a suite never runs its commands on a missing log.
+    static func demoLog(in scratch: ScratchDirectory) throws -> String {
+        let path = scratch.file("demo.reactorlog")
+        let result = try run(["demo", "--out", path])
+        guard result.status == 0 else { throw DemoFailed(message: result.error) }
+        return path
+    }
+
+    /// `reactorlog demo` failed.
+    struct DemoFailed: Error {
+        let message: String
+    }
 
     /// Runs `reactorlog` to completion.
     static func run(_ arguments: [String], input: Data = Data()) throws -> Result {
