@@ -3,7 +3,7 @@
 # libsqlite3-dev (SQLite, the benchmark's peer, through GRDB); and Python's lmdb package, with which
 # Tools/scripts/read-log.py reads a log by docs/FORMAT.md alone (the tests run it).
 set -euo pipefail
-if ! python3 -c "import lmdb" 2>/dev/null; then
+if command -v python3 >/dev/null && ! python3 -c "import lmdb" 2>/dev/null; then
     echo "Installing Python's lmdb package..." >&2
     python3 -m pip install --quiet --disable-pip-version-check lmdb 2>/dev/null \
         || python3 -m pip install --quiet --disable-pip-version-check --user lmdb
