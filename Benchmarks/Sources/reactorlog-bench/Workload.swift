@@ -328,6 +328,15 @@ final class Workload {
         }
         add("bisect over \(try log.highestSequence()) entries", seconds * 1000, "ms")
         add("bisect: states rebuilt", Double(result?.reconstructions ?? 0), "states")
+        // Blame walks every step of its range (the state after each mutation, as JSON): a rate, from a stretch
+        // of the log, with the replay rate as its baseline.
+        let end = try log.highestSequence()
+        let start = end > 200_000 ? end - 200_000 : 1
+        let mutations = try log.sequences(stream: "search", kinds: [.mutation], from: start, through: end).count
+        let blameSeconds = try Measure.seconds {
+            _ = try machine.blame(try StatePath(parsing: "nextPage"), from: start, through: end)
+        }
+        add("blame: mutations walked per second", Double(mutations) / blameSeconds, "mutations/s", against: "replay: decode + reduce every mutation")
     }
 
     // MARK: 8
