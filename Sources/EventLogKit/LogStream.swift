@@ -109,16 +109,10 @@ public final class LogStream: Sendable {
     /// Writes a snapshot of the state right after entry `sequence`, encoded by `encode` **on the writer
     /// thread**: a large state costs the caller nothing. A state that fails to encode is not written.
     public func writeSnapshot(at sequence: UInt64, encoding encode: @escaping @Sendable () throws -> Data) throws(EventLogError) {
-        let writer = try requireOpen()
-        guard sequence >= 1, sequence < writer.peekNextSequence else {
-            throw .invalidArgument("A snapshot must describe an appended entry; #\(sequence) has not been appended.")
-        }
-        try writer.writeDeferred(DeferredSnapshot(
-            streamID: info.id, sequence: sequence, timestamp: WallClock.now(), codec: log.configuration.codec.id,
-            encode: encode))
-        counters.withLock {
-            $0.mutations = 0
-            $0.bytes = 0
+        try snapshot(at: sequence) { writer throws(EventLogError) in
+            try writer.writeDeferred(DeferredSnapshot(
+                streamID: info.id, sequence: sequence, timestamp: WallClock.now(), codec: log.configuration.codec.id,
+                encode: encode))
         }
     }
 
@@ -134,13 +128,20 @@ public final class LogStream: Sendable {
     /// Records `state` as the stream's state right after entry `sequence`; replaces a snapshot already there.
     /// It is committed after every entry appended before it, so it never describes an entry the log lacks.
     public func writeSnapshot(_ state: Data, codec: CodecID? = nil, at sequence: UInt64) throws(EventLogError) {
+        try snapshot(at: sequence) { writer throws(EventLogError) in
+            try writer.write(Snapshot(
+                streamID: info.id, sequence: sequence, timestamp: WallClock.now(),
+                codec: codec ?? log.configuration.codec.id, state: state))
+        }
+    }
+
+    /// Checks that `sequence` was appended, queues the snapshot with `write`, and restarts the policy's count.
+    private func snapshot(at sequence: UInt64, _ write: (LogWriter) throws(EventLogError) -> Void) throws(EventLogError) {
         let writer = try requireOpen()
         guard sequence >= 1, sequence < writer.peekNextSequence else {
             throw .invalidArgument("A snapshot must describe an appended entry; #\(sequence) has not been appended.")
         }
-        try writer.write(Snapshot(
-            streamID: info.id, sequence: sequence, timestamp: WallClock.now(),
-            codec: codec ?? log.configuration.codec.id, state: state))
+        try write(writer)
         counters.withLock {
             $0.mutations = 0
             $0.bytes = 0

@@ -54,6 +54,12 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
         @usableFromInline var resumedState: State?
 
         init() {}
+
+        /// What views see: the stub's state while the stub is on (the raw initial state until one is set),
+        /// otherwise the latest published state.
+        @inlinable func visibleState(initial: State) -> State {
+            isStubEnabled ? stubState ?? initial : current ?? initial
+        }
     }
 
     @usableFromInline let shared = Mutex(Shared())
@@ -135,9 +141,7 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
     @inlinable func currentState<R: Reactor>(of reactor: R) -> State
     where R.Action == Action, R.Mutation == Mutation, R.State == State {
         let engine = start(reactor)
-        return shared.withLock { shared in
-            shared.isStubEnabled ? shared.stubState ?? engine.initialState : shared.current ?? engine.initialState
-        }
+        return shared.withLock { $0.visibleState(initial: engine.initialState) }
     }
 
     @inlinable func send<R: Reactor>(_ action: Action, to reactor: R, from isolation: (any Actor)?)
@@ -239,9 +243,9 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
         case .observe(let observer):
             let state = shared.withLock { shared in
                 shared.observers.append(observer)
-                return shared.isStubEnabled ? shared.stubState ?? engine.initialState : shared.current
+                return shared.visibleState(initial: engine.initialState)
             }
-            if let state { observer.notify(state) }
+            observer.notify(state)
         }
     }
 

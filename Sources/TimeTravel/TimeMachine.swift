@@ -104,13 +104,12 @@ public struct TimeMachine<P: Replayer>: Sendable {
         let start = try log.recoveryPoint(stream: stream.name, atOrBefore: from == 0 ? 0 : from - 1)
         var previousStep = start.sequence
         var previous = try replayer.json(try replayer.decodeState(start.state, codec: start.codec, log: log))[path]
-        let steps = try log.sequences(stream: stream.name, kinds: [.mutation], from: previousStep + 1, through: end)
         var changes: [BlameEntry] = []
         for point in try log.snapshotSequences(stream: stream.name) where point > previousStep && point <= end {
             let value = try json(at: point)[path]
             defer { (previous, previousStep) = (value, point) }
             guard value != previous else { continue }
-            let between = steps.filter { $0 > previousStep && $0 <= point }
+            let between = try log.sequences(stream: stream.name, kinds: [.mutation], from: previousStep + 1, through: point)
             guard let last = between.last, let mutation = try log.entry(at: last) else { continue }
             let exact = between.count == 1
             changes.append(BlameEntry(
