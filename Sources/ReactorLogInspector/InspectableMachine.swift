@@ -11,6 +11,7 @@ protocol InspectableMachine: Sendable {
     func blame(_ path: StatePath, from: UInt64, through: UInt64) throws -> [BlameEntry]
     func bisectJSON(from: UInt64?, through: UInt64?, judge: (JSONValue, UInt64) throws -> BisectVerdict) throws -> BisectResult
     func divergence(from: UInt64?, through: UInt64) throws -> Divergence?
+    func walkStates(from: UInt64, through: UInt64, _ visit: (LogEntry, TimelineStep) throws -> Void) throws -> JSONValue?
 }
 
 extension TimeMachine: InspectableMachine {

@@ -8,21 +8,9 @@ import Testing
 @Suite("FORMAT.md reader", .timeLimit(.minutes(2)))
 struct FormatReaderTests {
     let scratch = ScratchDirectory()
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Tools/scripts/read-log.py").path
-
     func read(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script] + arguments
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let out = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let err = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, out, err)
+        let result = try Tool.python("read-log.py", arguments)
+        return (result.status, result.output, result.error)
     }
 
     @Test("it reads every entry of a demo log, and a copy without a lock file, and finds every rule kept")

@@ -31,6 +31,7 @@ struct InspectorCommandTests {
         #expect(forced.output.contains("reactorlog bisect"))
         let synthetic = try reactorlog("demo", "--out", scratch.file("long.reactorlog"), "--actions", "5000", "--durability", "nosync")
         #expect(synthetic.status == 0)
+        #expect(!synthetic.output.contains("--stream search"), "a synthetic session has no search stream to suggest")
         let info = try json(try reactorlog("info", scratch.file("long.reactorlog"), "--json"))
         #expect(info["highestSequence"] as? Int == 20_002)
     }
@@ -226,7 +227,7 @@ struct InspectorCommandTests {
 
     @Test("every command has --help")
     func help() throws {
-        for command in ["demo", "info", "log", "show", "state", "diff", "blame", "tail", "bisect", "divergence", "verify", "export", "import", "compact", "trim"] {
+        for command in ["demo", "info", "log", "show", "state", "diff", "blame", "tail", "bisect", "divergence", "timeline", "verify", "export", "import", "compact", "trim"] {
             let help = try reactorlog(command, "--help")
             #expect(help.status == 0, "\(command)")
             #expect(help.output.contains("USAGE: reactorlog \(command)"), "\(command)")

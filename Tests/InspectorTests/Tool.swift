@@ -30,6 +30,19 @@ enum Tool {
         let message: String
     }
 
+    /// The repository's Tools/scripts directory.
+    static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Tools/scripts")
+
+    /// Runs one of Tools/scripts' Python scripts with Debian's Python, where Tools/scripts/setup.sh installs the
+    /// packages they import (lmdb, selenium); with the first `python3` on the path elsewhere.
+    static func python(_ script: String, _ arguments: [String]) throws -> Result {
+        let debian = "/usr/bin/python3"
+        let interpreter = FileManager.default.isExecutableFile(atPath: debian) ? debian : "/usr/bin/env"
+        let prefix = interpreter == debian ? [] : ["python3"]
+        return try run(URL(fileURLWithPath: interpreter), prefix + [scripts.appendingPathComponent(script).path] + arguments)
+    }
+
     /// Runs `reactorlog` to completion.
     static func run(_ arguments: [String], input: Data = Data()) throws -> Result {
         try run("reactorlog", arguments, input: input)
@@ -37,8 +50,13 @@ enum Tool {
 
     /// Runs `tool` to completion; its outputs go to temporary files, so no pipe can fill up and stall it.
     static func run(_ tool: String, _ arguments: [String], input: Data = Data(), directory: String? = nil) throws -> Result {
+        try run(products.appendingPathComponent(tool), arguments, input: input, directory: directory)
+    }
+
+    /// Runs the executable at `url` to completion.
+    static func run(_ url: URL, _ arguments: [String], input: Data = Data(), directory: String? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = products.appendingPathComponent(tool)
+        process.executableURL = url
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         var environment = ProcessInfo.processInfo.environment

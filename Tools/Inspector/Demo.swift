@@ -136,7 +136,17 @@ struct Demo: AsyncParsableCommand {
         FileHandle.standardError.write(Data("demo: \(entries) entries in \(String(format: "%.2f", seconds)) s\n".utf8))
     }
 
+    /// What to try next: on the demo session, the tour; on a synthetic one, commands about its counter stream.
     private func printNextSteps() throws {
+        guard actions == nil else {
+            return try InspectorCommandSupport.writeLine("""
+                Recorded \(out). Try:
+                  reactorlog info \(out)
+                  reactorlog tail \(out)
+                  reactorlog blame \(out) value --from 1 --to 1000
+                  reactorlog timeline \(out) --out counter.timeline.html
+                """)
+        }
         try InspectorCommandSupport.writeLine("""
             Recorded \(out). Try:
               reactorlog info \(out)
@@ -144,6 +154,7 @@ struct Demo: AsyncParsableCommand {
               reactorlog state \(out) --stream search --at 29 --path repos.count
               reactorlog blame \(out) nextPage --stream search
               reactorlog bisect \(out) --stream search --run 'python3 Tools/scripts/unique-repos.py'
+              reactorlog timeline \(out) --stream search --out search.timeline.html
             """)
     }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's demo command: installs what is missing, builds the inspector, records a demo session of the
-# example reactors into ./demo.reactorlog, and tours it: info, the log, a state, a blame, and the bisect that
-# finds the planted bug.
+# example reactors into ./demo.reactorlog, and tours it: info, the log, a state, a blame, the bisect that finds
+# the planted bug, and a timeline page to open in a browser.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 Tools/scripts/setup.sh
@@ -20,4 +20,6 @@ run log demo.reactorlog --stream search --limit 30
 run state demo.reactorlog --stream search --at 29 --path repos.count
 run blame demo.reactorlog nextPage --stream search
 run bisect demo.reactorlog --stream search --run 'python3 Tools/scripts/unique-repos.py'
-printf '\nThe log is in demo.reactorlog; `%s --help` lists every command.\n' "$reactorlog"
+run timeline demo.reactorlog --stream search --out search.timeline.html --force
+printf '\nThe log is in demo.reactorlog; open search.timeline.html in a browser to step through it.\n'
+printf '`%s --help` lists every command.\n' "$reactorlog"

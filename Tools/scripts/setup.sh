@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
-# Installs what ReactorLog needs beyond the Swift toolchain: Debian's liblmdb-dev (the log) and
-# libsqlite3-dev (SQLite, the benchmark's peer, through GRDB); and Python's lmdb package, with which
-# Tools/scripts/read-log.py reads a log by docs/FORMAT.md alone (the tests run it).
+# Installs what ReactorLog needs beyond the Swift toolchain, from Debian's packages, only what is missing:
+#   liblmdb-dev      the log (a system library, found with pkg-config)
+#   libsqlite3-dev   SQLite, the benchmark's peer (through GRDB)
+#   python3-lmdb     for Tools/scripts/read-log.py, which reads a log by docs/FORMAT.md alone (the tests run it)
+# With --browser, also what the timeline's browser test drives: chromium, chromium-driver and python3-selenium.
 set -euo pipefail
-if command -v python3 >/dev/null && ! python3 -c "import lmdb" 2>/dev/null; then
-    echo "Installing Python's lmdb package..." >&2
-    python3 -m pip install --quiet --disable-pip-version-check lmdb 2>/dev/null \
-        || python3 -m pip install --quiet --disable-pip-version-check --user lmdb
+missing=()
+if ! command -v pkg-config >/dev/null || ! pkg-config --exists lmdb || [ ! -f /usr/include/lmdb.h ]; then
+    missing+=(liblmdb-dev pkg-config)
 fi
-if pkg-config --exists lmdb 2>/dev/null && [ -f /usr/include/lmdb.h ] && [ -f /usr/include/sqlite3.h ]; then
-    exit 0
+[ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
+if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c "import lmdb" 2>/dev/null; then
+    missing+=(python3 python3-lmdb)
 fi
-if [ "$(id -u)" -ne 0 ]; then
-    SUDO=sudo
-else
-    SUDO=
+if [ "${1:-}" = "--browser" ]; then
+    [ -x /usr/bin/chromium ] || missing+=(chromium)
+    [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
+    if [ ! -x /usr/bin/python3 ] || ! /usr/bin/python3 -c "import selenium" 2>/dev/null; then
+        missing+=(python3-selenium)
+    fi
 fi
-echo "Installing liblmdb-dev and libsqlite3-dev..." >&2
+[ ${#missing[@]} -eq 0 ] && exit 0
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+echo "Installing ${missing[*]}..." >&2
 $SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq liblmdb-dev libsqlite3-dev pkg-config >/dev/null
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null

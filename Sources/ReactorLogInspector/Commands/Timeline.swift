@@ -1,0 +1,52 @@
+import ArgumentParser
+import EventLogKit
+import Foundation
+
+/// `reactorlog timeline`.
+struct Timeline: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write a stream's timeline as one self-contained HTML page: step through its states, diffs and blame in a browser.",
+        discussion: """
+            The page needs no network and no server: open it from a bug report's attachments. It holds at most \
+            --limit entries (the last ones, or the first ones from --from) and says so when the range has more.
+            """)
+
+    @OptionGroup var log: LogArgument
+    @OptionGroup var streamOption: StreamOption
+    @Option(name: .long, help: "From this sequence number (default: the last --limit entries).") var from: UInt64?
+    @Option(name: .long, help: "Up to this sequence number (default: the last).") var to: UInt64?
+    @Option(name: .long, help: "The most entries the page holds.") var limit = 100_000
+    @Option(name: [.short, .long], help: "The page to write (default: STREAM.timeline.html).") var out: String?
+    @Flag(name: .long, help: "Replace the --out file if it exists (never a symbolic link).") var force = false
+
+    func validate() throws {
+        guard limit > 0 else { throw ValidationError("--limit must be at least 1.") }
+        if let from, let to, from > to { throw ValidationError("--from \(from) is after --to \(to).") }
+    }
+
+    func run() async throws {
+        try await inspect {
+            let session = try Session.open(log.log)
+            let stream = try session.stream(streamOption.stream)
+            let machine = try session.machine(for: stream)
+            let document = try TimelineDocument.make(
+                machine: machine, log: session.log, logName: log.log, from: from, through: to, limit: limit
+            ) { count in session.terminal.showProgress("timeline: \(count) entries") }
+            let path = out ?? Self.defaultName(stream: stream.name)
+            let file = try OutputFile(path: path, force: force, mode: session.fileMode)
+            try file.write(TimelinePage.html(document))
+            try file.commit()
+            session.terminal.endProgress()
+            try printLine("Wrote \(path): \(document.range.shown) entries of stream '\(stream.name)', #\(document.range.first)…#\(document.range.last).")
+            if let note = document.range.note { try printLine(note) }
+        }
+    }
+
+    /// `STREAM.timeline.html`, with anything but letters, digits, `-` and `_` in the stream's name replaced.
+    static func defaultName(stream: String) -> String {
+        let safe = String(stream.unicodeScalars.map { scalar in
+            CharacterSet.alphanumerics.contains(scalar) && scalar.isASCII || scalar == "-" || scalar == "_" ? Character(scalar) : "_"
+        })
+        return (safe.isEmpty ? "stream" : safe) + ".timeline.html"
+    }
+}

@@ -1,0 +1,114 @@
+import EventLogKit
+import Foundation
+import TimeTravel
+
+/// What a timeline page shows, embedded in it as JSON: a stream's entries over a range, each with the change it
+/// made to the state, so the page can step forwards and backwards through every state without holding them all.
+struct TimelineDocument: Encodable {
+    /// The stream and the log it came from.
+    struct Source: Encodable {
+        let log: String
+        let stream: String
+        let reactorType: String
+        let inspector: String
+        /// Whether every state is known (the inspector has the reactor's `reduce`), or only the recorded ones.
+        let reduced: Bool
+        let generatedAt: String
+    }
+
+    /// Which part of the stream the page holds.
+    struct Range: Encodable {
+        let first: UInt64
+        let last: UInt64
+        /// How many entries the page holds, and how many the stream has in the range asked for.
+        let shown: Int
+        let available: Int
+        /// Why fewer entries are shown than are available (`nil` when all are).
+        let note: String?
+    }
+
+    /// One change to the state: `o` the value before (absent when added), `n` after (absent when removed), at
+    /// path `p` (object keys as strings, array indices as numbers; the empty path is the whole state).
+    struct Change: Encodable {
+        let path: StatePath
+        let old: JSONValue?
+        let new: JSONValue?
+
+        enum CodingKeys: String, CodingKey { case p, o, n }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            var components = container.nestedUnkeyedContainer(forKey: .p)
+            for component in path.components {
+                switch component {
+                case .key(let name): try components.encode(name)
+                case .index(let index): try components.encode(index)
+                }
+            }
+            try container.encodeIfPresent(old, forKey: .o)
+            try container.encodeIfPresent(new, forKey: .n)
+        }
+    }
+
+    /// One entry, with short keys (a page may hold 100 000 of them).
+    struct Row: Encodable {
+        /// Sequence number, kind, case name, payload (JSON), the payload as `reactorlog log` shows it, and cause.
+        let s: UInt64
+        let k: String
+        let c: String
+        let p: JSONValue?
+        let r: String
+        let b: UInt64?
+        /// Nanoseconds since 1970, as a string of digits (exact).
+        let t: String
+        /// The changes from the last known state to the state after this entry (absent: none).
+        let d: [Change]?
+        /// `true` when the state after this entry is not known (no reducer and no recorded state here).
+        let u: Bool?
+        /// When ``d`` spans several mutations (recorded states only): the first step of that span.
+        let g: UInt64?
+    }
+
+    let source: Source
+    let range: Range
+    /// The state before the first entry (`nil`: not known).
+    let start: JSONValue?
+    let entries: [Row]
+}
+
+extension TimelineDocument {
+    /// The document for `machine`'s stream from `from` through `through`, holding at most `limit` entries: the
+    /// first `limit` when `from` is given, else the last `limit`.
+    static func make(
+        machine: any InspectableMachine, log: EventLog, logName: String, from: UInt64?, through: UInt64?, limit: Int,
+        progress: (Int) -> Void
+    ) throws -> TimelineDocument {
+        let stream = machine.stream
+        let end = try min(through ?? .max, log.highestSequence())
+        let lowest = from ?? 1
+        let everything = try log.sequences(stream: stream.name, kinds: Set(EntryKind.allCases), from: lowest, through: end)
+        let chosen = from == nil ? everything.suffix(limit) : everything.prefix(limit)
+        let first = chosen.first ?? lowest, last = chosen.last ?? end
+        var note: String?
+        if chosen.count < everything.count {
+            let side = from == nil ? "last" : "first"
+            note = "The page holds the \(side) \(chosen.count) of \(everything.count) entries; choose others with --from and --to, or raise --limit."
+        }
+        var rows: [Row] = []
+        rows.reserveCapacity(chosen.count)
+        let start = try machine.walkStates(from: first, through: last) { entry, state in
+            rows.append(Row(
+                s: entry.sequence, k: entry.kind.description, c: entry.caseName,
+                p: entry.codec == .json ? try? JSONValue(parsing: entry.payload) : nil, r: EntryFormatter.payload(entry),
+                b: entry.cause, t: String(entry.timestamp), d: state.changes, u: state.isUnknown ? true : nil, g: state.spanStart))
+            if rows.count % 16_384 == 0 { progress(rows.count) }
+        }
+        return TimelineDocument(
+            source: Source(
+                log: URL(fileURLWithPath: logName).lastPathComponent, stream: stream.name, reactorType: stream.reactorType,
+                inspector: ReactorLogInspector.commandName, reduced: machine.canReduce,
+                generatedAt: EntryJSON.iso8601(Date())),
+            range: Range(first: first, last: last, shown: rows.count, available: everything.count, note: note),
+            start: start, entries: rows)
+    }
+}

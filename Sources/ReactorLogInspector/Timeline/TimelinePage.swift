@@ -1,0 +1,487 @@
+import Foundation
+
+/// The timeline's HTML page: one self-contained file (its style, script and data inline) that makes no network
+/// request, enforced by its content security policy, so it opens safely from a bug report's attachments.
+///
+/// Everything from the log reaches the page as JSON data and is shown with `textContent`, never as markup.
+enum TimelinePage {
+    /// The page for `document`.
+    static func html(_ document: TimelineDocument) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // `<` only occurs inside JSON strings, where `\u003c` means the same: the data can never close its element.
+        let data = String(decoding: try encoder.encode(document), as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
+        let title = escape("\(document.source.stream) — timeline")
+        return head.replacingOccurrences(of: "@TITLE@", with: title) + data + tail
+    }
+
+    /// `text` with the characters that mean something in HTML replaced by references.
+    static func escape(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+
+    private static let head = #"""
+    <!DOCTYPE html>
+    <html lang="en">
+    <head>
+    <meta charset="utf-8">
+    <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>@TITLE@</title>
+    <style>
+    :root {
+      --bg: #fbfbfa; --panel: #ffffff; --text: #1d1d1f; --muted: #6e6e73; --line: #e3e3e0; --select: #dbe9ff;
+      --action: #2f6fdb; --mutation: #1f8a4c; --error: #d1242f; --marker: #8a8a8e; --changed: #fff3c4;
+      --mono: ui-monospace, "SF Mono", Menlo, "DejaVu Sans Mono", monospace;
+    }
+    @media (prefers-color-scheme: dark) {
+      :root { --bg: #161618; --panel: #1e1e21; --text: #e8e8ea; --muted: #9a9aa0; --line: #333338; --select: #23395d;
+        --action: #6ea2ff; --mutation: #4cc47f; --error: #ff6b6b; --marker: #8a8a8e; --changed: #4a4020; }
+    }
+    * { box-sizing: border-box; }
+    body { margin: 0; font: 13px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; background: var(--bg); color: var(--text);
+      display: grid; grid-template-rows: auto auto auto 1fr; height: 100vh; }
+    header { padding: 10px 16px 6px; }
+    header h1 { font-size: 16px; margin: 0 0 2px; }
+    header .meta, .note { color: var(--muted); }
+    .note { margin-top: 2px; }
+    .controls { display: flex; gap: 10px; align-items: center; padding: 6px 16px; border-top: 1px solid var(--line); flex-wrap: wrap; }
+    .controls input[type=range] { flex: 1; min-width: 200px; }
+    .controls button { font: inherit; padding: 2px 8px; }
+    #step-label { font-family: var(--mono); min-width: 260px; }
+    .filters { display: flex; gap: 8px; align-items: center; }
+    #minimap { display: block; width: calc(100% - 32px); height: 22px; margin: 0 16px 6px; cursor: pointer;
+      border: 1px solid var(--line); background: var(--panel); }
+    main { display: grid; grid-template-columns: minmax(320px, 4fr) 6fr; gap: 0; min-height: 0; border-top: 1px solid var(--line); }
+    #entries { overflow-y: auto; position: relative; border-right: 1px solid var(--line); background: var(--panel); outline: none; }
+    #entries .spacer { position: relative; }
+    .row { position: absolute; left: 0; right: 0; height: 22px; display: flex; gap: 8px; align-items: center; padding: 0 8px;
+      white-space: nowrap; overflow: hidden; font-family: var(--mono); font-size: 12px; cursor: pointer; }
+    .row:hover { background: var(--line); }
+    .row.selected { background: var(--select); }
+    .row .seq { color: var(--muted); flex: none; width: 8ch; text-align: right; }
+    .row .time { color: var(--muted); flex: none; width: 14ch; text-align: right; }
+    .row .kind { flex: none; width: 8ch; font-weight: 600; }
+    .row .case { overflow: hidden; text-overflow: ellipsis; }
+    .row.action .kind { color: var(--action); } .row.mutation .kind { color: var(--mutation); }
+    .row.error .kind, .row.error .case { color: var(--error); } .row.marker { color: var(--marker); }
+    .row.nested .case::before { content: "└ "; color: var(--muted); }
+    #entry { font-family: var(--mono); font-size: 12px; white-space: pre-wrap; word-break: break-all; margin: 0; }
+    .side { display: grid; grid-template-columns: 1fr 1fr; grid-template-rows: auto 1fr; min-height: 0; }
+    .side section { overflow: auto; padding: 4px 16px 12px; min-height: 0; }
+    .side section + section { border-left: 1px solid var(--line); }
+    .side .entry-panel { grid-column: 1 / 3; max-height: 10.5em; border-bottom: 1px solid var(--line); }
+    .side h2 { font-size: 12px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); margin: 8px 0 4px; }
+    #state-tree, #diff, #blame { font-family: var(--mono); font-size: 12px; }
+    #state-tree details { margin-left: 14px; }
+    #state-tree > details, #state-tree > .leaf { margin-left: 0; }
+    #state-tree summary { cursor: pointer; }
+    #state-tree .leaf { margin-left: 14px; padding-left: 12px; }
+    #state-tree .key { cursor: pointer; }
+    #state-tree .key:hover { text-decoration: underline; }
+    #state-tree .changed > summary, #state-tree .leaf.changed { background: var(--changed); }
+    #state-tree .summary { color: var(--muted); }
+    .unknown { color: var(--muted); font-style: italic; }
+    #diff div { white-space: pre-wrap; word-break: break-all; }
+    #diff .add { color: var(--mutation); } #diff .remove { color: var(--error); } #diff .change { color: #b7791f; }
+    #blame .change { cursor: pointer; white-space: pre-wrap; word-break: break-all; }
+    #blame .change:hover { background: var(--line); }
+    </style>
+    </head>
+    <body>
+    <header>
+      <h1 id="title"></h1>
+      <div class="meta" id="source"></div>
+      <div class="note" id="mode"></div>
+      <div class="note" id="range-note"></div>
+    </header>
+    <div class="controls">
+      <button id="previous" title="Previous step (← or k)">◀</button>
+      <input type="range" id="slider" min="0" value="0" aria-label="Step">
+      <button id="next" title="Next step (→ or j)">▶</button>
+      <span id="step-label"></span>
+      <span class="filters">
+        <label><input type="checkbox" id="show-action" checked> actions</label>
+        <label><input type="checkbox" id="show-mutation" checked> mutations</label>
+        <label><input type="checkbox" id="show-error" checked> errors</label>
+        <label><input type="checkbox" id="show-marker" checked> markers</label>
+        <select id="case-filter" aria-label="Case"><option value="">all cases</option></select>
+      </span>
+    </div>
+    <canvas id="minimap" height="22" title="Entries over the range: errors in red. Click to jump."></canvas>
+    <main>
+      <div id="entries" tabindex="0"><div class="spacer"></div></div>
+      <div class="side">
+        <section class="entry-panel"><h2>Entry</h2><pre id="entry"></pre></section>
+        <section><h2>State</h2><div id="state-tree"></div></section>
+        <section>
+          <h2>Diff against the previous step</h2><div id="diff"></div>
+          <h2>Blame</h2><div id="blame"><span class="unknown">Click a property in the state to see which mutations changed it.</span></div>
+        </section>
+      </div>
+    </main>
+    <script type="application/json" id="timeline-data">
+    """#
+
+    private static let tail = #"""
+    </script>
+    <script>
+    "use strict";
+    const data = JSON.parse(document.getElementById("timeline-data").textContent);
+    const entries = data.entries;
+    const bySequence = new Map(entries.map((entry, index) => [entry.s, index]));
+    const t0 = entries.length ? BigInt(entries[0].t) : 0n;
+    const ROW = 22;
+    let state = copy(data.start);
+    let position = 0; // 0: before the first entry; i: after entries[i - 1]
+    let blamed = null;
+    const open = new Set([""]);
+
+    function copy(value) { return value === undefined || value === null ? value : structuredClone(value); }
+    function text(tag, content, className) {
+      const element = document.createElement(tag);
+      if (content !== undefined) element.textContent = content;
+      if (className) element.className = className;
+      return element;
+    }
+    function pathText(path) {
+      let result = "";
+      for (const part of path) result += typeof part === "number" ? "[" + part + "]" : (result ? "." + part : part);
+      return result;
+    }
+    function short(value, limit) {
+      const json = JSON.stringify(value);
+      return json.length <= limit ? json : json.slice(0, limit - 3) + "…";
+    }
+    function isMarker(kind) { return kind === "opened" || kind === "resumed" || kind === "closed"; }
+    function relativeTime(entry) {
+      const nanos = BigInt(entry.t) - t0;
+      return "+" + (Number(nanos / 1000n) / 1000).toFixed(3) + " ms";
+    }
+    function absoluteTime(entry) { return new Date(Number(BigInt(entry.t) / 1000000n)).toISOString(); }
+
+    // Moving through states: each entry carries its changes with old and new values, so a step is applied
+    // forwards or undone backwards without keeping every state.
+    function put(path, has, value) {
+      if (path.length === 0) { state = has ? copy(value) : null; return; }
+      let parent = state;
+      for (let i = 0; i < path.length - 1; i++) {
+        if (parent === null || typeof parent !== "object") return;
+        parent = parent[path[i]];
+      }
+      if (parent === null || typeof parent !== "object") return;
+      const last = path[path.length - 1];
+      if (has) parent[last] = copy(value);
+      else if (Array.isArray(parent)) parent.length = Math.min(parent.length, last);
+      else delete parent[last];
+    }
+    function apply(changes) { if (changes) for (const c of changes) put(c.p, "n" in c, c.n); }
+    function undo(changes) { if (changes) for (let i = changes.length - 1; i >= 0; i--) put(changes[i].p, "o" in changes[i], changes[i].o); }
+    function moveTo(target) {
+      target = Math.max(0, Math.min(entries.length, target));
+      while (position < target) { apply(entries[position].d); position++; }
+      while (position > target) { position--; undo(entries[position].d); }
+      render();
+    }
+    function stateUnknown() { return position === 0 ? data.start === null : !!entries[position - 1].u; }
+
+    // The entry list: actions with the mutations and errors they caused nested under them, filtered.
+    let rows = [];
+    function buildRows() {
+      const kinds = {
+        action: document.getElementById("show-action").checked, mutation: document.getElementById("show-mutation").checked,
+        error: document.getElementById("show-error").checked, marker: document.getElementById("show-marker").checked };
+      const wanted = document.getElementById("case-filter").value;
+      const visible = (entry) => (isMarker(entry.k) ? kinds.marker : kinds[entry.k]) && (!wanted || entry.c === wanted);
+      const children = new Map(), nested = new Set();
+      for (let i = 0; i < entries.length; i++) {
+        const cause = entries[i].b;
+        if (cause !== undefined && bySequence.has(cause) && entries[bySequence.get(cause)].k === "action") {
+          if (!children.has(cause)) children.set(cause, []);
+          children.get(cause).push(i);
+          nested.add(i);
+        }
+      }
+      rows = [];
+      for (let i = 0; i < entries.length; i++) {
+        const entry = entries[i];
+        if (nested.has(i)) continue;
+        if (visible(entry)) rows.push({ index: i, nested: false });
+        for (const child of children.get(entry.s) || []) if (visible(entries[child])) rows.push({ index: child, nested: true });
+      }
+      const list = document.getElementById("entries");
+      list.firstChild.style.height = rows.length * ROW + "px";
+      drawRows();
+    }
+    function drawRows() {
+      const list = document.getElementById("entries");
+      const spacer = list.firstChild;
+      const first = Math.max(0, Math.floor(list.scrollTop / ROW) - 5);
+      const last = Math.min(rows.length, first + Math.ceil(list.clientHeight / ROW) + 10);
+      spacer.replaceChildren();
+      for (let r = first; r < last; r++) {
+        const { index, nested } = rows[r];
+        const entry = entries[index];
+        const row = text("div", undefined, "row " + (isMarker(entry.k) ? "marker" : entry.k) + (nested ? " nested" : "") +
+          (index === position - 1 ? " selected" : ""));
+        row.style.top = r * ROW + "px";
+        row.dataset.sequence = entry.s;
+        row.append(text("span", "#" + entry.s, "seq"), text("span", relativeTime(entry), "time"),
+          text("span", entry.k, "kind"), text("span", entry.r, "case"));
+        row.title = absoluteTime(entry) + (entry.b !== undefined ? "  caused by #" + entry.b : "");
+        row.addEventListener("click", () => moveTo(index + 1));
+        spacer.append(row);
+      }
+    }
+    function revealSelected() {
+      const r = rows.findIndex((row) => row.index === position - 1);
+      if (r < 0) return;
+      const list = document.getElementById("entries");
+      if (r * ROW < list.scrollTop || (r + 1) * ROW > list.scrollTop + list.clientHeight) {
+        list.scrollTop = Math.max(0, r * ROW - list.clientHeight / 2);
+      }
+    }
+
+    // The state as a collapsible tree; changed paths highlighted and their ancestors opened.
+    function changedPaths() {
+      const paths = new Set();
+      if (position === 0) return paths;
+      for (const change of entries[position - 1].d || []) {
+        for (let i = 0; i <= change.p.length; i++) paths.add(pathText(change.p.slice(0, i)));
+      }
+      return paths;
+    }
+    function node(key, value, path, changed) {
+      const name = pathText(path);
+      const label = key === null ? "state" : String(key);
+      if (value !== null && typeof value === "object") {
+        const details = text("details");
+        details.dataset.path = name;
+        if (changed.has(name)) { details.classList.add("changed"); open.add(name); }
+        const summary = text("summary");
+        const keyElement = text("span", label, "key");
+        keyElement.addEventListener("click", (event) => { event.preventDefault(); blame(path); });
+        const count = Array.isArray(value) ? value.length : Object.keys(value).length;
+        summary.append(keyElement, text("span", Array.isArray(value) ? " [" + count + "]" : " {" + count + "}", "summary"));
+        details.append(summary);
+        const fill = () => {
+          if (details.childElementCount > 1) return;
+          const keys = Array.isArray(value) ? value.map((_, i) => i) : Object.keys(value).sort();
+          for (const k of keys) details.append(node(k, value[k], path.concat([k]), changed));
+        };
+        details.open = open.has(name);
+        if (details.open) fill();
+        details.addEventListener("toggle", () => { if (details.open) { open.add(name); fill(); } else open.delete(name); });
+        return details;
+      }
+      const leaf = text("div", undefined, "leaf" + (changed.has(name) ? " changed" : ""));
+      leaf.dataset.path = name;
+      const keyElement = text("span", label, "key");
+      keyElement.addEventListener("click", () => blame(path));
+      leaf.append(keyElement, text("span", ": "), text("span", JSON.stringify(value), "value"));
+      return leaf;
+    }
+    function renderState() {
+      const tree = document.getElementById("state-tree");
+      if (stateUnknown()) {
+        const before = entries.slice(0, position).map((e) => e.d ? e.s : null).filter((s) => s !== null).pop();
+        const after = entries.slice(position).find((e) => e.d);
+        tree.replaceChildren(text("div", "Not recorded at this step" +
+          (before !== undefined || after ? " (recorded states: " + [before !== undefined ? "#" + before : null, after ? "#" + after.s : null].filter(Boolean).join(", ") + ")" : "") +
+          ". An inspector built with this reactor's reduce shows every state.", "unknown"));
+        return;
+      }
+      tree.replaceChildren(node(null, state, [], changedPaths()));
+    }
+    function renderDiff() {
+      const diff = document.getElementById("diff");
+      diff.replaceChildren();
+      if (position === 0) { diff.append(text("div", "The state before the first entry shown.", "unknown")); return; }
+      const entry = entries[position - 1];
+      if (entry.u) { diff.append(text("div", "Not known: no state was recorded here.", "unknown")); return; }
+      if (!entry.d) { diff.append(text("div", entry.k === "mutation" ? "No change." : "No change (" + (entry.k === "action" ? "an " : "a ") + entry.k + " entry).", "unknown")); return; }
+      if (entry.g !== undefined) diff.append(text("div", "Across #" + entry.g + "…#" + entry.s + ": the states between were not recorded.", "unknown"));
+      const changes = entry.d;
+      for (let i = 0; i < changes.length;) {
+        const change = changes[i], run = runLength(changes, i);
+        const path = pathText(change.p) || "state";
+        if (run >= 4) {
+          const added = !("o" in change), last = changes[i + run - 1];
+          const parent = pathText(change.p.slice(0, -1));
+          const first = added ? change.n : change.o, final = added ? last.n : last.o;
+          diff.append(text("div", (added ? "+ " : "- ") + parent + "[" + change.p[change.p.length - 1] + "..." + last.p[last.p.length - 1] +
+            "]: " + run + (added ? " added (" : " removed (") + short(first, 60) + " … " + short(final, 60) + ")", added ? "add" : "remove"));
+          i += run;
+          continue;
+        }
+        if (!("o" in change)) diff.append(text("div", "+ " + path + ": " + short(change.n, 60), "add"));
+        else if (!("n" in change)) diff.append(text("div", "- " + path + ": " + short(change.o, 60), "remove"));
+        else diff.append(text("div", "~ " + path + ": " + short(change.o, 60) + " → " + short(change.n, 60), "change"));
+        i++;
+      }
+    }
+    // How many changes from `start` add (or remove) consecutive elements of one array, as `reactorlog diff` groups them.
+    function runLength(changes, start) {
+      const first = changes[start];
+      const index = first.p[first.p.length - 1];
+      if (typeof index !== "number" || ("o" in first) === ("n" in first)) return 1;
+      const parent = JSON.stringify(first.p.slice(0, -1));
+      let length = 0;
+      for (let i = start; i < changes.length; i++) {
+        const change = changes[i];
+        if (change.p[change.p.length - 1] !== index + length || JSON.stringify(change.p.slice(0, -1)) !== parent ||
+            ("o" in change) !== ("o" in first) || ("n" in change) !== ("n" in first)) break;
+        length++;
+      }
+      return length;
+    }
+    function renderEntry() {
+      const panel = document.getElementById("entry");
+      if (position === 0) { panel.textContent = "The start of the range."; return; }
+      const entry = entries[position - 1];
+      const cause = entry.b !== undefined ? "\ncaused by #" + entry.b + (bySequence.has(entry.b) ? " " + entries[bySequence.get(entry.b)].r : "") : "";
+      panel.textContent = "#" + entry.s + " " + entry.k + " " + entry.r + "\n" + absoluteTime(entry) + " (" + relativeTime(entry) + ")" + cause +
+        (entry.p !== undefined && entry.p !== null ? "\n" + JSON.stringify(entry.p, null, 2) : "");
+    }
+
+    // Blame: replays the changes up to the selected step and keeps those that changed the value at the path.
+    function valueAt(value, path) {
+      for (const part of path) {
+        if (value === null || typeof value !== "object") return undefined;
+        value = value[part];
+      }
+      return value;
+    }
+    function blame(path) {
+      blamed = path;
+      const saved = state, savedPosition = position;
+      const found = [];
+      state = copy(data.start);
+      for (let i = 0; i < savedPosition; i++) {
+        const changes = entries[i].d;
+        if (!changes) continue;
+        const touches = changes.some((c) => c.p.length <= path.length ? c.p.every((p, j) => p === path[j]) : path.every((p, j) => p === c.p[j]));
+        const before = touches ? JSON.stringify(valueAt(state, path)) : null;
+        apply(changes);
+        if (touches) {
+          const after = JSON.stringify(valueAt(state, path));
+          if (after !== before) found.push({ index: i, before, after });
+        }
+      }
+      state = saved;
+      const list = document.getElementById("blame");
+      list.replaceChildren(text("div", (pathText(path) || "state") + ": changed by " + found.length + " mutation" +
+        (found.length === 1 ? "" : "s") + " up to this step" + (found.length > 50 ? " (the last 50 shown)" : "") + "."));
+      for (const change of found.slice(-50).reverse()) {
+        const entry = entries[change.index];
+        const cause = entry.b !== undefined && bySequence.has(entry.b) ? " ← #" + entry.b + " " + entries[bySequence.get(entry.b)].c : "";
+        const span = entry.g !== undefined ? " (somewhere in #" + entry.g + "…#" + entry.s + ")" : "";
+        const line = text("div", "#" + entry.s + " " + entry.c + cause + span + ": " + (change.before ?? "absent") + " → " + (change.after ?? "absent"), "change");
+        line.dataset.sequence = entry.s;
+        line.addEventListener("click", () => moveTo(change.index + 1));
+        list.append(line);
+      }
+    }
+
+    function drawMinimap() {
+      const canvas = document.getElementById("minimap");
+      const width = canvas.clientWidth;
+      canvas.width = width;
+      const context = canvas.getContext("2d");
+      context.clearRect(0, 0, width, canvas.height);
+      if (!entries.length) return;
+      const styles = getComputedStyle(document.documentElement);
+      const color = (name) => styles.getPropertyValue("--" + name);
+      const rank = { marker: 0, mutation: 1, action: 2, error: 3 };
+      const buckets = new Array(width).fill(-1);
+      entries.forEach((entry, i) => {
+        const x = Math.floor(i * width / entries.length);
+        buckets[x] = Math.max(buckets[x], rank[isMarker(entry.k) ? "marker" : entry.k]);
+      });
+      const names = ["marker", "mutation", "action", "error"];
+      buckets.forEach((r, x) => {
+        if (r < 0) return;
+        context.fillStyle = color(names[r]);
+        const height = r === 3 ? canvas.height : canvas.height / 2;
+        context.fillRect(x, canvas.height - height, 1, height);
+      });
+      context.fillStyle = color("text");
+      context.fillRect(Math.floor(position * width / Math.max(1, entries.length)), 0, 2, canvas.height);
+    }
+
+    function render() {
+      const slider = document.getElementById("slider");
+      slider.value = position;
+      const label = document.getElementById("step-label");
+      if (position === 0) label.textContent = "start: before #" + (entries.length ? entries[0].s : "—");
+      else {
+        const entry = entries[position - 1];
+        label.textContent = "#" + entry.s + " " + entry.k + " " + entry.c + "  " + absoluteTime(entry);
+      }
+      renderEntry();
+      renderState();
+      renderDiff();
+      if (blamed) blame(blamed);
+      drawRows();
+      revealSelected();
+      drawMinimap();
+    }
+
+    function step(direction) {
+      let target = position + direction;
+      const shown = new Set(rows.map((row) => row.index));
+      while (target > 0 && target <= entries.length && !shown.has(target - 1)) target += direction;
+      moveTo(target);
+    }
+
+    document.getElementById("title").textContent = data.source.stream + " — " + data.source.reactorType;
+    document.getElementById("source").textContent = data.source.log + " · entries #" + data.range.first + "…#" + data.range.last +
+      " (" + data.range.shown + ") · written by " + data.source.inspector + " at " + data.source.generatedAt;
+    document.getElementById("mode").textContent = data.source.reduced
+      ? "Every state rebuilt with the reactor's reduce."
+      : "Recorded states only: the state is known where the log recorded it. An inspector built with this reactor's reduce shows every state (docs/INSPECTOR.md).";
+    document.getElementById("range-note").textContent = data.range.note || "";
+    const slider = document.getElementById("slider");
+    slider.max = entries.length;
+    slider.addEventListener("input", () => moveTo(Number(slider.value)));
+    document.getElementById("previous").addEventListener("click", () => step(-1));
+    document.getElementById("next").addEventListener("click", () => step(1));
+    const cases = [...new Set(entries.map((e) => e.c))].sort();
+    const caseFilter = document.getElementById("case-filter");
+    for (const name of cases) caseFilter.append(new Option(name, name));
+    for (const id of ["show-action", "show-mutation", "show-error", "show-marker", "case-filter"]) {
+      document.getElementById(id).addEventListener("change", () => { buildRows(); render(); });
+    }
+    document.getElementById("entries").addEventListener("scroll", drawRows);
+    document.getElementById("minimap").addEventListener("click", (event) => {
+      const canvas = event.currentTarget;
+      moveTo(Math.round(event.offsetX / canvas.clientWidth * entries.length));
+    });
+    document.addEventListener("keydown", (event) => {
+      const target = event.target;
+      if (target === slider || target.tagName === "SELECT" || target.tagName === "SUMMARY") return;
+      const moves = { ArrowRight: 1, ArrowDown: 1, j: 1, ArrowLeft: -1, ArrowUp: -1, k: -1 };
+      if (event.key in moves) { step(moves[event.key]); event.preventDefault(); }
+      else if (event.key === "Home") { moveTo(0); event.preventDefault(); }
+      else if (event.key === "End") { moveTo(entries.length); event.preventDefault(); }
+    });
+    window.addEventListener("resize", () => { drawRows(); drawMinimap(); });
+    buildRows();
+    moveTo(entries.length);
+    document.body.dataset.ready = "true";
+    </script>
+    </body>
+    </html>
+
+    """#
+}

@@ -1,0 +1,70 @@
+import EventLogKit
+import TimeTravel
+
+/// What one entry did to the state, as a timeline page records it.
+struct TimelineStep {
+    /// The changes from the last known state to the state after the entry; `nil` when there are none.
+    var changes: [TimelineDocument.Change]?
+    /// Whether the state after the entry is unknown: no reducer, and the log recorded no state there.
+    var isUnknown = false
+    /// When ``changes`` spans several mutations because the states between were not recorded: the first of them.
+    var spanStart: UInt64?
+}
+
+extension TimeMachine {
+    /// Visits each entry of the stream from `from` through `through` with what it did to the state, and returns
+    /// the state before `from` (`nil` when it is not known). With a reducer every state is known; without one,
+    /// the states the log recorded are, and the change at each of them spans the mutations since the last.
+    func walkStates(from: UInt64, through: UInt64, _ visit: (LogEntry, TimelineStep) throws -> Void) throws -> JSONValue? {
+        if canReduce { return try walkReduced(from: from, through: through, visit) }
+        var known: JSONValue?
+        do {
+            known = try json(at: from == 0 ? 0 : from - 1)
+        } catch TimeTravelError.needsReducer {
+            known = nil
+        }
+        let start = known
+        let recorded = Set(try log.snapshotSequences(stream: stream.name))
+        var unknownSince: UInt64?
+        var isUnknown = known == nil
+        var entries = log.entries(EntryQuery(from: max(from, 1), through: through, stream: stream.name))
+        while let entry = try entries.next() {
+            guard entry.kind == .mutation else {
+                try visit(entry, TimelineStep(isUnknown: isUnknown))
+                continue
+            }
+            guard recorded.contains(entry.sequence) else {
+                unknownSince = unknownSince ?? entry.sequence
+                isUnknown = true
+                try visit(entry, TimelineStep(isUnknown: true))
+                continue
+            }
+            let state = try json(at: entry.sequence)
+            let changes = known.map { Self.changes(from: $0, to: state) } ?? [TimelineDocument.Change(path: StatePath([]), old: nil, new: state)]
+            try visit(entry, TimelineStep(changes: changes, spanStart: unknownSince))
+            (known, unknownSince, isUnknown) = (state, nil, false)
+        }
+        return start
+    }
+
+    private func walkReduced(from: UInt64, through: UInt64, _ visit: (LogEntry, TimelineStep) throws -> Void) throws -> JSONValue? {
+        var iterator = try states(from: from, through: through)
+        let start = try replayer.json(iterator.state)
+        var previous = start
+        while let (entry, state) = try iterator.next() {
+            guard entry.kind == .mutation else {
+                try visit(entry, TimelineStep())
+                continue
+            }
+            let json = try replayer.json(state)
+            try visit(entry, TimelineStep(changes: Self.changes(from: previous, to: json)))
+            previous = json
+        }
+        return start
+    }
+
+    private static func changes(from old: JSONValue, to new: JSONValue) -> [TimelineDocument.Change]? {
+        let diff = StateDiff(from: old, to: new)
+        return diff.isEmpty ? nil : diff.changes.map { TimelineDocument.Change(path: $0.path, old: $0.old, new: $0.new) }
+    }
+}

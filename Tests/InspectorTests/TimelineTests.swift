@@ -1,0 +1,159 @@
+import EventLogKit
+import Foundation
+import TestSupport
+import Testing
+
+/// `reactorlog timeline`: the page it writes, read as data, and driven in a real headless Chromium by
+/// Tools/scripts/timeline-check.py (Debian's chromium, chromium-driver and python3-selenium).
+@Suite("reactorlog timeline", .serialized, .timeLimit(.minutes(3)))
+struct TimelineTests {
+    let scratch = ScratchDirectory()
+
+    /// The JSON data a page embeds.
+    func embedded(_ page: String) throws -> [String: Any] {
+        let start = try #require(page.range(of: #"<script type="application/json" id="timeline-data">"#))
+        let end = try #require(page.range(of: "</script>", range: start.upperBound..<page.endIndex))
+        let text = page[start.upperBound..<end.lowerBound]
+        return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    func timeline(_ arguments: [String]) throws -> (result: Tool.Result, page: String?) {
+        let result = try Tool.run(["timeline"] + arguments)
+        let out = arguments.firstIndex(of: "--out").map { arguments[$0 + 1] }
+        return (result, try out.flatMap { FileManager.default.fileExists(atPath: $0) ? try String(contentsOfFile: $0, encoding: .utf8) : nil })
+    }
+
+    /// Runs the browser check; a machine without the browser fails with the command that installs it.
+    func browserCheck(_ page: String, _ arguments: [String]) throws {
+        let result = try Tool.python("timeline-check.py", [page] + arguments)
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+    }
+
+    @Test("it writes one self-contained page, as private as the log, and keeps an existing file unless --force")
+    func selfContained() throws {
+        let demo = try Tool.demoLog(in: scratch)
+        let path = scratch.file("search.html")
+        let (result, page) = try timeline([demo, "--stream", "search", "--out", path])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("Wrote \(path): 33 entries of stream 'search', #1…#33."))
+        let html = try #require(page)
+        for reference in ["src=", "href=", "http://", "https://", "@import", "url("] {
+            #expect(!html.contains(reference), "the page refers to something outside it: \(reference)")
+        }
+        #expect(html.contains("Content-Security-Policy\" content=\"default-src 'none'"))
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let data = try embedded(html)
+        let entries = try #require(data["entries"] as? [[String: Any]])
+        #expect(entries.count == 33)
+        #expect((data["source"] as? [String: Any])?["reduced"] as? Bool == true)
+        let again = try timeline([demo, "--stream", "search", "--out", path])
+        #expect(again.result.status == 2)
+        #expect(again.result.error.contains("already exists"))
+        #expect(try timeline([demo, "--stream", "search", "--out", path, "--force"]).result.status == 0)
+    }
+
+    @Test("a range larger than --limit: the page holds the last entries, or the first from --from, and says so")
+    func limit() throws {
+        let demo = try Tool.demoLog(in: scratch)
+        let last = try timeline([demo, "--stream", "search", "--limit", "5", "--out", scratch.file("last.html")])
+        #expect(last.result.output.contains("holds the last 5 of 33 entries"), "\(last.result.output)")
+        let lastData = try embedded(try #require(last.page))
+        #expect((lastData["entries"] as? [[String: Any]])?.map { $0["s"] as? Int } == [29, 30, 31, 32, 33])
+        // The page starts from the state before its first entry, rebuilt with the reducer.
+        #expect((lastData["start"] as? [String: Any])?["isLoadingNextPage"] as? Bool == false)
+        let first = try timeline([demo, "--stream", "search", "--from", "10", "--limit", "3", "--out", scratch.file("first.html")])
+        let firstData = try embedded(try #require(first.page))
+        #expect((firstData["entries"] as? [[String: Any]])?.map { $0["s"] as? Int } == [10, 11, 12])
+        #expect(try Tool.run(["timeline", demo, "--limit", "0"]).status == 64)
+    }
+
+    @Test("names from a hostile log cannot end the page's data or run as script")
+    func hostileNames() throws {
+        let path = scratch.file("hostile.reactorlog")
+        let log = try EventLog.open(at: path)
+        let attack = "</script><script>document.title='pwned'</script><!--"
+        let stream = try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: ["note": "x"])
+        let action = try stream.append(.action, ["buy": attack], caseName: "buy" + attack)
+        try stream.append(.mutation, ["note": attack], caseName: "setNote", cause: action)
+        try log.close()
+        let out = scratch.file("shop.html")
+        let (result, page) = try timeline([path, "--out", out])
+        #expect(result.status == 0, "\(result.error)")
+        let html = try #require(page)
+        #expect(html.components(separatedBy: "</script").count - 1 == 2, "only the page's own two scripts end")
+        #expect(!html.contains("<!--"))
+        let entries = try #require(try embedded(html)["entries"] as? [[String: Any]])
+        #expect(entries.contains { $0["c"] as? String == "buy" + attack }, "the name is kept exactly")
+    }
+
+    @Test("without the reducer, the page knows the recorded states and marks the changes across unrecorded steps")
+    func recordedStates() throws {
+        let path = scratch.file("user.reactorlog")
+        let log = try EventLog.open(at: path)
+        struct State: Codable { var itemCount: Int }
+        let stream = try log.openStream(named: "items", reactorType: "MyApp.ItemsReactor", schemaFingerprint: "v1", initialState: State(itemCount: 0))
+        for index in 1...16 {
+            let action = try stream.append(.action, ["addItem": [String: Int]()], caseName: "addItem")
+            let mutation = try stream.append(.mutation, ["appendItem": ["_0": index]], caseName: "appendItem", cause: action)
+            if index % 8 == 0 { try stream.writeSnapshot(State(itemCount: index), at: mutation) }
+        }
+        try log.close()
+        let out = scratch.file("items.html")
+        let (result, page) = try timeline([path, "--out", out])
+        #expect(result.status == 0, "\(result.error)")
+        let data = try embedded(try #require(page))
+        #expect((data["source"] as? [String: Any])?["reduced"] as? Bool == false)
+        let entries = try #require(data["entries"] as? [[String: Any]])
+        // Mutation k is #2k + 1: its state is recorded at #17 (8 items) and #33 (16 items), unknown between.
+        let recorded = try #require(entries.first { $0["s"] as? Int == 17 })
+        #expect(recorded["g"] as? Int == 3)
+        #expect(recorded["u"] == nil)
+        let change = try #require((recorded["d"] as? [[String: Any]])?.first)
+        #expect(change["p"] as? [String] == ["itemCount"])
+        #expect(change["o"] as? Int == 0 && change["n"] as? Int == 8)
+        #expect(entries.first { $0["s"] as? Int == 19 }?["u"] as? Bool == true)
+        try browserCheck(out, ["--step", "33", "--expect", "itemCount=16", "--expect-diff", "~ itemCount: 8 → 16", "--blame", "itemCount=33"])
+    }
+
+    @Test("in a browser: the slider moves through states, the tree and the diff match the CLI's, blame lists the change")
+    func browser() throws {
+        let demo = try Tool.demoLog(in: scratch)
+        let out = scratch.file("search.html")
+        #expect(try timeline([demo, "--stream", "search", "--out", out]).result.status == 0)
+        // What the page must show at #27 is what `reactorlog state`, `diff` and `blame` say.
+        let state = try #require(try JSONSerialization.jsonObject(
+            with: Data(try Tool.run(["state", demo, "--stream", "search", "--at", "27", "--json"]).output.utf8)) as? [String: Any])
+        let value = try #require(state["value"] as? [String: Any])
+        var arguments = ["--step", "27"]
+        for (key, member) in value where !(member is [Any]) {
+            let json = String(decoding: try JSONSerialization.data(withJSONObject: member, options: .fragmentsAllowed), as: UTF8.self)
+            arguments += ["--expect", "\(key)=\(json)"]
+        }
+        let diff = try Tool.run(["diff", demo, "26", "27", "--stream", "search"]).lines.dropFirst()
+        #expect(!diff.isEmpty)
+        for line in diff { arguments += ["--expect-diff", line] }
+        let blame = try #require(try JSONSerialization.jsonObject(
+            with: Data(try Tool.run(["blame", demo, "nextPage", "--stream", "search", "--to", "27", "--json"]).output.utf8)) as? [[String: Any]])
+        let lastChange = try #require(blame.last?["sequence"] as? Int)
+        arguments += ["--blame", "nextPage=\(lastChange)"]
+        try browserCheck(out, arguments)
+    }
+
+    @Test("in a browser: a page of 100 000 entries loads, steps and shows the state")
+    func large() throws {
+        let log = scratch.file("long.reactorlog")
+        #expect(try Tool.run(["demo", "--out", log, "--actions", "25000", "--durability", "nosync"]).status == 0)
+        let out = scratch.file("long.html")
+        let written = try timeline([log, "--out", out])
+        #expect(written.result.status == 0, "\(written.result.error)")
+        #expect(written.result.output.contains("100000 entries"))
+        let state = try #require(try JSONSerialization.jsonObject(
+            with: Data(try Tool.run(["state", log, "--at", "99990", "--json"]).output.utf8)) as? [String: Any])
+        let value = try #require((state["value"] as? [String: Any])?["value"] as? Int)
+        let blame = try #require(try JSONSerialization.jsonObject(
+            with: Data(try Tool.run(["blame", log, "value", "--from", "99900", "--to", "99990", "--json"]).output.utf8)) as? [[String: Any]])
+        let lastChange = try #require(blame.last?["sequence"] as? Int)
+        try browserCheck(out, ["--step", "99990", "--expect", "value=\(value)", "--blame", "value=\(lastChange)"])
+    }
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+"""Drives a `reactorlog timeline` page in a real headless Chromium, as a user would, and checks what it shows.
+
+    timeline-check.py PAGE --step SEQ [--expect PATH=JSON]... [--expect-diff LINE]... [--blame PATH=SEQ]
+                      [--screenshot FILE.png] [--report]
+
+It opens the page from its file, waits for it to be ready, moves the slider with the keyboard to the entry SEQ
+(from whichever end is nearer), then checks: the state tree shows each PATH with the JSON value given; the diff lists each LINE; clicking PATH
+in the tree lists the mutation SEQ in the blame panel; the page logged no error; and the browser made no
+network request but the page's own file. Prints one line per failure and exits 1, or exits 0.
+
+Needs Debian's chromium, chromium-driver and python3-selenium (Tools/scripts/setup.sh --browser installs them).
+"""
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+try:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+except ImportError:
+    sys.exit("timeline-check: Python's selenium is missing: run Tools/scripts/setup.sh --browser "
+             "(apt-get install python3-selenium chromium chromium-driver).")
+
+
+def browser(profile):
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1400,900", "--user-data-dir=" + profile, "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("page")
+    parser.add_argument("--step", type=int, required=True)
+    parser.add_argument("--expect", action="append", default=[])
+    parser.add_argument("--expect-diff", action="append", default=[])
+    parser.add_argument("--blame")
+    parser.add_argument("--screenshot")
+    parser.add_argument("--report", action="store_true", help="print how long loading and stepping took")
+    arguments = parser.parse_args()
+    url = "file://" + os.path.abspath(arguments.page)
+    failures = []
+    with tempfile.TemporaryDirectory() as profile:
+        driver = browser(profile)
+        try:
+            driver.get_log("performance")  # what the browser did before the page (its new-tab page) is not the page's
+            opened = time.monotonic()
+            driver.get(url)
+            WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
+
+            loaded = time.monotonic()
+
+            # Move the slider as a user does, with the keyboard: from the start (Home) or the end (End), whichever is
+            # nearer, step by step until the entry is shown.
+            slider = driver.find_element(By.ID, "slider")
+            label = driver.find_element(By.ID, "step-label")
+            first, last = driver.execute_script("return [data.range.first, data.range.last]")
+            towards_end = arguments.step - first > last - arguments.step
+            slider.send_keys(Keys.END if towards_end else Keys.HOME)
+            started, presses = time.monotonic(), 0
+            for _ in range(int(slider.get_attribute("max")) + 1):
+                if label.text.startswith("#%d " % arguments.step):
+                    break
+                slider.send_keys(Keys.ARROW_LEFT if towards_end else Keys.ARROW_RIGHT)
+                presses += 1
+            else:
+                failures.append("the slider never reached #%d (label: %r)" % (arguments.step, label.text))
+            stepped = time.monotonic()
+            if arguments.report:
+                print("load %.0f ms, %d key presses at %.1f ms each" % (
+                    (loaded - opened) * 1000, presses, (stepped - started) * 1000 / max(presses, 1)))
+
+            for expectation in arguments.expect:
+                path, _, expected = expectation.partition("=")
+                found = driver.find_elements(By.CSS_SELECTOR, '#state-tree [data-path="%s"] > .value' % path)
+                if not found:
+                    failures.append("the state tree shows no %s" % path)
+                elif json.loads(found[0].text) != json.loads(expected):
+                    failures.append("the state tree shows %s = %s, expected %s" % (path, found[0].text, expected))
+
+            diff = [line.text for line in driver.find_elements(By.CSS_SELECTOR, "#diff > div")]
+            for line in arguments.expect_diff:
+                if line not in diff:
+                    failures.append("the diff does not show %r; it shows %r" % (line, diff))
+
+            if arguments.blame:
+                path, _, sequence = arguments.blame.partition("=")
+                keys = driver.find_elements(By.CSS_SELECTOR, '#state-tree [data-path="%s"] .key' % path)
+                if not keys:
+                    failures.append("the state tree has no %s to click for blame" % path)
+                else:
+                    keys[0].click()
+                    blamed = [line.get_attribute("data-sequence") for line in driver.find_elements(By.CSS_SELECTOR, "#blame .change")]
+                    if sequence not in blamed:
+                        failures.append("blame of %s lists %r, not #%s" % (path, blamed, sequence))
+
+            if arguments.screenshot:
+                driver.save_screenshot(arguments.screenshot)
+
+            for entry in driver.get_log("browser"):
+                if entry.get("level") == "SEVERE":
+                    failures.append("the page logged an error: %s" % entry.get("message"))
+            requests = []
+            for entry in driver.get_log("performance"):
+                message = json.loads(entry["message"])["message"]
+                if message.get("method") == "Network.requestWillBeSent":
+                    params = message["params"]
+                    if params.get("documentURL") == url or not params["request"]["url"].startswith("chrome://"):
+                        requests.append(params["request"]["url"])
+            foreign = [request for request in requests if request != url and not request.startswith("data:")]
+            if foreign:
+                failures.append("the page made network requests: %r" % foreign)
+            if url not in requests:
+                failures.append("the browser's network log did not see the page itself, so it cannot vouch for it")
+        finally:
+            driver.quit()
+    for failure in failures:
+        print("timeline-check: " + failure)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
