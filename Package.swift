@@ -114,3 +114,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The DocC plugin only builds the documentation catalogs (Tools/scripts/docs.sh sets REACTORLOG_DOCS), so a package
+// that depends on ReactorLog never resolves it.
+if Context.environment["REACTORLOG_DOCS"] != nil {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// It counts what is appended so it can say when the log's ``SnapshotPolicy`` wants a snapshot
 /// (``isSnapshotDue``); the owner, which holds the state, then calls ``writeSnapshot(_:codec:at:)``.
-/// Close it with ``close(finalState:)`` to record a clean end and a last snapshot.
+/// Close it with ``close(finalState:codec:)`` to record a clean end and a last snapshot.
 public final class LogStream: Sendable {
     /// The stream's descriptor.
     public let info: StreamInfo
@@ -76,7 +76,7 @@ public final class LogStream: Sendable {
 
     /// Appends an entry whose case name and payload are made by `encode` **on the writer thread**, so the
     /// caller only takes a sequence number and hands the work over: the hot path of a recorded reactor.
-    /// Order, causes and durability are those of ``append(_:)-7vz7x`` (in `sync` durability it returns once
+    /// Order, causes and durability are those of ``append(_:)`` (in `sync` durability it returns once
     /// the entry is committed). When `encode` throws, the entry is written all the same, so the sequence
     /// stays gapless, with the case name `unencodable`, codec none and no payload; `encode` is the place to
     /// report the failure to its owner. The snapshot policy's byte count learns the payload's size once it is

@@ -1,7 +1,7 @@
 /// When the owner of a stream should write a snapshot of its state.
 ///
 /// The log counts what each ``LogStream`` appends and says when a snapshot is due; the stream's owner
-/// (the runtime), which holds the state, writes it. A clean ``LogStream/close(finalState:)`` always
+/// (the runtime), which holds the state, writes it. A clean ``LogStream/close(finalState:codec:)`` always
 /// writes one.
 public enum SnapshotPolicy: Sendable, Hashable, CustomStringConvertible {
     /// After every `n` mutations. Rebuilding the state at any step costs at most `n - 1` reduces.

@@ -128,7 +128,9 @@ extension Reactor {
     /// seed's `testIsBookmarked`). Sent from inside `mutate`, `reduce` or an observer, it is handled right
     /// after the current one; sent while another thread dispatches, it is queued and handled by that thread.
     ///
-    /// - Parameter isolation: the caller's isolation, filled in by the compiler; leave it out.
+    /// - Parameters:
+    ///   - action: the action.
+    ///   - isolation: the caller's isolation, filled in by the compiler; leave it out.
     @inlinable public func send(_ action: Action, isolation: isolated (any Actor)? = #isolation) {
         runtime.send(action, to: self, from: isolation)
     }

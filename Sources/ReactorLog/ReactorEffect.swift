@@ -1,10 +1,10 @@
 /// What `mutate(action:)` returns: the mutations an action produces, now and over time. Inside a reactor,
 /// write it as `Effect`; elsewhere it is `MyReactor.Effect` or `ReactorEffect<Action, Mutation>`.
 ///
-/// Synchronous parts (``just(_:)``, ``none``, ``deferred(_:)``) are reduced inside dispatch, before
+/// Synchronous parts (``just(_:)-(Mutation...)``, ``none``, ``deferred(_:)``) are reduced inside dispatch, before
 /// `send` returns; asynchronous parts (``run(_:)``, ``sequence(_:)``) run in tasks the reactor owns and
-/// cancels when it is released. Compose in order with ``concat(_:)`` and concurrently with
-/// ``merge(_:)``:
+/// cancels when it is released. Compose in order with ``concat(_:)-(ReactorEffect<Action,Mutation>...)`` and concurrently with
+/// ``merge(_:)-(ReactorEffect<Action,Mutation>...)``:
 ///
 /// ```swift
 /// case let .updateQuery(query):
@@ -19,7 +19,7 @@
 /// ```
 ///
 /// **Errors.** An error thrown inside ``run(_:)`` ends that work; the mutations sent before it are kept.
-/// Inside ``concat(_:)`` it also ends the effects after it, and inside ``merge(_:)`` it cancels
+/// Inside ``concat(_:)-(ReactorEffect<Action,Mutation>...)`` it also ends the effects after it, and inside ``merge(_:)-(ReactorEffect<Action,Mutation>...)`` it cancels
 /// the others (RxSwift's `concat` and `merge` do the same). ``catch(_:)`` turns an error into an effect,
 /// for cleanup such as clearing a loading flag. An error nothing catches is recorded (in the log, when the
 /// reactor is recorded) and the reactor keeps working.
@@ -72,7 +72,7 @@ public struct ReactorEffect<Action: Sendable, Mutation: Sendable>: Sendable {
     }
 
     /// The effect `make` returns, made when this effect starts: inside dispatch, synchronously, after the
-    /// mutations before it in a ``concat(_:)`` have been reduced (ReactorKit's `Observable.deferred`
+    /// mutations before it in a ``concat(_:)-(ReactorEffect<Action,Mutation>...)`` have been reduced (ReactorKit's `Observable.deferred`
     /// and `Observable.create`). Read `currentState` here to compute mutations from the latest state:
     ///
     /// ```swift
@@ -148,7 +148,7 @@ public struct ReactorEffect<Action: Sendable, Mutation: Sendable>: Sendable {
 
     /// This effect, cancellable with ``cancel(id:)``. With `cancelInFlight`, starting it first cancels
     /// any running effect with the same id (latest wins). A cancelled effect stops sending and counts as
-    /// finished, so a ``concat(_:)`` it is part of goes on with the next effect.
+    /// finished, so a ``concat(_:)-(ReactorEffect<Action,Mutation>...)`` it is part of goes on with the next effect.
     public func cancellable(id: some Hashable & Sendable, cancelInFlight: Bool = false) -> ReactorEffect {
         let id = AnyHashableSendable(id)
         return ReactorEffect(body: .program { driver in
@@ -171,7 +171,7 @@ public struct ReactorEffect<Action: Sendable, Mutation: Sendable>: Sendable {
     /// This effect until an action for which `isLast` is true is sent (ReactorKit's
     /// `takeUntil(self.action.filter(isLast))`). It is checked against every action after
     /// `transform(action:)`, before that action's `mutate` runs. Cancelled, the effect stops sending and
-    /// counts as finished, so an enclosing ``concat(_:)`` goes on.
+    /// counts as finished, so an enclosing ``concat(_:)-(ReactorEffect<Action,Mutation>...)`` goes on.
     public func take(until isLast: @escaping @Sendable (Action) -> Bool) -> ReactorEffect {
         ReactorEffect(body: .program { driver in
             guard let rest = start(driver) else { return nil }

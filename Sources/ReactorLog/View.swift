@@ -1,4 +1,4 @@
-/// A view driven by a reactor, on any platform: set its ``reactor`` (declared with ``Bound``) from outside
+/// A view driven by a reactor, on any platform: set its `reactor` property (declared with ``Bound``) from outside
 /// and it binds itself.
 ///
 /// ```swift

@@ -3,7 +3,7 @@ import Foundation
 import ReactorLog
 import Synchronization
 
-/// Records a reactor in a stream of an ``EventLog``: the ``ReactorRecorder`` that
+/// Records a reactor in a stream of an `EventLog`: the `ReactorRecorder` that
 /// ``ReactorLog/Reactor/attach(to:stream:schemaFingerprint:redactingActions:)`` installs.
 ///
 /// The sender only takes a sequence number and hands the value over: encoding, redaction and case naming

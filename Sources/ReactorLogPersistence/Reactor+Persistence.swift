@@ -15,6 +15,8 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
     /// the mutations after it, and new entries continue the sequence. Attach before the reactor's first use.
     ///
     /// - Parameters:
+    ///   - log: the log to record into.
+    ///   - name: the stream's name in the log; one reactor per stream.
     ///   - schemaFingerprint: identifies the Action, Mutation and State types, to tell later whether replay
     ///     is safe; defaults to their type names.
     ///   - redact: rewrites an action before it is logged, to mask secrets (the reactor still gets the

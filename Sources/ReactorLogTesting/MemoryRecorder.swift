@@ -1,7 +1,7 @@
 import ReactorLog
 import Synchronization
 
-/// A ``ReactorRecorder`` that keeps everything in memory: for tests that check what a reactor records,
+/// A `ReactorRecorder` that keeps everything in memory: for tests that check what a reactor records,
 /// in order, without a log.
 ///
 /// ```swift

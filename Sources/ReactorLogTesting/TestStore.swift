@@ -20,7 +20,7 @@ import ReactorLog
 /// }
 /// ```
 ///
-/// The store records the reactor through its ``ReactorRecorder`` seam, so it must be made before the
+/// The store records the reactor through its `ReactorRecorder` seam, so it must be made before the
 /// reactor's first use. States are compared as `reduce` produced them (before `transform(state:)`).
 /// Send from the reactor's scheduler: an `.immediate` reactor from anywhere, a `.mainActor` one from a
 /// `@MainActor` test.
@@ -38,7 +38,8 @@ public final class TestStore<R: Reactor> where R.State: Equatable {
     public let reactor: R
     /// How strictly the store checks; `.on` unless set.
     public var exhaustivity: Exhaustivity = .on
-    /// How long ``receive(_:timeout:assert:fileID:filePath:line:column:)`` and ``finish(timeout:fileID:filePath:line:column:)`` wait by default.
+    /// How long ``TestStore/receive(_:timeout:assert:fileID:filePath:line:column:isolation:)`` and
+    /// ``TestStore/finish(timeout:fileID:filePath:line:column:isolation:)`` wait by default.
     public var timeout: Duration = .seconds(1)
 
     private let recorder = StoreRecorder<R.Action, R.Mutation, R.State>()

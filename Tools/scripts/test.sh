@@ -10,3 +10,5 @@ swift build --package-path Benchmarks --build-tests
 swift test --package-path Benchmarks --skip-build --disable-xctest
 swift build --build-tests
 swift test --skip-build --disable-xctest
+# The DocC catalogs of every library product, with DocC warnings as errors.
+Tools/scripts/docs.sh
