@@ -196,6 +196,10 @@ public final class EventLog: Sendable {
         return info
     }
 
+    func isStreamOpen(_ id: UInt32) -> Bool {
+        openStreamIDs.withLock { $0.contains(id) }
+    }
+
     func releaseStream(_ id: UInt32) {
         _ = openStreamIDs.withLock { $0.remove(id) }
     }

@@ -33,6 +33,8 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidArgument(String)
     /// A payload could not be encoded or decoded.
     case codec(String)
+    /// A stream was recorded with types its reader's types cannot decode (a schema change).
+    case incompatibleSchema(stream: String, recorded: String, current: String, problem: String)
     /// The writer could not commit: the log stopped accepting appends; everything committed before is intact.
     case writeFailed(path: String, lastCommitted: UInt64, unwritten: Int, underlying: String)
     /// LMDB reported an error.
@@ -63,6 +65,8 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
             "The log at \(path) is damaged: \(reason). Nothing was read; restore the log from a copy."
         case .corruptMetadata(let reason):
             "The log's metadata is corrupt: \(reason). Run `reactorlog verify` for details."
+        case .incompatibleSchema(let stream, let recorded, let current, let problem):
+            "Stream '\(stream)' was recorded with other types (fingerprint \(recorded), now \(current)) and no longer decodes: \(problem). Let attach start a new generation of the stream (its default policy), or read it with the types that recorded it."
         case .unknownStream(let name):
             "The log has no stream named '\(name)'. Run `reactorlog info` to list its streams."
         case .streamInUse(let name):

@@ -22,6 +22,8 @@ public enum InspectorExit: Int32, Sendable, CaseIterable {
     case bisectFailed = 7
     /// A write was refused or failed: the log is busy, or the disk is full.
     case writeFailed = 8
+    /// The stream was recorded with other types than this inspector's: a schema change, not damage.
+    case schemaMismatch = 9
     /// Command-line usage error (from the argument parser).
     case usage = 64
 }
@@ -52,6 +54,7 @@ struct InspectorFailure: Error, CustomStringConvertible {
             case .bisectPrecondition, .bisectLogIncomplete: self.init(error.description, exit: .bisectFailed)
             case .replayDiverges: self.init(Self.firstLine(error.description), exit: .finding)
             case .decoding: self.init(error.description, exit: .corrupt)
+            case .schemaMismatch: self.init(error.description, exit: .schemaMismatch)
             default: self.init(error.description, exit: .invalidArgument)
             }
         default:
@@ -81,6 +84,7 @@ struct InspectorFailure: Error, CustomStringConvertible {
         case .newerFormat: .newerFormat
         case .corruptEntry, .corruptSnapshot, .corruptStream, .corruptMetadata, .damagedFile, .codec: .corrupt
         case .unknownStream, .invalidArgument: .invalidArgument
+        case .incompatibleSchema: .schemaMismatch
         case .alreadyOpen, .readOnly, .closed, .streamInUse, .writeFailed: .writeFailed
         }
     }

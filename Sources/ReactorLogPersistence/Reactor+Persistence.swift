@@ -14,21 +14,33 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
     /// When the stream exists, the reactor **resumes** it: its state is rebuilt from the latest snapshot and
     /// the mutations after it, and new entries continue the sequence. Attach before the reactor's first use.
     ///
+    /// **Schema changes.** When the stream was recorded with another schema fingerprint, `attach` decodes what
+    /// resuming and replaying need (the initial state, the latest snapshot, the first and last mutation of every
+    /// case) with the current types. If all of it decodes, the stream resumes under the new fingerprint; if not,
+    /// by default the old stream is kept as `NAME@N` and a new generation starts (``SchemaChangePolicy``). Either
+    /// way the returned ``SchemaChange`` says what happened. Nothing is ever appended to a stream the current
+    /// types cannot replay.
+    ///
     /// - Parameters:
     ///   - log: the log to record into.
     ///   - name: the stream's name in the log; one reactor per stream.
     ///   - schemaFingerprint: identifies the Action, Mutation and State types, to tell later whether replay
-    ///     is safe; defaults to their type names.
+    ///     is safe; defaults to their structure (``defaultSchemaFingerprint``).
+    ///   - policy: what to do when the stream was recorded with types that no longer decode it.
     ///   - redact: rewrites an action before it is logged, to mask secrets (the reactor still gets the
     ///     original). Mutations are logged as they are, because replay needs them.
+    /// - Returns: what was done about a schema change, or `nil` when the stream is new or its fingerprint matched.
+    @discardableResult
     public func attach(
         to log: EventLog, stream name: String, schemaFingerprint: String? = nil,
+        onSchemaChange policy: SchemaChangePolicy = .startNewGeneration,
         redactingActions redact: (@Sendable (Action) -> Action)? = nil
-    ) throws(EventLogError) {
+    ) throws(EventLogError) -> SchemaChange? {
         guard recorder == nil, !runtime.hasStarted else {
             throw .invalidArgument("Attach \(Self.self) to a log before its first use; it has already started.")
         }
         let fingerprint = schemaFingerprint ?? Self.defaultSchemaFingerprint
+        let change = try reconcileSchema(log, stream: name, fingerprint: fingerprint, policy: policy)
         let stream = try log.openStream(
             named: name, reactorType: String(reflecting: Self.self), schemaFingerprint: fingerprint,
             initialState: initialState)
@@ -39,6 +51,26 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
             try? stream.close(finalState: nil)
             throw .invalidArgument("Attach \(Self.self) to a log before its first use; it has already started.")
         }
+        return change
+    }
+
+    /// Compares stream `name`'s recorded fingerprint with `fingerprint` and, when they differ, updates it (all
+    /// still decodes), retires the stream for a new generation, or throws, as `policy` says.
+    private func reconcileSchema(
+        _ log: EventLog, stream name: String, fingerprint: String, policy: SchemaChangePolicy
+    ) throws(EventLogError) -> SchemaChange? {
+        guard let existing = try log.stream(named: name), existing.schemaFingerprint != fingerprint else { return nil }
+        // Entries this process appended may still be queued: the check must see every one.
+        try log.flush()
+        guard let problem = try SchemaCompatibility.firstUndecodable(in: log, stream: existing, mutation: Mutation.self, state: State.self) else {
+            try log.updateSchemaFingerprint(fingerprint, stream: name)
+            return SchemaChange(stream: name, recordedFingerprint: existing.schemaFingerprint, currentFingerprint: fingerprint, problem: nil, retiredAs: nil)
+        }
+        guard policy == .startNewGeneration else {
+            throw .incompatibleSchema(stream: name, recorded: existing.schemaFingerprint, current: fingerprint, problem: problem)
+        }
+        let retired = try log.retireStream(named: name)
+        return SchemaChange(stream: name, recordedFingerprint: existing.schemaFingerprint, currentFingerprint: fingerprint, problem: problem, retiredAs: retired)
     }
 
     /// The stream's latest state: its recovery point, then every mutation after it through `reduce`.
@@ -53,10 +85,11 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
         return state
     }
 
-    /// The fingerprint `attach` records when none is given: the names of the Action, Mutation and State
-    /// types. Pass your own (a version string you bump) to track changes inside the types too.
+    /// The fingerprint `attach` records when none is given: derived from the structure of the Action, Mutation
+    /// and State types (``SchemaFingerprint/of(action:mutation:state:)``), so it changes when a field or case is
+    /// added, removed or renamed.
     public static var defaultSchemaFingerprint: String {
-        "Action=\(String(reflecting: Action.self));Mutation=\(String(reflecting: Mutation.self));State=\(String(reflecting: State.self))"
+        SchemaFingerprint.of(action: Action.self, mutation: Mutation.self, state: State.self)
     }
 
     /// The first error writing to the log, if one happened; the reactor keeps working in memory after it.

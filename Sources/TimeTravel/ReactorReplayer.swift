@@ -22,14 +22,25 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
     public var canReduce: Bool { true }
 
     /// Decodes an `R.State`; a JSON decoding failure is Swift's `DecodingError`, naming the field.
+    /// A state that no longer decodes with `R.State` throws ``TimeTravelError/schemaMismatch(what:detail:)``.
     public func decodeState(_ data: Data, codec: CodecID, log: EventLog) throws -> R.State {
-        if codec == .json { return try JSONDecoder().decode(R.State.self, from: data) }
-        return try log.decode(R.State.self, from: data, codec: codec)
+        guard codec == .json else { return try log.decode(R.State.self, from: data, codec: codec) }
+        do {
+            return try JSONDecoder().decode(R.State.self, from: data)
+        } catch let error as DecodingError where !error.isInvalidJSON {
+            throw TimeTravelError.schemaMismatch(what: "A recorded state", detail: error.summary)
+        }
     }
 
-    /// Decodes the mutation and reduces it.
+    /// Decodes the mutation and reduces it; a mutation that no longer decodes with `R.Mutation` throws
+    /// ``TimeTravelError/schemaMismatch(what:detail:)``.
     public func reduce(_ state: R.State, _ mutation: LogEntry, log: EventLog) throws -> R.State {
-        reactor.reduce(state: state, mutation: try log.decode(R.Mutation.self, from: mutation))
+        guard mutation.codec == .json else { return reactor.reduce(state: state, mutation: try log.decode(R.Mutation.self, from: mutation)) }
+        do {
+            return reactor.reduce(state: state, mutation: try JSONDecoder().decode(R.Mutation.self, from: mutation.payload))
+        } catch let error as DecodingError where !error.isInvalidJSON {
+            throw TimeTravelError.schemaMismatch(what: "Mutation #\(mutation.sequence) (\(mutation.caseName))", detail: error.summary)
+        }
     }
 
     /// The state's JSON form.

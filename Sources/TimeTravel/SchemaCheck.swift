@@ -101,6 +101,23 @@ extension TimeMachine {
 }
 
 extension DecodingError {
+    /// Whether the data was not JSON at all (damage), rather than JSON of another shape (a schema change).
+    var isInvalidJSON: Bool {
+        if case .dataCorrupted(let context) = self, context.codingPath.isEmpty, context.underlyingError != nil { return true }
+        return false
+    }
+
+    /// `field 'setRepos._0': the message`.
+    var summary: String {
+        let (path, message): ([any CodingKey], String) = switch self {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context), .dataCorrupted(let context):
+            (context.codingPath + (missingKey.map { [$0] } ?? []), context.debugDescription)
+        @unknown default: ([], "\(self)")
+        }
+        let field = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }
+        return field.isEmpty ? message : "field '\(field)': \(message)"
+    }
+
     /// The key a `keyNotFound` error names.
     var missingKey: (any CodingKey)? {
         if case .keyNotFound(let key, _) = self { return key }

@@ -20,6 +20,8 @@ public enum TimeTravelError: Error, Sendable, Equatable, CustomStringConvertible
     case log(EventLogError)
     /// A payload could not be decoded with the current types.
     case decoding(String)
+    /// A recorded value no longer decodes with the replayer's types: the stream was recorded with other types.
+    case schemaMismatch(what: String, detail: String)
 
     /// One line (the divergence adds its diff below).
     public var description: String {
@@ -42,6 +44,8 @@ public enum TimeTravelError: Error, Sendable, Equatable, CustomStringConvertible
             error.description
         case .decoding(let message):
             message
+        case .schemaMismatch(let what, let detail):
+            "\(what) no longer decodes with this inspector's types (\(detail)): the stream was recorded with other types. Run an inspector built from the app version that recorded it, or the generic `reactorlog`, which reads recorded states without the types."
         }
     }
 }

@@ -24,6 +24,24 @@ struct InspectorBadInputTests {
         return result
     }
 
+    @Test("a stream recorded with other types than the inspector's is a schema mismatch (exit 9), never damage")
+    func schemaMismatch() throws {
+        // A Counter stream as an older release would have written it: its mutation case had another name.
+        struct OldState: Codable { var value = 0; var isLoading = false }
+        let path = scratch.file("old-counter.reactorlog")
+        let log = try EventLog.open(at: path)
+        let stream = try log.openStream(
+            named: "counter", reactorType: "ReactorLogExamples.CounterReactor", schemaFingerprint: "release-1",
+            initialState: OldState())
+        let action = try stream.append(.action, ["increase": [String: Int]()], caseName: "increase")
+        try stream.append(.mutation, ["bumpValue": [String: Int]()], caseName: "bumpValue", cause: action)
+        try log.close()
+        let result = try fails(["state", path, "--at", "3"], exit: 9, saying: "Mutation #3 (bumpValue) no longer decodes")
+        #expect(result.error.contains("recorded with other types"))
+        // The generic commands still read it.
+        #expect(try Tool.run(["log", path]).status == 0)
+    }
+
     func modificationDate(_ path: String) throws -> Date? {
         try FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.modificationDate] as? Date
     }

@@ -1,0 +1,45 @@
+extension EventLog {
+    /// Records that stream `name` is now written with types of fingerprint `fingerprint`: for a schema change
+    /// the stream's entries still decode with (the owner checked). The stream must not be open for writing.
+    public func updateSchemaFingerprint(_ fingerprint: String, stream name: String) throws(EventLogError) {
+        try rewriteStream(name) { info in
+            StreamInfo(
+                id: info.id, name: info.name, reactorType: info.reactorType, schemaFingerprint: fingerprint,
+                createdAt: info.createdAt, initialStateCodec: info.initialStateCodec, initialState: info.initialState,
+                sequenceFloor: info.sequenceFloor)
+        }
+    }
+
+    /// Renames stream `name` to `name@N`, the first such name free (N from 1), so that a new stream can be made
+    /// under `name` while the old one's entries stay readable: a new *generation* after a schema change the old
+    /// entries cannot be read with. Returns the new name. The stream must not be open for writing.
+    @discardableResult
+    public func retireStream(named name: String) throws(EventLogError) -> String {
+        let names = Set(try streams().map(\.name))
+        var generation = 1
+        while names.contains("\(name)@\(generation)") { generation += 1 }
+        let retired = "\(name)@\(generation)"
+        guard retired.utf8.count <= 255 else {
+            throw .invalidArgument("Stream '\(name)' cannot be retired: '\(retired)' is longer than 255 bytes.")
+        }
+        try rewriteStream(name) { info in
+            StreamInfo(
+                id: info.id, name: retired, reactorType: info.reactorType, schemaFingerprint: info.schemaFingerprint,
+                createdAt: info.createdAt, initialStateCodec: info.initialStateCodec, initialState: info.initialState,
+                sequenceFloor: info.sequenceFloor)
+        }
+        return retired
+    }
+
+    /// Replaces stream `name`'s descriptor with `change(descriptor)`, in one transaction.
+    private func rewriteStream(_ name: String, _ change: (StreamInfo) -> StreamInfo) throws(EventLogError) {
+        _ = try requireWriter()
+        guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
+        guard !isStreamOpen(info.id) else { throw .streamInUse(name: name) }
+        let updated = change(info)
+        try storage.write { txn in
+            try txn.put(storage.streams, key: KeyCoding.stream(info.id), value: StreamRecord.encode(updated))
+        }
+        storage.cache(updated)
+    }
+}

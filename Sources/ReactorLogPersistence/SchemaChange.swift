@@ -1,0 +1,77 @@
+import EventLogKit
+import Foundation
+
+/// What ``ReactorLog/Reactor/attach(to:stream:schemaFingerprint:onSchemaChange:redactingActions:)`` does when the
+/// stream was recorded with types whose fingerprint differs from the reactor's.
+public enum SchemaChangePolicy: Sendable, Hashable {
+    /// The default. A stream whose recorded states and mutations all still decode resumes, and its fingerprint is
+    /// updated. One that does not is renamed `NAME@N` (its entries stay readable there) and the reactor starts a
+    /// new generation of `NAME` from its initial state: an app never fails to start over a schema change.
+    case startNewGeneration
+    /// As the default when everything still decodes; otherwise `attach` throws
+    /// `EventLogError.incompatibleSchema` and the stream is left as it was.
+    case fail
+}
+
+/// What `attach` found and did about a schema change; `nil` from `attach` when the fingerprints matched.
+public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
+    /// The stream.
+    public let stream: String
+    /// The fingerprint the stream was recorded with, and the reactor's.
+    public let recordedFingerprint: String
+    /// The reactor's fingerprint.
+    public let currentFingerprint: String
+    /// The first recorded value that no longer decodes, or `nil` when everything still does (the stream resumed).
+    public let problem: String?
+    /// When a new generation started: the name the old stream's entries now have (`NAME@N`).
+    public let retiredAs: String?
+
+    /// A sentence for the app's own log.
+    public var description: String {
+        guard let problem, let retiredAs else {
+            return "Stream '\(stream)' was recorded with other types (\(recordedFingerprint)); everything recorded still decodes, so it resumed with \(currentFingerprint)."
+        }
+        return "Stream '\(stream)' was recorded with other types (\(recordedFingerprint)) and \(problem). Its entries are kept as stream '\(retiredAs)'; '\(stream)' starts a new generation from the initial state."
+    }
+}
+
+/// Finds the first value of a stream that the current types cannot decode.
+enum SchemaCompatibility {
+    /// Decodes, with `State` and `Mutation`, the stream's initial state, its latest snapshot, and the first and
+    /// last mutation of every case: what resuming and replaying need. Returns a description of the first failure.
+    static func firstUndecodable<Mutation: Decodable, State: Decodable>(
+        in log: EventLog, stream info: StreamInfo, mutation: Mutation.Type, state: State.Type
+    ) throws(EventLogError) -> String? {
+        func check(_ what: String, _ body: () throws -> Void) -> String? {
+            do {
+                try body()
+                return nil
+            } catch {
+                return "\(what) no longer decodes (\(error))"
+            }
+        }
+        if info.sequenceFloor == 0, let problem = check("the initial state", {
+            _ = try log.decode(State.self, from: info.initialState, codec: info.initialStateCodec)
+        }) {
+            return problem
+        }
+        if let snapshot = try log.latestSnapshot(stream: info.name, atOrBefore: .max), let problem = check("the snapshot at #\(snapshot.sequence)", {
+            _ = try log.decode(State.self, from: snapshot.state, codec: snapshot.codec)
+        }) {
+            return problem
+        }
+        var first: [String: LogEntry] = [:], last: [String: LogEntry] = [:]
+        var entries = log.entries(EntryQuery(stream: info.name, kinds: [.mutation]))
+        while let entry = try entries.next() {
+            if first[entry.caseName] == nil { first[entry.caseName] = entry }
+            last[entry.caseName] = entry
+        }
+        let samples = (Array(first.values) + Array(last.values)).sorted { $0.sequence < $1.sequence }
+        for entry in samples {
+            if let problem = check("mutation #\(entry.sequence) (\(entry.caseName))", { _ = try log.decode(Mutation.self, from: entry) }) {
+                return problem
+            }
+        }
+        return nil
+    }
+}
