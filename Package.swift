@@ -89,6 +89,13 @@ let package = Package(
             dependencies: ["EventLogKit"],
             path: "Tools/CrashWriter"
         ),
+        // Feeds the decoders a log from elsewhere reaches with mutated inputs: a short run in the tests, libFuzzer on
+        // demand (Tools/scripts/fuzz.sh).
+        .executableTarget(
+            name: "reactorlog-fuzz",
+            dependencies: ["EventLogKit", "TimeTravel", "ReactorLogInspector"],
+            path: "Tools/Fuzz"
+        ),
         // Helpers shared by the test targets.
         .target(name: "TestSupport", dependencies: ["ReactorLog"], path: "Tests/TestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
@@ -105,7 +112,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InspectorTests",
-            dependencies: ["EventLogKit", "LMDB", "TestSupport", "reactorlog", "example-inspector", "eventlog-crash-writer"]
+            dependencies: ["EventLogKit", "LMDB", "TestSupport", "reactorlog", "example-inspector", "eventlog-crash-writer", "reactorlog-fuzz"]
         ),
         .testTarget(
             name: "EventLogKitTests",

@@ -58,6 +58,17 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether every number in it is finite, so that ``description`` is JSON (a decoder can hand over an infinity
+    /// for `1e999`, which JSON cannot express).
+    public var isExpressibleAsJSON: Bool {
+        switch self {
+        case .number(let value): value.isFinite
+        case .array(let values): values.allSatisfy(\.isExpressibleAsJSON)
+        case .object(let members): members.values.allSatisfy(\.isExpressibleAsJSON)
+        default: true
+        }
+    }
+
     /// UTF-8 bytes of ``description``.
     public var data: Data { Data(description.utf8) }
 

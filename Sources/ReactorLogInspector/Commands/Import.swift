@@ -85,7 +85,7 @@ struct Importer {
             sequence = stream.markerSequence
         } else {
             sequence = try stream.append(EntryDraft(
-                kind: kind, caseName: entry.case, payload: try payload(entry.payload, entry.payloadBase64, line: line),
+                kind: kind, caseName: entry.case, payload: try payload(entry.payload, entry.payloadBase64, codec: entry.codec, line: line),
                 codec: try codec(entry.codec, line: line), cause: entry.cause.flatMap { mapped[$0] }, timestamp: entry.timestamp))
         }
         mapped[entry.sequence] = sequence
@@ -97,7 +97,7 @@ struct Importer {
             throw bad(line, "its snapshot at #\(snapshot.sequence) describes an entry the export does not hold")
         }
         try open(snapshot.stream, line: line).writeSnapshot(
-            try payload(snapshot.state, snapshot.stateBase64, line: line), codec: try codec(snapshot.codec, line: line), at: sequence)
+            try payload(snapshot.state, snapshot.stateBase64, codec: snapshot.codec, line: line), codec: try codec(snapshot.codec, line: line), at: sequence)
     }
 
     private mutating func open(_ name: String, line: Int, timestamp: Int64? = nil) throws -> LogStream {
@@ -107,14 +107,24 @@ struct Importer {
         }
         let stream = try log.openStream(
             named: name, reactorType: info.reactorType, schemaFingerprint: info.schemaFingerprint,
-            initialState: try payload(info.initialState, info.initialStateBase64, line: 1), codec: try codec(info.initialStateCodec, line: 1),
+            initialState: try payload(info.initialState, info.initialStateBase64, codec: info.initialStateCodec, line: 1), codec: try codec(info.initialStateCodec, line: 1),
             timestamp: timestamp ?? info.createdAt)
         streams[name] = stream
         return stream
     }
 
-    private func payload(_ json: JSONValue?, _ base64: String?, line: Int) throws -> Data {
-        if let json { return json.data }
+    /// The bytes a line gives for a payload of `codec`: JSON for `json`, nothing for `none`, base64 for the others.
+    private func payload(_ json: JSONValue?, _ base64: String?, codec: String, line: Int) throws -> Data {
+        switch (codec, json, base64) {
+        case ("json", nil, _): throw bad(line, "its codec is json but it has no JSON payload")
+        case ("none", _?, _), ("none", _, _?): throw bad(line, "its codec is none but it has a payload")
+        case (_, nil, nil) where codec != "none": throw bad(line, "its codec is \(codec) but it has no base64 payload")
+        default: break
+        }
+        if let json {
+            guard json.isExpressibleAsJSON else { throw bad(line, "its JSON holds a number JSON cannot express (such as 1e999)") }
+            return json.data
+        }
         guard let base64 else { return Data() }
         guard let data = Data(base64Encoded: base64) else { throw bad(line, "its base64 payload does not decode") }
         return data

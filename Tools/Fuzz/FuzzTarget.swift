@@ -1,0 +1,92 @@
+import Foundation
+@testable import EventLogKit
+@testable import ReactorLogInspector
+@testable import TimeTravel
+
+/// One input for the decoders a log from elsewhere reaches: its first byte picks the decoder, the rest is the
+/// bytes it decodes. A decoder may refuse the input with an error, never crash; what it accepts must hold
+/// together (parsed JSON and paths print back to what they were parsed from).
+enum FuzzTarget: UInt8, CaseIterable {
+    case entryRecord, entryRecordSealed, streamRecord, streamRecordSealed, snapshotRecord, snapshotRecordSealed
+    case keys, json, statePath, exportLine
+
+    /// Runs `input` through the decoder its first byte names.
+    static func run(_ input: [UInt8]) {
+        guard let first = input.first else { return }
+        let target = allCases[Int(first) % allCases.count]
+        var body = Array(input.dropFirst())
+        switch target {
+        case .entryRecord, .entryRecordSealed:
+            if target == .entryRecordSealed { seal(&body) }
+            body.withUnsafeBytes { bytes in
+                _ = try? EntryRecord.decode(key: 7, record: bytes) { id throws(EventLogError) in "stream-\(id)" }
+            }
+        case .streamRecord, .streamRecordSealed:
+            if target == .streamRecordSealed { seal(&body) }
+            body.withUnsafeBytes { bytes in _ = try? StreamRecord.decode(id: 1, record: bytes) }
+        case .snapshotRecord, .snapshotRecordSealed:
+            if target == .snapshotRecordSealed { seal(&body) }
+            body.withUnsafeBytes { bytes in
+                _ = try? SnapshotRecord.decode(streamID: 1, sequence: 7, streamName: "s", record: bytes)
+            }
+        case .keys:
+            body.withUnsafeBytes { bytes in
+                _ = KeyCoding.decodeSequence(bytes)
+                _ = KeyCoding.decodeStream(bytes)
+                _ = KeyCoding.decodeStreamSequence(bytes)
+            }
+        case .json:
+            guard let value = try? JSONValue(parsing: Data(body)) else { return }
+            let again = try? JSONValue(parsing: value.data)
+            check(again == value || !value.isExpressibleAsJSON, "JSON \(value) does not parse back to itself")
+        case .statePath:
+            guard let text = String(validating: body, as: UTF8.self), let path = try? StatePath(parsing: text) else { return }
+            check((try? StatePath(parsing: path.description)) == path, "path '\(text)' does not print back to itself")
+        case .exportLine:
+            _ = try? JSONDecoder().decode(ExportLine.self, from: Data(body))
+        }
+    }
+
+    /// Writes the CRC-32C of bytes 4... into bytes 0..<4, as a valid record has, so decoding goes past it.
+    private static func seal(_ body: inout [UInt8]) {
+        guard body.count >= 4 else { return }
+        let checksum = CRC32C.checksum(Array(body[4...]))
+        for index in 0..<4 { body[index] = UInt8(truncatingIfNeeded: checksum >> (8 * UInt32(index))) }
+    }
+
+    private static func check(_ condition: Bool, _ message: @autoclosure () -> String) {
+        guard !condition else { return }
+        FileHandle.standardError.write(Data("reactorlog-fuzz: \(message())\n".utf8))
+        abort()
+    }
+
+    /// Valid inputs of every kind, to start mutating from.
+    static func seeds() -> [[UInt8]] {
+        func record(_ size: Int, _ write: (UnsafeMutableRawBufferPointer) -> Void) -> [UInt8] {
+            var bytes = [UInt8](repeating: 0, count: size)
+            bytes.withUnsafeMutableBytes(write)
+            return bytes
+        }
+        let entry = EntryRecord.Pending(
+            sequence: 7, streamID: 1, kind: .mutation, timestamp: 1_700_000_000_000_000_000, cause: 6,
+            caseName: "setRepos", codec: .json, payload: Data(#"{"setRepos":{"_0":["a","b"],"nextPage":2}}"#.utf8))
+        let stream = StreamInfo(
+            id: 1, name: "search", reactorType: "App.SearchReactor", schemaFingerprint: "structure-1:0123456789abcdef",
+            createdAt: 1_700_000_000_000_000_000, initialStateCodec: .json, initialState: Data(#"{"query":""}"#.utf8), sequenceFloor: 0)
+        let snapshot = Snapshot(streamID: 1, sequence: 7, timestamp: 1_700_000_000_000_000_000, codec: .json, state: Data(#"{"query":"rx","repos":[]}"#.utf8))
+        let exportLine = #"{"entry":{"sequence":7,"stream":"search","kind":"mutation","time":"2023-11-14T22:13:20.000Z","timestamp":1700000000000000000,"timestampNanoseconds":"1700000000000000000","cause":6,"case":"setQuery","codec":"json","payload":{"setQuery":{"_0":"rx"}}}}"#
+        let bodies: [(FuzzTarget, [UInt8])] = [
+            (.entryRecord, record(entry.size) { entry.write(into: $0) }),
+            (.entryRecordSealed, record(entry.size) { entry.write(into: $0) }),
+            (.streamRecord, StreamRecord.encode(stream)),
+            (.streamRecordSealed, StreamRecord.encode(stream)),
+            (.snapshotRecord, record(SnapshotRecord.size(stateBytes: snapshot.state.count)) { SnapshotRecord.write(snapshot, into: $0) }),
+            (.snapshotRecordSealed, record(SnapshotRecord.size(stateBytes: snapshot.state.count)) { SnapshotRecord.write(snapshot, into: $0) }),
+            (.keys, KeyCoding.streamSequence(1, 7)),
+            (.json, Array(#"{"a":[1,-2.5e3,true,null,"\u00e9\n"],"b":{"c":{}}}"#.utf8)),
+            (.statePath, Array("items[2].done".utf8)),
+            (.exportLine, Array(exportLine.utf8)),
+        ]
+        return bodies.map { [$0.0.rawValue] + $0.1 }
+    }
+}
