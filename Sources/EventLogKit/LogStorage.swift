@@ -80,7 +80,16 @@ final class LogStorage: Sendable {
             case .damaged(let reason)?: throw .damagedFile(path: path, reason: "its \(LogLayout.dataFile) \(reason)")
             case nil: break
             }
+            // A log no process is writing may come from anywhere (a bug report): check every page LMDB can reach
+            // before it maps the file. A live writer's log is its own, and its pages change under a plain read.
+            if readOnly, !WriterLock.isHeld(directory: path), case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: dataPath) {
+                throw .damagedFile(path: path, reason: "its \(LogLayout.dataFile) \(reason)")
+            }
             return
+        }
+        var status = stat()
+        if stat(dataPath, &status) != 0, errno == EACCES {
+            throw .notALog(path: path, reason: "its files cannot be read (permission denied); run as the log's owner, or copy the log")
         }
         if readOnly { throw .notALog(path: path, reason: "it has no \(LogLayout.dataFile)") }
         let contents = (try? files.contentsOfDirectory(atPath: path)) ?? []

@@ -34,6 +34,16 @@ final class WriterLock: Sendable {
         descriptor = Mutex(fd)
     }
 
+    /// Whether a writer holds the log in `directory` now (in any process, this one included).
+    static func isHeld(directory: String) -> Bool {
+        let fd = open(directory + "/" + LogLayout.writerLockFile, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        guard flock(fd, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
+        flock(fd, LOCK_UN)
+        return false
+    }
+
     /// Releases the lock; releasing twice does nothing.
     func release() {
         descriptor.withLock { fd in

@@ -22,7 +22,7 @@ struct EntryJSON: Codable {
         sequence = entry.sequence
         stream = entry.stream
         kind = entry.kind.description
-        time = Self.iso8601(entry.date)
+        time = EntryLine.iso8601(nanoseconds: entry.timestamp)
         timestamp = entry.timestamp
         timestampNanoseconds = String(entry.timestamp)
         cause = entry.cause
@@ -31,12 +31,6 @@ struct EntryJSON: Codable {
         let json = entry.codec == .json ? try? JSONValue(parsing: entry.payload) : nil
         payload = json
         payloadBase64 = json == nil && !entry.payload.isEmpty ? entry.payload.base64EncodedString() : nil
-    }
-
-    static func iso8601(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
     }
 }
 
@@ -57,7 +51,7 @@ struct BlameJSON: Codable {
         rangeFrom = blame.range?.lowerBound
         mutationsInRange = blame.range == nil ? nil : blame.mutationsInRange
         sequence = blame.mutation.sequence
-        time = EntryJSON.iso8601(blame.mutation.date)
+        time = EntryLine.iso8601(nanoseconds: blame.mutation.timestamp)
         `case` = blame.mutation.caseName
         old = blame.old
         new = blame.new

@@ -197,6 +197,23 @@ struct InspectorCommandTests {
         #expect(read.error.contains("checksum does not match"))
     }
 
+    @Test("export writes each entry's time as its timestamp in ISO 8601 UTC, to the millisecond")
+    func exportTimes() throws {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let lines = try reactorlog("export", demo).lines.dropFirst()
+        #expect(lines.count > 70)
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            guard let entry = object["entry"] as? [String: Any] else { continue }
+            let digits = try #require(entry["timestampNanoseconds"] as? String)
+            let nanoseconds = try #require(Int64(digits))
+            let milliseconds = nanoseconds / 1_000_000
+            let expected = formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000 + 0.0001))
+            #expect(entry["time"] as? String == expected, "\(line)")
+        }
+    }
+
     @Test("export and import round-trip a log, sequence numbers and all")
     func exportImport() throws {
         for format in ["jsonl", "json"] {

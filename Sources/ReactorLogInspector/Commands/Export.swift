@@ -83,8 +83,7 @@ struct Export: AsyncParsableCommand {
             var iterator = session.log.entries(EntryQuery(from: from, through: to ?? .max, stream: stream))
             var count = 0
             while let entry = try iterator.next() {
-                let json = EntryJSON(entry)
-                if format == .jsonl { try sink.write(jsonString(ExportLine(entry: json), pretty: false)) } else { entries.append(json) }
+                if format == .jsonl { try sink.write(EntryLine.json(entry, wrapped: true)) } else { entries.append(EntryJSON(entry)) }
                 count += 1
                 if count % 65_536 == 0 { session.terminal.showProgress("export: \(count) entries") }
             }
@@ -116,11 +115,24 @@ final class OutputSink {
         file = try path.map { try OutputFile(path: $0, force: force, mode: mode) }
     }
 
+    private var pending = ""
+
+    /// Writes a line: to the file, or to standard output in blocks of about a megabyte.
     func write(_ line: String) throws {
-        if let file { try file.write(line) } else { try writeJSONLine(line) }
+        if let file { return try file.write(line) }
+        pending += line
+        pending += "\n"
+        if pending.utf8.count >= 1 << 20 { try flushStandardOutput() }
+    }
+
+    private func flushStandardOutput() throws {
+        guard !pending.isEmpty else { return }
+        defer { pending = "" }
+        try writeJSONLine(String(pending.dropLast()))
     }
 
     func commit() throws {
+        try flushStandardOutput()
         try file?.commit()
     }
 }

@@ -45,8 +45,8 @@ struct Info: AsyncParsableCommand {
             var streams: [StreamJSON] = []
             for info in try session.log.streams() {
                 let statistics = try session.log.statistics(stream: info.name)
-                let firstTime = try statistics.first.flatMap { try session.log.entry(at: $0) }.map { EntryJSON.iso8601($0.date) }
-                let lastTime = try statistics.last.flatMap { try session.log.entry(at: $0) }.map { EntryJSON.iso8601($0.date) }
+                let firstTime = try statistics.first.flatMap { try session.log.entry(at: $0) }.map { EntryLine.iso8601(nanoseconds: $0.timestamp) }
+                let lastTime = try statistics.last.flatMap { try session.log.entry(at: $0) }.map { EntryLine.iso8601(nanoseconds: $0.timestamp) }
                 streams.append(StreamJSON(
                     name: info.name, reactorType: info.reactorType, schemaFingerprint: info.schemaFingerprint,
                     entries: statistics.entries, actions: statistics.kinds[.action] ?? 0,
@@ -57,7 +57,7 @@ struct Info: AsyncParsableCommand {
             let report = InfoJSON(
                 path: log.log, formatVersion: meta.formatVersion, codec: meta.codec, durability: meta.durability?.rawValue,
                 snapshotPolicy: meta.snapshotPolicy?.description,
-                createdAt: EntryJSON.iso8601(Date(timeIntervalSince1970: Double(meta.createdAt) / 1e9)),
+                createdAt: EntryLine.iso8601(nanoseconds: meta.createdAt),
                 createdBy: meta.createdBy, writtenBy: meta.writtenBy, highestSequence: try session.log.highestSequence(),
                 sizeBytes: session.log.sizeOnDisk, streams: streams)
             if output.json { return try printJSON(report) }

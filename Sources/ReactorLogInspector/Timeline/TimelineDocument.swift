@@ -107,7 +107,7 @@ extension TimelineDocument {
             source: Source(
                 log: URL(fileURLWithPath: logName).lastPathComponent, stream: stream.name, reactorType: stream.reactorType,
                 inspector: ReactorLogInspector.commandName, reduced: machine.canReduce,
-                generatedAt: EntryJSON.iso8601(Date())),
+                generatedAt: EntryLine.iso8601(nanoseconds: Int64(Date().timeIntervalSince1970 * 1e9))),
             range: Range(first: first, last: last, shown: rows.count, available: everything.count, note: note),
             start: start, entries: rows)
     }

@@ -1,0 +1,211 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Walks every B-tree of an LMDB data file with plain reads, before LMDB maps it, and checks each page LMDB
+/// would reach: LMDB follows page numbers and node offsets without checking them, so one damaged byte in a branch
+/// page makes it read outside the map (SIGSEGV, SIGBUS), which no Swift code can catch.
+///
+/// The layout (LMDB 0.9, 64-bit, no `MDB_DUPSORT`): a page starts with its number (8 bytes), 2 unused bytes, its
+/// flags (2: branch 0x01, leaf 0x02, overflow 0x04), then `lower` and `upper` (2 + 2), or an overflow page's page
+/// count (4). Node offsets (2 bytes each) run from byte 16 to `lower`; the nodes lie between `upper` and the page's
+/// end. A node is 2 + 2 bytes of size (a branch node's child page number, with the flags field as its high bits),
+/// 2 of flags (big data 0x01, sub-database 0x02, duplicates 0x04), 2 of key size, the key, then the data: the
+/// value, an overflow page number (big data), or a 48-byte database record (sub-database: a named database's
+/// tree, whose root is at byte 40 and depth at byte 6).
+///
+/// Checked: every page number within the pages the meta page declares, each page's stored number, type, bounds
+/// and node extents, overflow runs, the depth of every leaf against its tree's declared depth, that no page is
+/// reached twice (no cycles), and that free-list page numbers lie within the file.
+public enum PageTreeCheck {
+    /// What is wrong with the structure of the data file at `path`, or `nil` when every page LMDB can reach is
+    /// sound (or the file cannot be read; ``DataFileCheck`` reports that).
+    public static func problem(inDataFile path: String) -> DataFileCheck.Problem? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var walker = Walker(descriptor: descriptor)
+        do {
+            try walker.walkAll()
+            return nil
+        } catch let failure as Failure {
+            return .damaged("has a damaged page structure (\(failure.reason))")
+        } catch {
+            return nil
+        }
+    }
+
+    struct Failure: Error {
+        let reason: String
+    }
+
+    private struct Walker {
+        let descriptor: Int32
+        var pageSize = 4096
+        var lastPage: UInt64 = 0
+        var seen: Set<UInt64> = []
+        var buffer: [UInt8] = []
+
+        init(descriptor: Int32) {
+            self.descriptor = descriptor
+        }
+
+        mutating func walkAll() throws {
+            guard let meta = try currentMeta() else { return }
+            pageSize = meta.pageSize
+            lastPage = meta.lastPage
+            buffer = [UInt8](repeating: 0, count: pageSize)
+            try walk(root: meta.freeRoot, depth: meta.freeDepth, tree: "the free list", named: false, free: true)
+            try walk(root: meta.mainRoot, depth: meta.mainDepth, tree: "the main database", named: true, free: false)
+        }
+
+        struct Meta {
+            let pageSize: Int
+            let lastPage: UInt64
+            let transaction: UInt64
+            let freeRoot: UInt64, freeDepth: UInt16
+            let mainRoot: UInt64, mainDepth: UInt16
+        }
+
+        /// The meta page with the higher transaction id among the valid ones (``DataFileCheck`` has vouched for it).
+        mutating func currentMeta() throws -> Meta? {
+            var metas: [Meta] = []
+            for offset in [0, -1] {
+                var bytes = [UInt8](repeating: 0, count: 152)
+                let at = offset == 0 ? 0 : (metas.first?.pageSize ?? 4096)
+                guard bytes.withUnsafeMutableBytes({ pread(descriptor, $0.baseAddress, 152, off_t(at)) }) == 152 else { continue }
+                let magic: UInt32 = Self.integer(bytes, 16), version: UInt32 = Self.integer(bytes, 20)
+                let pageSize: UInt32 = Self.integer(bytes, 40)
+                guard magic == 0xBEEF_C0DE, version == 1, pageSize >= 512, pageSize <= 65_536, pageSize.nonzeroBitCount == 1 else { continue }
+                metas.append(Meta(
+                    pageSize: Int(pageSize), lastPage: Self.integer(bytes, 136), transaction: Self.integer(bytes, 144),
+                    freeRoot: Self.integer(bytes, 80), freeDepth: Self.integer(bytes, 46),
+                    mainRoot: Self.integer(bytes, 128), mainDepth: Self.integer(bytes, 94)))
+            }
+            return metas.max { $0.transaction < $1.transaction }
+        }
+
+        static func integer<T: FixedWidthInteger>(_ bytes: [UInt8], _ at: Int) -> T {
+            bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: at, as: T.self)) }
+        }
+
+        /// Reads page `number` into `buffer`, after checking that the file declares it.
+        mutating func read(_ number: UInt64, _ tree: String) throws {
+            guard number >= 2, number <= lastPage else {
+                throw Failure(reason: "\(tree) refers to page \(number), outside pages 2…\(lastPage)")
+            }
+            guard seen.insert(number).inserted else {
+                throw Failure(reason: "\(tree) reaches page \(number) twice")
+            }
+            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, pageSize, off_t(number) * off_t(pageSize)) }
+            guard count == pageSize else { throw Failure(reason: "page \(number) cannot be read whole") }
+            let stored: UInt64 = Self.integer(buffer, 0)
+            guard stored == number else { throw Failure(reason: "page \(number) says it is page \(stored)") }
+        }
+
+        mutating func walk(root: UInt64, depth: UInt16, tree: String, named: Bool, free: Bool) throws {
+            if root == UInt64.max { return }   // an empty tree
+            guard depth >= 1, depth <= 32 else { throw Failure(reason: "\(tree) declares an impossible depth \(depth)") }
+            try walkPage(root, level: 1, depth: Int(depth), tree: tree, named: named, free: free)
+        }
+
+        mutating func walkPage(_ number: UInt64, level: Int, depth: Int, tree: String, named: Bool, free: Bool) throws {
+            try read(number, tree)
+            let flags: UInt16 = Self.integer(buffer, 10)
+            let lower = Int(Self.integer(buffer, 12) as UInt16), upper = Int(Self.integer(buffer, 14) as UInt16)
+            let isBranch = flags & 0x01 != 0, isLeaf = flags & 0x02 != 0
+            guard isBranch != isLeaf, flags & 0x04 == 0 else {
+                throw Failure(reason: "page \(number) of \(tree) is neither a branch nor a leaf page (flags \(flags))")
+            }
+            guard isLeaf == (level == depth) else {
+                throw Failure(reason: "page \(number) of \(tree) is a \(isLeaf ? "leaf" : "branch") page at level \(level) of \(depth)")
+            }
+            guard lower >= 16, lower <= upper, upper <= pageSize, (lower - 16) % 2 == 0 else {
+                throw Failure(reason: "page \(number) of \(tree) has impossible bounds (\(lower), \(upper))")
+            }
+            let count = (lower - 16) / 2
+            guard count >= 1 || (isLeaf && level == 1) else {
+                throw Failure(reason: "page \(number) of \(tree) holds no node")
+            }
+            // Copy what the page says before descending: `buffer` is reused for the children.
+            var children: [UInt64] = []
+            var subtrees: [(UInt64, UInt16, String)] = []
+            var overflows: [(UInt64, Int)] = []
+            var freePages: [UInt64] = []
+            for index in 0..<count {
+                let offset = Int(Self.integer(buffer, 16 + 2 * index) as UInt16)
+                guard offset >= upper, offset + 8 <= pageSize else {
+                    throw Failure(reason: "node \(index) of page \(number) (\(tree)) lies outside its page")
+                }
+                let low = UInt64(Self.integer(buffer, offset) as UInt16), high = UInt64(Self.integer(buffer, offset + 2) as UInt16)
+                let nodeFlags: UInt16 = Self.integer(buffer, offset + 4)
+                let keySize = Int(Self.integer(buffer, offset + 6) as UInt16)
+                let dataStart = offset + 8 + keySize
+                guard dataStart <= pageSize else {
+                    throw Failure(reason: "the key of node \(index) of page \(number) (\(tree)) runs past its page")
+                }
+                if isBranch {
+                    children.append(low | high << 16 | UInt64(nodeFlags) << 32)
+                    continue
+                }
+                let dataSize = Int(low | high << 16)
+                guard nodeFlags & ~0x03 == 0, !(nodeFlags & 0x01 != 0 && nodeFlags & 0x02 != 0) else {
+                    throw Failure(reason: "node \(index) of page \(number) (\(tree)) has impossible flags \(nodeFlags)")
+                }
+                if nodeFlags & 0x01 != 0 {
+                    guard dataStart + 8 <= pageSize else {
+                        throw Failure(reason: "node \(index) of page \(number) (\(tree)) runs past its page")
+                    }
+                    overflows.append((Self.integer(buffer, dataStart), dataSize))
+                    continue
+                }
+                guard dataStart + dataSize <= pageSize else {
+                    throw Failure(reason: "the value of node \(index) of page \(number) (\(tree)) runs past its page")
+                }
+                if nodeFlags & 0x02 != 0 {
+                    guard named, dataSize == 48 else {
+                        throw Failure(reason: "node \(index) of page \(number) (\(tree)) describes a database where none can be")
+                    }
+                    let name = String(decoding: buffer[(offset + 8)..<dataStart], as: UTF8.self)
+                    subtrees.append((Self.integer(buffer, dataStart + 40), Self.integer(buffer, dataStart + 6), "database '\(name)'"))
+                } else if free {
+                    freePages += try Self.freeList(buffer, dataStart, dataSize, page: number)
+                }
+            }
+            if let beyond = freePages.first(where: { $0 < 2 || $0 > lastPage }) {
+                throw Failure(reason: "the free list names page \(beyond), outside pages 2…\(lastPage)")
+            }
+            for (first, size) in overflows { try checkOverflow(first, size: size, tree: tree) }
+            for child in children { try walkPage(child, level: level + 1, depth: depth, tree: tree, named: named, free: free) }
+            for (root, depth, name) in subtrees { try walk(root: root, depth: depth, tree: name, named: false, free: false) }
+        }
+
+        /// A free-list record: a count, then that many page numbers.
+        static func freeList(_ buffer: [UInt8], _ start: Int, _ size: Int, page: UInt64) throws -> [UInt64] {
+            guard size >= 8, size % 8 == 0 else { throw Failure(reason: "a free-list record of page \(page) has \(size) bytes") }
+            let count: UInt64 = integer(buffer, start)
+            guard count == UInt64(size / 8 - 1) else {
+                throw Failure(reason: "a free-list record of page \(page) counts \(count) pages in \(size) bytes")
+            }
+            return (0..<Int(count)).map { integer(buffer, start + 8 + 8 * $0) }
+        }
+
+        /// A value stored in a run of overflow pages starting at `first`.
+        mutating func checkOverflow(_ first: UInt64, size: Int, tree: String) throws {
+            try read(first, tree)
+            let flags: UInt16 = Self.integer(buffer, 10)
+            let pages = UInt64(Self.integer(buffer, 12) as UInt32)
+            guard flags & 0x04 != 0, pages >= 1, first + pages - 1 <= lastPage else {
+                throw Failure(reason: "overflow page \(first) of \(tree) is damaged")
+            }
+            guard UInt64(size) <= pages * UInt64(pageSize) - 16 else {
+                throw Failure(reason: "a value of \(size) bytes in \(tree) does not fit its \(pages) overflow pages")
+            }
+            for page in first..<(first + pages) where !seen.insert(page).inserted && page != first {
+                throw Failure(reason: "\(tree) reaches page \(page) twice")
+            }
+        }
+    }
+}
