@@ -22,6 +22,7 @@ let package = Package(
                 .product(name: "ReactorLog", package: "ReactorLog"),
                 .product(name: "ReactorLogPersistence", package: "ReactorLog"),
                 .product(name: "TimeTravel", package: "ReactorLog"),
+                .product(name: "ReactorLogInspector", package: "ReactorLog"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

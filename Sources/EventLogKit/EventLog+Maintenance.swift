@@ -33,16 +33,69 @@ extension EventLog {
             return report
         }
         report.streams = streamsByID.count
+        verifyStreams(streamsByID, floor: meta.sequenceFloor, report: &report)
         var counts: [UInt32: Int] = [:]
-        try verifyEntries(streams: streamsByID, through: bound, counts: &counts, report: &report, progress: progress)
+        try verifyEntries(streams: streamsByID, through: bound, floor: meta.sequenceFloor, counts: &counts, report: &report, progress: progress)
         try verifyIndex(streams: streamsByID, through: bound, counts: counts, report: &report)
         try verifySnapshots(streams: streamsByID, through: bound, policy: meta.snapshotPolicy, report: &report)
+        try verifySnapshotKeys(streams: streamsByID, through: bound, report: &report)
         return report
+    }
+
+    /// Stream names are unique, and a stream's trim floor never exceeds the log's (which a trim records first).
+    private func verifyStreams(_ streams: [UInt32: StreamInfo], floor: UInt64, report: inout VerifyReport) {
+        var seen: [String: UInt32] = [:]
+        for info in streams.values.sorted(by: { $0.id < $1.id }) {
+            if let other = seen[info.name] {
+                report.error("streams \(other) and \(info.id) are both named '\(info.name)'; a name belongs to one stream")
+            }
+            seen[info.name] = info.id
+            if info.sequenceFloor > floor {
+                report.error("stream '\(info.name)' records a trim floor of #\(info.sequenceFloor), but the log's floor is \(floor == 0 ? "absent" : "#\(floor)"); a trim records the log's first")
+            }
+        }
+    }
+
+    /// Every snapshot key names a stream the log describes, and an entry of that stream (or, for the base of a
+    /// trimmed stream, one the trim removed).
+    private func verifySnapshotKeys(streams: [UInt32: StreamInfo], through bound: UInt64, report: inout VerifyReport) throws(EventLogError) {
+        let problems: [(String, UInt64?)] = try storage.read { txn in
+            try txn.withCursor(storage.snapshots) { cursor in
+                var problems: [(String, UInt64?)] = []
+                var oldest: Set<UInt32> = []
+                var item = try cursor.first()
+                while let current = item {
+                    defer { item = try? cursor.next() }
+                    guard let key = KeyCoding.decodeStreamSequence(current.key) else {
+                        problems.append(("a snapshot key is \(current.key.count) bytes, not 12", nil))
+                        continue
+                    }
+                    guard key.sequence <= bound else { continue }
+                    guard let info = streams[key.stream] else {
+                        problems.append(("a snapshot names stream id \(key.stream), which the log does not describe", key.sequence))
+                        continue
+                    }
+                    let isOldest = oldest.insert(key.stream).inserted
+                    guard let record = try txn.get(storage.entries, key: KeyCoding.sequence(key.sequence)) else {
+                        if !(isOldest && key.sequence <= info.sequenceFloor) {
+                            problems.append(("the snapshot of stream '\(info.name)' describes this entry, which the log does not hold", key.sequence))
+                        }
+                        continue
+                    }
+                    if let header = try? EntryRecord.header(key: key.sequence, record: record), header.streamID != key.stream {
+                        let owner = streams[header.streamID]?.name ?? "id \(header.streamID)"
+                        problems.append(("the snapshot of stream '\(info.name)' describes an entry of stream '\(owner)'", key.sequence))
+                    }
+                }
+                return problems
+            }
+        }
+        for (message, sequence) in problems { report.error(message, at: sequence) }
     }
 
     /// Walks `entries` in chunks: checksum, header, sequence order, known stream, sane cause.
     private func verifyEntries(
-        streams: [UInt32: StreamInfo], through bound: UInt64, counts: inout [UInt32: Int], report: inout VerifyReport,
+        streams: [UInt32: StreamInfo], through bound: UInt64, floor: UInt64, counts: inout [UInt32: Int], report: inout VerifyReport,
         progress: ((Int) -> Void)?
     ) throws(EventLogError) {
         var position: UInt64 = 0
@@ -61,6 +114,12 @@ extension EventLog {
                             return (problems, counts, checked, last, true)
                         }
                         if sequence > bound { return (problems, counts, checked, last, true) }
+                        // Numbers are gapless except below the trim floor, where a trim removed entries.
+                        if sequence > last + 1, sequence - 1 > floor {
+                            let first = max(last + 1, floor + 1)
+                            let missing = first == sequence - 1 ? "#\(first) is" : "#\(first)…#\(sequence - 1) are"
+                            problems.append(.init(severity: .error, sequence: sequence, message: "entries \(missing) missing before it (a gap no trim explains)"))
+                        }
                         checked += 1
                         last = sequence
                         do {

@@ -23,6 +23,21 @@ extension ScratchDirectory {
         configure(&configuration)
         return try EventLog.open(at: file(name), configuration: configuration)
     }
+
+    /// A log with two streams: `counter` (id 1), adding 1, 2, 3, … with a snapshot of the total every 10
+    /// mutations, and `plain` (id 2), one action after each of counter's mutations.
+    func twoStreamLog(_ name: String, mutations: Int) throws -> EventLog {
+        let log = try openLog(name) { $0.snapshotPolicy = .every(mutations: 10) }
+        let counter = try log.counterStream(), plain = try log.counterStream("plain")
+        var total = 0
+        for i in 1...mutations {
+            let sequence = try counter.append(.mutation("add", i))
+            total += i
+            if counter.isSnapshotDue { try counter.writeSnapshot(total, at: sequence) }
+            try plain.append(.action("tick"))
+        }
+        return log
+    }
 }
 
 extension EventLog {

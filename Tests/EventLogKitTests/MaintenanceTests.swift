@@ -10,15 +10,7 @@ struct MaintenanceTests {
 
     /// A log with two streams: `counter` with a snapshot every 10 mutations, `plain` with none.
     func makeLog(_ name: String = "m.reactorlog") throws -> EventLog {
-        let log = try scratch.openLog(name) { $0.snapshotPolicy = .every(mutations: 10) }
-        let counter = try log.counterStream(), plain = try log.counterStream("plain")
-        var total = 0
-        for i in 1...95 {
-            let sequence = try counter.append(.mutation("add", i))
-            total += i
-            if counter.isSnapshotDue { try counter.writeSnapshot(total, at: sequence) }
-            try plain.append(.action("tick"))
-        }
+        let log = try scratch.twoStreamLog(name, mutations: 95)
         try log.flush()
         return log
     }

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import LMDB
 import ReactorLog
+import ReactorLogInspector
 import ReactorLogPersistence
 import Synchronization
 import TimeTravel
@@ -52,6 +53,7 @@ final class Workload {
 
         section("5. Replay: rebuilding the state from every logged mutation")
         try replay()
+        await export()
 
         section("6. Time travel: the state at 1,000 random steps")
         try timeTravel("grouped", policy: "every 256 mutations")
@@ -300,6 +302,14 @@ final class Workload {
         add("ReactorLog replay ÷ SQLite replay", (Double(mutations) / replaySeconds) / sqliteRate, "×")
     }
 
+
+    /// `reactorlog export` of the whole grouped log to a JSON-lines file, as the command line runs it.
+    private func export() async {
+        let entries = (try? EventLog.openReadOnly(at: path("grouped.reactorlog")).highestSequence()) ?? 0
+        let start = ContinuousClock.now
+        await ReactorLogInspector.main(name: "reactorlog", reactors: [], arguments: ["export", path("grouped.reactorlog"), "--output", path("export.jsonl")])
+        add("export to JSON lines (reactorlog export)", Double(entries) / (ContinuousClock.now - start).seconds, "entries/s", against: "LMDB cursor scan (read ceiling)")
+    }
 
     // MARK: 6
 

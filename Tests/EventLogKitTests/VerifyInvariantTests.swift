@@ -1,0 +1,86 @@
+@testable import EventLogKit
+import Foundation
+import LMDB
+import TestSupport
+import Testing
+
+/// Damage under valid checksums that only the relations between records reveal: verify must name each.
+@Suite("Verify: relations between records")
+struct VerifyInvariantTests {
+    let scratch = ScratchDirectory()
+
+    /// Two streams, `counter` (id 1, a snapshot every 10 mutations) and `plain` (id 2), closed.
+    func makeLog() throws -> String {
+        let path = scratch.file("v.reactorlog")
+        try scratch.twoStreamLog("v.reactorlog", mutations: 30).close()
+        #expect(try EventLog.openReadOnly(at: path).verify().isHealthy)
+        return path
+    }
+
+    /// Changes the log's LMDB databases directly, then verifies it.
+    func damage(_ path: String, _ change: ([String: Database], Transaction) throws -> Void) throws -> VerifyReport {
+        do {
+            let environment = try Environment(path: path)
+            var databases: [String: Database] = [:]
+            for name in ["entries", "streams", "snapshots"] { databases[name] = try environment.openDatabase(name) }
+            try environment.write { txn in try change(databases, txn) }
+        }
+        return try EventLog.openReadOnly(at: path).verify()
+    }
+
+    func expectError(_ report: VerifyReport, _ text: String, at sequence: UInt64? = nil) {
+        #expect(!report.isHealthy)
+        #expect(report.problems.contains { $0.message.contains(text) && (sequence == nil || $0.sequence == sequence) }, "\(report.problems)")
+    }
+
+    @Test("a sequence gap that no trim explains")
+    func gap() throws {
+        let path = try makeLog()
+        let report = try damage(path) { databases, txn in
+            try txn.delete(try #require(databases["entries"]), key: KeyCoding.sequence(10))
+        }
+        expectError(report, "entries #10 is missing before it", at: 11)
+    }
+
+    @Test("two streams with one name")
+    func duplicateName() throws {
+        let path = try makeLog()
+        let report = try damage(path) { databases, txn in
+            let streams = try #require(databases["streams"])
+            let info = try #require(try txn.get(streams, key: KeyCoding.stream(1)).map { try StreamRecord.decode(id: 1, record: $0) })
+            let twin = StreamInfo(
+                id: 9, name: info.name, reactorType: info.reactorType, schemaFingerprint: info.schemaFingerprint, createdAt: info.createdAt,
+                initialStateCodec: info.initialStateCodec, initialState: info.initialState, sequenceFloor: 0)
+            try txn.put(streams, key: KeyCoding.stream(9), value: StreamRecord.encode(twin))
+        }
+        expectError(report, "streams 1 and 9 are both named 'counter'")
+    }
+
+    @Test("a stream's trim floor without the log's")
+    func floorWithoutMetaFloor() throws {
+        let path = try makeLog()
+        let report = try damage(path) { databases, txn in
+            let streams = try #require(databases["streams"])
+            let info = try #require(try txn.get(streams, key: KeyCoding.stream(2)).map { try StreamRecord.decode(id: 2, record: $0) })
+            try txn.put(streams, key: KeyCoding.stream(2), value: StreamRecord.encode(info.withSequenceFloor(20)))
+        }
+        expectError(report, "stream 'plain' records a trim floor of #20, but the log's floor is absent")
+    }
+
+    @Test("a snapshot of a stream the log does not describe, and one of another stream's entry")
+    func strayedSnapshots() throws {
+        let path = try makeLog()
+        let plainEntry: UInt64 = 4   // #1, #2 open the streams; then counter, plain, counter, plain…
+        let report = try damage(path) { databases, txn in
+            let snapshots = try #require(databases["snapshots"])
+            for (stream, sequence) in [(UInt32(7), UInt64(3)), (1, plainEntry)] {
+                let snapshot = Snapshot(streamID: stream, sequence: sequence, timestamp: 1, codec: .json, state: Data("1".utf8))
+                var record = [UInt8](repeating: 0, count: SnapshotRecord.size(stateBytes: 1))
+                record.withUnsafeMutableBytes { SnapshotRecord.write(snapshot, into: $0) }
+                try txn.put(snapshots, key: KeyCoding.streamSequence(stream, sequence), value: record)
+            }
+        }
+        expectError(report, "a snapshot names stream id 7", at: 3)
+        expectError(report, "describes an entry of stream 'plain'", at: plainEntry)
+    }
+}
