@@ -1,62 +1,112 @@
 import EventLogKit
 import TimeTravel
 
-/// An entry as one line of JSON, written by hand: the fields and order of ``EntryJSON`` (keys sorted), at the speed
-/// `export` needs for millions of entries. DEL, C1 controls and bidirectional overrides are `\u` escapes, as
-/// ``writeJSONLine(_:)`` writes them.
+/// An entry as one line of JSON, written by hand into bytes: the fields and order of ``EntryJSON`` (keys sorted), at
+/// the speed `export` needs for millions of entries. The payload is the stored JSON, checked and copied as it is
+/// (``JSONValue/compactUTF8(_:)``). DEL, C1 controls and bidirectional overrides are `\u` escapes, as
+/// ``writeJSONLine(_:)`` writes them, so the line is safe on a terminal as it is.
 enum EntryLine {
     /// `{"entry":{…}}` for an export line, or the bare object.
     static func json(_ entry: LogEntry, wrapped: Bool) -> String {
-        var line = wrapped ? #"{"entry":{"case":"# : #"{"case":"#
-        appendString(entry.caseName, to: &line)
-        if let cause = entry.cause { line += #","cause":\#(cause)"# }
-        line += #","codec":"\#(entry.codec)","kind":"\#(entry.kind)""#
-        if entry.codec == .json, let value = try? JSONValue(parsing: entry.payload), value.isExpressibleAsJSON {
-            line += #","payload":"#
-            appendEscapingControls(value.description, to: &line)
-        } else if !entry.payload.isEmpty {
-            line += #","payloadBase64":""# + entry.payload.base64EncodedString() + "\""
+        var bytes: [UInt8] = []
+        append(entry, wrapped: wrapped, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the line (without a newline) to `out`.
+    static func append(_ entry: LogEntry, wrapped: Bool, to out: inout [UInt8]) {
+        out.append(contentsOf: wrapped ? #"{"entry":{"case":"#.utf8 : #"{"case":"#.utf8)
+        appendString(entry.caseName, to: &out)
+        if let cause = entry.cause {
+            out.append(contentsOf: #","cause":"#.utf8)
+            appendDecimal(cause, to: &out)
         }
-        line += #","sequence":\#(entry.sequence),"stream":"#
-        appendString(entry.stream, to: &line)
-        line += #","time":""# + iso8601(nanoseconds: entry.timestamp) + #"","timestamp":\#(entry.timestamp),"timestampNanoseconds":"\#(entry.timestamp)"}"#
-        return wrapped ? line + "}" : line
+        out.append(contentsOf: #","codec":""#.utf8)
+        out.append(contentsOf: entry.codec.description.utf8)
+        out.append(contentsOf: #"","kind":""#.utf8)
+        out.append(contentsOf: entry.kind.description.utf8)
+        out.append(UInt8(ascii: "\""))
+        if entry.codec == .json, let payload = JSONValue.compactUTF8(entry.payload) {
+            out.append(contentsOf: #","payload":"#.utf8)
+            appendEscapingControls(payload, to: &out)
+        } else if !entry.payload.isEmpty {
+            out.append(contentsOf: #","payloadBase64":""#.utf8)
+            out.append(contentsOf: entry.payload.base64EncodedString().utf8)
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(contentsOf: #","sequence":"#.utf8)
+        appendDecimal(entry.sequence, to: &out)
+        out.append(contentsOf: #","stream":"#.utf8)
+        appendString(entry.stream, to: &out)
+        out.append(contentsOf: #","time":""#.utf8)
+        appendISO8601(nanoseconds: entry.timestamp, to: &out)
+        out.append(contentsOf: #"","timestamp":"#.utf8)
+        appendDecimal(entry.timestamp, to: &out)
+        out.append(contentsOf: #","timestampNanoseconds":""#.utf8)
+        appendDecimal(entry.timestamp, to: &out)
+        out.append(contentsOf: wrapped ? #""}}"#.utf8 : #""}"#.utf8)
     }
 
     /// `text` as a JSON string.
-    static func appendString(_ text: String, to line: inout String) {
-        appendEscapingControls(JSONValue.string(text).description, to: &line)
+    static func appendString(_ text: String, to out: inout [UInt8]) {
+        let plain = text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+        guard !plain else {
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: text.utf8)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
+        appendEscapingControls(Array(JSONValue.string(text).description.utf8), to: &out)
     }
 
     /// JSON text with its DEL, C1 and bidirectional-override characters (which occur only inside strings) escaped.
-    private static func appendEscapingControls(_ json: String, to line: inout String) {
-        guard json.utf8.contains(where: { $0 >= 0x7F }) else {
-            line += json
+    private static func appendEscapingControls(_ json: [UInt8], to out: inout [UInt8]) {
+        guard json.contains(where: { $0 >= 0x7F }) else {
+            out.append(contentsOf: json)
             return
         }
-        for scalar in json.unicodeScalars {
-            if needsEscape(scalar) { line += unicodeEscape(scalar) } else { line.unicodeScalars.append(scalar) }
+        for scalar in String(decoding: json, as: UTF8.self).unicodeScalars {
+            switch scalar.value {
+            case 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069:
+                let hex = Array(String(scalar.value, radix: 16).utf8)
+                out.append(contentsOf: #"\u"#.utf8)
+                out.append(contentsOf: [UInt8](repeating: UInt8(ascii: "0"), count: 4 - hex.count) + hex)
+            default:
+                out.append(contentsOf: String(scalar).utf8)
+            }
         }
     }
 
-    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
-        default: false
-        }
+    private static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        appendDecimal(value.magnitude, to: &out)
     }
 
-    private static func unicodeEscape(_ scalar: Unicode.Scalar) -> String {
-        let hex = String(scalar.value, radix: 16)
-        return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+    private static func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
+        var magnitude = value
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)   // up to 24 digits, written backwards
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[23 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            out.append(contentsOf: buffer[(24 - count)...])
+        }
     }
 
     /// `2026-11-22T10:54:14.902Z`: UTC, milliseconds (truncated), as ISO 8601 with fractional seconds.
     static func iso8601(nanoseconds: Int64) -> String {
-        let (seconds, fraction) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
-        let wholeSeconds = fraction < 0 ? seconds - 1 : seconds
-        let milliseconds = (fraction < 0 ? fraction + 1_000_000_000 : fraction) / 1_000_000
-        let (days, secondOfDay) = floorDivide(wholeSeconds, 86_400)
+        var bytes: [UInt8] = []
+        appendISO8601(nanoseconds: nanoseconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func appendISO8601(nanoseconds: Int64, to out: inout [UInt8]) {
+        let (seconds, fraction) = floorDivide(nanoseconds, 1_000_000_000)
+        let milliseconds = fraction / 1_000_000
+        let (days, secondOfDay) = floorDivide(seconds, 86_400)
         // Civil date from days since 1970-01-01 (proleptic Gregorian).
         let shifted = days + 719_468
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
@@ -67,11 +117,19 @@ enum EntryLine {
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        // Every field is non-negative and fits its width (timestamps span the years 1677 to 2262).
+        func pad(_ value: Int64, _ width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                out.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(milliseconds, 3))Z"
+        pad(year, 4); out.append(UInt8(ascii: "-")); pad(month, 2); out.append(UInt8(ascii: "-")); pad(day, 2)
+        out.append(UInt8(ascii: "T")); pad(secondOfDay / 3600, 2); out.append(UInt8(ascii: ":")); pad(secondOfDay / 60 % 60, 2)
+        out.append(UInt8(ascii: ":")); pad(secondOfDay % 60, 2); out.append(UInt8(ascii: ".")); pad(milliseconds, 3)
+        out.append(UInt8(ascii: "Z"))
     }
 
     private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {

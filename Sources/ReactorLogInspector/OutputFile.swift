@@ -60,7 +60,12 @@ final class OutputFile {
 
     /// Appends a line; written out in large blocks.
     func write(_ line: String) throws {
-        buffer.append(contentsOf: line.utf8)
+        try writeLine { $0.append(contentsOf: line.utf8) }
+    }
+
+    /// Appends the line `body` writes into the buffer (without the newline); written out in large blocks.
+    func writeLine(_ body: (inout [UInt8]) -> Void) throws {
+        body(&buffer)
         buffer.append(UInt8(ascii: "\n"))
         if buffer.count >= 1 << 20 { try flush() }
     }

@@ -94,6 +94,12 @@ func printLine(_ text: String = "") throws {
 /// bidirectional overrides (which only occur inside strings) are written as `\uXXXX` escapes too: the same JSON
 /// value, and nothing a terminal would act on.
 func writeJSONLine(_ text: String) throws {
+    try write(terminalSafeJSON(text) + "\n")
+}
+
+/// JSON text with DEL, C1 controls and bidirectional overrides written as `\uXXXX` escapes: the same value.
+func terminalSafeJSON(_ text: String) -> String {
+    guard text.utf8.contains(where: { $0 >= 0x7F }) else { return text }
     var escaped = String.UnicodeScalarView()
     for scalar in text.unicodeScalars {
         switch scalar.value {
@@ -104,12 +110,17 @@ func writeJSONLine(_ text: String) throws {
             escaped.append(scalar)
         }
     }
-    try write(String(escaped) + "\n")
+    return String(escaped)
 }
 
 private func write(_ text: String) throws {
+    try writeStandardOutput(Data(text.utf8))
+}
+
+/// Writes bytes to standard output as they are (callers escape them); a failed write is an error.
+func writeStandardOutput<Bytes: DataProtocol>(_ bytes: Bytes) throws {
     do {
-        try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+        try FileHandle.standardOutput.write(contentsOf: bytes)
     } catch {
         throw InspectorFailure.writing(error)
     }

@@ -184,7 +184,10 @@ struct JSONParser {
     }
 
     private mutating func hex4() throws(Failure) -> UInt32 {
-        guard index + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) else {
+        // Exactly four digits: `UInt32(_:radix:)` alone would also take a sign (`\u+00e`).
+        let digits = bytes[min(index, bytes.count)..<min(index + 4, bytes.count)]
+        guard digits.count == 4, digits.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }),
+              let value = UInt32(String(decoding: digits, as: UTF8.self), radix: 16) else {
             throw failure("expected four hexadecimal digits")
         }
         index += 4

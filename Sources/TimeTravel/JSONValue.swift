@@ -69,6 +69,18 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The text of the UTF-8 JSON document `data` without the whitespace between its tokens (so on one line),
+    /// every token kept exactly as written; `nil` unless it is one valid JSON document whose numbers are finite.
+    /// It builds no tree: the fast way to pass stored JSON on.
+    public static func compactText(_ data: Data) -> String? {
+        compactUTF8(data).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// ``compactText(_:)`` as UTF-8 bytes.
+    public static func compactUTF8(_ data: Data) -> [UInt8]? {
+        JSONCompactor.compact(data)
+    }
+
     /// UTF-8 bytes of ``description``.
     public var data: Data { Data(description.utf8) }
 

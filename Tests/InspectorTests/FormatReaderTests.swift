@@ -1,5 +1,6 @@
 import EventLogKit
 import Foundation
+import LMDB
 import TestSupport
 import Testing
 
@@ -47,5 +48,23 @@ struct FormatReaderTests {
         let result = try read([path])
         #expect(result.status == 1)
         #expect(result.error.contains("breaks a rule") && result.error.contains(rule), "\(result.error)")
+    }
+
+    @Test("it refuses a sequence gap no trim explains, as verify does")
+    func gap() throws {
+        let path = scratch.file("gap.reactorlog")
+        let log = try EventLog.open(at: path)
+        let stream = try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: 0)
+        for _ in 0..<4 { try stream.append(.action, "buy", caseName: "buy") }
+        try log.close()
+        do {
+            let environment = try Environment(path: path)
+            let entries = try environment.openDatabase("entries")
+            _ = try environment.write { txn in try txn.delete(entries, key: [0, 0, 0, 0, 0, 0, 0, 3]) }
+        }
+        let result = try read([path])
+        #expect(result.status == 1)
+        #expect(result.error.contains("entry 4 breaks a rule: the numbers before it are missing"), "\(result.error)")
+        #expect(try Tool.run(["verify", path]).status == 1)
     }
 }

@@ -34,7 +34,7 @@ struct JSONParserTests {
         ("[1,2,]", "unexpected character"), (#"{"a" 1}"#, "expected ':'"), (#""abc"#, "ends inside a string"),
         ("[1] 2", "unexpected text after the value"), (#""\q""#, "an unknown escape"), (#""\ud800""#, "high surrogate"),
         ("\"a\u{1}b\"", "a control character"), ("01", "a leading zero"), ("1e999", "out of range"), ("tru", "expected true"),
-        ("", "ends where a value should be"), ("-", "expected a digit"),
+        ("", "ends where a value should be"), ("-", "expected a digit"), (#""\u+00e9""#, "four hexadecimal digits"),
     ])
     func refuses(_ text: String, _ reason: String) {
         let error = #expect(throws: JSONParser.Failure.self) { try JSONValue(parsing: Data(text.utf8)) }
@@ -47,5 +47,14 @@ struct JSONParserTests {
         let error = #expect(throws: JSONParser.Failure.self) { try JSONValue(parsing: Data(deep.utf8)) }
         #expect(error?.description.contains("nested more than 512 levels") == true)
         #expect(throws: JSONParser.Failure.self) { try JSONValue(parsing: Data([0x22, 0xFF, 0xFE, 0x22])) }
+    }
+
+    @Test("compact text keeps every token as written, drops whitespace, and accepts exactly what the parser accepts")
+    func compactText() throws {
+        #expect(JSONValue.compactText(Data(#" { "b" : [ 1 , 2.50 , "x\/y \u00e9" ] ,"a":null } "#.utf8)) == #"{"b":[1,2.50,"x/y \u00e9"],"a":null}"#)
+        for refused in [#""\ud800""#, "1e999", "[1,]", #""\u+00e9""#, "\"a\u{1}b\"", "01", "[1] 2"] {
+            #expect(JSONValue.compactText(Data(refused.utf8)) == nil, "\(refused)")
+            #expect(throws: JSONParser.Failure.self) { try JSONValue(parsing: Data(refused.utf8)) }
+        }
     }
 }

@@ -31,7 +31,8 @@ func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 ///
 ///     reactorlog-fuzz FILE...                 run each file as one input
 ///     reactorlog-fuzz --seeds DIR             write the seed inputs into DIR (a corpus for libFuzzer)
-///     reactorlog-fuzz --mutate N [--seed S]   run N random mutations of the seeds (the test suite's short run)
+///     reactorlog-fuzz --mutate N [--seed S]   run N random mutations of the seeds (the test suite's short run);
+///                                             a failing input is saved as ./reactorlog-fuzz-failure
 @main
 enum Driver {
     static func main() throws {
@@ -44,7 +45,7 @@ enum Driver {
             var generator = SplitMix(seed: arguments.first == "--seed" ? UInt64(arguments.last ?? "") ?? 1 : 1)
             let seeds = FuzzTarget.seeds()
             for _ in 0..<count {
-                FuzzTarget.run(Mutator.mutate(seeds[Int(generator.next() % UInt64(seeds.count))], with: &generator))
+                FuzzTarget.run(Mutator.mutate(seeds[Int(generator.next() % UInt64(seeds.count))], with: &generator), savingFailuresTo: "reactorlog-fuzz-failure")
             }
             print("reactorlog-fuzz: \(count) inputs, no crash")
             return

@@ -36,9 +36,12 @@ enum FuzzTarget: UInt8, CaseIterable {
                 _ = KeyCoding.decodeStreamSequence(bytes)
             }
         case .json:
-            guard let value = try? JSONValue(parsing: Data(body)) else { return }
-            let again = try? JSONValue(parsing: value.data)
-            check(again == value || !value.isExpressibleAsJSON, "JSON \(value) does not parse back to itself")
+            let compact = JSONValue.compactText(Data(body))
+            guard let value = try? JSONValue(parsing: Data(body)), value.isExpressibleAsJSON else {
+                return check(compact == nil, "the compactor accepts what the parser refuses")
+            }
+            check((try? JSONValue(parsing: value.data)) == value, "JSON \(value) does not parse back to itself")
+            check(compact.flatMap { try? JSONValue(parsing: Data($0.utf8)) } == value, "the compact text of \(value) is not the same value")
         case .statePath:
             guard let text = String(validating: body, as: UTF8.self), let path = try? StatePath(parsing: text) else { return }
             check((try? StatePath(parsing: path.description)) == path, "path '\(text)' does not print back to itself")
@@ -56,9 +59,18 @@ enum FuzzTarget: UInt8, CaseIterable {
 
     private static func check(_ condition: Bool, _ message: @autoclosure () -> String) {
         guard !condition else { return }
+        if let (input, file) = current { try? Data(input).write(to: URL(fileURLWithPath: file)) }
         FileHandle.standardError.write(Data("reactorlog-fuzz: \(message())\n".utf8))
         abort()
     }
+
+    /// Runs `input`; a failed check first writes the input to `file`, to replay it (`reactorlog-fuzz FILE`).
+    static func run(_ input: [UInt8], savingFailuresTo file: String) {
+        current = (input, file)
+        run(input)
+    }
+
+    nonisolated(unsafe) private static var current: (input: [UInt8], file: String)?
 
     /// Valid inputs of every kind, to start mutating from.
     static func seeds() -> [[UInt8]] {

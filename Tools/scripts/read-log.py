@@ -101,12 +101,20 @@ def main():
         durability = txn.get(b"durability", db=meta)
         if durability is not None and durability not in (b"sync", b"grouped", b"nosync"):
             sys.exit(f"the metadata breaks a rule: durability '{durability.decode(errors='replace')}'")
-        names = {}
+        raw_floor = txn.get(b"sequence-floor", db=meta)
+        floor = int(raw_floor) if raw_floor is not None else 0
+        names, floors = {}, {}
         for key, record in txn.cursor(db=streams):
             checked(record, f"stream {key.hex()}")
             (stream_id,) = struct.unpack(">I", key)
             name_length = struct.unpack_from("<H", record, 6)[0]
-            names[stream_id] = record[40:40 + name_length].decode()
+            name = bytes(record[40:40 + name_length]).decode()
+            if name in names.values():
+                sys.exit(f"the streams break a rule: two streams are named '{name}'")
+            names[stream_id] = name
+            floors[stream_id] = struct.unpack_from("<Q", record, 32)[0]
+            if floors[stream_id] > floor:
+                sys.exit(f"stream '{name}' breaks a rule: its sequence floor {floors[stream_id]} is above the log's ({floor})")
         codec_name = txn.get(b"codec", db=meta)
         print(f"format {version}, codec {codec_name.decode() if codec_name else 'unknown'}, streams {sorted(names.values())}")
 
@@ -126,7 +134,12 @@ def main():
             print(f"{when} #{sequence} {names[stream_id]} {KINDS[kind]} {case} {payload}{caused}")
 
         if only is None:
+            previous = 0
             for key, record in txn.cursor(db=entries):
+                (sequence,) = struct.unpack(">Q", key)
+                if sequence > previous + 1 and sequence - 1 > floor:
+                    sys.exit(f"entry {sequence} breaks a rule: the numbers before it are missing, above the trim floor {floor}")
+                previous = sequence
                 show(key, record)
         else:
             stream_id = next(i for i, n in names.items() if n == only)
@@ -137,7 +150,20 @@ def main():
                     if key[:4] != prefix:
                         break
                     show(key[4:], txn.get(key[4:], db=entries))
-        count = sum(1 for key, record in txn.cursor(db=snapshots) if checked(record, f"snapshot {key.hex()}"))
+        count, based = 0, set()
+        for key, record in txn.cursor(db=snapshots):
+            checked(record, f"snapshot {key.hex()}")
+            stream_id, sequence = struct.unpack(">IQ", key)
+            if stream_id not in names:
+                sys.exit(f"snapshot {key.hex()} breaks a rule: it names stream id {stream_id}, which the log does not describe")
+            entry = txn.get(key[4:], db=entries)
+            oldest = stream_id not in based
+            based.add(stream_id)
+            if entry is None and not (oldest and sequence <= floors[stream_id]):
+                sys.exit(f"snapshot {key.hex()} breaks a rule: entry #{sequence} is not in the log")
+            if entry is not None and struct.unpack_from("<I", entry, 8)[0] != stream_id:
+                sys.exit(f"snapshot {key.hex()} breaks a rule: entry #{sequence} belongs to another stream")
+            count += 1
         print(f"{count} snapshots, all checksums match")
 
 

@@ -83,7 +83,7 @@ struct Export: AsyncParsableCommand {
             var iterator = session.log.entries(EntryQuery(from: from, through: to ?? .max, stream: stream))
             var count = 0
             while let entry = try iterator.next() {
-                if format == .jsonl { try sink.write(EntryLine.json(entry, wrapped: true)) } else { entries.append(EntryJSON(entry)) }
+                if format == .jsonl { try sink.writeLine { EntryLine.append(entry, wrapped: true, to: &$0) } } else { entries.append(EntryJSON(entry)) }
                 count += 1
                 if count % 65_536 == 0 { session.terminal.showProgress("export: \(count) entries") }
             }
@@ -115,20 +115,26 @@ final class OutputSink {
         file = try path.map { try OutputFile(path: $0, force: force, mode: mode) }
     }
 
-    private var pending = ""
+    private var pending: [UInt8] = []
 
-    /// Writes a line: to the file, or to standard output in blocks of about a megabyte.
+    /// Writes a line of JSON made by an encoder, escaped as ``writeJSONLine(_:)`` escapes it.
     func write(_ line: String) throws {
-        if let file { return try file.write(line) }
-        pending += line
-        pending += "\n"
-        if pending.utf8.count >= 1 << 20 { try flushStandardOutput() }
+        try writeLine { $0.append(contentsOf: terminalSafeJSON(line).utf8) }
+    }
+
+    /// Writes the line `body` appends, already terminal-safe (``EntryLine``): to the file, or to standard output,
+    /// in blocks of about a megabyte.
+    func writeLine(_ body: (inout [UInt8]) -> Void) throws {
+        if let file { return try file.writeLine(body) }
+        body(&pending)
+        pending.append(UInt8(ascii: "\n"))
+        if pending.count >= 1 << 20 { try flushStandardOutput() }
     }
 
     private func flushStandardOutput() throws {
         guard !pending.isEmpty else { return }
-        defer { pending = "" }
-        try writeJSONLine(String(pending.dropLast()))
+        defer { pending.removeAll(keepingCapacity: true) }
+        try writeStandardOutput(pending)
     }
 
     func commit() throws {
