@@ -25,6 +25,8 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The log's files are damaged where LMDB would trust them (a truncated data file): refused before
     /// anything is read.
     case damagedFile(path: String, reason: String)
+    /// The log's files cannot be read or written by this user.
+    case permissionDenied(path: String)
     /// No stream has that name.
     case unknownStream(name: String)
     /// The stream is already open for writing through another ``LogStream``.
@@ -47,6 +49,8 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
             "No log at \(path). Check the path; a log is a directory such as demo.reactorlog/."
         case .notALog(let path, let reason):
             "\(path) is not a ReactorLog log: \(reason). Point at a directory written by ReactorLog."
+        case .permissionDenied(let path):
+            "The log at \(path) cannot be read: permission denied. Run as the log's owner, or copy the log somewhere you can read it."
         case .newerFormat(let path, let found, let supported):
             "\(path) uses log format version \(found), but this ReactorLog reads versions up to \(supported). Upgrade ReactorLog to read it."
         case .alreadyOpen(let path, let detail):

@@ -70,6 +70,9 @@ final class LogStorage: Sendable {
             throw .notALog(path: path, reason: "it is a file, not a log directory")
         }
         let dataPath = path + "/" + LogLayout.dataFile
+        if readOnly, access(dataPath, F_OK) == 0, access(dataPath, R_OK) != 0, errno == EACCES {
+            throw .permissionDenied(path: path)
+        }
         if let attributes = try? files.attributesOfItem(atPath: dataPath) {
             let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
             if size < 8192 {
@@ -89,7 +92,7 @@ final class LogStorage: Sendable {
         }
         var status = stat()
         if stat(dataPath, &status) != 0, errno == EACCES {
-            throw .notALog(path: path, reason: "its files cannot be read (permission denied); run as the log's owner, or copy the log")
+            throw .permissionDenied(path: path)
         }
         if readOnly { throw .notALog(path: path, reason: "it has no \(LogLayout.dataFile)") }
         let contents = (try? files.contentsOfDirectory(atPath: path)) ?? []

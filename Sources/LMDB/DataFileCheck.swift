@@ -27,9 +27,6 @@ public enum DataFileCheck {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return nil }
-        let size = UInt64(status.st_size)
         guard let first = meta(descriptor, at: 0) else {
             return .notLMDB("is not an LMDB file (too short for a meta page)")
         }
@@ -41,6 +38,11 @@ public enum DataFileCheck {
         guard let current = metas.filter(\.isValid).max(by: { $0.transaction < $1.transaction }), let pageSize = current.pageSize else {
             return .damaged("has damaged meta pages (no valid version and page size)")
         }
+        // The size is read after the meta pages: a live writer writes a commit's pages before its meta page and
+        // never shrinks the file, so a size read later covers every page the meta page read earlier claims.
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        let size = UInt64(status.st_size)
         let (needed, overflow) = (current.lastPage &+ 1).multipliedReportingOverflow(by: UInt64(pageSize))
         if overflow || current.lastPage >= UInt64.max / 2 {
             return .damaged("has a meta page claiming an impossible size (\(current.lastPage) pages)")

@@ -1,4 +1,5 @@
 import EventLogKit
+import Foundation
 import TimeTravel
 
 /// An entry as one line of JSON, written by hand into bytes: the fields and order of ``EntryJSON`` (keys sorted), at
@@ -15,36 +16,62 @@ enum EntryLine {
 
     /// Appends the line (without a newline) to `out`.
     static func append(_ entry: LogEntry, wrapped: Bool, to out: inout [UInt8]) {
-        out.append(contentsOf: wrapped ? #"{"entry":{"case":"#.utf8 : #"{"case":"#.utf8)
+        out.append(contentsOf: wrapped ? Fragment.wrappedStart : Fragment.start)
         appendString(entry.caseName, to: &out)
         if let cause = entry.cause {
-            out.append(contentsOf: #","cause":"#.utf8)
+            out.append(contentsOf: Fragment.cause)
             appendDecimal(cause, to: &out)
         }
-        out.append(contentsOf: #","codec":""#.utf8)
-        out.append(contentsOf: entry.codec.description.utf8)
-        out.append(contentsOf: #"","kind":""#.utf8)
-        out.append(contentsOf: entry.kind.description.utf8)
+        out.append(contentsOf: Fragment.codec)
+        out.append(contentsOf: Fragment.name(entry.codec))
+        out.append(contentsOf: Fragment.kind)
+        out.append(contentsOf: Fragment.name(entry.kind))
         out.append(UInt8(ascii: "\""))
-        if entry.codec == .json, let payload = JSONValue.compactUTF8(entry.payload) {
-            out.append(contentsOf: #","payload":"#.utf8)
-            appendEscapingControls(payload, to: &out)
-        } else if !entry.payload.isEmpty {
-            out.append(contentsOf: #","payloadBase64":""#.utf8)
-            out.append(contentsOf: entry.payload.base64EncodedString().utf8)
-            out.append(UInt8(ascii: "\""))
+        if entry.codec == .json {
+            out.append(contentsOf: Fragment.payload)
+            let start = out.count
+            if JSONValue.appendCompactUTF8(entry.payload, to: &out) {
+                escapeControls(in: &out, from: start)
+            } else {
+                out.removeSubrange((start - Fragment.payload.count)...)
+                appendBase64(entry.payload, to: &out)
+            }
+        } else {
+            appendBase64(entry.payload, to: &out)
         }
-        out.append(contentsOf: #","sequence":"#.utf8)
+        out.append(contentsOf: Fragment.sequence)
         appendDecimal(entry.sequence, to: &out)
-        out.append(contentsOf: #","stream":"#.utf8)
+        out.append(contentsOf: Fragment.stream)
         appendString(entry.stream, to: &out)
-        out.append(contentsOf: #","time":""#.utf8)
+        out.append(contentsOf: Fragment.time)
         appendISO8601(nanoseconds: entry.timestamp, to: &out)
-        out.append(contentsOf: #"","timestamp":"#.utf8)
+        out.append(contentsOf: Fragment.timestamp)
         appendDecimal(entry.timestamp, to: &out)
-        out.append(contentsOf: #","timestampNanoseconds":""#.utf8)
+        out.append(contentsOf: Fragment.nanoseconds)
         appendDecimal(entry.timestamp, to: &out)
-        out.append(contentsOf: wrapped ? #""}}"#.utf8 : #""}"#.utf8)
+        out.append(contentsOf: wrapped ? Fragment.wrappedEnd : Fragment.end)
+    }
+
+    /// The constant parts of a line, as bytes once.
+    private enum Fragment {
+        static let wrappedStart = Array(#"{"entry":{"case":"#.utf8), start = Array(#"{"case":"#.utf8)
+        static let cause = Array(#","cause":"#.utf8), codec = Array(#","codec":""#.utf8), kind = Array(#"","kind":""#.utf8)
+        static let payload = Array(#","payload":"#.utf8), payloadBase64 = Array(#","payloadBase64":""#.utf8)
+        static let sequence = Array(#","sequence":"#.utf8), stream = Array(#","stream":"#.utf8), time = Array(#","time":""#.utf8)
+        static let timestamp = Array(#"","timestamp":"#.utf8), nanoseconds = Array(#","timestampNanoseconds":""#.utf8)
+        static let wrappedEnd = Array(#""}}"#.utf8), end = Array(#""}"#.utf8)
+        static let codecs = (0...255).map { Array(CodecID(rawValue: UInt8($0)).description.utf8) }
+        static let kinds = EntryKind.allCases.map { ($0, Array($0.description.utf8)) }
+
+        static func name(_ codec: CodecID) -> [UInt8] { codecs[Int(codec.rawValue)] }
+        static func name(_ kind: EntryKind) -> [UInt8] { kinds.first { $0.0 == kind }?.1 ?? Array(kind.description.utf8) }
+    }
+
+    private static func appendBase64(_ payload: Data, to out: inout [UInt8]) {
+        guard !payload.isEmpty else { return }
+        out.append(contentsOf: Fragment.payloadBase64)
+        out.append(contentsOf: payload.base64EncodedString().utf8)
+        out.append(UInt8(ascii: "\""))
     }
 
     /// `text` as a JSON string.
@@ -61,10 +88,16 @@ enum EntryLine {
 
     /// JSON text with its DEL, C1 and bidirectional-override characters (which occur only inside strings) escaped.
     private static func appendEscapingControls(_ json: [UInt8], to out: inout [UInt8]) {
-        guard json.contains(where: { $0 >= 0x7F }) else {
-            out.append(contentsOf: json)
-            return
-        }
+        let start = out.count
+        out.append(contentsOf: json)
+        escapeControls(in: &out, from: start)
+    }
+
+    /// Escapes DEL, C1 and bidirectional-override characters in the JSON text at `out[start...]`.
+    private static func escapeControls(in out: inout [UInt8], from start: Int) {
+        guard out[start...].contains(where: { $0 >= 0x7F }) else { return }
+        let json = Array(out[start...])
+        out.removeSubrange(start...)
         for scalar in String(decoding: json, as: UTF8.self).unicodeScalars {
             switch scalar.value {
             case 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069:

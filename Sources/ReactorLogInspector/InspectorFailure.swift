@@ -80,7 +80,7 @@ struct InspectorFailure: Error, CustomStringConvertible {
 
     private static func exit(for error: EventLogError) -> InspectorExit {
         switch error {
-        case .notFound, .notALog, .storage: .cannotOpen
+        case .notFound, .notALog, .permissionDenied, .storage: .cannotOpen
         case .newerFormat: .newerFormat
         case .corruptEntry, .corruptSnapshot, .corruptStream, .corruptMetadata, .damagedFile, .codec: .corrupt
         case .unknownStream, .invalidArgument: .invalidArgument

@@ -8,22 +8,33 @@ enum JSONCompactor {
     /// The compact text of `data`, or `nil` when it is not one valid JSON document with finite numbers, nested at
     /// most ``JSONParser/maxDepth`` deep.
     static func compact(_ data: Data) -> [UInt8]? {
-        data.withUnsafeBytes { raw in
-            var copier = Copier(input: raw.bindMemory(to: UInt8.self))
-            copier.output.reserveCapacity(raw.count)
-            guard copier.value(depth: 0) else { return nil }
-            copier.skipWhitespace()
-            return copier.index == copier.input.count ? copier.output : nil
+        var output: [UInt8] = []
+        return append(data, to: &output) ? output : nil
+    }
+
+    /// Appends the compact text of `data` to `output` and returns `true`, or leaves `output` as it was and returns
+    /// `false`.
+    static func append(_ data: Data, to output: inout [UInt8]) -> Bool {
+        let start = output.count
+        let valid = data.withUnsafeBytes { raw in
+            var copier = Copier(input: raw.bindMemory(to: UInt8.self), output: output)
+            output = []   // the copier holds the only reference, so it appends in place
+            let valid = copier.value(depth: 0) && { copier.skipWhitespace(); return copier.index == copier.input.count }()
+            output = copier.output
+            return valid
         }
+        if !valid { output.removeSubrange(start...) }
+        return valid
     }
 
     private struct Copier {
         let input: UnsafeBufferPointer<UInt8>
         var index = 0
-        var output: [UInt8] = []
+        var output: [UInt8]
 
-        init(input: UnsafeBufferPointer<UInt8>) {
+        init(input: UnsafeBufferPointer<UInt8>, output: [UInt8]) {
             self.input = input
+            self.output = output
         }
 
         mutating func skipWhitespace() {

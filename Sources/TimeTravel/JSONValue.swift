@@ -73,12 +73,13 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     /// every token kept exactly as written; `nil` unless it is one valid JSON document whose numbers are finite.
     /// It builds no tree: the fast way to pass stored JSON on.
     public static func compactText(_ data: Data) -> String? {
-        compactUTF8(data).map { String(decoding: $0, as: UTF8.self) }
+        JSONCompactor.compact(data).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// ``compactText(_:)`` as UTF-8 bytes.
-    public static func compactUTF8(_ data: Data) -> [UInt8]? {
-        JSONCompactor.compact(data)
+    /// Appends ``compactText(_:)`` of `data` to `output` as UTF-8 and returns `true`; returns `false`, leaving
+    /// `output` as it was, when `data` is not one valid JSON document with finite numbers.
+    public static func appendCompactUTF8(_ data: Data, to output: inout [UInt8]) -> Bool {
+        JSONCompactor.append(data, to: &output)
     }
 
     /// UTF-8 bytes of ``description``.

@@ -42,6 +42,29 @@ struct InspectorBadInputTests {
         #expect(try Tool.run(["log", path]).status == 0)
     }
 
+    @Test("a log this user cannot read says 'permission denied', not that it has no data file")
+    func permissionDenied() throws {
+        let log = scratch.file("private.reactorlog")
+        #expect(try Tool.run(["demo", "--out", log]).status == 0)
+        // As root, permissions do not apply: run the command as nobody instead (setpriv, from util-linux).
+        func asOtherUser(_ arguments: [String]) throws -> Tool.Result {
+            guard getuid() == 0 else { return try Tool.run(arguments) }
+            let binary = Tool.products.appendingPathComponent("reactorlog").path
+            return try Tool.run(URL(fileURLWithPath: "/usr/bin/setpriv"), ["--reuid=65534", "--regid=65534", "--clear-groups", binary] + arguments)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.path)
+        for (directory, file) in [(0o700, 0o600), (0o755, 0o600)] {
+            try FileManager.default.setAttributes([.posixPermissions: file], ofItemAtPath: log + "/data.mdb")
+            try FileManager.default.setAttributes([.posixPermissions: directory], ofItemAtPath: log)
+            if getuid() != 0 { try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: log + "/data.mdb") }
+            let result = try asOtherUser(["info", log])
+            #expect(result.status == 3, "\(result.error)")
+            #expect(result.error.contains("cannot be read: permission denied"), "\(result.error)")
+            #expect(!result.error.contains("has no data.mdb"))
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: log)
+    }
+
     func modificationDate(_ path: String) throws -> Date? {
         try FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.modificationDate] as? Date
     }
