@@ -8,8 +8,8 @@ struct BisectJudgeTests {
     let scratch = ScratchDirectory()
     let demo: String
 
-    init() throws {
-        demo = try Tool.demoLog(in: scratch)
+    init() async throws {
+        demo = try await Tool.demoLog(in: scratch)
     }
 
     /// A judge that starts a long sleep in the background, writes its pid, and waits for it.
@@ -29,9 +29,9 @@ struct BisectJudgeTests {
     }
 
     @Test("a judge that takes longer than --timeout is stopped with everything it started; exit 7, one line")
-    func timeout() throws {
+    func timeout() async throws {
         let pidFile = scratch.file("timeout.pid")
-        let result = try Tool.run(["bisect", demo, "--stream", "search", "--timeout", "1", "--run", lingeringJudge(pidFile)])
+        let result = try await Tool.run(["bisect", demo, "--stream", "search", "--timeout", "1", "--run", lingeringJudge(pidFile)])
         #expect(result.status == 7)
         #expect(result.error.contains("did not answer within 1.0 s at #0"))
         #expect(result.error.filter { $0 == "\n" }.count == 1, "\(result.error)")
@@ -39,7 +39,7 @@ struct BisectJudgeTests {
     }
 
     @Test("Ctrl-C stops the judge's whole process group and says so")
-    func interrupt() throws {
+    func interrupt() async throws {
         let pidFile = scratch.file("interrupt.pid")
         let process = Process()
         process.executableURL = Tool.products.appendingPathComponent("reactorlog")
@@ -62,8 +62,8 @@ struct BisectJudgeTests {
     }
 
     @Test("a --timeout that is not a positive number of seconds is refused")
-    func badTimeout() throws {
-        let result = try Tool.run(["bisect", demo, "--stream", "search", "--timeout", "0", "--run", "true"])
+    func badTimeout() async throws {
+        let result = try await Tool.run(["bisect", demo, "--stream", "search", "--timeout", "0", "--run", "true"])
         #expect(result.status == 2)
         #expect(result.error.contains("--timeout is 0.0"))
     }

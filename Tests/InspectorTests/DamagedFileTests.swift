@@ -8,9 +8,9 @@ struct DamagedFileTests {
     let scratch = ScratchDirectory()
 
     @Test("a data file truncated anywhere is refused with one line and exit 5, never a crash")
-    func truncationSweep() throws {
+    func truncationSweep() async throws {
         let demo = scratch.file("demo.reactorlog")
-        #expect(try Tool.run(["demo", "--out", demo]).status == 0)
+        #expect(try await Tool.run(["demo", "--out", demo]).status == 0)
         let data = try Data(contentsOf: URL(fileURLWithPath: demo + "/data.mdb"))
         var generator = SystemRandomNumberGenerator()
         // Every page boundary, and random cuts inside pages, from just past the two meta pages.
@@ -22,7 +22,7 @@ struct DamagedFileTests {
             try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)
             try data.prefix(cut).write(to: URL(fileURLWithPath: copy + "/data.mdb"))
             for command in [["info", copy], ["log", copy], ["verify", copy], ["export", copy]] {
-                let result = try Tool.run(command)
+                let result = try await Tool.run(command)
                 if result.crashed { crashes.append("\(command[0]) at \(cut) bytes: signal \(result.status)") }
                 #expect(result.status == 5, "\(command[0]) at \(cut): \(result.error)")
                 #expect(result.error.contains("is truncated"), "\(command[0]) at \(cut): \(result.error)")
@@ -33,29 +33,29 @@ struct DamagedFileTests {
     }
 
     @Test("a file with damaged meta pages, or not LMDB at all, is refused before LMDB maps it")
-    func damagedMeta() throws {
+    func damagedMeta() async throws {
         let demo = scratch.file("meta.reactorlog")
-        #expect(try Tool.run(["demo", "--out", demo]).status == 0)
+        #expect(try await Tool.run(["demo", "--out", demo]).status == 0)
         var data = try Data(contentsOf: URL(fileURLWithPath: demo + "/data.mdb"))
         for offset in [20, 4096 + 20] { data[offset] ^= 0xFF }   // both versions: LMDB's magic, damaged
         try data.write(to: URL(fileURLWithPath: demo + "/data.mdb"))
-        let damaged = try Tool.run(["info", demo])
+        let damaged = try await Tool.run(["info", demo])
         #expect(damaged.status == 5, "\(damaged.error)")
         #expect(damaged.error.contains("has damaged meta pages"), "\(damaged.error)")
         for offset in [16, 4096 + 16] { data[offset] ^= 0xFF }   // and both magics: not LMDB at all
         try data.write(to: URL(fileURLWithPath: demo + "/data.mdb"))
-        let foreign = try Tool.run(["info", demo])
+        let foreign = try await Tool.run(["info", demo])
         #expect(foreign.status == 3, "\(foreign.error)")
         #expect(foreign.error.contains("is not an LMDB file"), "\(foreign.error)")
     }
 
     @Test("random byte flips anywhere past the meta pages: no command crashes, and verify reports every flip that changes an export")
-    func byteFlipSweep() throws {
+    func byteFlipSweep() async throws {
         // 12 000 entries: trees deep enough to have branch pages, whose page numbers LMDB follows unchecked.
         let log = scratch.file("flips.reactorlog")
-        #expect(try Tool.run(["demo", "--out", log, "--actions", "3000", "--durability", "nosync"]).status == 0)
+        #expect(try await Tool.run(["demo", "--out", log, "--actions", "3000", "--durability", "nosync"]).status == 0)
         let cleanExport = scratch.file("clean.jsonl")
-        #expect(try Tool.run(["export", log, "--output", cleanExport]).status == 0)
+        #expect(try await Tool.run(["export", log, "--output", cleanExport]).status == 0)
         let clean = try Data(contentsOf: URL(fileURLWithPath: cleanExport))
         let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: log + "/data.mdb")))
         let seed = UInt64.random(in: 1...UInt64.max)
@@ -71,7 +71,7 @@ struct DamagedFileTests {
             let export = scratch.file("flip-\(trial).jsonl")
             var statuses: [String: Int32] = [:]
             for command in [["info", copy], ["verify", copy], ["export", copy, "--output", export]] {
-                let result = try Tool.run(command)
+                let result = try await Tool.run(command)
                 statuses[command[0]] = result.status
                 if result.crashed { crashes.append("\(command[0]) after flipping byte \(offset): signal \(result.status)") }
                 #expect(result.error.filter { $0 == "\n" }.count <= 1, "\(command[0]) at \(offset): \(result.error)")

@@ -5,7 +5,7 @@ import Testing
 @Suite("reactorlog tail --follow", .timeLimit(.minutes(1)))
 struct FollowTests {
     @Test("tail --follow prints every entry another process writes, once, in order, as it is committed")
-    func followsAnotherWriter() throws {
+    func followsAnotherWriter() async throws {
         let scratch = ScratchDirectory()
         let log = scratch.file("live.reactorlog")
         let writer = try WriterProcess(log: log)

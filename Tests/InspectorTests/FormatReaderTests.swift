@@ -9,16 +9,16 @@ import Testing
 @Suite("FORMAT.md reader", .timeLimit(.minutes(2)))
 struct FormatReaderTests {
     let scratch = ScratchDirectory()
-    func read(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        let result = try Tool.python("read-log.py", arguments)
+    func read(_ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
+        let result = try await Tool.python("read-log.py", arguments)
         return (result.status, result.output, result.error)
     }
 
     @Test("it reads every entry of a demo log, and a copy without a lock file, and finds every rule kept")
-    func healthy() throws {
+    func healthy() async throws {
         let demo = scratch.file("demo.reactorlog")
-        #expect(try Tool.run(["demo", "--out", demo]).status == 0)
-        let result = try read([demo])
+        #expect(try await Tool.run(["demo", "--out", demo]).status == 0)
+        let result = try await read([demo])
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output.contains("#31 search mutation appendRepos"))
         #expect(result.output.hasSuffix("snapshots, all checksums match\n"))
@@ -27,7 +27,7 @@ struct FormatReaderTests {
         try FileManager.default.copyItem(atPath: demo + "/data.mdb", toPath: copy + "/data.mdb")
         try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: copy)
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: copy) }
-        let fromCopy = try read([copy, "--copy"])
+        let fromCopy = try await read([copy, "--copy"])
         #expect(fromCopy.status == 0, "\(fromCopy.error)")
         #expect(!FileManager.default.fileExists(atPath: copy + "/lock.mdb"))
     }
@@ -38,20 +38,20 @@ struct FormatReaderTests {
         (EntryDraft(kind: .mutation, caseName: "add", payload: Data([7]), codec: .none), "codec none with a 1-byte payload"),
         (EntryDraft(kind: .streamClosed, caseName: "bogus", payload: Data(), codec: .none), "marker named 'bogus'"),
     ])
-    func ruleBreaker(_ draft: EntryDraft, _ rule: String) throws {
+    func ruleBreaker(_ draft: EntryDraft, _ rule: String) async throws {
         let path = scratch.file("broken.reactorlog")
         let log = try EventLog.open(at: path)
         let stream = try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: 0)
         try stream.append(.action, "buy", caseName: "buy")
         try stream.append(draft)
         try log.close()
-        let result = try read([path])
+        let result = try await read([path])
         #expect(result.status == 1)
         #expect(result.error.contains("breaks a rule") && result.error.contains(rule), "\(result.error)")
     }
 
     @Test("it refuses a sequence gap no trim explains, as verify does")
-    func gap() throws {
+    func gap() async throws {
         let path = scratch.file("gap.reactorlog")
         let log = try EventLog.open(at: path)
         let stream = try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: 0)
@@ -62,9 +62,9 @@ struct FormatReaderTests {
             let entries = try environment.openDatabase("entries")
             _ = try environment.write { txn in try txn.delete(entries, key: [0, 0, 0, 0, 0, 0, 0, 3]) }
         }
-        let result = try read([path])
+        let result = try await read([path])
         #expect(result.status == 1)
         #expect(result.error.contains("entry 4 breaks a rule: the numbers before it are missing"), "\(result.error)")
-        #expect(try Tool.run(["verify", path]).status == 1)
+        #expect(try await Tool.run(["verify", path]).status == 1)
     }
 }

@@ -8,19 +8,19 @@ struct FuzzTests {
     let scratch = ScratchDirectory()
 
     @Test("the decoders of records, keys, JSON, state paths and export lines survive 300 000 mutated inputs")
-    func decoders() throws {
+    func decoders() async throws {
         // A new seed each run widens what the suite covers over time; a failure prints it, to repeat the run.
         let seed = UInt64.random(in: 1...UInt64.max)
-        let result = try Tool.run("reactorlog-fuzz", ["--mutate", "300000", "--seed", String(seed)])
+        let result = try await Tool.run("reactorlog-fuzz", ["--mutate", "300000", "--seed", String(seed)])
         #expect(!result.crashed && result.status == 0, "seed \(seed): \(result.error)")
         #expect(result.output.contains("300000 inputs, no crash"))
     }
 
     @Test("import takes a mutated export whole or refuses it in one line; what it takes verifies")
-    func importCorpus() throws {
-        let demo = try Tool.demoLog(in: scratch)
+    func importCorpus() async throws {
+        let demo = try await Tool.demoLog(in: scratch)
         let export = scratch.file("demo.jsonl")
-        #expect(try Tool.run(["export", demo, "--stream", "search", "--output", export]).status == 0)
+        #expect(try await Tool.run(["export", demo, "--stream", "search", "--output", export]).status == 0)
         let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: export)))
         let seed = UInt64.random(in: 1...UInt64.max)
         var generator = Xorshift(state: seed)
@@ -39,12 +39,12 @@ struct FuzzTests {
             let file = scratch.file("mutated-\(trial).jsonl")
             try Data(bytes).write(to: URL(fileURLWithPath: file))
             let target = scratch.file("imported-\(trial).reactorlog")
-            let result = try Tool.run(["import", file, target])
+            let result = try await Tool.run(["import", file, target])
             #expect(!result.crashed, "seed \(seed) trial \(trial) crashed: \(result.error)")
             #expect([0, 2, 4].contains(result.status), "seed \(seed) trial \(trial): exit \(result.status): \(result.error)")
             if result.status == 0 {
                 imported += 1
-                let verify = try Tool.run(["verify", target])
+                let verify = try await Tool.run(["verify", target])
                 #expect(verify.status == 0, "seed \(seed) trial \(trial) imported a log that does not verify: \(verify.output)")
             } else {
                 #expect(result.error.split(separator: "\n").count == 1, "seed \(seed) trial \(trial): \(result.error)")

@@ -30,17 +30,17 @@ struct HostileLogTests {
     }
 
     @Test("log, show, state and info show control characters as text; --json escapes them and stays exact")
-    func escapes() throws {
+    func escapes() async throws {
         let log = try hostileLog()
         // #1 is the stream's opened marker, #2 the action, #3 the mutation.
         for arguments in [["log", log], ["show", log, "2"], ["show", log, "3"], ["info", log], ["state", log, "--stream", "shop", "--at", "4"]] {
-            let result = try Tool.run(arguments)
+            let result = try await Tool.run(arguments)
             #expect(result.status == 0, "\(arguments): \(result.error)")
             expectNoControls(result.output, arguments.joined(separator: " "))
         }
-        let listing = try Tool.run(["log", log]).output
+        let listing = try await Tool.run(["log", log]).output
         #expect(listing.contains("action   \\u{1B}]0;pwned\\u{7}\\u{1B}[2J\\u{9B}"), "\(listing)")
-        let json = try Tool.run(["log", log, "--json"])
+        let json = try await Tool.run(["log", log, "--json"])
         expectNoControls(json.output, "log --json")
         let action = try #require(json.lines.dropFirst().first)
         let entry = try #require(try JSONSerialization.jsonObject(with: Data(action.utf8)) as? [String: Any])
@@ -49,9 +49,9 @@ struct HostileLogTests {
     }
 
     @Test("an error naming a hostile stream stays on one line and shows its control characters")
-    func hostileError() throws {
+    func hostileError() async throws {
         let log = try hostileLog()
-        let result = try Tool.run(["log", log, "--stream", "x\u{1B}[2J\ny"])
+        let result = try await Tool.run(["log", log, "--stream", "x\u{1B}[2J\ny"])
         #expect(result.status == 2)
         #expect(result.error.filter { $0 == "\n" }.count == 1, "\(result.error)")
         #expect(!result.error.contains("\u{1B}"))

@@ -10,14 +10,14 @@ struct InspectorBadInputTests {
     let scratch = ScratchDirectory()
     let demo: String
 
-    init() throws {
-        demo = try Tool.demoLog(in: scratch)
+    init() async throws {
+        demo = try await Tool.demoLog(in: scratch)
     }
 
     /// Runs the command and checks the failure's shape: the exit code, and exactly one line on standard error.
     @discardableResult
-    func fails(_ arguments: [String], exit: Int32, saying text: String) throws -> Tool.Result {
-        let result = try Tool.run(arguments)
+    func fails(_ arguments: [String], exit: Int32, saying text: String) async throws -> Tool.Result {
+        let result = try await Tool.run(arguments)
         #expect(result.status == exit, "\(arguments): \(result.error)")
         #expect(result.error.hasSuffix("\n") && result.error.dropLast().contains("\n") == false, "\(arguments): \(result.error)")
         #expect(result.error.contains(text), "\(arguments): \(result.error)")
@@ -25,7 +25,7 @@ struct InspectorBadInputTests {
     }
 
     @Test("a stream recorded with other types than the inspector's is a schema mismatch (exit 9), never damage")
-    func schemaMismatch() throws {
+    func schemaMismatch() async throws {
         // A Counter stream as an older release would have written it: its mutation case had another name.
         struct OldState: Codable { var value = 0; var isLoading = false }
         let path = scratch.file("old-counter.reactorlog")
@@ -36,28 +36,28 @@ struct InspectorBadInputTests {
         let action = try stream.append(.action, ["increase": [String: Int]()], caseName: "increase")
         try stream.append(.mutation, ["bumpValue": [String: Int]()], caseName: "bumpValue", cause: action)
         try log.close()
-        let result = try fails(["state", path, "--at", "3"], exit: 9, saying: "Mutation #3 (bumpValue) no longer decodes")
+        let result = try await fails(["state", path, "--at", "3"], exit: 9, saying: "Mutation #3 (bumpValue) no longer decodes")
         #expect(result.error.contains("recorded with other types"))
         // The generic commands still read it.
-        #expect(try Tool.run(["log", path]).status == 0)
+        #expect(try await Tool.run(["log", path]).status == 0)
     }
 
     @Test("a log this user cannot read says 'permission denied', not that it has no data file")
-    func permissionDenied() throws {
+    func permissionDenied() async throws {
         let log = scratch.file("private.reactorlog")
-        #expect(try Tool.run(["demo", "--out", log]).status == 0)
+        #expect(try await Tool.run(["demo", "--out", log]).status == 0)
         // As root, permissions do not apply: run the command as nobody instead (setpriv, from util-linux).
-        func asOtherUser(_ arguments: [String]) throws -> Tool.Result {
-            guard getuid() == 0 else { return try Tool.run(arguments) }
+        func asOtherUser(_ arguments: [String]) async throws -> Tool.Result {
+            guard getuid() == 0 else { return try await Tool.run(arguments) }
             let binary = Tool.products.appendingPathComponent("reactorlog").path
-            return try Tool.run(URL(fileURLWithPath: "/usr/bin/setpriv"), ["--reuid=65534", "--regid=65534", "--clear-groups", binary] + arguments)
+            return try await Tool.run(URL(fileURLWithPath: "/usr/bin/setpriv"), ["--reuid=65534", "--regid=65534", "--clear-groups", binary] + arguments)
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.path)
         for (directory, file) in [(0o700, 0o600), (0o755, 0o600)] {
             try FileManager.default.setAttributes([.posixPermissions: file], ofItemAtPath: log + "/data.mdb")
             try FileManager.default.setAttributes([.posixPermissions: directory], ofItemAtPath: log)
             if getuid() != 0 { try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: log + "/data.mdb") }
-            let result = try asOtherUser(["info", log])
+            let result = try await asOtherUser(["info", log])
             #expect(result.status == 3, "\(result.error)")
             #expect(result.error.contains("cannot be read: permission denied"), "\(result.error)")
             #expect(!result.error.contains("has no data.mdb"))
@@ -70,20 +70,20 @@ struct InspectorBadInputTests {
     }
 
     @Test("a missing path, a directory that is not a log, a plain file")
-    func notLogs() throws {
-        try fails(["info", scratch.file("nope.reactorlog")], exit: 3, saying: "No log at")
+    func notLogs() async throws {
+        try await fails(["info", scratch.file("nope.reactorlog")], exit: 3, saying: "No log at")
         let photos = scratch.file("photos")
         try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: false)
         _ = FileManager.default.createFile(atPath: photos + "/cat.jpg", contents: Data([1]))
-        try fails(["log", photos], exit: 3, saying: "is not a ReactorLog log: it has no data.mdb")
+        try await fails(["log", photos], exit: 3, saying: "is not a ReactorLog log: it has no data.mdb")
         let file = scratch.file("notes.txt")
         _ = FileManager.default.createFile(atPath: file, contents: Data("hi".utf8))
-        try fails(["verify", file], exit: 3, saying: "it is a file, not a log directory")
+        try await fails(["verify", file], exit: 3, saying: "it is a file, not a log directory")
         #expect(try FileManager.default.contentsOfDirectory(atPath: photos) == ["cat.jpg"])
     }
 
     @Test("a log of a newer format names both versions")
-    func newerFormat() throws {
+    func newerFormat() async throws {
         let future = scratch.file("future.reactorlog")
         try EventLog.open(at: future).close()
         do {
@@ -91,37 +91,37 @@ struct InspectorBadInputTests {
             let meta = try env.openDatabase("meta")
             try env.write { txn in try txn.put(meta, key: Array("format-version".utf8), value: Array("7".utf8)) }
         }
-        try fails(["info", future], exit: 4, saying: "uses log format version 7, but this ReactorLog reads versions up to 1")
+        try await fails(["info", future], exit: 4, saying: "uses log format version 7, but this ReactorLog reads versions up to 1")
     }
 
     @Test("an unknown stream, a step out of range, a malformed path, an unknown kind, a bad time, a missing entry")
-    func badArguments() throws {
+    func badArguments() async throws {
         let before = try modificationDate(demo)
-        try fails(["log", demo, "--stream", "nope"], exit: 2, saying: "no stream named 'nope'")
-        try fails(["state", demo, "--stream", "search", "--at", "99999"], exit: 2, saying: "Step #99999 is outside")
-        try fails(["state", demo, "--stream", "search", "--at", "5", "--path", "repos["], exit: 2, saying: "is not a state path")
-        try fails(["blame", demo, "a..b", "--stream", "search"], exit: 2, saying: "is not a state path")
-        try fails(["state", demo, "--at", "0"], exit: 2, saying: "choose one with --stream")
-        try fails(["log", demo, "--kind", "mutations"], exit: 2, saying: "is not an entry kind")
-        try fails(["log", demo, "--since", "yesterday"], exit: 2, saying: "is not a time")
-        try fails(["show", demo, "99999"], exit: 2, saying: "has no entry #99999")
-        try fails(["diff", demo, "1", "99999", "--stream", "search"], exit: 2, saying: "outside")
-        try fails(["state", demo, "--stream", "search", "--at", "29", "--path", "nothing.here"], exit: 2, saying: "has nothing at 'nothing.here'")
+        try await fails(["log", demo, "--stream", "nope"], exit: 2, saying: "no stream named 'nope'")
+        try await fails(["state", demo, "--stream", "search", "--at", "99999"], exit: 2, saying: "Step #99999 is outside")
+        try await fails(["state", demo, "--stream", "search", "--at", "5", "--path", "repos["], exit: 2, saying: "is not a state path")
+        try await fails(["blame", demo, "a..b", "--stream", "search"], exit: 2, saying: "is not a state path")
+        try await fails(["state", demo, "--at", "0"], exit: 2, saying: "choose one with --stream")
+        try await fails(["log", demo, "--kind", "mutations"], exit: 2, saying: "is not an entry kind")
+        try await fails(["log", demo, "--since", "yesterday"], exit: 2, saying: "is not a time")
+        try await fails(["show", demo, "99999"], exit: 2, saying: "has no entry #99999")
+        try await fails(["diff", demo, "1", "99999", "--stream", "search"], exit: 2, saying: "outside")
+        try await fails(["state", demo, "--stream", "search", "--at", "29", "--path", "nothing.here"], exit: 2, saying: "has nothing at 'nothing.here'")
         #expect(try modificationDate(demo) == before)
     }
 
     @Test("a usage error is one line and exits 64; help still prints in full and exits 0")
-    func usage() throws {
-        try fails(["state", demo], exit: 64, saying: "Missing expected argument '--at <at>'")
-        try fails(["frobnicate"], exit: 64, saying: "See 'reactorlog help'")
-        try fails(["log", demo, "--limit", "abc"], exit: 64, saying: "--limit")
-        let help = try Tool.run(["log", "--help"])
+    func usage() async throws {
+        try await fails(["state", demo], exit: 64, saying: "Missing expected argument '--at <at>'")
+        try await fails(["frobnicate"], exit: 64, saying: "See 'reactorlog help'")
+        try await fails(["log", demo, "--limit", "abc"], exit: 64, saying: "--limit")
+        let help = try await Tool.run(["log", "--help"])
         #expect(help.status == 0)
         #expect(help.output.contains("USAGE: reactorlog log"))
     }
 
     @Test("output written to a full device is an error with exit 8, for text and JSON alike")
-    func fullDevice() throws {
+    func fullDevice() async throws {
         for arguments in [["log", demo], ["info", demo], ["state", demo, "--stream", "search", "--at", "29"], ["log", demo, "--json"]] {
             let process = Process()
             process.executableURL = Tool.products.appendingPathComponent("reactorlog")
@@ -139,40 +139,40 @@ struct InspectorBadInputTests {
     }
 
     @Test("out-of-range times, counts and steps are refused with a sentence, never a crash")
-    func outOfRange() throws {
-        try fails(["log", demo, "--since", "99999-01-01T00:00:00Z"], exit: 2, saying: "is out of range")
-        try fails(["log", demo, "--since", "25:99"], exit: 2, saying: "is not a time of day")
-        try fails(["log", demo, "--since", "12:60"], exit: 2, saying: "is not a time of day")
-        try fails(["log", demo, "--limit=-1"], exit: 2, saying: "--limit is -1")
-        try fails(["tail", demo, "--lines=-3"], exit: 2, saying: "--lines is -3")
-        try fails(["bisect", demo, "--stream", "search", "--from", "18446744073709551615", "--run", "true"], exit: 7, saying: "is not before the bad step")
-        #expect(try Tool.run(["log", demo, "--since", "12:30"]).status == 0)
+    func outOfRange() async throws {
+        try await fails(["log", demo, "--since", "99999-01-01T00:00:00Z"], exit: 2, saying: "is out of range")
+        try await fails(["log", demo, "--since", "25:99"], exit: 2, saying: "is not a time of day")
+        try await fails(["log", demo, "--since", "12:60"], exit: 2, saying: "is not a time of day")
+        try await fails(["log", demo, "--limit=-1"], exit: 2, saying: "--limit is -1")
+        try await fails(["tail", demo, "--lines=-3"], exit: 2, saying: "--lines is -3")
+        try await fails(["bisect", demo, "--stream", "search", "--from", "18446744073709551615", "--run", "true"], exit: 7, saying: "is not before the bad step")
+        #expect(try await Tool.run(["log", demo, "--since", "12:30"]).status == 0)
     }
 
     @Test("import refuses garbage and an existing target, and leaves nothing behind")
-    func badImports() throws {
+    func badImports() async throws {
         let garbage = scratch.file("garbage.jsonl")
         _ = FileManager.default.createFile(atPath: garbage, contents: Data("not json\n".utf8))
         let target = scratch.file("new.reactorlog")
-        try fails(["import", garbage, target], exit: 2, saying: "is not a ReactorLog export")
+        try await fails(["import", garbage, target], exit: 2, saying: "is not a ReactorLog export")
         #expect(!FileManager.default.fileExists(atPath: target))
-        try fails(["import", garbage, demo], exit: 2, saying: "already exists")
-        try fails(["import", scratch.file("missing.jsonl"), target], exit: 3, saying: "Cannot read")
+        try await fails(["import", garbage, demo], exit: 2, saying: "already exists")
+        try await fails(["import", scratch.file("missing.jsonl"), target], exit: 3, saying: "Cannot read")
 
         let export = scratch.file("demo.jsonl")
-        _ = try Tool.run(["export", demo, "--output", export])
+        _ = try await Tool.run(["export", demo, "--output", export])
         var lines = try String(contentsOfFile: export, encoding: .utf8).split(separator: "\n").map(String.init)
         lines[5] = lines[5].replacingOccurrences(of: "\"kind\":\"", with: "\"kind\":\"x")
         try lines.joined(separator: "\n").write(toFile: export, atomically: true, encoding: .utf8)
-        try fails(["import", export, target], exit: 2, saying: "line 6 cannot be imported: its kind")
+        try await fails(["import", export, target], exit: 2, saying: "line 6 cannot be imported: its kind")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.contains("new.reactorlog") }
         #expect(leftovers.isEmpty)
     }
 
     @Test("import is all or nothing: every malformed export is refused whole, naming its line")
-    func malformedImports() throws {
+    func malformedImports() async throws {
         let export = scratch.file("whole.jsonl")
-        #expect(try Tool.run(["export", demo, "--output", export]).status == 0)
+        #expect(try await Tool.run(["export", demo, "--output", export]).status == 0)
         let text = try String(contentsOfFile: export, encoding: .utf8)
         let lines = text.split(separator: "\n").map(String.init)
         let cases: [(name: String, bytes: Data, saying: String)] = [
@@ -190,7 +190,7 @@ struct InspectorBadInputTests {
             let file = scratch.file("bad-\(index).jsonl")
             try bad.bytes.write(to: URL(fileURLWithPath: file))
             let target = scratch.file("bad-\(index).reactorlog")
-            try fails(["import", file, target], exit: 2, saying: bad.saying)
+            try await fails(["import", file, target], exit: 2, saying: bad.saying)
             #expect(!FileManager.default.fileExists(atPath: target), "\(bad.name)")
         }
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.contains(".importing-") }
@@ -198,9 +198,9 @@ struct InspectorBadInputTests {
     }
 
     @Test("import removes the staging directory a killed import of the same destination left behind")
-    func abandonedStaging() throws {
+    func abandonedStaging() async throws {
         let export = scratch.file("again.jsonl")
-        #expect(try Tool.run(["export", demo, "--output", export]).status == 0)
+        #expect(try await Tool.run(["export", demo, "--output", export]).status == 0)
         let gone = Process()
         gone.executableURL = URL(fileURLWithPath: "/bin/true")
         try gone.run()
@@ -208,60 +208,60 @@ struct InspectorBadInputTests {
         let target = scratch.file("again.reactorlog")
         let abandoned = "\(target).importing-\(gone.processIdentifier)-42"
         try FileManager.default.createDirectory(atPath: abandoned, withIntermediateDirectories: false)
-        #expect(try Tool.run(["import", export, target]).status == 0)
+        #expect(try await Tool.run(["import", export, target]).status == 0)
         #expect(!FileManager.default.fileExists(atPath: abandoned))
-        #expect(try Tool.run(["verify", target]).status == 0)
+        #expect(try await Tool.run(["verify", target]).status == 0)
     }
 
     @Test("trimming a log another process is writing is refused, naming that process")
-    func trimWhileWriting() throws {
+    func trimWhileWriting() async throws {
         let live = scratch.file("live.reactorlog")
         let writer = try WriterProcess(log: live)
         defer { writer.stop() }
-        try fails(["trim", live, "--before", "5"], exit: 8, saying: "already open for writing (by process \(writer.process.processIdentifier))")
+        try await fails(["trim", live, "--before", "5"], exit: 8, saying: "already open for writing (by process \(writer.process.processIdentifier))")
     }
 
     @Test("verify on a healthy log that another process is writing says OK, every time")
-    func verifyWhileWriting() throws {
+    func verifyWhileWriting() async throws {
         let live = scratch.file("growing.reactorlog")
         let writer = try WriterProcess(log: live)
         defer { writer.stop() }
         for _ in 0..<10 {
-            let result = try Tool.run(["verify", live])
+            let result = try await Tool.run(["verify", live])
             #expect(result.status == 0, "\(result.output) \(result.error)")
             #expect(result.output.contains("OK: "), "\(result.output)")
         }
     }
 
     @Test("demo --force refuses a log another process is writing, and the log keeps growing")
-    func demoForceWhileWriting() throws {
+    func demoForceWhileWriting() async throws {
         let live = scratch.file("busy.reactorlog")
         let writer = try WriterProcess(log: live)
         defer { writer.stop() }
-        try fails(["demo", "--out", live, "--force"], exit: 8, saying: "already open for writing (by process \(writer.process.processIdentifier))")
+        try await fails(["demo", "--out", live, "--force"], exit: 8, saying: "already open for writing (by process \(writer.process.processIdentifier))")
         #expect(FileManager.default.fileExists(atPath: live + "/data.mdb"))
     }
 
     @Test("demo --force replaces a log, but never a directory holding files that are not the log's")
-    func demoForceKeepsOtherFiles() throws {
+    func demoForceKeepsOtherFiles() async throws {
         let out = scratch.file("mine.reactorlog")
-        #expect(try Tool.run(["demo", "--out", out]).status == 0)
-        #expect(try Tool.run(["demo", "--out", out, "--force"]).status == 0)
-        #expect(try Tool.run(["verify", out]).status == 0)
+        #expect(try await Tool.run(["demo", "--out", out]).status == 0)
+        #expect(try await Tool.run(["demo", "--out", out, "--force"]).status == 0)
+        #expect(try await Tool.run(["verify", out]).status == 0)
         let notes = out + "/notes.txt"
         try Data("mine\n".utf8).write(to: URL(fileURLWithPath: notes))
-        try fails(["demo", "--out", out, "--force"], exit: 2, saying: "holds files that are not the log's (notes.txt)")
+        try await fails(["demo", "--out", out, "--force"], exit: 2, saying: "holds files that are not the log's (notes.txt)")
         #expect(try String(contentsOfFile: notes, encoding: .utf8) == "mine\n")
-        #expect(try Tool.run(["verify", out]).status == 0)
+        #expect(try await Tool.run(["verify", out]).status == 0)
     }
 
     @Test("compact refuses a destination inside the source log, also through a symbolic link")
-    func compactInsideSource() throws {
-        try fails(["compact", demo, demo + "/copy"], exit: 2, saying: "is inside the log itself")
-        try fails(["compact", demo, demo], exit: 2, saying: "is inside the log itself")
+    func compactInsideSource() async throws {
+        try await fails(["compact", demo, demo + "/copy"], exit: 2, saying: "is inside the log itself")
+        try await fails(["compact", demo, demo], exit: 2, saying: "is inside the log itself")
         let link = scratch.file("alias")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: demo)
-        try fails(["compact", demo, link + "/copy"], exit: 2, saying: "is inside the log itself")
+        try await fails(["compact", demo, link + "/copy"], exit: 2, saying: "is inside the log itself")
         #expect(!FileManager.default.fileExists(atPath: demo + "/copy"))
     }
 }

@@ -9,12 +9,12 @@ struct InspectorCommandTests {
     let scratch = ScratchDirectory()
     let demo: String
 
-    init() throws {
-        demo = try Tool.demoLog(in: scratch)
+    init() async throws {
+        demo = try await Tool.demoLog(in: scratch)
     }
 
-    func reactorlog(_ arguments: String...) throws -> Tool.Result {
-        try Tool.run(arguments)
+    func reactorlog(_ arguments: String...) async throws -> Tool.Result {
+        try await Tool.run(arguments)
     }
 
     func json(_ result: Tool.Result) throws -> [String: Any] {
@@ -22,27 +22,27 @@ struct InspectorCommandTests {
     }
 
     @Test("demo records three streams and prints the next commands; it will not overwrite without --force")
-    func demoCommand() throws {
-        let again = try reactorlog("demo", "--out", demo)
+    func demoCommand() async throws {
+        let again = try await reactorlog("demo", "--out", demo)
         #expect(again.status == 2)
         #expect(again.error.contains("already exists"))
-        let forced = try reactorlog("demo", "--out", demo, "--force")
+        let forced = try await reactorlog("demo", "--out", demo, "--force")
         #expect(forced.status == 0)
         #expect(forced.output.contains("reactorlog bisect"))
-        let synthetic = try reactorlog("demo", "--out", scratch.file("long.reactorlog"), "--actions", "5000", "--durability", "nosync")
+        let synthetic = try await reactorlog("demo", "--out", scratch.file("long.reactorlog"), "--actions", "5000", "--durability", "nosync")
         #expect(synthetic.status == 0)
         #expect(!synthetic.output.contains("--stream search"), "a synthetic session has no search stream to suggest")
-        let info = try json(try reactorlog("info", scratch.file("long.reactorlog"), "--json"))
+        let info = try json(try await reactorlog("info", scratch.file("long.reactorlog"), "--json"))
         #expect(info["highestSequence"] as? Int == 20_002)
     }
 
     @Test("info lists the format, the streams with their counts, and the size")
-    func info() throws {
-        let text = try reactorlog("info", demo)
+    func info() async throws {
+        let text = try await reactorlog("info", demo)
         #expect(text.status == 0)
         #expect(text.output.contains("format 1, codec json, durability grouped"))
         #expect(text.lines.contains { $0.hasPrefix("search") && $0.contains("GitHubSearchReactor") })
-        let report = try json(try reactorlog("info", demo, "--json"))
+        let report = try json(try await reactorlog("info", demo, "--json"))
         let streams = try #require(report["streams"] as? [[String: Any]])
         #expect(streams.map { $0["name"] as? String } == ["search", "todo", "counter"])
         #expect(streams[0]["errors"] as? Int == 1)
@@ -50,16 +50,16 @@ struct InspectorCommandTests {
     }
 
     @Test("log prints one line per entry, mutations indented under their action, with every filter")
-    func log() throws {
-        let lines = try reactorlog("log", demo, "--stream", "search", "--limit", "3").lines
+    func log() async throws {
+        let lines = try await reactorlog("log", demo, "--stream", "search", "--limit", "3").lines
         #expect(lines.count == 3)
         #expect(lines[1].hasSuffix(#"#2  search  action   updateQuery("s")"#))
         #expect(lines[2].hasSuffix(#"#3  search    mutation setQuery("s")"#))
-        #expect(try reactorlog("log", demo, "--kind", "error").lines.count == 1)
-        #expect(try reactorlog("log", demo, "--case", "appendRepos").lines.count == 4)
-        #expect(try reactorlog("log", demo, "--from", "10", "--to", "12").lines.count == 3)
-        #expect(try reactorlog("log", demo, "--since", "2000-01-01T00:00:00Z", "--limit", "1").lines.count == 1)
-        let entries = try reactorlog("log", demo, "--json", "--limit", "2").lines
+        #expect(try await reactorlog("log", demo, "--kind", "error").lines.count == 1)
+        #expect(try await reactorlog("log", demo, "--case", "appendRepos").lines.count == 4)
+        #expect(try await reactorlog("log", demo, "--from", "10", "--to", "12").lines.count == 3)
+        #expect(try await reactorlog("log", demo, "--since", "2000-01-01T00:00:00Z", "--limit", "1").lines.count == 1)
+        let entries = try await reactorlog("log", demo, "--json", "--limit", "2").lines
         let entry = try #require(try JSONSerialization.jsonObject(with: Data(entries[1].utf8)) as? [String: Any])
         #expect(entry["sequence"] as? Int == 2)
         #expect(entry["case"] as? String == "updateQuery")
@@ -67,141 +67,141 @@ struct InspectorCommandTests {
     }
 
     @Test("show prints an entry in full with its cause and what it caused")
-    func show() throws {
-        let action = try reactorlog("show", demo, "8")
+    func show() async throws {
+        let action = try await reactorlog("show", demo, "8")
         #expect(action.output.contains("#8 action updateQuery"))
         #expect(action.output.contains("caused:"))
         #expect(action.output.contains("setRepos"))
-        let mutation = try json(try reactorlog("show", demo, "9", "--json"))
+        let mutation = try json(try await reactorlog("show", demo, "9", "--json"))
         #expect((mutation["cause"] as? [String: Any])?["sequence"] as? Int == 8)
     }
 
     @Test("state prints the state at a step, whole or at a path")
-    func state() throws {
-        #expect(try reactorlog("state", demo, "--stream", "search", "--at", "29", "--path", "repos.count").output == "20\n")
-        let whole = try reactorlog("state", demo, "--stream", "search", "--at", "0")
+    func state() async throws {
+        #expect(try await reactorlog("state", demo, "--stream", "search", "--at", "29", "--path", "repos.count").output == "20\n")
+        let whole = try await reactorlog("state", demo, "--stream", "search", "--at", "0")
         #expect(whole.output.contains(#""repos": []"#))
-        let value = try json(try reactorlog("state", demo, "--at", "40", "--path", "items[0].title", "--json"))
+        let value = try json(try await reactorlog("state", demo, "--at", "40", "--path", "items[0].title", "--json"))
         #expect(value["stream"] as? String == "todo")
     }
 
     @Test("diff shows what changed between two steps")
-    func diff() throws {
-        let diff = try reactorlog("diff", demo, "--stream", "search", "29", "31")
+    func diff() async throws {
+        let diff = try await reactorlog("diff", demo, "--stream", "search", "29", "31")
         #expect(diff.output.contains(#"+ repos[20...29]: 10 added ("rx/repo-11" … "rx/repo-20")"#))
-        let changes = try json(try reactorlog("diff", demo, "--stream", "search", "0", "9", "--json"))
+        let changes = try json(try await reactorlog("diff", demo, "--stream", "search", "0", "9", "--json"))
         #expect((changes["changes"] as? [[String: Any]])?.first?["path"] as? String == "query")
     }
 
     @Test("blame lists the mutations that changed a path, and the actions behind them")
-    func blame() throws {
-        let blame = try reactorlog("blame", demo, "nextPage", "--stream", "search")
+    func blame() async throws {
+        let blame = try await reactorlog("blame", demo, "nextPage", "--stream", "search")
         #expect(blame.output.contains("nextPage changed 4 times"))
         #expect(blame.output.contains(#"4 → 2       by #22 updateQuery("rx")"#))
-        let entries = try #require(try JSONSerialization.jsonObject(with: Data(try reactorlog("blame", demo, "nextPage", "--stream", "search", "--json").output.utf8)) as? [[String: Any]])
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(try await reactorlog("blame", demo, "nextPage", "--stream", "search", "--json").output.utf8)) as? [[String: Any]])
         #expect(entries.count == 4)
     }
 
     @Test("tail shows the latest entries")
-    func tail() throws {
-        let tail = try reactorlog("tail", demo, "-n", "3")
+    func tail() async throws {
+        let tail = try await reactorlog("tail", demo, "-n", "3")
         #expect(tail.lines.count == 3)
         #expect(tail.lines.last?.contains("closed") == true)
     }
 
     @Test("bisect finds the planted bug with the command's verdicts, and reports commands that cannot run")
-    func bisect() throws {
+    func bisect() async throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Tools/scripts/unique-repos.py").path
-        let found = try reactorlog("bisect", demo, "--stream", "search", "--run", "python3 \(script)")
+        let found = try await reactorlog("bisect", demo, "--stream", "search", "--run", "python3 \(script)")
         #expect(found.status == 0, "\(found.error)")
         #expect(found.output.contains("First bad step: #31 in stream search"))
         #expect(found.output.contains("caused by: #29 action loadNextPage"))
         #expect(found.error.contains("bisect: #0 good"))
-        let result = try json(try reactorlog("bisect", demo, "--stream", "search", "--run", "python3 \(script)", "--json"))
+        let result = try json(try await reactorlog("bisect", demo, "--stream", "search", "--run", "python3 \(script)", "--json"))
         #expect(result["firstBad"] as? Int == 31)
 
-        let missing = try reactorlog("bisect", demo, "--stream", "search", "--run", "no-such-command-anywhere")
+        let missing = try await reactorlog("bisect", demo, "--stream", "search", "--run", "no-such-command-anywhere")
         #expect(missing.status == 7)
         #expect(missing.error.contains("cannot be run (exit 127"))
-        let aborting = try reactorlog("bisect", demo, "--stream", "search", "--run", "exit 200")
+        let aborting = try await reactorlog("bisect", demo, "--stream", "search", "--run", "exit 200")
         #expect(aborting.status == 7)
         #expect(aborting.error.contains("aborted with exit code 200"))
-        let allGood = try reactorlog("bisect", demo, "--stream", "search", "--run", "true")
+        let allGood = try await reactorlog("bisect", demo, "--stream", "search", "--run", "true")
         #expect(allGood.status == 7)
         #expect(allGood.error.contains("there is no bad state to find"))
     }
 
     @Test("divergence replays with the known reducer; the generic inspector says it needs one")
-    func divergence() throws {
-        let same = try reactorlog("divergence", demo, "--stream", "todo")
+    func divergence() async throws {
+        let same = try await reactorlog("divergence", demo, "--stream", "todo")
         #expect(same.status == 0)
         #expect(same.output.contains("Replay reproduces every state"))
-        let generic = try Tool.run("example-inspector", ["divergence", demo, "--stream", "todo"])
+        let generic = try await Tool.run("example-inspector", ["divergence", demo, "--stream", "todo"])
         #expect(generic.status == 6)
         #expect(generic.error.contains("needs the reducer"))
-        let known = try Tool.run("example-inspector", ["state", demo, "--stream", "search", "--at", "29", "--path", "repos.count"])
+        let known = try await Tool.run("example-inspector", ["state", demo, "--stream", "search", "--at", "29", "--path", "repos.count"])
         #expect(known.output == "20\n")
     }
 
     @Test("log lines up its columns, takes the API's kind names too, and gives exact nanosecond times in JSON")
-    func logConsistency() throws {
-        let lines = try reactorlog("log", demo, "--stream", "search").lines
+    func logConsistency() async throws {
+        let lines = try await reactorlog("log", demo, "--stream", "search").lines
         let streamColumns = Set(lines.map { $0.range(of: " search ")?.lowerBound.utf16Offset(in: $0) })
         #expect(streamColumns.count == 1, "\(lines.prefix(12))")
-        #expect(try reactorlog("log", demo, "--kind", "effectError").output == (try reactorlog("log", demo, "--kind", "error").output))
-        let json = try #require(try reactorlog("log", demo, "--json", "--limit", "1").lines.first)
+        #expect(try await reactorlog("log", demo, "--kind", "effectError").output == (try await reactorlog("log", demo, "--kind", "error").output))
+        let json = try #require(try await reactorlog("log", demo, "--json", "--limit", "1").lines.first)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         let exact = try #require(object["timestampNanoseconds"] as? String)
         #expect(json.contains("\"timestamp\":\(exact),"))
     }
 
     @Test("a user's inspector is its own: its name in help, errors, version and completion script, and no demo")
-    func ownInspector() throws {
-        let help = try Tool.run("example-inspector", ["--help"])
+    func ownInspector() async throws {
+        let help = try await Tool.run("example-inspector", ["--help"])
         #expect(help.status == 0)
         #expect(help.output.contains("USAGE: example-inspector <subcommand>"))
         #expect(help.output.contains("Inspect the GitHub Search example's logs."))
         #expect(!help.output.contains("USAGE: reactorlog"))
         #expect(!help.output.contains("demo"))
-        #expect(try Tool.run("example-inspector", ["--version"]).output == "1.0.0\n")
-        let completion = try Tool.run("example-inspector", ["--generate-completion-script", "bash"])
+        #expect(try await Tool.run("example-inspector", ["--version"]).output == "1.0.0\n")
+        let completion = try await Tool.run("example-inspector", ["--generate-completion-script", "bash"])
         #expect(completion.output.contains("_example-inspector"))
         #expect(!completion.output.contains("reactorlog"))
-        let error = try Tool.run("example-inspector", ["show", demo, "99999"])
+        let error = try await Tool.run("example-inspector", ["show", demo, "99999"])
         #expect(error.error.hasPrefix("example-inspector: "))
         #expect(error.error.contains("Run `example-inspector log`"))
-        let usage = try Tool.run("example-inspector", ["frobnicate"])
+        let usage = try await Tool.run("example-inspector", ["frobnicate"])
         #expect(usage.status == 64)
         #expect(usage.error.contains("See 'example-inspector help'"))
-        let shipped = try Tool.run(["--help"])
+        let shipped = try await Tool.run(["--help"])
         #expect(shipped.output.contains("demo"))
         #expect(shipped.output.contains("USAGE: reactorlog <subcommand>"))
     }
 
     @Test("verify passes on a healthy log and names the first bad entry of a damaged one")
-    func verify() throws {
-        let healthy = try reactorlog("verify", demo)
+    func verify() async throws {
+        let healthy = try await reactorlog("verify", demo)
         #expect(healthy.status == 0)
         #expect(healthy.output.hasPrefix("OK: "))
         let damaged = scratch.file("damaged.reactorlog")
-        #expect(try reactorlog("compact", demo, damaged).status == 0)
+        #expect(try await reactorlog("compact", demo, damaged).status == 0)
         // JSON escapes "/" as "\/", so the marker holds no slash.
         try CorruptFile.flipByte(in: damaged + "/data.mdb", after: Array(#"repo-15""#.utf8))
-        let report = try reactorlog("verify", damaged)
+        let report = try await reactorlog("verify", damaged)
         #expect(report.status == 1)
         #expect(report.output.contains("DAMAGED"))
         #expect(report.output.contains("the first bad entry is #"))
-        let read = try reactorlog("log", damaged, "--stream", "search")
+        let read = try await reactorlog("log", damaged, "--stream", "search")
         #expect(read.status == 5)
         #expect(read.error.contains("checksum does not match"))
     }
 
     @Test("export writes each entry's time as its timestamp in ISO 8601 UTC, to the millisecond")
-    func exportTimes() throws {
+    func exportTimes() async throws {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let lines = try reactorlog("export", demo).lines.dropFirst()
+        let lines = try await reactorlog("export", demo).lines.dropFirst()
         #expect(lines.count > 70)
         for line in lines {
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -215,37 +215,37 @@ struct InspectorCommandTests {
     }
 
     @Test("export and import round-trip a log, sequence numbers and all")
-    func exportImport() throws {
+    func exportImport() async throws {
         for format in ["jsonl", "json"] {
             let file = scratch.file("demo.\(format)")
-            #expect(try reactorlog("export", demo, "--format", format, "--output", file).status == 0)
+            #expect(try await reactorlog("export", demo, "--format", format, "--output", file).status == 0)
             let copy = scratch.file("imported-\(format).reactorlog")
-            let imported = try reactorlog("import", file, copy)
+            let imported = try await reactorlog("import", file, copy)
             #expect(imported.status == 0, "\(imported.error)")
-            let original = try reactorlog("log", demo, "--json").output
-            #expect(try reactorlog("log", copy, "--json").output == original)
-            #expect(try reactorlog("state", copy, "--stream", "search", "--at", "31", "--path", "repos.count").output == "30\n")
-            #expect(try reactorlog("verify", copy).status == 0)
+            let original = try await reactorlog("log", demo, "--json").output
+            #expect(try await reactorlog("log", copy, "--json").output == original)
+            #expect(try await reactorlog("state", copy, "--stream", "search", "--at", "31", "--path", "repos.count").output == "30\n")
+            #expect(try await reactorlog("verify", copy).status == 0)
         }
     }
 
     @Test("compact copies; trim removes old entries but keeps every later state")
-    func compactAndTrim() throws {
+    func compactAndTrim() async throws {
         let copy = scratch.file("trim.reactorlog")
-        #expect(try reactorlog("compact", demo, copy).status == 0)
-        let before = try reactorlog("state", copy, "--stream", "search", "--at", "31").output
-        let trim = try reactorlog("trim", copy, "--before", "20")
+        #expect(try await reactorlog("compact", demo, copy).status == 0)
+        let before = try await reactorlog("state", copy, "--stream", "search", "--at", "31").output
+        let trim = try await reactorlog("trim", copy, "--before", "20")
         #expect(trim.status == 0, "\(trim.error)")
         #expect(trim.output.contains("search:"))
-        #expect(try reactorlog("state", copy, "--stream", "search", "--at", "31").output == before)
-        #expect(try reactorlog("verify", copy).status == 0)
-        #expect(try reactorlog("compact", demo, copy).status == 2)
+        #expect(try await reactorlog("state", copy, "--stream", "search", "--at", "31").output == before)
+        #expect(try await reactorlog("verify", copy).status == 0)
+        #expect(try await reactorlog("compact", demo, copy).status == 2)
     }
 
     @Test("every command has --help")
-    func help() throws {
+    func help() async throws {
         for command in ["demo", "info", "log", "show", "state", "diff", "blame", "tail", "bisect", "divergence", "timeline", "verify", "export", "import", "compact", "trim"] {
-            let help = try reactorlog(command, "--help")
+            let help = try await reactorlog(command, "--help")
             #expect(help.status == 0, "\(command)")
             #expect(help.output.contains("USAGE: reactorlog \(command)"), "\(command)")
         }
@@ -276,16 +276,16 @@ struct GenericModeTests {
     static let judge = #"python3 -c 'import json,sys; sys.exit(1 if json.load(sys.stdin)["bad"] else 0)'"#
 
     @Test("bisect without the reducer probes recorded states and reports the range, its mutations and the change")
-    func bisectRange() throws {
+    func bisectRange() async throws {
         let log = try userLog()
-        let result = try Tool.run(["bisect", log, "--run", Self.judge])
+        let result = try await Tool.run(["bisect", log, "--run", Self.judge])
         #expect(result.status == 0, "\(result.error)")
         // Mutation k is sequence 2k + 1 (#1 is the opened marker): recorded at #33 (16 items) and #49 (24 items).
         #expect(result.output.contains("between recorded steps #33 (good) and #49 (bad)"), "\(result.output)")
         #expect(result.output.contains("8 mutations between them"))
         #expect(result.output.contains("itemCount: 16 → 24"), "\(result.output)")
         #expect(result.output.contains("run an inspector that knows MyApp.ItemsReactor"))
-        let json = try Tool.run(["bisect", log, "--run", Self.judge, "--json"])
+        let json = try await Tool.run(["bisect", log, "--run", Self.judge, "--json"])
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
         #expect(object["recordedGood"] as? Int == 33)
         #expect(object["recordedBad"] as? Int == 49)
@@ -294,14 +294,14 @@ struct GenericModeTests {
     }
 
     @Test("blame without the reducer reports each change with the range it happened in")
-    func blameRanges() throws {
+    func blameRanges() async throws {
         let log = try userLog()
-        let result = try Tool.run(["blame", log, "itemCount"])
+        let result = try await Tool.run(["blame", log, "itemCount"])
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output.contains("changed 5 times"), "\(result.output)")
         #expect(result.output.contains("#3…#17"), "\(result.output)")
         #expect(result.output.contains("one of 8 mutations"))
-        let json = try Tool.run(["blame", log, "bad", "--json"])
+        let json = try await Tool.run(["blame", log, "bad", "--json"])
         let changes = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]])
         #expect(changes.count == 1)
         #expect(changes.first?["rangeFrom"] as? Int == 35)

@@ -17,23 +17,23 @@ struct TimelineTests {
         return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
-    func timeline(_ arguments: [String]) throws -> (result: Tool.Result, page: String?) {
-        let result = try Tool.run(["timeline"] + arguments)
+    func timeline(_ arguments: [String]) async throws -> (result: Tool.Result, page: String?) {
+        let result = try await Tool.run(["timeline"] + arguments)
         let out = arguments.firstIndex(of: "--out").map { arguments[$0 + 1] }
         return (result, try out.flatMap { FileManager.default.fileExists(atPath: $0) ? try String(contentsOfFile: $0, encoding: .utf8) : nil })
     }
 
     /// Runs the browser check; a machine without the browser fails with the command that installs it.
-    func browserCheck(_ page: String, _ arguments: [String]) throws {
-        let result = try Tool.python("timeline-check.py", [page] + arguments)
+    func browserCheck(_ page: String, _ arguments: [String]) async throws {
+        let result = try await Tool.python("timeline-check.py", [page] + arguments)
         #expect(result.status == 0, "\(result.output)\(result.error)")
     }
 
     @Test("it writes one self-contained page, as private as the log, and keeps an existing file unless --force")
-    func selfContained() throws {
-        let demo = try Tool.demoLog(in: scratch)
+    func selfContained() async throws {
+        let demo = try await Tool.demoLog(in: scratch)
         let path = scratch.file("search.html")
-        let (result, page) = try timeline([demo, "--stream", "search", "--out", path])
+        let (result, page) = try await timeline([demo, "--stream", "search", "--out", path])
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output.contains("Wrote \(path): 33 entries of stream 'search', #1…#33."))
         let html = try #require(page)
@@ -47,29 +47,29 @@ struct TimelineTests {
         let entries = try #require(data["entries"] as? [[String: Any]])
         #expect(entries.count == 33)
         #expect((data["source"] as? [String: Any])?["reduced"] as? Bool == true)
-        let again = try timeline([demo, "--stream", "search", "--out", path])
+        let again = try await timeline([demo, "--stream", "search", "--out", path])
         #expect(again.result.status == 2)
         #expect(again.result.error.contains("already exists"))
-        #expect(try timeline([demo, "--stream", "search", "--out", path, "--force"]).result.status == 0)
+        #expect(try await timeline([demo, "--stream", "search", "--out", path, "--force"]).result.status == 0)
     }
 
     @Test("a range larger than --limit: the page holds the last entries, or the first from --from, and says so")
-    func limit() throws {
-        let demo = try Tool.demoLog(in: scratch)
-        let last = try timeline([demo, "--stream", "search", "--limit", "5", "--out", scratch.file("last.html")])
+    func limit() async throws {
+        let demo = try await Tool.demoLog(in: scratch)
+        let last = try await timeline([demo, "--stream", "search", "--limit", "5", "--out", scratch.file("last.html")])
         #expect(last.result.output.contains("holds the last 5 of 33 entries"), "\(last.result.output)")
         let lastData = try embedded(try #require(last.page))
         #expect((lastData["entries"] as? [[String: Any]])?.map { $0["s"] as? Int } == [29, 30, 31, 32, 33])
         // The page starts from the state before its first entry, rebuilt with the reducer.
         #expect((lastData["start"] as? [String: Any])?["isLoadingNextPage"] as? Bool == false)
-        let first = try timeline([demo, "--stream", "search", "--from", "10", "--limit", "3", "--out", scratch.file("first.html")])
+        let first = try await timeline([demo, "--stream", "search", "--from", "10", "--limit", "3", "--out", scratch.file("first.html")])
         let firstData = try embedded(try #require(first.page))
         #expect((firstData["entries"] as? [[String: Any]])?.map { $0["s"] as? Int } == [10, 11, 12])
-        #expect(try Tool.run(["timeline", demo, "--limit", "0"]).status == 64)
+        #expect(try await Tool.run(["timeline", demo, "--limit", "0"]).status == 64)
     }
 
     @Test("names from a hostile log cannot end the page's data or run as script")
-    func hostileNames() throws {
+    func hostileNames() async throws {
         let path = scratch.file("hostile.reactorlog")
         let log = try EventLog.open(at: path)
         let attack = "</script><script>document.title='pwned'</script><!--"
@@ -78,7 +78,7 @@ struct TimelineTests {
         try stream.append(.mutation, ["note": attack], caseName: "setNote", cause: action)
         try log.close()
         let out = scratch.file("shop.html")
-        let (result, page) = try timeline([path, "--out", out])
+        let (result, page) = try await timeline([path, "--out", out])
         #expect(result.status == 0, "\(result.error)")
         let html = try #require(page)
         #expect(html.components(separatedBy: "</script").count - 1 == 2, "only the page's own two scripts end")
@@ -88,7 +88,7 @@ struct TimelineTests {
     }
 
     @Test("without the reducer, the page knows the recorded states and marks the changes across unrecorded steps")
-    func recordedStates() throws {
+    func recordedStates() async throws {
         let path = scratch.file("user.reactorlog")
         let log = try EventLog.open(at: path)
         struct State: Codable { var itemCount: Int }
@@ -100,7 +100,7 @@ struct TimelineTests {
         }
         try log.close()
         let out = scratch.file("items.html")
-        let (result, page) = try timeline([path, "--out", out])
+        let (result, page) = try await timeline([path, "--out", out])
         #expect(result.status == 0, "\(result.error)")
         let data = try embedded(try #require(page))
         #expect((data["source"] as? [String: Any])?["reduced"] as? Bool == false)
@@ -113,47 +113,47 @@ struct TimelineTests {
         #expect(change["p"] as? [String] == ["itemCount"])
         #expect(change["o"] as? Int == 0 && change["n"] as? Int == 8)
         #expect(entries.first { $0["s"] as? Int == 19 }?["u"] as? Bool == true)
-        try browserCheck(out, ["--step", "33", "--expect", "itemCount=16", "--expect-diff", "~ itemCount: 8 → 16", "--blame", "itemCount=33"])
+        try await browserCheck(out, ["--step", "33", "--expect", "itemCount=16", "--expect-diff", "~ itemCount: 8 → 16", "--blame", "itemCount=33"])
     }
 
     @Test("in a browser: the slider moves through states, the tree and the diff match the CLI's, blame lists the change")
-    func browser() throws {
-        let demo = try Tool.demoLog(in: scratch)
+    func browser() async throws {
+        let demo = try await Tool.demoLog(in: scratch)
         let out = scratch.file("search.html")
-        #expect(try timeline([demo, "--stream", "search", "--out", out]).result.status == 0)
+        #expect(try await timeline([demo, "--stream", "search", "--out", out]).result.status == 0)
         // What the page must show at #27 is what `reactorlog state`, `diff` and `blame` say.
         let state = try #require(try JSONSerialization.jsonObject(
-            with: Data(try Tool.run(["state", demo, "--stream", "search", "--at", "27", "--json"]).output.utf8)) as? [String: Any])
+            with: Data(try await Tool.run(["state", demo, "--stream", "search", "--at", "27", "--json"]).output.utf8)) as? [String: Any])
         let value = try #require(state["value"] as? [String: Any])
         var arguments = ["--step", "27"]
         for (key, member) in value where !(member is [Any]) {
             let json = String(decoding: try JSONSerialization.data(withJSONObject: member, options: .fragmentsAllowed), as: UTF8.self)
             arguments += ["--expect", "\(key)=\(json)"]
         }
-        let diff = try Tool.run(["diff", demo, "26", "27", "--stream", "search"]).lines.dropFirst()
+        let diff = try await Tool.run(["diff", demo, "26", "27", "--stream", "search"]).lines.dropFirst()
         #expect(!diff.isEmpty)
         for line in diff { arguments += ["--expect-diff", line] }
         let blame = try #require(try JSONSerialization.jsonObject(
-            with: Data(try Tool.run(["blame", demo, "nextPage", "--stream", "search", "--to", "27", "--json"]).output.utf8)) as? [[String: Any]])
+            with: Data(try await Tool.run(["blame", demo, "nextPage", "--stream", "search", "--to", "27", "--json"]).output.utf8)) as? [[String: Any]])
         let lastChange = try #require(blame.last?["sequence"] as? Int)
         arguments += ["--blame", "nextPage=\(lastChange)"]
-        try browserCheck(out, arguments)
+        try await browserCheck(out, arguments)
     }
 
     @Test("in a browser: a page of 100 000 entries loads, steps and shows the state")
-    func large() throws {
+    func large() async throws {
         let log = scratch.file("long.reactorlog")
-        #expect(try Tool.run(["demo", "--out", log, "--actions", "25000", "--durability", "nosync"]).status == 0)
+        #expect(try await Tool.run(["demo", "--out", log, "--actions", "25000", "--durability", "nosync"]).status == 0)
         let out = scratch.file("long.html")
-        let written = try timeline([log, "--out", out])
+        let written = try await timeline([log, "--out", out])
         #expect(written.result.status == 0, "\(written.result.error)")
         #expect(written.result.output.contains("100000 entries"))
         let state = try #require(try JSONSerialization.jsonObject(
-            with: Data(try Tool.run(["state", log, "--at", "99990", "--json"]).output.utf8)) as? [String: Any])
+            with: Data(try await Tool.run(["state", log, "--at", "99990", "--json"]).output.utf8)) as? [String: Any])
         let value = try #require((state["value"] as? [String: Any])?["value"] as? Int)
         let blame = try #require(try JSONSerialization.jsonObject(
-            with: Data(try Tool.run(["blame", log, "value", "--from", "99900", "--to", "99990", "--json"]).output.utf8)) as? [[String: Any]])
+            with: Data(try await Tool.run(["blame", log, "value", "--from", "99900", "--to", "99990", "--json"]).output.utf8)) as? [[String: Any]])
         let lastChange = try #require(blame.last?["sequence"] as? Int)
-        try browserCheck(out, ["--step", "99990", "--expect", "value=\(value)", "--blame", "value=\(lastChange)"])
+        try await browserCheck(out, ["--step", "99990", "--expect", "value=\(value)", "--blame", "value=\(lastChange)"])
     }
 }

@@ -18,9 +18,9 @@ enum Tool {
 
     /// Records a demo log in `scratch` with `reactorlog demo` and returns its path; a failed recording throws,
     /// so a suite never runs its commands on a missing log.
-    static func demoLog(in scratch: ScratchDirectory) throws -> String {
+    static func demoLog(in scratch: ScratchDirectory) async throws -> String {
         let path = scratch.file("demo.reactorlog")
-        let result = try run(["demo", "--out", path])
+        let result = try await run(["demo", "--out", path])
         guard result.status == 0 else { throw DemoFailed(message: result.error) }
         return path
     }
@@ -36,25 +36,25 @@ enum Tool {
 
     /// Runs one of Tools/scripts' Python scripts with Debian's Python, where Tools/scripts/setup.sh installs the
     /// packages they import (lmdb, selenium); with the first `python3` on the path elsewhere.
-    static func python(_ script: String, _ arguments: [String]) throws -> Result {
+    static func python(_ script: String, _ arguments: [String]) async throws -> Result {
         let debian = "/usr/bin/python3"
         let interpreter = FileManager.default.isExecutableFile(atPath: debian) ? debian : "/usr/bin/env"
         let prefix = interpreter == debian ? [] : ["python3"]
-        return try run(URL(fileURLWithPath: interpreter), prefix + [scripts.appendingPathComponent(script).path] + arguments)
+        return try await run(URL(fileURLWithPath: interpreter), prefix + [scripts.appendingPathComponent(script).path] + arguments)
     }
 
     /// Runs `reactorlog` to completion.
-    static func run(_ arguments: [String], input: Data = Data()) throws -> Result {
-        try run("reactorlog", arguments, input: input)
+    static func run(_ arguments: [String], input: Data = Data()) async throws -> Result {
+        try await run("reactorlog", arguments, input: input)
     }
 
     /// Runs `tool` to completion; its outputs go to temporary files, so no pipe can fill up and stall it.
-    static func run(_ tool: String, _ arguments: [String], input: Data = Data(), directory: String? = nil) throws -> Result {
-        try run(products.appendingPathComponent(tool), arguments, input: input, directory: directory)
+    static func run(_ tool: String, _ arguments: [String], input: Data = Data(), directory: String? = nil) async throws -> Result {
+        try await run(products.appendingPathComponent(tool), arguments, input: input, directory: directory)
     }
 
     /// Runs the executable at `url` to completion.
-    static func run(_ url: URL, _ arguments: [String], input: Data = Data(), directory: String? = nil) throws -> Result {
+    static func run(_ url: URL, _ arguments: [String], input: Data = Data(), directory: String? = nil) async throws -> Result {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
@@ -71,8 +71,16 @@ enum Tool {
         process.standardInput = try FileHandle(forReadingFrom: inputURL)
         process.standardOutput = try FileHandle(forWritingTo: outputURL)
         process.standardError = try FileHandle(forWritingTo: errorURL)
-        try process.run()
-        process.waitUntilExit()
+        // Waits without holding a thread: the suites share the cooperative pool (two threads here) with async tests.
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            process.terminationHandler = { _ in continuation.resume() }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
         var result = Result(
             status: process.terminationStatus,
             output: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
