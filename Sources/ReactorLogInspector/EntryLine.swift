@@ -10,12 +10,12 @@ enum EntryLine {
     /// `{"entry":{…}}` for an export line, or the bare object.
     static func json(_ entry: LogEntry, wrapped: Bool) -> String {
         var bytes: [UInt8] = []
-        append(entry, wrapped: wrapped, to: &bytes)
+        entry.withView { append($0, wrapped: wrapped, to: &bytes) }
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends the line (without a newline) to `out`.
-    static func append(_ entry: LogEntry, wrapped: Bool, to out: inout [UInt8]) {
+    static func append(_ entry: EntryView, wrapped: Bool, to out: inout [UInt8]) {
         out.append(contentsOf: wrapped ? Fragment.wrappedStart : Fragment.start)
         appendString(entry.caseName, to: &out)
         if let cause = entry.cause {
@@ -67,23 +67,29 @@ enum EntryLine {
         static func name(_ kind: EntryKind) -> [UInt8] { kinds.first { $0.0 == kind }?.1 ?? Array(kind.description.utf8) }
     }
 
-    private static func appendBase64(_ payload: Data, to out: inout [UInt8]) {
+    private static func appendBase64(_ payload: UnsafeRawBufferPointer, to out: inout [UInt8]) {
         guard !payload.isEmpty else { return }
         out.append(contentsOf: Fragment.payloadBase64)
-        out.append(contentsOf: payload.base64EncodedString().utf8)
+        out.append(contentsOf: Data(payload).base64EncodedString().utf8)
         out.append(UInt8(ascii: "\""))
     }
 
     /// `text` as a JSON string.
     static func appendString(_ text: String, to out: inout [UInt8]) {
-        let plain = text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+        var text = text
+        text.withUTF8 { appendString(UnsafeRawBufferPointer($0), to: &out) }
+    }
+
+    /// The UTF-8 text `bytes` as a JSON string.
+    static func appendString(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        let plain = bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
         guard !plain else {
             out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: text.utf8)
+            out.append(contentsOf: bytes)
             out.append(UInt8(ascii: "\""))
             return
         }
-        appendEscapingControls(Array(JSONValue.string(text).description.utf8), to: &out)
+        appendEscapingControls(Array(JSONValue.string(String(decoding: bytes, as: UTF8.self)).description.utf8), to: &out)
     }
 
     /// JSON text with its DEL, C1 and bidirectional-override characters (which occur only inside strings) escaped.

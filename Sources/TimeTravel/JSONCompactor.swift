@@ -15,14 +15,16 @@ enum JSONCompactor {
     /// Appends the compact text of `data` to `output` and returns `true`, or leaves `output` as it was and returns
     /// `false`.
     static func append(_ data: Data, to output: inout [UInt8]) -> Bool {
+        data.withUnsafeBytes { append($0, to: &output) }
+    }
+
+    /// ``append(_:to:)-(Data,_)`` for bytes in memory (such as a record read in place).
+    static func append(_ raw: UnsafeRawBufferPointer, to output: inout [UInt8]) -> Bool {
         let start = output.count
-        let valid = data.withUnsafeBytes { raw in
-            var copier = Copier(input: raw.bindMemory(to: UInt8.self), output: output)
-            output = []   // the copier holds the only reference, so it appends in place
-            let valid = copier.value(depth: 0) && { copier.skipWhitespace(); return copier.index == copier.input.count }()
-            output = copier.output
-            return valid
-        }
+        var copier = Copier(input: raw.bindMemory(to: UInt8.self), output: output)
+        output = []   // the copier holds the only reference, so it appends in place
+        let valid = copier.value(depth: 0) && { copier.skipWhitespace(); return copier.index == copier.input.count }()
+        output = copier.output
         if !valid { output.removeSubrange(start...) }
         return valid
     }

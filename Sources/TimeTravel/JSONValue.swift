@@ -82,6 +82,11 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
         JSONCompactor.append(data, to: &output)
     }
 
+    /// ``appendCompactUTF8(_:to:)-(Data,_)`` for bytes in memory, such as a payload read in place.
+    public static func appendCompactUTF8(_ bytes: UnsafeRawBufferPointer, to output: inout [UInt8]) -> Bool {
+        JSONCompactor.append(bytes, to: &output)
+    }
+
     /// UTF-8 bytes of ``description``.
     public var data: Data { Data(description.utf8) }
 

@@ -106,4 +106,25 @@ struct QueryTests {
         #expect(count == 20_000)
         #expect(iterator.isComplete == false)
     }
+
+    @Test("forEachEntry reads in place exactly what entries() copies, with every filter")
+    func inPlace() throws {
+        let log = try scratch.twoStreamLog("in-place.reactorlog", mutations: 40)
+        try log.flush()
+        let queries = [
+            EntryQuery(), EntryQuery(from: 7, through: 30), EntryQuery(kinds: [.mutation]), EntryQuery(caseName: "tick"),
+            EntryQuery(stream: "plain"), EntryQuery(limit: 5),
+        ]
+        for query in queries {
+            var seen: [LogEntry] = []
+            try log.forEachEntry(query) { view in
+                seen.append(LogEntry(
+                    sequence: view.sequence, streamID: 0, stream: view.stream, kind: view.kind, timestamp: view.timestamp,
+                    cause: view.cause, caseName: String(decoding: view.caseName, as: UTF8.self), codec: view.codec, payload: Data(view.payload)))
+            }
+            let expected = try log.readEntries(query)
+            #expect(seen.map(\.sequence) == expected.map(\.sequence), "\(query)")
+            #expect(zip(seen, expected).allSatisfy { $0.stream == $1.stream && $0.caseName == $1.caseName && $0.payload == $1.payload && $0.cause == $1.cause })
+        }
+    }
 }

@@ -80,12 +80,18 @@ struct Export: AsyncParsableCommand {
             let sink = try OutputSink(path: output, force: force, mode: session.fileMode)
             var entries: [EntryJSON] = []
             if format == .jsonl { try sink.write(jsonString(ExportLine(reactorlog: header), pretty: false)) }
-            var iterator = session.log.entries(EntryQuery(from: from, through: to ?? .max, stream: stream))
             var count = 0
-            while let entry = try iterator.next() {
-                if format == .jsonl { try sink.writeLine { EntryLine.append(entry, wrapped: true, to: &$0) } } else { entries.append(EntryJSON(entry)) }
-                count += 1
-                if count % 65_536 == 0 { session.terminal.showProgress("export: \(count) entries") }
+            let query = EntryQuery(from: from, through: to ?? .max, stream: stream)
+            if format == .jsonl {
+                // Read in place: nothing is copied out of the log but the line itself.
+                try session.log.forEachEntry(query) { entry in
+                    try sink.writeLine { EntryLine.append(entry, wrapped: true, to: &$0) }
+                    count += 1
+                    if count % 65_536 == 0 { session.terminal.showProgress("export: \(count) entries") }
+                }
+            } else {
+                var iterator = session.log.entries(query)
+                while let entry = try iterator.next() { entries.append(EntryJSON(entry)) }
             }
             var snapshots: [SnapshotJSON] = []
             for info in streams {

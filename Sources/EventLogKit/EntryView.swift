@@ -1,0 +1,95 @@
+/// An entry read in place, inside a read transaction: its case name and payload point into the log's memory map,
+/// so reading millions of entries copies nothing. Valid only during the call that receives it
+/// (``EventLog/forEachEntry(_:_:)``); copy what must outlive it.
+public struct EntryView {
+    /// The entry's sequence number.
+    public let sequence: UInt64
+    /// The stream's name.
+    public let stream: String
+    /// What the entry records.
+    public let kind: EntryKind
+    /// The payload's codec.
+    public let codec: CodecID
+    /// Nanoseconds since 1970-01-01T00:00:00Z.
+    public let timestamp: Int64
+    /// The action that caused it, if any.
+    public let cause: UInt64?
+    /// The case name's UTF-8 bytes (checked to be valid UTF-8).
+    public let caseName: UnsafeRawBufferPointer
+    /// The payload's bytes.
+    public let payload: UnsafeRawBufferPointer
+}
+
+extension EventLog {
+    /// Calls `body` with every entry `query` selects, in sequence order, read in place (see ``EntryView``): the
+    /// fast path for passing a whole log on (`reactorlog export`). Entries are read in chunks of short read
+    /// transactions, as ``entries(_:)`` reads them, so a live log's writer is never held up; `body` runs inside
+    /// them and should not block.
+    ///
+    /// A query with a stream or a limit goes through ``entries(_:)`` and its copies.
+    public func forEachEntry(_ query: EntryQuery = EntryQuery(), _ body: (EntryView) throws -> Void) throws {
+        guard query.stream == nil, query.limit == nil else {
+            var iterator = entries(query)
+            while let entry = try iterator.next() {
+                try entry.withView(body)
+            }
+            return
+        }
+        var next = query.from
+        var streams = try storage.reloadStreams()
+        while next <= query.through {
+            // Reads up to 8192 records; stops early at an entry of a stream not yet known, to reload the streams.
+            let (reached, unknown, atEnd): (UInt64, UInt32?, Bool) = try storage.read { txn in
+                try txn.withCursor(storage.entries) { cursor in
+                    var position = next
+                    var scanned = 0
+                    var item = try cursor.seek(atOrAfter: KeyCoding.sequence(next))
+                    while let current = item, scanned < 8192 {
+                        guard let sequence = KeyCoding.decodeSequence(current.key) else {
+                            throw EventLogError.corruptEntry(sequence: position, reason: "a key after it is \(current.key.count) bytes, not 8")
+                        }
+                        if sequence > query.through { return (sequence, nil, true) }
+                        let header = try EntryRecord.header(key: sequence, record: current.value)
+                        guard let info = streams[header.streamID] else { return (sequence, header.streamID, false) }
+                        let caseBytes = UnsafeRawBufferPointer(rebasing: current.value[header.caseRange])
+                        if query.matches(header, caseBytes: caseBytes) {
+                            guard String(validating: caseBytes, as: UTF8.self) != nil else {
+                                throw EventLogError.corruptEntry(sequence: sequence, reason: "its case name is not valid UTF-8")
+                            }
+                            try body(EntryView(
+                                sequence: sequence, stream: info.name, kind: header.kind, codec: header.codec,
+                                timestamp: header.timestamp, cause: header.cause == 0 ? nil : header.cause, caseName: caseBytes,
+                                payload: UnsafeRawBufferPointer(rebasing: current.value[header.payloadRange])))
+                        }
+                        position = sequence &+ 1
+                        scanned += 1
+                        item = try cursor.next()
+                    }
+                    return (position, nil, item == nil)
+                }
+            }
+            next = reached
+            if let unknown {
+                streams = try storage.reloadStreams()
+                guard streams[unknown] != nil else {
+                    throw EventLogError.corruptEntry(sequence: reached, reason: "it names stream id \(unknown), which the log does not describe")
+                }
+            }
+            if atEnd || next == 0 { return }
+        }
+    }
+}
+
+extension LogEntry {
+    /// This entry as an ``EntryView`` for the duration of `body`.
+    public func withView<R>(_ body: (EntryView) throws -> R) rethrows -> R {
+        var name = caseName
+        return try name.withUTF8 { caseBytes in
+            try payload.withUnsafeBytes { payloadBytes in
+                try body(EntryView(
+                    sequence: sequence, stream: stream, kind: kind, codec: codec, timestamp: timestamp, cause: cause,
+                    caseName: UnsafeRawBufferPointer(caseBytes), payload: payloadBytes))
+            }
+        }
+    }
+}
