@@ -196,17 +196,31 @@ extension EventLog {
     private func verifyIndex(streams: [UInt32: StreamInfo], through bound: UInt64, counts: [UInt32: Int], report: inout VerifyReport) throws(EventLogError) {
         for info in streams.values.sorted(by: { $0.id < $1.id }) {
             var indexed = 0
-            var missing: UInt64?
+            var previous: UInt64 = 0
+            var problem: (String, UInt64)?
             try storage.forEachIndexChunk(stream: info.id) { (all) throws(EventLogError) in
                 let chunk = all.filter { $0.sequence <= bound }
                 indexed += chunk.count
-                guard missing == nil else { return }
-                missing = try storage.read { txn in
-                    try chunk.first { try txn.get(storage.entries, key: KeyCoding.sequence($0.sequence)) == nil }?.sequence
+                guard problem == nil else { return }
+                // Each key in order, naming an entry of this stream and of the kind it records: a key damaged into
+                // another number would otherwise send a stream's readers to the wrong entry.
+                problem = try storage.read { txn in
+                    for key in chunk {
+                        defer { previous = key.sequence }
+                        if key.sequence <= previous { return ("stream '\(info.name)' lists this entry out of order, after #\(previous)", key.sequence) }
+                        guard let record = try txn.get(storage.entries, key: KeyCoding.sequence(key.sequence)) else {
+                            return ("stream '\(info.name)' lists this entry, but it is missing", key.sequence)
+                        }
+                        guard let header = try? EntryRecord.header(key: key.sequence, record: record) else { continue }
+                        if header.streamID != info.id || header.kind.rawValue != key.kind {
+                            return ("stream '\(info.name)' lists this entry as one of its \(EntryKind(rawValue: key.kind)?.description ?? "unknown") entries, but it is not", key.sequence)
+                        }
+                    }
+                    return nil
                 }
             }
-            if let missing {
-                report.error("stream '\(info.name)' lists this entry, but it is missing", at: missing)
+            if let (message, sequence) = problem {
+                report.error(message, at: sequence)
             }
             let stored = counts[info.id] ?? 0
             if indexed != stored {

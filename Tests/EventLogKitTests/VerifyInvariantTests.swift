@@ -22,7 +22,7 @@ struct VerifyInvariantTests {
         do {
             let environment = try Environment(path: path)
             var databases: [String: Database] = [:]
-            for name in ["entries", "streams", "snapshots"] { databases[name] = try environment.openDatabase(name) }
+            for name in ["entries", "streams", "snapshots", "stream-entries"] { databases[name] = try environment.openDatabase(name) }
             try environment.write { txn in try change(databases, txn) }
         }
         return try EventLog.openReadOnly(at: path).verify()
@@ -40,6 +40,30 @@ struct VerifyInvariantTests {
             try txn.delete(try #require(databases["entries"]), key: KeyCoding.sequence(10))
         }
         expectError(report, "entries #10 is missing before it", at: 11)
+    }
+
+    @Test("a stream index key naming another stream's entry")
+    func indexKeys() throws {
+        let path = try makeLog()
+        let log = try EventLog.openReadOnly(at: path)
+        let own = try #require(try log.sequences(stream: "counter", kinds: [.mutation]).first)
+        let other = try #require(try log.sequences(stream: "plain", kinds: [.action]).first)
+        let stolen = try damage(path) { databases, txn in
+            let index = try #require(databases["stream-entries"])
+            try txn.delete(index, key: KeyCoding.streamSequence(1, own))
+            try txn.put(index, key: KeyCoding.streamSequence(1, other), value: [EntryKind.mutation.rawValue])
+        }
+        expectError(stolen, "stream 'counter' lists this entry as one of its mutation entries, but it is not", at: other)
+    }
+
+    @Test("a stream index key recording the wrong kind")
+    func indexKind() throws {
+        let path = try makeLog()
+        let own = try #require(try EventLog.openReadOnly(at: path).sequences(stream: "counter", kinds: [.mutation]).first)
+        let relabelled = try damage(path) { databases, txn in
+            try txn.put(try #require(databases["stream-entries"]), key: KeyCoding.streamSequence(1, own), value: [EntryKind.action.rawValue])
+        }
+        expectError(relabelled, "lists this entry as one of its action entries, but it is not", at: own)
     }
 
     @Test("two streams with one name")

@@ -146,10 +146,20 @@ def main():
             prefix = struct.pack(">I", stream_id)
             cursor = txn.cursor(db=index)
             if cursor.set_range(prefix):
-                for key, _ in cursor:
+                previous = 0
+                for key, value in cursor:
                     if key[:4] != prefix:
                         break
-                    show(key[4:], txn.get(key[4:], db=entries))
+                    (sequence,) = struct.unpack(">Q", key[4:])
+                    record = txn.get(key[4:], db=entries)
+                    if sequence <= previous:
+                        sys.exit(f"stream {only} breaks a rule: its index lists #{sequence} after #{previous}")
+                    if record is None:
+                        sys.exit(f"stream {only} breaks a rule: its index lists #{sequence}, which is not in the log")
+                    if len(record) >= 12 and (struct.unpack_from("<I", record, 8)[0] != stream_id or bytes(value[:1]) != bytes(record[4:5])):
+                        sys.exit(f"stream {only} breaks a rule: its index lists #{sequence} as its own, of kind {value[0]}, but it is not")
+                    previous = sequence
+                    show(key[4:], record)
         count, based = 0, set()
         for key, record in txn.cursor(db=snapshots):
             checked(record, f"snapshot {key.hex()}")
