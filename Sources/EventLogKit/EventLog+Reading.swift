@@ -44,6 +44,19 @@ extension EventLog {
         return max(last, info.sequenceFloor)
     }
 
+    /// The sequence number of stream `name`'s last entry at or before `sequence`, from the stream index alone;
+    /// `nil` when the stream holds none there (an unknown stream, or entries a trim removed).
+    public func lastSequence(stream name: String, atOrBefore sequence: UInt64) throws(EventLogError) -> UInt64? {
+        guard let info = try storage.stream(named: name) else { return nil }
+        return try storage.read { txn in
+            try txn.withCursor(storage.streamEntries) { cursor in
+                try cursor.seek(atOrBefore: KeyCoding.streamSequence(info.id, sequence))
+                    .flatMap { KeyCoding.decodeStreamSequence($0.key) }
+                    .flatMap { $0.stream == info.id ? $0.sequence : nil }
+            }
+        }
+    }
+
     /// The sequence numbers of stream `name`'s entries of `kinds` from `from` through `through`, read from the
     /// stream index alone: no entry is read or decoded, so listing a million steps takes milliseconds.
     public func sequences(stream name: String, kinds: Set<EntryKind>, from: UInt64 = 1, through: UInt64 = .max) throws(EventLogError) -> [UInt64] {

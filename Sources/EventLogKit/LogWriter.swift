@@ -96,7 +96,29 @@ final class LogWriter: @unchecked Sendable {
         return sequence
     }
 
-    /// Queues a snapshot; it is committed after every entry queued before it.
+    /// Queues an entry under the sequence number it was recorded with elsewhere (``EventLog/restoreEntry(_:sequence:stream:)``):
+    /// the number must be above every number given so far, and the next append continues after it.
+    func restore(_ draft: EntryDraft, sequence: UInt64, streamID: UInt32) throws(EventLogError) {
+        try Self.validate(draft)
+        let bytes = EntryRecord.headerSize + draft.caseName.utf8.count + draft.payload.count
+        mutex.lock()
+        defer { mutex.unlock() }
+        guard sequence >= nextSequence else {
+            throw .invalidArgument("Entry #\(sequence) cannot be restored: the log has already given numbers up to #\(nextSequence - 1), and entries are restored in increasing order.")
+        }
+        try waitForRoom(entries: 1, bytes: bytes)
+        nextSequence = sequence + 1
+        let pending = EntryRecord.Pending(
+            sequence: sequence, streamID: streamID, kind: draft.kind, timestamp: draft.timestamp ?? WallClock.now(),
+            cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: draft.payload)
+        try enqueue(.entry(pending), entries: 1, bytes: bytes)
+    }
+
+    /// Makes the next number given at least `sequence + 1`: numbers up to a raised floor are never given.
+    func skip(through sequence: UInt64) {
+        mutex.withLock { nextSequence = max(nextSequence, sequence + 1) }
+    }
+
     /// Appends an entry whose payload the writer thread encodes: the caller only gets a sequence number.
     func appendDeferred(
         kind: EntryKind, streamID: UInt32, cause: UInt64?, codec: CodecID,
@@ -122,6 +144,7 @@ final class LogWriter: @unchecked Sendable {
         try enqueue(.deferredSnapshot(snapshot), entries: 0, bytes: DeferredEntry.estimatedSize)
     }
 
+    /// Queues a snapshot; it is committed after every entry queued before it.
     func write(_ snapshot: Snapshot) throws(EventLogError) {
         let bytes = SnapshotRecord.size(stateBytes: snapshot.state.count)
         mutex.lock()

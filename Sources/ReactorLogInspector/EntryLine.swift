@@ -14,8 +14,8 @@ enum EntryLine {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends the line (without a newline) to `out`.
-    static func append(_ entry: EntryView, wrapped: Bool, to out: inout [UInt8]) {
+    /// Appends the line (without a newline) to `out`, with the keys of `redaction` masked in a JSON payload.
+    static func append(_ entry: EntryView, wrapped: Bool, redaction: Redaction? = nil, to out: inout [UInt8]) {
         out.append(contentsOf: wrapped ? Fragment.wrappedStart : Fragment.start)
         appendString(entry.caseName, to: &out)
         if let cause = entry.cause {
@@ -30,7 +30,10 @@ enum EntryLine {
         if entry.codec == .json {
             out.append(contentsOf: Fragment.payload)
             let start = out.count
-            if JSONValue.appendCompactUTF8(entry.payload, to: &out) {
+            if let redaction, redaction.mayApply(to: entry.payload), let value = try? JSONValue(parsing: Data(entry.payload)) {
+                out.append(contentsOf: redaction.apply(value).description.utf8)
+                escapeControls(in: &out, from: start)
+            } else if JSONValue.appendCompactUTF8(entry.payload, to: &out) {
                 escapeControls(in: &out, from: start)
             } else {
                 out.removeSubrange((start - Fragment.payload.count)...)

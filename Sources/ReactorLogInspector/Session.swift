@@ -11,16 +11,44 @@ struct Session {
     let path: String
     let terminal = Terminal.current
 
-    /// Opens `path` read-only.
+    /// Opens `path` read-only: a log directory, or an export or pack (a file), which is imported into a private
+    /// temporary log first.
     static func open(_ path: String) throws -> Session {
-        Session(log: try EventLog.openReadOnly(at: path), path: path)
+        if isExportFile(path) { return try openExport(path) }
+        return Session(log: try EventLog.openReadOnly(at: path), path: path)
     }
 
-    /// The permissions of the log's data file: files the inspector writes from the log get the same, so an
-    /// export is no more readable than the log itself (owner read and write when they cannot be read).
+    /// Whether `path` is a file that starts like JSON: an export or a pack, not a log directory.
+    private static func isExportFile(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+              let handle = FileHandle(forReadingAtPath: path)
+        else { return false }
+        defer { try? handle.close() }
+        let start = (try? handle.read(upToCount: 64)) ?? Data()
+        return start.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{")
+    }
+
+    /// Imports the export at `path` into a private directory, opens it, and removes the directory at once: the
+    /// open log keeps its files, and nothing is left behind however the command ends.
+    private static func openExport(_ path: String) throws -> Session {
+        guard let reader = LineReader(path: path) else {
+            throw InspectorFailure("Cannot read \(path). Check the path and its permissions.", exit: .cannotOpen)
+        }
+        let staging = try StagingDirectory(beside: NSTemporaryDirectory() + "/reactorlog-open")
+        defer { staging.remove() }
+        _ = try ExportImporter.importAll(reader, file: path, into: staging.path)
+        return Session(log: try EventLog.openReadOnly(at: staging.path), path: path)
+    }
+
+    /// The permissions of the log's data file (or of the export opened): files the inspector writes from the log
+    /// get the same, so an export is no more readable than the log itself (owner read and write when they cannot
+    /// be read).
     var fileMode: FilePermissions {
         var status = stat()
-        guard stat(path + "/data.mdb", &status) == 0 else { return .ownerReadWrite }
+        var isDirectory: ObjCBool = false
+        let file = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue ? path : path + "/data.mdb"
+        guard stat(file, &status) == 0 else { return .ownerReadWrite }
         return FilePermissions(rawValue: CModeT(status.st_mode & 0o666))
     }
 

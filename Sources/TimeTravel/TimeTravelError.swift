@@ -31,7 +31,7 @@ public enum TimeTravelError: Error, Sendable, Equatable, CustomStringConvertible
         case .stepOutOfRange(let step, let stream, let highest):
             "Step #\(step) is outside stream '\(stream)', which ends at #\(highest). Pick a step from 0 (the initial state) to #\(highest)."
         case .stepTrimmed(let step, let stream, let earliest):
-            "The entries of '\(stream)' before #\(earliest) were trimmed, so its state at #\(step) is gone. Pick a step from #\(earliest) on."
+            "The log holds '\(stream)' only from its state at #\(earliest) on (the entries before were trimmed, or left out of an export), so its state at #\(step) is gone. Pick a step from #\(earliest) on."
         case .needsReducer(let step, let stream, let nearest):
             "The state of '\(stream)' at #\(step) was not recorded and rebuilding it needs the reducer. Recorded states nearby: \(nearest.isEmpty ? "none" : nearest.map { "#\($0)" }.joined(separator: ", ")); or run an inspector that knows the reactor."
         case .bisectPrecondition(let message):

@@ -244,7 +244,7 @@ struct InspectorCommandTests {
 
     @Test("every command has --help")
     func help() async throws {
-        for command in ["demo", "info", "log", "show", "state", "diff", "blame", "tail", "bisect", "divergence", "timeline", "verify", "export", "import", "compact", "trim"] {
+        for command in ["demo", "info", "log", "show", "state", "diff", "blame", "tail", "bisect", "divergence", "timeline", "verify", "export", "pack", "import", "compact", "trim"] {
             let help = try await reactorlog(command, "--help")
             #expect(help.status == 0, "\(command)")
             #expect(help.output.contains("USAGE: reactorlog \(command)"), "\(command)")
@@ -260,7 +260,11 @@ struct GenericModeTests {
 
     /// 40 mutations adding one item each; the state turns bad at the 21st and stays bad; a snapshot every 8.
     func userLog() throws -> String {
-        let path = scratch.file("user.reactorlog")
+        try Self.userLog(at: scratch.file("user.reactorlog"))
+    }
+
+    /// The log of ``userLog()``, written at `path`.
+    static func userLog(at path: String) throws -> String {
         let log = try EventLog.open(at: path)
         struct State: Codable { var itemCount: Int; var bad: Bool }
         let stream = try log.openStream(named: "items", reactorType: "MyApp.ItemsReactor", schemaFingerprint: "v1", initialState: State(itemCount: 0, bad: false))

@@ -1,0 +1,59 @@
+import Foundation
+
+extension EventLog {
+    /// Creates stream `name` exactly as it was recorded in another log, with no marker entry: what
+    /// `reactorlog import` and `reactorlog pack` use to rebuild a log whose entries keep their numbers.
+    ///
+    /// A stream restored from the middle of its history has a `sequenceFloor` above 0 and its starting state
+    /// as a snapshot at that number (``restoreSnapshot(stream:sequence:timestamp:state:codec:)``), as a trimmed
+    /// stream has. Raise the log's floor to at least `sequenceFloor` (``raiseSequenceFloor(to:)``).
+    public func restoreStream(_ info: StreamInfo) throws(EventLogError) {
+        _ = try requireWriter()
+        guard try storage.stream(named: info.name) == nil else {
+            throw .invalidArgument("Stream '\(info.name)' cannot be restored: the log already has a stream of that name.")
+        }
+        let restored = try storage.write { txn in
+            let lastID = try txn.withCursor(storage.streams) { try $0.last().flatMap { KeyCoding.decodeStream($0.key) } } ?? 0
+            let restored = StreamInfo(
+                id: lastID + 1, name: info.name, reactorType: info.reactorType, schemaFingerprint: info.schemaFingerprint,
+                createdAt: info.createdAt, initialStateCodec: info.initialStateCodec, initialState: info.initialState,
+                sequenceFloor: info.sequenceFloor)
+            try txn.put(storage.streams, key: KeyCoding.stream(restored.id), value: StreamRecord.encode(restored), flags: .noOverwrite)
+            return restored
+        }
+        storage.cache(restored)
+    }
+
+    /// Appends `draft` to restored stream `name` under the number it was recorded with, its time and cause
+    /// as they are in the draft. Numbers must rise from one entry to the next; a number it skips must be at
+    /// or below the log's floor (``raiseSequenceFloor(to:)``), or ``verify(progress:)`` reports the gap.
+    public func restoreEntry(_ draft: EntryDraft, sequence: UInt64, stream name: String) throws(EventLogError) {
+        let writer = try requireWriter()
+        try writer.restore(draft, sequence: sequence, streamID: try restoredStream(name).id)
+    }
+
+    /// Records `state` as restored stream `name`'s state right after entry `sequence`, with the time it was
+    /// recorded at. It is committed after every entry restored before it.
+    public func restoreSnapshot(stream name: String, sequence: UInt64, timestamp: Int64, state: Data, codec: CodecID) throws(EventLogError) {
+        let writer = try requireWriter()
+        guard sequence >= 1 else { throw .invalidArgument("A snapshot describes an entry; #0 is none.") }
+        try writer.write(Snapshot(streamID: try restoredStream(name).id, sequence: sequence, timestamp: timestamp, codec: codec, state: state))
+    }
+
+    /// Raises the log's sequence floor to `floor` (it never goes down): numbers at or below it may be missing,
+    /// as after a trim, and new entries are numbered above it.
+    public func raiseSequenceFloor(to floor: UInt64) throws(EventLogError) {
+        let writer = try requireWriter()
+        writer.skip(through: floor)
+        guard floor > (try storage.metadata().sequenceFloor) else { return }
+        try storage.write { txn in
+            try txn.put(storage.meta, key: Array(LogLayout.MetaKey.sequenceFloor.utf8), value: Array(String(floor).utf8))
+        }
+    }
+
+    private func restoredStream(_ name: String) throws(EventLogError) -> StreamInfo {
+        guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
+        guard !isStreamOpen(info.id) else { throw .streamInUse(name: name) }
+        return info
+    }
+}

@@ -1,0 +1,93 @@
+import ArgumentParser
+import EventLogKit
+import Foundation
+import TimeTravel
+
+/// `reactorlog pack`.
+struct Pack: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write the last minutes (or a range) of a log into one small file to attach to a bug report.",
+        discussion: """
+            The pack is a JSON-lines export of the range: each stream's state right before it, then its entries \
+            with their sequence numbers, times, causes and markers, its snapshots, the schema fingerprints and \
+            the snapshot policy. Every command opens it directly (`reactorlog state bug.pack --step N`) or after \
+            `reactorlog import`, and shows exactly the original's states and diffs for those steps. --redact masks \
+            a key's values everywhere. Without --last, --from or --to, the pack holds the whole log.
+            """)
+
+    @OptionGroup var log: LogArgument
+    @Option(name: .long, help: "Only this stream.") var stream: String?
+    @Option(name: .long, help: "Only the entries of this long before the last one, such as 90s, 15m, 2h or 1d.") var last: PackDuration?
+    @Option(name: .long, help: "From this sequence number.") var from: UInt64?
+    @Option(name: .long, help: "Up to this sequence number.") var to: UInt64?
+    @Option(name: .long, help: "The file to write (default: LOG's name with .pack).") var out: String?
+    @Flag(name: .long, help: "Replace the --out file if it exists (never a symbolic link).") var force = false
+    @Option(name: .long, help: "Mask the values of this object key in payloads and states (repeat for more keys).") var redact: [String] = []
+
+    func validate() throws {
+        if last != nil && from != nil { throw ValidationError("Give --last or --from, not both.") }
+    }
+
+    func run() async throws {
+        try await inspect {
+            let session = try Session.open(log.log)
+            let streams = try session.log.streams().filter { stream == nil || $0.name == stream }
+            if let stream, streams.isEmpty { throw EventLogError.unknownStream(name: stream) }
+            let through = to ?? .max
+            let start = try last.map { try firstSequence(within: $0, of: session, stream: stream, through: through) } ?? from ?? 1
+            let path = out ?? Self.defaultPath(for: log.log)
+            let sink = try OutputSink(path: path, force: force, mode: session.fileMode)
+            let writer = ExportWriter(session: session, streams: streams, stream: stream, from: start, through: through, redaction: Redaction(keys: redact))
+            let summary = try writer.write(format: .jsonl, to: sink)
+            try sink.commit()
+            let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+            try printLine("Packed \(summary.entries) entries of \(describe(summary.starts)) into \(path) (\(Self.bytes(size))).")
+        }
+    }
+
+    /// The first entry (of `stream`, if given) whose time is within `duration` of the last one's.
+    private func firstSequence(within duration: PackDuration, of session: Session, stream: String?, through: UInt64) throws -> UInt64 {
+        let log = session.log
+        let lastSequence = try stream.map { try log.lastSequence(stream: $0, atOrBefore: through) } ?? min(try log.highestSequence(), through)
+        guard let lastSequence, let latest = try log.entry(at: lastSequence) else { return 1 }
+        var first = log.entries(EntryQuery(limit: 1, stream: stream, since: latest.timestamp - duration.nanoseconds))
+        return try first.next()?.sequence ?? latest.sequence
+    }
+
+    private func describe(_ starts: [ExportWriter.Start]) -> String {
+        guard !starts.isEmpty else { return "no stream" }
+        return starts.map { start in
+            "'\(start.info.name)'" + (start.after > 0 ? " (from its state after #\(start.after))" : " (from its start)")
+        }.joined(separator: ", ")
+    }
+
+    /// `LOG.pack` beside the working directory: `search.reactorlog` gives `search.pack`.
+    static func defaultPath(for log: String) -> String {
+        let name = URL(fileURLWithPath: log).standardizedFileURL.lastPathComponent
+        return (name.hasSuffix(".reactorlog") ? String(name.dropLast(11)) : name) + ".pack"
+    }
+
+    static func bytes(_ count: Int) -> String {
+        switch count {
+        case ..<1000: "\(count) bytes"
+        case ..<100_000: String(format: "%.1f kB", Double(count) / 1000)
+        case ..<10_000_000: "\(count / 1000) kB"
+        default: "\(count / 1_000_000) MB"
+        }
+    }
+}
+
+/// A length of time on the command line: a number and a unit, `ms`, `s`, `m`, `h` or `d`.
+struct PackDuration: ExpressibleByArgument {
+    let nanoseconds: Int64
+
+    init?(argument: String) {
+        let units: [(String, Double)] = [("ms", 1e6), ("s", 1e9), ("m", 60e9), ("h", 3600e9), ("d", 86_400e9)]
+        guard let (unit, scale) = units.first(where: { argument.hasSuffix($0.0) && Double(argument.dropLast($0.0.count)) != nil }),
+              let value = Double(argument.dropLast(unit.count)), value >= 0, value * scale < 9e18
+        else { return nil }
+        nanoseconds = Int64(value * scale)
+    }
+
+    static var defaultValueDescription: String { "such as 90s, 15m, 2h or 1d" }
+}

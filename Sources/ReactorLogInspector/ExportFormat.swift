@@ -1,0 +1,71 @@
+import EventLogKit
+import Foundation
+import TimeTravel
+
+/// The first line of an export or a pack: the log and its streams (docs/INSPECTOR.md, "Export format").
+struct ExportHeader: Codable {
+    /// A stream as the export describes it.
+    struct Stream: Codable {
+        let name: String
+        let reactorType: String
+        let schemaFingerprint: String
+        let createdAt: Int64
+        let initialStateCodec: String
+        let initialState: JSONValue?
+        let initialStateBase64: String?
+        /// The stream's trim floor in the export (absent in exports before version 2 of this header).
+        var sequenceFloor: UInt64?
+        /// The export holds every entry of the stream above this number, and, when it is above 0, the stream's
+        /// state right after it as a snapshot: where replay starts. Absent in exports before version 2.
+        var startsAfter: UInt64?
+    }
+
+    let formatVersion: Int
+    let library: String
+    let streams: [Stream]
+    /// When the log was created (nanoseconds since 1970).
+    var createdAt: Int64?
+    /// The log's snapshot policy, as `reactorlog info` prints it.
+    var snapshotPolicy: String?
+    /// Numbers at or below it may be missing: trimmed, or outside the exported range.
+    var sequenceFloor: UInt64?
+    /// The range asked for, when not the whole log.
+    var range: ExportRange?
+    /// The object keys whose values were masked (`--redact`).
+    var redacted: [String]?
+    /// The header's own version: 2 carries starting states and floors; absent means 1.
+    var exportVersion: Int?
+
+    /// The header version this inspector writes and reads.
+    static let currentExportVersion = 2
+}
+
+/// The steps an export was asked for.
+struct ExportRange: Codable {
+    let from: UInt64
+    let through: UInt64
+}
+
+/// A snapshot in an export.
+struct SnapshotJSON: Codable {
+    let stream: String
+    let sequence: UInt64
+    let timestamp: Int64
+    let codec: String
+    let state: JSONValue?
+    let stateBase64: String?
+}
+
+/// One line of a JSON-lines export: exactly one of the three.
+struct ExportLine: Codable {
+    var reactorlog: ExportHeader?
+    var entry: EntryJSON?
+    var snapshot: SnapshotJSON?
+}
+
+/// A whole-document export.
+struct ExportDocument: Codable {
+    let reactorlog: ExportHeader
+    let entries: [EntryJSON]
+    let snapshots: [SnapshotJSON]
+}

@@ -1,0 +1,149 @@
+import EventLogKit
+import Foundation
+import TimeTravel
+
+/// Rebuilds a log from an export (``ExportWriter``), keeping every sequence number, time and cause, each stream's
+/// starting state and floors, and the snapshot policy. It refuses an export that would replay differently from its
+/// source: a stream that starts neither at its opening nor right after a state the export carries.
+struct ExportImporter {
+    let log: EventLog
+    let header: ExportHeader
+    let file: String
+    private var created: Set<String> = []
+    private var startsFound: Set<String> = []
+    private var lastSequence: UInt64 = 0
+    private var gapEnd: UInt64 = 0
+    private(set) var count = 0
+
+    /// Imports the export `reader` reads into a new log at `path`; returns how many entries it holds.
+    static func importAll(_ reader: LineReader, file: String, into path: String) throws -> Int {
+        var lines = try ExportLines(reader: reader, file: file)
+        var configuration = EventLogConfiguration()
+        if let policy = lines.header.snapshotPolicy.flatMap(SnapshotPolicy.init) { configuration.snapshotPolicy = policy }
+        let target = try EventLog.open(at: path, configuration: configuration)
+        var importer = ExportImporter(log: target, header: lines.header, file: file)
+        while let (number, line) = try lines.next() {
+            if let entry = line.entry { try importer.add(entry, line: number) }
+            if let snapshot = line.snapshot { try importer.add(snapshot, line: number) }
+            if line.entry == nil && line.snapshot == nil {
+                throw importer.bad(number, "it is neither an entry nor a snapshot")
+            }
+        }
+        try importer.finish()
+        try target.flush()
+        // The last word: a log that `verify` would call damaged is never left behind.
+        if let problem = try target.verify().problems.first(where: { $0.severity == .error }) {
+            throw InspectorFailure("\(file) cannot be imported: the log it describes would be inconsistent (\(problem.description)). Nothing was imported.", exit: .invalidArgument)
+        }
+        try target.close()
+        return importer.count
+    }
+
+    init(log: EventLog, header: ExportHeader, file: String) {
+        self.log = log
+        self.header = header
+        self.file = file
+    }
+
+    mutating func add(_ entry: EntryJSON, line: Int) throws {
+        guard let kind = EntryKind(name: entry.kind) else { throw bad(line, "its kind '\(entry.kind)' is unknown") }
+        if entry.sequence <= lastSequence {
+            let what = entry.sequence == lastSequence ? "repeats" : "goes back from"
+            throw bad(line, "its entry #\(entry.sequence) \(what) #\(lastSequence): an export lists each entry once, in order")
+        }
+        let stream = try describe(entry.stream, line: line)
+        let after = stream.startsAfter ?? 0
+        if entry.sequence <= after {
+            throw bad(line, "its entry #\(entry.sequence) lies before #\(after), where the export starts stream '\(entry.stream)'")
+        }
+        if !created.contains(entry.stream) {
+            if after == 0 && kind != .streamOpened {
+                throw bad(line, "stream '\(entry.stream)' starts at #\(entry.sequence) with neither its opening nor the state before it, so it cannot replay as it did; export the whole stream, or export the range again with this version, which carries the starting state")
+            }
+            try create(stream)
+        }
+        if entry.sequence > lastSequence + 1 { gapEnd = entry.sequence - 1 }
+        lastSequence = entry.sequence
+        try log.restoreEntry(EntryDraft(
+            kind: kind, caseName: entry.case, payload: try payload(entry.payload, entry.payloadBase64, codec: entry.codec, line: line),
+            codec: try codec(entry.codec, line: line), cause: entry.cause, timestamp: entry.timestamp), sequence: entry.sequence, stream: entry.stream)
+        count += 1
+    }
+
+    mutating func add(_ snapshot: SnapshotJSON, line: Int) throws {
+        let stream = try describe(snapshot.stream, line: line)
+        let after = stream.startsAfter ?? 0
+        if snapshot.sequence == after && after > 0 {
+            startsFound.insert(stream.name)
+        } else if snapshot.sequence <= after || snapshot.sequence > lastSequence {
+            throw bad(line, "its snapshot at #\(snapshot.sequence) describes an entry of stream '\(snapshot.stream)' the export does not hold")
+        }
+        if !created.contains(stream.name) { try create(stream) }
+        try log.restoreSnapshot(
+            stream: stream.name, sequence: snapshot.sequence, timestamp: snapshot.timestamp,
+            state: try payload(snapshot.state, snapshot.stateBase64, codec: snapshot.codec, line: line), codec: try codec(snapshot.codec, line: line))
+    }
+
+    /// Checks that every stream that starts from a state has it, and raises the log's floor over the numbers the
+    /// export leaves out.
+    func finish() throws {
+        for stream in header.streams where created.contains(stream.name) {
+            if let after = stream.startsAfter, after > 0, !startsFound.contains(stream.name) {
+                throw InspectorFailure("\(file) cannot be imported: it starts stream '\(stream.name)' after #\(after) but lacks its state there, so the stream cannot replay. Export it again.", exit: .invalidArgument)
+            }
+        }
+        let streamFloors = header.streams.filter { created.contains($0.name) }.map(floor)
+        try log.raiseSequenceFloor(to: max(gapEnd, header.sequenceFloor ?? 0, streamFloors.max() ?? 0))
+    }
+
+    private func floor(_ stream: ExportHeader.Stream) -> UInt64 {
+        max(stream.startsAfter ?? 0, stream.sequenceFloor ?? 0)
+    }
+
+    private func describe(_ name: String, line: Int) throws -> ExportHeader.Stream {
+        guard let stream = header.streams.first(where: { $0.name == name }) else {
+            throw bad(line, "it names stream '\(name)', which the header does not describe")
+        }
+        return stream
+    }
+
+    private mutating func create(_ stream: ExportHeader.Stream) throws {
+        try log.restoreStream(StreamInfo(
+            id: 0, name: stream.name, reactorType: stream.reactorType, schemaFingerprint: stream.schemaFingerprint,
+            createdAt: stream.createdAt, initialStateCodec: try codec(stream.initialStateCodec, line: 1),
+            initialState: try payload(stream.initialState, stream.initialStateBase64, codec: stream.initialStateCodec, line: 1),
+            sequenceFloor: floor(stream)))
+        created.insert(stream.name)
+    }
+
+    /// The bytes a line gives for a payload of `codec`: JSON for `json`, nothing for `none`, base64 for the others.
+    private func payload(_ json: JSONValue?, _ base64: String?, codec: String, line: Int) throws -> Data {
+        switch (codec, json, base64) {
+        case ("json", nil, _): throw bad(line, "its codec is json but it has no JSON payload")
+        case ("none", _?, _), ("none", _, _?): throw bad(line, "its codec is none but it has a payload")
+        case (_, nil, nil) where codec != "none": throw bad(line, "its codec is \(codec) but it has no base64 payload")
+        default: break
+        }
+        if let json {
+            guard json.isExpressibleAsJSON else { throw bad(line, "its JSON holds a number JSON cannot express (such as 1e999)") }
+            return json.data
+        }
+        guard let base64 else { return Data() }
+        guard let data = Data(base64Encoded: base64) else { throw bad(line, "its base64 payload does not decode") }
+        return data
+    }
+
+    private func codec(_ name: String, line: Int) throws -> CodecID {
+        switch name {
+        case "none": return .none
+        case "json": return .json
+        default:
+            guard name.hasPrefix("codec-"), let byte = UInt8(name.dropFirst(6)) else { throw bad(line, "its codec '\(name)' is unknown") }
+            return CodecID(rawValue: byte)
+        }
+    }
+
+    func bad(_ line: Int, _ reason: String) -> InspectorFailure {
+        InspectorFailure("\(file) line \(line) cannot be imported: \(reason).", exit: .invalidArgument)
+    }
+}

@@ -1,0 +1,125 @@
+import EventLogKit
+import Foundation
+
+/// The lines of an export, whichever its format: a header, then entries and snapshots. Every line must be
+/// valid UTF-8 and decode as an export line; the first that does not stops the import, named by its number.
+struct ExportLines {
+    let header: ExportHeader
+    private var pending: [ExportLine]?
+    private let reader: LineReader
+    private let file: String
+    private var number = 1
+    private let decoder = JSONDecoder()
+
+    init(reader: LineReader, file: String) throws {
+        self.reader = reader
+        self.file = file
+        guard let first = try reader.nextLine(file: file, number: 1) else {
+            throw InspectorFailure("\(file) is empty. Give it a file written by `\(ReactorLogInspector.commandName) export`.", exit: .invalidArgument)
+        }
+        if let line = try? decoder.decode(ExportLine.self, from: Data(first.utf8)), let header = line.reactorlog {
+            self.header = header
+            self.pending = nil
+        } else {
+            var text = first
+            var count = 1
+            while let line = try reader.nextLine(file: file, number: count + 1) {
+                text += "\n" + line
+                count += 1
+            }
+            let document: ExportDocument
+            do {
+                document = try decoder.decode(ExportDocument.self, from: Data(text.utf8))
+            } catch {
+                throw InspectorFailure("\(file) is not a ReactorLog export: it starts with neither a header line nor a whole export document (\(Self.reason(error))). Write it with `\(ReactorLogInspector.commandName) export`.", exit: .invalidArgument)
+            }
+            self.header = document.reactorlog
+            self.pending = document.entries.map { ExportLine(entry: $0) } + document.snapshots.map { ExportLine(snapshot: $0) }
+        }
+        guard header.formatVersion <= EventLog.formatVersion else {
+            throw InspectorFailure("\(file) was exported from log format version \(header.formatVersion), but this ReactorLog reads versions up to \(EventLog.formatVersion). Upgrade ReactorLog to import it.", exit: .newerFormat)
+        }
+        guard (header.exportVersion ?? 1) <= ExportHeader.currentExportVersion else {
+            throw InspectorFailure("\(file) is an export of version \(header.exportVersion ?? 1), but this ReactorLog reads export versions up to \(ExportHeader.currentExportVersion). Upgrade ReactorLog to import it.", exit: .newerFormat)
+        }
+    }
+
+    /// The next line and its number, `nil` at the end.
+    mutating func next() throws -> (Int, ExportLine)? {
+        if pending != nil {
+            guard let line = pending?.first else { return nil }
+            pending?.removeFirst()
+            number += 1
+            return (number, line)
+        }
+        while let line = try reader.nextLine(file: file, number: number + 1) {
+            number += 1
+            guard !line.isEmpty else { continue }
+            do {
+                return (number, try decoder.decode(ExportLine.self, from: Data(line.utf8)))
+            } catch {
+                throw InspectorFailure("\(file) line \(number) cannot be imported: \(Self.reason(error)). Nothing was imported.", exit: .invalidArgument)
+            }
+        }
+        return nil
+    }
+
+    /// A decoding error in a few words.
+    static func reason(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context):
+            return "it is not valid JSON" + (context.codingPath.isEmpty ? "" : " at \(path(context.codingPath))")
+        case DecodingError.keyNotFound(let key, let context):
+            return "it lacks '\(key.stringValue)'" + (context.codingPath.isEmpty ? "" : " in \(path(context.codingPath))")
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "\(path(context.codingPath)) has the wrong type"
+        default:
+            return "\(error)"
+        }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+    }
+}
+
+/// Reads a text file line by line, a buffer at a time; a line that is not valid UTF-8 is an error.
+final class LineReader {
+    private let handle: FileHandle
+    private var buffer = Data()
+    private var atEnd = false
+
+    init?(path: String) {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        self.handle = handle
+    }
+
+    deinit {
+        try? handle.close()
+    }
+
+    /// The next line, without its newline; `nil` at the end.
+    func nextLine(file: String, number: Int) throws -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = buffer[buffer.startIndex..<newline]
+                buffer.removeSubrange(buffer.startIndex...newline)
+                return try text(line, file: file, number: number)
+            }
+            if atEnd {
+                guard !buffer.isEmpty else { return nil }
+                defer { buffer.removeAll() }
+                return try text(buffer, file: file, number: number)
+            }
+            let chunk = (try? handle.read(upToCount: 1 << 16)) ?? nil
+            if let chunk, !chunk.isEmpty { buffer.append(chunk) } else { atEnd = true }
+        }
+    }
+
+    private func text(_ bytes: Data, file: String, number: Int) throws -> String {
+        guard let text = String(bytes: bytes, encoding: .utf8) else {
+            throw InspectorFailure("\(file) line \(number) cannot be imported: it is not valid UTF-8. Nothing was imported.", exit: .invalidArgument)
+        }
+        return text
+    }
+}

@@ -1,0 +1,129 @@
+import EventLogKit
+import Foundation
+import TimeTravel
+
+/// Writes a log, or the steps `from` through `through` of it, as an export that replays exactly: each stream
+/// starts from a state the export carries (its initial state, or a snapshot right before its first exported
+/// entry), every entry keeps its sequence number, time and cause, and the log's floor and snapshot policy come
+/// along. `export` and `pack` use it; `import` reads it back.
+struct ExportWriter {
+    let session: Session
+    /// The streams to export: every stream, or the one `stream` names.
+    let streams: [StreamInfo]
+    /// The stream chosen with `--stream`, whose entries are read through its index; `nil` reads the whole log in order.
+    let stream: String?
+    let from: UInt64
+    let through: UInt64
+    let redaction: Redaction
+
+    /// Where a stream's part of the export starts.
+    struct Start {
+        let info: StreamInfo
+        /// Every entry of the stream above this number is exported; 0 means from the stream's beginning.
+        let after: UInt64
+        /// The state right after `after`, when it is above 0.
+        let state: SnapshotJSON?
+    }
+
+    /// What was written.
+    struct Summary {
+        var entries = 0
+        var starts: [Start] = []
+    }
+
+    /// Each stream's start: right before `from`, with the state the stream's reducer rebuilds when this inspector
+    /// knows it, else the nearest recorded state before `from` (the export then holds the entries after it too).
+    func starts() throws -> [Start] {
+        try streams.compactMap { info in
+            guard try session.log.lastSequence(stream: info.name, atOrBefore: through) != nil else { return nil }
+            return try start(of: info)
+        }
+    }
+
+    private func start(of info: StreamInfo) throws -> Start {
+        let log = session.log
+        let earliest = info.sequenceFloor > 0 ? try log.snapshotSequences(stream: info.name).first ?? 0 : 0
+        func recorded(_ sequence: UInt64) throws -> Start {
+            guard sequence > 0, let snapshot = try log.latestSnapshot(stream: info.name, atOrBefore: sequence) else {
+                return Start(info: info, after: 0, state: nil)
+            }
+            return Start(info: info, after: snapshot.sequence, state: snapshotJSON(snapshot, stream: info.name))
+        }
+        guard from > 1, let before = try log.lastSequence(stream: info.name, atOrBefore: from - 1), before > earliest else {
+            return try recorded(earliest)
+        }
+        let machine = try session.machine(for: info)
+        if machine.canReduce, let entry = try log.entry(at: before) {
+            let state = redaction.apply(try machine.json(at: before))
+            return Start(info: info, after: before, state: SnapshotJSON(
+                stream: info.name, sequence: before, timestamp: entry.timestamp, codec: CodecID.json.description,
+                state: state, stateBase64: nil))
+        }
+        return try recorded(before)
+    }
+
+    /// Writes the export to `sink`: JSON lines as the log is read, or one document.
+    func write(format: Export.Format, to sink: OutputSink) throws -> Summary {
+        let starts = try starts()
+        let metadata = try session.log.metadata()
+        let header = ExportHeader(
+            formatVersion: EventLog.formatVersion, library: EventLog.libraryVersion,
+            streams: starts.map(streamHeader), createdAt: metadata.createdAt, snapshotPolicy: metadata.snapshotPolicy?.description,
+            sequenceFloor: min(metadata.sequenceFloor, through),
+            range: from > 1 || through < .max ? ExportRange(from: from, through: through) : nil,
+            redacted: redaction.isEmpty ? nil : redaction.keys.sorted(), exportVersion: ExportHeader.currentExportVersion)
+        var summary = Summary(starts: starts)
+        let after = Dictionary(uniqueKeysWithValues: starts.map { ($0.info.name, $0.after) })
+        let first = starts.map { $0.after + 1 }.min().map { min($0, from) } ?? from
+        let query = EntryQuery(from: first, through: through, stream: stream)
+        var entries: [EntryJSON] = []
+        var snapshots = starts.compactMap(\.state)
+        if format == .jsonl {
+            try sink.write(jsonString(ExportLine(reactorlog: header), pretty: false))
+            for state in snapshots { try sink.write(jsonString(ExportLine(snapshot: state), pretty: false)) }
+            snapshots = []
+        }
+        // Read in place: nothing is copied out of the log but the line itself.
+        try session.log.forEachEntry(query) { entry in
+            guard let start = after[entry.stream], entry.sequence > start else { return }
+            if format == .jsonl {
+                try sink.writeLine { EntryLine.append(entry, wrapped: true, redaction: redaction, to: &$0) }
+            } else {
+                var line: [UInt8] = []
+                EntryLine.append(entry, wrapped: false, redaction: redaction, to: &line)
+                entries.append(try JSONDecoder().decode(EntryJSON.self, from: Data(line)))
+            }
+            summary.entries += 1
+            if summary.entries % 65_536 == 0 { session.terminal.showProgress("export: \(summary.entries) entries") }
+        }
+        for start in starts {
+            for sequence in try session.log.snapshotSequences(stream: start.info.name) where sequence > start.after && sequence <= through {
+                guard let snapshot = try session.log.latestSnapshot(stream: start.info.name, atOrBefore: sequence) else { continue }
+                let line = snapshotJSON(snapshot, stream: start.info.name)
+                if format == .jsonl { try sink.write(jsonString(ExportLine(snapshot: line), pretty: false)) } else { snapshots.append(line) }
+            }
+        }
+        if format == .json {
+            try sink.write(jsonString(ExportDocument(reactorlog: header, entries: entries, snapshots: snapshots), pretty: true))
+        }
+        session.terminal.endProgress()
+        return summary
+    }
+
+    private func streamHeader(_ start: Start) -> ExportHeader.Stream {
+        let info = start.info
+        let json = info.initialStateCodec == .json ? (try? JSONValue(parsing: info.initialState)).map(redaction.apply) : nil
+        return ExportHeader.Stream(
+            name: info.name, reactorType: info.reactorType, schemaFingerprint: info.schemaFingerprint,
+            createdAt: info.createdAt, initialStateCodec: info.initialStateCodec.description, initialState: json,
+            initialStateBase64: json == nil ? info.initialState.base64EncodedString() : nil,
+            sequenceFloor: max(start.after, min(info.sequenceFloor, through)), startsAfter: start.after)
+    }
+
+    private func snapshotJSON(_ snapshot: Snapshot, stream: String) -> SnapshotJSON {
+        let json = snapshot.codec == .json ? (try? JSONValue(parsing: snapshot.state)).map(redaction.apply) : nil
+        return SnapshotJSON(
+            stream: stream, sequence: snapshot.sequence, timestamp: snapshot.timestamp, codec: snapshot.codec.description,
+            state: json, stateBase64: json == nil ? snapshot.state.base64EncodedString() : nil)
+    }
+}

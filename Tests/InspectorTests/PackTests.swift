@@ -1,0 +1,179 @@
+import EventLogKit
+import Foundation
+import TestSupport
+import Testing
+
+/// `reactorlog pack` and range exports: a bug report's slice of a log replays exactly the original's states, opened
+/// directly or after `import`, and import refuses what would replay differently.
+@Suite("pack and range exports", .serialized, .timeLimit(.minutes(3)))
+struct PackTests {
+    let scratch = ScratchDirectory()
+
+    func reactorlog(_ arguments: String...) async throws -> Tool.Result {
+        try await Tool.run(arguments)
+    }
+
+    func jsonLines(_ path: String) throws -> [[String: Any]] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    /// `state` and `diff` of `stream` at each step, as the command prints them.
+    func views(_ log: String, stream: String, steps: ClosedRange<UInt64>) async throws -> [String] {
+        var views: [String] = []
+        for step in steps {
+            let state = try await reactorlog("state", log, "--stream", stream, "--at", "\(step)")
+            let diff = try await reactorlog("diff", log, "--stream", stream, "\(step - 1)", "\(step)")
+            views.append("#\(step) \(state.status) \(state.output)\(state.error)")
+            if step > steps.lowerBound { views.append("#\(step) diff \(diff.status) \(diff.output)\(diff.error)") }
+        }
+        return views
+    }
+
+    @Test("a pack of a range starts from the reducer's state before it and gives the original's states and diffs, directly and imported")
+    func packRange() async throws {
+        let demo = try await Tool.demoLog(in: scratch)
+        let pack = scratch.file("bug.pack")
+        let packed = try await reactorlog("pack", demo, "--stream", "search", "--from", "20", "--to", "30", "--out", pack)
+        #expect(packed.status == 0, "\(packed.error)")
+        #expect(packed.output.contains("Packed 11 entries of 'search' (from its state after #19)"), "\(packed.output)")
+        let lines = try jsonLines(pack)
+        let header = try #require(lines.first?["reactorlog"] as? [String: Any])
+        #expect((header["streams"] as? [[String: Any]])?.first?["startsAfter"] as? Int == 19)
+        #expect((lines[1]["snapshot"] as? [String: Any])?["sequence"] as? Int == 19, "the starting state comes first")
+        let entries = lines.compactMap { $0["entry"] as? [String: Any] }
+        #expect(entries.map { $0["sequence"] as? Int } == Array(20...30).map(Optional.some))
+
+        let original = try await views(demo, stream: "search", steps: 19...30)
+        #expect(try await views(pack, stream: "search", steps: 19...30) == original)
+        let imported = scratch.file("bug.reactorlog")
+        #expect(try await reactorlog("import", pack, imported).status == 0)
+        #expect(try await views(imported, stream: "search", steps: 19...30) == original)
+        #expect(try await reactorlog("verify", imported).status == 0)
+        // Numbers, times, causes and markers as the original has them.
+        let originalLog = try await reactorlog("log", demo, "--stream", "search", "--from", "20", "--to", "30", "--json")
+        #expect(try await reactorlog("log", pack, "--json").output == originalLog.output)
+
+        let before = try await reactorlog("state", pack, "--stream", "search", "--at", "12")
+        #expect(before.status == 2)
+        #expect(before.error.contains("only from its state at #19 on"), "\(before.error)")
+    }
+
+    @Test("without the reducer a range starts at the nearest recorded state, and every recorded state is the same")
+    func packWithoutReducer() async throws {
+        let log = try GenericModeTests.userLog(at: scratch.file("user.reactorlog"))
+        let pack = scratch.file("user.pack")
+        let packed = try await reactorlog("pack", log, "--from", "40", "--out", pack)
+        #expect(packed.status == 0, "\(packed.error)")
+        // Snapshots at #17, #33, #49, #65, #81: the last before #40 is #33, so the pack holds #34 on.
+        #expect(packed.output.contains("from its state after #33"), "\(packed.output)")
+        let entries = try jsonLines(pack).compactMap { $0["entry"] as? [String: Any] }
+        #expect(entries.first?["sequence"] as? Int == 34)
+        for step in [33, 49, 65, 81] {
+            let original = try await reactorlog("state", log, "--at", "\(step)")
+            #expect(try await reactorlog("state", pack, "--at", "\(step)").output == original.output, "#\(step)")
+        }
+    }
+
+    @Test("a trimmed log exports and imports with its numbers, floors, snapshot times, creation times and policy")
+    func trimmedRoundTrip() async throws {
+        let demo = try await Tool.demoLog(in: scratch)
+        let trimmed = scratch.file("trimmed.reactorlog")
+        #expect(try await reactorlog("compact", demo, trimmed).status == 0)
+        #expect(try await reactorlog("trim", trimmed, "--before", "30").status == 0)
+        for format in ["jsonl", "json"] {
+            let file = scratch.file("trimmed.\(format)")
+            #expect(try await reactorlog("export", trimmed, "--format", format, "--output", file).status == 0)
+            let copy = scratch.file("trimmed-\(format).reactorlog")
+            let imported = try await reactorlog("import", file, copy)
+            #expect(imported.status == 0, "\(imported.error)")
+            #expect(try await reactorlog("verify", copy).status == 0)
+            #expect(try await reactorlog("log", copy, "--json").output == (try await reactorlog("log", trimmed, "--json")).output)
+            #expect(try await views(copy, stream: "search", steps: 27...33) == (try await views(trimmed, stream: "search", steps: 27...33)))
+
+            let source = try EventLog.openReadOnly(at: trimmed), restored = try EventLog.openReadOnly(at: copy)
+            #expect(try restored.streams() == source.streams(), "names, types, fingerprints, creation times, floors")
+            #expect(try restored.metadata().snapshotPolicy == source.metadata().snapshotPolicy)
+            #expect(try restored.metadata().sequenceFloor == source.metadata().sequenceFloor)
+            for stream in try source.streams() {
+                let sequences = try source.snapshotSequences(stream: stream.name)
+                #expect(try restored.snapshotSequences(stream: stream.name) == sequences)
+                for sequence in sequences {
+                    let mine = try #require(try restored.latestSnapshot(stream: stream.name, atOrBefore: sequence))
+                    let theirs = try #require(try source.latestSnapshot(stream: stream.name, atOrBefore: sequence))
+                    #expect(mine.sequence == theirs.sequence && mine.timestamp == theirs.timestamp && mine.codec == theirs.codec)
+                    // The same JSON value (an export writes it with its keys sorted).
+                    let state = { (data: Data) in try JSONSerialization.jsonObject(with: data) as? NSDictionary }
+                    #expect(try state(mine.state) == state(theirs.state))
+                }
+            }
+        }
+    }
+
+    @Test("import refuses an export that would replay differently: no starting state, a missing one, a newer version")
+    func refusals() async throws {
+        let demo = try await Tool.demoLog(in: scratch)
+        let range = scratch.file("range.jsonl")
+        #expect(try await reactorlog("export", demo, "--from", "20", "--to", "30", "--stream", "search", "--output", range).status == 0)
+        let lines = try String(contentsOfFile: range, encoding: .utf8).split(separator: "\n").map(String.init)
+
+        // As an export before version 2 wrote a range: no starting state, entries from the middle of the stream.
+        let old = scratch.file("old.jsonl")
+        let oldHeader = lines[0].replacingOccurrences(of: #""exportVersion":2,"#, with: "").replacingOccurrences(of: #","startsAfter":19"#, with: "")
+        try ([oldHeader] + lines.dropFirst(2)).joined(separator: "\n").write(toFile: old, atomically: true, encoding: .utf8)
+        let refusedOld = try await reactorlog("import", old, scratch.file("old.reactorlog"))
+        #expect(refusedOld.status == 2)
+        #expect(refusedOld.error.contains("stream 'search' starts at #20 with neither its opening nor the state before it"), "\(refusedOld.error)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("old.reactorlog")))
+
+        let missing = scratch.file("missing.jsonl")
+        try ([lines[0]] + lines.dropFirst(2)).joined(separator: "\n").write(toFile: missing, atomically: true, encoding: .utf8)
+        let refusedMissing = try await reactorlog("state", missing, "--at", "25")
+        #expect(refusedMissing.status == 2)
+        #expect(refusedMissing.error.contains("starts stream 'search' after #19 but lacks its state there"), "\(refusedMissing.error)")
+
+        let newer = scratch.file("newer.jsonl")
+        try ([lines[0].replacingOccurrences(of: #""exportVersion":2"#, with: #""exportVersion":3"#)] + lines.dropFirst())
+            .joined(separator: "\n").write(toFile: newer, atomically: true, encoding: .utf8)
+        let refusedNewer = try await reactorlog("import", newer, scratch.file("newer.reactorlog"))
+        #expect(refusedNewer.status == 4)
+        #expect(refusedNewer.error.contains("export versions up to 2"), "\(refusedNewer.error)")
+    }
+
+    @Test("--last keeps the entries of the last stretch of time; --redact masks a key everywhere, keeping its shape")
+    func lastAndRedact() async throws {
+        struct Login: Codable { var user: String; var password: String }
+        struct State: Codable { var user: String; var password: String; var attempts: Int }
+        let path = scratch.file("login.reactorlog")
+        let log = try EventLog.open(at: path)
+        let stream = try log.openStream(
+            named: "login", reactorType: "MyApp.LoginReactor", schemaFingerprint: "v1",
+            initialState: State(user: "", password: "", attempts: 0))
+        let start: Int64 = 1_800_000_000_000_000_000
+        for minute in 1...60 {
+            let time = start + Int64(minute) * 60_000_000_000
+            let action = try stream.append(EntryDraft(
+                kind: .action, caseName: "login", payload: try JSONEncoder().encode(["login": Login(user: "ann", password: "secret\(minute)")]),
+                timestamp: time))
+            let mutation = try stream.append(EntryDraft(kind: .mutation, caseName: "attempt", payload: Data(#"{"attempt":{}}"#.utf8), cause: action, timestamp: time))
+            if minute % 10 == 0 { try stream.writeSnapshot(State(user: "ann", password: "secret\(minute)", attempts: minute), at: mutation) }
+        }
+        try log.close()
+
+        let pack = scratch.file("login.pack")
+        let packed = try await reactorlog("pack", path, "--last", "15m", "--redact", "password", "--out", pack)
+        #expect(packed.status == 0, "\(packed.error)")
+        let entries = try jsonLines(pack).compactMap { $0["entry"] as? [String: Any] }
+        // Minutes 45…60 are within 15 minutes of the last entry; the state before them is the snapshot at minute 40.
+        let actions = entries.filter { $0["kind"] as? String == "action" }
+        #expect(actions.count == 20, "minutes 41…60: the pack starts after the recorded state of minute 40")
+        let text = try String(contentsOfFile: pack, encoding: .utf8)
+        #expect(!text.contains("secret"), "no password is left")
+        #expect(text.contains(#""password":"[redacted]""#))
+        #expect(text.contains(#""user":"ann""#), "other keys stay")
+        let state = try await reactorlog("state", pack, "--at", "\(60 * 2 + 1)")
+        #expect(state.status == 0, "\(state.error)")
+        #expect(state.output.contains("attempts: 60") || state.output.contains(#""attempts": 60"#), "\(state.output)")
+    }
+}
