@@ -90,20 +90,23 @@ struct EnvironmentTests {
     }
 
     @Test("a full map grows by doubling and the transaction is redone")
-    func mapGrowth() throws {
-        var options = EnvironmentOptions()
-        options.mapSize = 64 << 10
-        let env = try Environment(path: scratch.path, options: options)
-        let db = try env.openDatabase("big", flags: .create)
-        let before = env.mapSize
-        let value = [UInt8](repeating: 0xAB, count: 1000)
-        for batch in 0..<20 {
-            try env.write { txn in
-                for i in 0..<100 { try txn.put(db, key: key(UInt64(batch * 100 + i)), value: value) }
+    func mapGrowth() async throws {
+        let scratch = scratch
+        try await onOwnThread {
+            var options = EnvironmentOptions()
+            options.mapSize = 64 << 10
+            let env = try Environment(path: scratch.path, options: options)
+            let db = try env.openDatabase("big", flags: .create)
+            let before = env.mapSize
+            let value = [UInt8](repeating: 0xAB, count: 1000)
+            for batch in 0..<20 {
+                try env.write { txn in
+                    for i in 0..<100 { try txn.put(db, key: key(UInt64(batch * 100 + i)), value: value) }
+                }
             }
+            #expect(env.mapSize > before)
+            #expect(try env.read { txn in try txn.count(db) } == 2000)
         }
-        #expect(env.mapSize > before)
-        #expect(try env.read { txn in try txn.count(db) } == 2000)
     }
 
     @Test("growth stops at maxMapSize with a map-full error")

@@ -50,7 +50,7 @@ struct TestStoreTests {
     @Test("send, receive and finish pass when every change is asserted, with time on a test clock")
     func exhaustivePass() async {
         let clock = TestClock()
-        let store = TestStore(TimerReactor(clock: clock))
+        let store = patientStore(TimerReactor(clock: clock))
         await store.send(.start) { $0.isRunning = true }
         await clock.advance(by: .seconds(2))
         await store.receive(.tick) { $0.ticks = 1 }
@@ -61,7 +61,7 @@ struct TestStoreTests {
     @Test("take(until:) under a test clock: stop cancels the timer and the concat goes on")
     func stopEndsTimer() async {
         let clock = TestClock()
-        let store = TestStore(TimerReactor(clock: clock))
+        let store = patientStore(TimerReactor(clock: clock))
         await store.send(.start) { $0.isRunning = true }
         await store.send(.stop)
         await store.receive(.setRunning(false)) { $0.isRunning = false }
@@ -71,7 +71,7 @@ struct TestStoreTests {
 
     @Test("a wrong expectation fails with a diff naming the field")
     func wrongExpectation() async {
-        let store = TestStore(TimerReactor(clock: TestClock()))
+        let store = patientStore(TimerReactor(clock: TestClock()))
         await withKnownIssue {
             await store.send(.start) { $0.ticks = 5 }
         } matching: { issue in
@@ -85,7 +85,7 @@ struct TestStoreTests {
 
     @Test("an unasserted state change fails")
     func unassertedChange() async {
-        let store = TestStore(TimerReactor(clock: TestClock()))
+        let store = patientStore(TimerReactor(clock: TestClock()))
         await withKnownIssue {
             await store.send(.start)
         } matching: { "\($0)".contains("isRunning") }
@@ -96,14 +96,14 @@ struct TestStoreTests {
 
     @Test("a mutation fed back and never received fails at finish; a wrong one fails at receive")
     func unreceivedMutation() async {
-        let store = TestStore(TimerReactor(clock: TestClock()))
+        let store = patientStore(TimerReactor(clock: TestClock()))
         await store.send(.start) { $0.isRunning = true }
         await store.send(.stop)
         await withKnownIssue {
             await store.finish()
         } matching: { "\($0)".contains("never received") && "\($0)".contains("setRunning(false)") }
 
-        let second = TestStore(TimerReactor(clock: TestClock()))
+        let second = patientStore(TimerReactor(clock: TestClock()))
         await second.send(.start) { $0.isRunning = true }
         await second.send(.stop)
         await withKnownIssue {
@@ -119,7 +119,7 @@ struct TestStoreTests {
     @Test("an effect still running at finish fails")
     func runningEffect() async {
         let clock = TestClock()
-        let store = TestStore(TimerReactor(clock: clock))
+        let store = patientStore(TimerReactor(clock: clock))
         await store.send(.forever)
         await withKnownIssue {
             await store.finish(timeout: .milliseconds(50))
@@ -131,7 +131,7 @@ struct TestStoreTests {
     @Test("non-exhaustive: only the asserted fields are checked, and fed-back mutations may be skipped")
     func nonExhaustive() async {
         let clock = TestClock()
-        let store = TestStore(TimerReactor(clock: clock))
+        let store = patientStore(TimerReactor(clock: clock))
         store.exhaustivity = .off
         await store.send(.start)
         await clock.advance(by: .seconds(2))

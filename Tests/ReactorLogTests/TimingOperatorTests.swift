@@ -45,7 +45,7 @@ struct TimingOperatorTests {
     @Test("debounce lets only the last query through once typing stops; unselected actions pass at once")
     func debounce() async {
         let clock = TestClock()
-        let store = TestStore(QueryReactor(clock: clock, mode: .debounce))
+        let store = patientStore(QueryReactor(clock: clock, mode: .debounce))
         await store.send(.updateQuery("s"))
         await store.send(.updateQuery("sw"))
         await clock.advance(by: .milliseconds(100))
@@ -59,7 +59,7 @@ struct TimingOperatorTests {
     @Test("throttle lets the first query through, holds the next until the interval has passed, then lets one through")
     func throttle() async {
         let clock = TestClock()
-        let store = TestStore(QueryReactor(clock: clock, mode: .throttle))
+        let store = patientStore(QueryReactor(clock: clock, mode: .throttle))
         await store.send(.updateQuery("a"))
         await store.receive(.setQuery("a")) { $0.query = "a" }
         await store.send(.updateQuery("b"))                   // within the interval: held, no state change
