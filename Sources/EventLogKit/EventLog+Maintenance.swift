@@ -34,12 +34,54 @@ extension EventLog {
         }
         report.streams = streamsByID.count
         verifyStreams(streamsByID, floor: meta.sequenceFloor, report: &report)
+        let gaps = try verifyGaps(streams: streamsByID, report: &report)
         var counts: [UInt32: Int] = [:]
-        try verifyEntries(streams: streamsByID, through: bound, floor: meta.sequenceFloor, counts: &counts, report: &report, progress: progress)
+        try verifyEntries(
+            streams: streamsByID, through: bound, floor: meta.sequenceFloor, gaps: gaps.values.flatMap { $0 }.sorted { $0.lowerBound < $1.lowerBound },
+            counts: &counts, report: &report, progress: progress)
         try verifyIndex(streams: streamsByID, through: bound, counts: counts, report: &report)
         try verifySnapshots(streams: streamsByID, through: bound, policy: meta.snapshotPolicy, report: &report)
-        try verifySnapshotKeys(streams: streamsByID, through: bound, report: &report)
+        try verifySnapshotKeys(streams: streamsByID, through: bound, gaps: gaps, report: &report)
         return report
+    }
+
+    /// Each gap record is intact, names a stream the log describes, and ends at a snapshot of that stream, with
+    /// none of the stream's entries left inside it. Returns the gaps by stream id.
+    private func verifyGaps(streams: [UInt32: StreamInfo], report: inout VerifyReport) throws(EventLogError) -> [UInt32: [ClosedRange<UInt64>]] {
+        guard let database = storage.gaps else { return [:] }
+        let (gaps, problems): ([UInt32: [ClosedRange<UInt64>]], [(String, UInt64?)]) = try storage.read { txn in
+            var gaps: [UInt32: [ClosedRange<UInt64>]] = [:]
+            var problems: [(String, UInt64?)] = []
+            try txn.withCursor(database) { cursor in
+                var item = try cursor.first()
+                while let current = item {
+                    defer { item = try? cursor.next() }
+                    guard let gap = GapRecord.decode(key: current.key, record: current.value) else {
+                        problems.append(("a gap record is damaged (its checksum, key or bounds do not match)", nil))
+                        continue
+                    }
+                    guard let info = streams[gap.stream] else {
+                        problems.append(("a gap names stream id \(gap.stream), which the log does not describe", gap.removed.upperBound))
+                        continue
+                    }
+                    gaps[gap.stream, default: []].append(gap.removed)
+                    if try txn.get(storage.snapshots, key: KeyCoding.streamSequence(gap.stream, gap.removed.upperBound)) == nil {
+                        problems.append(("the gap of stream '\(info.name)' from #\(gap.removed.lowerBound) ends here, but the stream has no snapshot here to replay from", gap.removed.upperBound))
+                    }
+                    let inside = try txn.withCursor(storage.streamEntries) { index in
+                        try index.seek(atOrAfter: KeyCoding.streamSequence(gap.stream, gap.removed.lowerBound))
+                            .flatMap { KeyCoding.decodeStreamSequence($0.key) }
+                            .flatMap { $0.stream == gap.stream && $0.sequence <= gap.removed.upperBound ? $0.sequence : nil }
+                    }
+                    if let inside {
+                        problems.append(("stream '\(info.name)' still holds this entry, inside its gap #\(gap.removed.lowerBound)…#\(gap.removed.upperBound)", inside))
+                    }
+                }
+            }
+            return (gaps, problems)
+        }
+        for (message, sequence) in problems { report.error(message, at: sequence) }
+        return gaps
     }
 
     /// Stream names are unique, and a stream's trim floor never exceeds the log's (which a trim records first).
@@ -58,7 +100,9 @@ extension EventLog {
 
     /// Every snapshot key names a stream the log describes, and an entry of that stream (or, for the base of a
     /// trimmed stream, one the trim removed).
-    private func verifySnapshotKeys(streams: [UInt32: StreamInfo], through bound: UInt64, report: inout VerifyReport) throws(EventLogError) {
+    private func verifySnapshotKeys(
+        streams: [UInt32: StreamInfo], through bound: UInt64, gaps: [UInt32: [ClosedRange<UInt64>]], report: inout VerifyReport
+    ) throws(EventLogError) {
         let problems: [(String, UInt64?)] = try storage.read { txn in
             try txn.withCursor(storage.snapshots) { cursor in
                 var problems: [(String, UInt64?)] = []
@@ -77,7 +121,8 @@ extension EventLog {
                     }
                     let isOldest = oldest.insert(key.stream).inserted
                     guard let record = try txn.get(storage.entries, key: KeyCoding.sequence(key.sequence)) else {
-                        if !(isOldest && key.sequence <= info.sequenceFloor) {
+                        let endsGap = gaps[key.stream]?.contains { $0.upperBound == key.sequence } ?? false
+                        if !(isOldest && key.sequence <= info.sequenceFloor) && !endsGap {
                             problems.append(("the snapshot of stream '\(info.name)' describes this entry, which the log does not hold", key.sequence))
                         }
                         continue
@@ -95,8 +140,8 @@ extension EventLog {
 
     /// Walks `entries` in chunks: checksum, header, sequence order, known stream, sane cause.
     private func verifyEntries(
-        streams: [UInt32: StreamInfo], through bound: UInt64, floor: UInt64, counts: inout [UInt32: Int], report: inout VerifyReport,
-        progress: ((Int) -> Void)?
+        streams: [UInt32: StreamInfo], through bound: UInt64, floor: UInt64, gaps: [ClosedRange<UInt64>], counts: inout [UInt32: Int],
+        report: inout VerifyReport, progress: ((Int) -> Void)?
     ) throws(EventLogError) {
         var position: UInt64 = 0
         var done = false
@@ -114,8 +159,9 @@ extension EventLog {
                             return (problems, counts, checked, last, true)
                         }
                         if sequence > bound { return (problems, counts, checked, last, true) }
-                        // Numbers are gapless except below the trim floor, where a trim removed entries.
-                        if sequence > last + 1, sequence - 1 > floor {
+                        // Numbers are gapless except below the trim floor, where a trim removed entries, and in the
+                        // gaps retention removed.
+                        if sequence > last + 1, sequence - 1 > floor, !Self.covers(gaps, max(last + 1, floor + 1)...(sequence - 1)) {
                             let first = max(last + 1, floor + 1)
                             let missing = first == sequence - 1 ? "#\(first) is" : "#\(first)…#\(sequence - 1) are"
                             problems.append(.init(severity: .error, sequence: sequence, message: "entries \(missing) missing before it (a gap no trim explains)"))
@@ -156,6 +202,16 @@ extension EventLog {
             done = chunk.done
             progress?(report.entries)
         }
+    }
+
+    /// Whether the ranges `gaps` (sorted by their start) together cover every number of `missing`.
+    static func covers(_ gaps: [ClosedRange<UInt64>], _ missing: ClosedRange<UInt64>) -> Bool {
+        var next = missing.lowerBound
+        for gap in gaps where gap.lowerBound <= next && gap.upperBound >= next {
+            if gap.upperBound >= missing.upperBound { return true }
+            next = gap.upperBound + 1
+        }
+        return false
     }
 
     /// The rules of docs/FORMAT.md an entry breaks: causes, markers, codec 0, JSON payloads.
@@ -293,7 +349,13 @@ extension EventLog {
     /// makes a smaller file.
     @discardableResult
     public func trim(before sequence: UInt64) throws(EventLogError) -> TrimReport {
-        _ = try requireWriter()
+        // What is queued (snapshots among it) counts: commit it first.
+        try requireWriter().flush()
+        return try removeOldest(before: sequence)
+    }
+
+    /// ``trim(before:)``, also while the log closes (its last retention step).
+    func removeOldest(before sequence: UInt64) throws(EventLogError) -> TrimReport {
         let highest = try highestSequence()
         let streamList = try streams()
         try storage.write { txn in
@@ -321,14 +383,14 @@ extension EventLog {
         return TrimReport(before: sequence, removedEntries: removedEntries, removedSnapshots: removedSnapshots, streams: results)
     }
 
-    /// Deletes the stream's entries with sequence numbers up to `last`, 10,000 per transaction.
-    private func deleteStreamEntries(_ info: StreamInfo, through last: UInt64) throws(EventLogError) -> Int {
+    /// Deletes the stream's entries numbered `first` through `last`, 10,000 per transaction.
+    func deleteStreamEntries(_ info: StreamInfo, from first: UInt64 = 0, through last: UInt64) throws(EventLogError) -> Int {
         var removed = 0
         while true {
             let count = try storage.write { txn in
                 try txn.withCursor(storage.streamEntries) { cursor in
                     var count = 0
-                    var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, 0))
+                    var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, first))
                     while let current = item, count < 10_000,
                           let key = KeyCoding.decodeStreamSequence(current.key), key.stream == info.id, key.sequence <= last {
                         try txn.delete(storage.entries, key: KeyCoding.sequence(key.sequence))
@@ -344,12 +406,22 @@ extension EventLog {
         }
     }
 
-    /// Deletes the stream's snapshots before `sequence`.
-    private func deleteSnapshots(_ info: StreamInfo, before sequence: UInt64) throws(EventLogError) -> Int {
+    /// Deletes the stream's snapshots numbered from `first` up to (not including) `sequence`, and the gaps that
+    /// end before `sequence` (their entries are gone with the stretch before them).
+    func deleteSnapshots(_ info: StreamInfo, from first: UInt64 = 0, before sequence: UInt64) throws(EventLogError) -> Int {
         try storage.write { txn in
-            try txn.withCursor(storage.snapshots) { cursor in
+            if first == 0, let gaps = storage.gaps {
+                try txn.withCursor(gaps) { cursor in
+                    var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, 0))
+                    while let current = item, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == info.id, key.sequence <= sequence {
+                        try cursor.deleteCurrent()
+                        item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, key.sequence + 1))
+                    }
+                }
+            }
+            return try txn.withCursor(storage.snapshots) { cursor in
                 var count = 0
-                var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, 0))
+                var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, first))
                 while let current = item, let key = KeyCoding.decodeStreamSequence(current.key),
                       key.stream == info.id, key.sequence < sequence {
                     try cursor.deleteCurrent()

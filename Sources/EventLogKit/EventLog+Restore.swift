@@ -40,6 +40,14 @@ extension EventLog {
         try writer.write(Snapshot(streamID: try restoredStream(name).id, sequence: sequence, timestamp: timestamp, codec: codec, state: state))
     }
 
+    /// Records `gap` of a restored stream, as retention recorded it in the source log; the log becomes format
+    /// version 2. Its snapshot (at the gap's upper bound) is restored as any other.
+    public func restoreGap(_ gap: StreamGap) throws(EventLogError) {
+        _ = try requireWriter()
+        let id = try restoredStream(gap.stream).id
+        try storage.write { txn in try storage.recordGap(txn, stream: id, removed: gap.removed) }
+    }
+
     /// Raises the log's sequence floor to `floor` (it never goes down): numbers at or below it may be missing,
     /// as after a trim, and new entries are numbered above it.
     public func raiseSequenceFloor(to floor: UInt64) throws(EventLogError) {

@@ -19,8 +19,9 @@ import Synchronization
 /// Writes go through a dedicated writer thread (see ``Durability``); reads run in short LMDB read
 /// transactions, so a reader never makes a live log's file grow. Every method may be called from any thread.
 public final class EventLog: Sendable {
-    /// The on-disk format version this library writes and the newest it reads.
-    public static let formatVersion = 1
+    /// The newest on-disk format version this library reads and writes. A new log is version 1; retention that
+    /// removes entries from the middle of a stream makes it version 2 (docs/FORMAT.md, "Versioning").
+    public static let formatVersion = 2
     /// This library's version, recorded in logs it writes.
     public static let libraryVersion = "0.1.0"
 
@@ -36,6 +37,8 @@ public final class EventLog: Sendable {
     private let writerLock: WriterLock?
     private let openStreamIDs = Mutex<Set<UInt32>>([])
     private let closed = Mutex(false)
+    /// The highest sequence number retention has looked at for effect errors to pin.
+    let retentionScan = Mutex<UInt64>(0)
 
     private init(path: String, readOnly: Bool, configuration: EventLogConfiguration) throws(EventLogError) {
         self.path = path
@@ -50,6 +53,9 @@ public final class EventLog: Sendable {
             writerLock = try WriterLock(directory: path)
             storage = try LogStorage.open(path: path, readOnly: false, configuration: configuration)
             writer = try LogWriter(storage: storage, configuration: configuration)
+        }
+        if configuration.retention != nil {
+            writer?.setMaintenance { [weak self] in self?.retentionStep() ?? false }
         }
     }
 

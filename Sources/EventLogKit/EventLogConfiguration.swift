@@ -5,6 +5,8 @@ public struct EventLogConfiguration: Sendable {
     public var durability: Durability = .grouped
     /// When streams should write snapshots.
     public var snapshotPolicy: SnapshotPolicy = .default
+    /// How much history the log keeps; `nil` (the default) keeps everything.
+    public var retention: RetentionPolicy?
     /// The codec for new payloads.
     public var codec: any LogCodec = JSONLogCodec()
     /// The initial size of LMDB's memory map; it doubles whenever it fills, so a small value is safe.

@@ -10,6 +10,15 @@ enum LogLayout {
     static let streamEntriesDatabase = "stream-entries"
     static let snapshotsDatabase = "snapshots"
     static let allDatabases = [metaDatabase, entriesDatabase, streamsDatabase, streamEntriesDatabase, snapshotsDatabase]
+    /// Databases a log gets when it is first opened for writing by a version that knows them: a log without them
+    /// has no gaps and no pins.
+    static let gapsDatabase = "gaps"
+    static let pinsDatabase = "pins"
+    static let optionalDatabases = [gapsDatabase, pinsDatabase]
+
+    /// The format version of a log without gaps; a log whose retention removed entries from the middle of a
+    /// stream is version 2, which older readers refuse rather than call its gaps damage.
+    static let baseFormatVersion = 1
 
     enum MetaKey {
         static let formatVersion = "format-version"

@@ -12,13 +12,19 @@ final class LogStorage: Sendable {
     let streams: Database
     let streamEntries: Database
     let snapshots: Database
+    /// Where retention removed entries from the middle of a stream (``GapRecord``); `nil` in a log opened
+    /// read-only that never had one.
+    let gaps: Database?
+    /// Windows retention keeps (``PinRecord``); `nil` as for ``gaps``.
+    let pins: Database?
     /// Stream descriptors by id, loaded at open and refreshed when an unknown id turns up.
     private let streamCache = Mutex<[UInt32: StreamInfo]>([:])
 
-    private init(path: String, environment: Environment, databases: [Database]) {
+    private init(path: String, environment: Environment, databases: [Database], optional: [Database?]) {
         self.path = path
         self.environment = environment
         (meta, entries, streams, streamEntries, snapshots) = (databases[0], databases[1], databases[2], databases[3], databases[4])
+        (gaps, pins) = (optional[0], optional[1])
     }
 
     // MARK: Opening
@@ -129,7 +135,17 @@ final class LogStorage: Sendable {
                 throw .storage(path: path, error)
             }
         }
-        let storage = LogStorage(path: path, environment: environment, databases: databases)
+        var optional: [Database?] = []
+        for name in LogLayout.optionalDatabases {
+            do {
+                optional.append(try environment.openDatabase(name, flags: readOnly ? [] : .create))
+            } catch where error.isNotFound {
+                optional.append(nil)
+            } catch {
+                throw .storage(path: path, error)
+            }
+        }
+        let storage = LogStorage(path: path, environment: environment, databases: databases, optional: optional)
         try storage.prepareMetadata(readOnly: readOnly, configuration: configuration)
         try storage.reloadStreams()
         return storage
@@ -185,7 +201,7 @@ final class LogStorage: Sendable {
             LogLayout.MetaKey.codec: configuration.codec.id.description,
         ]
         if existing == nil {
-            values[LogLayout.MetaKey.formatVersion] = String(EventLog.formatVersion)
+            values[LogLayout.MetaKey.formatVersion] = String(LogLayout.baseFormatVersion)
             values[LogLayout.MetaKey.createdAt] = String(WallClock.now())
             values[LogLayout.MetaKey.createdBy] = EventLog.libraryVersion
         }
@@ -254,6 +270,14 @@ final class LogStorage: Sendable {
             durability: values[Key.durability].flatMap(Durability.init(rawValue:)),
             snapshotPolicy: values[Key.snapshotPolicy].flatMap(SnapshotPolicy.init),
             sequenceFloor: values[Key.sequenceFloor].flatMap { UInt64($0) } ?? 0)
+    }
+
+    /// Records in `txn` that retention removed `removed` from stream `stream`; the log becomes format version 2,
+    /// which readers that know no gaps refuse.
+    func recordGap(_ txn: Transaction, stream: UInt32, removed: ClosedRange<UInt64>) throws {
+        guard let gaps else { throw EventLogError.invalidArgument("This log cannot record gaps.") }
+        try txn.put(meta, key: Array(LogLayout.MetaKey.formatVersion.utf8), value: Array("2".utf8))
+        try txn.put(gaps, key: KeyCoding.streamSequence(stream, removed.upperBound), value: GapRecord.encode((stream, removed)))
     }
 
     // MARK: The stream index

@@ -28,14 +28,22 @@ final class LogWriter: @unchecked Sendable {
     /// Whether the writer thread is waiting for work (so an append must wake it).
     private var writerWaiting = false
     private var asyncWaiters: [(ticket: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+    /// Background work between commits (retention): returns whether more remains.
+    private var maintenance: (@Sendable () -> Bool)?
+    private var maintenancePending = false
 
     private var lastIndexKey: (stream: UInt32, sequence: UInt64)
+    /// Payload bytes committed since maintenance last ran, and when it did (writer thread only).
+    private var bytesSinceMaintenance = 0
+    private var lastMaintenance = ContinuousClock.now
 
     private let storage: LogStorage
     private let durability: Durability
     private let capacity: Int
     private let byteCapacity: Int
     private let onFailure: (@Sendable (EventLogError) -> Void)?
+    /// The most bytes one commit takes from the queue, when retention keeps the log within a byte budget.
+    private let batchByteLimit: Int?
 
     init(storage: LogStorage, configuration: EventLogConfiguration) throws(EventLogError) {
         self.storage = storage
@@ -43,6 +51,7 @@ final class LogWriter: @unchecked Sendable {
         self.capacity = max(1, configuration.queueCapacity)
         self.byteCapacity = max(1, configuration.queueByteCapacity)
         self.onFailure = configuration.onWriteFailure
+        self.batchByteLimit = configuration.retention?.maxBytes.map { max(64 << 10, $0 / 16) }
         let (highest, floor, lastIndex) = try storage.read { txn in
             let highest = try txn.withCursor(storage.entries) { try $0.last().flatMap { KeyCoding.decodeSequence($0.key) } } ?? 0
             let floor = try txn.get(storage.meta, key: Array(LogLayout.MetaKey.sequenceFloor.utf8))
@@ -249,28 +258,62 @@ final class LogWriter: @unchecked Sendable {
         return failure
     }
 
+    /// Installs work the writer thread does between commits, at most every 64 KiB committed or 100 ms, and
+    /// again at once while it says more remains.
+    func setMaintenance(_ body: @escaping @Sendable () -> Bool) {
+        mutex.lock()
+        defer { mutex.unlock() }
+        maintenance = body
+        maintenancePending = true
+        if writerWaiting { workAvailable.signal() }
+    }
+
     // MARK: The writer thread
 
     private func run() {
         while true {
             mutex.lock()
-            while queue.isEmpty && !closing && failure == nil {
+            while queue.isEmpty && !closing && failure == nil && !maintenancePending {
                 writerWaiting = true
                 workAvailable.wait(mutex)
                 writerWaiting = false
             }
-            if queue.isEmpty || failure != nil {
+            if failure == nil && queue.isEmpty && closing, let maintain = maintenance {
+                // A last round, so a closed log is within its bounds.
+                maintenance = nil
+                mutex.unlock()
+                for _ in 0..<64 where maintain() {}
+                mutex.lock()
+            }
+            if failure != nil || (queue.isEmpty && closing) {
                 finished = true
                 committedChanged.broadcast()
                 mutex.unlock()
                 return
             }
-            let batch = queue
-            let ticket = enqueuedTicket
-            let unwritten = queuedEntries
-            queue.removeAll(keepingCapacity: true)
-            queuedEntries = 0
-            queuedBytes = 0
+            let maintain = maintenance
+            guard !queue.isEmpty else {
+                mutex.unlock()
+                runMaintenance(maintain, force: true)
+                continue
+            }
+            // Everything queued, or under a byte budget as much as keeps one commit a small part of it.
+            var take = queue.count
+            var takenBytes = queuedBytes
+            if let limit = batchByteLimit {
+                (take, takenBytes) = (0, 0)
+                while take < queue.count && (take == 0 || takenBytes < limit) {
+                    takenBytes += queue[take].byteCount
+                    take += 1
+                }
+            }
+            let batch = Array(queue.prefix(take))
+            let ticket = enqueuedTicket - UInt64(queue.count - take)
+            let unwritten = batch.reduce(0) { $0 + $1.entryCount }
+            bytesSinceMaintenance += takenBytes
+            queue.removeFirst(take)
+            queuedEntries -= unwritten
+            queuedBytes -= takenBytes
             spaceAvailable.broadcast()
             mutex.unlock()
 
@@ -301,8 +344,27 @@ final class LogWriter: @unchecked Sendable {
             if let stopped {
                 for continuation in failed { continuation.resume(throwing: stopped) }
                 onFailure?(stopped)
+            } else {
+                runMaintenance(maintain, force: false)
             }
         }
+    }
+
+    /// Runs the maintenance step when it is due (or `force`), and records whether more remains.
+    private func runMaintenance(_ maintain: (@Sendable () -> Bool)?, force: Bool) {
+        guard let maintain else {
+            mutex.withLock { maintenancePending = false }
+            return
+        }
+        let pending = mutex.withLock { maintenancePending }
+        guard force || pending || bytesSinceMaintenance >= 64 << 10 || ContinuousClock.now - lastMaintenance >= .milliseconds(100) else { return }
+        bytesSinceMaintenance = 0
+        lastMaintenance = .now
+        // Several steps at once while work remains, so that retention keeps up with large batches; the queue
+        // keeps taking appends meanwhile.
+        var more = true
+        for _ in 0..<16 where more { more = maintain() }
+        mutex.withLock { maintenancePending = more }
     }
 
     private static func reason(_ error: EventLogError) -> String {

@@ -138,6 +138,13 @@ public final class Environment: @unchecked Sendable {
         return (info.me_last_pgno + 1) * Int(stat.ms_psize)
     }
 
+    /// The size of a page in bytes.
+    public var pageSize: Int {
+        var stat = MDB_stat()
+        mdb_env_stat(handle, &stat)
+        return Int(stat.ms_psize)
+    }
+
     /// Sets the map size. Waits until no transaction of this process is active.
     public func setMapSize(_ size: Int) throws(LMDBError) {
         try resizeLock.withExclusive { () throws(LMDBError) in

@@ -73,6 +73,13 @@ public struct Transaction {
         return stat.ms_entries
     }
 
+    /// The number of pages `database`'s tree holds (branch, leaf and overflow pages).
+    public func pages(_ database: Database) throws(LMDBError) -> Int {
+        var stat = MDB_stat()
+        try LMDBError.check(mdb_stat(handle, database.dbi, &stat), "mdb_stat")
+        return stat.ms_branch_pages + stat.ms_leaf_pages + stat.ms_overflow_pages
+    }
+
     /// Runs `body` with a cursor over `database`; the cursor is closed when `body` returns.
     public func withCursor<R>(_ database: Database, _ body: (Cursor) throws -> R) throws -> R {
         var cursor: OpaquePointer?

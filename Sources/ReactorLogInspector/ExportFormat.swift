@@ -18,6 +18,8 @@ struct ExportHeader: Codable {
         /// The export holds every entry of the stream above this number, and, when it is above 0, the stream's
         /// state right after it as a snapshot: where replay starts. Absent in exports before version 2.
         var startsAfter: UInt64?
+        /// Stretches retention removed from the stream inside the export (absent when none).
+        var gaps: [ExportRange]?
     }
 
     let formatVersion: Int
@@ -40,7 +42,7 @@ struct ExportHeader: Codable {
     static let currentExportVersion = 2
 }
 
-/// The steps an export was asked for.
+/// The steps an export was asked for, or a stream's gap.
 struct ExportRange: Codable {
     let from: UInt64
     let through: UInt64

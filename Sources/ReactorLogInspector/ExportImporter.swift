@@ -114,6 +114,12 @@ struct ExportImporter {
             initialState: try payload(stream.initialState, stream.initialStateBase64, codec: stream.initialStateCodec, line: 1),
             sequenceFloor: floor(stream)))
         created.insert(stream.name)
+        for gap in stream.gaps ?? [] {
+            guard gap.from >= 1, gap.from <= gap.through else {
+                throw bad(1, "its gap #\(gap.from)…#\(gap.through) of stream '\(stream.name)' is not a range")
+            }
+            try log.restoreGap(StreamGap(stream: stream.name, removed: gap.from...gap.through))
+        }
     }
 
     /// The bytes a line gives for a payload of `codec`: JSON for `json`, nothing for `none`, base64 for the others.

@@ -68,7 +68,7 @@ struct ExportWriter {
         let metadata = try session.log.metadata()
         let header = ExportHeader(
             formatVersion: EventLog.formatVersion, library: EventLog.libraryVersion,
-            streams: starts.map(streamHeader), createdAt: metadata.createdAt, snapshotPolicy: metadata.snapshotPolicy?.description,
+            streams: try starts.map(streamHeader), createdAt: metadata.createdAt, snapshotPolicy: metadata.snapshotPolicy?.description,
             sequenceFloor: min(metadata.sequenceFloor, through),
             range: from > 1 || through < .max ? ExportRange(from: from, through: through) : nil,
             redacted: redaction.isEmpty ? nil : redaction.keys.sorted(), exportVersion: ExportHeader.currentExportVersion)
@@ -110,14 +110,17 @@ struct ExportWriter {
         return summary
     }
 
-    private func streamHeader(_ start: Start) -> ExportHeader.Stream {
+    private func streamHeader(_ start: Start) throws -> ExportHeader.Stream {
         let info = start.info
+        let gaps = try session.log.gaps(stream: info.name)
+            .filter { $0.removed.upperBound > start.after && $0.removed.lowerBound <= through }
+            .map { ExportRange(from: $0.removed.lowerBound, through: $0.removed.upperBound) }
         let json = info.initialStateCodec == .json ? (try? JSONValue(parsing: info.initialState)).map(redaction.apply) : nil
         return ExportHeader.Stream(
             name: info.name, reactorType: info.reactorType, schemaFingerprint: info.schemaFingerprint,
             createdAt: info.createdAt, initialStateCodec: info.initialStateCodec.description, initialState: json,
             initialStateBase64: json == nil ? info.initialState.base64EncodedString() : nil,
-            sequenceFloor: max(start.after, min(info.sequenceFloor, through)), startsAfter: start.after)
+            sequenceFloor: max(start.after, min(info.sequenceFloor, through)), startsAfter: start.after, gaps: gaps.isEmpty ? nil : gaps)
     }
 
     private func snapshotJSON(_ snapshot: Snapshot, stream: String) -> SnapshotJSON {

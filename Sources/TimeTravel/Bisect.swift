@@ -39,6 +39,9 @@ public struct BisectResult: Sendable, Hashable {
     /// good and the first bad recorded steps, ``candidates`` lists the mutations between them and ``diff`` is
     /// the change across the range. A reducer narrows it to one mutation.
     public let recordedBounds: ClosedRange<UInt64>?
+    /// When the state turned bad inside a stretch retention removed (`StreamGap`): that stretch,
+    /// from its first removed step to the snapshot after it. The mutations that did it are gone.
+    public var removed: ClosedRange<UInt64>? = nil
 }
 
 extension TimeMachine {
@@ -85,8 +88,22 @@ extension TimeMachine {
             try mustBeBad(end, "the last step")
             var upper = end
             var skipped = false
+            let gaps = try gaps()
             while upper - lower > 1 && !skipped {
-                let middle = lower + (upper - lower) / 2
+                var middle = lower + (upper - lower) / 2
+                // A step whose state retention removed cannot be judged: judge the edge of its gap instead.
+                if let gap = gaps.first(where: { $0.lowerBound <= middle && middle < $0.upperBound }) {
+                    if gap.upperBound < upper {
+                        middle = gap.upperBound
+                    } else if gap.lowerBound - 1 > lower {
+                        middle = gap.lowerBound - 1
+                    } else {
+                        return BisectResult(
+                            firstBad: nil, candidates: [], mutation: nil, action: nil,
+                            diff: StateDiff(from: try json(at: lower), to: try json(at: upper)),
+                            probes: probes, reconstructions: reconstructions - start, recordedBounds: nil, removed: gap)
+                    }
+                }
                 switch try probe(middle) {
                 case .good: lower = middle
                 case .bad: upper = middle

@@ -38,7 +38,14 @@ extension TimeMachine {
         let snapshots = try log.snapshotSequences(stream: stream.name).filter { $0 > from && $0 <= through }
         var baseStep = from
         var base = try state(at: from)
+        let gaps = try gaps()
         for step in snapshots {
+            if gaps.contains(where: { $0.lowerBound > baseStep && $0.lowerBound <= step }) {
+                // Retention removed entries of this stretch: replay restarts from the recorded state after them.
+                baseStep = step
+                base = try state(at: step)
+                continue
+            }
             var replayed = base
             var mutations = log.entries(EntryQuery(from: baseStep + 1, through: step, stream: stream.name, kinds: [.mutation]))
             var last: LogEntry?

@@ -53,6 +53,9 @@ public struct TimeMachine<P: Replayer>: Sendable {
             let earliest = try log.snapshotSequences(stream: stream.name).first ?? last
             throw TimeTravelError.stepTrimmed(step: step, stream: stream.name, earliest: earliest)
         }
+        if let gap = try gap(after: point.sequence, through: step) {
+            throw TimeTravelError.stepRemoved(step: step, stream: stream.name, removed: gap)
+        }
         var state = try replayer.decodeState(point.state, codec: point.codec, log: log)
         var mutations = log.entries(EntryQuery(from: point.sequence + 1, through: step, stream: stream.name, kinds: [.mutation]))
         while let mutation = try mutations.next() {
@@ -60,6 +63,16 @@ public struct TimeMachine<P: Replayer>: Sendable {
             state = try replayer.reduce(state, mutation, log: log)
         }
         return state
+    }
+
+    /// The stretches retention removed from the middle of the stream, in order (`StreamGap`).
+    func gaps() throws -> [ClosedRange<UInt64>] {
+        try log.gaps(stream: stream.name).map(\.removed)
+    }
+
+    /// The first gap that starts after `after` and at or before `step`: replay from `after` cannot reach `step`.
+    func gap(after: UInt64, through step: UInt64) throws -> ClosedRange<UInt64>? {
+        try gaps().first { $0.lowerBound > after && $0.lowerBound <= step }
     }
 
     /// The JSON form of the state right after `step`.
@@ -71,7 +84,9 @@ public struct TimeMachine<P: Replayer>: Sendable {
     /// streamed: the log is never read whole.
     public func states(from: UInt64, through: UInt64 = .max) throws -> StateIterator<P> {
         let start = try state(at: from == 0 ? 0 : from - 1)
-        return StateIterator(machine: self, state: start, entries: log.entries(EntryQuery(from: max(from, 1), through: through, stream: stream.name)))
+        return StateIterator(
+            machine: self, state: start, position: from == 0 ? 0 : from - 1, gaps: try gaps(),
+            entries: log.entries(EntryQuery(from: max(from, 1), through: through, stream: stream.name)))
     }
 
     /// What changed in the state from step `a` to step `b`.
@@ -88,6 +103,8 @@ public struct TimeMachine<P: Replayer>: Sendable {
         var previous = try replayer.json(iterator.state)[path]
         var changes: [BlameEntry] = []
         while let (entry, state) = try iterator.next() {
+            // Across a gap the state restarts from the snapshot after it: no mutation made that jump.
+            if let gap = iterator.crossedGap { previous = try json(at: gap.upperBound)[path] }
             guard entry.kind == .mutation else { continue }
             let value = try replayer.json(state)[path]
             if value != previous {
@@ -105,10 +122,11 @@ public struct TimeMachine<P: Replayer>: Sendable {
         var previousStep = start.sequence
         var previous = try replayer.json(try replayer.decodeState(start.state, codec: start.codec, log: log))[path]
         var changes: [BlameEntry] = []
+        let gaps = try gaps()
         for point in try log.snapshotSequences(stream: stream.name) where point > previousStep && point <= end {
             let value = try json(at: point)[path]
             defer { (previous, previousStep) = (value, point) }
-            guard value != previous else { continue }
+            guard value != previous, !gaps.contains(where: { $0.lowerBound > previousStep && $0.lowerBound <= point }) else { continue }
             let between = try log.sequences(stream: stream.name, kinds: [.mutation], from: previousStep + 1, through: point)
             guard let last = between.last, let mutation = try log.entry(at: last) else { continue }
             let exact = between.count == 1
@@ -144,6 +162,9 @@ public struct TimeMachine<P: Replayer>: Sendable {
         guard replayer.canReduce else { throw try needsReducer(skipped.min() ?? end) }
         let start = (skipped.min() ?? end + 1) - 1
         var state = try state(at: min(start, end))
+        if let gap = try gap(after: min(start, end), through: end) {
+            throw TimeTravelError.stepRemoved(step: gap.lowerBound, stream: stream.name, removed: gap)
+        }
         var mutations = log.entries(EntryQuery(from: min(start, end) + 1, through: end, stream: stream.name, kinds: [.mutation]))
         while let mutation = try mutations.next() {
             guard !skipped.contains(mutation.sequence) else { continue }
@@ -190,11 +211,20 @@ public struct StateIterator<P: Replayer> {
     let machine: TimeMachine<P>
     /// The state after the last entry returned (before the first, at the start).
     public private(set) var state: P.State
+    /// The sequence number of the last entry returned (before the first, the step the range starts after).
+    var position: UInt64
+    let gaps: [ClosedRange<UInt64>]
     var entries: EntryIterator
+    /// The gap (`StreamGap`) the last call stepped over, the state restarting from the snapshot
+    /// after it; `nil` when the last entry followed the one before.
+    public private(set) var crossedGap: ClosedRange<UInt64>?
 
     /// The next entry and the state right after it, or `nil` at the end.
     public mutating func next() throws -> (entry: LogEntry, state: P.State)? {
         guard let entry = try entries.next() else { return nil }
+        crossedGap = gaps.first { $0.lowerBound > position && $0.upperBound < entry.sequence }
+        if let gap = crossedGap { state = try machine.state(at: gap.upperBound) }
+        position = entry.sequence
         state = try machine.advance(state, over: entry)
         return (entry, state)
     }

@@ -8,6 +8,8 @@ public enum TimeTravelError: Error, Sendable, Equatable, CustomStringConvertible
     case stepOutOfRange(step: UInt64, stream: String, highest: UInt64)
     /// The step's state cannot be rebuilt: the entries before it were trimmed.
     case stepTrimmed(step: UInt64, stream: String, earliest: UInt64)
+    /// The step lies in a stretch retention removed from the middle of the stream (`StreamGap`).
+    case stepRemoved(step: UInt64, stream: String, removed: ClosedRange<UInt64>)
     /// The state at a step exists only by reducing, and no reducer was given.
     case needsReducer(step: UInt64, stream: String, nearest: [UInt64])
     /// Bisect cannot start: the first state is not good or the last is not bad.
@@ -32,6 +34,8 @@ public enum TimeTravelError: Error, Sendable, Equatable, CustomStringConvertible
             "Step #\(step) is outside stream '\(stream)', which ends at #\(highest). Pick a step from 0 (the initial state) to #\(highest)."
         case .stepTrimmed(let step, let stream, let earliest):
             "The log holds '\(stream)' only from its state at #\(earliest) on (the entries before were trimmed, or left out of an export), so its state at #\(step) is gone. Pick a step from #\(earliest) on."
+        case .stepRemoved(let step, let stream, let removed):
+            "Retention removed the entries of '\(stream)' from #\(removed.lowerBound) to #\(removed.upperBound), so its state at #\(step) is gone. Pick a step before #\(removed.lowerBound), or from #\(removed.upperBound) on."
         case .needsReducer(let step, let stream, let nearest):
             "The state of '\(stream)' at #\(step) was not recorded and rebuilding it needs the reducer. Recorded states nearby: \(nearest.isEmpty ? "none" : nearest.map { "#\($0)" }.joined(separator: ", ")); or run an inspector that knows the reactor."
         case .bisectPrecondition(let message):

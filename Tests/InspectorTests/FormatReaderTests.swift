@@ -67,4 +67,24 @@ struct FormatReaderTests {
         #expect(result.error.contains("entry 4 breaks a rule: the numbers before it are missing"), "\(result.error)")
         #expect(try await Tool.run(["verify", path]).status == 1)
     }
+
+    @Test("it reads a version 2 log whose retention removed a stretch, accepting that gap and no other")
+    func retentionGap() async throws {
+        let path = try RetentionInspectorTests.gappedLog(at: scratch.file("gapped.reactorlog"))   // #20…#36 removed
+        let result = try await read([path])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("format 2"))
+        #expect(result.output.contains("#19 shop mutation add") && result.output.contains("#37 shop mutation add"))
+        #expect(!result.output.contains("#20 shop"))
+        #expect(try await Tool.run(["verify", path]).status == 0)
+
+        do {
+            let environment = try Environment(path: path)
+            let entries = try environment.openDatabase("entries")
+            _ = try environment.write { txn in try txn.delete(entries, key: [0, 0, 0, 0, 0, 0, 0, 50]) }
+        }
+        let damaged = try await read([path])
+        #expect(damaged.status == 1)
+        #expect(damaged.error.contains("entry 51 breaks a rule: the numbers before it are missing"), "\(damaged.error)")
+    }
 }

@@ -177,3 +177,50 @@ struct PackTests {
         #expect(state.output.contains("attempts: 60") || state.output.contains(#""attempts": 60"#), "\(state.output)")
     }
 }
+
+/// Logs whose retention removed stretches and kept pins, through the inspector.
+@Suite("retention through the inspector", .timeLimit(.minutes(2)))
+struct RetentionInspectorTests {
+    let scratch = ScratchDirectory()
+
+    /// 60 mutations of a stream the generic inspector does not know, a snapshot every 5 (#6, #11, …, #56), the
+    /// stretch #20…#36 removed (up to the snapshot at #36), and a pin on #40…#45.
+    static func gappedLog(at path: String) throws -> String {
+        var configuration = EventLogConfiguration()
+        configuration.snapshotPolicy = .every(mutations: 5)
+        let log = try EventLog.open(at: path, configuration: configuration)
+        let stream = try log.openStream(named: "shop", reactorType: "MyApp.Shop", schemaFingerprint: "v1", initialState: 0)
+        for index in 1...60 {
+            let sequence = try stream.append(.mutation, ["add": ["_0": index]], caseName: "add")
+            if stream.isSnapshotDue { try stream.writeSnapshot(index * (index + 1) / 2, at: sequence) }
+        }
+        try log.removeEntries(20..<40)
+        try log.pin(40...45, reason: "ticket 17")
+        try log.close()
+        return path
+    }
+
+    @Test("info lists gaps and pins; state inside a gap names it; export and import keep the gap")
+    func gapsThroughTheInspector() async throws {
+        let log = try Self.gappedLog(at: scratch.file("gapped.reactorlog"))
+        let info = try await Tool.run(["info", log])
+        #expect(info.status == 0, "\(info.error)")
+        #expect(info.output.contains("format 2"))
+        #expect(info.output.contains("shop  #20…#36"), "\(info.output)")
+        #expect(info.output.contains("#40…#45  ticket 17"), "\(info.output)")
+        let inside = try await Tool.run(["state", log, "--at", "26"])
+        #expect(inside.status == 2)
+        #expect(inside.error.contains("Retention removed the entries of 'shop' from #20 to #36"), "\(inside.error)")
+
+        let export = scratch.file("gapped.jsonl")
+        #expect(try await Tool.run(["export", log, "--output", export]).status == 0)
+        let copy = scratch.file("copy.reactorlog")
+        let imported = try await Tool.run(["import", export, copy])
+        #expect(imported.status == 0, "\(imported.error)")
+        #expect(try EventLog.openReadOnly(at: copy).gaps(stream: "shop") == EventLog.openReadOnly(at: log).gaps(stream: "shop"))
+        for step in ["16", "36", "41", "56"] {
+            #expect(try await Tool.run(["state", copy, "--at", step]).output == (try await Tool.run(["state", log, "--at", step])).output, "#\(step)")
+        }
+        #expect(try await Tool.run(["verify", copy]).status == 0)
+    }
+}

@@ -64,6 +64,17 @@ def payload_text(codec, payload, what):
 MARKERS = {4: "opened", 5: "resumed", 6: "closed"}
 
 
+def covered(gaps, first, last):
+    """Whether the gaps, together, hold every number from first through last."""
+    position = first
+    for start, end, _ in sorted(gaps):
+        if start <= position <= end:
+            if end >= last:
+                return True
+            position = end + 1
+    return False
+
+
 def check_rules(txn, entries, kind, case, stream_id, sequence, cause):
     """The rules of docs/FORMAT.md that a single entry must obey."""
     what = f"entry #{sequence}"
@@ -91,13 +102,29 @@ def main():
     meta, entries, streams, index, snapshots = (
         env.open_db(name.encode(), create=False)
         for name in ("meta", "entries", "streams", "stream-entries", "snapshots"))
+    try:
+        gap_db = env.open_db(b"gaps", create=False)
+    except lmdb.NotFoundError:
+        gap_db = None
     with env.begin() as txn:
         raw_version = txn.get(b"format-version", db=meta)
         if raw_version is None:
             sys.exit("the log has no format-version: it is not a ReactorLog log")
         version = int(raw_version)
-        if version > 1:
-            sys.exit(f"format version {version} is newer than 1")
+        if version > 2:
+            sys.exit(f"format version {version} is newer than 2")
+        # Version 2: stretches retention removed from the middle of a stream, each ending at the snapshot replay
+        # restarts from. Numbers inside them may be missing, as below the trim floor.
+        gaps = []
+        if version >= 2 and gap_db is not None:
+            for key, record in txn.cursor(db=gap_db):
+                checked(record, f"gap {key.hex()}")
+                stream_id, first, resumes_at = struct.unpack_from("<IQQ", record, 4)
+                if len(record) != 24 or struct.unpack(">IQ", key) != (stream_id, resumes_at) or not 1 <= first <= resumes_at:
+                    sys.exit(f"gap {key.hex()} breaks a rule: its record does not match its key")
+                if txn.get(key, db=snapshots) is None:
+                    sys.exit(f"gap {key.hex()} breaks a rule: no snapshot of its stream at #{resumes_at}")
+                gaps.append((first, resumes_at, stream_id))
         durability = txn.get(b"durability", db=meta)
         if durability is not None and durability not in (b"sync", b"grouped", b"nosync"):
             sys.exit(f"the metadata breaks a rule: durability '{durability.decode(errors='replace')}'")
@@ -137,8 +164,8 @@ def main():
             previous = 0
             for key, record in txn.cursor(db=entries):
                 (sequence,) = struct.unpack(">Q", key)
-                if sequence > previous + 1 and sequence - 1 > floor:
-                    sys.exit(f"entry {sequence} breaks a rule: the numbers before it are missing, above the trim floor {floor}")
+                if sequence > previous + 1 and sequence - 1 > floor and not covered(gaps, max(previous + 1, floor + 1), sequence - 1):
+                    sys.exit(f"entry {sequence} breaks a rule: the numbers before it are missing, above the trim floor {floor} and outside every gap")
                 previous = sequence
                 show(key, record)
         else:
@@ -169,7 +196,8 @@ def main():
             entry = txn.get(key[4:], db=entries)
             oldest = stream_id not in based
             based.add(stream_id)
-            if entry is None and not (oldest and sequence <= floors[stream_id]):
+            ends_gap = any(last == sequence and owner == stream_id for _, last, owner in gaps)
+            if entry is None and not (oldest and sequence <= floors[stream_id]) and not ends_gap:
                 sys.exit(f"snapshot {key.hex()} breaks a rule: entry #{sequence} is not in the log")
             if entry is not None and struct.unpack_from("<I", entry, 8)[0] != stream_id:
                 sys.exit(f"snapshot {key.hex()} breaks a rule: entry #{sequence} belongs to another stream")

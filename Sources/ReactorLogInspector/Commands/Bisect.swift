@@ -37,6 +37,9 @@ struct Bisect: AsyncParsableCommand {
         /// Set when only recorded states could be judged: the last good and first bad recorded steps.
         let recordedGood: UInt64?
         let recordedBad: UInt64?
+        /// Set when the state turned bad in a stretch retention removed: its first removed step and the snapshot after it.
+        let removedFrom: UInt64?
+        let removedThrough: UInt64?
     }
 
     func run() async throws {
@@ -61,11 +64,19 @@ struct Bisect: AsyncParsableCommand {
                     stream: stream.name, firstBad: result.firstBad, candidates: result.candidates,
                     mutation: result.mutation.map(EntryJSON.init), action: result.action.map(EntryJSON.init),
                     changes: result.diff.map(ChangeJSON.list) ?? [], probes: result.probes, reconstructions: result.reconstructions,
-                    recordedGood: result.recordedBounds?.lowerBound, recordedBad: result.recordedBounds?.upperBound))
+                    recordedGood: result.recordedBounds?.lowerBound, recordedBad: result.recordedBounds?.upperBound,
+                    removedFrom: result.removed?.lowerBound, removedThrough: result.removed?.upperBound))
             }
             let t = session.terminal
             if let bounds = result.recordedBounds {
                 try printRange(bounds, result, stream: stream, session: session)
+                return
+            }
+            if let removed = result.removed {
+                try printLine(t.paint("The state turned bad in #\(removed.lowerBound)…#\(removed.upperBound), a stretch retention removed", .bold) + " from stream \(stream.name): the mutations that did it are gone.")
+                try printLine("  state change across it:")
+                for line in result.diff?.rendered() ?? [] { try printLine("    " + DiffColors.paint(line, t)) }
+                try printLine("Judged \(result.probes.count) states. Pin windows around incidents (EventLog.pin) so retention keeps them.")
                 return
             }
             guard let firstBad = result.firstBad, let mutation = result.mutation else {

@@ -22,6 +22,15 @@ struct Info: AsyncParsableCommand {
         let firstTime: String?
         let lastTime: String?
         let snapshots: Int
+        /// Stretches retention removed from the middle of the stream.
+        let gaps: [ExportRange]
+    }
+
+    struct PinJSON: Codable {
+        let from: UInt64
+        let through: UInt64
+        let reason: String
+        let createdAt: String
     }
 
     struct InfoJSON: Codable {
@@ -36,6 +45,7 @@ struct Info: AsyncParsableCommand {
         let highestSequence: UInt64
         let sizeBytes: Int
         let streams: [StreamJSON]
+        let pins: [PinJSON]
     }
 
     func run() async throws {
@@ -52,14 +62,18 @@ struct Info: AsyncParsableCommand {
                     entries: statistics.entries, actions: statistics.kinds[.action] ?? 0,
                     mutations: statistics.kinds[.mutation] ?? 0, errors: statistics.kinds[.effectError] ?? 0,
                     first: statistics.first, last: statistics.last, firstTime: firstTime, lastTime: lastTime,
-                    snapshots: try session.log.snapshotSequences(stream: info.name).count))
+                    snapshots: try session.log.snapshotSequences(stream: info.name).count,
+                    gaps: try session.log.gaps(stream: info.name).map { ExportRange(from: $0.removed.lowerBound, through: $0.removed.upperBound) }))
             }
             let report = InfoJSON(
                 path: log.log, formatVersion: meta.formatVersion, codec: meta.codec, durability: meta.durability?.rawValue,
                 snapshotPolicy: meta.snapshotPolicy?.description,
                 createdAt: EntryLine.iso8601(nanoseconds: meta.createdAt),
                 createdBy: meta.createdBy, writtenBy: meta.writtenBy, highestSequence: try session.log.highestSequence(),
-                sizeBytes: session.log.sizeOnDisk, streams: streams)
+                sizeBytes: session.log.sizeOnDisk, streams: streams,
+                pins: try session.log.pins().map {
+                    PinJSON(from: $0.range.lowerBound, through: $0.range.upperBound, reason: $0.reason, createdAt: EntryLine.iso8601(nanoseconds: $0.createdAt))
+                })
             if output.json { return try printJSON(report) }
             let t = session.terminal
             try printLine("\(t.paint(log.log, .bold))  format \(report.formatVersion), codec \(report.codec), durability \(report.durability ?? "unknown"), snapshots \(report.snapshotPolicy ?? "unknown")")
@@ -71,6 +85,19 @@ struct Info: AsyncParsableCommand {
                  s.first.map { "#\($0)…#\(s.last ?? $0)" } ?? "-", s.firstTime.map(Self.clock) ?? "-", s.lastTime.map(Self.clock) ?? "-", "\(s.snapshots)"]
             }
             for line in Table.render(rows) { try printLine(line) }
+            let gaps = streams.flatMap { stream in stream.gaps.map { [stream.name, "#\($0.from)…#\($0.through)"] } }
+            if !gaps.isEmpty {
+                try printLine("")
+                try printLine("gaps (stretches retention removed; the states inside them are gone):")
+                for line in Table.render(gaps) { try printLine("  " + line) }
+            }
+            if !report.pins.isEmpty {
+                try printLine("")
+                try printLine("pins (windows retention keeps):")
+                for line in Table.render(report.pins.map { ["#\($0.from)…" + ($0.through == .max ? "end" : "#\($0.through)"), $0.reason, $0.createdAt] }) {
+                    try printLine("  " + line)
+                }
+            }
         }
     }
 

@@ -1,0 +1,28 @@
+/// The binary layout of a gap, stored under (stream id u32, resumes-at u64), both big-endian, in `gaps`.
+///
+///     0  u32 CRC-32C of bytes 4..<24      8  u64 first removed sequence number
+///     4  u32 stream id                    16 u64 resumes at: the snapshot replay restarts from
+enum GapRecord {
+    static let size = 24
+
+    static func encode(_ gap: (stream: UInt32, removed: ClosedRange<UInt64>)) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: size)
+        bytes.withUnsafeMutableBytes { buffer in
+            let out = ByteWriter(bytes: buffer)
+            out.u32(4, gap.stream)
+            out.u64(8, gap.removed.lowerBound)
+            out.u64(16, gap.removed.upperBound)
+            out.sealChecksum()
+        }
+        return bytes
+    }
+
+    /// The gap a record describes, checked against its key; `nil` when it is damaged.
+    static func decode(key: UnsafeRawBufferPointer, record bytes: UnsafeRawBufferPointer) -> (stream: UInt32, removed: ClosedRange<UInt64>)? {
+        let reader = ByteReader(bytes: bytes)
+        guard reader.count == size, reader.checksumMatches, let key = KeyCoding.decodeStreamSequence(key) else { return nil }
+        let stream = reader.u32(4), first = reader.u64(8), resumesAt = reader.u64(16)
+        guard key.stream == stream, key.sequence == resumesAt, first >= 1, first <= resumesAt else { return nil }
+        return (stream, first...resumesAt)
+    }
+}
