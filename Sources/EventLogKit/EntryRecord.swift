@@ -24,6 +24,8 @@ enum EntryRecord {
         let caseName: String
         let codec: CodecID
         let payload: Data
+        /// Where the action was sent from (`File.swift:42`), kept in the stream index; `nil` for none.
+        var callSite: String? = nil
 
         var size: Int { EntryRecord.headerSize + caseName.utf8.count + payload.count }
 

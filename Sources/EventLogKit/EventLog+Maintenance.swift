@@ -250,6 +250,7 @@ extension EventLog {
 
     /// Checks that the stream index lists exactly the entries of each stream.
     private func verifyIndex(streams: [UInt32: StreamInfo], through bound: UInt64, counts: [UInt32: Int], report: inout VerifyReport) throws(EventLogError) {
+        let sites = try storage.callSites()
         for info in streams.values.sorted(by: { $0.id < $1.id }) {
             var indexed = 0
             var previous: UInt64 = 0
@@ -270,6 +271,9 @@ extension EventLog {
                         guard let header = try? EntryRecord.header(key: key.sequence, record: record) else { continue }
                         if header.streamID != info.id || header.kind.rawValue != key.kind {
                             return ("stream '\(info.name)' lists this entry as one of its \(EntryKind(rawValue: key.kind)?.description ?? "unknown") entries, but it is not", key.sequence)
+                        }
+                        if key.site != 0 && sites[key.site] == nil {
+                            return ("stream '\(info.name)' gives this entry call site number \(key.site), which the log does not hold intact", key.sequence)
                         }
                     }
                     return nil

@@ -57,6 +57,32 @@ extension EventLog {
         }
     }
 
+    /// Where each of stream `name`'s actions from `from` through `through` was sent from (`send`'s file and line,
+    /// such as `MyApp/CheckoutView.swift:42`), by sequence number; actions recorded without one are left out.
+    /// Read from the stream index and the interned sites alone.
+    public func callSites(stream name: String, from: UInt64 = 1, through: UInt64 = .max) throws(EventLogError) -> [UInt64: String] {
+        guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
+        let sites = try storage.callSites()
+        guard !sites.isEmpty else { return [:] }
+        var found: [UInt64: String] = [:]
+        try storage.forEachIndexChunk(stream: info.id, from: from, through: through) { chunk in
+            for key in chunk where key.site != 0 { found[key.sequence] = sites[key.site] }
+        }
+        return found
+    }
+
+    /// Where the action numbered `sequence` was sent from, or `nil` (another kind of entry, or none recorded).
+    public func callSite(at sequence: UInt64) throws(EventLogError) -> String? {
+        guard let entry = try entry(at: sequence) else { return nil }
+        return try callSite(of: entry)
+    }
+
+    /// Where `entry`, an action read from this log, was sent from, or `nil`: one index lookup.
+    public func callSite(of entry: LogEntry) throws(EventLogError) -> String? {
+        guard entry.kind == .action, let info = try storage.stream(named: entry.stream) else { return nil }
+        return try storage.callSite(stream: info.id, sequence: entry.sequence)
+    }
+
     /// The sequence numbers of stream `name`'s entries of `kinds` from `from` through `through`, read from the
     /// stream index alone: no entry is read or decoded, so listing a million steps takes milliseconds.
     public func sequences(stream name: String, kinds: Set<EntryKind>, from: UInt64 = 1, through: UInt64 = .max) throws(EventLogError) -> [UInt64] {

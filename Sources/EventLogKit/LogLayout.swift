@@ -14,7 +14,8 @@ enum LogLayout {
     /// has no gaps and no pins.
     static let gapsDatabase = "gaps"
     static let pinsDatabase = "pins"
-    static let optionalDatabases = [gapsDatabase, pinsDatabase]
+    static let sitesDatabase = "sites"
+    static let optionalDatabases = [gapsDatabase, pinsDatabase, sitesDatabase]
 
     /// The format version of a log without gaps; a log whose retention removed entries from the middle of a
     /// stream is version 2, which older readers refuse rather than call its gaps damage.

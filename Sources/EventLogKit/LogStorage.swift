@@ -17,14 +17,18 @@ final class LogStorage: Sendable {
     let gaps: Database?
     /// Windows retention keeps (``PinRecord``); `nil` as for ``gaps``.
     let pins: Database?
+    /// The call sites of actions, interned (``SiteRecord``); `nil` as for ``gaps``.
+    let sites: Database?
     /// Stream descriptors by id, loaded at open and refreshed when an unknown id turns up.
     private let streamCache = Mutex<[UInt32: StreamInfo]>([:])
+    /// Interned call sites by number, loaded when first needed and refreshed when an unknown number turns up.
+    private let siteCache = Mutex<[UInt32: String]>([:])
 
     private init(path: String, environment: Environment, databases: [Database], optional: [Database?]) {
         self.path = path
         self.environment = environment
         (meta, entries, streams, streamEntries, snapshots) = (databases[0], databases[1], databases[2], databases[3], databases[4])
-        (gaps, pins) = (optional[0], optional[1])
+        (gaps, pins, sites) = (optional[0], optional[1], optional[2])
     }
 
     // MARK: Opening
@@ -280,24 +284,54 @@ final class LogStorage: Sendable {
         try txn.put(gaps, key: KeyCoding.streamSequence(stream, removed.upperBound), value: GapRecord.encode((stream, removed)))
     }
 
+    /// Every interned call site, by number; a damaged record is left out (its actions show no call site).
+    func callSites() throws(EventLogError) -> [UInt32: String] {
+        guard let sites else { return [:] }
+        return try read { txn in
+            try txn.withCursor(sites) { cursor in
+                var found: [UInt32: String] = [:]
+                var item = try cursor.first()
+                while let current = item {
+                    if let id = KeyCoding.decodeStream(current.key), let site = SiteRecord.decode(current.value) { found[id] = site }
+                    item = try cursor.next()
+                }
+                return found
+            }
+        }
+    }
+
+    /// The call site recorded with entry `sequence` of stream `id` (the number in its index value), or `nil`.
+    func callSite(stream id: UInt32, sequence: UInt64) throws(EventLogError) -> String? {
+        let number: UInt32? = try read { txn in
+            guard let value = try txn.get(streamEntries, key: KeyCoding.streamSequence(id, sequence)), value.count >= 5 else { return nil }
+            return ByteReader(bytes: value).u32(1)
+        }
+        guard let number, number != 0 else { return nil }
+        if let site = siteCache.withLock({ $0[number] }) { return site }
+        let sites = try callSites()
+        siteCache.withLock { $0 = sites }
+        return sites[number]
+    }
+
     // MARK: The stream index
 
-    /// Calls `body` with each chunk of stream `id`'s index keys, as (sequence, kind byte) pairs in order, from
+    /// Calls `body` with each chunk of stream `id`'s index keys, as (sequence, kind byte, call-site number or 0) in order, from
     /// `from` through `through`. Each chunk (at most 65,536 keys) is read in its own short read transaction,
     /// and `body` runs outside it, so a walk over millions of entries never pins a snapshot of a live log.
     func forEachIndexChunk(
         stream id: UInt32, from: UInt64 = 1, through: UInt64 = .max,
-        _ body: ([(sequence: UInt64, kind: UInt8)]) throws(EventLogError) -> Void
+        _ body: ([(sequence: UInt64, kind: UInt8, site: UInt32)]) throws(EventLogError) -> Void
     ) throws(EventLogError) {
         var position = from
         while position <= through {
-            let chunk: [(sequence: UInt64, kind: UInt8)] = try read { txn in
+            let chunk: [(sequence: UInt64, kind: UInt8, site: UInt32)] = try read { txn in
                 try txn.withCursor(streamEntries) { cursor in
-                    var chunk: [(sequence: UInt64, kind: UInt8)] = []
+                    var chunk: [(sequence: UInt64, kind: UInt8, site: UInt32)] = []
                     var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, position))
                     while let current = item, chunk.count < 65_536,
                           let key = KeyCoding.decodeStreamSequence(current.key), key.stream == id, key.sequence <= through {
-                        chunk.append((key.sequence, current.value.first ?? 0))
+                        let value = ByteReader(bytes: current.value)
+                        chunk.append((key.sequence, current.value.first ?? 0, value.count >= 5 ? value.u32(1) : 0))
                         item = try cursor.next()
                     }
                     return chunk

@@ -80,10 +80,11 @@ public final class LogStream: Sendable {
     /// the entry is committed). When `encode` throws, the entry is written all the same, so the sequence
     /// stays gapless, with the case name `unencodable`, codec none and no payload; `encode` is the place to
     /// report the failure to its owner. The snapshot policy's byte count learns the payload's size once it is
-    /// encoded.
+    /// encoded. `callSite`, for an action, is where it was sent from; the writer formats and interns it
+    /// (``EventLog/callSite(at:)``).
     @discardableResult
     public func append(
-        _ kind: EntryKind, cause: UInt64? = nil,
+        _ kind: EntryKind, cause: UInt64? = nil, callSite: (fileID: StaticString, line: UInt)? = nil,
         encoding encode: @escaping @Sendable () throws -> (caseName: String, payload: Data)
     ) throws(EventLogError) -> UInt64 {
         let writer = try requireOpen()
@@ -98,7 +99,7 @@ public final class LogStream: Sendable {
             counted = encode
         }
         let sequence = try writer.appendDeferred(
-            kind: kind, streamID: info.id, cause: cause, codec: log.configuration.codec.id, encode: counted)
+            kind: kind, streamID: info.id, cause: cause, codec: log.configuration.codec.id, callSite: callSite, encode: counted)
         counters.withLock { counters in
             if kind == .mutation { counters.mutations += 1 }
             counters.lastSequence = sequence

@@ -33,6 +33,8 @@ final class LogWriter: @unchecked Sendable {
     private var maintenancePending = false
 
     private var lastIndexKey: (stream: UInt32, sequence: UInt64)
+    /// Call sites already in `sites`, by text (writer thread only).
+    private var siteIDs: [String: UInt32]
     /// Payload bytes committed since maintenance last ran, and when it did (writer thread only).
     private var bytesSinceMaintenance = 0
     private var lastMaintenance = ContinuousClock.now
@@ -59,6 +61,7 @@ final class LogWriter: @unchecked Sendable {
             let lastIndex = try txn.withCursor(storage.streamEntries) { try $0.last().flatMap { KeyCoding.decodeStreamSequence($0.key) } }
             return (highest, floor, lastIndex ?? (0, 0))
         }
+        siteIDs = try storage.callSites().reduce(into: [:]) { $0[$1.value] = $1.key }
         lastCommittedSequence = max(highest, floor)
         nextSequence = lastCommittedSequence + 1
         lastIndexKey = lastIndex
@@ -82,7 +85,7 @@ final class LogWriter: @unchecked Sendable {
         let pending = drafts.enumerated().map { index, draft in
             EntryRecord.Pending(
                 sequence: first + UInt64(index), streamID: streamID, kind: draft.kind, timestamp: draft.timestamp ?? timestamp,
-                cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: draft.payload)
+                cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: draft.payload, callSite: draft.callSite)
         }
         nextSequence += UInt64(drafts.count)
         try enqueue(drafts.count == 1 ? .entry(pending[0]) : .batch(pending), entries: drafts.count, bytes: bytes)
@@ -100,7 +103,7 @@ final class LogWriter: @unchecked Sendable {
         nextSequence += 1
         let pending = EntryRecord.Pending(
             sequence: sequence, streamID: streamID, kind: draft.kind, timestamp: draft.timestamp ?? WallClock.now(),
-            cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: draft.payload)
+            cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: draft.payload, callSite: draft.callSite)
         try enqueue(.entry(pending), entries: 1, bytes: bytes)
         return sequence
     }
@@ -119,7 +122,7 @@ final class LogWriter: @unchecked Sendable {
         nextSequence = sequence + 1
         let pending = EntryRecord.Pending(
             sequence: sequence, streamID: streamID, kind: draft.kind, timestamp: draft.timestamp ?? WallClock.now(),
-            cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: draft.payload)
+            cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: draft.payload, callSite: draft.callSite)
         try enqueue(.entry(pending), entries: 1, bytes: bytes)
     }
 
@@ -130,7 +133,7 @@ final class LogWriter: @unchecked Sendable {
 
     /// Appends an entry whose payload the writer thread encodes: the caller only gets a sequence number.
     func appendDeferred(
-        kind: EntryKind, streamID: UInt32, cause: UInt64?, codec: CodecID,
+        kind: EntryKind, streamID: UInt32, cause: UInt64?, codec: CodecID, callSite: (fileID: StaticString, line: UInt)? = nil,
         encode: @escaping @Sendable () throws -> (caseName: String, payload: Data)
     ) throws(EventLogError) -> UInt64 {
         mutex.lock()
@@ -140,7 +143,7 @@ final class LogWriter: @unchecked Sendable {
         nextSequence += 1
         let entry = DeferredEntry(
             sequence: sequence, streamID: streamID, kind: kind, timestamp: WallClock.now(), cause: cause ?? 0,
-            codec: codec, encode: encode)
+            codec: codec, encode: encode, callSite: callSite)
         try enqueue(.deferred(entry), entries: 1, bytes: DeferredEntry.estimatedSize)
         return sequence
     }
@@ -384,15 +387,17 @@ final class LogWriter: @unchecked Sendable {
         }
         var needsSync = false
         var lastSequence: UInt64?
+        var newSites: [String: UInt32] = [:]
         let lastIndex = try storage.write { txn in
             var lastIndex = self.lastIndexKey
+            newSites = [:]   // the body runs again when the map had to grow
             for item in batch {
                 switch item {
                 case .entry(let entry):
-                    try write(entry, txn, &lastIndex)
+                    try write(entry, txn, &lastIndex, &newSites)
                     lastSequence = entry.sequence
                 case .batch(let entries):
-                    for entry in entries { try write(entry, txn, &lastIndex) }
+                    for entry in entries { try write(entry, txn, &lastIndex, &newSites) }
                     lastSequence = entries.last?.sequence ?? lastSequence
                 case .snapshot(let snapshot):
                     let key = KeyCoding.streamSequence(snapshot.streamID, snapshot.sequence)
@@ -410,22 +415,41 @@ final class LogWriter: @unchecked Sendable {
             return lastIndex
         }
         lastIndexKey = lastIndex
+        siteIDs.merge(newSites) { old, _ in old }
         if needsSync && durability == .noSync {
             try storage.storage { () throws in try storage.environment.sync(force: true) }
         }
         return lastSequence
     }
 
-    private func write(_ entry: EntryRecord.Pending, _ txn: Transaction, _ lastIndex: inout (stream: UInt32, sequence: UInt64)) throws {
+    private func write(
+        _ entry: EntryRecord.Pending, _ txn: Transaction, _ lastIndex: inout (stream: UInt32, sequence: UInt64), _ newSites: inout [String: UInt32]
+    ) throws {
         try withUnsafeBytes(of: entry.sequence.bigEndian) { key in
             try txn.reserve(storage.entries, key: key, size: entry.size, flags: .append) { entry.write(into: $0) }
         }
-        // The stream index appends when its key is the largest so far (one active stream): full pages.
+        // The stream index appends when its key is the largest so far (one active stream): full pages. An
+        // action's call site follows its kind, as the number of an interned text in `sites`.
         let indexKey = (entry.streamID, entry.sequence)
         let flags: WriteFlags = indexKey > lastIndex ? .append : []
+        var value = [entry.kind.rawValue]
+        if let site = entry.callSite, let id = try siteID(site, txn, &newSites) {
+            withUnsafeBytes(of: id.littleEndian) { value.append(contentsOf: $0) }
+        }
         try txn.put(
             storage.streamEntries, key: KeyCoding.streamSequence(entry.streamID, entry.sequence),
-            value: [entry.kind.rawValue], flags: flags)
+            value: value, flags: flags)
         if indexKey > lastIndex { lastIndex = indexKey }
+    }
+
+    /// The number of call site `site`, interned in `sites` in this transaction when it is new; `nil` in a log
+    /// without that database.
+    private func siteID(_ site: String, _ txn: Transaction, _ newSites: inout [String: UInt32]) throws -> UInt32? {
+        if let id = siteIDs[site] ?? newSites[site] { return id }
+        guard let sites = storage.sites else { return nil }
+        let id = UInt32(siteIDs.count + newSites.count + 1)
+        try txn.put(sites, key: KeyCoding.stream(id), value: SiteRecord.encode(site))
+        newSites[site] = id
+        return id
     }
 }

@@ -48,6 +48,8 @@ struct DeferredEntry: Sendable {
     let cause: UInt64
     let codec: CodecID
     let encode: @Sendable () throws -> (caseName: String, payload: Data)
+    /// The `send` call's file and line, formatted on the writer thread.
+    let callSite: (fileID: StaticString, line: UInt)?
 
     /// The record to write: the encoded value, or, when encoding fails, an entry that keeps the sequence
     /// gapless and says so (case name `unencodable`, codec none, no payload; docs/FORMAT.md).
@@ -56,11 +58,15 @@ struct DeferredEntry: Sendable {
            payload.count <= Int(UInt32.max) {
             return EntryRecord.Pending(
                 sequence: sequence, streamID: streamID, kind: kind, timestamp: timestamp, cause: cause,
-                caseName: caseName, codec: codec, payload: payload)
+                caseName: caseName, codec: codec, payload: payload, callSite: site)
         }
         return EntryRecord.Pending(
             sequence: sequence, streamID: streamID, kind: kind, timestamp: timestamp, cause: cause,
-            caseName: DeferredEntry.unencodable, codec: .none, payload: Data())
+            caseName: DeferredEntry.unencodable, codec: .none, payload: Data(), callSite: site)
+    }
+
+    private var site: String? {
+        callSite.map { "\($0.fileID):\($0.line)" }
     }
 
     /// The case name of an entry whose value could not be encoded.

@@ -25,6 +25,12 @@
     /// Runs the stages on `value` from stage `start`; `nil` when a step filtered it out or a timing
     /// operator took it.
     @inlinable func apply(_ value: Value, from start: Int = 0) -> Value? {
+        var takenAt: Int?
+        return apply(value, from: start, takenAt: &takenAt)
+    }
+
+    /// ``apply(_:from:)``, setting `takenAt` to the stage of the timing operator that took the value.
+    @inlinable func apply(_ value: Value, from start: Int, takenAt: inout Int?) -> Value? {
         var current = value
         var index = start
         while index < stages.count {
@@ -35,6 +41,7 @@
             case .timing(_, let selects):
                 if selects?(current) ?? true {
                     inlets[index]?.yield(current)
+                    takenAt = index
                     return nil
                 }
             }

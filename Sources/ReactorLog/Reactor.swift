@@ -131,7 +131,11 @@ extension Reactor {
     /// - Parameters:
     ///   - action: the action.
     ///   - isolation: the caller's isolation, filled in by the compiler; leave it out.
-    @inlinable public func send(_ action: Action, isolation: isolated (any Actor)? = #isolation) {
-        runtime.send(action, to: self, from: isolation)
+    ///   - fileID: the file of the call, filled in by the compiler: a recorder keeps it (``CallSite``).
+    ///   - line: the line of the call, filled in by the compiler.
+    @inlinable public func send(
+        _ action: Action, isolation: isolated (any Actor)? = #isolation, fileID: StaticString = #fileID, line: UInt = #line
+    ) {
+        runtime.send(action, to: self, from: isolation, site: CallSite(fileID: fileID, line: line))
     }
 }

@@ -13,9 +13,10 @@ public protocol ReactorRecorder<Action, Mutation, State>: Sendable {
     /// The reactor's state.
     associatedtype State: Sendable
 
-    /// Records an action after `transform(action:)`, before `mutate` runs; returns its sequence number,
-    /// which the mutations and errors it causes carry as their cause, or `nil` when it has none.
-    func recordAction(_ action: Action) -> UInt64?
+    /// Records an action after `transform(action:)`, before `mutate` runs, with the call site of the `send` that
+    /// sent it (`nil` for an outside action source); returns its sequence number, which the mutations and
+    /// errors it causes carry as their cause, or `nil` when it has none.
+    func recordAction(_ action: Action, sentFrom site: CallSite?) -> UInt64?
 
     /// Records a mutation after `transform(mutation:)`, before `reduce` runs (write-ahead); `cause` is the
     /// sequence number of the action whose effect emitted it, `nil` for a merged source. Returns its

@@ -2,7 +2,7 @@ extension ReactorRuntime {
     /// What dispatch runs, fixed when the reactor starts: the reactor's functions (holding it weakly), its
     /// pipelines, scheduler and recorder, and the reduced state.
     @usableFromInline final class Engine: @unchecked Sendable {
-        // Unchecked because of `reduced` and `launches`: only the dispatcher reads or writes them, and the dispatcher is
+        // Unchecked because of `reduced`, `launches` and `timedActionSites`: only the dispatcher reads or writes them, and the dispatcher is
         // whoever set `Shared.isDispatching` under the runtime's lock; taking and clearing that flag under
         // the lock orders every access. Everything else is immutable.
         @usableFromInline let mutate: @Sendable (Action) -> Effect?
@@ -19,6 +19,9 @@ extension ReactorRuntime {
         let startState: State
         /// Effects started during this drain, launched once it ends.
         @usableFromInline var launches: [(ticket: EffectTasks<Action>.Ticket, rest: EffectRemainder, cause: UInt64?)] = []
+        /// The call site of the last action each timing operator of `transform(action:)` took, by the stage its
+        /// output resumes at: what it lets through is credited to it.
+        @usableFromInline var timedActionSites: [Int: CallSite] = [:]
 
         init<R: Reactor>(reactor: R, recorder: Recorder?, resumedState: State?)
         where R.Action == Action, R.Mutation == Mutation, R.State == State {

@@ -18,8 +18,9 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
 
     /// Work for the dispatcher.
     @usableFromInline enum Work: Sendable {
-        /// An action, entering `transform(action:)` at `stage` (past 0 when a timing operator let it through).
-        case action(Action, stage: Int = 0)
+        /// An action, entering `transform(action:)` at `stage` (past 0 when a timing operator let it through), with
+        /// the call site of the `send` that sent it, if any.
+        case action(Action, stage: Int = 0, site: CallSite? = nil)
         case mutation(Mutation, cause: UInt64?, stage: Int = 0)
         /// A state from `transform(state:)`'s timing operator, going on at `stage`; a merged or stubbed
         /// state (no stage) is published as it is.
@@ -144,9 +145,9 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
         return shared.withLock { $0.visibleState(initial: engine.initialState) }
     }
 
-    @inlinable func send<R: Reactor>(_ action: Action, to reactor: R, from isolation: (any Actor)?)
+    @inlinable func send<R: Reactor>(_ action: Action, to reactor: R, from isolation: (any Actor)?, site: CallSite?)
     where R.Action == Action, R.Mutation == Mutation, R.State == State {
-        dispatch(.action(action), engine: start(reactor), from: isolation)
+        dispatch(.action(action, site: site), engine: start(reactor), from: isolation)
     }
 
     /// The engine, once started.
@@ -230,8 +231,9 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
 
     @inlinable func perform(_ work: Work, _ engine: Engine) {
         switch work {
-        case .action(let action, let stage):
-            process(action, from: stage, engine)
+        case .action(let action, let stage, let site):
+            // An action a timing operator lets through carries the site of the last action that went into it.
+            process(action, from: stage, site: site ?? engine.timedActionSites[stage], engine)
         case .mutation(let mutation, let cause, let stage):
             apply(mutation, cause: cause, from: stage, engine)
         case .state(let state, nil):
@@ -249,7 +251,7 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
         }
     }
 
-    @inlinable func process(_ action: Action, from stage: Int, _ engine: Engine) {
+    @inlinable func process(_ action: Action, from stage: Int, site: CallSite?, _ engine: Engine) {
         if stage == 0 && isStubEnabled.load(ordering: .acquiring) {
             let stubbed = shared.withLock { shared in
                 if shared.isStubEnabled { shared.stubActions.append(action) }
@@ -257,8 +259,12 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
             }
             if stubbed { return }
         }
-        guard let transformed = engine.actions.apply(action, from: stage) else { return }
-        let cause = engine.recorder?.recordAction(transformed)
+        var takenAt: Int?
+        guard let transformed = engine.actions.apply(action, from: stage, takenAt: &takenAt) else {
+            if let takenAt, let site { engine.timedActionSites[takenAt + 1] = site }
+            return
+        }
+        let cause = engine.recorder?.recordAction(transformed, sentFrom: site)
         if tasks.untilCount.load(ordering: .relaxed) > 0 { tasks.cancel(takenUntil: transformed) }
         guard let effect = engine.mutate(transformed) else { return }
         switch effect.body {

@@ -17,8 +17,11 @@ struct EntryJSON: Codable {
     let codec: String
     let payload: JSONValue?
     let payloadBase64: String?
+    /// Where an action was sent from, such as `MyApp/SearchView.swift:42` (absent when not recorded).
+    var callSite: String?
 
-    init(_ entry: LogEntry) {
+    init(_ entry: LogEntry, callSite: String? = nil) {
+        self.callSite = callSite
         sequence = entry.sequence
         stream = entry.stream
         kind = entry.kind.description

@@ -15,8 +15,14 @@ enum EntryLine {
     }
 
     /// Appends the line (without a newline) to `out`, with the keys of `redaction` masked in a JSON payload.
-    static func append(_ entry: EntryView, wrapped: Bool, redaction: Redaction? = nil, to out: inout [UInt8]) {
-        out.append(contentsOf: wrapped ? Fragment.wrappedStart : Fragment.start)
+    static func append(_ entry: EntryView, wrapped: Bool, callSite: String? = nil, redaction: Redaction? = nil, to out: inout [UInt8]) {
+        out.append(contentsOf: wrapped ? Fragment.wrappedOpen : Fragment.open)
+        if let callSite {
+            out.append(contentsOf: Fragment.callSite)
+            appendString(callSite, to: &out)
+            out.append(UInt8(ascii: ","))
+        }
+        out.append(contentsOf: Fragment.caseKey)
         appendString(entry.caseName, to: &out)
         if let cause = entry.cause {
             out.append(contentsOf: Fragment.cause)
@@ -57,7 +63,8 @@ enum EntryLine {
 
     /// The constant parts of a line, as bytes once.
     private enum Fragment {
-        static let wrappedStart = Array(#"{"entry":{"case":"#.utf8), start = Array(#"{"case":"#.utf8)
+        static let wrappedOpen = Array(#"{"entry":{"#.utf8), open = Array("{".utf8)
+        static let callSite = Array(#""callSite":"#.utf8), caseKey = Array(#""case":"#.utf8)
         static let cause = Array(#","cause":"#.utf8), codec = Array(#","codec":""#.utf8), kind = Array(#"","kind":""#.utf8)
         static let payload = Array(#","payload":"#.utf8), payloadBase64 = Array(#","payloadBase64":""#.utf8)
         static let sequence = Array(#","sequence":"#.utf8), stream = Array(#","stream":"#.utf8), time = Array(#","time":""#.utf8)

@@ -66,7 +66,8 @@ struct ExportImporter {
         lastSequence = entry.sequence
         try log.restoreEntry(EntryDraft(
             kind: kind, caseName: entry.case, payload: try payload(entry.payload, entry.payloadBase64, codec: entry.codec, line: line),
-            codec: try codec(entry.codec, line: line), cause: entry.cause, timestamp: entry.timestamp), sequence: entry.sequence, stream: entry.stream)
+            codec: try codec(entry.codec, line: line), cause: entry.cause, timestamp: entry.timestamp, callSite: entry.callSite),
+            sequence: entry.sequence, stream: entry.stream)
         count += 1
     }
 

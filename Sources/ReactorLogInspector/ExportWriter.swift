@@ -83,14 +83,24 @@ struct ExportWriter {
             for state in snapshots { try sink.write(jsonString(ExportLine(snapshot: state), pretty: false)) }
             snapshots = []
         }
-        // Read in place: nothing is copied out of the log but the line itself.
+        // Read in place: nothing is copied out of the log but the line itself. Call sites come from the stream
+        // index, a window of 65,536 steps per stream at a time.
+        var sites: [String: (through: UInt64, sites: [UInt64: String])] = [:]
         try session.log.forEachEntry(query) { entry in
             guard let start = after[entry.stream], entry.sequence > start else { return }
+            var site: String?
+            if entry.kind == .action {
+                if (sites[entry.stream]?.through ?? 0) < entry.sequence {
+                    let through = entry.sequence + 65_535
+                    sites[entry.stream] = (through, try session.log.callSites(stream: entry.stream, from: entry.sequence, through: through))
+                }
+                site = sites[entry.stream]?.sites[entry.sequence]
+            }
             if format == .jsonl {
-                try sink.writeLine { EntryLine.append(entry, wrapped: true, redaction: redaction, to: &$0) }
+                try sink.writeLine { EntryLine.append(entry, wrapped: true, callSite: site, redaction: redaction, to: &$0) }
             } else {
                 var line: [UInt8] = []
-                EntryLine.append(entry, wrapped: false, redaction: redaction, to: &line)
+                EntryLine.append(entry, wrapped: false, callSite: site, redaction: redaction, to: &line)
                 entries.append(try JSONDecoder().decode(EntryJSON.self, from: Data(line)))
             }
             summary.entries += 1

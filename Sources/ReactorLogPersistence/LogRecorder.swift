@@ -26,11 +26,11 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
     /// The first error writing to the log, if one happened.
     public var failure: EventLogError? { firstFailure.withLock { $0 } }
 
-    /// Appends the action and returns its sequence number. Redaction, encoding and naming the case happen
-    /// on the log's writer thread: the sender only hands the value over.
-    public func recordAction(_ action: Action) -> UInt64? {
+    /// Appends the action with its call site and returns its sequence number. Redaction, encoding, naming the
+    /// case and formatting the call site happen on the log's writer thread: the sender only hands them over.
+    public func recordAction(_ action: Action, sentFrom site: CallSite?) -> UInt64? {
         logged { () throws(EventLogError) in
-            try stream.append(.action) { [self] in
+            try stream.append(.action, callSite: site.map { ($0.fileID, $0.line) }) { [self] in
                 try encoded(redact?(action) ?? action, names: actionNames)
             }
         }

@@ -26,6 +26,7 @@ public final class MemoryRecorder<Action: Sendable, Mutation: Sendable, State: S
         var nextSequence: UInt64 = 1
         var states: [State] = []
         var finalState: State?
+        var callSites: [UInt64: CallSite] = [:]
     }
 
     private let books = Mutex(Books())
@@ -42,11 +43,15 @@ public final class MemoryRecorder<Action: Sendable, Mutation: Sendable, State: S
     /// The state the reactor was released with, once it has been.
     public var finalState: State? { books.withLock { $0.finalState } }
 
-    /// Records the action and numbers it.
-    public func recordAction(_ action: Action) -> UInt64? {
+    /// Where the action numbered `sequence` was sent from, if it was sent with `send`.
+    public func callSite(of sequence: UInt64) -> CallSite? { books.withLock { $0.callSites[sequence] } }
+
+    /// Records the action and where it was sent from, and numbers it.
+    public func recordAction(_ action: Action, sentFrom site: CallSite?) -> UInt64? {
         books.withLock { books in
             defer { books.nextSequence += 1 }
             books.entries.append(.action(action, sequence: books.nextSequence))
+            books.callSites[books.nextSequence] = site
             return books.nextSequence
         }
     }

@@ -81,7 +81,7 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
         for await _ in changes where pendingCount > 0 { return }
     }
 
-    func recordAction(_ action: Action) -> UInt64? {
+    func recordAction(_ action: Action, sentFrom site: CallSite?) -> UInt64? {
         books.withLock { books in
             defer { books.nextSequence += 1 }
             if books.sentSequence == nil, let thread = books.sendingThread, pthread_equal(thread, pthread_self()) != 0 {

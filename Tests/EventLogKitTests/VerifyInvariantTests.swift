@@ -66,6 +66,16 @@ struct VerifyInvariantTests {
         expectError(relabelled, "lists this entry as one of its action entries, but it is not", at: own)
     }
 
+    @Test("a stream index value naming a call site the log does not hold")
+    func unknownCallSite() throws {
+        let path = try makeLog()
+        let action = try #require(try EventLog.openReadOnly(at: path).sequences(stream: "plain", kinds: [.action]).first)
+        let report = try damage(path) { databases, txn in
+            try txn.put(try #require(databases["stream-entries"]), key: KeyCoding.streamSequence(2, action), value: [EntryKind.action.rawValue, 99, 0, 0, 0])
+        }
+        expectError(report, "gives this entry call site number 99, which the log does not hold intact", at: action)
+    }
+
     @Test("two streams with one name")
     func duplicateName() throws {
         let path = try makeLog()

@@ -74,6 +74,11 @@ struct InspectorCommandTests {
         #expect(action.output.contains("setRepos"))
         let mutation = try json(try await reactorlog("show", demo, "9", "--json"))
         #expect((mutation["cause"] as? [String: Any])?["sequence"] as? Int == 8)
+        // The demo sends its actions from one line of Demo.swift: `send`'s call site, recorded with each action.
+        #expect(action.output.contains("sent from  reactorlog/Demo.swift:"), "\(action.output)")
+        let cause = try #require(mutation["cause"] as? [String: Any])
+        #expect((cause["callSite"] as? String)?.hasPrefix("reactorlog/Demo.swift:") == true)
+        #expect((mutation["entry"] as? [String: Any])?["callSite"] == nil, "mutations have no call site")
     }
 
     @Test("state prints the state at a step, whole or at a path")

@@ -47,6 +47,9 @@ struct TimelineTests {
         let entries = try #require(data["entries"] as? [[String: Any]])
         #expect(entries.count == 33)
         #expect((data["source"] as? [String: Any])?["reduced"] as? Bool == true)
+        let actions = entries.filter { $0["k"] as? String == "action" }
+        #expect(!actions.isEmpty && actions.allSatisfy { ($0["w"] as? String)?.hasPrefix("reactorlog/Demo.swift:") == true }, "each action shows where it was sent from")
+        #expect(html.contains("sent from "))
         let again = try await timeline([demo, "--stream", "search", "--out", path])
         #expect(again.result.status == 2)
         #expect(again.result.error.contains("already exists"))

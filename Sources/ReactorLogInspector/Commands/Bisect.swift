@@ -62,7 +62,7 @@ struct Bisect: AsyncParsableCommand {
             if output.json {
                 return try printJSON(BisectJSON(
                     stream: stream.name, firstBad: result.firstBad, candidates: result.candidates,
-                    mutation: result.mutation.map(EntryJSON.init), action: result.action.map(EntryJSON.init),
+                    mutation: result.mutation.map { EntryJSON($0) }, action: result.action.map { EntryJSON($0) },
                     changes: result.diff.map(ChangeJSON.list) ?? [], probes: result.probes, reconstructions: result.reconstructions,
                     recordedGood: result.recordedBounds?.lowerBound, recordedBad: result.recordedBounds?.upperBound,
                     removedFrom: result.removed?.lowerBound, removedThrough: result.removed?.upperBound))

@@ -36,7 +36,7 @@ struct DivergenceCommand: AsyncParsableCommand {
             if output.json {
                 try printJSON(DivergenceJSON(
                     stream: stream.name, diverges: found != nil, step: found?.step, from: found?.range.lowerBound,
-                    mutation: found?.mutation.map(EntryJSON.init), action: found?.action.map(EntryJSON.init),
+                    mutation: found?.mutation.map { EntryJSON($0) }, action: found?.action.map { EntryJSON($0) },
                     changes: found.map { ChangeJSON.list($0.diff) } ?? []))
             } else if let found {
                 try printLine(found.description)

@@ -29,7 +29,7 @@ struct Log: AsyncParsableCommand {
             var iterator = session.log.entries(query)
             while let entry = try iterator.next() {
                 if output.json {
-                    try printJSON(EntryJSON(entry), pretty: false)
+                    try printJSON(EntryJSON(entry, callSite: try session.log.callSite(of: entry)), pretty: false)
                 } else {
                     try printLine(formatter.line(entry))
                 }

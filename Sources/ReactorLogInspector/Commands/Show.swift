@@ -32,17 +32,20 @@ struct Show: AsyncParsableCommand {
                 }
             }
             if output.json {
-                return try printJSON(ShowJSON(entry: EntryJSON(entry), cause: cause.map(EntryJSON.init), caused: caused.map(EntryJSON.init)))
+                return try printJSON(ShowJSON(
+                    entry: EntryJSON(entry, callSite: try session.log.callSite(of: entry)),
+                    cause: try cause.map { EntryJSON($0, callSite: try session.log.callSite(of: $0)) }, caused: caused.map { EntryJSON($0) }))
             }
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: 0)
             let t = session.terminal
             try printLine(t.paint("#\(entry.sequence)", .bold) + " \(entry.kind) \(entry.caseName)")
-            let rows = [
+            var rows = [
                 ["stream", entry.stream],
                 ["time", EntryFormatter.dateTime.string(from: entry.date)],
                 ["codec", entry.codec.description],
-                ["cause", cause.map { "#\($0.sequence) \($0.kind) \(EntryFormatter.payload($0))" } ?? "none"],
             ]
+            if let site = try session.log.callSite(of: entry) { rows.append(["sent from", site]) }
+            rows.append(["cause", cause.map { "#\($0.sequence) \($0.kind) \(EntryFormatter.payload($0))" } ?? "none"])
             for line in Table.render(rows) { try printLine("  " + line) }
             if entry.codec == .json, let value = try? JSONValue(parsing: entry.payload) {
                 try printLine("payload:")

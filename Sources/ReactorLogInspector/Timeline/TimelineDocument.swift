@@ -67,6 +67,8 @@ struct TimelineDocument: Encodable {
         let u: Bool?
         /// When ``d`` spans several mutations (recorded states only): the first step of that span.
         let g: UInt64?
+        /// Where an action was sent from (`File.swift:42`), when the log recorded it.
+        let w: String?
     }
 
     let source: Source
@@ -96,11 +98,13 @@ extension TimelineDocument {
         }
         var rows: [Row] = []
         rows.reserveCapacity(chosen.count)
+        let sites = try log.callSites(stream: stream.name, from: first, through: last)
         let start = try machine.walkStates(from: first, through: last) { entry, state in
             rows.append(Row(
                 s: entry.sequence, k: entry.kind.description, c: entry.caseName,
                 p: entry.codec == .json ? try? JSONValue(parsing: entry.payload) : nil, r: EntryFormatter.payload(entry),
-                b: entry.cause, t: String(entry.timestamp), d: state.changes, u: state.isUnknown ? true : nil, g: state.spanStart))
+                b: entry.cause, t: String(entry.timestamp), d: state.changes, u: state.isUnknown ? true : nil, g: state.spanStart,
+                w: sites[entry.sequence]))
             if rows.count % 16_384 == 0 { progress(rows.count) }
         }
         return TimelineDocument(

@@ -350,7 +350,8 @@ enum TimelinePage {
       if (position === 0) { panel.textContent = "The start of the range."; return; }
       const entry = entries[position - 1];
       const cause = entry.b !== undefined ? "\ncaused by #" + entry.b + (bySequence.has(entry.b) ? " " + entries[bySequence.get(entry.b)].r : "") : "";
-      panel.textContent = "#" + entry.s + " " + entry.k + " " + entry.r + "\n" + absoluteTime(entry) + " (" + relativeTime(entry) + ")" + cause +
+      const site = entry.w !== undefined ? "\nsent from " + entry.w : "";
+      panel.textContent = "#" + entry.s + " " + entry.k + " " + entry.r + "\n" + absoluteTime(entry) + " (" + relativeTime(entry) + ")" + site + cause +
         (entry.p !== undefined && entry.p !== null ? "\n" + JSON.stringify(entry.p, null, 2) : "");
     }
 
