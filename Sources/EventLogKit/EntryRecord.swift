@@ -24,8 +24,8 @@ enum EntryRecord {
         let caseName: String
         let codec: CodecID
         let payload: Data
-        /// Where the action was sent from (`File.swift:42`), kept in the stream index; `nil` for none.
-        var callSite: String? = nil
+        /// Where the action was sent from, kept in the stream index; `nil` for none.
+        var callSite: Site? = nil
 
         var size: Int { EntryRecord.headerSize + caseName.utf8.count + payload.count }
 
@@ -44,6 +44,21 @@ enum EntryRecord {
             out.copy(caseName, to: headerSize)
             out.copy(payload, to: headerSize + caseLength)
             out.sealChecksum()
+        }
+    }
+
+    /// An action's call site on its way to the writer: the compiler's file and line (formatted, once per site, on
+    /// the writer thread), or a text from a draft (an import).
+    enum Site: Sendable {
+        case source(fileID: StaticString, line: UInt)
+        case text(String)
+
+        /// `Module/File.swift:42`.
+        var text: String {
+            switch self {
+            case .source(let fileID, let line): "\(fileID):\(line)"
+            case .text(let text): text
+            }
         }
     }
 

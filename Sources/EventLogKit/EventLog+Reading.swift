@@ -71,6 +71,11 @@ extension EventLog {
         return found
     }
 
+    /// Whether any action of the log records a call site.
+    public func hasCallSites() throws(EventLogError) -> Bool {
+        try storage.highestSiteNumber() > 0
+    }
+
     /// Where the action numbered `sequence` was sent from, or `nil` (another kind of entry, or none recorded).
     public func callSite(at sequence: UInt64) throws(EventLogError) -> String? {
         guard let entry = try entry(at: sequence) else { return nil }

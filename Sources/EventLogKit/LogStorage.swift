@@ -300,6 +300,12 @@ final class LogStorage: Sendable {
         }
     }
 
+    /// The highest number in `sites` (0 when there is none).
+    func highestSiteNumber() throws(EventLogError) -> UInt32 {
+        guard let sites else { return 0 }
+        return try read { txn in try txn.withCursor(sites) { try $0.last().flatMap { KeyCoding.decodeStream($0.key) } } } ?? 0
+    }
+
     /// The call site recorded with entry `sequence` of stream `id` (the number in its index value), or `nil`.
     func callSite(stream id: UInt32, sequence: UInt64) throws(EventLogError) -> String? {
         let number: UInt32? = try read { txn in

@@ -33,8 +33,17 @@ final class LogWriter: @unchecked Sendable {
     private var maintenancePending = false
 
     private var lastIndexKey: (stream: UInt32, sequence: UInt64)
-    /// Call sites already in `sites`, by text (writer thread only).
+    /// Call sites already in `sites`, by text and by the address of the compiler's file name and the line, so that
+    /// a known site costs one lookup and no formatting (writer thread only).
     private var siteIDs: [String: UInt32]
+    private var sourceSiteIDs: [SourceSite: UInt32] = [:]
+    /// The number the next new call site gets: one above every number in `sites`, damaged records included.
+    private var nextSiteID: UInt32
+
+    private struct SourceSite: Hashable {
+        let file: UInt
+        let line: UInt
+    }
     /// Payload bytes committed since maintenance last ran, and when it did (writer thread only).
     private var bytesSinceMaintenance = 0
     private var lastMaintenance = ContinuousClock.now
@@ -61,7 +70,9 @@ final class LogWriter: @unchecked Sendable {
             let lastIndex = try txn.withCursor(storage.streamEntries) { try $0.last().flatMap { KeyCoding.decodeStreamSequence($0.key) } }
             return (highest, floor, lastIndex ?? (0, 0))
         }
-        siteIDs = try storage.callSites().reduce(into: [:]) { $0[$1.value] = $1.key }
+        let sites = try storage.callSites()
+        siteIDs = sites.reduce(into: [:]) { $0[$1.value] = $1.key }
+        nextSiteID = try storage.highestSiteNumber() + 1
         lastCommittedSequence = max(highest, floor)
         nextSequence = lastCommittedSequence + 1
         lastIndexKey = lastIndex
@@ -85,7 +96,7 @@ final class LogWriter: @unchecked Sendable {
         let pending = drafts.enumerated().map { index, draft in
             EntryRecord.Pending(
                 sequence: first + UInt64(index), streamID: streamID, kind: draft.kind, timestamp: draft.timestamp ?? timestamp,
-                cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: draft.payload, callSite: draft.callSite)
+                cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: draft.payload, callSite: draft.callSite.map(EntryRecord.Site.text))
         }
         nextSequence += UInt64(drafts.count)
         try enqueue(drafts.count == 1 ? .entry(pending[0]) : .batch(pending), entries: drafts.count, bytes: bytes)
@@ -103,7 +114,7 @@ final class LogWriter: @unchecked Sendable {
         nextSequence += 1
         let pending = EntryRecord.Pending(
             sequence: sequence, streamID: streamID, kind: draft.kind, timestamp: draft.timestamp ?? WallClock.now(),
-            cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: draft.payload, callSite: draft.callSite)
+            cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: draft.payload, callSite: draft.callSite.map(EntryRecord.Site.text))
         try enqueue(.entry(pending), entries: 1, bytes: bytes)
         return sequence
     }
@@ -122,7 +133,7 @@ final class LogWriter: @unchecked Sendable {
         nextSequence = sequence + 1
         let pending = EntryRecord.Pending(
             sequence: sequence, streamID: streamID, kind: draft.kind, timestamp: draft.timestamp ?? WallClock.now(),
-            cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: draft.payload, callSite: draft.callSite)
+            cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: draft.payload, callSite: draft.callSite.map(EntryRecord.Site.text))
         try enqueue(.entry(pending), entries: 1, bytes: bytes)
     }
 
@@ -388,16 +399,17 @@ final class LogWriter: @unchecked Sendable {
         var needsSync = false
         var lastSequence: UInt64?
         var newSites: [String: UInt32] = [:]
+        var newSourceSites: [SourceSite: UInt32] = [:]
         let lastIndex = try storage.write { txn in
             var lastIndex = self.lastIndexKey
-            newSites = [:]   // the body runs again when the map had to grow
+            (newSites, newSourceSites) = ([:], [:])   // the body runs again when the map had to grow
             for item in batch {
                 switch item {
                 case .entry(let entry):
-                    try write(entry, txn, &lastIndex, &newSites)
+                    try write(entry, txn, &lastIndex, &newSites, &newSourceSites)
                     lastSequence = entry.sequence
                 case .batch(let entries):
-                    for entry in entries { try write(entry, txn, &lastIndex, &newSites) }
+                    for entry in entries { try write(entry, txn, &lastIndex, &newSites, &newSourceSites) }
                     lastSequence = entries.last?.sequence ?? lastSequence
                 case .snapshot(let snapshot):
                     let key = KeyCoding.streamSequence(snapshot.streamID, snapshot.sequence)
@@ -416,6 +428,8 @@ final class LogWriter: @unchecked Sendable {
         }
         lastIndexKey = lastIndex
         siteIDs.merge(newSites) { old, _ in old }
+        nextSiteID += UInt32(newSites.count)
+        sourceSiteIDs.merge(newSourceSites) { old, _ in old }
         if needsSync && durability == .noSync {
             try storage.storage { () throws in try storage.environment.sync(force: true) }
         }
@@ -423,7 +437,8 @@ final class LogWriter: @unchecked Sendable {
     }
 
     private func write(
-        _ entry: EntryRecord.Pending, _ txn: Transaction, _ lastIndex: inout (stream: UInt32, sequence: UInt64), _ newSites: inout [String: UInt32]
+        _ entry: EntryRecord.Pending, _ txn: Transaction, _ lastIndex: inout (stream: UInt32, sequence: UInt64),
+        _ newSites: inout [String: UInt32], _ newSourceSites: inout [SourceSite: UInt32]
     ) throws {
         try withUnsafeBytes(of: entry.sequence.bigEndian) { key in
             try txn.reserve(storage.entries, key: key, size: entry.size, flags: .append) { entry.write(into: $0) }
@@ -433,7 +448,7 @@ final class LogWriter: @unchecked Sendable {
         let indexKey = (entry.streamID, entry.sequence)
         let flags: WriteFlags = indexKey > lastIndex ? .append : []
         var value = [entry.kind.rawValue]
-        if let site = entry.callSite, let id = try siteID(site, txn, &newSites) {
+        if let site = entry.callSite, let id = try siteID(site, txn, &newSites, &newSourceSites) {
             withUnsafeBytes(of: id.littleEndian) { value.append(contentsOf: $0) }
         }
         try txn.put(
@@ -444,10 +459,23 @@ final class LogWriter: @unchecked Sendable {
 
     /// The number of call site `site`, interned in `sites` in this transaction when it is new; `nil` in a log
     /// without that database.
-    private func siteID(_ site: String, _ txn: Transaction, _ newSites: inout [String: UInt32]) throws -> UInt32? {
+    private func siteID(
+        _ site: EntryRecord.Site, _ txn: Transaction, _ newSites: inout [String: UInt32], _ newSourceSites: inout [SourceSite: UInt32]
+    ) throws -> UInt32? {
+        guard case .source(let fileID, let line) = site, fileID.hasPointerRepresentation else {
+            return try siteID(text: site.text, txn, &newSites)
+        }
+        let key = SourceSite(file: UInt(bitPattern: fileID.utf8Start), line: line)
+        if let id = sourceSiteIDs[key] ?? newSourceSites[key] { return id }
+        let id = try siteID(text: site.text, txn, &newSites)
+        newSourceSites[key] = id
+        return id
+    }
+
+    private func siteID(text site: String, _ txn: Transaction, _ newSites: inout [String: UInt32]) throws -> UInt32? {
         if let id = siteIDs[site] ?? newSites[site] { return id }
         guard let sites = storage.sites else { return nil }
-        let id = UInt32(siteIDs.count + newSites.count + 1)
+        let id = nextSiteID + UInt32(newSites.count)
         try txn.put(sites, key: KeyCoding.stream(id), value: SiteRecord.encode(site))
         newSites[site] = id
         return id

@@ -65,8 +65,8 @@ struct DeferredEntry: Sendable {
             caseName: DeferredEntry.unencodable, codec: .none, payload: Data(), callSite: site)
     }
 
-    private var site: String? {
-        callSite.map { "\($0.fileID):\($0.line)" }
+    private var site: EntryRecord.Site? {
+        callSite.map { .source(fileID: $0.fileID, line: $0.line) }
     }
 
     /// The case name of an entry whose value could not be encoded.

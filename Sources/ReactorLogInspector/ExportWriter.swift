@@ -86,10 +86,11 @@ struct ExportWriter {
         // Read in place: nothing is copied out of the log but the line itself. Call sites come from the stream
         // index, a window of 65,536 steps per stream at a time.
         var sites: [String: (through: UInt64, sites: [UInt64: String])] = [:]
+        let hasSites = try session.log.hasCallSites()
         try session.log.forEachEntry(query) { entry in
             guard let start = after[entry.stream], entry.sequence > start else { return }
             var site: String?
-            if entry.kind == .action {
+            if hasSites && entry.kind == .action {
                 if (sites[entry.stream]?.through ?? 0) < entry.sequence {
                     let through = entry.sequence + 65_535
                     sites[entry.stream] = (through, try session.log.callSites(stream: entry.stream, from: entry.sequence, through: through))
