@@ -117,29 +117,33 @@ extension EventLog {
 
     // MARK: Enforcing the policy
 
-    /// How many entries one retention step removes at most, so the writer returns to commits quickly.
-    static let retentionStepEntries = 4096
-
-    /// One step of retention, on the writer thread: pins around new errors, then removes up to
-    /// ``retentionStepEntries`` of the oldest entries beyond the policy's bounds, around pins. Returns whether
-    /// more remains to remove. A failure is left for the next step; retention never stops the log.
-    func retentionStep() -> Bool {
+    /// One step of retention, on the writer thread: pins around new errors, then removes about `limit` of the
+    /// oldest entries beyond the policy's bounds, around pins: more when no stream has a snapshot that close, up to
+    /// 65,536, since a stream is cut at its snapshots. Returns whether more remains to remove. A failure is left
+    /// for the next step; retention never stops the log.
+    func retentionStep(removingAtMost limit: Int) -> Bool {
         guard let policy = configuration.retention else { return false }
         do {
             if let window = policy.pinAroundErrors { try pinNewErrors(window: UInt64(window)) }
             let pinned = try pins().map(\.range).sorted { $0.lowerBound < $1.lowerBound }
-            guard let cut = try retentionCut(policy, pinned: pinned), let lowest = try lowestSequence(), cut > lowest else { return false }
-            var removed = 0
-            var start = lowest
-            for pin in pinned + [cut...cut] where start < cut {
-                let end = min(pin.lowerBound, cut)
-                if end > start {
-                    removed += start == lowest ? try removeOldest(before: end).removedEntries : try removeStretch(start..<end).removedEntries
+            var reach = limit
+            while true {
+                guard let cut = try retentionCut(policy, pinned: pinned, limit: reach), let lowest = try lowestSequence(), cut > lowest else {
+                    return false
                 }
-                start = max(start, pin.upperBound &+ 1)
+                var removed = 0
+                var start = lowest
+                for pin in pinned + [cut...cut] where start < cut {
+                    let end = min(pin.lowerBound, cut)
+                    if end > start {
+                        removed += start == lowest ? try removeOldest(before: end).removedEntries : try removeStretch(start..<end).removedEntries
+                    }
+                    start = max(start, pin.upperBound &+ 1)
+                }
+                if removed > 0 { return try retentionCut(policy, pinned: pinned, limit: limit) != nil }
+                guard reach < 65_536 else { return false }
+                reach *= 4
             }
-            guard removed > 0 else { return false }
-            return try retentionCut(policy, pinned: pinned) != nil
         } catch {
             return false
         }
@@ -147,7 +151,7 @@ extension EventLog {
 
     /// The sequence number retention should remove entries below, looking at most one step ahead and stepping
     /// over `pinned` windows; `nil` when the log is within every bound.
-    private func retentionCut(_ policy: RetentionPolicy, pinned: [ClosedRange<UInt64>]) throws(EventLogError) -> UInt64? {
+    private func retentionCut(_ policy: RetentionPolicy, pinned: [ClosedRange<UInt64>], limit: Int) throws(EventLogError) -> UInt64? {
         let usage: (entries: Int, liveBytes: Int) = try storage.read { txn in
             var pages = 0
             for database in [storage.meta, storage.entries, storage.streams, storage.streamEntries, storage.snapshots] + [storage.gaps, storage.pins].compactMap({ $0 }) {
@@ -169,7 +173,7 @@ extension EventLog {
             try txn.withCursor(storage.entries) { cursor in
                 var item = try cursor.first()
                 var walked = 0
-                while let current = item, walked < Self.retentionStepEntries {
+                while let current = item, walked < limit {
                     guard let sequence = KeyCoding.decodeSequence(current.key) else { return nil }
                     if let pin = pinned.first(where: { $0.contains(sequence) }) {
                         guard pin.upperBound < .max else { break }

@@ -28,8 +28,9 @@ final class LogWriter: @unchecked Sendable {
     /// Whether the writer thread is waiting for work (so an append must wake it).
     private var writerWaiting = false
     private var asyncWaiters: [(ticket: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
-    /// Background work between commits (retention): returns whether more remains.
-    private var maintenance: (@Sendable () -> Bool)?
+    /// Background work between commits (retention), given how many entries it may remove: returns whether
+    /// more remains.
+    private var maintenance: (@Sendable (Int) -> Bool)?
     private var maintenancePending = false
 
     private var lastIndexKey: (stream: UInt32, sequence: UInt64)
@@ -44,8 +45,9 @@ final class LogWriter: @unchecked Sendable {
         let file: UInt
         let line: UInt
     }
-    /// Payload bytes committed since maintenance last ran, and when it did (writer thread only).
+    /// Payload bytes and entries committed since maintenance last ran, and when it did (writer thread only).
     private var bytesSinceMaintenance = 0
+    private var entriesSinceMaintenance = 0
     private var lastMaintenance = ContinuousClock.now
 
     private let storage: LogStorage
@@ -274,7 +276,7 @@ final class LogWriter: @unchecked Sendable {
 
     /// Installs work the writer thread does between commits, at most every 64 KiB committed or 100 ms, and
     /// again at once while it says more remains.
-    func setMaintenance(_ body: @escaping @Sendable () -> Bool) {
+    func setMaintenance(_ body: @escaping @Sendable (Int) -> Bool) {
         mutex.lock()
         defer { mutex.unlock() }
         maintenance = body
@@ -296,7 +298,7 @@ final class LogWriter: @unchecked Sendable {
                 // A last round, so a closed log is within its bounds.
                 maintenance = nil
                 mutex.unlock()
-                for _ in 0..<64 where maintain() {}
+                for _ in 0..<64 where maintain(Self.idleMaintenanceEntries) {}
                 mutex.lock()
             }
             if failure != nil || (queue.isEmpty && closing) {
@@ -325,6 +327,7 @@ final class LogWriter: @unchecked Sendable {
             let ticket = enqueuedTicket - UInt64(queue.count - take)
             let unwritten = batch.reduce(0) { $0 + $1.entryCount }
             bytesSinceMaintenance += takenBytes
+            entriesSinceMaintenance += unwritten
             queue.removeFirst(take)
             queuedEntries -= unwritten
             queuedBytes -= takenBytes
@@ -364,20 +367,27 @@ final class LogWriter: @unchecked Sendable {
         }
     }
 
-    /// Runs the maintenance step when it is due (or `force`), and records whether more remains.
-    private func runMaintenance(_ maintain: (@Sendable () -> Bool)?, force: Bool) {
+    /// How many entries one maintenance step may remove when nothing waits to be committed.
+    static let idleMaintenanceEntries = 8192
+
+    /// Runs maintenance when it is due (or `force`, when the queue is empty), and records whether more remains.
+    /// While appends wait, one step removes at most twice what was committed since the last, so it keeps up
+    /// with the appends and holds them up no longer than a commit does; when the queue is empty it catches up.
+    private func runMaintenance(_ maintain: (@Sendable (Int) -> Bool)?, force: Bool) {
         guard let maintain else {
             mutex.withLock { maintenancePending = false }
             return
         }
-        let pending = mutex.withLock { maintenancePending }
+        let (pending, idle) = mutex.withLock { (maintenancePending, queue.isEmpty) }
         guard force || pending || bytesSinceMaintenance >= 64 << 10 || ContinuousClock.now - lastMaintenance >= .milliseconds(100) else { return }
+        let allowance = idle ? Self.idleMaintenanceEntries : min(Self.idleMaintenanceEntries, max(512, 2 * entriesSinceMaintenance))
         bytesSinceMaintenance = 0
+        entriesSinceMaintenance = 0
         lastMaintenance = .now
-        // Several steps at once while work remains, so that retention keeps up with large batches; the queue
-        // keeps taking appends meanwhile.
-        var more = true
-        for _ in 0..<16 where more { more = maintain() }
+        var more = maintain(allowance)
+        if idle {
+            for _ in 1..<8 where more && mutex.withLock({ queue.isEmpty }) { more = maintain(allowance) }
+        }
         mutex.withLock { maintenancePending = more }
     }
 
