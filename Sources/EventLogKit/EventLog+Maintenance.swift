@@ -355,86 +355,32 @@ extension EventLog {
     public func trim(before sequence: UInt64) throws(EventLogError) -> TrimReport {
         // What is queued (snapshots among it) counts: commit it first.
         try requireWriter().flush()
-        return try removeOldest(before: sequence)
+        return try storage.write { txn in try removeOldest(before: sequence, in: txn) }
     }
 
-    /// ``trim(before:)``, also while the log closes (its last retention step).
-    func removeOldest(before sequence: UInt64) throws(EventLogError) -> TrimReport {
+    /// ``trim(before:)`` inside `txn`: what retention does between commits, in the writer's own transaction.
+    func removeOldest(before sequence: UInt64, in txn: Transaction) throws -> TrimReport {
         let highest = try highestSequence()
-        let streamList = try streams()
-        try storage.write { txn in
-            try txn.put(storage.meta, key: Array(LogLayout.MetaKey.sequenceFloor.utf8), value: Array(String(highest).utf8))
-        }
+        try txn.put(storage.meta, key: Array(LogLayout.MetaKey.sequenceFloor.utf8), value: Array(String(highest).utf8))
         var results: [TrimReport.StreamResult] = []
         var removedEntries = 0
         var removedSnapshots = 0
-        for info in streamList {
-            let streamHighest = try highestSequence(stream: info.name)
-            guard sequence > 1, let base = try latestSnapshot(stream: info, atOrBefore: sequence - 1) else {
+        for info in try streams() {
+            guard sequence > 1, let base = try storage.latestSnapshotSequence(txn, stream: info.id, atOrBefore: sequence - 1) else {
                 results.append(.init(stream: info.name, replaysFrom: nil, removedEntries: 0))
                 continue
             }
-            let removed = try deleteStreamEntries(info, through: base.sequence)
-            removedSnapshots += try deleteSnapshots(info, before: base.sequence)
+            let streamHighest = try highestSequence(stream: info.name)
+            let removed = try storage.deleteEntries(txn, stream: info.id, from: 0, through: base)
+            removedSnapshots += try storage.deleteSnapshots(txn, stream: info.id, from: 0, before: base)
+            try storage.deleteGaps(txn, stream: info.id, through: base)
             let updated = info.withSequenceFloor(max(info.sequenceFloor, streamHighest))
-            try storage.write { txn in
-                try txn.put(storage.streams, key: KeyCoding.stream(info.id), value: StreamRecord.encode(updated))
-            }
+            try txn.put(storage.streams, key: KeyCoding.stream(info.id), value: StreamRecord.encode(updated))
             storage.cache(updated)
             removedEntries += removed
-            results.append(.init(stream: info.name, replaysFrom: base.sequence, removedEntries: removed))
+            results.append(.init(stream: info.name, replaysFrom: base, removedEntries: removed))
         }
         return TrimReport(before: sequence, removedEntries: removedEntries, removedSnapshots: removedSnapshots, streams: results)
-    }
-
-    /// Deletes the stream's entries numbered `first` through `last`, 10,000 per transaction.
-    func deleteStreamEntries(_ info: StreamInfo, from first: UInt64 = 0, through last: UInt64) throws(EventLogError) -> Int {
-        var removed = 0
-        while true {
-            let count = try storage.write { txn in
-                try txn.withCursor(storage.streamEntries) { cursor in
-                    var count = 0
-                    var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, first))
-                    while let current = item, count < 10_000,
-                          let key = KeyCoding.decodeStreamSequence(current.key), key.stream == info.id, key.sequence <= last {
-                        try txn.delete(storage.entries, key: KeyCoding.sequence(key.sequence))
-                        try cursor.deleteCurrent()
-                        count += 1
-                        item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, key.sequence + 1))
-                    }
-                    return count
-                }
-            }
-            removed += count
-            if count < 10_000 { return removed }
-        }
-    }
-
-    /// Deletes the stream's snapshots numbered from `first` up to (not including) `sequence`, and the gaps that
-    /// end before `sequence` (their entries are gone with the stretch before them).
-    func deleteSnapshots(_ info: StreamInfo, from first: UInt64 = 0, before sequence: UInt64) throws(EventLogError) -> Int {
-        try storage.write { txn in
-            if first == 0, let gaps = storage.gaps {
-                try txn.withCursor(gaps) { cursor in
-                    var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, 0))
-                    while let current = item, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == info.id, key.sequence <= sequence {
-                        try cursor.deleteCurrent()
-                        item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, key.sequence + 1))
-                    }
-                }
-            }
-            return try txn.withCursor(storage.snapshots) { cursor in
-                var count = 0
-                var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, first))
-                while let current = item, let key = KeyCoding.decodeStreamSequence(current.key),
-                      key.stream == info.id, key.sequence < sequence {
-                    try cursor.deleteCurrent()
-                    count += 1
-                    item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, key.sequence + 1))
-                }
-                return count
-            }
-        }
     }
 
     /// Copies the log into `destination`, a directory that must not exist yet (or be empty), for a backup

@@ -8,13 +8,12 @@ extension EventLog {
     /// needs to replay them: an incident's window. The range may reach past the last entry, to keep what follows.
     public func pin(_ range: ClosedRange<UInt64>, reason: String) throws(EventLogError) {
         _ = try requireWriter()
-        try writePin(range, reason: reason)
+        try storage.write { txn in try writePin(range, reason: reason, in: txn) }
     }
 
-    private func writePin(_ range: ClosedRange<UInt64>, reason: String) throws(EventLogError) {
-        guard let pins = storage.pins else { throw .invalidArgument("This log cannot hold pins.") }
-        let pin = LogPin(range: range, reason: reason, createdAt: WallClock.now())
-        try storage.write { txn in try txn.put(pins, key: PinRecord.key(range), value: PinRecord.encode(pin)) }
+    private func writePin(_ range: ClosedRange<UInt64>, reason: String, in txn: Transaction) throws {
+        guard let pins = storage.pins else { throw EventLogError.invalidArgument("This log cannot hold pins.") }
+        try txn.put(pins, key: PinRecord.key(range), value: PinRecord.encode(LogPin(range: range, reason: reason, createdAt: WallClock.now())))
     }
 
     /// Pins `before` entries before `sequence` and `after` entries after it: the window around an action, an
@@ -25,20 +24,22 @@ extension EventLog {
 
     /// Every pin, in order of their first sequence number.
     public func pins() throws(EventLogError) -> [LogPin] {
+        try storage.read { txn in try pins(in: txn) }
+    }
+
+    private func pins(in txn: Transaction) throws -> [LogPin] {
         guard let pins = storage.pins else { return [] }
-        return try storage.read { txn in
-            try txn.withCursor(pins) { cursor in
-                var found: [LogPin] = []
-                var item = try cursor.first()
-                while let current = item {
-                    guard let pin = PinRecord.decode(key: current.key, record: current.value) else {
-                        throw EventLogError.corruptMetadata(reason: "a pin record is damaged")
-                    }
-                    found.append(pin)
-                    item = try cursor.next()
+        return try txn.withCursor(pins) { cursor in
+            var found: [LogPin] = []
+            var item = try cursor.first()
+            while let current = item {
+                guard let pin = PinRecord.decode(key: current.key, record: current.value) else {
+                    throw EventLogError.corruptMetadata(reason: "a pin record is damaged")
                 }
-                return found
+                found.append(pin)
+                item = try cursor.next()
             }
+            return found
         }
     }
 
@@ -59,21 +60,7 @@ extension EventLog {
 
     /// The gaps of stream `id`, checked, in order.
     func gapRanges(of id: UInt32) throws(EventLogError) -> [ClosedRange<UInt64>] {
-        guard let gaps = storage.gaps else { return [] }
-        return try storage.read { txn in
-            try txn.withCursor(gaps) { cursor in
-                var found: [ClosedRange<UInt64>] = []
-                var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, 0))
-                while let current = item, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == id {
-                    guard let gap = GapRecord.decode(key: current.key, record: current.value) else {
-                        throw EventLogError.corruptMetadata(reason: "the gap record of stream \(id) at #\(key.sequence) is damaged")
-                    }
-                    found.append(gap.removed)
-                    item = try cursor.next()
-                }
-                return found
-            }
-        }
+        try storage.read { txn in try storage.gapRanges(txn, stream: id) }
     }
 
     /// Removes the entries numbered `range` the way ``trim(before:)`` removes a log's oldest ones: in each
@@ -85,32 +72,31 @@ extension EventLog {
     public func removeEntries(_ range: Range<UInt64>) throws(EventLogError) -> TrimReport {
         // What is queued (snapshots among it) counts: commit it first.
         try requireWriter().flush()
-        return try removeStretch(range)
+        guard storage.gaps != nil else { throw .invalidArgument("This log cannot record gaps.") }
+        return try storage.write { txn in try removeStretch(range, in: txn) }
     }
 
-    /// ``removeEntries(_:)``, also while the log closes (its last retention step).
-    private func removeStretch(_ range: Range<UInt64>) throws(EventLogError) -> TrimReport {
-        guard let gaps = storage.gaps else { throw .invalidArgument("This log cannot record gaps.") }
+    /// ``removeEntries(_:)`` inside `txn`: what retention does between commits, in the writer's own transaction.
+    private func removeStretch(_ range: Range<UInt64>, in txn: Transaction) throws -> TrimReport {
+        guard let gaps = storage.gaps else { throw EventLogError.invalidArgument("This log cannot record gaps.") }
         var results: [TrimReport.StreamResult] = []
         var removedEntries = 0, removedSnapshots = 0
         for info in try streams() {
             guard range.upperBound > range.lowerBound, range.lowerBound >= 1,
-                  let base = try latestSnapshot(stream: info, atOrBefore: range.upperBound - 1), base.sequence >= range.lowerBound
+                  let base = try storage.latestSnapshotSequence(txn, stream: info.id, atOrBefore: range.upperBound - 1), base >= range.lowerBound
             else {
                 results.append(.init(stream: info.name, replaysFrom: nil, removedEntries: 0))
                 continue
             }
             // A gap this one reaches into loses its snapshot: the two become one.
-            let merged = try gapRanges(of: info.id).filter { $0.upperBound >= range.lowerBound && $0.upperBound <= base.sequence }
+            let merged = try storage.gapRanges(txn, stream: info.id).filter { $0.upperBound >= range.lowerBound && $0.upperBound <= base }
             let first = min(range.lowerBound, merged.map(\.lowerBound).min() ?? range.lowerBound)
-            try storage.write { txn in
-                for old in merged { _ = try txn.delete(gaps, key: KeyCoding.streamSequence(info.id, old.upperBound)) }
-                try storage.recordGap(txn, stream: info.id, removed: first...base.sequence)
-            }
-            let removed = try deleteStreamEntries(info, from: range.lowerBound, through: base.sequence)
-            removedSnapshots += try deleteSnapshots(info, from: range.lowerBound, before: base.sequence)
+            for old in merged { _ = try txn.delete(gaps, key: KeyCoding.streamSequence(info.id, old.upperBound)) }
+            try storage.recordGap(txn, stream: info.id, removed: first...base)
+            let removed = try storage.deleteEntries(txn, stream: info.id, from: range.lowerBound, through: base)
+            removedSnapshots += try storage.deleteSnapshots(txn, stream: info.id, from: range.lowerBound, before: base)
             removedEntries += removed
-            results.append(.init(stream: info.name, replaysFrom: base.sequence, removedEntries: removed))
+            results.append(.init(stream: info.name, replaysFrom: base, removedEntries: removed))
         }
         return TrimReport(before: range.upperBound, removedEntries: removedEntries, removedSnapshots: removedSnapshots, streams: results)
     }
@@ -120,15 +106,15 @@ extension EventLog {
     /// One step of retention, on the writer thread: pins around new errors, then removes about `limit` of the
     /// oldest entries beyond the policy's bounds, around pins: more when no stream has a snapshot that close, up to
     /// 65,536, since a stream is cut at its snapshots. Returns whether more remains to remove. A failure is left
-    /// for the next step; retention never stops the log.
-    func retentionStep(removingAtMost limit: Int) -> Bool {
+    /// for the next step; retention never stops the log. It runs inside the writer's commit transaction `txn`.
+    func retentionStep(in txn: Transaction, removingAtMost limit: Int) throws -> Bool {
         guard let policy = configuration.retention else { return false }
         do {
-            if let window = policy.pinAroundErrors { try pinNewErrors(window: UInt64(window)) }
-            let pinned = try pins().map(\.range).sorted { $0.lowerBound < $1.lowerBound }
+            if let window = policy.pinAroundErrors { try pinNewErrors(window: UInt64(window), in: txn) }
+            let pinned = try pins(in: txn).map(\.range).sorted { $0.lowerBound < $1.lowerBound }
             var reach = limit
             while true {
-                guard let cut = try retentionCut(policy, pinned: pinned, limit: reach), let lowest = try lowestSequence(), cut > lowest else {
+                guard let cut = try retentionCut(policy, pinned: pinned, limit: reach, in: txn), let lowest = try lowestSequence(in: txn), cut > lowest else {
                     return false
                 }
                 var removed = 0
@@ -136,73 +122,71 @@ extension EventLog {
                 for pin in pinned + [cut...cut] where start < cut {
                     let end = min(pin.lowerBound, cut)
                     if end > start {
-                        removed += start == lowest ? try removeOldest(before: end).removedEntries : try removeStretch(start..<end).removedEntries
+                        removed += start == lowest ? try removeOldest(before: end, in: txn).removedEntries : try removeStretch(start..<end, in: txn).removedEntries
                     }
                     start = max(start, pin.upperBound &+ 1)
                 }
-                if removed > 0 { return try retentionCut(policy, pinned: pinned, limit: limit) != nil }
+                if removed > 0 { return try retentionCut(policy, pinned: pinned, limit: limit, in: txn) != nil }
                 guard reach < 65_536 else { return false }
                 reach *= 4
             }
+        } catch let error as LMDBError where error.isMapFull || error.isMapResized {
+            throw error   // the commit grows the map and runs again
         } catch {
             return false
         }
     }
 
-    /// The sequence number retention should remove entries below, looking at most one step ahead and stepping
-    /// over `pinned` windows; `nil` when the log is within every bound.
-    private func retentionCut(_ policy: RetentionPolicy, pinned: [ClosedRange<UInt64>], limit: Int) throws(EventLogError) -> UInt64? {
-        let usage: (entries: Int, liveBytes: Int) = try storage.read { txn in
-            var pages = 0
-            for database in [storage.meta, storage.entries, storage.streams, storage.streamEntries, storage.snapshots] + [storage.gaps, storage.pins].compactMap({ $0 }) {
-                pages += try txn.pages(database)
-            }
-            return (try txn.count(storage.entries), pages * storage.environment.pageSize)
+    /// The sequence number retention should remove entries below, looking at most `limit` entries ahead and
+    /// stepping over `pinned` windows; `nil` when the log is within every bound.
+    private func retentionCut(_ policy: RetentionPolicy, pinned: [ClosedRange<UInt64>], limit: Int, in txn: Transaction) throws -> UInt64? {
+        var pages = 0
+        for database in [storage.meta, storage.entries, storage.streams, storage.streamEntries, storage.snapshots] + [storage.gaps, storage.pins, storage.sites].compactMap({ $0 }) {
+            pages += try txn.pages(database)
         }
-        guard usage.entries > 0 else { return nil }
+        let (entries, liveBytes) = (try txn.count(storage.entries), pages * storage.environment.pageSize)
+        guard entries > 0 else { return nil }
         var excess = 0
-        if let maxBytes = policy.maxBytes, usage.liveBytes > maxBytes / 10 * 6 {
-            let perEntry = max(1, usage.liveBytes / usage.entries)
-            excess = max(excess, (usage.liveBytes - maxBytes / 2) / perEntry)
+        if let maxBytes = policy.maxBytes, liveBytes > maxBytes / 10 * 6 {
+            let perEntry = max(1, liveBytes / entries)
+            excess = max(excess, (liveBytes - maxBytes / 2) / perEntry)
         }
-        if let maxEntries = policy.maxEntries, usage.entries > maxEntries { excess = max(excess, usage.entries - maxEntries) }
+        if let maxEntries = policy.maxEntries, entries > maxEntries { excess = max(excess, entries - maxEntries) }
         let oldest = policy.maxAge.map { WallClock.now() - Int64($0.components.seconds) * 1_000_000_000 - $0.components.attoseconds / 1_000_000_000 }
         guard excess > 0 || oldest != nil else { return nil }
-        // Walk the oldest unpinned entries: past `excess` of them and past those older than `oldest`, one step at most.
-        return try storage.read { txn in
-            try txn.withCursor(storage.entries) { cursor in
-                var item = try cursor.first()
-                var walked = 0
-                while let current = item, walked < limit {
-                    guard let sequence = KeyCoding.decodeSequence(current.key) else { return nil }
-                    if let pin = pinned.first(where: { $0.contains(sequence) }) {
-                        guard pin.upperBound < .max else { break }
-                        item = try cursor.seek(atOrAfter: KeyCoding.sequence(pin.upperBound + 1))
-                        continue
-                    }
-                    let old = oldest.map { current.value.count >= 32 && ByteReader(bytes: current.value).i64(24) < $0 } ?? false
-                    if walked >= excess && !old { return walked == 0 ? nil : sequence }
-                    walked += 1
-                    item = try cursor.next()
+        // Walk the oldest unpinned entries: past `excess` of them and past those older than `oldest`, `limit` at most.
+        return try txn.withCursor(storage.entries) { cursor in
+            var item = try cursor.first()
+            var walked = 0
+            while let current = item, walked < limit {
+                guard let sequence = KeyCoding.decodeSequence(current.key) else { return nil }
+                if let pin = pinned.first(where: { $0.contains(sequence) }) {
+                    guard pin.upperBound < .max else { break }
+                    item = try cursor.seek(atOrAfter: KeyCoding.sequence(pin.upperBound + 1))
+                    continue
                 }
-                return walked == 0 ? nil : item.flatMap { KeyCoding.decodeSequence($0.key) }
+                let old = oldest.map { current.value.count >= 32 && ByteReader(bytes: current.value).i64(24) < $0 } ?? false
+                if walked >= excess && !old { return walked == 0 ? nil : sequence }
+                walked += 1
+                item = try cursor.next()
             }
+            return walked == 0 ? nil : item.flatMap { KeyCoding.decodeSequence($0.key) }
         }
     }
 
-    /// The lowest sequence number the log holds.
-    private func lowestSequence() throws(EventLogError) -> UInt64? {
-        try storage.read { txn in try txn.withCursor(storage.entries) { try $0.first().flatMap { KeyCoding.decodeSequence($0.key) } } }
+    /// The lowest sequence number the log holds, as `txn` sees it.
+    private func lowestSequence(in txn: Transaction) throws -> UInt64? {
+        try txn.withCursor(storage.entries) { try $0.first().flatMap { KeyCoding.decodeSequence($0.key) } }
     }
 
     /// Pins `window` entries around each effect error committed since the last step.
-    private func pinNewErrors(window: UInt64) throws(EventLogError) {
+    private func pinNewErrors(window: UInt64, in txn: Transaction) throws {
         let from = retentionScan.withLock { $0 } + 1
         let highest = try highestSequence()
         guard highest >= from else { return }
         for info in try streams() {
             for error in try sequences(stream: info.name, kinds: [.effectError], from: from, through: highest) {
-                try writePin((error > window ? error - window : 1)...(error + window), reason: "effect error #\(error) of '\(info.name)'")
+                try writePin((error > window ? error - window : 1)...(error + window), reason: "effect error #\(error) of '\(info.name)'", in: txn)
             }
         }
         retentionScan.withLock { $0 = highest }

@@ -55,7 +55,7 @@ public final class EventLog: Sendable {
             writer = try LogWriter(storage: storage, configuration: configuration)
         }
         if configuration.retention != nil {
-            writer?.setMaintenance { [weak self] in self?.retentionStep(removingAtMost: $0) ?? false }
+            writer?.setMaintenance { [weak self] txn, allowance in try self?.retentionStep(in: txn, removingAtMost: allowance) ?? false }
         }
     }
 

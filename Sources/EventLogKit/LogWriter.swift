@@ -28,9 +28,11 @@ final class LogWriter: @unchecked Sendable {
     /// Whether the writer thread is waiting for work (so an append must wake it).
     private var writerWaiting = false
     private var asyncWaiters: [(ticket: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
-    /// Background work between commits (retention), given how many entries it may remove: returns whether
-    /// more remains.
-    private var maintenance: (@Sendable (Int) -> Bool)?
+    /// Background work (retention) done inside a commit's transaction, so it costs no sync of its own, given how
+    /// many entries it may remove: returns whether more remains. It throws only LMDB's map-full and map-resized
+    /// errors, which make the transaction run again.
+    typealias Maintenance = @Sendable (Transaction, Int) throws -> Bool
+    private var maintenance: Maintenance?
     private var maintenancePending = false
 
     private var lastIndexKey: (stream: UInt32, sequence: UInt64)
@@ -276,7 +278,7 @@ final class LogWriter: @unchecked Sendable {
 
     /// Installs work the writer thread does between commits, at most every 64 KiB committed or 100 ms, and
     /// again at once while it says more remains.
-    func setMaintenance(_ body: @escaping @Sendable (Int) -> Bool) {
+    func setMaintenance(_ body: @escaping Maintenance) {
         mutex.lock()
         defer { mutex.unlock() }
         maintenance = body
@@ -298,7 +300,7 @@ final class LogWriter: @unchecked Sendable {
                 // A last round, so a closed log is within its bounds.
                 maintenance = nil
                 mutex.unlock()
-                for _ in 0..<64 where maintain(Self.idleMaintenanceEntries) {}
+                for _ in 0..<64 where (try? storage.write { txn in try maintain(txn, Self.idleMaintenanceEntries) }) == true {}
                 mutex.lock()
             }
             if failure != nil || (queue.isEmpty && closing) {
@@ -310,7 +312,7 @@ final class LogWriter: @unchecked Sendable {
             let maintain = maintenance
             guard !queue.isEmpty else {
                 mutex.unlock()
-                runMaintenance(maintain, force: true)
+                maintainWhileIdle(maintain)
                 continue
             }
             // Everything queued, or under a byte budget as much as keeps one commit a small part of it.
@@ -334,15 +336,17 @@ final class LogWriter: @unchecked Sendable {
             spaceAvailable.broadcast()
             mutex.unlock()
 
-            let result = Result { () throws(EventLogError) -> UInt64? in try commit(batch) }
+            let step = maintain.flatMap { maintain in maintenanceAllowance().map { (maintain, $0) } }
+            let result = Result { () throws(EventLogError) -> (UInt64?, Bool?) in try commit(batch, maintaining: step) }
 
             mutex.lock()
             var ready: [CheckedContinuation<Void, any Error>] = []
             var failed: [CheckedContinuation<Void, any Error>] = []
             switch result {
-            case .success(let last):
+            case .success(let (last, more)):
                 committedTicket = ticket
                 if let last { lastCommittedSequence = last }
+                if let more { maintenancePending = more }
                 ready = asyncWaiters.filter { $0.ticket <= ticket }.map(\.continuation)
                 asyncWaiters.removeAll { $0.ticket <= ticket }
             case .failure(let error):
@@ -361,8 +365,6 @@ final class LogWriter: @unchecked Sendable {
             if let stopped {
                 for continuation in failed { continuation.resume(throwing: stopped) }
                 onFailure?(stopped)
-            } else {
-                runMaintenance(maintain, force: false)
             }
         }
     }
@@ -370,23 +372,28 @@ final class LogWriter: @unchecked Sendable {
     /// How many entries one maintenance step may remove when nothing waits to be committed.
     static let idleMaintenanceEntries = 8192
 
-    /// Runs maintenance when it is due (or `force`, when the queue is empty), and records whether more remains.
-    /// While appends wait, one step removes at most twice what was committed since the last, so it keeps up
-    /// with the appends and holds them up no longer than a commit does; when the queue is empty it catches up.
-    private func runMaintenance(_ maintain: (@Sendable (Int) -> Bool)?, force: Bool) {
-        guard let maintain else {
-            mutex.withLock { maintenancePending = false }
-            return
-        }
-        let (pending, idle) = mutex.withLock { (maintenancePending, queue.isEmpty) }
-        guard force || pending || bytesSinceMaintenance >= 64 << 10 || ContinuousClock.now - lastMaintenance >= .milliseconds(100) else { return }
-        let allowance = idle ? Self.idleMaintenanceEntries : min(Self.idleMaintenanceEntries, max(512, 2 * entriesSinceMaintenance))
+    /// How many entries the maintenance step in the next commit may remove, or `nil` when none is due: at most
+    /// every 64 KiB committed or 100 ms, or at once while work remains. While appends wait, a step removes at
+    /// most twice what was committed since the last, so it keeps up with them and adds no sync of its own.
+    private func maintenanceAllowance() -> Int? {
+        let pending = mutex.withLock { maintenancePending }
+        guard pending || bytesSinceMaintenance >= 64 << 10 || ContinuousClock.now - lastMaintenance >= .milliseconds(100) else { return nil }
+        let allowance = min(Self.idleMaintenanceEntries, max(512, 2 * entriesSinceMaintenance))
         bytesSinceMaintenance = 0
         entriesSinceMaintenance = 0
         lastMaintenance = .now
-        var more = maintain(allowance)
-        if idle {
-            for _ in 1..<8 where more && mutex.withLock({ queue.isEmpty }) { more = maintain(allowance) }
+        return allowance
+    }
+
+    /// Catches up while nothing waits to be committed: steps in transactions of their own until the work is done
+    /// or appends arrive.
+    private func maintainWhileIdle(_ maintain: Maintenance?) {
+        var more = false
+        if let maintain {
+            for _ in 0..<8 {
+                more = (try? storage.write { txn in try maintain(txn, Self.idleMaintenanceEntries) }) ?? false
+                guard more, mutex.withLock({ queue.isEmpty }) else { break }
+            }
         }
         mutex.withLock { maintenancePending = more }
     }
@@ -396,8 +403,9 @@ final class LogWriter: @unchecked Sendable {
         return error.description
     }
 
-    /// Writes `batch` in one transaction (growing the map and redoing it when full); returns the last sequence number.
-    private func commit(_ batch: [WriteItem]) throws(EventLogError) -> UInt64? {
+    /// Writes `batch` in one transaction (growing the map and redoing it when full), then, when `step` is given, a
+    /// maintenance step in the same transaction; returns the last sequence number and whether maintenance remains.
+    private func commit(_ batch: [WriteItem], maintaining step: (Maintenance, Int)?) throws(EventLogError) -> (UInt64?, Bool?) {
         // Encoding happens here, on the writer thread, before the write transaction: senders only queued values.
         let batch = batch.compactMap { item -> WriteItem? in
             switch item {
@@ -410,6 +418,7 @@ final class LogWriter: @unchecked Sendable {
         var lastSequence: UInt64?
         var newSites: [String: UInt32] = [:]
         var newSourceSites: [SourceSite: UInt32] = [:]
+        var more: Bool?
         let lastIndex = try storage.write { txn in
             var lastIndex = self.lastIndexKey
             (newSites, newSourceSites) = ([:], [:])   // the body runs again when the map had to grow
@@ -434,6 +443,7 @@ final class LogWriter: @unchecked Sendable {
                     break  // encoded above
                 }
             }
+            if let (maintain, allowance) = step { more = try maintain(txn, allowance) }
             return lastIndex
         }
         lastIndexKey = lastIndex
@@ -443,7 +453,7 @@ final class LogWriter: @unchecked Sendable {
         if needsSync && durability == .noSync {
             try storage.storage { () throws in try storage.environment.sync(force: true) }
         }
-        return lastSequence
+        return (lastSequence, more)
     }
 
     private func write(

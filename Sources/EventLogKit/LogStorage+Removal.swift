@@ -1,0 +1,70 @@
+import LMDB
+
+/// Removing stretches of a stream inside one write transaction: what `trim`, `removeEntries` and retention share.
+extension LogStorage {
+    /// The sequence number of stream `id`'s latest snapshot at or before `sequence`, without decoding it.
+    func latestSnapshotSequence(_ txn: Transaction, stream id: UInt32, atOrBefore sequence: UInt64) throws -> UInt64? {
+        try txn.withCursor(snapshots) { cursor in
+            try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, sequence))
+                .flatMap { KeyCoding.decodeStreamSequence($0.key) }
+                .flatMap { $0.stream == id ? $0.sequence : nil }
+        }
+    }
+
+    /// Deletes stream `id`'s entries numbered `first` through `last`, and their index keys; returns how many.
+    func deleteEntries(_ txn: Transaction, stream id: UInt32, from first: UInt64, through last: UInt64) throws -> Int {
+        try txn.withCursor(streamEntries) { cursor in
+            var count = 0
+            var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, first))
+            while let current = item, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == id, key.sequence <= last {
+                try txn.delete(entries, key: KeyCoding.sequence(key.sequence))
+                try cursor.deleteCurrent()
+                count += 1
+                item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, key.sequence + 1))
+            }
+            return count
+        }
+    }
+
+    /// Deletes stream `id`'s snapshots numbered from `first` up to (not including) `end`; returns how many.
+    func deleteSnapshots(_ txn: Transaction, stream id: UInt32, from first: UInt64, before end: UInt64) throws -> Int {
+        try deleteKeys(txn, snapshots, stream: id, from: first) { $0 < end }
+    }
+
+    /// Deletes stream `id`'s gap records whose snapshot is at or before `sequence`: the stretch before them is gone.
+    func deleteGaps(_ txn: Transaction, stream id: UInt32, through sequence: UInt64) throws {
+        guard let gaps else { return }
+        _ = try deleteKeys(txn, gaps, stream: id, from: 0) { $0 <= sequence }
+    }
+
+    /// Stream `id`'s gaps, as this transaction sees them, in order; a damaged record is an error.
+    func gapRanges(_ txn: Transaction, stream id: UInt32) throws -> [ClosedRange<UInt64>] {
+        guard let gaps else { return [] }
+        return try txn.withCursor(gaps) { cursor in
+            var found: [ClosedRange<UInt64>] = []
+            var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, 0))
+            while let current = item, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == id {
+                guard let gap = GapRecord.decode(key: current.key, record: current.value) else {
+                    throw EventLogError.corruptMetadata(reason: "the gap record of stream \(id) at #\(key.sequence) is damaged")
+                }
+                found.append(gap.removed)
+                item = try cursor.next()
+            }
+            return found
+        }
+    }
+
+    /// Deletes the (stream, sequence) keys of `database` for stream `id` from `first` on while `matches` says so.
+    private func deleteKeys(_ txn: Transaction, _ database: Database, stream id: UInt32, from first: UInt64, while matches: (UInt64) -> Bool) throws -> Int {
+        try txn.withCursor(database) { cursor in
+            var count = 0
+            var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, first))
+            while let current = item, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == id, matches(key.sequence) {
+                try cursor.deleteCurrent()
+                count += 1
+                item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, key.sequence + 1))
+            }
+            return count
+        }
+    }
+}
