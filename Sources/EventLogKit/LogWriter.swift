@@ -57,7 +57,8 @@ final class LogWriter: @unchecked Sendable {
     private let capacity: Int
     private let byteCapacity: Int
     private let onFailure: (@Sendable (EventLogError) -> Void)?
-    /// The most bytes one commit takes from the queue, when retention keeps the log within a byte budget.
+    /// The most bytes one commit takes from the queue, when retention keeps the log within a byte budget: an
+    /// eighth of it, so that one commit cannot push the file past the budget.
     private let batchByteLimit: Int?
 
     init(storage: LogStorage, configuration: EventLogConfiguration) throws(EventLogError) {
@@ -66,7 +67,7 @@ final class LogWriter: @unchecked Sendable {
         self.capacity = max(1, configuration.queueCapacity)
         self.byteCapacity = max(1, configuration.queueByteCapacity)
         self.onFailure = configuration.onWriteFailure
-        self.batchByteLimit = configuration.retention?.maxBytes.map { max(64 << 10, $0 / 16) }
+        self.batchByteLimit = configuration.retention?.maxBytes.map { max(64 << 10, $0 / 8) }
         let (highest, floor, lastIndex) = try storage.read { txn in
             let highest = try txn.withCursor(storage.entries) { try $0.last().flatMap { KeyCoding.decodeSequence($0.key) } } ?? 0
             let floor = try txn.get(storage.meta, key: Array(LogLayout.MetaKey.sequenceFloor.utf8))
