@@ -14,12 +14,13 @@ enum EntryLine {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends the line (without a newline) to `out`, with the keys of `redaction` masked in a JSON payload.
-    static func append(_ entry: EntryView, wrapped: Bool, callSite: String? = nil, redaction: Redaction? = nil, to out: inout [UInt8]) {
+    /// Appends the line (without a newline) to `out`: with the action's call site (a JSON string, as `appendString` writes it)
+    /// when given, and the keys of `redaction` masked in a JSON payload.
+    static func append(_ entry: EntryView, wrapped: Bool, callSiteJSON: [UInt8]? = nil, redaction: Redaction? = nil, to out: inout [UInt8]) {
         out.append(contentsOf: wrapped ? Fragment.wrappedOpen : Fragment.open)
-        if let callSite {
+        if let callSiteJSON {
             out.append(contentsOf: Fragment.callSite)
-            appendString(callSite, to: &out)
+            out.append(contentsOf: callSiteJSON)
             out.append(UInt8(ascii: ","))
         }
         out.append(contentsOf: Fragment.caseKey)

@@ -84,24 +84,17 @@ struct ExportWriter {
             snapshots = []
         }
         // Read in place: nothing is copied out of the log but the line itself. Call sites come from the stream
-        // index, a window of 65,536 steps per stream at a time.
-        var sites: [String: (through: UInt64, sites: [UInt64: String])] = [:]
+        // index, 65,536 steps at a time, each distinct one escaped as JSON once.
         let hasSites = try session.log.hasCallSites()
+        var sites = CallSiteWindow(log: session.log, streams: starts.map(\.info.name))
         try session.log.forEachEntry(query) { entry in
             guard let start = after[entry.stream], entry.sequence > start else { return }
-            var site: String?
-            if hasSites && entry.kind == .action {
-                if (sites[entry.stream]?.through ?? 0) < entry.sequence {
-                    let through = entry.sequence + 65_535
-                    sites[entry.stream] = (through, try session.log.callSites(stream: entry.stream, from: entry.sequence, through: through))
-                }
-                site = sites[entry.stream]?.sites[entry.sequence]
-            }
+            let site = hasSites && entry.kind == .action ? try sites.json(at: entry.sequence) : nil
             if format == .jsonl {
-                try sink.writeLine { EntryLine.append(entry, wrapped: true, callSite: site, redaction: redaction, to: &$0) }
+                try sink.writeLine { EntryLine.append(entry, wrapped: true, callSiteJSON: site, redaction: redaction, to: &$0) }
             } else {
                 var line: [UInt8] = []
-                EntryLine.append(entry, wrapped: false, callSite: site, redaction: redaction, to: &line)
+                EntryLine.append(entry, wrapped: false, callSiteJSON: site, redaction: redaction, to: &line)
                 entries.append(try JSONDecoder().decode(EntryJSON.self, from: Data(line)))
             }
             summary.entries += 1
@@ -139,5 +132,39 @@ struct ExportWriter {
         return SnapshotJSON(
             stream: stream, sequence: snapshot.sequence, timestamp: snapshot.timestamp, codec: snapshot.codec.description,
             state: json, stateBase64: json == nil ? snapshot.state.base64EncodedString() : nil)
+    }
+}
+
+/// The call sites of a stretch of steps, as JSON strings ready to copy into export lines: the streams' call
+/// sites are read 65,536 steps at a time, and each distinct site is escaped once.
+struct CallSiteWindow {
+    let log: EventLog
+    let streams: [String]
+    private var end: UInt64 = 0
+    private var window: [UInt64: [UInt8]] = [:]
+    private var escaped: [String: [UInt8]] = [:]
+
+    init(log: EventLog, streams: [String]) {
+        self.log = log
+        self.streams = streams
+    }
+
+    /// The JSON string of the call site of the action at `sequence`, or `nil`.
+    mutating func json(at sequence: UInt64) throws -> [UInt8]? {
+        if sequence > end {
+            end = sequence &+ 65_535
+            window = [:]
+            for stream in streams {
+                for (step, site) in try log.callSites(stream: stream, from: sequence, through: end) {
+                    if escaped[site] == nil {
+                        var bytes: [UInt8] = []
+                        EntryLine.appendString(site, to: &bytes)
+                        escaped[site] = bytes
+                    }
+                    window[step] = escaped[site]
+                }
+            }
+        }
+        return window[sequence]
     }
 }
