@@ -67,7 +67,7 @@ struct ExportWriter {
         let starts = try starts()
         let metadata = try session.log.metadata()
         let header = ExportHeader(
-            formatVersion: EventLog.formatVersion, library: EventLog.libraryVersion,
+            formatVersion: metadata.formatVersion, library: EventLog.libraryVersion,
             streams: try starts.map(streamHeader), createdAt: metadata.createdAt, snapshotPolicy: metadata.snapshotPolicy?.description,
             sequenceFloor: min(metadata.sequenceFloor, through),
             range: from > 1 || through < .max ? ExportRange(from: from, through: through) : nil,
