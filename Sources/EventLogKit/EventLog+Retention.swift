@@ -179,13 +179,24 @@ extension EventLog {
         try txn.withCursor(storage.entries) { try $0.first().flatMap { KeyCoding.decodeSequence($0.key) } }
     }
 
-    /// Pins `window` entries around each effect error committed since the last step.
+    /// Pins `window` entries around each effect error appended since the last step, as `txn` sees them: the
+    /// entries of the commit under way included, since the step may remove those too.
     private func pinNewErrors(window: UInt64, in txn: Transaction) throws {
         let from = retentionScan.withLock { $0 } + 1
-        let highest = try highestSequence()
-        guard highest >= from else { return }
+        guard let highest = try txn.withCursor(storage.entries, { try $0.last().flatMap { KeyCoding.decodeSequence($0.key) } }), highest >= from else {
+            return
+        }
         for info in try streams() {
-            for error in try sequences(stream: info.name, kinds: [.effectError], from: from, through: highest) {
+            let errors: [UInt64] = try txn.withCursor(storage.streamEntries) { cursor in
+                var errors: [UInt64] = []
+                var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, from))
+                while let current = item, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == info.id, key.sequence <= highest {
+                    if current.value.first == EntryKind.effectError.rawValue { errors.append(key.sequence) }
+                    item = try cursor.next()
+                }
+                return errors
+            }
+            for error in errors {
                 try writePin((error > window ? error - window : 1)...(error + window), reason: "effect error #\(error) of '\(info.name)'", in: txn)
             }
         }

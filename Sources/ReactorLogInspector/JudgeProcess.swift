@@ -15,14 +15,20 @@ enum JudgeProcess {
         case timedOut
     }
 
-    /// The process group of the judge running now, 0 when none: what Ctrl-C stops.
+    /// The process group of the judge running now, 0 when none, `spawning` while one starts: what Ctrl-C stops.
     private static let running = Atomic<Int32>(0)
+    private static let spawning: Int32 = -1
 
     /// Stops the running judge's process group on SIGINT and SIGTERM (``Interrupts``). Call once, before the
     /// first judge runs.
     static func stopOnInterrupt() -> [any DispatchSourceSignal] {
         Interrupts.handle { event in
-            let group = running.load(ordering: .acquiring)
+            // A judge can start its work before `posix_spawn` returns its pid: wait for it (a moment at most).
+            var group = running.load(ordering: .acquiring)
+            for _ in 0..<1000 where group == spawning {
+                usleep(1000)
+                group = running.load(ordering: .acquiring)
+            }
             if group > 0 { killpg(group, SIGKILL) }
             return "bisect \(event)" + (group > 0 ? "; stopped the judge (process group \(group))." : ".")
         }
@@ -56,6 +62,8 @@ enum JudgeProcess {
         let variables: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in arguments + variables { free(pointer) } }
         var pid: pid_t = 0
+        running.store(spawning, ordering: .releasing)
+        defer { running.store(0, ordering: .releasing) }
         let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, arguments, variables)
         close(stdinPipe[0])
         guard spawned == 0 else {
@@ -64,7 +72,6 @@ enum JudgeProcess {
         }
         let child = pid
         running.store(child, ordering: .releasing)
-        defer { running.store(0, ordering: .releasing) }
 
         // The input is written and the exit awaited on threads of their own, so that a judge that reads
         // nothing, or never ends, cannot hold the inspector past the timeout.

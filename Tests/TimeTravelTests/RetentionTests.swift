@@ -20,48 +20,49 @@ struct RetentionTests {
 
     @Test("a long run against a 1 MiB budget: the file stays within 1.1× of it, the pinned window survives, every remaining step replays")
     func budget() async throws {
-        try await onOwnThread { [self] in
-            let budget = 1 << 20
+        let budget = 1 << 20
+        let path = scratch.file("budget.reactorlog")
+        // An incident early in the run: the 2,000 entries around deposit 5,000.
+        let incident = mutationStep(ofDeposit: 5_000)
+        let deposits = 60_000
+        // Recording blocks for seconds: on a thread of its own; the expectations below run in the test's task.
+        let published = try await onOwnThread {
             var configuration = EventLogConfiguration(durability: .noSync)
             configuration.snapshotPolicy = .every(mutations: 64)
             configuration.retention = RetentionPolicy(maxBytes: budget)
-            let path = scratch.file("budget.reactorlog")
             let log = try EventLog.open(at: path, configuration: configuration)
-            // An incident early in the run: the 2,000 entries around deposit 5,000.
-            let incident = mutationStep(ofDeposit: 5_000)
             try log.pin(around: incident, before: 1_000, after: 1_000, reason: "support ticket 4411")
-            let deposits = 60_000
             let published = try recordLedger(log, deposits: deposits)
             try log.close()
+            return published
+        }
+        let size = try fileSize(path)
+        #expect(size <= budget + budget / 10, "the data file is \(size) bytes for a budget of \(budget)")
 
-            let size = try fileSize(path)
-            #expect(size <= budget + budget / 10, "the data file is \(size) bytes for a budget of \(budget)")
+        let reader = try EventLog.openReadOnly(at: path)
+        let report = try reader.verify()
+        #expect(report.isHealthy, "\(report.problems.prefix(3))")
+        #expect(try reader.highestSequence() >= mutationStep(ofDeposit: deposits), "numbers are never reused")
+        let kept = try reader.sequences(stream: "ledger", kinds: [.mutation])
+        #expect(kept.count < deposits / 4, "retention removed most of the run: \(kept.count) mutations kept")
+        let window = (incident - 1_000)...(incident + 1_000)
+        let pinnedMutations = kept.filter { window.contains($0) }
+        #expect(pinnedMutations.count == 1_001, "every mutation of the pinned window is kept")
+        #expect(try reader.gaps(stream: "ledger").contains { $0.removed.lowerBound > window.upperBound }, "retention removed entries after the pin")
 
-            let reader = try EventLog.openReadOnly(at: path)
-            let report = try reader.verify()
-            #expect(report.isHealthy, "\(report.problems.prefix(3))")
-            #expect(try reader.highestSequence() >= mutationStep(ofDeposit: deposits), "numbers are never reused")
-            let kept = try reader.sequences(stream: "ledger", kinds: [.mutation])
-            #expect(kept.count < deposits / 4, "retention removed most of the run: \(kept.count) mutations kept")
-            let window = (incident - 1_000)...(incident + 1_000)
-            let pinnedMutations = kept.filter { window.contains($0) }
-            #expect(pinnedMutations.count == 1_001, "every mutation of the pinned window is kept")
-            #expect(try reader.gaps(stream: "ledger").contains { $0.removed.lowerBound > window.upperBound }, "retention removed entries after the pin")
-
-            let machine = try TimeMachine(log: reader, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
-            let earliest = try machine.earliestReplayableStep()
-            var iterator = try machine.states(from: earliest + 1)
-            var checked = 0
-            while let (entry, state) = try iterator.next() {
-                guard entry.kind == .mutation else { continue }
-                #expect(state == published[Int(entry.sequence - 1) / 2], "#\(entry.sequence)")
-                checked += 1
-            }
-            #expect(checked == kept.filter { $0 > earliest }.count)
-            for step in [window.lowerBound + 1, incident, window.upperBound - 1] {
-                let state = try machine.state(at: step)
-                #expect(state == published[Int(step - 1) / 2], "state at #\(step), inside the pinned window")
-            }
+        let machine = try TimeMachine(log: reader, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        let earliest = try machine.earliestReplayableStep()
+        var iterator = try machine.states(from: earliest + 1)
+        var checked = 0
+        while let (entry, state) = try iterator.next() {
+            guard entry.kind == .mutation else { continue }
+            #expect(state == published[Int(entry.sequence - 1) / 2], "#\(entry.sequence)")
+            checked += 1
+        }
+        #expect(checked == kept.filter { $0 > earliest }.count)
+        for step in [window.lowerBound + 1, incident, window.upperBound - 1] {
+            let state = try machine.state(at: step)
+            #expect(state == published[Int(step - 1) / 2], "state at #\(step), inside the pinned window")
         }
     }
 
@@ -102,11 +103,11 @@ struct RetentionTests {
 
     @Test("by entry count and by age; pins around effect errors keep an incident")
     func countAgeAndErrorPins() async throws {
-        try await onOwnThread { [self] in
+        let path = scratch.file("count.reactorlog")
+        let error: UInt64 = try await onOwnThread {
             var configuration = EventLogConfiguration(durability: .noSync)
             configuration.snapshotPolicy = .every(mutations: 16)
             configuration.retention = RetentionPolicy(maxEntries: 2_000, pinAroundErrors: 50)
-            let path = scratch.file("count.reactorlog")
             let log = try EventLog.open(at: path, configuration: configuration)
             let stream = try log.openStream(named: "counter", reactorType: "Counter", schemaFingerprint: "v1", initialState: Data("0".utf8))
             var error: UInt64 = 0
@@ -119,29 +120,30 @@ struct RetentionTests {
                 if stream.isSnapshotDue { try stream.writeSnapshot(index, at: mutation) }
             }
             try log.close()
-            let reader = try EventLog.openReadOnly(at: path)
-            let count = try reader.readEntries().count
-            #expect(count <= 2_000 + 101 + 64, "\(count) entries kept")
-            #expect(try reader.entry(at: error)?.kind == .effectError, "the error survives")
-            #expect(try reader.pins().contains { $0.range == (error - 50)...(error + 50) && $0.reason.contains("effect error #\(error)") })
-            #expect(try reader.verify().isHealthy)
-
-            var aged = EventLogConfiguration()
-            aged.retention = RetentionPolicy(maxAge: .seconds(3600))
-            let agedPath = scratch.file("aged.reactorlog")
-            let old = try EventLog.open(at: agedPath, configuration: aged)
-            let now = Int64(Date().timeIntervalSince1970 * 1e9)
-            let ticks = try old.openStream(
-                named: "ticks", reactorType: "Ticks", schemaFingerprint: "v1", initialState: Data("0".utf8), timestamp: now - 49 * 3_600_000_000_000)
-            for hour in (0..<48).reversed() {
-                let mutation = try ticks.append(EntryDraft(kind: .mutation, caseName: "tick", payload: Data("{}".utf8), timestamp: now - Int64(hour) * 3_600_000_000_000 - 1_000_000_000))
-                try ticks.writeSnapshot(hour, at: mutation)
-            }
-            try old.flush()
-            try old.close()
-            let remaining = try EventLog.openReadOnly(at: agedPath).readEntries()
-            #expect(remaining.allSatisfy { $0.timestamp >= now - 2 * 3_600_000_000_000 }, "nothing older than the hour before the last kept snapshot")
-            #expect(remaining.count <= 3)
+            return error
         }
+        let reader = try EventLog.openReadOnly(at: path)
+        let count = try reader.readEntries().count
+        #expect(count <= 2_000 + 101 + 64, "\(count) entries kept")
+        #expect(try reader.entry(at: error)?.kind == .effectError, "the error survives")
+        #expect(try reader.pins().contains { $0.range == (error - 50)...(error + 50) && $0.reason.contains("effect error #\(error)") })
+        #expect(try reader.verify().isHealthy)
+
+        var aged = EventLogConfiguration()
+        aged.retention = RetentionPolicy(maxAge: .seconds(3600))
+        let agedPath = scratch.file("aged.reactorlog")
+        let old = try EventLog.open(at: agedPath, configuration: aged)
+        let now = Int64(Date().timeIntervalSince1970 * 1e9)
+        let ticks = try old.openStream(
+            named: "ticks", reactorType: "Ticks", schemaFingerprint: "v1", initialState: Data("0".utf8), timestamp: now - 49 * 3_600_000_000_000)
+        for hour in (0..<48).reversed() {
+            let mutation = try ticks.append(EntryDraft(kind: .mutation, caseName: "tick", payload: Data("{}".utf8), timestamp: now - Int64(hour) * 3_600_000_000_000 - 1_000_000_000))
+            try ticks.writeSnapshot(hour, at: mutation)
+        }
+        try await old.flush()
+        try old.close()
+        let remaining = try EventLog.openReadOnly(at: agedPath).readEntries()
+        #expect(remaining.allSatisfy { $0.timestamp >= now - 2 * 3_600_000_000_000 }, "nothing older than the hour before the last kept snapshot")
+        #expect(remaining.count <= 3)
     }
 }
