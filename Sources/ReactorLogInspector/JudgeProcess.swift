@@ -18,11 +18,15 @@ enum JudgeProcess {
     /// The process group of the judge running now, 0 when none, `spawning` while one starts: what Ctrl-C stops.
     private static let running = Atomic<Int32>(0)
     private static let spawning: Int32 = -1
+    /// Set when Ctrl-C or SIGTERM is stopping the judge: the interrupt handler exits the process, and the judge's
+    /// death must not be reported as a failed bisect first.
+    private static let interrupted = Atomic<Bool>(false)
 
     /// Stops the running judge's process group on SIGINT and SIGTERM (``Interrupts``). Call once, before the
     /// first judge runs.
     static func stopOnInterrupt() -> [any DispatchSourceSignal] {
         Interrupts.handle { event in
+            interrupted.store(true, ordering: .releasing)
             // A judge can start its work before `posix_spawn` returns its pid: wait for it (a moment at most).
             var group = running.load(ordering: .acquiring)
             for _ in 0..<1000 where group == spawning {
@@ -103,6 +107,8 @@ enum JudgeProcess {
             exited.wait()
             return .timedOut
         }
+        // Stopped by an interrupt: the handler is exiting the process with its own sentence and code.
+        while interrupted.load(ordering: .acquiring) { sleep(60) }
         let value = status.withLock { $0 }
         let signalNumber = value & 0x7F
         return signalNumber == 0 ? .exited((value >> 8) & 0xFF) : .signalled(signalNumber)

@@ -17,8 +17,18 @@ struct BisectJudgeTests {
         "sleep 60 & echo $! > \(pidFile); wait"
     }
 
-    /// Whether process `pid` is gone (or a zombie waiting to be reaped).
+    /// Whether process `pid` is gone within two seconds. A process killed with SIGKILL closes its files before it
+    /// turns into a zombie, so the moment its pipe reads EOF it may still be exiting: poll, it is another program.
     func isGone(_ pid: Int32) -> Bool {
+        for _ in 0..<200 {
+            if isGoneNow(pid) { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
+    /// Whether process `pid` is gone (or a zombie waiting to be reaped).
+    func isGoneNow(_ pid: Int32) -> Bool {
         guard kill(pid, 0) == 0 else { return true }
         let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
         return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
