@@ -21,6 +21,7 @@ struct FormatReaderTests {
         let result = try await read([demo])
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output.contains("#31 search mutation appendRepos"))
+        #expect(result.output.contains(#"#2 search action updateQuery {"updateQuery":{"_0":"s"}} @ reactorlog/Demo.swift:"#), "each action with its call site")
         #expect(result.output.hasSuffix("snapshots, all checksums match\n"))
         let copy = scratch.file("copy.reactorlog")
         try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)

@@ -3,9 +3,9 @@
 
 It proves the format document is sufficient, and shows how to read a log from another language.
 Needs the `lmdb` package (pip install lmdb). Usage: read-log.py LOG [--stream NAME] [--copy]
-Prints one line per entry, checks every checksum and the rules every entry obeys (docs/FORMAT.md), and exits 1
-on the first damaged record or broken rule. --copy reads a copy no process writes without a lock file
-(MDB_NOLOCK), as FORMAT.md describes.
+Prints one line per entry (an action with `@ FILE:LINE`, where it was sent from), checks every checksum and the
+rules every entry obeys (docs/FORMAT.md), and exits 1 on the first damaged record or broken rule. --copy reads
+a copy no process writes without a lock file (MDB_NOLOCK), as FORMAT.md describes.
 """
 import datetime
 import json
@@ -106,6 +106,10 @@ def main():
         gap_db = env.open_db(b"gaps", create=False)
     except lmdb.NotFoundError:
         gap_db = None
+    try:
+        site_db = env.open_db(b"sites", create=False)
+    except lmdb.NotFoundError:
+        site_db = None
     with env.begin() as txn:
         raw_version = txn.get(b"format-version", db=meta)
         if raw_version is None:
@@ -145,6 +149,22 @@ def main():
         codec_name = txn.get(b"codec", db=meta)
         print(f"format {version}, codec {codec_name.decode() if codec_name else 'unknown'}, streams {sorted(names.values())}")
 
+        # Call sites: an action's index value may carry, after its kind, the number of its text in `sites`.
+        sites = {}
+        if site_db is not None:
+            for key, record in txn.cursor(db=site_db):
+                checked(record, f"call site {key.hex()}")
+                sites[struct.unpack(">I", key)[0]] = bytes(record[4:]).decode()
+
+        def sent_from(stream_id, sequence):
+            value = txn.get(struct.pack(">IQ", stream_id, sequence), db=index)
+            if value is None or len(value) < 5:
+                return ""
+            (number,) = struct.unpack_from("<I", value, 1)
+            if number not in sites:
+                sys.exit(f"entry #{sequence} breaks a rule: call site number {number} is not in the log")
+            return f" @ {sites[number]}"
+
         def show(sequence_key, record):
             checked(record, f"entry {struct.unpack('>Q', sequence_key)[0]}")
             kind, codec, case_length, stream_id, payload_length, sequence, timestamp, cause = struct.unpack_from(
@@ -158,7 +178,7 @@ def main():
             payload = payload_text(codec, bytes(record[40 + case_length:]), f"entry #{sequence}")
             when = datetime.datetime.fromtimestamp(timestamp / 1e9, datetime.timezone.utc).strftime("%H:%M:%S.%f")[:-3]
             caused = f" <- #{cause}" if cause else ""
-            print(f"{when} #{sequence} {names[stream_id]} {KINDS[kind]} {case} {payload}{caused}")
+            print(f"{when} #{sequence} {names[stream_id]} {KINDS[kind]} {case} {payload}{caused}{sent_from(stream_id, sequence)}")
 
         if only is None:
             previous = 0
