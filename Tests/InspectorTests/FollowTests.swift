@@ -16,6 +16,9 @@ struct FollowTests {
         tail.arguments = ["tail", log, "--follow", "--json", "-n", "5"]
         let output = Pipe()
         tail.standardOutput = output
+        let errors = scratch.file("tail.err")
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        tail.standardError = FileHandle(forWritingAtPath: errors)
         try tail.run()
         defer {
             tail.terminate()
@@ -34,7 +37,8 @@ struct FollowTests {
                 sequences.append(try #require(object?["sequence"] as? Int))
             }
         }
-        #expect(sequences.count >= 2000)
+        let ended = tail.isRunning ? "still running" : "ended with \(tail.terminationStatus)"
+        #expect(sequences.count >= 2000, "tail \(ended); it said: \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
         #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $1 == $0 + 1 })
     }
 }
