@@ -355,17 +355,18 @@ extension EventLog {
     public func trim(before sequence: UInt64) throws(EventLogError) -> TrimReport {
         // What is queued (snapshots among it) counts: commit it first.
         try requireWriter().flush()
-        return try storage.write { txn in try removeOldest(before: sequence, in: txn) }
+        return try storage.write { txn in try removeOldest(before: sequence, streams: streams(), in: txn) }
     }
 
-    /// ``trim(before:)`` inside `txn`: what retention does between commits, in the writer's own transaction.
-    func removeOldest(before sequence: UInt64, in txn: Transaction) throws -> TrimReport {
+    /// ``trim(before:)`` of `streams` (every stream of the log) inside `txn`: what retention does between commits,
+    /// in the writer's own transaction.
+    func removeOldest(before sequence: UInt64, streams: [StreamInfo], in txn: Transaction) throws -> TrimReport {
         let highest = try highestSequence()
         try txn.put(storage.meta, key: Array(LogLayout.MetaKey.sequenceFloor.utf8), value: Array(String(highest).utf8))
         var results: [TrimReport.StreamResult] = []
         var removedEntries = 0
         var removedSnapshots = 0
-        for info in try streams() {
+        for info in streams {
             guard sequence > 1, let base = try storage.latestSnapshotSequence(txn, stream: info.id, atOrBefore: sequence - 1) else {
                 results.append(.init(stream: info.name, replaysFrom: nil, removedEntries: 0))
                 continue

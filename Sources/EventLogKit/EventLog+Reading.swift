@@ -34,14 +34,7 @@ extension EventLog {
     /// The highest sequence number of stream `name`: 0 for an unknown or empty stream; never lowered by trimming.
     public func highestSequence(stream name: String) throws(EventLogError) -> UInt64 {
         guard let info = try storage.stream(named: name) else { return 0 }
-        let last = try storage.read { txn in
-            try txn.withCursor(storage.streamEntries) { cursor in
-                try cursor.seek(atOrBefore: KeyCoding.streamSequence(info.id, .max))
-                    .flatMap { KeyCoding.decodeStreamSequence($0.key) }
-                    .flatMap { $0.stream == info.id ? $0.sequence : nil }
-            } ?? 0
-        }
-        return max(last, info.sequenceFloor)
+        return max(try lastSequence(stream: name, atOrBefore: .max) ?? 0, info.sequenceFloor)
     }
 
     /// The sequence number of stream `name`'s last entry at or before `sequence`, from the stream index alone;
@@ -62,11 +55,9 @@ extension EventLog {
     /// Read from the stream index and the interned sites alone.
     public func callSites(stream name: String, from: UInt64 = 1, through: UInt64 = .max) throws(EventLogError) -> [UInt64: String] {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
-        let sites = try storage.callSites()
-        guard !sites.isEmpty else { return [:] }
         var found: [UInt64: String] = [:]
-        try storage.forEachIndexChunk(stream: info.id, from: from, through: through) { chunk in
-            for key in chunk where key.site != 0 { found[key.sequence] = sites[key.site] }
+        try storage.forEachIndexChunk(stream: info.id, from: from, through: through) { (chunk) throws(EventLogError) in
+            for key in chunk where key.site != 0 { found[key.sequence] = try storage.siteText(key.site) }
         }
         return found
     }

@@ -12,16 +12,7 @@ extension EventLog {
         guard try storage.stream(named: info.name) == nil else {
             throw .invalidArgument("Stream '\(info.name)' cannot be restored: the log already has a stream of that name.")
         }
-        let restored = try storage.write { txn in
-            let lastID = try txn.withCursor(storage.streams) { try $0.last().flatMap { KeyCoding.decodeStream($0.key) } } ?? 0
-            let restored = StreamInfo(
-                id: lastID + 1, name: info.name, reactorType: info.reactorType, schemaFingerprint: info.schemaFingerprint,
-                createdAt: info.createdAt, initialStateCodec: info.initialStateCodec, initialState: info.initialState,
-                sequenceFloor: info.sequenceFloor)
-            try txn.put(storage.streams, key: KeyCoding.stream(restored.id), value: StreamRecord.encode(restored), flags: .noOverwrite)
-            return restored
-        }
-        storage.cache(restored)
+        _ = try createStream(info)
     }
 
     /// Appends `draft` to restored stream `name` under the number it was recorded with, its time and cause

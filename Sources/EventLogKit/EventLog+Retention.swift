@@ -55,12 +55,7 @@ extension EventLog {
     /// Where retention removed entries from the middle of stream `name`, in order.
     public func gaps(stream name: String) throws(EventLogError) -> [StreamGap] {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
-        return try gapRanges(of: info.id).map { StreamGap(stream: name, removed: $0) }
-    }
-
-    /// The gaps of stream `id`, checked, in order.
-    func gapRanges(of id: UInt32) throws(EventLogError) -> [ClosedRange<UInt64>] {
-        try storage.read { txn in try storage.gapRanges(txn, stream: id) }
+        return try storage.read { txn in try storage.gapRanges(txn, stream: info.id) }.map { StreamGap(stream: name, removed: $0) }
     }
 
     /// Removes the entries numbered `range` the way ``trim(before:)`` removes a log's oldest ones: in each
@@ -73,15 +68,16 @@ extension EventLog {
         // What is queued (snapshots among it) counts: commit it first.
         try requireWriter().flush()
         guard storage.gaps != nil else { throw .invalidArgument("This log cannot record gaps.") }
-        return try storage.write { txn in try removeStretch(range, in: txn) }
+        return try storage.write { txn in try removeStretch(range, streams: streams(), in: txn) }
     }
 
-    /// ``removeEntries(_:)`` inside `txn`: what retention does between commits, in the writer's own transaction.
-    private func removeStretch(_ range: Range<UInt64>, in txn: Transaction) throws -> TrimReport {
+    /// ``removeEntries(_:)`` of `streams` (every stream of the log) inside `txn`: what retention does between
+    /// commits, in the writer's own transaction.
+    private func removeStretch(_ range: Range<UInt64>, streams: [StreamInfo], in txn: Transaction) throws -> TrimReport {
         guard let gaps = storage.gaps else { throw EventLogError.invalidArgument("This log cannot record gaps.") }
         var results: [TrimReport.StreamResult] = []
         var removedEntries = 0, removedSnapshots = 0
-        for info in try streams() {
+        for info in streams {
             guard range.upperBound > range.lowerBound, range.lowerBound >= 1,
                   let base = try storage.latestSnapshotSequence(txn, stream: info.id, atOrBefore: range.upperBound - 1), base >= range.lowerBound
             else {
@@ -110,7 +106,8 @@ extension EventLog {
     func retentionStep(in txn: Transaction, removingAtMost limit: Int) throws -> Bool {
         guard let policy = configuration.retention else { return false }
         do {
-            if let window = policy.pinAroundErrors { try pinNewErrors(window: UInt64(window), in: txn) }
+            let streams = try self.streams()
+            if let window = policy.pinAroundErrors { try pinNewErrors(window: UInt64(window), streams: streams, in: txn) }
             let pinned = try pins(in: txn).map(\.range).sorted { $0.lowerBound < $1.lowerBound }
             var reach = limit
             while true {
@@ -122,7 +119,8 @@ extension EventLog {
                 for pin in pinned + [cut...cut] where start < cut {
                     let end = min(pin.lowerBound, cut)
                     if end > start {
-                        removed += start == lowest ? try removeOldest(before: end, in: txn).removedEntries : try removeStretch(start..<end, in: txn).removedEntries
+                        removed += start == lowest ? try removeOldest(before: end, streams: streams, in: txn).removedEntries
+                            : try removeStretch(start..<end, streams: streams, in: txn).removedEntries
                     }
                     start = max(start, pin.upperBound &+ 1)
                 }
@@ -181,12 +179,12 @@ extension EventLog {
 
     /// Pins `window` entries around each effect error appended since the last step, as `txn` sees them: the
     /// entries of the commit under way included, since the step may remove those too.
-    private func pinNewErrors(window: UInt64, in txn: Transaction) throws {
+    private func pinNewErrors(window: UInt64, streams: [StreamInfo], in txn: Transaction) throws {
         let from = retentionScan.withLock { $0 } + 1
         guard let highest = try txn.withCursor(storage.entries, { try $0.last().flatMap { KeyCoding.decodeSequence($0.key) } }), highest >= from else {
             return
         }
-        for info in try streams() {
+        for info in streams {
             let errors: [UInt64] = try txn.withCursor(storage.streamEntries) { cursor in
                 var errors: [UInt64] = []
                 var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, from))

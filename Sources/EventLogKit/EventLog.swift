@@ -157,9 +157,10 @@ public final class EventLog: Sendable {
             info = existing
             resumed = true
         } else {
-            info = try createStream(
-                name: name, reactorType: reactorType, schemaFingerprint: schemaFingerprint,
-                initialState: initialState, codec: codec ?? configuration.codec.id, createdAt: timestamp ?? WallClock.now())
+            info = try createStream(StreamInfo(
+                id: 0, name: name, reactorType: reactorType, schemaFingerprint: schemaFingerprint,
+                createdAt: timestamp ?? WallClock.now(), initialStateCodec: codec ?? configuration.codec.id,
+                initialState: initialState, sequenceFloor: 0))
             resumed = false
         }
         guard openStreamIDs.withLock({ $0.insert(info.id).inserted }) else {
@@ -186,15 +187,15 @@ public final class EventLog: Sendable {
             initialState: try encode(initialState))
     }
 
-    /// Writes a new stream's descriptor in its own transaction, so that it is on disk before any entry names it.
-    private func createStream(
-        name: String, reactorType: String, schemaFingerprint: String, initialState: Data, codec: CodecID, createdAt: Int64
-    ) throws(EventLogError) -> StreamInfo {
+    /// Writes a new stream's descriptor, `template` with the next stream id, in its own transaction, so that it is
+    /// on disk before any entry names it.
+    func createStream(_ template: StreamInfo) throws(EventLogError) -> StreamInfo {
         let info = try storage.write { txn in
             let lastID = try txn.withCursor(storage.streams) { try $0.last().flatMap { KeyCoding.decodeStream($0.key) } } ?? 0
             let info = StreamInfo(
-                id: lastID + 1, name: name, reactorType: reactorType, schemaFingerprint: schemaFingerprint,
-                createdAt: createdAt, initialStateCodec: codec, initialState: initialState, sequenceFloor: 0)
+                id: lastID + 1, name: template.name, reactorType: template.reactorType, schemaFingerprint: template.schemaFingerprint,
+                createdAt: template.createdAt, initialStateCodec: template.initialStateCodec, initialState: template.initialState,
+                sequenceFloor: template.sequenceFloor)
             try txn.put(storage.streams, key: KeyCoding.stream(info.id), value: StreamRecord.encode(info), flags: .noOverwrite)
             return info
         }

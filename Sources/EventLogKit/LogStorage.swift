@@ -313,6 +313,12 @@ final class LogStorage: Sendable {
             return ByteReader(bytes: value).u32(1)
         }
         guard let number, number != 0 else { return nil }
+        return try siteText(number)
+    }
+
+    /// The text of interned call site `number`, from a cache that is read again when it lacks the number (a
+    /// live log interns new sites); `nil` when the log does not hold it intact.
+    func siteText(_ number: UInt32) throws(EventLogError) -> String? {
         if let site = siteCache.withLock({ $0[number] }) { return site }
         let sites = try callSites()
         siteCache.withLock { $0 = sites }

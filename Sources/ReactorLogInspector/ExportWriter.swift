@@ -119,19 +119,25 @@ struct ExportWriter {
         let gaps = try session.log.gaps(stream: info.name)
             .filter { $0.removed.upperBound > start.after && $0.removed.lowerBound <= through }
             .map { ExportRange(from: $0.removed.lowerBound, through: $0.removed.upperBound) }
-        let json = info.initialStateCodec == .json ? (try? JSONValue(parsing: info.initialState)).map(redaction.apply) : nil
+        let state = exported(info.initialState, codec: info.initialStateCodec)
         return ExportHeader.Stream(
             name: info.name, reactorType: info.reactorType, schemaFingerprint: info.schemaFingerprint,
-            createdAt: info.createdAt, initialStateCodec: info.initialStateCodec.description, initialState: json,
-            initialStateBase64: json == nil ? info.initialState.base64EncodedString() : nil,
+            createdAt: info.createdAt, initialStateCodec: info.initialStateCodec.description, initialState: state.json,
+            initialStateBase64: state.base64,
             sequenceFloor: max(start.after, min(info.sequenceFloor, through)), startsAfter: start.after, gaps: gaps.isEmpty ? nil : gaps)
     }
 
     private func snapshotJSON(_ snapshot: Snapshot, stream: String) -> SnapshotJSON {
-        let json = snapshot.codec == .json ? (try? JSONValue(parsing: snapshot.state)).map(redaction.apply) : nil
+        let state = exported(snapshot.state, codec: snapshot.codec)
         return SnapshotJSON(
             stream: stream, sequence: snapshot.sequence, timestamp: snapshot.timestamp, codec: snapshot.codec.description,
-            state: json, stateBase64: json == nil ? snapshot.state.base64EncodedString() : nil)
+            state: state.json, stateBase64: state.base64)
+    }
+
+    /// A recorded state as an export holds it: JSON, redacted, for the JSON codec; base64 for any other.
+    private func exported(_ state: Data, codec: CodecID) -> (json: JSONValue?, base64: String?) {
+        let json = codec == .json ? (try? JSONValue(parsing: state)).map(redaction.apply) : nil
+        return (json, json == nil ? state.base64EncodedString() : nil)
     }
 }
 

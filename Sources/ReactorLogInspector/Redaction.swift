@@ -42,12 +42,6 @@ struct Redaction {
         }
     }
 
-    /// JSON `data` with the redacted keys masked; `data` itself when it holds none of them or is not JSON.
-    func apply(json data: Data) -> Data {
-        guard !isEmpty, data.withUnsafeBytes({ mayApply(to: $0) }), let value = try? JSONValue(parsing: data) else { return data }
-        return apply(value).data
-    }
-
     private static func mask(_ value: JSONValue) -> JSONValue {
         switch value {
         case .null: .null
