@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(
             name: "ReactorLogTests",
             dependencies: [
-                "ReactorLog", "ReactorLogPersistence", "ReactorLogTesting", "ReactorLogExamples", "EventLogKit", "TimeTravel", "TestSupport",
+                "ReactorLog", "ReactorLogPersistence", "ReactorLogTesting", "ReactorLogExamples", "EventLogKit", "TimeTravel", "ReactorLogInspector", "TestSupport",
                 .product(name: "Clocks", package: "swift-clocks"),
             ]
         ),

@@ -35,6 +35,7 @@ extension EventLog {
         report.streams = streamsByID.count
         verifyStreams(streamsByID, floor: meta.sequenceFloor, report: &report)
         let gaps = try verifyGaps(streams: streamsByID, report: &report)
+        try verifySchemaEras(streams: streamsByID, formatVersion: meta.formatVersion, report: &report)
         var counts: [UInt32: Int] = [:]
         try verifyEntries(
             streams: streamsByID, through: bound, floor: meta.sequenceFloor, gaps: gaps.values.flatMap { $0 }.sorted { $0.lowerBound < $1.lowerBound },
@@ -82,6 +83,34 @@ extension EventLog {
         }
         for (message, sequence) in problems { report.error(message, at: sequence) }
         return gaps
+    }
+
+    /// Each schema era record is intact, names a stream the log describes, and is in a log of format version 3 or
+    /// more.
+    private func verifySchemaEras(streams: [UInt32: StreamInfo], formatVersion: Int, report: inout VerifyReport) throws(EventLogError) {
+        guard let database = storage.schemas else { return }
+        let problems: [(String, UInt64?)] = try storage.read { txn in
+            var problems: [(String, UInt64?)] = []
+            try txn.withCursor(database) { cursor in
+                var item = try cursor.first()
+                while let current = item {
+                    defer { item = try? cursor.next() }
+                    guard let (stream, era) = SchemaEraRecord.decode(key: current.key, record: current.value) else {
+                        problems.append(("a schema era record is damaged (its checksum, key or text do not match)", nil))
+                        continue
+                    }
+                    guard let info = streams[stream] else {
+                        problems.append(("a schema era names stream id \(stream), which the log does not describe", era.through))
+                        continue
+                    }
+                    if formatVersion < LogLayout.schemaErasFormatVersion {
+                        problems.append(("stream '\(info.name)' has a schema era, but the log says format version \(formatVersion); eras need version 3", era.through))
+                    }
+                }
+            }
+            return problems
+        }
+        for (message, sequence) in problems { report.error(message, at: sequence) }
     }
 
     /// Stream names are unique, and a stream's trim floor never exceeds the log's (which a trim records first).

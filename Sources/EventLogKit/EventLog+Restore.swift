@@ -39,6 +39,14 @@ extension EventLog {
         try storage.write { txn in try storage.recordGap(txn, stream: id, removed: gap.removed) }
     }
 
+    /// Records a finished schema era of restored stream `name`, as its source log recorded it (``SchemaHistory``);
+    /// the log becomes format version 3.
+    public func restoreSchemaEra(_ era: SchemaHistory.Era, stream name: String) throws(EventLogError) {
+        _ = try requireWriter()
+        let id = try restoredStream(name).id
+        try storage.write { txn in try storage.recordSchemaEra(txn, stream: id, era: era) }
+    }
+
     /// Raises the log's sequence floor to `floor` (it never goes down): numbers at or below it may be missing,
     /// as after a trim, and new entries are numbered above it.
     public func raiseSequenceFloor(to floor: UInt64) throws(EventLogError) {

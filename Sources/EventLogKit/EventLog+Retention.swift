@@ -139,7 +139,7 @@ extension EventLog {
     /// stepping over `pinned` windows; `nil` when the log is within every bound.
     private func retentionCut(_ policy: RetentionPolicy, pinned: [ClosedRange<UInt64>], limit: Int, in txn: Transaction) throws -> UInt64? {
         var pages = 0
-        for database in [storage.meta, storage.entries, storage.streams, storage.streamEntries, storage.snapshots] + [storage.gaps, storage.pins, storage.sites].compactMap({ $0 }) {
+        for database in [storage.meta, storage.entries, storage.streams, storage.streamEntries, storage.snapshots] + [storage.gaps, storage.pins, storage.sites, storage.schemas].compactMap({ $0 }) {
             pages += try txn.pages(database)
         }
         let (entries, liveBytes) = (try txn.count(storage.entries), pages * storage.environment.pageSize)

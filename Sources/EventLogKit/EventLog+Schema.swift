@@ -1,13 +1,28 @@
+import LMDB
+
 extension EventLog {
-    /// Records that stream `name` is now written with types of fingerprint `fingerprint`: for a schema change
-    /// the stream's entries still decode with (the owner checked). The stream must not be open for writing.
+    /// Records that stream `name` is from now on written with types of fingerprint `fingerprint`: for a schema
+    /// change the stream's entries still decode with, directly or through migrations (the owner checked). What
+    /// the stream holds so far becomes a finished era of its ``SchemaHistory``, so readers keep decoding it as
+    /// the old types wrote it. The stream must not be open for writing.
     public func updateSchemaFingerprint(_ fingerprint: String, stream name: String) throws(EventLogError) {
-        try rewriteStream(name) { info in
+        guard let existing = try storage.stream(named: name) else { throw .unknownStream(name: name) }
+        guard existing.schemaFingerprint != fingerprint else { return }
+        // The era ends at the stream's last entry, queued ones included.
+        try requireWriter().flush()
+        let era = SchemaHistory.Era(fingerprint: existing.schemaFingerprint, through: try highestSequence(stream: name))
+        try rewriteStream(name, alsoIn: { txn, info in try storage.recordSchemaEra(txn, stream: info.id, era: era) }) { info in
             StreamInfo(
                 id: info.id, name: info.name, reactorType: info.reactorType, schemaFingerprint: fingerprint,
                 createdAt: info.createdAt, initialStateCodec: info.initialStateCodec, initialState: info.initialState,
                 sequenceFloor: info.sequenceFloor)
         }
+    }
+
+    /// Which types wrote which numbers of stream `name`: its finished eras and its current fingerprint.
+    public func schemaHistory(stream name: String) throws(EventLogError) -> SchemaHistory {
+        guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
+        return SchemaHistory(eras: try storage.read { txn in try storage.schemaEras(txn, stream: info.id) }, current: info.schemaFingerprint)
     }
 
     /// Renames stream `name` to `name@N`, the first such name free (N from 1), so that a new stream can be made
@@ -31,13 +46,16 @@ extension EventLog {
         return retired
     }
 
-    /// Replaces stream `name`'s descriptor with `change(descriptor)`, in one transaction.
-    private func rewriteStream(_ name: String, _ change: (StreamInfo) -> StreamInfo) throws(EventLogError) {
+    /// Replaces stream `name`'s descriptor with `change(descriptor)`, in one transaction with `alsoIn`.
+    private func rewriteStream(
+        _ name: String, alsoIn more: (Transaction, StreamInfo) throws -> Void = { _, _ in }, _ change: (StreamInfo) -> StreamInfo
+    ) throws(EventLogError) {
         _ = try requireWriter()
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
         guard !isStreamOpen(info.id) else { throw .streamInUse(name: name) }
         let updated = change(info)
         try storage.write { txn in
+            try more(txn, info)
             try txn.put(storage.streams, key: KeyCoding.stream(info.id), value: StreamRecord.encode(updated))
         }
         storage.cache(updated)

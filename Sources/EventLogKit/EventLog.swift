@@ -20,8 +20,9 @@ import Synchronization
 /// transactions, so a reader never makes a live log's file grow. Every method may be called from any thread.
 public final class EventLog: Sendable {
     /// The newest on-disk format version this library reads and writes. A new log is version 1; retention that
-    /// removes entries from the middle of a stream makes it version 2 (docs/FORMAT.md, "Versioning").
-    public static let formatVersion = 2
+    /// removes entries from the middle of a stream makes it version 2, and a stream resumed with other types
+    /// version 3 (docs/FORMAT.md, "Versioning").
+    public static let formatVersion = 3
     /// This library's version, recorded in logs it writes.
     public static let libraryVersion = "0.1.0"
 

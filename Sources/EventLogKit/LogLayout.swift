@@ -11,15 +11,21 @@ enum LogLayout {
     static let snapshotsDatabase = "snapshots"
     static let allDatabases = [metaDatabase, entriesDatabase, streamsDatabase, streamEntriesDatabase, snapshotsDatabase]
     /// Databases a log gets when it is first opened for writing by a version that knows them: a log without them
-    /// has no gaps and no pins.
+    /// has no gaps, no pins, no call sites and no schema eras.
     static let gapsDatabase = "gaps"
     static let pinsDatabase = "pins"
     static let sitesDatabase = "sites"
-    static let optionalDatabases = [gapsDatabase, pinsDatabase, sitesDatabase]
+    static let schemasDatabase = "schemas"
+    static let optionalDatabases = [gapsDatabase, pinsDatabase, sitesDatabase, schemasDatabase]
 
-    /// The format version of a log without gaps; a log whose retention removed entries from the middle of a
-    /// stream is version 2, which older readers refuse rather than call its gaps damage.
+    /// The format version of a log without gaps or schema eras; a log whose retention removed entries from the
+    /// middle of a stream is version 2 (or more), and one with a stream whose types changed is version 3: older
+    /// readers refuse them rather than call gaps damage or read old payloads as new.
     static let baseFormatVersion = 1
+    /// The version a log with gaps needs.
+    static let gapsFormatVersion = 2
+    /// The version a log with schema eras needs.
+    static let schemaErasFormatVersion = 3
 
     enum MetaKey {
         static let formatVersion = "format-version"

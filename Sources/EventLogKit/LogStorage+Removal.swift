@@ -39,19 +39,7 @@ extension LogStorage {
 
     /// Stream `id`'s gaps, as this transaction sees them, in order; a damaged record is an error.
     func gapRanges(_ txn: Transaction, stream id: UInt32) throws -> [ClosedRange<UInt64>] {
-        guard let gaps else { return [] }
-        return try txn.withCursor(gaps) { cursor in
-            var found: [ClosedRange<UInt64>] = []
-            var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, 0))
-            while let current = item, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == id {
-                guard let gap = GapRecord.decode(key: current.key, record: current.value) else {
-                    throw EventLogError.corruptMetadata(reason: "the gap record of stream \(id) at #\(key.sequence) is damaged")
-                }
-                found.append(gap.removed)
-                item = try cursor.next()
-            }
-            return found
-        }
+        try streamRecords(txn, gaps, stream: id, what: "gap") { GapRecord.decode(key: $0, record: $1)?.removed }
     }
 
     /// Deletes the (stream, sequence) keys of `database` for stream `id` from `first` on while `matches` says so.

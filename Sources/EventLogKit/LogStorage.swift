@@ -19,6 +19,8 @@ final class LogStorage: Sendable {
     let pins: Database?
     /// The call sites of actions, interned (``SiteRecord``); `nil` as for ``gaps``.
     let sites: Database?
+    /// The finished schema eras of streams whose types changed (``SchemaEraRecord``); `nil` as for ``gaps``.
+    let schemas: Database?
     /// Stream descriptors by id, loaded at open and refreshed when an unknown id turns up.
     private let streamCache = Mutex<[UInt32: StreamInfo]>([:])
     /// Interned call sites by number, loaded when first needed and refreshed when an unknown number turns up.
@@ -28,7 +30,7 @@ final class LogStorage: Sendable {
         self.path = path
         self.environment = environment
         (meta, entries, streams, streamEntries, snapshots) = (databases[0], databases[1], databases[2], databases[3], databases[4])
-        (gaps, pins, sites) = (optional[0], optional[1], optional[2])
+        (gaps, pins, sites, schemas) = (optional[0], optional[1], optional[2], optional[3])
     }
 
     // MARK: Opening
@@ -118,7 +120,7 @@ final class LogStorage: Sendable {
         options.noSync = configuration.durability == .noSync
         options.mapSize = configuration.initialMapSize
         options.maxMapSize = configuration.maxMapSize
-        options.maxDatabases = 8
+        options.maxDatabases = 16
         let environment: Environment
         do {
             environment = try Environment(path: path, options: options)
@@ -276,12 +278,57 @@ final class LogStorage: Sendable {
             sequenceFloor: values[Key.sequenceFloor].flatMap { UInt64($0) } ?? 0)
     }
 
-    /// Records in `txn` that retention removed `removed` from stream `stream`; the log becomes format version 2,
-    /// which readers that know no gaps refuse.
+    /// Records in `txn` that retention removed `removed` from stream `stream`; the log becomes format version 2
+    /// (at least), which readers that know no gaps refuse.
     func recordGap(_ txn: Transaction, stream: UInt32, removed: ClosedRange<UInt64>) throws {
         guard let gaps else { throw EventLogError.invalidArgument("This log cannot record gaps.") }
-        try txn.put(meta, key: Array(LogLayout.MetaKey.formatVersion.utf8), value: Array("2".utf8))
+        try raiseFormatVersion(txn, to: LogLayout.gapsFormatVersion)
         try txn.put(gaps, key: KeyCoding.streamSequence(stream, removed.upperBound), value: GapRecord.encode((stream, removed)))
+    }
+
+    /// Records in `txn` that stream `stream`'s numbers up to `era.through` were written by types of fingerprint
+    /// `era.fingerprint`; the log becomes format version 3, which readers that know no eras refuse. An era that
+    /// ends where a recorded one ends is not recorded: those numbers were written by the recorded one's types.
+    func recordSchemaEra(_ txn: Transaction, stream: UInt32, era: SchemaHistory.Era) throws {
+        guard let schemas else { throw EventLogError.invalidArgument("This log cannot record schema changes.") }
+        try raiseFormatVersion(txn, to: LogLayout.schemaErasFormatVersion)
+        let key = KeyCoding.streamSequence(stream, era.through)
+        guard try txn.get(schemas, key: key) == nil else { return }
+        try txn.put(schemas, key: key, value: SchemaEraRecord.encode(stream: stream, era: era))
+    }
+
+    /// Stream `id`'s finished schema eras, oldest first.
+    func schemaEras(_ txn: Transaction, stream id: UInt32) throws -> [SchemaHistory.Era] {
+        try streamRecords(txn, schemas, stream: id, what: "schema era") { SchemaEraRecord.decode(key: $0, record: $1)?.era }
+    }
+
+    /// The records of `database` (keyed by stream id, then sequence number) of stream `id`, in order, each
+    /// decoded by `decode`; a record it refuses throws, naming it as `what`.
+    func streamRecords<Record>(
+        _ txn: Transaction, _ database: Database?, stream id: UInt32, what: String,
+        decode: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Record?
+    ) throws -> [Record] {
+        guard let database else { return [] }
+        return try txn.withCursor(database) { cursor in
+            var found: [Record] = []
+            var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, 0))
+            while let current = item, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == id {
+                guard let record = decode(current.key, current.value) else {
+                    throw EventLogError.corruptMetadata(reason: "the \(what) record of stream \(id) at #\(key.sequence) is damaged")
+                }
+                found.append(record)
+                item = try cursor.next()
+            }
+            return found
+        }
+    }
+
+    /// Sets `format-version` to `version` in `txn` unless it is already that or higher.
+    private func raiseFormatVersion(_ txn: Transaction, to version: Int) throws {
+        let key = Array(LogLayout.MetaKey.formatVersion.utf8)
+        let existing = try txn.get(meta, key: key).flatMap { String(decoding: $0, as: UTF8.self) }.flatMap(Int.init) ?? 0
+        guard existing < version else { return }
+        try txn.put(meta, key: key, value: Array(String(version).utf8))
     }
 
     /// Every interned call site, by number; a damaged record is left out (its actions show no call site).

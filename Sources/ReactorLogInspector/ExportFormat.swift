@@ -20,6 +20,9 @@ struct ExportHeader: Codable {
         var startsAfter: UInt64?
         /// Stretches retention removed from the stream inside the export (absent when none).
         var gaps: [ExportRange]?
+        /// The stream's finished schema eras, oldest first (absent when its types never changed): the numbers up to
+        /// each era's `through` that no earlier era holds were written by types of its fingerprint.
+        var schemaEras: [ExportSchemaEra]?
     }
 
     let formatVersion: Int
@@ -45,6 +48,12 @@ struct ExportHeader: Codable {
 /// The steps an export was asked for, or a stream's gap.
 struct ExportRange: Codable {
     let from: UInt64
+    let through: UInt64
+}
+
+/// A finished schema era of a stream in an export (``SchemaHistory/Era``).
+struct ExportSchemaEra: Codable {
+    let fingerprint: String
     let through: UInt64
 }
 

@@ -121,6 +121,12 @@ struct ExportImporter {
             }
             try log.restoreGap(StreamGap(stream: stream.name, removed: gap.from...gap.through))
         }
+        for era in stream.schemaEras ?? [] {
+            guard !era.fingerprint.isEmpty, era.fingerprint.utf8.count <= 4096 else {
+                throw bad(1, "a schema era of stream '\(stream.name)' has no fingerprint, or one longer than 4096 bytes")
+            }
+            try log.restoreSchemaEra(SchemaHistory.Era(fingerprint: era.fingerprint, through: era.through), stream: stream.name)
+        }
     }
 
     /// The bytes a line gives for a payload of `codec`: JSON for `json`, nothing for `none`, base64 for the others.

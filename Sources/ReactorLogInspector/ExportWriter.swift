@@ -119,12 +119,17 @@ struct ExportWriter {
         let gaps = try session.log.gaps(stream: info.name)
             .filter { $0.removed.upperBound > start.after && $0.removed.lowerBound <= through }
             .map { ExportRange(from: $0.removed.lowerBound, through: $0.removed.upperBound) }
+        // An era that ends past the export's end holds everything the export has of it from there: it ends there.
+        let eras = try session.log.schemaHistory(stream: info.name).eras
+            .map { ExportSchemaEra(fingerprint: $0.fingerprint, through: min($0.through, through)) }
         let state = exported(info.initialState, codec: info.initialStateCodec)
-        return ExportHeader.Stream(
+        var stream = ExportHeader.Stream(
             name: info.name, reactorType: info.reactorType, schemaFingerprint: info.schemaFingerprint,
             createdAt: info.createdAt, initialStateCodec: info.initialStateCodec.description, initialState: state.json,
             initialStateBase64: state.base64,
             sequenceFloor: max(start.after, min(info.sequenceFloor, through)), startsAfter: start.after, gaps: gaps.isEmpty ? nil : gaps)
+        stream.schemaEras = eras.isEmpty ? nil : eras
+        return stream
     }
 
     private func snapshotJSON(_ snapshot: Snapshot, stream: String) -> SnapshotJSON {

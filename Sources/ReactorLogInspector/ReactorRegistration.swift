@@ -1,5 +1,6 @@
 import EventLogKit
 import ReactorLog
+import ReactorLogPersistence
 import TimeTravel
 
 /// A reactor type the inspector knows, so that it can rebuild any state of that reactor's streams with
@@ -15,12 +16,13 @@ public struct ReactorRegistration: Sendable {
     public let typeName: String
     let makeMachine: @Sendable (EventLog, String) throws -> any InspectableMachine
 
-    /// Registers reactor type `type`, made by `make` (its runtime never starts: only `reduce` runs).
+    /// Registers reactor type `type`, made by `make` (its runtime never starts: only `reduce` runs). Give the
+    /// `migrations` the app passes to `attach`, so that streams its earlier releases wrote replay too.
     public static func reactor<R: Reactor>(
-        _ type: R.Type, _ make: @escaping @Sendable () -> R
+        _ type: R.Type, migrations: SchemaMigrations<R> = SchemaMigrations(), _ make: @escaping @Sendable () -> R
     ) -> ReactorRegistration where R.Action: Codable, R.Mutation: Codable, R.State: Codable {
         ReactorRegistration(typeName: String(reflecting: type)) { log, stream in
-            try TimeMachine(log: log, stream: stream, replayer: ReactorReplayer(make))
+            try TimeMachine(log: log, stream: stream, replayer: ReactorReplayer(migrations: migrations, make))
         }
     }
 }

@@ -4,7 +4,7 @@ import ReactorLog
 import Synchronization
 
 /// Records a reactor in a stream of an `EventLog`: the `ReactorRecorder` that
-/// ``ReactorLog/Reactor/attach(to:stream:schemaFingerprint:onSchemaChange:redactingActions:)`` installs.
+/// ``ReactorLog/Reactor/attach(to:stream:schemaFingerprint:migrations:onSchemaChange:redactingActions:)`` installs.
 ///
 /// The sender only takes a sequence number and hands the value over: encoding, redaction and case naming
 /// run on the log's writer thread. A write or an encoding that fails is remembered in ``failure`` (the first

@@ -16,16 +16,19 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
     ///
     /// **Schema changes.** When the stream was recorded with another schema fingerprint, `attach` decodes what
     /// resuming and replaying need (the initial state, the latest snapshot, the first and last mutation of every
-    /// case) with the current types. If all of it decodes, the stream resumes under the new fingerprint; if not,
-    /// by default the old stream is kept as `NAME@N` and a new generation starts (``SchemaChangePolicy``). Either
-    /// way the returned ``SchemaChange`` says what happened. Nothing is ever appended to a stream the current
-    /// types cannot replay.
+    /// case written by each earlier version) with the current types, through `migrations` where they have a step
+    /// for the version that wrote it. If all of it decodes, the stream resumes under the new fingerprint, and the
+    /// log remembers which types wrote what came before (`SchemaHistory`); if not, by default the
+    /// old stream is kept as `NAME@N` and a new generation starts (``SchemaChangePolicy``). Either way the
+    /// returned ``SchemaChange`` says what happened. Nothing is ever appended to a stream the current types
+    /// cannot replay.
     ///
     /// - Parameters:
     ///   - log: the log to record into.
     ///   - name: the stream's name in the log; one reactor per stream.
     ///   - schemaFingerprint: identifies the Action, Mutation and State types, to tell later whether replay
     ///     is safe; defaults to their structure (``defaultSchemaFingerprint``).
+    ///   - migrations: how to read what earlier versions of the types recorded (``SchemaMigrations``).
     ///   - policy: what to do when the stream was recorded with types that no longer decode it.
     ///   - redact: rewrites an action before it is logged, to mask secrets (the reactor still gets the
     ///     original). Mutations are logged as they are, because replay needs them.
@@ -33,6 +36,7 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
     @discardableResult
     public func attach(
         to log: EventLog, stream name: String, schemaFingerprint: String? = nil,
+        migrations: SchemaMigrations<Self> = SchemaMigrations(),
         onSchemaChange policy: SchemaChangePolicy = .startNewGeneration,
         redactingActions redact: (@Sendable (Action) -> Action)? = nil
     ) throws(EventLogError) -> SchemaChange? {
@@ -40,11 +44,11 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
             throw .invalidArgument("Attach \(Self.self) to a log before its first use; it has already started.")
         }
         let fingerprint = schemaFingerprint ?? Self.defaultSchemaFingerprint
-        let change = try reconcileSchema(log, stream: name, fingerprint: fingerprint, policy: policy)
+        let change = try reconcileSchema(log, stream: name, fingerprint: fingerprint, migrations: migrations, policy: policy)
         let stream = try log.openStream(
             named: name, reactorType: String(reflecting: Self.self), schemaFingerprint: fingerprint,
             initialState: initialState)
-        let state = stream.wasResumed ? try replay(stream) : nil
+        let state = stream.wasResumed ? try replay(stream, migrations: migrations) : nil
         do {
             try record(with: LogRecorder<Action, Mutation, State>(stream: stream, redactingActions: redact), resumingFrom: state)
         } catch {
@@ -55,34 +59,56 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
     }
 
     /// Compares stream `name`'s recorded fingerprint with `fingerprint` and, when they differ, updates it (all
-    /// still decodes), retires the stream for a new generation, or throws, as `policy` says.
+    /// still decodes, through `migrations` where they apply), retires the stream for a new generation, or
+    /// throws, as `policy` says.
     private func reconcileSchema(
-        _ log: EventLog, stream name: String, fingerprint: String, policy: SchemaChangePolicy
+        _ log: EventLog, stream name: String, fingerprint: String, migrations: SchemaMigrations<Self>, policy: SchemaChangePolicy
     ) throws(EventLogError) -> SchemaChange? {
         guard let existing = try log.stream(named: name), existing.schemaFingerprint != fingerprint else { return nil }
         // Entries this process appended may still be queued: the check must see every one.
         try log.flush()
-        guard let problem = try SchemaCompatibility.firstUndecodable(in: log, stream: existing, mutation: Mutation.self, state: State.self) else {
+        guard let problem = try SchemaCompatibility.firstUndecodable(in: log, stream: existing, migrations: migrations) else {
             try log.updateSchemaFingerprint(fingerprint, stream: name)
-            return SchemaChange(stream: name, recordedFingerprint: existing.schemaFingerprint, currentFingerprint: fingerprint, problem: nil, retiredAs: nil)
+            return SchemaChange(
+                stream: name, recordedFingerprint: existing.schemaFingerprint, currentFingerprint: fingerprint, problem: nil, retiredAs: nil,
+                migrated: migrations.sourceFingerprints.contains(existing.schemaFingerprint))
         }
         guard policy == .startNewGeneration else {
             throw .incompatibleSchema(stream: name, recorded: existing.schemaFingerprint, current: fingerprint, problem: problem)
         }
         let retired = try log.retireStream(named: name)
-        return SchemaChange(stream: name, recordedFingerprint: existing.schemaFingerprint, currentFingerprint: fingerprint, problem: problem, retiredAs: retired)
+        return SchemaChange(
+            stream: name, recordedFingerprint: existing.schemaFingerprint, currentFingerprint: fingerprint, problem: problem, retiredAs: retired,
+            migrated: false)
     }
 
-    /// The stream's latest state: its recovery point, then every mutation after it through `reduce`.
-    private func replay(_ stream: LogStream) throws(EventLogError) -> State {
+    /// The stream's latest state: its recovery point, then every mutation after it through `reduce`, each
+    /// decoded as the types that wrote it say (`SchemaHistory`) through `migrations`.
+    private func replay(_ stream: LogStream, migrations: SchemaMigrations<Self>) throws(EventLogError) -> State {
+        let log = stream.log
+        let history = try log.schemaHistory(stream: stream.info.name)
         let point = try stream.recoveryPoint()
-        var state = try stream.log.decode(State.self, from: point.state, codec: point.codec)
-        var entries = stream.entries(after: point.sequence)
-        while let entry = try entries.next() {
-            guard entry.kind == .mutation else { continue }
-            state = reduce(state: state, mutation: try stream.log.decode(Mutation.self, from: entry))
+        do {
+            var state = try migrations.state(point.state, codec: point.codec, recordedWith: history.fingerprint(at: point.sequence), log: log)
+            var entries = stream.entries(after: point.sequence)
+            while let entry = try entries.next() {
+                guard entry.kind == .mutation else { continue }
+                let mutation: Mutation
+                do {
+                    mutation = try migrations.mutation(entry, recordedWith: history.fingerprint(at: entry.sequence), log: log)
+                } catch let error as EventLogError {
+                    throw error
+                } catch {
+                    throw EventLogError.codec("Entry #\(entry.sequence) (\(entry.kind) \(entry.caseName)): \(error)")
+                }
+                state = reduce(state: state, mutation: mutation)
+            }
+            return state
+        } catch let error as EventLogError {
+            throw error
+        } catch {
+            throw .codec("The state at #\(point.sequence) no longer decodes: \(error)")
         }
-        return state
     }
 
     /// The fingerprint `attach` records when none is given: derived from the structure of the Action, Mutation

@@ -1,7 +1,8 @@
 import EventLogKit
 import Foundation
+import ReactorLog
 
-/// What ``ReactorLog/Reactor/attach(to:stream:schemaFingerprint:onSchemaChange:redactingActions:)`` does when the
+/// What ``ReactorLog/Reactor/attach(to:stream:schemaFingerprint:migrations:onSchemaChange:redactingActions:)`` does when the
 /// stream was recorded with types whose fingerprint differs from the reactor's.
 public enum SchemaChangePolicy: Sendable, Hashable {
     /// The default. A stream whose recorded states and mutations all still decode resumes, and its fingerprint is
@@ -25,23 +26,28 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
     public let problem: String?
     /// When a new generation started: the name the old stream's entries now have (`NAME@N`).
     public let retiredAs: String?
+    /// Whether the stream resumed through migrations: they have a step for the recorded types.
+    public let migrated: Bool
 
     /// A sentence for the app's own log.
     public var description: String {
         guard let problem, let retiredAs else {
-            return "Stream '\(stream)' was recorded with other types (\(recordedFingerprint)); everything recorded still decodes, so it resumed with \(currentFingerprint)."
+            let how = migrated ? "decodes through the migrations" : "still decodes"
+            return "Stream '\(stream)' was recorded with other types (\(recordedFingerprint)); everything recorded \(how), so it resumed with \(currentFingerprint)."
         }
         return "Stream '\(stream)' was recorded with other types (\(recordedFingerprint)) and \(problem). Its entries are kept as stream '\(retiredAs)'; '\(stream)' starts a new generation from the initial state."
     }
 }
 
-/// Finds the first value of a stream that the current types cannot decode.
+/// Finds the first value of a stream that the current types cannot decode, directly or through migrations.
 enum SchemaCompatibility {
-    /// Decodes, with `State` and `Mutation`, the stream's initial state, its latest snapshot, and the first and
-    /// last mutation of every case: what resuming and replaying need. Returns a description of the first failure.
-    static func firstUndecodable<Mutation: Decodable, State: Decodable>(
-        in log: EventLog, stream info: StreamInfo, mutation: Mutation.Type, state: State.Type
-    ) throws(EventLogError) -> String? {
+    /// Decodes, with the reactor's types and `migrations`, the stream's initial state, its latest snapshot, and the
+    /// first and last mutation of every case written by each version of the types: what resuming and replaying
+    /// need. Returns a description of the first failure.
+    static func firstUndecodable<R: Reactor>(
+        in log: EventLog, stream info: StreamInfo, migrations: SchemaMigrations<R>
+    ) throws(EventLogError) -> String? where R.Mutation: Codable, R.State: Codable {
+        let history = try log.schemaHistory(stream: info.name)
         func check(_ what: String, _ body: () throws -> Void) -> String? {
             do {
                 try body()
@@ -51,24 +57,28 @@ enum SchemaCompatibility {
             }
         }
         if info.sequenceFloor == 0, let problem = check("the initial state", {
-            _ = try log.decode(State.self, from: info.initialState, codec: info.initialStateCodec)
+            _ = try migrations.state(info.initialState, codec: info.initialStateCodec, recordedWith: history.fingerprint(at: 0), log: log)
         }) {
             return problem
         }
         if let snapshot = try log.latestSnapshot(stream: info.name, atOrBefore: .max), let problem = check("the snapshot at #\(snapshot.sequence)", {
-            _ = try log.decode(State.self, from: snapshot.state, codec: snapshot.codec)
+            _ = try migrations.state(snapshot.state, codec: snapshot.codec, recordedWith: history.fingerprint(at: snapshot.sequence), log: log)
         }) {
             return problem
         }
+        // The first and last entry of each case, per version of the types that wrote it.
         var first: [String: LogEntry] = [:], last: [String: LogEntry] = [:]
         var entries = log.entries(EntryQuery(stream: info.name, kinds: [.mutation]))
         while let entry = try entries.next() {
-            if first[entry.caseName] == nil { first[entry.caseName] = entry }
-            last[entry.caseName] = entry
+            let key = history.fingerprint(at: entry.sequence) + " " + entry.caseName
+            if first[key] == nil { first[key] = entry }
+            last[key] = entry
         }
         let samples = (Array(first.values) + Array(last.values)).sorted { $0.sequence < $1.sequence }
         for entry in samples {
-            if let problem = check("mutation #\(entry.sequence) (\(entry.caseName))", { _ = try log.decode(Mutation.self, from: entry) }) {
+            if let problem = check("mutation #\(entry.sequence) (\(entry.caseName))", {
+                _ = try migrations.mutation(entry, recordedWith: history.fingerprint(at: entry.sequence), log: log)
+            }) {
                 return problem
             }
         }

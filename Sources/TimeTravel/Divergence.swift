@@ -51,12 +51,12 @@ extension TimeMachine {
             var last: LogEntry?
             var count = 0
             while let mutation = try mutations.next() {
-                replayed = try replayer.reduce(replayed, mutation, log: log)
+                replayed = try reduce(replayed, mutation)
                 last = mutation
                 count += 1
             }
             guard let snapshot = try log.latestSnapshot(stream: stream.name, atOrBefore: step) else { continue }
-            let recorded = try replayer.decodeState(snapshot.state, codec: snapshot.codec, log: log)
+            let recorded = try decodeState(snapshot.state, codec: snapshot.codec, at: snapshot.sequence)
             let diff = StateDiff(from: try replayer.json(recorded), to: try replayer.json(replayed))
             if !diff.isEmpty {
                 let exact = count == 1 ? last : nil

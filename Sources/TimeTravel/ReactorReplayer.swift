@@ -1,6 +1,7 @@
 import EventLogKit
 import Foundation
 import ReactorLog
+import ReactorLogPersistence
 
 /// Time travel with a reactor's own `reduce`: any step can be rebuilt from the nearest snapshot.
 ///
@@ -12,35 +13,33 @@ import ReactorLog
 /// The factory makes one reactor, whose `reduce` is called; its runtime never starts, so no effect runs.
 public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.Mutation: Codable, R.State: Codable {
     private let reactor: R
+    private let migrations: SchemaMigrations<R>
 
-    /// A replayer using a reactor made by `makeReactor`.
-    public init(_ makeReactor: () -> R) {
+    /// A replayer using a reactor made by `makeReactor`, reading what earlier versions of its types recorded
+    /// through `migrations` (the ones the app passes to `attach`).
+    public init(migrations: SchemaMigrations<R> = SchemaMigrations(), _ makeReactor: () -> R) {
         self.reactor = makeReactor()
+        self.migrations = migrations
     }
 
     /// Always `true`.
     public var canReduce: Bool { true }
 
-    /// Decodes an `R.State`; a JSON decoding failure is Swift's `DecodingError`, naming the field.
-    /// A state that no longer decodes with `R.State` throws ``TimeTravelError/schemaMismatch(what:detail:)``.
-    public func decodeState(_ data: Data, codec: CodecID, log: EventLog) throws -> R.State {
-        guard codec == .json else { return try log.decode(R.State.self, from: data, codec: codec) }
-        do {
-            return try JSONDecoder().decode(R.State.self, from: data)
-        } catch let error as DecodingError where !error.isInvalidJSON {
-            throw TimeTravelError.schemaMismatch(what: "A recorded state", detail: error.summary)
+    /// Decodes an `R.State`, through the migrations from `schema`. A state that no longer decodes with `R.State`
+    /// (or that a migration step refuses) throws ``TimeTravelError/schemaMismatch(what:detail:)``.
+    public func decodeState(_ data: Data, codec: CodecID, recordedWith schema: String, log: EventLog) throws -> R.State {
+        try mismatch("A recorded state") {
+            try migrations.state(data, codec: codec, recordedWith: schema, log: log)
         }
     }
 
-    /// Decodes the mutation and reduces it; a mutation that no longer decodes with `R.Mutation` throws
-    /// ``TimeTravelError/schemaMismatch(what:detail:)``.
-    public func reduce(_ state: R.State, _ mutation: LogEntry, log: EventLog) throws -> R.State {
-        guard mutation.codec == .json else { return reactor.reduce(state: state, mutation: try log.decode(R.Mutation.self, from: mutation)) }
-        do {
-            return reactor.reduce(state: state, mutation: try JSONDecoder().decode(R.Mutation.self, from: mutation.payload))
-        } catch let error as DecodingError where !error.isInvalidJSON {
-            throw TimeTravelError.schemaMismatch(what: "Mutation #\(mutation.sequence) (\(mutation.caseName))", detail: error.summary)
+    /// Decodes the mutation, through the migrations from `schema`, and reduces it; a mutation that no longer
+    /// decodes with `R.Mutation` throws ``TimeTravelError/schemaMismatch(what:detail:)``.
+    public func reduce(_ state: R.State, _ mutation: LogEntry, recordedWith schema: String, log: EventLog) throws -> R.State {
+        let decoded = try mismatch("Mutation #\(mutation.sequence) (\(mutation.caseName))") {
+            try migrations.mutation(mutation, recordedWith: schema, log: log)
         }
+        return reactor.reduce(state: state, mutation: decoded)
     }
 
     /// The state's JSON form.
@@ -48,13 +47,25 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
         try JSONValue(encoding: state)
     }
 
-    /// Decodes an action as `R.Action` and a mutation as `R.Mutation`, throwing Swift's `DecodingError`.
-    public func checkDecodes(_ entry: LogEntry, log: EventLog) throws {
-        let decoder = JSONDecoder()
+    /// Decodes an action as `R.Action` and a mutation as `R.Mutation` (through the migrations from `schema`),
+    /// throwing Swift's `DecodingError`. Actions are not migrated: they are not replayed.
+    public func checkDecodes(_ entry: LogEntry, recordedWith schema: String, log: EventLog) throws {
         switch entry.kind {
-        case .action: _ = try decoder.decode(R.Action.self, from: entry.payload)
-        case .mutation: _ = try decoder.decode(R.Mutation.self, from: entry.payload)
+        case .action: _ = try JSONDecoder().decode(R.Action.self, from: entry.payload)
+        case .mutation: _ = try migrations.mutation(entry, recordedWith: schema, log: log)
         default: break
+        }
+    }
+
+    /// `decode()`, with a decoding error of another shape than the data's (not damage) or a failed migration step
+    /// reported as a schema mismatch of `what`.
+    private func mismatch<T>(_ what: String, _ decode: () throws -> T) throws -> T {
+        do {
+            return try decode()
+        } catch let error as DecodingError where !error.isInvalidJSON {
+            throw TimeTravelError.schemaMismatch(what: what, detail: error.summary)
+        } catch let error as MigrationFailure {
+            throw TimeTravelError.schemaMismatch(what: what, detail: error.description)
         }
     }
 }

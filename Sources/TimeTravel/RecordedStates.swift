@@ -10,8 +10,8 @@ public struct RecordedStates: Replayer {
     /// Always `false`.
     public var canReduce: Bool { false }
 
-    /// Parses a JSON-codec state.
-    public func decodeState(_ data: Data, codec: CodecID, log: EventLog) throws -> JSONValue {
+    /// Parses a JSON-codec state, whatever types wrote it.
+    public func decodeState(_ data: Data, codec: CodecID, recordedWith schema: String, log: EventLog) throws -> JSONValue {
         guard codec == .json else {
             throw TimeTravelError.decoding("A recorded state uses the \(codec) codec, which the generic inspector cannot read.")
         }
@@ -19,7 +19,7 @@ public struct RecordedStates: Replayer {
     }
 
     /// Never called: ``canReduce`` is `false`.
-    public func reduce(_ state: JSONValue, _ mutation: LogEntry, log: EventLog) throws -> JSONValue {
+    public func reduce(_ state: JSONValue, _ mutation: LogEntry, recordedWith schema: String, log: EventLog) throws -> JSONValue {
         throw TimeTravelError.needsReducer(step: mutation.sequence, stream: mutation.stream, nearest: [])
     }
 
@@ -27,7 +27,7 @@ public struct RecordedStates: Replayer {
     public func json(_ state: JSONValue) throws -> JSONValue { state }
 
     /// Checks that a JSON payload parses.
-    public func checkDecodes(_ entry: LogEntry, log: EventLog) throws {
+    public func checkDecodes(_ entry: LogEntry, recordedWith schema: String, log: EventLog) throws {
         if entry.codec == .json { _ = try JSONValue(parsing: entry.payload) }
     }
 }

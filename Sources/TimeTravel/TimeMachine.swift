@@ -17,6 +17,9 @@ public struct TimeMachine<P: Replayer>: Sendable {
     public let stream: StreamInfo
     /// How states are decoded and reduced.
     public let replayer: P
+    /// Which types wrote which numbers of the stream, as it was when the machine was made: each payload is
+    /// handed to the replayer with the fingerprint of the types that wrote it.
+    public let schemaHistory: SchemaHistory
     private let counter = ReconstructionCounter()
 
     /// A time machine over stream `name` of `log`.
@@ -25,6 +28,7 @@ public struct TimeMachine<P: Replayer>: Sendable {
         self.log = log
         self.stream = info
         self.replayer = replayer
+        self.schemaHistory = try log.schemaHistory(stream: name)
     }
 
     /// How many states were rebuilt from a snapshot or the initial state so far.
@@ -56,11 +60,11 @@ public struct TimeMachine<P: Replayer>: Sendable {
         if let gap = try gap(after: point.sequence, through: step) {
             throw TimeTravelError.stepRemoved(step: step, stream: stream.name, removed: gap)
         }
-        var state = try replayer.decodeState(point.state, codec: point.codec, log: log)
+        var state = try decodeState(point.state, codec: point.codec, at: point.sequence)
         var mutations = log.entries(EntryQuery(from: point.sequence + 1, through: step, stream: stream.name, kinds: [.mutation]))
         while let mutation = try mutations.next() {
             guard replayer.canReduce else { throw try needsReducer(step) }
-            state = try replayer.reduce(state, mutation, log: log)
+            state = try reduce(state, mutation)
         }
         return state
     }
@@ -120,7 +124,7 @@ public struct TimeMachine<P: Replayer>: Sendable {
         let end = min(through, try lastStep())
         let start = try log.recoveryPoint(stream: stream.name, atOrBefore: from == 0 ? 0 : from - 1)
         var previousStep = start.sequence
-        var previous = try replayer.json(try replayer.decodeState(start.state, codec: start.codec, log: log))[path]
+        var previous = try replayer.json(try decodeState(start.state, codec: start.codec, at: start.sequence))[path]
         var changes: [BlameEntry] = []
         let gaps = try gaps()
         for point in try log.snapshotSequences(stream: stream.name) where point > previousStep && point <= end {
@@ -168,7 +172,7 @@ public struct TimeMachine<P: Replayer>: Sendable {
         var mutations = log.entries(EntryQuery(from: min(start, end) + 1, through: end, stream: stream.name, kinds: [.mutation]))
         while let mutation = try mutations.next() {
             guard !skipped.contains(mutation.sequence) else { continue }
-            state = try replayer.reduce(state, mutation, log: log)
+            state = try reduce(state, mutation)
         }
         let actual = try self.state(at: end)
         return WhatIf(state: state, diff: StateDiff(from: try replayer.json(actual), to: try replayer.json(state)))
@@ -198,11 +202,21 @@ public struct TimeMachine<P: Replayer>: Sendable {
     /// The state right after `entry`, from the state before it.
     func advance(_ state: P.State, over entry: LogEntry) throws -> P.State {
         guard entry.kind == .mutation else { return state }
-        if replayer.canReduce { return try replayer.reduce(state, entry, log: log) }
+        if replayer.canReduce { return try reduce(state, entry) }
         guard let snapshot = try log.latestSnapshot(stream: stream.name, atOrBefore: entry.sequence), snapshot.sequence == entry.sequence else {
             throw try needsReducer(entry.sequence)
         }
-        return try replayer.decodeState(snapshot.state, codec: snapshot.codec, log: log)
+        return try decodeState(snapshot.state, codec: snapshot.codec, at: snapshot.sequence)
+    }
+
+    /// A recorded state at `sequence` (0: the initial state), decoded by the replayer as the types that wrote it say.
+    func decodeState(_ data: Data, codec: CodecID, at sequence: UInt64) throws -> P.State {
+        try replayer.decodeState(data, codec: codec, recordedWith: schemaHistory.fingerprint(at: sequence), log: log)
+    }
+
+    /// `state` after mutation entry `mutation`, decoded by the replayer as the types that wrote it say.
+    func reduce(_ state: P.State, _ mutation: LogEntry) throws -> P.State {
+        try replayer.reduce(state, mutation, recordedWith: schemaHistory.fingerprint(at: mutation.sequence), log: log)
     }
 }
 

@@ -98,7 +98,7 @@ def main():
     arguments = [a for a in arguments if a != "--copy"]
     path = arguments[0]
     only = arguments[2] if len(arguments) == 3 and arguments[1] == "--stream" else None
-    env = lmdb.open(path, readonly=True, max_dbs=8, subdir=True, lock=not copy)
+    env = lmdb.open(path, readonly=True, max_dbs=16, subdir=True, lock=not copy)
     meta, entries, streams, index, snapshots = (
         env.open_db(name.encode(), create=False)
         for name in ("meta", "entries", "streams", "stream-entries", "snapshots"))
@@ -110,13 +110,17 @@ def main():
         site_db = env.open_db(b"sites", create=False)
     except lmdb.NotFoundError:
         site_db = None
+    try:
+        schema_db = env.open_db(b"schemas", create=False)
+    except lmdb.NotFoundError:
+        schema_db = None
     with env.begin() as txn:
         raw_version = txn.get(b"format-version", db=meta)
         if raw_version is None:
             sys.exit("the log has no format-version: it is not a ReactorLog log")
         version = int(raw_version)
-        if version > 2:
-            sys.exit(f"format version {version} is newer than 2")
+        if version > 3:
+            sys.exit(f"format version {version} is newer than 3")
         # Version 2: stretches retention removed from the middle of a stream, each ending at the snapshot replay
         # restarts from. Numbers inside them may be missing, as below the trim floor.
         gaps = []
@@ -148,6 +152,19 @@ def main():
                 sys.exit(f"stream '{name}' breaks a rule: its sequence floor {floors[stream_id]} is above the log's ({floor})")
         codec_name = txn.get(b"codec", db=meta)
         print(f"format {version}, codec {codec_name.decode() if codec_name else 'unknown'}, streams {sorted(names.values())}")
+
+        # Version 3: a stream resumed with other types keeps, per finished era, the fingerprint of the types that
+        # wrote its numbers up to the era's end; a reader decodes those payloads as they say (or migrates them).
+        if schema_db is not None:
+            for key, record in txn.cursor(db=schema_db):
+                checked(record, f"schema era {key.hex()}")
+                stream_id, through = struct.unpack_from("<IQ", record, 4)
+                if len(record) <= 16 or struct.unpack(">IQ", key) != (stream_id, through) or stream_id not in names:
+                    sys.exit(f"schema era {key.hex()} breaks a rule: its record does not match its key or names no stream")
+                if version < 3:
+                    sys.exit(f"schema era {key.hex()} breaks a rule: the log says format version {version}")
+                fingerprint = bytes(record[16:]).decode()
+                print(f"schema era: stream '{names[stream_id]}' up to #{through} written by {fingerprint}")
 
         # Call sites: an action's index value may carry, after its kind, the number of its text in `sites`.
         sites = {}

@@ -24,6 +24,8 @@ struct Info: AsyncParsableCommand {
         let snapshots: Int
         /// Stretches retention removed from the middle of the stream.
         let gaps: [ExportRange]
+        /// The stream's finished schema eras, oldest first: which earlier types wrote which numbers.
+        let schemaEras: [ExportSchemaEra]
     }
 
     struct PinJSON: Codable {
@@ -63,7 +65,8 @@ struct Info: AsyncParsableCommand {
                     mutations: statistics.kinds[.mutation] ?? 0, errors: statistics.kinds[.effectError] ?? 0,
                     first: statistics.first, last: statistics.last, firstTime: firstTime, lastTime: lastTime,
                     snapshots: try session.log.snapshotSequences(stream: info.name).count,
-                    gaps: try session.log.gaps(stream: info.name).map { ExportRange(from: $0.removed.lowerBound, through: $0.removed.upperBound) }))
+                    gaps: try session.log.gaps(stream: info.name).map { ExportRange(from: $0.removed.lowerBound, through: $0.removed.upperBound) },
+                    schemaEras: try session.log.schemaHistory(stream: info.name).eras.map { ExportSchemaEra(fingerprint: $0.fingerprint, through: $0.through) }))
             }
             let report = InfoJSON(
                 path: log.log, formatVersion: meta.formatVersion, codec: meta.codec, durability: meta.durability?.rawValue,
@@ -90,6 +93,19 @@ struct Info: AsyncParsableCommand {
                 try printLine("")
                 try printLine("gaps (stretches retention removed; the states inside them are gone):")
                 for line in Table.render(gaps) { try printLine("  " + line) }
+            }
+            let eras = streams.filter { !$0.schemaEras.isEmpty }
+            if !eras.isEmpty {
+                try printLine("")
+                try printLine("schema changes (which types wrote which entries; older ones are read through migrations):")
+                let rows = eras.flatMap { stream in
+                    var start: UInt64 = 0
+                    return stream.schemaEras.map { era in
+                        defer { start = era.through + 1 }
+                        return [stream.name, start == 0 ? "up to #\(era.through)" : "#\(start)…#\(era.through)", era.fingerprint]
+                    } + [[stream.name, "from #\(start)", stream.schemaFingerprint]]
+                }
+                for line in Table.render(rows) { try printLine("  " + line) }
             }
             if !report.pins.isEmpty {
                 try printLine("")

@@ -1,0 +1,93 @@
+import EventLogKit
+import Foundation
+import TestSupport
+import Testing
+
+/// A stream resumed with other types (format version 3): the inspector, export, import, pack and the Python
+/// reader keep and show which types wrote which entries.
+@Suite("Schema eras in the inspector", .timeLimit(.minutes(2)))
+struct SchemaEraInspectorTests {
+    let scratch = ScratchDirectory()
+
+    /// A stream written by types `release-1` (#1…#4), then resumed with types `v2` (#5…#7).
+    func migratedLog() throws -> String {
+        let path = scratch.file("migrated.reactorlog")
+        let log = try EventLog.open(at: path)
+        do {
+            let stream = try log.openStream(named: "cart", reactorType: "Cart", schemaFingerprint: "release-1", initialState: ["lines": [String]()])
+            try stream.append(.mutation, ["appendLine": ["_0": "apple"]], caseName: "appendLine")
+            try stream.append(.mutation, ["appendLine": ["_0": "pear"]], caseName: "appendLine")
+            try stream.close(finalState: nil)
+        }
+        try log.updateSchemaFingerprint("v2", stream: "cart")
+        do {
+            let stream = try log.openStream(named: "cart", reactorType: "Cart", schemaFingerprint: "v2", initialState: ["lines": [String]()])
+            try stream.append(.mutation, ["addLine": ["_0": ["title": "fig"]]], caseName: "addLine")
+            try stream.close(finalState: nil)
+        }
+        try log.close()
+        return path
+    }
+
+    struct InfoJSON: Decodable {
+        struct Stream: Decodable {
+            struct Era: Decodable, Equatable {
+                let fingerprint: String
+                let through: UInt64
+            }
+            let name: String
+            let schemaFingerprint: String
+            let schemaEras: [Era]
+        }
+        let formatVersion: Int
+        let streams: [Stream]
+    }
+
+    func info(_ path: String) async throws -> InfoJSON {
+        let result = try await Tool.run(["info", path, "--json"])
+        #expect(result.status == 0, "\(result.error)")
+        return try JSONDecoder().decode(InfoJSON.self, from: Data(result.output.utf8))
+    }
+
+    @Test("info lists the eras; export and import, and a pack, keep them; verify and the Python reader accept the log")
+    func roundTrip() async throws {
+        let path = try migratedLog()
+        let original = try await info(path)
+        #expect(original.formatVersion == 3)
+        #expect(original.streams.first?.schemaEras == [.init(fingerprint: "release-1", through: 4)])
+        let text = try await Tool.run(["info", path])
+        #expect(text.output.contains("up to #4") && text.output.contains("from #5"), "\(text.output)")
+        #expect(try await Tool.run(["verify", path]).status == 0)
+
+        let exported = scratch.file("cart.jsonl")
+        #expect(try await Tool.run(["export", path, "--output", exported]).status == 0)
+        let imported = scratch.file("imported.reactorlog")
+        let result = try await Tool.run(["import", exported, imported])
+        #expect(result.status == 0, "\(result.error)")
+        let copy = try await info(imported)
+        #expect(copy.formatVersion == 3)
+        #expect(copy.streams.first?.schemaEras == original.streams.first?.schemaEras)
+        #expect(copy.streams.first?.schemaFingerprint == "v2")
+
+        // A pack of the later stretch: the era that ends inside it still says who wrote its starting state.
+        let pack = scratch.file("cart.pack")
+        #expect(try await Tool.run(["pack", path, "--from", "3", "--out", pack]).status == 0)
+        let opened = try await info(pack)
+        #expect(opened.streams.first?.schemaEras == [.init(fingerprint: "release-1", through: 4)])
+
+        let reader = try await Tool.python("read-log.py", [path])
+        #expect(reader.status == 0, "\(reader.error)")
+        #expect(reader.output.contains("format 3") && reader.output.contains("schema era: stream 'cart' up to #4 written by release-1"), "\(reader.output)")
+    }
+
+    @Test("a damaged era record is reported by verify and refused by the Python reader")
+    func damagedEra() async throws {
+        let path = try migratedLog()
+        try CorruptFile.flipByte(in: path + "/data.mdb", after: Array("release-1".utf8))
+        let verify = try await Tool.run(["verify", path])
+        #expect(verify.status != 0)
+        #expect(verify.output.contains("schema era record is damaged"), "\(verify.output)\(verify.error)")
+        let reader = try await Tool.python("read-log.py", [path])
+        #expect(reader.status == 1 && reader.error.contains("schema era"), "\(reader.error)")
+    }
+}
