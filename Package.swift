@@ -96,6 +96,19 @@ let package = Package(
             dependencies: ["EventLogKit", "TimeTravel", "ReactorLogInspector"],
             path: "Tools/Fuzz"
         ),
+        // One app in two releases whose types differ, built from one file (Tools/CartApp/CartApp.swift): the
+        // schema-migration tests record with the first and upgrade the log with the second.
+        .executableTarget(
+            name: "cart-app-1",
+            dependencies: ["ReactorLogPersistence", "EventLogKit", "ReactorLog"],
+            path: "Tools/CartApp/Release1",
+            swiftSettings: [.define("RELEASE1")]
+        ),
+        .executableTarget(
+            name: "cart-app-2",
+            dependencies: ["ReactorLogPersistence", "EventLogKit", "ReactorLog"],
+            path: "Tools/CartApp/Release2"
+        ),
         // Helpers shared by the test targets.
         .target(name: "TestSupport", dependencies: ["ReactorLog"], path: "Tests/TestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
@@ -112,7 +125,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InspectorTests",
-            dependencies: ["EventLogKit", "LMDB", "TestSupport", "reactorlog", "example-inspector", "eventlog-crash-writer", "reactorlog-fuzz"]
+            dependencies: ["EventLogKit", "LMDB", "TestSupport", "reactorlog", "example-inspector", "eventlog-crash-writer", "reactorlog-fuzz", "cart-app-1", "cart-app-2"]
         ),
         .testTarget(
             name: "EventLogKitTests",

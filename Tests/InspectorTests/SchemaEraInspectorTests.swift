@@ -80,6 +80,28 @@ struct SchemaEraInspectorTests {
         #expect(reader.output.contains("format 3") && reader.output.contains("schema era: stream 'cart' up to #4 written by release-1"), "\(reader.output)")
     }
 
+    @Test("two builds of one app: release 2 upgrades release 1's log through its migrations, and keeps one stream")
+    func twoBuilds() async throws {
+        let path = scratch.file("cart.reactorlog")
+        let first = try await Tool.run("cart-app-1", [path, "apple", "pear"])
+        #expect(first.status == 0 && first.output == #"{"lines":["apple","pear"]}"# + "\n", "\(first.error)")
+
+        let upgraded = try await Tool.run("cart-app-2", [path, "fig"])
+        #expect(upgraded.status == 0, "\(upgraded.error)")
+        #expect(upgraded.error.contains("decodes through the migrations"), "\(upgraded.error)")
+        #expect(upgraded.output.contains(#"{"quantity":1,"title":"apple"},{"quantity":1,"title":"pear"},{"quantity":1,"title":"fig"}"#), "\(upgraded.output)")
+
+        let again = try await Tool.run("cart-app-2", [path, "kiwi"])
+        #expect(again.status == 0 && again.error.isEmpty, "no schema change the second time: \(again.error)")
+        #expect(again.output.contains(#""title":"kiwi""#))
+
+        let described = try await info(path)
+        #expect(described.formatVersion == 3)
+        #expect(described.streams.map(\.name) == ["cart"], "one stream, no new generation")
+        #expect(described.streams.first?.schemaEras.map(\.through) == [6], "release 1 wrote #1…#6")
+        #expect(try await Tool.run(["verify", path]).status == 0)
+    }
+
     @Test("a damaged era record is reported by verify and refused by the Python reader")
     func damagedEra() async throws {
         let path = try migratedLog()

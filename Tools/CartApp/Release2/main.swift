@@ -1,0 +1,1 @@
+../CartApp.swift
