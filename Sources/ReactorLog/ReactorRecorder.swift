@@ -5,7 +5,9 @@
 /// Every method is called from inside dispatch, one at a time, in the reactor's total order, so a
 /// recorder sees a consistent history. Keep them cheap: hand the value over and return; they must not
 /// call back into the reactor. A recorder handles its own failures (the reactor keeps working).
-public protocol ReactorRecorder<Action, Mutation, State>: Sendable {
+///
+/// A recorder is a class: dispatch holds it as one reference, which costs a sender nothing to check.
+public protocol ReactorRecorder<Action, Mutation, State>: AnyObject, Sendable {
     /// The reactor's actions.
     associatedtype Action: Sendable
     /// The reactor's mutations.

@@ -5,28 +5,34 @@ extension ReactorRuntime {
         // Unchecked because of `reduced`, `launches` and `timedActionSites`: only the dispatcher reads or writes them, and the dispatcher is
         // whoever set `Shared.isDispatching` under the runtime's lock; taking and clearing that flag under
         // the lock orders every access. Everything else is immutable.
-        @usableFromInline let mutate: @Sendable (Action) -> Effect?
-        @usableFromInline let reduce: @Sendable (State, Mutation) -> State?
+        /// The reactor, held weakly (it owns the runtime). Dispatch calls its `mutate` and `reduce` through the
+        /// existential, which goes straight to the reactor's own witnesses: no generic closure in between.
+        @usableFromInline weak let reactor: (any Reactor<Action, Mutation, State>)?
         @usableFromInline let actions: PipelineRun<Action>
         @usableFromInline let mutations: PipelineRun<Mutation>
         @usableFromInline let states: PipelineRun<State>
         @usableFromInline let scheduler: ReactorScheduler
         @usableFromInline let initialState: State
         @usableFromInline let recorder: Recorder?
-        @usableFromInline var reduced: State
+        @exclusivity(unchecked) @usableFromInline var reduced: State
         /// The first published state: `initialState`, or the resumed state after `resume(from:)`, through
         /// `transform(state:)`.
         let startState: State
         /// Effects started during this drain, launched once it ends.
-        @usableFromInline var launches: [(ticket: EffectTasks<Action>.Ticket, rest: EffectRemainder, cause: UInt64?)] = []
+        @exclusivity(unchecked) @usableFromInline var launches: [(ticket: EffectTasks<Action>.Ticket, rest: EffectRemainder, cause: UInt64?)] = []
+
+        /// The effects started so far, leaving none.
+        @usableFromInline func takeLaunches() -> [(ticket: EffectTasks<Action>.Ticket, rest: EffectRemainder, cause: UInt64?)] {
+            defer { launches = [] }
+            return launches
+        }
         /// The call site of the last action each timing operator of `transform(action:)` took, by the stage its
         /// output resumes at: what it lets through is credited to it.
-        @usableFromInline var timedActionSites: [Int: CallSite] = [:]
+        @exclusivity(unchecked) @usableFromInline var timedActionSites: [Int: CallSite] = [:]
 
         init<R: Reactor>(reactor: R, recorder: Recorder?, resumedState: State?)
         where R.Action == Action, R.Mutation == Mutation, R.State == State {
-            mutate = { [weak reactor] in reactor?.mutate(action: $0) }
-            reduce = { [weak reactor] in reactor?.reduce(state: $0, mutation: $1) }
+            self.reactor = reactor
             actions = PipelineRun(reactor.transform(action: Pipeline()))
             mutations = PipelineRun(reactor.transform(mutation: Pipeline()))
             states = PipelineRun(reactor.transform(state: Pipeline()))

@@ -68,8 +68,9 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
     @usableFromInline let isStarted = Atomic<Bool>(false)
     /// Mirrors `Shared.isStubEnabled`, so that dispatch takes no lock for it while the stub is off.
     @usableFromInline let isStubEnabled = Atomic<Bool>(false)
-    /// Written once, under `startLock`, before `isStarted` is set with release ordering.
-    @usableFromInline nonisolated(unsafe) var startedEngine: Engine?
+    /// Written once, under `startLock`, before `isStarted` is set with release ordering; so reads after an acquiring
+    /// load of `isStarted` need no exclusivity check.
+    @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var startedEngine: Engine?
     /// The effects' tasks.
     @usableFromInline let tasks = EffectTasks<Action>()
     /// The long-lived tasks that feed the pipelines: merged sources, timing operators, action sources.
@@ -94,9 +95,15 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
     /// The started engine: builds the pipelines (calling each `transform` hook once) and publishes the
     /// initial state, once, even under concurrent first access.
     @discardableResult
-    @usableFromInline func start<R: Reactor>(_ reactor: R) -> Engine
+    @inlinable func start<R: Reactor>(_ reactor: R) -> Engine
     where R.Action == Action, R.Mutation == Mutation, R.State == State {
         if isStarted.load(ordering: .acquiring), let engine = startedEngine { return engine }
+        return startOnce(reactor)
+    }
+
+    /// ``start(_:)`` the first time.
+    @usableFromInline func startOnce<R: Reactor>(_ reactor: R) -> Engine
+    where R.Action == Action, R.Mutation == Mutation, R.State == State {
         var startedHere = false
         let engine = startLock.withLock { started in
             if let started { return started }
@@ -147,7 +154,24 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
 
     @inlinable func send<R: Reactor>(_ action: Action, to reactor: R, from isolation: (any Actor)?, site: CallSite?)
     where R.Action == Action, R.Mutation == Mutation, R.State == State {
-        dispatch(.action(action, site: site), engine: start(reactor), from: isolation)
+        let engine = start(reactor)
+        // The common case, an idle reactor in its scheduler's isolation: handle the action at once, without
+        // wrapping it as queued work.
+        if engine.scheduler.admits(isolation), beginDispatch() {
+            process(action, from: 0, site: site, engine)
+            drain(engine, first: nil)
+        } else {
+            dispatch(.action(action, site: site), engine: engine, from: isolation)
+        }
+    }
+
+    /// Becomes the dispatcher when nobody is: sets `isDispatching` and returns `true`, or returns `false`.
+    @inlinable func beginDispatch() -> Bool {
+        shared.withLock { shared in
+            guard !shared.isDispatching else { return false }
+            shared.isDispatching = true
+            return true
+        }
     }
 
     /// The engine, once started.
@@ -200,9 +224,8 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
     @inlinable func drain(_ engine: Engine, first: Work?) {
         var next = first
         while true {
-            if let work = next { perform(work, engine) }
-            let launches = engine.launches
-            if !launches.isEmpty { engine.launches = [] }
+            if let work = next.take() { perform(work, engine) }
+            let launches = engine.launches.isEmpty ? [] : engine.takeLaunches()
             next = shared.withLock { shared in
                 if let work = shared.queue.popFirst() { return work }
                 shared.isDispatching = false
@@ -259,14 +282,22 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
             }
             if stubbed { return }
         }
+        if engine.actions.isEmpty { return handle(action, site: site, engine) }
         var takenAt: Int?
         guard let transformed = engine.actions.apply(action, from: stage, takenAt: &takenAt) else {
             if let takenAt, let site { engine.timedActionSites[takenAt + 1] = site }
             return
         }
+        handle(transformed, site: site, engine)
+    }
+
+    /// Records an action that came out of `transform(action:)`, runs `mutate` and the effect's synchronous part.
+    @inlinable func handle(_ transformed: Action, site: CallSite?, _ engine: Engine) {
         let cause = engine.recorder?.recordAction(transformed, sentFrom: site)
         if tasks.untilCount.load(ordering: .relaxed) > 0 { tasks.cancel(takenUntil: transformed) }
-        guard let effect = engine.mutate(transformed) else { return }
+        // Released (an effect outlived it): nothing more to do.
+        guard let reactor = engine.reactor else { return }
+        let effect = reactor.mutate(action: transformed)
         switch effect.body {
         case .none:
             break
@@ -286,12 +317,27 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
 
     /// Reduces one mutation: transform, record (write-ahead), reduce, publish.
     @inlinable func apply(_ mutation: Mutation, cause: UInt64?, from stage: Int = 0, _ engine: Engine) {
-        guard let transformed = engine.mutations.apply(mutation, from: stage) else { return }
+        if engine.mutations.isEmpty {
+            reduce(mutation, cause: cause, engine)
+        } else if let transformed = engine.mutations.apply(mutation, from: stage) {
+            reduce(transformed, cause: cause, engine)
+        }
+    }
+
+    /// Records a mutation that came out of `transform(mutation:)` (write-ahead), reduces it, and publishes the
+    /// state that comes out of `transform(state:)`.
+    @inlinable func reduce(_ transformed: Mutation, cause: UInt64?, _ engine: Engine) {
         let sequence = engine.recorder?.recordMutation(transformed, cause: cause)
-        guard let next = engine.reduce(engine.reduced, transformed) else { return }
+        // Released (an effect outlived it): nothing more to do.
+        guard let reactor = engine.reactor else { return }
+        let next = reactor.reduce(state: engine.reduced, mutation: transformed)
         engine.reduced = next
         if let sequence { engine.recorder?.recordState(next, after: sequence) }
-        if let published = engine.states.apply(next) { publish(published) }
+        if engine.states.isEmpty {
+            publish(next)
+        } else if let published = engine.states.apply(next) {
+            publish(published)
+        }
     }
 
     @inlinable func publish(_ state: State) {
