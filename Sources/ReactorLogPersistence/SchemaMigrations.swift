@@ -74,25 +74,28 @@ public struct SchemaMigrations<R: Reactor>: Sendable where R.Mutation: Codable, 
     ///
     /// A payload of another shape throws Swift's `DecodingError`; a step that throws, ``MigrationFailure``.
     public func mutation(_ entry: LogEntry, recordedWith fingerprint: String, log: EventLog) throws -> R.Mutation {
-        try decode(R.Mutation.self, entry.payload, codec: entry.codec, from: fingerprint, log: log, through: \.mutation)
+        try decode(R.Mutation.self, entry.payload, codec: entry.codec, from: fingerprint, log: log, mutation: true)
     }
 
     /// A recorded state (an initial state or a snapshot) as `R.State`, as ``mutation(_:recordedWith:log:)`` does.
     public func state(_ data: Data, codec: CodecID, recordedWith fingerprint: String, log: EventLog) throws -> R.State {
-        try decode(R.State.self, data, codec: codec, from: fingerprint, log: log, through: \.state)
+        try decode(R.State.self, data, codec: codec, from: fingerprint, log: log, mutation: false)
     }
 
+    /// `Value` from `data` written by types of `fingerprint`, through each step's mutation (or state) conversion.
+    /// (A key path would select the conversion more tersely, but instantiating one in this generic context costs
+    /// more than decoding a small payload.)
     private func decode<Value: Decodable>(
-        _ type: Value.Type, _ data: Data, codec: CodecID, from fingerprint: String, log: EventLog,
-        through convert: KeyPath<Step, @Sendable (Data, CodecID, EventLog) throws -> Data>
+        _ type: Value.Type, _ data: Data, codec: CodecID, from fingerprint: String, log: EventLog, mutation: Bool
     ) throws -> Value {
+        guard !steps.isEmpty else { return try Self.decode(type, data, codec: codec, log: log) }
         var (data, codec, fingerprint, taken) = (data, codec, fingerprint, 0)
         while let step = steps[fingerprint] {
             taken += 1
             guard taken <= steps.count else {
                 throw MigrationFailure(from: fingerprint, reason: "the steps lead back to a version already migrated from")
             }
-            data = try step[keyPath: convert](data, codec, log)
+            data = try (mutation ? step.mutation : step.state)(data, codec, log)
             codec = .json
             guard let next = step.to else { break }
             fingerprint = next
