@@ -12,12 +12,15 @@ public struct CodecID: RawRepresentable, Sendable, Hashable, CustomStringConvert
     public static let none = CodecID(rawValue: 0)
     /// JSON, as written by Foundation's `JSONEncoder`.
     public static let json = CodecID(rawValue: 1)
+    /// The compact binary form of ``BinaryLogCodec``.
+    public static let binary = CodecID(rawValue: 2)
 
-    /// `none`, `json`, or `codec-N` for a codec this version does not know.
+    /// `none`, `json`, `binary`, or `codec-N` for a codec this version does not know.
     public var description: String {
         switch self {
         case .none: "none"
         case .json: "json"
+        case .binary: "binary"
         default: "codec-\(rawValue)"
         }
     }

@@ -243,7 +243,7 @@ extension EventLog {
         return false
     }
 
-    /// The rules of docs/FORMAT.md an entry breaks: causes, markers, codec 0, JSON payloads.
+    /// The rules of docs/FORMAT.md an entry breaks: causes, markers, codec 0, JSON and binary payloads.
     private func ruleProblems(
         _ header: EntryRecord.Header, caseName: String?, record: UnsafeRawBufferPointer, sequence: UInt64, txn: Transaction
     ) throws -> [String] {
@@ -273,6 +273,13 @@ extension EventLog {
         }
         if header.codec == .json && (try? JSONSerialization.jsonObject(with: Data(payload), options: [.fragmentsAllowed])) == nil {
             problems.append("its JSON payload is not valid JSON (or holds a number JSON cannot express)")
+        }
+        if header.codec == .binary {
+            do {
+                _ = try BinaryPayload.json(UnsafeRawBufferPointer(rebasing: payload))
+            } catch {
+                problems.append("its binary payload is not well formed (\(error.reason) at byte \(error.offset))")
+            }
         }
         return problems
     }

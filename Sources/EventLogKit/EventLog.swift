@@ -223,14 +223,23 @@ public final class EventLog: Sendable {
         }
     }
 
+    /// Encodes `value` with the log's codec, with the case name the codec learned while encoding it, if any.
+    public func encodeNamingCase<Value: Encodable>(_ value: Value) throws(EventLogError) -> (payload: Data, caseName: String?) {
+        do {
+            return try configuration.codec.encodeNamingCase(value)
+        } catch {
+            throw .codec("Could not encode a \(Value.self) with the \(configuration.codec.id) codec: \(error).")
+        }
+    }
+
     /// Decodes `data`, written with `codec`, as a `Value`.
     public func decode<Value: Decodable>(_ type: Value.Type, from data: Data, codec: CodecID) throws(EventLogError) -> Value {
-        let codecs: [any LogCodec] = [configuration.codec, JSONLogCodec()]
-        guard let decoder = codecs.first(where: { $0.id == codec }) else {
+        guard configuration.codec.id == codec || codec.isReadableAsJSON else {
             throw .codec("The payload uses the \(codec) codec, which this program does not know.")
         }
         do {
-            return try decoder.decode(type, from: data)
+            if configuration.codec.id == codec { return try configuration.codec.decode(type, from: data) }
+            return try codec.decode(type, from: data)
         } catch {
             throw .codec("Could not decode a \(Value.self) from a \(codec) payload: \(error).")
         }

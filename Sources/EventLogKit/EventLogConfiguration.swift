@@ -1,5 +1,5 @@
 /// How to open a log for writing. The defaults suit an app: grouped durability, a snapshot every
-/// 256 mutations, JSON payloads.
+/// 256 mutations, binary payloads.
 public struct EventLogConfiguration: Sendable {
     /// When appends count as safe.
     public var durability: Durability = .grouped
@@ -7,8 +7,9 @@ public struct EventLogConfiguration: Sendable {
     public var snapshotPolicy: SnapshotPolicy = .default
     /// How much history the log keeps; `nil` (the default) keeps everything.
     public var retention: RetentionPolicy?
-    /// The codec for new payloads.
-    public var codec: any LogCodec = JSONLogCodec()
+    /// The codec for new payloads: ``BinaryLogCodec`` by default; ``JSONLogCodec`` writes payloads any JSON tool
+    /// reads as they are stored.
+    public var codec: any LogCodec = BinaryLogCodec()
     /// The initial size of LMDB's memory map; it doubles whenever it fills, so a small value is safe.
     public var initialMapSize: Int = 64 << 20
     /// The largest the map may grow to; a log that needs more stops with ``EventLogError/writeFailed(path:lastCommitted:unwritten:underlying:)``.

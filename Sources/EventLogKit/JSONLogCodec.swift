@@ -23,6 +23,42 @@ public struct JSONLogCodec: LogCodec {
         try encoder.encode(value)
     }
 
+    /// Encodes `value` and reads its case name back from the JSON: the key of a top-level object of one member.
+    public func encodeNamingCase<Value: Encodable>(_ value: Value) throws -> (payload: Data, caseName: String?) {
+        let payload = try encoder.encode(value)
+        return (payload, Self.singleKey(of: payload))
+    }
+
+    /// The key of a JSON object of exactly one member (`{"updateQuery":{...}}`), as Swift writes an enum case.
+    static func singleKey(of json: Data) -> String? {
+        json.withUnsafeBytes { bytes -> String? in
+            guard bytes.count >= 2, bytes[0] == UInt8(ascii: "{"), bytes[1] == UInt8(ascii: "\""),
+                  let end = bytes[2...].firstIndex(of: UInt8(ascii: "\"")), isSingleMemberObject(bytes) else { return nil }
+            return String(validating: UnsafeRawBufferPointer(rebasing: bytes[2..<end]), as: UTF8.self)
+        }
+    }
+
+    /// Whether a JSON object has one member: no comma at depth 1 outside strings.
+    private static func isSingleMemberObject(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            case UInt8(ascii: ","): if depth == 1 { return false }
+            default: break
+            }
+        }
+        return true
+    }
+
     /// Decodes `data` with `JSONDecoder`.
     public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         try decoder.decode(type, from: data)

@@ -11,4 +11,14 @@ public protocol LogCodec: Sendable {
     func encode<Value: Encodable>(_ value: Value) throws -> Data
     /// Decodes a `Value` from `data`.
     func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value
+    /// Encodes `value` and, if the codec learns it while encoding, names its case (`updateQuery` for
+    /// `.updateQuery("swift")`); `nil` leaves naming to the caller.
+    func encodeNamingCase<Value: Encodable>(_ value: Value) throws -> (payload: Data, caseName: String?)
+}
+
+extension LogCodec {
+    /// ``encode(_:)``, naming no case.
+    public func encodeNamingCase<Value: Encodable>(_ value: Value) throws -> (payload: Data, caseName: String?) {
+        (try encode(value), nil)
+    }
 }

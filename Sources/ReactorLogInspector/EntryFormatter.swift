@@ -47,7 +47,7 @@ struct EntryFormatter {
 
     /// A payload as Swift would print the value: `updateQuery("swift")`, `setRepos([…10], nextPage: 2)`, `increase`.
     static func payload(_ entry: LogEntry) -> String {
-        guard entry.codec == .json, let value = try? JSONValue(parsing: entry.payload) else {
+        guard let value = (try? JSONValue(payload: entry.payload, codec: entry.codec)) ?? nil else {
             return entry.payload.isEmpty ? entry.caseName : "\(entry.caseName) <\(entry.payload.count) bytes, \(entry.codec)>"
         }
         return swiftLike(value)

@@ -31,7 +31,7 @@ struct EntryJSON: Codable {
         cause = entry.cause
         `case` = entry.caseName
         codec = entry.codec.description
-        let json = entry.codec == .json ? try? JSONValue(parsing: entry.payload) : nil
+        let json = (try? JSONValue(payload: entry.payload, codec: entry.codec)) ?? nil
         payload = json
         payloadBase64 = json == nil && !entry.payload.isEmpty ? entry.payload.base64EncodedString() : nil
     }

@@ -3,8 +3,8 @@ import Foundation
 import TimeTravel
 
 /// An entry as one line of JSON, written by hand into bytes: the fields and order of ``EntryJSON`` (keys sorted), at
-/// the speed `export` needs for millions of entries. The payload is the stored JSON, checked and copied as it is
-/// (``JSONValue/compactUTF8(_:)``). DEL, C1 controls and bidirectional overrides are `\u` escapes, as
+/// the speed `export` needs for millions of entries. A JSON payload is the stored JSON, checked and copied as it is
+/// (``JSONValue/compactUTF8(_:)``); a binary one is rendered as JSON. DEL, C1 controls and bidirectional overrides are `\u` escapes, as
 /// ``writeJSONLine(_:)`` writes them, so the line is safe on a terminal as it is.
 enum EntryLine {
     /// `{"entry":{…}}` for an export line, or the bare object.
@@ -34,21 +34,17 @@ enum EntryLine {
         out.append(contentsOf: Fragment.kind)
         out.append(contentsOf: Fragment.name(entry.kind))
         out.append(UInt8(ascii: "\""))
-        if entry.codec == .json {
-            out.append(contentsOf: Fragment.payload)
-            let start = out.count
-            if let redaction, redaction.mayApply(to: entry.payload), let value = try? JSONValue(parsing: Data(entry.payload)) {
-                out.append(contentsOf: redaction.apply(value).description.utf8)
-                escapeControls(in: &out, from: start)
-            } else if JSONValue.appendCompactUTF8(entry.payload, to: &out) {
-                escapeControls(in: &out, from: start)
-            } else {
-                out.removeSubrange((start - Fragment.payload.count)...)
-                appendBase64(entry.payload, to: &out)
-            }
-        } else {
-            appendBase64(entry.payload, to: &out)
+        let appended: Bool
+        switch entry.codec {
+        case .json: appended = appendJSONPayload(entry.payload, redaction: redaction, to: &out)
+        case .binary:
+            // Rendered as JSON; a payload that is not well formed stays base64, as any other codec's.
+            appended = (try? BinaryPayload.json(entry.payload)).map { rendered in
+                rendered.withUnsafeBytes { appendJSONPayload($0, redaction: redaction, to: &out) }
+            } ?? false
+        default: appended = false
         }
+        if !appended { appendBase64(entry.payload, to: &out) }
         out.append(contentsOf: Fragment.sequence)
         appendDecimal(entry.sequence, to: &out)
         out.append(contentsOf: Fragment.stream)
@@ -60,6 +56,21 @@ enum EntryLine {
         out.append(contentsOf: Fragment.nanoseconds)
         appendDecimal(entry.timestamp, to: &out)
         out.append(contentsOf: wrapped ? Fragment.wrappedEnd : Fragment.end)
+    }
+
+    /// Appends `"payload":` and the JSON text `json`, compacted, controls escaped and `redaction` applied; returns
+    /// `false`, appending nothing, when `json` is not valid JSON.
+    private static func appendJSONPayload(_ json: UnsafeRawBufferPointer, redaction: Redaction?, to out: inout [UInt8]) -> Bool {
+        out.append(contentsOf: Fragment.payload)
+        let start = out.count
+        if let redaction, redaction.mayApply(to: json), let value = try? JSONValue(parsing: Data(json)) {
+            out.append(contentsOf: redaction.apply(value).description.utf8)
+        } else if !JSONValue.appendCompactUTF8(json, to: &out) {
+            out.removeSubrange((start - Fragment.payload.count)...)
+            return false
+        }
+        escapeControls(in: &out, from: start)
+        return true
     }
 
     /// The constant parts of a line, as bytes once.

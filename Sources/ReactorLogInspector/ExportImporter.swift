@@ -129,10 +129,18 @@ struct ExportImporter {
         }
     }
 
-    /// The bytes a line gives for a payload of `codec`: JSON for `json`, nothing for `none`, base64 for the others.
+    /// The bytes a line gives for a payload of `codec`: JSON for `json`, JSON or base64 (a payload that was
+    /// not well formed) for `binary`, nothing for `none`, base64 for the others.
     private func payload(_ json: JSONValue?, _ base64: String?, codec: String, line: Int) throws -> Data {
         switch (codec, json, base64) {
         case ("json", nil, _): throw bad(line, "its codec is json but it has no JSON payload")
+        case ("binary", let json?, _):
+            guard json.isExpressibleAsJSON else { throw bad(line, "its JSON holds a number JSON cannot express (such as 1e999)") }
+            do {
+                return try CodecID.binary.payload(fromJSON: json.data)
+            } catch {
+                throw bad(line, "its payload cannot be written in the binary codec (\(error))")
+            }
         case ("none", _?, _), ("none", _, _?): throw bad(line, "its codec is none but it has a payload")
         case (_, nil, nil) where codec != "none": throw bad(line, "its codec is \(codec) but it has no base64 payload")
         default: break
@@ -150,6 +158,7 @@ struct ExportImporter {
         switch name {
         case "none": return .none
         case "json": return .json
+        case "binary": return .binary
         default:
             guard name.hasPrefix("codec-"), let byte = UInt8(name.dropFirst(6)) else { throw bad(line, "its codec '\(name)' is unknown") }
             return CodecID(rawValue: byte)

@@ -139,9 +139,9 @@ struct ExportWriter {
             state: state.json, stateBase64: state.base64)
     }
 
-    /// A recorded state as an export holds it: JSON, redacted, for the JSON codec; base64 for any other.
+    /// A recorded state as an export holds it: JSON, redacted, for the JSON and binary codecs; base64 for any other.
     private func exported(_ state: Data, codec: CodecID) -> (json: JSONValue?, base64: String?) {
-        let json = codec == .json ? (try? JSONValue(parsing: state)).map(redaction.apply) : nil
+        let json = ((try? JSONValue(payload: state, codec: codec)) ?? nil).map(redaction.apply)
         return (json, json == nil ? state.base64EncodedString() : nil)
     }
 }

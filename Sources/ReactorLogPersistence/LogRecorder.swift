@@ -74,8 +74,8 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
 
     /// A value's case name and payload, made on the writer thread.
     private func encoded<Value: Encodable>(_ value: Value, names: CaseNamer) throws -> (caseName: String, payload: Data) {
-        let payload = try reported { () throws(EventLogError) in try stream.log.encode(value) }
-        return (names.name(value, json: payload), payload)
+        let encoded = try reported { () throws(EventLogError) in try stream.log.encodeNamingCase(value) }
+        return (names.name(value, learned: encoded.caseName), encoded.payload)
     }
 
     /// Runs an encoding; a failure is remembered (``failure``) and rethrown, so the log writes an

@@ -103,11 +103,10 @@ public struct SchemaMigrations<R: Reactor>: Sendable where R.Mutation: Codable, 
         return try Self.decode(type, data, codec: codec, log: log)
     }
 
-    /// `Value` from `data`: JSON with Foundation's decoder, so that a mismatch is Swift's `DecodingError` naming
-    /// the field; another codec through the log.
+    /// `Value` from `data`: JSON and binary with their own decoders, so that a mismatch is Swift's `DecodingError`
+    /// naming the field; another codec through the log.
     static func decode<Value: Decodable>(_ type: Value.Type, _ data: Data, codec: CodecID, log: EventLog) throws -> Value {
-        guard codec == .json else { return try log.decode(type, from: data, codec: codec) }
-        return try JSONDecoder().decode(type, from: data)
+        codec.isReadableAsJSON ? try codec.decode(type, from: data) : try log.decode(type, from: data, codec: codec)
     }
 
     /// A step's conversion as JSON to JSON: decode `Old`, convert, encode.

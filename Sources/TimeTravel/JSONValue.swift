@@ -1,3 +1,4 @@
+import EventLogKit
 import Foundation
 
 /// A JSON document as a tree: how time travel sees any `Codable` state, to diff it and to follow paths in it.
@@ -19,6 +20,13 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     /// document is invalid; nesting deeper than 512 levels is refused.
     public init(parsing data: Data) throws {
         self = try JSONParser.parse(data)
+    }
+
+    /// The value of a payload written with `codec`, when that codec reads as JSON (`CodecID.isReadableAsJSON`):
+    /// `nil` for another codec. Throws for a payload that is not well formed.
+    public init?(payload: Data, codec: CodecID) throws {
+        guard let json = try codec.json(payload) else { return nil }
+        try self.init(parsing: json)
     }
 
     /// The JSON form of an `Encodable` value, as the log's JSON codec writes it.

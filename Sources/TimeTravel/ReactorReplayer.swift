@@ -51,7 +51,7 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
     /// throwing Swift's `DecodingError`. Actions are not migrated: they are not replayed.
     public func checkDecodes(_ entry: LogEntry, recordedWith schema: String, log: EventLog) throws {
         switch entry.kind {
-        case .action: _ = try JSONDecoder().decode(R.Action.self, from: entry.payload)
+        case .action: _ = try entry.codec.decode(R.Action.self, from: entry.payload)
         case .mutation: _ = try migrations.mutation(entry, recordedWith: schema, log: log)
         default: break
         }

@@ -10,12 +10,12 @@ public struct RecordedStates: Replayer {
     /// Always `false`.
     public var canReduce: Bool { false }
 
-    /// Parses a JSON-codec state, whatever types wrote it.
+    /// Reads a JSON or binary state as JSON, whatever types wrote it.
     public func decodeState(_ data: Data, codec: CodecID, recordedWith schema: String, log: EventLog) throws -> JSONValue {
-        guard codec == .json else {
+        guard let state = try JSONValue(payload: data, codec: codec) else {
             throw TimeTravelError.decoding("A recorded state uses the \(codec) codec, which the generic inspector cannot read.")
         }
-        return try JSONValue(parsing: data)
+        return state
     }
 
     /// Never called: ``canReduce`` is `false`.
@@ -26,8 +26,8 @@ public struct RecordedStates: Replayer {
     /// The state itself.
     public func json(_ state: JSONValue) throws -> JSONValue { state }
 
-    /// Checks that a JSON payload parses.
+    /// Checks that a JSON or binary payload reads as JSON.
     public func checkDecodes(_ entry: LogEntry, recordedWith schema: String, log: EventLog) throws {
-        if entry.codec == .json { _ = try JSONValue(parsing: entry.payload) }
+        _ = try JSONValue(payload: entry.payload, codec: entry.codec)
     }
 }

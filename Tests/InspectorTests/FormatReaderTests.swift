@@ -37,6 +37,7 @@ struct FormatReaderTests {
         (EntryDraft(kind: .action, caseName: "buy", payload: Data("1".utf8), cause: 2), "an action with a cause"),
         (EntryDraft(kind: .mutation, caseName: "add", payload: Data("NaN".utf8)), "not valid JSON"),
         (EntryDraft(kind: .mutation, caseName: "add", payload: Data([7]), codec: .none), "codec none with a 1-byte payload"),
+        (EntryDraft(kind: .mutation, caseName: "add", payload: Data([0x07, 0x03]), codec: .binary), "binary payload is not well formed"),
         (EntryDraft(kind: .streamClosed, caseName: "bogus", payload: Data(), codec: .none), "marker named 'bogus'"),
     ])
     func ruleBreaker(_ draft: EntryDraft, _ rule: String) async throws {
@@ -49,6 +50,8 @@ struct FormatReaderTests {
         let result = try await read([path])
         #expect(result.status == 1)
         #expect(result.error.contains("breaks a rule") && result.error.contains(rule), "\(result.error)")
+        let verify = try await Tool.run(["verify", path])
+        #expect(verify.status == 1, "verify finds the same broken rule: \(verify.output)")
     }
 
     @Test("it refuses a sequence gap no trim explains, as verify does")

@@ -40,7 +40,7 @@ struct InspectorCommandTests {
     func info() async throws {
         let text = try await reactorlog("info", demo)
         #expect(text.status == 0)
-        #expect(text.output.contains("format 1, codec json, durability grouped"))
+        #expect(text.output.contains("format 1, codec binary, durability grouped"))
         #expect(text.lines.contains { $0.hasPrefix("search") && $0.contains("GitHubSearchReactor") })
         let report = try json(try await reactorlog("info", demo, "--json"))
         let streams = try #require(report["streams"] as? [[String: Any]])
@@ -191,8 +191,8 @@ struct InspectorCommandTests {
         #expect(healthy.output.hasPrefix("OK: "))
         let damaged = scratch.file("damaged.reactorlog")
         #expect(try await reactorlog("compact", demo, damaged).status == 0)
-        // JSON escapes "/" as "\/", so the marker holds no slash.
-        try CorruptFile.flipByte(in: damaged + "/data.mdb", after: Array(#"repo-15""#.utf8))
+        // A repository name in a payload (the binary codec stores its text as it is).
+        try CorruptFile.flipByte(in: damaged + "/data.mdb", after: Array("repo-15".utf8))
         let report = try await reactorlog("verify", damaged)
         #expect(report.status == 1)
         #expect(report.output.contains("DAMAGED"))

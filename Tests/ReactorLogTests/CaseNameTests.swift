@@ -19,10 +19,13 @@ struct CaseNameTests {
         func reduce(state: State, mutation: Mutation) -> State { State(last: mutation.name) }
     }
 
-    @Test("enum cases are named by their case, with or without payload; structs by their type, even with one field")
-    func shapes() throws {
+    @Test("enum cases are named by their case, with or without payload; structs by their type, even with one field",
+          arguments: [CodecID.binary, .json])
+    func shapes(codec: CodecID) throws {
         let scratch = ScratchDirectory()
-        let log = try EventLog.open(at: scratch.file("shapes.reactorlog"))
+        var configuration = EventLogConfiguration()
+        configuration.codec = codec == .json ? JSONLogCodec() : BinaryLogCodec()
+        let log = try EventLog.open(at: scratch.file("shapes.reactorlog"), configuration: configuration)
         let reactor = ShapesReactor()
         try reactor.attach(to: log, stream: "shapes")
         reactor.send(.plain)

@@ -180,7 +180,7 @@ struct TimeMachineTests {
         try same.assertReplayMatchesRecording()
         let changed = try TimeMachine(log: everyState, stream: "ledger", replayer: ReactorReplayer { LedgerReactor(changedReduce: true) })
         let found = try #require(try changed.divergence())
-        let firstSeven = try #require(try everyState.readEntries(EntryQuery(kinds: [.mutation])).first { $0.payload == Data("{\"add\":{\"_0\":7}}".utf8) })
+        let firstSeven = try #require(try everyState.readEntries(EntryQuery(kinds: [.mutation])).first { try $0.codec.json($0.payload) == Data("{\"add\":{\"_0\":7}}".utf8) })
         #expect(found.mutation?.sequence == firstSeven.sequence)
         #expect(found.action?.caseName == "deposit")
         #expect(found.diff.changes.map(\.path.description) == ["balance"])
@@ -191,7 +191,7 @@ struct TimeMachineTests {
         _ = try recordLedger(sparse, deposits: 30)
         let range = try #require(try TimeMachine(log: sparse, stream: "ledger", replayer: ReactorReplayer { LedgerReactor(changedReduce: true) }).divergence())
         #expect(range.mutation == nil)
-        let seven = try #require(try sparse.readEntries(EntryQuery(kinds: [.mutation])).first { $0.payload == Data("{\"add\":{\"_0\":7}}".utf8) })
+        let seven = try #require(try sparse.readEntries(EntryQuery(kinds: [.mutation])).first { try $0.codec.json($0.payload) == Data("{\"add\":{\"_0\":7}}".utf8) })
         #expect(range.range.contains(seven.sequence))
     }
 

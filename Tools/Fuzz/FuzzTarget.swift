@@ -8,7 +8,7 @@ import Foundation
 /// together (parsed JSON and paths print back to what they were parsed from).
 enum FuzzTarget: UInt8, CaseIterable {
     case entryRecord, entryRecordSealed, streamRecord, streamRecordSealed, snapshotRecord, snapshotRecordSealed
-    case keys, json, statePath, exportLine
+    case keys, json, statePath, exportLine, binaryPayload, binaryDecode
 
     /// Runs `input` through the decoder its first byte names.
     static func run(_ input: [UInt8]) {
@@ -47,6 +47,13 @@ enum FuzzTarget: UInt8, CaseIterable {
             check((try? StatePath(parsing: path.description)) == path, "path '\(text)' does not print back to itself")
         case .exportLine:
             _ = try? JSONDecoder().decode(ExportLine.self, from: Data(body))
+        case .binaryPayload:
+            guard let rendered = try? BinaryPayload.json(Data(body)) else { return }
+            check((try? JSONValue(parsing: rendered)) != nil, "binary payload \(body) renders as JSON that does not parse")
+            let again = (try? BinaryPayload.fromJSON(rendered)).flatMap { try? BinaryPayload.json(Data($0)) }
+            check(again == rendered, "the JSON of binary payload \(body) does not convert back to the same JSON")
+        case .binaryDecode:
+            _ = try? BinaryLogCodec().decode(FuzzShape.self, from: Data(body))
         }
     }
 
@@ -98,7 +105,18 @@ enum FuzzTarget: UInt8, CaseIterable {
             (.json, Array(#"{"a":[1,-2.5e3,true,null,"\u00e9\n"],"b":{"c":{}}}"#.utf8)),
             (.statePath, Array("items[2].done".utf8)),
             (.exportLine, Array(exportLine.utf8)),
+            (.binaryPayload, [UInt8]((try? BinaryLogCodec().encode(FuzzShape.sample)) ?? Data())),
+            (.binaryDecode, [UInt8]((try? BinaryLogCodec().encode(FuzzShape.sample)) ?? Data())),
         ]
         return bodies.map { [$0.0.rawValue] + $0.1 }
     }
+}
+
+/// A value of every shape the binary codec writes, for the binary decoder to meet damaged.
+enum FuzzShape: Codable {
+    case record(name: String, count: Int, ratio: Double, flags: [Bool], nested: [String: [Int]], missing: Int?, big: UInt64, price: Decimal)
+    case plain
+
+    static let sample = FuzzShape.record(
+        name: "é\n", count: -3, ratio: 0.25, flags: [true, false], nested: ["a": [1, 2]], missing: nil, big: .max, price: Decimal(string: "1.05")!)
 }

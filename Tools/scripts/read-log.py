@@ -58,7 +58,80 @@ def payload_text(codec, payload, what):
         except ValueError as error:
             sys.exit(f"{what} breaks a rule: its JSON payload is not valid JSON ({error})")
         return json.dumps(value, separators=(",", ":"))
+    if codec == 2:
+        try:
+            text, end = binary_json(payload, 0, 0)
+            if end != len(payload):
+                raise ValueError(f"bytes follow the value at byte {end}")
+        except (ValueError, IndexError, struct.error, UnicodeDecodeError) as error:
+            sys.exit(f"{what} breaks a rule: its binary payload is not well formed ({error})")
+        return text
     return f"<{len(payload)} bytes of codec {codec}>"
+
+
+def varint(data, offset):
+    """A LEB128 varint: 7 bits per byte, least significant first, high bit set on all but the last byte."""
+    value, shift = 0, 0
+    while True:
+        byte = data[offset]
+        offset += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            if value >= 1 << 64:
+                raise ValueError("a varint is longer than 64 bits")
+            return value, offset
+        shift += 7
+
+
+def utf8(data, offset, length):
+    if offset + length > len(data):
+        raise ValueError("a length runs past the payload's end")
+    return data[offset:offset + length].decode("utf-8"), offset + length
+
+
+def binary_json(data, offset, depth):
+    """The JSON text of the binary value at `offset` (docs/FORMAT.md, "The binary codec") and where it ends."""
+    if depth >= 512:
+        raise ValueError("containers nest deeper than 512")
+    tag = data[offset]
+    offset += 1
+    if tag <= 0x02:
+        return ("null", "false", "true")[tag], offset
+    if tag == 0x03:
+        zigzag, offset = varint(data, offset)
+        return str((zigzag >> 1) ^ -(zigzag & 1)), offset
+    if tag == 0x04:
+        value, offset = varint(data, offset)
+        return str(value), offset
+    if tag == 0x05:
+        (value,) = struct.unpack_from("<d", data, offset)
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError("a double is not finite")
+        text = str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+        return text, offset + 8
+    if tag in (0x06, 0x09):
+        length, offset = varint(data, offset)
+        text, offset = utf8(data, offset, length)
+        if tag == 0x09:
+            json.loads(text)  # a decimal number's text is a JSON number
+            return text, offset
+        return json.dumps(text, ensure_ascii=False), offset
+    if tag == 0x07:
+        items = []
+        while data[offset] != 0x0F:
+            item, offset = binary_json(data, offset, depth + 1)
+            items.append(item)
+        return "[" + ",".join(items) + "]", offset + 1
+    if tag == 0x08:
+        members = []
+        while True:
+            length, offset = varint(data, offset)
+            if length == 0:
+                return "{" + ",".join(members) + "}", offset
+            key, offset = utf8(data, offset, length - 1)
+            value, offset = binary_json(data, offset, depth + 1)
+            members.append(json.dumps(key, ensure_ascii=False) + ":" + value)
+    raise ValueError(f"tag 0x{tag:02x} is not a value")
 
 
 MARKERS = {4: "opened", 5: "resumed", 6: "closed"}

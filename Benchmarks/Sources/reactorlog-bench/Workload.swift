@@ -39,6 +39,9 @@ final class Workload {
         try ceiling("LMDB, 1 per transaction, nosync", records: records, count: min(entries, 300_000), batch: 1, noSync: true)
         try ceiling("LMDB, 1 per transaction, sync", records: records, count: entries, batch: 1, noSync: false, budget: syncBudget)
 
+        section("0. Codecs: the workload's actions and mutations, encoded and decoded")
+        try codecs()
+
         section("3. Runtime without a log (in memory)")
         try inMemory()
         await starvation()
@@ -88,12 +91,11 @@ final class Workload {
     /// Records of the workload's sizes: each action and mutation of the first actions, with a 40-byte header.
     private func sampleRecords() throws -> [[UInt8]] {
         let payloads = Mutex<[Data]>([])
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        let codec = BinaryLogCodec()
         let reactor = BenchReactor(tap: { tapped in
             let data: Data? = switch tapped {
-            case .action(let action): try? encoder.encode(action)
-            case .mutation(let mutation): try? encoder.encode(mutation)
+            case .action(let action): try? codec.encode(action)
+            case .mutation(let mutation): try? codec.encode(mutation)
             }
             if let data { payloads.withLock { $0.append(data) } }
         })
@@ -126,6 +128,47 @@ final class Workload {
             if noSync { try env.sync(force: true) }
         }
         add(name, Double(sequence) / seconds, "entries/s")
+    }
+
+    // MARK: 0
+
+    /// The binary codec against Foundation's JSON on the workload's own values, both ways.
+    private func codecs() throws {
+        let values = Mutex<[BenchReactor.Tapped]>([])
+        let reactor = BenchReactor(tap: { tapped in values.withLock { $0.append(tapped) } })
+        for index in 0..<3_000 { reactor.send(BenchReactor.action(index)) }
+        let sample = values.withLock { $0 }
+        let rounds = max(1, min(100, actions / 3_000))
+        let json = JSONLogCodec()
+        let binary = BinaryLogCodec()
+        func encodeAll(_ codec: some LogCodec) throws -> [Data] {
+            try sample.map { tapped in
+                switch tapped {
+                case .action(let action): try codec.encode(action)
+                case .mutation(let mutation): try codec.encode(mutation)
+                }
+            }
+        }
+        func decodeAll(_ codec: some LogCodec, _ payloads: [Data]) throws {
+            for (tapped, payload) in zip(sample, payloads) {
+                switch tapped {
+                case .action: _ = try codec.decode(BenchReactor.Action.self, from: payload)
+                case .mutation: _ = try codec.decode(BenchReactor.Mutation.self, from: payload)
+                }
+            }
+        }
+        let jsonPayloads = try encodeAll(json)
+        let binaryPayloads = try encodeAll(binary)
+        let count = Double(sample.count * rounds)
+        let jsonEncode = count / (try Measure.seconds { for _ in 0..<rounds { _ = try encodeAll(json) } })
+        let jsonDecode = count / (try Measure.seconds { for _ in 0..<rounds { try decodeAll(json, jsonPayloads) } })
+        add("Foundation JSON, encode", jsonEncode, "values/s")
+        add("Foundation JSON, decode", jsonDecode, "values/s")
+        add("binary codec, encode", count / (try Measure.seconds { for _ in 0..<rounds { _ = try encodeAll(binary) } }), "values/s", against: "Foundation JSON, encode")
+        add("binary codec, decode", count / (try Measure.seconds { for _ in 0..<rounds { try decodeAll(binary, binaryPayloads) } }), "values/s", against: "Foundation JSON, decode")
+        let jsonBytes = Double(jsonPayloads.reduce(0) { $0 + $1.count }) / Double(sample.count)
+        add("JSON payload, mean", jsonBytes, "bytes")
+        add("binary payload, mean", Double(binaryPayloads.reduce(0) { $0 + $1.count }) / Double(sample.count), "bytes", against: "JSON payload, mean", higherIsBetter: false)
     }
 
     // MARK: 3
@@ -276,9 +319,8 @@ final class Workload {
         let replaySeconds = try Measure.seconds {
             var state = reactor.initialState
             var iterator = log.entries(EntryQuery(stream: "search", kinds: [.mutation]))
-            let decoder = JSONDecoder()
             while let entry = try iterator.next() {
-                state = reactor.reduce(state: state, mutation: try decoder.decode(BenchReactor.Mutation.self, from: entry.payload))
+                state = reactor.reduce(state: state, mutation: try entry.codec.decode(BenchReactor.Mutation.self, from: entry.payload))
                 mutations += 1
             }
         }

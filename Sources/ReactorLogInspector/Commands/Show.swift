@@ -47,7 +47,7 @@ struct Show: AsyncParsableCommand {
             if let site = try session.log.callSite(of: entry) { rows.append(["sent from", site]) }
             rows.append(["cause", cause.map { "#\($0.sequence) \($0.kind) \(EntryFormatter.payload($0))" } ?? "none"])
             for line in Table.render(rows) { try printLine("  " + line) }
-            if entry.codec == .json, let value = try? JSONValue(parsing: entry.payload) {
+            if let value = (try? JSONValue(payload: entry.payload, codec: entry.codec)) ?? nil {
                 try printLine("payload:")
                 try printLine(value.pretty(indent: "  ").split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
             }

@@ -102,7 +102,7 @@ extension TimelineDocument {
         let start = try machine.walkStates(from: first, through: last) { entry, state in
             rows.append(Row(
                 s: entry.sequence, k: entry.kind.description, c: entry.caseName,
-                p: entry.codec == .json ? try? JSONValue(parsing: entry.payload) : nil, r: EntryFormatter.payload(entry),
+                p: (try? JSONValue(payload: entry.payload, codec: entry.codec)) ?? nil, r: EntryFormatter.payload(entry),
                 b: entry.cause, t: String(entry.timestamp), d: state.changes, u: state.isUnknown ? true : nil, g: state.spanStart,
                 w: sites[entry.sequence]))
             if rows.count % 16_384 == 0 { progress(rows.count) }

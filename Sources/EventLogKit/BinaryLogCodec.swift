@@ -1,0 +1,36 @@
+import Foundation
+
+/// The binary codec (codec byte 2), the default for new logs: JSON's data model in a compact tagged form
+/// (docs/FORMAT.md, "The binary codec"), several times faster than JSON both ways and readable without the
+/// Swift types, since `BinaryPayload.json(_:)` renders any payload as JSON.
+///
+/// Values encode in the order their `Codable` conformance writes them; `Data` is a base64 string, `URL` its
+/// absolute string and `Decimal` its decimal text, as Foundation's JSON coders write them.
+public struct BinaryLogCodec: LogCodec {
+    /// ``CodecID/binary``.
+    public var id: CodecID { .binary }
+
+    /// Creates the codec.
+    public init() {}
+
+    /// Encodes `value`.
+    public func encode<Value: Encodable>(_ value: Value) throws -> Data {
+        Data(try BinaryPayloadEncoder.encode(value).payload)
+    }
+
+    /// Encodes `value` and names its case: the key of a top-level object of one member, learned as it is written.
+    public func encodeNamingCase<Value: Encodable>(_ value: Value) throws -> (payload: Data, caseName: String?) {
+        let encoded = try BinaryPayloadEncoder.encode(value)
+        return (Data(encoded.payload), encoded.caseName)
+    }
+
+    /// Decodes a `Value` from `data`.
+    public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+        try data.withUnsafeBytes { try BinaryPayloadDecoder.decode(type, from: $0) }
+    }
+
+    /// Decodes a `Value` from bytes that stay where they are, such as a record in the log's map.
+    public func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
+        try BinaryPayloadDecoder.decode(type, from: bytes)
+    }
+}

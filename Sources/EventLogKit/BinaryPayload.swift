@@ -1,0 +1,307 @@
+import Foundation
+
+/// The compact binary payload format (codec byte 2, docs/FORMAT.md, "The binary codec"): JSON's data model, one tag
+/// byte per value, lengths as LEB128 varints, containers closed by an end mark instead of counted, so that an
+/// encoder streams. Readable without the Swift types: `json(_:)` renders any payload as JSON text.
+///
+///     0x00 null        0x03 integer: zigzag varint      0x06 string: varint length, UTF-8
+///     0x01 false       0x04 unsigned above Int64.max    0x07 array: values, then 0x0F
+///     0x02 true        0x05 double: 8 bytes LE, finite  0x08 object: members, then a key length byte 0
+///                                                       0x09 decimal number: varint length, its JSON text
+///
+/// An object member is its key (varint of the key's byte length + 1, then UTF-8) followed by its value.
+public enum BinaryPayload {
+    static let null: UInt8 = 0x00
+    static let `false`: UInt8 = 0x01
+    static let `true`: UInt8 = 0x02
+    static let integer: UInt8 = 0x03
+    static let unsigned: UInt8 = 0x04
+    static let double: UInt8 = 0x05
+    static let string: UInt8 = 0x06
+    static let array: UInt8 = 0x07
+    static let object: UInt8 = 0x08
+    static let decimal: UInt8 = 0x09
+    static let arrayEnd: UInt8 = 0x0F
+    /// Containers nest at most this deep, so that a hostile payload cannot exhaust the stack of a reader.
+    static let maximumDepth = 512
+
+    /// A payload that is not a well-formed binary value; `offset` is where reading stopped.
+    public struct Malformed: Error, Sendable, CustomStringConvertible {
+        /// The byte offset in the payload.
+        public let offset: Int
+        /// What is wrong there.
+        public let reason: String
+
+        /// A sentence.
+        public var description: String { "The binary payload is malformed at byte \(offset): \(reason)." }
+    }
+
+    // MARK: Writing
+
+    static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {
+        bytes.append(integer)
+        appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)), to: &bytes)
+    }
+
+    static func appendUnsigned(_ value: UInt64, to bytes: inout [UInt8]) {
+        if value <= UInt64(Int64.max) { return appendInteger(Int64(value), to: &bytes) }
+        bytes.append(unsigned)
+        appendVarint(value, to: &bytes)
+    }
+
+    static func appendDouble(_ value: Double, to bytes: inout [UInt8]) {
+        bytes.append(double)
+        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    static func appendString(_ value: String, to bytes: inout [UInt8]) {
+        bytes.append(string)
+        var value = value
+        value.withUTF8 { utf8 in
+            appendVarint(UInt64(utf8.count), to: &bytes)
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    static func appendKey(_ key: String, to bytes: inout [UInt8]) {
+        var key = key
+        key.withUTF8 { utf8 in
+            appendVarint(UInt64(utf8.count) + 1, to: &bytes)
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    // MARK: Reading
+
+    /// Reads values of a payload, checking every bound.
+    struct Reader {
+        let bytes: UnsafeRawBufferPointer
+        var offset: Int
+
+        init(_ bytes: UnsafeRawBufferPointer, at offset: Int = 0) {
+            self.bytes = bytes
+            self.offset = offset
+        }
+
+        var isAtEnd: Bool { offset >= bytes.count }
+
+        func malformed(_ reason: String) -> Malformed { Malformed(offset: offset, reason: reason) }
+
+        mutating func byte() throws(Malformed) -> UInt8 {
+            guard offset < bytes.count else { throw malformed("the payload ends inside a value") }
+            defer { offset += 1 }
+            return bytes[offset]
+        }
+
+        mutating func varint() throws(Malformed) -> UInt64 {
+            var result: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                let byte = try byte()
+                guard shift < 64, shift < 63 || byte <= 1 else { throw malformed("a varint is longer than 64 bits") }
+                result |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return result }
+                shift += 7
+            }
+        }
+
+        mutating func length() throws(Malformed) -> Int {
+            let length = try varint()
+            guard length <= UInt64(bytes.count - offset) else { throw malformed("a length runs past the payload's end") }
+            return Int(length)
+        }
+
+        mutating func integer() throws(Malformed) -> Int64 {
+            let zigzag = try varint()
+            return Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1)))
+        }
+
+        mutating func double() throws(Malformed) -> Double {
+            guard bytes.count - offset >= 8 else { throw malformed("a double runs past the payload's end") }
+            defer { offset += 8 }
+            let value = Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+            guard value.isFinite else { throw malformed("a double is not finite") }
+            return value
+        }
+
+        /// The UTF-8 bytes of a string or key of `length` bytes.
+        mutating func utf8(_ length: Int) throws(Malformed) -> UnsafeRawBufferPointer {
+            defer { offset += length }
+            return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)])
+        }
+
+        mutating func text(_ length: Int) throws(Malformed) -> String {
+            let start = offset
+            guard let text = String(validating: try utf8(length), as: UTF8.self) else {
+                throw Malformed(offset: start, reason: "a string is not valid UTF-8")
+            }
+            return text
+        }
+
+        /// An object member's key length, or `nil` at the object's end mark.
+        mutating func keyLength() throws(Malformed) -> Int? {
+            let length = try varint()
+            guard length > 0 else { return nil }
+            guard length - 1 <= UInt64(bytes.count - offset) else { throw malformed("a key runs past the payload's end") }
+            return Int(length - 1)
+        }
+
+        /// Steps over one value (checking its structure, not its text), `depth` containers deep.
+        mutating func skipValue(depth: Int = 0) throws(Malformed) {
+            guard depth < BinaryPayload.maximumDepth else { throw malformed("containers nest deeper than \(BinaryPayload.maximumDepth)") }
+            let tag = try byte()
+            switch tag {
+            case BinaryPayload.null, BinaryPayload.false, BinaryPayload.true: return
+            case BinaryPayload.integer, BinaryPayload.unsigned: _ = try varint()
+            case BinaryPayload.double: _ = try double()
+            case BinaryPayload.string, BinaryPayload.decimal: offset += try length()
+            case BinaryPayload.array:
+                while true {
+                    guard offset < bytes.count else { throw malformed("an array has no end mark") }
+                    if bytes[offset] == BinaryPayload.arrayEnd { offset += 1; return }
+                    try skipValue(depth: depth + 1)
+                }
+            case BinaryPayload.object:
+                while let key = try keyLength() {
+                    offset += key
+                    try skipValue(depth: depth + 1)
+                }
+            default:
+                offset -= 1
+                throw malformed("tag 0x\(String(tag, radix: 16)) is not a value")
+            }
+        }
+    }
+
+    // MARK: Rendering
+
+    /// `payload` as JSON text: objects keep their members' order, numbers their value, strings their text.
+    /// Throws ``Malformed`` for anything that is not exactly one well-formed value.
+    public static func json(_ payload: UnsafeRawBufferPointer) throws(Malformed) -> [UInt8] {
+        var reader = Reader(payload)
+        var out: [UInt8] = []
+        out.reserveCapacity(payload.count * 2)
+        try render(&reader, into: &out, depth: 0)
+        guard reader.isAtEnd else { throw reader.malformed("bytes follow the payload's value") }
+        return out
+    }
+
+    /// `json(_:)` of `payload`.
+    public static func json(_ payload: Data) throws(Malformed) -> Data {
+        let rendered = payload.withUnsafeBytes { bytes in Result { () throws(Malformed) in try json(bytes) } }
+        return Data(try rendered.get())
+    }
+
+    /// Whether `payload` is exactly one well-formed value with valid UTF-8 text.
+    public static func isWellFormed(_ payload: UnsafeRawBufferPointer) -> Bool {
+        (try? json(payload)) != nil
+    }
+
+    private static func render(_ reader: inout Reader, into out: inout [UInt8], depth: Int) throws(Malformed) {
+        guard depth < maximumDepth else { throw reader.malformed("containers nest deeper than \(maximumDepth)") }
+        let tag = try reader.byte()
+        switch tag {
+        case null: out.append(contentsOf: "null".utf8)
+        case `false`: out.append(contentsOf: "false".utf8)
+        case `true`: out.append(contentsOf: "true".utf8)
+        case integer: out.append(contentsOf: String(try reader.integer()).utf8)
+        case unsigned: out.append(contentsOf: String(try reader.varint()).utf8)
+        case double: out.append(contentsOf: jsonText(of: try reader.double()).utf8)
+        case string: try renderString(try reader.length(), &reader, into: &out)
+        case decimal:
+            let start = reader.offset
+            let text = try reader.text(try reader.length())
+            guard isJSONNumber(text) else { throw Malformed(offset: start, reason: "a decimal number is not a JSON number") }
+            out.append(contentsOf: text.utf8)
+        case array:
+            out.append(UInt8(ascii: "["))
+            var first = true
+            while true {
+                guard !reader.isAtEnd else { throw reader.malformed("an array has no end mark") }
+                if reader.bytes[reader.offset] == arrayEnd { reader.offset += 1; break }
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                try render(&reader, into: &out, depth: depth + 1)
+            }
+            out.append(UInt8(ascii: "]"))
+        case object:
+            out.append(UInt8(ascii: "{"))
+            var first = true
+            while let key = try reader.keyLength() {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                try renderString(key, &reader, into: &out)
+                out.append(UInt8(ascii: ":"))
+                try render(&reader, into: &out, depth: depth + 1)
+            }
+            out.append(UInt8(ascii: "}"))
+        default:
+            reader.offset -= 1
+            throw reader.malformed("tag 0x\(String(tag, radix: 16)) is not a value")
+        }
+    }
+
+    private static func renderString(_ length: Int, _ reader: inout Reader, into out: inout [UInt8]) throws(Malformed) {
+        let start = reader.offset
+        let bytes = try reader.utf8(length)
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            throw Malformed(offset: start, reason: "a string is not valid UTF-8")
+        }
+        out.append(UInt8(ascii: "\""))
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
+            case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
+            case 0x0A: out.append(contentsOf: "\\n".utf8)
+            case 0x0D: out.append(contentsOf: "\\r".utf8)
+            case 0x09: out.append(contentsOf: "\\t".utf8)
+            case 0..<0x20:
+                let hex = String(byte, radix: 16)
+                out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// A finite double as JSON: Swift's shortest round-tripping form, without a `.0` on whole numbers.
+    static func jsonText(of value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+
+    /// Whether `text` follows JSON's number grammar.
+    static func isJSONNumber(_ text: String) -> Bool {
+        var utf8 = text.utf8[...]
+        if utf8.first == UInt8(ascii: "-") { utf8 = utf8.dropFirst() }
+        func digits() -> Int {
+            let count = utf8.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }.count
+            utf8 = utf8.dropFirst(count)
+            return count
+        }
+        let whole = utf8
+        guard digits() > 0 else { return false }
+        if whole.first == UInt8(ascii: "0"), whole.count > 1, let next = whole.dropFirst().first, next >= UInt8(ascii: "0"), next <= UInt8(ascii: "9") {
+            return false
+        }
+        if utf8.first == UInt8(ascii: ".") {
+            utf8 = utf8.dropFirst()
+            guard digits() > 0 else { return false }
+        }
+        if utf8.first == UInt8(ascii: "e") || utf8.first == UInt8(ascii: "E") {
+            utf8 = utf8.dropFirst()
+            if utf8.first == UInt8(ascii: "+") || utf8.first == UInt8(ascii: "-") { utf8 = utf8.dropFirst() }
+            guard digits() > 0 else { return false }
+        }
+        return utf8.isEmpty
+    }
+}

@@ -1,0 +1,468 @@
+import Foundation
+
+/// Decodes a `Decodable` value from a binary payload (``BinaryPayload``), reading the bytes where they lie.
+///
+/// Objects are read in place: a keyed container remembers where its next member starts, so the usual
+/// in-order decoding of a synthesized `init(from:)` finds each key at once; any other order scans the object.
+/// Every read is bounds-checked, so damaged or hostile bytes throw `DecodingError`, never trap.
+final class BinaryPayloadDecoder: Decoder {
+    let bytes: UnsafeRawBufferPointer
+    // One decoder serves one decode on one thread: the exclusivity checks would only cost time.
+    /// Where the value being decoded starts.
+    @exclusivity(unchecked) var position: Int
+    /// How many containers deep the value being decoded is.
+    @exclusivity(unchecked) var depth = 0
+    /// Per depth, the object whose members were read last and where the value read last starts: the next
+    /// member is after it.
+    @exclusivity(unchecked) var hints: [(object: Int, next: Int)] = []
+
+    @exclusivity(unchecked) var codingPath: [any CodingKey] = []
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    private init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+        position = 0
+        codingPath.reserveCapacity(8)
+        hints.reserveCapacity(8)
+    }
+
+    /// Decodes a `Value` from the whole of `bytes`.
+    static func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
+        // Bytes the value does not read (such as any after it) are not looked at: `verify` checks every payload whole.
+        try BinaryPayloadDecoder(bytes).decodeValue(type)
+    }
+
+    // MARK: Values
+
+    /// Decodes the value at ``position``.
+    func decodeValue<Value: Decodable>(_ type: Value.Type) throws -> Value {
+        if Value.self == Data.self {
+            let text = try string()
+            guard let data = Data(base64Encoded: text) else { throw mismatch(type, "a string that is not base64") }
+            return data as! Value
+        } else if Value.self == URL.self {
+            guard let url = URL(string: try string()) else { throw mismatch(type, "a string that is not a URL") }
+            return url as! Value
+        } else if Value.self == Decimal.self {
+            return try decimal() as! Value
+        }
+        return try Value(from: self)
+    }
+
+    /// Decodes the value starting at `offset`, one container deeper, under `key`.
+    func decodeNested<Value: Decodable>(_ type: Value.Type, at offset: Int, outer: [any CodingKey], key: any CodingKey, depth: Int) throws -> Value {
+        try at(offset, outer: outer, key: key, depth: depth) { try decodeValue(type) }
+    }
+
+    /// Runs `read` with the decoder at the value starting at `offset`, `depth` containers deep, under `key`.
+    /// `outer` are the keys of the nested containers the value sits in, which are not values of their own.
+    func at<T>(_ offset: Int, outer: [any CodingKey] = [], key: any CodingKey, depth: Int, _ read: () throws -> T) throws -> T {
+        let saved = (position, self.depth, codingPath.count)
+        position = offset
+        self.depth = depth
+        if !outer.isEmpty { codingPath.append(contentsOf: outer) }
+        codingPath.append(key)
+        defer {
+            (position, self.depth) = (saved.0, saved.1)
+            codingPath.removeLast(codingPath.count - saved.2)
+        }
+        return try read()
+    }
+
+    var reader: BinaryPayload.Reader { BinaryPayload.Reader(bytes, at: position) }
+
+    func tag() throws -> UInt8 {
+        guard position < bytes.count else { throw corrupted(reader.malformed("the payload ends inside a value")) }
+        return bytes[position]
+    }
+
+    /// Runs a read of the payload, turning a malformed payload into `DecodingError.dataCorrupted`.
+    func read<T>(_ body: (inout BinaryPayload.Reader) throws(BinaryPayload.Malformed) -> T) throws -> T {
+        var reader = reader
+        do {
+            return try body(&reader)
+        } catch {
+            throw corrupted(error)
+        }
+    }
+
+    func corrupted(_ error: BinaryPayload.Malformed) -> DecodingError {
+        .dataCorrupted(DecodingError.Context(codingPath: codingPath, debugDescription: error.description, underlyingError: error))
+    }
+
+    func mismatch(_ type: Any.Type, _ found: String) -> DecodingError {
+        .typeMismatch(type, DecodingError.Context(codingPath: codingPath, debugDescription: "Expected \(type) but found \(found)."))
+    }
+
+    /// What a tag holds, for messages.
+    func describe(_ tag: UInt8) -> String {
+        switch tag {
+        case BinaryPayload.null: "null"
+        case BinaryPayload.false, BinaryPayload.true: "a Boolean"
+        case BinaryPayload.integer, BinaryPayload.unsigned, BinaryPayload.double, BinaryPayload.decimal: "a number"
+        case BinaryPayload.string: "a string"
+        case BinaryPayload.array: "an array"
+        case BinaryPayload.object: "an object"
+        default: "tag 0x\(String(tag, radix: 16))"
+        }
+    }
+
+    func isNil() throws -> Bool { try tag() == BinaryPayload.null }
+
+    func bool() throws -> Bool {
+        switch try tag() {
+        case BinaryPayload.true: true
+        case BinaryPayload.false: false
+        case let tag: throw mismatch(Bool.self, describe(tag))
+        }
+    }
+
+    func string() throws -> String {
+        let tag = try tag()
+        guard tag == BinaryPayload.string else { throw mismatch(String.self, describe(tag)) }
+        return try read { reader throws(BinaryPayload.Malformed) in
+            reader.offset += 1
+            return try reader.text(try reader.length())
+        }
+    }
+
+    func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
+        let tag = try tag()
+        switch tag {
+        case BinaryPayload.integer:
+            let value = try read { reader throws(BinaryPayload.Malformed) in reader.offset += 1; return try reader.integer() }
+            guard let exact = T(exactly: value) else { throw outOfRange(type, "\(value)") }
+            return exact
+        case BinaryPayload.unsigned:
+            let value = try read { reader throws(BinaryPayload.Malformed) in reader.offset += 1; return try reader.varint() }
+            guard let exact = T(exactly: value) else { throw outOfRange(type, "\(value)") }
+            return exact
+        case BinaryPayload.double:
+            let value = try double(Double.self)
+            guard let exact = T(exactly: value) else { throw outOfRange(type, "\(value)") }
+            return exact
+        default:
+            throw mismatch(type, describe(tag))
+        }
+    }
+
+    func double<T: BinaryFloatingPoint>(_ type: T.Type) throws -> T {
+        let tag = try tag()
+        switch tag {
+        case BinaryPayload.double:
+            return T(try read { reader throws(BinaryPayload.Malformed) in reader.offset += 1; return try reader.double() })
+        case BinaryPayload.integer:
+            return T(try integer(Int64.self))
+        case BinaryPayload.unsigned:
+            return T(try integer(UInt64.self))
+        case BinaryPayload.decimal:
+            guard let value = Double(try decimalText()) else { throw mismatch(type, "a number it cannot hold") }
+            return T(value)
+        default:
+            throw mismatch(type, describe(tag))
+        }
+    }
+
+    func decimal() throws -> Decimal {
+        let tag = try tag()
+        switch tag {
+        case BinaryPayload.decimal:
+            guard let value = Decimal(string: try decimalText()) else { throw mismatch(Decimal.self, "a malformed decimal") }
+            return value
+        case BinaryPayload.integer: return Decimal(try integer(Int64.self))
+        case BinaryPayload.unsigned: return Decimal(try integer(UInt64.self))
+        case BinaryPayload.double:
+            // Through the double's shortest text, so that 12.345 stays 12.345 rather than its binary neighbour.
+            let value = try double(Double.self)
+            return Decimal(string: "\(value)") ?? Decimal(value)
+        default: throw mismatch(Decimal.self, describe(tag))
+        }
+    }
+
+    private func decimalText() throws -> String {
+        try read { reader throws(BinaryPayload.Malformed) in
+            reader.offset += 1
+            return try reader.text(try reader.length())
+        }
+    }
+
+    private func outOfRange(_ type: Any.Type, _ value: String) -> DecodingError {
+        .dataCorrupted(DecodingError.Context(codingPath: codingPath, debugDescription: "The number \(value) does not fit in \(type)."))
+    }
+
+    // MARK: Containers
+
+    /// Checks that the value at ``position`` is a container of `tag`, else throws a type mismatch for `type`.
+    func expect(_ tag: UInt8, _ type: Any.Type) throws {
+        let found = try self.tag()
+        guard found == tag else { throw mismatch(type, describe(found)) }
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        try expect(BinaryPayload.object, [String: Any].self)
+        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, object: position, depth: depth, outer: []))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try expect(BinaryPayload.array, [Any].self)
+        return UnkeyedContainer(decoder: self, next: position + 1, depth: depth, outer: [])
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleValueContainer(decoder: self) }
+
+    /// Where the value of `key` starts in the object at `object`, or `nil` if it has no such member.
+    func member(_ key: some CodingKey, in object: Int, depth: Int) throws -> Int? {
+        while hints.count <= depth { hints.append((-1, 0)) }
+        var name = key.stringValue
+        return try name.withUTF8 { name throws -> Int? in
+            let hint = hints[depth]
+            if hint.object == object {
+                // Usually the member after the one read last.
+                var reader = BinaryPayload.Reader(bytes, at: hint.next)
+                do throws(BinaryPayload.Malformed) { try reader.skipValue() } catch { throw corrupted(error) }
+                if let found = try find(name, in: object, from: reader.offset, depth: depth) { return found }
+            }
+            return try find(name, in: object, from: object + 1, depth: depth)
+        }
+    }
+
+    /// Scans members from `start` for `name`; remembers its value as the one read last.
+    private func find(_ name: UnsafeBufferPointer<UInt8>, in object: Int, from start: Int, depth: Int) throws -> Int? {
+        var reader = BinaryPayload.Reader(bytes, at: start)
+        do {
+            while let length = try reader.keyLength() {
+                let key = try reader.utf8(length)
+                if length == name.count, key.elementsEqual(name) {
+                    hints[depth] = (object, reader.offset)
+                    return reader.offset
+                }
+                try reader.skipValue()
+            }
+        } catch {
+            throw corrupted(error)
+        }
+        return nil
+    }
+
+    /// The keys of the object at `object` that `Key` knows, in order.
+    func keys<Key: CodingKey>(of object: Int, as type: Key.Type) throws -> [Key] {
+        try read { reader throws(BinaryPayload.Malformed) in
+            reader.offset = object + 1
+            var keys: [Key] = []
+            while let length = try reader.keyLength() {
+                if let key = Key(stringValue: String(decoding: try reader.utf8(length), as: UTF8.self)) { keys.append(key) }
+                try reader.skipValue()
+            }
+            return keys
+        }
+    }
+}
+
+// MARK: - Keyed
+
+private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: BinaryPayloadDecoder
+    let object: Int
+    let depth: Int
+    /// The keys of the nested containers this one sits in, below the decoder's coding path.
+    let outer: [any CodingKey]
+
+    var codingPath: [any CodingKey] { decoder.codingPath + outer }
+
+    var allKeys: [Key] { (try? decoder.keys(of: object, as: Key.self)) ?? [] }
+
+    func contains(_ key: Key) -> Bool { (try? decoder.member(key, in: object, depth: depth)) != nil }
+
+    private func value(_ key: Key) throws -> Int {
+        guard let offset = try decoder.member(key, in: object, depth: depth) else {
+            throw DecodingError.keyNotFound(key, DecodingError.Context(
+                codingPath: codingPath, debugDescription: "No value for the key \"\(key.stringValue)\"."))
+        }
+        return offset
+    }
+
+    /// Runs a read with the decoder at `key`'s value, one level deeper.
+    private func at<T>(_ key: Key, _ read: () throws -> T) throws -> T {
+        try decoder.at(try value(key), outer: outer, key: key, depth: depth + 1, read)
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { try at(key) { try decoder.isNil() } }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try at(key) { try decoder.bool() } }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try at(key) { try decoder.string() } }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try at(key) { try decoder.double(type) } }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try at(key) { try decoder.double(type) } }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try at(key) { try decoder.integer(type) } }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try at(key) { try decoder.integer(type) } }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try at(key) { try decoder.integer(type) } }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try at(key) { try decoder.integer(type) } }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try at(key) { try decoder.integer(type) } }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try at(key) { try decoder.integer(type) } }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try at(key) { try decoder.integer(type) } }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try at(key) { try decoder.integer(type) } }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try at(key) { try decoder.integer(type) } }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try at(key) { try decoder.integer(type) } }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try decoder.decodeNested(type, at: try value(key), outer: outer, key: key, depth: depth + 1)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        let offset = try value(key)
+        try at(key) { try decoder.expect(BinaryPayload.object, [String: Any].self) }
+        return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, object: offset, depth: depth + 1, outer: outer + [key]))
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        let offset = try value(key)
+        try at(key) { try decoder.expect(BinaryPayload.array, [Any].self) }
+        return UnkeyedContainer(decoder: decoder, next: offset + 1, depth: depth + 1, outer: outer + [key])
+    }
+
+    func superDecoder() throws -> any Decoder { try superDecoder(key: IndexKey.superKey) }
+    func superDecoder(forKey key: Key) throws -> any Decoder { try superDecoder(key: key) }
+
+    private func superDecoder(key: some CodingKey) throws -> any Decoder {
+        guard let offset = try decoder.member(key, in: object, depth: depth) else {
+            throw DecodingError.keyNotFound(key, DecodingError.Context(
+                codingPath: codingPath, debugDescription: "No value for the key \"\(key.stringValue)\"."))
+        }
+        return try decoder.superDecoder(at: offset, path: codingPath + [key])
+    }
+}
+
+// MARK: - Unkeyed
+
+private struct UnkeyedContainer: UnkeyedDecodingContainer {
+    let decoder: BinaryPayloadDecoder
+    /// Where the next element starts.
+    var next: Int
+    /// How deep the array is.
+    let depth: Int
+    /// The keys of the nested containers this one sits in, below the decoder's coding path.
+    let outer: [any CodingKey]
+    private(set) var currentIndex = 0
+
+    init(decoder: BinaryPayloadDecoder, next: Int, depth: Int, outer: [any CodingKey]) {
+        self.decoder = decoder
+        self.next = next
+        self.depth = depth
+        self.outer = outer
+    }
+
+    var codingPath: [any CodingKey] { decoder.codingPath + outer }
+
+    var count: Int? {
+        var reader = BinaryPayload.Reader(decoder.bytes, at: next)
+        var count = currentIndex
+        while !reader.isAtEnd, reader.bytes[reader.offset] != BinaryPayload.arrayEnd {
+            guard (try? reader.skipValue()) != nil else { return nil }
+            count += 1
+        }
+        return count
+    }
+
+    var isAtEnd: Bool { next >= decoder.bytes.count || decoder.bytes[next] == BinaryPayload.arrayEnd }
+
+    /// Runs a read of the next element and steps past it.
+    private mutating func element<T>(_ read: (BinaryPayloadDecoder) throws -> T) throws -> T {
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(T.self, DecodingError.Context(
+                codingPath: codingPath, debugDescription: "The array has no element \(currentIndex)."))
+        }
+        let decoder = decoder
+        let value = try decoder.at(next, outer: outer, key: IndexKey(intValue: currentIndex), depth: depth + 1) { try read(decoder) }
+        try step()
+        return value
+    }
+
+    private mutating func step() throws {
+        var reader = BinaryPayload.Reader(decoder.bytes, at: next)
+        do { try reader.skipValue() } catch { throw decoder.corrupted(error) }
+        next = reader.offset
+        currentIndex += 1
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard !isAtEnd, decoder.bytes[next] == BinaryPayload.null else { return false }
+        try step()
+        return true
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try element { try $0.bool() } }
+    mutating func decode(_ type: String.Type) throws -> String { try element { try $0.string() } }
+    mutating func decode(_ type: Double.Type) throws -> Double { try element { try $0.double(type) } }
+    mutating func decode(_ type: Float.Type) throws -> Float { try element { try $0.double(type) } }
+    mutating func decode(_ type: Int.Type) throws -> Int { try element { try $0.integer(type) } }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try element { try $0.integer(type) } }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try element { try $0.integer(type) } }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try element { try $0.integer(type) } }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try element { try $0.integer(type) } }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try element { try $0.integer(type) } }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try element { try $0.integer(type) } }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try element { try $0.integer(type) } }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try element { try $0.integer(type) } }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try element { try $0.integer(type) } }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(T.self, DecodingError.Context(
+                codingPath: codingPath, debugDescription: "The array has no element \(currentIndex)."))
+        }
+        let value = try decoder.decodeNested(type, at: next, outer: outer, key: IndexKey(intValue: currentIndex), depth: depth + 1)
+        try step()
+        return value
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        let (offset, key) = (next, IndexKey(intValue: currentIndex))
+        try element { try $0.expect(BinaryPayload.object, [String: Any].self) }
+        return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, object: offset, depth: depth + 1, outer: outer + [key]))
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let (offset, key) = (next, IndexKey(intValue: currentIndex))
+        try element { try $0.expect(BinaryPayload.array, [Any].self) }
+        return UnkeyedContainer(decoder: decoder, next: offset + 1, depth: depth + 1, outer: outer + [key])
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        let (offset, path) = (next, codingPath + [IndexKey(intValue: currentIndex)])
+        try step()
+        return try decoder.superDecoder(at: offset, path: path)
+    }
+}
+
+// MARK: - Single value
+
+private struct SingleValueContainer: SingleValueDecodingContainer {
+    let decoder: BinaryPayloadDecoder
+
+    var codingPath: [any CodingKey] { decoder.codingPath }
+
+    func decodeNil() -> Bool { (try? decoder.isNil()) ?? false }
+    func decode(_ type: Bool.Type) throws -> Bool { try decoder.bool() }
+    func decode(_ type: String.Type) throws -> String { try decoder.string() }
+    func decode(_ type: Double.Type) throws -> Double { try decoder.double(type) }
+    func decode(_ type: Float.Type) throws -> Float { try decoder.double(type) }
+    func decode(_ type: Int.Type) throws -> Int { try decoder.integer(type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try decoder.integer(type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try decoder.integer(type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try decoder.integer(type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try decoder.integer(type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try decoder.integer(type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.integer(type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.integer(type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.integer(type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.integer(type) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(type) }
+}
+
+extension BinaryPayloadDecoder {
+    /// A decoder for the value at `offset` of the same payload, for a type that decodes its superclass apart.
+    func superDecoder(at offset: Int, path: [any CodingKey]) throws -> any Decoder {
+        let decoder = BinaryPayloadDecoder(bytes)
+        decoder.position = offset
+        decoder.codingPath = path
+        return decoder
+    }
+}

@@ -1,0 +1,395 @@
+import Foundation
+
+/// Encodes an `Encodable` value in the binary payload format (``BinaryPayload``), streaming: each value is
+/// appended where it is encoded and each container is closed by its end mark once its owner moves on.
+///
+/// Synthesized and hand-written `Codable` conformances fill their containers one after another, which is all
+/// streaming needs. A type that goes back to a container it left, or asks for a super encoder, is encoded
+/// again through Foundation's `JSONEncoder` and converted, so every `Encodable` value encodes.
+///
+/// The encoder also learns the value's case name: the single key of a top-level object, as Swift writes an
+/// enum case (`{"updateQuery":{"_0":"swift"}}`).
+final class BinaryPayloadEncoder: Encoder {
+    // One encoder serves one encode on one thread: the exclusivity checks would only cost time.
+    /// The payload so far.
+    @exclusivity(unchecked) private(set) var bytes: [UInt8] = []
+    /// The containers still open, innermost last.
+    @exclusivity(unchecked) private var open: [Frame] = []
+    @exclusivity(unchecked) private var nextFrame = 1
+    /// Where the value being encoded starts, and the container it opened, if any.
+    @exclusivity(unchecked) private var slot = Slot(start: 0, frame: 0)
+    /// The keys of the top-level object, counted as they are written.
+    @exclusivity(unchecked) private var topLevelKeys = 0
+    @exclusivity(unchecked) private var firstKey: String?
+
+    @exclusivity(unchecked) var codingPath: [any CodingKey] = []
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    /// A container the encoder must abandon streaming for.
+    struct OutOfOrder: Error {}
+
+    private struct Frame {
+        let id: Int
+        let isArray: Bool
+    }
+
+    private struct Slot {
+        let start: Int
+        var frame: Int
+    }
+
+    /// The encoder of values that cannot stream; keys sorted, so that equal values encode to equal bytes.
+    private static let fallback: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }()
+
+    /// Encodes `value`; returns its payload and, when the payload is an object of one member, that key.
+    static func encode<Value: Encodable>(_ value: Value) throws -> (payload: [UInt8], caseName: String?) {
+        let encoder = BinaryPayloadEncoder()
+        encoder.bytes.reserveCapacity(64)
+        do {
+            try encoder.encodeValue(value)
+            return (encoder.bytes, encoder.topLevelKeys == 1 ? encoder.firstKey : nil)
+        } catch is OutOfOrder {
+            let json = try fallback.encode(value)
+            let payload = try BinaryPayload.fromJSON(json)
+            return (payload, Self.singleKey(of: payload))
+        }
+    }
+
+    /// The key of a payload that is an object of exactly one member.
+    private static func singleKey(of payload: [UInt8]) -> String? {
+        payload.withUnsafeBytes { bytes -> String? in
+            var reader = BinaryPayload.Reader(bytes)
+            guard (try? reader.byte()) == BinaryPayload.object, let length = try? reader.keyLength(),
+                  let key = try? reader.text(length), (try? reader.skipValue()) != nil,
+                  (try? reader.keyLength()) == .some(nil) else { return nil }
+            return key
+        }
+    }
+
+    // MARK: Values
+
+    /// Encodes one value at the current position: the heart of the streaming.
+    func encodeValue<Value: Encodable>(_ value: Value) throws {
+        let saved = slot
+        let depth = open.count
+        slot = Slot(start: bytes.count, frame: 0)
+        defer { slot = saved }
+        // Foundation's JSON forms of these, so that JSON and binary payloads render alike.
+        if Value.self == Data.self {
+            BinaryPayload.appendString((value as! Data).base64EncodedString(), to: &bytes)
+        } else if Value.self == URL.self {
+            BinaryPayload.appendString((value as! URL).absoluteString, to: &bytes)
+        } else if Value.self == Decimal.self {
+            appendDecimal(value as! Decimal)
+        } else {
+            try value.encode(to: self)
+        }
+        close(downTo: depth)
+        if bytes.count == slot.start {
+            // A value that encoded nothing is an empty object, as in JSON.
+            bytes.append(BinaryPayload.object)
+            bytes.append(0)
+        }
+    }
+
+    private func appendDecimal(_ decimal: Decimal) {
+        let text = decimal.description
+        bytes.append(BinaryPayload.decimal)
+        BinaryPayload.appendVarint(UInt64(text.utf8.count), to: &bytes)
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    func appendDouble(_ value: Double) throws {
+        guard value.isFinite else {
+            throw EncodingError.invalidValue(value, EncodingError.Context(
+                codingPath: codingPath, debugDescription: "\(value) is not a finite number, which the binary codec cannot hold."))
+        }
+        BinaryPayload.appendDouble(value, to: &bytes)
+    }
+
+    // MARK: Containers
+
+    /// Opens a container for the value being encoded, or returns the one it opened already.
+    private func openContainer(isArray: Bool) throws -> Int {
+        if slot.frame != 0 {
+            // The value asks for its container again: the same one, if it is still open and of the same kind.
+            try use(slot.frame)
+            guard open.last?.isArray == isArray else { throw OutOfOrder() }
+            return slot.frame
+        }
+        guard bytes.count == slot.start else { throw OutOfOrder() }
+        let id = nextFrame
+        nextFrame += 1
+        open.append(Frame(id: id, isArray: isArray))
+        slot.frame = id
+        bytes.append(isArray ? BinaryPayload.array : BinaryPayload.object)
+        return id
+    }
+
+    /// Makes `frame` the innermost open container, closing the ones inside it; throws if it was closed.
+    @inline(__always)
+    func use(_ frame: Int) throws {
+        if open.last?.id == frame { return }
+        guard let index = open.lastIndex(where: { $0.id == frame }) else { throw OutOfOrder() }
+        close(downTo: index + 1)
+    }
+
+    private func close(downTo depth: Int) {
+        while open.count > depth {
+            bytes.append(open.removeLast().isArray ? BinaryPayload.arrayEnd : 0)
+        }
+    }
+
+    /// Writes an object member's key into `frame`.
+    func key(_ key: some CodingKey, in frame: Int) throws {
+        try use(frame)
+        let name = key.stringValue
+        if open.count == 1 {
+            topLevelKeys += 1
+            if topLevelKeys == 1 { firstKey = name }
+        }
+        BinaryPayload.appendKey(name, to: &bytes)
+    }
+
+    /// Prepares `frame`, an array, for its next element.
+    func element(in frame: Int) throws {
+        try use(frame)
+    }
+
+    /// Encodes `value` as a nested value under `key`, keeping the coding path for errors.
+    func encodeNested<Value: Encodable>(_ value: Value, key: any CodingKey) throws {
+        codingPath.append(key)
+        defer { codingPath.removeLast() }
+        try encodeValue(value)
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        do {
+            return KeyedEncodingContainer(KeyedContainer(encoder: self, frame: try openContainer(isArray: false)))
+        } catch {
+            return KeyedEncodingContainer(KeyedContainer(encoder: self, frame: -1))
+        }
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        do {
+            return UnkeyedContainer(encoder: self, frame: try openContainer(isArray: true))
+        } catch {
+            return UnkeyedContainer(encoder: self, frame: -1)
+        }
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        SingleValueContainer(encoder: self, start: bytes.count)
+    }
+
+    /// Opens a nested container inside `frame`, after its key or as its next element.
+    func nested(isArray: Bool) -> Int {
+        let id = nextFrame
+        nextFrame += 1
+        open.append(Frame(id: id, isArray: isArray))
+        bytes.append(isArray ? BinaryPayload.array : BinaryPayload.object)
+        return id
+    }
+}
+
+// MARK: - Keyed
+
+private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let encoder: BinaryPayloadEncoder
+    let frame: Int
+
+    var codingPath: [any CodingKey] { encoder.codingPath }
+
+    private func key(_ key: Key) throws { try encoder.key(key, in: frame) }
+
+    mutating func encodeNil(forKey key: Key) throws { try self.key(key); encoder.append(BinaryPayload.null) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { try self.key(key); encoder.append(value) }
+    mutating func encode(_ value: String, forKey key: Key) throws { try self.key(key); encoder.append(value) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { try self.key(key); try encoder.appendDouble(value) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { try self.key(key); try encoder.appendDouble(Double(value)) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try self.key(key); encoder.append(Int64(value)) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try self.key(key); encoder.append(Int64(value)) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try self.key(key); encoder.append(Int64(value)) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try self.key(key); encoder.append(Int64(value)) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { try self.key(key); encoder.append(value) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try self.key(key); encoder.append(UInt64(value)) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try self.key(key); encoder.append(UInt64(value)) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try self.key(key); encoder.append(UInt64(value)) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try self.key(key); encoder.append(UInt64(value)) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try self.key(key); encoder.append(value) }
+
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        try self.key(key)
+        try encoder.encodeNested(value, key: key)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        let frame = (try? self.key(key)) != nil ? encoder.nested(isArray: false) : -1
+        return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: encoder, frame: frame))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        let frame = (try? self.key(key)) != nil ? encoder.nested(isArray: true) : -1
+        return UnkeyedContainer(encoder: encoder, frame: frame)
+    }
+
+    mutating func superEncoder() -> any Encoder { OutOfOrderEncoder(codingPath: codingPath) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { OutOfOrderEncoder(codingPath: codingPath) }
+}
+
+// MARK: - Unkeyed
+
+private struct UnkeyedContainer: UnkeyedEncodingContainer {
+    let encoder: BinaryPayloadEncoder
+    let frame: Int
+    private(set) var count = 0
+
+    init(encoder: BinaryPayloadEncoder, frame: Int) {
+        self.encoder = encoder
+        self.frame = frame
+    }
+
+    var codingPath: [any CodingKey] { encoder.codingPath }
+
+    private mutating func next() throws {
+        try encoder.element(in: frame)
+        count += 1
+    }
+
+    mutating func encodeNil() throws { try next(); encoder.append(BinaryPayload.null) }
+    mutating func encode(_ value: Bool) throws { try next(); encoder.append(value) }
+    mutating func encode(_ value: String) throws { try next(); encoder.append(value) }
+    mutating func encode(_ value: Double) throws { try next(); try encoder.appendDouble(value) }
+    mutating func encode(_ value: Float) throws { try next(); try encoder.appendDouble(Double(value)) }
+    mutating func encode(_ value: Int) throws { try next(); encoder.append(Int64(value)) }
+    mutating func encode(_ value: Int8) throws { try next(); encoder.append(Int64(value)) }
+    mutating func encode(_ value: Int16) throws { try next(); encoder.append(Int64(value)) }
+    mutating func encode(_ value: Int32) throws { try next(); encoder.append(Int64(value)) }
+    mutating func encode(_ value: Int64) throws { try next(); encoder.append(value) }
+    mutating func encode(_ value: UInt) throws { try next(); encoder.append(UInt64(value)) }
+    mutating func encode(_ value: UInt8) throws { try next(); encoder.append(UInt64(value)) }
+    mutating func encode(_ value: UInt16) throws { try next(); encoder.append(UInt64(value)) }
+    mutating func encode(_ value: UInt32) throws { try next(); encoder.append(UInt64(value)) }
+    mutating func encode(_ value: UInt64) throws { try next(); encoder.append(value) }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        try next()
+        try encoder.encodeNested(value, key: IndexKey(intValue: count - 1))
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        let frame = (try? next()) != nil ? encoder.nested(isArray: false) : -1
+        return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: encoder, frame: frame))
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        let frame = (try? next()) != nil ? encoder.nested(isArray: true) : -1
+        return UnkeyedContainer(encoder: encoder, frame: frame)
+    }
+
+    mutating func superEncoder() -> any Encoder { OutOfOrderEncoder(codingPath: codingPath) }
+}
+
+// MARK: - Single value
+
+private struct SingleValueContainer: SingleValueEncodingContainer {
+    let encoder: BinaryPayloadEncoder
+    /// Where the value goes: encoding twice, or after a container, is out of order.
+    let start: Int
+
+    var codingPath: [any CodingKey] { encoder.codingPath }
+
+    private func check() throws {
+        guard encoder.bytes.count == start else { throw BinaryPayloadEncoder.OutOfOrder() }
+    }
+
+    mutating func encodeNil() throws { try check(); encoder.append(BinaryPayload.null) }
+    mutating func encode(_ value: Bool) throws { try check(); encoder.append(value) }
+    mutating func encode(_ value: String) throws { try check(); encoder.append(value) }
+    mutating func encode(_ value: Double) throws { try check(); try encoder.appendDouble(value) }
+    mutating func encode(_ value: Float) throws { try check(); try encoder.appendDouble(Double(value)) }
+    mutating func encode(_ value: Int) throws { try check(); encoder.append(Int64(value)) }
+    mutating func encode(_ value: Int8) throws { try check(); encoder.append(Int64(value)) }
+    mutating func encode(_ value: Int16) throws { try check(); encoder.append(Int64(value)) }
+    mutating func encode(_ value: Int32) throws { try check(); encoder.append(Int64(value)) }
+    mutating func encode(_ value: Int64) throws { try check(); encoder.append(value) }
+    mutating func encode(_ value: UInt) throws { try check(); encoder.append(UInt64(value)) }
+    mutating func encode(_ value: UInt8) throws { try check(); encoder.append(UInt64(value)) }
+    mutating func encode(_ value: UInt16) throws { try check(); encoder.append(UInt64(value)) }
+    mutating func encode(_ value: UInt32) throws { try check(); encoder.append(UInt64(value)) }
+    mutating func encode(_ value: UInt64) throws { try check(); encoder.append(value) }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        try check()
+        try encoder.encodeValue(value)
+    }
+}
+
+// MARK: - Helpers
+
+extension BinaryPayloadEncoder {
+    func append(_ tag: UInt8) { bytes.append(tag) }
+    func append(_ value: Bool) { bytes.append(value ? BinaryPayload.true : BinaryPayload.false) }
+    func append(_ value: String) { BinaryPayload.appendString(value, to: &bytes) }
+    func append(_ value: Int64) { BinaryPayload.appendInteger(value, to: &bytes) }
+    func append(_ value: UInt64) { BinaryPayload.appendUnsigned(value, to: &bytes) }
+}
+
+/// An array index as a coding key, for coding paths.
+struct IndexKey: CodingKey {
+    let intValue: Int?
+    var stringValue: String { "\(intValue ?? 0)" }
+    init(intValue: Int) { self.intValue = intValue }
+    init?(stringValue: String) { return nil }
+
+    /// The key `super`, under which a class encodes its superclass by default.
+    static let superKey = SuperKey()
+
+    struct SuperKey: CodingKey {
+        var stringValue: String { "super" }
+        var intValue: Int? { nil }
+        init() {}
+        init?(stringValue: String) { return nil }
+        init?(intValue: Int) { return nil }
+    }
+}
+
+/// What a streaming encoder hands out where it cannot stream (a super encoder): any use of it sends the value
+/// to the fallback.
+private struct OutOfOrderEncoder: Encoder {
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(Refusing<Key>(codingPath: codingPath))
+    }
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { Refusing<IndexKey>(codingPath: codingPath) }
+    func singleValueContainer() -> any SingleValueEncodingContainer { Refusing<IndexKey>(codingPath: codingPath) }
+}
+
+/// A container that throws ``BinaryPayloadEncoder/OutOfOrder`` on every write.
+private struct Refusing<Key: CodingKey>: KeyedEncodingContainerProtocol, UnkeyedEncodingContainer, SingleValueEncodingContainer {
+    let codingPath: [any CodingKey]
+    var count: Int { 0 }
+
+    func encodeNil() throws { throw BinaryPayloadEncoder.OutOfOrder() }
+    func encode<T: Encodable>(_ value: T) throws { throw BinaryPayloadEncoder.OutOfOrder() }
+    func encodeNil(forKey key: Key) throws { throw BinaryPayloadEncoder.OutOfOrder() }
+    func encode<T: Encodable>(_ value: T, forKey key: Key) throws { throw BinaryPayloadEncoder.OutOfOrder() }
+    func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        KeyedEncodingContainer(Refusing<NestedKey>(codingPath: codingPath))
+    }
+    func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { self }
+    func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        KeyedEncodingContainer(Refusing<NestedKey>(codingPath: codingPath))
+    }
+    func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { self }
+    func superEncoder() -> any Encoder { OutOfOrderEncoder(codingPath: codingPath) }
+    func superEncoder(forKey key: Key) -> any Encoder { OutOfOrderEncoder(codingPath: codingPath) }
+    var allKeys: [Key] { [] }
+}

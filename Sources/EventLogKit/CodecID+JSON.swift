@@ -1,0 +1,37 @@
+import Foundation
+
+extension CodecID {
+    /// Whether payloads of this codec read as JSON without the Swift types that wrote them: `json` and `binary`.
+    public var isReadableAsJSON: Bool { self == .json || self == .binary }
+
+    /// `payload`, written with this codec, as JSON text: itself for `json`, rendered for `binary`, `nil` for a
+    /// codec with no JSON form. Throws ``BinaryPayload/Malformed`` for a binary payload that is not well formed.
+    public func json(_ payload: Data) throws -> Data? {
+        switch self {
+        case .json: payload
+        case .binary: try BinaryPayload.json(payload)
+        default: nil
+        }
+    }
+
+    /// Decodes a `Value` from `payload`, written with this codec, throwing the decoder's own error (a
+    /// `DecodingError` that names the field) for `json` and `binary`, ``EventLogError/codec(_:)`` for a codec
+    /// this version does not know.
+    public func decode<Value: Decodable>(_ type: Value.Type, from payload: Data) throws -> Value {
+        switch self {
+        case .json: try Self.jsonCodec.decode(type, from: payload)
+        case .binary: try BinaryLogCodec().decode(type, from: payload)
+        default: throw EventLogError.codec("The payload uses the \(self) codec, which this program does not know.")
+        }
+    }
+
+    private static let jsonCodec = JSONLogCodec()
+
+    /// The payload this codec writes for the value of JSON text `json`: what an import of an export needs.
+    public func payload(fromJSON json: Data) throws -> Data {
+        switch self {
+        case .binary: Data(try BinaryPayload.fromJSON(json))
+        default: json
+        }
+    }
+}

@@ -1,0 +1,261 @@
+@testable import EventLogKit
+import Foundation
+import TestSupport
+import Testing
+
+/// The binary codec: every `Codable` value round-trips, every payload renders as the JSON Foundation would have
+/// written, case names are learned while encoding, and damaged bytes are refused with an error.
+@Suite("Binary codec")
+struct BinaryCodecTests {
+    let codec = BinaryLogCodec()
+
+    enum Action: Codable, Equatable {
+        case updateQuery(String?)
+        case loadNextPage
+        case setRepos([String], nextPage: Int?)
+        case nested(Inner)
+    }
+
+    struct Inner: Codable, Equatable {
+        var flag: Bool
+        var ratio: Double
+        var small: Int8
+        var big: UInt64
+        var negative: Int64
+        var tags: [String: Int]
+        var matrix: [[Int]]
+        var blob: Data
+        var link: URL
+        var price: Decimal
+        var when: Date
+        var nothing: String?
+        var text: String
+    }
+
+    static let inner = Inner(
+        flag: true, ratio: -2.5e-3, small: -128, big: .max, negative: .min, tags: ["a": 1, "é\n\"": -2],
+        matrix: [[], [1, 2], [3]], blob: Data([0, 1, 2, 255]), link: URL(string: "https://example.com/a?b=c")!,
+        price: Decimal(string: "12.345")!, when: Date(timeIntervalSinceReferenceDate: 12.5), nothing: nil,
+        text: "multi\u{0}line \u{1F600}")
+
+    func roundTrip<T: Codable & Equatable>(_ value: T) throws -> [UInt8] {
+        let payload = try codec.encode(value)
+        #expect(try codec.decode(T.self, from: payload) == value)
+        return [UInt8](payload)
+    }
+
+    /// The JSON a payload renders as, compared with Foundation's JSON of the same value as parsed objects.
+    func expectRendersAsFoundationJSON<T: Encodable>(_ value: T, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let rendered = try BinaryPayload.json(try codec.encode(value))
+        let foundation = try JSONEncoder().encode(value)
+        let parsedRendered = try JSONSerialization.jsonObject(with: rendered, options: .fragmentsAllowed) as? NSObject
+        let parsedFoundation = try JSONSerialization.jsonObject(with: foundation, options: .fragmentsAllowed) as? NSObject
+        #expect(parsedRendered == parsedFoundation, "\(String(decoding: rendered, as: UTF8.self))", sourceLocation: sourceLocation)
+    }
+
+    @Test("enums, structs, optionals, collections and Foundation types round-trip")
+    func roundTrips() throws {
+        for action: Action in [.updateQuery("swift"), .updateQuery(nil), .loadNextPage, .setRepos(["a", "b"], nextPage: 2),
+                               .setRepos([], nextPage: nil), .nested(Self.inner)] {
+            _ = try roundTrip(action)
+        }
+        _ = try roundTrip([1, -1, Int.max, Int.min])
+        _ = try roundTrip("just a string")
+        _ = try roundTrip([Inner?.none, Self.inner])
+        _ = try roundTrip([1: "one", -7: "minus seven"])
+        _ = try roundTrip(Float(1.5))
+    }
+
+    @Test("a payload renders as the JSON Foundation writes for the same value")
+    func rendersAsJSON() throws {
+        try expectRendersAsFoundationJSON(Action.setRepos(["a"], nextPage: 2))
+        try expectRendersAsFoundationJSON(Action.loadNextPage)
+        try expectRendersAsFoundationJSON(Action.nested(Self.inner))
+        try expectRendersAsFoundationJSON([1.0, 0.1, 1e300, -0.0])
+        #expect(String(decoding: try BinaryPayload.json(try codec.encode(Action.updateQuery("rx"))), as: UTF8.self)
+            == #"{"updateQuery":{"_0":"rx"}}"#)
+    }
+
+    @Test("the example of docs/FORMAT.md encodes to the bytes it shows")
+    func formatExample() throws {
+        enum Mutation: Codable { case setRepos([String], nextPage: Int) }
+        let hex = try codec.encode(Mutation.setRepos(["a"], nextPage: 2)).map { String($0, radix: 16, uppercase: true) }
+            .map { $0.count == 1 ? "0" + $0 : $0 }.joined(separator: " ")
+        #expect(hex == "08 09 73 65 74 52 65 70 6F 73 08 03 5F 30 07 06 01 61 0F 09 6E 65 78 74 50 61 67 65 03 04 00 00")
+    }
+
+    @Test("it is smaller than the JSON of the same value")
+    func compact() throws {
+        let binary = try codec.encode(Action.setRepos(["ReactorKit", "RxSwift"], nextPage: 2))
+        let json = try JSONLogCodec().encode(Action.setRepos(["ReactorKit", "RxSwift"], nextPage: 2))
+        #expect(binary.count < json.count)
+    }
+
+    @Test("the encoder learns an enum's case name, and names nothing else")
+    func caseNames() throws {
+        #expect(try codec.encodeNamingCase(Action.updateQuery("a")).caseName == "updateQuery")
+        #expect(try codec.encodeNamingCase(Action.loadNextPage).caseName == "loadNextPage")
+        #expect(try codec.encodeNamingCase(Action.nested(Self.inner)).caseName == "nested")
+        #expect(try codec.encodeNamingCase(Self.inner).caseName == nil)
+        #expect(try codec.encodeNamingCase([1, 2]).caseName == nil)
+        #expect(try codec.encodeNamingCase(OutOfOrder(first: 1, second: 2)).caseName == nil)
+    }
+
+    /// Writes its containers out of order: the first one after the second is opened and used.
+    struct OutOfOrder: Codable, Equatable {
+        var first: Int
+        var second: Int
+        enum Keys: String, CodingKey { case first, second, list }
+
+        init(first: Int, second: Int) {
+            self.first = first
+            self.second = second
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            var list = container.nestedUnkeyedContainer(forKey: .list)
+            try container.encode(first, forKey: .first)
+            try list.encode(second)
+            try container.encode(second, forKey: .second)
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Keys.self)
+            second = try container.decode(Int.self, forKey: .second)
+            first = try container.decode(Int.self, forKey: .first)
+        }
+    }
+
+    class Base: Codable {
+        var id = 1
+    }
+
+    final class Derived: Base, @unchecked Sendable {
+        var name = "x"
+        enum Keys: CodingKey { case name }
+        override init() { super.init() }
+        required init(from decoder: any Decoder) throws {
+            name = try decoder.container(keyedBy: Keys.self).decode(String.self, forKey: .name)
+            try super.init(from: try decoder.container(keyedBy: Keys.self).superDecoder())
+        }
+        override func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(name, forKey: .name)
+            try super.encode(to: container.superEncoder())
+        }
+    }
+
+    @Test("a type that writes out of order, or through a super encoder, still encodes (through the JSON fallback)")
+    func outOfOrder() throws {
+        let payload = try roundTrip(OutOfOrder(first: 1, second: 2))
+        #expect(String(decoding: try BinaryPayload.json(Data(payload)), as: UTF8.self) == #"{"first":1,"list":[2],"second":2}"#)
+        let derived = Derived()
+        derived.id = 9
+        derived.name = "nine"
+        let decoded = try codec.decode(Derived.self, from: try codec.encode(derived))
+        #expect(decoded.id == 9 && decoded.name == "nine")
+    }
+
+    @Test("a non-finite double is refused, as JSON refuses it")
+    func nonFinite() {
+        #expect(throws: EncodingError.self) { try codec.encode([Double.nan]) }
+        #expect(throws: EncodingError.self) { try codec.encode(Double.infinity) }
+    }
+
+    @Test("a wrong type or a missing key is a DecodingError with its coding path")
+    func mismatches() throws {
+        let payload = try codec.encode(Action.setRepos(["a"], nextPage: 2))
+        let error = #expect(throws: DecodingError.self) { try codec.decode(Action.self, from: try codec.encode(["setRepos": ["_0": 3]])) }
+        if case .typeMismatch(_, let context) = error {
+            #expect(context.codingPath.map(\.stringValue) == ["setRepos", "_0"])
+        } else {
+            Issue.record("expected a type mismatch, got \(String(describing: error))")
+        }
+        #expect(throws: DecodingError.self) { try codec.decode(Inner.self, from: payload) }
+        #expect(throws: DecodingError.self) { try codec.decode(Int8.self, from: try codec.encode(300)) }
+    }
+
+    @Test("every truncation and every flipped byte of a payload is refused or decodes, never crashes")
+    func damaged() throws {
+        let payload = [UInt8](try codec.encode(Action.nested(Self.inner)))
+        for length in 0..<payload.count {
+            let cut = Data(payload[..<length])
+            #expect(throws: (any Error).self) { try codec.decode(Action.self, from: cut) }
+            #expect(throws: BinaryPayload.Malformed.self) { try BinaryPayload.json(cut) }
+        }
+        for index in payload.indices {
+            for bit in 0..<8 {
+                var bytes = payload
+                bytes[index] ^= 1 << bit
+                _ = try? codec.decode(Action.self, from: Data(bytes))
+                if let json = try? BinaryPayload.json(Data(bytes)) {
+                    #expect((try? JSONSerialization.jsonObject(with: json, options: .fragmentsAllowed)) != nil)
+                }
+            }
+        }
+        // Trailing bytes are for `verify` to find; decoding reads only the value.
+        #expect(throws: BinaryPayload.Malformed.self) { try BinaryPayload.json(Data(payload + [0])) }
+    }
+
+    @Test("hostile nesting is refused at the depth limit, not by exhausting the stack")
+    func deepNesting() {
+        let deep = Data([UInt8](repeating: BinaryPayload.array, count: 100_000))
+        #expect(throws: BinaryPayload.Malformed.self) { try BinaryPayload.json(deep) }
+        #expect(throws: (any Error).self) { try codec.decode([Int].self, from: deep) }
+    }
+
+    @Test("JSON converts to the binary form and renders back")
+    func fromJSON() throws {
+        let json = #"{"a":[1,-2.5,true,null,"\u00e9\n"],"b":{"c":{}},"big":18446744073709551615}"#
+        let rendered = try BinaryPayload.json(Data(try BinaryPayload.fromJSON(Data(json.utf8))))
+        #expect(String(decoding: rendered, as: UTF8.self) == #"{"a":[1,-2.5,true,null,"é\n"],"b":{"c":{}},"big":18446744073709551615}"#)
+        #expect(throws: BinaryPayload.Malformed.self) { try BinaryPayload.fromJSON(Data("[1,".utf8)) }
+    }
+}
+
+/// Logs mix codecs: each record names its own, so a log written as JSON keeps reading after its app moves to binary.
+@Suite("Mixed codecs")
+struct MixedCodecTests {
+    enum Mutation: Codable, Equatable { case add(Int), rename(String) }
+
+    @Test("a log written with JSON and continued with binary reads, decodes and verifies whole")
+    func jsonThenBinary() throws {
+        let scratch = ScratchDirectory()
+        let path = scratch.file("mixed.reactorlog")
+        var json = EventLogConfiguration()
+        json.codec = JSONLogCodec()
+        let first = try EventLog.open(at: path, configuration: json)
+        let stream = try first.openStream(named: "s", reactorType: "S", schemaFingerprint: "v1", initialState: 0)
+        try stream.append(.mutation, Mutation.add(1), caseName: "add")
+        try first.close()
+
+        let second = try EventLog.open(at: path)
+        #expect(second.configuration.codec.id == .binary, "binary is the default")
+        let resumed = try second.openStream(named: "s", reactorType: "S", schemaFingerprint: "v1", initialState: 0)
+        try resumed.append(.mutation, Mutation.rename("b"), caseName: "rename")
+        try second.flush()
+        let entries = try second.readEntries(EntryQuery(stream: "s", kinds: [.mutation]))
+        #expect(entries.map(\.codec) == [.json, .binary])
+        #expect(try entries.map { try second.decode(Mutation.self, from: $0.payload, codec: $0.codec) } == [.add(1), .rename("b")])
+        #expect(try entries.map { String(decoding: try #require(try $0.codec.json($0.payload)), as: UTF8.self) }
+            == [#"{"add":{"_0":1}}"#, #"{"rename":{"_0":"b"}}"#])
+        #expect(try second.verify().isHealthy)
+        try second.close()
+    }
+}
+
+extension MixedCodecTests {
+    @Test("verify names a binary payload that is not well formed")
+    func verifyBinary() throws {
+        let scratch = ScratchDirectory()
+        let log = try EventLog.open(at: scratch.file("bad.reactorlog"))
+        let stream = try log.openStream(named: "s", reactorType: "S", schemaFingerprint: "v1", initialState: 0)
+        try stream.append(EntryDraft(kind: .mutation, caseName: "add", payload: Data([0x08, 0x02, 0x61]), codec: .binary))
+        try log.flush()
+        let report = try log.verify()
+        #expect(!report.isHealthy)
+        #expect(report.firstError?.message.contains("its binary payload is not well formed") == true, "\(report)")
+        try log.close()
+    }
+}
