@@ -25,6 +25,18 @@ extension CodecID {
         }
     }
 
+    /// ``decode(_:from:)-(_,Data)`` from bytes that stay where they are, such as an ``EntryView``'s payload: a
+    /// binary payload is decoded in place, a JSON one through a `Data` that borrows the bytes.
+    public func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
+        switch self {
+        case .binary: return try BinaryLogCodec().decode(type, from: bytes)
+        case .json:
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return try decode(type, from: Data()) }
+            return try decode(type, from: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
+        default: return try decode(type, from: Data(bytes))
+        }
+    }
+
     private static let jsonCodec = JSONLogCodec()
 
     /// The payload this codec writes for the value of JSON text `json`: what an import of an export needs.

@@ -68,7 +68,8 @@ public struct EntryIterator {
         let payload: Data
     }
 
-    private mutating func readChunk() throws(EventLogError) {
+    /// Resolves the query's stream once; `false` when it names a stream the log does not have (yet).
+    private mutating func resolveStream() throws(EventLogError) -> Bool {
         if streamID == nil {
             streamID = .some(try query.stream.map { (name) throws(EventLogError) -> UInt32? in try storage.stream(named: name)?.id } ?? nil)
         }
@@ -76,15 +77,17 @@ public struct EntryIterator {
             // An unknown stream has no entries (yet).
             reachedEnd = true
             streamID = nil
-            return
+            return false
         }
+        return true
+    }
+
+    private mutating func readChunk() throws(EventLogError) {
+        guard try resolveStream() else { return }
         let want = min(Self.chunkSize, remaining)
-        let (raw, next, atEnd) = try storage.read { txn in
-            if case .some(.some(let id)) = streamID {
-                try readStream(id, txn: txn, want: want)
-            } else {
-                try readAll(txn: txn, want: want)
-            }
+        var raw: [RawEntry] = []
+        let (next, atEnd) = try storage.read { txn in
+            try visit(txn: txn, want: want) { header, record in raw.append(try copy(header, record)) }
         }
         var names = storage.cachedStreams
         buffer = []
@@ -104,6 +107,38 @@ public struct EntryIterator {
         reachedEnd = atEnd
     }
 
+    /// Calls `body` with each entry of the query's stream that is left, read in place, chunk by chunk in short
+    /// read transactions (``EventLog/forEachEntry(_:_:)``). Only for a query of one stream.
+    mutating func forEachInPlace(_ body: (EntryView) throws -> Void) throws {
+        guard let name = query.stream else { return }
+        while !isComplete && !reachedEnd {
+            guard try resolveStream(), case .some(.some(let id)) = streamID else { return }
+            // An error of `body` ends the read and reaches the caller as it was thrown, not as a storage error.
+            var failure: (any Error)?
+            let read = Result { () throws(EventLogError) in try storage.read { txn in
+                try visit(txn: txn, want: Self.chunkSize) { header, record in
+                    let caseBytes = UnsafeRawBufferPointer(rebasing: record[header.caseRange])
+                    guard String(validating: caseBytes, as: UTF8.self) != nil else {
+                        throw EventLogError.corruptEntry(sequence: header.sequence, reason: "its case name is not valid UTF-8")
+                    }
+                    do {
+                        try body(EntryView(
+                            sequence: header.sequence, streamID: id, stream: name, kind: header.kind, codec: header.codec,
+                            timestamp: header.timestamp, cause: header.cause == 0 ? nil : header.cause, caseName: caseBytes,
+                            payload: UnsafeRawBufferPointer(rebasing: record[header.payloadRange])))
+                    } catch {
+                        failure = error
+                        throw error
+                    }
+                }
+            } }
+            if let failure { throw failure }
+            let (next, atEnd) = try read.get()
+            nextSequence = next
+            reachedEnd = atEnd
+        }
+    }
+
     private func copy(_ header: EntryRecord.Header, _ record: UnsafeRawBufferPointer) throws -> RawEntry {
         let reader = ByteReader(bytes: record)
         guard let caseName = reader.string(header.caseRange) else {
@@ -112,42 +147,56 @@ public struct EntryIterator {
         return RawEntry(header: header, caseName: caseName, payload: reader.data(header.payloadRange))
     }
 
+    /// Calls `found` with up to `want` matching records from `nextSequence`, inside `txn`; returns where to go on and
+    /// whether the end was reached.
+    private func visit(
+        txn: Transaction, want: Int, _ found: (EntryRecord.Header, UnsafeRawBufferPointer) throws -> Void
+    ) throws -> (UInt64, Bool) {
+        if case .some(.some(let id)) = streamID { return try visitStream(id, txn: txn, want: want, found) }
+        return try visitAll(txn: txn, want: want, found)
+    }
+
     /// Scans `entries` from `nextSequence`.
-    private func readAll(txn: Transaction, want: Int) throws -> ([RawEntry], UInt64, Bool) {
+    private func visitAll(
+        txn: Transaction, want: Int, _ found: (EntryRecord.Header, UnsafeRawBufferPointer) throws -> Void
+    ) throws -> (UInt64, Bool) {
         try txn.withCursor(storage.entries) { cursor in
-            var found: [RawEntry] = []
+            var matched = 0
             var next = nextSequence
             var scanned = 0
             var item = try cursor.seek(atOrAfter: KeyCoding.sequence(nextSequence))
-            while let current = item, found.count < want, scanned < Self.scanLimit {
+            while let current = item, matched < want, scanned < Self.scanLimit {
                 guard let sequence = KeyCoding.decodeSequence(current.key) else {
                     throw EventLogError.corruptEntry(sequence: next, reason: "a key after it is \(current.key.count) bytes, not 8")
                 }
-                if sequence > query.through { return (found, sequence, true) }
+                if sequence > query.through { return (sequence, true) }
                 let header = try EntryRecord.header(key: sequence, record: current.value)
                 if query.matches(header, caseBytes: UnsafeRawBufferPointer(rebasing: current.value[header.caseRange])) {
-                    found.append(try copy(header, current.value))
+                    try found(header, current.value)
+                    matched += 1
                 }
                 next = sequence &+ 1
                 scanned += 1
                 item = try cursor.next()
             }
-            return (found, next, item == nil)
+            return (next, item == nil)
         }
     }
 
     /// Walks the stream index from `nextSequence`, reading only this stream's entries.
-    private func readStream(_ id: UInt32, txn: Transaction, want: Int) throws -> ([RawEntry], UInt64, Bool) {
+    private func visitStream(
+        _ id: UInt32, txn: Transaction, want: Int, _ found: (EntryRecord.Header, UnsafeRawBufferPointer) throws -> Void
+    ) throws -> (UInt64, Bool) {
         try txn.withCursor(storage.streamEntries) { cursor in
-            var found: [RawEntry] = []
+            var matched = 0
             var next = nextSequence
             var scanned = 0
             var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, nextSequence))
-            while let current = item, found.count < want, scanned < Self.scanLimit {
+            while let current = item, matched < want, scanned < Self.scanLimit {
                 guard let key = KeyCoding.decodeStreamSequence(current.key), key.stream == id else {
-                    return (found, next, true)
+                    return (next, true)
                 }
-                if key.sequence > query.through { return (found, key.sequence, true) }
+                if key.sequence > query.through { return (key.sequence, true) }
                 let kindMatches = query.kinds.map { kinds in
                     current.value.first.flatMap(EntryKind.init(rawValue:)).map(kinds.contains) ?? true
                 } ?? true
@@ -157,14 +206,15 @@ public struct EntryIterator {
                     }
                     let header = try EntryRecord.header(key: key.sequence, record: record)
                     if query.matches(header, caseBytes: UnsafeRawBufferPointer(rebasing: record[header.caseRange])) {
-                        found.append(try copy(header, record))
+                        try found(header, record)
+                        matched += 1
                     }
                 }
                 next = key.sequence &+ 1
                 scanned += 1
                 item = try cursor.next()
             }
-            return (found, next, item == nil)
+            return (next, item == nil)
         }
     }
 }

@@ -1,9 +1,13 @@
+import Foundation
+
 /// An entry read in place, inside a read transaction: its case name and payload point into the log's memory map,
 /// so reading millions of entries copies nothing. Valid only during the call that receives it
 /// (``EventLog/forEachEntry(_:_:)``); copy what must outlive it.
 public struct EntryView {
     /// The entry's sequence number.
     public let sequence: UInt64
+    /// The id of the entry's stream.
+    public let streamID: UInt32
     /// The stream's name.
     public let stream: String
     /// What the entry records.
@@ -26,20 +30,27 @@ extension EventLog {
     /// transactions, as ``entries(_:)`` reads them, so a live log's writer is never held up; `body` runs inside
     /// them and should not block.
     ///
-    /// A query with a stream or a limit goes through ``entries(_:)`` and its copies.
+    /// A query of one stream walks the stream's index, reading in place too (the path of replay and time travel);
+    /// a query with a limit goes through ``entries(_:)`` and its copies.
     public func forEachEntry(_ query: EntryQuery = EntryQuery(), _ body: (EntryView) throws -> Void) throws {
-        guard query.stream == nil, query.limit == nil else {
+        guard query.limit == nil else {
             var iterator = entries(query)
             while let entry = try iterator.next() {
                 try entry.withView(body)
             }
             return
         }
+        if query.stream != nil {
+            var iterator = entries(query)
+            return try iterator.forEachInPlace(body)
+        }
         var next = query.from
         var streams = try storage.reloadStreams()
         while next <= query.through {
             // Reads up to 8192 records; stops early at an entry of a stream not yet known, to reload the streams.
-            let (reached, unknown, atEnd): (UInt64, UInt32?, Bool) = try storage.read { txn in
+            // An error of `body` ends the read and reaches the caller as it was thrown, not as a storage error.
+            var failure: (any Error)?
+            let read = Result { () throws(EventLogError) -> (UInt64, UInt32?, Bool) in try storage.read { txn in
                 try txn.withCursor(storage.entries) { cursor in
                     var position = next
                     var scanned = 0
@@ -56,10 +67,15 @@ extension EventLog {
                             guard String(validating: caseBytes, as: UTF8.self) != nil else {
                                 throw EventLogError.corruptEntry(sequence: sequence, reason: "its case name is not valid UTF-8")
                             }
-                            try body(EntryView(
-                                sequence: sequence, stream: info.name, kind: header.kind, codec: header.codec,
-                                timestamp: header.timestamp, cause: header.cause == 0 ? nil : header.cause, caseName: caseBytes,
-                                payload: UnsafeRawBufferPointer(rebasing: current.value[header.payloadRange])))
+                            do {
+                                try body(EntryView(
+                                    sequence: sequence, streamID: header.streamID, stream: info.name, kind: header.kind, codec: header.codec,
+                                    timestamp: header.timestamp, cause: header.cause == 0 ? nil : header.cause, caseName: caseBytes,
+                                    payload: UnsafeRawBufferPointer(rebasing: current.value[header.payloadRange])))
+                            } catch {
+                                failure = error
+                                throw error
+                            }
                         }
                         position = sequence &+ 1
                         scanned += 1
@@ -67,7 +83,9 @@ extension EventLog {
                     }
                     return (position, nil, item == nil)
                 }
-            }
+            } }
+            if let failure { throw failure }
+            let (reached, unknown, atEnd) = try read.get()
             next = reached
             if let unknown {
                 streams = try storage.reloadStreams()
@@ -81,13 +99,20 @@ extension EventLog {
 }
 
 extension LogEntry {
+    /// A copy of `view` that outlives it.
+    public init(copying view: EntryView) {
+        self.init(
+            sequence: view.sequence, streamID: view.streamID, stream: view.stream, kind: view.kind, timestamp: view.timestamp,
+            cause: view.cause, caseName: String(decoding: view.caseName, as: UTF8.self), codec: view.codec, payload: Data(view.payload))
+    }
+
     /// This entry as an ``EntryView`` for the duration of `body`.
     public func withView<R>(_ body: (EntryView) throws -> R) rethrows -> R {
         var name = caseName
         return try name.withUTF8 { caseBytes in
             try payload.withUnsafeBytes { payloadBytes in
                 try body(EntryView(
-                    sequence: sequence, stream: stream, kind: kind, codec: codec, timestamp: timestamp, cause: cause,
+                    sequence: sequence, streamID: streamID, stream: stream, kind: kind, codec: codec, timestamp: timestamp, cause: cause,
                     caseName: UnsafeRawBufferPointer(caseBytes), payload: payloadBytes))
             }
         }

@@ -42,6 +42,14 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
         return reactor.reduce(state: state, mutation: decoded)
     }
 
+    /// ``reduce(_:_:recordedWith:log:)`` for a mutation read in place: decoded where it lies.
+    public func reduce(_ state: R.State, view mutation: EntryView, recordedWith schema: String, log: EventLog) throws -> R.State {
+        let decoded = try mismatch("Mutation #\(mutation.sequence) (\(String(decoding: mutation.caseName, as: UTF8.self)))") {
+            try migrations.mutation(mutation, recordedWith: schema, log: log)
+        }
+        return reactor.reduce(state: state, mutation: decoded)
+    }
+
     /// The state's JSON form.
     public func json(_ state: R.State) throws -> JSONValue {
         try JSONValue(encoding: state)

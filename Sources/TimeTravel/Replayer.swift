@@ -19,10 +19,22 @@ public protocol Replayer: Sendable {
     /// The state after one mutation entry, written by types of fingerprint `schema`.
     func reduce(_ state: State, _ mutation: LogEntry, recordedWith schema: String, log: EventLog) throws -> State
 
+    /// The state after one mutation read in place (``EntryView``), valid only during the call: the path replay
+    /// takes, so that a replayer that can decode in place copies nothing. By default, a copy goes to
+    /// ``reduce(_:_:recordedWith:log:)``.
+    func reduce(_ state: State, view mutation: EntryView, recordedWith schema: String, log: EventLog) throws -> State
+
     /// The state's JSON form, for diffs, paths and bisect commands.
     func json(_ state: State) throws -> JSONValue
 
     /// Whether an entry's payload, written by types of fingerprint `schema`, decodes with the current types;
     /// throws the decoding error otherwise.
     func checkDecodes(_ entry: LogEntry, recordedWith schema: String, log: EventLog) throws
+}
+
+extension Replayer {
+    /// Copies the view into a `LogEntry` for ``reduce(_:_:recordedWith:log:)``.
+    public func reduce(_ state: State, view mutation: EntryView, recordedWith schema: String, log: EventLog) throws -> State {
+        try reduce(state, LogEntry(copying: mutation), recordedWith: schema, log: log)
+    }
 }

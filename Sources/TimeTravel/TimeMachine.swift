@@ -61,10 +61,10 @@ public struct TimeMachine<P: Replayer>: Sendable {
             throw TimeTravelError.stepRemoved(step: step, stream: stream.name, removed: gap)
         }
         var state = try decodeState(point.state, codec: point.codec, at: point.sequence)
-        var mutations = log.entries(EntryQuery(from: point.sequence + 1, through: step, stream: stream.name, kinds: [.mutation]))
-        while let mutation = try mutations.next() {
+        // The mutations are read in place: replay decodes each where it lies in the log's map.
+        try log.forEachEntry(EntryQuery(from: point.sequence + 1, through: step, stream: stream.name, kinds: [.mutation])) { mutation in
             guard replayer.canReduce else { throw try needsReducer(step) }
-            state = try reduce(state, mutation)
+            state = try replayer.reduce(state, view: mutation, recordedWith: schemaHistory.fingerprint(at: mutation.sequence), log: log)
         }
         return state
     }

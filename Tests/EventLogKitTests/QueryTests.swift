@@ -113,18 +113,29 @@ struct QueryTests {
         try log.flush()
         let queries = [
             EntryQuery(), EntryQuery(from: 7, through: 30), EntryQuery(kinds: [.mutation]), EntryQuery(caseName: "tick"),
-            EntryQuery(stream: "plain"), EntryQuery(limit: 5),
+            EntryQuery(stream: "plain"), EntryQuery(from: 9, through: 33, stream: "plain", kinds: [.mutation]), EntryQuery(limit: 5),
         ]
         for query in queries {
             var seen: [LogEntry] = []
-            try log.forEachEntry(query) { view in
-                seen.append(LogEntry(
-                    sequence: view.sequence, streamID: 0, stream: view.stream, kind: view.kind, timestamp: view.timestamp,
-                    cause: view.cause, caseName: String(decoding: view.caseName, as: UTF8.self), codec: view.codec, payload: Data(view.payload)))
+            try log.forEachEntry(query) { seen.append(LogEntry(copying: $0)) }
+            #expect(seen == (try log.readEntries(query)), "\(query)")
+        }
+    }
+
+    @Test("an error thrown while reading in place reaches the caller as it was thrown, and stops the read")
+    func inPlaceError() throws {
+        struct Stop: Error, Equatable {}
+        let log = try scratch.twoStreamLog("in-place-error.reactorlog", mutations: 40)
+        try log.flush()
+        for query in [EntryQuery(), EntryQuery(stream: "plain")] {
+            var seen = 0
+            #expect(throws: Stop()) {
+                try log.forEachEntry(query) { _ in
+                    seen += 1
+                    if seen == 3 { throw Stop() }
+                }
             }
-            let expected = try log.readEntries(query)
-            #expect(seen.map(\.sequence) == expected.map(\.sequence), "\(query)")
-            #expect(zip(seen, expected).allSatisfy { $0.stream == $1.stream && $0.caseName == $1.caseName && $0.payload == $1.payload && $0.cause == $1.cause })
+            #expect(seen == 3)
         }
     }
 }

@@ -318,8 +318,8 @@ final class Workload {
         var mutations = 0
         let replaySeconds = try Measure.seconds {
             var state = reactor.initialState
-            var iterator = log.entries(EntryQuery(stream: "search", kinds: [.mutation]))
-            while let entry = try iterator.next() {
+            // In place, as time travel replays: each mutation decoded where it lies in the map.
+            try log.forEachEntry(EntryQuery(stream: "search", kinds: [.mutation])) { entry in
                 state = reactor.reduce(state: state, mutation: try entry.codec.decode(BenchReactor.Mutation.self, from: entry.payload))
                 mutations += 1
             }
