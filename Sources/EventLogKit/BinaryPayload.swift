@@ -25,6 +25,14 @@ public enum BinaryPayload {
     /// Containers nest at most this deep, so that a hostile payload cannot exhaust the stack of a reader.
     static let maximumDepth = 512
 
+    /// One step of a path into a value's JSON form (``BinaryLogCodec/encode(_:keepingOnly:)``).
+    public enum PathStep: Hashable, Sendable {
+        /// An object member, by key.
+        case key(String)
+        /// An array element, by index.
+        case index(Int)
+    }
+
     /// A payload that is not a well-formed binary value; `offset` is where reading stopped.
     public struct Malformed: Error, Sendable, CustomStringConvertible {
         /// The byte offset in the payload.

@@ -23,6 +23,13 @@ final class BinaryPayloadEncoder: Encoder {
     @exclusivity(unchecked) private var firstKey: String?
 
     @exclusivity(unchecked) var codingPath: [any CodingKey] = []
+    /// When set, only what lies on this path is written: other members are left out and other array elements
+    /// are nulls, so the JSON form has at the path what the whole value's has (``BinaryLogCodec/encode(_:keepingOnly:)``).
+    private let filter: [BinaryPayload.PathStep]?
+
+    private init(filter: [BinaryPayload.PathStep]? = nil) {
+        self.filter = filter
+    }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     /// A container the encoder must abandon streaming for.
@@ -31,6 +38,8 @@ final class BinaryPayloadEncoder: Encoder {
     private struct Frame {
         let id: Int
         let isArray: Bool
+        /// For a container left out by the ``filter``: where to cut the payload back to when it closes.
+        var discardFrom: Int?
     }
 
     private struct Slot {
@@ -46,13 +55,16 @@ final class BinaryPayloadEncoder: Encoder {
     }()
 
     /// Encodes `value`; returns its payload and, when the payload is an object of one member, that key.
-    static func encode<Value: Encodable>(_ value: Value) throws -> (payload: [UInt8], caseName: String?) {
-        let encoder = BinaryPayloadEncoder()
+    static func encode<Value: Encodable>(
+        _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]? = nil
+    ) throws -> (payload: [UInt8], caseName: String?) {
+        let encoder = BinaryPayloadEncoder(filter: filter)
         encoder.bytes.reserveCapacity(64)
         do {
             try encoder.encodeValue(value)
             return (encoder.bytes, encoder.topLevelKeys == 1 ? encoder.firstKey : nil)
         } catch is OutOfOrder {
+            // The whole value, which has at any path what the filtered one would.
             let json = try fallback.encode(value)
             let payload = try BinaryPayload.fromJSON(json)
             return (payload, Self.singleKey(of: payload))
@@ -103,6 +115,11 @@ final class BinaryPayloadEncoder: Encoder {
         bytes.append(contentsOf: text.utf8)
     }
 
+    /// A `Float` as the double of its shortest text, so that `0.1` renders as `0.1`, as JSON writes it.
+    func appendFloat(_ value: Float) throws {
+        try appendDouble(value.isFinite ? Double("\(value)") ?? Double(value) : Double(value))
+    }
+
     func appendDouble(_ value: Double) throws {
         guard value.isFinite else {
             throw EncodingError.invalidValue(value, EncodingError.Context(
@@ -140,24 +157,37 @@ final class BinaryPayloadEncoder: Encoder {
 
     private func close(downTo depth: Int) {
         while open.count > depth {
-            bytes.append(open.removeLast().isArray ? BinaryPayload.arrayEnd : 0)
+            let frame = open.removeLast()
+            if let discardFrom = frame.discardFrom {
+                bytes.removeSubrange(discardFrom...)
+            } else {
+                bytes.append(frame.isArray ? BinaryPayload.arrayEnd : 0)
+            }
         }
     }
 
-    /// Writes an object member's key into `frame`.
-    func key(_ key: some CodingKey, in frame: Int) throws {
+    /// Writes an object member's key into `frame`; `false`, writing nothing, when the filter leaves it out.
+    func key(_ key: some CodingKey, in frame: Int) throws -> Bool {
         try use(frame)
         let name = key.stringValue
+        if let filter, open.count <= filter.count, filter[open.count - 1] != .key(name) { return false }
         if open.count == 1 {
             topLevelKeys += 1
             if topLevelKeys == 1 { firstKey = name }
         }
         BinaryPayload.appendKey(name, to: &bytes)
+        return true
     }
 
-    /// Prepares `frame`, an array, for its next element.
-    func element(in frame: Int) throws {
+    /// Prepares `frame`, an array, for its element `index`; `false`, writing a null in its place, when the filter
+    /// leaves it out.
+    func element(_ index: Int, in frame: Int) throws -> Bool {
         try use(frame)
+        if let filter, open.count <= filter.count, filter[open.count - 1] != .index(index) {
+            bytes.append(BinaryPayload.null)
+            return false
+        }
+        return true
     }
 
     /// Encodes `value` as a nested value under `key`, keeping the coding path for errors.
@@ -187,11 +217,12 @@ final class BinaryPayloadEncoder: Encoder {
         SingleValueContainer(encoder: self, start: bytes.count)
     }
 
-    /// Opens a nested container inside `frame`, after its key or as its next element.
-    func nested(isArray: Bool) -> Int {
+    /// Opens a nested container inside `frame`, after its key or as its next element; one the filter left out
+    /// (`kept` false) takes writes like any other and is cut out when it closes.
+    func nested(isArray: Bool, kept: Bool = true) -> Int {
         let id = nextFrame
         nextFrame += 1
-        open.append(Frame(id: id, isArray: isArray))
+        open.append(Frame(id: id, isArray: isArray, discardFrom: kept ? nil : bytes.count))
         bytes.append(isArray ? BinaryPayload.array : BinaryPayload.object)
         return id
     }
@@ -205,36 +236,37 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     var codingPath: [any CodingKey] { encoder.codingPath }
 
-    private func key(_ key: Key) throws { try encoder.key(key, in: frame) }
+    /// Writes the key; `false` when the value is to be left out (``BinaryPayloadEncoder/filter``).
+    private func key(_ key: Key) throws -> Bool { try encoder.key(key, in: frame) }
 
-    mutating func encodeNil(forKey key: Key) throws { try self.key(key); encoder.append(BinaryPayload.null) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try self.key(key); encoder.append(value) }
-    mutating func encode(_ value: String, forKey key: Key) throws { try self.key(key); encoder.append(value) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try self.key(key); try encoder.appendDouble(value) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try self.key(key); try encoder.appendDouble(Double(value)) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try self.key(key); encoder.append(Int64(value)) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try self.key(key); encoder.append(Int64(value)) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try self.key(key); encoder.append(Int64(value)) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try self.key(key); encoder.append(Int64(value)) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try self.key(key); encoder.append(value) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try self.key(key); encoder.append(UInt64(value)) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try self.key(key); encoder.append(UInt64(value)) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try self.key(key); encoder.append(UInt64(value)) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try self.key(key); encoder.append(UInt64(value)) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try self.key(key); encoder.append(value) }
+    mutating func encodeNil(forKey key: Key) throws { guard try self.key(key) else { return }; encoder.append(BinaryPayload.null) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { guard try self.key(key) else { return }; encoder.append(value) }
+    mutating func encode(_ value: String, forKey key: Key) throws { guard try self.key(key) else { return }; encoder.append(value) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { guard try self.key(key) else { return }; try encoder.appendDouble(value) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { guard try self.key(key) else { return }; try encoder.appendFloat(value) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { guard try self.key(key) else { return }; encoder.append(Int64(value)) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { guard try self.key(key) else { return }; encoder.append(Int64(value)) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { guard try self.key(key) else { return }; encoder.append(Int64(value)) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { guard try self.key(key) else { return }; encoder.append(Int64(value)) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { guard try self.key(key) else { return }; encoder.append(value) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { guard try self.key(key) else { return }; encoder.append(UInt64(value)) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { guard try self.key(key) else { return }; encoder.append(UInt64(value)) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { guard try self.key(key) else { return }; encoder.append(UInt64(value)) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { guard try self.key(key) else { return }; encoder.append(UInt64(value)) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { guard try self.key(key) else { return }; encoder.append(value) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        try self.key(key)
+        guard try self.key(key) else { return }
         try encoder.encodeNested(value, key: key)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        let frame = (try? self.key(key)) != nil ? encoder.nested(isArray: false) : -1
+        let frame = (try? self.key(key)).map { encoder.nested(isArray: false, kept: $0) } ?? -1
         return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: encoder, frame: frame))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let frame = (try? self.key(key)) != nil ? encoder.nested(isArray: true) : -1
+        let frame = (try? self.key(key)).map { encoder.nested(isArray: true, kept: $0) } ?? -1
         return UnkeyedContainer(encoder: encoder, frame: frame)
     }
 
@@ -256,39 +288,41 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
 
     var codingPath: [any CodingKey] { encoder.codingPath }
 
-    private mutating func next() throws {
-        try encoder.element(in: frame)
-        count += 1
+    /// Starts the next element; `false` when it is to be left out (``BinaryPayloadEncoder/filter``), a null
+    /// holding its place.
+    private mutating func next() throws -> Bool {
+        defer { count += 1 }
+        return try encoder.element(count, in: frame)
     }
 
-    mutating func encodeNil() throws { try next(); encoder.append(BinaryPayload.null) }
-    mutating func encode(_ value: Bool) throws { try next(); encoder.append(value) }
-    mutating func encode(_ value: String) throws { try next(); encoder.append(value) }
-    mutating func encode(_ value: Double) throws { try next(); try encoder.appendDouble(value) }
-    mutating func encode(_ value: Float) throws { try next(); try encoder.appendDouble(Double(value)) }
-    mutating func encode(_ value: Int) throws { try next(); encoder.append(Int64(value)) }
-    mutating func encode(_ value: Int8) throws { try next(); encoder.append(Int64(value)) }
-    mutating func encode(_ value: Int16) throws { try next(); encoder.append(Int64(value)) }
-    mutating func encode(_ value: Int32) throws { try next(); encoder.append(Int64(value)) }
-    mutating func encode(_ value: Int64) throws { try next(); encoder.append(value) }
-    mutating func encode(_ value: UInt) throws { try next(); encoder.append(UInt64(value)) }
-    mutating func encode(_ value: UInt8) throws { try next(); encoder.append(UInt64(value)) }
-    mutating func encode(_ value: UInt16) throws { try next(); encoder.append(UInt64(value)) }
-    mutating func encode(_ value: UInt32) throws { try next(); encoder.append(UInt64(value)) }
-    mutating func encode(_ value: UInt64) throws { try next(); encoder.append(value) }
+    mutating func encodeNil() throws { guard try next() else { return }; encoder.append(BinaryPayload.null) }
+    mutating func encode(_ value: Bool) throws { guard try next() else { return }; encoder.append(value) }
+    mutating func encode(_ value: String) throws { guard try next() else { return }; encoder.append(value) }
+    mutating func encode(_ value: Double) throws { guard try next() else { return }; try encoder.appendDouble(value) }
+    mutating func encode(_ value: Float) throws { guard try next() else { return }; try encoder.appendFloat(value) }
+    mutating func encode(_ value: Int) throws { guard try next() else { return }; encoder.append(Int64(value)) }
+    mutating func encode(_ value: Int8) throws { guard try next() else { return }; encoder.append(Int64(value)) }
+    mutating func encode(_ value: Int16) throws { guard try next() else { return }; encoder.append(Int64(value)) }
+    mutating func encode(_ value: Int32) throws { guard try next() else { return }; encoder.append(Int64(value)) }
+    mutating func encode(_ value: Int64) throws { guard try next() else { return }; encoder.append(value) }
+    mutating func encode(_ value: UInt) throws { guard try next() else { return }; encoder.append(UInt64(value)) }
+    mutating func encode(_ value: UInt8) throws { guard try next() else { return }; encoder.append(UInt64(value)) }
+    mutating func encode(_ value: UInt16) throws { guard try next() else { return }; encoder.append(UInt64(value)) }
+    mutating func encode(_ value: UInt32) throws { guard try next() else { return }; encoder.append(UInt64(value)) }
+    mutating func encode(_ value: UInt64) throws { guard try next() else { return }; encoder.append(value) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
-        try next()
+        guard try next() else { return }
         try encoder.encodeNested(value, key: IndexKey(intValue: count - 1))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        let frame = (try? next()) != nil ? encoder.nested(isArray: false) : -1
+        let frame = (try? next()).map { encoder.nested(isArray: false, kept: $0) } ?? -1
         return KeyedEncodingContainer(KeyedContainer<NestedKey>(encoder: encoder, frame: frame))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        let frame = (try? next()) != nil ? encoder.nested(isArray: true) : -1
+        let frame = (try? next()).map { encoder.nested(isArray: true, kept: $0) } ?? -1
         return UnkeyedContainer(encoder: encoder, frame: frame)
     }
 
@@ -312,7 +346,7 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: Bool) throws { try check(); encoder.append(value) }
     mutating func encode(_ value: String) throws { try check(); encoder.append(value) }
     mutating func encode(_ value: Double) throws { try check(); try encoder.appendDouble(value) }
-    mutating func encode(_ value: Float) throws { try check(); try encoder.appendDouble(Double(value)) }
+    mutating func encode(_ value: Float) throws { try check(); try encoder.appendFloat(value) }
     mutating func encode(_ value: Int) throws { try check(); encoder.append(Int64(value)) }
     mutating func encode(_ value: Int8) throws { try check(); encoder.append(Int64(value)) }
     mutating func encode(_ value: Int16) throws { try check(); encoder.append(Int64(value)) }

@@ -55,6 +55,20 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
         try JSONValue(encoding: state)
     }
 
+    /// What the state's JSON form has at `path`, encoding only what lies on the path (`BinaryLogCodec`'s
+    /// `encode(_:keepingOnly:)`): blame's cost per step follows the path, not the size of the state.
+    public func json(_ state: R.State, at path: StatePath) throws -> JSONValue? {
+        // An array's or object's `count` (a size, when no member has that name) needs the whole container.
+        let steps = path.components.prefix { $0 != .key("count") }.map { component -> BinaryPayload.PathStep in
+            switch component {
+            case .key(let key): .key(key)
+            case .index(let index): .index(index)
+            }
+        }
+        let kept = try BinaryLogCodec().encode(state, keepingOnly: Array(steps))
+        return try JSONValue(payload: kept, codec: .binary)?[path]
+    }
+
     /// Decodes an action as `R.Action` and a mutation as `R.Mutation` (through the migrations from `schema`),
     /// throwing Swift's `DecodingError`. Actions are not migrated: they are not replayed.
     public func checkDecodes(_ entry: LogEntry, recordedWith schema: String, log: EventLog) throws {

@@ -27,12 +27,21 @@ public protocol Replayer: Sendable {
     /// The state's JSON form, for diffs, paths and bisect commands.
     func json(_ state: State) throws -> JSONValue
 
+    /// What the state's JSON form has at `path` (`nil`: nothing), for blame, which asks at every step. By
+    /// default, ``json(_:)`` subscripted.
+    func json(_ state: State, at path: StatePath) throws -> JSONValue?
+
     /// Whether an entry's payload, written by types of fingerprint `schema`, decodes with the current types;
     /// throws the decoding error otherwise.
     func checkDecodes(_ entry: LogEntry, recordedWith schema: String, log: EventLog) throws
 }
 
 extension Replayer {
+    /// ``json(_:)`` of the state, subscripted by `path`.
+    public func json(_ state: State, at path: StatePath) throws -> JSONValue? {
+        try json(state)[path]
+    }
+
     /// Copies the view into a `LogEntry` for ``reduce(_:_:recordedWith:log:)``.
     public func reduce(_ state: State, view mutation: EntryView, recordedWith schema: String, log: EventLog) throws -> State {
         try reduce(state, LogEntry(copying: mutation), recordedWith: schema, log: log)

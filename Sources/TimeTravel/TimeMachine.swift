@@ -103,20 +103,31 @@ public struct TimeMachine<P: Replayer>: Sendable {
     /// between them names it; one with several names the range (``BlameEntry/range``).
     public func blame(_ path: StatePath, from: UInt64 = 1, through: UInt64 = .max) throws -> [BlameEntry] {
         guard replayer.canReduce else { return try recordedBlame(path, from: from, through: through) }
-        var iterator = try states(from: from, through: through)
-        var previous = try replayer.json(iterator.state)[path]
-        var changes: [BlameEntry] = []
-        while let (entry, state) = try iterator.next() {
-            // Across a gap the state restarts from the snapshot after it: no mutation made that jump.
-            if let gap = iterator.crossedGap { previous = try json(at: gap.upperBound)[path] }
-            guard entry.kind == .mutation else { continue }
-            let value = try replayer.json(state)[path]
-            if value != previous {
-                changes.append(BlameEntry(mutation: entry, action: try entry.cause.flatMap { try log.entry(at: $0) }, old: previous, new: value))
-                previous = value
+        let first = from == 0 ? 0 : from - 1
+        var state = try self.state(at: first)
+        var previous = try replayer.json(state, at: path)
+        var changes: [(mutation: LogEntry, old: JSONValue?, new: JSONValue?)] = []
+        // Replay runs between the gaps: across one the state restarts from the snapshot after it, a jump no
+        // mutation made. Each run reads its mutations in place and copies only those that changed the path.
+        let gaps = try gaps().filter { $0.lowerBound > first && $0.upperBound < through }
+        for (index, run) in zip([first] + gaps.map(\.upperBound), gaps.map { $0.lowerBound - 1 } + [through]).enumerated() {
+            if index > 0 {
+                state = try self.state(at: run.0)
+                previous = try replayer.json(state, at: path)
+            }
+            guard run.0 < run.1 else { continue }
+            try log.forEachEntry(EntryQuery(from: run.0 + 1, through: run.1, stream: stream.name, kinds: [.mutation])) { mutation in
+                state = try replayer.reduce(state, view: mutation, recordedWith: schemaHistory.fingerprint(at: mutation.sequence), log: log)
+                let value = try replayer.json(state, at: path)
+                if value != previous {
+                    changes.append((LogEntry(copying: mutation), previous, value))
+                    previous = value
+                }
             }
         }
-        return changes
+        return try changes.map { change in
+            BlameEntry(mutation: change.mutation, action: try change.mutation.cause.flatMap { try log.entry(at: $0) }, old: change.old, new: change.new)
+        }
     }
 
     /// Blame over the recorded states only.
