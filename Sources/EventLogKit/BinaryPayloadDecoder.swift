@@ -243,19 +243,6 @@ final class BinaryPayloadDecoder: Decoder {
         }
         return nil
     }
-
-    /// The keys of the object at `object` that `Key` knows, in order.
-    func keys<Key: CodingKey>(of object: Int, as type: Key.Type) throws -> [Key] {
-        try read { reader throws(BinaryPayload.Malformed) in
-            reader.offset = object + 1
-            var keys: [Key] = []
-            while let length = try reader.keyLength() {
-                if let key = Key(stringValue: String(decoding: try reader.utf8(length), as: UTF8.self)) { keys.append(key) }
-                try reader.skipValue()
-            }
-            return keys
-        }
-    }
 }
 
 // MARK: - Keyed
@@ -269,7 +256,17 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     var codingPath: [any CodingKey] { decoder.codingPath + outer }
 
-    var allKeys: [Key] { (try? decoder.keys(of: object, as: Key.self)) ?? [] }
+    /// The object's keys that `Key` knows, in order (what a synthesized enum decoding asks first). Written
+    /// without generic helpers: in this unspecialized code each would cost a metadata lookup.
+    var allKeys: [Key] {
+        var reader = BinaryPayload.Reader(decoder.bytes, at: object + 1)
+        var keys: [Key] = []
+        while let length = try? reader.keyLength(), let name = try? reader.utf8(length) {
+            if let key = Key(stringValue: String(decoding: name, as: UTF8.self)) { keys.append(key) }
+            guard (try? reader.skipValue()) != nil else { break }
+        }
+        return keys
+    }
 
     func contains(_ key: Key) -> Bool { (try? decoder.member(key, in: object, depth: depth)) != nil }
 
