@@ -39,15 +39,18 @@ struct ByteWriter {
     /// Copies `data` to `offset`.
     func copy(_ data: Data, to offset: Int) {
         guard !data.isEmpty else { return }
-        data.copyBytes(to: UnsafeMutableRawBufferPointer(rebasing: bytes[offset..<(offset + data.count)]))
+        // A plain memory copy: `Data.copyBytes(to:)` goes through DataProtocol's generic path, a tenth of the
+        // writer's time in a profile of the benchmark's appends.
+        data.withUnsafeBytes { source in
+            UnsafeMutableRawBufferPointer(rebasing: bytes[offset..<(offset + source.count)]).copyMemory(from: source)
+        }
     }
 
     /// Copies the UTF-8 bytes of `string` to `offset`.
     func copy(_ string: String, to offset: Int) {
-        var position = offset
-        for byte in string.utf8 {
-            bytes[position] = byte
-            position += 1
+        var string = string
+        string.withUTF8 { utf8 in
+            UnsafeMutableRawBufferPointer(rebasing: bytes[offset..<(offset + utf8.count)]).copyMemory(from: UnsafeRawBufferPointer(utf8))
         }
     }
 
