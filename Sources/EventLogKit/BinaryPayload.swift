@@ -47,12 +47,7 @@ public enum BinaryPayload {
     // MARK: Writing
 
     static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
+        Varint.append(value, to: &bytes)
     }
 
     static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {
@@ -111,15 +106,11 @@ public enum BinaryPayload {
         }
 
         mutating func varint() throws(Malformed) -> UInt64 {
-            var result: UInt64 = 0
-            var shift: UInt64 = 0
-            while true {
-                let byte = try byte()
-                guard shift < 64, shift < 63 || byte <= 1 else { throw malformed("a varint is longer than 64 bits") }
-                result |= UInt64(byte & 0x7F) << shift
-                if byte < 0x80 { return result }
-                shift += 7
+            guard let (value, next) = Varint.read(bytes, at: offset) else {
+                throw malformed(offset < bytes.count ? "a varint is longer than 64 bits, or cut short" : "the payload ends inside a value")
             }
+            offset = next
+            return value
         }
 
         mutating func length() throws(Malformed) -> Int {

@@ -1,8 +1,16 @@
 import Foundation
 
-/// The binary layout of an entry record, the value stored under its sequence number in `entries`.
+/// The binary layouts of an entry record, the value stored under its sequence number in `entries`. Specified in
+/// docs/FORMAT.md; all integers little-endian, varints LEB128.
 ///
-/// All integers little-endian. Specified in docs/FORMAT.md:
+/// The compact layout (format version 4), which the writer writes, is marked by the kind byte's high bit:
+///
+///     0  u32 CRC-32C of bytes 4..<end     14 varint sequence, varint stream id,
+///     4  u8  kind | 0x80                      varint cause distance (sequence − cause; 0 = none),
+///     5  u8  codec                            varint case name length N, N bytes case name (UTF-8),
+///     6  i64 timestamp (ns since 1970)        then the payload: the rest of the record
+///
+/// The version-1 layout, which readers still read:
 ///
 ///     0  u32 CRC-32C of bytes 4..<end     16 u64 sequence
 ///     4  u8  kind                          24 i64 timestamp (ns since 1970, UTC)
@@ -11,7 +19,12 @@ import Foundation
 ///     8  u32 stream id                     40+N P bytes payload
 ///     12 u32 payload length P
 enum EntryRecord {
+    /// The size of the version-1 header.
     static let headerSize = 40
+    /// The fixed part of the compact header, before its varints.
+    static let compactFixedSize = 14
+    /// The kind byte's flag for the compact layout.
+    static let compactFlag: UInt8 = 0x80
     static let maxCaseNameLength = Int(UInt16.max)
 
     /// An entry on its way to the writer thread, sequence number and time already assigned.
@@ -27,22 +40,29 @@ enum EntryRecord {
         /// Where the action was sent from, kept in the stream index; `nil` for none.
         var callSite: Site? = nil
 
-        var size: Int { EntryRecord.headerSize + caseName.utf8.count + payload.count }
+        /// The cause as a distance back from the entry (0: none).
+        private var causeDistance: UInt64 { cause == 0 ? 0 : sequence &- cause }
 
-        /// Writes the record into `buffer`, which is exactly ``size`` bytes, checksum included.
+        /// The record's size in the compact layout.
+        var size: Int {
+            let caseLength = caseName.utf8.count
+            return compactFixedSize + Varint.size(sequence) + Varint.size(UInt64(streamID)) + Varint.size(causeDistance)
+                + Varint.size(UInt64(caseLength)) + caseLength + payload.count
+        }
+
+        /// Writes the record, in the compact layout, into `buffer`, which is exactly ``size`` bytes, checksum included.
         func write(into buffer: UnsafeMutableRawBufferPointer) {
             let out = ByteWriter(bytes: buffer)
             let caseLength = caseName.utf8.count
-            out.u8(4, kind.rawValue)
+            out.u8(4, kind.rawValue | compactFlag)
             out.u8(5, codec.rawValue)
-            out.u16(6, UInt16(caseLength))
-            out.u32(8, streamID)
-            out.u32(12, UInt32(payload.count))
-            out.u64(16, sequence)
-            out.i64(24, timestamp)
-            out.u64(32, cause)
-            out.copy(caseName, to: headerSize)
-            out.copy(payload, to: headerSize + caseLength)
+            out.i64(6, timestamp)
+            var offset = Varint.write(sequence, into: buffer, at: compactFixedSize)
+            offset = Varint.write(UInt64(streamID), into: buffer, at: offset)
+            offset = Varint.write(causeDistance, into: buffer, at: offset)
+            offset = Varint.write(UInt64(caseLength), into: buffer, at: offset)
+            out.copy(caseName, to: offset)
+            out.copy(payload, to: offset + caseLength)
             out.sealChecksum()
         }
     }
@@ -72,10 +92,14 @@ enum EntryRecord {
         let cause: UInt64
         let caseRange: Range<Int>
         let payloadRange: Range<Int>
+        /// Whether the record is in the compact layout (format version 4).
+        let isCompact: Bool
     }
 
-    /// Checks the record stored under `key` and reads its header; throws ``EventLogError/corruptEntry(sequence:reason:)``.
+    /// Checks the record stored under `key` and reads its header, in either layout; throws
+    /// ``EventLogError/corruptEntry(sequence:reason:)``.
     static func header(key: UInt64, record bytes: UnsafeRawBufferPointer) throws(EventLogError) -> Header {
+        if bytes.count > 4, bytes[4] & compactFlag != 0 { return try compactHeader(key: key, record: bytes) }
         let reader = ByteReader(bytes: bytes)
         guard reader.count >= headerSize else {
             throw .corruptEntry(sequence: key, reason: "the record is \(reader.count) bytes, shorter than its \(headerSize)-byte header")
@@ -99,7 +123,48 @@ enum EntryRecord {
             kind: kind, codec: CodecID(rawValue: reader.u8(5)), streamID: reader.u32(8), sequence: sequence,
             timestamp: reader.i64(24), cause: reader.u64(32),
             caseRange: headerSize..<(headerSize + caseLength),
-            payloadRange: (headerSize + caseLength)..<reader.count)
+            payloadRange: (headerSize + caseLength)..<reader.count, isCompact: false)
+    }
+
+    /// ``header(key:record:)`` of a record in the compact layout.
+    private static func compactHeader(key: UInt64, record bytes: UnsafeRawBufferPointer) throws(EventLogError) -> Header {
+        let reader = ByteReader(bytes: bytes)
+        guard reader.count >= compactFixedSize + 4 else {
+            throw .corruptEntry(sequence: key, reason: "the record is \(reader.count) bytes, shorter than a compact header")
+        }
+        guard reader.checksumMatches else {
+            throw .corruptEntry(sequence: key, reason: "its checksum does not match its contents")
+        }
+        guard let kind = EntryKind(rawValue: reader.u8(4) & ~compactFlag) else {
+            throw .corruptEntry(sequence: key, reason: "its kind byte \(reader.u8(4)) is unknown")
+        }
+        guard let (sequence, afterSequence) = Varint.read(bytes, at: compactFixedSize),
+              let (streamID, afterStream) = Varint.read(bytes, at: afterSequence),
+              let (causeDistance, afterCause) = Varint.read(bytes, at: afterStream),
+              let (caseLength, offset) = Varint.read(bytes, at: afterCause) else {
+            throw .corruptEntry(sequence: key, reason: "its header ends inside a number")
+        }
+        guard sequence == key else {
+            throw .corruptEntry(sequence: key, reason: "it records sequence number \(sequence) but is stored under \(key)")
+        }
+        guard streamID <= UInt64(UInt32.max), causeDistance <= sequence else {
+            throw .corruptEntry(sequence: key, reason: "its stream id or cause is out of range")
+        }
+        guard caseLength <= UInt64(reader.count - offset) else {
+            throw .corruptEntry(sequence: key, reason: "its case name length \(caseLength) runs past its size \(reader.count)")
+        }
+        let caseEnd = offset + Int(caseLength)
+        return Header(
+            kind: kind, codec: CodecID(rawValue: reader.u8(5)), streamID: UInt32(streamID), sequence: sequence,
+            timestamp: reader.i64(6), cause: causeDistance == 0 ? 0 : sequence - causeDistance,
+            caseRange: offset..<caseEnd, payloadRange: caseEnd..<reader.count, isCompact: true)
+    }
+
+    /// A record's timestamp, read without checking the record (retention's age test); `nil` for a record too short.
+    static func timestamp(of record: UnsafeRawBufferPointer) -> Int64? {
+        let reader = ByteReader(bytes: record)
+        if record.count > compactFixedSize, record[4] & compactFlag != 0 { return reader.i64(6) }
+        return record.count >= headerSize ? reader.i64(24) : nil
     }
 
     /// Checks and decodes a whole record, copying it out of the map.
@@ -117,3 +182,4 @@ enum EntryRecord {
             caseName: caseName, codec: header.codec, payload: reader.data(header.payloadRange))
     }
 }
+

@@ -163,7 +163,7 @@ extension EventLog {
                     item = try cursor.seek(atOrAfter: KeyCoding.sequence(pin.upperBound + 1))
                     continue
                 }
-                let old = oldest.map { current.value.count >= 32 && ByteReader(bytes: current.value).i64(24) < $0 } ?? false
+                let old = oldest.map { limit in EntryRecord.timestamp(of: current.value).map { $0 < limit } ?? false } ?? false
                 if walked >= excess && !old { return walked == 0 ? nil : sequence }
                 walked += 1
                 item = try cursor.next()

@@ -26,6 +26,9 @@ enum LogLayout {
     static let gapsFormatVersion = 2
     /// The version a log with schema eras needs.
     static let schemaErasFormatVersion = 3
+    /// The version of a log whose entries may be in the compact record layout: every log a writer opens is
+    /// raised to it, since the writer writes that layout only.
+    static let compactRecordsFormatVersion = 4
 
     enum MetaKey {
         static let formatVersion = "format-version"

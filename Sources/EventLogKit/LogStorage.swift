@@ -206,8 +206,11 @@ final class LogStorage: Sendable {
             LogLayout.MetaKey.snapshotPolicy: configuration.snapshotPolicy.description,
             LogLayout.MetaKey.codec: configuration.codec.id.description,
         ]
+        if existing.flatMap(Int.init) ?? 0 < LogLayout.compactRecordsFormatVersion {
+            // The writer writes compact records, which readers of versions 1 to 3 cannot read.
+            values[LogLayout.MetaKey.formatVersion] = String(LogLayout.compactRecordsFormatVersion)
+        }
         if existing == nil {
-            values[LogLayout.MetaKey.formatVersion] = String(LogLayout.baseFormatVersion)
             values[LogLayout.MetaKey.createdAt] = String(WallClock.now())
             values[LogLayout.MetaKey.createdBy] = EventLog.libraryVersion
         }

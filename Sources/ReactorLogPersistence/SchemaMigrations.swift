@@ -77,7 +77,7 @@ public struct SchemaMigrations<R: Reactor>: Sendable where R.Mutation: Codable, 
         try decode(R.Mutation.self, entry.payload, codec: entry.codec, from: fingerprint, log: log, mutation: true)
     }
 
-    /// A mutation read in place (``EntryView``) as `R.Mutation`, as ``mutation(_:recordedWith:log:)`` does: decoded
+    /// A mutation read in place (`EntryView`) as `R.Mutation`, as `mutation(_:recordedWith:log:)` does: decoded
     /// where it lies when no step applies, so replay copies nothing.
     public func mutation(_ view: EntryView, recordedWith fingerprint: String, log: EventLog) throws -> R.Mutation {
         guard steps[fingerprint] == nil, view.codec.isReadableAsJSON else {
@@ -86,7 +86,7 @@ public struct SchemaMigrations<R: Reactor>: Sendable where R.Mutation: Codable, 
         return try view.codec.decode(R.Mutation.self, from: view.payload)
     }
 
-    /// A recorded state (an initial state or a snapshot) as `R.State`, as ``mutation(_:recordedWith:log:)`` does.
+    /// A recorded state (an initial state or a snapshot) as `R.State`, as `mutation(_:recordedWith:log:)` does.
     public func state(_ data: Data, codec: CodecID, recordedWith fingerprint: String, log: EventLog) throws -> R.State {
         try decode(R.State.self, data, codec: codec, from: fingerprint, log: log, mutation: false)
     }

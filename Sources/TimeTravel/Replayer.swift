@@ -19,7 +19,7 @@ public protocol Replayer: Sendable {
     /// The state after one mutation entry, written by types of fingerprint `schema`.
     func reduce(_ state: State, _ mutation: LogEntry, recordedWith schema: String, log: EventLog) throws -> State
 
-    /// The state after one mutation read in place (``EntryView``), valid only during the call: the path replay
+    /// The state after one mutation read in place (`EntryView`), valid only during the call: the path replay
     /// takes, so that a replayer that can decode in place copies nothing. By default, a copy goes to
     /// ``reduce(_:_:recordedWith:log:)``.
     func reduce(_ state: State, view mutation: EntryView, recordedWith schema: String, log: EventLog) throws -> State

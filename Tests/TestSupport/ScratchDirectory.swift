@@ -12,6 +12,24 @@ public final class ScratchDirectory: Sendable {
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
+    /// A copy, inside the directory, of the log `name` from Tests/Fixtures (such as `version1.reactorlog`, a log
+    /// of the first record layout), so that opening it never touches the repository's file.
+    public func fixture(_ name: String) throws -> String {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures").appendingPathComponent(name).path
+        let copy = file(name)
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: source + "/data.mdb", toPath: copy + "/data.mdb")
+        return copy
+    }
+
+    /// The text of `name` from Tests/Fixtures.
+    public static func fixtureText(_ name: String) throws -> String {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures").appendingPathComponent(name)
+        return try String(contentsOf: url, encoding: .utf8)
+    }
+
     /// A path inside the directory.
     public func file(_ name: String) -> String {
         path + "/" + name

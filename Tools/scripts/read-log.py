@@ -148,6 +148,38 @@ def covered(gaps, first, last):
     return False
 
 
+def read_varint(data, offset, what):
+    try:
+        return varint(data, offset)
+    except IndexError:
+        sys.exit(f"{what}: its header ends inside a number")
+
+
+def entry_fields(key, record):
+    """An entry record's (kind, codec, stream id, sequence, timestamp, cause, case bytes, payload), in either layout
+    (docs/FORMAT.md, "Entries"): compact when the kind byte's high bit is set, else version 1."""
+    (stored_under,) = struct.unpack(">Q", key)
+    what = f"entry {stored_under}"
+    if len(record) > 4 and record[4] & 0x80:
+        if len(record) < 18:
+            sys.exit(f"{what}: its record is shorter than a compact header")
+        kind, codec, timestamp = record[4] & 0x7F, record[5], struct.unpack_from("<q", record, 6)[0]
+        sequence, offset = read_varint(record, 14, what)
+        stream_id, offset = read_varint(record, offset, what)
+        distance, offset = read_varint(record, offset, what)
+        case_length, offset = read_varint(record, offset, what)
+        if sequence != stored_under or distance > sequence or offset + case_length > len(record):
+            sys.exit(f"{what}: its header does not match its key or size")
+        cause = sequence - distance if distance else 0
+        return kind, codec, stream_id, sequence, timestamp, cause, bytes(record[offset:offset + case_length]), bytes(record[offset + case_length:])
+    if len(record) < 40:
+        sys.exit(f"{what}: its record is shorter than its header")
+    kind, codec, case_length, stream_id, payload_length, sequence, timestamp, cause = struct.unpack_from("<BBHIIQqQ", record, 4)
+    if sequence != stored_under or len(record) != 40 + case_length + payload_length:
+        sys.exit(f"{what}: its header does not match its key or size")
+    return kind, codec, stream_id, sequence, timestamp, cause, bytes(record[40:40 + case_length]), bytes(record[40 + case_length:])
+
+
 def check_rules(txn, entries, kind, case, stream_id, sequence, cause):
     """The rules of docs/FORMAT.md that a single entry must obey."""
     what = f"entry #{sequence}"
@@ -158,7 +190,7 @@ def check_rules(txn, entries, kind, case, stream_id, sequence, cause):
             sys.exit(f"{what} breaks a rule: its cause #{cause} is not an earlier entry")
         causing = txn.get(struct.pack(">Q", cause), db=entries)
         if causing is not None:
-            causing_kind, _, _, causing_stream = struct.unpack_from("<BBHI", causing, 4)
+            causing_kind, _, causing_stream = entry_fields(struct.pack(">Q", cause), causing)[:3]
             if causing_kind != 1 or causing_stream != stream_id:
                 sys.exit(f"{what} breaks a rule: its cause #{cause} is not an action of the same stream")
     if kind in MARKERS and (case != MARKERS[kind] or cause != 0):
@@ -192,8 +224,8 @@ def main():
         if raw_version is None:
             sys.exit("the log has no format-version: it is not a ReactorLog log")
         version = int(raw_version)
-        if version > 3:
-            sys.exit(f"format version {version} is newer than 3")
+        if version > 4:
+            sys.exit(f"format version {version} is newer than 4")
         # Version 2: stretches retention removed from the middle of a stream, each ending at the snapshot replay
         # restarts from. Numbers inside them may be missing, as below the trim floor.
         gaps = []
@@ -257,15 +289,12 @@ def main():
 
         def show(sequence_key, record):
             checked(record, f"entry {struct.unpack('>Q', sequence_key)[0]}")
-            kind, codec, case_length, stream_id, payload_length, sequence, timestamp, cause = struct.unpack_from(
-                "<BBHIIQqQ", record, 4)
-            if sequence != struct.unpack(">Q", sequence_key)[0] or len(record) != 40 + case_length + payload_length:
-                sys.exit(f"entry {struct.unpack('>Q', sequence_key)[0]}: its header does not match its key or size")
+            kind, codec, stream_id, sequence, timestamp, cause, case_bytes, payload_bytes = entry_fields(sequence_key, record)
             if kind not in KINDS:
                 return  # a kind of a later version: skipped, as FORMAT.md says
-            case = bytes(record[40:40 + case_length]).decode()
+            case = case_bytes.decode()
             check_rules(txn, entries, kind, case, stream_id, sequence, cause)
-            payload = payload_text(codec, bytes(record[40 + case_length:]), f"entry #{sequence}")
+            payload = payload_text(codec, payload_bytes, f"entry #{sequence}")
             when = datetime.datetime.fromtimestamp(timestamp / 1e9, datetime.timezone.utc).strftime("%H:%M:%S.%f")[:-3]
             caused = f" <- #{cause}" if cause else ""
             print(f"{when} #{sequence} {names[stream_id]} {KINDS[kind]} {case} {payload}{caused}{sent_from(stream_id, sequence)}")
@@ -293,7 +322,8 @@ def main():
                         sys.exit(f"stream {only} breaks a rule: its index lists #{sequence} after #{previous}")
                     if record is None:
                         sys.exit(f"stream {only} breaks a rule: its index lists #{sequence}, which is not in the log")
-                    if len(record) >= 12 and (struct.unpack_from("<I", record, 8)[0] != stream_id or bytes(value[:1]) != bytes(record[4:5])):
+                    owner, kind = entry_fields(key[4:], record)[2], entry_fields(key[4:], record)[0]
+                    if owner != stream_id or value[0] != kind:
                         sys.exit(f"stream {only} breaks a rule: its index lists #{sequence} as its own, of kind {value[0]}, but it is not")
                     previous = sequence
                     show(key[4:], record)
@@ -309,7 +339,7 @@ def main():
             ends_gap = any(last == sequence and owner == stream_id for _, last, owner in gaps)
             if entry is None and not (oldest and sequence <= floors[stream_id]) and not ends_gap:
                 sys.exit(f"snapshot {key.hex()} breaks a rule: entry #{sequence} is not in the log")
-            if entry is not None and struct.unpack_from("<I", entry, 8)[0] != stream_id:
+            if entry is not None and entry_fields(key[4:], entry)[2] != stream_id:
                 sys.exit(f"snapshot {key.hex()} breaks a rule: entry #{sequence} belongs to another stream")
             count += 1
         print(f"{count} snapshots, all checksums match")

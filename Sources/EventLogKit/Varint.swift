@@ -1,0 +1,52 @@
+/// Unsigned LEB128 varints, as the compact record header stores its numbers.
+enum Varint {
+    /// How many bytes `value` takes.
+    static func size(_ value: UInt64) -> Int {
+        var value = value
+        var size = 1
+        while value >= 0x80 {
+            value >>= 7
+            size += 1
+        }
+        return size
+    }
+
+    /// Appends `value` to `bytes`.
+    static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    /// Writes `value` at `offset`; returns the offset after it.
+    static func write(_ value: UInt64, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+        var value = value
+        var offset = offset
+        while value >= 0x80 {
+            buffer[offset] = UInt8(truncatingIfNeeded: value) | 0x80
+            value >>= 7
+            offset += 1
+        }
+        buffer[offset] = UInt8(value)
+        return offset + 1
+    }
+
+    /// The value at `offset` and the offset after it; `nil` when the bytes end inside it or it is longer than 64 bits.
+    static func read(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> (UInt64, Int)? {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        var offset = offset
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            offset += 1
+            guard shift < 63 || (shift == 63 && byte <= 1) else { return nil }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return (result, offset) }
+            shift += 7
+        }
+        return nil
+    }
+}
