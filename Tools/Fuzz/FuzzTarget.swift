@@ -94,9 +94,26 @@ enum FuzzTarget: UInt8, CaseIterable {
             createdAt: 1_700_000_000_000_000_000, initialStateCodec: .json, initialState: Data(#"{"query":""}"#.utf8), sequenceFloor: 0)
         let snapshot = Snapshot(streamID: 1, sequence: 7, timestamp: 1_700_000_000_000_000_000, codec: .json, state: Data(#"{"query":"rx","repos":[]}"#.utf8))
         let exportLine = #"{"entry":{"sequence":7,"stream":"search","kind":"mutation","time":"2023-11-14T22:13:20.000Z","timestamp":1700000000000000000,"timestampNanoseconds":"1700000000000000000","cause":6,"case":"setQuery","codec":"json","payload":{"setQuery":{"_0":"rx"}}}}"#
+        // The version-1 layout, which the writer no longer writes but readers must still take.
+        let legacyEntry = record(EntryRecord.headerSize + entry.caseName.utf8.count + entry.payload.count) { buffer in
+            let out = ByteWriter(bytes: buffer)
+            out.u8(4, entry.kind.rawValue)
+            out.u8(5, entry.codec.rawValue)
+            out.u16(6, UInt16(entry.caseName.utf8.count))
+            out.u32(8, entry.streamID)
+            out.u32(12, UInt32(entry.payload.count))
+            out.u64(16, entry.sequence)
+            out.i64(24, entry.timestamp)
+            out.u64(32, entry.cause)
+            out.copy(entry.caseName, to: EntryRecord.headerSize)
+            out.copy(entry.payload, to: EntryRecord.headerSize + entry.caseName.utf8.count)
+            out.sealChecksum()
+        }
         let bodies: [(FuzzTarget, [UInt8])] = [
             (.entryRecord, record(entry.size) { entry.write(into: $0) }),
             (.entryRecordSealed, record(entry.size) { entry.write(into: $0) }),
+            (.entryRecord, legacyEntry),
+            (.entryRecordSealed, legacyEntry),
             (.streamRecord, StreamRecord.encode(stream)),
             (.streamRecordSealed, StreamRecord.encode(stream)),
             (.snapshotRecord, record(SnapshotRecord.size(stateBytes: snapshot.state.count)) { SnapshotRecord.write(snapshot, into: $0) }),

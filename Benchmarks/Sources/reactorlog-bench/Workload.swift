@@ -17,7 +17,6 @@ final class Workload {
     /// The section being measured, for the report.
     private var current = ""
     /// Records and bytes the read-ceiling scan saw, for the storage figures.
-    private var scannedRecords = (records: 0, bytes: 0)
 
     init(actions: Int, scratch: String, syncBudget: Double, report: Report) {
         self.actions = actions
@@ -88,7 +87,7 @@ final class Workload {
 
     // MARK: 1
 
-    /// Records of the workload's sizes: each action and mutation of the first actions, with a 40-byte header.
+    /// Records of the workload's sizes: each action and mutation of the first actions, with a compact header.
     private func sampleRecords() throws -> [[UInt8]] {
         let payloads = Mutex<[Data]>([])
         let codec = BinaryLogCodec()
@@ -100,7 +99,8 @@ final class Workload {
             if let data { payloads.withLock { $0.append(data) } }
         })
         for index in 0..<8 { reactor.send(BenchReactor.action(index)) }
-        return payloads.withLock { $0 }.map { [UInt8](repeating: 0, count: 40 + 12) + [UInt8]($0) }
+        // An 18-byte compact header and a 12-byte case name before each payload.
+        return payloads.withLock { $0 }.map { [UInt8](repeating: 0, count: 18 + 12) + [UInt8]($0) }
     }
 
     private func ceiling(_ name: String, records: [[UInt8]], count: Int, batch: Int, noSync: Bool, budget: Double? = nil) throws {
@@ -293,7 +293,6 @@ final class Workload {
     private func replay() throws {
         // The read ceiling: a raw cursor over every record, no decoding.
         var records = 0
-        var bytes = 0
         let scanSeconds = try Measure.seconds {
             var options = EnvironmentOptions()
             options.readOnly = true
@@ -302,16 +301,14 @@ final class Workload {
             try env.read { txn in
                 try txn.withCursor(db) { cursor in
                     var item = try cursor.first()
-                    while let current = item {
+                    while item != nil {
                         records += 1
-                        bytes += current.value.count
                         item = try cursor.next()
                     }
                 }
             }
         }
         add("LMDB cursor scan (read ceiling)", Double(records) / scanSeconds, "records/s")
-        scannedRecords = (records, bytes)
 
         let log = try EventLog.openReadOnly(at: path("grouped.reactorlog"))
         let reactor = BenchReactor(bugAtMutation: bugAt)
@@ -453,10 +450,15 @@ final class Workload {
     private func storage() throws {
         let log = try EventLog.openReadOnly(at: path("grouped.reactorlog"))
         let entries = Double(try log.highestSequence())
-        let scanned = scannedRecords
-        let payload = Double(scanned.bytes - scanned.records * 40) / Double(max(1, scanned.records))
-        add("payload and case name per entry", payload, "bytes")
-        add("disk per entry (data file ÷ entries)", Double(log.sizeOnDisk) / entries, "bytes", against: "payload and case name per entry", higherIsBetter: false)
+        // What each entry holds, as stored (binary) and as the JSON codec would have stored it.
+        var stored = 0, json = 0
+        try log.forEachEntry { entry in
+            stored += entry.caseName.count + entry.payload.count
+            json += entry.caseName.count + ((try? entry.codec.json(Data(entry.payload)))??.count ?? entry.payload.count)
+        }
+        add("binary payload and case name per entry", Double(stored) / entries, "bytes")
+        add("JSON payload and case name per entry", Double(json) / entries, "bytes")
+        add("disk per entry (data file ÷ entries)", Double(log.sizeOnDisk) / entries, "bytes", against: "JSON payload and case name per entry", higherIsBetter: false)
         add("peak resident memory of the whole run", Double(Measure.peakResidentBytes) / 1e6, "MB")
     }
 }
