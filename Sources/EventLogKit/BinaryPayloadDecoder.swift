@@ -57,6 +57,10 @@ final class BinaryPayloadDecoder: Decoder {
     /// Runs `read` with the decoder at the value starting at `offset`, `depth` containers deep, under `key`.
     /// `outer` are the keys of the nested containers the value sits in, which are not values of their own.
     func at<T>(_ offset: Int, outer: [any CodingKey] = [], key: any CodingKey, depth: Int, _ read: () throws -> T) throws -> T {
+        // A recursive type fed hostile nesting would otherwise recurse until the stack ran out.
+        guard depth < BinaryPayload.maximumDepth else {
+            throw corrupted(BinaryPayload.Malformed(offset: offset, reason: "containers nest deeper than \(BinaryPayload.maximumDepth)"))
+        }
         let saved = (position, self.depth, codingPath.count)
         position = offset
         self.depth = depth

@@ -198,11 +198,24 @@ struct BinaryCodecTests {
         #expect(throws: BinaryPayload.Malformed.self) { try BinaryPayload.json(Data(payload + [0])) }
     }
 
+    /// A type as deep as its payload says: what a hostile payload would use to exhaust the decoder's stack.
+    indirect enum Tree: Codable, Equatable {
+        case leaf
+        case node([Tree])
+    }
+
     @Test("hostile nesting is refused at the depth limit, not by exhausting the stack")
-    func deepNesting() {
+    func deepNesting() throws {
         let deep = Data([UInt8](repeating: BinaryPayload.array, count: 100_000))
         #expect(throws: BinaryPayload.Malformed.self) { try BinaryPayload.json(deep) }
         #expect(throws: (any Error).self) { try codec.decode([Int].self, from: deep) }
+        // {"node":{"_0":[ … ]}} nested 100,000 times, into a recursive type.
+        let node: [UInt8] = [BinaryPayload.object, 5] + Array("node".utf8) + [BinaryPayload.object, 3] + Array("_0".utf8) + [BinaryPayload.array]
+        let hostile = Data(Array([[UInt8]](repeating: node, count: 100_000).joined()))
+        let error = #expect(throws: DecodingError.self) { try codec.decode(Tree.self, from: hostile) }
+        #expect("\(String(describing: error))".contains("nest deeper than 512"))
+        let shallow = Tree.node([.node([.leaf]), .leaf])
+        #expect(try codec.decode(Tree.self, from: try codec.encode(shallow)) == shallow)
     }
 
     @Test("JSON converts to the binary form and renders back")
