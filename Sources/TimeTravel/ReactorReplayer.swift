@@ -81,13 +81,14 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
 
     /// `decode()`, with a decoding error of another shape than the data's (not damage) or a failed migration step
     /// reported as a schema mismatch of `what`.
-    private func mismatch<T>(_ what: String, _ decode: () throws -> T) throws -> T {
+    /// `what` is built only when it is needed: replay calls this once per mutation.
+    private func mismatch<T>(_ what: @autoclosure () -> String, _ decode: () throws -> T) throws -> T {
         do {
             return try decode()
         } catch let error as DecodingError where !error.isInvalidJSON {
-            throw TimeTravelError.schemaMismatch(what: what, detail: error.summary)
+            throw TimeTravelError.schemaMismatch(what: what(), detail: error.summary)
         } catch let error as MigrationFailure {
-            throw TimeTravelError.schemaMismatch(what: what, detail: error.description)
+            throw TimeTravelError.schemaMismatch(what: what(), detail: error.description)
         }
     }
 }
