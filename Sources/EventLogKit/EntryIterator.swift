@@ -187,34 +187,26 @@ public struct EntryIterator {
     private func visitStream(
         _ id: UInt32, txn: Transaction, want: Int, _ found: (EntryRecord.Header, UnsafeRawBufferPointer) throws -> Void
     ) throws -> (UInt64, Bool) {
-        try txn.withCursor(storage.streamEntries) { cursor in
-            var matched = 0
-            var next = nextSequence
-            var scanned = 0
-            var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, nextSequence))
-            while let current = item, matched < want, scanned < Self.scanLimit {
-                guard let key = KeyCoding.decodeStreamSequence(current.key), key.stream == id else {
-                    return (next, true)
+        var matched = 0
+        var next = nextSequence
+        var scanned = 0
+        let ended = try storage.index.forEach(txn, stream: id, from: nextSequence, through: query.through) { item in
+            guard matched < want, scanned < Self.scanLimit else { return false }
+            let kindMatches = query.kinds.map { kinds in EntryKind(rawValue: item.kind).map(kinds.contains) ?? true } ?? true
+            if kindMatches {
+                guard let record = try txn.get(storage.entries, key: KeyCoding.sequence(item.sequence)) else {
+                    throw EventLogError.corruptEntry(sequence: item.sequence, reason: "stream '\(query.stream ?? "")' lists it, but the entry is missing")
                 }
-                if key.sequence > query.through { return (key.sequence, true) }
-                let kindMatches = query.kinds.map { kinds in
-                    current.value.first.flatMap(EntryKind.init(rawValue:)).map(kinds.contains) ?? true
-                } ?? true
-                if kindMatches {
-                    guard let record = try txn.get(storage.entries, key: KeyCoding.sequence(key.sequence)) else {
-                        throw EventLogError.corruptEntry(sequence: key.sequence, reason: "stream '\(query.stream ?? "")' lists it, but the entry is missing")
-                    }
-                    let header = try EntryRecord.header(key: key.sequence, record: record)
-                    if query.matches(header, caseBytes: UnsafeRawBufferPointer(rebasing: record[header.caseRange])) {
-                        try found(header, record)
-                        matched += 1
-                    }
+                let header = try EntryRecord.header(key: item.sequence, record: record)
+                if query.matches(header, caseBytes: UnsafeRawBufferPointer(rebasing: record[header.caseRange])) {
+                    try found(header, record)
+                    matched += 1
                 }
-                next = key.sequence &+ 1
-                scanned += 1
-                item = try cursor.next()
             }
-            return (next, item == nil)
+            next = item.sequence &+ 1
+            scanned += 1
+            return true
         }
+        return (next, ended)
     }
 }

@@ -69,10 +69,11 @@ extension EventLog {
                     if try txn.get(storage.snapshots, key: KeyCoding.streamSequence(gap.stream, gap.removed.upperBound)) == nil {
                         problems.append(("the gap of stream '\(info.name)' from #\(gap.removed.lowerBound) ends here, but the stream has no snapshot here to replay from", gap.removed.upperBound))
                     }
-                    let inside = try txn.withCursor(storage.streamEntries) { index in
-                        try index.seek(atOrAfter: KeyCoding.streamSequence(gap.stream, gap.removed.lowerBound))
-                            .flatMap { KeyCoding.decodeStreamSequence($0.key) }
-                            .flatMap { $0.stream == gap.stream && $0.sequence <= gap.removed.upperBound ? $0.sequence : nil }
+                    var inside: UInt64?
+                    // A damaged block is reported with the index.
+                    _ = try? storage.index.forEach(txn, stream: gap.stream, from: gap.removed.lowerBound, through: gap.removed.upperBound) { item in
+                        inside = item.sequence
+                        return false
                     }
                     if let inside {
                         problems.append(("stream '\(info.name)' still holds this entry, inside its gap #\(gap.removed.lowerBound)…#\(gap.removed.upperBound)", inside))
@@ -291,7 +292,10 @@ extension EventLog {
             var indexed = 0
             var previous: UInt64 = 0
             var problem: (String, UInt64)?
-            try storage.forEachIndexChunk(stream: info.id) { (all) throws(EventLogError) in
+            var damagedBlocks: [UInt64: String] = [:]
+            try storage.forEachIndexChunk(stream: info.id, damaged: { error in
+                if case .corruptIndex(_, let block, let reason) = error { damagedBlocks[block] = reason }
+            }) { (all) throws(EventLogError) in
                 let chunk = all.filter { $0.sequence <= bound }
                 indexed += chunk.count
                 guard problem == nil else { return }
@@ -314,6 +318,9 @@ extension EventLog {
                     }
                     return nil
                 }
+            }
+            for (block, reason) in damagedBlocks.sorted(by: { $0.key < $1.key }) {
+                report.error("the index block of stream '\(info.name)' from this entry is damaged: \(reason)", at: block)
             }
             if let (message, sequence) = problem {
                 report.error(message, at: sequence)
@@ -364,7 +371,7 @@ extension EventLog {
         var since = 0
         var gaps = 0
         var first: UInt64?
-        try storage.forEachIndexChunk(stream: info.id) { chunk in
+        try storage.forEachIndexChunk(stream: info.id, damaged: { _ in }) { chunk in
             for key in chunk where key.sequence <= bound {
                 if key.kind == EntryKind.mutation.rawValue { since += 1 }
                 if since > interval {

@@ -41,13 +41,7 @@ extension EventLog {
     /// `nil` when the stream holds none there (an unknown stream, or entries a trim removed).
     public func lastSequence(stream name: String, atOrBefore sequence: UInt64) throws(EventLogError) -> UInt64? {
         guard let info = try storage.stream(named: name) else { return nil }
-        return try storage.read { txn in
-            try txn.withCursor(storage.streamEntries) { cursor in
-                try cursor.seek(atOrBefore: KeyCoding.streamSequence(info.id, sequence))
-                    .flatMap { KeyCoding.decodeStreamSequence($0.key) }
-                    .flatMap { $0.stream == info.id ? $0.sequence : nil }
-            }
-        }
+        return try storage.read { txn in try storage.index.last(txn, stream: info.id, atOrBefore: sequence)?.sequence }
     }
 
     /// Where each of stream `name`'s actions from `from` through `through` was sent from (`send`'s file and line,

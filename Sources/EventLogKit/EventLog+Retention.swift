@@ -139,7 +139,7 @@ extension EventLog {
     /// stepping over `pinned` windows; `nil` when the log is within every bound.
     private func retentionCut(_ policy: RetentionPolicy, pinned: [ClosedRange<UInt64>], limit: Int, in txn: Transaction) throws -> UInt64? {
         var pages = 0
-        for database in [storage.meta, storage.entries, storage.streams, storage.streamEntries, storage.snapshots] + [storage.gaps, storage.pins, storage.sites, storage.schemas].compactMap({ $0 }) {
+        for database in [storage.meta, storage.entries, storage.streams, storage.index.database, storage.snapshots] + [storage.gaps, storage.pins, storage.sites, storage.schemas].compactMap({ $0 }) {
             pages += try txn.pages(database)
         }
         let (entries, liveBytes) = (try txn.count(storage.entries), pages * storage.environment.pageSize)
@@ -185,14 +185,10 @@ extension EventLog {
             return
         }
         for info in streams {
-            let errors: [UInt64] = try txn.withCursor(storage.streamEntries) { cursor in
-                var errors: [UInt64] = []
-                var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, from))
-                while let current = item, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == info.id, key.sequence <= highest {
-                    if current.value.first == EntryKind.effectError.rawValue { errors.append(key.sequence) }
-                    item = try cursor.next()
-                }
-                return errors
+            var errors: [UInt64] = []
+            try storage.index.forEach(txn, stream: info.id, from: from, through: highest) { item in
+                if item.kind == EntryKind.effectError.rawValue { errors.append(item.sequence) }
+                return true
             }
             for error in errors {
                 try writePin((error > window ? error - window : 1)...(error + window), reason: "effect error #\(error) of '\(info.name)'", in: txn)

@@ -20,6 +20,8 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case corruptSnapshot(stream: String, sequence: UInt64, reason: String)
     /// A stream's descriptor is damaged.
     case corruptStream(id: UInt32, reason: String)
+    /// A block of the stream index is damaged: the block of stream id `streamID` whose first entry is `block`.
+    case corruptIndex(streamID: UInt32, block: UInt64, reason: String)
     /// The log's metadata is damaged.
     case corruptMetadata(reason: String)
     /// The log's files are damaged where LMDB would trust them (a truncated data file): refused before
@@ -65,6 +67,8 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
             "The snapshot of stream '\(stream)' at #\(sequence) is corrupt: \(reason). Run `reactorlog verify` for details."
         case .corruptStream(let id, let reason):
             "The descriptor of stream id \(id) is corrupt: \(reason). Run `reactorlog verify` for details."
+        case .corruptIndex(let streamID, let block, let reason):
+            "The index of stream id \(streamID) is damaged in its block from #\(block): \(reason). Run `reactorlog verify` for details."
         case .damagedFile(let path, let reason):
             "The log at \(path) is damaged: \(reason). Nothing was read; restore the log from a copy."
         case .corruptMetadata(let reason):

@@ -7,9 +7,12 @@ enum LogLayout {
     static let metaDatabase = "meta"
     static let entriesDatabase = "entries"
     static let streamsDatabase = "streams"
-    static let streamEntriesDatabase = "stream-entries"
     static let snapshotsDatabase = "snapshots"
-    static let allDatabases = [metaDatabase, entriesDatabase, streamsDatabase, streamEntriesDatabase, snapshotsDatabase]
+    static let allDatabases = [metaDatabase, entriesDatabase, streamsDatabase, snapshotsDatabase]
+    /// The stream index (``StreamIndex``): `stream-index` since format version 5, `stream-entries` before; a log
+    /// has one of them.
+    static let streamIndexDatabase = "stream-index"
+    static let streamRecordsDatabase = "stream-entries"
     /// Databases a log gets when it is first opened for writing by a version that knows them: a log without them
     /// has no gaps, no pins, no call sites and no schema eras.
     static let gapsDatabase = "gaps"
@@ -26,9 +29,11 @@ enum LogLayout {
     static let gapsFormatVersion = 2
     /// The version a log with schema eras needs.
     static let schemaErasFormatVersion = 3
-    /// The version of a log whose entries may be in the compact record layout: every log a writer opens is
-    /// raised to it, since the writer writes that layout only.
+    /// The version of a log whose entries may be in the compact record layout.
     static let compactRecordsFormatVersion = 4
+    /// The version of a log whose stream index is kept in blocks: every log a writer opens is raised to it, since
+    /// the writer writes compact records and index blocks only.
+    static let indexBlocksFormatVersion = 5
 
     enum MetaKey {
         static let formatVersion = "format-version"

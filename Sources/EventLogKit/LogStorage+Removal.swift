@@ -13,16 +13,8 @@ extension LogStorage {
 
     /// Deletes stream `id`'s entries numbered `first` through `last`, and their index keys; returns how many.
     func deleteEntries(_ txn: Transaction, stream id: UInt32, from first: UInt64, through last: UInt64) throws -> Int {
-        try txn.withCursor(streamEntries) { cursor in
-            var count = 0
-            var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, first))
-            while let current = item, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == id, key.sequence <= last {
-                try txn.delete(entries, key: KeyCoding.sequence(key.sequence))
-                try cursor.deleteCurrent()
-                count += 1
-                item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, key.sequence + 1))
-            }
-            return count
+        try index.remove(txn, stream: id, from: first, through: last) { sequence in
+            try txn.delete(entries, key: KeyCoding.sequence(sequence))
         }
     }
 

@@ -10,7 +10,8 @@ final class LogStorage: Sendable {
     let meta: Database
     let entries: Database
     let streams: Database
-    let streamEntries: Database
+    /// Each stream's entries in order, with their kinds and call sites.
+    let index: StreamIndex
     let snapshots: Database
     /// Where retention removed entries from the middle of a stream (``GapRecord``); `nil` in a log opened
     /// read-only that never had one.
@@ -26,10 +27,11 @@ final class LogStorage: Sendable {
     /// Interned call sites by number, loaded when first needed and refreshed when an unknown number turns up.
     private let siteCache = Mutex<[UInt32: String]>([:])
 
-    private init(path: String, environment: Environment, databases: [Database], optional: [Database?]) {
+    private init(path: String, environment: Environment, databases: [Database], index: StreamIndex, optional: [Database?]) {
         self.path = path
         self.environment = environment
-        (meta, entries, streams, streamEntries, snapshots) = (databases[0], databases[1], databases[2], databases[3], databases[4])
+        self.index = index
+        (meta, entries, streams, snapshots) = (databases[0], databases[1], databases[2], databases[3])
         (gaps, pins, sites, schemas) = (optional[0], optional[1], optional[2], optional[3])
     }
 
@@ -141,18 +143,32 @@ final class LogStorage: Sendable {
                 throw .storage(path: path, error)
             }
         }
-        var optional: [Database?] = []
-        for name in LogLayout.optionalDatabases {
+        func openOptional(_ name: String, create: Bool) throws(EventLogError) -> Database? {
             do {
-                optional.append(try environment.openDatabase(name, flags: readOnly ? [] : .create))
+                return try environment.openDatabase(name, flags: create ? .create : [])
             } catch where error.isNotFound {
-                optional.append(nil)
+                return nil
             } catch {
                 throw .storage(path: path, error)
             }
         }
-        let storage = LogStorage(path: path, environment: environment, databases: databases, optional: optional)
-        try storage.prepareMetadata(readOnly: readOnly, configuration: configuration)
+        var optional: [Database?] = []
+        for name in LogLayout.optionalDatabases {
+            optional.append(try openOptional(name, create: !readOnly))
+        }
+        // A log of format version 1 to 4 has its index in `stream-entries` until a writer converts it, in the
+        // transaction that drops it: while it is there, it is the index.
+        let records = try openOptional(LogLayout.streamRecordsDatabase, create: false)
+        let index: StreamIndex
+        if let records, readOnly {
+            index = StreamIndex(database: records, layout: .records)
+        } else if let blocks = try openOptional(LogLayout.streamIndexDatabase, create: !readOnly) {
+            index = StreamIndex(database: blocks, layout: .blocks)
+        } else {
+            throw .notALog(path: path, reason: "it is an LMDB environment without ReactorLog's '\(LogLayout.streamIndexDatabase)' database")
+        }
+        let storage = LogStorage(path: path, environment: environment, databases: databases, index: index, optional: optional)
+        try storage.prepareMetadata(readOnly: readOnly, configuration: configuration, convertingIndex: readOnly ? nil : records)
         try storage.reloadStreams()
         return storage
     }
@@ -162,18 +178,7 @@ final class LogStorage: Sendable {
     private static func refuseForeignEnvironment(_ environment: Environment, path: String) throws(EventLogError) {
         let names: [String]
         do {
-            let main = try environment.openDatabase(nil)
-            names = try environment.read { txn in
-                try txn.withCursor(main) { cursor in
-                    var names: [String] = []
-                    var item = try cursor.first()
-                    while let current = item {
-                        names.append(String(decoding: current.key, as: UTF8.self))
-                        item = try cursor.next()
-                    }
-                    return names
-                }
-            }
+            names = try environment.databaseNames()
         } catch let error as LMDBError {
             throw .storage(path: path, error)
         } catch {
@@ -184,8 +189,9 @@ final class LogStorage: Sendable {
         }
     }
 
-    /// Checks the format version; a new log gets its metadata, an existing one records its new writer.
-    private func prepareMetadata(readOnly: Bool, configuration: EventLogConfiguration) throws(EventLogError) {
+    /// Checks the format version; a new log gets its metadata, an existing one records its new writer, and an index
+    /// of format version 1 to 4 (`records`) is converted to blocks in the same transaction.
+    private func prepareMetadata(readOnly: Bool, configuration: EventLogConfiguration, convertingIndex records: Database?) throws(EventLogError) {
         let existing = try metaValue(LogLayout.MetaKey.formatVersion)
         if let existing {
             guard let version = Int(existing) else {
@@ -206,9 +212,9 @@ final class LogStorage: Sendable {
             LogLayout.MetaKey.snapshotPolicy: configuration.snapshotPolicy.description,
             LogLayout.MetaKey.codec: configuration.codec.id.description,
         ]
-        if existing.flatMap(Int.init) ?? 0 < LogLayout.compactRecordsFormatVersion {
-            // The writer writes compact records, which readers of versions 1 to 3 cannot read.
-            values[LogLayout.MetaKey.formatVersion] = String(LogLayout.compactRecordsFormatVersion)
+        if existing.flatMap(Int.init) ?? 0 < LogLayout.indexBlocksFormatVersion {
+            // The writer writes compact records and index blocks, which readers of versions 1 to 4 cannot read.
+            values[LogLayout.MetaKey.formatVersion] = String(LogLayout.indexBlocksFormatVersion)
         }
         if existing == nil {
             values[LogLayout.MetaKey.createdAt] = String(WallClock.now())
@@ -216,6 +222,7 @@ final class LogStorage: Sendable {
         }
         try storage { () throws in
             try environment.write { txn in
+                if let records { try index.convert(txn, records: records) }
                 for (key, value) in values {
                     try txn.put(meta, key: Array(key.utf8), value: Array(value.utf8))
                 }
@@ -358,10 +365,7 @@ final class LogStorage: Sendable {
 
     /// The call site recorded with entry `sequence` of stream `id` (the number in its index value), or `nil`.
     func callSite(stream id: UInt32, sequence: UInt64) throws(EventLogError) -> String? {
-        let number: UInt32? = try read { txn in
-            guard let value = try txn.get(streamEntries, key: KeyCoding.streamSequence(id, sequence)), value.count >= 5 else { return nil }
-            return ByteReader(bytes: value).u32(1)
-        }
+        let number = try read { txn in try index.item(txn, stream: id, sequence: sequence)?.site }
         guard let number, number != 0 else { return nil }
         return try siteText(number)
     }
@@ -377,27 +381,22 @@ final class LogStorage: Sendable {
 
     // MARK: The stream index
 
-    /// Calls `body` with each chunk of stream `id`'s index keys, as (sequence, kind byte, call-site number or 0) in order, from
-    /// `from` through `through`. Each chunk (at most 65,536 keys) is read in its own short read transaction,
+    /// Calls `body` with each chunk of stream `id`'s index items in order, from `from` through `through`. Each chunk
+    /// (at most 65,536 items) is read in its own short read transaction,
     /// and `body` runs outside it, so a walk over millions of entries never pins a snapshot of a live log.
     func forEachIndexChunk(
-        stream id: UInt32, from: UInt64 = 1, through: UInt64 = .max,
-        _ body: ([(sequence: UInt64, kind: UInt8, site: UInt32)]) throws(EventLogError) -> Void
+        stream id: UInt32, from: UInt64 = 1, through: UInt64 = .max, damaged: ((EventLogError) -> Void)? = nil,
+        _ body: ([StreamIndex.Item]) throws(EventLogError) -> Void
     ) throws(EventLogError) {
         var position = from
         while position <= through {
-            let chunk: [(sequence: UInt64, kind: UInt8, site: UInt32)] = try read { txn in
-                try txn.withCursor(streamEntries) { cursor in
-                    var chunk: [(sequence: UInt64, kind: UInt8, site: UInt32)] = []
-                    var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, position))
-                    while let current = item, chunk.count < 65_536,
-                          let key = KeyCoding.decodeStreamSequence(current.key), key.stream == id, key.sequence <= through {
-                        let value = ByteReader(bytes: current.value)
-                        chunk.append((key.sequence, current.value.first ?? 0, value.count >= 5 ? value.u32(1) : 0))
-                        item = try cursor.next()
-                    }
-                    return chunk
+            let chunk: [StreamIndex.Item] = try read { txn in
+                var chunk: [StreamIndex.Item] = []
+                try index.forEach(txn, stream: id, from: position, through: through, damaged: damaged) { item in
+                    chunk.append(item)
+                    return chunk.count < 65_536
                 }
+                return chunk
             }
             guard let last = chunk.last?.sequence else { return }
             try body(chunk)

@@ -72,8 +72,7 @@ final class LogWriter: @unchecked Sendable {
             let highest = try txn.withCursor(storage.entries) { try $0.last().flatMap { KeyCoding.decodeSequence($0.key) } } ?? 0
             let floor = try txn.get(storage.meta, key: Array(LogLayout.MetaKey.sequenceFloor.utf8))
                 .flatMap { UInt64(String(decoding: $0, as: UTF8.self)) } ?? 0
-            let lastIndex = try txn.withCursor(storage.streamEntries) { try $0.last().flatMap { KeyCoding.decodeStreamSequence($0.key) } }
-            return (highest, floor, lastIndex ?? (0, 0))
+            return (highest, floor, try storage.index.lastKey(txn) ?? (0, 0))
         }
         let sites = try storage.callSites()
         siteIDs = sites.reduce(into: [:]) { $0[$1.value] = $1.key }
@@ -422,14 +421,15 @@ final class LogWriter: @unchecked Sendable {
         var more: Bool?
         let lastIndex = try storage.write { txn in
             var lastIndex = self.lastIndexKey
+            var indexed = IndexItems()
             (newSites, newSourceSites) = ([:], [:])   // the body runs again when the map had to grow
             for item in batch {
                 switch item {
                 case .entry(let entry):
-                    try write(entry, txn, &lastIndex, &newSites, &newSourceSites)
+                    try write(entry, txn, &indexed, &newSites, &newSourceSites)
                     lastSequence = entry.sequence
                 case .batch(let entries):
-                    for entry in entries { try write(entry, txn, &lastIndex, &newSites, &newSourceSites) }
+                    for entry in entries { try write(entry, txn, &indexed, &newSites, &newSourceSites) }
                     lastSequence = entries.last?.sequence ?? lastSequence
                 case .snapshot(let snapshot):
                     let key = KeyCoding.streamSequence(snapshot.streamID, snapshot.sequence)
@@ -444,6 +444,8 @@ final class LogWriter: @unchecked Sendable {
                     break  // encoded above
                 }
             }
+            // The index takes each stream's entries at once: its last block is rewritten once a commit.
+            for (stream, items) in indexed.streams { try storage.index.append(txn, stream: stream, items, lastKey: &lastIndex) }
             if let (maintain, allowance) = step { more = try maintain(txn, allowance) }
             return lastIndex
         }
@@ -458,24 +460,31 @@ final class LogWriter: @unchecked Sendable {
     }
 
     private func write(
-        _ entry: EntryRecord.Pending, _ txn: Transaction, _ lastIndex: inout (stream: UInt32, sequence: UInt64),
+        _ entry: EntryRecord.Pending, _ txn: Transaction, _ indexed: inout IndexItems,
         _ newSites: inout [String: UInt32], _ newSourceSites: inout [SourceSite: UInt32]
     ) throws {
         try withUnsafeBytes(of: entry.sequence.bigEndian) { key in
             try txn.reserve(storage.entries, key: key, size: entry.size, flags: .append) { entry.write(into: $0) }
         }
-        // The stream index appends when its key is the largest so far (one active stream): full pages. An
-        // action's call site follows its kind, as the number of an interned text in `sites`.
-        let indexKey = (entry.streamID, entry.sequence)
-        let flags: WriteFlags = indexKey > lastIndex ? .append : []
-        var value = [entry.kind.rawValue]
-        if let site = entry.callSite, let id = try siteID(site, txn, &newSites, &newSourceSites) {
-            withUnsafeBytes(of: id.littleEndian) { value.append(contentsOf: $0) }
+        // An action's call site goes into the index as the number of an interned text in `sites`.
+        var item = StreamIndex.Item(sequence: entry.sequence, kind: entry.kind.rawValue)
+        if let site = entry.callSite, let id = try siteID(site, txn, &newSites, &newSourceSites) { item.site = id }
+        indexed.append(item, stream: entry.streamID)
+    }
+
+    /// A commit's index items, by stream in the order streams first appear.
+    private struct IndexItems {
+        var streams: [(UInt32, [StreamIndex.Item])] = []
+
+        mutating func append(_ item: StreamIndex.Item, stream: UInt32) {
+            if let last = streams.indices.last, streams[last].0 == stream {
+                streams[last].1.append(item)
+            } else if let index = streams.firstIndex(where: { $0.0 == stream }) {
+                streams[index].1.append(item)
+            } else {
+                streams.append((stream, [item]))
+            }
         }
-        try txn.put(
-            storage.streamEntries, key: KeyCoding.streamSequence(entry.streamID, entry.sequence),
-            value: value, flags: flags)
-        if indexKey > lastIndex { lastIndex = indexKey }
     }
 
     /// The number of call site `site`, interned in `sites` in this transaction when it is new; `nil` in a log

@@ -74,6 +74,23 @@ public final class Environment: @unchecked Sendable {
         }
     }
 
+    /// The keys of the main database: the names of the environment's named databases (and of anything else a
+    /// program stored there).
+    public func databaseNames() throws -> [String] {
+        let main = try openDatabase(nil)
+        return try read { txn in
+            try txn.withCursor(main) { cursor in
+                var names: [String] = []
+                var item = try cursor.first()
+                while let current = item {
+                    names.append(String(decoding: current.key, as: UTF8.self))
+                    item = try cursor.next()
+                }
+                return names
+            }
+        }
+    }
+
     /// Runs `body` in a read-only transaction and returns its result.
     ///
     /// Buffers handed out inside `body` point into the map and are valid only until `body` returns:

@@ -66,6 +66,11 @@ public struct Transaction {
         try withBytes(key) { (k) throws(LMDBError) in try delete(database, key: k) }
     }
 
+    /// Deletes `database` and its keys from the environment (`mdb_drop`); its handle is closed with it.
+    public func drop(_ database: Database) throws(LMDBError) {
+        try LMDBError.check(mdb_drop(handle, database.dbi, 1), "mdb_drop")
+    }
+
     /// The number of keys in `database`.
     public func count(_ database: Database) throws(LMDBError) -> Int {
         var stat = MDB_stat()

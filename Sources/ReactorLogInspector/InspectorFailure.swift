@@ -82,7 +82,7 @@ struct InspectorFailure: Error, CustomStringConvertible {
         switch error {
         case .notFound, .notALog, .permissionDenied, .storage: .cannotOpen
         case .newerFormat: .newerFormat
-        case .corruptEntry, .corruptSnapshot, .corruptStream, .corruptMetadata, .damagedFile, .codec: .corrupt
+        case .corruptEntry, .corruptSnapshot, .corruptStream, .corruptIndex, .corruptMetadata, .damagedFile, .codec: .corrupt
         case .unknownStream, .invalidArgument: .invalidArgument
         case .incompatibleSchema: .schemaMismatch
         case .alreadyOpen, .readOnly, .closed, .streamInUse, .writeFailed: .writeFailed

@@ -1,4 +1,4 @@
-import EventLogKit
+@testable import EventLogKit
 import Foundation
 import LMDB
 import TestSupport
@@ -73,12 +73,11 @@ struct MaintenanceTests {
         try makeLog().close()
         do {
             let env = try Environment(path: path)
-            let index = try env.openDatabase("stream-entries")
+            let index = StreamIndex(database: try env.openDatabase("stream-index"), layout: .blocks)
             try env.write { txn in
-                try txn.withCursor(index) { cursor in
-                    _ = try cursor.first()
-                    try cursor.deleteCurrent()
-                }
+                var first: UInt64 = 0
+                try index.forEach(txn, stream: 1) { first = $0.sequence; return false }
+                #expect(try index.remove(txn, stream: 1, from: first, through: first) { _ in } == 1)
             }
         }
         let report = try EventLog.openReadOnly(at: path).verify()

@@ -22,10 +22,22 @@ struct VerifyInvariantTests {
         do {
             let environment = try Environment(path: path)
             var databases: [String: Database] = [:]
-            for name in ["entries", "streams", "snapshots", "stream-entries"] { databases[name] = try environment.openDatabase(name) }
+            for name in ["entries", "streams", "snapshots", "stream-index"] { databases[name] = try environment.openDatabase(name) }
             try environment.write { txn in try change(databases, txn) }
         }
         return try EventLog.openReadOnly(at: path).verify()
+    }
+
+    /// Rewrites stream `id`'s index, which fits one block in these logs, with valid checksums.
+    func rewriteIndex(_ databases: [String: Database], _ txn: Transaction, stream id: UInt32, _ change: (inout [StreamIndex.Item]) -> Void) throws {
+        let index = StreamIndex(database: try #require(databases["stream-index"]), layout: .blocks)
+        var items: [StreamIndex.Item] = []
+        try index.forEach(txn, stream: id) { items.append($0); return true }
+        let first = try #require(items.first?.sequence)
+        try #require(try txn.delete(index.database, key: KeyCoding.streamSequence(id, first)))
+        change(&items)
+        items.sort { $0.sequence < $1.sequence }
+        try txn.put(index.database, key: KeyCoding.streamSequence(id, items[0].sequence), value: StreamIndex.block(items))
     }
 
     func expectError(_ report: VerifyReport, _ text: String, at sequence: UInt64? = nil) {
@@ -49,9 +61,10 @@ struct VerifyInvariantTests {
         let own = try #require(try log.sequences(stream: "counter", kinds: [.mutation]).first)
         let other = try #require(try log.sequences(stream: "plain", kinds: [.action]).first)
         let stolen = try damage(path) { databases, txn in
-            let index = try #require(databases["stream-entries"])
-            try txn.delete(index, key: KeyCoding.streamSequence(1, own))
-            try txn.put(index, key: KeyCoding.streamSequence(1, other), value: [EntryKind.mutation.rawValue])
+            try rewriteIndex(databases, txn, stream: 1) { items in
+                items.removeAll { $0.sequence == own }
+                items.append(.init(sequence: other, kind: EntryKind.mutation.rawValue))
+            }
         }
         expectError(stolen, "stream 'counter' lists this entry as one of its mutation entries, but it is not", at: other)
     }
@@ -61,7 +74,9 @@ struct VerifyInvariantTests {
         let path = try makeLog()
         let own = try #require(try EventLog.openReadOnly(at: path).sequences(stream: "counter", kinds: [.mutation]).first)
         let relabelled = try damage(path) { databases, txn in
-            try txn.put(try #require(databases["stream-entries"]), key: KeyCoding.streamSequence(1, own), value: [EntryKind.action.rawValue])
+            try rewriteIndex(databases, txn, stream: 1) { items in
+                if let at = items.firstIndex(where: { $0.sequence == own }) { items[at].kind = EntryKind.action.rawValue }
+            }
         }
         expectError(relabelled, "lists this entry as one of its action entries, but it is not", at: own)
     }
@@ -71,7 +86,9 @@ struct VerifyInvariantTests {
         let path = try makeLog()
         let action = try #require(try EventLog.openReadOnly(at: path).sequences(stream: "plain", kinds: [.action]).first)
         let report = try damage(path) { databases, txn in
-            try txn.put(try #require(databases["stream-entries"]), key: KeyCoding.streamSequence(2, action), value: [EntryKind.action.rawValue, 99, 0, 0, 0])
+            try rewriteIndex(databases, txn, stream: 2) { items in
+                if let at = items.firstIndex(where: { $0.sequence == action }) { items[at].site = 99 }
+            }
         }
         expectError(report, "gives this entry call site number 99, which the log does not hold intact", at: action)
     }

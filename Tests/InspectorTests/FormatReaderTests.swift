@@ -77,7 +77,7 @@ struct FormatReaderTests {
         let path = try RetentionInspectorTests.gappedLog(at: scratch.file("gapped.reactorlog"))   // #20…#36 removed
         let result = try await read([path])
         #expect(result.status == 0, "\(result.error)")
-        #expect(result.output.contains("format 4"))
+        #expect(result.output.contains("format 5"))
         #expect(result.output.contains("#19 shop mutation add") && result.output.contains("#37 shop mutation add"))
         #expect(!result.output.contains("#20 shop"))
         #expect(try await Tool.run(["verify", path]).status == 0)

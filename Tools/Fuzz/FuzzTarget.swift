@@ -8,7 +8,7 @@ import Foundation
 /// together (parsed JSON and paths print back to what they were parsed from).
 enum FuzzTarget: UInt8, CaseIterable {
     case entryRecord, entryRecordSealed, streamRecord, streamRecordSealed, snapshotRecord, snapshotRecordSealed
-    case keys, json, statePath, exportLine, binaryPayload, binaryDecode
+    case keys, json, statePath, exportLine, binaryPayload, binaryDecode, indexBlockSealed
 
     /// Runs `input` through the decoder its first byte names.
     static func run(_ input: [UInt8]) {
@@ -54,6 +54,13 @@ enum FuzzTarget: UInt8, CaseIterable {
             check(again == rendered, "the JSON of binary payload \(body) does not convert back to the same JSON")
         case .binaryDecode:
             _ = try? BinaryLogCodec().decode(FuzzShape.self, from: Data(body))
+        case .indexBlockSealed:
+            seal(&body)
+            var items: [StreamIndex.Item] = []
+            let accepted = (try? body.withUnsafeBytes { try StreamIndex.decode($0, stream: 1, first: 7) { items.append($0); return true } }) != nil
+            guard accepted else { return }
+            check(items.first?.sequence == 7, "index block \(body) starts at #\(items.first?.sequence ?? 0), not at its key")
+            check(zip(items, items.dropFirst()).allSatisfy { $0.sequence < $1.sequence }, "index block \(body) lists entries out of order")
         }
     }
 
@@ -124,6 +131,10 @@ enum FuzzTarget: UInt8, CaseIterable {
             (.exportLine, Array(exportLine.utf8)),
             (.binaryPayload, [UInt8]((try? BinaryLogCodec().encode(FuzzShape.sample)) ?? Data())),
             (.binaryDecode, [UInt8]((try? BinaryLogCodec().encode(FuzzShape.sample)) ?? Data())),
+            (.indexBlockSealed, StreamIndex.block([
+                .init(sequence: 7, kind: EntryKind.action.rawValue, site: 3), .init(sequence: 8, kind: EntryKind.mutation.rawValue),
+                .init(sequence: 300, kind: EntryKind.action.rawValue),
+            ])),
         ]
         return bodies.map { [$0.0.rawValue] + $0.1 }
     }

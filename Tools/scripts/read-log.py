@@ -197,6 +197,29 @@ def check_rules(txn, entries, kind, case, stream_id, sequence, cause):
         sys.exit(f"{what} breaks a rule: a {MARKERS[kind]} marker named '{case}' or with a cause")
 
 
+def index_items(txn, db, blocks):
+    """Every (stream id, sequence, kind, call-site number or 0) of the stream index, in key order (docs/FORMAT.md,
+    "The stream index"): from blocks since version 5, from a record per entry before."""
+    for key, value in txn.cursor(db=db):
+        stream_id, first = struct.unpack(">IQ", key)
+        if not blocks:
+            yield stream_id, first, value[0], struct.unpack_from("<I", value, 1)[0] if len(value) >= 5 else 0
+            continue
+        checked(value, f"index block {key.hex()}")
+        offset, sequence = 4, first
+        if len(value) <= 4:
+            sys.exit(f"index block {key.hex()} breaks a rule: it holds no entry")
+        while offset < len(value):
+            distance, offset = read_varint(value, offset, f"index block {key.hex()}")
+            if (offset == 5) != (distance == 0) or offset >= len(value):
+                sys.exit(f"index block {key.hex()} breaks a rule: an entry after #{sequence} is out of order or cut short")
+            sequence += distance
+            kind, offset, site = value[offset], offset + 1, 0
+            if kind == 1:
+                site, offset = read_varint(value, offset, f"index block {key.hex()}")
+            yield stream_id, sequence, kind, site
+
+
 def main():
     arguments = sys.argv[1:]
     copy = "--copy" in arguments
@@ -204,9 +227,13 @@ def main():
     path = arguments[0]
     only = arguments[2] if len(arguments) == 3 and arguments[1] == "--stream" else None
     env = lmdb.open(path, readonly=True, max_dbs=16, subdir=True, lock=not copy)
-    meta, entries, streams, index, snapshots = (
-        env.open_db(name.encode(), create=False)
-        for name in ("meta", "entries", "streams", "stream-entries", "snapshots"))
+    meta, entries, streams, snapshots = (
+        env.open_db(name.encode(), create=False) for name in ("meta", "entries", "streams", "snapshots"))
+    # The stream index: blocks in `stream-index` since version 5, a record per entry in `stream-entries` before.
+    try:
+        index, blocks = env.open_db(b"stream-entries", create=False), False
+    except lmdb.NotFoundError:
+        index, blocks = env.open_db(b"stream-index", create=False), True
     try:
         gap_db = env.open_db(b"gaps", create=False)
     except lmdb.NotFoundError:
@@ -224,8 +251,8 @@ def main():
         if raw_version is None:
             sys.exit("the log has no format-version: it is not a ReactorLog log")
         version = int(raw_version)
-        if version > 4:
-            sys.exit(f"format version {version} is newer than 4")
+        if version > 5:
+            sys.exit(f"format version {version} is newer than 5")
         # Version 2: stretches retention removed from the middle of a stream, each ending at the snapshot replay
         # restarts from. Numbers inside them may be missing, as below the trim floor.
         gaps = []
@@ -278,11 +305,18 @@ def main():
                 checked(record, f"call site {key.hex()}")
                 sites[struct.unpack(">I", key)[0]] = bytes(record[4:]).decode()
 
+        listed = {}  # the index: kind and call-site number, by (stream id, sequence)
+        latest = {}
+        for stream_id, sequence, kind, site in index_items(txn, index, blocks):
+            if sequence <= latest.get(stream_id, 0):
+                sys.exit(f"stream id {stream_id} breaks a rule: its index lists #{sequence} after #{latest[stream_id]}")
+            latest[stream_id] = sequence
+            listed[(stream_id, sequence)] = (kind, site)
+
         def sent_from(stream_id, sequence):
-            value = txn.get(struct.pack(">IQ", stream_id, sequence), db=index)
-            if value is None or len(value) < 5:
+            number = listed.get((stream_id, sequence), (0, 0))[1]
+            if number == 0:
                 return ""
-            (number,) = struct.unpack_from("<I", value, 1)
             if number not in sites:
                 sys.exit(f"entry #{sequence} breaks a rule: call site number {number} is not in the log")
             return f" @ {sites[number]}"
@@ -309,24 +343,15 @@ def main():
                 show(key, record)
         else:
             stream_id = next(i for i, n in names.items() if n == only)
-            prefix = struct.pack(">I", stream_id)
-            cursor = txn.cursor(db=index)
-            if cursor.set_range(prefix):
-                previous = 0
-                for key, value in cursor:
-                    if key[:4] != prefix:
-                        break
-                    (sequence,) = struct.unpack(">Q", key[4:])
-                    record = txn.get(key[4:], db=entries)
-                    if sequence <= previous:
-                        sys.exit(f"stream {only} breaks a rule: its index lists #{sequence} after #{previous}")
-                    if record is None:
-                        sys.exit(f"stream {only} breaks a rule: its index lists #{sequence}, which is not in the log")
-                    owner, kind = entry_fields(key[4:], record)[2], entry_fields(key[4:], record)[0]
-                    if owner != stream_id or value[0] != kind:
-                        sys.exit(f"stream {only} breaks a rule: its index lists #{sequence} as its own, of kind {value[0]}, but it is not")
-                    previous = sequence
-                    show(key[4:], record)
+            for sequence, (listed_kind, _) in sorted((q, v) for (i, q), v in listed.items() if i == stream_id):
+                key = struct.pack(">Q", sequence)
+                record = txn.get(key, db=entries)
+                if record is None:
+                    sys.exit(f"stream {only} breaks a rule: its index lists #{sequence}, which is not in the log")
+                owner, kind = entry_fields(key, record)[2], entry_fields(key, record)[0]
+                if owner != stream_id or listed_kind != kind:
+                    sys.exit(f"stream {only} breaks a rule: its index lists #{sequence} as its own, of kind {listed_kind}, but it is not")
+                show(key, record)
         count, based = 0, set()
         for key, record in txn.cursor(db=snapshots):
             checked(record, f"snapshot {key.hex()}")

@@ -1,0 +1,300 @@
+import LMDB
+
+/// The stream index: each stream's entries in order, with each one's kind and, for an action, its call-site
+/// number, so that one stream is read without touching the others (docs/FORMAT.md, "The stream index").
+///
+/// Since format version 5 it is `stream-index`, whose records are blocks of consecutive entries of one stream:
+/// about 2.5 bytes an entry instead of the 27 that a record per entry cost. Logs of versions 1 to 4 have
+/// `stream-entries`, a record per entry; readers read it as it is, and a writer that opens such a log converts it
+/// (``convert(_:records:)``) in the transaction that raises the log's version.
+struct StreamIndex: Sendable {
+    /// One indexed entry.
+    struct Item: Equatable, Sendable {
+        /// The entry's sequence number.
+        var sequence: UInt64
+        /// The raw value of its ``EntryKind``.
+        var kind: UInt8
+        /// For an action, the number of its call site (a key of `sites`), or 0 when none was recorded.
+        var site: UInt32 = 0
+    }
+
+    /// How the index is kept.
+    enum Layout: Sendable {
+        /// Format version 5: `stream-index`, blocks keyed by stream and first sequence number.
+        case blocks
+        /// Format versions 1 to 4: `stream-entries`, a record per entry keyed by stream and sequence number.
+        case records
+    }
+
+    /// The most bytes of items one block holds, its checksum aside. Three such blocks share a 4 KiB page, and
+    /// rewriting the last one at each commit moves no more than this.
+    static let blockCapacity = 1024
+    /// The bytes of a block's checksum, before its items.
+    static let checksumSize = 4
+
+    let database: Database
+    let layout: Layout
+
+    // MARK: Reading
+
+    /// Calls `body` with stream `id`'s items from `from` through `through`, in order, until it returns `false`;
+    /// returns whether the walk reached the end of that range. A damaged block is an error, unless `damaged` is
+    /// given: then it is told of the block (``EventLogError/corruptIndex(streamID:block:reason:)``) and the walk
+    /// goes on after it.
+    @discardableResult
+    func forEach(
+        _ txn: Transaction, stream id: UInt32, from: UInt64 = 0, through: UInt64 = .max,
+        damaged: ((EventLogError) throws -> Void)? = nil, _ body: (Item) throws -> Bool
+    ) throws -> Bool {
+        guard from <= through else { return true }
+        return try txn.withCursor(database) { cursor in
+            switch layout {
+            case .records:
+                var record = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, from))
+                while let current = record, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == id, key.sequence <= through {
+                    guard try body(Self.item(key.sequence, record: current.value)) else { return false }
+                    record = try cursor.next()
+                }
+                return true
+            case .blocks:
+                // The block at or before `from` may hold it; every later block of the stream starts after it.
+                var block = try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, from))
+                if block.flatMap({ KeyCoding.decodeStreamSequence($0.key) })?.stream != id {
+                    block = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, from))
+                }
+                while let current = block, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == id, key.sequence <= through {
+                    var (stopped, beyond) = (false, false)
+                    do {
+                        try Self.decode(current.value, stream: id, first: key.sequence) { item in
+                            guard item.sequence >= from else { return true }
+                            guard item.sequence <= through else {
+                                beyond = true
+                                return false
+                            }
+                            stopped = try !body(item)
+                            return !stopped
+                        }
+                    } catch let error as EventLogError {
+                        guard let damaged, case .corruptIndex(id, key.sequence, _) = error else { throw error }
+                        try damaged(error)
+                    }
+                    if stopped { return false }
+                    if beyond { return true }
+                    block = try cursor.next()
+                }
+                return true
+            }
+        }
+    }
+
+    /// Stream `id`'s last entry at or before `sequence`, or `nil`: one seek.
+    func last(_ txn: Transaction, stream id: UInt32, atOrBefore sequence: UInt64) throws -> Item? {
+        try txn.withCursor(database) { cursor in
+            guard let found = try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, sequence)),
+                  let key = KeyCoding.decodeStreamSequence(found.key), key.stream == id
+            else { return nil }
+            switch layout {
+            case .records:
+                return Self.item(key.sequence, record: found.value)
+            case .blocks:
+                var last: Item?
+                try Self.decode(found.value, stream: id, first: key.sequence) { item in
+                    guard item.sequence <= sequence else { return false }
+                    last = item
+                    return true
+                }
+                return last
+            }
+        }
+    }
+
+    /// Stream `id`'s item for entry `sequence`, or `nil` when the stream does not list it.
+    func item(_ txn: Transaction, stream id: UInt32, sequence: UInt64) throws -> Item? {
+        try last(txn, stream: id, atOrBefore: sequence).flatMap { $0.sequence == sequence ? $0 : nil }
+    }
+
+    /// The largest key of the index, which a new block must exceed to be appended in place.
+    func lastKey(_ txn: Transaction) throws -> (stream: UInt32, sequence: UInt64)? {
+        try txn.withCursor(database) { try $0.last().flatMap { KeyCoding.decodeStreamSequence($0.key) } }
+    }
+
+    // MARK: Writing (blocks only: a writer converts an older index first)
+
+    /// Adds `items`, which follow every item stream `id` has, in order: they go into the stream's last block while
+    /// it has room, then into new ones. `lastKey` is the index's largest key, kept up to date.
+    func append(_ txn: Transaction, stream id: UInt32, _ items: [Item], lastKey: inout (stream: UInt32, sequence: UInt64)) throws {
+        guard let firstNew = items.first else { return }
+        var first = firstNew.sequence
+        var previous = firstNew.sequence
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Self.blockCapacity + 17)
+        // Continue the stream's last block when it is intact and has room; a damaged one is left for `verify`.
+        try txn.withCursor(database) { cursor in
+            guard let found = try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, .max)),
+                  let key = KeyCoding.decodeStreamSequence(found.key), key.stream == id,
+                  found.value.count < Self.checksumSize + Self.blockCapacity
+            else { return }
+            var last: UInt64?
+            do {
+                try Self.decode(found.value, stream: id, first: key.sequence) { item in
+                    last = item.sequence
+                    return true
+                }
+            } catch { return }
+            guard let last, last < firstNew.sequence else { return }
+            (first, previous) = (key.sequence, last)
+            bytes.append(contentsOf: found.value[Self.checksumSize...])
+        }
+        for item in items {
+            guard item.sequence > previous || bytes.isEmpty else {
+                throw EventLogError.invalidArgument("Entry #\(item.sequence) of stream id \(id) does not follow #\(previous) in the stream index.")
+            }
+            if bytes.count + Self.size(of: item, after: previous) > Self.blockCapacity && !bytes.isEmpty {
+                try put(txn, stream: id, first: first, bytes, lastKey: &lastKey)
+                bytes.removeAll(keepingCapacity: true)
+                (first, previous) = (item.sequence, item.sequence)
+            }
+            Self.encode(item, after: bytes.isEmpty ? item.sequence : previous, into: &bytes)
+            previous = item.sequence
+        }
+        try put(txn, stream: id, first: first, bytes, lastKey: &lastKey)
+    }
+
+    /// Removes stream `id`'s items from `first` through `last`, calling `removing` with each one's sequence number
+    /// first; returns how many. A block keeps what lies outside the range, under the sequence number of its first.
+    func remove(
+        _ txn: Transaction, stream id: UInt32, from first: UInt64, through last: UInt64, removing: (UInt64) throws -> Void
+    ) throws -> Int {
+        var count = 0
+        var position = first
+        var straddling = true   // only the first block looked at can start before `first`
+        while position <= last {
+            let block: (key: UInt64, items: [Item])? = try txn.withCursor(database) { cursor in
+                var found = straddling ? try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, position)) : nil
+                if found.flatMap({ KeyCoding.decodeStreamSequence($0.key) })?.stream != id {
+                    found = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, position))
+                }
+                guard let found, let key = KeyCoding.decodeStreamSequence(found.key), key.stream == id, key.sequence <= last else { return nil }
+                var items: [Item] = []
+                try Self.decode(found.value, stream: id, first: key.sequence) { items.append($0); return true }
+                return (key.sequence, items)
+            }
+            straddling = false
+            guard let block, let end = block.items.last?.sequence else { break }
+            let kept = block.items.filter { $0.sequence < first || $0.sequence > last }
+            if kept.count != block.items.count {
+                for item in block.items where item.sequence >= first && item.sequence <= last { try removing(item.sequence) }
+                count += block.items.count - kept.count
+                try txn.delete(database, key: KeyCoding.streamSequence(id, block.key))
+                if let head = kept.first {
+                    try txn.put(database, key: KeyCoding.streamSequence(id, head.sequence), value: Self.block(kept))
+                }
+            }
+            guard end < .max else { break }
+            position = end + 1
+        }
+        return count
+    }
+
+    /// Writes a block of `items` bytes under (`id`, `first`), appending in place when its key is the largest.
+    private func put(_ txn: Transaction, stream id: UInt32, first: UInt64, _ items: [UInt8], lastKey: inout (stream: UInt32, sequence: UInt64)) throws {
+        let key = (id, first)
+        let flags: WriteFlags = key > lastKey ? .append : []
+        try KeyCoding.streamSequence(id, first).withUnsafeBytes { key in
+            try txn.reserve(database, key: key, size: Self.checksumSize + items.count, flags: flags) { value in
+                items.withUnsafeBytes { items in
+                    UnsafeMutableRawBufferPointer(rebasing: value[Self.checksumSize...]).copyMemory(from: items)
+                    ByteWriter(bytes: value).u32(0, CRC32C.checksum(items))
+                }
+            }
+        }
+        if key > lastKey { lastKey = key }
+    }
+
+    // MARK: Converting
+
+    /// Rewrites `records`, the per-entry index of a log of format version 1 to 4, as blocks in this index and drops
+    /// it, inside `txn`. A key that is not 12 bytes is not an entry's and is left out (`verify` reported it before).
+    func convert(_ txn: Transaction, records: Database) throws {
+        var lastKey = try lastKey(txn) ?? (0, 0)
+        var pending: [Item] = []
+        var stream: UInt32 = 0
+        try txn.withCursor(records) { cursor in
+            var record = try cursor.first()
+            while let current = record {
+                if let key = KeyCoding.decodeStreamSequence(current.key) {
+                    if key.stream != stream || pending.count == 65_536 {
+                        try append(txn, stream: stream, pending, lastKey: &lastKey)
+                        (pending, stream) = ([], key.stream)
+                    }
+                    pending.append(Self.item(key.sequence, record: current.value))
+                }
+                record = try cursor.next()
+            }
+        }
+        try append(txn, stream: stream, pending, lastKey: &lastKey)
+        try txn.drop(records)
+    }
+
+    // MARK: The layouts
+
+    /// The item of a version 1 to 4 record: its kind byte, then for an action an optional `u32` call-site number.
+    private static func item(_ sequence: UInt64, record: UnsafeRawBufferPointer) -> Item {
+        Item(sequence: sequence, kind: record.first ?? 0, site: record.count >= 5 ? ByteReader(bytes: record).u32(1) : 0)
+    }
+
+    /// The record of a block holding `items`, which are in order: its checksum, then the items.
+    static func block(_ items: [Item]) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: checksumSize)
+        var previous = items.first?.sequence ?? 0
+        for item in items {
+            encode(item, after: previous, into: &bytes)
+            previous = item.sequence
+        }
+        let checksum = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[checksumSize...])) }
+        withUnsafeBytes(of: checksum.littleEndian) { bytes.replaceSubrange(0..<checksumSize, with: $0) }
+        return bytes
+    }
+
+    /// The bytes `item` takes in a block after the item numbered `previous`.
+    private static func size(of item: Item, after previous: UInt64) -> Int {
+        Varint.size(item.sequence - previous) + 1 + (item.kind == EntryKind.action.rawValue ? Varint.size(UInt64(item.site)) : 0)
+    }
+
+    /// Appends `item` to a block's bytes: the distance from the item numbered `previous` (0 for a block's first),
+    /// its kind byte, and for an action its call-site number, as varints.
+    private static func encode(_ item: Item, after previous: UInt64, into bytes: inout [UInt8]) {
+        Varint.append(item.sequence - previous, to: &bytes)
+        bytes.append(item.kind)
+        if item.kind == EntryKind.action.rawValue { Varint.append(UInt64(item.site), to: &bytes) }
+    }
+
+    /// Calls `body` with each item of the block of stream `id` keyed `first`, until it returns `false`; a block
+    /// whose checksum or items are wrong is an error, never a guess.
+    static func decode(_ block: UnsafeRawBufferPointer, stream id: UInt32, first: UInt64, _ body: (Item) throws -> Bool) throws {
+        func damaged(_ reason: String) -> EventLogError { .corruptIndex(streamID: id, block: first, reason: reason) }
+        guard block.count > checksumSize else { throw damaged("it is \(block.count) bytes, too short to hold an entry") }
+        let items = UnsafeRawBufferPointer(rebasing: block[checksumSize...])
+        guard ByteReader(bytes: block).checksumMatches else { throw damaged("its checksum does not match") }
+        var offset = 0
+        var sequence = first
+        while offset < items.count {
+            guard let (distance, next) = Varint.read(items, at: offset), next < items.count else {
+                throw damaged("an entry after #\(sequence) is cut short")
+            }
+            guard (offset == 0) == (distance == 0), distance <= UInt64.max - sequence else {
+                throw damaged("an entry after #\(sequence) is out of order")
+            }
+            sequence += distance
+            var item = Item(sequence: sequence, kind: items[next])
+            offset = next + 1
+            if item.kind == EntryKind.action.rawValue {
+                guard let (site, after) = Varint.read(items, at: offset), let number = UInt32(exactly: site) else {
+                    throw damaged("the call site of entry #\(sequence) is cut short")
+                }
+                (item.site, offset) = (number, after)
+            }
+            guard try body(item) else { return }
+        }
+    }
+}

@@ -1,0 +1,208 @@
+@testable import EventLogKit
+import Foundation
+import LMDB
+import TestSupport
+import Testing
+
+/// The stream index of format version 5 keeps each stream's entries in blocks: every reading through it must agree
+/// with the entries themselves, across block boundaries, after removals, and a damaged block is an error.
+@Suite("Stream index blocks")
+struct StreamIndexTests {
+    let scratch = ScratchDirectory()
+
+    /// Two interleaved streams: `a` gets an action (with a call site on every third), then two mutations; `b` a
+    /// mutation; `rounds` times. Returns the path, closed.
+    func makeLog(rounds: Int, name: String = "i.reactorlog") throws -> String {
+        let path = scratch.file(name)
+        var configuration = EventLogConfiguration()
+        configuration.snapshotPolicy = .every(mutations: 100)
+        let log = try EventLog.open(at: path, configuration: configuration)
+        let a = try log.openStream(named: "a", reactorType: "A", schemaFingerprint: "v1", initialState: 0)
+        let b = try log.openStream(named: "b", reactorType: "B", schemaFingerprint: "v1", initialState: 0)
+        for round in 0..<rounds {
+            let action = try a.append(EntryDraft(
+                kind: .action, caseName: "tap", payload: Data("\(round)".utf8), codec: .json,
+                callSite: round % 3 == 0 ? "App/View.swift:\(round % 7)" : nil))
+            try a.append(.mutation, round, caseName: "add", cause: action)
+            try a.append(.mutation, round, caseName: "add", cause: action)
+            try b.append(.mutation, round, caseName: "set")
+            if round % 50 == 49 { try a.writeSnapshot(round, at: action + 2) }
+        }
+        try log.close()
+        return path
+    }
+
+    /// Each stream's blocks as (first sequence, record size), straight from LMDB.
+    func blocks(_ path: String) throws -> [UInt32: [(first: UInt64, size: Int)]] {
+        var options = EnvironmentOptions()
+        options.readOnly = true
+        let environment = try Environment(path: path, options: options)
+        let index = try environment.openDatabase("stream-index")
+        return try environment.read { txn in
+            try txn.withCursor(index) { cursor in
+                var found: [UInt32: [(first: UInt64, size: Int)]] = [:]
+                var item = try cursor.first()
+                while let current = item, let key = KeyCoding.decodeStreamSequence(current.key) {
+                    found[key.stream, default: []].append((key.sequence, current.value.count))
+                    item = try cursor.next()
+                }
+                return found
+            }
+        }
+    }
+
+    /// What a full scan of the entries says of stream `name`: its sequence numbers by kind.
+    func scanned(_ log: EventLog, _ name: String) throws -> [UInt64: EntryKind] {
+        try log.readEntries(EntryQuery()).filter { $0.stream == name }.reduce(into: [:]) { $0[$1.sequence] = $1.kind }
+    }
+
+    @Test("every reading through a many-block index agrees with the entries, at and between block boundaries")
+    func readsAgree() throws {
+        let path = try makeLog(rounds: 1_500)
+        let log = try EventLog.openReadOnly(at: path)
+        let blocks = try blocks(path)
+        #expect(try log.metadata().formatVersion == 5)
+        #expect(blocks[1, default: []].count > 5 && blocks[2, default: []].count > 2, "\(blocks.mapValues(\.count))")
+        #expect(blocks.values.joined().allSatisfy { $0.size <= StreamIndex.checksumSize + StreamIndex.blockCapacity })
+
+        for name in ["a", "b"] {
+            let truth = try scanned(log, name)
+            let all = try log.sequences(stream: name, kinds: Set(EntryKind.allCases))
+            #expect(all == truth.keys.sorted())
+            #expect(try log.sequences(stream: name, kinds: [.mutation]) == truth.filter { $0.value == .mutation }.keys.sorted())
+            #expect(try log.readEntries(EntryQuery(stream: name)).map(\.sequence) == all)
+            let statistics = try log.statistics(stream: name)
+            #expect(statistics.entries == all.count && statistics.first == all.first && statistics.last == all.last)
+        }
+        // `lastSequence(atOrBefore:)` on each block's first entry, the number before it, and one past the end.
+        let a = try log.sequences(stream: "a", kinds: Set(EntryKind.allCases))
+        for block in blocks[1, default: []] {
+            #expect(try log.lastSequence(stream: "a", atOrBefore: block.first) == block.first)
+            #expect(try log.lastSequence(stream: "a", atOrBefore: block.first - 1) == a.last { $0 < block.first })
+        }
+        #expect(try log.lastSequence(stream: "a", atOrBefore: .max) == a.last)
+        #expect(try log.lastSequence(stream: "a", atOrBefore: 0) == nil)
+        // Call sites come from the index too, from any block.
+        let sites = try log.callSites(stream: "a")
+        #expect(sites.count == 500)
+        let actions = try log.sequences(stream: "a", kinds: [.action])
+        #expect(try log.callSite(at: actions[1_497]) == "App/View.swift:\(1_497 % 7)")
+        #expect(try log.callSite(at: actions[1_498]) == nil)
+        #expect(try log.verify().isHealthy)
+    }
+
+    @Test("the example block of docs/FORMAT.md is the bytes the writer writes, and decodes back")
+    func formatExample() throws {
+        let items: [StreamIndex.Item] = [
+            .init(sequence: 3, kind: EntryKind.action.rawValue, site: 1), .init(sequence: 4, kind: EntryKind.mutation.rawValue),
+            .init(sequence: 5, kind: EntryKind.mutation.rawValue), .init(sequence: 7, kind: EntryKind.action.rawValue, site: 0),
+        ]
+        let block = StreamIndex.block(items)
+        #expect(block.map { String(format: "%02x", $0) }.joined(separator: " ") == "58 51 eb 36 00 01 01 01 02 01 02 02 01 00")
+        var decoded: [StreamIndex.Item] = []
+        try block.withUnsafeBytes { try StreamIndex.decode($0, stream: 1, first: 3) { decoded.append($0); return true } }
+        #expect(decoded == items)
+        // A distance of 0 after the first item, or a first item that is not the key's, is refused.
+        for bad: [UInt8] in [[0, 2, 0, 2], [1, 2]] {
+            var record = [UInt8](repeating: 0, count: 4) + bad
+            let checksum = CRC32C.checksum(bad)
+            withUnsafeBytes(of: checksum.littleEndian) { record.replaceSubrange(0..<4, with: $0) }
+            #expect(throws: EventLogError.self) {
+                try record.withUnsafeBytes { try StreamIndex.decode($0, stream: 1, first: 3) { _ in true } }
+            }
+        }
+    }
+
+    @Test("the index costs about 2.5 bytes an entry: ten times less than a record per entry")
+    func compact() throws {
+        let path = try makeLog(rounds: 2_500)
+        let bytes = try blocks(path).values.joined().reduce(0) { $0 + $1.size }
+        // 10,000 entries; a version-4 record per entry took a 12-byte key, a 1- or 5-byte value and a node header.
+        #expect(bytes < 30_000, "\(bytes) bytes of blocks for 10,000 entries")
+        #expect(bytes >= 10_000 * 2)
+    }
+
+    @Test("removing a stretch cuts blocks where it starts and ends, and the index still agrees with the entries")
+    func removals() throws {
+        let path = try makeLog(rounds: 1_500)
+        let log = try EventLog.open(at: path)
+        let before = try log.sequences(stream: "a", kinds: Set(EntryKind.allCases))
+        // A stretch from inside one block to inside a later one; the removal ends at a snapshot of `a`.
+        let report = try log.removeEntries(1_001..<3_500)
+        let base = try #require(report.streams.first { $0.stream == "a" }?.replaysFrom)
+        let after = try log.sequences(stream: "a", kinds: Set(EntryKind.allCases))
+        #expect(after == before.filter { $0 < 1_001 || $0 > base })
+        #expect(try log.readEntries(EntryQuery(stream: "a")).map(\.sequence) == after)
+        #expect(try scanned(log, "a").keys.sorted() == after)
+        #expect(try log.lastSequence(stream: "a", atOrBefore: base) == after.last { $0 < 1_001 })
+
+        // Then trim the front: whole blocks go, and the block holding the new front starts at it.
+        let trimmed = try log.trim(before: 5_000)
+        let front = try #require(trimmed.streams.first { $0.stream == "a" }?.replaysFrom)
+        let remaining = try log.sequences(stream: "a", kinds: Set(EntryKind.allCases))
+        #expect(remaining == after.filter { $0 > front })
+        #expect(try log.verify().isHealthy)
+        try log.close()
+        #expect(try blocks(path)[1]?.first?.first == remaining.first)
+    }
+
+    @Test("a damaged block is an error naming it; verify reports it and checks the blocks after it")
+    func damagedBlock() throws {
+        let path = try makeLog(rounds: 1_500)
+        let streamBlocks: [(first: UInt64, size: Int)] = try #require(try blocks(path)[1])
+        let starts = streamBlocks.map(\.first)
+        let (second, third) = (starts[1], starts[2])
+        do {
+            let environment = try Environment(path: path)
+            let index = try environment.openDatabase("stream-index")
+            try environment.write { txn in
+                var bytes = Array(try #require(try txn.get(index, key: KeyCoding.streamSequence(1, second))))
+                bytes[bytes.count / 2] ^= 0x40
+                try txn.put(index, key: KeyCoding.streamSequence(1, second), value: bytes)
+            }
+        }
+        let log = try EventLog.openReadOnly(at: path)
+        #expect {
+            _ = try log.sequences(stream: "a", kinds: [.mutation])
+        } throws: { error in
+            guard let error = error as? EventLogError, case .corruptIndex(1, second, _) = error else { return false }
+            return error.description.contains("block from #\(second): its checksum does not match") && !error.description.contains("\n")
+        }
+        #expect(throws: EventLogError.self) { try log.readEntries(EntryQuery(stream: "a")) }
+        // The other stream and the entries themselves are untouched.
+        #expect(try log.sequences(stream: "b", kinds: [.mutation]).count == 1_500)
+
+        // Only the damaged block's entries go uncounted: the blocks after it were read.
+        let stored = try scanned(log, "a").keys
+        let lost = stored.filter { $0 >= second && $0 < third }.count
+        let report = try log.verify()
+        #expect(!report.isHealthy)
+        #expect(report.problems.contains { $0.message.contains("index block of stream 'a' from this entry is damaged") && $0.sequence == second })
+        #expect(report.problems.contains { $0.message.contains("stream 'a' has \(stored.count) entries but its index lists \(stored.count - lost)") },
+                "\(report.problems)")
+        #expect(!report.problems.contains { $0.severity == .error && $0.message.contains("stream 'b'") }, "\(report.problems)")
+    }
+
+    @Test("a writer converts a version-1 index to blocks in one transaction: same items, call sites kept")
+    func conversion() throws {
+        let path = try scratch.fixture("version1.reactorlog")
+        let (sequences, mutations, sites) = try {
+            let old = try EventLog.openReadOnly(at: path)
+            return (
+                try old.sequences(stream: "search", kinds: Set(EntryKind.allCases)), try old.sequences(stream: "search", kinds: [.mutation]),
+                try old.callSites(stream: "search"))
+        }()
+        #expect(sites.count == 20)
+
+        try EventLog.open(at: path).close()
+        var options = EnvironmentOptions()
+        options.readOnly = true
+        let names = try Environment(path: path, options: options).databaseNames()
+        #expect(names.contains("stream-index") && !names.contains("stream-entries"), "\(names)")
+        let converted = try EventLog.openReadOnly(at: path)
+        #expect(try converted.sequences(stream: "search", kinds: Set(EntryKind.allCases)) == sequences)
+        #expect(try converted.sequences(stream: "search", kinds: [.mutation]) == mutations)
+        #expect(try converted.callSites(stream: "search") == sites)
+        #expect(try converted.verify().isHealthy)
+    }
+}
