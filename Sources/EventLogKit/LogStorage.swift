@@ -158,9 +158,8 @@ final class LogStorage: Sendable {
         }
         // A log of format version 1 to 4 has its index in `stream-entries` until a writer converts it, in the
         // transaction that drops it: while it is there, it is the index.
-        let records = try openOptional(LogLayout.streamRecordsDatabase, create: false)
         let index: StreamIndex
-        if let records, readOnly {
+        if readOnly, let records = try openOptional(LogLayout.streamRecordsDatabase, create: false) {
             index = StreamIndex(database: records, layout: .records)
         } else if let blocks = try openOptional(LogLayout.streamIndexDatabase, create: !readOnly) {
             index = StreamIndex(database: blocks, layout: .blocks)
@@ -168,7 +167,7 @@ final class LogStorage: Sendable {
             throw .notALog(path: path, reason: "it is an LMDB environment without ReactorLog's '\(LogLayout.streamIndexDatabase)' database")
         }
         let storage = LogStorage(path: path, environment: environment, databases: databases, index: index, optional: optional)
-        try storage.prepareMetadata(readOnly: readOnly, configuration: configuration, convertingIndex: readOnly ? nil : records)
+        try storage.prepareMetadata(readOnly: readOnly, configuration: configuration)
         try storage.reloadStreams()
         return storage
     }
@@ -190,8 +189,8 @@ final class LogStorage: Sendable {
     }
 
     /// Checks the format version; a new log gets its metadata, an existing one records its new writer, and an index
-    /// of format version 1 to 4 (`records`) is converted to blocks in the same transaction.
-    private func prepareMetadata(readOnly: Bool, configuration: EventLogConfiguration, convertingIndex records: Database?) throws(EventLogError) {
+    /// of format version 1 to 4 is converted to blocks in the same transaction.
+    private func prepareMetadata(readOnly: Bool, configuration: EventLogConfiguration) throws(EventLogError) {
         let existing = try metaValue(LogLayout.MetaKey.formatVersion)
         if let existing {
             guard let version = Int(existing) else {
@@ -222,7 +221,8 @@ final class LogStorage: Sendable {
         }
         try storage { () throws in
             try environment.write { txn in
-                if let records { try index.convert(txn, records: records) }
+                // Opened in the transaction: it runs again when the map must grow, and a failed one closes the handle.
+                if let records = try txn.openDatabase(LogLayout.streamRecordsDatabase) { try index.convert(txn, records: records) }
                 for (key, value) in values {
                     try txn.put(meta, key: Array(key.utf8), value: Array(value.utf8))
                 }

@@ -66,7 +66,19 @@ public struct Transaction {
         try withBytes(key) { (k) throws(LMDBError) in try delete(database, key: k) }
     }
 
-    /// Deletes `database` and its keys from the environment (`mdb_drop`); its handle is closed with it.
+    /// Opens the existing named database `name` inside this transaction, or returns `nil` when there is none. A
+    /// handle a transaction opens is the environment's once it commits, and closed if it aborts.
+    public func openDatabase(_ name: String) throws(LMDBError) -> Database? {
+        var dbi = MDB_dbi()
+        let rc = mdb_dbi_open(handle, name, 0, &dbi)
+        if rc == MDB_NOTFOUND { return nil }
+        try LMDBError.check(rc, "mdb_dbi_open(\(name))")
+        return Database(dbi: dbi, name: name)
+    }
+
+    /// Deletes `database` and its keys from the environment (`mdb_drop`). LMDB closes its handle at once, even if
+    /// this transaction then fails: a transaction that may run again must open the database anew
+    /// (``openDatabase(_:)``).
     public func drop(_ database: Database) throws(LMDBError) {
         try LMDBError.check(mdb_drop(handle, database.dbi, 1), "mdb_drop")
     }

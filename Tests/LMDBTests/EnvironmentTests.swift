@@ -111,6 +111,31 @@ struct EnvironmentTests {
         #expect(count == 2000)
     }
 
+    @Test("a transaction that drops a database and is redone after the map grew opens it anew and drops it")
+    func dropRedone() async throws {
+        let scratch = scratch
+        let (attempts, names, count) = try await onOwnThread {
+            var options = EnvironmentOptions()
+            options.mapSize = 64 << 10
+            let env = try Environment(path: scratch.path, options: options)
+            let old = try env.openDatabase("old", flags: .create)
+            let new = try env.openDatabase("new", flags: .create)
+            try env.write { txn in for i in 0..<20 { try txn.put(old, key: key(UInt64(i)), value: [1]) } }
+            var attempts = 0
+            try env.write { txn in
+                attempts += 1
+                // The first attempt's drop closes the handle, and the map fills after it: the second must reopen.
+                let old = try #require(try txn.openDatabase("old"))
+                try txn.drop(old)
+                for i in 0..<200 { try txn.put(new, key: key(UInt64(i)), value: [UInt8](repeating: 2, count: 1000)) }
+            }
+            return (attempts, try env.databaseNames(), try env.read { txn in try txn.count(new) })
+        }
+        #expect(attempts > 1)
+        #expect(names == ["new"])
+        #expect(count == 200)
+    }
+
     @Test("growth stops at maxMapSize with a map-full error")
     func mapLimit() throws {
         var options = EnvironmentOptions()
