@@ -15,10 +15,11 @@ final class Report {
     private(set) var figures: [Figure] = []
     private var values: [String: Double] = [:]
 
-    /// Records a figure; with `against`, its ratio to that earlier figure.
+    /// Records a figure; with `against`, its ratio to that earlier figure: the figure divided by it, so "2.30× p50 in
+    /// memory" reads as 2.3 times that latency and "0.23× the ceiling" as a quarter of that rate.
     @discardableResult
-    func add(_ section: String, _ name: String, _ value: Double, _ unit: String, against baseline: String? = nil, higherIsBetter: Bool = true) -> Double {
-        let ratio = baseline.flatMap { values[$0] }.map { base in base == 0 ? 0 : (higherIsBetter ? value / base : base / value) }
+    func add(_ section: String, _ name: String, _ value: Double, _ unit: String, against baseline: String? = nil) -> Double {
+        let ratio = baseline.flatMap { values[$0] }.map { base in base == 0 ? 0 : value / base }
         figures.append(Figure(section: section, name: name, value: value, unit: unit, baseline: baseline, ratio: ratio))
         values[name] = value
         FileHandle.standardError.write(Data("  \(name): \(Self.format(value)) \(unit)\(ratio.map { String(format: "  (%.2f× %@)", $0, baseline ?? "") } ?? "")\n".utf8))

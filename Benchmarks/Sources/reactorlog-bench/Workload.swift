@@ -81,8 +81,8 @@ final class Workload {
 
 
     @discardableResult
-    private func add(_ name: String, _ value: Double, _ unit: String, against: String? = nil, higherIsBetter: Bool = true) -> Double {
-        report.add(current, name, value, unit, against: against, higherIsBetter: higherIsBetter)
+    private func add(_ name: String, _ value: Double, _ unit: String, against: String? = nil) -> Double {
+        report.add(current, name, value, unit, against: against)
     }
 
     // MARK: 1
@@ -168,7 +168,7 @@ final class Workload {
         add("binary codec, decode", count / (try Measure.seconds { for _ in 0..<rounds { try decodeAll(binary, binaryPayloads) } }), "values/s", against: "Foundation JSON, decode")
         let jsonBytes = Double(jsonPayloads.reduce(0) { $0 + $1.count }) / Double(sample.count)
         add("JSON payload, mean", jsonBytes, "bytes")
-        add("binary payload, mean", Double(binaryPayloads.reduce(0) { $0 + $1.count }) / Double(sample.count), "bytes", against: "JSON payload, mean", higherIsBetter: false)
+        add("binary payload, mean", Double(binaryPayloads.reduce(0) { $0 + $1.count }) / Double(sample.count), "bytes", against: "JSON payload, mean")
     }
 
     // MARK: 3
@@ -204,7 +204,7 @@ final class Workload {
             return (ContinuousClock.now - start).seconds * 1000
         }
         let alone = await sleep()
-        add("a 200 ms Task.sleep, alone", alone, "ms", higherIsBetter: false)
+        add("a 200 ms Task.sleep, alone", alone, "ms")
         let reactor = BenchReactor()
         let loaded = await withTaskGroup(of: Double?.self) { group in
             group.addTask { await sleep() }
@@ -218,7 +218,7 @@ final class Workload {
             for await result in group { if let result { slept = result } }
             return slept
         }
-        add("the same sleep while 50 tasks × 200 sends run", loaded, "ms", against: "a 200 ms Task.sleep, alone", higherIsBetter: false)
+        add("the same sleep while 50 tasks × 200 sends run", loaded, "ms", against: "a 200 ms Task.sleep, alone")
     }
 
     // MARK: 2
@@ -249,7 +249,7 @@ final class Workload {
             add("actions sent, grouped", Double(sent), "actions")
             if let first = residentSamples.first, let last = residentSamples.last {
                 add("private memory at 25% of the run", Double(first) / 1e6, "MB")
-                add("private memory at 100% of the run", Double(last) / 1e6, "MB", against: "private memory at 25% of the run", higherIsBetter: false)
+                add("private memory at 100% of the run", Double(last) / 1e6, "MB", against: "private memory at 25% of the run")
             }
         }
     }
@@ -426,8 +426,8 @@ final class Workload {
         let logged = BenchReactor()
         try logged.attach(to: log, stream: "search")
         let withLog = measure(logged)
-        add("p50 with the log, grouped", Measure.percentile(withLog, 0.5), "µs", against: "p50 in memory", higherIsBetter: false)
-        add("p99 with the log, grouped", Measure.percentile(withLog, 0.99), "µs", against: "p99 in memory", higherIsBetter: false)
+        add("p50 with the log, grouped", Measure.percentile(withLog, 0.5), "µs", against: "p50 in memory")
+        add("p99 with the log, grouped", Measure.percentile(withLog, 0.99), "µs", against: "p99 in memory")
         add("p99.9 with the log, grouped", Measure.percentile(withLog, 0.999), "µs")
         try log.flush()
         // Retention at work the whole time: 100,000 sends make about 26 MB of entries for a 4 MiB budget.
@@ -438,9 +438,9 @@ final class Workload {
         let kept = BenchReactor()
         try kept.attach(to: small, stream: "search")
         let withRetention = measure(kept)
-        add("p50 with a 4 MiB retention budget", Measure.percentile(withRetention, 0.5), "µs", against: "p50 with the log, grouped", higherIsBetter: false)
-        add("p99 with a 4 MiB retention budget", Measure.percentile(withRetention, 0.99), "µs", against: "p99 with the log, grouped", higherIsBetter: false)
-        add("p99.9 with a 4 MiB retention budget", Measure.percentile(withRetention, 0.999), "µs", against: "p99.9 with the log, grouped", higherIsBetter: false)
+        add("p50 with a 4 MiB retention budget", Measure.percentile(withRetention, 0.5), "µs", against: "p50 with the log, grouped")
+        add("p99 with a 4 MiB retention budget", Measure.percentile(withRetention, 0.99), "µs", against: "p99 with the log, grouped")
+        add("p99.9 with a 4 MiB retention budget", Measure.percentile(withRetention, 0.999), "µs", against: "p99.9 with the log, grouped")
         try small.flush()
         add("retained data file ÷ its budget", Double(small.sizeOnDisk) / Double(budget), "×")
     }
@@ -458,7 +458,7 @@ final class Workload {
         }
         add("binary payload and case name per entry", Double(stored) / entries, "bytes")
         add("JSON payload and case name per entry", Double(json) / entries, "bytes")
-        add("disk per entry (data file ÷ entries)", Double(log.sizeOnDisk) / entries, "bytes", against: "JSON payload and case name per entry", higherIsBetter: false)
+        add("disk per entry (data file ÷ entries)", Double(log.sizeOnDisk) / entries, "bytes", against: "JSON payload and case name per entry")
         add("peak resident memory of the whole run", Double(Measure.peakResidentBytes) / 1e6, "MB")
     }
 }
