@@ -85,6 +85,8 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
             message
         case .writeFailed(let path, let lastCommitted, let unwritten, let underlying):
             "Writing to \(path) failed: \(underlying). Entries up to #\(lastCommitted) are committed and intact; \(unwritten) queued entries were not written, and the log accepts no more appends. Free disk space or raise maxMapSize, then reopen the log."
+        case .storage(let path, let error) where error.isBadHandle:
+            "LMDB error on \(path): \(error). A writer of a newer ReactorLog converted the log while it was open here; open it again."
         case .storage(let path, let error):
             "LMDB error on \(path): \(error). Check the path's permissions and free space."
         }

@@ -160,7 +160,7 @@ final class LogStorage: Sendable {
         // transaction that drops it: while it is there, it is the index.
         let index: StreamIndex
         if readOnly, let records = try openOptional(LogLayout.streamRecordsDatabase, create: false) {
-            index = StreamIndex(database: records, layout: .records)
+            index = StreamIndex(database: records, layout: .records, meta: databases[0])
         } else if let blocks = try openOptional(LogLayout.streamIndexDatabase, create: !readOnly) {
             index = StreamIndex(database: blocks, layout: .blocks)
         } else {

@@ -34,6 +34,9 @@ struct StreamIndex: Sendable {
 
     let database: Database
     let layout: Layout
+    /// For the `records` layout, the log's `meta`: another process's writer may convert the index while this
+    /// reader has it open, and LMDB then finds the dropped database empty rather than gone.
+    var meta: Database?
 
     // MARK: Reading
 
@@ -47,6 +50,7 @@ struct StreamIndex: Sendable {
         damaged: ((EventLogError) throws -> Void)? = nil, _ body: (Item) throws -> Bool
     ) throws -> Bool {
         guard from <= through else { return true }
+        try requireUnconverted(txn)
         return try txn.withCursor(database) { cursor in
             switch layout {
             case .records:
@@ -89,7 +93,8 @@ struct StreamIndex: Sendable {
 
     /// Stream `id`'s last entry at or before `sequence`, or `nil`: one seek.
     func last(_ txn: Transaction, stream id: UInt32, atOrBefore sequence: UInt64) throws -> Item? {
-        try txn.withCursor(database) { cursor in
+        try requireUnconverted(txn)
+        return try txn.withCursor(database) { cursor in
             guard let found = try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, sequence)),
                   let key = KeyCoding.decodeStreamSequence(found.key), key.stream == id
             else { return nil }
@@ -234,6 +239,15 @@ struct StreamIndex: Sendable {
         }
         try append(txn, stream: stream, pending, lastKey: &lastKey)
         try txn.drop(records)
+    }
+
+    /// Throws LMDB's error for a dropped database when a `records` index was converted since this reader opened it.
+    private func requireUnconverted(_ txn: Transaction) throws {
+        guard layout == .records, let meta,
+              let version = try txn.get(meta, key: Array(LogLayout.MetaKey.formatVersion.utf8)).flatMap({ Int(String(decoding: $0, as: UTF8.self)) }),
+              version >= LogLayout.indexBlocksFormatVersion
+        else { return }
+        throw LMDBError.dropped(LogLayout.streamRecordsDatabase)
     }
 
     // MARK: The layouts

@@ -32,6 +32,14 @@ public struct LMDBError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isKeyExists: Bool { code == MDB_KEYEXIST }
     /// The memory map is full (`MDB_MAP_FULL`); growing the map and retrying the transaction fixes it.
     public var isMapFull: Bool { code == MDB_MAP_FULL }
+    /// A database handle was closed, or its database dropped by another process (`MDB_BAD_DBI`).
+    public var isBadHandle: Bool { code == MDB_BAD_DBI }
+
+    /// The error of a database that another process dropped while this one held its handle (`MDB_BAD_DBI`), for
+    /// a caller that learns of it another way than from LMDB.
+    public static func dropped(_ name: String) -> LMDBError {
+        LMDBError(code: MDB_BAD_DBI, operation: "reading '\(name)'")
+    }
     /// Another process grew the map (`MDB_MAP_RESIZED`).
     public var isMapResized: Bool { code == MDB_MAP_RESIZED }
     /// The file is not an LMDB environment or has an incompatible version (`MDB_INVALID`, `MDB_VERSION_MISMATCH`).

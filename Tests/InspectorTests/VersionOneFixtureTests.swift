@@ -1,3 +1,4 @@
+import EventLogKit
 import Foundation
 import TestSupport
 import Testing
@@ -19,6 +20,22 @@ struct VersionOneFixtureTests {
         #expect(now.count == then.count && now.count == 72)
         // The header names the exporting library; every other line is the log's own.
         #expect(Array(now.dropFirst()) == Array(then.dropFirst()))
+    }
+
+    @Test("a reader that had it open when another process's writer converted its index gets a sentence saying to reopen it")
+    func convertedUnderReader() async throws {
+        let path = try scratch.fixture("version1.reactorlog")
+        let reader = try EventLog.openReadOnly(at: path)
+        #expect(try reader.sequences(stream: "search", kinds: [.mutation]).count == 45)
+        // `trim` opens the log for writing, which converts the index and drops the old one.
+        let trim = try await Tool.run(["trim", path, "--before", "1"])
+        #expect(trim.status == 0, "\(trim.error)")
+        #expect {
+            _ = try reader.sequences(stream: "search", kinds: [.mutation])
+        } throws: { error in
+            "\(error)".contains("converted the log while it was open here; open it again")
+        }
+        try reader.close()
     }
 
     @Test("the Python reader reads it from FORMAT.md alone")
