@@ -11,7 +11,7 @@ extension LogStorage {
         }
     }
 
-    /// Deletes stream `id`'s entries numbered `first` through `last`, and their index keys; returns how many.
+    /// Deletes stream `id`'s entries numbered `first` through `last`, and their items in the stream index; returns how many.
     func deleteEntries(_ txn: Transaction, stream id: UInt32, from first: UInt64, through last: UInt64) throws -> Int {
         try index.remove(txn, stream: id, from: first, through: last) { sequence in
             try txn.delete(entries, key: KeyCoding.sequence(sequence))
