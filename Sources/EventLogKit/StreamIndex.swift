@@ -207,10 +207,8 @@ struct StreamIndex: Sendable {
         let flags: WriteFlags = key > lastKey ? .append : []
         try KeyCoding.streamSequence(id, first).withUnsafeBytes { key in
             try txn.reserve(database, key: key, size: Self.checksumSize + items.count, flags: flags) { value in
-                items.withUnsafeBytes { items in
-                    UnsafeMutableRawBufferPointer(rebasing: value[Self.checksumSize...]).copyMemory(from: items)
-                    ByteWriter(bytes: value).u32(0, CRC32C.checksum(items))
-                }
+                items.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: value[Self.checksumSize...]).copyMemory(from: $0) }
+                ByteWriter(bytes: value).sealChecksum()
             }
         }
         if key > lastKey { lastKey = key }
@@ -265,8 +263,7 @@ struct StreamIndex: Sendable {
             encode(item, after: previous, into: &bytes)
             previous = item.sequence
         }
-        let checksum = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[checksumSize...])) }
-        withUnsafeBytes(of: checksum.littleEndian) { bytes.replaceSubrange(0..<checksumSize, with: $0) }
+        bytes.withUnsafeMutableBytes { ByteWriter(bytes: $0).sealChecksum() }
         return bytes
     }
 

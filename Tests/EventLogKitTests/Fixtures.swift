@@ -1,6 +1,31 @@
 import EventLogKit
 import Foundation
+import LMDB
 import TestSupport
+
+/// The log at `path` as plain LMDB, read-only: for tests that look at or under the format.
+func readOnlyEnvironment(_ path: String) throws -> Environment {
+    var options = EnvironmentOptions()
+    options.readOnly = true
+    return try Environment(path: path, options: options)
+}
+
+/// Every key and value of the log's LMDB database `name`, in key order.
+func rawRecords(_ path: String, _ name: String) throws -> [(key: [UInt8], value: [UInt8])] {
+    let environment = try readOnlyEnvironment(path)
+    let database = try environment.openDatabase(name)
+    return try environment.read { txn in
+        try txn.withCursor(database) { cursor in
+            var found: [(key: [UInt8], value: [UInt8])] = []
+            var item = try cursor.first()
+            while let current = item {
+                found.append((Array(current.key), Array(current.value)))
+                item = try cursor.next()
+            }
+            return found
+        }
+    }
+}
 
 extension EntryDraft {
     /// An action entry whose payload is the JSON string of its case name.

@@ -11,21 +11,9 @@ struct RecordLayoutTests {
     let scratch = ScratchDirectory()
 
     /// The raw records of `entries`, by sequence number.
-    func rawRecords(_ path: String) throws -> [UInt64: [UInt8]] {
-        var options = EnvironmentOptions()
-        options.readOnly = true
-        let environment = try Environment(path: path, options: options)
-        let entries = try environment.openDatabase("entries")
-        return try environment.read { txn in
-            try txn.withCursor(entries) { cursor in
-                var found: [UInt64: [UInt8]] = [:]
-                var item = try cursor.first()
-                while let current = item {
-                    found[KeyCoding.decodeSequence(current.key) ?? 0] = Array(current.value)
-                    item = try cursor.next()
-                }
-                return found
-            }
+    func entryRecords(_ path: String) throws -> [UInt64: [UInt8]] {
+        try rawRecords(path, "entries").reduce(into: [:]) { found, record in
+            found[record.key.withUnsafeBytes { KeyCoding.decodeSequence($0) } ?? 0] = record.value
         }
     }
 
@@ -59,7 +47,7 @@ struct RecordLayoutTests {
         #expect(entries.suffix(2).map(\.caseName) == ["tap", "add"])
         #expect(entries.last?.cause == action)
         #expect(try reader.verify().isHealthy)
-        let records = try rawRecords(path)
+        let records = try entryRecords(path)
         #expect(records[2]?[4] == EntryKind.action.rawValue, "an old record keeps the first layout")
         #expect(records[action]?[4] == EntryKind.action.rawValue | EntryRecord.compactFlag)
         let last = try #require(entries.last)

@@ -34,19 +34,9 @@ struct StreamIndexTests {
 
     /// Each stream's blocks as (first sequence, record size), straight from LMDB.
     func blocks(_ path: String) throws -> [UInt32: [(first: UInt64, size: Int)]] {
-        var options = EnvironmentOptions()
-        options.readOnly = true
-        let environment = try Environment(path: path, options: options)
-        let index = try environment.openDatabase("stream-index")
-        return try environment.read { txn in
-            try txn.withCursor(index) { cursor in
-                var found: [UInt32: [(first: UInt64, size: Int)]] = [:]
-                var item = try cursor.first()
-                while let current = item, let key = KeyCoding.decodeStreamSequence(current.key) {
-                    found[key.stream, default: []].append((key.sequence, current.value.count))
-                    item = try cursor.next()
-                }
-                return found
+        try rawRecords(path, "stream-index").reduce(into: [:]) { found, record in
+            record.key.withUnsafeBytes { key in
+                if let key = KeyCoding.decodeStreamSequence(key) { found[key.stream, default: []].append((key.sequence, record.value.count)) }
             }
         }
     }
@@ -105,8 +95,7 @@ struct StreamIndexTests {
         // A distance of 0 after the first item, or a first item that is not the key's, is refused.
         for bad: [UInt8] in [[0, 2, 0, 2], [1, 2]] {
             var record = [UInt8](repeating: 0, count: 4) + bad
-            let checksum = CRC32C.checksum(bad)
-            withUnsafeBytes(of: checksum.littleEndian) { record.replaceSubrange(0..<4, with: $0) }
+            record.withUnsafeMutableBytes { ByteWriter(bytes: $0).sealChecksum() }
             #expect(throws: EventLogError.self) {
                 try record.withUnsafeBytes { try StreamIndex.decode($0, stream: 1, first: 3) { _ in true } }
             }
@@ -195,9 +184,7 @@ struct StreamIndexTests {
         #expect(sites.count == 20)
 
         try EventLog.open(at: path).close()
-        var options = EnvironmentOptions()
-        options.readOnly = true
-        let names = try Environment(path: path, options: options).databaseNames()
+        let names = try readOnlyEnvironment(path).databaseNames()
         #expect(names.contains("stream-index") && !names.contains("stream-entries"), "\(names)")
         let converted = try EventLog.openReadOnly(at: path)
         #expect(try converted.sequences(stream: "search", kinds: Set(EntryKind.allCases)) == sequences)
