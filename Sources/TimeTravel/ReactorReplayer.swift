@@ -58,6 +58,17 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
     /// What the state's JSON form has at `path`, encoding only what lies on the path (`BinaryLogCodec`'s
     /// `encode(_:keepingOnly:)`): blame's cost per step follows the path, not the size of the state.
     public func json(_ state: R.State, at path: StatePath) throws -> JSONValue? {
+        try JSONValue(payload: try kept(state, on: path), codec: .binary)?[path]
+    }
+
+    /// The binary encoding of what lies on `path` (`BinaryLogCodec`'s `encode(_:keepingOnly:)`): the same value
+    /// there encodes to the same bytes, so blame skips every step that left it alone with one comparison.
+    public func pathEncoding(_ state: R.State, at path: StatePath) throws -> Data? {
+        try kept(state, on: path)
+    }
+
+    /// What of `state` lies on `path`, in the binary form.
+    private func kept(_ state: R.State, on path: StatePath) throws -> Data {
         // An array's or object's `count` (a size, when no member has that name) needs the whole container.
         let steps = path.components.prefix { $0 != .key("count") }.map { component -> BinaryPayload.PathStep in
             switch component {
@@ -65,8 +76,7 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
             case .index(let index): .index(index)
             }
         }
-        let kept = try BinaryLogCodec().encode(state, keepingOnly: Array(steps))
-        return try JSONValue(payload: kept, codec: .binary)?[path]
+        return try BinaryLogCodec().encode(state, keepingOnly: Array(steps))
     }
 
     /// Decodes an action as `R.Action` and a mutation as `R.Mutation` (through the migrations from `schema`),

@@ -31,6 +31,11 @@ public protocol Replayer: Sendable {
     /// default, ``json(_:)`` subscripted.
     func json(_ state: State, at path: StatePath) throws -> JSONValue?
 
+    /// A binary payload (`CodecID.binary`) whose JSON form has at `path` what the state's has, cheap to make and
+    /// compare, for blame, which asks at every step: equal bytes mean an equal value there, and only unequal ones
+    /// are rendered as JSON to compare. `nil`, the default: blame compares ``json(_:at:)`` at every step.
+    func pathEncoding(_ state: State, at path: StatePath) throws -> Data?
+
     /// Whether an entry's payload, written by types of fingerprint `schema`, decodes with the current types;
     /// throws the decoding error otherwise.
     func checkDecodes(_ entry: LogEntry, recordedWith schema: String, log: EventLog) throws
@@ -41,6 +46,9 @@ extension Replayer {
     public func json(_ state: State, at path: StatePath) throws -> JSONValue? {
         try json(state)[path]
     }
+
+    /// `nil`: blame compares ``json(_:at:)`` at every step.
+    public func pathEncoding(_ state: State, at path: StatePath) throws -> Data? { nil }
 
     /// Copies the view into a `LogEntry` for ``reduce(_:_:recordedWith:log:)``.
     public func reduce(_ state: State, view mutation: EntryView, recordedWith schema: String, log: EventLog) throws -> State {

@@ -105,7 +105,7 @@ public struct TimeMachine<P: Replayer>: Sendable {
         guard replayer.canReduce else { return try recordedBlame(path, from: from, through: through) }
         let first = from == 0 ? 0 : from - 1
         var state = try self.state(at: first)
-        var previous = try replayer.json(state, at: path)
+        var watch = try PathWatch(path, of: state, replayer: replayer)
         var changes: [(mutation: LogEntry, old: JSONValue?, new: JSONValue?)] = []
         // Replay runs between the gaps: across one the state restarts from the snapshot after it, a jump no
         // mutation made. Each run reads its mutations in place and copies only those that changed the path.
@@ -113,15 +113,14 @@ public struct TimeMachine<P: Replayer>: Sendable {
         for (index, run) in zip([first] + gaps.map(\.upperBound), gaps.map { $0.lowerBound - 1 } + [through]).enumerated() {
             if index > 0 {
                 state = try self.state(at: run.0)
-                previous = try replayer.json(state, at: path)
+                try watch.restart(at: state)
             }
             guard run.0 < run.1 else { continue }
             try log.forEachEntry(EntryQuery(from: run.0 + 1, through: run.1, stream: stream.name, kinds: [.mutation])) { mutation in
                 state = try replayer.reduce(state, view: mutation, recordedWith: schemaHistory.fingerprint(at: mutation.sequence), log: log)
-                let value = try replayer.json(state, at: path)
-                if value != previous {
-                    changes.append((LogEntry(copying: mutation), previous, value))
-                    previous = value
+                let old = watch.value
+                if try watch.changed(in: state) {
+                    changes.append((LogEntry(copying: mutation), old, watch.value))
                 }
             }
         }

@@ -1,6 +1,8 @@
 import EventLogKit
 import Foundation
 import ReactorLog
+import ReactorLogPersistence
+import TestSupport
 import Testing
 @testable import TimeTravel
 
@@ -48,6 +50,69 @@ struct PathProbeTests {
         state.items[0].tags = []
         state.note = "set"
         #expect(try replayer.json(state, at: path) == (try replayer.json(state)[path]), "\(text), changed")
+    }
+
+    /// A value that writes its members in either order: equal values, unequal bytes.
+    final class FlippingReactor: Reactor {
+        enum Action: Codable, Sendable { case flip, setX(Int) }
+        enum Mutation: Codable, Sendable { case flip, setX(Int) }
+        struct Pair: Codable, Sendable {
+            var x = 1, y = 2
+            var flipped = false
+            enum CodingKeys: CodingKey { case x, y }
+            init() {}
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                (x, y) = (try container.decode(Int.self, forKey: .x), try container.decode(Int.self, forKey: .y))
+            }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                if flipped {
+                    try container.encode(y, forKey: .y)
+                    try container.encode(x, forKey: .x)
+                } else {
+                    try container.encode(x, forKey: .x)
+                    try container.encode(y, forKey: .y)
+                }
+            }
+        }
+        struct State: Codable, Sendable { var pair = Pair() }
+        let initialState = State()
+        let runtime = Runtime()
+        func mutate(action: Action) -> Effect {
+            switch action {
+            case .flip: .just(.flip)
+            case let .setX(x): .just(.setX(x))
+            }
+        }
+        func reduce(state: State, mutation: Mutation) -> State {
+            var state = state
+            switch mutation {
+            case .flip: state.pair.flipped.toggle()
+            case let .setX(x): state.pair.x = x
+            }
+            return state
+        }
+    }
+
+    @Test("blame compares values, not bytes: a step that only reorders a value's members is no change")
+    func reorderedIsUnchanged() throws {
+        let scratch = ScratchDirectory()
+        let replayer = ReactorReplayer { FlippingReactor() }
+        var flipped = FlippingReactor.State()
+        flipped.pair.flipped = true
+        let path = try StatePath(parsing: "pair")
+        #expect(try replayer.pathEncoding(flipped, at: path) != (try replayer.pathEncoding(FlippingReactor.State(), at: path)))
+        let log = try EventLog.open(at: scratch.file("flip.reactorlog"))
+        let reactor = FlippingReactor()
+        try reactor.attach(to: log, stream: "flip")
+        for action in [FlippingReactor.Action.flip, .setX(5), .flip, .flip, .setX(5), .setX(6)] { reactor.send(action) }
+        try log.flush()
+        let machine = try TimeMachine(log: log, stream: "flip", replayer: replayer)
+        let changes = try machine.blame(path)
+        #expect(changes.map(\.mutation.caseName) == ["setX", "setX"])
+        #expect(changes.map(\.new) == [.object(["x": .number(5), "y": .number(2)]), .object(["x": .number(6), "y": .number(2)])])
+        #expect(try machine.blame(try StatePath(parsing: "pair.y")).isEmpty)
     }
 
     @Test("what lies off the path is not written")
