@@ -101,37 +101,33 @@ extension EventLog {
 
     /// One step of retention, on the writer thread: pins around new errors, then removes about `limit` of the
     /// oldest entries beyond the policy's bounds, around pins: more when no stream has a snapshot that close, up to
-    /// 65,536, since a stream is cut at its snapshots. Returns whether more remains to remove. A failure is left
-    /// for the next step; retention never stops the log. It runs inside the writer's commit transaction `txn`.
+    /// 65,536, since a stream is cut at its snapshots. Returns whether more remains to remove. It runs inside the
+    /// writer's commit transaction `txn`; when it throws (a damaged index block in its way, say), the writer undoes
+    /// all it did by running the commit again without it, and the next step tries again: retention never stops the
+    /// log, and never leaves half a removal behind.
     func retentionStep(in txn: Transaction, removingAtMost limit: Int) throws -> Bool {
         guard let policy = configuration.retention else { return false }
-        do {
-            let streams = try self.streams()
-            if let window = policy.pinAroundErrors { try pinNewErrors(window: UInt64(window), streams: streams, in: txn) }
-            let pinned = try pins(in: txn).map(\.range).sorted { $0.lowerBound < $1.lowerBound }
-            var reach = limit
-            while true {
-                guard let cut = try retentionCut(policy, pinned: pinned, limit: reach, in: txn), let lowest = try lowestSequence(in: txn), cut > lowest else {
-                    return false
-                }
-                var removed = 0
-                var start = lowest
-                for pin in pinned + [cut...cut] where start < cut {
-                    let end = min(pin.lowerBound, cut)
-                    if end > start {
-                        removed += start == lowest ? try removeOldest(before: end, streams: streams, in: txn).removedEntries
-                            : try removeStretch(start..<end, streams: streams, in: txn).removedEntries
-                    }
-                    start = max(start, pin.upperBound &+ 1)
-                }
-                if removed > 0 { return try retentionCut(policy, pinned: pinned, limit: limit, in: txn) != nil }
-                guard reach < 65_536 else { return false }
-                reach *= 4
+        let streams = try self.streams()
+        if let window = policy.pinAroundErrors { try pinNewErrors(window: UInt64(window), streams: streams, in: txn) }
+        let pinned = try pins(in: txn).map(\.range).sorted { $0.lowerBound < $1.lowerBound }
+        var reach = limit
+        while true {
+            guard let cut = try retentionCut(policy, pinned: pinned, limit: reach, in: txn), let lowest = try lowestSequence(in: txn), cut > lowest else {
+                return false
             }
-        } catch let error as LMDBError where error.isMapFull || error.isMapResized {
-            throw error   // the commit grows the map and runs again
-        } catch {
-            return false
+            var removed = 0
+            var start = lowest
+            for pin in pinned + [cut...cut] where start < cut {
+                let end = min(pin.lowerBound, cut)
+                if end > start {
+                    removed += start == lowest ? try removeOldest(before: end, streams: streams, in: txn).removedEntries
+                        : try removeStretch(start..<end, streams: streams, in: txn).removedEntries
+                }
+                start = max(start, pin.upperBound &+ 1)
+            }
+            if removed > 0 { return try retentionCut(policy, pinned: pinned, limit: limit, in: txn) != nil }
+            guard reach < 65_536 else { return false }
+            reach *= 4
         }
     }
 

@@ -29,8 +29,8 @@ final class LogWriter: @unchecked Sendable {
     private var writerWaiting = false
     private var asyncWaiters: [(ticket: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
     /// Background work (retention) done inside a commit's transaction, so it costs no sync of its own, given how
-    /// many entries it may remove: returns whether more remains. It throws only LMDB's map-full and map-resized
-    /// errors, which make the transaction run again.
+    /// many entries it may remove: returns whether more remains. LMDB's map-full and map-resized errors make the
+    /// transaction run again; any other error undoes the step: the commit runs again without it.
     typealias Maintenance = @Sendable (Transaction, Int) throws -> Bool
     private var maintenance: Maintenance?
     private var maintenancePending = false
@@ -300,7 +300,7 @@ final class LogWriter: @unchecked Sendable {
                 // A last round, so a closed log is within its bounds.
                 maintenance = nil
                 mutex.unlock()
-                for _ in 0..<64 where (try? storage.write { txn in try maintain(txn, Self.idleMaintenanceEntries) }) == true {}
+                for _ in 0..<64 where maintainAlone(maintain, Self.idleMaintenanceEntries) {}
                 mutex.lock()
             }
             if failure != nil || (queue.isEmpty && closing) {
@@ -391,11 +391,26 @@ final class LogWriter: @unchecked Sendable {
         var more = false
         if let maintain {
             for _ in 0..<8 {
-                more = (try? storage.write { txn in try maintain(txn, Self.idleMaintenanceEntries) }) ?? false
+                more = maintainAlone(maintain, Self.idleMaintenanceEntries)
                 guard more, mutex.withLock({ queue.isEmpty }) else { break }
             }
         }
         mutex.withLock { maintenancePending = more }
+    }
+
+    /// One maintenance step in a transaction of its own; whether more remains. A step that fails is undone.
+    private func maintainAlone(_ maintain: Maintenance, _ allowance: Int) -> Bool {
+        do {
+            return try storage.write { txn in try maintain(txn, allowance) }
+        } catch {
+            maintenanceUndone()
+            return false
+        }
+    }
+
+    /// After a maintenance step's transaction was undone: stream descriptors it cached were never committed.
+    private func maintenanceUndone() {
+        _ = try? storage.reloadStreams()
     }
 
     private static func reason(_ error: EventLogError) -> String {
@@ -419,35 +434,57 @@ final class LogWriter: @unchecked Sendable {
         var newSites: [String: UInt32] = [:]
         var newSourceSites: [SourceSite: UInt32] = [:]
         var more: Bool?
-        let lastIndex = try storage.write { txn in
-            var lastIndex = self.lastIndexKey
-            var indexed = IndexItems()
-            (newSites, newSourceSites) = ([:], [:])   // the body runs again when the map had to grow
-            for item in batch {
-                switch item {
-                case .entry(let entry):
-                    try write(entry, txn, &indexed, &newSites, &newSourceSites)
-                    lastSequence = entry.sequence
-                case .batch(let entries):
-                    for entry in entries { try write(entry, txn, &indexed, &newSites, &newSourceSites) }
-                    lastSequence = entries.last?.sequence ?? lastSequence
-                case .snapshot(let snapshot):
-                    let key = KeyCoding.streamSequence(snapshot.streamID, snapshot.sequence)
-                    try key.withUnsafeBytes { key in
-                        try txn.reserve(storage.snapshots, key: key, size: SnapshotRecord.size(stateBytes: snapshot.state.count)) {
-                            SnapshotRecord.write(snapshot, into: $0)
+        var stepFailed = false
+        func writeBatch(maintaining step: (Maintenance, Int)?) throws(EventLogError) -> (stream: UInt32, sequence: UInt64) {
+            try storage.write { txn in
+                var lastIndex = self.lastIndexKey
+                var indexed = IndexItems()
+                (newSites, newSourceSites) = ([:], [:])   // the body runs again when the map had to grow
+                for item in batch {
+                    switch item {
+                    case .entry(let entry):
+                        try write(entry, txn, &indexed, &newSites, &newSourceSites)
+                        lastSequence = entry.sequence
+                    case .batch(let entries):
+                        for entry in entries { try write(entry, txn, &indexed, &newSites, &newSourceSites) }
+                        lastSequence = entries.last?.sequence ?? lastSequence
+                    case .snapshot(let snapshot):
+                        let key = KeyCoding.streamSequence(snapshot.streamID, snapshot.sequence)
+                        try key.withUnsafeBytes { key in
+                            try txn.reserve(storage.snapshots, key: key, size: SnapshotRecord.size(stateBytes: snapshot.state.count)) {
+                                SnapshotRecord.write(snapshot, into: $0)
+                            }
                         }
+                    case .sync:
+                        needsSync = true
+                    case .deferred, .deferredSnapshot:
+                        break  // encoded above
                     }
-                case .sync:
-                    needsSync = true
-                case .deferred, .deferredSnapshot:
-                    break  // encoded above
                 }
+                // The index takes each stream's entries at once: its last block is rewritten once a commit.
+                for (stream, items) in indexed.streams { try storage.index.append(txn, stream: stream, items, lastKey: &lastIndex) }
+                if let (maintain, allowance) = step {
+                    do {
+                        more = try maintain(txn, allowance)
+                    } catch let error as LMDBError where error.isMapFull || error.isMapResized {
+                        throw error
+                    } catch {
+                        stepFailed = true
+                        throw error
+                    }
+                }
+                return lastIndex
             }
-            // The index takes each stream's entries at once: its last block is rewritten once a commit.
-            for (stream, items) in indexed.streams { try storage.index.append(txn, stream: stream, items, lastKey: &lastIndex) }
-            if let (maintain, allowance) = step { more = try maintain(txn, allowance) }
-            return lastIndex
+        }
+        let lastIndex: (stream: UInt32, sequence: UInt64)
+        do {
+            lastIndex = try writeBatch(maintaining: step)
+        } catch {
+            // A failed step undid the whole transaction: write the batch again, without it.
+            guard stepFailed else { throw error }
+            maintenanceUndone()
+            more = nil
+            lastIndex = try writeBatch(maintaining: nil)
         }
         lastIndexKey = lastIndex
         siteIDs.merge(newSites) { old, _ in old }

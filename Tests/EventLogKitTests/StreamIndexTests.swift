@@ -141,15 +141,7 @@ struct StreamIndexTests {
         let streamBlocks: [(first: UInt64, size: Int)] = try #require(try blocks(path)[1])
         let starts = streamBlocks.map(\.first)
         let (second, third) = (starts[1], starts[2])
-        do {
-            let environment = try Environment(path: path)
-            let index = try environment.openDatabase("stream-index")
-            try environment.write { txn in
-                var bytes = Array(try #require(try txn.get(index, key: KeyCoding.streamSequence(1, second))))
-                bytes[bytes.count / 2] ^= 0x40
-                try txn.put(index, key: KeyCoding.streamSequence(1, second), value: bytes)
-            }
-        }
+        try damageBlock(path, from: second)
         let log = try EventLog.openReadOnly(at: path)
         #expect {
             _ = try log.sequences(stream: "a", kinds: [.mutation])
@@ -170,6 +162,41 @@ struct StreamIndexTests {
         #expect(report.problems.contains { $0.message.contains("stream 'a' has \(stored.count) entries but its index lists \(stored.count - lost)") },
                 "\(report.problems)")
         #expect(!report.problems.contains { $0.severity == .error && $0.message.contains("stream 'b'") }, "\(report.problems)")
+    }
+
+    /// Flips a byte in the middle of stream `a`'s index block from `first`, so that its checksum fails.
+    func damageBlock(_ path: String, from first: UInt64) throws {
+        let environment = try Environment(path: path)
+        let index = try environment.openDatabase("stream-index")
+        try environment.write { txn in
+            var bytes = Array(try #require(try txn.get(index, key: KeyCoding.streamSequence(1, first))))
+            bytes[bytes.count / 2] ^= 0x40
+            try txn.put(index, key: KeyCoding.streamSequence(1, first), value: bytes)
+        }
+    }
+
+    @Test("a retention step that meets a damaged block undoes all it did, and the log goes on")
+    func retentionUndone() throws {
+        let path = try makeLog(rounds: 1_500)
+        let damaged = try #require(try blocks(path)[1])[2].first
+        try damageBlock(path, from: damaged)
+        let stored = try scanned(try EventLog.openReadOnly(at: path), "a").keys.sorted()
+        var configuration = EventLogConfiguration()
+        configuration.retention = RetentionPolicy(maxEntries: 1_000)
+        let log = try EventLog.open(at: path, configuration: configuration)
+        let b = try log.openStream(named: "b", reactorType: "B", schemaFingerprint: "v1", initialState: 0)
+        for round in 0..<100 { try b.append(.mutation, round, caseName: "set") }
+        try log.flush()
+        try log.close()
+        // Steps that stopped short of the damaged block removed `a`'s oldest entries up to a snapshot; the step that
+        // reached it kept nothing of what it did (with it, the entries of the blocks before it were gone, unindexed).
+        let reader = try EventLog.openReadOnly(at: path)
+        let base = try reader.snapshotSequences(stream: "a").first { $0 < damaged } ?? 0
+        #expect(base < damaged)
+        #expect(try scanned(reader, "a").keys.sorted() == stored.filter { $0 > base })
+        #expect(try reader.sequences(stream: "b", kinds: [.mutation]).count == 1_600, "every append was kept")
+        let problems = try reader.verify().problems.filter { $0.severity == .error }
+        #expect(problems.allSatisfy { $0.message.contains("damaged") || $0.message.contains("index lists") }, "\(problems)")
     }
 
     @Test("a writer converts a version-1 index to blocks in one transaction: same items, call sites kept")
