@@ -61,11 +61,7 @@ struct StreamIndex: Sendable {
                 }
                 return true
             case .blocks:
-                // The block at or before `from` may hold it; every later block of the stream starts after it.
-                var block = try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, from))
-                if block.flatMap({ KeyCoding.decodeStreamSequence($0.key) })?.stream != id {
-                    block = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, from))
-                }
+                var block = try Self.seekBlock(cursor, stream: id, holding: from)
                 while let current = block, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == id, key.sequence <= through {
                     var (stopped, beyond) = (false, false)
                     do {
@@ -116,6 +112,14 @@ struct StreamIndex: Sendable {
     /// Stream `id`'s item for entry `sequence`, or `nil` when the stream does not list it.
     func item(_ txn: Transaction, stream id: UInt32, sequence: UInt64) throws -> Item? {
         try last(txn, stream: id, atOrBefore: sequence).flatMap { $0.sequence == sequence ? $0 : nil }
+    }
+
+    /// Positions `cursor` on the first block of stream `id` that may hold `sequence` or a later item: the block at
+    /// or before it, when it is the stream's, else the stream's first block after it.
+    private static func seekBlock(_ cursor: Cursor, stream id: UInt32, holding sequence: UInt64) throws -> KeyValue? {
+        let before = try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, sequence))
+        if before.flatMap({ KeyCoding.decodeStreamSequence($0.key) })?.stream == id { return before }
+        return try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, sequence))
     }
 
     /// The largest key of the index, which a new block must exceed to be appended in place.
@@ -175,10 +179,9 @@ struct StreamIndex: Sendable {
         var straddling = true   // only the first block looked at can start before `first`
         while position <= last {
             let block: (key: UInt64, items: [Item])? = try txn.withCursor(database) { cursor in
-                var found = straddling ? try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, position)) : nil
-                if found.flatMap({ KeyCoding.decodeStreamSequence($0.key) })?.stream != id {
-                    found = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, position))
-                }
+                let found = straddling
+                    ? try Self.seekBlock(cursor, stream: id, holding: position)
+                    : try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, position))
                 guard let found, let key = KeyCoding.decodeStreamSequence(found.key), key.stream == id, key.sequence <= last else { return nil }
                 var items: [Item] = []
                 try Self.decode(found.value, stream: id, first: key.sequence) { items.append($0); return true }

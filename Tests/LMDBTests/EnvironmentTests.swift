@@ -9,6 +9,14 @@ struct EnvironmentTests {
 
     func key(_ n: UInt64) -> [UInt8] { withUnsafeBytes(of: n.bigEndian) { Array($0) } }
 
+    /// An environment whose map starts at 64 KiB, so that a few hundred kilobytes of writes make it grow.
+    static func smallMap(at path: String, growingAtMostTo maxMapSize: Int? = nil) throws -> Environment {
+        var options = EnvironmentOptions()
+        options.mapSize = 64 << 10
+        if let maxMapSize { options.maxMapSize = maxMapSize }
+        return try Environment(path: path, options: options)
+    }
+
     @Test("a value written in a committed transaction is read back; a deleted one is gone")
     func putGetDelete() throws {
         let env = try Environment(path: scratch.path)
@@ -94,9 +102,7 @@ struct EnvironmentTests {
         let scratch = scratch
         // Blocking work on a thread of its own; the expectations run in the test's task.
         let (before, after, count) = try await onOwnThread {
-            var options = EnvironmentOptions()
-            options.mapSize = 64 << 10
-            let env = try Environment(path: scratch.path, options: options)
+            let env = try Self.smallMap(at: scratch.path)
             let db = try env.openDatabase("big", flags: .create)
             let before = env.mapSize
             let value = [UInt8](repeating: 0xAB, count: 1000)
@@ -115,9 +121,7 @@ struct EnvironmentTests {
     func dropRedone() async throws {
         let scratch = scratch
         let (attempts, names, count) = try await onOwnThread {
-            var options = EnvironmentOptions()
-            options.mapSize = 64 << 10
-            let env = try Environment(path: scratch.path, options: options)
+            let env = try Self.smallMap(at: scratch.path)
             let old = try env.openDatabase("old", flags: .create)
             let new = try env.openDatabase("new", flags: .create)
             try env.write { txn in for i in 0..<20 { try txn.put(old, key: key(UInt64(i)), value: [1]) } }
@@ -138,10 +142,7 @@ struct EnvironmentTests {
 
     @Test("growth stops at maxMapSize with a map-full error")
     func mapLimit() throws {
-        var options = EnvironmentOptions()
-        options.mapSize = 64 << 10
-        options.maxMapSize = 256 << 10
-        let env = try Environment(path: scratch.path, options: options)
+        let env = try Self.smallMap(at: scratch.path, growingAtMostTo: 256 << 10)
         let db = try env.openDatabase("big", flags: .create)
         let error = #expect(throws: LMDBError.self) {
             try env.write { txn in
