@@ -348,7 +348,8 @@ def main():
                 record = txn.get(key, db=entries)
                 if record is None:
                     sys.exit(f"stream {only} breaks a rule: its index lists #{sequence}, which is not in the log")
-                owner, kind = entry_fields(key, record)[2], entry_fields(key, record)[0]
+                fields = entry_fields(key, record)
+                owner, kind = fields[2], fields[0]
                 if owner != stream_id or listed_kind != kind:
                     sys.exit(f"stream {only} breaks a rule: its index lists #{sequence} as its own, of kind {listed_kind}, but it is not")
                 show(key, record)
