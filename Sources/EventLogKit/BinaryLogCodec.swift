@@ -10,18 +10,26 @@ public struct BinaryLogCodec: LogCodec {
     /// ``CodecID/binary``.
     public var id: CodecID { .binary }
 
+    /// The encoder that this codec (and its copies) reuse from value to value.
+    private let spare = BinaryPayloadEncoder.Spare()
+
     /// Creates the codec.
     public init() {}
 
     /// Encodes `value`.
     public func encode<Value: Encodable>(_ value: Value) throws -> Data {
-        Data(try BinaryPayloadEncoder.encode(value).payload)
+        Data(try BinaryPayloadEncoder.encode(value, reusing: spare).payload)
     }
 
     /// Encodes `value` and names its case: the key of a top-level object of one member, learned as it is written.
     public func encodeNamingCase<Value: Encodable>(_ value: Value) throws -> (payload: Data, caseName: String?) {
-        let encoded = try BinaryPayloadEncoder.encode(value)
+        let encoded = try encodeBytesNamingCase(value)
         return (Data(encoded.payload), encoded.caseName)
+    }
+
+    /// ``encodeNamingCase(_:)`` with the payload as plain bytes (the log's writer thread copies them as they are).
+    func encodeBytesNamingCase<Value: Encodable>(_ value: Value) throws -> (payload: [UInt8], caseName: String?) {
+        try BinaryPayloadEncoder.encode(value, reusing: spare)
     }
 
     /// The binary form of the part of `value` that lies on `path`: members off the path are left out and array

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Encodes an `Encodable` value in the binary payload format (``BinaryPayload``), streaming: each value is
 /// appended where it is encoded and each container is closed by its end mark once its owner moves on.
@@ -29,6 +30,8 @@ final class BinaryPayloadEncoder: Encoder {
 
     private init(filter: [BinaryPayload.PathStep]? = nil) {
         self.filter = filter
+        bytes.reserveCapacity(64)
+        open.reserveCapacity(8)
     }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -54,20 +57,62 @@ final class BinaryPayloadEncoder: Encoder {
         return encoder
     }()
 
-    /// Encodes `value`; returns its payload and, when the payload is an object of one member, that key.
+    /// Encodes `value`; returns its payload and, when the payload is an object of one member, that key. An
+    /// encoder is taken from `spare` when it holds one, and given back to it after.
     static func encode<Value: Encodable>(
-        _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]? = nil
+        _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]? = nil, reusing spare: Spare? = nil
     ) throws -> (payload: [UInt8], caseName: String?) {
-        let encoder = BinaryPayloadEncoder(filter: filter)
-        encoder.bytes.reserveCapacity(64)
+        let encoder = filter == nil ? spare?.take() ?? BinaryPayloadEncoder() : BinaryPayloadEncoder(filter: filter)
+        defer { if filter == nil { spare?.giveBack(encoder) } }
         do {
             try encoder.encodeValue(value)
-            return (encoder.bytes, encoder.topLevelKeys == 1 ? encoder.firstKey : nil)
+            return (Array(encoder.bytes), encoder.topLevelKeys == 1 ? encoder.firstKey : nil)
         } catch is OutOfOrder {
             // The whole value, which has at any path what the filtered one would.
             let json = try fallback.encode(value)
             let payload = try BinaryPayload.fromJSON(json)
             return (payload, Self.singleKey(of: payload))
+        }
+    }
+
+    /// Readies a used encoder for the next value, keeping its buffers.
+    private func reset() {
+        bytes.removeAll(keepingCapacity: true)
+        open.removeAll(keepingCapacity: true)
+        codingPath.removeAll(keepingCapacity: true)
+        nextFrame = 1
+        slot = Slot(start: 0, frame: 0)
+        topLevelKeys = 0
+        firstKey = nil
+    }
+
+    /// One encoder kept between values, so that encoding value after value (the log's writer thread) reuses an
+    /// encoder and its buffers instead of allocating them for each value. Threads that encode at the same time
+    /// each get an encoder: one that finds the spare taken makes a new one.
+    final class Spare: Sendable {
+        /// Lock discipline: the encoder inside is touched only by the thread that took it out of `kept`.
+        private struct Kept: @unchecked Sendable {
+            let encoder: BinaryPayloadEncoder
+        }
+        private let kept = Mutex<Kept?>(nil)
+
+        /// The largest buffer kept: the encoder of a large state gives its memory back.
+        static let largestKeptBuffer = 64 << 10
+
+        init() {}
+
+        func take() -> BinaryPayloadEncoder? {
+            kept.withLock { kept in
+                defer { kept = nil }
+                return kept?.encoder
+            }
+        }
+
+        func giveBack(_ encoder: BinaryPayloadEncoder) {
+            guard encoder.bytes.capacity <= Self.largestKeptBuffer else { return }
+            encoder.reset()
+            let kept = Kept(encoder: encoder)
+            self.kept.withLock { $0 = kept }
         }
     }
 

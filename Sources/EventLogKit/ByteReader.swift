@@ -36,17 +36,16 @@ struct ByteWriter {
     func u64(_ offset: Int, _ value: UInt64) { bytes.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt64.self) }
     func i64(_ offset: Int, _ value: Int64) { bytes.storeBytes(of: value.littleEndian, toByteOffset: offset, as: Int64.self) }
 
-    /// Copies `data` to `offset`.
-    func copy(_ data: Data, to offset: Int) {
-        guard !data.isEmpty else { return }
+    /// Copies `data` (a `Data` or a byte array) to `offset`.
+    func copy(_ data: some ContiguousBytes, to offset: Int) {
         // A plain memory copy: `Data.copyBytes(to:)` goes through DataProtocol's generic path, a tenth of the
         // writer's time in a profile of the benchmark's appends.
         data.withUnsafeBytes { source in
+            guard !source.isEmpty else { return }
             UnsafeMutableRawBufferPointer(rebasing: bytes[offset..<(offset + source.count)]).copyMemory(from: source)
         }
     }
 
-    /// Copies the UTF-8 bytes of `string` to `offset`.
     func copy(_ string: String, to offset: Int) {
         var string = string
         string.withUTF8 { utf8 in

@@ -36,7 +36,8 @@ enum EntryRecord {
         let cause: UInt64
         let caseName: String
         let codec: CodecID
-        let payload: Data
+        /// The payload as plain bytes: one allocation where a `Data` takes two, and no exclusivity checks.
+        let payload: [UInt8]
         /// Where the action was sent from, kept in the stream index; `nil` for none.
         var callSite: Site? = nil
 

@@ -232,6 +232,18 @@ public final class EventLog: Sendable {
         }
     }
 
+    /// ``encodeNamingCase(_:)`` with the payload as plain bytes, for ``LogStream``'s byte-taking append: the binary
+    /// codec makes them without a `Data` in between.
+    package func encodeBytesNamingCase<Value: Encodable>(_ value: Value) throws(EventLogError) -> (payload: [UInt8], caseName: String?) {
+        do {
+            if let binary = configuration.codec as? BinaryLogCodec { return try binary.encodeBytesNamingCase(value) }
+            let (payload, caseName) = try configuration.codec.encodeNamingCase(value)
+            return (Array(payload), caseName)
+        } catch {
+            throw .codec("Could not encode a \(Value.self) with the \(configuration.codec.id) codec: \(error).")
+        }
+    }
+
     /// Decodes `data`, written with `codec`, as a `Value`.
     public func decode<Value: Decodable>(_ type: Value.Type, from data: Data, codec: CodecID) throws(EventLogError) -> Value {
         guard configuration.codec.id == codec || codec.isReadableAsJSON else {

@@ -18,12 +18,13 @@ public final class LogStream: Sendable {
 
     private struct Counters {
         var mutations = 0
-        var bytes = 0
         var lastSequence: UInt64 = 0
         var closed = false
     }
 
     private let counters: Mutex<Counters>
+    /// The payload bytes of the mutations since the last snapshot; the writer thread adds those it encodes.
+    private let payloadBytes = PayloadTally()
 
     init(log: EventLog, info: StreamInfo, resumed: Bool, markerSequence: UInt64) throws(EventLogError) {
         self.log = log
@@ -36,10 +37,12 @@ public final class LogStream: Sendable {
             // Count what came after the latest snapshot, so the policy resumes where it stopped.
             let point = try log.recoveryPoint(stream: info, atOrBefore: .max)
             var iterator = log.entries(EntryQuery(from: point.sequence + 1, stream: info.name, kinds: [.mutation]))
+            var bytes = 0
             while let entry = try iterator.next() {
                 counters.mutations += 1
-                counters.bytes += entry.payload.count
+                bytes += entry.payload.count
             }
+            payloadBytes.add(bytes)
         }
         self.counters = Mutex(counters)
     }
@@ -87,19 +90,23 @@ public final class LogStream: Sendable {
         _ kind: EntryKind, cause: UInt64? = nil, callSite: (fileID: StaticString, line: UInt)? = nil,
         encoding encode: @escaping @Sendable () throws -> (caseName: String, payload: Data)
     ) throws(EventLogError) -> UInt64 {
-        let writer = try requireOpen()
-        let counted: @Sendable () throws -> (caseName: String, payload: Data)
-        if kind == .mutation {
-            counted = { [self] in
-                let encoded = try encode()
-                self.counters.withLock { $0.bytes += encoded.payload.count }
-                return encoded
-            }
-        } else {
-            counted = encode
+        try append(kind, cause: cause, callSite: callSite) {
+            let (caseName, payload) = try encode()
+            return (caseName, Array(payload))
         }
+    }
+
+    /// ``append(_:cause:callSite:encoding:)`` with the payload as plain bytes, which the writer copies into the
+    /// log as they are: the recorder's path (``EventLog/encodeNamingCase(_:)`` makes such bytes).
+    @discardableResult
+    package func append(
+        _ kind: EntryKind, cause: UInt64? = nil, callSite: (fileID: StaticString, line: UInt)? = nil,
+        encodingBytes encode: @escaping @Sendable () throws -> (caseName: String, payload: [UInt8])
+    ) throws(EventLogError) -> UInt64 {
+        let writer = try requireOpen()
         let sequence = try writer.appendDeferred(
-            kind: kind, streamID: info.id, cause: cause, codec: log.configuration.codec.id, callSite: callSite, encode: counted)
+            kind: kind, streamID: info.id, cause: cause, codec: log.configuration.codec.id, callSite: callSite,
+            tally: kind == .mutation ? payloadBytes : nil, encode: encode)
         counters.withLock { counters in
             if kind == .mutation { counters.mutations += 1 }
             counters.lastSequence = sequence
@@ -119,8 +126,8 @@ public final class LogStream: Sendable {
 
     /// Whether the log's snapshot policy wants a snapshot of the state after the latest append.
     public var isSnapshotDue: Bool {
-        let counters = counters.withLock { $0 }
-        return log.configuration.snapshotPolicy.isDue(mutations: counters.mutations, bytes: counters.bytes)
+        let mutations = counters.withLock { $0.mutations }
+        return log.configuration.snapshotPolicy.isDue(mutations: mutations, bytes: payloadBytes.value)
     }
 
     /// The sequence number of this stream's latest append through this handle (0 before any).
@@ -143,10 +150,8 @@ public final class LogStream: Sendable {
             throw .invalidArgument("A snapshot must describe an appended entry; #\(sequence) has not been appended.")
         }
         try write(writer)
-        counters.withLock {
-            $0.mutations = 0
-            $0.bytes = 0
-        }
+        counters.withLock { $0.mutations = 0 }
+        payloadBytes.reset()
     }
 
     /// Records `state`, encoded with the log's codec, as the state right after entry `sequence`.
@@ -200,11 +205,10 @@ public final class LogStream: Sendable {
     }
 
     private func count(_ drafts: [EntryDraft], last: UInt64) {
+        let mutations = drafts.filter { $0.kind == .mutation }
+        payloadBytes.add(mutations.reduce(0) { $0 + $1.payload.count })
         counters.withLock { counters in
-            for draft in drafts where draft.kind == .mutation {
-                counters.mutations += 1
-                counters.bytes += draft.payload.count
-            }
+            counters.mutations += mutations.count
             counters.lastSequence = last
         }
     }

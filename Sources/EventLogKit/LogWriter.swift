@@ -100,7 +100,7 @@ final class LogWriter: @unchecked Sendable {
         let pending = drafts.enumerated().map { index, draft in
             EntryRecord.Pending(
                 sequence: first + UInt64(index), streamID: streamID, kind: draft.kind, timestamp: draft.timestamp ?? timestamp,
-                cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: draft.payload, callSite: draft.callSite.map(EntryRecord.Site.text))
+                cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: Array(draft.payload), callSite: draft.callSite.map(EntryRecord.Site.text))
         }
         nextSequence += UInt64(drafts.count)
         try enqueue(drafts.count == 1 ? .entry(pending[0]) : .batch(pending), entries: drafts.count, bytes: bytes)
@@ -118,7 +118,7 @@ final class LogWriter: @unchecked Sendable {
         nextSequence += 1
         let pending = EntryRecord.Pending(
             sequence: sequence, streamID: streamID, kind: draft.kind, timestamp: draft.timestamp ?? WallClock.now(),
-            cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: draft.payload, callSite: draft.callSite.map(EntryRecord.Site.text))
+            cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: Array(draft.payload), callSite: draft.callSite.map(EntryRecord.Site.text))
         try enqueue(.entry(pending), entries: 1, bytes: bytes)
         return sequence
     }
@@ -137,7 +137,7 @@ final class LogWriter: @unchecked Sendable {
         nextSequence = sequence + 1
         let pending = EntryRecord.Pending(
             sequence: sequence, streamID: streamID, kind: draft.kind, timestamp: draft.timestamp ?? WallClock.now(),
-            cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: draft.payload, callSite: draft.callSite.map(EntryRecord.Site.text))
+            cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: Array(draft.payload), callSite: draft.callSite.map(EntryRecord.Site.text))
         try enqueue(.entry(pending), entries: 1, bytes: bytes)
     }
 
@@ -149,7 +149,7 @@ final class LogWriter: @unchecked Sendable {
     /// Appends an entry whose payload the writer thread encodes: the caller only gets a sequence number.
     func appendDeferred(
         kind: EntryKind, streamID: UInt32, cause: UInt64?, codec: CodecID, callSite: (fileID: StaticString, line: UInt)? = nil,
-        encode: @escaping @Sendable () throws -> (caseName: String, payload: Data)
+        tally: PayloadTally? = nil, encode: @escaping @Sendable () throws -> (caseName: String, payload: [UInt8])
     ) throws(EventLogError) -> UInt64 {
         mutex.lock()
         defer { mutex.unlock() }
@@ -158,7 +158,7 @@ final class LogWriter: @unchecked Sendable {
         nextSequence += 1
         let entry = DeferredEntry(
             sequence: sequence, streamID: streamID, kind: kind, timestamp: WallClock.now(), cause: cause ?? 0,
-            codec: codec, encode: encode, callSite: callSite)
+            codec: codec, encode: encode, callSite: callSite, tally: tally)
         try enqueue(.deferred(entry), entries: 1, bytes: DeferredEntry.estimatedSize)
         return sequence
     }
@@ -325,12 +325,20 @@ final class LogWriter: @unchecked Sendable {
                     take += 1
                 }
             }
-            let batch = Array(queue.prefix(take))
-            let ticket = enqueuedTicket - UInt64(queue.count - take)
+            // Taking the whole queue hands its buffer over instead of copying it (the common case).
+            let batch: [WriteItem]
+            if take == queue.count {
+                batch = queue
+                queue = []
+                queue.reserveCapacity(batch.count)
+            } else {
+                batch = Array(queue.prefix(take))
+                queue.removeFirst(take)
+            }
+            let ticket = enqueuedTicket - UInt64(queue.count)
             let unwritten = batch.reduce(0) { $0 + $1.entryCount }
             bytesSinceMaintenance += takenBytes
             entriesSinceMaintenance += unwritten
-            queue.removeFirst(take)
             queuedEntries -= unwritten
             queuedBytes -= takenBytes
             spaceAvailable.broadcast()

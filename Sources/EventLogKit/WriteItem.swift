@@ -47,22 +47,25 @@ struct DeferredEntry: Sendable {
     let timestamp: Int64
     let cause: UInt64
     let codec: CodecID
-    let encode: @Sendable () throws -> (caseName: String, payload: Data)
+    let encode: @Sendable () throws -> (caseName: String, payload: [UInt8])
     /// The `send` call's file and line, formatted on the writer thread.
     let callSite: (fileID: StaticString, line: UInt)?
+    /// Where the encoded payload's size is counted (a stream's snapshot policy), if anywhere.
+    let tally: PayloadTally?
 
-    /// The record to write: the encoded value, or, when encoding fails, an entry that keeps the sequence
-    /// gapless and says so (case name `unencodable`, codec none, no payload; docs/FORMAT.md).
+    /// The record to write: the encoded value, counted in ``tally``, or, when encoding fails, an entry that keeps
+    /// the sequence gapless and says so (case name `unencodable`, codec none, no payload; docs/FORMAT.md).
     func pending() -> EntryRecord.Pending {
         if let (caseName, payload) = try? encode(), caseName.utf8.count <= EntryRecord.maxCaseNameLength,
            payload.count <= Int(UInt32.max) {
+            tally?.add(payload.count)
             return EntryRecord.Pending(
                 sequence: sequence, streamID: streamID, kind: kind, timestamp: timestamp, cause: cause,
                 caseName: caseName, codec: codec, payload: payload, callSite: site)
         }
         return EntryRecord.Pending(
             sequence: sequence, streamID: streamID, kind: kind, timestamp: timestamp, cause: cause,
-            caseName: DeferredEntry.unencodable, codec: .none, payload: Data(), callSite: site)
+            caseName: DeferredEntry.unencodable, codec: .none, payload: [], callSite: site)
     }
 
     private var site: EntryRecord.Site? {

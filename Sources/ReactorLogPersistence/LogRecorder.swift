@@ -30,18 +30,18 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
     /// case and formatting the call site happen on the log's writer thread: the sender only hands them over.
     public func recordAction(_ action: Action, sentFrom site: CallSite?) -> UInt64? {
         logged { () throws(EventLogError) in
-            try stream.append(.action, callSite: site.map { ($0.fileID, $0.line) }) { [self] in
+            try stream.append(.action, callSite: site.map { ($0.fileID, $0.line) }, encodingBytes: { [self] in
                 try encoded(redact?(action) ?? action, names: actionNames)
-            }
+            })
         }
     }
 
     /// Appends the mutation with its cause and returns its sequence number; encoded on the writer thread.
     public func recordMutation(_ mutation: Mutation, cause: UInt64?) -> UInt64? {
         logged { () throws(EventLogError) in
-            try stream.append(.mutation, cause: cause) { [self] in
+            try stream.append(.mutation, cause: cause, encodingBytes: { [self] in
                 try encoded(mutation, names: mutationNames)
-            }
+            })
         }
     }
 
@@ -49,9 +49,9 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
     public func recordEffectError(_ error: any Error, cause: UInt64?) {
         let record = EffectErrorRecord(type: "\(Swift.type(of: error))", message: "\(error)")
         logged { () throws(EventLogError) in
-            try stream.append(.effectError, cause: cause) { [self] in
-                (record.type, try reported { () throws(EventLogError) in try stream.log.encode(record) })
-            }
+            try stream.append(.effectError, cause: cause, encodingBytes: { [self] in
+                (record.type, try reported { () throws(EventLogError) in try stream.log.encodeBytesNamingCase(record).payload })
+            })
         }
     }
 
@@ -73,8 +73,8 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
     }
 
     /// A value's case name and payload, made on the writer thread.
-    private func encoded<Value: Encodable>(_ value: Value, names: CaseNamer) throws -> (caseName: String, payload: Data) {
-        let encoded = try reported { () throws(EventLogError) in try stream.log.encodeNamingCase(value) }
+    private func encoded<Value: Encodable>(_ value: Value, names: CaseNamer) throws -> (caseName: String, payload: [UInt8]) {
+        let encoded = try reported { () throws(EventLogError) in try stream.log.encodeBytesNamingCase(value) }
         return (names.name(value, learned: encoded.caseName), encoded.payload)
     }
 

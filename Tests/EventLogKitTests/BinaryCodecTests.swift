@@ -1,5 +1,6 @@
 @testable import EventLogKit
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -161,6 +162,32 @@ struct BinaryCodecTests {
     func nonFinite() {
         #expect(throws: EncodingError.self) { try codec.encode([Double.nan]) }
         #expect(throws: EncodingError.self) { try codec.encode(Double.infinity) }
+    }
+
+    @Test("one codec encodes each value as a new one would, whatever it encoded before, and on many threads at once")
+    func reusedEncoder() throws {
+        // The codec reuses one encoder from value to value: a refused value, a fallback or a large state before
+        // must leave nothing behind.
+        let large = (0..<20_000).map { "value \($0)" }
+        let values: [Action] = [.updateQuery("swift"), .loadNextPage, .setRepos(["a", "b"], nextPage: 2), .nested(Self.inner)]
+        for value in values {
+            // Refused halfway through an array, with a container still open.
+            #expect(throws: EncodingError.self) { try codec.encode([1.0, .nan]) }
+            #expect(try codec.encode(value) == BinaryLogCodec().encode(value))
+            _ = try codec.encode(OutOfOrder(first: 1, second: 2))
+            #expect(try codec.encodeNamingCase(value).payload == BinaryLogCodec().encode(value))
+            #expect(try codec.encode(large).count > 64 << 10)
+            #expect(try codec.encode(value) == BinaryLogCodec().encode(value))
+        }
+        let expected = try values.map { try BinaryLogCodec().encode($0) }
+        let mismatches = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            for round in 0..<2_000 {
+                let index = (thread + round) % values.count
+                if (try? codec.encode(values[index])) != expected[index] { mismatches.withLock { $0 += 1 } }
+            }
+        }
+        #expect(mismatches.withLock { $0 } == 0)
     }
 
     @Test("a wrong type or a missing key is a DecodingError with its coding path")

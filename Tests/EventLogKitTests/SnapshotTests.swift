@@ -113,6 +113,31 @@ struct SnapshotTests {
         #expect(SnapshotPolicy(policy.description) == policy)
     }
 
+    @Test("the adaptive policy counts the payloads the writer thread encodes, and a snapshot starts the count again")
+    func adaptiveCountsDeferredPayloads() throws {
+        let log = try scratch.openLog { $0.snapshotPolicy = .adaptive(bytes: 40) }
+        let stream = try log.counterStream()
+        let payload = Data(repeating: 0x31, count: 25)
+        var seen: [Bool] = []
+        var last: UInt64 = 0
+        for _ in 0..<3 {
+            last = try stream.append(.mutation) { ("m", payload) }
+            try log.flush()  // the payload's size is known once the writer has encoded it
+            seen.append(stream.isSnapshotDue)
+        }
+        #expect(seen == [false, true, true])
+        try stream.writeSnapshot(3, at: last)
+        #expect(!stream.isSnapshotDue)
+        // An action's payload does not count; a mutation's does.
+        try stream.append(.action) { ("a", payload) }
+        try stream.append(.mutation) { ("m", payload) }
+        try log.flush()
+        #expect(!stream.isSnapshotDue)
+        try stream.append(.mutation) { ("m", payload) }
+        try log.flush()
+        #expect(stream.isSnapshotDue)
+    }
+
     @Test("a clean close writes a closed marker with a snapshot; recovery starts there")
     func cleanClose() throws {
         let path = scratch.file("close.reactorlog")

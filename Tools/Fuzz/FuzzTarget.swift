@@ -95,7 +95,7 @@ enum FuzzTarget: UInt8, CaseIterable {
         }
         let entry = EntryRecord.Pending(
             sequence: 7, streamID: 1, kind: .mutation, timestamp: 1_700_000_000_000_000_000, cause: 6,
-            caseName: "setRepos", codec: .json, payload: Data(#"{"setRepos":{"_0":["a","b"],"nextPage":2}}"#.utf8))
+            caseName: "setRepos", codec: .json, payload: Array(#"{"setRepos":{"_0":["a","b"],"nextPage":2}}"#.utf8))
         let stream = StreamInfo(
             id: 1, name: "search", reactorType: "App.SearchReactor", schemaFingerprint: "structure-1:0123456789abcdef",
             createdAt: 1_700_000_000_000_000_000, initialStateCodec: .json, initialState: Data(#"{"query":""}"#.utf8), sequenceFloor: 0)
