@@ -10,15 +10,15 @@ public struct BinaryLogCodec: LogCodec {
     /// ``CodecID/binary``.
     public var id: CodecID { .binary }
 
-    /// The encoder that this codec (and its copies) reuse from value to value.
-    private let spare = BinaryPayloadEncoder.Spare()
+    /// The encoder and the decoder that this codec (and its copies) reuse from value to value.
+    private let encoders = Spare<BinaryPayloadEncoder>(), decoders = Spare<BinaryPayloadDecoder>()
 
     /// Creates the codec.
     public init() {}
 
     /// Encodes `value`.
     public func encode<Value: Encodable>(_ value: Value) throws -> Data {
-        Data(try BinaryPayloadEncoder.encode(value, reusing: spare).payload)
+        Data(try BinaryPayloadEncoder.encode(value, reusing: encoders).payload)
     }
 
     /// Encodes `value` and names its case: the key of a top-level object of one member, learned as it is written.
@@ -29,7 +29,7 @@ public struct BinaryLogCodec: LogCodec {
 
     /// ``encodeNamingCase(_:)`` with the payload as plain bytes (the log's writer thread copies them as they are).
     func encodeBytesNamingCase<Value: Encodable>(_ value: Value) throws -> (payload: [UInt8], caseName: String?) {
-        try BinaryPayloadEncoder.encode(value, reusing: spare)
+        try BinaryPayloadEncoder.encode(value, reusing: encoders)
     }
 
     /// The binary form of the part of `value` that lies on `path`: members off the path are left out and array
@@ -43,11 +43,11 @@ public struct BinaryLogCodec: LogCodec {
 
     /// Decodes a `Value` from `data`.
     public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
-        try data.withUnsafeBytes { try BinaryPayloadDecoder.decode(type, from: $0) }
+        try data.withUnsafeBytes { try BinaryPayloadDecoder.decode(type, from: $0, reusing: decoders) }
     }
 
     /// Decodes a `Value` from bytes that stay where they are, such as a record in the log's map.
     public func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
-        try BinaryPayloadDecoder.decode(type, from: bytes)
+        try BinaryPayloadDecoder.decode(type, from: bytes, reusing: decoders)
     }
 }

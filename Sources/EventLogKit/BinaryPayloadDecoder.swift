@@ -6,8 +6,9 @@ import Foundation
 /// in-order decoding of a synthesized `init(from:)` finds each key at once; any other order scans the object.
 /// Every read is bounds-checked, so damaged or hostile bytes throw `DecodingError`, never trap.
 final class BinaryPayloadDecoder: Decoder {
-    let bytes: UnsafeRawBufferPointer
     // One decoder serves one decode on one thread: the exclusivity checks would only cost time.
+    /// The payload, valid for the one decode the decoder serves.
+    @exclusivity(unchecked) private(set) var bytes: UnsafeRawBufferPointer
     /// Where the value being decoded starts.
     @exclusivity(unchecked) var position: Int
     /// How many containers deep the value being decoded is.
@@ -26,10 +27,34 @@ final class BinaryPayloadDecoder: Decoder {
         hints.reserveCapacity(8)
     }
 
-    /// Decodes a `Value` from the whole of `bytes`.
-    static func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
+    /// Decodes a `Value` from the whole of `bytes`, with a decoder from `spare` when it holds one (given back after).
+    static func decode<Value: Decodable>(
+        _ type: Value.Type, from bytes: UnsafeRawBufferPointer, reusing spare: Spare<BinaryPayloadDecoder>? = nil
+    ) throws -> Value {
+        let decoder: BinaryPayloadDecoder
+        if let kept = spare?.take() {
+            decoder = kept
+            decoder.bytes = bytes
+        } else {
+            decoder = BinaryPayloadDecoder(bytes)
+        }
+        defer {
+            if let spare {
+                decoder.reset()
+                spare.giveBack(decoder)
+            }
+        }
         // Bytes the value does not read (such as any after it) are not looked at: `verify` checks every payload whole.
-        try BinaryPayloadDecoder(bytes).decodeValue(type)
+        return try decoder.decodeValue(type)
+    }
+
+    /// Readies a used decoder for its next payload, keeping its buffers, and lets go of the last one's bytes.
+    private func reset() {
+        bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+        position = 0
+        depth = 0
+        hints.removeAll(keepingCapacity: true)
+        codingPath.removeAll(keepingCapacity: true)
     }
 
     // MARK: Values
@@ -50,13 +75,13 @@ final class BinaryPayloadDecoder: Decoder {
     }
 
     /// Decodes the value starting at `offset`, one container deeper, under `key`.
-    func decodeNested<Value: Decodable>(_ type: Value.Type, at offset: Int, outer: [any CodingKey], key: any CodingKey, depth: Int) throws -> Value {
+    func decodeNested<Value: Decodable>(_ type: Value.Type, at offset: Int, outer: NestedPath, key: any CodingKey, depth: Int) throws -> Value {
         try at(offset, outer: outer, key: key, depth: depth) { try decodeValue(type) }
     }
 
     /// Runs `read` with the decoder at the value starting at `offset`, `depth` containers deep, under `key`.
     /// `outer` are the keys of the nested containers the value sits in, which are not values of their own.
-    func at<T>(_ offset: Int, outer: [any CodingKey] = [], key: any CodingKey, depth: Int, _ read: () throws -> T) throws -> T {
+    func at<T>(_ offset: Int, outer: NestedPath = NestedPath(), key: any CodingKey, depth: Int, _ read: () throws -> T) throws -> T {
         // A recursive type fed hostile nesting would otherwise recurse until the stack ran out.
         guard depth < BinaryPayload.maximumDepth else {
             throw corrupted(BinaryPayload.Malformed(offset: offset, reason: "containers nest deeper than \(BinaryPayload.maximumDepth)"))
@@ -64,7 +89,7 @@ final class BinaryPayloadDecoder: Decoder {
         let saved = (position, self.depth, codingPath.count)
         position = offset
         self.depth = depth
-        if !outer.isEmpty { codingPath.append(contentsOf: outer) }
+        outer.append(to: &codingPath)
         codingPath.append(key)
         defer {
             (position, self.depth) = (saved.0, saved.1)
@@ -204,12 +229,12 @@ final class BinaryPayloadDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         try expect(BinaryPayload.object, [String: Any].self)
-        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, object: position, depth: depth, outer: []))
+        return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, object: position, depth: depth, outer: NestedPath()))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         try expect(BinaryPayload.array, [Any].self)
-        return UnkeyedContainer(decoder: self, next: position + 1, depth: depth, outer: [])
+        return UnkeyedContainer(decoder: self, next: position + 1, depth: depth, outer: NestedPath())
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleValueContainer(decoder: self) }
@@ -256,9 +281,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let object: Int
     let depth: Int
     /// The keys of the nested containers this one sits in, below the decoder's coding path.
-    let outer: [any CodingKey]
+    let outer: NestedPath
 
-    var codingPath: [any CodingKey] { decoder.codingPath + outer }
+    var codingPath: [any CodingKey] { decoder.codingPath + outer.keys }
 
     /// The object's keys that `Key` knows, in order (what a synthesized enum decoding asks first). Written
     /// without generic helpers: in this unspecialized code each would cost a metadata lookup.
@@ -310,13 +335,13 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         let offset = try value(key)
         try at(key) { try decoder.expect(BinaryPayload.object, [String: Any].self) }
-        return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, object: offset, depth: depth + 1, outer: outer + [key]))
+        return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, object: offset, depth: depth + 1, outer: outer.appending(key)))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         let offset = try value(key)
         try at(key) { try decoder.expect(BinaryPayload.array, [Any].self) }
-        return UnkeyedContainer(decoder: decoder, next: offset + 1, depth: depth + 1, outer: outer + [key])
+        return UnkeyedContainer(decoder: decoder, next: offset + 1, depth: depth + 1, outer: outer.appending(key))
     }
 
     func superDecoder() throws -> any Decoder { try superDecoder(key: IndexKey.superKey) }
@@ -340,17 +365,17 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     /// How deep the array is.
     let depth: Int
     /// The keys of the nested containers this one sits in, below the decoder's coding path.
-    let outer: [any CodingKey]
+    let outer: NestedPath
     private(set) var currentIndex = 0
 
-    init(decoder: BinaryPayloadDecoder, next: Int, depth: Int, outer: [any CodingKey]) {
+    init(decoder: BinaryPayloadDecoder, next: Int, depth: Int, outer: NestedPath) {
         self.decoder = decoder
         self.next = next
         self.depth = depth
         self.outer = outer
     }
 
-    var codingPath: [any CodingKey] { decoder.codingPath + outer }
+    var codingPath: [any CodingKey] { decoder.codingPath + outer.keys }
 
     var count: Int? {
         var reader = BinaryPayload.Reader(decoder.bytes, at: next)
@@ -417,13 +442,13 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         let (offset, key) = (next, IndexKey(intValue: currentIndex))
         try element { try $0.expect(BinaryPayload.object, [String: Any].self) }
-        return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, object: offset, depth: depth + 1, outer: outer + [key]))
+        return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, object: offset, depth: depth + 1, outer: outer.appending(key)))
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let (offset, key) = (next, IndexKey(intValue: currentIndex))
         try element { try $0.expect(BinaryPayload.array, [Any].self) }
-        return UnkeyedContainer(decoder: decoder, next: offset + 1, depth: depth + 1, outer: outer + [key])
+        return UnkeyedContainer(decoder: decoder, next: offset + 1, depth: depth + 1, outer: outer.appending(key))
     }
 
     mutating func superDecoder() throws -> any Decoder {
@@ -465,5 +490,33 @@ extension BinaryPayloadDecoder {
         decoder.position = offset
         decoder.codingPath = path
         return decoder
+    }
+}
+
+/// The keys of the nested containers a container sits in, below the decoder's coding path: containers, not values
+/// of their own, so they are not on that path. The innermost is kept apart, so that the usual single level (an enum
+/// case's associated values) builds no array.
+struct NestedPath {
+    private var above: [any CodingKey] = []
+    private var innermost: (any CodingKey)?
+
+    /// No keys.
+    init() {}
+
+    /// These keys and then `key`.
+    func appending(_ key: any CodingKey) -> NestedPath {
+        var path = NestedPath()
+        path.above = innermost.map { above + [$0] } ?? above
+        path.innermost = key
+        return path
+    }
+
+    /// The keys, outermost first.
+    var keys: [any CodingKey] { innermost.map { above + [$0] } ?? above }
+
+    /// Appends the keys to `path`.
+    func append(to path: inout [any CodingKey]) {
+        if !above.isEmpty { path.append(contentsOf: above) }
+        if let innermost { path.append(innermost) }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Encodes an `Encodable` value in the binary payload format (``BinaryPayload``), streaming: each value is
 /// appended where it is encoded and each container is closed by its end mark once its owner moves on.
@@ -60,10 +59,10 @@ final class BinaryPayloadEncoder: Encoder {
     /// Encodes `value`; returns its payload and, when the payload is an object of one member, that key. An
     /// encoder is taken from `spare` when it holds one, and given back to it after.
     static func encode<Value: Encodable>(
-        _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]? = nil, reusing spare: Spare? = nil
+        _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]? = nil, reusing spare: Spare<BinaryPayloadEncoder>? = nil
     ) throws -> (payload: [UInt8], caseName: String?) {
         let encoder = filter == nil ? spare?.take() ?? BinaryPayloadEncoder() : BinaryPayloadEncoder(filter: filter)
-        defer { if filter == nil { spare?.giveBack(encoder) } }
+        defer { if filter == nil, let spare { encoder.keep(in: spare) } }
         do {
             try encoder.encodeValue(value)
             return (Array(encoder.bytes), encoder.topLevelKeys == 1 ? encoder.firstKey : nil)
@@ -75,6 +74,16 @@ final class BinaryPayloadEncoder: Encoder {
         }
     }
 
+    /// The largest buffer kept for the next value: the encoder of a large state gives its memory back.
+    static let largestKeptBuffer = 64 << 10
+
+    /// Readies the encoder for the next value and keeps it in `spare`, with its buffers unless they grew large.
+    private func keep(in spare: Spare<BinaryPayloadEncoder>) {
+        guard bytes.capacity <= Self.largestKeptBuffer else { return }
+        reset()
+        spare.giveBack(self)
+    }
+
     /// Readies a used encoder for the next value, keeping its buffers.
     private func reset() {
         bytes.removeAll(keepingCapacity: true)
@@ -84,36 +93,6 @@ final class BinaryPayloadEncoder: Encoder {
         slot = Slot(start: 0, frame: 0)
         topLevelKeys = 0
         firstKey = nil
-    }
-
-    /// One encoder kept between values, so that encoding value after value (the log's writer thread) reuses an
-    /// encoder and its buffers instead of allocating them for each value. Threads that encode at the same time
-    /// each get an encoder: one that finds the spare taken makes a new one.
-    final class Spare: Sendable {
-        /// Lock discipline: the encoder inside is touched only by the thread that took it out of `kept`.
-        private struct Kept: @unchecked Sendable {
-            let encoder: BinaryPayloadEncoder
-        }
-        private let kept = Mutex<Kept?>(nil)
-
-        /// The largest buffer kept: the encoder of a large state gives its memory back.
-        static let largestKeptBuffer = 64 << 10
-
-        init() {}
-
-        func take() -> BinaryPayloadEncoder? {
-            kept.withLock { kept in
-                defer { kept = nil }
-                return kept?.encoder
-            }
-        }
-
-        func giveBack(_ encoder: BinaryPayloadEncoder) {
-            guard encoder.bytes.capacity <= Self.largestKeptBuffer else { return }
-            encoder.reset()
-            let kept = Kept(encoder: encoder)
-            self.kept.withLock { $0 = kept }
-        }
     }
 
     /// The key of a payload that is an object of exactly one member.

@@ -190,6 +190,51 @@ struct BinaryCodecTests {
         #expect(mismatches.withLock { $0 } == 0)
     }
 
+    /// Reads `{"a": {"b": [{"c": Int}]}}` through nested containers alone, none of them a value of its own.
+    struct DeeplyNested: Decodable {
+        enum Keys: CodingKey { case a, b, c }
+        let c: Int
+
+        init(from decoder: any Decoder) throws {
+            let a = try decoder.container(keyedBy: Keys.self).nestedContainer(keyedBy: Keys.self, forKey: .a)
+            var b = try a.nestedUnkeyedContainer(forKey: .b)
+            c = try b.nestedContainer(keyedBy: Keys.self).decode(Int.self, forKey: .c)
+        }
+    }
+
+    @Test("a coding path names every nested container on the way, however deep")
+    func deepCodingPath() throws {
+        #expect(try codec.decode(DeeplyNested.self, from: try codec.encode(["a": ["b": [["c": 7]]]])).c == 7)
+        let error = #expect(throws: DecodingError.self) {
+            try codec.decode([DeeplyNested].self, from: try codec.encode([["a": ["b": [["c": "seven"]]]]]))
+        }
+        if case .typeMismatch(_, let context) = error {
+            #expect(context.codingPath.map(\.stringValue) == ["0", "a", "b", "0", "c"])
+        } else {
+            Issue.record("expected a type mismatch, got \(String(describing: error))")
+        }
+    }
+
+    @Test("one codec decodes each payload as a new one would, whatever it decoded before, and on many threads at once")
+    func reusedDecoder() throws {
+        let values: [Action] = [.updateQuery("swift"), .loadNextPage, .setRepos(["a", "b"], nextPage: 2), .nested(Self.inner)]
+        let payloads = try values.map { try codec.encode($0) }
+        let wrong = Data(try BinaryPayload.fromJSON(Data(#"{"setRepos":{"_0":["a",3],"nextPage":2}}"#.utf8)))
+        for (value, payload) in zip(values, payloads) {
+            // Refused deep inside, with containers still open.
+            #expect(throws: DecodingError.self) { try codec.decode(Action.self, from: wrong) }
+            #expect(try codec.decode(Action.self, from: payload) == value)
+        }
+        let mismatches = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            for round in 0..<2_000 {
+                let index = (thread + round) % values.count
+                if (try? codec.decode(Action.self, from: payloads[index])) != values[index] { mismatches.withLock { $0 += 1 } }
+            }
+        }
+        #expect(mismatches.withLock { $0 } == 0)
+    }
+
     @Test("a wrong type or a missing key is a DecodingError with its coding path")
     func mismatches() throws {
         let payload = try codec.encode(Action.setRepos(["a"], nextPage: 2))
