@@ -65,7 +65,10 @@ final class BinaryPayloadEncoder: Encoder {
         defer { if filter == nil, let spare { encoder.keep(in: spare) } }
         do {
             try encoder.encodeValue(value)
-            return (Array(encoder.bytes), encoder.topLevelKeys == 1 ? encoder.firstKey : nil)
+            // A copy of exactly the payload's size: `Array(bytes)` would share the buffer the encoder keeps, and
+            // with it that buffer's capacity, which a large value before may have grown to 64 KiB.
+            let payload = encoder.bytes.withUnsafeBufferPointer { Array($0) }
+            return (payload, encoder.topLevelKeys == 1 ? encoder.firstKey : nil)
         } catch is OutOfOrder {
             // The whole value, which has at any path what the filtered one would.
             let json = try fallback.encode(value)

@@ -179,6 +179,9 @@ struct BinaryCodecTests {
             #expect(try codec.encode(large).count > 64 << 10)
             #expect(try codec.encode(value) == BinaryLogCodec().encode(value))
         }
+        // A payload holds its own bytes, not the buffer the codec keeps, grown by the large value before it.
+        _ = try codec.encode(Array(large.prefix(2_000)))
+        #expect(try codec.encodeBytesNamingCase(Action.loadNextPage).payload.capacity < 1_024)
         let expected = try values.map { try BinaryLogCodec().encode($0) }
         let mismatches = Mutex(0)
         DispatchQueue.concurrentPerform(iterations: 4) { thread in
