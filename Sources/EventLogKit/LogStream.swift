@@ -16,35 +16,40 @@ public final class LogStream: Sendable {
     /// The sequence number of the `streamOpened` or `streamResumed` marker appended when it was opened.
     public let markerSequence: UInt64
 
-    private struct Counters {
-        var mutations = 0
-        var lastSequence: UInt64 = 0
-        var closed = false
-    }
-
-    private let counters: Mutex<Counters>
+    // What an append counts, as atomics: each append would otherwise take a lock twice (once to check that the
+    // stream is open, once to count), and the sender pays for it.
+    /// The mutations appended since the last snapshot.
+    private let mutations = Atomic<Int>(0)
+    /// The sequence number of the latest append through this handle.
+    private let latest: Atomic<UInt64>
+    private let closed = Atomic<Bool>(false)
     /// The payload bytes of the mutations since the last snapshot; the writer thread adds those it encodes.
     private let payloadBytes = PayloadTally()
+    /// The log's codec and snapshot policy, read once: reaching them through the configuration's codec
+    /// existential cost every append a copy of it.
+    private let codecID: CodecID
+    private let snapshotPolicy: SnapshotPolicy
 
     init(log: EventLog, info: StreamInfo, resumed: Bool, markerSequence: UInt64) throws(EventLogError) {
         self.log = log
         self.info = info
         self.wasResumed = resumed
         self.markerSequence = markerSequence
-        var counters = Counters()
-        counters.lastSequence = markerSequence
+        codecID = log.configuration.codec.id
+        snapshotPolicy = log.configuration.snapshotPolicy
+        latest = Atomic(markerSequence)
         if resumed {
             // Count what came after the latest snapshot, so the policy resumes where it stopped.
             let point = try log.recoveryPoint(stream: info, atOrBefore: .max)
             var iterator = log.entries(EntryQuery(from: point.sequence + 1, stream: info.name, kinds: [.mutation]))
-            var bytes = 0
+            var (count, bytes) = (0, 0)
             while let entry = try iterator.next() {
-                counters.mutations += 1
+                count += 1
                 bytes += entry.payload.count
             }
+            mutations.store(count, ordering: .relaxed)
             payloadBytes.add(bytes)
         }
-        self.counters = Mutex(counters)
     }
 
     deinit {
@@ -74,7 +79,7 @@ public final class LogStream: Sendable {
     public func append<Value: Encodable>(
         _ kind: EntryKind, _ value: Value, caseName: String, cause: UInt64? = nil
     ) throws(EventLogError) -> UInt64 {
-        try append(EntryDraft(kind: kind, caseName: caseName, payload: try log.encode(value), codec: log.configuration.codec.id, cause: cause))
+        try append(EntryDraft(kind: kind, caseName: caseName, payload: try log.encode(value), codec: codecID, cause: cause))
     }
 
     /// Appends an entry whose case name and payload are made by `encode` **on the writer thread**, so the
@@ -105,12 +110,10 @@ public final class LogStream: Sendable {
     ) throws(EventLogError) -> UInt64 {
         let writer = try requireOpen()
         let sequence = try writer.appendDeferred(
-            kind: kind, streamID: info.id, cause: cause, codec: log.configuration.codec.id, callSite: callSite,
+            kind: kind, streamID: info.id, cause: cause, codec: codecID, callSite: callSite,
             tally: kind == .mutation ? payloadBytes : nil, encode: encode)
-        counters.withLock { counters in
-            if kind == .mutation { counters.mutations += 1 }
-            counters.lastSequence = sequence
-        }
+        if kind == .mutation { mutations.add(1, ordering: .relaxed) }
+        latest.store(sequence, ordering: .relaxed)
         return sequence
     }
 
@@ -119,19 +122,18 @@ public final class LogStream: Sendable {
     public func writeSnapshot(at sequence: UInt64, encoding encode: @escaping @Sendable () throws -> Data) throws(EventLogError) {
         try snapshot(at: sequence) { writer throws(EventLogError) in
             try writer.writeDeferred(DeferredSnapshot(
-                streamID: info.id, sequence: sequence, timestamp: WallClock.now(), codec: log.configuration.codec.id,
+                streamID: info.id, sequence: sequence, timestamp: WallClock.now(), codec: codecID,
                 encode: encode))
         }
     }
 
     /// Whether the log's snapshot policy wants a snapshot of the state after the latest append.
     public var isSnapshotDue: Bool {
-        let mutations = counters.withLock { $0.mutations }
-        return log.configuration.snapshotPolicy.isDue(mutations: mutations, bytes: payloadBytes.value)
+        snapshotPolicy.isDue(mutations: mutations.load(ordering: .relaxed), bytes: payloadBytes.value)
     }
 
     /// The sequence number of this stream's latest append through this handle (0 before any).
-    public var lastSequence: UInt64 { counters.withLock { $0.lastSequence } }
+    public var lastSequence: UInt64 { latest.load(ordering: .relaxed) }
 
     /// Records `state` as the stream's state right after entry `sequence`; replaces a snapshot already there.
     /// It is committed after every entry appended before it, so it never describes an entry the log lacks.
@@ -139,7 +141,7 @@ public final class LogStream: Sendable {
         try snapshot(at: sequence) { writer throws(EventLogError) in
             try writer.write(Snapshot(
                 streamID: info.id, sequence: sequence, timestamp: WallClock.now(),
-                codec: codec ?? log.configuration.codec.id, state: state))
+                codec: codec ?? codecID, state: state))
         }
     }
 
@@ -150,7 +152,7 @@ public final class LogStream: Sendable {
             throw .invalidArgument("A snapshot must describe an appended entry; #\(sequence) has not been appended.")
         }
         try write(writer)
-        counters.withLock { $0.mutations = 0 }
+        mutations.store(0, ordering: .relaxed)
         payloadBytes.reset()
     }
 
@@ -176,7 +178,7 @@ public final class LogStream: Sendable {
             guard let finalState else { return }
             try writer.write(Snapshot(
                 streamID: info.id, sequence: sequence, timestamp: WallClock.now(),
-                codec: codec ?? log.configuration.codec.id, state: finalState))
+                codec: codec ?? codecID, state: finalState))
         }
     }
 
@@ -185,14 +187,14 @@ public final class LogStream: Sendable {
     public func close(encodingFinalState encode: @escaping @Sendable () throws -> Data) throws(EventLogError) {
         try close { writer, sequence throws(EventLogError) in
             try writer.writeDeferred(DeferredSnapshot(
-                streamID: info.id, sequence: sequence, timestamp: WallClock.now(), codec: log.configuration.codec.id,
+                streamID: info.id, sequence: sequence, timestamp: WallClock.now(), codec: codecID,
                 encode: encode))
         }
     }
 
     private func close(snapshot: (LogWriter, UInt64) throws(EventLogError) -> Void) throws(EventLogError) {
         let writer = try log.requireWriter()
-        guard counters.withLock({ let was = $0.closed; $0.closed = true; return !was }) else { return }
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let sequence = try writer.append(EntryDraft(kind: .streamClosed, caseName: "closed", payload: Data(), codec: .none), streamID: info.id)
         try snapshot(writer, sequence)
         log.releaseStream(info.id)
@@ -200,16 +202,14 @@ public final class LogStream: Sendable {
 
     private func requireOpen() throws(EventLogError) -> LogWriter {
         let writer = try log.requireWriter()
-        if counters.withLock({ $0.closed }) { throw .closed(path: "\(log.path) (stream '\(info.name)')") }
+        if closed.load(ordering: .acquiring) { throw .closed(path: "\(log.path) (stream '\(info.name)')") }
         return writer
     }
 
     private func count(_ drafts: [EntryDraft], last: UInt64) {
-        let mutations = drafts.filter { $0.kind == .mutation }
-        payloadBytes.add(mutations.reduce(0) { $0 + $1.payload.count })
-        counters.withLock { counters in
-            counters.mutations += mutations.count
-            counters.lastSequence = last
-        }
+        let appended = drafts.filter { $0.kind == .mutation }
+        payloadBytes.add(appended.reduce(0) { $0 + $1.payload.count })
+        mutations.add(appended.count, ordering: .relaxed)
+        latest.store(last, ordering: .relaxed)
     }
 }
