@@ -46,6 +46,7 @@ struct ByteWriter {
         }
     }
 
+    /// Copies the UTF-8 bytes of `string` to `offset`.
     func copy(_ string: String, to offset: Int) {
         var string = string
         string.withUTF8 { utf8 in

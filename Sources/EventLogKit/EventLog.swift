@@ -32,6 +32,8 @@ public final class EventLog: Sendable {
     public let isReadOnly: Bool
     /// The configuration the log was opened with (the defaults when read-only).
     public let configuration: EventLogConfiguration
+    /// The configuration's codec when it is the binary one, resolved once for ``encodeBytesNamingCase(_:)``.
+    private let binaryCodec: BinaryLogCodec?
 
     let storage: LogStorage
     let writer: LogWriter?
@@ -45,6 +47,7 @@ public final class EventLog: Sendable {
         self.path = path
         self.isReadOnly = readOnly
         self.configuration = configuration
+        binaryCodec = configuration.codec as? BinaryLogCodec
         if readOnly {
             writerLock = nil
             storage = try LogStorage.open(path: path, readOnly: true, configuration: configuration)
@@ -216,29 +219,28 @@ public final class EventLog: Sendable {
 
     /// Encodes `value` with the log's codec.
     public func encode<Value: Encodable>(_ value: Value) throws(EventLogError) -> Data {
-        do {
-            return try configuration.codec.encode(value)
-        } catch {
-            throw .codec("Could not encode a \(Value.self) with the \(configuration.codec.id) codec: \(error).")
-        }
+        try encoding(Value.self) { try configuration.codec.encode(value) }
     }
 
     /// Encodes `value` with the log's codec, with the case name the codec learned while encoding it, if any.
     public func encodeNamingCase<Value: Encodable>(_ value: Value) throws(EventLogError) -> (payload: Data, caseName: String?) {
-        do {
-            return try configuration.codec.encodeNamingCase(value)
-        } catch {
-            throw .codec("Could not encode a \(Value.self) with the \(configuration.codec.id) codec: \(error).")
-        }
+        try encoding(Value.self) { try configuration.codec.encodeNamingCase(value) }
     }
 
     /// ``encodeNamingCase(_:)`` with the payload as plain bytes, for ``LogStream``'s byte-taking append: the binary
     /// codec makes them without a `Data` in between.
     package func encodeBytesNamingCase<Value: Encodable>(_ value: Value) throws(EventLogError) -> (payload: [UInt8], caseName: String?) {
-        do {
-            if let binary = configuration.codec as? BinaryLogCodec { return try binary.encodeBytesNamingCase(value) }
+        try encoding(Value.self) {
+            if let binaryCodec { return try binaryCodec.encodeBytesNamingCase(value) }
             let (payload, caseName) = try configuration.codec.encodeNamingCase(value)
             return (Array(payload), caseName)
+        }
+    }
+
+    /// Runs an encoding of a `Value` with the log's codec; its error becomes ``EventLogError/codec(_:)``.
+    private func encoding<Value, Result>(_ type: Value.Type, _ encode: () throws -> Result) throws(EventLogError) -> Result {
+        do {
+            return try encode()
         } catch {
             throw .codec("Could not encode a \(Value.self) with the \(configuration.codec.id) codec: \(error).")
         }

@@ -207,9 +207,13 @@ public final class LogStream: Sendable {
     }
 
     private func count(_ drafts: [EntryDraft], last: UInt64) {
-        let appended = drafts.filter { $0.kind == .mutation }
-        payloadBytes.add(appended.reduce(0) { $0 + $1.payload.count })
-        mutations.add(appended.count, ordering: .relaxed)
+        var (count, bytes) = (0, 0)
+        for draft in drafts where draft.kind == .mutation {
+            count += 1
+            bytes += draft.payload.count
+        }
+        mutations.add(count, ordering: .relaxed)
+        payloadBytes.add(bytes)
         latest.store(last, ordering: .relaxed)
     }
 }
