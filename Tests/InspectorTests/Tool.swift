@@ -49,43 +49,29 @@ enum Tool {
     }
 
     /// Runs `tool` to completion; its outputs go to temporary files, so no pipe can fill up and stall it.
-    static func run(_ tool: String, _ arguments: [String], input: Data = Data(), directory: String? = nil) async throws -> Result {
-        try await run(products.appendingPathComponent(tool), arguments, input: input, directory: directory)
+    static func run(_ tool: String, _ arguments: [String], input: Data = Data()) async throws -> Result {
+        try await run(products.appendingPathComponent(tool), arguments, input: input)
     }
 
-    /// Runs the executable at `url` to completion.
-    static func run(_ url: URL, _ arguments: [String], input: Data = Data(), directory: String? = nil) async throws -> Result {
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    /// Runs the executable at `url` to completion (``ChildProcess``, not Foundation's `Process`, whose start can
+    /// crash the test process on Linux).
+    static func run(_ url: URL, _ arguments: [String], input: Data = Data()) async throws -> Result {
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
-        process.environment = environment
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
         let outputURL = scratch.appendingPathExtension("out"), errorURL = scratch.appendingPathExtension("err"), inputURL = scratch.appendingPathExtension("in")
         defer { for url in [outputURL, errorURL, inputURL] { try? FileManager.default.removeItem(at: url) } }
         try input.write(to: inputURL)
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        process.standardInput = try FileHandle(forReadingFrom: inputURL)
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorURL)
-        // Waits without holding a thread: the suites share the cooperative pool (two threads here) with async tests.
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        let child = try ChildProcess(
+            url.path, arguments, environment: environment, input: inputURL.path, output: outputURL.path, error: errorURL.path)
+        let exit = try await child.exit()
         var result = Result(
-            status: process.terminationStatus,
+            status: exit.status,
             output: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
             error: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
-        result.crashed = process.terminationReason == .uncaughtSignal
+        result.crashed = exit.signalled
         return result
     }
 }
