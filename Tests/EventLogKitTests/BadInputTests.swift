@@ -143,7 +143,7 @@ struct BadInputTests {
         defer { child.kill() }
         _ = try child.waitForAcks(1)
         let error = #expect(throws: EventLogError.self) { try EventLog.open(at: path) }
-        #expect(error?.description.contains("by process \(child.process.processIdentifier)") == true)
+        #expect(error?.description.contains("by process \(child.process.pid)") == true)
     }
 
     @Test("a log's files are private to their owner")

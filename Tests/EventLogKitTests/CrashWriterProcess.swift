@@ -1,10 +1,11 @@
 import EventLogKit
 import Foundation
+import TestSupport
 
 /// The `eventlog-crash-writer` helper running as a child process: it appends to a log until killed
 /// and prints `ack N` whenever every entry through N is durable.
 final class CrashWriterProcess {
-    let process = Process()
+    let process: ChildProcess
     private let output = Pipe()
     private let errors = Pipe()
     private var pending = ""
@@ -18,11 +19,7 @@ final class CrashWriterProcess {
     }
 
     init(log: String, durability: Durability, run: Int) throws {
-        process.executableURL = Self.executable
-        process.arguments = [log, durability.rawValue, String(run)]
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
+        process = try ChildProcess(Self.executable.path, [log, durability.rawValue, String(run)], output: .pipe(output), error: .pipe(errors))
     }
 
     /// Reads acknowledgements until `count` more have arrived; returns the latest.
@@ -39,11 +36,14 @@ final class CrashWriterProcess {
         return lastAck
     }
 
-    /// Kills the child with SIGKILL, waits for it, and reads the acknowledgements it printed before dying.
-    func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+    /// Kills the child with SIGKILL, waits for it, and reads the acknowledgements it printed before dying; returns
+    /// how it ended.
+    @discardableResult
+    func kill() -> ChildProcess.Exit {
+        process.signal(SIGKILL)
+        let exit = process.waitForExit()
         _ = consume(output.fileHandleForReading.readDataToEndOfFile())
+        return exit
     }
 
     private func consume(_ data: Data) -> Int {

@@ -51,22 +51,20 @@ struct BisectJudgeTests {
     @Test("Ctrl-C stops the judge's whole process group and says so")
     func interrupt() async throws {
         let pidFile = scratch.file("interrupt.pid")
-        let process = Process()
-        process.executableURL = Tool.products.appendingPathComponent("reactorlog")
-        process.arguments = ["bisect", demo, "--stream", "search", "--run", lingeringJudge(pidFile)]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let errors = scratch.file("interrupt.err")
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        let bisect = try ChildProcess(
+            Tool.products.appendingPathComponent("reactorlog").path,
+            ["bisect", demo, "--stream", "search", "--run", lingeringJudge(pidFile)], error: .file(errors))
         // The judge is another program: nothing to await but its pid file (bounded by the suite's limit).
         while !FileManager.default.fileExists(atPath: pidFile) || (try? pid(in: pidFile)) == nil {
             usleep(10_000)
         }
         let sleeper = try pid(in: pidFile)
-        kill(process.processIdentifier, SIGINT)
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130, "\(message)")
+        bisect.signal(SIGINT)
+        let exit = try await bisect.exit()
+        let message = try String(contentsOfFile: errors, encoding: .utf8)
+        #expect(exit.status == 130 && !exit.signalled, "\(message)")
         #expect(message.contains("bisect interrupted; stopped the judge"), "\(message)")
         #expect(isGone(sleeper))
     }

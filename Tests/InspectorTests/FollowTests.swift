@@ -11,34 +11,32 @@ struct FollowTests {
         let writer = try WriterProcess(log: log)
         defer { writer.stop() }
 
-        let tail = Process()
-        tail.executableURL = Tool.products.appendingPathComponent("reactorlog")
-        tail.arguments = ["tail", log, "--follow", "--json", "-n", "5"]
         let output = Pipe()
-        tail.standardOutput = output
         let errors = scratch.file("tail.err")
         _ = FileManager.default.createFile(atPath: errors, contents: nil)
-        tail.standardError = FileHandle(forWritingAtPath: errors)
-        try tail.run()
-        defer {
-            tail.terminate()
-            tail.waitUntilExit()
-        }
-        var text = ""
+        let tail = try ChildProcess(
+            Tool.products.appendingPathComponent("reactorlog").path, ["tail", log, "--follow", "--json", "-n", "5"],
+            output: .pipe(output), error: .file(errors))
         var sequences: [Int] = []
-        while sequences.count < 2000 {
-            let data = output.fileHandleForReading.availableData
-            guard !data.isEmpty else { break }
-            text += String(decoding: data, as: UTF8.self)
-            while let newline = text.firstIndex(of: "\n") {
-                let line = text[..<newline]
-                text.removeSubrange(...newline)
-                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-                sequences.append(try #require(object?["sequence"] as? Int))
+        let reading = Result { () throws in
+            var text = ""
+            while sequences.count < 2000 {
+                let data = output.fileHandleForReading.availableData
+                guard !data.isEmpty else { break }
+                text += String(decoding: data, as: UTF8.self)
+                while let newline = text.firstIndex(of: "\n") {
+                    let line = text[..<newline]
+                    text.removeSubrange(...newline)
+                    let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                    sequences.append(try #require(object?["sequence"] as? Int))
+                }
             }
         }
-        let ended = tail.isRunning ? "still running" : "ended with \(tail.terminationStatus)"
-        #expect(sequences.count >= 2000, "tail \(ended); it said: \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
+        // A follow never ends by itself: stop it, then say how it ended (by this signal, unless it failed first).
+        tail.signal(SIGTERM)
+        let exit = try await tail.exit()
+        try reading.get()
+        #expect(sequences.count >= 2000, "tail ended with \(exit); it said: \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
         #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $1 == $0 + 1 })
     }
 }

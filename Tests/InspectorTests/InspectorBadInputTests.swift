@@ -123,16 +123,13 @@ struct InspectorBadInputTests {
     @Test("output written to a full device is an error with exit 8, for text and JSON alike")
     func fullDevice() async throws {
         for arguments in [["log", demo], ["info", demo], ["state", demo, "--stream", "search", "--at", "29"], ["log", demo, "--json"]] {
-            let process = Process()
-            process.executableURL = Tool.products.appendingPathComponent("reactorlog")
-            process.arguments = arguments
-            process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
-            let errors = Pipe()
-            process.standardError = errors
-            try process.run()
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 8, "\(arguments): \(message)")
+            let errors = scratch.file("full.err")
+            _ = FileManager.default.createFile(atPath: errors, contents: nil)
+            let child = try ChildProcess(
+                Tool.products.appendingPathComponent("reactorlog").path, arguments, output: .file("/dev/full"), error: .file(errors))
+            let exit = try await child.exit()
+            let message = try String(contentsOfFile: errors, encoding: .utf8)
+            #expect(exit.status == 8 && !exit.signalled, "\(arguments): \(message)")
             #expect(message.contains("No space left on device"), "\(arguments): \(message)")
             #expect(message.filter { $0 == "\n" }.count == 1, "\(arguments): \(message)")
         }
@@ -201,12 +198,10 @@ struct InspectorBadInputTests {
     func abandonedStaging() async throws {
         let export = scratch.file("again.jsonl")
         #expect(try await Tool.run(["export", demo, "--output", export]).status == 0)
-        let gone = Process()
-        gone.executableURL = URL(fileURLWithPath: "/bin/true")
-        try gone.run()
-        gone.waitUntilExit()
+        let gone = try ChildProcess("/bin/true", [])
+        _ = try await gone.exit()
         let target = scratch.file("again.reactorlog")
-        let abandoned = "\(target).importing-\(gone.processIdentifier)-42"
+        let abandoned = "\(target).importing-\(gone.pid)-42"
         try FileManager.default.createDirectory(atPath: abandoned, withIntermediateDirectories: false)
         #expect(try await Tool.run(["import", export, target]).status == 0)
         #expect(!FileManager.default.fileExists(atPath: abandoned))
@@ -218,7 +213,7 @@ struct InspectorBadInputTests {
         let live = scratch.file("live.reactorlog")
         let writer = try WriterProcess(log: live)
         defer { writer.stop() }
-        try await fails(["trim", live, "--before", "5"], exit: 8, saying: "already open for writing (by process \(writer.process.processIdentifier))")
+        try await fails(["trim", live, "--before", "5"], exit: 8, saying: "already open for writing (by process \(writer.process.pid))")
     }
 
     @Test("verify on a healthy log that another process is writing says OK, every time")
@@ -238,7 +233,7 @@ struct InspectorBadInputTests {
         let live = scratch.file("busy.reactorlog")
         let writer = try WriterProcess(log: live)
         defer { writer.stop() }
-        try await fails(["demo", "--out", live, "--force"], exit: 8, saying: "already open for writing (by process \(writer.process.processIdentifier))")
+        try await fails(["demo", "--out", live, "--force"], exit: 8, saying: "already open for writing (by process \(writer.process.pid))")
         #expect(FileManager.default.fileExists(atPath: live + "/data.mdb"))
     }
 

@@ -65,7 +65,7 @@ enum Tool {
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         let child = try ChildProcess(
-            url.path, arguments, environment: environment, input: inputURL.path, output: outputURL.path, error: errorURL.path)
+            url.path, arguments, environment: environment, input: .file(inputURL.path), output: .file(outputURL.path), error: .file(errorURL.path))
         let exit = try await child.exit()
         var result = Result(
             status: exit.status,

@@ -1,17 +1,14 @@
 import Foundation
+import TestSupport
 
 /// The `eventlog-crash-writer` helper appending to a log in another process until stopped.
 final class WriterProcess {
-    let process = Process()
+    let process: ChildProcess
     private let output = Pipe()
 
     /// Starts it and waits until it has committed its first entries.
     init(log: String) throws {
-        process.executableURL = Tool.products.appendingPathComponent("eventlog-crash-writer")
-        process.arguments = [log, "grouped", "1"]
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(Tool.products.appendingPathComponent("eventlog-crash-writer").path, [log, "grouped", "1"], output: .pipe(output))
         var text = ""
         while !text.contains("ack ") {
             let data = output.fileHandleForReading.availableData
@@ -21,7 +18,7 @@ final class WriterProcess {
     }
 
     func stop() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.signal(SIGKILL)
+        _ = process.waitForExit()
     }
 }

@@ -3,13 +3,23 @@ import Foundation
 import Glibc
 #endif
 
-/// A child process started with `posix_spawn`, its standard input read from a file and its outputs written to
-/// files, so that no pipe can fill up and stall it.
+/// A child process started with `posix_spawn`: the tests' one way to start another program.
 ///
 /// Not Foundation's `Process`: on Linux its `run()` (Swift 6.3.1) can crash the test process itself, reading past a
 /// `dirent` as it lists /proc/self/fd (swift-corelibs-foundation#5472), about once in a few runs of a suite that
 /// starts as many children as this one.
 public struct ChildProcess: Sendable {
+    /// Where one of the child's standard streams goes.
+    public enum Stream {
+        /// The file at this path, which must exist: read from, or truncated and written to.
+        case file(String)
+        /// A pipe whose other end the test reads; the test process's copy of the writing end is closed once the
+        /// child has started, so reading ends when the child does.
+        case pipe(Pipe)
+        /// `/dev/null`.
+        case null
+    }
+
     /// How a child ended.
     public struct Exit: Sendable, Equatable {
         /// The exit status, or the number of the signal that ended it.
@@ -28,17 +38,23 @@ public struct ChildProcess: Sendable {
         return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
     }()
 
-    /// Starts `executable` with `arguments` and the environment `environment`, reading `input` and writing to
-    /// `output` and `error` (paths of existing files).
+    /// Starts `executable` with `arguments` and `environment` (the test process's own by default), its standard
+    /// streams connected as `input`, `output` and `error` say.
     public init(
-        _ executable: String, _ arguments: [String], environment: [String: String], input: String, output: String, error: String
+        _ executable: String, _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+        input: Stream = .null, output: Stream = .null, error: Stream = .null
     ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, input, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, output, O_WRONLY | O_TRUNC, 0)
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, error, O_WRONLY | O_TRUNC, 0)
+        for (descriptor, stream) in [(STDIN_FILENO, input), (STDOUT_FILENO, output), (STDERR_FILENO, error)] {
+            let flags = descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY | O_TRUNC
+            switch stream {
+            case .file(let path): posix_spawn_file_actions_addopen(&actions, descriptor, path, flags, 0)
+            case .null: posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", flags & ~O_TRUNC, 0)
+            case .pipe(let pipe): posix_spawn_file_actions_adddup2(&actions, pipe.fileHandleForWriting.fileDescriptor, descriptor)
+            }
+        }
         // Nothing else of the test process: another test's log, or the lock on it, must not live on in the child.
         _ = Self.closeFrom?(&actions, 3)
         let words: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
@@ -46,21 +62,31 @@ public struct ChildProcess: Sendable {
         defer { for pointer in words + variables { free(pointer) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, nil, words, variables)
+        for case .pipe(let pipe) in [input, output, error] { try? pipe.fileHandleForWriting.close() }
         guard spawned == 0 else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "Cannot start \(executable): \(String(cString: strerror(spawned)))."])
         }
         self.pid = pid
     }
 
+    /// Sends the child signal `number` (`SIGKILL`, `SIGINT`, …). Call it before waiting for the exit, never after:
+    /// once waited for, the process id may belong to another process.
+    public func signal(_ number: Int32) {
+        kill(pid, number)
+    }
+
+    /// Blocks until the child ends. Wait once per child.
+    public func waitForExit() -> Exit {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        // WIFEXITED and WEXITSTATUS, which Swift does not import.
+        let signal = status & 0x7f
+        return signal == 0 ? Exit(status: (status >> 8) & 0xff, signalled: false) : Exit(status: signal, signalled: true)
+    }
+
     /// Waits for the child to end, on a thread of its own so that no thread of the cooperative pool is held.
     public func exit() async throws -> Exit {
-        let pid = pid
-        return try await onOwnThread {
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            // WIFEXITED and WEXITSTATUS, which Swift does not import.
-            let signal = status & 0x7f
-            return signal == 0 ? Exit(status: (status >> 8) & 0xff, signalled: false) : Exit(status: signal, signalled: true)
-        }
+        let child = self
+        return try await onOwnThread { child.waitForExit() }
     }
 }
