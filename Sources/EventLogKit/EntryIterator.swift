@@ -61,13 +61,6 @@ public struct EntryIterator {
         return copy
     }
 
-    /// A record copied out of a read transaction, its stream not yet named.
-    private struct RawEntry {
-        let header: EntryRecord.Header
-        let caseName: String
-        let payload: Data
-    }
-
     /// Resolves the query's stream once; `false` when it names a stream the log does not have (yet).
     private mutating func resolveStream() throws(EventLogError) -> Bool {
         if streamID == nil {
@@ -87,21 +80,12 @@ public struct EntryIterator {
         let want = min(Self.chunkSize, remaining)
         var raw: [RawEntry] = []
         let (next, atEnd) = try storage.read { txn in
-            try visit(txn: txn, want: want) { header, record in raw.append(try copy(header, record)) }
+            try visit(txn: txn, want: want) { header, record in raw.append(try RawEntry(header, record)) }
         }
         var names = storage.cachedStreams
         buffer = []
-        for entry in raw {
-            if names[entry.header.streamID] == nil { names = try storage.reloadStreams() }
-            guard let info = names[entry.header.streamID] else {
-                throw .corruptEntry(sequence: entry.header.sequence, reason: "it names stream id \(entry.header.streamID), which the log does not describe")
-            }
-            let header = entry.header
-            buffer.append(LogEntry(
-                sequence: header.sequence, streamID: header.streamID, stream: info.name, kind: header.kind,
-                timestamp: header.timestamp, cause: header.cause == 0 ? nil : header.cause,
-                caseName: entry.caseName, codec: header.codec, payload: entry.payload))
-        }
+        buffer.reserveCapacity(raw.count)
+        for entry in raw { buffer.append(try entry.entry(names: &names, storage: storage)) }
         bufferIndex = 0
         nextSequence = next
         reachedEnd = atEnd
@@ -137,14 +121,6 @@ public struct EntryIterator {
             nextSequence = next
             reachedEnd = atEnd
         }
-    }
-
-    private func copy(_ header: EntryRecord.Header, _ record: UnsafeRawBufferPointer) throws -> RawEntry {
-        let reader = ByteReader(bytes: record)
-        guard let caseName = reader.string(header.caseRange) else {
-            throw EventLogError.corruptEntry(sequence: header.sequence, reason: "its case name is not valid UTF-8")
-        }
-        return RawEntry(header: header, caseName: caseName, payload: reader.data(header.payloadRange))
     }
 
     /// Calls `found` with up to `want` matching records from `nextSequence`, inside `txn`; returns where to go on and

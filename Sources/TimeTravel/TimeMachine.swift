@@ -124,8 +124,10 @@ public struct TimeMachine<P: Replayer>: Sendable {
                 }
             }
         }
-        return try changes.map { change in
-            BlameEntry(mutation: change.mutation, action: try change.mutation.cause.flatMap { try log.entry(at: $0) }, old: change.old, new: change.new)
+        let causes = try log.entries(at: changes.compactMap(\.mutation.cause))
+        var next = causes.makeIterator()
+        return changes.map { change in
+            BlameEntry(mutation: change.mutation, action: change.mutation.cause == nil ? nil : next.next() ?? nil, old: change.old, new: change.new)
         }
     }
 

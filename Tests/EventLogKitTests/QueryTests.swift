@@ -107,6 +107,29 @@ struct QueryTests {
         #expect(iterator.isComplete == false)
     }
 
+    @Test("entries(at:) answers each number in the order asked, nil where there is no entry, across read chunks")
+    func lookupsByNumber() throws {
+        let stream = try log.counterStream("bulk")
+        for i in 0..<3_000 { try stream.append(.mutation("m", i)) }
+        try log.flush()
+        let highest = try log.highestSequence()
+        // Out of order, repeated, missing (0 and past the end), and more than one chunk of 1,024.
+        let asked: [UInt64] = [highest, 0, 7, highest + 5, 7] + (1...highest).reversed()
+        let found = try log.entries(at: asked)
+        #expect(found.count == asked.count)
+        for (sequence, entry) in zip(asked, found) {
+            if sequence == 0 || sequence > highest {
+                #expect(entry == nil, "#\(sequence)")
+            } else {
+                let expected = try #require(try log.readEntries(EntryQuery(from: sequence, through: sequence)).first)
+                #expect(entry == expected, "#\(sequence)")
+            }
+        }
+        #expect(found[0]?.stream == "bulk")
+        #expect(found[2]?.stream == "counter")
+        #expect(try log.entries(at: []).isEmpty)
+    }
+
     @Test("forEachEntry reads in place exactly what entries() copies, with every filter")
     func inPlace() throws {
         let log = try scratch.twoStreamLog("in-place.reactorlog", mutations: 40)

@@ -1,0 +1,34 @@
+import Foundation
+
+/// A record copied out of a read transaction, its stream not yet named: the one way a stored record becomes a
+/// ``LogEntry``. The copy is made inside the transaction; naming the stream may need a transaction of its own,
+/// so it comes after.
+struct RawEntry {
+    let header: EntryRecord.Header
+    let caseName: String
+    let payload: Data
+
+    /// Copies the record `record`, whose header is `header`.
+    init(_ header: EntryRecord.Header, _ record: UnsafeRawBufferPointer) throws(EventLogError) {
+        let reader = ByteReader(bytes: record)
+        guard let caseName = reader.string(header.caseRange) else {
+            throw .corruptEntry(sequence: header.sequence, reason: "its case name is not valid UTF-8")
+        }
+        self.header = header
+        self.caseName = caseName
+        self.payload = reader.data(header.payloadRange)
+    }
+
+    /// The entry, its stream named from `names`, which are reloaded from `storage` when the stream is new to them
+    /// (another process made it since).
+    func entry(names: inout [UInt32: StreamInfo], storage: LogStorage) throws(EventLogError) -> LogEntry {
+        if names[header.streamID] == nil { names = try storage.reloadStreams() }
+        guard let info = names[header.streamID] else {
+            throw .corruptEntry(sequence: header.sequence, reason: "it names stream id \(header.streamID), which the log does not describe")
+        }
+        return LogEntry(
+            sequence: header.sequence, streamID: header.streamID, stream: info.name, kind: header.kind,
+            timestamp: header.timestamp, cause: header.cause == 0 ? nil : header.cause,
+            caseName: caseName, codec: header.codec, payload: payload)
+    }
+}
