@@ -16,6 +16,11 @@ public struct BinaryLogCodec: LogCodec {
     /// Creates the codec.
     public init() {}
 
+    /// The codec that code without a codec of its own uses (``CodecID/decode(_:from:)-(_,Data)``, the replayer's
+    /// path encodings), so that its coders are reused from value to value: a codec made for one value allocates
+    /// and frees them each time.
+    package static let shared = BinaryLogCodec()
+
     /// Encodes `value`.
     public func encode<Value: Encodable>(_ value: Value) throws -> Data {
         Data(try BinaryPayloadEncoder.encode(value, reusing: encoders).payload)
@@ -38,7 +43,7 @@ public struct BinaryLogCodec: LogCodec {
     /// field of a large state over millions of steps. A path through a member named `count` of a value without
     /// one (an array's or object's size) needs the whole value: pass `[]` for it.
     public func encode<Value: Encodable>(_ value: Value, keepingOnly path: [BinaryPayload.PathStep]) throws -> Data {
-        Data(try BinaryPayloadEncoder.encode(value, keepingOnly: path).payload)
+        Data(try BinaryPayloadEncoder.encode(value, keepingOnly: path, reusing: encoders).payload)
     }
 
     /// Decodes a `Value` from `data`.

@@ -25,10 +25,9 @@ final class BinaryPayloadEncoder: Encoder {
     @exclusivity(unchecked) var codingPath: [any CodingKey] = []
     /// When set, only what lies on this path is written: other members are left out and other array elements
     /// are nulls, so the JSON form has at the path what the whole value's has (``BinaryLogCodec/encode(_:keepingOnly:)``).
-    private let filter: [BinaryPayload.PathStep]?
+    @exclusivity(unchecked) private var filter: [BinaryPayload.PathStep]?
 
-    private init(filter: [BinaryPayload.PathStep]? = nil) {
-        self.filter = filter
+    private init() {
         bytes.reserveCapacity(64)
         open.reserveCapacity(8)
     }
@@ -61,8 +60,10 @@ final class BinaryPayloadEncoder: Encoder {
     static func encode<Value: Encodable>(
         _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]? = nil, reusing spare: Spare<BinaryPayloadEncoder>? = nil
     ) throws -> (payload: [UInt8], caseName: String?) {
-        let encoder = filter == nil ? spare?.take() ?? BinaryPayloadEncoder() : BinaryPayloadEncoder(filter: filter)
-        defer { if filter == nil, let spare { encoder.keep(in: spare) } }
+        let encoder = spare?.take() ?? BinaryPayloadEncoder()
+        // Set for every value: a kept encoder may have served a filtered one.
+        encoder.filter = filter
+        defer { if let spare { encoder.keep(in: spare) } }
         do {
             try encoder.encodeValue(value)
             // A copy of exactly the payload's size: `Array(bytes)` would share the buffer the encoder keeps, and

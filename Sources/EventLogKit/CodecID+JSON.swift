@@ -20,7 +20,7 @@ extension CodecID {
     public func decode<Value: Decodable>(_ type: Value.Type, from payload: Data) throws -> Value {
         switch self {
         case .json: try Self.jsonCodec.decode(type, from: payload)
-        case .binary: try BinaryLogCodec().decode(type, from: payload)
+        case .binary: try BinaryLogCodec.shared.decode(type, from: payload)
         default: throw EventLogError.codec("The payload uses the \(self) codec, which this program does not know.")
         }
     }
@@ -29,7 +29,7 @@ extension CodecID {
     /// binary payload is decoded in place, a JSON one through a `Data` that borrows the bytes.
     public func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
         switch self {
-        case .binary: return try BinaryLogCodec().decode(type, from: bytes)
+        case .binary: return try BinaryLogCodec.shared.decode(type, from: bytes)
         case .json:
             guard let base = bytes.baseAddress, !bytes.isEmpty else { return try decode(type, from: Data()) }
             return try decode(type, from: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))

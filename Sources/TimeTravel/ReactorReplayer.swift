@@ -76,7 +76,7 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
             case .index(let index): .index(index)
             }
         }
-        return try BinaryLogCodec().encode(state, keepingOnly: Array(steps))
+        return try BinaryLogCodec.shared.encode(state, keepingOnly: Array(steps))
     }
 
     /// Decodes an action as `R.Action` and a mutation as `R.Mutation` (through the migrations from `schema`),

@@ -178,6 +178,11 @@ struct BinaryCodecTests {
             #expect(try codec.encodeNamingCase(value).payload == BinaryLogCodec().encode(value))
             #expect(try codec.encode(large).count > 64 << 10)
             #expect(try codec.encode(value) == BinaryLogCodec().encode(value))
+            // A path encoding (what blame compares) keeps only its path; the next value is whole again.
+            let kept = try codec.encode(value, keepingOnly: [.key("none")])
+            #expect(try kept == BinaryLogCodec().encode(value, keepingOnly: [.key("none")]))
+            #expect(try kept != BinaryLogCodec().encode(value))
+            #expect(try codec.encode(value) == BinaryLogCodec().encode(value))
         }
         // A payload holds its own bytes, not the buffer the codec keeps, grown by the large value before it.
         _ = try codec.encode(Array(large.prefix(2_000)))
