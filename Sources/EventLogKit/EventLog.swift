@@ -39,7 +39,8 @@ public final class EventLog: Sendable {
     let writer: LogWriter?
     private let writerLock: WriterLock?
     private let openStreamIDs = Mutex<Set<UInt32>>([])
-    private let closed = Mutex(false)
+    /// Whether ``close()`` has run: an atomic, since every append reads it.
+    private let closed = Atomic(false)
     /// The highest sequence number retention has looked at for effect errors to pin.
     let retentionScan = Mutex<UInt64>(0)
 
@@ -84,7 +85,7 @@ public final class EventLog: Sendable {
     /// Commits everything appended, stops the writer thread and releases the writer lock.
     /// Throws the write failure that stopped the log, if one did. Closing twice does nothing.
     public func close() throws(EventLogError) {
-        guard closed.withLock({ let was = $0; $0 = true; return !was }) else { return }
+        guard closed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         let failure = writer?.close()
         writerLock?.release()
         if let failure { throw failure }
@@ -116,7 +117,7 @@ public final class EventLog: Sendable {
 
     func requireWriter() throws(EventLogError) -> LogWriter {
         guard let writer else { throw .readOnly(path: path) }
-        if closed.withLock({ $0 }) { throw .closed(path: path) }
+        if closed.load(ordering: .acquiring) { throw .closed(path: path) }
         return writer
     }
 

@@ -9,13 +9,14 @@ import LMDB
 /// the thread that began it, so no write transaction is ever begun anywhere else.
 final class LogWriter: @unchecked Sendable {
     // Lock discipline: every `var` in the first group is read and written only while holding `mutex`.
-    // `lastIndexKey` belongs to the writer thread alone. Everything else is immutable.
+    // `lastIndexKey` belongs to the writer thread alone. Everything else is immutable. The mutex already makes
+    // every access exclusive, so the queue, which every append modifies, skips the runtime's exclusivity check.
     private let mutex = PosixMutex()
     private let workAvailable = PosixCondition()
     private let spaceAvailable = PosixCondition()
     private let committedChanged = PosixCondition()
 
-    private var queue: [WriteItem] = []
+    @exclusivity(unchecked) private var queue: [WriteItem] = []
     private var queuedEntries = 0
     private var queuedBytes = 0
     private var nextSequence: UInt64
@@ -156,10 +157,10 @@ final class LogWriter: @unchecked Sendable {
         try waitForRoom(entries: 1, bytes: DeferredEntry.estimatedSize)
         let sequence = nextSequence
         nextSequence += 1
-        let entry = DeferredEntry(
+        // Made in place: an entry made first would be copied into the item and then destroyed.
+        try enqueue(.deferred(DeferredEntry(
             sequence: sequence, streamID: streamID, kind: kind, timestamp: WallClock.now(), cause: cause ?? 0,
-            codec: codec, encode: encode, callSite: callSite, tally: tally)
-        try enqueue(.deferred(entry), entries: 1, bytes: DeferredEntry.estimatedSize)
+            codec: codec, encode: encode, callSite: callSite, tally: tally)), entries: 1, bytes: DeferredEntry.estimatedSize)
         return sequence
     }
 
@@ -186,6 +187,13 @@ final class LogWriter: @unchecked Sendable {
     /// The highest sequence number committed so far.
     var committedSequence: UInt64 { mutex.withLock { lastCommittedSequence } }
 
+    /// Whether the writer has stopped on an error (holding `mutex`): a test of the optional's case, not a copy of the
+    /// error, which `failure == nil` would make on every append.
+    private var hasFailed: Bool {
+        if case .none = failure { return false }
+        return true
+    }
+
     /// The error that stopped the writer, if any.
     var currentFailure: EventLogError? { mutex.withLock { failure } }
 
@@ -200,16 +208,16 @@ final class LogWriter: @unchecked Sendable {
 
     /// Waits (holding `mutex`) until the queue has room; an item larger than the whole queue is let in alone.
     private func waitForRoom(entries: Int, bytes: Int) throws(EventLogError) {
-        while failure == nil && !closing && queuedEntries + queuedBytes > 0
+        while !hasFailed && !closing && queuedEntries + queuedBytes > 0
             && (queuedEntries + entries > capacity || queuedBytes + bytes > byteCapacity) {
             spaceAvailable.wait(mutex)
         }
-        if let failure { throw failure }
+        if hasFailed, let failure { throw failure }
         if closing { throw .closed(path: storage.path) }
     }
 
     /// Adds `item` to the queue (holding `mutex`), and in `sync` mode waits for its commit.
-    private func enqueue(_ item: WriteItem, entries: Int, bytes: Int) throws(EventLogError) {
+    private func enqueue(_ item: consuming WriteItem, entries: Int, bytes: Int) throws(EventLogError) {
         queue.append(item)
         queuedEntries += entries
         queuedBytes += bytes
