@@ -32,8 +32,8 @@ public struct BinaryLogCodec: LogCodec {
         return (Data(encoded.payload), encoded.caseName)
     }
 
-    /// ``encodeNamingCase(_:)`` with the payload as plain bytes (the log's writer thread copies them as they are).
-    func encodeBytesNamingCase<Value: Encodable>(_ value: Value) throws -> (payload: [UInt8], caseName: String?) {
+    /// ``encodeNamingCase(_:)`` with the payload as plain bytes, made without a `Data` in between.
+    public func encodeBytesNamingCase<Value: Encodable>(_ value: Value) throws -> (payload: [UInt8], caseName: String?) {
         try BinaryPayloadEncoder.encode(value, reusing: encoders)
     }
 

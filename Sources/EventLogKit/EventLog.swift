@@ -32,8 +32,6 @@ public final class EventLog: Sendable {
     public let isReadOnly: Bool
     /// The configuration the log was opened with (the defaults when read-only).
     public let configuration: EventLogConfiguration
-    /// The configuration's codec when it is the binary one, resolved once for ``encodeBytesNamingCase(_:)``.
-    private let binaryCodec: BinaryLogCodec?
 
     let storage: LogStorage
     let writer: LogWriter?
@@ -48,7 +46,6 @@ public final class EventLog: Sendable {
         self.path = path
         self.isReadOnly = readOnly
         self.configuration = configuration
-        binaryCodec = configuration.codec as? BinaryLogCodec
         if readOnly {
             writerLock = nil
             storage = try LogStorage.open(path: path, readOnly: true, configuration: configuration)
@@ -228,14 +225,10 @@ public final class EventLog: Sendable {
         try encoding(Value.self) { try configuration.codec.encodeNamingCase(value) }
     }
 
-    /// ``encodeNamingCase(_:)`` with the payload as plain bytes, for ``LogStream``'s byte-taking append: the binary
-    /// codec makes them without a `Data` in between.
+    /// ``encodeNamingCase(_:)`` with the payload as plain bytes (``LogCodec/encodeBytesNamingCase(_:)``), for
+    /// ``LogStream``'s byte-taking append.
     package func encodeBytesNamingCase<Value: Encodable>(_ value: Value) throws(EventLogError) -> (payload: [UInt8], caseName: String?) {
-        try encoding(Value.self) {
-            if let binaryCodec { return try binaryCodec.encodeBytesNamingCase(value) }
-            let (payload, caseName) = try configuration.codec.encodeNamingCase(value)
-            return (Array(payload), caseName)
-        }
+        try encoding(Value.self) { try configuration.codec.encodeBytesNamingCase(value) }
     }
 
     /// Runs an encoding of a `Value` with the log's codec; its error becomes ``EventLogError/codec(_:)``.

@@ -14,11 +14,21 @@ public protocol LogCodec: Sendable {
     /// Encodes `value` and, if the codec learns it while encoding, names its case (`updateQuery` for
     /// `.updateQuery("swift")`); `nil` leaves naming to the caller.
     func encodeNamingCase<Value: Encodable>(_ value: Value) throws -> (payload: Data, caseName: String?)
+    /// ``encodeNamingCase(_:)`` with the payload as plain bytes, which the log's writer thread copies into the
+    /// record as they are: how a recorded reactor's values are encoded. The default converts the `Data`; a codec
+    /// that builds its payload as bytes returns them without one.
+    func encodeBytesNamingCase<Value: Encodable>(_ value: Value) throws -> (payload: [UInt8], caseName: String?)
 }
 
 extension LogCodec {
     /// ``encode(_:)``, naming no case.
     public func encodeNamingCase<Value: Encodable>(_ value: Value) throws -> (payload: Data, caseName: String?) {
         (try encode(value), nil)
+    }
+
+    /// ``encodeNamingCase(_:)``, its payload copied into bytes.
+    public func encodeBytesNamingCase<Value: Encodable>(_ value: Value) throws -> (payload: [UInt8], caseName: String?) {
+        let (payload, caseName) = try encodeNamingCase(value)
+        return (Array(payload), caseName)
     }
 }
