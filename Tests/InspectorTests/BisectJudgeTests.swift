@@ -52,7 +52,6 @@ struct BisectJudgeTests {
     func interrupt() async throws {
         let pidFile = scratch.file("interrupt.pid")
         let errors = scratch.file("interrupt.err")
-        _ = FileManager.default.createFile(atPath: errors, contents: nil)
         let bisect = try ChildProcess(
             Tool.products.appendingPathComponent("reactorlog").path,
             ["bisect", demo, "--stream", "search", "--run", lingeringJudge(pidFile)], error: .file(errors))

@@ -13,7 +13,6 @@ struct FollowTests {
 
         let output = Pipe()
         let errors = scratch.file("tail.err")
-        _ = FileManager.default.createFile(atPath: errors, contents: nil)
         let tail = try ChildProcess(
             Tool.products.appendingPathComponent("reactorlog").path, ["tail", log, "--follow", "--json", "-n", "5"],
             output: .pipe(output), error: .file(errors))

@@ -124,7 +124,6 @@ struct InspectorBadInputTests {
     func fullDevice() async throws {
         for arguments in [["log", demo], ["info", demo], ["state", demo, "--stream", "search", "--at", "29"], ["log", demo, "--json"]] {
             let errors = scratch.file("full.err")
-            _ = FileManager.default.createFile(atPath: errors, contents: nil)
             let child = try ChildProcess(
                 Tool.products.appendingPathComponent("reactorlog").path, arguments, output: .file("/dev/full"), error: .file(errors))
             let exit = try await child.exit()

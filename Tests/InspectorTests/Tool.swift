@@ -62,8 +62,6 @@ enum Tool {
         let outputURL = scratch.appendingPathExtension("out"), errorURL = scratch.appendingPathExtension("err"), inputURL = scratch.appendingPathExtension("in")
         defer { for url in [outputURL, errorURL, inputURL] { try? FileManager.default.removeItem(at: url) } }
         try input.write(to: inputURL)
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         let child = try ChildProcess(
             url.path, arguments, environment: environment, input: .file(inputURL.path), output: .file(outputURL.path), error: .file(errorURL.path))
         let exit = try await child.exit()

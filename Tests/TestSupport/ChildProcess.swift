@@ -11,7 +11,7 @@ import Glibc
 public struct ChildProcess: Sendable {
     /// Where one of the child's standard streams goes.
     public enum Stream {
-        /// The file at this path, which must exist: read from, or truncated and written to.
+        /// The file at this path: read from, or created (or truncated) and written to.
         case file(String)
         /// A pipe whose other end the test reads; the test process's copy of the writing end is closed once the
         /// child has started, so reading ends when the child does.
@@ -48,10 +48,10 @@ public struct ChildProcess: Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for (descriptor, stream) in [(STDIN_FILENO, input), (STDOUT_FILENO, output), (STDERR_FILENO, error)] {
-            let flags = descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY | O_TRUNC
+            let flags = descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC
             switch stream {
-            case .file(let path): posix_spawn_file_actions_addopen(&actions, descriptor, path, flags, 0)
-            case .null: posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", flags & ~O_TRUNC, 0)
+            case .file(let path): posix_spawn_file_actions_addopen(&actions, descriptor, path, flags, 0o600)
+            case .null: posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", flags & ~(O_CREAT | O_TRUNC), 0)
             case .pipe(let pipe): posix_spawn_file_actions_adddup2(&actions, pipe.fileHandleForWriting.fileDescriptor, descriptor)
             }
         }
