@@ -1,8 +1,8 @@
 import Foundation
 
-/// A record copied out of a read transaction, its stream not yet named: the one way a stored record becomes a
-/// ``LogEntry``. The copy is made inside the transaction; naming the stream may need a transaction of its own,
-/// so it comes after.
+/// A record copied out of a read transaction, its stream not yet named: how the entry iterator and the lookups by
+/// number both make a ``LogEntry`` (a view read in place is copied by `LogEntry(copying:)` instead). The copy is
+/// made inside the transaction; naming the stream may need a transaction of its own, so it comes after.
 struct RawEntry {
     let header: EntryRecord.Header
     let caseName: String
