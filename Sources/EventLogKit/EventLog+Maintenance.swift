@@ -33,6 +33,7 @@ extension EventLog {
             return report
         }
         report.streams = streamsByID.count
+        try verifyMetadataSeal(formatVersion: meta.formatVersion, report: &report)
         verifyStreams(streamsByID, floor: meta.sequenceFloor, report: &report)
         let gaps = try verifyGaps(streams: streamsByID, report: &report)
         try verifySchemaEras(streams: streamsByID, formatVersion: meta.formatVersion, report: &report)
@@ -44,6 +45,20 @@ extension EventLog {
         try verifySnapshots(streams: streamsByID, through: bound, policy: meta.snapshotPolicy, report: &report)
         try verifySnapshotKeys(streams: streamsByID, through: bound, gaps: gaps, report: &report)
         return report
+    }
+
+    /// The metadata's seal matches its keys and values; a log of format version 6 or more has one.
+    private func verifyMetadataSeal(formatVersion: Int, report: inout VerifyReport) throws(EventLogError) {
+        switch try storage.read({ txn in try MetadataSeal.status(txn, storage.meta) }) {
+        case .intact:
+            break
+        case .missing:
+            if formatVersion >= LogLayout.sealedMetadataFormatVersion {
+                report.error("the metadata has no checksum, but the log says format version \(formatVersion), whose metadata is sealed by one")
+            }
+        case .broken(let stored, let computed):
+            report.error("the metadata is damaged: its checksum says \(stored), but its keys and values give \(computed)")
+        }
     }
 
     /// Each gap record is intact, names a stream the log describes, and ends at a snapshot of that stream, with
@@ -405,7 +420,7 @@ extension EventLog {
     /// in the writer's own transaction.
     func removeOldest(before sequence: UInt64, streams: [StreamInfo], in txn: Transaction) throws -> TrimReport {
         let highest = try highestSequence()
-        try txn.put(storage.meta, key: Array(LogLayout.MetaKey.sequenceFloor.utf8), value: Array(String(highest).utf8))
+        try storage.putMetadata(txn, [LogLayout.MetaKey.sequenceFloor: String(highest)])
         var results: [TrimReport.StreamResult] = []
         var removedEntries = 0
         var removedSnapshots = 0

@@ -54,7 +54,7 @@ extension EventLog {
         writer.skip(through: floor)
         guard floor > (try storage.metadata().sequenceFloor) else { return }
         try storage.write { txn in
-            try txn.put(storage.meta, key: Array(LogLayout.MetaKey.sequenceFloor.utf8), value: Array(String(floor).utf8))
+            try storage.putMetadata(txn, [LogLayout.MetaKey.sequenceFloor: String(floor)])
         }
     }
 

@@ -34,6 +34,9 @@ enum LogLayout {
     /// The version of a log whose stream index is kept in blocks: every log a writer opens is raised to it, since
     /// the writer writes compact records and index blocks only.
     static let indexBlocksFormatVersion = 5
+    /// The version of a log whose metadata is sealed by a checksum (``MetadataSeal``): every log a writer opens is
+    /// raised to it, and sealed.
+    static let sealedMetadataFormatVersion = 6
 
     enum MetaKey {
         static let formatVersion = "format-version"
@@ -44,5 +47,6 @@ enum LogLayout {
         static let durability = "durability"
         static let snapshotPolicy = "snapshot-policy"
         static let sequenceFloor = "sequence-floor"
+        static let checksum = "metadata-checksum"
     }
 }

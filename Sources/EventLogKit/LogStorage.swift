@@ -211,9 +211,10 @@ final class LogStorage: Sendable {
             LogLayout.MetaKey.snapshotPolicy: configuration.snapshotPolicy.description,
             LogLayout.MetaKey.codec: configuration.codec.id.description,
         ]
-        if existing.flatMap(Int.init) ?? 0 < LogLayout.indexBlocksFormatVersion {
-            // The writer writes compact records and index blocks, which readers of versions 1 to 4 cannot read.
-            values[LogLayout.MetaKey.formatVersion] = String(LogLayout.indexBlocksFormatVersion)
+        if existing.flatMap(Int.init) ?? 0 < EventLog.formatVersion {
+            // The writer writes compact records and index blocks, which readers of versions 1 to 4 cannot read, and
+            // seals the metadata, which a writer of version 5 would change without sealing it again.
+            values[LogLayout.MetaKey.formatVersion] = String(EventLog.formatVersion)
         }
         if existing == nil {
             values[LogLayout.MetaKey.createdAt] = String(WallClock.now())
@@ -222,10 +223,12 @@ final class LogStorage: Sendable {
         try storage { () throws in
             try environment.write { txn in
                 // Opened in the transaction: it runs again when the map must grow, and a failed one closes the handle.
-                if let records = try txn.openDatabase(LogLayout.streamRecordsDatabase) { try index.convert(txn, records: records) }
-                for (key, value) in values {
-                    try txn.put(meta, key: Array(key.utf8), value: Array(value.utf8))
+                // A damaged value must not be sealed as if it were sound.
+                if case .broken = try MetadataSeal.status(txn, meta) {
+                    throw EventLogError.corruptMetadata(reason: "its checksum does not match its keys and values, so one of them is damaged")
                 }
+                if let records = try txn.openDatabase(LogLayout.streamRecordsDatabase) { try index.convert(txn, records: records) }
+                try putMetadata(txn, values)
             }
         }
     }
@@ -338,7 +341,16 @@ final class LogStorage: Sendable {
         let key = Array(LogLayout.MetaKey.formatVersion.utf8)
         let existing = try txn.get(meta, key: key).flatMap { String(decoding: $0, as: UTF8.self) }.flatMap(Int.init) ?? 0
         guard existing < version else { return }
-        try txn.put(meta, key: key, value: Array(String(version).utf8))
+        try putMetadata(txn, [LogLayout.MetaKey.formatVersion: String(version)])
+    }
+
+    /// Writes `values` into `meta` in `txn` and seals the metadata again (``MetadataSeal``): the one way metadata
+    /// is written.
+    func putMetadata(_ txn: Transaction, _ values: [String: String]) throws {
+        for (key, value) in values {
+            try txn.put(meta, key: Array(key.utf8), value: Array(value.utf8))
+        }
+        try MetadataSeal.seal(txn, meta)
     }
 
     /// Every interned call site, by number; a damaged record is left out (its actions show no call site).

@@ -31,11 +31,11 @@ struct RecordLayoutTests {
         #expect(try log.snapshotSequences(stream: "search").count == 5)
     }
 
-    @Test("a writer continues a version-1 log in compact records, raising it to version 5; both layouts read and verify")
+    @Test("a writer continues a version-1 log in compact records, raising it to version 6; both layouts read and verify")
     func continued() throws {
         let path = try scratch.fixture("version1.reactorlog")
         let log = try EventLog.open(at: path)
-        #expect(try log.metadata().formatVersion == 5)
+        #expect(try log.metadata().formatVersion == 6)
         let stream = try log.openStream(named: "later", reactorType: "Later", schemaFingerprint: "v1", initialState: 0)
         let action = try stream.append(.action, "tap", caseName: "tap")
         try stream.append(.mutation, 1, caseName: "add", cause: action)

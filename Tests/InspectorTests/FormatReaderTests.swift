@@ -54,6 +54,28 @@ struct FormatReaderTests {
         #expect(verify.status == 1, "verify finds the same broken rule: \(verify.output)")
     }
 
+    @Test("it checks the metadata's seal (format version 6): a changed digit of created-at is refused, as verify refuses it")
+    func metadataSeal() async throws {
+        let path = scratch.file("sealed.reactorlog")
+        let log = try EventLog.open(at: path)
+        try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: 0).append(.action, "buy", caseName: "buy")
+        try log.close()
+        #expect(try await read([path]).status == 0)
+        do {
+            let environment = try Environment(path: path)
+            let meta = try environment.openDatabase("meta")
+            try environment.write { txn in
+                var value = Array(try #require(try txn.get(meta, key: Array("created-at".utf8))))
+                value[value.count - 1] ^= 0x01
+                try txn.put(meta, key: Array("created-at".utf8), value: value)
+            }
+        }
+        let result = try await read([path])
+        #expect(result.status == 1)
+        #expect(result.error.contains("the metadata: checksum mismatch"), "\(result.error)")
+        #expect(try await Tool.run(["verify", path]).status == 1)
+    }
+
     @Test("it refuses a sequence gap no trim explains, as verify does")
     func gap() async throws {
         let path = scratch.file("gap.reactorlog")
@@ -77,7 +99,7 @@ struct FormatReaderTests {
         let path = try RetentionInspectorTests.gappedLog(at: scratch.file("gapped.reactorlog"))   // #20…#36 removed
         let result = try await read([path])
         #expect(result.status == 0, "\(result.error)")
-        #expect(result.output.contains("format 5"))
+        #expect(result.output.contains("format 6"))
         #expect(result.output.contains("#19 shop mutation add") && result.output.contains("#37 shop mutation add"))
         #expect(!result.output.contains("#20 shop"))
         #expect(try await Tool.run(["verify", path]).status == 0)

@@ -251,8 +251,20 @@ def main():
         if raw_version is None:
             sys.exit("the log has no format-version: it is not a ReactorLog log")
         version = int(raw_version)
-        if version > 5:
-            sys.exit(f"format version {version} is newer than 5")
+        if version > 6:
+            sys.exit(f"format version {version} is newer than 6")
+        # Version 6: a CRC-32C over every other key and value, in key order, each after its length as a u32,
+        # seals the metadata. It is checked wherever it is present.
+        sealed, seal = b"", None
+        for key, value in txn.cursor(db=meta):
+            if key == b"metadata-checksum":
+                seal = bytes(value)
+            else:
+                sealed += struct.pack("<I", len(key)) + key + struct.pack("<I", len(value)) + value
+        if seal is None and version >= 6:
+            sys.exit(f"the metadata breaks a rule: no metadata-checksum in a log of format version {version}")
+        if seal is not None and seal != b"%08x" % crc32c(sealed):
+            sys.exit("the metadata: checksum mismatch")
         # Version 2: stretches retention removed from the middle of a stream, each ending at the snapshot replay
         # restarts from. Numbers inside them may be missing, as below the trim floor.
         gaps = []

@@ -1,0 +1,121 @@
+@testable import EventLogKit
+import Foundation
+import LMDB
+import TestSupport
+import Testing
+
+/// Format version 6 seals the `meta` database with a checksum, as every other record has one: a damaged digit of a
+/// value that still reads as a value is reported by verify and refused by a writer, and every write seals again.
+@Suite("Metadata seal")
+struct MetadataSealTests {
+    let scratch = ScratchDirectory()
+
+    /// The seal's status in the log at `path`, read with LMDB alone.
+    func status(_ path: String) throws -> MetadataSeal.Status {
+        var options = EnvironmentOptions()
+        options.readOnly = true
+        let environment = try Environment(path: path, options: options)
+        let meta = try environment.openDatabase(LogLayout.metaDatabase)
+        return try environment.read { txn in try MetadataSeal.status(txn, meta) }
+    }
+
+    /// Changes the `meta` database of the log at `path` directly, as damage would, without sealing it again.
+    func damage(_ path: String, _ change: (Database, Transaction) throws -> Void) throws {
+        let environment = try Environment(path: path)
+        let meta = try environment.openDatabase(LogLayout.metaDatabase)
+        try environment.write { txn in try change(meta, txn) }
+    }
+
+    /// A closed log of two streams whose `meta` has every key but `sequence-floor`.
+    func makeLog(_ name: String = "sealed.reactorlog") throws -> String {
+        try scratch.twoStreamLog(name, mutations: 30).close()
+        return scratch.file(name)
+    }
+
+    @Test("the seal is the CRC-32C of each key and value after its length, as FORMAT.md's example works it out")
+    func formatExample() throws {
+        let path = scratch.file("bare.lmdb")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        let environment = try Environment(path: path)
+        let meta = try environment.openDatabase(LogLayout.metaDatabase, flags: .create)
+        let seal: String = try environment.write { txn in
+            try txn.put(meta, key: Array("format-version".utf8), value: Array("6".utf8))
+            try MetadataSeal.seal(txn, meta)
+            return try MetadataSeal.computed(txn, meta)
+        }
+        #expect(seal == "fa584469")
+    }
+
+    @Test("a new log is sealed; a trim and a raised sequence floor write the metadata and seal it again")
+    func everyWriteSeals() throws {
+        let path = try makeLog()
+        #expect(try status(path) == .intact)
+        let log = try EventLog.open(at: path)
+        let highest = try log.highestSequence()
+        try log.trim(before: 25)
+        #expect(try log.metadata().sequenceFloor == highest)
+        #expect(try log.verify().isHealthy)
+        try log.raiseSequenceFloor(to: 100)
+        #expect(try log.metadata().sequenceFloor == 100)
+        #expect(try log.verify().isHealthy)
+        try log.close()
+        #expect(try status(path) == .intact)
+    }
+
+    @Test("a changed byte in any value of the metadata, or in the seal, is reported by verify and refused by a writer; the entries still read", arguments: [
+        ("format-version", 0x02), ("created-at", 0x01), ("created-by", 0x01), ("written-by", 0x01), ("codec", 0x01),
+        ("durability", 0x01), ("snapshot-policy", 0x01), ("metadata-checksum", 0x01),
+    ] as [(String, UInt8)])
+    func damagedValue(_ key: String, _ bit: UInt8) throws {
+        let path = try makeLog()
+        try damage(path) { meta, txn in
+            var value = Array(try #require(try txn.get(meta, key: Array(key.utf8))))
+            // A digit stays a digit (the format version 6 becomes 4), so only the seal tells.
+            value[value.count - 1] ^= bit
+            try txn.put(meta, key: Array(key.utf8), value: value)
+        }
+        do {
+            let reader = try EventLog.openReadOnly(at: path)
+            defer { try? reader.close() }
+            let report = try reader.verify()
+            #expect(report.problems.contains { $0.message.contains("the metadata is damaged: its checksum says") }, "\(report.problems)")
+            #expect(try reader.readEntries().count == 62, "nothing written is lost")
+        }
+        #expect(throws: EventLogError.corruptMetadata(reason: "its checksum does not match its keys and values, so one of them is damaged")) {
+            try EventLog.open(at: path)
+        }
+        guard case .broken = try status(path) else {
+            Issue.record("the refused writer sealed the damage")
+            return
+        }
+    }
+
+    @Test("a byte a bad disk flips in created-at, leaving a valid number, is reported by verify")
+    func flippedOnDisk() throws {
+        let path = try makeLog()
+        let createdAt = try EventLog.openReadOnly(at: path).metadata().createdAt
+        try CorruptFile.flipByte(in: path + "/data.mdb", after: Array("created-at\(String(createdAt).prefix(4))".utf8))
+        let reader = try EventLog.openReadOnly(at: path)
+        #expect(try reader.metadata().createdAt != createdAt, "the flip changed the value, which still reads as a number")
+        #expect(!(try reader.verify().isHealthy))
+    }
+
+    @Test("a log of version 6 without a seal is reported; one of version 5 has none and is sealed by the next writer")
+    func missingSeal() throws {
+        let path = try makeLog()
+        try damage(path) { meta, txn in
+            _ = try txn.delete(meta, key: Array(LogLayout.MetaKey.checksum.utf8))
+        }
+        let report = try EventLog.openReadOnly(at: path).verify()
+        #expect(report.problems.map(\.message) == ["the metadata has no checksum, but the log says format version 6, whose metadata is sealed by one"])
+
+        try damage(path) { meta, txn in
+            try txn.put(meta, key: Array(LogLayout.MetaKey.formatVersion.utf8), value: Array("5".utf8))
+        }
+        #expect(try status(path) == .missing)
+        #expect(try EventLog.openReadOnly(at: path).verify().isHealthy, "a log written before version 6 has no seal to check")
+        try EventLog.open(at: path).close()
+        #expect(try status(path) == .intact)
+        #expect(try EventLog.openReadOnly(at: path).metadata().formatVersion == 6)
+    }
+}
