@@ -15,11 +15,6 @@ struct PathWatch<R: Replayer> {
     init(_ path: StatePath, of state: R.State, replayer: R) throws {
         self.replayer = replayer
         self.path = path
-        try restart(at: state)
-    }
-
-    /// Starts again from `state`, unrelated to the one seen last.
-    mutating func restart(at state: R.State) throws {
         encoding = try replayer.pathEncoding(state, at: path)
         value = try json(state, encoding)
     }

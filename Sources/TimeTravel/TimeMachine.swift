@@ -98,79 +98,6 @@ public struct TimeMachine<P: Replayer>: Sendable {
         StateDiff(from: try json(at: a), to: try json(at: b))
     }
 
-    /// The mutations that changed the value at `path` between `from` and `through`, in order; none that did not.
-    /// Without a reducer (``RecordedStates``) it compares consecutive recorded states: a change with one mutation
-    /// between them names it; one with several names the range (``BlameEntry/range``).
-    public func blame(_ path: StatePath, from: UInt64 = 1, through: UInt64 = .max) throws -> [BlameEntry] {
-        guard replayer.canReduce else { return try recordedBlame(path, from: from, through: through) }
-        let first = from == 0 ? 0 : from - 1
-        var state = try self.state(at: first)
-        var watch = try PathWatch(path, of: state, replayer: replayer)
-        var changes: [(mutation: LogEntry, old: JSONValue?, new: JSONValue?)] = []
-        // Replay runs between the gaps: across one the state restarts from the snapshot after it, a jump no
-        // mutation made. Each run reads its mutations in place and copies only those that changed the path.
-        let gaps = try gaps().filter { $0.lowerBound > first && $0.upperBound < through }
-        for (index, run) in zip([first] + gaps.map(\.upperBound), gaps.map { $0.lowerBound - 1 } + [through]).enumerated() {
-            if index > 0 {
-                state = try self.state(at: run.0)
-                try watch.restart(at: state)
-            }
-            guard run.0 < run.1 else { continue }
-            try log.forEachEntry(EntryQuery(from: run.0 + 1, through: run.1, stream: stream.name, kinds: [.mutation])) { mutation in
-                state = try replayer.reduce(state, view: mutation, recordedWith: schemaHistory.fingerprint(at: mutation.sequence), log: log)
-                let old = watch.value
-                if try watch.changed(in: state) {
-                    changes.append((LogEntry(copying: mutation), old, watch.value))
-                }
-            }
-        }
-        let causes = try log.entries(at: changes.compactMap(\.mutation.cause))
-        var next = causes.makeIterator()
-        return changes.map { change in
-            BlameEntry(mutation: change.mutation, action: change.mutation.cause == nil ? nil : next.next() ?? nil, old: change.old, new: change.new)
-        }
-    }
-
-    /// Blame over the recorded states only.
-    private func recordedBlame(_ path: StatePath, from: UInt64, through: UInt64) throws -> [BlameEntry] {
-        let end = min(through, try lastStep())
-        let start = try log.recoveryPoint(stream: stream.name, atOrBefore: from == 0 ? 0 : from - 1)
-        var previousStep = start.sequence
-        var previous = try replayer.json(try decodeState(start.state, codec: start.codec, at: start.sequence))[path]
-        var changes: [BlameEntry] = []
-        let gaps = try gaps()
-        for point in try log.snapshotSequences(stream: stream.name) where point > previousStep && point <= end {
-            let value = try json(at: point)[path]
-            defer { (previous, previousStep) = (value, point) }
-            guard value != previous, !gaps.contains(where: { $0.lowerBound > previousStep && $0.lowerBound <= point }) else { continue }
-            let between = try log.sequences(stream: stream.name, kinds: [.mutation], from: previousStep + 1, through: point)
-            guard let last = between.last, let mutation = try log.entry(at: last) else { continue }
-            let exact = between.count == 1
-            changes.append(BlameEntry(
-                mutation: mutation, action: exact ? try mutation.cause.flatMap { try log.entry(at: $0) } : nil,
-                old: previous, new: value, range: exact ? nil : between[0]...last, mutationsInRange: between.count))
-        }
-        return changes
-    }
-
-    /// The last mutation at or before `step` that changed the value at `path` (rr's reverse-continue to a
-    /// watchpoint), or `nil` when it never changed.
-    ///
-    /// It walks back one snapshot interval at a time, blaming only that stretch, so its cost is the distance to
-    /// the change, not the stream's length.
-    public func lastChange(of path: StatePath, atOrBefore step: UInt64) throws -> BlameEntry? {
-        guard replayer.canReduce else { return try blame(path, from: 1, through: step).last }
-        let floor = try earliestReplayableStep()
-        var boundaries = try log.snapshotSequences(stream: stream.name).filter { $0 >= floor && $0 < step }
-        var upper = step
-        while true {
-            let lower = boundaries.popLast() ?? floor
-            if let change = try blame(path, from: lower + 1, through: upper).last { return change }
-            guard lower > floor else { return nil }
-            upper = lower
-        }
-    }
-
     /// The state at `through` had the mutations in `skipped` never happened (Redux DevTools' toggle), and
     /// the differences from what was recorded. The log is not changed. Needs the reducer.
     public func whatIf(skipping skipped: Set<UInt64>, through: UInt64? = nil) throws -> WhatIf<P.State> {
@@ -253,32 +180,6 @@ public struct StateIterator<P: Replayer> {
         position = entry.sequence
         state = try machine.advance(state, over: entry)
         return (entry, state)
-    }
-}
-
-/// A mutation that changed the value at a path.
-public struct BlameEntry: Sendable, Hashable {
-    /// The mutation.
-    public let mutation: LogEntry
-    /// The action that caused it, if any.
-    public let action: LogEntry?
-    /// The value before (`nil`: absent).
-    public let old: JSONValue?
-    /// The value after (`nil`: absent).
-    public let new: JSONValue?
-    /// Without a reducer, when several mutations lie between the two recorded states that differ: the first
-    /// and last of them (``mutation`` is the last). `nil` when ``mutation`` is known to be the one.
-    public let range: ClosedRange<UInt64>?
-    /// How many mutations ``range`` holds (1 when there is no range).
-    public let mutationsInRange: Int
-
-    init(mutation: LogEntry, action: LogEntry?, old: JSONValue?, new: JSONValue?, range: ClosedRange<UInt64>? = nil, mutationsInRange: Int = 1) {
-        self.mutation = mutation
-        self.action = action
-        self.old = old
-        self.new = new
-        self.range = range
-        self.mutationsInRange = mutationsInRange
     }
 }
 

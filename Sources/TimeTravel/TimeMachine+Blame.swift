@@ -1,0 +1,146 @@
+import Dispatch
+import EventLogKit
+import Foundation
+import Synchronization
+
+extension TimeMachine {
+    /// The mutations that changed the value at `path` between `from` and `through`, in order; none that did not.
+    /// Without a reducer (``RecordedStates``) it compares consecutive recorded states: a change with one mutation
+    /// between them names it; one with several names the range (``BlameEntry/range``).
+    ///
+    /// A long range is replayed in stretches that start at snapshots, on every core at once. Where one stretch
+    /// ends, the state it reached must equal the next one's starting state (compared as JSON); where they differ,
+    /// as when the replayer reduces otherwise than the recording did, the rest is replayed on from the state
+    /// reached. So the answer is always that of one replay from `from`.
+    public func blame(_ path: StatePath, from: UInt64 = 1, through: UInt64 = .max) throws -> [BlameEntry] {
+        try blame(path, from: from, through: through, workers: ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// ``blame(_:from:through:)`` in about `workers` × 4 stretches (one when `workers` is 1), none shorter than
+    /// `minimumSpan` steps.
+    func blame(_ path: StatePath, from: UInt64, through: UInt64, workers: Int, minimumSpan: UInt64 = 16_384) throws -> [BlameEntry] {
+        guard replayer.canReduce else { return try recordedBlame(path, from: from, through: through) }
+        let stretches = try blameStretches(first: from == 0 ? 0 : from - 1, through: through, workers: workers, minimumSpan: minimumSpan)
+        let replayed = Mutex<[Int: Result<Replayed, any Error>]>([:])
+        DispatchQueue.concurrentPerform(iterations: stretches.count) { index in
+            let result = Result { try replay(stretches[index], watching: path, from: state(at: stretches[index].start)) }
+            replayed.withLock { $0[index] = result }
+        }
+        var found: [BlameEntry] = []
+        var reached: P.State?
+        for (index, stretch) in stretches.enumerated() {
+            var result = replayed.withLock { $0[index]! }
+            // A stretch that continues the one before must start where that one ended, or is replayed on from there.
+            if stretch.continues, let reached, try !started(result, at: reached) {
+                result = Result { try replay(stretch, watching: path, from: reached) }
+            }
+            let stretchReplayed = try result.get()
+            found += stretchReplayed.changes
+            reached = stretchReplayed.end
+        }
+        return found
+    }
+
+    /// What replaying one stretch found: its changes, and the states it started from and reached.
+    struct Replayed: Sendable {
+        let changes: [BlameEntry]
+        let start: P.State
+        let end: P.State
+    }
+
+    /// A stretch of steps blame replays: from the state at `start` through the mutations up to `end`. One that
+    /// `continues` the stretch before starts where that one ends; one that does not starts after a gap, from the
+    /// snapshot that ends it, a jump no mutation made (or is the first).
+    typealias Stretch = (start: UInt64, end: UInt64, continues: Bool)
+
+    /// The stretches blame replays from `first` through `through`: one between each two gaps, each cut at
+    /// snapshots for `workers` threads into about `workers` × 4 in all, none shorter than `minimumSpan` steps, so
+    /// that rebuilding a starting state stays small next to the replay after it.
+    private func blameStretches(first: UInt64, through: UInt64, workers: Int, minimumSpan: UInt64) throws -> [Stretch] {
+        let gaps = try gaps().filter { $0.lowerBound > first && $0.upperBound < through }
+        let runs = zip([first] + gaps.map(\.upperBound), gaps.map { $0.lowerBound - 1 } + [through])
+        guard workers > 1 else { return runs.map { ($0, $1, false) } }
+        let end = min(through, try lastStep())
+        let span = max(minimumSpan, (end > first ? end - first : 0) / UInt64(workers * 4))
+        let snapshots = try log.snapshotSequences(stream: stream.name)
+        var stretches: [Stretch] = []
+        for (start, end) in runs {
+            var cut = start
+            for snapshot in snapshots where snapshot > cut && snapshot < end && snapshot - cut >= span {
+                stretches.append((cut, snapshot, cut != start))
+                cut = snapshot
+            }
+            stretches.append((cut, end, cut != start))
+        }
+        return stretches
+    }
+
+    /// Whether a stretch's replay ran, from a state whose JSON form is that of `state`.
+    private func started(_ result: Result<Replayed, any Error>, at state: P.State) throws -> Bool {
+        guard case .success(let replayed) = result else { return false }
+        return try replayer.json(replayed.start) == replayer.json(state)
+    }
+
+    /// Replays `stretch` from `start`, the state at its first step, noting each mutation that changed the value
+    /// at `path`, with the action that caused it. The mutations are read in place; only those that changed the
+    /// path are copied, and their actions are looked up together at the end.
+    private func replay(_ stretch: Stretch, watching path: StatePath, from start: P.State) throws -> Replayed {
+        var state = start
+        var watch = try PathWatch(path, of: state, replayer: replayer)
+        var changes: [(mutation: LogEntry, old: JSONValue?, new: JSONValue?)] = []
+        if stretch.start < stretch.end {
+            try log.forEachEntry(EntryQuery(from: stretch.start + 1, through: stretch.end, stream: stream.name, kinds: [.mutation])) { mutation in
+                state = try replayer.reduce(state, view: mutation, recordedWith: schemaHistory.fingerprint(at: mutation.sequence), log: log)
+                let old = watch.value
+                if try watch.changed(in: state) {
+                    changes.append((LogEntry(copying: mutation), old, watch.value))
+                }
+            }
+        }
+        var causes = try log.entries(at: changes.compactMap(\.mutation.cause)).makeIterator()
+        let blamed = changes.map { change in
+            BlameEntry(mutation: change.mutation, action: change.mutation.cause == nil ? nil : causes.next() ?? nil, old: change.old, new: change.new)
+        }
+        return Replayed(changes: blamed, start: start, end: state)
+    }
+
+    /// Blame over the recorded states only.
+    private func recordedBlame(_ path: StatePath, from: UInt64, through: UInt64) throws -> [BlameEntry] {
+        let end = min(through, try lastStep())
+        let start = try log.recoveryPoint(stream: stream.name, atOrBefore: from == 0 ? 0 : from - 1)
+        var previousStep = start.sequence
+        var previous = try replayer.json(try decodeState(start.state, codec: start.codec, at: start.sequence))[path]
+        var changes: [BlameEntry] = []
+        let gaps = try gaps()
+        for point in try log.snapshotSequences(stream: stream.name) where point > previousStep && point <= end {
+            let value = try json(at: point)[path]
+            defer { (previous, previousStep) = (value, point) }
+            guard value != previous, !gaps.contains(where: { $0.lowerBound > previousStep && $0.lowerBound <= point }) else { continue }
+            let between = try log.sequences(stream: stream.name, kinds: [.mutation], from: previousStep + 1, through: point)
+            guard let last = between.last, let mutation = try log.entry(at: last) else { continue }
+            let exact = between.count == 1
+            changes.append(BlameEntry(
+                mutation: mutation, action: exact ? try mutation.cause.flatMap { try log.entry(at: $0) } : nil,
+                old: previous, new: value, range: exact ? nil : between[0]...last, mutationsInRange: between.count))
+        }
+        return changes
+    }
+
+    /// The last mutation at or before `step` that changed the value at `path` (rr's reverse-continue to a
+    /// watchpoint), or `nil` when it never changed.
+    ///
+    /// It walks back one snapshot interval at a time, blaming only that stretch, so its cost is the distance to
+    /// the change, not the stream's length.
+    public func lastChange(of path: StatePath, atOrBefore step: UInt64) throws -> BlameEntry? {
+        guard replayer.canReduce else { return try blame(path, from: 1, through: step).last }
+        let floor = try earliestReplayableStep()
+        var boundaries = try log.snapshotSequences(stream: stream.name).filter { $0 >= floor && $0 < step }
+        var upper = step
+        while true {
+            let lower = boundaries.popLast() ?? floor
+            if let change = try blame(path, from: lower + 1, through: upper).last { return change }
+            guard lower > floor else { return nil }
+            upper = lower
+        }
+    }
+}
