@@ -344,7 +344,7 @@ final class LogWriter: @unchecked Sendable {
                 queue.removeFirst(take)
             }
             let ticket = enqueuedTicket - UInt64(queue.count)
-            let unwritten = batch.reduce(0) { $0 + $1.entryCount }
+            let unwritten = batch.indices.reduce(0) { $0 + batch[$1].entryCount }
             bytesSinceMaintenance += takenBytes
             entriesSinceMaintenance += unwritten
             queuedEntries -= unwritten
@@ -353,7 +353,13 @@ final class LogWriter: @unchecked Sendable {
             mutex.unlock()
 
             let step = maintain.flatMap { maintain in maintenanceAllowance().map { (maintain, $0) } }
-            let result = Result { () throws(EventLogError) -> (UInt64?, Bool?) in try commit(batch, maintaining: step) }
+            // The batch is handed over, not shared, so that encoding it moves its items instead of copying them.
+            let result: Result<(UInt64?, Bool?), EventLogError>
+            do {
+                result = .success(try commit(consume batch, maintaining: step))
+            } catch {
+                result = .failure(error)
+            }
 
             mutex.lock()
             var ready: [CheckedContinuation<Void, any Error>] = []
@@ -436,17 +442,10 @@ final class LogWriter: @unchecked Sendable {
 
     /// Writes `batch` in one transaction (growing the map and redoing it when full), then, when `step` is given, a
     /// maintenance step in the same transaction; returns the last sequence number and whether maintenance remains.
-    private func commit(_ batch: [WriteItem], maintaining step: (Maintenance, Int)?) throws(EventLogError) -> (UInt64?, Bool?) {
+    private func commit(_ batch: consuming [WriteItem], maintaining step: (Maintenance, Int)?) throws(EventLogError) -> (UInt64?, Bool?) {
         // Encoding happens here, on the writer thread, before the write transaction: senders only queued values.
-        let batch = batch.compactMap { item -> WriteItem? in
-            switch item {
-            case .deferred(let entry): .entry(entry.pending())
-            case .deferredSnapshot(let snapshot): snapshot.snapshot().map { .snapshot($0) }
-            default: item
-            }
-        }
-        var needsSync = false
-        var lastSequence: UInt64?
+        let encoded = EncodedBatch(batch)
+        let lastSequence = encoded.entries.last?.sequence
         var newSites: [String: UInt32] = [:]
         var newSourceSites: [SourceSite: UInt32] = [:]
         var more: Bool?
@@ -456,26 +455,12 @@ final class LogWriter: @unchecked Sendable {
                 var lastIndex = self.lastIndexKey
                 var indexed = IndexItems()
                 (newSites, newSourceSites) = ([:], [:])   // the body runs again when the map had to grow
-                for item in batch {
-                    switch item {
-                    case .entry(let entry):
-                        try write(entry, txn, &indexed, &newSites, &newSourceSites)
-                        lastSequence = entry.sequence
-                    case .batch(let entries):
-                        for entry in entries { try write(entry, txn, &indexed, &newSites, &newSourceSites) }
-                        lastSequence = entries.last?.sequence ?? lastSequence
-                    case .snapshot(let snapshot):
-                        let key = KeyCoding.streamSequence(snapshot.streamID, snapshot.sequence)
-                        try key.withUnsafeBytes { key in
-                            try txn.reserve(storage.snapshots, key: key, size: SnapshotRecord.size(stateBytes: snapshot.state.count)) {
-                                SnapshotRecord.write(snapshot, into: $0)
-                            }
-                        }
-                    case .sync:
-                        needsSync = true
-                    case .deferred, .deferredSnapshot:
-                        break  // encoded above
-                    }
+                // By index: each entry is lent to `write`, not copied out of the array.
+                for index in encoded.entries.indices {
+                    try write(encoded.entries[index], txn, &indexed, &newSites, &newSourceSites)
+                }
+                for index in encoded.snapshots.indices {
+                    try write(encoded.snapshots[index], txn)
                 }
                 // The index takes each stream's entries at once: its last block is rewritten once a commit.
                 for (stream, items) in indexed.streams { try storage.index.append(txn, stream: stream, items, lastKey: &lastIndex) }
@@ -506,10 +491,19 @@ final class LogWriter: @unchecked Sendable {
         siteIDs.merge(newSites) { old, _ in old }
         nextSiteID += UInt32(newSites.count)
         sourceSiteIDs.merge(newSourceSites) { old, _ in old }
-        if needsSync && durability == .noSync {
+        if encoded.needsSync && durability == .noSync {
             try storage.storage { () throws in try storage.environment.sync(force: true) }
         }
         return (lastSequence, more)
+    }
+
+    private func write(_ snapshot: Snapshot, _ txn: Transaction) throws {
+        let key = KeyCoding.streamSequence(snapshot.streamID, snapshot.sequence)
+        try key.withUnsafeBytes { key in
+            try txn.reserve(storage.snapshots, key: key, size: SnapshotRecord.size(stateBytes: snapshot.state.count)) {
+                SnapshotRecord.write(snapshot, into: $0)
+            }
+        }
     }
 
     private func write(
