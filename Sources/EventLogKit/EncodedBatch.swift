@@ -1,0 +1,26 @@
+/// A batch taken from the queue, encoded and sorted for its write transaction: its entries in sequence order (as
+/// they were queued), its snapshots, and whether a flush asked for a sync. One transaction holds them all, so
+/// snapshots may go after the entries they follow.
+struct EncodedBatch {
+    private(set) var entries: [EntryRecord.Pending] = []
+    private(set) var snapshots: [Snapshot] = []
+    private(set) var needsSync = false
+
+    /// Encodes the deferred entries and snapshots of `items`, taking each item out of the array rather than
+    /// copying it.
+    init(_ items: consuming [WriteItem]) {
+        var items = items
+        entries.reserveCapacity(items.count)
+        items.reverse()
+        while let item = items.popLast() {
+            switch consume item {
+            case .entry(let entry): entries.append(entry)
+            case .batch(let batch): entries.append(contentsOf: batch)
+            case .deferred(let entry): entries.append(entry.pending())
+            case .snapshot(let snapshot): snapshots.append(snapshot)
+            case .deferredSnapshot(let snapshot): if let made = snapshot.snapshot() { snapshots.append(made) }
+            case .sync: needsSync = true
+            }
+        }
+    }
+}
