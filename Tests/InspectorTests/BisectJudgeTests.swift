@@ -34,8 +34,13 @@ struct BisectJudgeTests {
         return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
     }
 
+    /// The pid the judge wrote to `file`, once it has written all of it.
+    func writtenPID(in file: String) -> Int32? {
+        (try? String(contentsOfFile: file, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
     func pid(in file: String) throws -> Int32 {
-        try #require(Int32(try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        try #require(writtenPID(in: file))
     }
 
     @Test("a judge that takes longer than --timeout is stopped with everything it started; exit 7, one line")
@@ -56,7 +61,8 @@ struct BisectJudgeTests {
             Tool.products.appendingPathComponent("reactorlog").path,
             ["bisect", demo, "--stream", "search", "--run", lingeringJudge(pidFile)], error: .file(errors))
         // The judge is another program: nothing to await but its pid file (bounded by the suite's limit).
-        while !FileManager.default.fileExists(atPath: pidFile) || (try? pid(in: pidFile)) == nil {
+        // Polled without `#require`, which would record the not-yet-written file as a failure even under `try?`.
+        while writtenPID(in: pidFile) == nil {
             usleep(10_000)
         }
         let sleeper = try pid(in: pidFile)
