@@ -83,7 +83,8 @@ public final class LogStream: Sendable {
     }
 
     /// Appends an entry whose case name and payload are made by `encode` **on the writer thread**, so the
-    /// caller only takes a sequence number and hands the work over: the hot path of a recorded reactor.
+    /// caller only takes a sequence number and hands the work over: the hot path of a recorded reactor. The
+    /// payload must be in the log's codec, as ``EventLog/encodeNamingCase(_:)`` makes it.
     /// Order, causes and durability are those of ``append(_:)`` (in `sync` durability it returns once
     /// the entry is committed). When `encode` throws, the entry is written all the same, so the sequence
     /// stays gapless, with the case name `unencodable`, codec none and no payload; `encode` is the place to

@@ -8,6 +8,32 @@ import Testing
 struct AppendTests {
     let scratch = ScratchDirectory()
 
+    @Test("the public append that encodes on the writer thread writes the closure's case name and bytes; a closure that throws keeps its number as unencodable")
+    func encodedOnTheWriter() throws {
+        struct Refused: Error {}
+        let log = try scratch.openLog()
+        let stream = try log.counterStream()
+        let appending = UInt(pthread_self()), encoding = Mutex<UInt?>(nil)
+        // The payload is in the log's codec, as `encodeNamingCase` makes it.
+        let action = try stream.append(.action, callSite: ("Shop/Cart.swift", 12), encoding: {
+            encoding.withLock { $0 = UInt(pthread_self()) }
+            let (payload, caseName) = try log.encodeNamingCase(["buy": ["item": "tea"]])
+            return (caseName ?? "buy", payload)
+        })
+        let failed = try stream.append(.mutation, cause: action, encoding: { throw Refused() })
+        let after = try stream.append(.mutation, cause: action, encoding: { ("add", try log.encode(2)) })
+        try log.flush()
+        let entries = try log.readEntries(EntryQuery(from: action))
+        #expect(entries.map(\.sequence) == [action, failed, after])
+        #expect(entries.map(\.caseName) == ["buy", "unencodable", "add"])
+        #expect(try entries.map { try $0.codec.json($0.payload).map { String(decoding: $0, as: UTF8.self) } } == [#"{"buy":{"item":"tea"}}"#, nil, "2"])
+        #expect(entries.map(\.codec) == [log.configuration.codec.id, .none, log.configuration.codec.id])
+        #expect(entries.map(\.cause) == [nil, action, action])
+        #expect(try log.callSite(at: action) == "Shop/Cart.swift:12")
+        #expect(encoding.withLock { $0 } != appending, "the closure ran on the writer thread, not the appending one")
+        #expect(try log.verify().isHealthy)
+    }
+
     @Test("entries read back with every header field, sequence numbers from 1 without gaps")
     func roundTrip() throws {
         let log = try scratch.openLog()
