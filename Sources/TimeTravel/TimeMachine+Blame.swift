@@ -61,7 +61,11 @@ extension TimeMachine {
         let runs = zip([first] + gaps.map(\.upperBound), gaps.map { $0.lowerBound - 1 } + [through])
         guard workers > 1 else { return runs.map { ($0, $1, false) } }
         let end = min(through, try lastStep())
-        let span = max(minimumSpan, (end > first ? end - first : 0) / UInt64(workers * 4))
+        let length = end > first ? end - first : 0
+        let span = max(minimumSpan, length / UInt64(workers * 4))
+        // A range no longer than the span has no cut to make (`lastChange` blames one snapshot interval at a time):
+        // it reads no list of snapshots.
+        guard length > span else { return runs.map { ($0, $1, false) } }
         let snapshots = try log.snapshotSequences(stream: stream.name)
         var stretches: [Stretch] = []
         for (start, end) in runs {
