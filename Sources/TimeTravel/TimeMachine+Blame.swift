@@ -21,31 +21,37 @@ extension TimeMachine {
     func blame(_ path: StatePath, from: UInt64, through: UInt64, workers: Int, minimumSpan: UInt64 = 16_384) throws -> [BlameEntry] {
         guard replayer.canReduce else { return try recordedBlame(path, from: from, through: through) }
         let stretches = try blameStretches(first: from == 0 ? 0 : from - 1, through: through, workers: workers, minimumSpan: minimumSpan)
+        // Where a stretch continues the one before, both make the JSON form of the state at the cut on their own thread.
+        let checks = stretches.indices.map { index in
+            (start: stretches[index].continues, end: index + 1 < stretches.count && stretches[index + 1].continues)
+        }
         let replayed = Mutex<[Int: Result<Replayed, any Error>]>([:])
         DispatchQueue.concurrentPerform(iterations: stretches.count) { index in
-            let result = Result { try replay(stretches[index], watching: path, from: state(at: stretches[index].start)) }
+            let result = Result { try replay(stretches[index], watching: path, from: state(at: stretches[index].start), json: checks[index]) }
             replayed.withLock { $0[index] = result }
         }
         var found: [BlameEntry] = []
-        var reached: P.State?
+        var reached: Replayed?
         for (index, stretch) in stretches.enumerated() {
             var result = replayed.withLock { $0[index]! }
             // A stretch that continues the one before must start where that one ended, or is replayed on from there.
-            if stretch.continues, let reached, try !started(result, at: reached) {
-                result = Result { try replay(stretch, watching: path, from: reached) }
+            if stretch.continues, let reached, (try? result.get())?.startJSON != reached.endJSON {
+                result = Result { try replay(stretch, watching: path, from: reached.end, json: (false, checks[index].end)) }
             }
             let stretchReplayed = try result.get()
             found += stretchReplayed.changes
-            reached = stretchReplayed.end
+            reached = stretchReplayed
         }
         return found
     }
 
-    /// What replaying one stretch found: its changes, and the states it started from and reached.
+    /// What replaying one stretch found: its changes, the state it reached, and the JSON forms of the states it
+    /// started from and reached where a cut is checked against them.
     struct Replayed: Sendable {
         let changes: [BlameEntry]
-        let start: P.State
         let end: P.State
+        let startJSON: JSONValue?
+        let endJSON: JSONValue?
     }
 
     /// A stretch of steps blame replays: from the state at `start` through the mutations up to `end`. One that
@@ -79,16 +85,12 @@ extension TimeMachine {
         return stretches
     }
 
-    /// Whether a stretch's replay ran, from a state whose JSON form is that of `state`.
-    private func started(_ result: Result<Replayed, any Error>, at state: P.State) throws -> Bool {
-        guard case .success(let replayed) = result else { return false }
-        return try replayer.json(replayed.start) == replayer.json(state)
-    }
-
     /// Replays `stretch` from `start`, the state at its first step, noting each mutation that changed the value
-    /// at `path`, with the action that caused it. The mutations are read in place; only those that changed the
-    /// path are copied, and their actions are looked up together at the end.
-    private func replay(_ stretch: Stretch, watching path: StatePath, from start: P.State) throws -> Replayed {
+    /// at `path`, with the action that caused it, and making the JSON forms of the first and last states that
+    /// `json` asks for. The mutations are read in place; only those that changed the path are copied, and their
+    /// actions are looked up together at the end.
+    private func replay(_ stretch: Stretch, watching path: StatePath, from start: P.State, json: (start: Bool, end: Bool)) throws -> Replayed {
+        let startJSON = json.start ? try replayer.json(start) : nil
         var state = start
         var watch = try PathWatch(path, of: state, replayer: replayer)
         var changes: [(mutation: LogEntry, old: JSONValue?, new: JSONValue?)] = []
@@ -105,7 +107,7 @@ extension TimeMachine {
         let blamed = changes.map { change in
             BlameEntry(mutation: change.mutation, action: change.mutation.cause == nil ? nil : causes.next() ?? nil, old: change.old, new: change.new)
         }
-        return Replayed(changes: blamed, start: start, end: state)
+        return Replayed(changes: blamed, end: state, startJSON: startJSON, endJSON: json.end ? try replayer.json(state) : nil)
     }
 
     /// Blame over the recorded states only.
