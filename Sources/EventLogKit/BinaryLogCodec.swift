@@ -40,8 +40,8 @@ public struct BinaryLogCodec: LogCodec {
     /// The binary form of the part of `value` that lies on `path`: members off the path are left out and array
     /// elements off it are nulls, so the JSON form of the result has at `path` exactly what the JSON form of
     /// `value` has there. Writing costs what the path leads through, not the whole value: how blame follows one
-    /// field of a large state over millions of steps. A path through a member named `count` of a value without
-    /// one (an array's or object's size) needs the whole value: pass `[]` for it.
+    /// field of a large state over millions of steps. Where the path asks for a size, use
+    /// ``BinaryPayload/PathStep/count``: it keeps the container's keys or elements, not what lies under them.
     public func encode<Value: Encodable>(_ value: Value, keepingOnly path: [BinaryPayload.PathStep]) throws -> Data {
         Data(try BinaryPayloadEncoder.encode(value, keepingOnly: path, reusing: encoders).payload)
     }

@@ -31,6 +31,10 @@ public enum BinaryPayload {
         case key(String)
         /// An array element, by index.
         case index(Int)
+        /// What `count` names in a path: an object's member `count` where it has one, and otherwise the size of
+        /// the object or array. So an object keeps every key, with a null for each value but `count`'s, and an
+        /// array keeps a null for every element: the size stays, what lies under the members does not.
+        case count
     }
 
     /// A payload that is not a well-formed binary value; `offset` is where reading stopped.

@@ -194,17 +194,26 @@ final class BinaryPayloadEncoder: Encoder {
         }
     }
 
-    /// Writes an object member's key into `frame`; `false`, writing nothing, when the filter leaves it out.
+    /// Writes an object member's key into `frame`; `false` when the filter leaves the value out: the member is
+    /// then not written at all, or for a ``BinaryPayload/PathStep/count`` step, written with a null for its value.
     func key(_ key: some CodingKey, in frame: Int) throws -> Bool {
         try use(frame)
         let name = key.stringValue
-        if let filter, open.count <= filter.count, filter[open.count - 1] != .key(name) { return false }
+        var kept = true
+        if let filter, open.count <= filter.count {
+            switch filter[open.count - 1] {
+            case .key(let wanted) where wanted == name: break
+            case .count: kept = name == "count"
+            default: return false
+            }
+        }
         if open.count == 1 {
             topLevelKeys += 1
             if topLevelKeys == 1 { firstKey = name }
         }
         BinaryPayload.appendKey(name, to: &bytes)
-        return true
+        if !kept { bytes.append(BinaryPayload.null) }
+        return kept
     }
 
     /// Prepares `frame`, an array, for its element `index`; `false`, writing a null in its place, when the filter

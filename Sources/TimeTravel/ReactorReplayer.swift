@@ -69,14 +69,15 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
 
     /// What of `state` lies on `path`, in the binary form.
     private func kept(_ state: R.State, on path: StatePath) throws -> Data {
-        // An array's or object's `count` (a size, when no member has that name) needs the whole container.
-        let steps = path.components.prefix { $0 != .key("count") }.map { component -> BinaryPayload.PathStep in
+        // `count` is a member or a size, whichever the container has: the filter keeps enough for both.
+        let steps = path.components.map { component -> BinaryPayload.PathStep in
             switch component {
+            case .key("count"): .count
             case .key(let key): .key(key)
             case .index(let index): .index(index)
             }
         }
-        return try BinaryLogCodec.shared.encode(state, keepingOnly: Array(steps))
+        return try BinaryLogCodec.shared.encode(state, keepingOnly: steps)
     }
 
     /// Decodes an action as `R.Action` and a mutation as `R.Mutation` (through the migrations from `schema`),

@@ -125,4 +125,25 @@ struct PathProbeTests {
         let element = try BinaryLogCodec().encode(state, keepingOnly: [.key("items"), .index(999), .key("title")])
         #expect(element.count < 1_100, "one byte of null per element before it, then the title")
     }
+
+    @Test("a count keeps the container's keys or elements, not what lies under them")
+    func countIsSmall() throws {
+        var state = RichReactor.State()
+        state.items = (0..<1_000).map { RichReactor.Item(title: "item \($0)", done: false, tags: ["a long tag"]) }
+        state.counts = Dictionary(uniqueKeysWithValues: (0..<1_000).map { ("k\($0)", $0) })
+        let whole = try BinaryLogCodec().encode(state)
+        let items = try BinaryLogCodec().encode(state, keepingOnly: [.key("items"), .count])
+        #expect(items.count < 1_100, "a null per element")
+        let member = try BinaryLogCodec().encode(state, keepingOnly: [.count])
+        #expect(member.count < 100, "the top level's keys, its member count, nothing under the others")
+        let keys = try BinaryLogCodec().encode(state, keepingOnly: [.key("counts"), .count])
+        #expect(keys.count < 10_000 && whole.count > 30_000)
+        let replayer = ReactorReplayer { RichReactor() }
+        for text in ["items.count", "count", "counts.count"] {
+            let path = try StatePath(parsing: text)
+            #expect(try replayer.json(state, at: path) == (try replayer.json(state)[path]), "\(text)")
+        }
+        #expect(try replayer.json(state, at: StatePath(parsing: "counts.count")) == .number(1_000))
+        #expect(try #require(try replayer.pathEncoding(state, at: StatePath(parsing: "items.count"))).count < 1_100)
+    }
 }
