@@ -256,6 +256,30 @@ struct BinaryCodecTests {
         #expect(throws: DecodingError.self) { try codec.decode(Int8.self, from: try codec.encode(300)) }
     }
 
+    @Test("arrays of strings and integers, read in one pass, report a wrong element or scalar with its coding path")
+    func arraysInOnePass() throws {
+        #expect(try codec.decode([String].self, from: try codec.encode(["a", "", "ü"])) == ["a", "", "ü"])
+        #expect(try codec.decode([Int].self, from: try codec.encode([0, -1, Int.max, Int.min])) == [0, -1, Int.max, Int.min])
+        #expect(try codec.decode([Int].self, from: try codec.encode([UInt64(5)])) == [5], "an unsigned element, by the generic path")
+        #expect(try codec.decode([Int].self, from: try codec.encode([Int]())) == [])
+        let cases: [(json: String, path: [String])] = [
+            (#"{"setRepos":{"_0":["a",3],"nextPage":2}}"#, ["setRepos", "_0", "1"]),
+            (#"{"setRepos":{"_0":["a"],"nextPage":"two"}}"#, ["setRepos", "nextPage"]),
+            (#"[[1,2],[3,"four"]]"#, ["1", "1"]),
+        ]
+        for (json, path) in cases {
+            let payload = Data(try BinaryPayload.fromJSON(Data(json.utf8)))
+            let error = #expect(throws: DecodingError.self) {
+                if json.hasPrefix("[") { _ = try codec.decode([[Int]].self, from: payload) } else { _ = try codec.decode(Action.self, from: payload) }
+            }
+            if case .typeMismatch(_, let context) = error {
+                #expect(context.codingPath.map(\.stringValue) == path, "\(json)")
+            } else {
+                Issue.record("expected a type mismatch for \(json), got \(String(describing: error))")
+            }
+        }
+    }
+
     @Test("every truncation and every flipped byte of a payload is refused or decodes, never crashes")
     func damaged() throws {
         let payload = [UInt8](try codec.encode(Action.nested(Self.inner)))

@@ -143,12 +143,12 @@ enum FuzzTarget: UInt8, CaseIterable {
 /// A value of every shape the binary codec writes, for the binary decoder to meet damaged; recursive, so that
 /// deep nesting reaches the decoder's depth limit.
 indirect enum FuzzShape: Codable {
-    case record(name: String, count: Int, ratio: Double, flags: [Bool], nested: [String: [Int]], missing: Int?, big: UInt64, price: Decimal)
+    case record(name: String, count: Int, ratio: Double, flags: [Bool], nested: [String: [Int]], names: [String], missing: Int?, big: UInt64, price: Decimal)
     case plain
     case tree([FuzzShape])
 
     static let sample = FuzzShape.tree([
-        .record(name: "é\n", count: -3, ratio: 0.25, flags: [true, false], nested: ["a": [1, 2]], missing: nil, big: .max, price: Decimal(string: "1.05")!),
+        .record(name: "é\n", count: -3, ratio: 0.25, flags: [true, false], nested: ["a": [1, 2]], names: ["x", ""], missing: nil, big: .max, price: Decimal(string: "1.05")!),
         .tree([.plain]),
     ])
 }
