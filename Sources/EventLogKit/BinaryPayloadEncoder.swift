@@ -125,6 +125,11 @@ final class BinaryPayloadEncoder: Encoder {
             BinaryPayload.appendString((value as! URL).absoluteString, to: &bytes)
         } else if Value.self == Decimal.self {
             appendDecimal(value as! Decimal)
+        } else if Value.self == [String].self, filter.map({ open.count >= $0.count }) ?? true {
+            // In one pass, as `Array.encode(to:)` would through a container; the bytes are the same.
+            appendArray(unsafeBitCast(value, to: [String].self)) { BinaryPayload.appendString($0, to: &$1) }
+        } else if Value.self == [Int].self, filter.map({ open.count >= $0.count }) ?? true {
+            appendArray(unsafeBitCast(value, to: [Int].self)) { BinaryPayload.appendInteger(Int64($0), to: &$1) }
         } else {
             try value.encode(to: self)
         }
@@ -134,6 +139,13 @@ final class BinaryPayloadEncoder: Encoder {
             bytes.append(BinaryPayload.object)
             bytes.append(0)
         }
+    }
+
+    /// An array of `elements`, each written by `append`: for arrays of scalars, which the filter does not reach into.
+    private func appendArray<Element>(_ elements: [Element], _ append: (Element, inout [UInt8]) -> Void) {
+        bytes.append(BinaryPayload.array)
+        for element in elements { append(element, &bytes) }
+        bytes.append(BinaryPayload.arrayEnd)
     }
 
     private func appendDecimal(_ decimal: Decimal) {

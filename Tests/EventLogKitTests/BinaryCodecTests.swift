@@ -256,12 +256,16 @@ struct BinaryCodecTests {
         #expect(throws: DecodingError.self) { try codec.decode(Int8.self, from: try codec.encode(300)) }
     }
 
-    @Test("arrays of strings and integers, read in one pass, report a wrong element or scalar with its coding path")
+    @Test("arrays of strings and integers, written and read in one pass, match the generic path and report a wrong element with its coding path")
     func arraysInOnePass() throws {
         #expect(try codec.decode([String].self, from: try codec.encode(["a", "", "ü"])) == ["a", "", "ü"])
         #expect(try codec.decode([Int].self, from: try codec.encode([0, -1, Int.max, Int.min])) == [0, -1, Int.max, Int.min])
         #expect(try codec.decode([Int].self, from: try codec.encode([UInt64(5)])) == [5], "an unsigned element, by the generic path")
         #expect(try codec.decode([Int].self, from: try codec.encode([Int]())) == [])
+        // Written in one pass too: the same bytes as through a container (which `ContiguousArray` takes).
+        #expect(try codec.encode(["a", "", "ü"]) == (try codec.encode(ContiguousArray(["a", "", "ü"]))))
+        #expect(try codec.encode([0, -1, Int.max, Int.min]) == (try codec.encode(ContiguousArray([0, -1, Int.max, Int.min]))))
+        #expect(try codec.encode([[String]]()) == (try codec.encode(ContiguousArray<[String]>())))
         let cases: [(json: String, path: [String])] = [
             (#"{"setRepos":{"_0":["a",3],"nextPage":2}}"#, ["setRepos", "_0", "1"]),
             (#"{"setRepos":{"_0":["a"],"nextPage":"two"}}"#, ["setRepos", "nextPage"]),
