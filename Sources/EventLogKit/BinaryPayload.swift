@@ -144,7 +144,13 @@ public enum BinaryPayload {
 
         mutating func text(_ length: Int) throws(Malformed) -> String {
             let start = offset
-            guard let text = String(validating: try utf8(length), as: UTF8.self) else {
+            let raw = try utf8(length)
+            // ASCII needs no validation, and `String(decoding:)` of typed bytes is specialized; `String(validating:)`
+            // is generic here and looked up two types' metadata for every string.
+            let text = raw.withMemoryRebound(to: UInt8.self) { typed in
+                typed.allSatisfy { $0 < 0x80 } ? String(decoding: typed, as: UTF8.self) : String(validating: typed, as: UTF8.self)
+            }
+            guard let text else {
                 throw Malformed(offset: start, reason: "a string is not valid UTF-8")
             }
             return text

@@ -284,6 +284,18 @@ struct BinaryCodecTests {
         }
     }
 
+    @Test("a string decodes whether ASCII or not, and bytes that are not UTF-8 are refused, by the decoder and the renderer")
+    func utf8() throws {
+        for text in ["plain", "", "ü and 🙂", "\u{7F}"] {
+            #expect(try codec.decode(String.self, from: try codec.encode(text)) == text)
+        }
+        for bad: [UInt8] in [[0xFF], [0x61, 0xC3], [0xED, 0xA0, 0x80], [0x61, 0x80, 0x62]] {
+            let payload = Data([BinaryPayload.string, UInt8(bad.count)] + bad)
+            #expect(throws: DecodingError.self) { try codec.decode(String.self, from: payload) }
+            #expect(throws: BinaryPayload.Malformed.self) { try BinaryPayload.json(payload) }
+        }
+    }
+
     @Test("every truncation and every flipped byte of a payload is refused or decodes, never crashes")
     func damaged() throws {
         let payload = [UInt8](try codec.encode(Action.nested(Self.inner)))
