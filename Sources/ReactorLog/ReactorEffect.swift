@@ -35,7 +35,7 @@ public struct ReactorEffect<Action: Sendable, Mutation: Sendable>: Sendable {
 
     @usableFromInline let body: Body
 
-    init(body: Body) {
+    @usableFromInline init(body: Body) {
         self.body = body
     }
 
@@ -57,13 +57,15 @@ public struct ReactorEffect<Action: Sendable, Mutation: Sendable>: Sendable {
     }
 
     /// No mutation.
-    public static var none: ReactorEffect { ReactorEffect(body: .none) }
+    @inlinable public static var none: ReactorEffect { ReactorEffect(body: .none) }
 
     /// These mutations, in order, reduced before `send` returns.
-    public static func just(_ mutations: Mutation...) -> ReactorEffect { just(mutations) }
+    @inlinable public static func just(_ mutations: Mutation...) -> ReactorEffect { just(mutations) }
 
     /// These mutations, in order, reduced before `send` returns.
-    public static func just(_ mutations: [Mutation]) -> ReactorEffect {
+    // Inlinable, as are `none` and the variadic form: specialized in the reactor's module, making an effect
+    // costs no metadata lookup of `Body` (about 330 instructions a call otherwise).
+    @inlinable public static func just(_ mutations: [Mutation]) -> ReactorEffect {
         switch mutations.count {
         case 0: ReactorEffect(body: .none)
         case 1: ReactorEffect(body: .one(mutations[0]))
