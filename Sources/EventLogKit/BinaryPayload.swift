@@ -11,19 +11,19 @@ import Foundation
 ///
 /// An object member is its key (varint of the key's byte length + 1, then UTF-8) followed by its value.
 public enum BinaryPayload {
-    static let null: UInt8 = 0x00
-    static let `false`: UInt8 = 0x01
-    static let `true`: UInt8 = 0x02
-    static let integer: UInt8 = 0x03
-    static let unsigned: UInt8 = 0x04
-    static let double: UInt8 = 0x05
-    static let string: UInt8 = 0x06
-    static let array: UInt8 = 0x07
-    static let object: UInt8 = 0x08
-    static let decimal: UInt8 = 0x09
-    static let arrayEnd: UInt8 = 0x0F
+    package static let null: UInt8 = 0x00
+    package static let `false`: UInt8 = 0x01
+    package static let `true`: UInt8 = 0x02
+    package static let integer: UInt8 = 0x03
+    package static let unsigned: UInt8 = 0x04
+    package static let double: UInt8 = 0x05
+    package static let string: UInt8 = 0x06
+    package static let array: UInt8 = 0x07
+    package static let object: UInt8 = 0x08
+    package static let decimal: UInt8 = 0x09
+    package static let arrayEnd: UInt8 = 0x0F
     /// Containers nest at most this deep, so that a hostile payload cannot exhaust the stack of a reader.
-    static let maximumDepth = 512
+    package static let maximumDepth = 512
 
     /// One step of a path into a value's JSON form (``BinaryLogCodec/encode(_:keepingOnly:)``).
     public enum PathStep: Hashable, Sendable {
@@ -90,26 +90,26 @@ public enum BinaryPayload {
     // MARK: Reading
 
     /// Reads values of a payload, checking every bound.
-    struct Reader {
-        let bytes: UnsafeRawBufferPointer
-        var offset: Int
+    package struct Reader {
+        package let bytes: UnsafeRawBufferPointer
+        package var offset: Int
 
-        init(_ bytes: UnsafeRawBufferPointer, at offset: Int = 0) {
+        package init(_ bytes: UnsafeRawBufferPointer, at offset: Int = 0) {
             self.bytes = bytes
             self.offset = offset
         }
 
-        var isAtEnd: Bool { offset >= bytes.count }
+        package var isAtEnd: Bool { offset >= bytes.count }
 
-        func malformed(_ reason: String) -> Malformed { Malformed(offset: offset, reason: reason) }
+        package func malformed(_ reason: String) -> Malformed { Malformed(offset: offset, reason: reason) }
 
-        mutating func byte() throws(Malformed) -> UInt8 {
+        package mutating func byte() throws(Malformed) -> UInt8 {
             guard offset < bytes.count else { throw malformed("the payload ends inside a value") }
             defer { offset += 1 }
             return bytes[offset]
         }
 
-        mutating func varint() throws(Malformed) -> UInt64 {
+        package mutating func varint() throws(Malformed) -> UInt64 {
             guard let (value, next) = Varint.read(bytes, at: offset) else {
                 throw malformed(offset < bytes.count ? "a varint is longer than 64 bits, or cut short" : "the payload ends inside a value")
             }
@@ -117,18 +117,18 @@ public enum BinaryPayload {
             return value
         }
 
-        mutating func length() throws(Malformed) -> Int {
+        package mutating func length() throws(Malformed) -> Int {
             let length = try varint()
             guard length <= UInt64(bytes.count - offset) else { throw malformed("a length runs past the payload's end") }
             return Int(length)
         }
 
-        mutating func integer() throws(Malformed) -> Int64 {
+        package mutating func integer() throws(Malformed) -> Int64 {
             let zigzag = try varint()
             return Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1)))
         }
 
-        mutating func double() throws(Malformed) -> Double {
+        package mutating func double() throws(Malformed) -> Double {
             guard bytes.count - offset >= 8 else { throw malformed("a double runs past the payload's end") }
             defer { offset += 8 }
             let value = Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
@@ -142,7 +142,7 @@ public enum BinaryPayload {
             return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)])
         }
 
-        mutating func text(_ length: Int) throws(Malformed) -> String {
+        package mutating func text(_ length: Int) throws(Malformed) -> String {
             let start = offset
             let raw = try utf8(length)
             // ASCII needs no validation, and `String(decoding:)` of typed bytes is specialized; `String(validating:)`
@@ -157,7 +157,7 @@ public enum BinaryPayload {
         }
 
         /// An object member's key length, or `nil` at the object's end mark.
-        mutating func keyLength() throws(Malformed) -> Int? {
+        package mutating func keyLength() throws(Malformed) -> Int? {
             let length = try varint()
             guard length > 0 else { return nil }
             guard length - 1 <= UInt64(bytes.count - offset) else { throw malformed("a key runs past the payload's end") }
@@ -289,7 +289,7 @@ public enum BinaryPayload {
     }
 
     /// Whether `text` follows JSON's number grammar.
-    static func isJSONNumber(_ text: String) -> Bool {
+    package static func isJSONNumber(_ text: String) -> Bool {
         var utf8 = text.utf8[...]
         if utf8.first == UInt8(ascii: "-") { utf8 = utf8.dropFirst() }
         func digits() -> Int {

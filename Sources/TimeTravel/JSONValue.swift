@@ -25,6 +25,10 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     /// The value of a payload written with `codec`, when that codec reads as JSON (`CodecID.isReadableAsJSON`):
     /// `nil` for another codec. Throws for a payload that is not well formed.
     public init?(payload: Data, codec: CodecID) throws {
+        if codec == .binary {
+            try self.init(binary: payload)
+            return
+        }
         guard let json = try codec.json(payload) else { return nil }
         try self.init(parsing: json)
     }

@@ -48,8 +48,14 @@ enum FuzzTarget: UInt8, CaseIterable {
         case .exportLine:
             _ = try? JSONDecoder().decode(ExportLine.self, from: Data(body))
         case .binaryPayload:
-            guard let rendered = try? BinaryPayload.json(Data(body)) else { return }
-            check((try? JSONValue(parsing: rendered)) != nil, "binary payload \(body) renders as JSON that does not parse")
+            let direct = try? JSONValue(binary: Data(body))
+            guard let rendered = try? BinaryPayload.json(Data(body)) else {
+                check(direct == nil, "binary payload \(body) is refused as JSON text but read as a value")
+                return
+            }
+            let parsed = try? JSONValue(parsing: rendered)
+            check(parsed != nil, "binary payload \(body) renders as JSON that does not parse")
+            check(direct == parsed, "binary payload \(body) reads as another value than its JSON text")
             let again = (try? BinaryPayload.fromJSON(rendered)).flatMap { try? BinaryPayload.json(Data($0)) }
             check(again == rendered, "the JSON of binary payload \(body) does not convert back to the same JSON")
         case .binaryDecode:

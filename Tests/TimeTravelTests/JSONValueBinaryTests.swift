@@ -1,0 +1,70 @@
+import EventLogKit
+import Foundation
+import Testing
+@testable import TimeTravel
+
+/// Time travel builds a binary payload's JSON value straight from its bytes; it must be exactly the value that
+/// rendering the payload as JSON text and parsing that gives, and refuse exactly what rendering refuses.
+@Suite("JSON values of binary payloads")
+struct JSONValueBinaryTests {
+    struct Sample: Codable {
+        enum Mode: Codable { case idle, loading(page: Int), failed(String) }
+        var title = "quote \" backslash \\ tab \t ü 🙂"
+        var count = -42
+        var big = UInt64.max
+        var small = Int64.min
+        var ratio = 0.1
+        var tiny = Double.leastNonzeroMagnitude
+        var price = Decimal(string: "12.345")!
+        var flags = [true, false]
+        var nested: [String: [Int]] = ["a": [1, 2], "b": []]
+        var missing: Int? = nil
+        var mode = Mode.loading(page: 3)
+        var grid: [[Double]] = [[1.5, -0.0], []]
+    }
+
+    /// The value both ways, or `nil` where that way throws.
+    private func bothWays(_ payload: Data) -> (direct: JSONValue?, throughText: JSONValue?) {
+        let direct = try? JSONValue(binary: payload)
+        let throughText = (try? BinaryPayload.json(payload)).flatMap { try? JSONValue(parsing: $0) }
+        return (direct, throughText)
+    }
+
+    @Test("every value, every truncation and every flipped bit agrees with rendering and parsing")
+    func agrees() throws {
+        let codec = BinaryLogCodec()
+        let payloads = [
+            try codec.encode(Sample()), try codec.encode(Sample.Mode.failed("x")), try codec.encode([Sample(), Sample()]),
+            try codec.encode("text"), try codec.encode(7), try codec.encode([String: Int]()),
+        ]
+        var compared = 0
+        var refused = 0
+        for payload in payloads {
+            let whole = bothWays(payload)
+            #expect(whole.direct != nil && whole.direct == whole.throughText)
+            var variants = (0..<payload.count).map { Data(payload.prefix($0)) }
+            for index in payload.indices {
+                for bit in 0..<8 {
+                    var bytes = payload
+                    bytes[index] ^= 1 << bit
+                    variants.append(bytes)
+                }
+            }
+            for variant in variants {
+                let (direct, throughText) = bothWays(variant)
+                #expect(direct == throughText, "\(Array(variant))")
+                compared += 1
+                if direct == nil { refused += 1 }
+            }
+        }
+        // Both outcomes were met many times, so the agreement covers each.
+        #expect(refused > 100 && compared - refused > 100)
+    }
+
+    @Test("a binary entry's payload is read through the direct path")
+    func payloadInit() throws {
+        let payload = try BinaryLogCodec().encode(Sample())
+        #expect(try JSONValue(payload: payload, codec: .binary) == (try JSONValue(parsing: try BinaryPayload.json(payload))))
+        #expect(throws: BinaryPayload.Malformed.self) { try JSONValue(payload: payload + Data([0]), codec: .binary) }
+    }
+}
