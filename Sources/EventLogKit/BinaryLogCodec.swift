@@ -23,7 +23,7 @@ public struct BinaryLogCodec: LogCodec {
 
     /// Encodes `value`.
     public func encode<Value: Encodable>(_ value: Value) throws -> Data {
-        Data(try BinaryPayloadEncoder.encode(value, reusing: encoders).payload)
+        try BinaryPayloadEncoder.encodeData(value, reusing: encoders)
     }
 
     /// Encodes `value` and names its case: the key of a top-level object of one member, learned as it is written.
@@ -43,7 +43,7 @@ public struct BinaryLogCodec: LogCodec {
     /// field of a large state over millions of steps. Where the path asks for a size, use
     /// ``BinaryPayload/PathStep/count``: it keeps the container's keys or elements, not what lies under them.
     public func encode<Value: Encodable>(_ value: Value, keepingOnly path: [BinaryPayload.PathStep]) throws -> Data {
-        Data(try BinaryPayloadEncoder.encode(value, keepingOnly: path, reusing: encoders).payload)
+        try BinaryPayloadEncoder.encodeData(value, keepingOnly: path, reusing: encoders)
     }
 
     /// Decodes a `Value` from `data`.

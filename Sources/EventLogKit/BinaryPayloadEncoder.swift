@@ -60,21 +60,37 @@ final class BinaryPayloadEncoder: Encoder {
     static func encode<Value: Encodable>(
         _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]? = nil, reusing spare: Spare<BinaryPayloadEncoder>? = nil
     ) throws -> (payload: [UInt8], caseName: String?) {
+        // A copy of exactly the payload's size: `Array(bytes)` would share the buffer the encoder keeps, and
+        // with it that buffer's capacity, which a large value before may have grown to 64 KiB.
+        try encode(value, keepingOnly: filter, reusing: spare) { bytes, caseName in (bytes.withUnsafeBufferPointer { Array($0) }, caseName) }
+    }
+
+    /// ``encode(_:keepingOnly:reusing:)`` as `Data`, copied once out of the encoder's buffer (not at all, for the
+    /// few bytes `Data` holds inline).
+    static func encodeData<Value: Encodable>(
+        _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]? = nil, reusing spare: Spare<BinaryPayloadEncoder>? = nil
+    ) throws -> Data {
+        try encode(value, keepingOnly: filter, reusing: spare) { bytes, _ in Data(bytes) }
+    }
+
+    /// Encodes `value` and hands `output` the payload, in the encoder's own buffer (to be copied, not kept), and
+    /// the case name.
+    private static func encode<Value: Encodable, Output>(
+        _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]?, reusing spare: Spare<BinaryPayloadEncoder>?,
+        output: ([UInt8], String?) -> Output
+    ) throws -> Output {
         let encoder = spare?.take() ?? BinaryPayloadEncoder()
         // Set for every value: a kept encoder may have served a filtered one.
         encoder.filter = filter
         defer { if let spare { encoder.keep(in: spare) } }
         do {
             try encoder.encodeValue(value)
-            // A copy of exactly the payload's size: `Array(bytes)` would share the buffer the encoder keeps, and
-            // with it that buffer's capacity, which a large value before may have grown to 64 KiB.
-            let payload = encoder.bytes.withUnsafeBufferPointer { Array($0) }
-            return (payload, encoder.topLevelKeys == 1 ? encoder.firstKey : nil)
+            return output(encoder.bytes, encoder.topLevelKeys == 1 ? encoder.firstKey : nil)
         } catch is OutOfOrder {
             // The whole value, which has at any path what the filtered one would.
             let json = try fallback.encode(value)
             let payload = try BinaryPayload.fromJSON(json)
-            return (payload, Self.singleKey(of: payload))
+            return output(payload, Self.singleKey(of: payload))
         }
     }
 
