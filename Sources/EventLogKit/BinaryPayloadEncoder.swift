@@ -141,10 +141,10 @@ final class BinaryPayloadEncoder: Encoder {
             BinaryPayload.appendString((value as! URL).absoluteString, to: &bytes)
         } else if Value.self == Decimal.self {
             appendDecimal(value as! Decimal)
-        } else if Value.self == [String].self, filter.map({ open.count >= $0.count }) ?? true {
+        } else if Value.self == [String].self {
             // In one pass, as `Array.encode(to:)` would through a container; the bytes are the same.
             appendArray(unsafeBitCast(value, to: [String].self)) { BinaryPayload.appendString($0, to: &$1) }
-        } else if Value.self == [Int].self, filter.map({ open.count >= $0.count }) ?? true {
+        } else if Value.self == [Int].self {
             appendArray(unsafeBitCast(value, to: [Int].self)) { BinaryPayload.appendInteger(Int64($0), to: &$1) }
         } else {
             try value.encode(to: self)
@@ -157,10 +157,22 @@ final class BinaryPayloadEncoder: Encoder {
         }
     }
 
-    /// An array of `elements`, each written by `append`: for arrays of scalars, which the filter does not reach into.
+    /// An array of scalar `elements`, each written by `append`, or a null where the filter leaves it out (as
+    /// ``element(_:in:)`` does): the filter's step for the array's elements, if it has one, keeps one index or none.
     private func appendArray<Element>(_ elements: [Element], _ append: (Element, inout [UInt8]) -> Void) {
         bytes.append(BinaryPayload.array)
-        for element in elements { append(element, &bytes) }
+        if let filter, open.count < filter.count {
+            // Nulls in runs, not one by one: a path's `count` over a long array keeps only its length.
+            if case .index(let kept) = filter[open.count], elements.indices.contains(kept) {
+                bytes.append(contentsOf: repeatElement(BinaryPayload.null, count: kept))
+                append(elements[kept], &bytes)
+                bytes.append(contentsOf: repeatElement(BinaryPayload.null, count: elements.count - kept - 1))
+            } else {
+                bytes.append(contentsOf: repeatElement(BinaryPayload.null, count: elements.count))
+            }
+        } else {
+            for element in elements { append(element, &bytes) }
+        }
         bytes.append(BinaryPayload.arrayEnd)
     }
 

@@ -126,6 +126,25 @@ struct PathProbeTests {
         #expect(element.count < 1_100, "one byte of null per element before it, then the title")
     }
 
+    struct Strings: Encodable { var list: [String]; var numbers: [Int] }
+    struct GenericStrings: Encodable { var list: ContiguousArray<String>; var numbers: ContiguousArray<Int> }
+
+    @Test("arrays of strings and integers, written in one pass, keep under a path filter exactly what the generic path keeps")
+    func filteredArrays() throws {
+        let list = (0..<50).map { "name \($0)" }, numbers = Array(-25..<25)
+        let fast = Strings(list: list, numbers: numbers)
+        let generic = GenericStrings(list: ContiguousArray(list), numbers: ContiguousArray(numbers))
+        let steps: [BinaryPayload.PathStep] = [.count, .index(0), .index(7), .index(49), .index(50), .key("count"), .key("x")]
+        for key in ["list", "numbers"] {
+            for step in steps {
+                for path in [[.key(key), step], [.key(key), step, .key("deeper")], [.key(key)]] as [[BinaryPayload.PathStep]] {
+                    #expect(try BinaryLogCodec().encode(fast, keepingOnly: path) == (try BinaryLogCodec().encode(generic, keepingOnly: path)), "\(path)")
+                }
+            }
+        }
+        #expect(try BinaryLogCodec().encode(fast, keepingOnly: [.key("list"), .count]).count < 60, "a null per element")
+    }
+
     @Test("a count keeps the container's keys or elements, not what lies under them")
     func countIsSmall() throws {
         var state = RichReactor.State()
