@@ -146,6 +146,8 @@ final class BinaryPayloadEncoder: Encoder {
             appendArray(unsafeBitCast(value, to: [String].self)) { BinaryPayload.appendString($0, to: &$1) }
         } else if Value.self == [Int].self {
             appendArray(unsafeBitCast(value, to: [Int].self)) { BinaryPayload.appendInteger(Int64($0), to: &$1) }
+        } else if let step = elementStep, let array = value as? any FilterableArray {
+            try array.encode(keeping: step, into: self)
         } else {
             try value.encode(to: self)
         }
@@ -157,23 +159,49 @@ final class BinaryPayloadEncoder: Encoder {
         }
     }
 
+    /// The filter's step for the elements of an array about to be encoded here, when it is one that arrays answer
+    /// (an index, or `count`): the only case in which an array is worth writing apart (``FilterableArray``).
+    private var elementStep: BinaryPayload.PathStep? {
+        guard let filter, open.count < filter.count else { return nil }
+        switch filter[open.count] {
+        case .key: return nil
+        case let step: return step
+        }
+    }
+
     /// An array of scalar `elements`, each written by `append`, or a null where the filter leaves it out (as
     /// ``element(_:in:)`` does): the filter's step for the array's elements, if it has one, keeps one index or none.
     private func appendArray<Element>(_ elements: [Element], _ append: (Element, inout [UInt8]) -> Void) {
         bytes.append(BinaryPayload.array)
         if let filter, open.count < filter.count {
-            // Nulls in runs, not one by one: a path's `count` over a long array keeps only its length.
-            if case .index(let kept) = filter[open.count], elements.indices.contains(kept) {
-                bytes.append(contentsOf: repeatElement(BinaryPayload.null, count: kept))
-                append(elements[kept], &bytes)
-                bytes.append(contentsOf: repeatElement(BinaryPayload.null, count: elements.count - kept - 1))
-            } else {
-                bytes.append(contentsOf: repeatElement(BinaryPayload.null, count: elements.count))
-            }
+            nulls(around: filter[open.count], count: elements.count) { append(elements[$0], &bytes) }
         } else {
             for element in elements { append(element, &bytes) }
         }
         bytes.append(BinaryPayload.arrayEnd)
+    }
+
+    /// Opens an array of `count` elements and writes what `step` keeps of it: the element `encodeElement` writes
+    /// at the kept index, if any, and nulls for the rest (``FilterableArray``); the array closes with the value.
+    func encodeArray(count: Int, keeping step: BinaryPayload.PathStep, _ encodeElement: (Int) throws -> Void) throws {
+        let frame = try openContainer(isArray: true)
+        try nulls(around: step, count: count) { index in
+            try use(frame)
+            try encodeElement(index)
+            try use(frame)
+        }
+    }
+
+    /// Nulls for the `count` elements of an array, but for the one `step` keeps, if any, which `keep` writes.
+    /// Nulls in runs, not one by one: a path's `count` over a long array keeps only its length.
+    private func nulls(around step: BinaryPayload.PathStep, count: Int, _ keep: (Int) throws -> Void) rethrows {
+        if case .index(let kept) = step, (0..<count).contains(kept) {
+            bytes.append(contentsOf: repeatElement(BinaryPayload.null, count: kept))
+            try keep(kept)
+            bytes.append(contentsOf: repeatElement(BinaryPayload.null, count: count - kept - 1))
+        } else {
+            bytes.append(contentsOf: repeatElement(BinaryPayload.null, count: count))
+        }
     }
 
     private func appendDecimal(_ decimal: Decimal) {

@@ -126,23 +126,40 @@ struct PathProbeTests {
         #expect(element.count < 1_100, "one byte of null per element before it, then the title")
     }
 
-    struct Strings: Encodable { var list: [String]; var numbers: [Int] }
-    struct GenericStrings: Encodable { var list: ContiguousArray<String>; var numbers: ContiguousArray<Int> }
+    struct Arrays: Encodable {
+        var list: [String]
+        var numbers: [Int]
+        var items: [RichReactor.Item]
+        var grid: [[Int]]
+    }
+    struct GenericArrays: Encodable {
+        var list: ContiguousArray<String>
+        var numbers: ContiguousArray<Int>
+        var items: ContiguousArray<RichReactor.Item>
+        var grid: ContiguousArray<ContiguousArray<Int>>
+    }
 
-    @Test("arrays of strings and integers, written in one pass, keep under a path filter exactly what the generic path keeps")
+    @Test("arrays that a path filter reaches into, written apart, keep exactly what the generic path keeps")
     func filteredArrays() throws {
         let list = (0..<50).map { "name \($0)" }, numbers = Array(-25..<25)
-        let fast = Strings(list: list, numbers: numbers)
-        let generic = GenericStrings(list: ContiguousArray(list), numbers: ContiguousArray(numbers))
+        let items = (0..<50).map { RichReactor.Item(title: "item \($0)", done: $0 % 2 == 0, tags: ["t\($0)", "u"]) }
+        let grid = (0..<50).map { Array(0..<$0 % 4) }
+        let fast = Arrays(list: list, numbers: numbers, items: items, grid: grid)
+        let generic = GenericArrays(
+            list: ContiguousArray(list), numbers: ContiguousArray(numbers), items: ContiguousArray(items),
+            grid: ContiguousArray(grid.map { ContiguousArray($0) }))
         let steps: [BinaryPayload.PathStep] = [.count, .index(0), .index(7), .index(49), .index(50), .key("count"), .key("x")]
-        for key in ["list", "numbers"] {
+        let deeper: [BinaryPayload.PathStep] = [.key("title"), .key("tags"), .index(1), .count]
+        for key in ["list", "numbers", "items", "grid"] {
             for step in steps {
-                for path in [[.key(key), step], [.key(key), step, .key("deeper")], [.key(key)]] as [[BinaryPayload.PathStep]] {
+                let paths = [[.key(key), step], [.key(key)]] + deeper.map { [.key(key), step, $0] } + [[.key(key), step, .key("tags"), .index(0)]]
+                for path in paths as [[BinaryPayload.PathStep]] {
                     #expect(try BinaryLogCodec().encode(fast, keepingOnly: path) == (try BinaryLogCodec().encode(generic, keepingOnly: path)), "\(path)")
                 }
             }
         }
         #expect(try BinaryLogCodec().encode(fast, keepingOnly: [.key("list"), .count]).count < 60, "a null per element")
+        #expect(try BinaryLogCodec().encode(fast, keepingOnly: [.key("items"), .index(3), .key("title")]).count < 80)
     }
 
     @Test("a count keeps the container's keys or elements, not what lies under them")
