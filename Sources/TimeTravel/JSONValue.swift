@@ -33,11 +33,10 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
         try self.init(parsing: json)
     }
 
-    /// The JSON form of an `Encodable` value, as the log's JSON codec writes it.
+    /// The JSON form of an `Encodable` value, as the log's JSON codec writes it. Made through the binary codec,
+    /// whose payloads have exactly Foundation's JSON form, and built from its bytes: no JSON text in between.
     public init<Value: Encodable>(encoding value: Value) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        try self.init(parsing: encoder.encode(value))
+        try self.init(binary: try BinaryLogCodec.shared.encode(value))
     }
 
     /// Compact JSON with sorted keys; integral numbers without a fraction.

@@ -61,6 +61,28 @@ struct JSONValueBinaryTests {
         #expect(refused > 100 && compared - refused > 100)
     }
 
+    struct Wide: Encodable {
+        var sample = Sample()
+        var date = Date(timeIntervalSinceReferenceDate: 12_345.678)
+        var url = URL(string: "https://example.com/a?b=c")!
+        var data = Data([0, 1, 2, 250])
+        var float: Float = 0.1
+        var byNumber: [Int: String] = [1: "one", 20: "twenty"]
+        var byPair: [[Int]: Bool] = [[1, 2]: true]
+        var optional: Int?? = .some(nil)
+        var set: Set<String> = ["only"]
+    }
+
+    @Test("the JSON form of a value, made through the binary codec, is the form Foundation's JSONEncoder gives")
+    func encodingMatchesFoundation() throws {
+        let foundation = JSONEncoder()
+        for value in [Wide(), Wide(float: -3.5e-7, byNumber: [:], optional: 5)] {
+            #expect(try JSONValue(encoding: value) == (try JSONValue(parsing: foundation.encode(value))))
+        }
+        #expect(try JSONValue(encoding: "fragment") == .string("fragment"))
+        #expect(throws: (any Error).self) { try JSONValue(encoding: [Double.nan]) }
+    }
+
     @Test("a binary entry's payload is read through the direct path")
     func payloadInit() throws {
         let payload = try BinaryLogCodec().encode(Sample())
