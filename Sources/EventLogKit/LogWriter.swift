@@ -454,11 +454,14 @@ final class LogWriter: @unchecked Sendable {
             try storage.write { txn in
                 var lastIndex = self.lastIndexKey
                 var indexed = IndexItems()
-                (newSites, newSourceSites) = ([:], [:])   // the body runs again when the map had to grow
+                // Sites new in this transaction, made afresh when the body runs again (the map had to grow), and
+                // kept in locals until the end: the captured variables would cost an access check per entry.
+                var sites: [String: UInt32] = [:], sourceSites: [SourceSite: UInt32] = [:]
                 // By index: each entry is lent to `write`, not copied out of the array.
                 for index in encoded.entries.indices {
-                    try write(encoded.entries[index], txn, &indexed, &newSites, &newSourceSites)
+                    try write(encoded.entries[index], txn, &indexed, &sites, &sourceSites)
                 }
+                (newSites, newSourceSites) = (sites, sourceSites)
                 for index in encoded.snapshots.indices {
                     try write(encoded.snapshots[index], txn)
                 }
