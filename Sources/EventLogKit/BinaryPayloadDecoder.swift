@@ -87,7 +87,8 @@ final class BinaryPayloadDecoder: Decoder {
     /// its container and its metadata lookups per element; `nil` when it holds anything `element` does not read
     /// (returns `nil` for), so that the generic path decodes it or reports what is wrong with the coding path.
     private func array<Element>(of element: (inout BinaryPayload.Reader) throws(BinaryPayload.Malformed) -> Element?) -> [Element]? {
-        guard position < bytes.count, bytes[position] == BinaryPayload.array else { return nil }
+        // Elements at the depth limit are refused by the generic path, as anywhere else.
+        guard depth + 1 < BinaryPayload.maximumDepth, position < bytes.count, bytes[position] == BinaryPayload.array else { return nil }
         var reader = BinaryPayload.Reader(bytes, at: position + 1)
         var elements: [Element] = []
         do {

@@ -338,6 +338,30 @@ struct BinaryCodecTests {
         #expect(try codec.decode(Tree.self, from: try codec.encode(shallow)) == shallow)
     }
 
+    /// A chain of objects ending in an array of strings.
+    final class Chain: Decodable {
+        let next: Chain?
+        let names: [String]?
+    }
+
+    @Test("strings at the depth limit are refused as any value there is, by the one-pass read of [String] too")
+    func stringsAtTheLimit() throws {
+        // Written byte by byte (docs/FORMAT.md): deeper than `fromJSON` lets JSON nest.
+        func chain(_ links: Int) throws -> Data {
+            let link: [UInt8] = [BinaryPayload.object, 5] + Array("next".utf8)
+            let end: [UInt8] = [BinaryPayload.object, 6] + Array("names".utf8)
+                + [BinaryPayload.array, BinaryPayload.string, 1, UInt8(ascii: "a"), BinaryPayload.arrayEnd, 0]
+            return Data(Array(repeating: link, count: links).joined() + end + Array(repeating: 0, count: links))
+        }
+        // The array sits `links + 1` containers deep, its strings one deeper.
+        var chained: Chain? = try codec.decode(Chain.self, from: try chain(509))
+        var links = 0
+        while let next = chained?.next { chained = next; links += 1 }
+        #expect(links == 509 && chained?.names == ["a"])
+        let error = #expect(throws: DecodingError.self) { try codec.decode(Chain.self, from: try chain(510)) }
+        #expect("\(String(describing: error))".contains("nest deeper than 512"))
+    }
+
     @Test("JSON converts to the binary form and renders back")
     func fromJSON() throws {
         let json = #"{"a":[1,-2.5,true,null,"\u00e9\n"],"b":{"c":{}},"big":18446744073709551615}"#
