@@ -183,3 +183,99 @@ struct PathProbeTests {
         #expect(try #require(try replayer.pathEncoding(state, at: StatePath(parsing: "items.count"))).count < 1_100)
     }
 }
+
+/// Random states and paths for the path-limited encoding: every filter shortcut (a `count`, arrays written apart,
+/// strings and integers in one pass) must agree with the whole state's JSON form at every path.
+@Suite("Path-limited encoding, random states")
+struct RandomPathProbeTests {
+    indirect enum Tree: Codable, Sendable {
+        case leaf(Int)
+        case text(String)
+        case list([Tree])
+        case names([String])
+        case numbers([Int])
+        case record([String: Tree])
+    }
+
+    final class TreeReactor: Reactor {
+        enum Action: Codable, Sendable { case noop }
+        struct State: Codable, Sendable {
+            var root: Tree
+            var count: Int
+            var items: [Tree]
+        }
+        let initialState: State
+        let runtime = Runtime()
+        init(_ state: State) { initialState = state }
+        func reduce(state: State, mutation: Action) -> State { state }
+    }
+
+    /// A deterministic generator, so that a failure reproduces.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let keys = ["a", "b", "count", "list", "_0"]
+
+    static func tree(_ depth: Int, _ random: inout SplitMix) -> Tree {
+        switch Int.random(in: 0..<(depth > 3 ? 3 : 6), using: &random) {
+        case 0: .leaf(Int.random(in: -5...5, using: &random))
+        case 1: .names((0..<Int.random(in: 0...4, using: &random)).map { "n\($0)" })
+        case 2: .numbers((0..<Int.random(in: 0...4, using: &random)).map { $0 * 7 })
+        case 3: .list((0..<Int.random(in: 0...3, using: &random)).map { _ in tree(depth + 1, &random) })
+        case 4: .record(Dictionary(keys.shuffled(using: &random).prefix(Int.random(in: 0...3, using: &random)).map { ($0, tree(depth + 1, &random)) }) { first, _ in first })
+        default: .text("t")
+        }
+    }
+
+    /// Paths that lead somewhere in `value`, plus a `count` or an index past the end on the way.
+    static func paths(in value: JSONValue, _ random: inout SplitMix) -> [StatePath] {
+        var found: [StatePath] = []
+        for _ in 0..<12 {
+            var current = value
+            var components: [StatePath.Component] = []
+            for _ in 0..<Int.random(in: 1...6, using: &random) {
+                switch current {
+                case .object(let members) where !members.isEmpty && Int.random(in: 0..<5, using: &random) > 0:
+                    let key = members.keys.sorted()[Int.random(in: 0..<members.count, using: &random)]
+                    components.append(.key(key))
+                    current = members[key]!
+                case .array(let values) where !values.isEmpty && Int.random(in: 0..<5, using: &random) > 0:
+                    let index = Int.random(in: 0..<values.count, using: &random)
+                    components.append(.index(index))
+                    current = values[index]
+                default:
+                    components.append(Bool.random(using: &random) ? .key("count") : .index(Int.random(in: 0...9, using: &random)))
+                    current = .null
+                }
+            }
+            found.append(StatePath(components))
+        }
+        return found
+    }
+
+    @Test("at every path of 300 random states, the path-limited value is the whole state's")
+    func agrees() throws {
+        var random = SplitMix(state: 20_261_125)
+        var compared = 0
+        for _ in 0..<300 {
+            let state = TreeReactor.State(
+                root: Self.tree(0, &random), count: Int.random(in: 0...3, using: &random),
+                items: (0..<Int.random(in: 0...5, using: &random)).map { _ in Self.tree(1, &random) })
+            let replayer = ReactorReplayer { TreeReactor(state) }
+            let whole = try replayer.json(state)
+            for path in Self.paths(in: whole, &random) {
+                #expect(try replayer.json(state, at: path) == whole[path], "\(path)")
+                compared += 1
+            }
+        }
+        #expect(compared == 3_600)
+    }
+}
