@@ -56,13 +56,3 @@ struct FuzzTests {
     }
 }
 
-/// A seeded generator, so a failing import trial can be repeated.
-struct Xorshift: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state ^= state << 13
-        state ^= state >> 7
-        state ^= state << 17
-        return state
-    }
-}
