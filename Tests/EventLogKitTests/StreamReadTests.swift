@@ -1,0 +1,66 @@
+@testable import EventLogKit
+import Foundation
+import LMDB
+import TestSupport
+import Testing
+
+/// A stream's entries are read through its index and one cursor over the log, stepping to the next entry when it
+/// is a few ahead and seeking when it is further: both must find exactly the stream's entries.
+@Suite("Reading a stream through its index")
+struct StreamReadTests {
+    let scratch = ScratchDirectory()
+
+    /// Three streams interleaved irregularly: `dense` appends in runs, `sparse` once in a while, `mixed` alternates
+    /// actions and mutations. Gaps between one stream's entries range from 1 to beyond the cursor's step limit.
+    func makeLog() throws -> (path: String, log: EventLog) {
+        let path = scratch.file("streams.reactorlog")
+        let log = try scratch.openLog("streams.reactorlog")
+        let dense = try log.counterStream("dense"), sparse = try log.counterStream("sparse"), mixed = try log.counterStream("mixed")
+        var random = Xorshift(state: 77)
+        for round in 0..<400 {
+            for _ in 0..<Int.random(in: 0...12, using: &random) { try dense.append(.mutation("add", round)) }
+            if round % 7 == 0 { try sparse.append(.mutation("set", round)) }
+            try mixed.append(round % 2 == 0 ? .action("tap") : .mutation("tapped", round))
+        }
+        try log.flush()
+        return (path, log)
+    }
+
+    @Test("every stream, with and without a kind, reads exactly what a scan of the whole log finds")
+    func agreesWithScan() throws {
+        let (_, log) = try makeLog()
+        let all = try log.readEntries()
+        for stream in ["dense", "sparse", "mixed"] {
+            for kinds: Set<EntryKind>? in [nil, [.mutation], [.action]] {
+                let read = try log.readEntries(EntryQuery(stream: stream, kinds: kinds)).map(\.sequence)
+                let scanned = all.filter { $0.stream == stream && (kinds?.contains($0.kind) ?? true) }.map(\.sequence)
+                #expect(read == scanned, "\(stream) \(String(describing: kinds))")
+                #expect(!scanned.isEmpty || kinds == [.action])
+            }
+        }
+    }
+
+    @Test("an entry the index lists but the log lacks is an error, whether the cursor steps or seeks to it")
+    func missingEntry() throws {
+        let (path, log) = try makeLog()
+        let dense = try log.readEntries(EntryQuery(stream: "dense")).map(\.sequence)
+        // One right after another of its stream (a step), one far from the last (a seek).
+        let stepped = try #require(zip(dense, dense.dropFirst()).first { $1 - $0 == 1 }?.1)
+        let sparse = try log.readEntries(EntryQuery(stream: "sparse")).map(\.sequence)
+        let sought = sparse[3]
+        try log.close()
+        do {
+            let environment = try Environment(path: path)
+            let entries = try environment.openDatabase("entries")
+            try environment.write { txn in
+                for sequence in [stepped, sought] { try #require(try txn.delete(entries, key: KeyCoding.sequence(sequence))) }
+            }
+        }
+        let damaged = try EventLog.openReadOnly(at: path)
+        for (stream, missing) in [("dense", stepped), ("sparse", sought)] {
+            let error = #expect(throws: EventLogError.self) { try damaged.readEntries(EntryQuery(stream: stream)) }
+            #expect("\(String(describing: error))".contains("#\(missing)"), "\(String(describing: error))")
+            #expect("\(String(describing: error))".contains("lists it, but the entry is missing"))
+        }
+    }
+}
