@@ -164,9 +164,37 @@ public enum BinaryPayload {
             return Int(length - 1)
         }
 
+        /// Throws when a value `depth` containers deep would pass the depth limit: every walk over a payload checks
+        /// this before each value, so that hostile nesting cannot exhaust the stack.
+        package func checkDepth(_ depth: Int) throws(Malformed) {
+            guard depth < BinaryPayload.maximumDepth else { throw malformed("containers nest deeper than \(BinaryPayload.maximumDepth)") }
+        }
+
+        /// Whether the array being read ends here, stepping over its end mark if so; throws when the payload ends first.
+        package mutating func arrayEnds() throws(Malformed) -> Bool {
+            guard offset < bytes.count else { throw malformed("an array has no end mark") }
+            guard bytes[offset] == BinaryPayload.arrayEnd else { return false }
+            offset += 1
+            return true
+        }
+
+        /// A decimal number's text, after its tag, checked against JSON's number grammar.
+        package mutating func decimalText() throws(Malformed) -> String {
+            let start = offset
+            let text = try text(try length())
+            guard BinaryPayload.isJSONNumber(text) else { throw Malformed(offset: start, reason: "a decimal number is not a JSON number") }
+            return text
+        }
+
+        /// The error for `tag`, just read, which starts no value; it points at the tag.
+        package mutating func notAValue(_ tag: UInt8) -> Malformed {
+            offset -= 1
+            return malformed("tag 0x\(String(tag, radix: 16)) is not a value")
+        }
+
         /// Steps over one value (checking its structure, not its text), `depth` containers deep.
         mutating func skipValue(depth: Int = 0) throws(Malformed) {
-            guard depth < BinaryPayload.maximumDepth else { throw malformed("containers nest deeper than \(BinaryPayload.maximumDepth)") }
+            try checkDepth(depth)
             let tag = try byte()
             switch tag {
             case BinaryPayload.null, BinaryPayload.false, BinaryPayload.true: return
@@ -174,19 +202,14 @@ public enum BinaryPayload {
             case BinaryPayload.double: _ = try double()
             case BinaryPayload.string, BinaryPayload.decimal: offset += try length()
             case BinaryPayload.array:
-                while true {
-                    guard offset < bytes.count else { throw malformed("an array has no end mark") }
-                    if bytes[offset] == BinaryPayload.arrayEnd { offset += 1; return }
-                    try skipValue(depth: depth + 1)
-                }
+                while try !arrayEnds() { try skipValue(depth: depth + 1) }
             case BinaryPayload.object:
                 while let key = try keyLength() {
                     offset += key
                     try skipValue(depth: depth + 1)
                 }
             default:
-                offset -= 1
-                throw malformed("tag 0x\(String(tag, radix: 16)) is not a value")
+                throw notAValue(tag)
             }
         }
     }
@@ -216,7 +239,7 @@ public enum BinaryPayload {
     }
 
     private static func render(_ reader: inout Reader, into out: inout [UInt8], depth: Int) throws(Malformed) {
-        guard depth < maximumDepth else { throw reader.malformed("containers nest deeper than \(maximumDepth)") }
+        try reader.checkDepth(depth)
         let tag = try reader.byte()
         switch tag {
         case null: out.append(contentsOf: "null".utf8)
@@ -226,17 +249,11 @@ public enum BinaryPayload {
         case unsigned: out.append(contentsOf: String(try reader.varint()).utf8)
         case double: out.append(contentsOf: jsonText(of: try reader.double()).utf8)
         case string: try renderString(try reader.length(), &reader, into: &out)
-        case decimal:
-            let start = reader.offset
-            let text = try reader.text(try reader.length())
-            guard isJSONNumber(text) else { throw Malformed(offset: start, reason: "a decimal number is not a JSON number") }
-            out.append(contentsOf: text.utf8)
+        case decimal: out.append(contentsOf: try reader.decimalText().utf8)
         case array:
             out.append(UInt8(ascii: "["))
             var first = true
-            while true {
-                guard !reader.isAtEnd else { throw reader.malformed("an array has no end mark") }
-                if reader.bytes[reader.offset] == arrayEnd { reader.offset += 1; break }
+            while try !reader.arrayEnds() {
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
                 try render(&reader, into: &out, depth: depth + 1)
@@ -254,8 +271,7 @@ public enum BinaryPayload {
             }
             out.append(UInt8(ascii: "}"))
         default:
-            reader.offset -= 1
-            throw reader.malformed("tag 0x\(String(tag, radix: 16)) is not a value")
+            throw reader.notAValue(tag)
         }
     }
 
@@ -289,7 +305,7 @@ public enum BinaryPayload {
     }
 
     /// Whether `text` follows JSON's number grammar.
-    package static func isJSONNumber(_ text: String) -> Bool {
+    static func isJSONNumber(_ text: String) -> Bool {
         var utf8 = text.utf8[...]
         if utf8.first == UInt8(ascii: "-") { utf8 = utf8.dropFirst() }
         func digits() -> Int {

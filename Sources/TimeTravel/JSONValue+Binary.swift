@@ -18,9 +18,7 @@ extension JSONValue {
     }
 
     private static func value(_ reader: inout BinaryPayload.Reader, depth: Int) throws(BinaryPayload.Malformed) -> JSONValue {
-        guard depth < BinaryPayload.maximumDepth else {
-            throw reader.malformed("containers nest deeper than \(BinaryPayload.maximumDepth)")
-        }
+        try reader.checkDepth(depth)
         let tag = try reader.byte()
         switch tag {
         case BinaryPayload.null: return .null
@@ -33,22 +31,16 @@ extension JSONValue {
         case BinaryPayload.string: return .string(try reader.text(try reader.length()))
         case BinaryPayload.decimal:
             let start = reader.offset
-            let text = try reader.text(try reader.length())
-            guard BinaryPayload.isJSONNumber(text), let number = Double(text), number.isFinite else {
+            // Parsing the rendered text refuses a number a double cannot hold.
+            guard let number = Double(try reader.decimalText()), number.isFinite else {
                 reader.offset = start
-                throw reader.malformed("a decimal number is not a finite JSON number")
+                throw reader.malformed("a decimal number is out of a double's range")
             }
             return .number(number)
         case BinaryPayload.array:
             var values: [JSONValue] = []
-            while true {
-                guard !reader.isAtEnd else { throw reader.malformed("an array has no end mark") }
-                if reader.bytes[reader.offset] == BinaryPayload.arrayEnd {
-                    reader.offset += 1
-                    return .array(values)
-                }
-                values.append(try value(&reader, depth: depth + 1))
-            }
+            while try !reader.arrayEnds() { values.append(try value(&reader, depth: depth + 1)) }
+            return .array(values)
         case BinaryPayload.object:
             var members: [String: JSONValue] = [:]
             while let length = try reader.keyLength() {
@@ -58,8 +50,7 @@ extension JSONValue {
             }
             return .object(members)
         default:
-            reader.offset -= 1
-            throw reader.malformed("tag 0x\(String(tag, radix: 16)) is not a value")
+            throw reader.notAValue(tag)
         }
     }
 }
