@@ -316,22 +316,26 @@ extension EventLog {
                 guard problem == nil else { return }
                 // Each key in order, naming an entry of this stream and of the kind it records: a key damaged into
                 // another number would otherwise send a stream's readers to the wrong entry.
+                // Read as a stream's readers read them: through one cursor (`EntryCursor`).
                 problem = try storage.read { txn in
-                    for key in chunk {
-                        defer { previous = key.sequence }
-                        if key.sequence <= previous { return ("stream '\(info.name)' lists this entry out of order, after #\(previous)", key.sequence) }
-                        guard let record = try txn.get(storage.entries, key: KeyCoding.sequence(key.sequence)) else {
-                            return ("stream '\(info.name)' lists this entry, but it is missing", key.sequence)
+                    try txn.withCursor(storage.entries) { cursor in
+                        var entries = EntryCursor(cursor)
+                        for key in chunk {
+                            defer { previous = key.sequence }
+                            if key.sequence <= previous { return ("stream '\(info.name)' lists this entry out of order, after #\(previous)", key.sequence) }
+                            guard let record = try entries.record(key.sequence) else {
+                                return ("stream '\(info.name)' lists this entry, but it is missing", key.sequence)
+                            }
+                            guard let header = try? EntryRecord.header(key: key.sequence, record: record) else { continue }
+                            if header.streamID != info.id || header.kind.rawValue != key.kind {
+                                return ("stream '\(info.name)' lists this entry as one of its \(EntryKind(rawValue: key.kind)?.description ?? "unknown") entries, but it is not", key.sequence)
+                            }
+                            if key.site != 0 && sites[key.site] == nil {
+                                return ("stream '\(info.name)' gives this entry call site number \(key.site), which the log does not hold intact", key.sequence)
+                            }
                         }
-                        guard let header = try? EntryRecord.header(key: key.sequence, record: record) else { continue }
-                        if header.streamID != info.id || header.kind.rawValue != key.kind {
-                            return ("stream '\(info.name)' lists this entry as one of its \(EntryKind(rawValue: key.kind)?.description ?? "unknown") entries, but it is not", key.sequence)
-                        }
-                        if key.site != 0 && sites[key.site] == nil {
-                            return ("stream '\(info.name)' gives this entry call site number \(key.site), which the log does not hold intact", key.sequence)
-                        }
+                        return nil
                     }
-                    return nil
                 }
             }
             for (block, reason) in damagedBlocks.sorted(by: { $0.key < $1.key }) {
