@@ -18,6 +18,8 @@ final class BinaryPayloadDecoder: Decoder {
     @exclusivity(unchecked) var hints: [(object: Int, next: Int)] = []
 
     @exclusivity(unchecked) var codingPath: [any CodingKey] = []
+    /// `allKeys` of one-member objects, kept from payload to payload while the decoder is reused.
+    @exclusivity(unchecked) var knownKeys = KnownKeys()
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     private init(_ bytes: UnsafeRawBufferPointer) {
@@ -44,7 +46,11 @@ final class BinaryPayloadDecoder: Decoder {
                 spare.giveBack(decoder)
             }
         }
-        // Bytes the value does not read (such as any after it) are not looked at: `verify` checks every payload whole.
+        // The value's structure is walked whole first: decoding stops reading an object once it has the members it
+        // wants, so a payload cut after them (its end marks lost) would otherwise decode, and `allKeys`, which
+        // cannot throw, would answer for what it could read. Bytes after the value are for `verify` to find.
+        var reader = BinaryPayload.Reader(bytes, at: 0)
+        do throws(BinaryPayload.Malformed) { try reader.skipValue() } catch { throw decoder.corrupted(error) }
         return try decoder.decodeValue(type)
     }
 
@@ -329,6 +335,8 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The object's keys that `Key` knows, in order (what a synthesized enum decoding asks first). Written
     /// without generic helpers: in this unspecialized code each would cost a metadata lookup.
     var allKeys: [Key] {
+        // One member, as every enum case is written: the answer is the decoder's, made once per key type and name.
+        if let name = onlyMember() { return decoder.knownKeys.keys(Key.self, named: name) }
         var reader = BinaryPayload.Reader(decoder.bytes, at: object + 1)
         var keys: [Key] = []
         while let length = try? reader.keyLength(), let name = try? reader.utf8(length) {
@@ -336,6 +344,19 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             guard (try? reader.skipValue()) != nil else { break }
         }
         return keys
+    }
+
+    /// The name of the object's member if it has exactly one; `nil` if it has none or more, or is malformed.
+    private func onlyMember() -> UnsafeRawBufferPointer? {
+        var reader = BinaryPayload.Reader(decoder.bytes, at: object + 1)
+        do throws(BinaryPayload.Malformed) {
+            guard let length = try reader.keyLength() else { return nil }
+            let name = try reader.utf8(length)
+            try reader.skipValue()
+            return try reader.keyLength() == nil ? name : nil
+        } catch {
+            return nil
+        }
     }
 
     func contains(_ key: Key) -> Bool { (try? decoder.member(key, in: object, depth: depth)) != nil }
@@ -375,13 +396,13 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         let offset = try value(key)
-        try at(key) { try decoder.expect(BinaryPayload.object, [String: Any].self) }
+        try decoder.scalar(at: offset, outer: outer, key: key, depth: depth + 1) { try decoder.expect(BinaryPayload.object, [String: Any].self) }
         return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, object: offset, depth: depth + 1, outer: outer.appending(key)))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         let offset = try value(key)
-        try at(key) { try decoder.expect(BinaryPayload.array, [Any].self) }
+        try decoder.scalar(at: offset, outer: outer, key: key, depth: depth + 1) { try decoder.expect(BinaryPayload.array, [Any].self) }
         return UnkeyedContainer(decoder: decoder, next: offset + 1, depth: depth + 1, outer: outer.appending(key))
     }
 

@@ -318,6 +318,20 @@ struct BinaryCodecTests {
         #expect(throws: BinaryPayload.Malformed.self) { try BinaryPayload.json(Data(payload + [0])) }
     }
 
+    @Test("a struct or a dictionary cut after its last member, losing only end marks, is refused")
+    func cutEndMarks() throws {
+        // Decoding stops reading an object once it has the members it wants: only the walk over the whole value
+        // before decoding notices that the end marks are missing.
+        let structure = [UInt8](try codec.encode(Self.inner))
+        let dictionary = [UInt8](try codec.encode(["only": [1, 2]]))
+        for length in [structure.count - 1, structure.count - 2] {
+            #expect(throws: DecodingError.self) { try codec.decode(Inner.self, from: Data(structure[..<length])) }
+        }
+        for length in [dictionary.count - 1, dictionary.count - 2] {
+            #expect(throws: DecodingError.self) { try codec.decode([String: [Int]].self, from: Data(dictionary[..<length])) }
+        }
+    }
+
     /// A type as deep as its payload says: what a hostile payload would use to exhaust the decoder's stack.
     indirect enum Tree: Codable, Equatable {
         case leaf
