@@ -457,9 +457,11 @@ final class LogWriter: @unchecked Sendable {
                 // Sites new in this transaction, made afresh when the body runs again (the map had to grow), and
                 // kept in locals until the end: the captured variables would cost an access check per entry.
                 var sites: [String: UInt32] = [:], sourceSites: [SourceSite: UInt32] = [:]
-                // By index: each entry is lent to `write`, not copied out of the array.
-                for index in encoded.entries.indices {
-                    try write(encoded.entries[index], txn, &indexed, &sites, &sourceSites)
+                // By index: each entry is lent to `write`, not copied out of the array. One cursor appends them all.
+                try txn.withCursor(storage.entries) { entries in
+                    for index in encoded.entries.indices {
+                        try write(encoded.entries[index], entries, txn, &indexed, &sites, &sourceSites)
+                    }
                 }
                 (newSites, newSourceSites) = (sites, sourceSites)
                 for index in encoded.snapshots.indices {
@@ -510,11 +512,11 @@ final class LogWriter: @unchecked Sendable {
     }
 
     private func write(
-        _ entry: EntryRecord.Pending, _ txn: Transaction, _ indexed: inout IndexItems,
+        _ entry: EntryRecord.Pending, _ entries: Cursor, _ txn: Transaction, _ indexed: inout IndexItems,
         _ newSites: inout [String: UInt32], _ newSourceSites: inout [SourceSite: UInt32]
     ) throws {
         try withUnsafeBytes(of: entry.sequence.bigEndian) { key in
-            try txn.reserve(storage.entries, key: key, size: entry.size, flags: .append) { entry.write(into: $0) }
+            try entries.reserve(key: key, size: entry.size, flags: .append) { entry.write(into: $0) }
         }
         // An action's call site goes into the index as the number of an interned text in `sites`.
         var item = StreamIndex.Item(sequence: entry.sequence, kind: entry.kind.rawValue)

@@ -50,6 +50,18 @@ public struct Cursor {
         try LMDBError.check(mdb_cursor_del(handle, 0), "mdb_cursor_del")
     }
 
+    /// Stores `size` bytes under `key` that `fill` writes in place, and leaves the cursor on them: with
+    /// ``WriteFlags/append``, putting key after key through one cursor finds each place from the last, where
+    /// ``Transaction/reserve(_:key:size:flags:fill:)`` searches the tree from its root every time.
+    public func reserve(
+        key: UnsafeRawBufferPointer, size: Int, flags: WriteFlags = [], fill: (UnsafeMutableRawBufferPointer) -> Void
+    ) throws(LMDBError) {
+        var k = MDB_val(key)
+        var v = MDB_val(mv_size: size, mv_data: nil)
+        try LMDBError.check(mdb_cursor_put(handle, &k, &v, flags.rawValue | UInt32(MDB_RESERVE)), "mdb_cursor_put(reserve)")
+        fill(UnsafeMutableRawBufferPointer(start: v.mv_data, count: size))
+    }
+
     private func move(_ op: MDB_cursor_op, key: UnsafeRawBufferPointer? = nil) throws(LMDBError) -> KeyValue? {
         var k = key.map(MDB_val.init) ?? MDB_val()
         var v = MDB_val()
