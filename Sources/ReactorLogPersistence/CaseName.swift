@@ -3,20 +3,23 @@ import Synchronization
 
 /// Names the cases of one type's values, checking once (on the first value) whether the type is an enum.
 final class CaseNamer: Sendable {
-    private let isEnum = Mutex<Bool?>(nil)
+    /// Whether the type is an enum: `unknown` until the first value, then `enumeration` or `other`.
+    private let kind = Atomic<UInt8>(CaseNamer.unknown)
+    private static let unknown: UInt8 = 0, enumeration: UInt8 = 1, other: UInt8 = 2
 
     /// Creates a namer that has seen no value yet.
     init() {}
 
-    /// The case name of `value`, given the name its codec learned while encoding it, if any.
-    func name(_ value: Any, learned: String?) -> String {
-        let isEnum = isEnum.withLock { known in
-            if let known { return known }
-            let answer = Mirror(reflecting: value).displayStyle == .enum
-            known = answer
-            return answer
+    /// The case name of `value`, given the name its codec learned while encoding it, if any. Called on the log's
+    /// writer thread for every entry: an atomic load once the kind is known, no lock and no `Any` box for `value`.
+    func name<Value>(_ value: Value, learned: String?) -> String {
+        var kind = kind.load(ordering: .relaxed)
+        if kind == Self.unknown {
+            // Threads that race here reflect the same type and store the same answer.
+            kind = Mirror(reflecting: value).displayStyle == .enum ? Self.enumeration : Self.other
+            self.kind.store(kind, ordering: .relaxed)
         }
-        return isEnum ? learned ?? CaseName.of(value) : "\(type(of: value))"
+        return kind == Self.enumeration ? learned ?? CaseName.of(value) : "\(type(of: value))"
     }
 }
 
