@@ -371,7 +371,12 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     /// Runs a scalar read with the decoder at `key`'s value, one level deeper.
     private func at<T>(_ key: Key, _ read: () throws -> T) throws -> T {
-        try decoder.scalar(at: try value(key), outer: outer, key: key, depth: depth + 1, read)
+        try at(try value(key), key, read)
+    }
+
+    /// Runs a scalar read with the decoder at `offset`, the value of `key`, one level deeper.
+    private func at<T>(_ offset: Int, _ key: Key, _ read: () throws -> T) throws -> T {
+        try decoder.scalar(at: offset, outer: outer, key: key, depth: depth + 1, read)
     }
 
     func decodeNil(forKey key: Key) throws -> Bool { try at(key) { try decoder.isNil() } }
@@ -396,13 +401,13 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         let offset = try value(key)
-        try decoder.scalar(at: offset, outer: outer, key: key, depth: depth + 1) { try decoder.expect(BinaryPayload.object, [String: Any].self) }
+        try at(offset, key) { try decoder.expect(BinaryPayload.object, [String: Any].self) }
         return KeyedDecodingContainer(KeyedContainer<NestedKey>(decoder: decoder, object: offset, depth: depth + 1, outer: outer.appending(key)))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         let offset = try value(key)
-        try decoder.scalar(at: offset, outer: outer, key: key, depth: depth + 1) { try decoder.expect(BinaryPayload.array, [Any].self) }
+        try at(offset, key) { try decoder.expect(BinaryPayload.array, [Any].self) }
         return UnkeyedContainer(decoder: decoder, next: offset + 1, depth: depth + 1, outer: outer.appending(key))
     }
 
