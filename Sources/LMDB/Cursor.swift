@@ -50,9 +50,10 @@ public struct Cursor {
         try LMDBError.check(mdb_cursor_del(handle, 0), "mdb_cursor_del")
     }
 
-    /// Stores `size` bytes under `key` that `fill` writes in place, and leaves the cursor on them: with
-    /// ``WriteFlags/append``, putting key after key through one cursor finds each place from the last, where
-    /// ``Transaction/reserve(_:key:size:flags:fill:)`` searches the tree from its root every time.
+    /// Stores `size` bytes under `key` that `fill` writes in place, and leaves the cursor on them. Putting key
+    /// after key through one cursor spares what ``Transaction/reserve(_:key:size:flags:fill:)`` pays for each:
+    /// `mdb_put` sets up a cursor of its own every time, which looks the tree's pages up again in the write
+    /// transaction's list of dirty pages (measured: that search disappears for appends through a kept cursor).
     public func reserve(
         key: UnsafeRawBufferPointer, size: Int, flags: WriteFlags = [], fill: (UnsafeMutableRawBufferPointer) -> Void
     ) throws(LMDBError) {
