@@ -22,23 +22,14 @@ import ReactorLog
 /// stream, and by time travel (`ReactorReplayer(migrations:)`) and the inspector that registers the reactor with
 /// them. Actions are not replayed, so they are not migrated: listings show them as recorded.
 public struct SchemaMigrations<R: Reactor>: Sendable where R.Mutation: Codable, R.State: Codable {
-    /// One step: from payloads written by types of fingerprint `from`, to those of fingerprint `to` (`nil`: the
-    /// reactor's own), as JSON.
-    struct Step: Sendable {
-        let from: String
-        let to: String?
-        let mutation: @Sendable (Data, CodecID, EventLog) throws -> Data
-        let state: @Sendable (Data, CodecID, EventLog) throws -> Data
-    }
-
-    private let steps: [String: Step]
+    private let steps: [String: MigrationStep]
 
     /// No migrations: payloads of earlier types are decoded with the current ones, as they are.
     public init() {
         steps = [:]
     }
 
-    private init(steps: [String: Step]) {
+    private init(steps: [String: MigrationStep]) {
         self.steps = steps
     }
 
@@ -51,7 +42,7 @@ public struct SchemaMigrations<R: Reactor>: Sendable where R.Mutation: Codable, 
         mutation: @escaping @Sendable (Old.Mutation) throws -> R.Mutation,
         state: @escaping @Sendable (Old.State) throws -> R.State
     ) -> SchemaMigrations {
-        adding(Step(from: Old.schemaFingerprint, to: nil, mutation: Self.converting(mutation), state: Self.converting(state)))
+        adding(MigrationStep(from: Old.schemaFingerprint, to: nil, mutation: Self.converting(mutation), state: Self.converting(state)))
     }
 
     /// Adds a step from version `old` to version `new`, which a later step converts further.
@@ -60,10 +51,10 @@ public struct SchemaMigrations<R: Reactor>: Sendable where R.Mutation: Codable, 
         mutation: @escaping @Sendable (Old.Mutation) throws -> New.Mutation,
         state: @escaping @Sendable (Old.State) throws -> New.State
     ) -> SchemaMigrations {
-        adding(Step(from: Old.schemaFingerprint, to: New.schemaFingerprint, mutation: Self.converting(mutation), state: Self.converting(state)))
+        adding(MigrationStep(from: Old.schemaFingerprint, to: New.schemaFingerprint, mutation: Self.converting(mutation), state: Self.converting(state)))
     }
 
-    private func adding(_ step: Step) -> SchemaMigrations {
+    private func adding(_ step: MigrationStep) -> SchemaMigrations {
         var steps = steps
         steps[step.from] = step
         return SchemaMigrations(steps: steps)
@@ -80,7 +71,7 @@ public struct SchemaMigrations<R: Reactor>: Sendable where R.Mutation: Codable, 
     /// A mutation read in place (`EntryView`) as `R.Mutation`, as `mutation(_:recordedWith:log:)` does: decoded
     /// where it lies when no step applies, so replay copies nothing.
     public func mutation(_ view: EntryView, recordedWith fingerprint: String, log: EventLog) throws -> R.Mutation {
-        guard steps[fingerprint] == nil, view.codec.isReadableAsJSON else {
+        guard steps.isEmpty || steps[fingerprint] == nil, view.codec.isReadableAsJSON else {
             return try decode(R.Mutation.self, Data(view.payload), codec: view.codec, from: fingerprint, log: log, mutation: true)
         }
         return try view.codec.decode(R.Mutation.self, from: view.payload)
@@ -144,4 +135,14 @@ public struct MigrationFailure: Error, Sendable, Hashable, CustomStringConvertib
 
     /// A sentence.
     public var description: String { "The migration from \(from) failed: \(reason)." }
+}
+
+/// One migration step: from payloads written by types of fingerprint `from`, to those of fingerprint `to` (`nil`:
+/// the reactor's own), as JSON. It is not nested in the generic `SchemaMigrations`, whose every use of a nested type
+/// would look up that type's metadata: replay asks for a step once a mutation.
+struct MigrationStep: Sendable {
+    let from: String
+    let to: String?
+    let mutation: @Sendable (Data, CodecID, EventLog) throws -> Data
+    let state: @Sendable (Data, CodecID, EventLog) throws -> Data
 }

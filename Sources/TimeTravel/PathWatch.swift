@@ -5,7 +5,9 @@ import Foundation
 ///
 /// When the replayer encodes what lies on the path (``Replayer/pathEncoding(_:at:)``), a step that leaves those
 /// bytes alone costs one comparison; only one that changes them is rendered as JSON and compared as a value.
-struct PathWatch<R: Replayer> {
+///
+/// A class, so that its methods find its type through the instance: a generic struct's would look it up at each step.
+final class PathWatch<R: Replayer> {
     let replayer: R
     let path: StatePath
     /// The value at the path in the state seen last; `nil` when it has none.
@@ -20,7 +22,7 @@ struct PathWatch<R: Replayer> {
     }
 
     /// Whether `state`, the next step, has another value at the path; it becomes ``value``.
-    mutating func changed(in state: R.State) throws -> Bool {
+    func changed(in state: R.State) throws -> Bool {
         let next = try replayer.pathEncoding(state, at: path)
         if let next {
             guard next != encoding else { return false }

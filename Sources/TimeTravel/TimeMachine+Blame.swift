@@ -92,11 +92,14 @@ extension TimeMachine {
     private func replay(_ stretch: Stretch, watching path: StatePath, from start: P.State, json: (start: Bool, end: Bool)) throws -> Replayed {
         let startJSON = json.start ? try replayer.json(start) : nil
         var state = start
-        var watch = try PathWatch(path, of: state, replayer: replayer)
+        let watch = try PathWatch(path, of: state, replayer: replayer)
         var changes: [(mutation: LogEntry, old: JSONValue?, new: JSONValue?)] = []
         if stretch.start < stretch.end {
+            // The loop reads locals, not the machine's properties: in this generic code, each of those would look up
+            // the machine's type metadata once a mutation.
+            let (replayer, history, log) = (replayer, schemaHistory, log)
             try log.forEachEntry(EntryQuery(from: stretch.start + 1, through: stretch.end, stream: stream.name, kinds: [.mutation])) { mutation in
-                state = try replayer.reduce(state, view: mutation, recordedWith: schemaHistory.fingerprint(at: mutation.sequence), log: log)
+                state = try replayer.reduce(state, view: mutation, recordedWith: history.fingerprint(at: mutation.sequence), log: log)
                 let old = watch.value
                 if try watch.changed(in: state) {
                     changes.append((LogEntry(copying: mutation), old, watch.value))
