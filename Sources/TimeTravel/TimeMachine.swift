@@ -61,10 +61,13 @@ public struct TimeMachine<P: Replayer>: Sendable {
             throw TimeTravelError.stepRemoved(step: step, stream: stream.name, removed: gap)
         }
         var state = try decodeState(point.state, codec: point.codec, at: point.sequence)
-        // The mutations are read in place: replay decodes each where it lies in the log's map.
+        // The mutations are read in place: replay decodes each where it lies in the log's map. The loop reads locals:
+        // in this generic code, each read of the machine's properties would look up its type metadata.
+        let (replayer, history, log) = (replayer, schemaHistory, log)
+        let canReduce = replayer.canReduce
         try log.forEachEntry(EntryQuery(from: point.sequence + 1, through: step, stream: stream.name, kinds: [.mutation])) { mutation in
-            guard replayer.canReduce else { throw try needsReducer(step) }
-            state = try replayer.reduce(state, view: mutation, recordedWith: schemaHistory.fingerprint(at: mutation.sequence), log: log)
+            guard canReduce else { throw try needsReducer(step) }
+            state = try replayer.reduce(state, view: mutation, recordedWith: history.fingerprint(at: mutation.sequence), log: log)
         }
         return state
     }
