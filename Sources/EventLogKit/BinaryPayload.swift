@@ -145,12 +145,7 @@ public enum BinaryPayload {
         package mutating func text(_ length: Int) throws(Malformed) -> String {
             let start = offset
             let raw = try utf8(length)
-            // ASCII needs no validation, and `String(decoding:)` of typed bytes is specialized; `String(validating:)`
-            // is generic here and looked up two types' metadata for every string.
-            let text = raw.withMemoryRebound(to: UInt8.self) { typed in
-                typed.allSatisfy { $0 < 0x80 } ? String(decoding: typed, as: UTF8.self) : String(validating: typed, as: UTF8.self)
-            }
-            guard let text else {
+            guard let text = String(validUTF8: raw) else {
                 throw Malformed(offset: start, reason: "a string is not valid UTF-8")
             }
             return text
@@ -278,7 +273,7 @@ public enum BinaryPayload {
     private static func renderString(_ length: Int, _ reader: inout Reader, into out: inout [UInt8]) throws(Malformed) {
         let start = reader.offset
         let bytes = try reader.utf8(length)
-        guard String(validating: bytes, as: UTF8.self) != nil else {
+        guard String.isValidUTF8(bytes) else {
             throw Malformed(offset: start, reason: "a string is not valid UTF-8")
         }
         out.append(UInt8(ascii: "\""))

@@ -17,7 +17,7 @@ struct ByteReader {
 
     /// The bytes in `range` as UTF-8, or `nil` when they are not valid UTF-8.
     func string(_ range: Range<Int>) -> String? {
-        String(validating: bytes[range], as: UTF8.self)
+        String(validUTF8: UnsafeRawBufferPointer(rebasing: bytes[range]))
     }
 
     /// Whether the CRC-32C stored in the first four bytes matches the rest.

@@ -102,7 +102,7 @@ public struct EntryIterator {
             let read = Result { () throws(EventLogError) in try storage.read { txn in
                 try visit(txn: txn, want: Self.chunkSize) { header, record in
                     let caseBytes = UnsafeRawBufferPointer(rebasing: record[header.caseRange])
-                    guard EntryView.isValidUTF8(caseBytes) else {
+                    guard String.isValidUTF8(caseBytes) else {
                         throw EventLogError.corruptEntry(sequence: header.sequence, reason: "its case name is not valid UTF-8")
                     }
                     do {

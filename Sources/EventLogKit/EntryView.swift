@@ -22,11 +22,6 @@ public struct EntryView {
     public let caseName: UnsafeRawBufferPointer
     /// The payload's bytes.
     public let payload: UnsafeRawBufferPointer
-
-    /// Whether a case name's bytes are UTF-8; an ASCII name, the usual one, is checked without building a String.
-    static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        bytes.allSatisfy { $0 < 0x80 } || String(validating: bytes, as: UTF8.self) != nil
-    }
 }
 
 extension EventLog {
@@ -69,7 +64,7 @@ extension EventLog {
                         guard let info = streams[header.streamID] else { return (sequence, header.streamID, false) }
                         let caseBytes = UnsafeRawBufferPointer(rebasing: current.value[header.caseRange])
                         if query.matches(header, caseBytes: caseBytes) {
-                            guard EntryView.isValidUTF8(caseBytes) else {
+                            guard String.isValidUTF8(caseBytes) else {
                                 throw EventLogError.corruptEntry(sequence: sequence, reason: "its case name is not valid UTF-8")
                             }
                             do {
