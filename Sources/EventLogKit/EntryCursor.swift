@@ -1,33 +1,130 @@
 import LMDB
 
-/// Reads entries in rising sequence order through one cursor: a stream's entries lie close together in the log,
-/// so the next one is usually a step or two ahead, which costs far less than a lookup from the tree's root.
+/// Reads the entries of `entries` in sequence order through one cursor, whatever holds each: a record of its own
+/// (format versions 1 to 6, in either record layout) or a block of consecutive entries (version 7, ``EntryBlock``),
+/// as a log continued across versions mixes them. Every reader of entries goes through it.
+///
+/// An entry found is its checked header and the bytes its ranges index (its record, or its block), valid while the
+/// transaction lasts. Damage is ``EventLogError/corruptEntry(sequence:reason:)``, never a guess.
 struct EntryCursor {
+    /// An entry: its header, and the record or block its ranges index.
+    struct Found {
+        let header: EntryRecord.Header
+        let bytes: UnsafeRawBufferPointer
+
+        var sequence: UInt64 { header.sequence }
+        /// The case name's bytes.
+        var caseName: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: bytes[header.caseRange]) }
+        /// The payload's bytes.
+        var payload: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: bytes[header.payloadRange]) }
+    }
+
     private let cursor: Cursor
-    /// The sequence number the cursor is on, if it is on an entry.
-    private var position: UInt64?
-    /// The most steps taken before seeking instead.
+    /// The block the cursor is on, read up to ``found``; `nil` on a record of one entry, or nowhere.
+    private var block: EntryBlock.Reader?
+    /// The entry found last.
+    private(set) var found: Found?
+    /// The most records stepped over before seeking instead.
     private static let maximumSteps = 8
 
     init(_ cursor: Cursor) {
         self.cursor = cursor
     }
 
-    /// The record of entry `sequence`, or `nil` when the log has none.
-    mutating func record(_ sequence: UInt64) throws -> UnsafeRawBufferPointer? {
-        if let current = position, current < sequence, sequence - current <= UInt64(Self.maximumSteps) {
-            while let found = try cursor.next(), let key = KeyCoding.decodeSequence(found.key) {
-                position = key
-                if key >= sequence { return key == sequence ? found.value : nil }
+    /// Entry `sequence`, or `nil` when the log has none. A number a little above the last one found is reached by
+    /// stepping forward (a stream's entries lie close together), any other by one seek. Only the record that holds
+    /// the entry, or would, is read: records stepped over are not, so damage elsewhere does not reach this reader.
+    mutating func entry(_ sequence: UInt64) throws -> Found? {
+        if let current = found, current.sequence < sequence {
+            if block != nil {
+                // Further into the block found last.
+                while let header = try block!.next() {
+                    found = Found(header: header, bytes: block!.block)
+                    if header.sequence >= sequence { return header.sequence == sequence ? found : nil }
+                }
+            } else {
+                // Over the keys of the records of one entry after it, reading none but the one wanted.
+                for _ in 0..<Self.maximumSteps {
+                    guard let record = try cursor.next(), let key = KeyCoding.decodeSequence(record.key) else { break }
+                    if key > sequence {
+                        (block, found) = (nil, nil)
+                        return nil
+                    }
+                    if key == sequence || EntryBlock.isBlock(record.value) { return try within(record, sequence) }
+                }
             }
-            // The log ended, or a key is no sequence number: look the entry up from the root instead.
         }
-        let found = try withUnsafeBytes(of: sequence.bigEndian) { key in try cursor.seek(atOrAfter: key) }
-        guard let found, let key = KeyCoding.decodeSequence(found.key) else {
-            position = nil
+        guard let record = try cursor.seek(atOrBefore: KeyCoding.sequence(sequence)) else {
+            (block, found) = (nil, nil)
             return nil
         }
-        position = key
-        return key == sequence ? found.value : nil
+        return try within(record, sequence)
+    }
+
+    /// Entry `sequence` in `record`, the one stored at or before its number, or `nil` when it does not hold it.
+    private mutating func within(_ record: KeyValue, _ sequence: UInt64) throws -> Found? {
+        var entry = try enter(record, after: nil)
+        while block != nil, let current = entry, current.sequence < sequence, let header = try block!.next() {
+            entry = Found(header: header, bytes: block!.block)
+        }
+        found = entry
+        return entry?.sequence == sequence ? entry : nil
+    }
+
+    /// The first entry numbered `sequence` or higher.
+    mutating func seek(atOrAfter sequence: UInt64) throws -> Found? {
+        // The record at or before the number may be a block that holds it.
+        let key = KeyCoding.sequence(sequence)
+        if let record = try cursor.seek(atOrBefore: key) {
+            var entry = try enter(record, after: nil)
+            while let current = entry {
+                if current.sequence >= sequence { return current }
+                entry = try next()
+            }
+            return nil
+        }
+        return try enter(try cursor.seek(atOrAfter: key), after: nil)
+    }
+
+    /// The entry after the one found last, or `nil` at the end of the log.
+    mutating func next() throws -> Found? {
+        if block != nil, let header = try block!.next() {
+            found = Found(header: header, bytes: block!.block)
+            return found
+        }
+        return try enter(try cursor.next(), after: found?.sequence)
+    }
+
+    /// The log's first entry.
+    mutating func first() throws -> Found? {
+        try enter(try cursor.first(), after: nil)
+    }
+
+    /// The log's last entry.
+    mutating func last() throws -> Found? {
+        var entry = try enter(try cursor.last(), after: nil)
+        while block != nil, let header = try block!.next() {
+            entry = Found(header: header, bytes: block!.block)
+        }
+        found = entry
+        return entry
+    }
+
+    /// Moves onto `record` and returns its first entry; `after` is the entry before it, for errors.
+    private mutating func enter(_ record: KeyValue?, after previous: UInt64?) throws -> Found? {
+        block = nil
+        found = nil
+        guard let record else { return nil }
+        guard let key = KeyCoding.decodeSequence(record.key) else {
+            let place = previous.map { "after #\($0)" } ?? "of the log"
+            throw EventLogError.corruptEntry(sequence: previous ?? 0, reason: "a key \(place) is \(record.key.count) bytes, not 8")
+        }
+        if EntryBlock.isBlock(record.value) {
+            block = try EntryBlock.Reader(key: key, block: record.value)
+            found = try block!.next().map { Found(header: $0, bytes: record.value) }
+        } else {
+            found = Found(header: try EntryRecord.header(key: key, record: record.value), bytes: record.value)
+        }
+        return found
     }
 }

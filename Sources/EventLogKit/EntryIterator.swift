@@ -137,25 +137,22 @@ public struct EntryIterator {
         txn: Transaction, want: Int, _ found: (EntryRecord.Header, UnsafeRawBufferPointer) throws -> Void
     ) throws -> (UInt64, Bool) {
         try txn.withCursor(storage.entries) { cursor in
+            var entries = EntryCursor(cursor)
             var matched = 0
             var next = nextSequence
             var scanned = 0
-            var item = try cursor.seek(atOrAfter: KeyCoding.sequence(nextSequence))
-            while let current = item, matched < want, scanned < Self.scanLimit {
-                guard let sequence = KeyCoding.decodeSequence(current.key) else {
-                    throw EventLogError.corruptEntry(sequence: next, reason: "a key after it is \(current.key.count) bytes, not 8")
-                }
-                if sequence > query.through { return (sequence, true) }
-                let header = try EntryRecord.header(key: sequence, record: current.value)
-                if query.matches(header, caseBytes: UnsafeRawBufferPointer(rebasing: current.value[header.caseRange])) {
-                    try found(header, current.value)
+            var entry = try entries.seek(atOrAfter: nextSequence)
+            while let current = entry, matched < want, scanned < Self.scanLimit {
+                if current.sequence > query.through { return (current.sequence, true) }
+                if query.matches(current.header, caseBytes: current.caseName) {
+                    try found(current.header, current.bytes)
                     matched += 1
                 }
-                next = sequence &+ 1
+                next = current.sequence &+ 1
                 scanned += 1
-                item = try cursor.next()
+                entry = try entries.next()
             }
-            return (next, item == nil)
+            return (next, entry == nil)
         }
     }
 
@@ -172,12 +169,11 @@ public struct EntryIterator {
                 guard matched < want, scanned < Self.scanLimit else { return false }
                 let kindMatches = query.kinds.map { kinds in EntryKind(rawValue: item.kind).map(kinds.contains) ?? true } ?? true
                 if kindMatches {
-                    guard let record = try entries.record(item.sequence) else {
+                    guard let entry = try entries.entry(item.sequence) else {
                         throw EventLogError.corruptEntry(sequence: item.sequence, reason: "stream '\(query.stream ?? "")' lists it, but the entry is missing")
                     }
-                    let header = try EntryRecord.header(key: item.sequence, record: record)
-                    if query.matches(header, caseBytes: UnsafeRawBufferPointer(rebasing: record[header.caseRange])) {
-                        try found(header, record)
+                    if query.matches(entry.header, caseBytes: entry.caseName) {
+                        try found(entry.header, entry.bytes)
                         matched += 1
                     }
                 }

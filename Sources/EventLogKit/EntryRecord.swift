@@ -1,9 +1,10 @@
 import Foundation
 
-/// The binary layouts of an entry record, the value stored under its sequence number in `entries`. Specified in
-/// docs/FORMAT.md; all integers little-endian, varints LEB128.
+/// The binary layouts of a record of one entry, the value stored under its sequence number in `entries` by writers of
+/// format versions 1 to 6 (a version-7 writer packs entries into blocks, ``EntryBlock``). Specified in docs/FORMAT.md;
+/// all integers little-endian, varints LEB128. Readers read both layouts.
 ///
-/// The compact layout (format version 4), which the writer writes, is marked by the kind byte's high bit:
+/// The compact layout (format versions 4 to 6) is marked by the kind byte's high bit:
 ///
 ///     0  u32 CRC-32C of bytes 4..<end     14 varint sequence, varint stream id,
 ///     4  u8  kind | 0x80                      varint cause distance (sequence − cause; 0 = none),
@@ -44,14 +45,17 @@ enum EntryRecord {
         /// The cause as a distance back from the entry (0: none).
         private var causeDistance: UInt64 { cause == 0 ? 0 : sequence &- cause }
 
-        /// The record's size in the compact layout.
+        /// The bytes it takes as a record in the compact layout, about what it takes in a block: what it counts for
+        /// in the queue's byte budget.
         var size: Int {
             let caseLength = caseName.utf8.count
             return compactFixedSize + Varint.size(sequence) + Varint.size(UInt64(streamID)) + Varint.size(causeDistance)
                 + Varint.size(UInt64(caseLength)) + caseLength + payload.count
         }
 
-        /// Writes the record, in the compact layout, into `buffer`, which is exactly ``size`` bytes, checksum included.
+        /// Writes the record, in the compact layout, into `buffer`, which is exactly ``size`` bytes, checksum
+        /// included: what writers of versions 4 to 6 stored. The writer no longer does; tests and fuzz seeds make
+        /// such records with it, since readers must go on taking them.
         func write(into buffer: UnsafeMutableRawBufferPointer) {
             let out = ByteWriter(bytes: buffer)
             let caseLength = caseName.utf8.count
@@ -93,8 +97,6 @@ enum EntryRecord {
         let cause: UInt64
         let caseRange: Range<Int>
         let payloadRange: Range<Int>
-        /// Whether the record is in the compact layout (format version 4).
-        let isCompact: Bool
     }
 
     /// Checks the record stored under `key` and reads its header, in either layout; throws
@@ -124,7 +126,7 @@ enum EntryRecord {
             kind: kind, codec: CodecID(rawValue: reader.u8(5)), streamID: reader.u32(8), sequence: sequence,
             timestamp: reader.i64(24), cause: reader.u64(32),
             caseRange: headerSize..<(headerSize + caseLength),
-            payloadRange: (headerSize + caseLength)..<reader.count, isCompact: false)
+            payloadRange: (headerSize + caseLength)..<reader.count)
     }
 
     /// ``header(key:record:)`` of a record in the compact layout.
@@ -158,29 +160,6 @@ enum EntryRecord {
         return Header(
             kind: kind, codec: CodecID(rawValue: reader.u8(5)), streamID: UInt32(streamID), sequence: sequence,
             timestamp: reader.i64(6), cause: causeDistance == 0 ? 0 : sequence - causeDistance,
-            caseRange: offset..<caseEnd, payloadRange: caseEnd..<reader.count, isCompact: true)
-    }
-
-    /// A record's timestamp, read without checking the record (retention's age test); `nil` for a record too short.
-    static func timestamp(of record: UnsafeRawBufferPointer) -> Int64? {
-        let reader = ByteReader(bytes: record)
-        if record.count > compactFixedSize, record[4] & compactFlag != 0 { return reader.i64(6) }
-        return record.count >= headerSize ? reader.i64(24) : nil
-    }
-
-    /// Checks and decodes a whole record, copying it out of the map.
-    static func decode(
-        key: UInt64, record bytes: UnsafeRawBufferPointer, streamName: (UInt32) throws(EventLogError) -> String
-    ) throws(EventLogError) -> LogEntry {
-        let header = try header(key: key, record: bytes)
-        let reader = ByteReader(bytes: bytes)
-        guard let caseName = reader.string(header.caseRange) else {
-            throw .corruptEntry(sequence: key, reason: "its case name is not valid UTF-8")
-        }
-        return LogEntry(
-            sequence: header.sequence, streamID: header.streamID, stream: try streamName(header.streamID),
-            kind: header.kind, timestamp: header.timestamp, cause: header.cause == 0 ? nil : header.cause,
-            caseName: caseName, codec: header.codec, payload: reader.data(header.payloadRange))
+            caseRange: offset..<caseEnd, payloadRange: caseEnd..<reader.count)
     }
 }
-

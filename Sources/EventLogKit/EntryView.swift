@@ -47,22 +47,20 @@ extension EventLog {
         var next = query.from
         var streams = try storage.reloadStreams()
         while next <= query.through {
-            // Reads up to 8192 records; stops early at an entry of a stream not yet known, to reload the streams.
+            // Reads up to 8192 entries; stops early at an entry of a stream not yet known, to reload the streams.
             // An error of `body` ends the read and reaches the caller as it was thrown, not as a storage error.
             var failure: (any Error)?
             let read = Result { () throws(EventLogError) -> (UInt64, UInt32?, Bool) in try storage.read { txn in
                 try txn.withCursor(storage.entries) { cursor in
+                    var entries = EntryCursor(cursor)
                     var position = next
                     var scanned = 0
-                    var item = try cursor.seek(atOrAfter: KeyCoding.sequence(next))
-                    while let current = item, scanned < 8192 {
-                        guard let sequence = KeyCoding.decodeSequence(current.key) else {
-                            throw EventLogError.corruptEntry(sequence: position, reason: "a key after it is \(current.key.count) bytes, not 8")
-                        }
+                    var entry = try entries.seek(atOrAfter: next)
+                    while let current = entry, scanned < 8192 {
+                        let (sequence, header) = (current.sequence, current.header)
                         if sequence > query.through { return (sequence, nil, true) }
-                        let header = try EntryRecord.header(key: sequence, record: current.value)
                         guard let info = streams[header.streamID] else { return (sequence, header.streamID, false) }
-                        let caseBytes = UnsafeRawBufferPointer(rebasing: current.value[header.caseRange])
+                        let caseBytes = current.caseName
                         if query.matches(header, caseBytes: caseBytes) {
                             guard String.isValidUTF8(caseBytes) else {
                                 throw EventLogError.corruptEntry(sequence: sequence, reason: "its case name is not valid UTF-8")
@@ -71,7 +69,7 @@ extension EventLog {
                                 try body(EntryView(
                                     sequence: sequence, streamID: header.streamID, stream: info.name, kind: header.kind, codec: header.codec,
                                     timestamp: header.timestamp, cause: header.cause == 0 ? nil : header.cause, caseName: caseBytes,
-                                    payload: UnsafeRawBufferPointer(rebasing: current.value[header.payloadRange])))
+                                    payload: current.payload))
                             } catch {
                                 failure = error
                                 throw error
@@ -79,9 +77,9 @@ extension EventLog {
                         }
                         position = sequence &+ 1
                         scanned += 1
-                        item = try cursor.next()
+                        entry = try entries.next()
                     }
-                    return (position, nil, item == nil)
+                    return (position, nil, entry == nil)
                 }
             } }
             if let failure { throw failure }

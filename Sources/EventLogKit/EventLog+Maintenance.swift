@@ -149,7 +149,9 @@ extension EventLog {
         streams: [UInt32: StreamInfo], through bound: UInt64, gaps: [UInt32: [ClosedRange<UInt64>]], report: inout VerifyReport
     ) throws(EventLogError) {
         let problems: [(String, UInt64?)] = try storage.read { txn in
-            try txn.withCursor(storage.snapshots) { cursor in
+            try txn.withCursor(storage.entries) { entryCursor in
+            var entries = EntryCursor(entryCursor)
+            return try txn.withCursor(storage.snapshots) { cursor in
                 var problems: [(String, UInt64?)] = []
                 var oldest: Set<UInt32> = []
                 var item = try cursor.first()
@@ -165,87 +167,148 @@ extension EventLog {
                         continue
                     }
                     let isOldest = oldest.insert(key.stream).inserted
-                    guard let record = try txn.get(storage.entries, key: KeyCoding.sequence(key.sequence)) else {
+                    // A damaged entry is reported by the walk over the entries, not here.
+                    let entry: EntryCursor.Found?
+                    do { entry = try entries.entry(key.sequence) } catch { continue }
+                    guard let entry else {
                         let endsGap = gaps[key.stream]?.contains { $0.upperBound == key.sequence } ?? false
                         if !(isOldest && key.sequence <= info.sequenceFloor) && !endsGap {
                             problems.append(("the snapshot of stream '\(info.name)' describes this entry, which the log does not hold", key.sequence))
                         }
                         continue
                     }
-                    if let header = try? EntryRecord.header(key: key.sequence, record: record), header.streamID != key.stream {
-                        let owner = streams[header.streamID]?.name ?? "id \(header.streamID)"
+                    if entry.header.streamID != key.stream {
+                        let owner = streams[entry.header.streamID]?.name ?? "id \(entry.header.streamID)"
                         problems.append(("the snapshot of stream '\(info.name)' describes an entry of stream '\(owner)'", key.sequence))
                     }
                 }
                 return problems
             }
+            }
         }
         for (message, sequence) in problems { report.error(message, at: sequence) }
     }
 
-    /// Walks `entries` in chunks: checksum, header, sequence order, known stream, sane cause.
+    /// Walks `entries` in chunks: checksum, header, sequence order, known stream, sane cause. A damaged block is
+    /// reported once, at its key, and the walk goes on after it.
     private func verifyEntries(
         streams: [UInt32: StreamInfo], through bound: UInt64, floor: UInt64, gaps: [ClosedRange<UInt64>], counts: inout [UInt32: Int],
         report: inout VerifyReport, progress: ((Int) -> Void)?
     ) throws(EventLogError) {
         var position: UInt64 = 0
+        var resume: UInt64 = 0
         var done = false
         while !done {
-            let chunk: (problems: [VerifyReport.Problem], counts: [UInt32: Int], checked: Int, last: UInt64, done: Bool) = try storage.read { txn in
-                try txn.withCursor(storage.entries) { cursor in
-                    var problems: [VerifyReport.Problem] = []
-                    var counts: [UInt32: Int] = [:]
-                    var checked = 0
-                    var last = position
-                    var item = try cursor.seek(atOrAfter: KeyCoding.sequence(position &+ 1))
-                    while let current = item, checked < 65_536 {
-                        guard let sequence = KeyCoding.decodeSequence(current.key) else {
-                            problems.append(.init(severity: .error, sequence: last, message: "the key after this entry is \(current.key.count) bytes, not 8"))
-                            return (problems, counts, checked, last, true)
+            typealias Chunk = (problems: [VerifyReport.Problem], counts: [UInt32: Int], checked: Int, last: UInt64, resume: UInt64, done: Bool)
+            let chunk: Chunk = try storage.read { txn in
+                try txn.withCursor(storage.entries) { causeCursor in
+                    var causes = EntryCursor(causeCursor)
+                    return try txn.withCursor(storage.entries) { cursor in
+                        var problems: [VerifyReport.Problem] = []
+                        var counts: [UInt32: Int] = [:]
+                        var checked = 0
+                        var last = position
+                        var resumeAt = resume
+                        /// After a damaged record, whose entries are unknown, the next number is not checked for a gap.
+                        var afterDamage = false
+                        func problem(_ message: String, at sequence: UInt64) {
+                            problems.append(.init(severity: .error, sequence: sequence, message: message))
                         }
-                        if sequence > bound { return (problems, counts, checked, last, true) }
-                        // Numbers are gapless except below the trim floor, where a trim removed entries, and in the
-                        // gaps retention removed.
-                        if sequence > last + 1, sequence - 1 > floor, !Self.covers(gaps, max(last + 1, floor + 1)...(sequence - 1)) {
-                            let first = max(last + 1, floor + 1)
-                            let missing = first == sequence - 1 ? "#\(first) is" : "#\(first)…#\(sequence - 1) are"
-                            problems.append(.init(severity: .error, sequence: sequence, message: "entries \(missing) missing before it (a gap no trim explains)"))
+                        // Order and gaps, for the entry numbered `sequence`.
+                        func place(_ sequence: UInt64) {
+                            if checked > 0 || position > 0, sequence <= last {
+                                problem("it is stored after #\(last), out of order", at: sequence)
+                            } else if !afterDamage, sequence > last + 1, sequence - 1 > floor,
+                                      !Self.covers(gaps, max(last + 1, floor + 1)...(sequence - 1)) {
+                                // Numbers are gapless except below the trim floor, where a trim removed entries, and in
+                                // the gaps retention removed.
+                                let first = max(last + 1, floor + 1)
+                                let missing = first == sequence - 1 ? "#\(first) is" : "#\(first)…#\(sequence - 1) are"
+                                problem("entries \(missing) missing before it (a gap no trim explains)", at: sequence)
+                            }
+                            afterDamage = false
+                            checked += 1
+                            last = max(last, sequence)
                         }
-                        checked += 1
-                        last = sequence
-                        do {
-                            let header = try EntryRecord.header(key: sequence, record: current.value)
+                        func check(_ header: EntryRecord.Header, in bytes: UnsafeRawBufferPointer) throws {
+                            let sequence = header.sequence
                             if streams[header.streamID] == nil {
-                                problems.append(.init(severity: .error, sequence: sequence, message: "it names stream id \(header.streamID), which the log does not describe"))
+                                problem("it names stream id \(header.streamID), which the log does not describe", at: sequence)
                             } else {
                                 counts[header.streamID, default: 0] += 1
                             }
-                            let reader = ByteReader(bytes: current.value)
-                            let caseName = reader.string(header.caseRange)
-                            if caseName == nil {
-                                problems.append(.init(severity: .error, sequence: sequence, message: "its case name is not valid UTF-8"))
-                            }
-                            for problem in try ruleProblems(header, caseName: caseName, record: current.value, sequence: sequence, txn: txn) {
-                                problems.append(.init(severity: .error, sequence: sequence, message: problem))
-                            }
-                        } catch let error as EventLogError {
-                            if case .corruptEntry(_, let reason) = error {
-                                problems.append(.init(severity: .error, sequence: sequence, message: reason))
-                            } else {
-                                problems.append(.init(severity: .error, sequence: sequence, message: error.description))
+                            let caseName = ByteReader(bytes: bytes).string(header.caseRange)
+                            if caseName == nil { problem("its case name is not valid UTF-8", at: sequence) }
+                            for message in try ruleProblems(header, caseName: caseName, record: bytes, sequence: sequence, causes: &causes) {
+                                problem(message, at: sequence)
                             }
                         }
-                        item = try cursor.next()
+                        var item = try cursor.seek(atOrAfter: KeyCoding.sequence(resume))
+                        while let current = item, checked < 65_536 {
+                            guard let key = KeyCoding.decodeSequence(current.key) else {
+                                problem("the key after this entry is \(current.key.count) bytes, not 8", at: last)
+                                return (problems, counts, checked, last, resumeAt, true)
+                            }
+                            resumeAt = key &+ 1
+                            if key > bound {
+                                // A newer entry, committed by a live writer since the bound was read, ends the walk; a
+                                // damaged key only looks like one, and is reported.
+                                guard let reason = Self.damage(key: key, record: current.value) else {
+                                    return (problems, counts, checked, last, resumeAt, true)
+                                }
+                                problem(reason, at: key)
+                                afterDamage = true
+                                item = try cursor.next()
+                                continue
+                            }
+                            if EntryBlock.isBlock(current.value) {
+                                do {
+                                    var reader = try EntryBlock.Reader(key: key, block: current.value)
+                                    while let header = try reader.next(), header.sequence <= bound {
+                                        place(header.sequence)
+                                        try check(header, in: current.value)
+                                    }
+                                } catch EventLogError.corruptEntry(let sequence, let reason) {
+                                    problem(reason, at: sequence)
+                                    afterDamage = true
+                                }
+                            } else {
+                                place(key)
+                                do {
+                                    try check(try EntryRecord.header(key: key, record: current.value), in: current.value)
+                                } catch EventLogError.corruptEntry(_, let reason) {
+                                    problem(reason, at: key)
+                                }
+                            }
+                            item = try cursor.next()
+                        }
+                        return (problems, counts, checked, last, resumeAt, item == nil)
                     }
-                    return (problems, counts, checked, last, item == nil)
                 }
             }
             report.problems += chunk.problems
             counts.merge(chunk.counts, uniquingKeysWith: +)
             report.entries += chunk.checked
             position = chunk.last
+            resume = chunk.resume
             done = chunk.done
             progress?(report.entries)
+        }
+    }
+
+    /// What is wrong with the record stored under `key` in `entries`, a block or an entry of its own, or `nil`.
+    private static func damage(key: UInt64, record: UnsafeRawBufferPointer) -> String? {
+        do throws(EventLogError) {
+            if EntryBlock.isBlock(record) {
+                var reader = try EntryBlock.Reader(key: key, block: record)
+                while try reader.next() != nil {}
+            } else {
+                _ = try EntryRecord.header(key: key, record: record)
+            }
+            return nil
+        } catch {
+            if case .corruptEntry(_, let reason) = error { return reason }
+            return error.description
         }
     }
 
@@ -261,7 +324,7 @@ extension EventLog {
 
     /// The rules of docs/FORMAT.md an entry breaks: causes, markers, codec 0, JSON and binary payloads.
     private func ruleProblems(
-        _ header: EntryRecord.Header, caseName: String?, record: UnsafeRawBufferPointer, sequence: UInt64, txn: Transaction
+        _ header: EntryRecord.Header, caseName: String?, record: UnsafeRawBufferPointer, sequence: UInt64, causes: inout EntryCursor
     ) throws -> [String] {
         var problems: [String] = []
         let payload = record[header.payloadRange]
@@ -272,11 +335,10 @@ extension EventLog {
             guard header.cause != 0 else { break }
             if header.cause >= sequence {
                 problems.append("its cause #\(header.cause) is not an earlier entry")
-            } else if let cause = try txn.get(storage.entries, key: KeyCoding.sequence(header.cause)) {
-                if let causing = try? EntryRecord.header(key: header.cause, record: cause) {
-                    if causing.kind != .action { problems.append("its cause #\(header.cause) is a \(causing.kind), not an action") }
-                    if causing.streamID != header.streamID { problems.append("its cause #\(header.cause) is an action of another stream") }
-                }
+            } else if let causing = try? causes.entry(header.cause)?.header {
+                // A damaged cause is reported where the walk reaches it.
+                if causing.kind != .action { problems.append("its cause #\(header.cause) is a \(causing.kind), not an action") }
+                if causing.streamID != header.streamID { problems.append("its cause #\(header.cause) is an action of another stream") }
             }
         case .streamOpened, .streamResumed, .streamClosed:
             if header.cause != 0 { problems.append("it is a \(header.kind) marker with a cause") }
@@ -323,10 +385,11 @@ extension EventLog {
                         for key in chunk {
                             defer { previous = key.sequence }
                             if key.sequence <= previous { return ("stream '\(info.name)' lists this entry out of order, after #\(previous)", key.sequence) }
-                            guard let record = try entries.record(key.sequence) else {
+                            let entry: EntryCursor.Found?
+                            do { entry = try entries.entry(key.sequence) } catch { continue }
+                            guard let header = entry?.header else {
                                 return ("stream '\(info.name)' lists this entry, but it is missing", key.sequence)
                             }
-                            guard let header = try? EntryRecord.header(key: key.sequence, record: record) else { continue }
                             if header.streamID != info.id || header.kind.rawValue != key.kind {
                                 return ("stream '\(info.name)' lists this entry as one of its \(EntryKind(rawValue: key.kind)?.description ?? "unknown") entries, but it is not", key.sequence)
                             }
@@ -354,23 +417,33 @@ extension EventLog {
     /// Checks every snapshot's record, and warns where the policy expected a snapshot and none was written.
     private func verifySnapshots(streams: [UInt32: StreamInfo], through bound: UInt64, policy: SnapshotPolicy?, report: inout VerifyReport) throws(EventLogError) {
         for info in streams.values.sorted(by: { $0.id < $1.id }) {
-            let snapshots = try snapshotSequences(of: info).filter { $0 <= bound }
-            for sequence in snapshots {
-                do {
-                    _ = try storage.read { txn in
-                        try txn.get(storage.snapshots, key: KeyCoding.streamSequence(info.id, sequence)).map {
-                            try SnapshotRecord.decode(streamID: info.id, sequence: sequence, streamName: info.name, record: $0)
+            // Each record is decoded where the walk finds it, past the bound too: a newer snapshot a live writer
+            // committed since is passed over, but a damaged key only looks like one, and a lookup by that key would
+            // not find it among keys no longer in order.
+            let found: [(sequence: UInt64, problem: String?)] = try storage.read { txn in
+                try txn.withCursor(storage.snapshots) { cursor in
+                    var found: [(UInt64, String?)] = []
+                    var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, 0))
+                    while let current = item, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == info.id {
+                        do throws(EventLogError) {
+                            _ = try SnapshotRecord.decode(streamID: info.id, sequence: key.sequence, streamName: info.name, record: current.value)
+                            found.append((key.sequence, nil))
+                        } catch {
+                            if case .corruptSnapshot(_, _, let reason) = error { found.append((key.sequence, reason)) } else { throw error }
                         }
+                        item = try cursor.next()
                     }
-                    report.snapshots += 1
-                } catch {
-                    if case .corruptSnapshot(_, _, let reason) = error {
-                        report.error("the snapshot of stream '\(info.name)' is corrupt: \(reason)", at: sequence)
-                    } else {
-                        report.error(error.description, at: sequence)
-                    }
+                    return found
                 }
             }
+            for (sequence, problem) in found {
+                if let problem {
+                    report.error("the snapshot of stream '\(info.name)' is corrupt: \(problem)", at: sequence)
+                } else if sequence <= bound {
+                    report.snapshots += 1
+                }
+            }
+            let snapshots = found.filter { $0.sequence <= bound }.map(\.sequence)
             let interval: Int? = switch policy {
             case .every(let n): n
             case .everyMutation: 1

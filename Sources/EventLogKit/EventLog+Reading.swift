@@ -18,10 +18,9 @@ extension EventLog {
         while start < sequences.count {
             let chunk = sequences[start..<min(start + EntryIterator.chunkSize, sequences.count)]
             let raw: [RawEntry?] = try storage.read { txn in
-                try chunk.map { sequence in
-                    try txn.get(storage.entries, key: KeyCoding.sequence(sequence)).map { record in
-                        try RawEntry(try EntryRecord.header(key: sequence, record: record), record)
-                    }
+                try txn.withCursor(storage.entries) { cursor in
+                    var entries = EntryCursor(cursor)
+                    return try chunk.map { sequence in try entries.entry(sequence).map { try RawEntry($0.header, $0.bytes) } }
                 }
             }
             for entry in raw { found.append(try entry.map { (entry) throws(EventLogError) in try entry.entry(names: &names, storage: storage) }) }
@@ -46,9 +45,7 @@ extension EventLog {
     /// The highest sequence number the log has assigned: the last entry's, or higher after trimming.
     /// 0 for an empty log.
     public func highestSequence() throws(EventLogError) -> UInt64 {
-        let last = try storage.read { txn in
-            try txn.withCursor(storage.entries) { try $0.last().flatMap { KeyCoding.decodeSequence($0.key) } } ?? 0
-        }
+        let last = try storage.read { txn in try storage.highestEntry(txn) ?? 0 }
         let floor = try storage.metaValue(LogLayout.MetaKey.sequenceFloor).flatMap { UInt64($0) } ?? 0
         return max(last, floor, writer?.committedSequence ?? 0)
     }

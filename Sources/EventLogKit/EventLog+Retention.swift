@@ -138,10 +138,13 @@ extension EventLog {
         for database in [storage.meta, storage.entries, storage.streams, storage.index.database, storage.snapshots] + [storage.gaps, storage.pins, storage.sites, storage.schemas].compactMap({ $0 }) {
             pages += try txn.pages(database)
         }
-        let (entries, liveBytes) = (try txn.count(storage.entries), pages * storage.environment.pageSize)
+        let liveBytes = pages * storage.environment.pageSize
+        let overBytes = policy.maxBytes.map { liveBytes > $0 / 10 * 6 } ?? false
+        // Counting walks the log's records: only when a bound that needs the count may be passed.
+        let entries = overBytes || policy.maxEntries != nil ? try storage.entryCount(txn) : (try storage.lowestEntry(txn) == nil ? 0 : 1)
         guard entries > 0 else { return nil }
         var excess = 0
-        if let maxBytes = policy.maxBytes, liveBytes > maxBytes / 10 * 6 {
+        if let maxBytes = policy.maxBytes, overBytes {
             let perEntry = max(1, liveBytes / entries)
             excess = max(excess, (liveBytes - maxBytes / 2) / perEntry)
         }
@@ -150,34 +153,35 @@ extension EventLog {
         guard excess > 0 || oldest != nil else { return nil }
         // Walk the oldest unpinned entries: past `excess` of them and past those older than `oldest`, `limit` at most.
         return try txn.withCursor(storage.entries) { cursor in
-            var item = try cursor.first()
+            var entries = EntryCursor(cursor)
+            var entry = try entries.first()
             var walked = 0
-            while let current = item, walked < limit {
-                guard let sequence = KeyCoding.decodeSequence(current.key) else { return nil }
+            while let current = entry, walked < limit {
+                let sequence = current.sequence
                 if let pin = pinned.first(where: { $0.contains(sequence) }) {
                     guard pin.upperBound < .max else { break }
-                    item = try cursor.seek(atOrAfter: KeyCoding.sequence(pin.upperBound + 1))
+                    entry = try entries.seek(atOrAfter: pin.upperBound + 1)
                     continue
                 }
-                let old = oldest.map { limit in EntryRecord.timestamp(of: current.value).map { $0 < limit } ?? false } ?? false
+                let old = oldest.map { current.header.timestamp < $0 } ?? false
                 if walked >= excess && !old { return walked == 0 ? nil : sequence }
                 walked += 1
-                item = try cursor.next()
+                entry = try entries.next()
             }
-            return walked == 0 ? nil : item.flatMap { KeyCoding.decodeSequence($0.key) }
+            return walked == 0 ? nil : entry?.sequence
         }
     }
 
     /// The lowest sequence number the log holds, as `txn` sees it.
     private func lowestSequence(in txn: Transaction) throws -> UInt64? {
-        try txn.withCursor(storage.entries) { try $0.first().flatMap { KeyCoding.decodeSequence($0.key) } }
+        try storage.lowestEntry(txn)
     }
 
     /// Pins `window` entries around each effect error appended since the last step, as `txn` sees them: the
     /// entries of the commit under way included, since the step may remove those too.
     private func pinNewErrors(window: UInt64, streams: [StreamInfo], in txn: Transaction) throws {
         let from = retentionScan.withLock { $0 } + 1
-        guard let highest = try txn.withCursor(storage.entries, { try $0.last().flatMap { KeyCoding.decodeSequence($0.key) } }), highest >= from else {
+        guard let highest = try storage.highestEntry(txn), highest >= from else {
             return
         }
         for info in streams {

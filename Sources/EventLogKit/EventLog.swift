@@ -22,7 +22,7 @@ public final class EventLog: Sendable {
     /// The newest on-disk format version this library reads and writes: 6, metadata sealed by a checksum, which
     /// every log a writer opens is raised to. Versions 1 to 5 (the first record layout; gaps from retention; schema
     /// eras; compact entry records; the stream index in blocks) stay readable (docs/FORMAT.md, "Versioning").
-    public static let formatVersion = LogLayout.sealedMetadataFormatVersion
+    public static let formatVersion = LogLayout.entryBlocksFormatVersion
     /// This library's version, recorded in logs it writes.
     public static let libraryVersion = "0.1.0"
 

@@ -37,6 +37,9 @@ enum LogLayout {
     /// The version of a log whose metadata is sealed by a checksum (``MetadataSeal``): every log a writer opens is
     /// raised to it, and sealed.
     static let sealedMetadataFormatVersion = 6
+    /// The version of a log whose entries may be packed into blocks (``EntryBlock``): every log a writer opens is
+    /// raised to it, since the writer appends blocks only; its older records stay as they are.
+    static let entryBlocksFormatVersion = 7
 
     enum MetaKey {
         static let formatVersion = "format-version"

@@ -13,9 +13,10 @@ extension LogStorage {
 
     /// Deletes stream `id`'s entries numbered `first` through `last`, and their items in the stream index; returns how many.
     func deleteEntries(_ txn: Transaction, stream id: UInt32, from first: UInt64, through last: UInt64) throws -> Int {
-        try index.remove(txn, stream: id, from: first, through: last) { sequence in
-            try txn.delete(entries, key: KeyCoding.sequence(sequence))
-        }
+        var removed: [UInt64] = []
+        let count = try index.remove(txn, stream: id, from: first, through: last) { removed.append($0) }
+        try removeEntries(txn, removed)
+        return count
     }
 
     /// Deletes stream `id`'s snapshots numbered from `first` up to (not including) `end`; returns how many.

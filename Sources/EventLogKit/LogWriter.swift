@@ -70,7 +70,7 @@ final class LogWriter: @unchecked Sendable {
         self.onFailure = configuration.onWriteFailure
         self.batchByteLimit = configuration.retention?.maxBytes.map { max(64 << 10, $0 / 8) }
         let (highest, floor, lastIndex) = try storage.read { txn in
-            let highest = try txn.withCursor(storage.entries) { try $0.last().flatMap { KeyCoding.decodeSequence($0.key) } } ?? 0
+            let highest = try storage.highestEntry(txn) ?? 0
             let floor = try txn.get(storage.meta, key: Array(LogLayout.MetaKey.sequenceFloor.utf8))
                 .flatMap { UInt64(String(decoding: $0, as: UTF8.self)) } ?? 0
             return (highest, floor, try storage.index.lastKey(txn) ?? (0, 0))
@@ -457,11 +457,14 @@ final class LogWriter: @unchecked Sendable {
                 // Sites new in this transaction, made afresh when the body runs again (the map had to grow), and
                 // kept in locals until the end: the captured variables would cost an access check per entry.
                 var sites: [String: UInt32] = [:], sourceSites: [SourceSite: UInt32] = [:]
-                // By index: each entry is lent to `write`, not copied out of the array. One cursor appends them all.
-                try txn.withCursor(storage.entries) { entries in
+                // By index: each entry is lent to `write`, not copied out of the array. One cursor appends them all,
+                // in blocks.
+                try txn.withCursor(storage.entries) { cursor in
+                    var entries = try EntryAppender(cursor)
                     for index in encoded.entries.indices {
-                        try write(encoded.entries[index], entries, txn, &indexed, &sites, &sourceSites)
+                        try write(encoded.entries[index], &entries, txn, &indexed, &sites, &sourceSites)
                     }
+                    try entries.finish()
                 }
                 (newSites, newSourceSites) = (sites, sourceSites)
                 for index in encoded.snapshots.indices {
@@ -512,12 +515,10 @@ final class LogWriter: @unchecked Sendable {
     }
 
     private func write(
-        _ entry: EntryRecord.Pending, _ entries: Cursor, _ txn: Transaction, _ indexed: inout IndexItems,
+        _ entry: EntryRecord.Pending, _ entries: inout EntryAppender, _ txn: Transaction, _ indexed: inout IndexItems,
         _ newSites: inout [String: UInt32], _ newSourceSites: inout [SourceSite: UInt32]
     ) throws {
-        try withUnsafeBytes(of: entry.sequence.bigEndian) { key in
-            try entries.reserve(key: key, size: entry.size, flags: .append) { entry.write(into: $0) }
-        }
+        try entries.append(entry)
         // An action's call site goes into the index as the number of an interned text in `sites`.
         var item = StreamIndex.Item(sequence: entry.sequence, kind: entry.kind.rawValue)
         if let site = entry.callSite, let id = try siteID(site, txn, &newSites, &newSourceSites) { item.site = id }

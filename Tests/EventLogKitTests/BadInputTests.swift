@@ -1,4 +1,4 @@
-import EventLogKit
+@testable import EventLogKit
 import Foundation
 import LMDB
 import TestSupport
@@ -99,28 +99,31 @@ struct BadInputTests {
         #expect(throws: expected) { try EventLog.open(at: path) }
     }
 
-    @Test("a record whose bytes were changed on disk fails its checksum, naming the entry")
+    @Test("a block whose bytes were changed on disk fails its checksum, naming its first entry; the blocks around it read")
     func flippedByte() throws {
         let path = scratch.file("flip.reactorlog")
         do {
             let log = try EventLog.open(at: path)
             let stream = try log.counterStream()
             try stream.append(.action("before"))
-            try stream.append(EntryDraft(kind: .mutation, caseName: "target", payload: Data("PAYLOAD-TO-FLIP".utf8)))
+            // Larger than a block: a block of its own, keyed 3.
+            let big = Data("PAYLOAD-TO-FLIP".utf8) + Data(repeating: 0x20, count: EntryBlock.capacity)
+            try stream.append(EntryDraft(kind: .mutation, caseName: "target", payload: big))
             try stream.append(.action("after"))
             try log.close()
         }
         try CorruptFile.flipByte(in: path + "/data.mdb", after: Array("PAYLOAD-TO-FLIP".utf8))
         let log = try EventLog.openReadOnly(at: path)
         let error = #expect(throws: EventLogError.self) { try log.entry(at: 3) }
-        #expect(error == .corruptEntry(sequence: 3, reason: "its checksum does not match its contents"))
+        #expect(error == .corruptEntry(sequence: 3, reason: "its block's checksum does not match its contents (the block of entries from it)"))
         expectOneLine(error)
         #expect(try log.entry(at: 2)?.caseName == "before")
         #expect(try log.entry(at: 4)?.caseName == "after")
         let report = try log.verify()
         #expect(!report.isHealthy)
         #expect(report.firstError?.sequence == 3)
-        #expect(report.entries == 4)
+        #expect(!report.problems.contains { $0.message.contains("missing before it") }, "the entries after a damaged block are no gap")
+        #expect(report.entries == 3, "the entries of the damaged block are not counted as checked")
     }
 
     @Test("a second writer, in this process or another, is refused; readers are not")

@@ -4,8 +4,8 @@ import LMDB
 import TestSupport
 import Testing
 
-/// Format version 4 writes compact entry records; logs of the first layout (a fixture written by the version
-/// before it) stay readable, and a writer continues them in the new layout.
+/// Format version 4 wrote compact entry records, version 7 packs entries into blocks; logs of the earlier layouts
+/// (fixtures written by versions 1 and 6) stay readable, and a writer continues them in blocks.
 @Suite("Record layouts")
 struct RecordLayoutTests {
     let scratch = ScratchDirectory()
@@ -31,11 +31,11 @@ struct RecordLayoutTests {
         #expect(try log.snapshotSequences(stream: "search").count == 5)
     }
 
-    @Test("a writer continues a version-1 log in compact records, raising it to version 6; both layouts read and verify")
+    @Test("a writer continues a version-1 log in blocks, raising it to version 7; both layouts read and verify")
     func continued() throws {
         let path = try scratch.fixture("version1.reactorlog")
         let log = try EventLog.open(at: path)
-        #expect(try log.metadata().formatVersion == 6)
+        #expect(try log.metadata().formatVersion == 7)
         let stream = try log.openStream(named: "later", reactorType: "Later", schemaFingerprint: "v1", initialState: 0)
         let action = try stream.append(.action, "tap", caseName: "tap")
         try stream.append(.mutation, 1, caseName: "add", cause: action)
@@ -49,10 +49,39 @@ struct RecordLayoutTests {
         #expect(try reader.verify().isHealthy)
         let records = try entryRecords(path)
         #expect(records[2]?[4] == EntryKind.action.rawValue, "an old record keeps the first layout")
-        #expect(records[action]?[4] == EntryKind.action.rawValue | EntryRecord.compactFlag)
-        let last = try #require(entries.last)
-        #expect(records[last.sequence]?.count == 18 + last.caseName.utf8.count + last.payload.count,
-                "a 14-byte fixed header and one byte for each of the four numbers: 22 bytes less than the first layout")
+        #expect(records[67]?[4] == EntryBlock.marker, "the new entries share one block, keyed by the first")
+        #expect(records[action] == nil && records.count == 67)
+    }
+
+    @Test("a version-6 log of compact records reads and verifies whole, and a writer continues it in blocks")
+    func versionSix() throws {
+        let path = try scratch.fixture("version6.reactorlog")
+        let before = try { () throws -> [LogEntry] in
+            let old = try EventLog.openReadOnly(at: path)
+            #expect(try old.metadata().formatVersion == 6)
+            #expect(try old.readEntries(EntryQuery(stream: "search", kinds: [.mutation])).count == 45)
+            #expect(try old.callSite(at: 2) != nil)
+            #expect(try old.verify().isHealthy)
+            return try old.readEntries(EntryQuery())
+        }()
+        #expect(before.count == 69 && before.map(\.sequence) == Array(1...69))
+        let records = try entryRecords(path)
+        #expect(records.count == 69 && records.values.allSatisfy { $0[4] & EntryRecord.compactFlag != 0 && $0[4] != EntryBlock.marker })
+
+        let log = try EventLog.open(at: path)
+        let counter = try #require(try log.stream(named: "counter"))
+        let stream = try log.openStream(named: counter.name, reactorType: "Counter", schemaFingerprint: "v1", initialState: 0)
+        let tap = try stream.append(.action, "tap", caseName: "tap")
+        try stream.append(.mutation, 1, caseName: "add", cause: tap)
+        try log.close()
+        let reader = try EventLog.openReadOnly(at: path)
+        #expect(try reader.metadata().formatVersion == 7)
+        let after = try reader.readEntries(EntryQuery())
+        #expect(after.prefix(69).map(\.caseName) == before.map(\.caseName))
+        #expect(after.suffix(2).map(\.caseName) == ["tap", "add"] && after.last?.cause == tap)
+        #expect(try reader.readEntries(EntryQuery(stream: "counter")).map(\.caseName).suffix(3) == ["resumed", "tap", "add"])
+        #expect(try reader.verify().isHealthy)
+        #expect(try entryRecords(path)[70]?[4] == EntryBlock.marker)
     }
 
     @Test("a compact header refuses what does not add up: a number cut short, a sequence not its key, a cause ahead")
@@ -63,7 +92,7 @@ struct RecordLayoutTests {
         var bytes = [UInt8](repeating: 0, count: pending.size)
         bytes.withUnsafeMutableBytes { pending.write(into: $0) }
         let header = try bytes.withUnsafeBytes { try EntryRecord.header(key: 300, record: $0) }
-        #expect(header.isCompact && header.sequence == 300 && header.streamID == 2 && header.cause == 299)
+        #expect(header.sequence == 300 && header.streamID == 2 && header.cause == 299)
         #expect(header.timestamp == 1_700_000_000_000_000_000 && header.kind == .mutation && header.codec == .binary)
         #expect(Array(bytes[header.payloadRange]) == [0x03, 0x02])
         #expect(throws: EventLogError.self) { try bytes.withUnsafeBytes { try EntryRecord.header(key: 301, record: $0) } }
@@ -99,3 +128,4 @@ struct RecordLayoutTests {
         #expect(refusal(sealed(longName)).contains("runs past"))
     }
 }
+

@@ -51,7 +51,7 @@ struct StreamIndexTests {
         let path = try makeLog(rounds: 1_500)
         let log = try EventLog.openReadOnly(at: path)
         let blocks = try blocks(path)
-        #expect(try log.metadata().formatVersion == 6)
+        #expect(try log.metadata().formatVersion == EventLog.formatVersion)
         #expect(blocks[1, default: []].count > 5 && blocks[2, default: []].count > 2, "\(blocks.mapValues(\.count))")
         #expect(blocks.values.joined().allSatisfy { $0.size <= StreamIndex.checksumSize + StreamIndex.blockCapacity })
 

@@ -53,7 +53,7 @@ struct StreamReadTests {
             let environment = try Environment(path: path)
             let entries = try environment.openDatabase("entries")
             try environment.write { txn in
-                for sequence in [stepped, sought] { try #require(try txn.delete(entries, key: KeyCoding.sequence(sequence))) }
+                try LogStorage.removeEntries([stepped, sought].sorted(), from: entries, in: txn)
             }
         }
         let damaged = try EventLog.openReadOnly(at: path)

@@ -36,14 +36,16 @@ struct StreamTests {
         #expect(try log.highestSequence(stream: "search") == 201)
     }
 
-    @Test("reading one stream does not touch the others' entries (a damaged entry of another stream is not read)")
+    @Test("reading one stream does not touch blocks of the others' entries alone (a damaged one is not read)")
     func streamReadsSkipOthers() throws {
         let path = scratch.file("two.reactorlog")
         do {
             let log = try EventLog.open(at: path)
             let a = try log.counterStream("a"), b = try log.counterStream("b")
             try a.append(.mutation("a1"))
-            try b.append(EntryDraft(kind: .mutation, caseName: "b1", payload: Data("MARKER-TO-DAMAGE".utf8)))
+            // Larger than a block: a block of its own, between a1's and a2's.
+            let big = Data("MARKER-TO-DAMAGE".utf8) + Data(repeating: 0x20, count: EntryBlock.capacity)
+            try b.append(EntryDraft(kind: .mutation, caseName: "b1", payload: big))
             try a.append(.mutation("a2"))
             try log.close()
         }

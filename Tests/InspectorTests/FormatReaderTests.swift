@@ -1,4 +1,4 @@
-import EventLogKit
+@testable import EventLogKit
 import Foundation
 import LMDB
 import TestSupport
@@ -86,7 +86,7 @@ struct FormatReaderTests {
         do {
             let environment = try Environment(path: path)
             let entries = try environment.openDatabase("entries")
-            _ = try environment.write { txn in try txn.delete(entries, key: [0, 0, 0, 0, 0, 0, 0, 3]) }
+            try environment.write { txn in try LogStorage.removeEntries([3], from: entries, in: txn) }
         }
         let result = try await read([path])
         #expect(result.status == 1)
@@ -99,7 +99,7 @@ struct FormatReaderTests {
         let path = try RetentionInspectorTests.gappedLog(at: scratch.file("gapped.reactorlog"))   // #20…#36 removed
         let result = try await read([path])
         #expect(result.status == 0, "\(result.error)")
-        #expect(result.output.contains("format 6"))
+        #expect(result.output.contains("format 7"))
         #expect(result.output.contains("#19 shop mutation add") && result.output.contains("#37 shop mutation add"))
         #expect(!result.output.contains("#20 shop"))
         #expect(try await Tool.run(["verify", path]).status == 0)
@@ -107,7 +107,7 @@ struct FormatReaderTests {
         do {
             let environment = try Environment(path: path)
             let entries = try environment.openDatabase("entries")
-            _ = try environment.write { txn in try txn.delete(entries, key: [0, 0, 0, 0, 0, 0, 0, 50]) }
+            try environment.write { txn in try LogStorage.removeEntries([50], from: entries, in: txn) }
         }
         let damaged = try await read([path])
         #expect(damaged.status == 1)

@@ -146,7 +146,7 @@ struct SchemaMigrationTests {
         #expect(history.current == Cart2.defaultSchemaFingerprint)
         #expect(history.fingerprint(at: 0) == Release1.schemaFingerprint)
         #expect(history.fingerprint(at: lastOfRelease1 + 1) == Cart2.defaultSchemaFingerprint)
-        #expect(try log.metadata().formatVersion == 6)
+        #expect(try log.metadata().formatVersion == EventLog.formatVersion)
         #expect(try log.verify().isHealthy)
 
         // Time travel reads both eras through the same migrations.

@@ -79,7 +79,7 @@ struct RetentionTests {
         try log.close()
 
         let reader = try EventLog.openReadOnly(at: path)
-        #expect(try reader.metadata().formatVersion == 6)
+        #expect(try reader.metadata().formatVersion == EventLog.formatVersion)
         #expect(try reader.gaps(stream: "ledger") == [StreamGap(stream: "ledger", removed: 50...81)])
         let verified = try reader.verify()
         #expect(verified.isHealthy, "\(verified.problems)")

@@ -8,7 +8,7 @@ import Foundation
 /// together (parsed JSON and paths print back to what they were parsed from).
 enum FuzzTarget: UInt8, CaseIterable {
     case entryRecord, entryRecordSealed, streamRecord, streamRecordSealed, snapshotRecord, snapshotRecordSealed
-    case keys, json, statePath, exportLine, binaryPayload, binaryDecode, indexBlockSealed
+    case keys, json, statePath, exportLine, binaryPayload, binaryDecode, indexBlockSealed, entryBlockSealed
 
     /// Runs `input` through the decoder its first byte names.
     static func run(_ input: [UInt8]) {
@@ -19,7 +19,10 @@ enum FuzzTarget: UInt8, CaseIterable {
         case .entryRecord, .entryRecordSealed:
             if target == .entryRecordSealed { seal(&body) }
             body.withUnsafeBytes { bytes in
-                _ = try? EntryRecord.decode(key: 7, record: bytes) { id throws(EventLogError) in "stream-\(id)" }
+                guard let header = try? EntryRecord.header(key: 7, record: bytes) else { return }
+                check(header.caseRange.upperBound <= bytes.count && header.payloadRange.upperBound <= bytes.count,
+                      "entry record \(body) has ranges past its end")
+                _ = ByteReader(bytes: bytes).string(header.caseRange)
             }
         case .streamRecord, .streamRecordSealed:
             if target == .streamRecordSealed { seal(&body) }
@@ -67,6 +70,19 @@ enum FuzzTarget: UInt8, CaseIterable {
             guard accepted else { return }
             check(items.first?.sequence == 7, "index block \(body) starts at #\(items.first?.sequence ?? 0), not at its key")
             check(zip(items, items.dropFirst()).allSatisfy { $0.sequence < $1.sequence }, "index block \(body) lists entries out of order")
+        case .entryBlockSealed:
+            seal(&body)
+            body.withUnsafeBytes { bytes in
+                guard var reader = try? EntryBlock.Reader(key: 7, block: bytes) else { return }
+                var sequences: [UInt64] = []
+                while let header = try? reader.next() {
+                    check(header.caseRange.upperBound <= bytes.count && header.payloadRange.upperBound <= bytes.count,
+                          "entry block \(body) has ranges past its end")
+                    sequences.append(header.sequence)
+                }
+                check(sequences.first.map { $0 == 7 } ?? true, "entry block \(body) starts at #\(sequences.first ?? 0), not at its key")
+                check(zip(sequences, sequences.dropFirst()).allSatisfy { $0 < $1 }, "entry block \(body) holds entries out of order")
+            }
         }
     }
 
@@ -137,12 +153,24 @@ enum FuzzTarget: UInt8, CaseIterable {
             (.exportLine, Array(exportLine.utf8)),
             (.binaryPayload, [UInt8]((try? BinaryLogCodec().encode(FuzzShape.sample)) ?? Data())),
             (.binaryDecode, [UInt8]((try? BinaryLogCodec().encode(FuzzShape.sample)) ?? Data())),
+            (.entryBlockSealed, Self.block([entry, EntryRecord.Pending(
+                sequence: 9, streamID: 2, kind: .action, timestamp: 1_600_000_000_000_000_000, cause: 0,
+                caseName: "setRepos", codec: .binary, payload: [0x01])])),
             (.indexBlockSealed, StreamIndex.block([
                 .init(sequence: 7, kind: EntryKind.action.rawValue, site: 3), .init(sequence: 8, kind: EntryKind.mutation.rawValue),
                 .init(sequence: 300, kind: EntryKind.action.rawValue),
             ])),
         ]
         return bodies.map { [$0.0.rawValue] + $0.1 }
+    }
+
+    /// A block of `entries`, as the writer makes one.
+    private static func block(_ entries: [EntryRecord.Pending]) -> [UInt8] {
+        var builder = EntryBlock.Builder()
+        for entry in entries { _ = builder.append(entry) }
+        var bytes = [UInt8](repeating: 0, count: builder.bytes.count)
+        bytes.withUnsafeMutableBytes { builder.write(into: $0) }
+        return bytes
     }
 }
 

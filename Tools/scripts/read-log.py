@@ -180,6 +180,74 @@ def entry_fields(key, record):
     return kind, codec, stream_id, sequence, timestamp, cause, bytes(record[40:40 + case_length]), bytes(record[40 + case_length:])
 
 
+def block_entries(key, block):
+    """The entries of an entry block (docs/FORMAT.md, "Entry blocks", format version 7), each as entry_fields gives
+    one; the checksum is checked by the caller."""
+    (first,) = struct.unpack(">Q", key)
+    what = f"the block of entries from #{first}"
+    if len(block) <= 23:
+        sys.exit(f"{what}: it is shorter than its header")
+    count, time, recorded = struct.unpack_from("<HqQ", block, 5)
+    if recorded != first:
+        sys.exit(f"{what}: it records #{recorded} as its first entry")
+    if count == 0:
+        sys.exit(f"{what}: it holds no entry")
+    found, names, offset, sequence = [], [], 23, first
+    for index in range(count):
+        distance, offset = read_varint(block, offset, what)
+        if (index == 0) != (distance == 0):
+            sys.exit(f"{what}: an entry after #{sequence} is out of order")
+        sequence += distance
+        if offset + 2 > len(block):
+            sys.exit(f"{what}: entry #{sequence} is cut short")
+        kind, codec = block[offset], block[offset + 1]
+        stream_id, offset = read_varint(block, offset + 2, what)
+        zigzag, offset = read_varint(block, offset, what)
+        time = (time + ((zigzag >> 1) ^ -(zigzag & 1)) + 2**63) % 2**64 - 2**63
+        distance, offset = read_varint(block, offset, what)
+        if distance > sequence:
+            sys.exit(f"{what}: the cause of entry #{sequence} is out of range")
+        name, offset = read_varint(block, offset, what)
+        length, offset = read_varint(block, offset, what)
+        if name == 0:
+            spelled, offset = read_varint(block, offset, what)
+            if offset + spelled > len(block):
+                sys.exit(f"{what}: the case name of entry #{sequence} runs past the block")
+            names.append(bytes(block[offset:offset + spelled]))
+            offset += spelled
+        elif name > len(names):
+            sys.exit(f"{what}: entry #{sequence} names case name {name} of {len(names)} spelled")
+        if offset + length > len(block):
+            sys.exit(f"{what}: the payload of entry #{sequence} runs past the block")
+        payload = bytes(block[offset:offset + length])
+        offset += length
+        found.append((kind, codec, stream_id, sequence, time, sequence - distance if distance else 0, names[name - 1] if name else names[-1], payload))
+    if offset != len(block):
+        sys.exit(f"{what}: it has bytes after its last entry")
+    return found
+
+
+def record_entries(key, record):
+    """The entries of a record of `entries`: a block's (version 7, marked 0xB7 at offset 4), or the one of a record."""
+    checked(record, f"entry {struct.unpack('>Q', key)[0]}")
+    if len(record) > 4 and record[4] == 0xB7:
+        return block_entries(key, record)
+    return [entry_fields(key, record)]
+
+
+def entry_at(txn, entries, sequence):
+    """The fields of entry `sequence`, or None: in the record stored under it, or in the block at or before it."""
+    key = struct.pack(">Q", sequence)
+    cursor = txn.cursor(db=entries)
+    if not (cursor.set_range(key) and cursor.key() == key):
+        if not (cursor.prev() if cursor.key() else cursor.last()):
+            return None
+    for fields in record_entries(cursor.key(), cursor.value()):
+        if fields[3] == sequence:
+            return fields
+    return None
+
+
 def check_rules(txn, entries, kind, case, stream_id, sequence, cause):
     """The rules of docs/FORMAT.md that a single entry must obey."""
     what = f"entry #{sequence}"
@@ -188,9 +256,9 @@ def check_rules(txn, entries, kind, case, stream_id, sequence, cause):
     if kind in (2, 3) and cause != 0:
         if cause >= sequence:
             sys.exit(f"{what} breaks a rule: its cause #{cause} is not an earlier entry")
-        causing = txn.get(struct.pack(">Q", cause), db=entries)
+        causing = entry_at(txn, entries, cause)
         if causing is not None:
-            causing_kind, _, causing_stream = entry_fields(struct.pack(">Q", cause), causing)[:3]
+            causing_kind, _, causing_stream = causing[:3]
             if causing_kind != 1 or causing_stream != stream_id:
                 sys.exit(f"{what} breaks a rule: its cause #{cause} is not an action of the same stream")
     if kind in MARKERS and (case != MARKERS[kind] or cause != 0):
@@ -251,8 +319,8 @@ def main():
         if raw_version is None:
             sys.exit("the log has no format-version: it is not a ReactorLog log")
         version = int(raw_version)
-        if version > 6:
-            sys.exit(f"format version {version} is newer than 6")
+        if version > 7:
+            sys.exit(f"format version {version} is newer than 7")
         # Version 6: a CRC-32C over every other key and value, in key order, each after its length as a u32,
         # seals the metadata. It is checked wherever it is present.
         sealed, seal = b"", None
@@ -333,9 +401,8 @@ def main():
                 sys.exit(f"entry #{sequence} breaks a rule: call site number {number} is not in the log")
             return f" @ {sites[number]}"
 
-        def show(sequence_key, record):
-            checked(record, f"entry {struct.unpack('>Q', sequence_key)[0]}")
-            kind, codec, stream_id, sequence, timestamp, cause, case_bytes, payload_bytes = entry_fields(sequence_key, record)
+        def show(fields):
+            kind, codec, stream_id, sequence, timestamp, cause, case_bytes, payload_bytes = fields
             if kind not in KINDS:
                 return  # a kind of a later version: skipped, as FORMAT.md says
             case = case_bytes.decode()
@@ -348,36 +415,37 @@ def main():
         if only is None:
             previous = 0
             for key, record in txn.cursor(db=entries):
-                (sequence,) = struct.unpack(">Q", key)
-                if sequence > previous + 1 and sequence - 1 > floor and not covered(gaps, max(previous + 1, floor + 1), sequence - 1):
-                    sys.exit(f"entry {sequence} breaks a rule: the numbers before it are missing, above the trim floor {floor} and outside every gap")
-                previous = sequence
-                show(key, record)
+                for fields in record_entries(key, record):
+                    sequence = fields[3]
+                    if sequence <= previous:
+                        sys.exit(f"entry {sequence} breaks a rule: it is stored after #{previous}")
+                    if sequence > previous + 1 and sequence - 1 > floor and not covered(gaps, max(previous + 1, floor + 1), sequence - 1):
+                        sys.exit(f"entry {sequence} breaks a rule: the numbers before it are missing, above the trim floor {floor} and outside every gap")
+                    previous = sequence
+                    show(fields)
         else:
             stream_id = next(i for i, n in names.items() if n == only)
             for sequence, (listed_kind, _) in sorted((q, v) for (i, q), v in listed.items() if i == stream_id):
-                key = struct.pack(">Q", sequence)
-                record = txn.get(key, db=entries)
-                if record is None:
+                fields = entry_at(txn, entries, sequence)
+                if fields is None:
                     sys.exit(f"stream {only} breaks a rule: its index lists #{sequence}, which is not in the log")
-                fields = entry_fields(key, record)
                 owner, kind = fields[2], fields[0]
                 if owner != stream_id or listed_kind != kind:
                     sys.exit(f"stream {only} breaks a rule: its index lists #{sequence} as its own, of kind {listed_kind}, but it is not")
-                show(key, record)
+                show(fields)
         count, based = 0, set()
         for key, record in txn.cursor(db=snapshots):
             checked(record, f"snapshot {key.hex()}")
             stream_id, sequence = struct.unpack(">IQ", key)
             if stream_id not in names:
                 sys.exit(f"snapshot {key.hex()} breaks a rule: it names stream id {stream_id}, which the log does not describe")
-            entry = txn.get(key[4:], db=entries)
+            entry = entry_at(txn, entries, sequence)
             oldest = stream_id not in based
             based.add(stream_id)
             ends_gap = any(last == sequence and owner == stream_id for _, last, owner in gaps)
             if entry is None and not (oldest and sequence <= floors[stream_id]) and not ends_gap:
                 sys.exit(f"snapshot {key.hex()} breaks a rule: entry #{sequence} is not in the log")
-            if entry is not None and entry_fields(key[4:], entry)[2] != stream_id:
+            if entry is not None and entry[2] != stream_id:
                 sys.exit(f"snapshot {key.hex()} breaks a rule: entry #{sequence} belongs to another stream")
             count += 1
         print(f"{count} snapshots, all checksums match")

@@ -1,0 +1,238 @@
+import Foundation
+
+/// Consecutive entries packed into one record of `entries` (format version 7), keyed by the first one's sequence
+/// number: LMDB's overhead per record (an 8-byte key, an 8-byte node header, a 2-byte pointer) and the checksum are
+/// paid once for about fifty entries, times are small distances, and a case name is spelled once per block.
+/// Specified in docs/FORMAT.md, "Entry blocks"; all integers little-endian, varints LEB128.
+///
+///     0  u32 CRC-32C of bytes 4..<end        then each entry, back to back:
+///     4  u8  0xB7, the block marker            varint sequence distance from the entry before (0 for the first)
+///     5  u16 number of entries                 u8 kind, u8 codec, varint stream id
+///     7  i64 time of the first entry           varint time distance from the entry before, zigzag (the first: 0)
+///     15 u64 sequence number of the first      varint cause distance (sequence − cause; 0 = none)
+///            entry, equal to the key           varint case name: k ≥ 1 is the k-th name spelled earlier in the
+///     23 the entries                             block, 0 one spelled in this entry
+///                                              varint payload length P
+///                                              for a name spelled here: varint length N, N bytes (UTF-8)
+///                                              P bytes payload
+///
+/// The marker sits where a single record has its kind byte (1…6, or 0x81…0x86 in the compact layout), so a reader
+/// tells the three apart by that byte, and a log continued by a version-7 writer holds all of them.
+enum EntryBlock {
+    /// The byte at offset 4 of a block.
+    static let marker: UInt8 = 0xB7
+    /// The bytes before the first entry.
+    static let headerSize = 23
+    /// The most bytes a block grows to by appending: the largest value LMDB keeps inside a 4 KiB page beside
+    /// another (a larger one takes pages of its own). An entry larger than that is a block by itself.
+    static let capacity = 2022
+    /// The most entries a block holds (its count is 16 bits).
+    static let maximumCount = Int(UInt16.max)
+
+    /// Whether `record`, a value of `entries`, is a block (not a single entry's record).
+    static func isBlock(_ record: UnsafeRawBufferPointer) -> Bool {
+        record.count > 4 && record[4] == marker
+    }
+
+    // MARK: Reading
+
+    /// Walks the entries of one block, checking each; the headers' ranges index the block's bytes.
+    struct Reader {
+        /// The block's bytes.
+        let block: UnsafeRawBufferPointer
+        /// Its key: the sequence number of its first entry.
+        let key: UInt64
+        /// How many entries the block says it holds.
+        let count: Int
+        private var offset = EntryBlock.headerSize
+        private var read = 0
+        private var sequence: UInt64
+        private var time: Int64
+        /// Where each name spelled so far lies, in the order spelled.
+        private var names: [Range<Int>] = []
+
+        /// Checks the block's checksum and header; throws ``EventLogError/corruptEntry(sequence:reason:)`` at `key`.
+        init(key: UInt64, block: UnsafeRawBufferPointer) throws(EventLogError) {
+            let reader = ByteReader(bytes: block)
+            guard block.count > EntryBlock.headerSize, block[4] == EntryBlock.marker else {
+                throw .corruptEntry(sequence: key, reason: "the block of entries from it is \(block.count) bytes, shorter than its header")
+            }
+            guard reader.checksumMatches else {
+                throw .corruptEntry(sequence: key, reason: "its block's checksum does not match its contents (the block of entries from it)")
+            }
+            // The key is outside the checksum: the block records its first number too, so a damaged key is found.
+            guard reader.u64(15) == key else {
+                throw .corruptEntry(sequence: key, reason: "its block records #\(reader.u64(15)) as its first entry, but is stored under #\(key)")
+            }
+            self.block = block
+            self.key = key
+            self.count = Int(reader.u16(5))
+            self.sequence = key
+            self.time = reader.i64(7)
+            guard count > 0 else { throw .corruptEntry(sequence: key, reason: "the block of entries from it holds none") }
+        }
+
+        /// The next entry's header, or `nil` after the last; throws at the first entry that breaks the layout.
+        mutating func next() throws(EventLogError) -> EntryRecord.Header? {
+            guard read < count else {
+                guard offset == block.count else {
+                    throw .corruptEntry(sequence: sequence, reason: "the block of entries from #\(key) has \(block.count - offset) bytes after its last entry")
+                }
+                return nil
+            }
+            func damaged(_ what: String) -> EventLogError {
+                .corruptEntry(sequence: sequence, reason: "in the block of entries from #\(key), \(what)")
+            }
+            func number() throws(EventLogError) -> UInt64 {
+                guard let (value, after) = Varint.read(block, at: offset) else { throw damaged("an entry after this one is cut short") }
+                offset = after
+                return value
+            }
+            let distance = try number()
+            guard (read == 0) == (distance == 0), distance <= UInt64.max - sequence else {
+                throw damaged("an entry after this one is out of order")
+            }
+            sequence += distance
+            guard offset + 2 <= block.count else { throw damaged("this entry is cut short") }
+            guard let kind = EntryKind(rawValue: block[offset]) else {
+                throw damaged("this entry's kind byte \(block[offset]) is unknown")
+            }
+            let codec = CodecID(rawValue: block[offset + 1])
+            offset += 2
+            guard let streamID = UInt32(exactly: try number()) else { throw damaged("this entry's stream id is out of range") }
+            // Wrapping, as the writer took the distance: any two times are a distance apart.
+            time = time &+ Self.unzigzag(try number())
+            let causeDistance = try number()
+            guard causeDistance <= sequence else { throw damaged("this entry's cause is out of range") }
+            let name = try number()
+            let length = try number()
+            let caseRange: Range<Int>
+            if name == 0 {
+                let spelled = try number()
+                guard spelled <= UInt64(block.count - offset), Int(spelled) <= EntryRecord.maxCaseNameLength else {
+                    throw damaged("this entry's case name runs past the block")
+                }
+                caseRange = offset..<(offset + Int(spelled))
+                names.append(caseRange)
+                offset += Int(spelled)
+            } else {
+                guard name <= UInt64(names.count) else { throw damaged("this entry names case name \(name) of \(names.count) spelled") }
+                caseRange = names[Int(name) - 1]
+            }
+            guard length <= UInt64(block.count - offset) else { throw damaged("this entry's payload runs past the block") }
+            let payloadRange = offset..<(offset + Int(length))
+            offset += Int(length)
+            read += 1
+            return EntryRecord.Header(
+                kind: kind, codec: codec, streamID: streamID, sequence: sequence, timestamp: time,
+                cause: causeDistance == 0 ? 0 : sequence - causeDistance, caseRange: caseRange, payloadRange: payloadRange)
+        }
+
+        static func unzigzag(_ value: UInt64) -> Int64 {
+            Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
+        }
+    }
+
+    // MARK: Writing
+
+    /// A block being filled: from nothing, or continuing the last block of the log.
+    struct Builder {
+        /// The block's bytes so far, checksum and count not yet written.
+        private(set) var bytes: [UInt8]
+        /// The sequence number of its first entry; `nil` while it is empty.
+        private(set) var key: UInt64?
+        /// How many entries it holds.
+        private(set) var count = 0
+        private var last: (sequence: UInt64, time: Int64) = (0, 0)
+        /// Each name spelled in the block, in order: the k-th is named by k. A list, not a dictionary: a block
+        /// spells a handful, and comparing short strings costs less than hashing one.
+        private var names: [String] = []
+
+        /// An empty block.
+        init() {
+            bytes = []
+            bytes.reserveCapacity(EntryBlock.capacity)
+        }
+
+        /// The block `block`, stored under `key`, continued; `nil` when it is damaged or full, so that it is left as
+        /// it is (for `verify` to report) and a new block starts after it.
+        init?(continuing block: UnsafeRawBufferPointer, key: UInt64) {
+            guard block.count < EntryBlock.capacity, var reader = try? Reader(key: key, block: block),
+                  reader.count < EntryBlock.maximumCount else { return nil }
+            var names: [String] = []
+            var last: (UInt64, Int64) = (key, 0)
+            do {
+                while let header = try reader.next() {
+                    let name = String(decoding: block[header.caseRange], as: UTF8.self)
+                    if !names.contains(name) { names.append(name) }
+                    last = (header.sequence, header.timestamp)
+                }
+            } catch {
+                return nil
+            }
+            self.init()
+            bytes.append(contentsOf: block)
+            self.key = key
+            self.count = reader.count
+            self.last = last
+            self.names = names
+        }
+
+        var isEmpty: Bool { count == 0 }
+
+        /// Appends `entry`, which follows every entry of the block, when it fits: an empty block takes any entry,
+        /// another stays within ``EntryBlock/capacity`` and its count. Returns whether it did.
+        mutating func append(_ entry: borrowing EntryRecord.Pending) -> Bool {
+            let first = key == nil
+            let distance = first ? 0 : entry.sequence &- last.sequence
+            let time = first ? 0 : Self.zigzag(entry.timestamp &- last.time)
+            let cause = entry.cause == 0 ? 0 : entry.sequence &- entry.cause
+            let known = names.firstIndex(of: entry.caseName)
+            let caseLength = entry.caseName.utf8.count
+            let size = Varint.size(distance) + 2 + Varint.size(UInt64(entry.streamID)) + Varint.size(time) + Varint.size(cause)
+                + (known.map { Varint.size(UInt64($0 + 1)) } ?? (1 + Varint.size(UInt64(caseLength)) + caseLength))
+                + Varint.size(UInt64(entry.payload.count)) + entry.payload.count
+            guard first || (count < EntryBlock.maximumCount && bytes.count + size <= EntryBlock.capacity) else { return false }
+            if first {
+                key = entry.sequence
+                bytes.append(contentsOf: repeatElement(0, count: EntryBlock.headerSize))
+                withUnsafeBytes(of: entry.timestamp.littleEndian) { bytes.replaceSubrange(7..<15, with: $0) }
+                withUnsafeBytes(of: entry.sequence.littleEndian) { bytes.replaceSubrange(15..<23, with: $0) }
+            }
+            // The numbers go through a buffer on the stack and into the block at once: an append per byte costs more.
+            withUnsafeTemporaryAllocation(byteCount: 80, alignment: 1) { buffer in
+                var end = Varint.write(distance, into: buffer, at: 0)
+                buffer[end] = entry.kind.rawValue
+                buffer[end + 1] = entry.codec.rawValue
+                end = Varint.write(UInt64(entry.streamID), into: buffer, at: end + 2)
+                end = Varint.write(time, into: buffer, at: end)
+                end = Varint.write(cause, into: buffer, at: end)
+                end = Varint.write(known.map { UInt64($0 + 1) } ?? 0, into: buffer, at: end)
+                end = Varint.write(UInt64(entry.payload.count), into: buffer, at: end)
+                if known == nil { end = Varint.write(UInt64(caseLength), into: buffer, at: end) }
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<end]))
+            }
+            if known == nil {
+                names.append(entry.caseName)
+                bytes.append(contentsOf: entry.caseName.utf8)
+            }
+            bytes.append(contentsOf: entry.payload)
+            last = (entry.sequence, entry.timestamp)
+            count += 1
+            return true
+        }
+
+        /// Writes the finished block into `buffer`, which is exactly `bytes.count` bytes: marker, count, checksum.
+        func write(into buffer: UnsafeMutableRawBufferPointer) {
+            bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            let out = ByteWriter(bytes: buffer)
+            out.u8(4, EntryBlock.marker)
+            out.u16(5, UInt16(count))
+            out.sealChecksum()
+        }
+
+        static func zigzag(_ value: Int64) -> UInt64 {
+            UInt64(bitPattern: (value << 1) ^ (value >> 63))
+        }
+    }
+}

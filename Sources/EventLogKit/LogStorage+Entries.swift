@@ -1,0 +1,140 @@
+import LMDB
+
+/// The entries as a whole: their first and last numbers, their count, and removing some, whether each is held in a
+/// record of its own (format versions 1 to 6) or in a block (version 7, ``EntryBlock``).
+extension LogStorage {
+    /// The sequence number of the log's first entry, as `txn` sees it.
+    func lowestEntry(_ txn: Transaction) throws -> UInt64? {
+        try txn.withCursor(entries) { cursor in
+            var entries = EntryCursor(cursor)
+            return try entries.first()?.sequence
+        }
+    }
+
+    /// The sequence number of the log's last entry, as `txn` sees it.
+    func highestEntry(_ txn: Transaction) throws -> UInt64? {
+        try txn.withCursor(entries) { cursor in
+            var entries = EntryCursor(cursor)
+            return try entries.last()?.sequence
+        }
+    }
+
+    /// How many entries the log holds: a walk over its records, reading a block's count from its header.
+    func entryCount(_ txn: Transaction) throws -> Int {
+        try txn.withCursor(entries) { cursor in
+            var count = 0
+            var record = try cursor.first()
+            while let current = record {
+                count += EntryBlock.isBlock(current.value) && current.value.count >= EntryBlock.headerSize
+                    ? Int(ByteReader(bytes: current.value).u16(5)) : 1
+                record = try cursor.next()
+            }
+            return count
+        }
+    }
+
+    /// Removes the entries numbered `sequences`, in rising order; a number the log lacks is passed over. A record of
+    /// one entry is deleted; a block is written again without the entries removed, under the number of its first
+    /// remaining entry, or deleted when none remains.
+    func removeEntries(_ txn: Transaction, _ sequences: [UInt64]) throws {
+        try Self.removeEntries(sequences, from: entries, in: txn)
+    }
+
+    /// ``removeEntries(_:_:)`` in `database`, the `entries` of a log: also how tests take entries out of a log to see
+    /// what readers and `verify` make of the hole.
+    static func removeEntries(_ sequences: [UInt64], from entries: Database, in txn: Transaction) throws {
+        var next = 0
+        while next < sequences.count {
+            let target = sequences[next]
+            let looked: (key: UInt64, kept: [EntryRecord.Pending], removed: Int, end: UInt64)? = try txn.withCursor(entries) { cursor in
+                guard let record = try cursor.seek(atOrBefore: KeyCoding.sequence(target)),
+                      let key = KeyCoding.decodeSequence(record.key) else { return nil }
+                guard EntryBlock.isBlock(record.value) else {
+                    if key == target { try cursor.deleteCurrent() }
+                    return nil
+                }
+                var reader = try EntryBlock.Reader(key: key, block: record.value)
+                var (kept, removed, end) = ([EntryRecord.Pending](), 0, key)
+                var listed = next
+                while let header = try reader.next() {
+                    end = header.sequence
+                    while listed < sequences.count && sequences[listed] < header.sequence { listed += 1 }
+                    if listed < sequences.count && sequences[listed] == header.sequence {
+                        removed += 1
+                    } else {
+                        kept.append(EntryRecord.Pending(
+                            sequence: header.sequence, streamID: header.streamID, kind: header.kind, timestamp: header.timestamp,
+                            cause: header.cause, caseName: String(decoding: record.value[header.caseRange], as: UTF8.self),
+                            codec: header.codec, payload: Array(record.value[header.payloadRange])))
+                    }
+                }
+                return (key, kept, removed, end)
+            }
+            if let looked, looked.removed > 0 { try rewriteBlock(txn, entries, old: looked.key, looked.kept) }
+            // Every listed number up to the end of the record looked at is dealt with (or was not in the log).
+            let reached = max(target, looked?.end ?? target)
+            while next < sequences.count && sequences[next] <= reached { next += 1 }
+        }
+    }
+
+    /// Replaces the block stored under `old` by blocks holding `kept` (in order; one, unless the old block held more
+    /// than a block is made to), or deletes it when `kept` is empty.
+    private static func rewriteBlock(_ txn: Transaction, _ entries: Database, old: UInt64, _ kept: [EntryRecord.Pending]) throws {
+        try txn.delete(entries, key: KeyCoding.sequence(old))
+        var builder = EntryBlock.Builder()
+        func put() throws {
+            guard let key = builder.key else { return }
+            try KeyCoding.sequence(key).withUnsafeBytes { key in
+                try txn.reserve(entries, key: key, size: builder.bytes.count) { builder.write(into: $0) }
+            }
+            builder = EntryBlock.Builder()
+        }
+        for entry in kept {
+            if builder.append(entry) { continue }
+            try put()
+            _ = builder.append(entry)
+        }
+        try put()
+    }
+}
+
+/// Appends entries to `entries` in blocks (``EntryBlock``), inside the writer's transaction: the log's last block is
+/// continued while it has room and written again under its key; each block after it is appended in place.
+struct EntryAppender {
+    private let cursor: Cursor
+    private var builder: EntryBlock.Builder
+    /// The key the open block is stored under already, when it continues the log's last block.
+    private var stored: UInt64?
+
+    /// Opens the log's last block for more entries when it is an intact block with room.
+    init(_ cursor: Cursor) throws {
+        self.cursor = cursor
+        if let last = try cursor.last(), let key = KeyCoding.decodeSequence(last.key), EntryBlock.isBlock(last.value),
+           let continued = EntryBlock.Builder(continuing: last.value, key: key) {
+            (builder, stored) = (continued, key)
+        } else {
+            (builder, stored) = (EntryBlock.Builder(), nil)
+        }
+    }
+
+    /// Appends `entry`, which follows every entry of the log.
+    mutating func append(_ entry: borrowing EntryRecord.Pending) throws {
+        guard !builder.append(entry) else { return }
+        try flush()
+        _ = builder.append(entry)
+    }
+
+    /// Writes the open block.
+    mutating func finish() throws {
+        try flush()
+    }
+
+    private mutating func flush() throws {
+        guard let key = builder.key else { return }
+        let flags: WriteFlags = stored == key ? [] : .append
+        try withUnsafeBytes(of: key.bigEndian) { key in
+            try cursor.reserve(key: key, size: builder.bytes.count, flags: flags) { builder.write(into: $0) }
+        }
+        (builder, stored) = (EntryBlock.Builder(), nil)
+    }
+}
