@@ -38,9 +38,8 @@ struct EntryCursor {
         if let current = found, current.sequence < sequence {
             if block != nil {
                 // Further into the block found last.
-                while let header = try block!.next() {
-                    found = Found(header: header, bytes: block!.block)
-                    if header.sequence >= sequence { return header.sequence == sequence ? found : nil }
+                while let next = try nextInBlock() {
+                    if next.sequence >= sequence { return next.sequence == sequence ? next : nil }
                 }
             } else {
                 // Over the keys of the records of one entry after it, reading none but the one wanted.
@@ -64,10 +63,7 @@ struct EntryCursor {
     /// Entry `sequence` in `record`, the one stored at or before its number, or `nil` when it does not hold it.
     private mutating func within(_ record: KeyValue, _ sequence: UInt64) throws -> Found? {
         var entry = try enter(record, after: nil)
-        while block != nil, let current = entry, current.sequence < sequence, let header = try block!.next() {
-            entry = Found(header: header, bytes: block!.block)
-        }
-        found = entry
+        while let current = entry, current.sequence < sequence, let next = try nextInBlock() { entry = next }
         return entry?.sequence == sequence ? entry : nil
     }
 
@@ -88,11 +84,9 @@ struct EntryCursor {
 
     /// The entry after the one found last, or `nil` at the end of the log.
     mutating func next() throws -> Found? {
-        if block != nil, let header = try block!.next() {
-            found = Found(header: header, bytes: block!.block)
-            return found
-        }
-        return try enter(try cursor.next(), after: found?.sequence)
+        let previous = found?.sequence
+        if let next = try nextInBlock() { return next }
+        return try enter(try cursor.next(), after: previous)
     }
 
     /// The log's first entry.
@@ -103,11 +97,16 @@ struct EntryCursor {
     /// The log's last entry.
     mutating func last() throws -> Found? {
         var entry = try enter(try cursor.last(), after: nil)
-        while block != nil, let header = try block!.next() {
-            entry = Found(header: header, bytes: block!.block)
-        }
-        found = entry
+        while let next = try nextInBlock() { entry = next }
         return entry
+    }
+
+    /// The entry after ``found`` in the block the cursor is on; `nil` at the block's end, or on a record of one
+    /// entry. ``found`` stays the last entry found.
+    private mutating func nextInBlock() throws -> Found? {
+        guard block != nil, let header = try block!.next() else { return nil }
+        found = Found(header: header, bytes: block!.block)
+        return found
     }
 
     /// Moves onto `record` and returns its first entry; `after` is the entry before it, for errors.
