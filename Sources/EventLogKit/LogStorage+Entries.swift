@@ -11,12 +11,35 @@ extension LogStorage {
         }
     }
 
-    /// The sequence number of the log's last entry, as `txn` sees it.
+    /// The sequence number of the log's last entry, as `txn` sees it. When the last block is damaged, so that its
+    /// entries are unknown, the highest number the stream index lists stands in: a writer goes on after the numbers
+    /// the block held, and a reader of what came before is not stopped by it.
     func highestEntry(_ txn: Transaction) throws -> UInt64? {
         try txn.withCursor(entries) { cursor in
             var entries = EntryCursor(cursor)
-            return try entries.last()?.sequence
+            do {
+                return try entries.last()?.sequence
+            } catch EventLogError.corruptEntry(let sequence, let reason) {
+                guard let last = try cursor.last(), let key = KeyCoding.decodeSequence(last.key) else {
+                    throw EventLogError.corruptEntry(sequence: sequence, reason: reason)
+                }
+                return max(key, try highestListed(txn))
+            }
         }
+    }
+
+    /// The highest number the stream index lists, over every stream; a damaged index block is passed over.
+    private func highestListed(_ txn: Transaction) throws -> UInt64 {
+        let ids: [UInt32] = try txn.withCursor(streams) { cursor in
+            var ids: [UInt32] = []
+            var item = try cursor.first()
+            while let current = item {
+                if let id = KeyCoding.decodeStream(current.key) { ids.append(id) }
+                item = try cursor.next()
+            }
+            return ids
+        }
+        return ids.compactMap { try? index.last(txn, stream: $0, atOrBefore: .max)?.sequence }.max() ?? 0
     }
 
     /// How many entries the log holds: a walk over its records, reading a block's count from its header.

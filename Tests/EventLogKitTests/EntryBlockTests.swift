@@ -147,6 +147,29 @@ struct EntryBlockTests {
         #expect(report.isHealthy, "\(report.problems)")
     }
 
+    @Test("a damaged last block: the log reopens for writing and numbers go on after those the block held, which the index lists")
+    func damagedLastBlock() throws {
+        let path = scratch.file("tail.reactorlog")
+        do {
+            let log = try EventLog.open(at: path)
+            let stream = try log.counterStream()
+            for index in 0..<10 { try stream.append(EntryDraft(kind: .mutation, caseName: "add", payload: Data("\(index)".utf8))) }
+            try stream.append(EntryDraft(kind: .mutation, caseName: "tail", payload: Data("\"TAIL-TO-DAMAGE\"".utf8)))
+            try log.close()
+        }
+        try CorruptFile.flipByte(in: path + "/data.mdb", after: Array("TAIL-TO-DAMAGE".utf8))
+        let log = try EventLog.open(at: path)
+        #expect(try log.highestSequence() == 12, "the index lists the damaged block's entries")
+        let later = try log.counterStream("later")
+        let after = try later.append(EntryDraft(kind: .mutation, caseName: "after", payload: Data("1".utf8)))
+        try log.flush()
+        #expect(after > 12)
+        #expect(try log.entry(at: after)?.caseName == "after")
+        #expect(throws: EventLogError.self) { try log.entry(at: 5) }
+        let report = try log.verify()
+        #expect(report.firstError?.sequence == 1, "the damaged block is reported at its key: \(report.problems)")
+    }
+
     @Test("removing entries rewrites their blocks under the first entry kept, and keeps every other entry")
     func removal() throws {
         let path = scratch.file("removal.reactorlog")
