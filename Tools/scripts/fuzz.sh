@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the decoders a log from elsewhere reaches (entry records of both layouts, stream and snapshot records, index blocks, keys,
+# Fuzzes the decoders a log from elsewhere reaches (entry records of both layouts, entry blocks, stream and snapshot records, index blocks, keys,
 # JSON, binary payloads, state paths, export lines) with libFuzzer: builds Tools/Fuzz with --sanitize fuzzer into .build-fuzz (linked with lld: gold
 # fails on it) and runs from the seed inputs for SECONDS (default 60), or for a number of executions:
 #     Tools/scripts/fuzz.sh 600            Tools/scripts/fuzz.sh -runs=10000000
