@@ -83,38 +83,28 @@ struct EntryBlockTests {
     @Test("a block refuses damage: a changed byte, a cut, a wrong count, bytes after the last entry, a name never spelled")
     func damage() throws {
         let good = sealed([entry(5, time: 100, name: "a"), entry(6, time: 200, name: "a")])
-        func reseal(_ bytes: [UInt8]) -> [UInt8] {
-            var bytes = bytes
-            bytes.withUnsafeMutableBytes { ByteWriter(bytes: $0).sealChecksum() }
-            return bytes
-        }
         func refusal(_ bytes: [UInt8], key: UInt64 = 5) -> String {
-            do {
-                _ = try read(bytes, key: key)
-                return "accepted"
-            } catch {
-                return "\(error)"
-            }
+            EventLogKitTests.refusal { _ = try read(bytes, key: key) }
         }
         #expect(try read(good, key: 5).map(\.sequence) == [5, 6])
         var flipped = good
         flipped[good.count - 1] ^= 1
         #expect(refusal(flipped).contains("checksum does not match"))
-        #expect(refusal(reseal(Array(good.dropLast()))).contains("cut short") || refusal(reseal(Array(good.dropLast()))).contains("runs past"))
+        #expect(refusal(resealed(Array(good.dropLast()))).contains("cut short") || refusal(resealed(Array(good.dropLast()))).contains("runs past"))
         var counted = good
         counted[5] = 3
-        #expect(refusal(reseal(counted)).contains("cut short"))
+        #expect(refusal(resealed(counted)).contains("cut short"))
         counted[5] = 1
-        #expect(refusal(reseal(counted)).contains("after its last entry"))
+        #expect(refusal(resealed(counted)).contains("after its last entry"))
         counted[5] = 0
-        #expect(refusal(reseal(counted)).contains("holds none"))
+        #expect(refusal(resealed(counted)).contains("holds none"))
         // The second entry names case name 1; make it name 2, never spelled.
         // The second entry ends with its name (1), its payload's length (1) and its payload ("1").
         var unnamed = good
         #expect(Array(good.suffix(3)) == [1, 1, 0x31])
         unnamed[good.count - 3] = 2
-        #expect(refusal(reseal(unnamed)).contains("names case name 2 of 1 spelled"))
-        #expect(refusal(reseal(Array(good.prefix(EntryBlock.headerSize)))).contains("shorter than its header"))
+        #expect(refusal(resealed(unnamed)).contains("names case name 2 of 1 spelled"))
+        #expect(refusal(resealed(Array(good.prefix(EntryBlock.headerSize)))).contains("shorter than its header"))
         // The key is outside the checksum; the block records its first number, so a changed key is found.
         #expect(refusal(good, key: 6).contains("records #5 as its first entry, but is stored under #6"))
     }

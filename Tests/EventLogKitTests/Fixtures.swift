@@ -1,4 +1,4 @@
-import EventLogKit
+@testable import EventLogKit
 import Foundation
 import LMDB
 import TestSupport
@@ -74,5 +74,23 @@ extension EventLog {
     /// Every sequence number in the log, in order.
     func allSequences() throws -> [UInt64] {
         try readEntries().map(\.sequence)
+    }
+}
+
+/// `record` with the CRC-32C of its bytes 4… stored in its first four, as an intact record has: so that decoding a
+/// record changed on purpose goes past the checksum, to the check a test aims at.
+func resealed(_ record: [UInt8]) -> [UInt8] {
+    var record = record
+    record.withUnsafeMutableBytes { ByteWriter(bytes: $0).sealChecksum() }
+    return record
+}
+
+/// What `decode` makes of an input: "accepted", or the error it throws, as text.
+func refusal(_ decode: () throws -> Void) -> String {
+    do {
+        try decode()
+        return "accepted"
+    } catch {
+        return "\(error)"
     }
 }

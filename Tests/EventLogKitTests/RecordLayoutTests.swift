@@ -97,26 +97,16 @@ struct RecordLayoutTests {
         #expect(Array(bytes[header.payloadRange]) == [0x03, 0x02])
         #expect(throws: EventLogError.self) { try bytes.withUnsafeBytes { try EntryRecord.header(key: 301, record: $0) } }
         // Checksums sealed, so that each check is the one reached.
-        func sealed(_ record: [UInt8]) -> [UInt8] {
-            var record = record
-            record.withUnsafeMutableBytes { ByteWriter(bytes: $0).sealChecksum() }
-            return record
-        }
         func refusal(_ record: [UInt8], key: UInt64 = 300) -> String {
-            do {
-                _ = try record.withUnsafeBytes { try EntryRecord.header(key: key, record: $0) }
-                return "accepted"
-            } catch {
-                return "\(error)"
-            }
+            EventLogKitTests.refusal { _ = try record.withUnsafeBytes { try EntryRecord.header(key: key, record: $0) } }
         }
-        #expect(refusal(sealed(Array(bytes.prefix(15)))).contains("shorter than a compact header"))
+        #expect(refusal(resealed(Array(bytes.prefix(15)))).contains("shorter than a compact header"))
         var unended = Array(bytes.prefix(19))
         unended[15] |= 0x80
         unended[16] = 0xFF
         unended[17] = 0xFF
         unended[18] = 0xFF
-        #expect(refusal(sealed(unended)).contains("ends inside a number"))
+        #expect(refusal(resealed(unended)).contains("ends inside a number"))
         #expect(refusal(bytes, key: 301).contains("stored under 301"))
         let ahead = EntryRecord.Pending(
             sequence: 300, streamID: 2, kind: .mutation, timestamp: 0, cause: 400, caseName: "add", codec: .binary, payload: [])
@@ -125,7 +115,7 @@ struct RecordLayoutTests {
         #expect(refusal(aheadBytes).contains("out of range"))
         var longName = bytes
         longName[header.caseRange.lowerBound - 1] = 0x7F
-        #expect(refusal(sealed(longName)).contains("runs past"))
+        #expect(refusal(resealed(longName)).contains("runs past"))
     }
 }
 

@@ -94,8 +94,7 @@ struct StreamIndexTests {
         #expect(decoded == items)
         // A distance of 0 after the first item, or a first item that is not the key's, is refused.
         for bad: [UInt8] in [[0, 2, 0, 2], [1, 2]] {
-            var record = [UInt8](repeating: 0, count: 4) + bad
-            record.withUnsafeMutableBytes { ByteWriter(bytes: $0).sealChecksum() }
+            let record = resealed([UInt8](repeating: 0, count: 4) + bad)
             #expect(throws: EventLogError.self) {
                 try record.withUnsafeBytes { try StreamIndex.decode($0, stream: 1, first: 3) { _ in true } }
             }
