@@ -11,15 +11,20 @@ struct EncodedBatch {
     init(_ items: consuming [WriteItem]) {
         var items = items
         entries.reserveCapacity(items.count)
-        items.reverse()
-        while let item = items.popLast() {
-            switch consume item {
-            case .entry(let entry): entries.append(entry)
-            case .batch(let batch): entries.append(contentsOf: batch)
-            case .deferred(let entry): entries.append(entry.pending())
-            case .snapshot(let snapshot): snapshots.append(snapshot)
-            case .deferredSnapshot(let snapshot): if let made = snapshot.snapshot() { snapshots.append(made) }
-            case .sync: needsSync = true
+        // Each item is moved out and `.sync` left in its place, which costs nothing to destroy: an item holds a
+        // sender's value in an existential, and reversing or reading the array would copy it.
+        items.withUnsafeMutableBufferPointer { items in
+            for index in items.indices {
+                let item = (items.baseAddress! + index).move()
+                (items.baseAddress! + index).initialize(to: .sync)
+                switch consume item {
+                case .entry(let entry): entries.append(entry)
+                case .batch(let batch): entries.append(contentsOf: batch)
+                case .deferred(let entry): entries.append(entry.pending())
+                case .snapshot(let snapshot): snapshots.append(snapshot)
+                case .deferredSnapshot(let snapshot): if let made = snapshot.snapshot() { snapshots.append(made) }
+                case .sync: needsSync = true
+                }
             }
         }
     }

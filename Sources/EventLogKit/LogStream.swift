@@ -29,12 +29,16 @@ public final class LogStream: Sendable {
     /// existential cost every append a copy of it.
     private let codecID: CodecID
     private let snapshotPolicy: SnapshotPolicy
+    /// The log's writer, held so that an append need not unwrap the log's optional one and check the log's state
+    /// first: a closed log's writer refuses appends itself.
+    private let writer: LogWriter
 
     init(log: EventLog, info: StreamInfo, resumed: Bool, markerSequence: UInt64) throws(EventLogError) {
         self.log = log
         self.info = info
         self.wasResumed = resumed
         self.markerSequence = markerSequence
+        writer = try log.requireWriter()
         codecID = log.configuration.codec.id
         snapshotPolicy = log.configuration.snapshotPolicy
         latest = Atomic(markerSequence)
@@ -96,23 +100,25 @@ public final class LogStream: Sendable {
         _ kind: EntryKind, cause: UInt64? = nil, callSite: (fileID: StaticString, line: UInt)? = nil,
         encoding encode: @escaping @Sendable () throws -> (caseName: String, payload: Data)
     ) throws(EventLogError) -> UInt64 {
-        try append(kind, cause: cause, callSite: callSite) {
+        let bytes: ClosureEncoder.Encode = {
             let (caseName, payload) = try encode()
             return (caseName, Array(payload))
         }
+        return try append(kind, bytes, cause: cause, callSite: callSite, encoder: ClosureEncoder.shared)
     }
 
-    /// ``append(_:cause:callSite:encoding:)`` with the payload as plain bytes, which the writer copies into the
-    /// log as they are: the recorder's path (``EventLog/encodeNamingCase(_:)`` makes such bytes).
+    /// Appends an entry whose case name and payload `encoder` makes from `value` **on the writer thread**: the
+    /// recorder's path. The sender hands over the value and the encoder, and allocates nothing for a value of up to
+    /// three words (an existential's inline buffer). Otherwise as ``append(_:cause:callSite:encoding:)``.
     @discardableResult
     package func append(
-        _ kind: EntryKind, cause: UInt64? = nil, callSite: (fileID: StaticString, line: UInt)? = nil,
-        encodingBytes encode: @escaping @Sendable () throws -> (caseName: String, payload: [UInt8])
+        _ kind: EntryKind, _ value: consuming any Sendable, cause: UInt64? = nil,
+        callSite: (fileID: StaticString, line: UInt)? = nil, encoder: any EntryEncoder
     ) throws(EventLogError) -> UInt64 {
         let writer = try requireOpen()
         let sequence = try writer.appendDeferred(
-            kind: kind, streamID: info.id, cause: cause, codec: codecID, callSite: callSite,
-            tally: kind == .mutation ? payloadBytes : nil, encode: encode)
+            kind: kind, value, encoder: encoder, streamID: info.id, cause: cause, codec: codecID, callSite: callSite,
+            tally: kind == .mutation ? payloadBytes : nil)
         if kind == .mutation { mutations.add(1, ordering: .relaxed) }
         latest.store(sequence, ordering: .relaxed)
         return sequence
@@ -202,7 +208,6 @@ public final class LogStream: Sendable {
     }
 
     private func requireOpen() throws(EventLogError) -> LogWriter {
-        let writer = try log.requireWriter()
         if closed.load(ordering: .acquiring) { throw .closed(path: "\(log.path) (stream '\(info.name)')") }
         return writer
     }

@@ -149,8 +149,8 @@ final class LogWriter: @unchecked Sendable {
 
     /// Appends an entry whose payload the writer thread encodes: the caller only gets a sequence number.
     func appendDeferred(
-        kind: EntryKind, streamID: UInt32, cause: UInt64?, codec: CodecID, callSite: (fileID: StaticString, line: UInt)? = nil,
-        tally: PayloadTally? = nil, encode: @escaping @Sendable () throws -> (caseName: String, payload: [UInt8])
+        kind: EntryKind, _ value: consuming any Sendable, encoder: any EntryEncoder, streamID: UInt32, cause: UInt64?,
+        codec: CodecID, callSite: (fileID: StaticString, line: UInt)?, tally: PayloadTally?
     ) throws(EventLogError) -> UInt64 {
         mutex.lock()
         defer { mutex.unlock() }
@@ -160,7 +160,8 @@ final class LogWriter: @unchecked Sendable {
         // Made in place: an entry made first would be copied into the item and then destroyed.
         try enqueue(.deferred(DeferredEntry(
             sequence: sequence, streamID: streamID, kind: kind, timestamp: WallClock.now(), cause: cause ?? 0,
-            codec: codec, encode: encode, callSite: callSite, tally: tally)), entries: 1, bytes: DeferredEntry.estimatedSize)
+            codec: codec, value: value, encoder: encoder, callSite: callSite, tally: tally)), entries: 1,
+            bytes: DeferredEntry.estimatedSize)
         return sequence
     }
 
@@ -344,7 +345,8 @@ final class LogWriter: @unchecked Sendable {
                 queue.removeFirst(take)
             }
             let ticket = enqueuedTicket - UInt64(queue.count)
-            let unwritten = batch.indices.reduce(0) { $0 + batch[$1].entryCount }
+            // Counted without reading the items when the whole queue is taken: reading one copies it.
+            let unwritten = queue.isEmpty ? queuedEntries : batch.indices.reduce(0) { $0 + batch[$1].entryCount }
             bytesSinceMaintenance += takenBytes
             entriesSinceMaintenance += unwritten
             queuedEntries -= unwritten

@@ -7,7 +7,7 @@ enum WriteItem: Sendable {
     case entry(EntryRecord.Pending)
     /// Entries that must be committed together.
     case batch([EntryRecord.Pending])
-    /// An entry whose payload the writer thread encodes (``LogStream/append(_:cause:encoding:)``).
+    /// An entry whose payload the writer thread encodes (``LogStream/append(_:cause:callSite:encoding:)``).
     case deferred(DeferredEntry)
     /// A snapshot, committed after the entries queued before it.
     case snapshot(Snapshot)
@@ -36,7 +36,7 @@ enum WriteItem: Sendable {
 }
 
 /// An entry whose sequence number, stream, kind, time and cause are fixed when it is appended, and whose
-/// case name and payload the writer thread makes by calling `encode`.
+/// case name and payload the writer thread makes with its encoder.
 struct DeferredEntry: Sendable {
     /// What a deferred item counts for in the queue's byte budget before it is encoded.
     static let estimatedSize = 128
@@ -47,7 +47,9 @@ struct DeferredEntry: Sendable {
     let timestamp: Int64
     let cause: UInt64
     let codec: CodecID
-    let encode: @Sendable () throws -> (caseName: String, payload: [UInt8])
+    /// The value as the sender handed it over, which ``encoder`` turns into the case name and payload.
+    let value: any Sendable
+    let encoder: any EntryEncoder
     /// The `send` call's file and line, formatted on the writer thread.
     let callSite: (fileID: StaticString, line: UInt)?
     /// Where the encoded payload's size is counted (a stream's snapshot policy), if anywhere.
@@ -56,7 +58,7 @@ struct DeferredEntry: Sendable {
     /// The record to write: the encoded value, counted in ``tally``, or, when encoding fails, an entry that keeps
     /// the sequence gapless and says so (case name `unencodable`, codec none, no payload; docs/FORMAT.md).
     func pending() -> EntryRecord.Pending {
-        if let (caseName, payload) = try? encode(), caseName.utf8.count <= EntryRecord.maxCaseNameLength,
+        if let (caseName, payload) = try? encoder.encode(value, kind: kind), caseName.utf8.count <= EntryRecord.maxCaseNameLength,
            payload.count <= Int(UInt32.max) {
             tally?.add(payload.count)
             return EntryRecord.Pending(

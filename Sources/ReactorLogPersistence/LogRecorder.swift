@@ -10,7 +10,7 @@ import Synchronization
 /// run on the log's writer thread. A write or an encoding that fails is remembered in ``failure`` (the first
 /// one) and the reactor keeps working in memory; a value that cannot be encoded still takes its sequence
 /// number, as an `unencodable` entry.
-public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & Sendable, State: Codable & Sendable>: ReactorRecorder {
+public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & Sendable, State: Codable & Sendable>: ReactorRecorder, EntryEncoder {
     /// The stream being written.
     public let stream: LogStream
     private let redact: (@Sendable (Action) -> Action)?
@@ -27,21 +27,18 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
     public var failure: EventLogError? { firstFailure.withLock { $0 } }
 
     /// Appends the action with its call site and returns its sequence number. Redaction, encoding, naming the
-    /// case and formatting the call site happen on the log's writer thread: the sender only hands them over.
+    /// case and formatting the call site happen on the log's writer thread (``encode(_:kind:)``): the sender only
+    /// hands the action over.
     public func recordAction(_ action: Action, sentFrom site: CallSite?) -> UInt64? {
         logged { () throws(EventLogError) in
-            try stream.append(.action, callSite: site.map { ($0.fileID, $0.line) }, encodingBytes: { [self] in
-                try encoded(redact?(action) ?? action, names: actionNames)
-            })
+            try stream.append(.action, action, callSite: site.map { ($0.fileID, $0.line) }, encoder: self)
         }
     }
 
     /// Appends the mutation with its cause and returns its sequence number; encoded on the writer thread.
     public func recordMutation(_ mutation: Mutation, cause: UInt64?) -> UInt64? {
         logged { () throws(EventLogError) in
-            try stream.append(.mutation, cause: cause, encodingBytes: { [self] in
-                try encoded(mutation, names: mutationNames)
-            })
+            try stream.append(.mutation, mutation, cause: cause, encoder: self)
         }
     }
 
@@ -49,9 +46,7 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
     public func recordEffectError(_ error: any Error, cause: UInt64?) {
         let record = EffectErrorRecord(type: "\(Swift.type(of: error))", message: "\(error)")
         logged { () throws(EventLogError) in
-            try stream.append(.effectError, cause: cause, encodingBytes: { [self] in
-                (record.type, try reported { () throws(EventLogError) in try stream.log.encodeBytesNamingCase(record).payload })
-            })
+            try stream.append(.effectError, record, cause: cause, encoder: self)
         }
     }
 
@@ -62,6 +57,7 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
             try stream.writeSnapshot(at: sequence) { [self] in
                 try reported { () throws(EventLogError) in try stream.log.encode(state) }
             }
+            return nil
         }
     }
 
@@ -70,6 +66,30 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
         try? stream.close(encodingFinalState: { [self] in
             try reported { () throws(EventLogError) in try stream.log.encode(finalState) }
         })
+    }
+
+    /// The case name and payload of a value this recorder handed to its stream, on the log's writer thread.
+    package func encode(_ value: any Sendable, kind: EntryKind) throws -> (caseName: String, payload: [UInt8]) {
+        switch kind {
+        case .action:
+            let action = Self.unwrap(value, as: Action.self)
+            return try encoded(redact?(action) ?? action, names: actionNames)
+        case .mutation:
+            return try encoded(Self.unwrap(value, as: Mutation.self), names: mutationNames)
+        default:
+            let record = Self.unwrap(value, as: EffectErrorRecord.self)
+            return (record.type, try reported { () throws(EventLogError) in try stream.log.encodeBytesNamingCase(record).payload })
+        }
+    }
+
+    /// The value this recorder boxed as `T`. Its type is known, so it is read out of the box as it is: `as!` in this
+    /// unspecialized code looked up `Optional<T>`'s metadata and ran the runtime's cast for every entry.
+    private static func unwrap<T>(_ value: any Sendable, as type: T.Type) -> T {
+        func open<Boxed>(_ boxed: Boxed) -> T {
+            assert(Boxed.self == T.self, "a recorder's entry holds a \(Boxed.self), not a \(T.self)")
+            return unsafeBitCast(boxed, to: T.self)
+        }
+        return open(value)
     }
 
     /// A value's case name and payload, made on the writer thread.
@@ -95,8 +115,10 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
         }
     }
 
+    /// Runs a write and returns the sequence number it took; a failure is remembered (``failure``). Not generic: this
+    /// recorder runs unspecialized in the app, where a generic result would cost every send a value-witness call.
     @discardableResult
-    private func logged<T>(_ write: () throws(EventLogError) -> T) -> T? {
+    private func logged(_ write: () throws(EventLogError) -> UInt64?) -> UInt64? {
         do {
             return try write()
         } catch {
