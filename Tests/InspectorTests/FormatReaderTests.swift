@@ -76,6 +76,36 @@ struct FormatReaderTests {
         #expect(try await Tool.run(["verify", path]).status == 1)
     }
 
+    @Test("an entry kind this version does not know is refused, not skipped, by both readers: a new kind is a new format version")
+    func unknownKind() async throws {
+        let path = scratch.file("kind.reactorlog")
+        let log = try EventLog.open(at: path)
+        let stream = try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: 0)
+        try stream.append(.action, "buy", caseName: "buy")
+        try log.close()
+        #expect(try await read([path]).status == 0)
+        do {
+            // The first entry of the first block: its distance (one byte, 0) follows the 23-byte header, then its kind.
+            let environment = try Environment(path: path)
+            let entries = try environment.openDatabase("entries")
+            try environment.write { txn in
+                let key = KeyCoding.sequence(1)
+                var block = Array(try #require(try txn.get(entries, key: key)))
+                #expect(block[24] == EntryKind.streamOpened.rawValue)
+                block[24] = 9
+                block.withUnsafeMutableBytes { ByteWriter(bytes: $0).sealChecksum() }
+                try txn.put(entries, key: key, value: block)
+            }
+        }
+        let result = try await read([path])
+        #expect(result.status == 1)
+        #expect(result.error.contains("entry #1 has kind 9, which this reader does not know"), "\(result.error)")
+        let list = try await Tool.run(["log", path])
+        #expect(list.status != 0)
+        #expect(list.error.contains("kind byte 9 is unknown"), "\(list.error)")
+        #expect(try await Tool.run(["verify", path]).status == 1)
+    }
+
     @Test("it refuses a sequence gap no trim explains, as verify does")
     func gap() async throws {
         let path = scratch.file("gap.reactorlog")

@@ -404,7 +404,9 @@ def main():
         def show(fields):
             kind, codec, stream_id, sequence, timestamp, cause, case_bytes, payload_bytes = fields
             if kind not in KINDS:
-                return  # a kind of a later version: skipped, as FORMAT.md says
+                # A new kind comes with a new format version (FORMAT.md, Versioning): in this one it is damage.
+                sys.exit(f"entry #{sequence} has kind {kind}, which this reader does not know: the log is damaged "
+                         "or was written against a later docs/FORMAT.md")
             case = case_bytes.decode()
             check_rules(txn, entries, kind, case, stream_id, sequence, cause)
             payload = payload_text(codec, payload_bytes, f"entry #{sequence}")
