@@ -6,13 +6,15 @@ struct EncodedBatch {
     private(set) var snapshots: [Snapshot] = []
     private(set) var needsSync = false
 
-    /// Encodes the deferred entries and snapshots of `items`, taking each item out of the array rather than
-    /// copying it.
-    init(_ items: consuming [WriteItem]) {
+    /// Encodes the deferred entries (with the encoders registered when the batch was taken) and snapshots of
+    /// `items`, taking each item out of the array rather than copying it.
+    init(_ items: consuming [WriteItem], encoders: [EncoderID: DeferredEncoding]) {
         var items = items
         entries.reserveCapacity(items.count)
         // Each item is moved out and `.sync` left in its place, which costs nothing to destroy: an item holds a
         // sender's value in an existential, and reversing or reading the array would copy it.
+        // Consecutive entries mostly name the same encoder: it is looked up when the name changes.
+        var encoderID: EncoderID?, encoding: DeferredEncoding?
         items.withUnsafeMutableBufferPointer { items in
             for index in items.indices {
                 let item = (items.baseAddress! + index).move()
@@ -20,7 +22,9 @@ struct EncodedBatch {
                 switch consume item {
                 case .entry(let entry): entries.append(entry)
                 case .batch(let batch): entries.append(contentsOf: batch)
-                case .deferred(let entry): entries.append(entry.pending())
+                case .deferred(let entry):
+                    if encoderID != entry.encoder { (encoderID, encoding) = (entry.encoder, encoders[entry.encoder]) }
+                    entries.append(entry.pending(encoding))
                 case .snapshot(let snapshot): snapshots.append(snapshot)
                 case .deferredSnapshot(let snapshot): if let made = snapshot.snapshot() { snapshots.append(made) }
                 case .sync: needsSync = true

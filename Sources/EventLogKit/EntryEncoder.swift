@@ -1,10 +1,29 @@
 /// Turns values that senders handed over unencoded into entries' case names and payloads, on the log's writer
-/// thread: what a recorder gives ``LogStream`` with each value, so that a send hands over the value and a
-/// reference, and allocates nothing for a value of up to three words.
+/// thread: what a recorder registers with its ``LogStream`` once (``LogStream/register(_:)``), so that each send
+/// hands over the value and the encoder's number, allocates nothing for a value of up to three words, and counts no
+/// reference to an object the writer thread also counts.
 package protocol EntryEncoder: AnyObject, Sendable {
     /// The case name and payload, in the log's codec, of `value`, appended as an entry of kind `kind`. A thrown
     /// error makes the entry `unencodable` (its number is kept); the encoder reports it to its owner.
     func encode(_ value: any Sendable, kind: EntryKind) throws -> (caseName: String, payload: [UInt8])
+}
+
+/// The number under which a log's writer knows an ``EntryEncoder`` registered through a ``LogStream``.
+package struct EncoderID: Sendable, Hashable {
+    let number: UInt32
+}
+
+/// What the writer thread needs for the deferred entries of one registered encoder: the encoder, and the tally
+/// of its stream's snapshot policy, which learns each mutation's payload size once it is encoded. A class: the
+/// writer passes it along for every entry, and a reference is one count where the pair was two.
+final class DeferredEncoding: Sendable {
+    let encoder: any EntryEncoder
+    let tally: PayloadTally
+
+    init(encoder: any EntryEncoder, tally: PayloadTally) {
+        self.encoder = encoder
+        self.tally = tally
+    }
 }
 
 /// The encoder of entries appended with a closure (``LogStream/append(_:cause:callSite:encoding:)``): the value

@@ -32,6 +32,10 @@ public final class LogStream: Sendable {
     /// The log's writer, held so that an append need not unwrap the log's optional one and check the log's state
     /// first: a closed log's writer refuses appends itself.
     private let writer: LogWriter
+    /// The encoder of this handle's closure-taking appends, and every encoder registered through it: unregistered
+    /// when it closes or goes away.
+    private let closureEncoder: EncoderID
+    private let registered: Mutex<[EncoderID]>
 
     init(log: EventLog, info: StreamInfo, resumed: Bool, markerSequence: UInt64) throws(EventLogError) {
         self.log = log
@@ -39,6 +43,8 @@ public final class LogStream: Sendable {
         self.wasResumed = resumed
         self.markerSequence = markerSequence
         writer = try log.requireWriter()
+        closureEncoder = writer.register(DeferredEncoding(encoder: ClosureEncoder.shared, tally: payloadBytes))
+        registered = Mutex([closureEncoder])
         codecID = log.configuration.codec.id
         snapshotPolicy = log.configuration.snapshotPolicy
         latest = Atomic(markerSequence)
@@ -57,6 +63,7 @@ public final class LogStream: Sendable {
     }
 
     deinit {
+        unregisterEncoders()
         log.releaseStream(info.id)
     }
 
@@ -104,21 +111,29 @@ public final class LogStream: Sendable {
             let (caseName, payload) = try encode()
             return (caseName, Array(payload))
         }
-        return try append(kind, bytes, cause: cause, callSite: callSite, encoder: ClosureEncoder.shared)
+        return try append(kind, bytes, cause: cause, callSite: callSite, encoder: closureEncoder)
     }
 
-    /// Appends an entry whose case name and payload `encoder` makes from `value` **on the writer thread**: the
-    /// recorder's path. The sender hands over the value and the encoder, and allocates nothing for a value of up to
-    /// three words (an existential's inline buffer). Otherwise as ``append(_:cause:callSite:encoding:)``.
+    /// Registers `encoder` for ``append(_:_:cause:callSite:encoder:)`` until the stream closes: a recorder does so
+    /// once. The log's writer holds the encoder from then on, so an append names it by number.
+    package func register(_ encoder: any EntryEncoder) -> EncoderID {
+        let id = writer.register(DeferredEncoding(encoder: encoder, tally: payloadBytes))
+        registered.withLock { $0.append(id) }
+        return id
+    }
+
+    /// Appends an entry whose case name and payload the registered `encoder` makes from `value` **on the writer
+    /// thread**: the recorder's path. The sender hands over the value and a number: it allocates nothing for a value
+    /// of up to three words (an existential's inline buffer) and counts no reference to an object the writer thread
+    /// also counts. Otherwise as ``append(_:cause:callSite:encoding:)``.
     @discardableResult
     package func append(
         _ kind: EntryKind, _ value: consuming any Sendable, cause: UInt64? = nil,
-        callSite: (fileID: StaticString, line: UInt)? = nil, encoder: any EntryEncoder
+        callSite: (fileID: StaticString, line: UInt)? = nil, encoder: EncoderID
     ) throws(EventLogError) -> UInt64 {
         let writer = try requireOpen()
         let sequence = try writer.appendDeferred(
-            kind: kind, value, encoder: encoder, streamID: info.id, cause: cause, codec: codecID, callSite: callSite,
-            tally: kind == .mutation ? payloadBytes : nil)
+            kind: kind, value, encoder: encoder, streamID: info.id, cause: cause, codec: codecID, callSite: callSite)
         if kind == .mutation { mutations.add(1, ordering: .relaxed) }
         latest.store(sequence, ordering: .relaxed)
         return sequence
@@ -136,7 +151,7 @@ public final class LogStream: Sendable {
 
     /// Whether the log's snapshot policy wants a snapshot of the state after the latest append.
     public var isSnapshotDue: Bool {
-        snapshotPolicy.isDue(mutations: mutations.load(ordering: .relaxed), bytes: payloadBytes.value)
+        snapshotPolicy.isDue(mutations: mutations.load(ordering: .relaxed), bytes: payloadBytes)
     }
 
     /// The sequence number of this stream's latest append through this handle (0 before any).
@@ -204,7 +219,12 @@ public final class LogStream: Sendable {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let sequence = try writer.append(EntryDraft(kind: .streamClosed, caseName: "closed", payload: Data(), codec: .none), streamID: info.id)
         try snapshot(writer, sequence)
+        unregisterEncoders()
         log.releaseStream(info.id)
+    }
+
+    private func unregisterEncoders() {
+        for id in registered.withLock({ ids in defer { ids = [] }; return ids }) { writer.unregister(id) }
     }
 
     private func requireOpen() throws(EventLogError) -> LogWriter {

@@ -35,6 +35,14 @@ final class LogWriter: @unchecked Sendable {
     typealias Maintenance = @Sendable (Transaction, Int) throws -> Bool
     private var maintenance: Maintenance?
     private var maintenancePending = false
+    /// The encoders of deferred entries, by number. An entry names its encoder by number, not by reference: a
+    /// reference counted by the sender and released by the writer thread moved a cache line between the cores for
+    /// every entry.
+    private var encoders: [EncoderID: DeferredEncoding] = [:]
+    private var nextEncoder: UInt32 = 1
+    /// Encoders unregistered while items queued before were uncommitted, with the last such item's ticket: each is
+    /// dropped once that item is committed, so every entry that names it finds it.
+    private var retiring: [(id: EncoderID, ticket: UInt64)] = []
 
     private var lastIndexKey: (stream: UInt32, sequence: UInt64)
     /// Call sites already in `sites`, by text and by the address of the compiler's file name and the line, so that
@@ -149,8 +157,8 @@ final class LogWriter: @unchecked Sendable {
 
     /// Appends an entry whose payload the writer thread encodes: the caller only gets a sequence number.
     func appendDeferred(
-        kind: EntryKind, _ value: consuming any Sendable, encoder: any EntryEncoder, streamID: UInt32, cause: UInt64?,
-        codec: CodecID, callSite: (fileID: StaticString, line: UInt)?, tally: PayloadTally?
+        kind: EntryKind, _ value: consuming any Sendable, encoder: EncoderID, streamID: UInt32, cause: UInt64?,
+        codec: CodecID, callSite: (fileID: StaticString, line: UInt)?
     ) throws(EventLogError) -> UInt64 {
         mutex.lock()
         defer { mutex.unlock() }
@@ -160,9 +168,30 @@ final class LogWriter: @unchecked Sendable {
         // Made in place: an entry made first would be copied into the item and then destroyed.
         try enqueue(.deferred(DeferredEntry(
             sequence: sequence, streamID: streamID, kind: kind, timestamp: WallClock.now(), cause: cause ?? 0,
-            codec: codec, value: value, encoder: encoder, callSite: callSite, tally: tally)), entries: 1,
+            codec: codec, value: value, encoder: encoder, callSite: callSite)), entries: 1,
             bytes: DeferredEntry.estimatedSize)
         return sequence
+    }
+
+    /// Registers an encoder for deferred entries; returns the number they name it by.
+    func register(_ encoding: DeferredEncoding) -> EncoderID {
+        mutex.withLock {
+            let id = EncoderID(number: nextEncoder)
+            nextEncoder += 1
+            encoders[id] = encoding
+            return id
+        }
+    }
+
+    /// Drops encoder `id` once every item queued so far is committed: no later entry may name it.
+    func unregister(_ id: EncoderID) {
+        mutex.withLock {
+            if committedTicket >= enqueuedTicket {
+                encoders[id] = nil
+            } else {
+                retiring.append((id, enqueuedTicket))
+            }
+        }
     }
 
     /// Queues a snapshot whose state the writer thread encodes.
@@ -313,6 +342,9 @@ final class LogWriter: @unchecked Sendable {
                 mutex.lock()
             }
             if failure != nil || (queue.isEmpty && closing) {
+                // Nothing more is encoded: the encoders (which may hold the log) are let go.
+                encoders = [:]
+                retiring = []
                 finished = true
                 committedChanged.broadcast()
                 mutex.unlock()
@@ -345,6 +377,7 @@ final class LogWriter: @unchecked Sendable {
                 queue.removeFirst(take)
             }
             let ticket = enqueuedTicket - UInt64(queue.count)
+            let encoders = self.encoders
             // Counted without reading the items when the whole queue is taken: reading one copies it.
             let unwritten = queue.isEmpty ? queuedEntries : batch.indices.reduce(0) { $0 + batch[$1].entryCount }
             bytesSinceMaintenance += takenBytes
@@ -358,7 +391,8 @@ final class LogWriter: @unchecked Sendable {
             // The batch is handed over, not shared, so that encoding it moves its items instead of copying them.
             let result: Result<(UInt64?, Bool?), EventLogError>
             do {
-                result = .success(try commit(consume batch, maintaining: step))
+                // Consumed, so that the writer holds no encoder past the commit: one retired after it is let go.
+                result = .success(try commit(consume batch, encoders: consume encoders, maintaining: step))
             } catch {
                 result = .failure(error)
             }
@@ -371,6 +405,7 @@ final class LogWriter: @unchecked Sendable {
                 committedTicket = ticket
                 if let last { lastCommittedSequence = last }
                 if let more { maintenancePending = more }
+                if !retiring.isEmpty { retire(through: ticket) }
                 ready = asyncWaiters.filter { $0.ticket <= ticket }.map(\.continuation)
                 asyncWaiters.removeAll { $0.ticket <= ticket }
             case .failure(let error):
@@ -391,6 +426,12 @@ final class LogWriter: @unchecked Sendable {
                 onFailure?(stopped)
             }
         }
+    }
+
+    /// Drops the retiring encoders whose last items are committed through `ticket` (holding `mutex`).
+    private func retire(through ticket: UInt64) {
+        for (id, last) in retiring where last <= ticket { encoders[id] = nil }
+        retiring.removeAll { $0.ticket <= ticket }
     }
 
     /// How many entries one maintenance step may remove when nothing waits to be committed.
@@ -444,9 +485,11 @@ final class LogWriter: @unchecked Sendable {
 
     /// Writes `batch` in one transaction (growing the map and redoing it when full), then, when `step` is given, a
     /// maintenance step in the same transaction; returns the last sequence number and whether maintenance remains.
-    private func commit(_ batch: consuming [WriteItem], maintaining step: (Maintenance, Int)?) throws(EventLogError) -> (UInt64?, Bool?) {
+    private func commit(
+        _ batch: consuming [WriteItem], encoders: [EncoderID: DeferredEncoding], maintaining step: (Maintenance, Int)?
+    ) throws(EventLogError) -> (UInt64?, Bool?) {
         // Encoding happens here, on the writer thread, before the write transaction: senders only queued values.
-        let encoded = EncodedBatch(batch)
+        let encoded = EncodedBatch(batch, encoders: encoders)
         let lastSequence = encoded.entries.last?.sequence
         var newSites: [String: UInt32] = [:]
         var newSourceSites: [SourceSite: UInt32] = [:]

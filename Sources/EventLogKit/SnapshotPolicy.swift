@@ -40,12 +40,13 @@ public enum SnapshotPolicy: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Whether a snapshot is due after `mutations` mutations totalling `bytes` payload bytes since the last one.
-    func isDue(mutations: Int, bytes: Int) -> Bool {
+    /// Whether a snapshot is due after `mutations` mutations, whose payload bytes `bytes` counts, since the last one.
+    /// The tally is read only by a policy of bytes: the writer thread adds to it, so reading it moves a cache line.
+    func isDue(mutations: Int, bytes: PayloadTally) -> Bool {
         switch self {
         case .every(let n): mutations >= n
         case .everyMutation: mutations >= 1
-        case .adaptive(let limit): bytes >= limit && mutations >= 1
+        case .adaptive(let limit): mutations >= 1 && bytes.value >= limit
         case .never: false
         }
     }

@@ -47,20 +47,20 @@ struct DeferredEntry: Sendable {
     let timestamp: Int64
     let cause: UInt64
     let codec: CodecID
-    /// The value as the sender handed it over, which ``encoder`` turns into the case name and payload.
+    /// The value as the sender handed it over, which the encoder registered as ``encoder`` turns into the case name
+    /// and payload.
     let value: any Sendable
-    let encoder: any EntryEncoder
+    let encoder: EncoderID
     /// The `send` call's file and line, formatted on the writer thread.
     let callSite: (fileID: StaticString, line: UInt)?
-    /// Where the encoded payload's size is counted (a stream's snapshot policy), if anywhere.
-    let tally: PayloadTally?
 
-    /// The record to write: the encoded value, counted in ``tally``, or, when encoding fails, an entry that keeps
-    /// the sequence gapless and says so (case name `unencodable`, codec none, no payload; docs/FORMAT.md).
-    func pending() -> EntryRecord.Pending {
-        if let (caseName, payload) = try? encoder.encode(value, kind: kind), caseName.utf8.count <= EntryRecord.maxCaseNameLength,
-           payload.count <= Int(UInt32.max) {
-            tally?.add(payload.count)
+    /// The record to write: the value encoded by `encoding` (a mutation's size counted in its tally), or, when
+    /// encoding fails, an entry that keeps the sequence gapless and says so (case name `unencodable`, codec none,
+    /// no payload; docs/FORMAT.md).
+    func pending(_ encoding: DeferredEncoding?) -> EntryRecord.Pending {
+        if let encoding, let (caseName, payload) = try? encoding.encoder.encode(value, kind: kind),
+           caseName.utf8.count <= EntryRecord.maxCaseNameLength, payload.count <= Int(UInt32.max) {
+            if kind == .mutation { encoding.tally.add(payload.count) }
             return EntryRecord.Pending(
                 sequence: sequence, streamID: streamID, kind: kind, timestamp: timestamp, cause: cause,
                 caseName: caseName, codec: codec, payload: payload, callSite: site)

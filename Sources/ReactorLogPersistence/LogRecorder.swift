@@ -10,35 +10,35 @@ import Synchronization
 /// run on the log's writer thread. A write or an encoding that fails is remembered in ``failure`` (the first
 /// one) and the reactor keeps working in memory; a value that cannot be encoded still takes its sequence
 /// number, as an `unencodable` entry.
-public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & Sendable, State: Codable & Sendable>: ReactorRecorder, EntryEncoder {
+public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & Sendable, State: Codable & Sendable>: ReactorRecorder {
     /// The stream being written.
     public let stream: LogStream
-    private let redact: (@Sendable (Action) -> Action)?
-    private let actionNames = CaseNamer(), mutationNames = CaseNamer()
-    private let firstFailure = Mutex<EventLogError?>(nil)
+    /// What the writer thread encodes this recorder's values with, registered with the stream under `encoderID`.
+    private let encoder: ValueEncoder
+    private let encoderID: EncoderID
 
     /// A recorder appending to `stream`; `redact` rewrites each action before it is logged.
     public init(stream: LogStream, redactingActions redact: (@Sendable (Action) -> Action)? = nil) {
         self.stream = stream
-        self.redact = redact
+        encoder = ValueEncoder(log: stream.log, redact: redact)
+        encoderID = stream.register(encoder)
     }
 
     /// The first error writing to the log, if one happened.
-    public var failure: EventLogError? { firstFailure.withLock { $0 } }
+    public var failure: EventLogError? { encoder.failure }
 
     /// Appends the action with its call site and returns its sequence number. Redaction, encoding, naming the
-    /// case and formatting the call site happen on the log's writer thread (``encode(_:kind:)``): the sender only
-    /// hands the action over.
+    /// case and formatting the call site happen on the log's writer thread: the sender only hands the action over.
     public func recordAction(_ action: Action, sentFrom site: CallSite?) -> UInt64? {
         logged { () throws(EventLogError) in
-            try stream.append(.action, action, callSite: site.map { ($0.fileID, $0.line) }, encoder: self)
+            try stream.append(.action, action, callSite: site.map { ($0.fileID, $0.line) }, encoder: encoderID)
         }
     }
 
     /// Appends the mutation with its cause and returns its sequence number; encoded on the writer thread.
     public func recordMutation(_ mutation: Mutation, cause: UInt64?) -> UInt64? {
         logged { () throws(EventLogError) in
-            try stream.append(.mutation, mutation, cause: cause, encoder: self)
+            try stream.append(.mutation, mutation, cause: cause, encoder: encoderID)
         }
     }
 
@@ -46,7 +46,7 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
     public func recordEffectError(_ error: any Error, cause: UInt64?) {
         let record = EffectErrorRecord(type: "\(Swift.type(of: error))", message: "\(error)")
         logged { () throws(EventLogError) in
-            try stream.append(.effectError, record, cause: cause, encoder: self)
+            try stream.append(.effectError, record, cause: cause, encoder: encoderID)
         }
     }
 
@@ -54,65 +54,14 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
     public func recordState(_ state: State, after sequence: UInt64) {
         guard stream.isSnapshotDue else { return }
         logged { () throws(EventLogError) in
-            try stream.writeSnapshot(at: sequence) { [self] in
-                try reported { () throws(EventLogError) in try stream.log.encode(state) }
-            }
+            try stream.writeSnapshot(at: sequence) { [encoder] in try encoder.encodeState(state) }
             return nil
         }
     }
 
     /// Closes the stream with a last snapshot, encoded on the writer thread.
     public func close(finalState: State) {
-        try? stream.close(encodingFinalState: { [self] in
-            try reported { () throws(EventLogError) in try stream.log.encode(finalState) }
-        })
-    }
-
-    /// The case name and payload of a value this recorder handed to its stream, on the log's writer thread.
-    package func encode(_ value: any Sendable, kind: EntryKind) throws -> (caseName: String, payload: [UInt8]) {
-        switch kind {
-        case .action:
-            let action = Self.unwrap(value, as: Action.self)
-            return try encoded(redact?(action) ?? action, names: actionNames)
-        case .mutation:
-            return try encoded(Self.unwrap(value, as: Mutation.self), names: mutationNames)
-        default:
-            let record = Self.unwrap(value, as: EffectErrorRecord.self)
-            return (record.type, try reported { () throws(EventLogError) in try stream.log.encodeBytesNamingCase(record).payload })
-        }
-    }
-
-    /// The value this recorder boxed as `T`. Its type is known, so it is read out of the box as it is: `as!` in this
-    /// unspecialized code looked up `Optional<T>`'s metadata and ran the runtime's cast for every entry.
-    private static func unwrap<T>(_ value: any Sendable, as type: T.Type) -> T {
-        func open<Boxed>(_ boxed: Boxed) -> T {
-            assert(Boxed.self == T.self, "a recorder's entry holds a \(Boxed.self), not a \(T.self)")
-            return unsafeBitCast(boxed, to: T.self)
-        }
-        return open(value)
-    }
-
-    /// A value's case name and payload, made on the writer thread.
-    private func encoded<Value: Encodable>(_ value: Value, names: CaseNamer) throws -> (caseName: String, payload: [UInt8]) {
-        let encoded = try reported { () throws(EventLogError) in try stream.log.encodeBytesNamingCase(value) }
-        return (names.name(value, learned: encoded.caseName), encoded.payload)
-    }
-
-    /// Runs an encoding; a failure is remembered (``failure``) and rethrown, so the log writes an
-    /// `unencodable` entry in its place.
-    private func reported<T>(_ encode: () throws(EventLogError) -> T) throws(EventLogError) -> T {
-        do {
-            return try encode()
-        } catch {
-            remember(error)
-            throw error
-        }
-    }
-
-    private func remember(_ error: EventLogError) {
-        firstFailure.withLock { first in
-            if first == nil { first = error }
-        }
+        try? stream.close(encodingFinalState: { [encoder] in try encoder.encodeState(finalState) })
     }
 
     /// Runs a write and returns the sequence number it took; a failure is remembered (``failure``). Not generic: this
@@ -122,8 +71,77 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
         do {
             return try write()
         } catch {
-            remember(error)
+            encoder.remember(error)
             return nil
+        }
+    }
+
+    /// Encodes the recorder's values on the log's writer thread, and remembers the first failure. A class of its own
+    /// so that the recorder can register it while it is being made.
+    final class ValueEncoder: EntryEncoder {
+        private let log: EventLog
+        private let redact: (@Sendable (Action) -> Action)?
+        private let actionNames = CaseNamer(), mutationNames = CaseNamer()
+        private let firstFailure = Mutex<EventLogError?>(nil)
+
+        init(log: EventLog, redact: (@Sendable (Action) -> Action)?) {
+            self.log = log
+            self.redact = redact
+        }
+
+        /// The first error writing to the log, if one happened.
+        var failure: EventLogError? { firstFailure.withLock { $0 } }
+
+        /// The case name and payload of a value the recorder handed to its stream.
+        func encode(_ value: any Sendable, kind: EntryKind) throws -> (caseName: String, payload: [UInt8]) {
+            switch kind {
+            case .action:
+                let action = Self.unwrap(value, as: Action.self)
+                return try encoded(redact?(action) ?? action, names: actionNames)
+            case .mutation:
+                return try encoded(Self.unwrap(value, as: Mutation.self), names: mutationNames)
+            default:
+                let record = Self.unwrap(value, as: EffectErrorRecord.self)
+                return (record.type, try reported { () throws(EventLogError) in try log.encodeBytesNamingCase(record).payload })
+            }
+        }
+
+        /// A state, for a snapshot.
+        func encodeState(_ state: State) throws -> Data {
+            try reported { () throws(EventLogError) in try log.encode(state) }
+        }
+
+        /// The value the recorder boxed as `T`. Its type is known, so it is read out of the box as it is: `as!` in
+        /// this unspecialized code looked up `Optional<T>`'s metadata and ran the runtime's cast for every entry.
+        private static func unwrap<T>(_ value: any Sendable, as type: T.Type) -> T {
+            func open<Boxed>(_ boxed: Boxed) -> T {
+                assert(Boxed.self == T.self, "a recorder's entry holds a \(Boxed.self), not a \(T.self)")
+                return unsafeBitCast(boxed, to: T.self)
+            }
+            return open(value)
+        }
+
+        /// A value's case name and payload.
+        private func encoded<Value: Encodable>(_ value: Value, names: CaseNamer) throws -> (caseName: String, payload: [UInt8]) {
+            let encoded = try reported { () throws(EventLogError) in try log.encodeBytesNamingCase(value) }
+            return (names.name(value, learned: encoded.caseName), encoded.payload)
+        }
+
+        /// Runs an encoding; a failure is remembered (``failure``) and rethrown, so the log writes an
+        /// `unencodable` entry in its place.
+        private func reported<T>(_ encode: () throws(EventLogError) -> T) throws(EventLogError) -> T {
+            do {
+                return try encode()
+            } catch {
+                remember(error)
+                throw error
+            }
+        }
+
+        func remember(_ error: EventLogError) {
+            firstFailure.withLock { first in
+                if first == nil { first = error }
+            }
         }
     }
 }

@@ -34,6 +34,37 @@ struct AppendTests {
         #expect(try log.verify().isHealthy)
     }
 
+    @Test("a registered encoder encodes every entry queued before its stream closed, then the writer lets it go")
+    func registeredEncoderLifetime() throws {
+        let log = try scratch.openLog()
+        let stream = try log.counterStream()
+        weak var released: CountingEncoder?
+        let firstEncode = DispatchSemaphore(value: 0), mayGoOn = DispatchSemaphore(value: 0)
+        do {
+            let encoder = CountingEncoder(log: log) { calls in
+                // The writer thread waits inside its first encode, so the rest is queued and the stream closed
+                // while entries that name the encoder are still waiting to be encoded.
+                guard calls == 1 else { return }
+                firstEncode.signal()
+                mayGoOn.wait()
+            }
+            released = encoder
+            let id = stream.register(encoder)
+            try stream.append(.mutation, 0, encoder: id)
+            firstEncode.wait()
+            for value in 1..<100 { try stream.append(.mutation, value, encoder: id) }
+            try stream.close()
+        }
+        #expect(released != nil, "queued entries still name the encoder")
+        mayGoOn.signal()
+        try log.flush()
+        let mutations = try log.readEntries(EntryQuery(kinds: [.mutation]))
+        #expect(mutations.count == 100)
+        #expect(mutations.allSatisfy { $0.caseName == "counted" }, "no entry lost its encoder: none is unencodable")
+        #expect(try mutations.map { try log.configuration.codec.decode(Int.self, from: $0.payload) } == Array(0..<100))
+        #expect(released == nil, "once they are committed, the writer holds the closed stream's encoder no more")
+    }
+
     @Test("entries read back with every header field, sequence numbers from 1 without gaps")
     func roundTrip() throws {
         let log = try scratch.openLog()
@@ -240,4 +271,21 @@ final class FailureRecorder: Sendable {
     private let failures = Mutex<[EventLogError]>([])
     func record(_ error: EventLogError) { failures.withLock { $0.append(error) } }
     var count: Int { failures.withLock { $0.count } }
+}
+
+/// An encoder for deferred entries of `Int`s that counts its calls and tells `onCall` of each, on the writer thread.
+private final class CountingEncoder: EntryEncoder {
+    private let log: EventLog
+    private let calls = Mutex(0)
+    private let onCall: @Sendable (Int) -> Void
+
+    init(log: EventLog, onCall: @escaping @Sendable (Int) -> Void) {
+        self.log = log
+        self.onCall = onCall
+    }
+
+    func encode(_ value: any Sendable, kind: EntryKind) throws -> (caseName: String, payload: [UInt8]) {
+        onCall(calls.withLock { $0 += 1; return $0 })
+        return ("counted", try log.encodeBytesNamingCase(value as! Int).payload)
+    }
 }
