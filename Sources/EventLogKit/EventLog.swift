@@ -169,11 +169,14 @@ public final class EventLog: Sendable {
             throw .streamInUse(name: name)
         }
         do {
+            let sinceSnapshot = resumed ? try LogStream.pendingSinceSnapshot(log: self, info: info) : (0, 0)
             let marker = EntryDraft(
                 kind: resumed ? .streamResumed : .streamOpened, caseName: resumed ? "resumed" : "opened", payload: Data(),
                 codec: .none, timestamp: timestamp)
             let markerSequence = try writer.append(marker, streamID: info.id)
-            return try LogStream(log: self, info: info, resumed: resumed, markerSequence: markerSequence)
+            return LogStream(
+                log: self, writer: writer, info: info, resumed: resumed, markerSequence: markerSequence,
+                sinceSnapshot: sinceSnapshot)
         } catch {
             releaseStream(info.id)
             throw error

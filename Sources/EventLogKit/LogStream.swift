@@ -37,29 +37,38 @@ public final class LogStream: Sendable {
     private let closureEncoder: EncoderID
     private let registered: Mutex<[EncoderID]>
 
-    init(log: EventLog, info: StreamInfo, resumed: Bool, markerSequence: UInt64) throws(EventLogError) {
+    /// A handle on stream `info` of `log`, whose `writer` appended its opening marker as `markerSequence`; a resumed
+    /// stream's snapshot policy goes on from `sinceSnapshot` (``pendingSinceSnapshot(log:info:)``).
+    init(
+        log: EventLog, writer: LogWriter, info: StreamInfo, resumed: Bool, markerSequence: UInt64,
+        sinceSnapshot: (mutations: Int, bytes: Int)
+    ) {
         self.log = log
         self.info = info
         self.wasResumed = resumed
         self.markerSequence = markerSequence
-        writer = try log.requireWriter()
+        self.writer = writer
         closureEncoder = writer.register(DeferredEncoding(encoder: ClosureEncoder.shared, tally: payloadBytes))
         registered = Mutex([closureEncoder])
         codecID = log.configuration.codec.id
         snapshotPolicy = log.configuration.snapshotPolicy
         latest = Atomic(markerSequence)
-        if resumed {
-            // Count what came after the latest snapshot, so the policy resumes where it stopped.
-            let point = try log.recoveryPoint(stream: info, atOrBefore: .max)
-            var iterator = log.entries(EntryQuery(from: point.sequence + 1, stream: info.name, kinds: [.mutation]))
-            var (count, bytes) = (0, 0)
-            while let entry = try iterator.next() {
-                count += 1
-                bytes += entry.payload.count
-            }
-            mutations.store(count, ordering: .relaxed)
-            payloadBytes.add(bytes)
+        mutations.store(sinceSnapshot.mutations, ordering: .relaxed)
+        payloadBytes.add(sinceSnapshot.bytes)
+    }
+
+    /// The mutations stream `info` holds after its latest snapshot and their payload bytes, so that its snapshot
+    /// policy resumes where it stopped. Read before anything is appended: a stream whose entries since its
+    /// snapshot are damaged is refused before a marker is written to it.
+    static func pendingSinceSnapshot(log: EventLog, info: StreamInfo) throws(EventLogError) -> (mutations: Int, bytes: Int) {
+        let point = try log.recoveryPoint(stream: info, atOrBefore: .max)
+        var iterator = log.entries(EntryQuery(from: point.sequence + 1, stream: info.name, kinds: [.mutation]))
+        var (count, bytes) = (0, 0)
+        while let entry = try iterator.next() {
+            count += 1
+            bytes += entry.payload.count
         }
+        return (count, bytes)
     }
 
     deinit {

@@ -29,10 +29,12 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
     ///   - schemaFingerprint: identifies the Action, Mutation and State types, to tell later whether replay
     ///     is safe; defaults to their structure (``defaultSchemaFingerprint``).
     ///   - migrations: how to read what earlier versions of the types recorded (``SchemaMigrations``).
-    ///   - policy: what to do when the stream was recorded with types that no longer decode it.
+    ///   - policy: what to do when the stream was recorded with types that no longer decode it, or cannot be
+    ///     resumed because what it recorded after its latest snapshot is damaged.
     ///   - redact: rewrites an action before it is logged, to mask secrets (the reactor still gets the
     ///     original). Mutations are logged as they are, because replay needs them.
-    /// - Returns: what was done about a schema change, or `nil` when the stream is new or its fingerprint matched.
+    /// - Returns: what was done about a schema change or a stream that could not be resumed, or `nil` when the
+    ///   stream is new or resumed with a matching fingerprint.
     @discardableResult
     public func attach(
         to log: EventLog, stream name: String, schemaFingerprint: String? = nil,
@@ -44,11 +46,21 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
             throw .invalidArgument("Attach \(Self.self) to a log before its first use; it has already started.")
         }
         let fingerprint = schemaFingerprint ?? Self.defaultSchemaFingerprint
-        let change = try reconcileSchema(log, stream: name, fingerprint: fingerprint, migrations: migrations, policy: policy)
-        let stream = try log.openStream(
-            named: name, reactorType: String(reflecting: Self.self), schemaFingerprint: fingerprint,
-            initialState: initialState)
-        let state = stream.wasResumed ? try replay(stream, migrations: migrations) : nil
+        var change: SchemaChange?
+        let stream: LogStream, state: State?
+        do {
+            change = try reconcileSchema(log, stream: name, fingerprint: fingerprint, migrations: migrations, policy: policy)
+            (stream, state) = try open(log, stream: name, fingerprint: fingerprint, migrations: migrations)
+        } catch where policy == .startNewGeneration && Self.preventsResuming(error) {
+            // What the stream recorded after its latest snapshot cannot be read back (damage), or not with these
+            // types: it is kept as it is, under another name, and the app goes on recording from its initial state.
+            guard let existing = try log.stream(named: name) else { throw error }
+            let retired = try log.retireStream(named: name)
+            change = SchemaChange(
+                stream: name, recordedFingerprint: existing.schemaFingerprint, currentFingerprint: fingerprint,
+                problem: "could not be resumed: \(error)", retiredAs: retired, migrated: false)
+            (stream, state) = try open(log, stream: name, fingerprint: fingerprint, migrations: migrations)
+        }
         do {
             try record(with: LogRecorder<Action, Mutation, State>(stream: stream, redactingActions: redact), resumingFrom: state)
         } catch {
@@ -56,6 +68,32 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
             throw .invalidArgument("Attach \(Self.self) to a log before its first use; it has already started.")
         }
         return change
+    }
+
+    /// Opens stream `name` and, when it resumes, replays its latest state; a stream that fails to replay is closed
+    /// again.
+    private func open(
+        _ log: EventLog, stream name: String, fingerprint: String, migrations: SchemaMigrations<Self>
+    ) throws(EventLogError) -> (LogStream, State?) {
+        let stream = try log.openStream(
+            named: name, reactorType: String(reflecting: Self.self), schemaFingerprint: fingerprint,
+            initialState: initialState)
+        guard stream.wasResumed else { return (stream, nil) }
+        do {
+            return (stream, try replay(stream, migrations: migrations))
+        } catch {
+            try? stream.close(finalState: nil)
+            throw error
+        }
+    }
+
+    /// Whether `error`, from opening or replaying a stream, means that its state cannot be rebuilt: damage in what
+    /// it recorded, or a value that no longer decodes. An error of the file or the disk is not one.
+    private static func preventsResuming(_ error: EventLogError) -> Bool {
+        switch error {
+        case .corruptEntry, .corruptSnapshot, .corruptIndex, .codec: true
+        default: false
+        }
     }
 
     /// Compares stream `name`'s recorded fingerprint with `fingerprint` and, when they differ, updates it (all
@@ -90,9 +128,10 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
         let point = try stream.recoveryPoint()
         do {
             var state = try migrations.state(point.state, codec: point.codec, recordedWith: history.fingerprint(at: point.sequence), log: log)
-            var entries = stream.entries(after: point.sequence)
+            // Mutations alone, read through the stream's index: damage confined to other entries does not stop a
+            // resume, since only mutations make the state.
+            var entries = log.entries(EntryQuery(from: point.sequence + 1, stream: stream.info.name, kinds: [.mutation]))
             while let entry = try entries.next() {
-                guard entry.kind == .mutation else { continue }
                 let mutation: Mutation
                 do {
                     mutation = try migrations.mutation(entry, recordedWith: history.fingerprint(at: entry.sequence), log: log)

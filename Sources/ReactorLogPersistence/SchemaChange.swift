@@ -7,14 +7,17 @@ import ReactorLog
 public enum SchemaChangePolicy: Sendable, Hashable {
     /// The default. A stream whose recorded states and mutations all still decode resumes, and its fingerprint is
     /// updated. One that does not is renamed `NAME@N` (its entries stay readable there) and the reactor starts a
-    /// new generation of `NAME` from its initial state: an app never fails to start over a schema change.
+    /// new generation of `NAME` from its initial state: an app never fails to start over a schema change. So is a
+    /// stream that cannot be resumed because what it recorded after its latest snapshot is damaged: its entries
+    /// stay as they are under `NAME@N`, for `reactorlog verify` and offline bisect.
     case startNewGeneration
     /// As the default when everything still decodes; otherwise `attach` throws
-    /// `EventLogError.incompatibleSchema` and the stream is left as it was.
+    /// `EventLogError.incompatibleSchema` (or the damage it found) and the stream is left as it was.
     case fail
 }
 
-/// What `attach` found and did about a schema change; `nil` from `attach` when the fingerprints matched.
+/// What `attach` found and did about a schema change, or about a stream it could not resume; `nil` from `attach`
+/// when the fingerprints matched and the stream resumed.
 public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
     /// The stream.
     public let stream: String
@@ -22,7 +25,8 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
     public let recordedFingerprint: String
     /// The reactor's fingerprint.
     public let currentFingerprint: String
-    /// The first recorded value that no longer decodes, or `nil` when everything still does (the stream resumed).
+    /// The first recorded value that no longer decodes, or why the stream could not be resumed; `nil` when it
+    /// resumed.
     public let problem: String?
     /// When a new generation started: the name the old stream's entries now have (`NAME@N`).
     public let retiredAs: String?
@@ -35,7 +39,9 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
             let how = migrated ? "decodes through the migrations" : "still decodes"
             return "Stream '\(stream)' was recorded with other types (\(recordedFingerprint)); everything recorded \(how), so it resumed with \(currentFingerprint)."
         }
-        return "Stream '\(stream)' was recorded with other types (\(recordedFingerprint)) and \(problem). Its entries are kept as stream '\(retiredAs)'; '\(stream)' starts a new generation from the initial state."
+        let what = recordedFingerprint == currentFingerprint ? "" : " was recorded with other types (\(recordedFingerprint)) and"
+        let sentence = problem.hasSuffix(".") ? problem : problem + "."
+        return "Stream '\(stream)'\(what) \(sentence) Its entries are kept as stream '\(retiredAs)'; '\(stream)' starts a new generation from the initial state."
     }
 }
 

@@ -1,0 +1,98 @@
+import EventLogKit
+import Foundation
+import LMDB
+import ReactorLog
+import ReactorLogPersistence
+import TestSupport
+import Testing
+
+/// An app that records in the field starts even when its stream cannot be resumed because of damage.
+@Suite("Resuming a damaged stream", .timeLimit(.minutes(1)))
+struct DamagedResumeTests {
+    let scratch = ScratchDirectory()
+
+    /// Adds numbers: one mutation per action, synchronously.
+    final class TallyReactor: Reactor {
+        enum Action: Codable, Sendable { case add(Int) }
+        enum Mutation: Codable, Sendable { case added(Int) }
+        struct State: Codable, Sendable, Equatable { var total = 0 }
+        let initialState = State()
+        let runtime = Runtime()
+
+        func mutate(action: Action) -> Effect {
+            switch action {
+            case let .add(number): .just(.added(number))
+            }
+        }
+
+        func reduce(state: State, mutation: Mutation) -> State {
+            var state = state
+            switch mutation {
+            case let .added(number): state.total += number
+            }
+            return state
+        }
+    }
+
+    /// A log whose stream `tally` holds 300 additions (601 entries, a snapshot at the 256th mutation) and no clean
+    /// close, as when the app is killed, and whose last block of entries, past that snapshot, has one flipped bit;
+    /// returns its path and highest sequence number.
+    func damagedLog() async throws -> (path: String, highest: UInt64) {
+        let path = scratch.file("tally.reactorlog")
+        let log = try EventLog.open(at: path)
+        let reactor = TallyReactor()
+        try reactor.attach(to: log, stream: "tally")
+        for number in 1...300 { reactor.send(.add(number)) }
+        try await log.flush()
+        let highest = try log.highestSequence()
+        // Closed while the reactor lives: its own close comes too late to write a last snapshot.
+        try withExtendedLifetime(reactor) { try log.close() }
+        let environment = try Environment(path: path)
+        let entries = try environment.openDatabase("entries")
+        try environment.write { txn in
+            let last = try #require(try txn.withCursor(entries) { try $0.last() })
+            var block = Array(last.value)
+            block[block.count - 2] ^= 0x40
+            try txn.put(entries, key: Array(last.key), value: block)
+        }
+        return (path, highest)
+    }
+
+    @Test("by default the damaged stream is kept, untouched, under NAME@1, and the reactor records a new generation")
+    func newGeneration() async throws {
+        let (path, highest) = try await damagedLog()
+        let log = try EventLog.open(at: path)
+        let reactor = TallyReactor()
+        let change = try #require(try reactor.attach(to: log, stream: "tally"))
+        #expect(change.retiredAs == "tally@1")
+        #expect(change.problem?.contains("is corrupt") == true, "\(change)")
+        #expect(change.description.hasPrefix("Stream 'tally' could not be resumed: Entry #"), "\(change)")
+        #expect(change.description.hasSuffix("Its entries are kept as stream 'tally@1'; 'tally' starts a new generation from the initial state."))
+        #expect(reactor.currentState == TallyReactor.State())
+        reactor.send(.add(5))
+        try await log.flush()
+        let fresh = try log.readEntries(EntryQuery(stream: "tally"))
+        #expect(fresh.map(\.kind) == [.streamOpened, .action, .mutation])
+        #expect(fresh.first?.sequence == highest + 1, "nothing was appended to the damaged stream first")
+        #expect(reactor.currentState.total == 5)
+        // The old generation still reads up to its damage, and verify still finds the damage.
+        let kept = try log.readEntries(EntryQuery(through: 501, stream: "tally@1", kinds: [.mutation]))
+        #expect(kept.count == 250, "mutations #3, #5, … #501")
+        #expect(try !log.verify().isHealthy)
+    }
+
+    @Test("with onSchemaChange: .fail, attach throws the damage and writes nothing")
+    func failing() async throws {
+        let (path, highest) = try await damagedLog()
+        let log = try EventLog.open(at: path)
+        #expect {
+            try TallyReactor().attach(to: log, stream: "tally", onSchemaChange: .fail)
+        } throws: { error in
+            guard case .corruptEntry = error as? EventLogError else { return false }
+            return true
+        }
+        try await log.flush()
+        #expect(try log.highestSequence() == highest)
+        #expect(try log.stream(named: "tally") != nil)
+    }
+}
