@@ -80,7 +80,10 @@ public struct EntryIterator {
         let want = min(Self.chunkSize, remaining)
         var raw: [RawEntry] = []
         let (next, atEnd) = try storage.read { txn in
-            try visit(txn: txn, want: want) { header, record in raw.append(try RawEntry(header, record)) }
+            try visit(txn: txn, want: want) { header, record in
+                raw.append(try RawEntry(header, record))
+                return true
+            }
         }
         var names = storage.cachedStreams
         buffer = []
@@ -91,42 +94,57 @@ public struct EntryIterator {
         reachedEnd = atEnd
     }
 
-    /// Calls `body` with each entry of the query's stream that is left, read in place, chunk by chunk in short
-    /// read transactions (``EventLog/forEachEntry(_:_:)``). Only for a query of one stream.
+    /// Calls `body` with each entry that is left, read in place, chunk by chunk in short read transactions
+    /// (``EventLog/forEachEntry(_:_:)``). A chunk of every stream stops at an entry of a stream not yet known, so
+    /// that the streams are read again outside its transaction.
     mutating func forEachInPlace(_ body: (EntryView) throws -> Void) throws {
-        guard let name = query.stream else { return }
+        // Read afresh for a scan of every stream (another process may have renamed one); a stream's own scan finds
+        // its stream among those already read, or reads them again.
+        var streams = query.stream == nil ? try storage.reloadStreams() : storage.cachedStreams
         while !isComplete && !reachedEnd {
-            guard try resolveStream(), case .some(.some(let id)) = streamID else { return }
+            guard try resolveStream() else { return }
             // An error of `body` ends the read and reaches the caller as it was thrown, not as a storage error.
             var failure: (any Error)?
+            var unknown: UInt32?
             let read = Result { () throws(EventLogError) in try storage.read { txn in
                 try visit(txn: txn, want: Self.chunkSize) { header, record in
+                    guard let info = streams[header.streamID] else {
+                        unknown = header.streamID
+                        return false
+                    }
                     let caseBytes = UnsafeRawBufferPointer(rebasing: record[header.caseRange])
                     guard String.isValidUTF8(caseBytes) else {
                         throw EventLogError.corruptEntry(sequence: header.sequence, reason: "its case name is not valid UTF-8")
                     }
                     do {
                         try body(EntryView(
-                            sequence: header.sequence, streamID: id, stream: name, kind: header.kind, codec: header.codec,
-                            timestamp: header.timestamp, cause: header.cause == 0 ? nil : header.cause, caseName: caseBytes,
-                            payload: UnsafeRawBufferPointer(rebasing: record[header.payloadRange])))
+                            sequence: header.sequence, streamID: header.streamID, stream: info.name, kind: header.kind,
+                            codec: header.codec, timestamp: header.timestamp, cause: header.cause == 0 ? nil : header.cause,
+                            caseName: caseBytes, payload: UnsafeRawBufferPointer(rebasing: record[header.payloadRange])))
                     } catch {
                         failure = error
                         throw error
                     }
+                    return true
                 }
             } }
             if let failure { throw failure }
             let (next, atEnd) = try read.get()
             nextSequence = next
             reachedEnd = atEnd
+            if let unknown {
+                streams = try storage.reloadStreams()
+                guard streams[unknown] != nil else {
+                    throw EventLogError.corruptEntry(sequence: next, reason: "it names stream id \(unknown), which the log does not describe")
+                }
+            }
         }
     }
 
     /// Calls `found` with up to `want` matching records from `nextSequence`, inside `txn`; returns where to go on and
-    /// whether the end was reached.
+    /// whether the end was reached. `found` returns `false` to stop before the record it was given.
     private func visit(
-        txn: Transaction, want: Int, _ found: (EntryRecord.Header, UnsafeRawBufferPointer) throws -> Void
+        txn: Transaction, want: Int, _ found: (EntryRecord.Header, UnsafeRawBufferPointer) throws -> Bool
     ) throws -> (UInt64, Bool) {
         if case .some(.some(let id)) = streamID { return try visitStream(id, txn: txn, want: want, found) }
         return try visitAll(txn: txn, want: want, found)
@@ -134,7 +152,7 @@ public struct EntryIterator {
 
     /// Scans `entries` from `nextSequence`.
     private func visitAll(
-        txn: Transaction, want: Int, _ found: (EntryRecord.Header, UnsafeRawBufferPointer) throws -> Void
+        txn: Transaction, want: Int, _ found: (EntryRecord.Header, UnsafeRawBufferPointer) throws -> Bool
     ) throws -> (UInt64, Bool) {
         try txn.withCursor(storage.entries) { cursor in
             var entries = EntryCursor(cursor)
@@ -145,7 +163,7 @@ public struct EntryIterator {
             while let current = entry, matched < want, scanned < Self.scanLimit {
                 if current.sequence > query.through { return (current.sequence, true) }
                 if query.matches(current.header, caseBytes: current.caseName) {
-                    try found(current.header, current.bytes)
+                    guard try found(current.header, current.bytes) else { return (current.sequence, false) }
                     matched += 1
                 }
                 next = current.sequence &+ 1
@@ -158,7 +176,7 @@ public struct EntryIterator {
 
     /// Walks the stream index from `nextSequence`, reading only this stream's entries.
     private func visitStream(
-        _ id: UInt32, txn: Transaction, want: Int, _ found: (EntryRecord.Header, UnsafeRawBufferPointer) throws -> Void
+        _ id: UInt32, txn: Transaction, want: Int, _ found: (EntryRecord.Header, UnsafeRawBufferPointer) throws -> Bool
     ) throws -> (UInt64, Bool) {
         var matched = 0
         var next = nextSequence
@@ -173,7 +191,10 @@ public struct EntryIterator {
                         throw EventLogError.corruptEntry(sequence: item.sequence, reason: "stream '\(query.stream ?? "")' lists it, but the entry is missing")
                     }
                     if query.matches(entry.header, caseBytes: entry.caseName) {
-                        try found(entry.header, entry.bytes)
+                        guard try found(entry.header, entry.bytes) else {
+                            next = item.sequence
+                            return false
+                        }
                         matched += 1
                     }
                 }

@@ -30,8 +30,8 @@ extension EventLog {
     /// transactions, as ``entries(_:)`` reads them, so a live log's writer is never held up; `body` runs inside
     /// them and should not block.
     ///
-    /// A query of one stream walks the stream's index, reading in place too (the path of replay and time travel);
-    /// a query with a limit goes through ``entries(_:)`` and its copies.
+    /// A query of one stream walks the stream's index (the path of replay and time travel); a query with a limit
+    /// goes through ``entries(_:)`` and its copies.
     public func forEachEntry(_ query: EntryQuery = EntryQuery(), _ body: (EntryView) throws -> Void) throws {
         guard query.limit == nil else {
             var iterator = entries(query)
@@ -40,59 +40,8 @@ extension EventLog {
             }
             return
         }
-        if query.stream != nil {
-            var iterator = entries(query)
-            return try iterator.forEachInPlace(body)
-        }
-        var next = query.from
-        var streams = try storage.reloadStreams()
-        while next <= query.through {
-            // Reads up to 8192 entries; stops early at an entry of a stream not yet known, to reload the streams.
-            // An error of `body` ends the read and reaches the caller as it was thrown, not as a storage error.
-            var failure: (any Error)?
-            let read = Result { () throws(EventLogError) -> (UInt64, UInt32?, Bool) in try storage.read { txn in
-                try txn.withCursor(storage.entries) { cursor in
-                    var entries = EntryCursor(cursor)
-                    var position = next
-                    var scanned = 0
-                    var entry = try entries.seek(atOrAfter: next)
-                    while let current = entry, scanned < 8192 {
-                        let (sequence, header) = (current.sequence, current.header)
-                        if sequence > query.through { return (sequence, nil, true) }
-                        guard let info = streams[header.streamID] else { return (sequence, header.streamID, false) }
-                        let caseBytes = current.caseName
-                        if query.matches(header, caseBytes: caseBytes) {
-                            guard String.isValidUTF8(caseBytes) else {
-                                throw EventLogError.corruptEntry(sequence: sequence, reason: "its case name is not valid UTF-8")
-                            }
-                            do {
-                                try body(EntryView(
-                                    sequence: sequence, streamID: header.streamID, stream: info.name, kind: header.kind, codec: header.codec,
-                                    timestamp: header.timestamp, cause: header.cause == 0 ? nil : header.cause, caseName: caseBytes,
-                                    payload: current.payload))
-                            } catch {
-                                failure = error
-                                throw error
-                            }
-                        }
-                        position = sequence &+ 1
-                        scanned += 1
-                        entry = try entries.next()
-                    }
-                    return (position, nil, entry == nil)
-                }
-            } }
-            if let failure { throw failure }
-            let (reached, unknown, atEnd) = try read.get()
-            next = reached
-            if let unknown {
-                streams = try storage.reloadStreams()
-                guard streams[unknown] != nil else {
-                    throw EventLogError.corruptEntry(sequence: reached, reason: "it names stream id \(unknown), which the log does not describe")
-                }
-            }
-            if atEnd || next == 0 { return }
-        }
+        var iterator = entries(query)
+        try iterator.forEachInPlace(body)
     }
 }
 
