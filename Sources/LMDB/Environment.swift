@@ -57,7 +57,7 @@ public final class Environment: @unchecked Sendable {
     /// Opens the named database (`nil` for the main database). With ``DatabaseFlags/create`` it is created
     /// when missing; without it, a missing database fails with `MDB_NOTFOUND`.
     public func openDatabase(_ name: String?, flags: DatabaseFlags = []) throws(LMDBError) -> Database {
-        try resizeLock.withShared { () throws(LMDBError) -> Database in
+        try adoptingResizedMaps { () throws(LMDBError) -> Database in
             let readOnly = options.readOnly || !flags.contains(.create)
             var txn: OpaquePointer?
             try LMDBError.check(
@@ -97,15 +97,23 @@ public final class Environment: @unchecked Sendable {
     /// copy what you keep. Keep read transactions short: while one is open, LMDB cannot reuse the pages
     /// that later writes free, and the file grows.
     public func read<R>(_ body: (Transaction) throws -> R) throws -> R {
+        try adoptingResizedMaps { () throws -> R in
+            let txn = try begin(readOnly: true)
+            defer { mdb_txn_abort(txn) }
+            return try body(Transaction(handle: txn, isReadOnly: true))
+        }
+    }
+
+    /// Runs `body`, which begins a transaction, holding the resize lock shared; when another process has grown the
+    /// map past this one's (`MDB_MAP_RESIZED`), adopts the new size and runs it again. Every transaction that is
+    /// not a write goes through here: a reader of a live log may meet a grown map at any of them.
+    private func adoptingResizedMaps<R, Failure: Error>(_ body: () throws(Failure) -> R) throws(Failure) -> R {
         while true {
             do {
-                return try resizeLock.withShared { () throws -> R in
-                    let txn = try begin(readOnly: true)
-                    defer { mdb_txn_abort(txn) }
-                    return try body(Transaction(handle: txn, isReadOnly: true))
-                }
-            } catch let error as LMDBError where error.isMapResized {
-                try adoptResizedMap()
+                return try resizeLock.withShared(body)
+            } catch {
+                // A map that cannot be adopted leaves the reader with the error it met.
+                guard (error as? LMDBError)?.isMapResized == true, (try? adoptResizedMap()) != nil else { throw error }
             }
         }
     }

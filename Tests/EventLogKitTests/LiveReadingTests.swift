@@ -1,5 +1,6 @@
 import EventLogKit
 import Foundation
+import LMDB
 import TestSupport
 import Testing
 
@@ -73,5 +74,39 @@ struct LiveReadingTests {
         }
         child.kill()
         #expect(count == Int(firstAck) + 200)
+    }
+
+    @Test("a reader that opened a log before another process grew its map opens its databases and reads")
+    func mapGrownByAnotherProcess() throws {
+        let path = scratch.file("growing.reactorlog")
+        // The helper starts with a 64 KiB map and doubles it as it writes.
+        let first = try CrashWriterProcess(log: path, durability: .grouped, run: 1)
+        _ = try first.waitForAcks(1)
+        first.kill()
+        var options = EnvironmentOptions()
+        options.readOnly = true
+        let reader = try Environment(path: path, options: options)
+        let mapped = reader.mapSize
+        let second = try CrashWriterProcess(log: path, durability: .grouped, run: 2)
+        var size = 0
+        while size <= 4 * mapped {
+            _ = try second.waitForAcks(1)
+            size = (try? FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int) ?? 0
+        }
+        second.kill()
+        // Its map is now smaller than the file's: opening a database begins a transaction, which LMDB refuses
+        // until the reader adopts the new size.
+        let entries = try reader.openDatabase("entries")
+        let count = try reader.read { txn in try txn.withCursor(entries) { cursor in
+            var count = 0
+            var item = try cursor.first()
+            while item != nil {
+                count += 1
+                item = try cursor.next()
+            }
+            return count
+        } }
+        #expect(count > 0)
+        #expect(reader.mapSize > mapped)
     }
 }
