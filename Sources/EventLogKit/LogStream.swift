@@ -32,8 +32,9 @@ public final class LogStream: Sendable {
     /// The log's writer, held so that an append need not unwrap the log's optional one and check the log's state
     /// first: a closed log's writer refuses appends itself.
     private let writer: LogWriter
-    /// The encoder of this handle's closure-taking appends, and every encoder registered through it: unregistered
-    /// when it closes or goes away.
+    /// The encoder of this handle's closure-taking appends, unregistered when the handle goes away (an append on
+    /// another thread may race a close, never a deinit); and the encoders registered through it, unregistered when
+    /// it closes (a recorder's appends and its close come one at a time) or goes away.
     private let closureEncoder: EncoderID
     private let registered: Mutex<[EncoderID]>
 
@@ -49,7 +50,7 @@ public final class LogStream: Sendable {
         self.markerSequence = markerSequence
         self.writer = writer
         closureEncoder = writer.register(DeferredEncoding(encoder: ClosureEncoder.shared, tally: payloadBytes))
-        registered = Mutex([closureEncoder])
+        registered = Mutex([])
         codecID = log.configuration.codec.id
         snapshotPolicy = log.configuration.snapshotPolicy
         latest = Atomic(markerSequence)
@@ -73,6 +74,7 @@ public final class LogStream: Sendable {
 
     deinit {
         unregisterEncoders()
+        writer.unregister(closureEncoder)
         log.releaseStream(info.id)
     }
 
@@ -124,7 +126,8 @@ public final class LogStream: Sendable {
     }
 
     /// Registers `encoder` for ``append(_:_:cause:callSite:encoder:)`` until the stream closes: a recorder does so
-    /// once. The log's writer holds the encoder from then on, so an append names it by number.
+    /// once. The log's writer holds the encoder from then on, so an append names it by number. Appends that name it
+    /// must not race the stream's close (a recorder's never do: its calls come one at a time).
     package func register(_ encoder: any EntryEncoder) -> EncoderID {
         let id = writer.register(DeferredEncoding(encoder: encoder, tally: payloadBytes))
         registered.withLock { $0.append(id) }
