@@ -12,8 +12,8 @@ struct EncodedBatch {
         var items = items
         entries.reserveCapacity(items.count)
         // Each item is moved out and `.sync` left in its place, which costs nothing to destroy: an item holds a
-        // sender's value in an existential, and reversing or reading the array would copy it.
-        // Consecutive entries mostly name the same encoder: it is looked up when the name changes.
+        // sender's value in an existential, and reversing or reading the array would copy it. Consecutive entries
+        // mostly name the same encoder: it is looked up when the number changes.
         var encoderID: EncoderID?, encoding: DeferredEncoding?
         items.withUnsafeMutableBufferPointer { items in
             for index in items.indices {

@@ -58,6 +58,8 @@ struct DeferredEntry: Sendable {
     /// encoding fails, an entry that keeps the sequence gapless and says so (case name `unencodable`, codec none,
     /// no payload; docs/FORMAT.md).
     func pending(_ encoding: DeferredEncoding?) -> EntryRecord.Pending {
+        // A registration outlives every entry that names it (LogWriter.unregister): its absence is a bug to catch.
+        assert(encoding != nil, "entry #\(sequence) names encoder \(encoder.number), which is not registered")
         if let encoding, let (caseName, payload) = try? encoding.encoder.encode(value, kind: kind),
            caseName.utf8.count <= EntryRecord.maxCaseNameLength, payload.count <= Int(UInt32.max) {
             if kind == .mutation { encoding.tally.add(payload.count) }
