@@ -98,17 +98,19 @@ public struct EntryIterator {
     /// (``EventLog/forEachEntry(_:_:)``). A chunk of every stream stops at an entry of a stream not yet known, so
     /// that the streams are read again outside its transaction.
     mutating func forEachInPlace(_ body: (EntryView) throws -> Void) throws {
-        // Read afresh for a scan of every stream (another process may have renamed one); a stream's own scan finds
-        // its stream among those already read, or reads them again.
-        var streams = query.stream == nil ? try storage.reloadStreams() : storage.cachedStreams
+        // A scan of every stream names each entry's stream from the streams read afresh (another process may have
+        // renamed one); a stream's own scan names them all after the query's stream, with no lookup an entry (the
+        // path of replay and time travel).
+        var streams = query.stream == nil ? try storage.reloadStreams() : [:]
         while !isComplete && !reachedEnd {
             guard try resolveStream() else { return }
+            let only: String? = if case .some(.some) = streamID { query.stream } else { nil }
             // An error of `body` ends the read and reaches the caller as it was thrown, not as a storage error.
             var failure: (any Error)?
             var unknown: UInt32?
             let read = Result { () throws(EventLogError) in try storage.read { txn in
                 try visit(txn: txn, want: Self.chunkSize) { header, record in
-                    guard let info = streams[header.streamID] else {
+                    guard let name = only ?? streams[header.streamID]?.name else {
                         unknown = header.streamID
                         return false
                     }
@@ -118,7 +120,7 @@ public struct EntryIterator {
                     }
                     do {
                         try body(EntryView(
-                            sequence: header.sequence, streamID: header.streamID, stream: info.name, kind: header.kind,
+                            sequence: header.sequence, streamID: header.streamID, stream: name, kind: header.kind,
                             codec: header.codec, timestamp: header.timestamp, cause: header.cause == 0 ? nil : header.cause,
                             caseName: caseBytes, payload: UnsafeRawBufferPointer(rebasing: record[header.payloadRange])))
                     } catch {
