@@ -11,19 +11,19 @@ import Foundation
 ///
 /// An object member is its key (varint of the key's byte length + 1, then UTF-8) followed by its value.
 public enum BinaryPayload {
-    package static let null: UInt8 = 0x00
-    package static let `false`: UInt8 = 0x01
-    package static let `true`: UInt8 = 0x02
-    package static let integer: UInt8 = 0x03
-    package static let unsigned: UInt8 = 0x04
-    package static let double: UInt8 = 0x05
-    package static let string: UInt8 = 0x06
-    package static let array: UInt8 = 0x07
-    package static let object: UInt8 = 0x08
-    package static let decimal: UInt8 = 0x09
-    package static let arrayEnd: UInt8 = 0x0F
+    @usableFromInline package static let null: UInt8 = 0x00
+    @usableFromInline package static let `false`: UInt8 = 0x01
+    @usableFromInline package static let `true`: UInt8 = 0x02
+    @usableFromInline package static let integer: UInt8 = 0x03
+    @usableFromInline package static let unsigned: UInt8 = 0x04
+    @usableFromInline package static let double: UInt8 = 0x05
+    @usableFromInline package static let string: UInt8 = 0x06
+    @usableFromInline package static let array: UInt8 = 0x07
+    @usableFromInline package static let object: UInt8 = 0x08
+    @usableFromInline package static let decimal: UInt8 = 0x09
+    @usableFromInline package static let arrayEnd: UInt8 = 0x0F
     /// Containers nest at most this deep, so that a hostile payload cannot exhaust the stack of a reader.
-    package static let maximumDepth = 512
+    @usableFromInline package static let maximumDepth = 512
 
     /// One step of a path into a value's JSON form (``BinaryLogCodec/encode(_:keepingOnly:)``).
     public enum PathStep: Hashable, Sendable {
@@ -46,6 +46,19 @@ public enum BinaryPayload {
 
         /// A sentence.
         public var description: String { "The binary payload is malformed at byte \(offset): \(reason)." }
+    }
+
+    /// What a tag holds, for messages.
+    @usableFromInline static func describe(_ tag: UInt8) -> String {
+        switch tag {
+        case BinaryPayload.null: "null"
+        case BinaryPayload.false, BinaryPayload.true: "a Boolean"
+        case BinaryPayload.integer, BinaryPayload.unsigned, BinaryPayload.double, BinaryPayload.decimal: "a number"
+        case BinaryPayload.string: "a string"
+        case BinaryPayload.array: "an array"
+        case BinaryPayload.object: "an object"
+        default: "tag 0x\(String(tag, radix: 16))"
+        }
     }
 
     // MARK: Writing
@@ -90,26 +103,26 @@ public enum BinaryPayload {
     // MARK: Reading
 
     /// Reads values of a payload, checking every bound.
-    package struct Reader {
-        package let bytes: UnsafeRawBufferPointer
-        package var offset: Int
+    @usableFromInline package struct Reader {
+        @usableFromInline package let bytes: UnsafeRawBufferPointer
+        @usableFromInline package var offset: Int
 
-        package init(_ bytes: UnsafeRawBufferPointer, at offset: Int = 0) {
+        @usableFromInline package init(_ bytes: UnsafeRawBufferPointer, at offset: Int = 0) {
             self.bytes = bytes
             self.offset = offset
         }
 
-        package var isAtEnd: Bool { offset >= bytes.count }
+        @usableFromInline package var isAtEnd: Bool { offset >= bytes.count }
 
-        package func malformed(_ reason: String) -> Malformed { Malformed(offset: offset, reason: reason) }
+        @usableFromInline package func malformed(_ reason: String) -> Malformed { Malformed(offset: offset, reason: reason) }
 
-        package mutating func byte() throws(Malformed) -> UInt8 {
+        @usableFromInline package mutating func byte() throws(Malformed) -> UInt8 {
             guard offset < bytes.count else { throw malformed("the payload ends inside a value") }
             defer { offset += 1 }
             return bytes[offset]
         }
 
-        package mutating func varint() throws(Malformed) -> UInt64 {
+        @usableFromInline package mutating func varint() throws(Malformed) -> UInt64 {
             guard let (value, next) = Varint.read(bytes, at: offset) else {
                 throw malformed(offset < bytes.count ? "a varint is longer than 64 bits, or cut short" : "the payload ends inside a value")
             }
@@ -117,18 +130,18 @@ public enum BinaryPayload {
             return value
         }
 
-        package mutating func length() throws(Malformed) -> Int {
+        @usableFromInline package mutating func length() throws(Malformed) -> Int {
             let length = try varint()
             guard length <= UInt64(bytes.count - offset) else { throw malformed("a length runs past the payload's end") }
             return Int(length)
         }
 
-        package mutating func integer() throws(Malformed) -> Int64 {
+        @usableFromInline package mutating func integer() throws(Malformed) -> Int64 {
             let zigzag = try varint()
             return Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1)))
         }
 
-        package mutating func double() throws(Malformed) -> Double {
+        @usableFromInline package mutating func double() throws(Malformed) -> Double {
             guard bytes.count - offset >= 8 else { throw malformed("a double runs past the payload's end") }
             defer { offset += 8 }
             let value = Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
@@ -137,12 +150,12 @@ public enum BinaryPayload {
         }
 
         /// The UTF-8 bytes of a string or key of `length` bytes.
-        mutating func utf8(_ length: Int) throws(Malformed) -> UnsafeRawBufferPointer {
+        @usableFromInline mutating func utf8(_ length: Int) throws(Malformed) -> UnsafeRawBufferPointer {
             defer { offset += length }
             return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)])
         }
 
-        package mutating func text(_ length: Int) throws(Malformed) -> String {
+        @usableFromInline package mutating func text(_ length: Int) throws(Malformed) -> String {
             let start = offset
             let raw = try utf8(length)
             guard let text = String(validUTF8: raw) else {
@@ -152,7 +165,7 @@ public enum BinaryPayload {
         }
 
         /// An object member's key length, or `nil` at the object's end mark.
-        package mutating func keyLength() throws(Malformed) -> Int? {
+        @usableFromInline package mutating func keyLength() throws(Malformed) -> Int? {
             let length = try varint()
             guard length > 0 else { return nil }
             guard length - 1 <= UInt64(bytes.count - offset) else { throw malformed("a key runs past the payload's end") }
@@ -161,12 +174,12 @@ public enum BinaryPayload {
 
         /// Throws when a value `depth` containers deep would pass the depth limit: every walk over a payload checks
         /// this before each value, so that hostile nesting cannot exhaust the stack.
-        package func checkDepth(_ depth: Int) throws(Malformed) {
+        @usableFromInline package func checkDepth(_ depth: Int) throws(Malformed) {
             guard depth < BinaryPayload.maximumDepth else { throw malformed("containers nest deeper than \(BinaryPayload.maximumDepth)") }
         }
 
         /// Whether the array being read ends here, stepping over its end mark if so; throws when the payload ends first.
-        package mutating func arrayEnds() throws(Malformed) -> Bool {
+        @usableFromInline package mutating func arrayEnds() throws(Malformed) -> Bool {
             guard offset < bytes.count else { throw malformed("an array has no end mark") }
             guard bytes[offset] == BinaryPayload.arrayEnd else { return false }
             offset += 1
@@ -174,7 +187,7 @@ public enum BinaryPayload {
         }
 
         /// A decimal number's text, after its tag, checked against JSON's number grammar.
-        package mutating func decimalText() throws(Malformed) -> String {
+        @usableFromInline package mutating func decimalText() throws(Malformed) -> String {
             let start = offset
             let text = try text(try length())
             guard BinaryPayload.isJSONNumber(text) else { throw Malformed(offset: start, reason: "a decimal number is not a JSON number") }
@@ -188,7 +201,7 @@ public enum BinaryPayload {
         }
 
         /// Steps over one value (checking its structure, not its text), `depth` containers deep.
-        mutating func skipValue(depth: Int = 0) throws(Malformed) {
+        @usableFromInline mutating func skipValue(depth: Int = 0) throws(Malformed) {
             try checkDepth(depth)
             let tag = try byte()
             switch tag {

@@ -30,9 +30,13 @@ final class BinaryPayloadDecoder: Decoder {
     }
 
     /// Decodes a `Value` from the whole of `bytes`, with a decoder from `spare` when it holds one (given back after).
+    /// With `direct`, a `Value` that is ``BinaryPayloadDecodable`` reads itself.
     static func decode<Value: Decodable>(
-        _ type: Value.Type, from bytes: UnsafeRawBufferPointer, reusing spare: Spare<BinaryPayloadDecoder>? = nil
+        _ type: Value.Type, from bytes: UnsafeRawBufferPointer, reusing spare: Spare<BinaryPayloadDecoder>? = nil, direct: Bool = true
     ) throws -> Value {
+        if direct, let direct = Value.self as? any BinaryPayloadDecodable.Type {
+            return try decodeDirectly(direct, as: type, from: bytes)
+        }
         let decoder: BinaryPayloadDecoder
         if let kept = spare?.take() {
             decoder = kept
@@ -52,6 +56,24 @@ final class BinaryPayloadDecoder: Decoder {
         var reader = BinaryPayload.Reader(bytes, at: 0)
         do throws(BinaryPayload.Malformed) { try reader.skipValue() } catch { throw decoder.corrupted(error) }
         return try decoder.decodeValue(type)
+    }
+
+    /// Decodes a `Value`, which is a `Direct`, through its own ``BinaryPayloadDecodable`` conformance. Its reads
+    /// check every bound and read each object and array to its end mark, so a payload cut short throws here too.
+    ///
+    /// A payload the conformance refuses is read again through `Codable`, whose error names the coding path to
+    /// the problem (the hand-written reading knows only a byte offset); should `Codable` read it, its value is
+    /// returned, so that a bug in a conformance costs time, not the entry.
+    private static func decodeDirectly<Direct: BinaryPayloadDecodable, Value: Decodable>(
+        _ direct: Direct.Type, as type: Value.Type, from bytes: UnsafeRawBufferPointer
+    ) throws -> Value {
+        var reader = BinaryPayloadReader(bytes)
+        do {
+            // `Direct` is `Value`, which the cast that found the conformance established.
+            return unsafeBitCast(try Direct(from: &reader), to: Value.self)
+        } catch {
+            return try decode(type, from: bytes, direct: false)
+        }
     }
 
     /// Readies a used decoder for its next payload, keeping its buffers, and lets go of the last one's bytes.
@@ -169,32 +191,19 @@ final class BinaryPayloadDecoder: Decoder {
         .typeMismatch(type, DecodingError.Context(codingPath: codingPath, debugDescription: "Expected \(type) but found \(found)."))
     }
 
-    /// What a tag holds, for messages.
-    func describe(_ tag: UInt8) -> String {
-        switch tag {
-        case BinaryPayload.null: "null"
-        case BinaryPayload.false, BinaryPayload.true: "a Boolean"
-        case BinaryPayload.integer, BinaryPayload.unsigned, BinaryPayload.double, BinaryPayload.decimal: "a number"
-        case BinaryPayload.string: "a string"
-        case BinaryPayload.array: "an array"
-        case BinaryPayload.object: "an object"
-        default: "tag 0x\(String(tag, radix: 16))"
-        }
-    }
-
     func isNil() throws -> Bool { try tag() == BinaryPayload.null }
 
     func bool() throws -> Bool {
         switch try tag() {
         case BinaryPayload.true: true
         case BinaryPayload.false: false
-        case let tag: throw mismatch(Bool.self, describe(tag))
+        case let tag: throw mismatch(Bool.self, BinaryPayload.describe(tag))
         }
     }
 
     func string() throws -> String {
         let tag = try tag()
-        guard tag == BinaryPayload.string else { throw mismatch(String.self, describe(tag)) }
+        guard tag == BinaryPayload.string else { throw mismatch(String.self, BinaryPayload.describe(tag)) }
         return try read { reader throws(BinaryPayload.Malformed) in
             reader.offset += 1
             return try reader.text(try reader.length())
@@ -217,7 +226,7 @@ final class BinaryPayloadDecoder: Decoder {
             guard let exact = T(exactly: value) else { throw outOfRange(type, "\(value)") }
             return exact
         default:
-            throw mismatch(type, describe(tag))
+            throw mismatch(type, BinaryPayload.describe(tag))
         }
     }
 
@@ -234,7 +243,7 @@ final class BinaryPayloadDecoder: Decoder {
             guard let value = Double(try decimalText()) else { throw mismatch(type, "a number it cannot hold") }
             return T(value)
         default:
-            throw mismatch(type, describe(tag))
+            throw mismatch(type, BinaryPayload.describe(tag))
         }
     }
 
@@ -250,7 +259,7 @@ final class BinaryPayloadDecoder: Decoder {
             // Through the double's shortest text, so that 12.345 stays 12.345 rather than its binary neighbour.
             let value = try double(Double.self)
             return Decimal(string: "\(value)") ?? Decimal(value)
-        default: throw mismatch(Decimal.self, describe(tag))
+        default: throw mismatch(Decimal.self, BinaryPayload.describe(tag))
         }
     }
 
@@ -270,7 +279,7 @@ final class BinaryPayloadDecoder: Decoder {
     /// Checks that the value at ``position`` is a container of `tag`, else throws a type mismatch for `type`.
     func expect(_ tag: UInt8, _ type: Any.Type) throws {
         let found = try self.tag()
-        guard found == tag else { throw mismatch(type, describe(found)) }
+        guard found == tag else { throw mismatch(type, BinaryPayload.describe(found)) }
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {

@@ -58,23 +58,33 @@ final class BinaryPayloadEncoder: Encoder {
     /// Encodes `value`; returns its payload and, when the payload is an object of one member, that key. An
     /// encoder is taken from `spare` when it holds one, and given back to it after.
     static func encode<Value: Encodable>(
-        _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]? = nil, reusing spare: Spare<BinaryPayloadEncoder>? = nil
+        _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]? = nil, reusing spare: Spare<BinaryPayloadEncoder>? = nil,
+        direct: Bool = true
     ) throws -> (payload: [UInt8], caseName: String?) {
+        if direct, filter == nil, let type = Value.self as? any BinaryPayloadEncodable.Type {
+            return try encodeDirectly(value, as: type)
+        }
         // A copy of exactly the payload's size: `Array(bytes)` would share the buffer the encoder keeps, and
         // with it that buffer's capacity, which a large value before may have grown to 64 KiB.
-        try encode(value, keepingOnly: filter, reusing: spare) { bytes, caseName in (bytes.withUnsafeBufferPointer { Array($0) }, caseName) }
+        return try encode(value, keepingOnly: filter, reusing: spare) { bytes, caseName in
+            (bytes.withUnsafeBufferPointer { Array($0) }, caseName)
+        }
     }
 
     /// ``encode(_:keepingOnly:reusing:)`` as `Data`, copied once out of the encoder's buffer (not at all, for the
     /// few bytes `Data` holds inline).
     static func encodeData<Value: Encodable>(
-        _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]? = nil, reusing spare: Spare<BinaryPayloadEncoder>? = nil
+        _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]? = nil, reusing spare: Spare<BinaryPayloadEncoder>? = nil,
+        direct: Bool = true
     ) throws -> Data {
-        try encode(value, keepingOnly: filter, reusing: spare) { bytes, _ in Data(bytes) }
+        if direct, filter == nil, let type = Value.self as? any BinaryPayloadEncodable.Type {
+            return Data(try encodeDirectly(value, as: type).payload)
+        }
+        return try encode(value, keepingOnly: filter, reusing: spare) { bytes, _ in Data(bytes) }
     }
 
-    /// Encodes `value` and hands `output` the payload, in the encoder's own buffer (to be copied, not kept), and
-    /// the case name.
+    /// Encodes `value` through `Codable` and hands `output` the payload, in the encoder's own buffer (to be copied,
+    /// not kept), and the case name.
     private static func encode<Value: Encodable, Output>(
         _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]?, reusing spare: Spare<BinaryPayloadEncoder>?,
         output: ([UInt8], String?) -> Output
@@ -92,6 +102,29 @@ final class BinaryPayloadEncoder: Encoder {
             let payload = try BinaryPayload.fromJSON(json)
             return output(payload, Self.singleKey(of: payload))
         }
+    }
+
+    /// Encodes a `Value`, which is a `Direct`, through its own ``BinaryPayloadEncodable`` conformance, into an
+    /// array that becomes the payload as it is (no encoder, no copy). A conformance that wrote other than one
+    /// value is refused, so that no malformed payload reaches the log.
+    static func encodeDirectly<Value, Direct: BinaryPayloadEncodable>(
+        _ value: Value, as direct: Direct.Type
+    ) throws -> (payload: [UInt8], caseName: String?) {
+        var writer = BinaryPayloadWriter(reservingCapacity: 64)
+        // `Value` is `Direct`, which the cast that found the conformance established.
+        try unsafeBitCast(value, to: Direct.self).encode(to: &writer)
+        var (payload, caseName, isWellFormed) = writer.finish()
+        guard isWellFormed else {
+            throw EncodingError.invalidValue(value, EncodingError.Context(
+                codingPath: [],
+                debugDescription: "The BinaryPayloadEncodable conformance of \(Value.self) wrote other than one value in some place: a member, an element or the whole."
+            ))
+        }
+        if payload.isEmpty {
+            // A value that wrote nothing is an empty object, as through `Codable`.
+            payload = [BinaryPayload.object, 0]
+        }
+        return (payload, caseName)
     }
 
     /// The largest buffer kept for the next value: the encoder of a large state gives its memory back.

@@ -235,6 +235,24 @@ public final class EventLog: Sendable {
         try encoding(Value.self) { try configuration.codec.encodeBytesNamingCase(value) }
     }
 
+    /// ``encodeBytesNamingCase(_:)`` for values of one type, resolved once: a recorder's encoder asks for it when it
+    /// is made, so that its entries skip the runtime's lookup of a ``BinaryPayloadEncodable`` conformance, which the
+    /// codec otherwise makes for every value.
+    package func payloadEncoder<Value: Encodable & SendableMetatype>(
+        for type: Value.Type
+    ) -> @Sendable (Value) throws(EventLogError) -> (payload: [UInt8], caseName: String?) {
+        guard let codec = configuration.codec as? BinaryLogCodec, codec.directCoding,
+              let direct = Value.self as? any BinaryPayloadEncodable.Type else {
+            return { [self] value throws(EventLogError) in try encodeBytesNamingCase(value) }
+        }
+        func encoder<Direct: BinaryPayloadEncodable>(_: Direct.Type) -> @Sendable (Value) throws(EventLogError) -> (payload: [UInt8], caseName: String?) {
+            { [self] value throws(EventLogError) in
+                try encoding(Value.self) { try BinaryPayloadEncoder.encodeDirectly(value, as: Direct.self) }
+            }
+        }
+        return encoder(direct)
+    }
+
     /// Runs an encoding of a `Value` with the log's codec; its error becomes ``EventLogError/codec(_:)``.
     private func encoding<Value, Result>(_ type: Value.Type, _ encode: () throws -> Result) throws(EventLogError) -> Result {
         do {

@@ -82,11 +82,16 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
         private let log: EventLog
         private let redact: (@Sendable (Action) -> Action)?
         private let actionNames = CaseNamer(), mutationNames = CaseNamer()
+        /// The log's encoders of actions and of mutations, resolved once for their types.
+        private let encodeAction: @Sendable (Action) throws(EventLogError) -> (payload: [UInt8], caseName: String?)
+        private let encodeMutation: @Sendable (Mutation) throws(EventLogError) -> (payload: [UInt8], caseName: String?)
         private let firstFailure = Mutex<EventLogError?>(nil)
 
         init(log: EventLog, redact: (@Sendable (Action) -> Action)?) {
             self.log = log
             self.redact = redact
+            encodeAction = log.payloadEncoder(for: Action.self)
+            encodeMutation = log.payloadEncoder(for: Mutation.self)
         }
 
         /// The first error writing to the log, if one happened.
@@ -97,9 +102,11 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
             switch kind {
             case .action:
                 let action = Self.unwrap(value, as: Action.self)
-                return try encoded(redact?(action) ?? action, names: actionNames)
+                // Not `redact?(action) ?? action`, which looks up `Optional<Action>`'s metadata for every entry here.
+                guard let redact else { return try encoded(action, with: encodeAction, names: actionNames) }
+                return try encoded(redact(action), with: encodeAction, names: actionNames)
             case .mutation:
-                return try encoded(Self.unwrap(value, as: Mutation.self), names: mutationNames)
+                return try encoded(Self.unwrap(value, as: Mutation.self), with: encodeMutation, names: mutationNames)
             default:
                 let record = Self.unwrap(value, as: EffectErrorRecord.self)
                 return (record.type, try reported { () throws(EventLogError) in try log.encodeBytesNamingCase(record).payload })
@@ -121,9 +128,11 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
             return open(value)
         }
 
-        /// A value's case name and payload.
-        private func encoded<Value: Encodable>(_ value: Value, names: CaseNamer) throws -> (caseName: String, payload: [UInt8]) {
-            let encoded = try reported { () throws(EventLogError) in try log.encodeBytesNamingCase(value) }
+        /// A value's case name and payload, made by `encode`.
+        private func encoded<Value>(
+            _ value: Value, with encode: (Value) throws(EventLogError) -> (payload: [UInt8], caseName: String?), names: CaseNamer
+        ) throws -> (caseName: String, payload: [UInt8]) {
+            let encoded = try reported { () throws(EventLogError) in try encode(value) }
             return (names.name(value, learned: encoded.caseName), encoded.payload)
         }
 

@@ -1,0 +1,224 @@
+/// Writes one value in the binary payload format (``BinaryPayload``), for a ``BinaryPayloadEncodable``
+/// conformance: scalars with `encode(_:)`, objects with ``encodeObject(_:)``, arrays with ``encodeArray(_:)``.
+///
+/// Containers are written inside a closure, which closes them: a conformance cannot leave one open. The writer
+/// counts the values written in each place where one belongs, so that a conformance that writes none or two there
+/// is caught and its payload refused rather than logged. It learns the value's case name as
+/// ``BinaryPayloadEncoder`` does, from the single key of a top-level object.
+public struct BinaryPayloadWriter {
+    /// The payload so far.
+    @usableFromInline var bytes: [UInt8]
+    /// How many containers are open.
+    @usableFromInline var depth = 0
+    /// How many values were written in the current place: the top level, a member or an element.
+    @usableFromInline var values = 0
+    /// Whether some place got other than one value.
+    @usableFromInline var isMalformed = false
+    /// The keys of the top-level object, counted as they are written, and the first of them.
+    @usableFromInline var topLevelKeys = 0
+    @usableFromInline var firstKey: String?
+
+    /// A writer whose payload starts with room for `capacity` bytes.
+    init(reservingCapacity capacity: Int) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// The payload, the case name when the value is an object of one member, and whether the payload is one
+    /// well-formed value (or none, which `Codable` also writes as an empty object).
+    @usableFromInline consuming func finish() -> (bytes: [UInt8], caseName: String?, isWellFormed: Bool) {
+        (bytes, topLevelKeys == 1 ? firstKey : nil, !isMalformed && values <= 1)
+    }
+
+    /// Runs `write`, which must write exactly one value.
+    @inlinable mutating func one(_ write: (inout BinaryPayloadWriter) throws -> Void) rethrows {
+        let outer = values
+        values = 0
+        try write(&self)
+        if values != 1 { isMalformed = true }
+        values = outer
+    }
+
+    // MARK: Scalars
+
+    /// Writes a null.
+    @inlinable public mutating func encodeNil() {
+        values += 1
+        bytes.append(BinaryPayload.null)
+    }
+
+    /// Writes a Boolean.
+    @inlinable public mutating func encode(_ value: Bool) {
+        values += 1
+        bytes.append(value ? BinaryPayload.true : BinaryPayload.false)
+    }
+
+    /// Writes a signed integer.
+    @inlinable public mutating func encode(_ value: Int64) {
+        values += 1
+        bytes.append(BinaryPayload.integer)
+        appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+    }
+
+    /// Writes an `Int`.
+    @inlinable public mutating func encode(_ value: Int) {
+        encode(Int64(value))
+    }
+
+    /// Writes an unsigned integer: as an integer up to `Int64.max`, as the binary codec writes every number.
+    @inlinable public mutating func encode(_ value: UInt64) {
+        guard value > UInt64(Int64.max) else { return encode(Int64(value)) }
+        values += 1
+        bytes.append(BinaryPayload.unsigned)
+        appendVarint(value)
+    }
+
+    /// Writes a `Double`; throws `EncodingError.invalidValue` for an infinity or a NaN, which JSON cannot hold.
+    @inlinable public mutating func encode(_ value: Double) throws {
+        guard value.isFinite else { throw Self.notFinite(value) }
+        values += 1
+        bytes.append(BinaryPayload.double)
+        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// Writes a `Float` as the `Double` of its shortest text, as the binary codec does, so that `0.1` renders `0.1`.
+    public mutating func encode(_ value: Float) throws {
+        try encode(value.isFinite ? Double("\(value)") ?? Double(value) : Double(value))
+    }
+
+    /// Writes a string.
+    @inlinable public mutating func encode(_ value: String) {
+        values += 1
+        bytes.append(BinaryPayload.string)
+        appendUTF8(value)
+    }
+
+    // MARK: Containers
+
+    /// Writes any ``BinaryPayloadEncodable`` value through its conformance.
+    @inlinable public mutating func encode<Value: BinaryPayloadEncodable>(_ value: Value) throws {
+        try value.encode(to: &self)
+    }
+
+    /// Writes an object whose members `members` writes.
+    @inlinable public mutating func encodeObject(_ members: (inout Keyed) throws -> Void) rethrows {
+        values += 1
+        bytes.append(BinaryPayload.object)
+        depth += 1
+        var keyed = Keyed(taking: &self)
+        defer {
+            // A swap, not a copy: a copy would share the buffer with `keyed` and make the next append copy it.
+            swap(&self, &keyed.writer)
+            bytes.append(0)
+            depth -= 1
+        }
+        try members(&keyed)
+    }
+
+    /// Writes an enum case as a synthesized `Codable` conformance does: an object of one member named after the
+    /// case, whose value is an object of the associated values that `associatedValues` writes (none for a case
+    /// without them).
+    @inlinable public mutating func encodeCase(_ name: String, _ associatedValues: (inout Keyed) throws -> Void) rethrows {
+        try encodeObject { object in try object.encode(forKey: name) { try $0.encodeObject(associatedValues) } }
+    }
+
+    /// Writes an array whose elements `elements` writes.
+    @inlinable public mutating func encodeArray(_ elements: (inout Unkeyed) throws -> Void) rethrows {
+        values += 1
+        bytes.append(BinaryPayload.array)
+        depth += 1
+        var unkeyed = Unkeyed(taking: &self)
+        defer {
+            // A swap, not a copy: a copy would share the buffer with `unkeyed` and make the next append copy it.
+            swap(&self, &unkeyed.writer)
+            bytes.append(BinaryPayload.arrayEnd)
+            depth -= 1
+        }
+        try elements(&unkeyed)
+    }
+
+    /// The members of an object being written.
+    public struct Keyed {
+        @usableFromInline var writer: BinaryPayloadWriter
+
+        @usableFromInline init(taking writer: inout BinaryPayloadWriter) {
+            self.writer = writer
+            // Leaves the outer writer without the buffer, so that the object appends to it without a copy.
+            writer.bytes = []
+        }
+
+        /// Writes a member: `key`, then the value `value` writes.
+        @inlinable public mutating func encode(forKey key: String, _ value: (inout BinaryPayloadWriter) throws -> Void) rethrows {
+            writer.appendKey(key)
+            try writer.one(value)
+        }
+
+        /// Writes a member: `key`, then `value`.
+        @inlinable public mutating func encode<Value: BinaryPayloadEncodable>(_ value: Value, forKey key: String) throws {
+            writer.appendKey(key)
+            try writer.one { try value.encode(to: &$0) }
+        }
+
+        /// Writes a member when `value` is not nil, and nothing when it is, as a synthesized conformance writes
+        /// an optional property.
+        @inlinable public mutating func encodeIfPresent<Value: BinaryPayloadEncodable>(_ value: Value?, forKey key: String) throws {
+            guard let value else { return }
+            try encode(value, forKey: key)
+        }
+    }
+
+    /// The elements of an array being written.
+    public struct Unkeyed {
+        @usableFromInline var writer: BinaryPayloadWriter
+
+        @usableFromInline init(taking writer: inout BinaryPayloadWriter) {
+            self.writer = writer
+            writer.bytes = []
+        }
+
+        /// Writes the element `element` writes.
+        @inlinable public mutating func encode(_ element: (inout BinaryPayloadWriter) throws -> Void) rethrows {
+            try writer.one(element)
+        }
+
+        /// Writes `element`.
+        @inlinable public mutating func encode<Value: BinaryPayloadEncodable>(_ element: Value) throws {
+            try writer.one { try element.encode(to: &$0) }
+        }
+    }
+
+    // MARK: Bytes
+
+    @inlinable mutating func appendKey(_ key: String) {
+        if depth == 1 {
+            topLevelKeys += 1
+            if topLevelKeys == 1 { firstKey = key }
+        }
+        var key = key
+        key.withUTF8 { utf8 in
+            appendVarint(UInt64(utf8.count) + 1)
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    @inlinable mutating func appendUTF8(_ text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
+            appendVarint(UInt64(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    @inlinable mutating func appendVarint(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
+    @usableFromInline static func notFinite(_ value: Double) -> EncodingError {
+        .invalidValue(value, EncodingError.Context(codingPath: [], debugDescription: "\(value) is not a finite number, which JSON cannot hold."))
+    }
+}

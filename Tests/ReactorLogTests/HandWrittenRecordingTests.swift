@@ -1,0 +1,80 @@
+import EventLogKit
+import Foundation
+import ReactorLog
+import ReactorLogPersistence
+import Synchronization
+import TestSupport
+import Testing
+
+/// A recorded reactor whose values have hand-written binary conformances: the writer thread encodes them through
+/// those conformances, and a resume reads them back through them, to the same state as `Codable` would.
+@Suite("Recording with hand-written binary coding", .serialized)
+struct HandWrittenRecordingTests {
+    let scratch = ScratchDirectory()
+
+    /// How many mutations went through the hand-written conformance each way.
+    static let written = Atomic<Int>(0), read = Atomic<Int>(0)
+
+    final class Counter: Reactor {
+        enum Action: Codable, Sendable { case add(Int) }
+        enum Mutation: Codable, Sendable, BinaryPayloadCodable {
+            case add(Int)
+            func encode(to writer: inout BinaryPayloadWriter) throws {
+                HandWrittenRecordingTests.written.add(1, ordering: .relaxed)
+                switch self {
+                case let .add(amount): try writer.encodeCase("add") { try $0.encode(amount, forKey: "_0") }
+                }
+            }
+            init(from reader: inout BinaryPayloadReader) throws {
+                HandWrittenRecordingTests.read.add(1, ordering: .relaxed)
+                self = try reader.decodeCase { name, reader in
+                    guard name == "add" else { throw reader.unknownCase(name, of: Mutation.self) }
+                    return .add(try reader.decodeMember(Int.self, forKey: "_0"))
+                }
+            }
+        }
+        struct State: Codable, Sendable { var total = 0 }
+        let initialState = State()
+        let runtime = Runtime()
+        func mutate(action: Action) -> Effect {
+            switch action {
+            case let .add(amount): .just(.add(amount))
+            }
+        }
+        func reduce(state: State, mutation: Mutation) -> State {
+            switch mutation {
+            case let .add(amount): State(total: state.total + amount)
+            }
+        }
+    }
+
+    @Test("mutations are written and read through the conformance, with their case names, and resume to the same state")
+    func recordAndResume() throws {
+        let path = scratch.file("counter.reactorlog")
+        var configuration = EventLogConfiguration()
+        configuration.snapshotPolicy = .never
+        Self.written.store(0, ordering: .relaxed)
+        do {
+            let log = try EventLog.open(at: path, configuration: configuration)
+            do {
+                let reactor = Counter()
+                try reactor.attach(to: log, stream: "counter")
+                for amount in 1...10 { reactor.send(.add(amount)) }
+            }
+            try log.flush()
+            #expect(Self.written.load(ordering: .relaxed) == 10)
+            let mutations = try log.readEntries(EntryQuery(stream: "counter", kinds: [.mutation]))
+            #expect(mutations.map(\.caseName) == Array(repeating: "add", count: 10))
+            Self.read.store(0, ordering: .relaxed)
+            #expect(try mutations.map { try log.decode(Counter.Mutation.self, from: $0) } == (1...10).map { .add($0) })
+            #expect(Self.read.load(ordering: .relaxed) == 10)
+            try log.close()
+        }
+        let log = try EventLog.open(at: path, configuration: configuration)
+        let resumed = Counter()
+        try resumed.attach(to: log, stream: "counter")
+        #expect(resumed.currentState.total == 55)
+    }
+}
+
+extension HandWrittenRecordingTests.Counter.Mutation: Equatable {}
