@@ -3,13 +3,13 @@ import ReactorLog
 /// The benchmark's workload: a GitHub-Search-like reactor whose actions each produce one to three small
 /// mutations, synchronously, so the benchmark measures the pipeline and the log, not a network.
 final class BenchReactor: Reactor {
-    enum Action: Codable, Sendable {
+    enum Action: Codable, Sendable, Equatable {
         case updateQuery(String)
         case loadNextPage
         case toggleStar(Int)
     }
 
-    enum Mutation: Codable, Sendable {
+    enum Mutation: Codable, Sendable, Equatable {
         case setQuery(String)
         case setRepos([String], nextPage: Int)
         case setLoadingNextPage(Bool)

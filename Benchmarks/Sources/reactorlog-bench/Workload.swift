@@ -47,6 +47,10 @@ final class Workload {
 
         section("2. Runtime with the log, end to end: send → mutate → log → reduce → publish, then flush")
         try withLog(.grouped, name: "grouped", policy: .default, against: "LMDB, batches of 1000, sync")
+        try withLog(
+            .grouped, name: "grouped, through Codable", policy: .default, against: "runtime + log, grouped",
+            codec: BinaryLogCodec(directCoding: false)
+        )
         try withLog(.noSync, name: "nosync", policy: .every(mutations: 32), against: "LMDB, batches of 1000, nosync")
         try withLog(.sync, name: "sync", policy: .default, against: "LMDB, 1 per transaction, sync", budget: syncBudget)
 
@@ -140,7 +144,14 @@ final class Workload {
         let sample = values.withLock { $0 }
         let rounds = max(1, min(100, actions / 3_000))
         let json = JSONLogCodec()
-        let binary = BinaryLogCodec()
+        let binary = BinaryLogCodec(), binaryViaCodable = BinaryLogCodec(directCoding: false)
+        // The hand-written conformances must write what `Codable` writes (the smoke test runs this too).
+        for tapped in sample.prefix(1_000) {
+            switch tapped {
+            case .action(let action): try BinaryLogCodec.checkHandWrittenCoding(of: action)
+            case .mutation(let mutation): try BinaryLogCodec.checkHandWrittenCoding(of: mutation)
+            }
+        }
         func encodeAll(_ codec: some LogCodec) throws -> [Data] {
             try sample.map { tapped in
                 switch tapped {
@@ -166,6 +177,8 @@ final class Workload {
         add("Foundation JSON, decode", jsonDecode, "values/s")
         add("binary codec, encode", count / (try Measure.seconds { for _ in 0..<rounds { _ = try encodeAll(binary) } }), "values/s", against: "Foundation JSON, encode")
         add("binary codec, decode", count / (try Measure.seconds { for _ in 0..<rounds { try decodeAll(binary, binaryPayloads) } }), "values/s", against: "Foundation JSON, decode")
+        add("binary codec through Codable, encode", count / (try Measure.seconds { for _ in 0..<rounds { _ = try encodeAll(binaryViaCodable) } }), "values/s", against: "Foundation JSON, encode")
+        add("binary codec through Codable, decode", count / (try Measure.seconds { for _ in 0..<rounds { try decodeAll(binaryViaCodable, binaryPayloads) } }), "values/s", against: "Foundation JSON, decode")
         let jsonBytes = Double(jsonPayloads.reduce(0) { $0 + $1.count }) / Double(sample.count)
         add("JSON payload, mean", jsonBytes, "bytes")
         add("binary payload, mean", Double(binaryPayloads.reduce(0) { $0 + $1.count }) / Double(sample.count), "bytes", against: "JSON payload, mean")
@@ -223,10 +236,16 @@ final class Workload {
 
     // MARK: 2
 
-    private func withLog(_ durability: Durability, name: String, policy: SnapshotPolicy, against: String, budget: Double? = nil) throws {
+    /// The workload recorded with `durability`. `codec` is the binary codec with the values' hand-written
+    /// conformances (the default), or without them, for the figure through `Codable`.
+    private func withLog(
+        _ durability: Durability, name: String, policy: SnapshotPolicy, against: String, budget: Double? = nil,
+        codec: BinaryLogCodec = BinaryLogCodec()
+    ) throws {
         var configuration = EventLogConfiguration(durability: durability)
         configuration.snapshotPolicy = policy
-        let log = try EventLog.open(at: path("\(name).reactorlog"), configuration: configuration)
+        configuration.codec = codec
+        let log = try EventLog.open(at: path("\(name.replacingOccurrences(of: ", ", with: "-")).reactorlog"), configuration: configuration)
         var sent = 0
         var residentSamples: [Int] = []
         let deadline = ContinuousClock.now + .seconds(budget ?? 1e9)
@@ -272,6 +291,7 @@ final class Workload {
         let entries = Double(actions * 3)
         let jsonlRate = add("JSON-lines appender", entries / jsonlSeconds, "entries/s")
         add("ReactorLog grouped ÷ JSON-lines", ours / jsonlRate, "×")
+        add("ReactorLog grouped through Codable ÷ JSON-lines", (report.value("runtime + log, grouped, through Codable") ?? 0) / jsonlRate, "×")
 
         let sqlite = try SQLiteAppender(path: path("peer.sqlite"))
         let sqliteSeconds = Measure.seconds {
@@ -286,6 +306,7 @@ final class Workload {
         }
         let sqliteRate = add("SQLite via GRDB (WAL, synchronous=FULL)", entries / sqliteSeconds, "entries/s")
         add("ReactorLog grouped ÷ SQLite", ours / sqliteRate, "×")
+        add("ReactorLog grouped through Codable ÷ SQLite", (report.value("runtime + log, grouped, through Codable") ?? 0) / sqliteRate, "×")
     }
 
     // MARK: 5
@@ -324,6 +345,14 @@ final class Workload {
             }
         }
         add("replay: decode + reduce every mutation", Double(mutations) / replaySeconds, "mutations/s", against: "LMDB cursor scan (read ceiling)")
+        let viaCodable = BinaryLogCodec(directCoding: false)
+        let codableSeconds = try Measure.seconds {
+            var state = reactor.initialState
+            try log.forEachEntry(EntryQuery(stream: "search", kinds: [.mutation])) { entry in
+                state = reactor.reduce(state: state, mutation: try viaCodable.decode(BenchReactor.Mutation.self, from: entry.payload))
+            }
+        }
+        add("replay through Codable", Double(mutations) / codableSeconds, "mutations/s", against: "replay: decode + reduce every mutation")
 
         let queue = try DatabaseQueue(path: path("peer.sqlite"))
         var sqliteMutations = 0
