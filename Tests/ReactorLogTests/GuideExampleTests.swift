@@ -53,8 +53,35 @@ final class ProfileViewReactor: Reactor {
     }
 }
 
+// The guide's hand-written binary coding, as written there.
+extension ProfileViewReactor.Mutation: BinaryPayloadCodable, Equatable {
+    func encode(to writer: inout BinaryPayloadWriter) throws {
+        switch self {
+        case let .setFollowing(value): try writer.encodeCase("setFollowing") { try $0.encode(value, forKey: "_0") }
+        case let .setBookmarked(value): try writer.encodeCase("setBookmarked") { try $0.encode(value, forKey: "_0") }
+        }
+    }
+
+    init(from reader: inout BinaryPayloadReader) throws {
+        self = try reader.decodeCase { name, reader in
+            switch name {
+            case "setFollowing": .setFollowing(try reader.decodeMember(Bool.self, forKey: "_0"))
+            case "setBookmarked": .setBookmarked(try reader.decodeMember(Bool.self, forKey: "_0"))
+            default: throw reader.unknownCase(name, of: Self.self)
+            }
+        }
+    }
+}
+
 @Suite("The guide's examples", .timeLimit(.minutes(1)))
 struct GuideExampleTests {
+    @Test("the guide's hand-written binary coding of Mutation agrees with Codable for every case")
+    func handWrittenCoding() throws {
+        for mutation: ProfileViewReactor.Mutation in [.setFollowing(true), .setFollowing(false), .setBookmarked(true)] {
+            try BinaryLogCodec.checkHandWrittenCoding(of: mutation)
+        }
+    }
+
     @Test("testIsBookmarked, as in the seed: synchronous, no waiting")
     func isBookmarked() {
         let reactor = ProfileViewReactor()
