@@ -187,7 +187,7 @@ public struct EntryIterator {
             var entries = EntryCursor(cursor)
             return try storage.index.forEach(txn, stream: id, from: nextSequence, through: query.through) { item in
                 guard matched < want, scanned < Self.scanLimit else { return false }
-                let kindMatches = query.kinds.map { kinds in EntryKind(rawValue: item.kind).map(kinds.contains) ?? true } ?? true
+                let kindMatches = EntryKind(rawValue: item.kind).map(query.admits) ?? true
                 if kindMatches {
                     guard let entry = try entries.entry(item.sequence) else {
                         throw EventLogError.corruptEntry(sequence: item.sequence, reason: "stream '\(query.stream ?? "")' lists it, but the entry is missing")

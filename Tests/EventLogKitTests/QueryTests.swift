@@ -28,6 +28,25 @@ struct QueryTests {
         #expect(try sequences(EntryQuery(from: 4, through: 6)) == [4, 5, 6])
     }
 
+    @Test("kinds narrow a scan and a stream's read alike, set at creation or changed after")
+    func kinds() throws {
+        let stream = try log.counterStream("other")
+        try stream.append(.action("a"))
+        try log.flush()
+        #expect(try sequences(EntryQuery(kinds: [.streamOpened])) == [1, 11])
+        var query = EntryQuery(stream: "other")
+        #expect(try sequences(query) == [11, 12])
+        query.kinds = [.action]
+        #expect(try sequences(query) == [12])
+        query.kinds = [.mutation, .effectError]
+        #expect(try sequences(query).isEmpty)
+        query.kinds = nil
+        #expect(try sequences(query) == [11, 12])
+        query.stream = nil
+        query.kinds = [.mutation]
+        #expect(try sequences(query) == Array(2...10))
+    }
+
     @Test("a limit, alone and with bounds")
     func limits() throws {
         #expect(try sequences(EntryQuery(limit: 3)) == [1, 2, 3])
