@@ -4,7 +4,7 @@
 /// Containers are written inside a closure, which closes them: a conformance cannot leave one open. The writer
 /// counts the values written in each place where one belongs, so that a conformance that writes none or two there
 /// is caught and its payload refused rather than logged. It learns the value's case name as
-/// ``BinaryPayloadEncoder`` does, from the single key of a top-level object.
+/// the `Codable` path does, from the single key of a top-level object.
 public struct BinaryPayloadWriter {
     /// The payload so far.
     @usableFromInline var bytes: [UInt8]
