@@ -190,7 +190,9 @@ public enum BinaryPayload {
         @usableFromInline package mutating func decimalText() throws(Malformed) -> String {
             let start = offset
             let text = try text(try length())
-            guard BinaryPayload.isJSONNumber(text) else { throw Malformed(offset: start, reason: "a decimal number is not a JSON number") }
+            guard BinaryPayload.isJSONNumber(text) else {
+                throw Malformed(offset: start, reason: "a decimal number is not a JSON number within a double's range")
+            }
             return text
         }
 
@@ -312,8 +314,14 @@ public enum BinaryPayload {
         return "\(value)"
     }
 
-    /// Whether `text` follows JSON's number grammar.
+    /// Whether `text` follows JSON's number grammar and lies within a double's finite range, as every number a
+    /// reader here can hold must (a `Decimal`, the one type written as a decimal number, always does): a
+    /// renderer that printed `1e99999` would print JSON that the readers of this project refuse.
     static func isJSONNumber(_ text: String) -> Bool {
+        isInJSONNumberGrammar(text) && Double(text)?.isFinite == true
+    }
+
+    private static func isInJSONNumberGrammar(_ text: String) -> Bool {
         var utf8 = text.utf8[...]
         if utf8.first == UInt8(ascii: "-") { utf8 = utf8.dropFirst() }
         func digits() -> Int {

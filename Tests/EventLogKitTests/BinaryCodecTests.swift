@@ -383,6 +383,18 @@ struct BinaryCodecTests {
         #expect(String(decoding: rendered, as: UTF8.self) == #"{"a":[1,-2.5,true,null,"é\n"],"b":{"c":{}},"big":18446744073709551615}"#)
         #expect(throws: BinaryPayload.Malformed.self) { try BinaryPayload.fromJSON(Data("[1,".utf8)) }
     }
+
+    @Test("a decimal number beyond a double's range is malformed, so no reader renders JSON another refuses")
+    func decimalOutOfRange() throws {
+        // Found by the fuzzer: rendered as 1e59017, which the JSON parser refuses as out of range.
+        let payload = Data([0x09, 7] + Array("1e59017".utf8))
+        #expect(throws: BinaryPayload.Malformed.self) { try BinaryPayload.json(payload) }
+        #expect(throws: DecodingError.self) { try codec.decode(Decimal.self, from: payload) }
+        #expect(throws: BinaryPayload.Malformed.self) { try BinaryPayload.fromJSON(Data("[1e59017]".utf8)) }
+        let tiny = Data([0x09, 8] + Array("1e-59017".utf8))
+        #expect(String(decoding: try BinaryPayload.json(tiny), as: UTF8.self) == "1e-59017")
+        #expect(try codec.decode(Decimal.self, from: try codec.encode(Decimal.greatestFiniteMagnitude)) == .greatestFiniteMagnitude)
+    }
 }
 
 /// Logs mix codecs: each record names its own, so a log written as JSON keeps reading after its app moves to binary.

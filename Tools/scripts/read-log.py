@@ -9,6 +9,7 @@ a copy no process writes without a lock file (MDB_NOLOCK), as FORMAT.md describe
 """
 import datetime
 import json
+import math
 import struct
 import sys
 
@@ -113,7 +114,8 @@ def binary_json(data, offset, depth):
         length, offset = varint(data, offset)
         text, offset = utf8(data, offset, length)
         if tag == 0x09:
-            json.loads(text)  # a decimal number's text is a JSON number
+            if not math.isfinite(json.loads(text)):  # a JSON number, within a double's finite range
+                raise ValueError("a decimal number is out of range")
             return text, offset
         return json.dumps(text, ensure_ascii=False), offset
     if tag == 0x07:
