@@ -61,8 +61,8 @@ final class BinaryPayloadEncoder: Encoder {
         _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]? = nil, reusing spare: Spare<BinaryPayloadEncoder>? = nil,
         direct: Bool = true
     ) throws -> (payload: [UInt8], caseName: String?) {
-        if direct, filter == nil, let type = Value.self as? any BinaryPayloadEncodable.Type {
-            return try encodeDirectly(value, as: type)
+        if direct, let type = Value.self as? any BinaryPayloadEncodable.Type {
+            return try encodeDirectly(value, as: type, keepingOnly: filter)
         }
         // A copy of exactly the payload's size: `Array(bytes)` would share the buffer the encoder keeps, and
         // with it that buffer's capacity, which a large value before may have grown to 64 KiB.
@@ -77,8 +77,8 @@ final class BinaryPayloadEncoder: Encoder {
         _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]? = nil, reusing spare: Spare<BinaryPayloadEncoder>? = nil,
         direct: Bool = true
     ) throws -> Data {
-        if direct, filter == nil, let type = Value.self as? any BinaryPayloadEncodable.Type {
-            return Data(try encodeDirectly(value, as: type).payload)
+        if direct, let type = Value.self as? any BinaryPayloadEncodable.Type {
+            return Data(try encodeDirectly(value, as: type, keepingOnly: filter).payload)
         }
         return try encode(value, keepingOnly: filter, reusing: spare) { bytes, _ in Data(bytes) }
     }
@@ -108,9 +108,9 @@ final class BinaryPayloadEncoder: Encoder {
     /// array that becomes the payload as it is (no encoder, no copy). A conformance that wrote other than one
     /// value is refused, so that no malformed payload reaches the log.
     static func encodeDirectly<Value, Direct: BinaryPayloadEncodable>(
-        _ value: Value, as direct: Direct.Type
+        _ value: Value, as direct: Direct.Type, keepingOnly filter: [BinaryPayload.PathStep]? = nil
     ) throws -> (payload: [UInt8], caseName: String?) {
-        var writer = BinaryPayloadWriter(reservingCapacity: 64)
+        var writer = BinaryPayloadWriter(reservingCapacity: 64, keepingOnly: filter)
         // `Value` is `Direct`, which the cast that found the conformance established.
         try unsafeBitCast(value, to: Direct.self).encode(to: &writer)
         var (payload, caseName, isWellFormed) = writer.finish()

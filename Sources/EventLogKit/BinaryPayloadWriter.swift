@@ -17,11 +17,37 @@ public struct BinaryPayloadWriter {
     /// The keys of the top-level object, counted as they are written, and the first of them.
     @usableFromInline var topLevelKeys = 0
     @usableFromInline var firstKey: String?
+    /// When set, only what lies on this path is written, as the `Codable` path writes it for
+    /// ``BinaryLogCodec/encode(_:keepingOnly:)``: members off the path are left out and elements off it are
+    /// nulls, and what is left out is never asked to write itself.
+    @usableFromInline var filter: [BinaryPayload.PathStep]?
 
-    /// A writer whose payload starts with room for `capacity` bytes.
-    init(reservingCapacity capacity: Int) {
+    /// A writer whose payload starts with room for `capacity` bytes, keeping only what lies on `filter`, if set.
+    init(reservingCapacity capacity: Int, keepingOnly filter: [BinaryPayload.PathStep]? = nil) {
         bytes = []
         bytes.reserveCapacity(capacity)
+        self.filter = filter
+    }
+
+    /// How the ``filter`` treats a member named `key` of the object being written.
+    @usableFromInline enum Kept {
+        case whole, nullValue, none
+    }
+
+    /// How the ``filter`` treats the member `key` of the object being written.
+    @usableFromInline func keeps(key: String) -> Kept {
+        guard let filter, depth <= filter.count else { return .whole }
+        switch filter[depth - 1] {
+        case .key(let wanted) where wanted == key: return .whole
+        case .count: return key == "count" ? .whole : .nullValue
+        default: return .none
+        }
+    }
+
+    /// Whether the ``filter`` keeps element `index` of the array being written.
+    @usableFromInline func keeps(element index: Int) -> Bool {
+        guard let filter, depth <= filter.count else { return true }
+        return filter[depth - 1] == .index(index)
     }
 
     /// The payload, the case name when the value is an object of one member, and whether the payload is one
@@ -149,14 +175,26 @@ public struct BinaryPayloadWriter {
 
         /// Writes a member: `key`, then the value `value` writes.
         @inlinable public mutating func encode(forKey key: String, _ value: (inout BinaryPayloadWriter) throws -> Void) rethrows {
+            if writer.filter != nil {
+                switch writer.keeps(key: key) {
+                case .whole: break
+                case .nullValue: return nullMember(key)
+                case .none: return
+                }
+            }
             writer.appendKey(key)
             try writer.one(value)
         }
 
         /// Writes a member: `key`, then `value`.
         @inlinable public mutating func encode<Value: BinaryPayloadEncodable>(_ value: Value, forKey key: String) throws {
+            try encode(forKey: key) { try value.encode(to: &$0) }
+        }
+
+        /// A member the filter keeps only the key of.
+        @usableFromInline mutating func nullMember(_ key: String) {
             writer.appendKey(key)
-            try writer.one { try value.encode(to: &$0) }
+            writer.one { $0.encodeNil() }
         }
 
         /// Writes a member when `value` is not nil, and nothing when it is, as a synthesized conformance writes
@@ -170,6 +208,8 @@ public struct BinaryPayloadWriter {
     /// The elements of an array being written.
     public struct Unkeyed {
         @usableFromInline var writer: BinaryPayloadWriter
+        /// The index of the next element.
+        @usableFromInline var index = 0
 
         @usableFromInline init(taking writer: inout BinaryPayloadWriter) {
             self.writer = writer
@@ -178,12 +218,14 @@ public struct BinaryPayloadWriter {
 
         /// Writes the element `element` writes.
         @inlinable public mutating func encode(_ element: (inout BinaryPayloadWriter) throws -> Void) rethrows {
+            defer { index += 1 }
+            if writer.filter != nil, !writer.keeps(element: index) { return writer.one { $0.encodeNil() } }
             try writer.one(element)
         }
 
         /// Writes `element`.
         @inlinable public mutating func encode<Value: BinaryPayloadEncodable>(_ element: Value) throws {
-            try writer.one { try element.encode(to: &$0) }
+            try encode { try element.encode(to: &$0) }
         }
     }
 

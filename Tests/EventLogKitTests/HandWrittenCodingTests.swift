@@ -145,6 +145,19 @@ struct HandWrittenCodingTests {
         for record in Self.records { try BinaryLogCodec.checkHandWrittenCoding(of: record) }
     }
 
+    @Test("what lies on a path is written as through Codable, whatever the path", arguments: [
+        [], [.key("title")], [.key("nope")], [.count], [.index(0)], [.key("scores"), .index(1)], [.key("scores"), .count],
+        [.key("shapes"), .index(6), .key("mixed"), .key("tags"), .key("y")], [.key("shapes"), .count],
+        [.key("shapes"), .index(3), .key("labelled"), .count], [.key("shapes"), .key("x")], [.key("note")],
+    ] as [[BinaryPayload.PathStep]])
+    func pathsMatchCodable(_ path: [BinaryPayload.PathStep]) throws {
+        for record in Self.records {
+            let direct = try BinaryPayloadEncoder.encode(record, keepingOnly: path)
+            let viaCodable = try BinaryPayloadEncoder.encode(record, keepingOnly: path, direct: false)
+            #expect(direct.payload == viaCodable.payload, "\(path)")
+        }
+    }
+
     /// Codable conformances that refuse to run: a value of this type codes only through its hand-written one.
     struct OnlyHandWritten: Codable, Equatable, BinaryPayloadCodable {
         struct CodableUsed: Error {}
@@ -163,6 +176,8 @@ struct HandWrittenCodingTests {
         #expect(try BinaryPayload.json(payload) == Data(#"{"count":5}"#.utf8))
         #expect(try codec.decode(OnlyHandWritten.self, from: payload) == OnlyHandWritten(count: 5))
         #expect(try codec.encodeBytesNamingCase(OnlyHandWritten(count: 5)).caseName == "count")
+        // What lies on a path too (blame's encoding of a state at every step).
+        #expect(try BinaryPayload.json(codec.encode(OnlyHandWritten(count: 5), keepingOnly: [.key("other")])) == Data("{}".utf8))
 
         let viaCodable = BinaryLogCodec(directCoding: false)
         #expect(throws: OnlyHandWritten.CodableUsed.self) { try viaCodable.encode(OnlyHandWritten(count: 5)) }
