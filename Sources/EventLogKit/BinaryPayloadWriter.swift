@@ -131,14 +131,14 @@ public struct BinaryPayloadWriter {
         values += 1
         bytes.append(BinaryPayload.object)
         depth += 1
-        var keyed = Keyed(taking: &self)
-        defer {
-            // A swap, not a copy: a copy would share the buffer with `keyed` and make the next append copy it.
-            swap(&self, &keyed.writer)
-            bytes.append(0)
-            depth -= 1
+        // The members write through a pointer to this writer: a copy would count references to the buffer and
+        // make the next append copy it, and moving the writer in and out costs its fields' witnesses.
+        try withUnsafeMutablePointer(to: &self) { writer in
+            var keyed = Keyed(writer)
+            try members(&keyed)
         }
-        try members(&keyed)
+        bytes.append(0)
+        depth -= 1
     }
 
     /// Writes an enum case as a synthesized `Codable` conformance does: an object of one member named after the
@@ -153,37 +153,34 @@ public struct BinaryPayloadWriter {
         values += 1
         bytes.append(BinaryPayload.array)
         depth += 1
-        var unkeyed = Unkeyed(taking: &self)
-        defer {
-            // A swap, not a copy: a copy would share the buffer with `unkeyed` and make the next append copy it.
-            swap(&self, &unkeyed.writer)
-            bytes.append(BinaryPayload.arrayEnd)
-            depth -= 1
+        try withUnsafeMutablePointer(to: &self) { writer in
+            var unkeyed = Unkeyed(writer)
+            try elements(&unkeyed)
         }
-        try elements(&unkeyed)
+        bytes.append(BinaryPayload.arrayEnd)
+        depth -= 1
     }
 
-    /// The members of an object being written.
-    public struct Keyed {
-        @usableFromInline var writer: BinaryPayloadWriter
+    /// The members of an object being written. Not copyable, and made only by ``BinaryPayloadWriter/encodeObject(_:)``
+    /// for the closure it runs, so that it cannot outlive the writer it points to.
+    public struct Keyed: ~Copyable {
+        @usableFromInline let writer: UnsafeMutablePointer<BinaryPayloadWriter>
 
-        @usableFromInline init(taking writer: inout BinaryPayloadWriter) {
+        @usableFromInline init(_ writer: UnsafeMutablePointer<BinaryPayloadWriter>) {
             self.writer = writer
-            // Leaves the outer writer without the buffer, so that the object appends to it without a copy.
-            writer.bytes = []
         }
 
         /// Writes a member: `key`, then the value `value` writes.
         @inlinable public mutating func encode(forKey key: String, _ value: (inout BinaryPayloadWriter) throws -> Void) rethrows {
-            if writer.filter != nil {
-                switch writer.keeps(key: key) {
+            if writer.pointee.filter != nil {
+                switch writer.pointee.keeps(key: key) {
                 case .whole: break
                 case .nullValue: return nullMember(key)
                 case .none: return
                 }
             }
-            writer.appendKey(key)
-            try writer.one(value)
+            writer.pointee.appendKey(key)
+            try writer.pointee.one(value)
         }
 
         /// Writes a member: `key`, then `value`.
@@ -193,8 +190,8 @@ public struct BinaryPayloadWriter {
 
         /// A member the filter keeps only the key of.
         @usableFromInline mutating func nullMember(_ key: String) {
-            writer.appendKey(key)
-            writer.one { $0.encodeNil() }
+            writer.pointee.appendKey(key)
+            writer.pointee.one { $0.encodeNil() }
         }
 
         /// Writes a member when `value` is not nil, and nothing when it is, as a synthesized conformance writes
@@ -205,22 +202,22 @@ public struct BinaryPayloadWriter {
         }
     }
 
-    /// The elements of an array being written.
-    public struct Unkeyed {
-        @usableFromInline var writer: BinaryPayloadWriter
+    /// The elements of an array being written. Not copyable, and made only by
+    /// ``BinaryPayloadWriter/encodeArray(_:)`` for the closure it runs, so that it cannot outlive the writer it points to.
+    public struct Unkeyed: ~Copyable {
+        @usableFromInline let writer: UnsafeMutablePointer<BinaryPayloadWriter>
         /// The index of the next element.
         @usableFromInline var index = 0
 
-        @usableFromInline init(taking writer: inout BinaryPayloadWriter) {
+        @usableFromInline init(_ writer: UnsafeMutablePointer<BinaryPayloadWriter>) {
             self.writer = writer
-            writer.bytes = []
         }
 
         /// Writes the element `element` writes.
         @inlinable public mutating func encode(_ element: (inout BinaryPayloadWriter) throws -> Void) rethrows {
             defer { index += 1 }
-            if writer.filter != nil, !writer.keeps(element: index) { return writer.one { $0.encodeNil() } }
-            try writer.one(element)
+            if writer.pointee.filter != nil, !writer.pointee.keeps(element: index) { return writer.pointee.one { $0.encodeNil() } }
+            try writer.pointee.one(element)
         }
 
         /// Writes `element`.
