@@ -6,7 +6,10 @@ import Foundation
 /// The bytes stay where they are (in the log's map, during replay) and every read is bounds-checked: damaged or
 /// hostile bytes throw `DecodingError`, as the `Codable` path does, and never trap. Numbers convert as there: an
 /// integer field accepts any number that it holds exactly; a `Double` field accepts integers.
-public struct BinaryPayloadReader {
+///
+/// The reader is not copyable, so that it cannot be kept past the decode it serves: the bytes it reads are valid
+/// only until then. A ``Key`` is a view of those bytes too, for the closure it is handed to.
+public struct BinaryPayloadReader: ~Copyable {
     @usableFromInline var reader: BinaryPayload.Reader
     /// How many containers deep the next value is.
     @usableFromInline var depth = 0
