@@ -1,4 +1,18 @@
 extension BinaryLogCodec {
+    /// Decoding of binary payloads as `Value`, resolved once: through `Value`'s ``BinaryPayloadDecodable``
+    /// conformance (and `Codable` for what it refuses), or `nil` when it has none. For code that decodes one type
+    /// again and again (replay, time travel): the codec otherwise looks the conformance up for every value, which
+    /// costs the runtime a few hundred instructions.
+    package static func payloadDecoder<Value: Decodable & SendableMetatype>(
+        for type: Value.Type
+    ) -> (@Sendable (UnsafeRawBufferPointer) throws -> Value)? {
+        guard let direct = Value.self as? any (BinaryPayloadDecodable & SendableMetatype).Type else { return nil }
+        func decoder<Direct: BinaryPayloadDecodable & SendableMetatype>(_: Direct.Type) -> @Sendable (UnsafeRawBufferPointer) throws -> Value {
+            { bytes in try BinaryPayloadDecoder.decodeDirectly(Direct.self, as: Value.self, from: bytes) }
+        }
+        return decoder(direct)
+    }
+
     /// Checks a hand-written ``BinaryPayloadCodable`` conformance against the type's `Codable` one for `value`:
     /// both must write the same bytes and name the same case, and the hand-written reading of the `Codable` bytes
     /// must give `value` back. Call it in a test, for a value of each case or shape; it throws a

@@ -64,7 +64,7 @@ final class BinaryPayloadDecoder: Decoder {
     /// A payload the conformance refuses is read again through `Codable`, whose error names the coding path to
     /// the problem (the hand-written reading knows only a byte offset); should `Codable` read it, its value is
     /// returned, so that a bug in a conformance costs time, not the entry.
-    private static func decodeDirectly<Direct: BinaryPayloadDecodable, Value: Decodable>(
+    static func decodeDirectly<Direct: BinaryPayloadDecodable, Value: Decodable>(
         _ direct: Direct.Type, as type: Value.Type, from bytes: UnsafeRawBufferPointer
     ) throws -> Value {
         var reader = BinaryPayloadReader(bytes)

@@ -5,6 +5,7 @@ import ReactorLogPersistence
 import Synchronization
 import TestSupport
 import Testing
+import TimeTravel
 
 /// A recorded reactor whose values have hand-written binary conformances: the writer thread encodes them through
 /// those conformances, and a resume reads them back through them, to the same state as `Codable` would.
@@ -48,7 +49,7 @@ struct HandWrittenRecordingTests {
         }
     }
 
-    @Test("mutations are written and read through the conformance, with their case names, and resume to the same state")
+    @Test("mutations are written and read through the conformance, with their case names, in time travel too, and resume to the same state")
     func recordAndResume() throws {
         let path = scratch.file("counter.reactorlog")
         var configuration = EventLogConfiguration()
@@ -68,6 +69,12 @@ struct HandWrittenRecordingTests {
             Self.read.store(0, ordering: .relaxed)
             #expect(try mutations.map { try log.decode(Counter.Mutation.self, from: $0) } == (1...10).map { .add($0) })
             #expect(Self.read.load(ordering: .relaxed) == 10)
+            // Time travel replays in place, through the conformance too.
+            Self.read.store(0, ordering: .relaxed)
+            let machine = try TimeMachine(log: log, stream: "counter", replayer: ReactorReplayer { Counter() })
+            let state = try machine.state(at: mutations[3].sequence)
+            #expect(state.total == 1 + 2 + 3 + 4)
+            #expect(Self.read.load(ordering: .relaxed) == 4)
             try log.close()
         }
         let log = try EventLog.open(at: path, configuration: configuration)
