@@ -242,15 +242,10 @@ public final class EventLog: Sendable {
         for type: Value.Type
     ) -> @Sendable (Value) throws(EventLogError) -> (payload: [UInt8], caseName: String?) {
         guard let codec = configuration.codec as? BinaryLogCodec, codec.directCoding,
-              let direct = Value.self as? any BinaryPayloadEncodable.Type else {
+              let direct = BinaryLogCodec.payloadEncoder(for: Value.self) else {
             return { [self] value throws(EventLogError) in try encodeBytesNamingCase(value) }
         }
-        func encoder<Direct: BinaryPayloadEncodable>(_: Direct.Type) -> @Sendable (Value) throws(EventLogError) -> (payload: [UInt8], caseName: String?) {
-            { [self] value throws(EventLogError) in
-                try encoding(Value.self) { try BinaryPayloadEncoder.encodeDirectly(value, as: Direct.self) }
-            }
-        }
-        return encoder(direct)
+        return { [self] value throws(EventLogError) in try encoding(Value.self) { try direct(value, nil) } }
     }
 
     /// Runs an encoding of a `Value` with the log's codec; its error becomes ``EventLogError/codec(_:)``.
