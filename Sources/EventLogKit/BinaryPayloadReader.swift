@@ -152,7 +152,8 @@ public struct BinaryPayloadReader: ~Copyable {
     }
 
     /// An object member's key, as its UTF-8 bytes in the payload: compare it with a string literal, or match it
-    /// in a `switch` over literals, without making a `String`.
+    /// in a `switch` over literals, without making a `String`. It views the payload's bytes, so it is valid while
+    /// the closure it is handed to runs; keep ``string()`` of it, not the key.
     public struct Key: CustomStringConvertible {
         @usableFromInline let utf8: UnsafeRawBufferPointer
 
