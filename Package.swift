@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ReactorLogPersistence", targets: ["ReactorLogPersistence"]),
         .library(name: "ReactorLogTesting", targets: ["ReactorLogTesting"]),
         .library(name: "EventLogKit", targets: ["EventLogKit"]),
+        .library(name: "BinaryPayloadKit", targets: ["BinaryPayloadKit"]),
         .library(name: "TimeTravel", targets: ["TimeTravel"]),
         .library(name: "ReactorLogInspector", targets: ["ReactorLogInspector"]),
         .executable(name: "reactorlog", targets: ["reactorlog"]),
@@ -32,8 +33,11 @@ let package = Package(
         ),
         // A thin, safe Swift layer over LMDB. Knows nothing about logs or reactors.
         .target(name: "LMDB", dependencies: ["CLMDB"]),
-        // The persistent action/mutation log. Knows Codable, not reactors.
-        .target(name: "EventLogKit", dependencies: ["LMDB"]),
+        // The binary payload format and hand-written coding in it: what a model module imports to conform its
+        // types, linking no LMDB. Knows Codable, not logs.
+        .target(name: "BinaryPayloadKit"),
+        // The persistent action/mutation log. Knows Codable, not reactors; re-exports BinaryPayloadKit.
+        .target(name: "EventLogKit", dependencies: ["LMDB", "BinaryPayloadKit"]),
         // The reactor runtime: ReactorKit's semantics on Swift concurrency. Knows a recorder protocol, not LMDB.
         .target(
             name: "ReactorLog",
@@ -82,7 +86,7 @@ let package = Package(
             path: "Tools/ExampleInspector"
         ),
         // Example reactors (Counter, GitHub Search with an offline fake, Todo) for tests, demo and benchmark.
-        .target(name: "ReactorLogExamples", dependencies: ["ReactorLog"]),
+        .target(name: "ReactorLogExamples", dependencies: ["ReactorLog", "BinaryPayloadKit"]),
         // A child process for the crash tests: appends until it is killed.
         .executableTarget(
             name: "eventlog-crash-writer",
@@ -93,7 +97,7 @@ let package = Package(
         // demand (Tools/scripts/fuzz.sh).
         .executableTarget(
             name: "reactorlog-fuzz",
-            dependencies: ["EventLogKit", "TimeTravel", "ReactorLogInspector"],
+            dependencies: ["BinaryPayloadKit", "EventLogKit", "TimeTravel", "ReactorLogInspector"],
             path: "Tools/Fuzz"
         ),
         // One app in two releases whose types differ, built from one file (Tools/CartApp/CartApp.swift): the
@@ -115,7 +119,8 @@ let package = Package(
         .testTarget(
             name: "ReactorLogTests",
             dependencies: [
-                "ReactorLog", "ReactorLogPersistence", "ReactorLogTesting", "ReactorLogExamples", "EventLogKit", "TimeTravel", "ReactorLogInspector", "TestSupport",
+                "ReactorLog", "ReactorLogPersistence", "ReactorLogTesting", "ReactorLogExamples", "BinaryPayloadKit", "EventLogKit", "TimeTravel",
+                "ReactorLogInspector", "TestSupport",
                 .product(name: "Clocks", package: "swift-clocks"),
             ]
         ),
@@ -129,7 +134,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EventLogKitTests",
-            dependencies: ["EventLogKit", "LMDB", "TestSupport", "eventlog-crash-writer"]
+            dependencies: ["BinaryPayloadKit", "EventLogKit", "LMDB", "TestSupport", "eventlog-crash-writer"]
         ),
     ],
     swiftLanguageModes: [.v6]

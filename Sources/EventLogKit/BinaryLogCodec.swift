@@ -6,13 +6,13 @@ import Foundation
 ///
 /// Values encode in the order their `Codable` conformance writes them; `Data` is a base64 string, `URL` its
 /// absolute string and `Decimal` its decimal text, as Foundation's JSON coders write them. A value whose type
-/// conforms to ``BinaryPayloadEncodable`` or ``BinaryPayloadDecodable`` is written or read by that conformance
+/// conforms to `BinaryPayloadEncodable` or `BinaryPayloadDecodable` is written or read by that conformance
 /// instead, several times faster, to the same bytes.
 public struct BinaryLogCodec: LogCodec {
     /// ``CodecID/binary``.
     public var id: CodecID { .binary }
 
-    /// Whether values whose types conform to ``BinaryPayloadEncodable`` or ``BinaryPayloadDecodable`` are coded
+    /// Whether values whose types conform to `BinaryPayloadEncodable` or `BinaryPayloadDecodable` are coded
     /// through those conformances; when `false`, every value goes through `Codable`.
     public let directCoding: Bool
 
@@ -50,7 +50,7 @@ public struct BinaryLogCodec: LogCodec {
     /// elements off it are nulls, so the JSON form of the result has at `path` exactly what the JSON form of
     /// `value` has there. Writing costs what the path leads through, not the whole value: how blame follows one
     /// field of a large state over millions of steps. Where the path asks for a size, use
-    /// ``BinaryPayload/PathStep/count``: it keeps the container's keys or elements, not what lies under them.
+    /// `BinaryPayload.PathStep.count`: it keeps the container's keys or elements, not what lies under them.
     public func encode<Value: Encodable>(_ value: Value, keepingOnly path: [BinaryPayload.PathStep]) throws -> Data {
         try BinaryPayloadEncoder.encodeData(value, keepingOnly: path, reusing: encoders)
     }

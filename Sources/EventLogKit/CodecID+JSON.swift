@@ -5,7 +5,7 @@ extension CodecID {
     public var isReadableAsJSON: Bool { self == .json || self == .binary }
 
     /// `payload`, written with this codec, as JSON text: itself for `json`, rendered for `binary`, `nil` for a
-    /// codec with no JSON form. Throws ``BinaryPayload/Malformed`` for a binary payload that is not well formed.
+    /// codec with no JSON form. Throws `BinaryPayload.Malformed` for a binary payload that is not well formed.
     public func json(_ payload: Data) throws -> Data? {
         switch self {
         case .json: payload

@@ -236,7 +236,7 @@ public final class EventLog: Sendable {
     }
 
     /// ``encodeBytesNamingCase(_:)`` for values of one type, resolved once: a recorder's encoder asks for it when it
-    /// is made, so that its entries skip the runtime's lookup of a ``BinaryPayloadEncodable`` conformance, which the
+    /// is made, so that its entries skip the runtime's lookup of a `BinaryPayloadEncodable` conformance, which the
     /// codec otherwise makes for every value.
     package func payloadEncoder<Value: Encodable & SendableMetatype>(
         for type: Value.Type

@@ -1,3 +1,4 @@
+@testable import BinaryPayloadKit
 @testable import EventLogKit
 import Foundation
 import Synchronization

@@ -1,3 +1,4 @@
+@testable import BinaryPayloadKit
 @testable import EventLogKit
 import Foundation
 import Testing
@@ -141,8 +142,8 @@ struct HandWrittenCodingTests {
 
     @Test("every shape of case and struct writes the bytes Codable writes, names the same case and reads them back")
     func matchesCodable() throws {
-        for shape in Self.shapes { try BinaryLogCodec.checkHandWrittenCoding(of: shape) }
-        for record in Self.records { try BinaryLogCodec.checkHandWrittenCoding(of: record) }
+        for shape in Self.shapes { try BinaryPayload.checkHandWrittenCoding(of: shape) }
+        for record in Self.records { try BinaryPayload.checkHandWrittenCoding(of: record) }
     }
 
     @Test("what lies on a path is written as through Codable, whatever the path", arguments: [
@@ -209,7 +210,7 @@ struct HandWrittenCodingTests {
 
     @Test("the check names a conformance that disagrees with Codable, with both forms")
     func mismatchIsReported() throws {
-        let error = try #require(throws: HandWrittenCodingMismatch.self) { try BinaryLogCodec.checkHandWrittenCoding(of: Reordered()) }
+        let error = try #require(throws: HandWrittenCodingMismatch.self) { try BinaryPayload.checkHandWrittenCoding(of: Reordered()) }
         #expect(error.description == #"The hand-written binary coding of Reordered writes other bytes than Codable: Codable writes {"a":1,"b":2}, the conformance writes {"b":2,"a":1}."#)
     }
 

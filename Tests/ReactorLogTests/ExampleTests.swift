@@ -1,3 +1,4 @@
+import BinaryPayloadKit
 import ReactorLog
 import TestSupport
 import ReactorLogExamples
@@ -15,6 +16,17 @@ struct ScriptedSearchService: GitHubSearchService {
 
 @Suite("Examples", .timeLimit(.minutes(1)))
 struct ExampleTests {
+    @Test("the GitHub Search example's hand-written binary coding agrees with Codable for every case, nil optionals too")
+    func gitHubSearchHandWrittenCoding() throws {
+        let actions: [GitHubSearchReactor.Action] = [.updateQuery("swift"), .updateQuery(nil), .updateQuery(""), .loadNextPage]
+        for action in actions { try BinaryPayload.checkHandWrittenCoding(of: action) }
+        let mutations: [GitHubSearchReactor.Mutation] = [
+            .setQuery("rx"), .setQuery(nil), .setRepos(["a/b", "ü/ß"], nextPage: 2), .setRepos([], nextPage: nil),
+            .appendRepos(["c/d"], nextPage: nil), .appendRepos([], nextPage: 7), .setLoadingNextPage(true), .setLoadingNextPage(false),
+        ]
+        for mutation in mutations { try BinaryPayload.checkHandWrittenCoding(of: mutation) }
+    }
+
     @Test("GitHub Search: a query sets the query at once, then the first page")
     func search() async {
         let reactor = GitHubSearchReactor(service: ScriptedSearchService())

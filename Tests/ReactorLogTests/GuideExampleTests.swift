@@ -78,7 +78,7 @@ struct GuideExampleTests {
     @Test("the guide's hand-written binary coding of Mutation agrees with Codable for every case")
     func handWrittenCoding() throws {
         for mutation: ProfileViewReactor.Mutation in [.setFollowing(true), .setFollowing(false), .setBookmarked(true)] {
-            try BinaryLogCodec.checkHandWrittenCoding(of: mutation)
+            try BinaryPayload.checkHandWrittenCoding(of: mutation)
         }
     }
 

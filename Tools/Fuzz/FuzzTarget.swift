@@ -1,4 +1,5 @@
 import Foundation
+@testable import BinaryPayloadKit
 @testable import EventLogKit
 @testable import ReactorLogInspector
 @testable import TimeTravel
@@ -71,7 +72,7 @@ enum FuzzTarget: UInt8, CaseIterable {
             }
             guard let value else { return }
             do {
-                try BinaryLogCodec.checkHandWrittenCoding(of: value)
+                try BinaryPayload.checkHandWrittenCoding(of: value)
             } catch {
                 check(false, "payload \(body) reads as \(value), which the conformances then disagree on: \(error)")
             }

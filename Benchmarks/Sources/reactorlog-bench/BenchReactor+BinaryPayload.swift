@@ -1,7 +1,7 @@
 import EventLogKit
 
 // The workload's values write and read themselves in the binary codec's form, as an app would for the types it
-// logs most: the same bytes as their `Codable` conformances (`BinaryLogCodec.checkHandWrittenCoding(of:)` checks
+// logs most: the same bytes as their `Codable` conformances (`BinaryPayload.checkHandWrittenCoding(of:)` checks
 // each case on every run), without `Codable`'s containers. The figures through `Codable` use
 // `BinaryLogCodec(directCoding: false)`, which sets them aside.
 

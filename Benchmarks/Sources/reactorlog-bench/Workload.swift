@@ -148,8 +148,8 @@ final class Workload {
         // The hand-written conformances must write what `Codable` writes (the smoke test runs this too).
         for tapped in sample.prefix(1_000) {
             switch tapped {
-            case .action(let action): try BinaryLogCodec.checkHandWrittenCoding(of: action)
-            case .mutation(let mutation): try BinaryLogCodec.checkHandWrittenCoding(of: mutation)
+            case .action(let action): try BinaryPayload.checkHandWrittenCoding(of: action)
+            case .mutation(let mutation): try BinaryPayload.checkHandWrittenCoding(of: mutation)
             }
         }
         func encodeAll(_ codec: some LogCodec) throws -> [Data] {

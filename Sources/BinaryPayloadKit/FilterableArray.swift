@@ -1,5 +1,5 @@
 /// An array that the binary encoder writes itself when a path filter reaches into its elements
-/// (``BinaryLogCodec/encode(_:keepingOnly:)``): the kept element, if any, encoded as usual, and runs of nulls for
+/// (EventLogKit's `BinaryLogCodec.encode(_:keepingOnly:)`): the kept element, if any, encoded as usual, and runs of nulls for
 /// the rest, without calling into `Codable` once per element left out. Blame of `items.count` or `items[3]` over
 /// a long array costs the path, not the array.
 protocol FilterableArray {

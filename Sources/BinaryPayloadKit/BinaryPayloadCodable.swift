@@ -9,7 +9,7 @@
 /// payloads of the same log, a reader without the Swift types and the schema checks all see the `Codable` form.
 /// For a synthesized conformance that means an object of the stored properties in declaration order, a nil
 /// optional left out, and an enum case as an object of one member, the case name, whose value is an object of the
-/// associated values (labelled, or `_0`, `_1`, … when not). ``BinaryLogCodec/checkHandWrittenCoding(of:)`` checks
+/// associated values (labelled, or `_0`, `_1`, … when not). ``BinaryPayload/checkHandWrittenCoding(of:)`` checks
 /// a value both ways; call it in a test for each case.
 ///
 ///     extension Mutation: BinaryPayloadEncodable {

@@ -1,7 +1,7 @@
 /// Unsigned LEB128 varints, as the compact record header stores its numbers.
-enum Varint {
+package enum Varint {
     /// How many bytes `value` takes.
-    static func size(_ value: UInt64) -> Int {
+    package static func size(_ value: UInt64) -> Int {
         var value = value
         var size = 1
         while value >= 0x80 {
@@ -12,7 +12,7 @@ enum Varint {
     }
 
     /// Appends `value` to `bytes`.
-    static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+    package static func append(_ value: UInt64, to bytes: inout [UInt8]) {
         var value = value
         while value >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
@@ -22,7 +22,7 @@ enum Varint {
     }
 
     /// Writes `value` at `offset`; returns the offset after it.
-    static func write(_ value: UInt64, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+    package static func write(_ value: UInt64, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
         var value = value
         var offset = offset
         while value >= 0x80 {
@@ -35,7 +35,7 @@ enum Varint {
     }
 
     /// The value at `offset` and the offset after it; `nil` when the bytes end inside it or it is longer than 64 bits.
-    static func read(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> (UInt64, Int)? {
+    package static func read(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> (UInt64, Int)? {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         var offset = offset

@@ -18,7 +18,7 @@ public struct BinaryPayloadWriter {
     @usableFromInline var topLevelKeys = 0
     @usableFromInline var firstKey: String?
     /// When set, only what lies on this path is written, as the `Codable` path writes it for
-    /// ``BinaryLogCodec/encode(_:keepingOnly:)``: members off the path are left out and elements off it are
+    /// EventLogKit's `BinaryLogCodec.encode(_:keepingOnly:)`: members off the path are left out and elements off it are
     /// nulls, and what is left out is never asked to write itself.
     @usableFromInline var filter: [BinaryPayload.PathStep]?
 

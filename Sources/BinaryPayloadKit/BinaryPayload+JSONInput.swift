@@ -4,7 +4,7 @@ extension BinaryPayload {
     /// The binary form of JSON text: what the encoder falls back to for a type that writes its containers out of
     /// order (see ``BinaryEncoder``), after Foundation's `JSONEncoder` wrote it. Integers stay integers, other
     /// numbers become doubles.
-    static func fromJSON(_ json: Data) throws(Malformed) -> [UInt8] {
+    package static func fromJSON(_ json: Data) throws(Malformed) -> [UInt8] {
         try json.withUnsafeBytes { bytes in Result { () throws(Malformed) -> [UInt8] in
             var parser = JSONInput(bytes: bytes, offset: 0)
             var out: [UInt8] = []

@@ -9,7 +9,7 @@ import Foundation
 ///
 /// The encoder also learns the value's case name: the single key of a top-level object, as Swift writes an
 /// enum case (`{"updateQuery":{"_0":"swift"}}`).
-final class BinaryPayloadEncoder: Encoder {
+package final class BinaryPayloadEncoder: Encoder {
     // One encoder serves one encode on one thread: the exclusivity checks would only cost time.
     /// The payload so far.
     @exclusivity(unchecked) private(set) var bytes: [UInt8] = []
@@ -22,16 +22,16 @@ final class BinaryPayloadEncoder: Encoder {
     @exclusivity(unchecked) private var topLevelKeys = 0
     @exclusivity(unchecked) private var firstKey: String?
 
-    @exclusivity(unchecked) var codingPath: [any CodingKey] = []
+    @exclusivity(unchecked) package var codingPath: [any CodingKey] = []
     /// When set, only what lies on this path is written: other members are left out and other array elements
-    /// are nulls, so the JSON form has at the path what the whole value's has (``BinaryLogCodec/encode(_:keepingOnly:)``).
+    /// are nulls, so the JSON form has at the path what the whole value's has (EventLogKit's `BinaryLogCodec.encode(_:keepingOnly:)`).
     @exclusivity(unchecked) private var filter: [BinaryPayload.PathStep]?
 
     private init() {
         bytes.reserveCapacity(64)
         open.reserveCapacity(8)
     }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    package var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     /// A container the encoder must abandon streaming for.
     struct OutOfOrder: Error {}
@@ -57,7 +57,7 @@ final class BinaryPayloadEncoder: Encoder {
 
     /// Encodes `value`; returns its payload and, when the payload is an object of one member, that key. An
     /// encoder is taken from `spare` when it holds one, and given back to it after.
-    static func encode<Value: Encodable>(
+    package static func encode<Value: Encodable>(
         _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]? = nil, reusing spare: Spare<BinaryPayloadEncoder>? = nil,
         direct: Bool = true
     ) throws -> (payload: [UInt8], caseName: String?) {
@@ -73,7 +73,7 @@ final class BinaryPayloadEncoder: Encoder {
 
     /// ``encode(_:keepingOnly:reusing:)`` as `Data`, copied once out of the encoder's buffer (not at all, for the
     /// few bytes `Data` holds inline).
-    static func encodeData<Value: Encodable>(
+    package static func encodeData<Value: Encodable>(
         _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]? = nil, reusing spare: Spare<BinaryPayloadEncoder>? = nil,
         direct: Bool = true
     ) throws -> Data {
@@ -107,7 +107,7 @@ final class BinaryPayloadEncoder: Encoder {
     /// Encodes a `Value`, which is a `Direct`, through its own ``BinaryPayloadEncodable`` conformance, into an
     /// array that becomes the payload as it is (no encoder, no copy). A conformance that wrote other than one
     /// value is refused, so that no malformed payload reaches the log.
-    static func encodeDirectly<Value, Direct: BinaryPayloadEncodable>(
+    package static func encodeDirectly<Value, Direct: BinaryPayloadEncodable>(
         _ value: Value, as direct: Direct.Type, keepingOnly filter: [BinaryPayload.PathStep]? = nil
     ) throws -> (payload: [UInt8], caseName: String?) {
         var writer = BinaryPayloadWriter(reservingCapacity: 64, keepingOnly: filter)
@@ -335,7 +335,7 @@ final class BinaryPayloadEncoder: Encoder {
         try encodeValue(value)
     }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+    package func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         do {
             return keyedContainer(type, frame: try openContainer(isArray: false))
         } catch {
@@ -370,7 +370,7 @@ final class BinaryPayloadEncoder: Encoder {
         return container
     }
 
-    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+    package func unkeyedContainer() -> any UnkeyedEncodingContainer {
         do {
             return UnkeyedContainer(encoder: self, frame: try openContainer(isArray: true))
         } catch {
@@ -378,7 +378,7 @@ final class BinaryPayloadEncoder: Encoder {
         }
     }
 
-    func singleValueContainer() -> any SingleValueEncodingContainer {
+    package func singleValueContainer() -> any SingleValueEncodingContainer {
         SingleValueContainer(encoder: self, start: bytes.count)
     }
 

@@ -118,6 +118,16 @@ public struct BinaryPayloadReader: ~Copyable {
         return try value ?? keyNotFound("\(key)")
     }
 
+    /// Reads an object and returns its member `key` as a `Value`, or `nil` when it has none or it is null: how a
+    /// synthesized conformance reads an optional associated value or property (`decodeIfPresent`).
+    @inlinable public mutating func decodeOptionalMember<Value: BinaryPayloadDecodable>(_ type: Value.Type, forKey key: StaticString) throws -> Value? {
+        var value: Value?
+        try decodeObject { found, reader in
+            if found == key { value = try Value?(from: &reader) }
+        }
+        return value
+    }
+
     /// Reads an enum case as a synthesized `Codable` conformance writes it: an object of exactly one member, the
     /// case name, whose value `body` reads (an object of the associated values) and turns into the case.
     @inlinable public mutating func decodeCase<Value>(_ body: (Key, inout BinaryPayloadReader) throws -> Value) throws -> Value {

@@ -4,7 +4,7 @@ extension String {
     /// ASCII, the usual case, needs no validation, and `String(decoding:)` of typed bytes is specialized;
     /// `String(validating:)` is generic here and looks up two types' metadata for every string, which showed in
     /// profiles of replay and of reading entries.
-    init?(validUTF8 bytes: UnsafeRawBufferPointer) {
+    package init?(validUTF8 bytes: UnsafeRawBufferPointer) {
         let text = bytes.withMemoryRebound(to: UInt8.self) { typed in
             Self.isASCII(bytes) ? String(decoding: typed, as: UTF8.self) : String(validating: typed, as: UTF8.self)
         }
@@ -13,7 +13,7 @@ extension String {
     }
 
     /// Whether `bytes` are valid UTF-8, checked without building a string when they are ASCII.
-    static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
         isASCII(bytes) || String(validating: bytes, as: UTF8.self) != nil
     }
 

@@ -5,7 +5,7 @@ import Foundation
 /// Objects are read in place: a keyed container remembers where its next member starts, so the usual
 /// in-order decoding of a synthesized `init(from:)` finds each key at once; any other order scans the object.
 /// Every read is bounds-checked, so damaged or hostile bytes throw `DecodingError`, never trap.
-final class BinaryPayloadDecoder: Decoder {
+package final class BinaryPayloadDecoder: Decoder {
     // One decoder serves one decode on one thread: the exclusivity checks would only cost time.
     /// The payload, valid for the one decode the decoder serves.
     @exclusivity(unchecked) private(set) var bytes: UnsafeRawBufferPointer
@@ -17,10 +17,10 @@ final class BinaryPayloadDecoder: Decoder {
     /// member is after it.
     @exclusivity(unchecked) var hints: [(object: Int, next: Int)] = []
 
-    @exclusivity(unchecked) var codingPath: [any CodingKey] = []
+    @exclusivity(unchecked) package var codingPath: [any CodingKey] = []
     /// `allKeys` of one-member objects, kept from payload to payload while the decoder is reused.
     @exclusivity(unchecked) var knownKeys = KnownKeys()
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    package var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     private init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
@@ -31,7 +31,7 @@ final class BinaryPayloadDecoder: Decoder {
 
     /// Decodes a `Value` from the whole of `bytes`, with a decoder from `spare` when it holds one (given back after).
     /// With `direct`, a `Value` that is ``BinaryPayloadDecodable`` reads itself.
-    static func decode<Value: Decodable>(
+    package static func decode<Value: Decodable>(
         _ type: Value.Type, from bytes: UnsafeRawBufferPointer, reusing spare: Spare<BinaryPayloadDecoder>? = nil, direct: Bool = true
     ) throws -> Value {
         if direct, let direct = Value.self as? any BinaryPayloadDecodable.Type {
@@ -64,7 +64,7 @@ final class BinaryPayloadDecoder: Decoder {
     /// A payload the conformance refuses is read again through `Codable`, whose error names the coding path to
     /// the problem (the hand-written reading knows only a byte offset); should `Codable` read it, its value is
     /// returned, so that a bug in a conformance costs time, not the entry.
-    static func decodeDirectly<Direct: BinaryPayloadDecodable, Value: Decodable>(
+    package static func decodeDirectly<Direct: BinaryPayloadDecodable, Value: Decodable>(
         _ direct: Direct.Type, as type: Value.Type, from bytes: UnsafeRawBufferPointer
     ) throws -> Value {
         var reader = BinaryPayloadReader(bytes)
@@ -282,17 +282,17 @@ final class BinaryPayloadDecoder: Decoder {
         guard found == tag else { throw mismatch(type, BinaryPayload.describe(found)) }
     }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+    package func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         try expect(BinaryPayload.object, [String: Any].self)
         return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, object: position, depth: depth, outer: NestedPath()))
     }
 
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+    package func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         try expect(BinaryPayload.array, [Any].self)
         return UnkeyedContainer(decoder: self, next: position + 1, depth: depth, outer: NestedPath())
     }
 
-    func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleValueContainer(decoder: self) }
+    package func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleValueContainer(decoder: self) }
 
     /// Where the value of `key` starts in the object at `object`, or `nil` if it has no such member.
     func member(_ key: some CodingKey, in object: Int, depth: Int) throws -> Int? {

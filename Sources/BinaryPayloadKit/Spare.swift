@@ -4,7 +4,7 @@ import Synchronization
 /// writer thread encoding, a replay decoding) does not allocate them afresh each time, nor lose what they
 /// learned (a decoder's ``KnownKeys``). Threads that work at the same time each take an object, up to
 /// ``capacity`` of them; one that finds none makes its own, which is kept afterwards if there is room.
-final class Spare<Object: AnyObject>: Sendable {
+package final class Spare<Object: AnyObject>: Sendable {
     /// Lock discipline: an object inside is used only by the thread that took it out of `kept`, and it is given
     /// back only when that thread is done with it.
     private struct Kept: @unchecked Sendable {
@@ -18,15 +18,15 @@ final class Spare<Object: AnyObject>: Sendable {
     private let kept = Mutex(Kept())
 
     /// Creates an empty spare.
-    init() {}
+    package init() {}
 
     /// A kept object, which the caller then owns, or `nil` when there is none.
-    func take() -> Object? {
+    package func take() -> Object? {
         kept.withLock { $0.objects.popLast() }
     }
 
     /// Keeps `object`, readied for its next use, for a later ``take()``, unless ``capacity`` objects are kept.
-    func giveBack(_ object: Object) {
+    package func giveBack(_ object: Object) {
         kept.withLock { kept in
             if kept.objects.count < Self.capacity { kept.objects.append(object) }
         }

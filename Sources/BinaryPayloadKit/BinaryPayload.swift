@@ -25,7 +25,7 @@ public enum BinaryPayload {
     /// Containers nest at most this deep, so that a hostile payload cannot exhaust the stack of a reader.
     @usableFromInline package static let maximumDepth = 512
 
-    /// One step of a path into a value's JSON form (``BinaryLogCodec/encode(_:keepingOnly:)``).
+    /// One step of a path into a value's JSON form (EventLogKit's `BinaryLogCodec.encode(_:keepingOnly:)`).
     public enum PathStep: Hashable, Sendable {
         /// An object member, by key.
         case key(String)
