@@ -1,7 +1,7 @@
 /// Unsigned LEB128 varints, as the compact record header stores its numbers.
 package enum Varint {
     /// How many bytes `value` takes.
-    package static func size(_ value: UInt64) -> Int {
+    @inlinable package static func size(_ value: UInt64) -> Int {
         var value = value
         var size = 1
         while value >= 0x80 {
@@ -12,7 +12,7 @@ package enum Varint {
     }
 
     /// Appends `value` to `bytes`.
-    package static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+    @inlinable package static func append(_ value: UInt64, to bytes: inout [UInt8]) {
         var value = value
         while value >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
@@ -22,7 +22,7 @@ package enum Varint {
     }
 
     /// Writes `value` at `offset`; returns the offset after it.
-    package static func write(_ value: UInt64, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+    @inlinable package static func write(_ value: UInt64, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
         var value = value
         var offset = offset
         while value >= 0x80 {
@@ -35,7 +35,7 @@ package enum Varint {
     }
 
     /// The value at `offset` and the offset after it; `nil` when the bytes end inside it or it is longer than 64 bits.
-    package static func read(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> (UInt64, Int)? {
+    @inlinable package static func read(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> (UInt64, Int)? {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         var offset = offset
