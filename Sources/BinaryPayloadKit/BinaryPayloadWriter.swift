@@ -22,6 +22,11 @@ public struct BinaryPayloadWriter {
     /// nulls, and what is left out is never asked to write itself.
     @usableFromInline var filter: [BinaryPayload.PathStep]?
 
+    /// A writer with nothing: what a container's writer is swapped with.
+    @usableFromInline init() {
+        bytes = []
+    }
+
     /// A writer whose payload starts with room for `capacity` bytes, keeping only what lies on `filter`, if set.
     init(reservingCapacity capacity: Int, keepingOnly filter: [BinaryPayload.PathStep]? = nil) {
         bytes = []
@@ -131,14 +136,16 @@ public struct BinaryPayloadWriter {
         values += 1
         bytes.append(BinaryPayload.object)
         depth += 1
-        // The members write through a pointer to this writer: a copy would count references to the buffer and
-        // make the next append copy it, and moving the writer in and out costs its fields' witnesses.
-        try withUnsafeMutablePointer(to: &self) { writer in
-            var keyed = Keyed(writer)
-            try members(&keyed)
+        // The writer is swapped into the container's and back, never copied: a copy would count a second
+        // reference to the buffer and make the next append copy it.
+        var keyed = Keyed()
+        swap(&self, &keyed.writer)
+        defer {
+            swap(&self, &keyed.writer)
+            bytes.append(0)
+            depth -= 1
         }
-        bytes.append(0)
-        depth -= 1
+        try members(&keyed)
     }
 
     /// Writes an enum case as a synthesized `Codable` conformance does: an object of one member named after the
@@ -153,34 +160,36 @@ public struct BinaryPayloadWriter {
         values += 1
         bytes.append(BinaryPayload.array)
         depth += 1
-        try withUnsafeMutablePointer(to: &self) { writer in
-            var unkeyed = Unkeyed(writer)
-            try elements(&unkeyed)
+        var unkeyed = Unkeyed()
+        swap(&self, &unkeyed.writer)
+        defer {
+            swap(&self, &unkeyed.writer)
+            bytes.append(BinaryPayload.arrayEnd)
+            depth -= 1
         }
-        bytes.append(BinaryPayload.arrayEnd)
-        depth -= 1
+        try elements(&unkeyed)
     }
 
-    /// The members of an object being written. Not copyable, and made only by ``BinaryPayloadWriter/encodeObject(_:)``
-    /// for the closure it runs, so that it cannot outlive the writer it points to.
-    public struct Keyed: ~Copyable {
-        @usableFromInline let writer: UnsafeMutablePointer<BinaryPayloadWriter>
+    /// The members of an object being written, made only by ``BinaryPayloadWriter/encodeObject(_:)`` for the
+    /// closure it runs, which has the writer while it runs.
+    public struct Keyed {
+        @usableFromInline var writer: BinaryPayloadWriter
 
-        @usableFromInline init(_ writer: UnsafeMutablePointer<BinaryPayloadWriter>) {
-            self.writer = writer
+        @usableFromInline init() {
+            writer = BinaryPayloadWriter()
         }
 
         /// Writes a member: `key`, then the value `value` writes.
         @inlinable public mutating func encode(forKey key: String, _ value: (inout BinaryPayloadWriter) throws -> Void) rethrows {
-            if writer.pointee.filter != nil {
-                switch writer.pointee.keeps(key: key) {
+            if writer.filter != nil {
+                switch writer.keeps(key: key) {
                 case .whole: break
                 case .nullValue: return nullMember(key)
                 case .none: return
                 }
             }
-            writer.pointee.appendKey(key)
-            try writer.pointee.one(value)
+            writer.appendKey(key)
+            try writer.one(value)
         }
 
         /// Writes a member: `key`, then `value`.
@@ -190,8 +199,8 @@ public struct BinaryPayloadWriter {
 
         /// A member the filter keeps only the key of.
         @usableFromInline mutating func nullMember(_ key: String) {
-            writer.pointee.appendKey(key)
-            writer.pointee.one { $0.encodeNil() }
+            writer.appendKey(key)
+            writer.one { $0.encodeNil() }
         }
 
         /// Writes a member when `value` is not nil, and nothing when it is, as a synthesized conformance writes
@@ -202,22 +211,22 @@ public struct BinaryPayloadWriter {
         }
     }
 
-    /// The elements of an array being written. Not copyable, and made only by
-    /// ``BinaryPayloadWriter/encodeArray(_:)`` for the closure it runs, so that it cannot outlive the writer it points to.
-    public struct Unkeyed: ~Copyable {
-        @usableFromInline let writer: UnsafeMutablePointer<BinaryPayloadWriter>
+    /// The elements of an array being written, made only by ``BinaryPayloadWriter/encodeArray(_:)`` for the
+    /// closure it runs, which has the writer while it runs.
+    public struct Unkeyed {
+        @usableFromInline var writer: BinaryPayloadWriter
         /// The index of the next element.
         @usableFromInline var index = 0
 
-        @usableFromInline init(_ writer: UnsafeMutablePointer<BinaryPayloadWriter>) {
-            self.writer = writer
+        @usableFromInline init() {
+            writer = BinaryPayloadWriter()
         }
 
         /// Writes the element `element` writes.
         @inlinable public mutating func encode(_ element: (inout BinaryPayloadWriter) throws -> Void) rethrows {
             defer { index += 1 }
-            if writer.pointee.filter != nil, !writer.pointee.keeps(element: index) { return writer.pointee.one { $0.encodeNil() } }
-            try writer.pointee.one(element)
+            if writer.filter != nil, !writer.keeps(element: index) { return writer.one { $0.encodeNil() } }
+            try writer.one(element)
         }
 
         /// Writes `element`.

@@ -167,6 +167,10 @@ enum FuzzTarget: UInt8, CaseIterable {
             (.binaryPayload, [UInt8]((try? BinaryLogCodec().encode(FuzzShape.sample)) ?? Data())),
             (.binaryDecode, [UInt8]((try? BinaryLogCodec().encode(FuzzShape.sample)) ?? Data())),
             (.handWrittenDecode, [UInt8]((try? BinaryLogCodec().encode(FuzzDirectShape.sample)) ?? Data())),
+            // What the first release-built run found: containers that wrote through a pointer to the writer lost
+            // its bytes after a nil optional member (2026-11-25).
+            (.handWrittenDecode, [UInt8]((try? BinaryLogCodec().encode(FuzzDirectShape.tree(
+                [.leaf(name: "é", count: -3, ratio: nil, flags: [true], big: .max)], tags: ["a": 123]))) ?? Data())),
             (.entryBlockSealed, Self.block([entry, EntryRecord.Pending(
                 sequence: 9, streamID: 2, kind: .action, timestamp: 1_600_000_000_000_000_000, cause: 0,
                 caseName: "setRepos", codec: .binary, payload: [0x01])])),
