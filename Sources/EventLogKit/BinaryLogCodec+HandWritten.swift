@@ -1,12 +1,16 @@
 extension BinaryLogCodec {
-    /// Encoding of `Value` in the binary form, resolved once: through `Value`'s `BinaryPayloadEncodable`
-    /// conformance, keeping only what lies on a path when given one (``encode(_:keepingOnly:)``), or `nil` when it
-    /// has none. For code that encodes one type again and again (a recorder, blame): the codec otherwise looks the
-    /// conformance up for every value, which costs the runtime a few hundred instructions.
-    package static func payloadEncoder<Value: Encodable & SendableMetatype>(
+    /// How this codec encodes a `Value`, resolved once for the type: through its `BinaryPayloadEncodable`
+    /// conformance when it has one (and the codec codes directly), else through `Codable`, keeping only what lies on
+    /// a path when given one (``encode(_:keepingOnly:)``). For code that encodes one type again and again (a
+    /// recorder, blame): the codec's generic entry points ask the runtime about the conformance for every value, a
+    /// few hundred instructions whichever the answer.
+    package func payloadEncoder<Value: Encodable & SendableMetatype>(
         for type: Value.Type
-    ) -> (@Sendable (Value, _ keepingOnly: [BinaryPayload.PathStep]?) throws -> (payload: [UInt8], caseName: String?))? {
-        guard let direct = Value.self as? any (BinaryPayloadEncodable & SendableMetatype).Type else { return nil }
+    ) -> @Sendable (Value, _ keepingOnly: [BinaryPayload.PathStep]?) throws -> (payload: [UInt8], caseName: String?) {
+        guard directCoding, let direct = Value.self as? any (BinaryPayloadEncodable & SendableMetatype).Type else {
+            let encoders = encoders
+            return { value, path in try BinaryPayloadEncoder.encode(value, keepingOnly: path, reusing: encoders, direct: false) }
+        }
         func encoder<Direct: BinaryPayloadEncodable & SendableMetatype>(
             _: Direct.Type
         ) -> @Sendable (Value, [BinaryPayload.PathStep]?) throws -> (payload: [UInt8], caseName: String?) {
@@ -15,14 +19,16 @@ extension BinaryLogCodec {
         return encoder(direct)
     }
 
-    /// Decoding of binary payloads as `Value`, resolved once: through `Value`'s `BinaryPayloadDecodable`
-    /// conformance (and `Codable` for what it refuses), or `nil` when it has none. For code that decodes one type
-    /// again and again (replay, time travel): the codec otherwise looks the conformance up for every value, which
-    /// costs the runtime a few hundred instructions.
-    package static func payloadDecoder<Value: Decodable & SendableMetatype>(
+    /// How this codec decodes a `Value` from binary payloads, resolved once for the type: through its
+    /// `BinaryPayloadDecodable` conformance when it has one (and `Codable` for what that refuses), else through
+    /// `Codable`. For code that decodes one type again and again (replay, time travel), as ``payloadEncoder(for:)``.
+    package func payloadDecoder<Value: Decodable & SendableMetatype>(
         for type: Value.Type
-    ) -> (@Sendable (UnsafeRawBufferPointer) throws -> Value)? {
-        guard let direct = Value.self as? any (BinaryPayloadDecodable & SendableMetatype).Type else { return nil }
+    ) -> @Sendable (UnsafeRawBufferPointer) throws -> Value {
+        guard directCoding, let direct = Value.self as? any (BinaryPayloadDecodable & SendableMetatype).Type else {
+            let decoders = decoders
+            return { bytes in try BinaryPayloadDecoder.decode(Value.self, from: bytes, reusing: decoders, direct: false) }
+        }
         func decoder<Direct: BinaryPayloadDecodable & SendableMetatype>(_: Direct.Type) -> @Sendable (UnsafeRawBufferPointer) throws -> Value {
             { bytes in try BinaryPayloadDecoder.decodeDirectly(Direct.self, as: Value.self, from: bytes) }
         }

@@ -17,7 +17,7 @@ public struct BinaryLogCodec: LogCodec {
     public let directCoding: Bool
 
     /// The encoder and the decoder that this codec (and its copies) reuse from value to value.
-    private let encoders = Spare<BinaryPayloadEncoder>(), decoders = Spare<BinaryPayloadDecoder>()
+    let encoders = Spare<BinaryPayloadEncoder>(), decoders = Spare<BinaryPayloadDecoder>()
 
     /// Creates the codec. `directCoding: false` sets hand-written conformances aside and codes every value through
     /// `Codable`: to rule one out while chasing a bug, or to measure what it saves.

@@ -237,15 +237,15 @@ public final class EventLog: Sendable {
 
     /// ``encodeBytesNamingCase(_:)`` for values of one type, resolved once: a recorder's encoder asks for it when it
     /// is made, so that its entries skip the runtime's lookup of a `BinaryPayloadEncodable` conformance, which the
-    /// codec otherwise makes for every value.
+    /// binary codec otherwise makes for every value, with or without one.
     package func payloadEncoder<Value: Encodable & SendableMetatype>(
         for type: Value.Type
     ) -> @Sendable (Value) throws(EventLogError) -> (payload: [UInt8], caseName: String?) {
-        guard let codec = configuration.codec as? BinaryLogCodec, codec.directCoding,
-              let direct = BinaryLogCodec.payloadEncoder(for: Value.self) else {
+        guard let codec = configuration.codec as? BinaryLogCodec else {
             return { [self] value throws(EventLogError) in try encodeBytesNamingCase(value) }
         }
-        return { [self] value throws(EventLogError) in try encoding(Value.self) { try direct(value, nil) } }
+        let encode = codec.payloadEncoder(for: Value.self)
+        return { [self] value throws(EventLogError) in try encoding(Value.self) { try encode(value, nil) } }
     }
 
     /// Runs an encoding of a `Value` with the log's codec; its error becomes ``EventLogError/codec(_:)``.

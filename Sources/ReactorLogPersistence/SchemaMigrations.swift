@@ -23,8 +23,9 @@ import ReactorLog
 /// them. Actions are not replayed, so they are not migrated: listings show them as recorded.
 public struct SchemaMigrations<R: Reactor>: Sendable where R.Mutation: Codable, R.State: Codable {
     private let steps: [String: MigrationStep]
-    /// The decoding of binary mutations through `R.Mutation`'s hand-written conformance, resolved once, if it has one.
-    private let binaryMutation: (@Sendable (UnsafeRawBufferPointer) throws -> R.Mutation)?
+    /// The decoding of binary mutations as `R.Mutation`, resolved once (through its hand-written conformance, if it
+    /// has one), where `CodecID.decode` asks the runtime about the conformance for every mutation.
+    private let binaryMutation: @Sendable (UnsafeRawBufferPointer) throws -> R.Mutation
 
     /// No migrations: payloads of earlier types are decoded with the current ones, as they are.
     public init() {
@@ -33,7 +34,7 @@ public struct SchemaMigrations<R: Reactor>: Sendable where R.Mutation: Codable, 
 
     private init(steps: [String: MigrationStep]) {
         self.steps = steps
-        binaryMutation = BinaryLogCodec.payloadDecoder(for: R.Mutation.self)
+        binaryMutation = BinaryLogCodec.shared.payloadDecoder(for: R.Mutation.self)
     }
 
     /// The fingerprints of the versions these migrations have a step from.
@@ -77,7 +78,7 @@ public struct SchemaMigrations<R: Reactor>: Sendable where R.Mutation: Codable, 
         guard steps.isEmpty || steps[fingerprint] == nil, view.codec.isReadableAsJSON else {
             return try decode(R.Mutation.self, Data(view.payload), codec: view.codec, from: fingerprint, log: log, mutation: true)
         }
-        if view.codec == .binary, let binaryMutation { return try binaryMutation(view.payload) }
+        if view.codec == .binary { return try binaryMutation(view.payload) }
         return try view.codec.decode(R.Mutation.self, from: view.payload)
     }
 

@@ -14,16 +14,16 @@ import ReactorLogPersistence
 public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.Mutation: Codable, R.State: Codable {
     private let reactor: R
     private let migrations: SchemaMigrations<R>
-    /// The binary encoding of `R.State` through its hand-written conformance, resolved once, if it has one: blame
+    /// The binary encoding of `R.State`, resolved once (through its hand-written conformance, if it has one): blame
     /// encodes the path's part of the state at every step.
-    private let binaryState: (@Sendable (R.State, [BinaryPayload.PathStep]?) throws -> (payload: [UInt8], caseName: String?))?
+    private let binaryState: @Sendable (R.State, [BinaryPayload.PathStep]?) throws -> (payload: [UInt8], caseName: String?)
 
     /// A replayer using a reactor made by `makeReactor`, reading what earlier versions of its types recorded
     /// through `migrations` (the ones the app passes to `attach`).
     public init(migrations: SchemaMigrations<R> = SchemaMigrations(), _ makeReactor: () -> R) {
         self.reactor = makeReactor()
         self.migrations = migrations
-        binaryState = BinaryLogCodec.payloadEncoder(for: R.State.self)
+        binaryState = BinaryLogCodec.shared.payloadEncoder(for: R.State.self)
     }
 
     /// Always `true`.
@@ -81,8 +81,7 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
             case .index(let index): .index(index)
             }
         }
-        if let binaryState { return Data(try binaryState(state, steps).payload) }
-        return try BinaryLogCodec.shared.encode(state, keepingOnly: steps)
+        return Data(try binaryState(state, steps).payload)
     }
 
     /// Decodes an action as `R.Action` and a mutation as `R.Mutation` (through the migrations from `schema`),
