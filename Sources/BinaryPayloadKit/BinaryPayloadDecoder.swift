@@ -5,7 +5,7 @@ import Foundation
 /// Objects are read in place: a keyed container remembers where its next member starts, so the usual
 /// in-order decoding of a synthesized `init(from:)` finds each key at once; any other order scans the object.
 /// Every read is bounds-checked, so damaged or hostile bytes throw `DecodingError`, never trap.
-package final class BinaryPayloadDecoder: Decoder {
+@usableFromInline package final class BinaryPayloadDecoder: Decoder {
     // One decoder serves one decode on one thread: the exclusivity checks would only cost time.
     /// The payload, valid for the one decode the decoder serves.
     @exclusivity(unchecked) private(set) var bytes: UnsafeRawBufferPointer
@@ -17,10 +17,10 @@ package final class BinaryPayloadDecoder: Decoder {
     /// member is after it.
     @exclusivity(unchecked) var hints: [(object: Int, next: Int)] = []
 
-    @exclusivity(unchecked) package var codingPath: [any CodingKey] = []
+    @exclusivity(unchecked) @usableFromInline package var codingPath: [any CodingKey] = []
     /// `allKeys` of one-member objects, kept from payload to payload while the decoder is reused.
     @exclusivity(unchecked) var knownKeys = KnownKeys()
-    package var userInfo: [CodingUserInfoKey: Any] { [:] }
+    @usableFromInline package var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     private init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
@@ -31,12 +31,22 @@ package final class BinaryPayloadDecoder: Decoder {
 
     /// Decodes a `Value` from the whole of `bytes`, with a decoder from `spare` when it holds one (given back after).
     /// With `direct`, a `Value` that is ``BinaryPayloadDecodable`` reads itself.
-    package static func decode<Value: Decodable>(
+    ///
+    /// Inlinable, so that where `Value` is a concrete type the question whether it conforms is answered by the
+    /// compiler, not asked of the runtime for every value (a few hundred instructions).
+    @inlinable package static func decode<Value: Decodable>(
         _ type: Value.Type, from bytes: UnsafeRawBufferPointer, reusing spare: Spare<BinaryPayloadDecoder>? = nil, direct: Bool = true
     ) throws -> Value {
         if direct, let direct = Value.self as? any BinaryPayloadDecodable.Type {
             return try decodeDirectly(direct, as: type, from: bytes)
         }
+        return try decodeThroughCodable(type, from: bytes, reusing: spare)
+    }
+
+    /// Decodes a `Value` through its `Decodable` conformance, with a decoder from `spare` when it holds one.
+    @usableFromInline package static func decodeThroughCodable<Value: Decodable>(
+        _ type: Value.Type, from bytes: UnsafeRawBufferPointer, reusing spare: Spare<BinaryPayloadDecoder>?
+    ) throws -> Value {
         let decoder: BinaryPayloadDecoder
         if let kept = spare?.take() {
             decoder = kept
@@ -64,7 +74,7 @@ package final class BinaryPayloadDecoder: Decoder {
     /// A payload the conformance refuses is read again through `Codable`, whose error names the coding path to
     /// the problem (the hand-written reading knows only a byte offset); should `Codable` read it, its value is
     /// returned, so that a bug in a conformance costs time, not the entry.
-    package static func decodeDirectly<Direct: BinaryPayloadDecodable, Value: Decodable>(
+    @inlinable package static func decodeDirectly<Direct: BinaryPayloadDecodable, Value: Decodable>(
         _ direct: Direct.Type, as type: Value.Type, from bytes: UnsafeRawBufferPointer
     ) throws -> Value {
         var reader = BinaryPayloadReader(bytes)
@@ -72,7 +82,7 @@ package final class BinaryPayloadDecoder: Decoder {
             // `Direct` is `Value`, which the cast that found the conformance established.
             return unsafeBitCast(try Direct(from: &reader), to: Value.self)
         } catch {
-            return try decode(type, from: bytes, direct: false)
+            return try decodeThroughCodable(type, from: bytes, reusing: nil)
         }
     }
 
@@ -282,17 +292,17 @@ package final class BinaryPayloadDecoder: Decoder {
         guard found == tag else { throw mismatch(type, BinaryPayload.describe(found)) }
     }
 
-    package func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+    @usableFromInline package func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         try expect(BinaryPayload.object, [String: Any].self)
         return KeyedDecodingContainer(KeyedContainer<Key>(decoder: self, object: position, depth: depth, outer: NestedPath()))
     }
 
-    package func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+    @usableFromInline package func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         try expect(BinaryPayload.array, [Any].self)
         return UnkeyedContainer(decoder: self, next: position + 1, depth: depth, outer: NestedPath())
     }
 
-    package func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleValueContainer(decoder: self) }
+    @usableFromInline package func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleValueContainer(decoder: self) }
 
     /// Where the value of `key` starts in the object at `object`, or `nil` if it has no such member.
     func member(_ key: some CodingKey, in object: Int, depth: Int) throws -> Int? {

@@ -4,7 +4,7 @@ import Synchronization
 /// writer thread encoding, a replay decoding) does not allocate them afresh each time, nor lose what they
 /// learned (a decoder's ``KnownKeys``). Threads that work at the same time each take an object, up to
 /// ``capacity`` of them; one that finds none makes its own, which is kept afterwards if there is room.
-package final class Spare<Object: AnyObject>: Sendable {
+@usableFromInline package final class Spare<Object: AnyObject>: Sendable {
     /// Lock discipline: an object inside is used only by the thread that took it out of `kept`, and it is given
     /// back only when that thread is done with it.
     private struct Kept: @unchecked Sendable {

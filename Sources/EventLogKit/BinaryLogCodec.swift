@@ -16,8 +16,10 @@ public struct BinaryLogCodec: LogCodec {
     /// through those conformances; when `false`, every value goes through `Codable`.
     public let directCoding: Bool
 
-    /// The encoder and the decoder that this codec (and its copies) reuse from value to value.
-    let encoders = Spare<BinaryPayloadEncoder>(), decoders = Spare<BinaryPayloadDecoder>()
+    /// The encoder that this codec (and its copies) reuse from value to value.
+    let encoders = Spare<BinaryPayloadEncoder>()
+    /// The decoder that this codec (and its copies) reuse from value to value.
+    @usableFromInline let decoders = Spare<BinaryPayloadDecoder>()
 
     /// Creates the codec. `directCoding: false` sets hand-written conformances aside and codes every value through
     /// `Codable`: to rule one out while chasing a bug, or to measure what it saves.
@@ -28,7 +30,7 @@ public struct BinaryLogCodec: LogCodec {
     /// The codec that code without a codec of its own uses (``CodecID/decode(_:from:)-(_,Data)``, the replayer's
     /// path encodings), so that its coders are reused from value to value: a codec made for one value allocates
     /// and frees them each time.
-    package static let shared = BinaryLogCodec()
+    @usableFromInline package static let shared = BinaryLogCodec()
 
     /// Encodes `value`.
     public func encode<Value: Encodable>(_ value: Value) throws -> Data {
@@ -56,12 +58,16 @@ public struct BinaryLogCodec: LogCodec {
     }
 
     /// Decodes a `Value` from `data`.
-    public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+    @inlinable public func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         try data.withUnsafeBytes { try BinaryPayloadDecoder.decode(type, from: $0, reusing: decoders, direct: directCoding) }
     }
 
     /// Decodes a `Value` from bytes that stay where they are, such as a record in the log's map.
-    public func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
+    ///
+    /// Inlinable, as the decodings of ``CodecID`` are: where `Value` is a concrete type with a
+    /// `BinaryPayloadDecodable` conformance, the compiler finds the conformance, so a loop that decodes
+    /// value after value (a replay) does not ask the runtime for it each time.
+    @inlinable public func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
         try BinaryPayloadDecoder.decode(type, from: bytes, reusing: decoders, direct: directCoding)
     }
 }

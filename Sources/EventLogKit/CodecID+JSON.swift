@@ -17,7 +17,24 @@ extension CodecID {
     /// Decodes a `Value` from `payload`, written with this codec, throwing the decoder's own error (a
     /// `DecodingError` that names the field) for `json` and `binary`, ``EventLogError/codec(_:)`` for a codec
     /// this version does not know.
-    public func decode<Value: Decodable>(_ type: Value.Type, from payload: Data) throws -> Value {
+    @inlinable public func decode<Value: Decodable>(_ type: Value.Type, from payload: Data) throws -> Value {
+        if self == .binary { return try BinaryLogCodec.shared.decode(type, from: payload) }
+        return try decodeOtherwise(type, from: payload)
+    }
+
+    /// ``decode(_:from:)-(_,Data)`` from bytes that stay where they are, such as an ``EntryView``'s payload: a
+    /// binary payload is decoded in place, a JSON one through a `Data` that borrows the bytes.
+    ///
+    /// Inlinable, so that where `Value` is a concrete type with a `BinaryPayloadDecodable` conformance, the
+    /// compiler finds the conformance: a replay that decodes value after value with this does not ask the
+    /// runtime for it each time.
+    @inlinable public func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
+        if self == .binary { return try BinaryLogCodec.shared.decode(type, from: bytes) }
+        return try decodeOtherwise(type, from: bytes)
+    }
+
+    /// ``decode(_:from:)-(_,Data)`` for a codec other than `binary`.
+    @usableFromInline func decodeOtherwise<Value: Decodable>(_ type: Value.Type, from payload: Data) throws -> Value {
         switch self {
         case .json: try Self.jsonCodec.decode(type, from: payload)
         case .binary: try BinaryLogCodec.shared.decode(type, from: payload)
@@ -25,15 +42,14 @@ extension CodecID {
         }
     }
 
-    /// ``decode(_:from:)-(_,Data)`` from bytes that stay where they are, such as an ``EntryView``'s payload: a
-    /// binary payload is decoded in place, a JSON one through a `Data` that borrows the bytes.
-    public func decode<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
+    /// ``decode(_:from:)-(_,UnsafeRawBufferPointer)`` for a codec other than `binary`.
+    @usableFromInline func decodeOtherwise<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
         switch self {
         case .binary: return try BinaryLogCodec.shared.decode(type, from: bytes)
         case .json:
-            guard let base = bytes.baseAddress, !bytes.isEmpty else { return try decode(type, from: Data()) }
-            return try decode(type, from: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
-        default: return try decode(type, from: Data(bytes))
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return try decodeOtherwise(type, from: Data()) }
+            return try decodeOtherwise(type, from: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
+        default: return try decodeOtherwise(type, from: Data(bytes))
         }
     }
 
