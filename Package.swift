@@ -33,11 +33,13 @@ let package = Package(
         ),
         // A thin, safe Swift layer over LMDB. Knows nothing about logs or reactors.
         .target(name: "LMDB", dependencies: ["CLMDB"]),
+        // CRC-32C with the processor's instruction where it has one; EventLogKit falls back to tables elsewhere.
+        .target(name: "CCRC32C"),
         // The binary payload format and hand-written coding in it: what a model module imports to conform its
         // types, linking no LMDB. Knows Codable, not logs.
         .target(name: "BinaryPayloadKit"),
         // The persistent action/mutation log. Knows Codable, not reactors; re-exports BinaryPayloadKit.
-        .target(name: "EventLogKit", dependencies: ["LMDB", "BinaryPayloadKit"]),
+        .target(name: "EventLogKit", dependencies: ["LMDB", "BinaryPayloadKit", "CCRC32C"]),
         // The reactor runtime: ReactorKit's semantics on Swift concurrency. Knows a recorder protocol, not LMDB.
         .target(
             name: "ReactorLog",

@@ -1,7 +1,16 @@
+import CCRC32C
+
 /// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), the checksum of every record.
+/// `CRC32C("123456789") == 0xE3069283`.
 ///
-/// Slicing-by-8: eight bytes per step through eight 256-entry tables. `CRC32C("123456789") == 0xE3069283`.
+/// With the processor's instruction where it has one (SSE 4.2 on x86-64, the CRC extension on ARM64; the C
+/// target `CCRC32C`), eight bytes an instruction: reading a block of entries checksums two kilobytes, which in
+/// software was a fifth of reading its entries. Elsewhere, slicing-by-8: eight bytes per step through eight
+/// 256-entry tables.
 enum CRC32C {
+    /// Whether ``checksum(_:)`` uses the processor's instruction.
+    static let inHardware = ccrc32c_hardware_available() != 0
+
     static let polynomial: UInt32 = 0x82F6_3B78
 
     /// Eight consecutive 256-entry tables in one flat array: table `t` starts at `t * 256`.
@@ -25,6 +34,13 @@ enum CRC32C {
 
     /// The checksum of `bytes`.
     static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        guard inHardware else { return checksumInSoftware(bytes) }
+        guard let base = bytes.baseAddress else { return 0 }
+        return ~ccrc32c_update(0xFFFF_FFFF, base, bytes.count)
+    }
+
+    /// The checksum of `bytes`, computed with the tables whatever the processor.
+    static func checksumInSoftware(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         guard var pointer = bytes.baseAddress else { return 0 }
         var remaining = bytes.count
         var crc: UInt32 = 0xFFFF_FFFF
