@@ -116,24 +116,31 @@ public enum BinaryPayload {
 
         @usableFromInline package func malformed(_ reason: String) -> Malformed { Malformed(offset: offset, reason: reason) }
 
-        @usableFromInline package mutating func byte() throws(Malformed) -> UInt8 {
-            guard offset < bytes.count else { throw malformed("the payload ends inside a value") }
+        // The reads below are inlinable, for hand-written conformances read value after value through them; what
+        // they throw is made out of line.
+
+        @inlinable package mutating func byte() throws(Malformed) -> UInt8 {
+            guard offset < bytes.count else { throw endsInsideValue() }
             defer { offset += 1 }
             return bytes[offset]
         }
 
-        @usableFromInline package mutating func varint() throws(Malformed) -> UInt64 {
-            guard let (value, next) = Varint.read(bytes, at: offset) else {
-                throw malformed(offset < bytes.count ? "a varint is longer than 64 bits, or cut short" : "the payload ends inside a value")
-            }
+        @inlinable package mutating func varint() throws(Malformed) -> UInt64 {
+            guard let (value, next) = Varint.read(bytes, at: offset) else { throw badVarint() }
             offset = next
             return value
         }
 
-        @usableFromInline package mutating func length() throws(Malformed) -> Int {
+        @inlinable package mutating func length() throws(Malformed) -> Int {
             let length = try varint()
             guard length <= UInt64(bytes.count - offset) else { throw malformed("a length runs past the payload's end") }
             return Int(length)
+        }
+
+        @usableFromInline func endsInsideValue() -> Malformed { malformed("the payload ends inside a value") }
+
+        @usableFromInline func badVarint() -> Malformed {
+            malformed(offset < bytes.count ? "a varint is longer than 64 bits, or cut short" : "the payload ends inside a value")
         }
 
         @usableFromInline package mutating func integer() throws(Malformed) -> Int64 {
@@ -165,7 +172,7 @@ public enum BinaryPayload {
         }
 
         /// An object member's key length, or `nil` at the object's end mark.
-        @usableFromInline package mutating func keyLength() throws(Malformed) -> Int? {
+        @inlinable package mutating func keyLength() throws(Malformed) -> Int? {
             let length = try varint()
             guard length > 0 else { return nil }
             guard length - 1 <= UInt64(bytes.count - offset) else { throw malformed("a key runs past the payload's end") }

@@ -1,5 +1,8 @@
 /// Unsigned LEB128 varints, as the compact record header stores its numbers.
-package enum Varint {
+///
+/// `@usableFromInline` as well as `package`: without it, Swift 6.3 compiles the `@inlinable` functions of a
+/// `package` type into other modules (EventLogKit's blocks and index) as calls, never inline.
+@usableFromInline package enum Varint {
     /// How many bytes `value` takes.
     @inlinable package static func size(_ value: UInt64) -> Int {
         var value = value
@@ -35,7 +38,17 @@ package enum Varint {
     }
 
     /// The value at `offset` and the offset after it; `nil` when the bytes end inside it or it is longer than 64 bits.
-    @inlinable package static func read(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> (UInt64, Int)? {
+    ///
+    /// A value under 128, one byte, is read where this is called; a longer one by ``readLonger(_:at:)``. Most
+    /// numbers of the format are that small (distances, kinds, lengths of names and short strings), and a call per
+    /// number was most of what reading a block of entries cost.
+    @inlinable @inline(__always) package static func read(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> (UInt64, Int)? {
+        if offset < bytes.count, bytes[offset] < 0x80 { return (UInt64(bytes[offset]), offset + 1) }
+        return readLonger(bytes, at: offset)
+    }
+
+    /// ``read(_:at:)`` for a value of any length.
+    @usableFromInline package static func readLonger(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> (UInt64, Int)? {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         var offset = offset

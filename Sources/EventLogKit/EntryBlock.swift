@@ -70,6 +70,8 @@ enum EntryBlock {
             self.sequence = key
             self.time = reader.i64(7)
             guard count > 0 else { throw .corruptEntry(sequence: key, reason: "the block of entries from it holds none") }
+            // One allocation for the names of a block, which spells a handful, instead of one each time it doubles.
+            names.reserveCapacity(min(count, 16))
         }
 
         /// The next entry's header, or `nil` after the last; throws at the first entry that breaks the layout.
@@ -83,7 +85,7 @@ enum EntryBlock {
             func damaged(_ what: String) -> EventLogError {
                 .corruptEntry(sequence: sequence, reason: "in the block of entries from #\(key), \(what)")
             }
-            func number() throws(EventLogError) -> UInt64 {
+            @inline(__always) func number() throws(EventLogError) -> UInt64 {
                 guard let (value, after) = Varint.read(block, at: offset) else { throw damaged("an entry after this one is cut short") }
                 offset = after
                 return value
