@@ -89,6 +89,7 @@ extension Array: BinaryPayloadDecodable where Element: BinaryPayloadDecodable {
     /// Reads an array of `Element`s.
     @inlinable public init(from reader: inout BinaryPayloadReader) throws {
         var elements: [Element] = []
+        elements.reserveCapacity(reader.arrayElementCount(upTo: 16))
         try reader.decodeArray { reader in elements.append(try Element(from: &reader)) }
         self = elements
     }

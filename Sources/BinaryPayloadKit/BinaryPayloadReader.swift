@@ -155,6 +155,25 @@ public struct BinaryPayloadReader: ~Copyable {
         depth -= 1
     }
 
+    /// How many elements the array that is the next value holds, up to `limit`, read ahead without moving; 0 when
+    /// the next value is not a well-formed array (reading it then throws). What an array reserves before reading
+    /// its elements: for a short array, walking over their structure costs less than the allocations of growing
+    /// it from empty; the limit keeps the walk short for a long one, which then grows from there.
+    @usableFromInline func arrayElementCount(upTo limit: Int) -> Int {
+        var ahead = reader
+        guard (try? ahead.byte()) == BinaryPayload.array else { return 0 }
+        var count = 0
+        do throws(BinaryPayload.Malformed) {
+            while count < limit, try !ahead.arrayEnds() {
+                try ahead.skipValue(depth: depth + 1)
+                count += 1
+            }
+        } catch {
+            return 0
+        }
+        return count
+    }
+
     /// Skips the next value, checking its structure.
     public mutating func skipValue() throws {
         let depth = depth

@@ -146,6 +146,21 @@ struct HandWrittenCodingTests {
         for record in Self.records { try BinaryPayload.checkHandWrittenCoding(of: record) }
     }
 
+    @Test("arrays of every length around what is reserved ahead read back whole, and one cut short throws", arguments: [0, 1, 2, 15, 16, 17, 40])
+    func arraysOfEveryLength(count: Int) throws {
+        let words = (0..<count).map { "word \($0)" }
+        let nested = (0..<count).map { Array(repeating: $0, count: $0 % 19) }
+        try BinaryPayload.checkHandWrittenCoding(of: words)
+        try BinaryPayload.checkHandWrittenCoding(of: nested)
+        let payload = [UInt8](try BinaryLogCodec().encode(nested))
+        #expect(try payload.withUnsafeBytes { try BinaryLogCodec().decode([[Int]].self, from: $0) } == nested)
+        for length in [payload.count - 1, payload.count / 2] where length > 0 {
+            _ = #expect(throws: DecodingError.self) {
+                try payload[..<length].withUnsafeBytes { try BinaryLogCodec().decode([[Int]].self, from: $0) }
+            }
+        }
+    }
+
     @Test("what lies on a path is written as through Codable, whatever the path", arguments: [
         [], [.key("title")], [.key("nope")], [.count], [.index(0)], [.key("scores"), .index(1)], [.key("scores"), .count],
         [.key("shapes"), .index(6), .key("mixed"), .key("tags"), .key("y")], [.key("shapes"), .count],
