@@ -73,15 +73,7 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
 
     /// What of `state` lies on `path`, in the binary form.
     private func kept(_ state: R.State, on path: StatePath) throws -> Data {
-        // `count` is a member or a size, whichever the container has: the filter keeps enough for both.
-        let steps = path.components.map { component -> BinaryPayload.PathStep in
-            switch component {
-            case .key("count"): .count
-            case .key(let key): .key(key)
-            case .index(let index): .index(index)
-            }
-        }
-        return Data(try binaryState(state, steps).payload)
+        Data(try binaryState(state, path.binarySteps).payload)
     }
 
     /// Decodes an action as `R.Action` and a mutation as `R.Mutation` (through the migrations from `schema`),

@@ -1,3 +1,5 @@
+import EventLogKit
+
 /// A path into a state, such as `repos[3]`, `user.name`, `items[2].done` or `repos.count`.
 ///
 /// Paths follow the state's `Codable` (JSON) form: properties by name, array elements by index, and
@@ -14,10 +16,20 @@ public struct StatePath: Sendable, Hashable, CustomStringConvertible {
 
     /// The steps, from the root.
     public let components: [Component]
+    /// The steps as the binary codec's path filter takes them, made once: blame encodes what lies on the path at
+    /// every step. `count` is a member or a size, whichever the container has: the filter keeps enough for both.
+    let binarySteps: [BinaryPayload.PathStep]
 
     /// A path from its components.
     public init(_ components: [Component]) {
         self.components = components
+        binarySteps = components.map { component in
+            switch component {
+            case .key("count"): .count
+            case .key(let key): .key(key)
+            case .index(let index): .index(index)
+            }
+        }
     }
 
     /// Parses a path; throws ``TimeTravelError/malformedPath(path:reason:)``.
@@ -46,8 +58,14 @@ public struct StatePath: Sendable, Hashable, CustomStringConvertible {
                 index = end
             }
         }
-        self.components = components
+        self.init(components)
     }
+
+    /// Whether two paths have the same components.
+    public static func == (a: StatePath, b: StatePath) -> Bool { a.components == b.components }
+
+    /// Hashes the components.
+    public func hash(into hasher: inout Hasher) { hasher.combine(components) }
 
     /// The canonical text form: `items[2].done`.
     public var description: String {
