@@ -22,8 +22,12 @@ struct RawEntry {
     /// The entry, its stream named from `names`, which are reloaded from `storage` when the stream is new to them
     /// (another process made it since).
     func entry(names: inout [UInt32: StreamInfo], storage: LogStorage) throws(EventLogError) -> LogEntry {
-        if names[header.streamID] == nil { names = try storage.reloadStreams() }
-        guard let info = names[header.streamID] else {
+        var found = names[header.streamID]
+        if found == nil {
+            names = try storage.reloadStreams()
+            found = names[header.streamID]
+        }
+        guard let info = found else {
             throw .corruptEntry(sequence: header.sequence, reason: "it names stream id \(header.streamID), which the log does not describe")
         }
         return LogEntry(
