@@ -5,7 +5,7 @@ public struct BlameEntry: Sendable, Hashable {
     /// The mutation.
     public let mutation: LogEntry
     /// The action that caused it, if any.
-    public let action: LogEntry?
+    public internal(set) var action: LogEntry?
     /// The value before (`nil`: absent).
     public let old: JSONValue?
     /// The value after (`nil`: absent).

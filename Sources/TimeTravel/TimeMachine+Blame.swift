@@ -93,7 +93,10 @@ extension TimeMachine {
         let startJSON = json.start ? try replayer.json(start) : nil
         var state = start
         let watch = try PathWatch(path, of: state, replayer: replayer)
-        var changes: [(mutation: LogEntry, old: JSONValue?, new: JSONValue?)] = []
+        // Each change is kept as it is made, its action filled in at the end: copying a list of tuples of entries
+        // and values into the list of changes retained and released every string, payload and value in them.
+        var changes: [BlameEntry] = []
+        var causes: [UInt64] = []
         if stretch.start < stretch.end {
             // The loop reads locals, not the machine's properties: in this generic code, each of those would look up
             // the machine's type metadata once a mutation.
@@ -102,15 +105,16 @@ extension TimeMachine {
                 state = try replayer.reduce(state, view: mutation, recordedWith: history.fingerprint(at: mutation.sequence), log: log)
                 let old = watch.value
                 if try watch.changed(in: state) {
-                    changes.append((LogEntry(copying: mutation), old, watch.value))
+                    changes.append(BlameEntry(mutation: LogEntry(copying: mutation), action: nil, old: old, new: watch.value))
+                    if let cause = mutation.cause { causes.append(cause) }
                 }
             }
         }
-        var causes = try log.entries(at: changes.compactMap(\.mutation.cause)).makeIterator()
-        let blamed = changes.map { change in
-            BlameEntry(mutation: change.mutation, action: change.mutation.cause == nil ? nil : causes.next() ?? nil, old: change.old, new: change.new)
+        var actions = try log.entries(at: causes).makeIterator()
+        for index in changes.indices where changes[index].mutation.cause != nil {
+            changes[index].action = actions.next() ?? nil
         }
-        return Replayed(changes: blamed, end: state, startJSON: startJSON, endJSON: json.end ? try replayer.json(state) : nil)
+        return Replayed(changes: changes, end: state, startJSON: startJSON, endJSON: json.end ? try replayer.json(state) : nil)
     }
 
     /// Blame over the recorded states only.
