@@ -157,7 +157,7 @@ public enum BinaryPayload {
         }
 
         /// The UTF-8 bytes of a string or key of `length` bytes.
-        @usableFromInline mutating func utf8(_ length: Int) throws(Malformed) -> UnsafeRawBufferPointer {
+        @usableFromInline package mutating func utf8(_ length: Int) throws(Malformed) -> UnsafeRawBufferPointer {
             defer { offset += length }
             return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)])
         }
@@ -210,7 +210,7 @@ public enum BinaryPayload {
         }
 
         /// Steps over one value (checking its structure, not its text), `depth` containers deep.
-        @usableFromInline mutating func skipValue(depth: Int = 0) throws(Malformed) {
+        @usableFromInline package mutating func skipValue(depth: Int = 0) throws(Malformed) {
             try checkDepth(depth)
             let tag = try byte()
             switch tag {

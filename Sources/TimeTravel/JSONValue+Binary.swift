@@ -17,6 +17,98 @@ extension JSONValue {
         self = try built.get()
     }
 
+    /// What `JSONValue(binary: payload)[path]` gives for a payload the encoder wrote, building only the value at
+    /// `path`: the members and elements the path passes by are stepped over, not made into values. How blame reads
+    /// the new value at each change, from the encoding of what lies on the path. Every read is bounds-checked, so
+    /// damaged bytes throw `BinaryPayload.Malformed` or give some value, never trap; but what lies off the path is
+    /// only stepped over, so damage there is not reported as reading the whole value would report it.
+    init?(binary payload: UnsafeRawBufferPointer, at path: StatePath) throws(BinaryPayload.Malformed) {
+        var reader = BinaryPayload.Reader(payload)
+        guard let value = try Self.value(&reader, at: path.components[...], depth: 0) else { return nil }
+        self = value
+    }
+
+    /// `init(binary:at:)` of a payload held in `Data`.
+    init?(binary payload: Data, at path: StatePath) throws(BinaryPayload.Malformed) {
+        let found = payload.withUnsafeBytes { bytes in
+            Result { () throws(BinaryPayload.Malformed) in try JSONValue(binary: bytes, at: path) }
+        }
+        guard let value = try found.get() else { return nil }
+        self = value
+    }
+
+    /// The value at `path` from the value at the reader, which is well formed, as `subscript(path:)` finds it in
+    /// the whole value: an object's member by name (the last of a repeated one), `count` for the number of
+    /// distinct members, elements or characters where no member has that name, an element by index.
+    private static func value(
+        _ reader: inout BinaryPayload.Reader, at path: ArraySlice<StatePath.Component>, depth: Int
+    ) throws(BinaryPayload.Malformed) -> JSONValue? {
+        guard let component = path.first else { return try value(&reader, depth: depth) }
+        let tag = try reader.byte()
+        switch (component, tag) {
+        case (.key(let name), BinaryPayload.object):
+            let start = reader.offset
+            var found: Int?
+            while let length = try reader.keyLength() {
+                let keyStart = reader.offset
+                var matches = Self.asciiKey(try reader.utf8(length), is: name)
+                if matches == nil {
+                    // As a dictionary compares keys: by canonical equivalence.
+                    reader.offset = keyStart
+                    matches = try reader.text(length) == name
+                }
+                if matches == true { found = reader.offset }
+                try reader.skipValue(depth: depth + 1)
+            }
+            if let found {
+                reader.offset = found
+                return try value(&reader, at: path.dropFirst(), depth: depth + 1)
+            }
+            guard name == "count" else { return nil }
+            // The members a dictionary keeps: distinct names.
+            reader.offset = start
+            var names: Set<String> = []
+            while let length = try reader.keyLength() {
+                names.insert(try reader.text(length))
+                try reader.skipValue(depth: depth + 1)
+            }
+            return try counted(.number(Double(names.count)), then: path)
+        case (.key("count"), BinaryPayload.array):
+            var count = 0
+            while try !reader.arrayEnds() {
+                try reader.skipValue(depth: depth + 1)
+                count += 1
+            }
+            return try counted(.number(Double(count)), then: path)
+        case (.key("count"), BinaryPayload.string):
+            return try counted(.number(Double(try reader.text(try reader.length()).count)), then: path)
+        case (.index(let index), BinaryPayload.array):
+            var skipped = 0
+            while try !reader.arrayEnds() {
+                if skipped == index { return try value(&reader, at: path.dropFirst(), depth: depth + 1) }
+                try reader.skipValue(depth: depth + 1)
+                skipped += 1
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// A count found at the first component of `path`: the value when the path ends there; past a number, none.
+    private static func counted(_ count: JSONValue, then path: ArraySlice<StatePath.Component>) throws(BinaryPayload.Malformed) -> JSONValue? {
+        path.count == 1 ? count : nil
+    }
+
+    /// Whether the key `bytes` is `name`, when both are ASCII (where equal strings are equal bytes); `nil` otherwise.
+    private static func asciiKey(_ bytes: UnsafeRawBufferPointer, is name: String) -> Bool? {
+        var name = name
+        return name.withUTF8 { wanted in
+            guard wanted.allSatisfy({ $0 < 0x80 }), bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return wanted.elementsEqual(bytes)
+        }
+    }
+
     private static func value(_ reader: inout BinaryPayload.Reader, depth: Int) throws(BinaryPayload.Malformed) -> JSONValue {
         try reader.checkDepth(depth)
         let tag = try reader.byte()

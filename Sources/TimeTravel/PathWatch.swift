@@ -35,6 +35,6 @@ final class PathWatch<R: Replayer> {
 
     private func json(_ state: R.State, _ encoding: Data?) throws -> JSONValue? {
         guard let encoding else { return try replayer.json(state, at: path) }
-        return try JSONValue(payload: encoding, codec: .binary)?[path]
+        return try JSONValue(binary: encoding, at: path)
     }
 }

@@ -62,7 +62,7 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
     /// What the state's JSON form has at `path`, encoding only what lies on the path (`BinaryLogCodec`'s
     /// `encode(_:keepingOnly:)`): blame's cost per step follows the path, not the size of the state.
     public func json(_ state: R.State, at path: StatePath) throws -> JSONValue? {
-        try JSONValue(payload: try kept(state, on: path), codec: .binary)?[path]
+        try JSONValue(binary: try kept(state, on: path), at: path)
     }
 
     /// The binary encoding of what lies on `path` (`BinaryLogCodec`'s `encode(_:keepingOnly:)`): the same value

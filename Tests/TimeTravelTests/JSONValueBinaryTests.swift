@@ -83,6 +83,43 @@ struct JSONValueBinaryTests {
         #expect(throws: (any Error).self) { try JSONValue(encoding: [Double.nan]) }
     }
 
+    /// Keys a dictionary tells apart differently from their bytes: the same "é" precomposed and decomposed.
+    struct Keys: Encodable {
+        var items: [[String: Int]] = [["count": 3, "b": 4], [:]]
+        var accented: [String: Int] = ["\u{E9}": 1, "x": 2]
+        var words = ["one", "two", "three"]
+        var title = "a 🙂 é"
+    }
+
+    @Test("the value at a path, read straight from the bytes, is the whole value's at that path", arguments: [
+        "", "title", "title.count", "count", "count.count", "grid", "grid[0]", "grid[0][1]", "grid[1][0]", "grid[2]",
+        "grid.count", "grid[0].count", "nested.a", "nested.a[1]", "nested.count", "nested.zz", "mode.loading.page",
+        "mode.failed", "flags[1]", "flags[-0]", "missing", "price", "title[0]", "items[0].count", "items[1].count",
+        "items.count", "accented.\u{65}\u{301}", "accented.\u{E9}", "accented.count", "words[2]", "words.count",
+    ])
+    func valueAtPath(path: String) throws {
+        let path = try StatePath(parsing: path)
+        let codec = BinaryLogCodec()
+        for payload in [try codec.encode(Sample()), try codec.encode(Keys()), try codec.encode([Sample()]), try codec.encode("text")] {
+            let whole = try JSONValue(binary: payload)
+            #expect(try JSONValue(binary: payload, at: path) == whole[path], "\(path)")
+        }
+    }
+
+    @Test("reading a path from damaged bytes never traps")
+    func valueAtPathOfDamagedBytes() throws {
+        let payload = try BinaryLogCodec().encode(Sample())
+        let paths = try ["grid[0][1]", "nested.count", "mode.loading.page", "title.count"].map(StatePath.init(parsing:))
+        for length in 0..<payload.count {
+            for path in paths { _ = try? JSONValue(binary: Data(payload.prefix(length)), at: path) }
+        }
+        for index in payload.indices {
+            var bytes = payload
+            bytes[index] ^= 0xFF
+            for path in paths { _ = try? JSONValue(binary: bytes, at: path) }
+        }
+    }
+
     @Test("a binary entry's payload is read through the direct path")
     func payloadInit() throws {
         let payload = try BinaryLogCodec().encode(Sample())
