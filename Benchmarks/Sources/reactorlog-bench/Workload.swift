@@ -408,14 +408,18 @@ final class Workload {
         }
         add("bisect over \(try log.highestSequence()) entries", seconds * 1000, "ms")
         add("bisect: states rebuilt", Double(result?.reconstructions ?? 0), "states")
-        // Blame walks every step of its range (the state after each mutation, as JSON): a rate, from a stretch
-        // of the log, with the replay rate as its baseline.
-        let end = try log.highestSequence()
-        let start = end > 200_000 ? end - 200_000 : 1
-        let mutations = try log.sequences(stream: "search", kinds: [.mutation], from: start, through: end).count
+        // Blame walks every step of its range (the state after each mutation, as JSON): timed over the last 1M
+        // mutations, the target's own unit, or the whole stream when it has fewer. (Runs before 2026-11-26 timed the
+        // last 200,000 entries, 138k mutations, where the call's fixed costs, the second core's thread and its
+        // allocator first touched, weighed seven times as much per mutation.)
+        let steps = try log.sequences(stream: "search", kinds: [.mutation])
+        let mutations = min(steps.count, 1_000_000)
+        let start = steps.isEmpty ? 1 : steps[steps.count - mutations]
+        let end = steps.last ?? 1
         let blameSeconds = try Measure.seconds {
             _ = try machine.blame(try StatePath(parsing: "nextPage"), from: start, through: end)
         }
+        add("blame over the last \(mutations) mutations", blameSeconds * 1000, "ms")
         add("blame: mutations walked per second", Double(mutations) / blameSeconds, "mutations/s", against: "replay: decode + reduce every mutation")
     }
 
