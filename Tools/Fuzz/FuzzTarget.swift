@@ -53,6 +53,16 @@ enum FuzzTarget: UInt8, CaseIterable {
             _ = try? JSONDecoder().decode(ExportLine.self, from: Data(body))
         case .binaryPayload:
             let direct = try? JSONValue(binary: Data(body))
+            // The value at a path read straight from the bytes (blame's way) is the whole value's there; on bytes
+            // the whole value refuses, it only must not trap.
+            for path in direct.map({ Self.paths(in: $0) }) ?? [StatePath([.key("count")]), StatePath([.index(0), .key("a")])] {
+                do {
+                    let found = try JSONValue(binary: Data(body), at: path)
+                    if let direct { check(found == direct[path], "binary payload \(body) has \(found as Any) at \(path), not \(direct[path] as Any)") }
+                } catch {
+                    check(direct == nil, "binary payload \(body) is read as a value, but reading \(path) from it throws \(error)")
+                }
+            }
             guard let rendered = try? BinaryPayload.json(Data(body)) else {
                 check(direct == nil, "binary payload \(body) is refused as JSON text but read as a value")
                 return
@@ -100,6 +110,22 @@ enum FuzzTarget: UInt8, CaseIterable {
     }
 
     /// Writes the CRC-32C of bytes 4... into bytes 0..<4, as a valid record has, so decoding goes past it.
+    /// Paths into `value` to read from its bytes: the root, and under it the first members and elements, `count`,
+    /// and one that is not there, three steps deep at most.
+    private static func paths(in value: JSONValue, under prefix: [StatePath.Component] = []) -> [StatePath] {
+        var paths = [StatePath(prefix), StatePath(prefix + [.key("count")]), StatePath(prefix + [.index(7)])]
+        guard prefix.count < 3 else { return paths }
+        switch value {
+        case .object(let members):
+            for key in members.keys.sorted().prefix(2) { paths += Self.paths(in: members[key]!, under: prefix + [.key(key)]) }
+        case .array(let values):
+            for (index, element) in values.prefix(2).enumerated() { paths += Self.paths(in: element, under: prefix + [.index(index)]) }
+        default:
+            break
+        }
+        return paths
+    }
+
     private static func seal(_ body: inout [UInt8]) {
         guard body.count >= 4 else { return }
         let checksum = CRC32C.checksum(Array(body[4...]))
