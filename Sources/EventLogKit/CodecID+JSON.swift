@@ -35,22 +35,15 @@ extension CodecID {
 
     /// ``decode(_:from:)-(_,Data)`` for a codec other than `binary`.
     @usableFromInline func decodeOtherwise<Value: Decodable>(_ type: Value.Type, from payload: Data) throws -> Value {
-        switch self {
-        case .json: try Self.jsonCodec.decode(type, from: payload)
-        case .binary: try BinaryLogCodec.shared.decode(type, from: payload)
-        default: throw EventLogError.codec("The payload uses the \(self) codec, which this program does not know.")
-        }
+        guard self == .json else { throw EventLogError.codec("The payload uses the \(self) codec, which this program does not know.") }
+        return try Self.jsonCodec.decode(type, from: payload)
     }
 
     /// ``decode(_:from:)-(_,UnsafeRawBufferPointer)`` for a codec other than `binary`.
     @usableFromInline func decodeOtherwise<Value: Decodable>(_ type: Value.Type, from bytes: UnsafeRawBufferPointer) throws -> Value {
-        switch self {
-        case .binary: return try BinaryLogCodec.shared.decode(type, from: bytes)
-        case .json:
-            guard let base = bytes.baseAddress, !bytes.isEmpty else { return try decodeOtherwise(type, from: Data()) }
-            return try decodeOtherwise(type, from: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
-        default: return try decodeOtherwise(type, from: Data(bytes))
-        }
+        // A JSON payload is decoded through a `Data` that borrows the bytes; any other codec throws.
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return try decodeOtherwise(type, from: Data()) }
+        return try decodeOtherwise(type, from: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
     }
 
     private static let jsonCodec = JSONLogCodec()
