@@ -377,6 +377,24 @@ struct BinaryCodecTests {
         #expect("\(String(describing: error))".contains("nest deeper than 512"))
     }
 
+    @Test("a payload's codec decodes it from bytes or data: binary and JSON alike, and a codec this version does not know throws")
+    func decodingByCodecID() throws {
+        let value = Action.updateQuery("swift")
+        let binary = try codec.encode(value)
+        let json = try JSONLogCodec().encode(value)
+        for (id, payload) in [(CodecID.binary, binary), (.json, json)] {
+            #expect(try id.decode(Action.self, from: payload) == value)
+            #expect(try payload.withUnsafeBytes { try id.decode(Action.self, from: $0) } == value)
+        }
+        // An empty JSON payload is a decoding error, not a trap on its missing base address.
+        _ = #expect(throws: DecodingError.self) { try Data().withUnsafeBytes { try CodecID.json.decode(Action.self, from: $0) } }
+        for unknown in [CodecID.none, CodecID(rawValue: 9)] {
+            let error = try #require(throws: EventLogError.self) { try binary.withUnsafeBytes { try unknown.decode(Action.self, from: $0) } }
+            #expect("\(error)".contains("which this program does not know"))
+            _ = #expect(throws: EventLogError.self) { try unknown.decode(Action.self, from: binary) }
+        }
+    }
+
     @Test("JSON converts to the binary form and renders back")
     func fromJSON() throws {
         let json = #"{"a":[1,-2.5,true,null,"\u00e9\n"],"b":{"c":{}},"big":18446744073709551615}"#
