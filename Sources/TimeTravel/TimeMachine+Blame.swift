@@ -30,17 +30,20 @@ extension TimeMachine {
             let result = Result { try replay(stretches[index], watching: path, from: state(at: stretches[index].start), json: checks[index]) }
             replayed.withLock { $0[index] = result }
         }
+        // The changes are gathered into one list made large enough at once, and each stretch's own list is let go
+        // once copied: a blame over millions of steps can find hundreds of thousands of changes.
         var found: [BlameEntry] = []
-        var reached: Replayed?
+        found.reserveCapacity(replayed.withLock { $0.values.reduce(0) { $0 + ((try? $1.get())?.changes.count ?? 0) } })
+        var reached: (end: P.State, endJSON: JSONValue?)?
         for (index, stretch) in stretches.enumerated() {
-            var result = replayed.withLock { $0[index]! }
+            var result = replayed.withLock { $0.removeValue(forKey: index)! }
             // A stretch that continues the one before must start where that one ended, or is replayed on from there.
             if stretch.continues, let reached, (try? result.get())?.startJSON != reached.endJSON {
                 result = Result { try replay(stretch, watching: path, from: reached.end, json: (false, checks[index].end)) }
             }
             let stretchReplayed = try result.get()
             found += stretchReplayed.changes
-            reached = stretchReplayed
+            reached = (stretchReplayed.end, stretchReplayed.endJSON)
         }
         return found
     }
