@@ -4,7 +4,6 @@
 // else `ccrc32c_hardware_available` answers 0 and the caller computes the checksum in software.
 
 #include "CCRC32C.h"
-#include <string.h>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -21,7 +20,7 @@ uint32_t ccrc32c_update(uint32_t crc, const void *bytes, size_t count) {
     uint64_t wide = crc;
     while (count >= 8) {
         uint64_t word;
-        memcpy(&word, p, 8);
+        __builtin_memcpy(&word, p, 8);  // an unaligned load
         wide = __builtin_ia32_crc32di(wide, word);
         p += 8;
         count -= 8;
@@ -44,7 +43,7 @@ uint32_t ccrc32c_update(uint32_t crc, const void *bytes, size_t count) {
     const unsigned char *p = bytes;
     while (count >= 8) {
         uint64_t word;
-        memcpy(&word, p, 8);
+        __builtin_memcpy(&word, p, 8);  // an unaligned load
         crc = __crc32cd(crc, word);
         p += 8;
         count -= 8;
