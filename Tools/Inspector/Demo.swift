@@ -115,7 +115,15 @@ struct Demo: AsyncParsableCommand {
                 _ = await counter.waitFor { !$0.isLoading }
             }
         }
+        for stream in ["search", "todo", "counter"] { try await waitForClose(of: stream, in: log) }
         try await log.flush()
+    }
+
+    /// Waits until stream `name`'s closed marker is committed. A reactor's runtime records it when the reactor is
+    /// released, which an effect finishing on another thread can make happen a moment after the reactor's last use
+    /// here: closing the log before then would leave the stream without it (a busy machine showed this).
+    private func waitForClose(of name: String, in log: EventLog) async throws {
+        for try await _ in log.follow(EntryQuery(limit: 1, stream: name, kinds: [.streamClosed])) {}
     }
 
     private func recordSynthetic(_ log: EventLog, actions: Int) async throws {
@@ -128,6 +136,7 @@ struct Demo: AsyncParsableCommand {
                 if index % 100_000 == 0 { InspectorCommandSupport.showProgress("demo: \(index) of \(actions) actions") }
             }
         }
+        try await waitForClose(of: "counter", in: log)
         try await log.flush()
         InspectorCommandSupport.endProgress()
         let elapsed = (ContinuousClock.now - start).components
