@@ -119,11 +119,17 @@ struct Demo: AsyncParsableCommand {
         try await log.flush()
     }
 
-    /// Waits until stream `name`'s closed marker is committed. A reactor's runtime records it when the reactor is
-    /// released, which an effect finishing on another thread can make happen a moment after the reactor's last use
-    /// here: closing the log before then would leave the stream without it (a busy machine showed this).
+    /// Waits until stream `name`'s closed marker is committed, for five seconds at most. A reactor's runtime
+    /// records it when the reactor is released, which an effect finishing on another thread can make happen a moment
+    /// after the reactor's last use here: closing the log before then would leave the stream without it (a busy
+    /// machine showed this). The bound keeps a reactor that is never released from hanging the demo.
     private func waitForClose(of name: String, in log: EventLog) async throws {
-        for try await _ in log.follow(EntryQuery(limit: 1, stream: name, kinds: [.streamClosed])) {}
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { for try await _ in log.follow(EntryQuery(limit: 1, stream: name, kinds: [.streamClosed])) {} }
+            group.addTask { try await Task.sleep(for: .seconds(5)) }
+            try await group.next()
+            group.cancelAll()
+        }
     }
 
     private func recordSynthetic(_ log: EventLog, actions: Int) async throws {
