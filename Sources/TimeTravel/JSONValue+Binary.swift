@@ -72,16 +72,16 @@ extension JSONValue {
                 names.insert(try reader.text(length))
                 try reader.skipValue(depth: depth + 1)
             }
-            return try counted(.number(Double(names.count)), then: path)
+            return counted(.number(Double(names.count)), then: path)
         case (.key("count"), BinaryPayload.array):
             var count = 0
             while try !reader.arrayEnds() {
                 try reader.skipValue(depth: depth + 1)
                 count += 1
             }
-            return try counted(.number(Double(count)), then: path)
+            return counted(.number(Double(count)), then: path)
         case (.key("count"), BinaryPayload.string):
-            return try counted(.number(Double(try reader.text(try reader.length()).count)), then: path)
+            return counted(.number(Double(try reader.text(try reader.length()).count)), then: path)
         case (.index(let index), BinaryPayload.array):
             var skipped = 0
             while try !reader.arrayEnds() {
@@ -96,7 +96,7 @@ extension JSONValue {
     }
 
     /// A count found at the first component of `path`: the value when the path ends there; past a number, none.
-    private static func counted(_ count: JSONValue, then path: ArraySlice<StatePath.Component>) throws(BinaryPayload.Malformed) -> JSONValue? {
+    private static func counted(_ count: JSONValue, then path: ArraySlice<StatePath.Component>) -> JSONValue? {
         path.count == 1 ? count : nil
     }
 
