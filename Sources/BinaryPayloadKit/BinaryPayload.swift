@@ -140,7 +140,7 @@ public enum BinaryPayload {
         @usableFromInline func endsInsideValue() -> Malformed { malformed("the payload ends inside a value") }
 
         @usableFromInline func badVarint() -> Malformed {
-            malformed(offset < bytes.count ? "a varint is longer than 64 bits, or cut short" : "the payload ends inside a value")
+            offset < bytes.count ? malformed("a varint is longer than 64 bits, or cut short") : endsInsideValue()
         }
 
         @usableFromInline package mutating func integer() throws(Malformed) -> Int64 {
@@ -193,6 +193,17 @@ public enum BinaryPayload {
             return true
         }
 
+        /// Steps over the elements of the array being read, `depth` containers deep, and returns how many it
+        /// stepped over: all of them and the end mark, or the first `limit` when there are more.
+        @usableFromInline package mutating func skipElements(upTo limit: Int = .max, depth: Int) throws(Malformed) -> Int {
+            var count = 0
+            while count < limit, try !arrayEnds() {
+                try skipValue(depth: depth)
+                count += 1
+            }
+            return count
+        }
+
         /// A decimal number's text, after its tag, checked against JSON's number grammar.
         @usableFromInline package mutating func decimalText() throws(Malformed) -> String {
             let start = offset
@@ -219,7 +230,7 @@ public enum BinaryPayload {
             case BinaryPayload.double: _ = try double()
             case BinaryPayload.string, BinaryPayload.decimal: offset += try length()
             case BinaryPayload.array:
-                while try !arrayEnds() { try skipValue(depth: depth + 1) }
+                _ = try skipElements(depth: depth + 1)
             case BinaryPayload.object:
                 while let key = try keyLength() {
                     offset += key

@@ -179,7 +179,7 @@ import Foundation
     var reader: BinaryPayload.Reader { BinaryPayload.Reader(bytes, at: position) }
 
     func tag() throws -> UInt8 {
-        guard position < bytes.count else { throw corrupted(reader.malformed("the payload ends inside a value")) }
+        guard position < bytes.count else { throw corrupted(reader.endsInsideValue()) }
         return bytes[position]
     }
 

@@ -162,16 +162,7 @@ public struct BinaryPayloadReader: ~Copyable {
     @usableFromInline func arrayElementCount(upTo limit: Int) -> Int {
         var ahead = reader
         guard (try? ahead.byte()) == BinaryPayload.array else { return 0 }
-        var count = 0
-        do throws(BinaryPayload.Malformed) {
-            while count < limit, try !ahead.arrayEnds() {
-                try ahead.skipValue(depth: depth + 1)
-                count += 1
-            }
-        } catch {
-            return 0
-        }
-        return count
+        return (try? ahead.skipElements(upTo: limit, depth: depth + 1)) ?? 0
     }
 
     /// Skips the next value, checking its structure.
@@ -233,7 +224,7 @@ public struct BinaryPayloadReader: ~Copyable {
 
     /// The tag of the next value, not read.
     @inlinable func peek() throws -> UInt8 {
-        guard reader.offset < reader.bytes.count else { throw corrupted(reader.malformed("the payload ends inside a value")) }
+        guard reader.offset < reader.bytes.count else { throw corrupted(reader.endsInsideValue()) }
         return reader.bytes[reader.offset]
     }
 

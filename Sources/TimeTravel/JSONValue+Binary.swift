@@ -74,12 +74,7 @@ extension JSONValue {
             }
             return counted(.number(Double(names.count)), then: path)
         case (.key("count"), BinaryPayload.array):
-            var count = 0
-            while try !reader.arrayEnds() {
-                try reader.skipValue(depth: depth + 1)
-                count += 1
-            }
-            return counted(.number(Double(count)), then: path)
+            return counted(.number(Double(try reader.skipElements(depth: depth + 1))), then: path)
         case (.key("count"), BinaryPayload.string):
             return counted(.number(Double(try reader.text(try reader.length()).count)), then: path)
         case (.index(let index), BinaryPayload.array):
