@@ -62,18 +62,19 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
     /// What the state's JSON form has at `path`, encoding only what lies on the path (`BinaryLogCodec`'s
     /// `encode(_:keepingOnly:)`): blame's cost per step follows the path, not the size of the state.
     public func json(_ state: R.State, at path: StatePath) throws -> JSONValue? {
-        try JSONValue(binary: try kept(state, on: path), at: path)
+        // Read where the encoder wrote it, with no `Data` made in between.
+        try kept(state, on: path).withUnsafeBytes { try JSONValue(binary: $0, at: path) }
     }
 
     /// The binary encoding of what lies on `path` (`BinaryLogCodec`'s `encode(_:keepingOnly:)`): the same value
     /// there encodes to the same bytes, so blame skips every step that left it alone with one comparison.
     public func pathEncoding(_ state: R.State, at path: StatePath) throws -> Data? {
-        try kept(state, on: path)
+        Data(try kept(state, on: path))
     }
 
     /// What of `state` lies on `path`, in the binary form.
-    private func kept(_ state: R.State, on path: StatePath) throws -> Data {
-        Data(try binaryState(state, path.binarySteps).payload)
+    private func kept(_ state: R.State, on path: StatePath) throws -> [UInt8] {
+        try binaryState(state, path.binarySteps).payload
     }
 
     /// Decodes an action as `R.Action` and a mutation as `R.Mutation` (through the migrations from `schema`),
