@@ -110,7 +110,8 @@ package final class BinaryPayloadEncoder: Encoder {
     package static func encodeDirectly<Value, Direct: BinaryPayloadEncodable>(
         _ value: Value, as direct: Direct.Type, keepingOnly filter: [BinaryPayload.PathStep]? = nil
     ) throws -> (payload: [UInt8], caseName: String?) {
-        var writer = BinaryPayloadWriter(reservingCapacity: 64, keepingOnly: filter)
+        var writer = BinaryPayloadWriter(reservingCapacity: 64)
+        writer.filter = filter
         // `Value` is `Direct`, which the cast that found the conformance established.
         try unsafeBitCast(value, to: Direct.self).encode(to: &writer)
         var (payload, caseName, isWellFormed) = writer.finish()

@@ -22,16 +22,10 @@ public struct BinaryPayloadWriter {
     /// nulls, and what is left out is never asked to write itself.
     @usableFromInline var filter: [BinaryPayload.PathStep]?
 
-    /// A writer with nothing: what a container's writer is swapped with.
-    @usableFromInline init() {
-        bytes = []
-    }
-
-    /// A writer whose payload starts with room for `capacity` bytes, keeping only what lies on `filter`, if set.
-    init(reservingCapacity capacity: Int, keepingOnly filter: [BinaryPayload.PathStep]? = nil) {
+    /// A writer whose payload starts with room for `capacity` bytes.
+    init(reservingCapacity capacity: Int) {
         bytes = []
         bytes.reserveCapacity(capacity)
-        self.filter = filter
     }
 
     /// How the ``filter`` treats a member named `key` of the object being written.
@@ -56,9 +50,12 @@ public struct BinaryPayloadWriter {
     }
 
     /// The payload, the case name when the value is an object of one member, and whether the payload is one
-    /// well-formed value (or none, which `Codable` also writes as an empty object).
-    @usableFromInline consuming func finish() -> (bytes: [UInt8], caseName: String?, isWellFormed: Bool) {
-        (bytes, topLevelKeys == 1 ? firstKey : nil, !isMalformed && values <= 1)
+    /// well-formed value (or none, which `Codable` also writes as an empty object). The buffer is moved out, not
+    /// shared: the writer keeps an empty one.
+    @usableFromInline mutating func finish() -> (bytes: [UInt8], caseName: String?, isWellFormed: Bool) {
+        var payload: [UInt8] = []
+        swap(&payload, &bytes)
+        return (payload, topLevelKeys == 1 ? firstKey : nil, !isMalformed && values <= 1)
     }
 
     /// Runs `write`, which must write exactly one value.
@@ -136,16 +133,20 @@ public struct BinaryPayloadWriter {
         values += 1
         bytes.append(BinaryPayload.object)
         depth += 1
-        // The writer is swapped into the container's and back, never copied: a copy would count a second
-        // reference to the buffer and make the next append copy it.
-        var keyed = Keyed()
-        swap(&self, &keyed.writer)
-        defer {
-            swap(&self, &keyed.writer)
-            bytes.append(0)
-            depth -= 1
+        // The writer is moved into the container and back: a copy would count a second reference to the buffer and
+        // make the next append copy it, and an empty writer swapped in would cost its fields' counts to make and
+        // destroy, for every object of every value. Moved back on each path, not in a `defer`: release builds of
+        // Swift 6.3 lost the buffer that way, as they did when the container wrote through a pointer to the writer.
+        var keyed = Keyed(consume self)
+        do {
+            try members(&keyed)
+        } catch {
+            self = (consume keyed).writer
+            throw error
         }
-        try members(&keyed)
+        self = (consume keyed).writer
+        bytes.append(0)
+        depth -= 1
     }
 
     /// Writes an enum case as a synthesized `Codable` conformance does: an object of one member named after the
@@ -160,14 +161,16 @@ public struct BinaryPayloadWriter {
         values += 1
         bytes.append(BinaryPayload.array)
         depth += 1
-        var unkeyed = Unkeyed()
-        swap(&self, &unkeyed.writer)
-        defer {
-            swap(&self, &unkeyed.writer)
-            bytes.append(BinaryPayload.arrayEnd)
-            depth -= 1
+        var unkeyed = Unkeyed(consume self)
+        do {
+            try elements(&unkeyed)
+        } catch {
+            self = (consume unkeyed).writer
+            throw error
         }
-        try elements(&unkeyed)
+        self = (consume unkeyed).writer
+        bytes.append(BinaryPayload.arrayEnd)
+        depth -= 1
     }
 
     /// The members of an object being written, made only by ``BinaryPayloadWriter/encodeObject(_:)`` for the
@@ -175,8 +178,8 @@ public struct BinaryPayloadWriter {
     public struct Keyed {
         @usableFromInline var writer: BinaryPayloadWriter
 
-        @usableFromInline init() {
-            writer = BinaryPayloadWriter()
+        @usableFromInline init(_ writer: consuming BinaryPayloadWriter) {
+            self.writer = writer
         }
 
         /// Writes a member: `key`, then the value `value` writes.
@@ -218,8 +221,8 @@ public struct BinaryPayloadWriter {
         /// The index of the next element.
         @usableFromInline var index = 0
 
-        @usableFromInline init() {
-            writer = BinaryPayloadWriter()
+        @usableFromInline init(_ writer: consuming BinaryPayloadWriter) {
+            self.writer = writer
         }
 
         /// Writes the element `element` writes.
@@ -242,18 +245,23 @@ public struct BinaryPayloadWriter {
             topLevelKeys += 1
             if topLevelKeys == 1 { firstKey = key }
         }
-        var key = key
-        key.withUTF8 { utf8 in
-            appendVarint(UInt64(utf8.count) + 1)
-            bytes.append(contentsOf: utf8)
-        }
+        appendText(key, lengthBias: 1)
     }
 
     @inlinable mutating func appendUTF8(_ text: String) {
-        var text = text
-        text.withUTF8 { utf8 in
-            appendVarint(UInt64(utf8.count))
+        appendText(text, lengthBias: 0)
+    }
+
+    /// Appends the length of `text` in UTF-8 plus `lengthBias`, then its bytes: read in place, where
+    /// `String.withUTF8` would need a copy of the string to call on, and count a reference to it.
+    @inlinable mutating func appendText(_ text: String, lengthBias: UInt64) {
+        let appended: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in
+            appendVarint(UInt64(utf8.count) + lengthBias)
             bytes.append(contentsOf: utf8)
+        }
+        if appended == nil {
+            appendVarint(UInt64(text.utf8.count) + lengthBias)
+            bytes.append(contentsOf: text.utf8)
         }
     }
 

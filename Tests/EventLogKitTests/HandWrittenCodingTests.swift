@@ -132,6 +132,7 @@ struct HandWrittenCodingTests {
     static let shapes: [Shape] = [
         .empty, .point(-7), .point(.max), .labelled(name: "café ☕️", ratio: 0.1), .labelled(name: "", ratio: -1e300),
         .mixed([], count: nil, tags: [:]), .mixed(["a", "b"], count: 3, tags: ["x": 1, "y": -2, "z": 3]),
+        .mixed(["a"], count: nil, tags: ["after a nil member": 1]),
         .wide(.max, .min, 0.1, true), .wide(0, 0, -2.5, false),
     ]
 
@@ -247,6 +248,19 @@ struct HandWrittenCodingTests {
                     }
                 }
             }
+        }
+    }
+
+    @Test("an error thrown inside nested containers comes out whole, and the codec goes on writing what Codable writes")
+    func errorInsideContainers() throws {
+        let codec = BinaryLogCodec()
+        let deep = Record(id: 1, title: "t", note: nil, scores: [1, .infinity], shapes: [.labelled(name: "n", ratio: 1)])
+        for value in [deep, Record(id: 2, title: "t", note: "n", scores: [], shapes: [.mixed([], count: 1, tags: [:]), .labelled(name: "n", ratio: .nan)])] {
+            let error = try #require(throws: EncodingError.self) { try codec.encode(value) }
+            guard case .invalidValue = error else { Issue.record("\(error)"); continue }
+        }
+        for record in Self.records {
+            #expect(try codec.encode(record) == BinaryLogCodec(directCoding: false).encode(record))
         }
     }
 
