@@ -146,9 +146,11 @@ enum EntryBlock {
         /// How many entries it holds.
         private(set) var count = 0
         private var last: (sequence: UInt64, time: Int64) = (0, 0)
-        /// Each name spelled in the block, in order: the k-th is named by k. A list, not a dictionary: a block
-        /// spells a handful, and comparing short strings costs less than hashing one.
-        private var names: [String] = []
+        /// Each name spelled in the block, in order, with its length in UTF-8: the k-th is named by k. A list, not a
+        /// dictionary: a block spells a handful, and comparing short strings costs less than hashing one. The lengths
+        /// are compared first: most names another entry's name is compared with differ in length, and two different
+        /// strings cost the runtime's comparison.
+        private var names: [(text: String, length: Int)] = []
 
         /// An empty block.
         init() {
@@ -161,12 +163,12 @@ enum EntryBlock {
         init?(continuing block: UnsafeRawBufferPointer, key: UInt64) {
             guard block.count < EntryBlock.capacity, var reader = try? Reader(key: key, block: block),
                   reader.count < EntryBlock.maximumCount else { return nil }
-            var names: [String] = []
+            var names: [(text: String, length: Int)] = []
             var last: (UInt64, Int64) = (key, 0)
             do {
                 while let header = try reader.next() {
                     let name = String(decoding: block[header.caseRange], as: UTF8.self)
-                    if !names.contains(name) { names.append(name) }
+                    if !names.contains(where: { $0.text == name }) { names.append((name, name.utf8.count)) }
                     last = (header.sequence, header.timestamp)
                 }
             } catch {
@@ -189,8 +191,8 @@ enum EntryBlock {
             let distance = first ? 0 : entry.sequence &- last.sequence
             let time = first ? 0 : Self.zigzag(entry.timestamp &- last.time)
             let cause = entry.cause == 0 ? 0 : entry.sequence &- entry.cause
-            let known = names.firstIndex(of: entry.caseName)
             let caseLength = entry.caseName.utf8.count
+            let known = names.firstIndex { $0.length == caseLength && $0.text == entry.caseName }
             let size = Varint.size(distance) + 2 + Varint.size(UInt64(entry.streamID)) + Varint.size(time) + Varint.size(cause)
                 + (known.map { Varint.size(UInt64($0 + 1)) } ?? (1 + Varint.size(UInt64(caseLength)) + caseLength))
                 + Varint.size(UInt64(entry.payload.count)) + entry.payload.count
@@ -215,10 +217,11 @@ enum EntryBlock {
                 bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<end]))
             }
             if known == nil {
-                names.append(entry.caseName)
+                names.append((entry.caseName, caseLength))
                 bytes.append(contentsOf: entry.caseName.utf8)
             }
-            bytes.append(contentsOf: entry.payload)
+            // Through a buffer: `append(contentsOf:)` takes an array it is given as its own, a reference counted.
+            entry.payload.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
             last = (entry.sequence, entry.timestamp)
             count += 1
             return true
