@@ -137,15 +137,17 @@ public final class LogStream: Sendable {
     /// Appends an entry whose case name and payload the registered `encoder` makes from `value` **on the writer
     /// thread**: the recorder's path. The sender hands over the value and a number: it allocates nothing for a value
     /// of up to three words (an existential's inline buffer) and counts no reference to an object the writer thread
-    /// also counts. Otherwise as ``append(_:cause:callSite:encoding:)``.
+    /// also counts. `timestamp` (``WallClock``) is the entry's time when the caller has read it already, for the
+    /// entries of one step of dispatch. Otherwise as ``append(_:cause:callSite:encoding:)``.
     @discardableResult
     package func append(
         _ kind: EntryKind, _ value: consuming any Sendable, cause: UInt64? = nil,
-        callSite: (fileID: StaticString, line: UInt)? = nil, encoder: EncoderID
+        callSite: (fileID: StaticString, line: UInt)? = nil, timestamp: Int64? = nil, encoder: EncoderID
     ) throws(EventLogError) -> UInt64 {
         let writer = try requireOpen()
         let sequence = try writer.appendDeferred(
-            kind: kind, value, encoder: encoder, streamID: info.id, cause: cause, codec: codecID, callSite: callSite)
+            kind: kind, value, encoder: encoder, streamID: info.id, cause: cause, codec: codecID, callSite: callSite,
+            timestamp: timestamp)
         if kind == .mutation { mutations.add(1, ordering: .relaxed) }
         latest.store(sequence, ordering: .relaxed)
         return sequence

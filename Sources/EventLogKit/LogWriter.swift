@@ -155,10 +155,11 @@ final class LogWriter: @unchecked Sendable {
         mutex.withLock { nextSequence = max(nextSequence, sequence + 1) }
     }
 
-    /// Appends an entry whose payload the writer thread encodes: the caller only gets a sequence number.
+    /// Appends an entry whose payload the writer thread encodes: the caller only gets a sequence number. The entry's
+    /// time is `timestamp`, or the clock's when it is `nil`.
     func appendDeferred(
         kind: EntryKind, _ value: consuming any Sendable, encoder: EncoderID, streamID: UInt32, cause: UInt64?,
-        codec: CodecID, callSite: (fileID: StaticString, line: UInt)?
+        codec: CodecID, callSite: (fileID: StaticString, line: UInt)?, timestamp: Int64?
     ) throws(EventLogError) -> UInt64 {
         mutex.lock()
         defer { mutex.unlock() }
@@ -167,7 +168,7 @@ final class LogWriter: @unchecked Sendable {
         nextSequence += 1
         // Made in place: an entry made first would be copied into the item and then destroyed.
         try enqueue(.deferred(DeferredEntry(
-            sequence: sequence, streamID: streamID, kind: kind, timestamp: WallClock.now(), cause: cause ?? 0,
+            sequence: sequence, streamID: streamID, kind: kind, timestamp: timestamp ?? WallClock.now(), cause: cause ?? 0,
             codec: codec, value: value, encoder: encoder, callSite: callSite)), entries: 1,
             bytes: DeferredEntry.estimatedSize)
         return sequence

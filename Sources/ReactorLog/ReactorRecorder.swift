@@ -15,6 +15,12 @@ public protocol ReactorRecorder<Action, Mutation, State>: AnyObject, Sendable {
     /// The reactor's state.
     associatedtype State: Sendable
 
+    /// Called as dispatch begins each unit of work: an action taken from the queue, or a mutation, error or state an
+    /// effect or a pipeline delivered later. What the work records until the next call happened in that one step
+    /// of dispatch (an action and the mutations its effect emits synchronously), which a recorder may stamp with
+    /// one time instead of reading the clock for each.
+    func willDispatch()
+
     /// Records an action after `transform(action:)`, before `mutate` runs, with the call site of the `send` that
     /// sent it (`nil` for an outside action source); returns its sequence number, which the mutations and
     /// errors it causes carry as their cause, or `nil` when it has none.
@@ -37,6 +43,8 @@ public protocol ReactorRecorder<Action, Mutation, State>: AnyObject, Sendable {
 }
 
 extension ReactorRecorder {
+    /// Does nothing.
+    public func willDispatch() {}
     /// Records nothing.
     public func recordEffectError(_ error: any Error, cause: UInt64?) {}
     /// Takes no snapshot.

@@ -158,6 +158,7 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
         // The common case, an idle reactor in its scheduler's isolation: handle the action at once, without
         // wrapping it as queued work.
         if engine.scheduler.admits(isolation), beginDispatch() {
+            engine.recorder?.willDispatch()
             process(action, from: 0, site: site, engine)
             drain(engine, first: nil)
         } else {
@@ -253,6 +254,7 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
     }
 
     @inlinable func perform(_ work: Work, _ engine: Engine) {
+        engine.recorder?.willDispatch()
         switch work {
         case .action(let action, let stage, let site):
             // An action a timing operator lets through carries the site of the last action that went into it.

@@ -24,21 +24,40 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
         encoderID = stream.register(encoder)
     }
 
+    /// The time stamped on what the current step of dispatch records, read at its first entry; 0 until then. Set
+    /// and read only from inside dispatch, one call at a time: relaxed loads and stores are plain moves.
+    private let stepTime = Atomic<Int64>(0)
+
     /// The first error writing to the log, if one happened.
     public var failure: EventLogError? { encoder.failure }
+
+    /// Starts a step of dispatch: its entries share the time of the first, so that an action and the mutations its
+    /// effect emits synchronously cost one clock read, where three took a fifth of a send's logging.
+    public func willDispatch() {
+        stepTime.store(0, ordering: .relaxed)
+    }
+
+    /// The time of the current step of dispatch, read from the clock at its first entry.
+    private var time: Int64 {
+        let time = stepTime.load(ordering: .relaxed)
+        if time != 0 { return time }
+        let now = WallClock.now()
+        stepTime.store(now, ordering: .relaxed)
+        return now
+    }
 
     /// Appends the action with its call site and returns its sequence number. Redaction, encoding, naming the
     /// case and formatting the call site happen on the log's writer thread: the sender only hands the action over.
     public func recordAction(_ action: Action, sentFrom site: CallSite?) -> UInt64? {
         logged { () throws(EventLogError) in
-            try stream.append(.action, action, callSite: site.map { ($0.fileID, $0.line) }, encoder: encoderID)
+            try stream.append(.action, action, callSite: site.map { ($0.fileID, $0.line) }, timestamp: time, encoder: encoderID)
         }
     }
 
     /// Appends the mutation with its cause and returns its sequence number; encoded on the writer thread.
     public func recordMutation(_ mutation: Mutation, cause: UInt64?) -> UInt64? {
         logged { () throws(EventLogError) in
-            try stream.append(.mutation, mutation, cause: cause, encoder: encoderID)
+            try stream.append(.mutation, mutation, cause: cause, timestamp: time, encoder: encoderID)
         }
     }
 
@@ -46,7 +65,7 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
     public func recordEffectError(_ error: any Error, cause: UInt64?) {
         let record = EffectErrorRecord(type: "\(Swift.type(of: error))", message: "\(error)")
         logged { () throws(EventLogError) in
-            try stream.append(.effectError, record, cause: cause, encoder: encoderID)
+            try stream.append(.effectError, record, cause: cause, timestamp: time, encoder: encoderID)
         }
     }
 

@@ -57,6 +57,56 @@ struct PersistenceTests {
         #expect(reactor.logFailure == nil)
     }
 
+    @Test("an action and the mutations its effect emits at once share one time; a mutation the effect emits later has its own")
+    func oneTimePerStepOfDispatch() async throws {
+        final class SearchReactor: Reactor {
+            enum Action: Codable, Sendable { case search, other }
+            enum Mutation: Codable, Sendable { case setLoading(Bool), setResults(Int) }
+            struct State: Codable, Sendable { var loading = false, results = 0 }
+            let initialState = State()
+            let runtime = Runtime()
+            let gate: AsyncStream<Void>
+            init(gate: AsyncStream<Void>) { self.gate = gate }
+            func mutate(action: Action) -> Effect {
+                guard action == .search else { return .just(.setResults(0)) }
+                return .concat(.just(.setLoading(true)), .run { [gate] send in
+                    for await _ in gate { break }
+                    send(.setResults(3))
+                    send(.setLoading(false))
+                })
+            }
+            func reduce(state: State, mutation: Mutation) -> State {
+                var state = state
+                switch mutation {
+                case let .setLoading(loading): state.loading = loading
+                case let .setResults(count): state.results = count
+                }
+                return state
+            }
+        }
+        let log = try openLog()
+        let gate = AsyncStream<Void>.makeStream()
+        let reactor = SearchReactor(gate: gate.stream)
+        try reactor.attach(to: log, stream: "search")
+        reactor.send(.search)
+        reactor.send(.other)
+        try await log.flush()
+        let beforeTheEffectGoesOn = WallClock.now()
+        gate.continuation.yield()
+        _ = await reactor.state { !$0.loading }
+        try await log.flush()
+        let entries = try log.readEntries(EntryQuery(stream: "search", kinds: [.action, .mutation]))
+        #expect(entries.map(\.caseName) == ["search", "setLoading", "other", "setResults", "setResults", "setLoading"])
+        // The first step: the action and what its effect emitted before it awaited.
+        #expect(entries[1].timestamp == entries[0].timestamp)
+        // The next action is a step of its own, later, with its synchronous mutation.
+        #expect(entries[2].timestamp > entries[0].timestamp)
+        #expect(entries[3].timestamp == entries[2].timestamp)
+        // What the effect emitted after the gate opened: a later step, not the action's time kept from before.
+        #expect(entries[4].timestamp >= beforeTheEffectGoesOn)
+        #expect(entries[5].timestamp >= entries[4].timestamp)
+    }
+
     @Test("a mutation is in the log before the state it produces is published (write-ahead)")
     func writeAhead() throws {
         let log = try openLog()
