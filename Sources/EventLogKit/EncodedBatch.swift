@@ -14,8 +14,10 @@ struct EncodedBatch {
         // Each item is moved out and `.sync` left in its place, which costs nothing to destroy: an item holds a
         // sender's value in an existential, and reversing or reading the array would copy it. Consecutive entries
         // mostly name the same encoder: it is looked up when the number changes.
-        var encoderID: EncoderID?, encoding: DeferredEncoding?
         items.withUnsafeMutableBufferPointer { items in
+            // Locals of the closure, not captured ones: a captured variable might change during a call, so passing
+            // the encoding along counted a reference to it for every entry.
+            var encoderID: EncoderID?, encoding: DeferredEncoding?
             for index in items.indices {
                 let item = (items.baseAddress! + index).move()
                 (items.baseAddress! + index).initialize(to: .sync)

@@ -24,6 +24,15 @@ final class DeferredEncoding: Sendable {
         self.encoder = encoder
         self.tally = tally
     }
+
+    /// The case name and payload of `entry`'s value, a mutation's size counted in the tally; `nil` when the encoder
+    /// throws or makes what a record cannot hold.
+    func encode(_ entry: borrowing DeferredEntry) -> (caseName: String, payload: [UInt8])? {
+        guard let (caseName, payload) = try? encoder.encode(entry.value, kind: entry.kind),
+              caseName.utf8.count <= EntryRecord.maxCaseNameLength, payload.count <= Int(UInt32.max) else { return nil }
+        if entry.kind == .mutation { tally.add(payload.count) }
+        return (caseName, payload)
+    }
 }
 
 /// The encoder of entries appended with a closure (``LogStream/append(_:cause:callSite:encoding:)``): the value

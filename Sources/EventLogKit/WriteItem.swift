@@ -60,9 +60,8 @@ struct DeferredEntry: Sendable {
     func pending(_ encoding: DeferredEncoding?) -> EntryRecord.Pending {
         // A registration outlives every entry that names it (LogWriter.unregister): its absence is a bug to catch.
         assert(encoding != nil, "entry #\(sequence) names encoder \(encoder.number), which is not registered")
-        if let encoding, let (caseName, payload) = try? encoding.encoder.encode(value, kind: kind),
-           caseName.utf8.count <= EntryRecord.maxCaseNameLength, payload.count <= Int(UInt32.max) {
-            if kind == .mutation { encoding.tally.add(payload.count) }
+        // Called through the optional, not on a binding of it, which counted a reference for every entry.
+        if let (caseName, payload) = encoding?.encode(self) {
             return EntryRecord.Pending(
                 sequence: sequence, streamID: streamID, kind: kind, timestamp: timestamp, cause: cause,
                 caseName: caseName, codec: codec, payload: payload, callSite: site)
