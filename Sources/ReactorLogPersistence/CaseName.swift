@@ -15,10 +15,16 @@ final class CaseNamer: Sendable {
 
     /// The case name of `value`, given the name its codec learned while encoding it, if any. Called on the log's
     /// writer thread for every entry: an atomic load once the kind is known, no lock and no `Any` box for `value`.
-    func name<Value>(_ value: Value, learned: String?) -> String {
-        // An enum's name, learned: what nearly every entry takes, without the generic path below, which this unspecialized
-        // code pays for with `Value`'s witnesses.
+    /// An enum's learned name, what nearly every entry takes, is returned where this is called: the recorder runs
+    /// unspecialized, and a call of the generic rest costs `Value`'s witnesses.
+    @inline(__always) func name<Value>(_ value: Value, learned: String?) -> String {
         if let learned, isEnumeration { return learned }
+        return reflectedName(value, learned: learned)
+    }
+
+    /// ``name(_:learned:)`` for the first value, a value of a type that is not an enum, or one whose codec learned no
+    /// name.
+    private func reflectedName<Value>(_ value: Value, learned: String?) -> String {
         var kind = kind.load(ordering: .relaxed)
         if kind == Self.unknown {
             // Threads that race here reflect the same type and store the same answer.
