@@ -102,6 +102,16 @@ let package = Package(
             dependencies: ["BinaryPayloadKit", "EventLogKit", "TimeTravel", "ReactorLogInspector"],
             path: "Tools/Fuzz"
         ),
+        // Hand-written binary conformances checked against Codable in a release build (the README's test command
+        // builds and runs it): the suite runs debug code, and the writer's inlined containers have come out wrong in
+        // release builds only.
+        .executableTarget(
+            name: "binary-payload-check",
+            dependencies: ["BinaryPayloadKit", "BinaryPayloadFixtures"],
+            path: "Tools/BinaryPayloadCheck"
+        ),
+        // Values with hand-written binary conformances, for the tests and the release check above.
+        .target(name: "BinaryPayloadFixtures", dependencies: ["BinaryPayloadKit"], path: "Tests/BinaryPayloadFixtures"),
         // One app in two releases whose types differ, built from one file (Tools/CartApp/CartApp.swift): the
         // schema-migration tests record with the first and upgrade the log with the second.
         .executableTarget(
@@ -136,7 +146,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EventLogKitTests",
-            dependencies: ["BinaryPayloadKit", "EventLogKit", "LMDB", "TestSupport", "eventlog-crash-writer"]
+            dependencies: ["BinaryPayloadKit", "BinaryPayloadFixtures", "EventLogKit", "LMDB", "TestSupport", "eventlog-crash-writer"]
         ),
     ],
     swiftLanguageModes: [.v6]

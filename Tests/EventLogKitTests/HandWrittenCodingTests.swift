@@ -1,3 +1,4 @@
+import BinaryPayloadFixtures
 @testable import BinaryPayloadKit
 @testable import EventLogKit
 import Foundation
@@ -7,144 +8,11 @@ import Testing
 /// and what a conformance gets wrong, or what a payload holds that is wrong, is refused rather than logged or trapped on.
 @Suite("Hand-written binary coding")
 struct HandWrittenCodingTests {
-    /// An enum of every shape of case, conformed by hand as the guide shows.
-    enum Shape: Codable, Equatable, BinaryPayloadCodable {
-        case empty
-        case point(Int)
-        case labelled(name: String, ratio: Double)
-        case mixed([String], count: Int?, tags: [String: Int])
-        case wide(UInt64, Int8, Float, Bool)
-
-        func encode(to writer: inout BinaryPayloadWriter) throws {
-            switch self {
-            case .empty: writer.encodeCase("empty") { _ in }
-            case let .point(x): try writer.encodeCase("point") { try $0.encode(x, forKey: "_0") }
-            case let .labelled(name, ratio):
-                try writer.encodeCase("labelled") {
-                    try $0.encode(name, forKey: "name")
-                    try $0.encode(ratio, forKey: "ratio")
-                }
-            case let .mixed(words, count, tags):
-                try writer.encodeCase("mixed") {
-                    try $0.encode(words, forKey: "_0")
-                    try $0.encodeIfPresent(count, forKey: "count")
-                    try $0.encode(tags, forKey: "tags")
-                }
-            case let .wide(big, small, float, flag):
-                try writer.encodeCase("wide") {
-                    try $0.encode(big, forKey: "_0")
-                    try $0.encode(small, forKey: "_1")
-                    try $0.encode(float, forKey: "_2")
-                    try $0.encode(flag, forKey: "_3")
-                }
-            }
-        }
-
-        init(from reader: inout BinaryPayloadReader) throws {
-            self = try reader.decodeCase { name, reader in
-                switch name {
-                case "empty": return .empty
-                case "point": return .point(try reader.decodeMember(Int.self, forKey: "_0"))
-                case "labelled":
-                    var name: String?, ratio: Double?
-                    try reader.decodeObject { key, reader in
-                        switch key {
-                        case "name": name = try reader.decode()
-                        case "ratio": ratio = try reader.decode()
-                        default: break
-                        }
-                    }
-                    return .labelled(name: try name ?? reader.keyNotFound("name"), ratio: try ratio ?? reader.keyNotFound("ratio"))
-                case "mixed":
-                    var words: [String]?, count: Int?, tags: [String: Int]?
-                    try reader.decodeObject { key, reader in
-                        switch key {
-                        case "_0": words = try reader.decode()
-                        case "count": count = try reader.decode(Int?.self)
-                        case "tags": tags = try reader.decode()
-                        default: break
-                        }
-                    }
-                    return .mixed(try words ?? reader.keyNotFound("_0"), count: count, tags: try tags ?? reader.keyNotFound("tags"))
-                case "wide":
-                    var big: UInt64?, small: Int8?, float: Float?, flag: Bool?
-                    try reader.decodeObject { key, reader in
-                        switch key {
-                        case "_0": big = try reader.decode()
-                        case "_1": small = try reader.decode()
-                        case "_2": float = try reader.decode()
-                        case "_3": flag = try reader.decode()
-                        default: break
-                        }
-                    }
-                    return .wide(
-                        try big ?? reader.keyNotFound("_0"), try small ?? reader.keyNotFound("_1"),
-                        try float ?? reader.keyNotFound("_2"), try flag ?? reader.keyNotFound("_3")
-                    )
-                default:
-                    throw reader.unknownCase(name, of: Shape.self)
-                }
-            }
-        }
-    }
-
-    /// A struct with an optional, arrays and nested conforming values.
-    struct Record: Codable, Equatable, BinaryPayloadCodable {
-        var id: Int
-        var title: String
-        var note: String?
-        var scores: [Double]
-        var shapes: [Shape]
-
-        init(id: Int, title: String, note: String?, scores: [Double], shapes: [Shape]) {
-            (self.id, self.title, self.note, self.scores, self.shapes) = (id, title, note, scores, shapes)
-        }
-
-        func encode(to writer: inout BinaryPayloadWriter) throws {
-            try writer.encodeObject {
-                try $0.encode(id, forKey: "id")
-                try $0.encode(title, forKey: "title")
-                try $0.encodeIfPresent(note, forKey: "note")
-                try $0.encode(scores, forKey: "scores")
-                try $0.encode(shapes, forKey: "shapes")
-            }
-        }
-
-        init(from reader: inout BinaryPayloadReader) throws {
-            var id: Int?, title: String?, note: String?, scores: [Double]?, shapes: [Shape]?
-            try reader.decodeObject { key, reader in
-                switch key {
-                case "id": id = try reader.decode()
-                case "title": title = try reader.decode()
-                case "note": note = try reader.decode(String?.self)
-                case "scores": scores = try reader.decode()
-                case "shapes": shapes = try reader.decode()
-                default: break
-                }
-            }
-            self.init(
-                id: try id ?? reader.keyNotFound("id"), title: try title ?? reader.keyNotFound("title"), note: note,
-                scores: try scores ?? reader.keyNotFound("scores"), shapes: try shapes ?? reader.keyNotFound("shapes")
-            )
-        }
-    }
-
-    static let shapes: [Shape] = [
-        .empty, .point(-7), .point(.max), .labelled(name: "café ☕️", ratio: 0.1), .labelled(name: "", ratio: -1e300),
-        .mixed([], count: nil, tags: [:]), .mixed(["a", "b"], count: 3, tags: ["x": 1, "y": -2, "z": 3]),
-        .mixed(["a"], count: nil, tags: ["after a nil member": 1]),
-        .wide(.max, .min, 0.1, true), .wide(0, 0, -2.5, false),
-    ]
-
-    static let records: [Record] = [
-        Record(id: 1, title: "one", note: nil, scores: [], shapes: []),
-        Record(id: -42, title: String(repeating: "long ", count: 40), note: "kept", scores: [1, 2.5, -0.0], shapes: shapes),
-    ]
-
     @Test("every shape of case and struct writes the bytes Codable writes, names the same case and reads them back")
     func matchesCodable() throws {
-        for shape in Self.shapes { try BinaryPayload.checkHandWrittenCoding(of: shape) }
-        for record in Self.records { try BinaryPayload.checkHandWrittenCoding(of: record) }
+        for shape in HandWrittenFixtures.shapes { try BinaryPayload.checkHandWrittenCoding(of: shape) }
+        for record in HandWrittenFixtures.records { try BinaryPayload.checkHandWrittenCoding(of: record) }
+        for tree in HandWrittenFixtures.trees { try BinaryPayload.checkHandWrittenCoding(of: tree) }
     }
 
     @Test("arrays of every length around what is reserved ahead read back whole, and one cut short throws", arguments: [0, 1, 2, 15, 16, 17, 40])
@@ -168,7 +36,7 @@ struct HandWrittenCodingTests {
         [.key("shapes"), .index(3), .key("labelled"), .count], [.key("shapes"), .key("x")], [.key("note")],
     ] as [[BinaryPayload.PathStep]])
     func pathsMatchCodable(_ path: [BinaryPayload.PathStep]) throws {
-        for record in Self.records {
+        for record in HandWrittenFixtures.records {
             let direct = try BinaryPayloadEncoder.encode(record, keepingOnly: path)
             let viaCodable = try BinaryPayloadEncoder.encode(record, keepingOnly: path, direct: false)
             #expect(direct.payload == viaCodable.payload, "\(path)")
@@ -259,7 +127,7 @@ struct HandWrittenCodingTests {
             let error = try #require(throws: EncodingError.self) { try codec.encode(value) }
             guard case .invalidValue = error else { Issue.record("\(error)"); continue }
         }
-        for record in Self.records {
+        for record in HandWrittenFixtures.records {
             #expect(try codec.encode(record) == BinaryLogCodec(directCoding: false).encode(record))
         }
     }
@@ -275,7 +143,7 @@ struct HandWrittenCodingTests {
 
     @Test("every truncation of a payload throws, and no flipped byte traps")
     func hostileBytes() throws {
-        let payload = [UInt8](try BinaryLogCodec().encode(Self.records[1]))
+        let payload = [UInt8](try BinaryLogCodec().encode(HandWrittenFixtures.records[1]))
         for length in 0..<payload.count {
             _ = #expect(throws: DecodingError.self) {
                 try payload[..<length].withUnsafeBytes { try BinaryLogCodec().decode(Record.self, from: $0) }

@@ -10,5 +10,8 @@ swift build --package-path Benchmarks --build-tests
 swift test --package-path Benchmarks --skip-build --disable-xctest
 swift build --build-tests
 swift test --skip-build --disable-xctest
+# The suite runs debug code; hand-written binary coding has come out wrong in release builds only: check it there.
+swift build -c release --product binary-payload-check
+.build/release/binary-payload-check
 # The DocC catalogs of every library product, with DocC warnings as errors.
 Tools/scripts/docs.sh
