@@ -99,7 +99,7 @@ let package = Package(
         // demand (Tools/scripts/fuzz.sh).
         .executableTarget(
             name: "reactorlog-fuzz",
-            dependencies: ["BinaryPayloadKit", "EventLogKit", "TimeTravel", "ReactorLogInspector"],
+            dependencies: ["BinaryPayloadKit", "BinaryPayloadFixtures", "EventLogKit", "TimeTravel", "ReactorLogInspector"],
             path: "Tools/Fuzz"
         ),
         // Hand-written binary conformances checked against Codable in a release build (the README's test command
@@ -110,7 +110,7 @@ let package = Package(
             dependencies: ["BinaryPayloadKit", "BinaryPayloadFixtures"],
             path: "Tools/BinaryPayloadCheck"
         ),
-        // Values with hand-written binary conformances, for the tests and the release check above.
+        // Values with hand-written binary conformances, for the tests, the release check above and the fuzz target.
         .target(name: "BinaryPayloadFixtures", dependencies: ["BinaryPayloadKit"], path: "Tests/BinaryPayloadFixtures"),
         // One app in two releases whose types differ, built from one file (Tools/CartApp/CartApp.swift): the
         // schema-migration tests record with the first and upgrade the log with the second.

@@ -1,7 +1,8 @@
 import BinaryPayloadKit
 
 // Values with hand-written binary conformances (`BinaryPayloadCodable`) beside their `Codable` ones, for the tests of
-// hand-written coding and for `binary-payload-check`, which checks them in a release build.
+// hand-written coding, for `binary-payload-check`, which checks them in a release build, and for the fuzz target,
+// which reads damaged bytes as a `Tree`.
 
 /// An enum of every shape of case, conformed by hand as the guide shows.
 public enum Shape: Codable, Equatable, Sendable, BinaryPayloadCodable {
@@ -137,18 +138,19 @@ public struct Record: Codable, Equatable, Sendable, BinaryPayloadCodable {
 
 /// A recursive value: containers inside containers, a nil member, then a dictionary.
 public indirect enum Tree: Codable, Equatable, Sendable, BinaryPayloadCodable {
-    case leaf(label: String, depth: Int8, share: Double?, marks: [Bool])
+    case leaf(label: String, depth: Int8, share: Double?, marks: [Bool], big: UInt64)
     case node([Tree], weights: [String: Int])
 
     /// Writes what the `Codable` conformance writes.
     public func encode(to writer: inout BinaryPayloadWriter) throws {
         switch self {
-        case let .leaf(label, depth, share, marks):
+        case let .leaf(label, depth, share, marks, big):
             try writer.encodeCase("leaf") {
                 try $0.encode(label, forKey: "label")
                 try $0.encode(depth, forKey: "depth")
                 try $0.encodeIfPresent(share, forKey: "share")
                 try $0.encode(marks, forKey: "marks")
+                try $0.encode(big, forKey: "big")
             }
         case let .node(children, weights):
             try writer.encodeCase("node") {
@@ -163,19 +165,20 @@ public indirect enum Tree: Codable, Equatable, Sendable, BinaryPayloadCodable {
         self = try reader.decodeCase { name, reader in
             switch name {
             case "leaf":
-                var label: String?, depth: Int8?, share: Double?, marks: [Bool]?
+                var label: String?, depth: Int8?, share: Double?, marks: [Bool]?, big: UInt64?
                 try reader.decodeObject { key, reader in
                     switch key {
                     case "label": label = try reader.decode()
                     case "depth": depth = try reader.decode()
                     case "share": share = try reader.decode(Double?.self)
                     case "marks": marks = try reader.decode()
+                    case "big": big = try reader.decode()
                     default: break
                     }
                 }
                 return .leaf(
                     label: try label ?? reader.keyNotFound("label"), depth: try depth ?? reader.keyNotFound("depth"),
-                    share: share, marks: try marks ?? reader.keyNotFound("marks"))
+                    share: share, marks: try marks ?? reader.keyNotFound("marks"), big: try big ?? reader.keyNotFound("big"))
             case "node":
                 var children: [Tree]?, weights: [String: Int]?
                 try reader.decodeObject { key, reader in
@@ -210,9 +213,12 @@ public enum HandWrittenFixtures {
 
     /// Trees from a lone leaf to containers three deep, with nil members before dictionaries.
     public static let trees: [Tree] = [
-        .leaf(label: "alone", depth: 0, share: nil, marks: []),
-        .node([.leaf(label: "é", depth: -3, share: 0.5, marks: [true])], weights: ["a": 1]),
-        .node([.leaf(label: "nil first", depth: 1, share: nil, marks: [false, true]), .node([], weights: [:])], weights: ["b": 2, "c": 3]),
-        .node([.node([.leaf(label: "deep", depth: 9, share: nil, marks: [])], weights: ["d": 4])], weights: [:]),
+        .leaf(label: "alone", depth: 0, share: nil, marks: [], big: 0),
+        .node([.leaf(label: "é", depth: -3, share: 0.5, marks: [true], big: .max)], weights: ["a": 1]),
+        // What the first release-built fuzz run found: containers that wrote through a pointer to the writer lost
+        // its bytes after a nil optional member (2026-11-25).
+        .node([.leaf(label: "é", depth: -3, share: nil, marks: [true], big: .max)], weights: ["a": 123]),
+        .node([.leaf(label: "nil first", depth: 1, share: nil, marks: [false, true], big: 7), .node([], weights: [:])], weights: ["b": 2, "c": 3]),
+        .node([.node([.leaf(label: "deep", depth: 9, share: nil, marks: [], big: 1 << 63)], weights: ["d": 4])], weights: [:]),
     ]
 }

@@ -1,3 +1,4 @@
+import BinaryPayloadFixtures
 import Foundation
 @testable import BinaryPayloadKit
 @testable import EventLogKit
@@ -76,9 +77,9 @@ enum FuzzTarget: UInt8, CaseIterable {
             _ = try? BinaryLogCodec().decode(FuzzShape.self, from: Data(body))
         case .handWrittenDecode:
             // Straight through the hand-written reading, without the codec's fallback to `Codable`.
-            let value = body.withUnsafeBytes { bytes -> FuzzDirectShape? in
+            let value = body.withUnsafeBytes { bytes -> Tree? in
                 var reader = BinaryPayloadReader(bytes)
-                return try? FuzzDirectShape(from: &reader)
+                return try? Tree(from: &reader)
             }
             guard let value else { return }
             do {
@@ -192,11 +193,10 @@ enum FuzzTarget: UInt8, CaseIterable {
             (.exportLine, Array(exportLine.utf8)),
             (.binaryPayload, [UInt8]((try? BinaryLogCodec().encode(FuzzShape.sample)) ?? Data())),
             (.binaryDecode, [UInt8]((try? BinaryLogCodec().encode(FuzzShape.sample)) ?? Data())),
-            (.handWrittenDecode, [UInt8]((try? BinaryLogCodec().encode(FuzzDirectShape.sample)) ?? Data())),
-            // What the first release-built run found: containers that wrote through a pointer to the writer lost
-            // its bytes after a nil optional member (2026-11-25).
-            (.handWrittenDecode, [UInt8]((try? BinaryLogCodec().encode(FuzzDirectShape.tree(
-                [.leaf(name: "é", count: -3, ratio: nil, flags: [true], big: .max)], tags: ["a": 123]))) ?? Data())),
+        ] + HandWrittenFixtures.trees.map { tree in
+            // Among them, what the first release-built run found (see `HandWrittenFixtures.trees`).
+            (.handWrittenDecode, [UInt8]((try? BinaryLogCodec().encode(tree)) ?? Data()))
+        } + [
             (.entryBlockSealed, Self.block([entry, EntryRecord.Pending(
                 sequence: 9, streamID: 2, kind: .action, timestamp: 1_600_000_000_000_000_000, cause: 0,
                 caseName: "setRepos", codec: .binary, payload: [0x01])])),
@@ -229,66 +229,4 @@ indirect enum FuzzShape: Codable {
         .record(name: "é\n", count: -3, ratio: 0.25, flags: [true, false], nested: ["a": [1, 2]], names: ["x", ""], missing: nil, big: .max, price: Decimal(string: "1.05")!),
         .tree([.plain]),
     ])
-}
-
-/// A recursive value with hand-written binary conformances, for their reading to meet damaged bytes: what it
-/// accepts must write back, through both conformances, to the same bytes.
-indirect enum FuzzDirectShape: Codable, Equatable, BinaryPayloadCodable {
-    case leaf(name: String, count: Int8, ratio: Double?, flags: [Bool], big: UInt64)
-    case tree([FuzzDirectShape], tags: [String: Int])
-
-    static let sample = FuzzDirectShape.tree([.leaf(name: "é", count: -3, ratio: 0.5, flags: [true], big: .max)], tags: ["a": 1])
-
-    func encode(to writer: inout BinaryPayloadWriter) throws {
-        switch self {
-        case let .leaf(name, count, ratio, flags, big):
-            try writer.encodeCase("leaf") {
-                try $0.encode(name, forKey: "name")
-                try $0.encode(count, forKey: "count")
-                try $0.encodeIfPresent(ratio, forKey: "ratio")
-                try $0.encode(flags, forKey: "flags")
-                try $0.encode(big, forKey: "big")
-            }
-        case let .tree(children, tags):
-            try writer.encodeCase("tree") {
-                try $0.encode(children, forKey: "_0")
-                try $0.encode(tags, forKey: "tags")
-            }
-        }
-    }
-
-    init(from reader: inout BinaryPayloadReader) throws {
-        self = try reader.decodeCase { name, reader in
-            switch name {
-            case "leaf":
-                var text: String?, count: Int8?, ratio: Double?, flags: [Bool]?, big: UInt64?
-                try reader.decodeObject { key, reader in
-                    switch key {
-                    case "name": text = try reader.decode()
-                    case "count": count = try reader.decode()
-                    case "ratio": ratio = try reader.decode(Double?.self)
-                    case "flags": flags = try reader.decode()
-                    case "big": big = try reader.decode()
-                    default: break
-                    }
-                }
-                return .leaf(
-                    name: try text ?? reader.keyNotFound("name"), count: try count ?? reader.keyNotFound("count"), ratio: ratio,
-                    flags: try flags ?? reader.keyNotFound("flags"), big: try big ?? reader.keyNotFound("big")
-                )
-            case "tree":
-                var children: [FuzzDirectShape]?, tags: [String: Int]?
-                try reader.decodeObject { key, reader in
-                    switch key {
-                    case "_0": children = try reader.decode()
-                    case "tags": tags = try reader.decode()
-                    default: break
-                    }
-                }
-                return .tree(try children ?? reader.keyNotFound("_0"), tags: try tags ?? reader.keyNotFound("tags"))
-            default:
-                throw reader.unknownCase(name, of: FuzzDirectShape.self)
-            }
-        }
-    }
 }
