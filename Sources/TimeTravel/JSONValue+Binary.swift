@@ -95,13 +95,13 @@ extension JSONValue {
         path.count == 1 ? count : nil
     }
 
-    /// Whether the key `bytes` is `name`, when both are ASCII (where equal strings are equal bytes); `nil` otherwise.
+    /// Whether the key `bytes` is `name`, when both are ASCII (where equal strings are equal bytes); `nil` otherwise,
+    /// and for a name without contiguous UTF-8. The name is read in place: `withUTF8` would copy it first.
     private static func asciiKey(_ bytes: UnsafeRawBufferPointer, is name: String) -> Bool? {
-        var name = name
-        return name.withUTF8 { wanted in
+        name.utf8.withContiguousStorageIfAvailable { wanted -> Bool? in
             guard wanted.allSatisfy({ $0 < 0x80 }), bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
             return wanted.elementsEqual(bytes)
-        }
+        } ?? nil
     }
 
     private static func value(_ reader: inout BinaryPayload.Reader, depth: Int) throws(BinaryPayload.Malformed) -> JSONValue {
