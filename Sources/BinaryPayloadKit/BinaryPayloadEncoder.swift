@@ -83,6 +83,22 @@ package final class BinaryPayloadEncoder: Encoder {
         return try encode(value, keepingOnly: filter, reusing: spare) { bytes, _ in Data(bytes) }
     }
 
+    /// Encodes `value` at the end of `buffer`, which it leaves as it was when it throws; returns the case name when
+    /// the payload is an object of one member. How a writer puts many values into one buffer: a batch's entries
+    /// are encoded one after another into the bytes the batch is written from, with no array of their own.
+    package static func encode<Value: Encodable>(
+        _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]? = nil, reusing spare: Spare<BinaryPayloadEncoder>? = nil,
+        direct: Bool = true, into buffer: inout [UInt8]
+    ) throws -> String? {
+        if direct, let type = Value.self as? any BinaryPayloadEncodable.Type {
+            return try encodeDirectly(value, as: type, keepingOnly: filter, into: &buffer)
+        }
+        return try encode(value, keepingOnly: filter, reusing: spare) { bytes, caseName in
+            buffer.append(contentsOf: bytes)
+            return caseName
+        }
+    }
+
     /// Encodes `value` through `Codable` and hands `output` the payload, in the encoder's own buffer (to be copied,
     /// not kept), and the case name.
     private static func encode<Value: Encodable, Output>(
@@ -110,22 +126,44 @@ package final class BinaryPayloadEncoder: Encoder {
     package static func encodeDirectly<Value, Direct: BinaryPayloadEncodable>(
         _ value: Value, as direct: Direct.Type, keepingOnly filter: [BinaryPayload.PathStep]? = nil
     ) throws -> (payload: [UInt8], caseName: String?) {
-        var writer = BinaryPayloadWriter(reservingCapacity: 64)
+        var payload: [UInt8] = []
+        payload.reserveCapacity(64)
+        let caseName = try encodeDirectly(value, as: direct, keepingOnly: filter, into: &payload)
+        return (payload, caseName)
+    }
+
+    /// ``encodeDirectly(_:as:keepingOnly:)`` at the end of `buffer`, which it leaves as it was when it throws.
+    package static func encodeDirectly<Value, Direct: BinaryPayloadEncodable>(
+        _ value: Value, as direct: Direct.Type, keepingOnly filter: [BinaryPayload.PathStep]? = nil, into buffer: inout [UInt8]
+    ) throws -> String? {
+        let start = buffer.count
+        // The buffer is swapped into the writer and back, not copied: a copy would count a second reference to it,
+        // and the writer's first append would copy it whole. Swapped back on each path, not in a `defer` (see
+        // `BinaryPayloadWriter.encodeObject(_:)`).
+        var writer = BinaryPayloadWriter(appendingTo: &buffer)
         writer.filter = filter
-        // `Value` is `Direct`, which the cast that found the conformance established.
-        try unsafeBitCast(value, to: Direct.self).encode(to: &writer)
-        var (payload, caseName, isWellFormed) = writer.finish()
+        do {
+            // `Value` is `Direct`, which the cast that found the conformance established.
+            try unsafeBitCast(value, to: Direct.self).encode(to: &writer)
+        } catch {
+            _ = writer.finish(into: &buffer)
+            buffer.removeSubrange(start...)
+            throw error
+        }
+        let (caseName, isWellFormed) = writer.finish(into: &buffer)
         guard isWellFormed else {
+            buffer.removeSubrange(start...)
             throw EncodingError.invalidValue(value, EncodingError.Context(
                 codingPath: [],
                 debugDescription: "The BinaryPayloadEncodable conformance of \(Value.self) wrote other than one value in some place: a member, an element or the whole."
             ))
         }
-        if payload.isEmpty {
+        if buffer.count == start {
             // A value that wrote nothing is an empty object, as through `Codable`.
-            payload = [BinaryPayload.object, 0]
+            buffer.append(BinaryPayload.object)
+            buffer.append(0)
         }
-        return (payload, caseName)
+        return caseName
     }
 
     /// The largest buffer kept for the next value: the encoder of a large state gives its memory back.

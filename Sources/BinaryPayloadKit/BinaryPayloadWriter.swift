@@ -22,10 +22,10 @@ public struct BinaryPayloadWriter {
     /// nulls, and what is left out is never asked to write itself.
     @usableFromInline var filter: [BinaryPayload.PathStep]?
 
-    /// A writer whose payload starts with room for `capacity` bytes.
-    init(reservingCapacity capacity: Int) {
+    /// A writer that appends to `buffer`, which it takes (leaving an empty one) until ``finish(into:)``.
+    init(appendingTo buffer: inout [UInt8]) {
         bytes = []
-        bytes.reserveCapacity(capacity)
+        swap(&bytes, &buffer)
     }
 
     /// How the ``filter`` treats a member named `key` of the object being written.
@@ -49,13 +49,12 @@ public struct BinaryPayloadWriter {
         return filter[depth - 1] == .index(index)
     }
 
-    /// The payload, the case name when the value is an object of one member, and whether the payload is one
-    /// well-formed value (or none, which `Codable` also writes as an empty object). The buffer is moved out, not
-    /// shared: the writer keeps an empty one.
-    @usableFromInline mutating func finish() -> (bytes: [UInt8], caseName: String?, isWellFormed: Bool) {
-        var payload: [UInt8] = []
-        swap(&payload, &bytes)
-        return (payload, topLevelKeys == 1 ? firstKey : nil, !isMalformed && values <= 1)
+    /// Swaps the written bytes into `buffer` (the writer keeps what `buffer` held), and returns the case name when
+    /// the value is an object of one member and whether the payload is one well-formed value (or none, which
+    /// `Codable` also writes as an empty object).
+    @usableFromInline mutating func finish(into buffer: inout [UInt8]) -> (caseName: String?, isWellFormed: Bool) {
+        swap(&buffer, &bytes)
+        return (topLevelKeys == 1 ? firstKey : nil, !isMalformed && values <= 1)
     }
 
     /// Runs `write`, which must write exactly one value.

@@ -1,20 +1,23 @@
 extension BinaryLogCodec {
     /// How this codec encodes a `Value`, resolved once for the type: through its `BinaryPayloadEncodable`
     /// conformance when it has one (and the codec codes directly), else through `Codable`, keeping only what lies on
-    /// a path when given one (``encode(_:keepingOnly:)``). For code that encodes one type again and again (a
-    /// recorder, blame): the codec's generic entry points ask the runtime about the conformance for every value, a
-    /// few hundred instructions whichever the answer.
+    /// a path when given one (``encode(_:keepingOnly:)``). The payload goes at the end of the buffer given, which is
+    /// left as it was when encoding throws; the case name is returned. For code that encodes one type again and again
+    /// (a log's writer, blame): the codec's generic entry points ask the runtime about the conformance for every
+    /// value, a few hundred instructions whichever the answer.
     package func payloadEncoder<Value: Encodable & SendableMetatype>(
         for type: Value.Type
-    ) -> @Sendable (Value, _ keepingOnly: [BinaryPayload.PathStep]?) throws -> (payload: [UInt8], caseName: String?) {
+    ) -> @Sendable (Value, _ keepingOnly: [BinaryPayload.PathStep]?, _ into: inout [UInt8]) throws -> String? {
         guard directCoding, let direct = Value.self as? any (BinaryPayloadEncodable & SendableMetatype).Type else {
             let encoders = encoders
-            return { value, path in try BinaryPayloadEncoder.encode(value, keepingOnly: path, reusing: encoders, direct: false) }
+            return { value, path, buffer in
+                try BinaryPayloadEncoder.encode(value, keepingOnly: path, reusing: encoders, direct: false, into: &buffer)
+            }
         }
         func encoder<Direct: BinaryPayloadEncodable & SendableMetatype>(
             _: Direct.Type
-        ) -> @Sendable (Value, [BinaryPayload.PathStep]?) throws -> (payload: [UInt8], caseName: String?) {
-            { value, path in try BinaryPayloadEncoder.encodeDirectly(value, as: Direct.self, keepingOnly: path) }
+        ) -> @Sendable (Value, [BinaryPayload.PathStep]?, inout [UInt8]) throws -> String? {
+            { value, path, buffer in try BinaryPayloadEncoder.encodeDirectly(value, as: Direct.self, keepingOnly: path, into: &buffer) }
         }
         return encoder(direct)
     }

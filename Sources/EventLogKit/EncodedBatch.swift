@@ -1,15 +1,23 @@
 /// A batch taken from the queue, encoded and sorted for its write transaction: its entries in sequence order (as
-/// they were queued), its snapshots, and whether a flush asked for a sync. One transaction holds them all, so
-/// snapshots may go after the entries they follow.
+/// they were queued), their payloads back to back in one buffer, its snapshots, and whether a flush asked for a sync.
+/// One transaction holds them all, so snapshots may go after the entries they follow.
 struct EncodedBatch {
-    private(set) var entries: [EntryRecord.Pending] = []
+    private(set) var entries: [EntryRecord.Encoded] = []
+    /// The entries' payloads, each where its entry's range says: encoders write into it one entry after another, so
+    /// an entry allocates and frees no array of its own, and the buffer serves batch after batch (``takePayloads()``).
+    private(set) var payloads: [UInt8] = []
     private(set) var snapshots: [Snapshot] = []
     private(set) var needsSync = false
 
+    /// The largest payload buffer kept for the next batch: a batch of large values gives its memory back.
+    static let largestKeptBuffer = 1 << 20
+
     /// Encodes the deferred entries (with the encoders registered when the batch was taken) and snapshots of
-    /// `items`, taking each item out of the array rather than copying it.
-    init(_ items: consuming [WriteItem], encoders: [EncoderID: DeferredEncoding]) {
+    /// `items`, taking each item out of the array rather than copying it; the payloads go into `buffer`, emptied.
+    init(_ items: consuming [WriteItem], encoders: [EncoderID: DeferredEncoding], into buffer: consuming [UInt8]) {
         var items = items
+        var payloads = buffer
+        payloads.removeAll(keepingCapacity: true)
         entries.reserveCapacity(items.count)
         // Each item is moved out and `.sync` left in its place, which costs nothing to destroy: an item holds a
         // sender's value in an existential, and reversing or reading the array would copy it. Consecutive entries
@@ -22,16 +30,33 @@ struct EncodedBatch {
                 let item = (items.baseAddress! + index).move()
                 (items.baseAddress! + index).initialize(to: .sync)
                 switch consume item {
-                case .entry(let entry): entries.append(entry)
-                case .batch(let batch): entries.append(contentsOf: batch)
+                case .entry(let entry): entries.append(Self.encoded(entry, into: &payloads))
+                case .batch(let batch): for entry in batch { entries.append(Self.encoded(entry, into: &payloads)) }
                 case .deferred(let entry):
                     if encoderID != entry.encoder { (encoderID, encoding) = (entry.encoder, encoders[entry.encoder]) }
-                    entries.append(entry.pending(encoding))
+                    entries.append(entry.encoded(encoding, into: &payloads))
                 case .snapshot(let snapshot): snapshots.append(snapshot)
                 case .deferredSnapshot(let snapshot): if let made = snapshot.snapshot() { snapshots.append(made) }
                 case .sync: needsSync = true
                 }
             }
         }
+        self.payloads = payloads
+    }
+
+    /// An entry queued with its payload, its payload copied to the end of `payloads`.
+    private static func encoded(_ entry: borrowing EntryRecord.Pending, into payloads: inout [UInt8]) -> EntryRecord.Encoded {
+        let start = payloads.count
+        payloads.append(contentsOf: entry.payload)
+        return EntryRecord.Encoded(
+            sequence: entry.sequence, streamID: entry.streamID, kind: entry.kind, timestamp: entry.timestamp, cause: entry.cause,
+            caseName: entry.caseName, codec: entry.codec, payload: start..<payloads.count, callSite: entry.callSite)
+    }
+
+    /// The payload buffer, for the next batch (empty when it grew past ``largestKeptBuffer``); the batch keeps none.
+    mutating func takePayloads() -> [UInt8] {
+        var taken: [UInt8] = []
+        if payloads.capacity <= Self.largestKeptBuffer { swap(&taken, &payloads) }
+        return taken
     }
 }

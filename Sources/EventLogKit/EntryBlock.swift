@@ -186,7 +186,12 @@ enum EntryBlock {
 
         /// Appends `entry`, which follows every entry of the block, when it fits: an empty block takes any entry,
         /// another stays within ``EntryBlock/capacity`` and its count. Returns whether it did.
-        mutating func append(_ entry: borrowing EntryRecord.Pending) -> Bool {
+        mutating func append(_ entry: EntryRecord.Pending) -> Bool {
+            entry.payload.withUnsafeBytes { append(entry, payload: $0) }
+        }
+
+        /// ``append(_:)`` of an entry whose payload is `payload`, wherever the entry keeps it.
+        mutating func append<Entry: EntryFields>(_ entry: Entry, payload: UnsafeRawBufferPointer) -> Bool {
             let first = key == nil
             let distance = first ? 0 : entry.sequence &- last.sequence
             let time = first ? 0 : Self.zigzag(entry.timestamp &- last.time)
@@ -195,7 +200,7 @@ enum EntryBlock {
             let known = names.firstIndex { $0.length == caseLength && $0.text == entry.caseName }
             let size = Varint.size(distance) + 2 + Varint.size(UInt64(entry.streamID)) + Varint.size(time) + Varint.size(cause)
                 + (known.map { Varint.size(UInt64($0 + 1)) } ?? (1 + Varint.size(UInt64(caseLength)) + caseLength))
-                + Varint.size(UInt64(entry.payload.count)) + entry.payload.count
+                + Varint.size(UInt64(payload.count)) + payload.count
             guard first || (count < EntryBlock.maximumCount && bytes.count + size <= EntryBlock.capacity) else { return false }
             if first {
                 key = entry.sequence
@@ -212,7 +217,7 @@ enum EntryBlock {
                 end = Varint.write(time, into: buffer, at: end)
                 end = Varint.write(cause, into: buffer, at: end)
                 end = Varint.write(known.map { UInt64($0 + 1) } ?? 0, into: buffer, at: end)
-                end = Varint.write(UInt64(entry.payload.count), into: buffer, at: end)
+                end = Varint.write(UInt64(payload.count), into: buffer, at: end)
                 if known == nil { end = Varint.write(UInt64(caseLength), into: buffer, at: end) }
                 bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<end]))
             }
@@ -220,8 +225,7 @@ enum EntryBlock {
                 names.append((entry.caseName, caseLength))
                 bytes.append(contentsOf: entry.caseName.utf8)
             }
-            // Through a buffer: `append(contentsOf:)` takes an array it is given as its own, a reference counted.
-            entry.payload.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
+            bytes.append(contentsOf: payload)
             last = (entry.sequence, entry.timestamp)
             count += 1
             return true

@@ -3,9 +3,11 @@
 /// hands over the value and the encoder's number, allocates nothing for a value of up to three words, and counts no
 /// reference to an object the writer thread also counts.
 package protocol EntryEncoder: AnyObject, Sendable {
-    /// The case name and payload, in the log's codec, of `value`, appended as an entry of kind `kind`. A thrown
-    /// error makes the entry `unencodable` (its number is kept); the encoder reports it to its owner.
-    func encode(_ value: any Sendable, kind: EntryKind) throws -> (caseName: String, payload: [UInt8])
+    /// Writes the payload, in the log's codec, of `value`, appended as an entry of kind `kind`, at the end of
+    /// `buffer` (the bytes of the batch it is written in), and returns its case name. A thrown error makes the entry
+    /// `unencodable` (its number is kept); the encoder reports it to its owner. What it wrote before throwing is cut
+    /// off by the caller.
+    func encode(_ value: any Sendable, kind: EntryKind, into buffer: inout [UInt8]) throws -> String
 }
 
 /// The number under which a log's writer knows an ``EntryEncoder`` registered through a ``LogStream``.
@@ -25,13 +27,18 @@ final class DeferredEncoding: Sendable {
         self.tally = tally
     }
 
-    /// The case name and payload of `entry`'s value, a mutation's size counted in the tally; `nil` when the encoder
-    /// throws or makes what a record cannot hold.
-    func encode(_ entry: borrowing DeferredEntry) -> (caseName: String, payload: [UInt8])? {
-        guard let (caseName, payload) = try? encoder.encode(entry.value, kind: entry.kind),
-              caseName.utf8.count <= EntryRecord.maxCaseNameLength, payload.count <= Int(UInt32.max) else { return nil }
-        if entry.kind == .mutation { tally.add(payload.count) }
-        return (caseName, payload)
+    /// Writes the payload of `entry`'s value at the end of `buffer` and returns its case name, a mutation's size
+    /// counted in the tally; `nil`, with `buffer` as it was, when the encoder throws or makes what a record cannot
+    /// hold.
+    func encode(_ entry: borrowing DeferredEntry, into buffer: inout [UInt8]) -> String? {
+        let start = buffer.count
+        guard let caseName = try? encoder.encode(entry.value, kind: entry.kind, into: &buffer),
+              caseName.utf8.count <= EntryRecord.maxCaseNameLength, buffer.count - start <= Int(UInt32.max) else {
+            buffer.removeSubrange(start...)
+            return nil
+        }
+        if entry.kind == .mutation { tally.add(buffer.count - start) }
+        return caseName
     }
 }
 
@@ -46,7 +53,9 @@ final class ClosureEncoder: EntryEncoder {
 
     private init() {}
 
-    func encode(_ value: any Sendable, kind: EntryKind) throws -> (caseName: String, payload: [UInt8]) {
-        try (value as! Encode)()
+    func encode(_ value: any Sendable, kind: EntryKind, into buffer: inout [UInt8]) throws -> String {
+        let (caseName, payload) = try (value as! Encode)()
+        buffer.append(contentsOf: payload)
+        return caseName
     }
 }

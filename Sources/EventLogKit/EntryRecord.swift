@@ -29,7 +29,7 @@ enum EntryRecord {
     static let maxCaseNameLength = Int(UInt16.max)
 
     /// An entry on its way to the writer thread, sequence number and time already assigned.
-    struct Pending: Sendable {
+    struct Pending: Sendable, EntryFields {
         let sequence: UInt64
         let streamID: UInt32
         let kind: EntryKind
@@ -41,35 +41,23 @@ enum EntryRecord {
         let payload: [UInt8]
         /// Where the action was sent from, kept in the stream index; `nil` for none.
         var callSite: Site? = nil
+    }
 
-        /// The cause as a distance back from the entry (0: none).
-        private var causeDistance: UInt64 { cause == 0 ? 0 : sequence &- cause }
-
-        /// The bytes it takes as a record in the compact layout, about what it takes in a block: what it counts for
-        /// in the queue's byte budget.
-        var size: Int {
-            let caseLength = caseName.utf8.count
-            return compactFixedSize + Varint.size(sequence) + Varint.size(UInt64(streamID)) + Varint.size(causeDistance)
-                + Varint.size(UInt64(caseLength)) + caseLength + payload.count
-        }
-
-        /// Writes the record, in the compact layout, into `buffer`, which is exactly ``size`` bytes, checksum
-        /// included: what writers of versions 4 to 6 stored. The writer no longer does; tests and fuzz seeds make
-        /// such records with it, since readers must go on taking them.
-        func write(into buffer: UnsafeMutableRawBufferPointer) {
-            let out = ByteWriter(bytes: buffer)
-            let caseLength = caseName.utf8.count
-            out.u8(4, kind.rawValue | compactFlag)
-            out.u8(5, codec.rawValue)
-            out.i64(6, timestamp)
-            var offset = Varint.write(sequence, into: buffer, at: compactFixedSize)
-            offset = Varint.write(UInt64(streamID), into: buffer, at: offset)
-            offset = Varint.write(causeDistance, into: buffer, at: offset)
-            offset = Varint.write(UInt64(caseLength), into: buffer, at: offset)
-            out.copy(caseName, to: offset)
-            out.copy(payload, to: offset + caseLength)
-            out.sealChecksum()
-        }
+    /// An entry of an ``EncodedBatch``: a ``Pending`` whose payload lies in the batch's bytes, so that no entry
+    /// allocates and frees an array of its own. A type of its own, not a ``Pending`` generic over its payload: the
+    /// writer copies each entry once, and the copy of a generic one ran through its value witnesses (three times the
+    /// instructions).
+    struct Encoded: EntryFields {
+        let sequence: UInt64
+        let streamID: UInt32
+        let kind: EntryKind
+        let timestamp: Int64
+        let cause: UInt64
+        let caseName: String
+        let codec: CodecID
+        /// Where the payload lies in the batch's bytes.
+        let payload: Range<Int>
+        var callSite: Site? = nil
     }
 
     /// An action's call site on its way to the writer: the compiler's file and line (formatted, once per site, on
@@ -161,5 +149,47 @@ enum EntryRecord {
             kind: kind, codec: CodecID(rawValue: reader.u8(5)), streamID: UInt32(streamID), sequence: sequence,
             timestamp: reader.i64(6), cause: causeDistance == 0 ? 0 : sequence - causeDistance,
             caseRange: offset..<caseEnd, payloadRange: caseEnd..<reader.count)
+    }
+}
+
+/// What a block records of an entry besides its payload (``EntryBlock/Builder``), whichever way the entry holds it.
+protocol EntryFields {
+    var sequence: UInt64 { get }
+    var streamID: UInt32 { get }
+    var kind: EntryKind { get }
+    var timestamp: Int64 { get }
+    var cause: UInt64 { get }
+    var caseName: String { get }
+    var codec: CodecID { get }
+}
+
+extension EntryRecord.Pending {
+    /// The cause as a distance back from the entry (0: none).
+    private var causeDistance: UInt64 { cause == 0 ? 0 : sequence &- cause }
+
+    /// The bytes it takes as a record in the compact layout, about what it takes in a block: what it counts for
+    /// in the queue's byte budget.
+    var size: Int {
+        let caseLength = caseName.utf8.count
+        return EntryRecord.compactFixedSize + Varint.size(sequence) + Varint.size(UInt64(streamID)) + Varint.size(causeDistance)
+            + Varint.size(UInt64(caseLength)) + caseLength + payload.count
+    }
+
+    /// Writes the record, in the compact layout, into `buffer`, which is exactly ``size`` bytes, checksum
+    /// included: what writers of versions 4 to 6 stored. The writer no longer does; tests and fuzz seeds make
+    /// such records with it, since readers must go on taking them.
+    func write(into buffer: UnsafeMutableRawBufferPointer) {
+        let out = ByteWriter(bytes: buffer)
+        let caseLength = caseName.utf8.count
+        out.u8(4, kind.rawValue | EntryRecord.compactFlag)
+        out.u8(5, codec.rawValue)
+        out.i64(6, timestamp)
+        var offset = Varint.write(sequence, into: buffer, at: EntryRecord.compactFixedSize)
+        offset = Varint.write(UInt64(streamID), into: buffer, at: offset)
+        offset = Varint.write(causeDistance, into: buffer, at: offset)
+        offset = Varint.write(UInt64(caseLength), into: buffer, at: offset)
+        out.copy(caseName, to: offset)
+        out.copy(payload, to: offset + caseLength)
+        out.sealChecksum()
     }
 }

@@ -235,17 +235,22 @@ public final class EventLog: Sendable {
         try encoding(Value.self) { try configuration.codec.encodeBytesNamingCase(value) }
     }
 
-    /// ``encodeBytesNamingCase(_:)`` for values of one type, resolved once: a recorder's encoder asks for it when it
-    /// is made, so that its entries skip the runtime's lookup of a `BinaryPayloadEncodable` conformance, which the
-    /// binary codec otherwise makes for every value, with or without one.
+    /// ``encodeBytesNamingCase(_:)`` for values of one type, resolved once, writing the payload at the end of a buffer
+    /// (left as it was when encoding fails) and returning the case name: a recorder's encoder asks for it when it is
+    /// made, so that its entries skip the runtime's lookup of a `BinaryPayloadEncodable` conformance, which the binary
+    /// codec otherwise makes for every value, with or without one, and go into the bytes of their batch.
     package func payloadEncoder<Value: Encodable & SendableMetatype>(
         for type: Value.Type
-    ) -> @Sendable (Value) throws(EventLogError) -> (payload: [UInt8], caseName: String?) {
+    ) -> @Sendable (Value, inout [UInt8]) throws(EventLogError) -> String? {
         guard let codec = configuration.codec as? BinaryLogCodec else {
-            return { [self] value throws(EventLogError) in try encodeBytesNamingCase(value) }
+            return { [self] value, buffer throws(EventLogError) in
+                let (payload, caseName) = try encodeBytesNamingCase(value)
+                buffer.append(contentsOf: payload)
+                return caseName
+            }
         }
         let encode = codec.payloadEncoder(for: Value.self)
-        return { [self] value throws(EventLogError) in try encoding(Value.self) { try encode(value, nil) } }
+        return { [self] value, buffer throws(EventLogError) in try encoding(Value.self) { try encode(value, nil, &buffer) } }
     }
 
     /// Runs an encoding of a `Value` with the log's codec; its error becomes ``EventLogError/codec(_:)``.

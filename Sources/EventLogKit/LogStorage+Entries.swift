@@ -140,11 +140,11 @@ struct EntryAppender {
         }
     }
 
-    /// Appends `entry`, which follows every entry of the log.
-    mutating func append(_ entry: borrowing EntryRecord.Pending) throws {
-        guard !builder.append(entry) else { return }
+    /// Appends `entry`, whose payload is `payload`, and which follows every entry of the log.
+    mutating func append<Entry: EntryFields>(_ entry: Entry, payload: UnsafeRawBufferPointer) throws {
+        guard !builder.append(entry, payload: payload) else { return }
         try flush()
-        _ = builder.append(entry)
+        _ = builder.append(entry, payload: payload)
     }
 
     /// Writes the open block.

@@ -56,6 +56,8 @@ final class LogWriter: @unchecked Sendable {
         let file: UInt
         let line: UInt
     }
+    /// The buffer a batch's payloads are encoded into, kept from batch to batch (writer thread only).
+    private var spareBytes: [UInt8] = []
     /// Payload bytes and entries committed since maintenance last ran, and when it did (writer thread only).
     private var bytesSinceMaintenance = 0
     private var entriesSinceMaintenance = 0
@@ -490,7 +492,9 @@ final class LogWriter: @unchecked Sendable {
         _ batch: consuming [WriteItem], encoders: [EncoderID: DeferredEncoding], maintaining step: (Maintenance, Int)?
     ) throws(EventLogError) -> (UInt64?, Bool?) {
         // Encoding happens here, on the writer thread, before the write transaction: senders only queued values.
-        let encoded = EncodedBatch(batch, encoders: encoders)
+        var encoded = EncodedBatch(batch, encoders: encoders, into: spareBytes)
+        spareBytes = []
+        defer { spareBytes = encoded.takePayloads() }
         let lastSequence = encoded.entries.last?.sequence
         var newSites: [String: UInt32] = [:]
         var newSourceSites: [SourceSite: UInt32] = [:]
@@ -507,8 +511,10 @@ final class LogWriter: @unchecked Sendable {
                 // in blocks.
                 try txn.withCursor(storage.entries) { cursor in
                     var entries = try EntryAppender(cursor)
-                    for index in encoded.entries.indices {
-                        try write(encoded.entries[index], &entries, txn, &indexed, &sites, &sourceSites)
+                    try encoded.payloads.withUnsafeBytes { payloads in
+                        for index in encoded.entries.indices {
+                            try write(encoded.entries[index], payloads, &entries, txn, &indexed, &sites, &sourceSites)
+                        }
                     }
                     try entries.finish()
                 }
@@ -561,10 +567,10 @@ final class LogWriter: @unchecked Sendable {
     }
 
     private func write(
-        _ entry: EntryRecord.Pending, _ entries: inout EntryAppender, _ txn: Transaction, _ indexed: inout IndexItems,
-        _ newSites: inout [String: UInt32], _ newSourceSites: inout [SourceSite: UInt32]
+        _ entry: EntryRecord.Encoded, _ payloads: UnsafeRawBufferPointer, _ entries: inout EntryAppender, _ txn: Transaction,
+        _ indexed: inout IndexItems, _ newSites: inout [String: UInt32], _ newSourceSites: inout [SourceSite: UInt32]
     ) throws {
-        try entries.append(entry)
+        try entries.append(entry, payload: UnsafeRawBufferPointer(rebasing: payloads[entry.payload]))
         // An action's call site goes into the index as the number of an interned text in `sites`.
         var item = StreamIndex.Item(sequence: entry.sequence, kind: entry.kind.rawValue)
         if let site = entry.callSite, let id = try siteID(site, txn, &newSites, &newSourceSites) { item.site = id }

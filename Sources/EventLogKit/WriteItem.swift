@@ -54,21 +54,22 @@ struct DeferredEntry: Sendable {
     /// The `send` call's file and line, formatted on the writer thread.
     let callSite: (fileID: StaticString, line: UInt)?
 
-    /// The record to write: the value encoded by `encoding` (a mutation's size counted in its tally), or, when
-    /// encoding fails, an entry that keeps the sequence gapless and says so (case name `unencodable`, codec none,
-    /// no payload; docs/FORMAT.md).
-    func pending(_ encoding: DeferredEncoding?) -> EntryRecord.Pending {
+    /// The entry to write, its payload encoded by `encoding` at the end of `payloads` (a mutation's size counted in
+    /// its tally), or, when encoding fails, an entry that keeps the sequence gapless and says so (case name
+    /// `unencodable`, codec none, no payload; docs/FORMAT.md).
+    func encoded(_ encoding: DeferredEncoding?, into payloads: inout [UInt8]) -> EntryRecord.Encoded {
         // A registration outlives every entry that names it (LogWriter.unregister): its absence is a bug to catch.
         assert(encoding != nil, "entry #\(sequence) names encoder \(encoder.number), which is not registered")
+        let start = payloads.count
         // Called through the optional, not on a binding of it, which counted a reference for every entry.
-        if let (caseName, payload) = encoding?.encode(self) {
-            return EntryRecord.Pending(
+        if let caseName = encoding?.encode(self, into: &payloads) {
+            return EntryRecord.Encoded(
                 sequence: sequence, streamID: streamID, kind: kind, timestamp: timestamp, cause: cause,
-                caseName: caseName, codec: codec, payload: payload, callSite: site)
+                caseName: caseName, codec: codec, payload: start..<payloads.count, callSite: site)
         }
-        return EntryRecord.Pending(
+        return EntryRecord.Encoded(
             sequence: sequence, streamID: streamID, kind: kind, timestamp: timestamp, cause: cause,
-            caseName: DeferredEntry.unencodable, codec: .none, payload: [], callSite: site)
+            caseName: DeferredEntry.unencodable, codec: .none, payload: start..<start, callSite: site)
     }
 
     private var site: EntryRecord.Site? {

@@ -102,8 +102,8 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
         private let redact: (@Sendable (Action) -> Action)?
         private let actionNames = CaseNamer(), mutationNames = CaseNamer()
         /// The log's encoders of actions and of mutations, resolved once for their types.
-        private let encodeAction: @Sendable (Action) throws(EventLogError) -> (payload: [UInt8], caseName: String?)
-        private let encodeMutation: @Sendable (Mutation) throws(EventLogError) -> (payload: [UInt8], caseName: String?)
+        private let encodeAction: @Sendable (Action, inout [UInt8]) throws(EventLogError) -> String?
+        private let encodeMutation: @Sendable (Mutation, inout [UInt8]) throws(EventLogError) -> String?
         private let firstFailure = Mutex<EventLogError?>(nil)
 
         init(log: EventLog, redact: (@Sendable (Action) -> Action)?) {
@@ -116,19 +116,21 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
         /// The first error writing to the log, if one happened.
         var failure: EventLogError? { firstFailure.withLock { $0 } }
 
-        /// The case name and payload of a value the recorder handed to its stream.
-        func encode(_ value: any Sendable, kind: EntryKind) throws -> (caseName: String, payload: [UInt8]) {
+        /// Writes the payload of a value the recorder handed to its stream at the end of `buffer`; returns its case
+        /// name.
+        func encode(_ value: any Sendable, kind: EntryKind, into buffer: inout [UInt8]) throws -> String {
             switch kind {
             case .action:
                 let action = Self.unwrap(value, as: Action.self)
                 // Not `redact?(action) ?? action`, which looks up `Optional<Action>`'s metadata for every entry here.
-                guard let redact else { return try encoded(action, with: encodeAction, names: actionNames) }
-                return try encoded(redact(action), with: encodeAction, names: actionNames)
+                guard let redact else { return try encoded(action, with: encodeAction, names: actionNames, into: &buffer) }
+                return try encoded(redact(action), with: encodeAction, names: actionNames, into: &buffer)
             case .mutation:
-                return try encoded(Self.unwrap(value, as: Mutation.self), with: encodeMutation, names: mutationNames)
+                return try encoded(Self.unwrap(value, as: Mutation.self), with: encodeMutation, names: mutationNames, into: &buffer)
             default:
                 let record = Self.unwrap(value, as: EffectErrorRecord.self)
-                return (record.type, try reported { () throws(EventLogError) in try log.encodeBytesNamingCase(record).payload })
+                buffer.append(contentsOf: try reported { () throws(EventLogError) in try log.encodeBytesNamingCase(record).payload })
+                return record.type
             }
         }
 
@@ -147,12 +149,13 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
             return open(value)
         }
 
-        /// A value's case name and payload, made by `encode`.
+        /// A value's case name, its payload written at the end of `buffer` by `encode`.
         private func encoded<Value>(
-            _ value: Value, with encode: (Value) throws(EventLogError) -> (payload: [UInt8], caseName: String?), names: CaseNamer
-        ) throws -> (caseName: String, payload: [UInt8]) {
-            let encoded = try reported { () throws(EventLogError) in try encode(value) }
-            return (names.name(value, learned: encoded.caseName), encoded.payload)
+            _ value: Value, with encode: (Value, inout [UInt8]) throws(EventLogError) -> String?, names: CaseNamer,
+            into buffer: inout [UInt8]
+        ) throws -> String {
+            let learned = try reported { () throws(EventLogError) in try encode(value, &buffer) }
+            return names.name(value, learned: learned)
         }
 
         /// Runs an encoding; a failure is remembered (``failure``) and rethrown, so the log writes an

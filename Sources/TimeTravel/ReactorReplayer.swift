@@ -16,7 +16,7 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
     private let migrations: SchemaMigrations<R>
     /// The binary encoding of `R.State`, resolved once (through its hand-written conformance, if it has one): blame
     /// encodes the path's part of the state at every step.
-    private let binaryState: @Sendable (R.State, [BinaryPayload.PathStep]?) throws -> (payload: [UInt8], caseName: String?)
+    private let binaryState: @Sendable (R.State, [BinaryPayload.PathStep]?, inout [UInt8]) throws -> String?
 
     /// A replayer using a reactor made by `makeReactor`, reading what earlier versions of its types recorded
     /// through `migrations` (the ones the app passes to `attach`).
@@ -74,7 +74,9 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
 
     /// What of `state` lies on `path`, in the binary form.
     private func kept(_ state: R.State, on path: StatePath) throws -> [UInt8] {
-        try binaryState(state, path.binarySteps).payload
+        var payload: [UInt8] = []
+        _ = try binaryState(state, path.binarySteps, &payload)
+        return payload
     }
 
     /// Decodes an action as `R.Action` and a mutation as `R.Mutation` (through the migrations from `schema`),

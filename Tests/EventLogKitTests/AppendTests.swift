@@ -284,8 +284,9 @@ private final class CountingEncoder: EntryEncoder {
         self.onCall = onCall
     }
 
-    func encode(_ value: any Sendable, kind: EntryKind) throws -> (caseName: String, payload: [UInt8]) {
+    func encode(_ value: any Sendable, kind: EntryKind, into buffer: inout [UInt8]) throws -> String {
         onCall(calls.withLock { $0 += 1; return $0 })
-        return ("counted", try log.encodeBytesNamingCase(value as! Int).payload)
+        buffer.append(contentsOf: try log.encodeBytesNamingCase(value as! Int).payload)
+        return "counted"
     }
 }

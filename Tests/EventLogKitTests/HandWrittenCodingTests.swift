@@ -119,6 +119,15 @@ struct HandWrittenCodingTests {
         }
     }
 
+    @Test("values written one after another into one buffer, as a log's writer writes a batch, read back from where they lie; one that throws partway leaves the buffer as it was")
+    func appendingIntoOneBuffer() {
+        #expect(HandWrittenFixtures.checkAppending() == nil)
+        // Each poisoned value throws from inside its members, and leaves none of what it wrote behind.
+        var buffer: [UInt8] = []
+        #expect(throws: EncodingError.self) { try BinaryPayloadEncoder.encode(HandWrittenFixtures.poisoned[1], into: &buffer) }
+        #expect(buffer.isEmpty)
+    }
+
     @Test("an error thrown inside nested containers comes out whole, and the codec goes on writing what Codable writes")
     func errorInsideContainers() throws {
         let codec = BinaryLogCodec()

@@ -16,21 +16,27 @@ struct HandWrittenRecordingTests {
     /// How many mutations went through the hand-written conformance each way.
     static let written = Atomic<Int>(0), read = Atomic<Int>(0)
 
+    /// `.poison` makes a mutation whose conformance throws after writing its case name and key.
     final class Counter: Reactor {
-        enum Action: Codable, Sendable { case add(Int) }
+        enum Action: Codable, Sendable { case add(Int), poison }
         enum Mutation: Codable, Sendable, BinaryPayloadCodable {
             case add(Int)
+            case poison(Double)
             func encode(to writer: inout BinaryPayloadWriter) throws {
                 HandWrittenRecordingTests.written.add(1, ordering: .relaxed)
                 switch self {
                 case let .add(amount): try writer.encodeCase("add") { try $0.encode(amount, forKey: "_0") }
+                case let .poison(value): try writer.encodeCase("poison") { try $0.encode(value, forKey: "_0") }
                 }
             }
             init(from reader: inout BinaryPayloadReader) throws {
                 HandWrittenRecordingTests.read.add(1, ordering: .relaxed)
                 self = try reader.decodeCase { name, reader in
-                    guard name == "add" else { throw reader.unknownCase(name, of: Mutation.self) }
-                    return .add(try reader.decodeMember(Int.self, forKey: "_0"))
+                    switch name {
+                    case "add": .add(try reader.decodeMember(Int.self, forKey: "_0"))
+                    case "poison": .poison(try reader.decodeMember(Double.self, forKey: "_0"))
+                    default: throw reader.unknownCase(name, of: Mutation.self)
+                    }
                 }
             }
         }
@@ -40,11 +46,13 @@ struct HandWrittenRecordingTests {
         func mutate(action: Action) -> Effect {
             switch action {
             case let .add(amount): .just(.add(amount))
+            case .poison: .just(.poison(.nan))
             }
         }
         func reduce(state: State, mutation: Mutation) -> State {
             switch mutation {
             case let .add(amount): State(total: state.total + amount)
+            case .poison: state
             }
         }
     }
@@ -81,6 +89,25 @@ struct HandWrittenRecordingTests {
         let resumed = Counter()
         try resumed.attach(to: log, stream: "counter")
         #expect(resumed.currentState.total == 55)
+    }
+
+    @Test("a value whose encoding throws partway leaves nothing of itself in its batch: the entries around it read back whole")
+    func halfWrittenValueLeavesNothing() throws {
+        let log = try EventLog.open(at: scratch.file("half.reactorlog"))
+        let reactor = Counter()
+        try reactor.attach(to: log, stream: "half")
+        for value in 1...50 {
+            reactor.send(.add(value))
+            if value % 10 == 0 { reactor.send(.poison) }
+        }
+        try log.flush()
+        let mutations = Array(try log.readEntries(EntryQuery(stream: "half"))).filter { $0.kind == .mutation }
+        #expect(mutations.count == 55)
+        let unencodable = mutations.filter { $0.caseName == "unencodable" }
+        #expect(unencodable.count == 5 && unencodable.allSatisfy { $0.payload.isEmpty && $0.codec == .none })
+        let added = try mutations.filter { $0.caseName == "add" }.map { try log.decode(Counter.Mutation.self, from: $0) }
+        #expect(added == (1...50).map { .add($0) })
+        #expect(try log.verify().problems.allSatisfy { $0.severity != .error })
     }
 }
 
