@@ -137,10 +137,11 @@ enum EntryBlock {
 
     // MARK: Writing
 
-    /// A block being filled: from nothing, or continuing the last block of the log.
-    struct Builder {
+    /// A block being filled: from nothing, or continuing the last block of the log. Not copyable: its bytes have
+    /// one owner (``ByteBuffer``).
+    struct Builder: ~Copyable {
         /// The block's bytes so far, checksum and count not yet written.
-        private(set) var bytes: [UInt8]
+        private var bytes = ByteBuffer(capacity: EntryBlock.capacity)
         /// The sequence number of its first entry; `nil` while it is empty.
         private(set) var key: UInt64?
         /// How many entries it holds.
@@ -153,10 +154,7 @@ enum EntryBlock {
         private var names: [(text: String, length: Int)] = []
 
         /// An empty block.
-        init() {
-            bytes = []
-            bytes.reserveCapacity(EntryBlock.capacity)
-        }
+        init() {}
 
         /// The block `block`, stored under `key`, continued; `nil` when it is damaged or full, so that it is left as
         /// it is (for `verify` to report) and a new block starts after it.
@@ -175,7 +173,7 @@ enum EntryBlock {
                 return nil
             }
             self.init()
-            bytes.append(contentsOf: block)
+            bytes.append(block)
             self.key = key
             self.count = reader.count
             self.last = last
@@ -183,6 +181,9 @@ enum EntryBlock {
         }
 
         var isEmpty: Bool { count == 0 }
+
+        /// The size of the block so far, which ``write(into:)`` writes.
+        var size: Int { bytes.count }
 
         /// Appends `entry`, which follows every entry of the block, when it fits: an empty block takes any entry,
         /// another stays within ``EntryBlock/capacity`` and its count. Returns whether it did.
@@ -204,9 +205,11 @@ enum EntryBlock {
             guard first || (count < EntryBlock.maximumCount && bytes.count + size <= EntryBlock.capacity) else { return false }
             if first {
                 key = entry.sequence
-                bytes.append(contentsOf: repeatElement(0, count: EntryBlock.headerSize))
-                withUnsafeBytes(of: entry.timestamp.littleEndian) { bytes.replaceSubrange(7..<15, with: $0) }
-                withUnsafeBytes(of: entry.sequence.littleEndian) { bytes.replaceSubrange(15..<23, with: $0) }
+                bytes.appendZeros(EntryBlock.headerSize)
+                bytes.withUnsafeMutableBytes { header in
+                    header.storeBytes(of: entry.timestamp.littleEndian, toByteOffset: 7, as: Int64.self)
+                    header.storeBytes(of: entry.sequence.littleEndian, toByteOffset: 15, as: UInt64.self)
+                }
             }
             // The numbers go through a buffer on the stack and into the block at once: an append per byte costs more.
             withUnsafeTemporaryAllocation(byteCount: 80, alignment: 1) { buffer in
@@ -219,19 +222,20 @@ enum EntryBlock {
                 end = Varint.write(known.map { UInt64($0 + 1) } ?? 0, into: buffer, at: end)
                 end = Varint.write(UInt64(payload.count), into: buffer, at: end)
                 if known == nil { end = Varint.write(UInt64(caseLength), into: buffer, at: end) }
-                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<end]))
+                bytes.append(UnsafeRawBufferPointer(rebasing: buffer[..<end]))
             }
             if known == nil {
                 names.append((entry.caseName, caseLength))
-                bytes.append(contentsOf: entry.caseName.utf8)
+                let spelled: Void? = entry.caseName.utf8.withContiguousStorageIfAvailable { bytes.append(UnsafeRawBufferPointer($0)) }
+                if spelled == nil { Array(entry.caseName.utf8).withUnsafeBytes { bytes.append($0) } }
             }
-            bytes.append(contentsOf: payload)
+            bytes.append(payload)
             last = (entry.sequence, entry.timestamp)
             count += 1
             return true
         }
 
-        /// Writes the finished block into `buffer`, which is exactly `bytes.count` bytes: marker, count, checksum.
+        /// Writes the finished block into `buffer`, which is exactly ``size`` bytes: marker, count, checksum.
         func write(into buffer: UnsafeMutableRawBufferPointer) {
             bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
             let out = ByteWriter(bytes: buffer)

@@ -108,7 +108,7 @@ extension LogStorage {
         func put() throws {
             guard let key = builder.key else { return }
             try KeyCoding.sequence(key).withUnsafeBytes { key in
-                try txn.reserve(entries, key: key, size: builder.bytes.count) { builder.write(into: $0) }
+                try txn.reserve(entries, key: key, size: builder.size) { builder.write(into: $0) }
             }
             builder = EntryBlock.Builder()
         }
@@ -123,7 +123,7 @@ extension LogStorage {
 
 /// Appends entries to `entries` in blocks (``EntryBlock``), inside the writer's transaction: the log's last block is
 /// continued while it has room and written again under its key; each block after it is appended in place.
-struct EntryAppender {
+struct EntryAppender: ~Copyable {
     private let cursor: Cursor
     private var builder: EntryBlock.Builder
     /// The key the open block is stored under already, when it continues the log's last block.
@@ -134,9 +134,11 @@ struct EntryAppender {
         self.cursor = cursor
         if let last = try cursor.last(), let key = KeyCoding.decodeSequence(last.key), EntryBlock.isBlock(last.value),
            let continued = EntryBlock.Builder(continuing: last.value, key: key) {
-            (builder, stored) = (continued, key)
+            builder = continued
+            stored = key
         } else {
-            (builder, stored) = (EntryBlock.Builder(), nil)
+            builder = EntryBlock.Builder()
+            stored = nil
         }
     }
 
@@ -156,8 +158,9 @@ struct EntryAppender {
         guard let key = builder.key else { return }
         let flags: WriteFlags = stored == key ? [] : .append
         try withUnsafeBytes(of: key.bigEndian) { key in
-            try cursor.reserve(key: key, size: builder.bytes.count, flags: flags) { builder.write(into: $0) }
+            try cursor.reserve(key: key, size: builder.size, flags: flags) { builder.write(into: $0) }
         }
-        (builder, stored) = (EntryBlock.Builder(), nil)
+        builder = EntryBlock.Builder()
+        stored = nil
     }
 }

@@ -25,7 +25,7 @@ struct EntryBlockTests {
             let appended = builder.append(entry)
             #expect(appended)
         }
-        var bytes = [UInt8](repeating: 0, count: builder.bytes.count)
+        var bytes = [UInt8](repeating: 0, count: builder.size)
         bytes.withUnsafeMutableBytes { builder.write(into: $0) }
         return bytes
     }

@@ -212,7 +212,7 @@ enum FuzzTarget: UInt8, CaseIterable {
     private static func block(_ entries: [EntryRecord.Pending]) -> [UInt8] {
         var builder = EntryBlock.Builder()
         for entry in entries { _ = builder.append(entry) }
-        var bytes = [UInt8](repeating: 0, count: builder.bytes.count)
+        var bytes = [UInt8](repeating: 0, count: builder.size)
         bytes.withUnsafeMutableBytes { builder.write(into: $0) }
         return bytes
     }
