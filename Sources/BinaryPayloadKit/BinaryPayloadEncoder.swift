@@ -78,7 +78,9 @@ package final class BinaryPayloadEncoder: Encoder {
         direct: Bool = true
     ) throws -> Data {
         if direct, let type = Value.self as? any BinaryPayloadEncodable.Type {
-            return Data(try encodeDirectly(value, as: type, keepingOnly: filter).payload)
+            var payload = ByteBuffer(capacity: 64)
+            _ = try encodeDirectly(value, as: type, keepingOnly: filter, into: &payload)
+            return payload.withUnsafeBytes { Data($0) }
         }
         return try encode(value, keepingOnly: filter, reusing: spare) { bytes, _ in Data(bytes) }
     }
@@ -88,7 +90,7 @@ package final class BinaryPayloadEncoder: Encoder {
     /// are encoded one after another into the bytes the batch is written from, with no array of their own.
     package static func encode<Value: Encodable>(
         _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]? = nil, reusing spare: Spare<BinaryPayloadEncoder>? = nil,
-        direct: Bool = true, into buffer: inout [UInt8]
+        direct: Bool = true, into buffer: inout ByteBuffer
     ) throws -> String? {
         if direct, let type = Value.self as? any BinaryPayloadEncodable.Type {
             return try encodeDirectly(value, as: type, keepingOnly: filter, into: &buffer)
@@ -126,20 +128,18 @@ package final class BinaryPayloadEncoder: Encoder {
     package static func encodeDirectly<Value, Direct: BinaryPayloadEncodable>(
         _ value: Value, as direct: Direct.Type, keepingOnly filter: [BinaryPayload.PathStep]? = nil
     ) throws -> (payload: [UInt8], caseName: String?) {
-        var payload: [UInt8] = []
-        payload.reserveCapacity(64)
+        var payload = ByteBuffer(capacity: 64)
         let caseName = try encodeDirectly(value, as: direct, keepingOnly: filter, into: &payload)
-        return (payload, caseName)
+        return (payload.array, caseName)
     }
 
     /// ``encodeDirectly(_:as:keepingOnly:)`` at the end of `buffer`, which it leaves as it was when it throws.
     package static func encodeDirectly<Value, Direct: BinaryPayloadEncodable>(
-        _ value: Value, as direct: Direct.Type, keepingOnly filter: [BinaryPayload.PathStep]? = nil, into buffer: inout [UInt8]
+        _ value: Value, as direct: Direct.Type, keepingOnly filter: [BinaryPayload.PathStep]? = nil, into buffer: inout ByteBuffer
     ) throws -> String? {
         let start = buffer.count
-        // The buffer is swapped into the writer and back, not copied: a copy would count a second reference to it,
-        // and the writer's first append would copy it whole. Swapped back on each path, not in a `defer` (see
-        // `BinaryPayloadWriter.encodeObject(_:)`).
+        // The buffer is swapped into the writer and back: it has one owner at a time. Swapped back on each path, not
+        // in a `defer` (see `BinaryPayloadWriter.encodeObject(_:)`).
         var writer = BinaryPayloadWriter(appendingTo: &buffer)
         writer.filter = filter
         do {
@@ -147,12 +147,12 @@ package final class BinaryPayloadEncoder: Encoder {
             try unsafeBitCast(value, to: Direct.self).encode(to: &writer)
         } catch {
             _ = writer.finish(into: &buffer)
-            buffer.removeSubrange(start...)
+            buffer.truncate(to: start)
             throw error
         }
         let (caseName, isWellFormed) = writer.finish(into: &buffer)
         guard isWellFormed else {
-            buffer.removeSubrange(start...)
+            buffer.truncate(to: start)
             throw EncodingError.invalidValue(value, EncodingError.Context(
                 codingPath: [],
                 debugDescription: "The BinaryPayloadEncodable conformance of \(Value.self) wrote other than one value in some place: a member, an element or the whole."

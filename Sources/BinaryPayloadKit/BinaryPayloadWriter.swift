@@ -5,9 +5,11 @@
 /// counts the values written in each place where one belongs, so that a conformance that writes none or two there
 /// is caught and its payload refused rather than logged. It learns the value's case name as
 /// the `Codable` path does, from the single key of a top-level object.
-public struct BinaryPayloadWriter {
+///
+/// Not copyable: the writer owns the bytes it appends to, and a conformance has it only while it writes.
+public struct BinaryPayloadWriter: ~Copyable {
     /// The payload so far.
-    @usableFromInline var bytes: [UInt8]
+    @usableFromInline var bytes: ByteBuffer
     /// How many containers are open.
     @usableFromInline var depth = 0
     /// How many values were written in the current place: the top level, a member or an element.
@@ -23,8 +25,8 @@ public struct BinaryPayloadWriter {
     @usableFromInline var filter: [BinaryPayload.PathStep]?
 
     /// A writer that appends to `buffer`, which it takes (leaving an empty one) until ``finish(into:)``.
-    init(appendingTo buffer: inout [UInt8]) {
-        bytes = []
+    init(appendingTo buffer: inout ByteBuffer) {
+        bytes = ByteBuffer(capacity: 0)
         swap(&bytes, &buffer)
     }
 
@@ -52,7 +54,7 @@ public struct BinaryPayloadWriter {
     /// Swaps the written bytes into `buffer` (the writer keeps what `buffer` held), and returns the case name when
     /// the value is an object of one member and whether the payload is one well-formed value (or none, which
     /// `Codable` also writes as an empty object).
-    @usableFromInline mutating func finish(into buffer: inout [UInt8]) -> (caseName: String?, isWellFormed: Bool) {
+    @usableFromInline mutating func finish(into buffer: inout ByteBuffer) -> (caseName: String?, isWellFormed: Bool) {
         swap(&buffer, &bytes)
         return (topLevelKeys == 1 ? firstKey : nil, !isMalformed && values <= 1)
     }
@@ -105,7 +107,7 @@ public struct BinaryPayloadWriter {
         guard value.isFinite else { throw Self.notFinite(value) }
         values += 1
         bytes.append(BinaryPayload.double)
-        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append($0) }
     }
 
     /// Writes a `Float` as the `Double` of its shortest text, as the binary codec does, so that `0.1` renders `0.1`.
@@ -174,7 +176,7 @@ public struct BinaryPayloadWriter {
 
     /// The members of an object being written, made only by ``BinaryPayloadWriter/encodeObject(_:)`` for the
     /// closure it runs, which has the writer while it runs.
-    public struct Keyed {
+    public struct Keyed: ~Copyable {
         @usableFromInline var writer: BinaryPayloadWriter
 
         @usableFromInline init(_ writer: consuming BinaryPayloadWriter) {
@@ -215,7 +217,7 @@ public struct BinaryPayloadWriter {
 
     /// The elements of an array being written, made only by ``BinaryPayloadWriter/encodeArray(_:)`` for the
     /// closure it runs, which has the writer while it runs.
-    public struct Unkeyed {
+    public struct Unkeyed: ~Copyable {
         @usableFromInline var writer: BinaryPayloadWriter
         /// The index of the next element.
         @usableFromInline var index = 0
@@ -256,11 +258,11 @@ public struct BinaryPayloadWriter {
     @inlinable mutating func appendText(_ text: String, lengthBias: UInt64) {
         let appended: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in
             appendVarint(UInt64(utf8.count) + lengthBias)
-            bytes.append(contentsOf: utf8)
+            bytes.append(UnsafeRawBufferPointer(utf8))
         }
         if appended == nil {
             appendVarint(UInt64(text.utf8.count) + lengthBias)
-            bytes.append(contentsOf: text.utf8)
+            for byte in text.utf8 { bytes.append(byte) }
         }
     }
 

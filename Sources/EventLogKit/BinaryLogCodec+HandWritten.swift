@@ -7,7 +7,7 @@ extension BinaryLogCodec {
     /// value, a few hundred instructions whichever the answer.
     package func payloadEncoder<Value: Encodable & SendableMetatype>(
         for type: Value.Type
-    ) -> @Sendable (Value, _ keepingOnly: [BinaryPayload.PathStep]?, _ into: inout [UInt8]) throws -> String? {
+    ) -> @Sendable (Value, _ keepingOnly: [BinaryPayload.PathStep]?, _ into: inout ByteBuffer) throws -> String? {
         guard directCoding, let direct = Value.self as? any (BinaryPayloadEncodable & SendableMetatype).Type else {
             let encoders = encoders
             return { value, path, buffer in
@@ -16,7 +16,7 @@ extension BinaryLogCodec {
         }
         func encoder<Direct: BinaryPayloadEncodable & SendableMetatype>(
             _: Direct.Type
-        ) -> @Sendable (Value, [BinaryPayload.PathStep]?, inout [UInt8]) throws -> String? {
+        ) -> @Sendable (Value, [BinaryPayload.PathStep]?, inout ByteBuffer) throws -> String? {
             { value, path, buffer in try BinaryPayloadEncoder.encodeDirectly(value, as: Direct.self, keepingOnly: path, into: &buffer) }
         }
         return encoder(direct)

@@ -1,11 +1,11 @@
 /// A batch taken from the queue, encoded and sorted for its write transaction: its entries in sequence order (as
 /// they were queued), their payloads back to back in one buffer, its snapshots, and whether a flush asked for a sync.
 /// One transaction holds them all, so snapshots may go after the entries they follow.
-struct EncodedBatch {
+struct EncodedBatch: ~Copyable {
     private(set) var entries: [EntryRecord.Encoded] = []
     /// The entries' payloads, each where its entry's range says: encoders write into it one entry after another, so
     /// an entry allocates and frees no array of its own, and the buffer serves batch after batch (``takePayloads()``).
-    private(set) var payloads: [UInt8] = []
+    private(set) var payloads: ByteBuffer
     private(set) var snapshots: [Snapshot] = []
     private(set) var needsSync = false
 
@@ -14,10 +14,13 @@ struct EncodedBatch {
 
     /// Encodes the deferred entries (with the encoders registered when the batch was taken) and snapshots of
     /// `items`, taking each item out of the array rather than copying it; the payloads go into `buffer`, emptied.
-    init(_ items: consuming [WriteItem], encoders: [EncoderID: DeferredEncoding], into buffer: consuming [UInt8]) {
+    init(_ items: consuming [WriteItem], encoders: [EncoderID: DeferredEncoding], into buffer: consuming ByteBuffer) {
         var items = items
         var payloads = buffer
-        payloads.removeAll(keepingCapacity: true)
+        payloads.truncate(to: 0)
+        var entries: [EntryRecord.Encoded] = []
+        var snapshots: [Snapshot] = []
+        var needsSync = false
         entries.reserveCapacity(items.count)
         // Each item is moved out and `.sync` left in its place, which costs nothing to destroy: an item holds a
         // sender's value in an existential, and reversing or reading the array would copy it. Consecutive entries
@@ -41,11 +44,14 @@ struct EncodedBatch {
                 }
             }
         }
+        self.entries = entries
         self.payloads = payloads
+        self.snapshots = snapshots
+        self.needsSync = needsSync
     }
 
     /// An entry queued with its payload, its payload copied to the end of `payloads`.
-    private static func encoded(_ entry: borrowing EntryRecord.Pending, into payloads: inout [UInt8]) -> EntryRecord.Encoded {
+    private static func encoded(_ entry: borrowing EntryRecord.Pending, into payloads: inout ByteBuffer) -> EntryRecord.Encoded {
         let start = payloads.count
         payloads.append(contentsOf: entry.payload)
         return EntryRecord.Encoded(
@@ -53,10 +59,12 @@ struct EncodedBatch {
             caseName: entry.caseName, codec: entry.codec, payload: start..<payloads.count, callSite: entry.callSite)
     }
 
-    /// The payload buffer, for the next batch (empty when it grew past ``largestKeptBuffer``); the batch keeps none.
-    mutating func takePayloads() -> [UInt8] {
-        var taken: [UInt8] = []
-        if payloads.capacity <= Self.largestKeptBuffer { swap(&taken, &payloads) }
-        return taken
+    /// The payload buffer, for the next batch (an empty one when it grew past ``largestKeptBuffer``).
+    consuming func takePayloads() -> ByteBuffer {
+        guard payloads.capacity <= Self.largestKeptBuffer else { return ByteBuffer(capacity: 0) }
+        return payloads
     }
+
+    /// What a writer's payload buffer starts with.
+    static let initialBuffer = 16 << 10
 }

@@ -7,7 +7,7 @@ package protocol EntryEncoder: AnyObject, Sendable {
     /// `buffer` (the bytes of the batch it is written in), and returns its case name. A thrown error makes the entry
     /// `unencodable` (its number is kept); the encoder reports it to its owner. What it wrote before throwing is cut
     /// off by the caller.
-    func encode(_ value: any Sendable, kind: EntryKind, into buffer: inout [UInt8]) throws -> String
+    func encode(_ value: any Sendable, kind: EntryKind, into buffer: inout ByteBuffer) throws -> String
 }
 
 /// The number under which a log's writer knows an ``EntryEncoder`` registered through a ``LogStream``.
@@ -30,11 +30,11 @@ final class DeferredEncoding: Sendable {
     /// Writes the payload of `entry`'s value at the end of `buffer` and returns its case name, a mutation's size
     /// counted in the tally; `nil`, with `buffer` as it was, when the encoder throws or makes what a record cannot
     /// hold.
-    func encode(_ entry: borrowing DeferredEntry, into buffer: inout [UInt8]) -> String? {
+    func encode(_ entry: borrowing DeferredEntry, into buffer: inout ByteBuffer) -> String? {
         let start = buffer.count
         guard let caseName = try? encoder.encode(entry.value, kind: entry.kind, into: &buffer),
               caseName.utf8.count <= EntryRecord.maxCaseNameLength, buffer.count - start <= Int(UInt32.max) else {
-            buffer.removeSubrange(start...)
+            buffer.truncate(to: start)
             return nil
         }
         if entry.kind == .mutation { tally.add(buffer.count - start) }
@@ -53,7 +53,7 @@ final class ClosureEncoder: EntryEncoder {
 
     private init() {}
 
-    func encode(_ value: any Sendable, kind: EntryKind, into buffer: inout [UInt8]) throws -> String {
+    func encode(_ value: any Sendable, kind: EntryKind, into buffer: inout ByteBuffer) throws -> String {
         let (caseName, payload) = try (value as! Encode)()
         buffer.append(contentsOf: payload)
         return caseName

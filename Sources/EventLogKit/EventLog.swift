@@ -241,7 +241,7 @@ public final class EventLog: Sendable {
     /// codec otherwise makes for every value, with or without one, and go into the bytes of their batch.
     package func payloadEncoder<Value: Encodable & SendableMetatype>(
         for type: Value.Type
-    ) -> @Sendable (Value, inout [UInt8]) throws(EventLogError) -> String? {
+    ) -> @Sendable (Value, inout ByteBuffer) throws(EventLogError) -> String? {
         guard let codec = configuration.codec as? BinaryLogCodec else {
             return { [self] value, buffer throws(EventLogError) in
                 let (payload, caseName) = try encodeBytesNamingCase(value)

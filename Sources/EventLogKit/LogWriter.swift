@@ -57,7 +57,7 @@ final class LogWriter: @unchecked Sendable {
         let line: UInt
     }
     /// The buffer a batch's payloads are encoded into, kept from batch to batch (writer thread only).
-    private var spareBytes: [UInt8] = []
+    private var spareBytes = ByteBuffer(capacity: EncodedBatch.initialBuffer)
     /// Payload bytes and entries committed since maintenance last ran, and when it did (writer thread only).
     private var bytesSinceMaintenance = 0
     private var entriesSinceMaintenance = 0
@@ -492,15 +492,17 @@ final class LogWriter: @unchecked Sendable {
         _ batch: consuming [WriteItem], encoders: [EncoderID: DeferredEncoding], maintaining step: (Maintenance, Int)?
     ) throws(EventLogError) -> (UInt64?, Bool?) {
         // Encoding happens here, on the writer thread, before the write transaction: senders only queued values.
-        var encoded = EncodedBatch(batch, encoders: encoders, into: spareBytes)
-        spareBytes = []
-        defer { spareBytes = encoded.takePayloads() }
+        // The buffer comes back after a commit; one that throws leaves an empty one, which allocates when used.
+        var buffer = ByteBuffer(capacity: 0)
+        swap(&buffer, &spareBytes)
+        let encoded = EncodedBatch(batch, encoders: encoders, into: buffer)
         let lastSequence = encoded.entries.last?.sequence
         var newSites: [String: UInt32] = [:]
         var newSourceSites: [SourceSite: UInt32] = [:]
         var more: Bool?
         var stepFailed = false
-        func writeBatch(maintaining step: (Maintenance, Int)?) throws(EventLogError) -> (stream: UInt32, sequence: UInt64) {
+        // The batch is passed, not captured: a local function's capture could not be consumed after (`takePayloads()`).
+        func writeBatch(_ encoded: borrowing EncodedBatch, maintaining step: (Maintenance, Int)?) throws(EventLogError) -> (stream: UInt32, sequence: UInt64) {
             try storage.write { txn in
                 var lastIndex = self.lastIndexKey
                 var indexed = IndexItems()
@@ -539,19 +541,21 @@ final class LogWriter: @unchecked Sendable {
         }
         let lastIndex: (stream: UInt32, sequence: UInt64)
         do {
-            lastIndex = try writeBatch(maintaining: step)
+            lastIndex = try writeBatch(encoded, maintaining: step)
         } catch {
             // A failed step undid the whole transaction: write the batch again, without it.
             guard stepFailed else { throw error }
             maintenanceUndone()
             more = nil
-            lastIndex = try writeBatch(maintaining: nil)
+            lastIndex = try writeBatch(encoded, maintaining: nil)
         }
         lastIndexKey = lastIndex
         siteIDs.merge(newSites) { old, _ in old }
         nextSiteID += UInt32(newSites.count)
         sourceSiteIDs.merge(newSourceSites) { old, _ in old }
-        if encoded.needsSync && durability == .noSync {
+        let needsSync = encoded.needsSync
+        spareBytes = encoded.takePayloads()
+        if needsSync && durability == .noSync {
             try storage.storage { () throws in try storage.environment.sync(force: true) }
         }
         return (lastSequence, more)

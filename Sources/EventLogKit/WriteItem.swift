@@ -57,7 +57,7 @@ struct DeferredEntry: Sendable {
     /// The entry to write, its payload encoded by `encoding` at the end of `payloads` (a mutation's size counted in
     /// its tally), or, when encoding fails, an entry that keeps the sequence gapless and says so (case name
     /// `unencodable`, codec none, no payload; docs/FORMAT.md).
-    func encoded(_ encoding: DeferredEncoding?, into payloads: inout [UInt8]) -> EntryRecord.Encoded {
+    func encoded(_ encoding: DeferredEncoding?, into payloads: inout ByteBuffer) -> EntryRecord.Encoded {
         // A registration outlives every entry that names it (LogWriter.unregister): its absence is a bug to catch.
         assert(encoding != nil, "entry #\(sequence) names encoder \(encoder.number), which is not registered")
         let start = payloads.count

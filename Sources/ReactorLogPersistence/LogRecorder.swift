@@ -102,8 +102,8 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
         private let redact: (@Sendable (Action) -> Action)?
         private let actionNames = CaseNamer(), mutationNames = CaseNamer()
         /// The log's encoders of actions and of mutations, resolved once for their types.
-        private let encodeAction: @Sendable (Action, inout [UInt8]) throws(EventLogError) -> String?
-        private let encodeMutation: @Sendable (Mutation, inout [UInt8]) throws(EventLogError) -> String?
+        private let encodeAction: @Sendable (Action, inout ByteBuffer) throws(EventLogError) -> String?
+        private let encodeMutation: @Sendable (Mutation, inout ByteBuffer) throws(EventLogError) -> String?
         private let firstFailure = Mutex<EventLogError?>(nil)
 
         init(log: EventLog, redact: (@Sendable (Action) -> Action)?) {
@@ -118,7 +118,7 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
 
         /// Writes the payload of a value the recorder handed to its stream at the end of `buffer`; returns its case
         /// name.
-        func encode(_ value: any Sendable, kind: EntryKind, into buffer: inout [UInt8]) throws -> String {
+        func encode(_ value: any Sendable, kind: EntryKind, into buffer: inout ByteBuffer) throws -> String {
             switch kind {
             case .action:
                 let action = Self.unwrap(value, as: Action.self)
@@ -151,8 +151,8 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
 
         /// A value's case name, its payload written at the end of `buffer` by `encode`.
         private func encoded<Value>(
-            _ value: Value, with encode: (Value, inout [UInt8]) throws(EventLogError) -> String?, names: CaseNamer,
-            into buffer: inout [UInt8]
+            _ value: Value, with encode: (Value, inout ByteBuffer) throws(EventLogError) -> String?, names: CaseNamer,
+            into buffer: inout ByteBuffer
         ) throws -> String {
             let learned = try reported { () throws(EventLogError) in try encode(value, &buffer) }
             return names.name(value, learned: learned)

@@ -16,7 +16,7 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
     private let migrations: SchemaMigrations<R>
     /// The binary encoding of `R.State`, resolved once (through its hand-written conformance, if it has one): blame
     /// encodes the path's part of the state at every step.
-    private let binaryState: @Sendable (R.State, [BinaryPayload.PathStep]?, inout [UInt8]) throws -> String?
+    private let binaryState: @Sendable (R.State, [BinaryPayload.PathStep]?, inout ByteBuffer) throws -> String?
 
     /// A replayer using a reactor made by `makeReactor`, reading what earlier versions of its types recorded
     /// through `migrations` (the ones the app passes to `attach`).
@@ -69,12 +69,12 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
     /// The binary encoding of what lies on `path` (`BinaryLogCodec`'s `encode(_:keepingOnly:)`): the same value
     /// there encodes to the same bytes, so blame skips every step that left it alone with one comparison.
     public func pathEncoding(_ state: R.State, at path: StatePath) throws -> Data? {
-        Data(try kept(state, on: path))
+        try kept(state, on: path).withUnsafeBytes { Data($0) }
     }
 
     /// What of `state` lies on `path`, in the binary form.
-    private func kept(_ state: R.State, on path: StatePath) throws -> [UInt8] {
-        var payload: [UInt8] = []
+    private func kept(_ state: R.State, on path: StatePath) throws -> ByteBuffer {
+        var payload = ByteBuffer(capacity: 64)
         _ = try binaryState(state, path.binarySteps, &payload)
         return payload
     }

@@ -12,7 +12,8 @@ extension HandWrittenFixtures {
     /// followed by every poisoned value, which must throw and leave the buffer as it was; then reads each back from
     /// where it lies. Returns the first problem as a sentence, or `nil`.
     public static func checkAppending() -> String? {
-        var buffer: [UInt8] = [0xEE]   // bytes already there: an earlier entry's
+        var buffer = ByteBuffer(capacity: 16)
+        buffer.append(0xEE)   // a byte already there: an earlier entry's
         func append<Value: BinaryPayloadCodable & Equatable>(_ values: [Value]) -> String? {
             var placed: [(Value, Range<Int>)] = []
             for value in values {
@@ -24,28 +25,27 @@ extension HandWrittenFixtures {
                 } catch {
                     return "\(value) did not encode: \(error)"
                 }
-                guard buffer[start...].elementsEqual(alone.payload), caseName == alone.caseName else {
+                guard buffer.array[start...].elementsEqual(alone.payload), caseName == alone.caseName else {
                     return "\(value) written after other bytes differs from it written alone"
                 }
                 placed.append((value, start..<buffer.count))
                 for poison in poisoned {
-                    // Counted and hashed, not copied: a copy would make the next write copy the buffer first.
-                    let (count, hash) = (buffer.count, buffer.hashValue)
+                    let before = buffer.array
                     do {
                         _ = try BinaryPayloadEncoder.encode(poison, into: &buffer)
                         return "\(poison) encoded"
                     } catch {}
-                    guard buffer.count == count, buffer.hashValue == hash else {
-                        return "a value that threw partway left the buffer changed (\(count) bytes before, \(buffer.count) after)"
+                    guard buffer.array == before else {
+                        return "a value that threw partway left the buffer changed (\(before.count) bytes before, \(buffer.count) after)"
                     }
                 }
             }
             for (value, range) in placed {
-                let read = buffer[range].withUnsafeBytes { try? BinaryPayloadDecoder.decode(Value.self, from: $0) }
+                let read = buffer.withUnsafeBytes { try? BinaryPayloadDecoder.decode(Value.self, from: UnsafeRawBufferPointer(rebasing: $0[range])) }
                 guard read == value else { return "\(value) reads back as \(read.map { "\($0)" } ?? "an error") from where it lies" }
             }
             return nil
         }
-        return append(shapes) ?? append(records) ?? append(trees) ?? (buffer.first == 0xEE ? nil : "the bytes before the first value changed")
+        return append(shapes) ?? append(records) ?? append(trees) ?? (buffer.array.first == 0xEE ? nil : "the byte before the first value changed")
     }
 }

@@ -284,7 +284,7 @@ private final class CountingEncoder: EntryEncoder {
         self.onCall = onCall
     }
 
-    func encode(_ value: any Sendable, kind: EntryKind, into buffer: inout [UInt8]) throws -> String {
+    func encode(_ value: any Sendable, kind: EntryKind, into buffer: inout ByteBuffer) throws -> String {
         onCall(calls.withLock { $0 += 1; return $0 })
         buffer.append(contentsOf: try log.encodeBytesNamingCase(value as! Int).payload)
         return "counted"
