@@ -9,8 +9,9 @@ struct EncodedBatch: ~Copyable {
     private(set) var snapshots: [Snapshot] = []
     private(set) var needsSync = false
 
-    /// The largest payload buffer kept for the next batch: a batch of large values gives its memory back.
-    static let largestKeptBuffer = 1 << 20
+    /// What a writer's payload buffer starts with, and the largest it keeps for the next batch: a batch of large
+    /// values gives its memory back.
+    static let initialBuffer = 16 << 10, largestKeptBuffer = 1 << 20
 
     /// Encodes the deferred entries (with the encoders registered when the batch was taken) and snapshots of
     /// `items`, taking each item out of the array rather than copying it; the payloads go into `buffer`, emptied.
@@ -64,7 +65,4 @@ struct EncodedBatch: ~Copyable {
         guard payloads.capacity <= Self.largestKeptBuffer else { return ByteBuffer(capacity: 0) }
         return payloads
     }
-
-    /// What a writer's payload buffer starts with.
-    static let initialBuffer = 16 << 10
 }
