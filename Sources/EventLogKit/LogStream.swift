@@ -144,7 +144,9 @@ public final class LogStream: Sendable {
         _ kind: EntryKind, _ value: consuming any Sendable, cause: UInt64? = nil,
         callSite: (fileID: StaticString, line: UInt)? = nil, timestamp: Int64? = nil, encoder: EncoderID
     ) throws(EventLogError) -> UInt64 {
-        let writer = try requireOpen()
+        // Checked, then the stored writer called: a writer returned by `requireOpen()` came back retained, a reference
+        // counted and released for every entry.
+        try checkOpen()
         let sequence = try writer.appendDeferred(
             kind: kind, value, encoder: encoder, streamID: info.id, cause: cause, codec: codecID, callSite: callSite,
             timestamp: timestamp)
@@ -245,8 +247,13 @@ public final class LogStream: Sendable {
     }
 
     private func requireOpen() throws(EventLogError) -> LogWriter {
-        if closed.load(ordering: .acquiring) { throw .closed(path: "\(log.path) (stream '\(info.name)')") }
+        try checkOpen()
         return writer
+    }
+
+    /// Throws ``EventLogError/closed(path:)`` once the stream is closed.
+    private func checkOpen() throws(EventLogError) {
+        if closed.load(ordering: .acquiring) { throw .closed(path: "\(log.path) (stream '\(info.name)')") }
     }
 
     private func count(_ drafts: [EntryDraft], last: UInt64) {
