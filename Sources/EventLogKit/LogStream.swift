@@ -81,7 +81,7 @@ public final class LogStream: Sendable {
     /// Appends one entry; returns its sequence number. In `sync` durability, returns after it is on disk.
     @discardableResult
     public func append(_ draft: EntryDraft) throws(EventLogError) -> UInt64 {
-        let writer = try requireOpen()
+        try checkOpen()
         let sequence = try writer.append(draft, streamID: info.id)
         count([draft], last: sequence)
         return sequence
@@ -90,7 +90,7 @@ public final class LogStream: Sendable {
     /// Appends entries that are committed together or not at all; returns their sequence numbers.
     @discardableResult
     public func append(batch drafts: [EntryDraft]) throws(EventLogError) -> ClosedRange<UInt64> {
-        let writer = try requireOpen()
+        try checkOpen()
         let sequences = try writer.append(drafts, streamID: info.id)
         count(drafts, last: sequences.upperBound)
         return sequences
@@ -144,8 +144,6 @@ public final class LogStream: Sendable {
         _ kind: EntryKind, _ value: consuming any Sendable, cause: UInt64? = nil,
         callSite: (fileID: StaticString, line: UInt)? = nil, timestamp: Int64? = nil, encoder: EncoderID
     ) throws(EventLogError) -> UInt64 {
-        // Checked, then the stored writer called: a writer returned by `requireOpen()` came back retained, a reference
-        // counted and released for every entry.
         try checkOpen()
         let sequence = try writer.appendDeferred(
             kind: kind, value, encoder: encoder, streamID: info.id, cause: cause, codec: codecID, callSite: callSite,
@@ -188,7 +186,7 @@ public final class LogStream: Sendable {
 
     /// Checks that `sequence` was appended, queues the snapshot with `write`, and restarts the policy's count.
     private func snapshot(at sequence: UInt64, _ write: (LogWriter) throws(EventLogError) -> Void) throws(EventLogError) {
-        let writer = try requireOpen()
+        try checkOpen()
         guard sequence >= 1, sequence < writer.peekNextSequence else {
             throw .invalidArgument("A snapshot must describe an appended entry; #\(sequence) has not been appended.")
         }
@@ -246,12 +244,8 @@ public final class LogStream: Sendable {
         for id in registered.withLock({ ids in defer { ids = [] }; return ids }) { writer.unregister(id) }
     }
 
-    private func requireOpen() throws(EventLogError) -> LogWriter {
-        try checkOpen()
-        return writer
-    }
-
-    /// Throws ``EventLogError/closed(path:)`` once the stream is closed.
+    /// Throws ``EventLogError/closed(path:)`` once the stream is closed. A check, not a getter of the writer: a writer
+    /// returned from a function comes back retained, a reference counted and released for every append.
     private func checkOpen() throws(EventLogError) {
         if closed.load(ordering: .acquiring) { throw .closed(path: "\(log.path) (stream '\(info.name)')") }
     }
