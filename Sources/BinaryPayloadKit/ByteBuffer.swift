@@ -34,6 +34,13 @@
         count += added
     }
 
+    /// Appends the UTF-8 of `text`, read in place (`String.withUTF8` would need a copy of the string to call on,
+    /// counting a reference to it); byte by byte for a string without contiguous UTF-8.
+    @inlinable @inline(__always) package mutating func append(utf8Of text: String) {
+        let appended: Void? = text.utf8.withContiguousStorageIfAvailable { append(UnsafeRawBufferPointer($0)) }
+        if appended == nil { for byte in text.utf8 { append(byte) } }
+    }
+
     /// Appends the bytes of `array`.
     package mutating func append(contentsOf array: [UInt8]) {
         array.withUnsafeBytes { append($0) }

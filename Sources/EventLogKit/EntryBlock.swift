@@ -226,8 +226,7 @@ enum EntryBlock {
             }
             if known == nil {
                 names.append((entry.caseName, caseLength))
-                let spelled: Void? = entry.caseName.utf8.withContiguousStorageIfAvailable { bytes.append(UnsafeRawBufferPointer($0)) }
-                if spelled == nil { Array(entry.caseName.utf8).withUnsafeBytes { bytes.append($0) } }
+                bytes.append(utf8Of: entry.caseName)
             }
             bytes.append(payload)
             last = (entry.sequence, entry.timestamp)
