@@ -8,6 +8,8 @@ struct EncodedBatch: ~Copyable {
     private(set) var payloads: ByteBuffer
     private(set) var snapshots: [Snapshot] = []
     private(set) var needsSync = false
+    /// The array the items came in, emptied with its capacity kept: the queue's next buffer (``takeItems()``).
+    private var items: [WriteItem]
 
     /// What a writer's payload buffer starts with, and the largest it keeps for the next batch: a batch of large
     /// values gives its memory back.
@@ -45,6 +47,9 @@ struct EncodedBatch: ~Copyable {
                 }
             }
         }
+        // What is left is `.sync` in every slot, which needs no cleanup beyond the count.
+        items.removeAll(keepingCapacity: true)
+        self.items = items
         self.entries = entries
         self.payloads = payloads
         self.snapshots = snapshots
@@ -58,6 +63,13 @@ struct EncodedBatch: ~Copyable {
         return EntryRecord.Encoded(
             sequence: entry.sequence, streamID: entry.streamID, kind: entry.kind, timestamp: entry.timestamp, cause: entry.cause,
             caseName: entry.caseName, codec: entry.codec, payload: start..<payloads.count, callSite: entry.callSite)
+    }
+
+    /// The items' array, empty, for the queue to fill next.
+    mutating func takeItems() -> [WriteItem] {
+        var taken: [WriteItem] = []
+        swap(&taken, &items)
+        return taken
     }
 
     /// The payload buffer, for the next batch (an empty one when it grew past ``largestKeptBuffer``).

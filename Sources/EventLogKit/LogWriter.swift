@@ -58,6 +58,10 @@ final class LogWriter: @unchecked Sendable {
     }
     /// The buffer a batch's payloads are encoded into, kept from batch to batch (writer thread only).
     private var spareBytes = ByteBuffer(capacity: EncodedBatch.initialBuffer)
+    /// The array of the batch before, emptied: the queue's next buffer, so that appends fill memory already in use
+    /// (a new array grew by copying every queued item and touched fresh pages on the sender). Writer thread only;
+    /// swapped in under `mutex`.
+    private var spareQueue: [WriteItem] = []
     /// Payload bytes and entries committed since maintenance last ran, and when it did (writer thread only).
     private var bytesSinceMaintenance = 0
     private var entriesSinceMaintenance = 0
@@ -373,8 +377,9 @@ final class LogWriter: @unchecked Sendable {
             let batch: [WriteItem]
             if take == queue.count {
                 batch = queue
-                queue = []
-                queue.reserveCapacity(batch.count)
+                queue = spareQueue
+                spareQueue = []
+                if queue.capacity < batch.count { queue.reserveCapacity(batch.count) }
             } else {
                 batch = Array(queue.prefix(take))
                 queue.removeFirst(take)
@@ -495,7 +500,7 @@ final class LogWriter: @unchecked Sendable {
         // The buffer comes back after a commit; one that throws leaves an empty one, which allocates when used.
         var buffer = ByteBuffer(capacity: 0)
         swap(&buffer, &spareBytes)
-        let encoded = EncodedBatch(batch, encoders: encoders, into: buffer)
+        var encoded = EncodedBatch(batch, encoders: encoders, into: buffer)
         let lastSequence = encoded.entries.last?.sequence
         var newSites: [String: UInt32] = [:]
         var newSourceSites: [SourceSite: UInt32] = [:]
@@ -554,6 +559,9 @@ final class LogWriter: @unchecked Sendable {
         nextSiteID += UInt32(newSites.count)
         sourceSiteIDs.merge(newSourceSites) { old, _ in old }
         let needsSync = encoded.needsSync
+        let items = encoded.takeItems()
+        // The larger array is kept, up to what a full queue holds: a queue that once grew past it gives the memory back.
+        if items.capacity > spareQueue.capacity && items.capacity <= 2 * capacity { spareQueue = items }
         spareBytes = encoded.takePayloads()
         if needsSync && durability == .noSync {
             try storage.storage { () throws in try storage.environment.sync(force: true) }
