@@ -245,9 +245,16 @@ public final class LogStream: Sendable {
     }
 
     /// Throws ``EventLogError/closed(path:)`` once the stream is closed. A check, not a getter of the writer: a writer
-    /// returned from a function comes back retained, a reference counted and released for every append.
+    /// returned from a function comes back retained, a reference counted and released for every append. Inlined into
+    /// each append as a load and a branch; the error is made out of line.
+    @inline(__always)
     private func checkOpen() throws(EventLogError) {
-        if closed.load(ordering: .acquiring) { throw .closed(path: "\(log.path) (stream '\(info.name)')") }
+        if closed.load(ordering: .acquiring) { throw closedError() }
+    }
+
+    @inline(never)
+    private func closedError() -> EventLogError {
+        .closed(path: "\(log.path) (stream '\(info.name)')")
     }
 
     private func count(_ drafts: [EntryDraft], last: UInt64) {

@@ -254,6 +254,7 @@ final class LogWriter: @unchecked Sendable {
     }
 
     /// Adds `item` to the queue (holding `mutex`), and in `sync` mode waits for its commit.
+    @inline(__always)
     private func enqueue(_ item: consuming WriteItem, entries: Int, bytes: Int) throws(EventLogError) {
         queue.append(item)
         queuedEntries += entries
