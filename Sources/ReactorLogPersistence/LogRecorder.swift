@@ -49,15 +49,22 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
     /// Appends the action with its call site and returns its sequence number. Redaction, encoding, naming the
     /// case and formatting the call site happen on the log's writer thread: the sender only hands the action over.
     public func recordAction(_ action: Action, sentFrom site: CallSite?) -> UInt64? {
-        logged { () throws(EventLogError) in
-            try stream.append(.action, action, callSite: site.map { ($0.fileID, $0.line) }, timestamp: time, encoder: encoderID)
+        // Not through `logged`: a closure call for every entry, on the sender.
+        do {
+            return try stream.append(.action, action, callSite: site.map { ($0.fileID, $0.line) }, timestamp: time, encoder: encoderID)
+        } catch {
+            encoder.remember(error)
+            return nil
         }
     }
 
     /// Appends the mutation with its cause and returns its sequence number; encoded on the writer thread.
     public func recordMutation(_ mutation: Mutation, cause: UInt64?) -> UInt64? {
-        logged { () throws(EventLogError) in
-            try stream.append(.mutation, mutation, cause: cause, timestamp: time, encoder: encoderID)
+        do {
+            return try stream.append(.mutation, mutation, cause: cause, timestamp: time, encoder: encoderID)
+        } catch {
+            encoder.remember(error)
+            return nil
         }
     }
 
