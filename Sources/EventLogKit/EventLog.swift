@@ -238,19 +238,26 @@ public final class EventLog: Sendable {
     /// ``encodeBytesNamingCase(_:)`` for values of one type, resolved once, writing the payload at the end of a buffer
     /// (left as it was when encoding fails) and returning the case name: a recorder's encoder asks for it when it is
     /// made, so that its entries skip the runtime's lookup of a `BinaryPayloadEncodable` conformance, which the binary
-    /// codec otherwise makes for every value, with or without one, and go into the bytes of their batch.
+    /// codec otherwise makes for every value, with or without one, and go into the bytes of their batch. For the binary
+    /// codec it is the codec's own encoder (called with `nil`, the whole value): a wrapper that worded its errors cost
+    /// every entry two closure calls. Its errors are the codec's; ``codecError(encoding:_:)`` words one for the log.
     package func payloadEncoder<Value: Encodable & SendableMetatype>(
         for type: Value.Type
-    ) -> @Sendable (Value, inout ByteBuffer) throws(EventLogError) -> String? {
+    ) -> @Sendable (Value, _ keepingOnly: [BinaryPayload.PathStep]?, _ into: inout ByteBuffer) throws -> String? {
         guard let codec = configuration.codec as? BinaryLogCodec else {
-            return { [self] value, buffer throws(EventLogError) in
-                let (payload, caseName) = try encodeBytesNamingCase(value)
+            let codec = configuration.codec
+            return { value, _, buffer in
+                let (payload, caseName) = try codec.encodeBytesNamingCase(value)
                 buffer.append(contentsOf: payload)
                 return caseName
             }
         }
-        let encode = codec.payloadEncoder(for: Value.self)
-        return { [self] value, buffer throws(EventLogError) in try encoding(Value.self) { try encode(value, nil, &buffer) } }
+        return codec.payloadEncoder(for: Value.self)
+    }
+
+    /// `error`, thrown encoding a `Value` with the log's codec, as the log reports it: ``EventLogError/codec(_:)``.
+    package func codecError<Value>(encoding type: Value.Type, _ error: any Error) -> EventLogError {
+        .codec("Could not encode a \(Value.self) with the \(configuration.codec.id) codec: \(error).")
     }
 
     /// Runs an encoding of a `Value` with the log's codec; its error becomes ``EventLogError/codec(_:)``.
@@ -258,7 +265,7 @@ public final class EventLog: Sendable {
         do {
             return try encode()
         } catch {
-            throw .codec("Could not encode a \(Value.self) with the \(configuration.codec.id) codec: \(error).")
+            throw codecError(encoding: type, error)
         }
     }
 

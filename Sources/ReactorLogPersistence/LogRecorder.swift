@@ -109,8 +109,8 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
         private let redact: (@Sendable (Action) -> Action)?
         private let actionNames = CaseNamer(), mutationNames = CaseNamer()
         /// The log's encoders of actions and of mutations, resolved once for their types.
-        private let encodeAction: @Sendable (Action, inout ByteBuffer) throws(EventLogError) -> String?
-        private let encodeMutation: @Sendable (Mutation, inout ByteBuffer) throws(EventLogError) -> String?
+        private let encodeAction: @Sendable (Action, [BinaryPayload.PathStep]?, inout ByteBuffer) throws -> String?
+        private let encodeMutation: @Sendable (Mutation, [BinaryPayload.PathStep]?, inout ByteBuffer) throws -> String?
         private let firstFailure = Mutex<EventLogError?>(nil)
 
         init(log: EventLog, redact: (@Sendable (Action) -> Action)?) {
@@ -156,12 +156,21 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
             return open(value)
         }
 
-        /// A value's case name, its payload written at the end of `buffer` by `encode`.
+        /// A value's case name, its payload written at the end of `buffer` by `encode` (the whole value); a failure is
+        /// remembered (``failure``) and rethrown, worded by the log, so the log writes an `unencodable` entry in its
+        /// place. Caught here rather than by ``reported(_:)``: a closure call for every entry.
         private func encoded<Value>(
-            _ value: Value, with encode: (Value, inout ByteBuffer) throws(EventLogError) -> String?, names: CaseNamer,
-            into buffer: inout ByteBuffer
+            _ value: Value, with encode: (Value, [BinaryPayload.PathStep]?, inout ByteBuffer) throws -> String?,
+            names: CaseNamer, into buffer: inout ByteBuffer
         ) throws -> String {
-            let learned = try reported { () throws(EventLogError) in try encode(value, &buffer) }
+            let learned: String?
+            do {
+                learned = try encode(value, nil, &buffer)
+            } catch {
+                let failure = log.codecError(encoding: Value.self, error)
+                remember(failure)
+                throw failure
+            }
             return names.name(value, learned: learned)
         }
 

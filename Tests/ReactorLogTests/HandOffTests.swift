@@ -101,7 +101,13 @@ struct HandOffTests {
         #expect(poisoned.kind == .mutation)
         #expect(poisoned.codec == .none && poisoned.payload.isEmpty)
         #expect(entries.filter { $0.kind == .mutation && $0.caseName == "add" }.count == 2)
-        #expect(reactor.logFailure != nil)
+        // Reported as the log words a codec's failure, naming the type.
+        let failure = try #require(reactor.logFailure)
+        guard case .codec(let message) = failure else {
+            Issue.record("the failure is \(failure), not a codec error")
+            return
+        }
+        #expect(message.hasPrefix("Could not encode a Mutation with the binary codec:"))
         #expect(try log.verify().problems.allSatisfy { $0.severity != .error })
     }
 }
