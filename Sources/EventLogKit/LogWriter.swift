@@ -56,6 +56,10 @@ final class LogWriter: @unchecked Sendable {
         let file: UInt
         let line: UInt
     }
+    /// Committed sites by the address and line hashed to one of 64 slots, looked at before `sourceSiteIDs`: hashing a
+    /// site for the dictionary cost every action about 250 instructions, and an app sends from a few places. Writer
+    /// thread only.
+    private var recentSourceSites = [(site: SourceSite, id: UInt32)](repeating: (SourceSite(file: 0, line: 0), 0), count: 64)
     /// The buffer a batch's payloads are encoded into, kept from batch to batch (writer thread only).
     private var spareBytes = ByteBuffer(capacity: EncodedBatch.initialBuffer)
     /// The array of the batch before, emptied: the queue's next buffer, so that appends fill memory already in use
@@ -531,7 +535,7 @@ final class LogWriter: @unchecked Sendable {
                     try write(encoded.snapshots[index], txn)
                 }
                 // The index takes each stream's entries at once: its last block is rewritten once a commit.
-                for (stream, items) in indexed.streams { try storage.index.append(txn, stream: stream, items, lastKey: &lastIndex) }
+                for (stream, items) in indexed.byStream() { try storage.index.append(txn, stream: stream, items, lastKey: &lastIndex) }
                 if let (maintain, allowance) = step {
                     do {
                         more = try maintain(txn, allowance)
@@ -590,18 +594,43 @@ final class LogWriter: @unchecked Sendable {
         indexed.append(item, stream: entry.streamID)
     }
 
-    /// A commit's index items, by stream in the order streams first appear.
+    /// A commit's index items, by stream in the order streams first appear. The items of the stream appended to last
+    /// are an array of their own meanwhile: an append to an array inside a tuple inside an array cost 90 instructions
+    /// an entry.
     private struct IndexItems {
-        var streams: [(UInt32, [StreamIndex.Item])] = []
+        /// Each stream's items; the current stream's slot is empty while its items are in `items`.
+        private var streams: [(stream: UInt32, items: [StreamIndex.Item])] = []
+        private var items: [StreamIndex.Item] = []
+        private var current: (stream: UInt32, index: Int)?
 
         mutating func append(_ item: StreamIndex.Item, stream: UInt32) {
-            if let last = streams.indices.last, streams[last].0 == stream {
-                streams[last].1.append(item)
-            } else if let index = streams.firstIndex(where: { $0.0 == stream }) {
-                streams[index].1.append(item)
+            if current?.stream != stream { select(stream) }
+            items.append(item)
+        }
+
+        private mutating func select(_ stream: UInt32) {
+            park()
+            if let index = streams.firstIndex(where: { $0.stream == stream }) {
+                items = streams[index].items
+                streams[index].items = []
+                current = (stream, index)
             } else {
-                streams.append((stream, [item]))
+                streams.append((stream, []))
+                current = (stream, streams.count - 1)
             }
+        }
+
+        /// Puts the current stream's items back in its slot.
+        private mutating func park() {
+            guard let current else { return }
+            streams[current.index].items = items
+            items = []
+        }
+
+        /// Each stream's items, in the order streams first appear.
+        consuming func byStream() -> [(stream: UInt32, items: [StreamIndex.Item])] {
+            park()
+            return streams
         }
     }
 
@@ -614,7 +643,14 @@ final class LogWriter: @unchecked Sendable {
             return try siteID(text: site.text, txn, &newSites)
         }
         let key = SourceSite(file: UInt(bitPattern: fileID.utf8Start), line: line)
-        if let id = sourceSiteIDs[key] ?? newSourceSites[key] { return id }
+        let slot = Int(truncatingIfNeeded: (key.file >> 4) ^ (key.line &* 31)) & (recentSourceSites.count - 1)
+        // A file's address is never 0, so an empty slot matches nothing.
+        if recentSourceSites[slot].site == key { return recentSourceSites[slot].id }
+        if let id = sourceSiteIDs[key] {
+            recentSourceSites[slot] = (key, id)
+            return id
+        }
+        if let id = newSourceSites[key] { return id }
         let id = try siteID(text: site.text, txn, &newSites)
         newSourceSites[key] = id
         return id

@@ -1,6 +1,9 @@
 import Clocks
+import EventLogKit
 import ReactorLog
+import ReactorLogPersistence
 import ReactorLogTesting
+import TestSupport
 import Testing
 
 /// Each recorded action knows where it was sent from.
@@ -40,5 +43,27 @@ struct CallSiteTests {
         #expect(recorder.entries.count == 6)
         #expect(recorder.callSite(of: 5) == nil, "an outside action source has no call site")
         observation.cancel()
+    }
+
+    @Test("a recorded log keeps each action's own call site among 130 lines sent from in turn, across commits")
+    func manySitesInALog() throws {
+        typealias TallyReactor = DamagedResumeTests.TallyReactor
+        let scratch = ScratchDirectory()
+        let log = try EventLog.open(at: scratch.file("sites.reactorlog"))
+        let reactor = TallyReactor()
+        try reactor.attach(to: log, stream: "tally")
+        // Lines that share the writer's slots for recent sites (130 lines, 64 slots), in an order that comes back to
+        // each, flushed now and then so that sites learned in one commit are looked up in later ones.
+        let lines = (0..<400).map { UInt(1_000 + ($0 * 7) % 130) }
+        for (index, line) in lines.enumerated() {
+            reactor.send(.add(index), fileID: #fileID, line: line)
+            if index % 50 == 49 { try log.flush() }
+        }
+        try log.flush()
+        let actions = Array(try log.readEntries(EntryQuery(stream: "tally", kinds: [.action])))
+        #expect(actions.count == lines.count)
+        for (action, line) in zip(actions, lines) {
+            #expect(try log.callSite(at: action.sequence) == "ReactorLogTests/CallSiteTests.swift:\(line)")
+        }
     }
 }
