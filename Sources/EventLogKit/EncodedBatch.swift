@@ -65,6 +65,16 @@ struct EncodedBatch: ~Copyable {
             caseName: entry.caseName, codec: entry.codec, payload: start..<payloads.count, callSite: entry.callSite)
     }
 
+    /// Lends the entries, in place, with the bytes their ranges index: a write loop reads each where it lies. An
+    /// element read out of the borrowed array was copied, a count on its case name, for every entry.
+    mutating func withEntries<Result>(
+        _ body: (UnsafeMutableBufferPointer<EntryRecord.Encoded>, UnsafeRawBufferPointer) throws -> Result
+    ) rethrows -> Result {
+        try payloads.withUnsafeBytes { payloads in
+            try entries.withUnsafeMutableBufferPointer { entries in try body(entries, payloads) }
+        }
+    }
+
     /// The items' array, empty, for the queue to fill next.
     mutating func takeItems() -> [WriteItem] {
         var taken: [WriteItem] = []

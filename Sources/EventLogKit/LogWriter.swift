@@ -512,23 +512,23 @@ final class LogWriter: @unchecked Sendable {
         var more: Bool?
         var stepFailed = false
         // The batch is passed, not captured: a local function's capture could not be consumed after (`takePayloads()`).
-        func writeBatch(_ encoded: borrowing EncodedBatch, maintaining step: (Maintenance, Int)?) throws(EventLogError) -> (stream: UInt32, sequence: UInt64) {
+        func writeBatch(_ encoded: inout EncodedBatch, maintaining step: (Maintenance, Int)?) throws(EventLogError) -> (stream: UInt32, sequence: UInt64) {
             try storage.write { txn in
                 var lastIndex = self.lastIndexKey
                 var indexed = IndexItems()
                 // Sites new in this transaction, made afresh when the body runs again (the map had to grow), and
                 // kept in locals until the end: the captured variables would cost an access check per entry.
                 var sites: [String: UInt32] = [:], sourceSites: [SourceSite: UInt32] = [:]
-                // By index: each entry is lent to `write`, not copied out of the array. One cursor appends them all,
-                // in blocks.
+                // In place: each entry is lent to `write` where it lies, not copied out of the array. One cursor
+                // appends them all, in blocks.
                 try txn.withCursor(storage.entries) { cursor in
-                    var entries = try EntryAppender(cursor)
-                    try encoded.payloads.withUnsafeBytes { payloads in
-                        for index in encoded.entries.indices {
-                            try write(encoded.entries[index], payloads, &entries, txn, &indexed, &sites, &sourceSites)
+                    var appender = try EntryAppender(cursor)
+                    try encoded.withEntries { entries, payloads in
+                        for index in entries.indices {
+                            try write(&entries[index], payloads, &appender, txn, &indexed, &sites, &sourceSites)
                         }
                     }
-                    try entries.finish()
+                    try appender.finish()
                 }
                 (newSites, newSourceSites) = (sites, sourceSites)
                 for index in encoded.snapshots.indices {
@@ -551,13 +551,13 @@ final class LogWriter: @unchecked Sendable {
         }
         let lastIndex: (stream: UInt32, sequence: UInt64)
         do {
-            lastIndex = try writeBatch(encoded, maintaining: step)
+            lastIndex = try writeBatch(&encoded, maintaining: step)
         } catch {
             // A failed step undid the whole transaction: write the batch again, without it.
             guard stepFailed else { throw error }
             maintenanceUndone()
             more = nil
-            lastIndex = try writeBatch(encoded, maintaining: nil)
+            lastIndex = try writeBatch(&encoded, maintaining: nil)
         }
         lastIndexKey = lastIndex
         siteIDs.merge(newSites) { old, _ in old }
@@ -583,8 +583,10 @@ final class LogWriter: @unchecked Sendable {
         }
     }
 
+    /// Appends `entry` to its block and its index item to `indexed`. The entry is `inout` though it is only read: so
+    /// it is read where it lies in the batch; passed by value out of the batch's buffer it was copied first.
     private func write(
-        _ entry: EntryRecord.Encoded, _ payloads: UnsafeRawBufferPointer, _ entries: inout EntryAppender, _ txn: Transaction,
+        _ entry: inout EntryRecord.Encoded, _ payloads: UnsafeRawBufferPointer, _ entries: inout EntryAppender, _ txn: Transaction,
         _ indexed: inout IndexItems, _ newSites: inout [String: UInt32], _ newSourceSites: inout [SourceSite: UInt32]
     ) throws {
         try entries.append(entry, payload: UnsafeRawBufferPointer(rebasing: payloads[entry.payload]))
