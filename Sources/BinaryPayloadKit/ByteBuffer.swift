@@ -41,6 +41,15 @@
         if appended == nil { for byte in text.utf8 { append(byte) } }
     }
 
+    /// Appends what `write` writes at the end, in room for up to `maximum` bytes: it gets the room's start and returns
+    /// how many bytes it wrote. For numbers of a few bytes each, written where they go instead of through a buffer.
+    @inlinable @inline(__always) package mutating func append(upTo maximum: Int, _ write: (UnsafeMutableRawPointer) -> Int) {
+        if count + maximum > capacity { grow(toHold: count + maximum) }
+        let written = write(base.unsafelyUnwrapped + count)
+        precondition(written >= 0 && written <= maximum, "wrote \(written) bytes in room for \(maximum)")
+        count += written
+    }
+
     /// Appends the bytes of `array`.
     package mutating func append(contentsOf array: [UInt8]) {
         array.withUnsafeBytes { append($0) }

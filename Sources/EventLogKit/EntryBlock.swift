@@ -199,11 +199,17 @@ enum EntryBlock {
             let cause = entry.cause == 0 ? 0 : entry.sequence &- entry.cause
             let caseLength = entry.caseName.utf8.count
             let known = names.firstIndex { $0.length == caseLength && $0.text == entry.caseName }
-            let size = Varint.size(distance) + 2 + Varint.size(UInt64(entry.streamID)) + Varint.size(time) + Varint.size(cause)
-                + (known.map { Varint.size(UInt64($0 + 1)) } ?? (1 + Varint.size(UInt64(caseLength)) + caseLength))
-                + Varint.size(UInt64(payload.count)) + payload.count
-            guard first || (count < EntryBlock.maximumCount && bytes.count + size <= EntryBlock.capacity) else { return false }
-            if first {
+            if !first {
+                guard count < EntryBlock.maximumCount else { return false }
+                // The exact size only near the capacity: below, the most the numbers can take fits.
+                let spelled = known == nil ? caseLength : 0
+                if bytes.count + Self.numbersRoom + spelled + payload.count > EntryBlock.capacity {
+                    let size = Varint.size(distance) + 2 + Varint.size(UInt64(entry.streamID)) + Varint.size(time)
+                        + Varint.size(cause) + (known.map { Varint.size(UInt64($0 + 1)) } ?? (1 + Varint.size(UInt64(caseLength))))
+                        + Varint.size(UInt64(payload.count)) + spelled + payload.count
+                    guard bytes.count + size <= EntryBlock.capacity else { return false }
+                }
+            } else {
                 key = entry.sequence
                 bytes.appendZeros(EntryBlock.headerSize)
                 bytes.withUnsafeMutableBytes { header in
@@ -211,8 +217,10 @@ enum EntryBlock {
                     header.storeBytes(of: entry.sequence.littleEndian, toByteOffset: 15, as: UInt64.self)
                 }
             }
-            // The numbers go through a buffer on the stack and into the block at once: an append per byte costs more.
-            withUnsafeTemporaryAllocation(byteCount: 80, alignment: 1) { buffer in
+            // The numbers are written where they go: a byte at a time through `append` costs more, and so did a
+            // buffer on the stack copied in after.
+            bytes.append(upTo: Self.numbersRoom) { start in
+                let buffer = UnsafeMutableRawBufferPointer(start: start, count: Self.numbersRoom)
                 var end = Varint.write(distance, into: buffer, at: 0)
                 buffer[end] = entry.kind.rawValue
                 buffer[end + 1] = entry.codec.rawValue
@@ -222,7 +230,7 @@ enum EntryBlock {
                 end = Varint.write(known.map { UInt64($0 + 1) } ?? 0, into: buffer, at: end)
                 end = Varint.write(UInt64(payload.count), into: buffer, at: end)
                 if known == nil { end = Varint.write(UInt64(caseLength), into: buffer, at: end) }
-                bytes.append(UnsafeRawBufferPointer(rebasing: buffer[..<end]))
+                return end
             }
             if known == nil {
                 names.append((entry.caseName, caseLength))
@@ -242,6 +250,9 @@ enum EntryBlock {
             out.u16(5, UInt16(count))
             out.sealChecksum()
         }
+
+        /// The most bytes an entry's numbers take: seven varints of at most ten bytes, and the kind and codec bytes.
+        static let numbersRoom = 72
 
         static func zigzag(_ value: Int64) -> UInt64 {
             UInt64(bitPattern: (value << 1) ^ (value >> 63))
