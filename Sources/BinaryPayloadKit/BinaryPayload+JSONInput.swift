@@ -2,10 +2,12 @@ import Foundation
 
 extension BinaryPayload {
     /// The binary form of JSON text: what the encoder falls back to for a type that writes its containers out of
-    /// order (see ``BinaryEncoder``), after Foundation's `JSONEncoder` wrote it. Integers stay integers, other
-    /// numbers become doubles.
-    package static func fromJSON(_ json: Data) throws(Malformed) -> [UInt8] {
-        try json.withUnsafeBytes { bytes in Result { () throws(Malformed) -> [UInt8] in
+    /// order (see ``BinaryEncoder``), after Foundation's `JSONEncoder` wrote it, and what an import writes for a
+    /// payload given as JSON. Integers stay integers, other numbers become doubles. Text that is not JSON is refused,
+    /// as the other readers refuse it: an unknown escape, a control character or a lone surrogate in a string, an
+    /// escape without four hexadecimal digits.
+    package static func fromJSON(_ json: Data) throws(InvalidJSON) -> [UInt8] {
+        try json.withUnsafeBytes { bytes in Result { () throws(InvalidJSON) -> [UInt8] in
             var parser = JSONInput(bytes: bytes, offset: 0)
             var out: [UInt8] = []
             out.reserveCapacity(bytes.count)
@@ -21,20 +23,20 @@ extension BinaryPayload {
         let bytes: UnsafeRawBufferPointer
         var offset: Int
 
-        func malformed(_ reason: String) -> Malformed { Malformed(offset: offset, reason: reason) }
+        func malformed(_ reason: String) -> InvalidJSON { InvalidJSON(offset: offset, reason: reason) }
 
         mutating func skipSpace() {
             while offset < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[offset]) { offset += 1 }
         }
 
-        mutating func expect(_ literal: String) throws(Malformed) {
+        mutating func expect(_ literal: String) throws(InvalidJSON) {
             for byte in literal.utf8 {
                 guard offset < bytes.count, bytes[offset] == byte else { throw malformed("expected '\(literal)'") }
                 offset += 1
             }
         }
 
-        mutating func value(into out: inout [UInt8], depth: Int) throws(Malformed) {
+        mutating func value(into out: inout [UInt8], depth: Int) throws(InvalidJSON) {
             guard depth < BinaryPayload.maximumDepth else { throw malformed("containers nest too deep") }
             skipSpace()
             guard offset < bytes.count else { throw malformed("the text ends before a value") }
@@ -82,11 +84,11 @@ extension BinaryPayload {
             }
         }
 
-        mutating func number(into out: inout [UInt8]) throws(Malformed) {
+        mutating func number(into out: inout [UInt8]) throws(InvalidJSON) {
             let start = offset
             while offset < bytes.count, "+-0123456789.eE".utf8.contains(bytes[offset]) { offset += 1 }
             let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
-            guard BinaryPayload.isJSONNumber(text) else { throw Malformed(offset: start, reason: "'\(text)' is not a number") }
+            guard BinaryPayload.isJSONNumber(text) else { throw InvalidJSON(offset: start, reason: "'\(text)' is not a number") }
             if let integer = Int64(text) {
                 BinaryPayload.appendInteger(integer, to: &out)
             } else if let unsigned = UInt64(text) {
@@ -99,11 +101,11 @@ extension BinaryPayload {
                 BinaryPayload.appendVarint(UInt64(text.utf8.count), to: &out)
                 out.append(contentsOf: text.utf8)
             } else {
-                throw Malformed(offset: start, reason: "'\(text)' is out of range")
+                throw InvalidJSON(offset: start, reason: "'\(text)' is out of range")
             }
         }
 
-        mutating func string() throws(Malformed) -> String {
+        mutating func string() throws(InvalidJSON) -> String {
             offset += 1
             var scalars: [UInt8] = []
             while true {
@@ -119,6 +121,7 @@ extension BinaryPayload {
                     let escape = bytes[offset]
                     offset += 1
                     switch escape {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scalars.append(escape)
                     case UInt8(ascii: "n"): scalars.append(0x0A)
                     case UInt8(ascii: "r"): scalars.append(0x0D)
                     case UInt8(ascii: "t"): scalars.append(0x09)
@@ -134,17 +137,21 @@ extension BinaryPayload {
                         }
                         guard let scalar = Unicode.Scalar(code) else { throw malformed("an escape is not a character") }
                         scalars.append(contentsOf: String(Character(scalar)).utf8)
-                    default: scalars.append(escape)
+                    default: throw malformed("an unknown escape")
                     }
+                case 0x00...0x1F: throw malformed("a control character inside a string")
                 default: scalars.append(byte)
                 }
             }
         }
 
-        mutating func hex4() throws(Malformed) -> UInt32 {
+        mutating func hex4() throws(InvalidJSON) -> UInt32 {
             guard bytes.count - offset >= 4 else { throw malformed("an escape is cut short") }
-            let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + 4)]), as: UTF8.self)
-            guard let code = UInt32(text, radix: 16) else { throw malformed("'\\u\(text)' is not an escape") }
+            let digits = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + 4)])
+            let text = String(decoding: digits, as: UTF8.self)
+            // Exactly four digits: `UInt32(_:radix:)` alone would also take a sign (`\u+00e`).
+            guard digits.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }),
+                  let code = UInt32(text, radix: 16) else { throw malformed("'\\u\(text)' is not an escape") }
             offset += 4
             return code
         }

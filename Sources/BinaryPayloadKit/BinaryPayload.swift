@@ -48,6 +48,17 @@ public enum BinaryPayload {
         public var description: String { "The binary payload is malformed at byte \(offset): \(reason)." }
     }
 
+    /// JSON text that ``BinaryPayload`` cannot take as a value: not valid JSON (RFC 8259), or a number no payload holds.
+    public struct InvalidJSON: Error, Sendable, CustomStringConvertible {
+        /// The byte offset in the text.
+        public let offset: Int
+        /// What is wrong there.
+        public let reason: String
+
+        /// A sentence.
+        public var description: String { "The JSON text is not valid at byte \(offset): \(reason)." }
+    }
+
     /// What a tag holds, for messages.
     @usableFromInline static func describe(_ tag: UInt8) -> String {
         switch tag {

@@ -400,7 +400,17 @@ struct BinaryCodecTests {
         let json = #"{"a":[1,-2.5,true,null,"\u00e9\n"],"b":{"c":{}},"big":18446744073709551615}"#
         let rendered = try BinaryPayload.json(Data(try BinaryPayload.fromJSON(Data(json.utf8))))
         #expect(String(decoding: rendered, as: UTF8.self) == #"{"a":[1,-2.5,true,null,"é\n"],"b":{"c":{}},"big":18446744073709551615}"#)
-        #expect(throws: BinaryPayload.Malformed.self) { try BinaryPayload.fromJSON(Data("[1,".utf8)) }
+        #expect(throws: BinaryPayload.InvalidJSON.self) { try BinaryPayload.fromJSON(Data("[1,".utf8)) }
+    }
+
+    @Test("JSON text the other readers refuse is refused here too, with a sentence about the JSON", arguments: [
+        (#""\q""#, "an unknown escape"), ("\"a\u{1}b\"", "a control character"), (#""\u+00e9""#, "is not an escape"),
+        (#""\udc00""#, "not a character"), (#""\ud800x""#, "expected"), ("[1] 2", "text follows"), ("01", "is not a number"),
+    ])
+    func fromJSONRefuses(_ text: String, _ reason: String) {
+        let error = #expect(throws: BinaryPayload.InvalidJSON.self) { try BinaryPayload.fromJSON(Data(text.utf8)) }
+        #expect(error?.description.hasPrefix("The JSON text is not valid at byte") == true)
+        #expect(error?.reason.contains(reason) == true, "\(text): \(String(describing: error))")
     }
 
     @Test("a decimal number beyond a double's range is malformed, so no reader renders JSON another refuses")
@@ -409,7 +419,7 @@ struct BinaryCodecTests {
         let payload = Data([0x09, 7] + Array("1e59017".utf8))
         #expect(throws: BinaryPayload.Malformed.self) { try BinaryPayload.json(payload) }
         #expect(throws: DecodingError.self) { try codec.decode(Decimal.self, from: payload) }
-        #expect(throws: BinaryPayload.Malformed.self) { try BinaryPayload.fromJSON(Data("[1e59017]".utf8)) }
+        #expect(throws: BinaryPayload.InvalidJSON.self) { try BinaryPayload.fromJSON(Data("[1e59017]".utf8)) }
         let tiny = Data([0x09, 8] + Array("1e-59017".utf8))
         #expect(String(decoding: try BinaryPayload.json(tiny), as: UTF8.self) == "1e-59017")
         #expect(try codec.decode(Decimal.self, from: try codec.encode(Decimal.greatestFiniteMagnitude)) == .greatestFiniteMagnitude)
