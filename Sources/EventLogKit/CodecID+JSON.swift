@@ -49,7 +49,7 @@ extension CodecID {
     private static let jsonCodec = JSONLogCodec()
 
     /// The payload this codec writes for the value of JSON text `json`: what an import of an export needs. For the
-    /// binary codec, text that is not JSON throws ``BinaryPayload/InvalidJSON``, whose sentence says where and why.
+    /// binary codec, text that is not JSON throws `BinaryPayload.InvalidJSON`, whose sentence says where and why.
     public func payload(fromJSON json: Data) throws -> Data {
         switch self {
         case .binary: Data(try BinaryPayload.fromJSON(json))
