@@ -54,6 +54,8 @@ final class ClosureEncoder: EntryEncoder {
     private init() {}
 
     func encode(_ value: any Sendable, kind: EntryKind, into buffer: inout ByteBuffer) throws -> String {
+        // The only values this encoder is registered for are the closures `LogStream.append(_:cause:callSite:encoding:)`
+        // queues (a stream's `closureEncoder`): never anything read from a log or given by a user.
         let (caseName, payload) = try (value as! Encode)()
         buffer.append(contentsOf: payload)
         return caseName

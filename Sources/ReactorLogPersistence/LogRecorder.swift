@@ -49,7 +49,8 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
     /// Appends the action with its call site and returns its sequence number. Redaction, encoding, naming the
     /// case and formatting the call site happen on the log's writer thread: the sender only hands the action over.
     public func recordAction(_ action: Action, sentFrom site: CallSite?) -> UInt64? {
-        // Not through `logged`: a closure call for every entry, on the sender.
+        // Not through `logged`: a closure call for every entry, on the sender (`logged` inlined still cost about 20
+        // instructions more an entry than catching here, callgrind `benchrecord 30000`).
         do {
             return try stream.append(.action, action, callSite: site.map { ($0.fileID, $0.line) }, timestamp: time, encoder: encoderID)
         } catch {
