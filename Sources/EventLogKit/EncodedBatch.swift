@@ -8,17 +8,15 @@ struct EncodedBatch: ~Copyable {
     private(set) var payloads: ByteBuffer
     private(set) var snapshots: [Snapshot] = []
     private(set) var needsSync = false
-    /// The array the items came in, emptied with its capacity kept: the queue's next buffer (``takeItems()``).
-    private var items: [WriteItem]
 
     /// What a writer's payload buffer starts with, and the largest it keeps for the next batch: a batch of large
     /// values gives its memory back.
     static let initialBuffer = 16 << 10, largestKeptBuffer = 1 << 20
 
     /// Encodes the deferred entries (with the encoders registered when the batch was taken) and snapshots of
-    /// `items`, taking each item out of the array rather than copying it; the payloads go into `buffer`, emptied.
-    init(_ items: consuming [WriteItem], encoders: [EncoderID: DeferredEncoding], into buffer: consuming ByteBuffer) {
-        var items = items
+    /// `items`, taking each item out of the array rather than copying it, which leaves the array empty with its
+    /// capacity (the queue's next buffer); the payloads go into `buffer`, emptied.
+    init(_ items: inout [WriteItem], encoders: [EncoderID: DeferredEncoding], into buffer: consuming ByteBuffer) {
         var payloads = buffer
         payloads.truncate(to: 0)
         var entries: [EntryRecord.Encoded] = []
@@ -49,7 +47,6 @@ struct EncodedBatch: ~Copyable {
         }
         // What is left is `.sync` in every slot, which needs no cleanup beyond the count.
         items.removeAll(keepingCapacity: true)
-        self.items = items
         self.entries = entries
         self.payloads = payloads
         self.snapshots = snapshots
@@ -73,13 +70,6 @@ struct EncodedBatch: ~Copyable {
         try payloads.withUnsafeBytes { payloads in
             try entries.withUnsafeMutableBufferPointer { entries in try body(entries, payloads) }
         }
-    }
-
-    /// The items' array, empty, for the queue to fill next.
-    mutating func takeItems() -> [WriteItem] {
-        var taken: [WriteItem] = []
-        swap(&taken, &items)
-        return taken
     }
 
     /// The payload buffer, for the next batch (an empty one when it grew past ``largestKeptBuffer``).

@@ -379,7 +379,7 @@ final class LogWriter: @unchecked Sendable {
                 }
             }
             // Taking the whole queue hands its buffer over instead of copying it (the common case).
-            let batch: [WriteItem]
+            var batch: [WriteItem]
             if take == queue.count {
                 batch = queue
                 queue = spareQueue
@@ -401,14 +401,17 @@ final class LogWriter: @unchecked Sendable {
             mutex.unlock()
 
             let step = maintain.flatMap { maintain in maintenanceAllowance().map { (maintain, $0) } }
-            // The batch is handed over, not shared, so that encoding it moves its items instead of copying them.
+            // The batch is lent to the commit, which moves its items out as it encodes them instead of copying them.
             let result: Result<(UInt64?, Bool?), EventLogError>
             do {
                 // Consumed, so that the writer holds no encoder past the commit: one retired after it is let go.
-                result = .success(try commit(consume batch, encoders: consume encoders, maintaining: step))
+                result = .success(try commit(&batch, encoders: consume encoders, maintaining: step))
             } catch {
                 result = .failure(error)
             }
+            // The batch's array, emptied as it was encoded, is the queue's after the next swap; the larger is kept, up to
+            // what a full queue holds: a queue that once grew past it gives the memory back.
+            if batch.capacity > spareQueue.capacity && batch.capacity <= 2 * capacity { swap(&spareQueue, &batch) }
 
             mutex.lock()
             var ready: [CheckedContinuation<Void, any Error>] = []
@@ -499,13 +502,13 @@ final class LogWriter: @unchecked Sendable {
     /// Writes `batch` in one transaction (growing the map and redoing it when full), then, when `step` is given, a
     /// maintenance step in the same transaction; returns the last sequence number and whether maintenance remains.
     private func commit(
-        _ batch: consuming [WriteItem], encoders: [EncoderID: DeferredEncoding], maintaining step: (Maintenance, Int)?
+        _ batch: inout [WriteItem], encoders: [EncoderID: DeferredEncoding], maintaining step: (Maintenance, Int)?
     ) throws(EventLogError) -> (UInt64?, Bool?) {
         // Encoding happens here, on the writer thread, before the write transaction: senders only queued values.
         // The buffer comes back after a commit; one that throws leaves an empty one, which allocates when used.
         var buffer = ByteBuffer(capacity: 0)
         swap(&buffer, &spareBytes)
-        var encoded = EncodedBatch(batch, encoders: encoders, into: buffer)
+        var encoded = EncodedBatch(&batch, encoders: encoders, into: buffer)
         let lastSequence = encoded.entries.last?.sequence
         var newSites: [String: UInt32] = [:]
         var newSourceSites: [SourceSite: UInt32] = [:]
@@ -564,9 +567,6 @@ final class LogWriter: @unchecked Sendable {
         nextSiteID += UInt32(newSites.count)
         sourceSiteIDs.merge(newSourceSites) { old, _ in old }
         let needsSync = encoded.needsSync
-        let items = encoded.takeItems()
-        // The larger array is kept, up to what a full queue holds: a queue that once grew past it gives the memory back.
-        if items.capacity > spareQueue.capacity && items.capacity <= 2 * capacity { spareQueue = items }
         spareBytes = encoded.takePayloads()
         if needsSync && durability == .noSync {
             try storage.storage { () throws in try storage.environment.sync(force: true) }
