@@ -62,7 +62,7 @@ let package = Package(
         // The log binding: records a reactor in a stream of an EventLog, and resumes it.
         .target(name: "ReactorLogPersistence", dependencies: ["ReactorLog", "EventLogKit"]),
         // Time travel over a log: state at any step, diff, blame, bisect, divergence, schema checks.
-        .target(name: "TimeTravel", dependencies: ["ReactorLog", "ReactorLogPersistence", "EventLogKit"]),
+        .target(name: "TimeTravel", dependencies: ["ReactorLog", "ReactorLogPersistence", "EventLogKit", "BinaryPayloadKit"]),
         // The inspector's command tree, for the shipped `reactorlog` and for users' own inspectors.
         .target(
             name: "ReactorLogInspector",

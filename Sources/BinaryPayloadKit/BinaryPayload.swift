@@ -219,7 +219,9 @@ public enum BinaryPayload {
         @usableFromInline package mutating func decimalText() throws(Malformed) -> String {
             let start = offset
             let text = try text(try length())
-            guard BinaryPayload.isJSONNumber(text) else {
+            // JSON's grammar and a double's finite range, as every number a reader here holds (a `Decimal`, the one type
+            // written as a decimal number, always is): a renderer that printed `1e99999` would print JSON the readers refuse.
+            guard JSONScanner.isNumber(text) else {
                 throw Malformed(offset: start, reason: "a decimal number is not a JSON number within a double's range")
             }
             return text
@@ -341,37 +343,5 @@ public enum BinaryPayload {
     static func jsonText(of value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return "\(value)"
-    }
-
-    /// Whether `text` follows JSON's number grammar and lies within a double's finite range, as every number a
-    /// reader here can hold must (a `Decimal`, the one type written as a decimal number, always does): a
-    /// renderer that printed `1e99999` would print JSON that the readers of this project refuse.
-    static func isJSONNumber(_ text: String) -> Bool {
-        isInJSONNumberGrammar(text) && Double(text)?.isFinite == true
-    }
-
-    private static func isInJSONNumberGrammar(_ text: String) -> Bool {
-        var utf8 = text.utf8[...]
-        if utf8.first == UInt8(ascii: "-") { utf8 = utf8.dropFirst() }
-        func digits() -> Int {
-            let count = utf8.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }.count
-            utf8 = utf8.dropFirst(count)
-            return count
-        }
-        let whole = utf8
-        guard digits() > 0 else { return false }
-        if whole.first == UInt8(ascii: "0"), whole.count > 1, let next = whole.dropFirst().first, next >= UInt8(ascii: "0"), next <= UInt8(ascii: "9") {
-            return false
-        }
-        if utf8.first == UInt8(ascii: ".") {
-            utf8 = utf8.dropFirst()
-            guard digits() > 0 else { return false }
-        }
-        if utf8.first == UInt8(ascii: "e") || utf8.first == UInt8(ascii: "E") {
-            utf8 = utf8.dropFirst()
-            if utf8.first == UInt8(ascii: "+") || utf8.first == UInt8(ascii: "-") { utf8 = utf8.dropFirst() }
-            guard digits() > 0 else { return false }
-        }
-        return utf8.isEmpty
     }
 }

@@ -404,8 +404,9 @@ struct BinaryCodecTests {
     }
 
     @Test("JSON text the other readers refuse is refused here too, with a sentence about the JSON", arguments: [
-        (#""\q""#, "an unknown escape"), ("\"a\u{1}b\"", "a control character"), (#""\u+00e9""#, "is not an escape"),
-        (#""\udc00""#, "not a character"), (#""\ud800x""#, "expected"), ("[1] 2", "text follows"), ("01", "is not a number"),
+        (#""\q""#, "an unknown escape"), ("\"a\u{1}b\"", "a control character"), (#""\u+00e9""#, "four hexadecimal digits"),
+        (#""\udc00""#, "a lone low surrogate"), (#""\ud800x""#, "without its low half"), ("[1] 2", "text follows"),
+        ("01", "a leading zero"), ("[1,]", "unexpected character"), (#"{1:2}"#, "expected a key"), ("1e999", "out of range"),
     ])
     func fromJSONRefuses(_ text: String, _ reason: String) {
         let error = #expect(throws: BinaryPayload.InvalidJSON.self) { try BinaryPayload.fromJSON(Data(text.utf8)) }
