@@ -42,7 +42,7 @@ extension BinaryPayload {
             }
             out.append(0)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            appendNumber(scanner.text(try scanner.number().text), to: &out)
+            appendNumber(scanner.text(try scanner.number()), to: &out)
         default:
             throw scanner.failure("unexpected character")
         }

@@ -86,6 +86,7 @@
         }
     }
 
+    /// Reads a container through `close`, from its opening bracket (the next byte), calling `element` for each.
     @inlinable mutating func container(
         closedBy close: UInt8, _ element: (inout JSONScanner, Int) throws(Failure) -> Void
     ) throws(Failure) {
@@ -121,8 +122,8 @@
     }
 
     /// Reads a number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, finite as a double. Returns where its
-    /// text lies, and whether it is an integer (no fraction, no exponent).
-    package mutating func number() throws(Failure) -> (text: Range<Int>, isIntegral: Bool) {
+    /// text lies.
+    package mutating func number() throws(Failure) -> Range<Int> {
         let start = offset
         if next == UInt8(ascii: "-") { offset += 1 }
         guard let first = next, first.isDigit else { throw failure("expected a digit") }
@@ -152,7 +153,7 @@
                 throw Failure(offset: start, reason: "the number is out of range")
             }
         }
-        return (start..<offset, isIntegral)
+        return start..<offset
     }
 
     /// Whether `text` is one JSON number, finite as a double, and nothing else.

@@ -64,7 +64,7 @@ enum JSONCompactor {
             }
             copy(start..<scanner.offset, of: scanner, to: &output)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            copy(try scanner.number().text, of: scanner, to: &output)
+            copy(try scanner.number(), of: scanner, to: &output)
         default: throw scanner.failure("unexpected character")
         }
     }

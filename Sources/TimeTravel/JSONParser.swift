@@ -52,7 +52,7 @@ struct JSONParser {
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             let start = scanner.offset
             // Finite: the scanner checked.
-            guard let value = Double(scanner.text(try scanner.number().text)) else {
+            guard let value = Double(scanner.text(try scanner.number())) else {
                 throw JSONScanner.Failure(offset: start, reason: "the number is out of range")
             }
             return .number(value)
