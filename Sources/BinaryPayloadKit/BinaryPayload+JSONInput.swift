@@ -55,7 +55,7 @@ extension BinaryPayload {
             appendInteger(integer, to: &out)
         } else if let unsigned = UInt64(text) {
             appendUnsigned(unsigned, to: &out)
-        } else if let double = Double(text), jsonText(of: double) == text {
+        } else if let double = Double(text), JSONText.number(double) == text {
             appendDouble(double, to: &out)
         } else {
             out.append(decimal)

@@ -288,7 +288,7 @@ public enum BinaryPayload {
         case `true`: out.append(contentsOf: "true".utf8)
         case integer: out.append(contentsOf: String(try reader.integer()).utf8)
         case unsigned: out.append(contentsOf: String(try reader.varint()).utf8)
-        case double: out.append(contentsOf: jsonText(of: try reader.double()).utf8)
+        case double: out.append(contentsOf: JSONText.number(try reader.double()).utf8)
         case string: try renderString(try reader.length(), &reader, into: &out)
         case decimal: out.append(contentsOf: try reader.decimalText().utf8)
         case array:
@@ -322,26 +322,6 @@ public enum BinaryPayload {
         guard String.isValidUTF8(bytes) else {
             throw Malformed(offset: start, reason: "a string is not valid UTF-8")
         }
-        out.append(UInt8(ascii: "\""))
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
-            case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
-            case 0x0A: out.append(contentsOf: "\\n".utf8)
-            case 0x0D: out.append(contentsOf: "\\r".utf8)
-            case 0x09: out.append(contentsOf: "\\t".utf8)
-            case 0..<0x20:
-                let hex = String(byte, radix: 16)
-                out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
-
-    /// A finite double as JSON: Swift's shortest round-tripping form, without a `.0` on whole numbers.
-    static func jsonText(of value: Double) -> String {
-        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        return "\(value)"
+        JSONText.appendString(bytes, to: &out)
     }
 }

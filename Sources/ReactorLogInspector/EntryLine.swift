@@ -69,7 +69,7 @@ enum EntryLine {
             out.removeSubrange((start - Fragment.payload.count)...)
             return false
         }
-        escapeControls(in: &out, from: start)
+        escapeTerminalControls(in: &out, from: start)
         return true
     }
 
@@ -102,40 +102,11 @@ enum EntryLine {
         text.withUTF8 { appendString(UnsafeRawBufferPointer($0), to: &out) }
     }
 
-    /// The UTF-8 text `bytes` as a JSON string.
+    /// The UTF-8 text `bytes` as a JSON string, terminal-safe (``escapeTerminalControls(in:from:)``).
     static func appendString(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
-        let plain = bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
-        guard !plain else {
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: bytes)
-            out.append(UInt8(ascii: "\""))
-            return
-        }
-        appendEscapingControls(Array(JSONValue.string(String(decoding: bytes, as: UTF8.self)).description.utf8), to: &out)
-    }
-
-    /// JSON text with its DEL, C1 and bidirectional-override characters (which occur only inside strings) escaped.
-    private static func appendEscapingControls(_ json: [UInt8], to out: inout [UInt8]) {
         let start = out.count
-        out.append(contentsOf: json)
-        escapeControls(in: &out, from: start)
-    }
-
-    /// Escapes DEL, C1 and bidirectional-override characters in the JSON text at `out[start...]`.
-    private static func escapeControls(in out: inout [UInt8], from start: Int) {
-        guard out[start...].contains(where: { $0 >= 0x7F }) else { return }
-        let json = Array(out[start...])
-        out.removeSubrange(start...)
-        for scalar in String(decoding: json, as: UTF8.self).unicodeScalars {
-            switch scalar.value {
-            case 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069:
-                let hex = Array(String(scalar.value, radix: 16).utf8)
-                out.append(contentsOf: #"\u"#.utf8)
-                out.append(contentsOf: [UInt8](repeating: UInt8(ascii: "0"), count: 4 - hex.count) + hex)
-            default:
-                out.append(contentsOf: String(scalar).utf8)
-            }
-        }
+        JSONText.appendString(bytes, to: &out)
+        escapeTerminalControls(in: &out, from: start)
     }
 
     private static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {

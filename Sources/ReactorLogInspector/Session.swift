@@ -128,17 +128,23 @@ func writeJSONLine(_ text: String) throws {
 /// JSON text with DEL, C1 controls and bidirectional overrides written as `\uXXXX` escapes: the same value.
 func terminalSafeJSON(_ text: String) -> String {
     guard text.utf8.contains(where: { $0 >= 0x7F }) else { return text }
-    var escaped = String.UnicodeScalarView()
-    for scalar in text.unicodeScalars {
+    var bytes = Array(text.utf8)
+    escapeTerminalControls(in: &bytes, from: 0)
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// Escapes DEL, C1 controls and bidirectional overrides in the JSON text at `out[start...]` (in JSON they occur only
+/// inside strings, where `\uXXXX` is the same character): nothing a terminal would act on.
+func escapeTerminalControls(in out: inout [UInt8], from start: Int) {
+    guard out[start...].contains(where: { $0 >= 0x7F }) else { return }
+    let json = Array(out[start...])
+    out.removeSubrange(start...)
+    for scalar in String(decoding: json, as: UTF8.self).unicodeScalars {
         switch scalar.value {
-        case 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069:
-            let hex = String(scalar.value, radix: 16)
-            escaped.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
-        default:
-            escaped.append(scalar)
+        case 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: JSONText.appendEscape(UInt16(scalar.value), to: &out)
+        default: out.append(contentsOf: String(scalar).utf8)
         }
     }
-    return String(escaped)
 }
 
 private func write(_ text: String) throws {

@@ -1,3 +1,4 @@
+import BinaryPayloadKit
 import EventLogKit
 import Foundation
 
@@ -44,13 +45,11 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .null: return "null"
         case .bool(let value): return value ? "true" : "false"
-        case .number(let value):
-            if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
-            return String(value)
-        case .string(let value): return Self.quote(value)
+        case .number(let value): return JSONText.number(value)
+        case .string(let value): return JSONText.quoted(value)
         case .array(let values): return "[" + values.map(\.description).joined(separator: ",") + "]"
         case .object(let members):
-            return "{" + members.sorted { $0.key < $1.key }.map { "\(Self.quote($0.key)):\($0.value.description)" }.joined(separator: ",") + "}"
+            return "{" + members.sorted { $0.key < $1.key }.map { "\(JSONText.quoted($0.key)):\($0.value.description)" }.joined(separator: ",") + "}"
         }
     }
 
@@ -62,7 +61,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
             return "[\n" + values.map { inner + $0.pretty(indent: inner) }.joined(separator: ",\n") + "\n\(indent)]"
         case .object(let members) where !members.isEmpty:
             return "{\n" + members.sorted { $0.key < $1.key }.map { member in
-                "\(inner)\(Self.quote(member.key)): \(member.value.pretty(indent: inner))"
+                "\(inner)\(JSONText.quoted(member.key)): \(member.value.pretty(indent: inner))"
             }.joined(separator: ",\n") + "\n\(indent)}"
         default:
             return description
@@ -100,22 +99,6 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
 
     /// UTF-8 bytes of ``description``.
     public var data: Data { Data(description.utf8) }
-
-    private static func quote(_ string: String) -> String {
-        var result = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case let c where c.value < 0x20: result += String(format: "\\u%04x", c.value)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
-    }
 }
 
 extension JSONValue: Codable {

@@ -72,4 +72,16 @@ struct JSONParserTests {
         #expect((JSONValue.compactText(data) != nil) == parsed, "compactor against parser on \(text.prefix(40))")
         #expect(((try? BinaryPayload.fromJSON(data)) != nil) == parsed, "fromJSON against parser on \(text.prefix(40))")
     }
+
+    @Test("the binary form's rendering and JSONValue spell strings and numbers alike")
+    func oneSpelling() throws {
+        let text = "quote\" backslash\\ newline\n tab\t bell\u{7} é 😀"
+        let values: [JSONValue] = [.string(text), .number(1e15), .number(-0.1), .number(42), .number(1e-7), .number(2.5e300)]
+        for value in values {
+            let rendered = String(decoding: try BinaryPayload.json(Data(try BinaryPayload.fromJSON(value.data))), as: UTF8.self)
+            #expect(rendered == value.description)
+        }
+        #expect(JSONValue.string(text).description == #""quote\" backslash\\ newline\n tab\t bell\u0007 é 😀""#)
+    }
 }
+
