@@ -1,7 +1,8 @@
 /// The tokens of JSON text (RFC 8259), checked as they are read: the one place the log's readers of JSON learn what
 /// a string, a number or a literal is. `BinaryPayload.fromJSON` (JSON into the binary form), TimeTravel's parser (JSON
-/// into values) and its compactor (export's fast path, which copies tokens as written) walk containers each their
-/// own way and take every token from here, so all three accept exactly the same text and word a refusal alike.
+/// into values), its compactor (export's fast path, which copies tokens as written) and `verify`'s check of a JSON
+/// payload (``isDocument(_:)``) each build their own output and take every token and container from here, so all
+/// four accept exactly the same text and word a refusal alike.
 ///
 /// A string's token is its bytes as written, checked: every escape known and complete (a `\u` escape four
 /// hexadecimal digits, a high surrogate followed by its low half, never a lone half), no control character, valid
@@ -154,6 +155,36 @@
             }
         }
         return start..<offset
+    }
+
+    /// Whether `bytes` is one JSON document (space around it allowed) that the log's readers of JSON text accept:
+    /// its tokens as this scanner reads them, its containers nested at most as deep as the binary form holds.
+    package static func isDocument(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var scanner = JSONScanner(bytes)
+        do throws(Failure) {
+            try scanner.skipValue(depth: 0)
+            scanner.skipSpace()
+            return scanner.isAtEnd
+        } catch {
+            return false
+        }
+    }
+
+    /// Reads a value and everything in it, `depth` containers deep.
+    private mutating func skipValue(depth: Int) throws(Failure) {
+        guard depth < BinaryPayload.maximumDepth else { throw failure("containers nest deeper than \(BinaryPayload.maximumDepth)") }
+        skipSpace()
+        guard let first = next else { throw failure("the text ends where a value should be") }
+        switch first {
+        case UInt8(ascii: "{"): try members { (scanner: inout JSONScanner, _: StringToken, _: Int) throws(Failure) in try scanner.skipValue(depth: depth + 1) }
+        case UInt8(ascii: "["): try elements { (scanner: inout JSONScanner, _: Int) throws(Failure) in try scanner.skipValue(depth: depth + 1) }
+        case UInt8(ascii: "\""): _ = try string()
+        case UInt8(ascii: "t"): try literal("true")
+        case UInt8(ascii: "f"): try literal("false")
+        case UInt8(ascii: "n"): try literal("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try number()
+        default: throw failure("unexpected character")
+        }
     }
 
     /// Whether `text` is one JSON number, finite as a double, and nothing else.

@@ -349,7 +349,8 @@ extension EventLog {
         if header.codec == .none && !payload.isEmpty {
             problems.append("its codec is none but it holds a \(payload.count)-byte payload")
         }
-        if header.codec == .json && (try? JSONSerialization.jsonObject(with: Data(payload), options: [.fragmentsAllowed])) == nil {
+        // The readers' own scanner, not Foundation's parser, which accepts what they refuse (and the other way round).
+        if header.codec == .json && !JSONScanner.isDocument(UnsafeRawBufferPointer(rebasing: payload)) {
             problems.append("its JSON payload is not valid JSON (or holds a number JSON cannot express)")
         }
         if header.codec == .binary {

@@ -36,6 +36,12 @@ struct FormatReaderTests {
     @Test("it refuses an entry that breaks a rule, naming it", arguments: [
         (EntryDraft(kind: .action, caseName: "buy", payload: Data("1".utf8), cause: 2), "an action with a cause"),
         (EntryDraft(kind: .mutation, caseName: "add", payload: Data("NaN".utf8)), "not valid JSON"),
+        // JSON that Python's or Foundation's parser takes and the log's own readers refuse: both tools refuse it too.
+        (EntryDraft(kind: .mutation, caseName: "add", payload: Data("1e999".utf8)), "not valid JSON"),
+        (EntryDraft(kind: .mutation, caseName: "add", payload: Data(#""\ud800""#.utf8)), "not valid JSON"),
+        (EntryDraft(kind: .mutation, caseName: "add", payload: Data("\u{FEFF}1".utf8)), "not valid JSON"),
+        (EntryDraft(kind: .mutation, caseName: "add", payload: Data("[1,]".utf8)), "not valid JSON"),
+        (EntryDraft(kind: .mutation, caseName: "add", payload: Data((String(repeating: "[", count: 513) + String(repeating: "]", count: 513)).utf8)), "not valid JSON"),
         (EntryDraft(kind: .mutation, caseName: "add", payload: Data([7]), codec: .none), "codec none with a 1-byte payload"),
         (EntryDraft(kind: .mutation, caseName: "add", payload: Data([0x07, 0x03]), codec: .binary), "binary payload is not well formed"),
         (EntryDraft(kind: .streamClosed, caseName: "bogus", payload: Data(), codec: .none), "marker named 'bogus'"),

@@ -59,18 +59,19 @@ struct JSONParserTests {
         }
     }
 
-    @Test("the parser, the compactor and the conversion to the binary form accept exactly the same documents", arguments: [
+    @Test("the parser, the compactor, the conversion to the binary form and verify's check accept exactly the same documents", arguments: [
         #"{"a":[1,-2.5e-3,true,null,"\u00e9\ud83d\ude00\n\/"],"b":{}}"#, "0", "-0.0", "[]", #""""#, "  7  ",
         String(repeating: "[", count: 512) + String(repeating: "]", count: 512),
         String(repeating: "[", count: 513) + String(repeating: "]", count: 513),
         "[1,]", "{,}", #"{"a"}"#, #"{"a":1,}"#, "01", "1.", ".5", "1e", "+1", "1e999", "-", "nul", "[1 2]",
-        #""\x""#, #""\u12""#, #""\udc00""#, #""\ud800\u0041""#, "\"a\u{7}\"", "\"\u{7F}\"", "[1] x", "",
+        #""\x""#, #""\u12""#, #""\udc00""#, #""\ud800\u0041""#, "\"a\u{7}\"", "\"\u{7F}\"", "[1] x", "", "\u{FEFF}1", #"{"a":1 "b":2}"#,
     ])
     func readersAgree(_ text: String) {
         let data = Data(text.utf8)
         let parsed = (try? JSONValue(parsing: data)) != nil
         #expect((JSONValue.compactText(data) != nil) == parsed, "compactor against parser on \(text.prefix(40))")
         #expect(((try? BinaryPayload.fromJSON(data)) != nil) == parsed, "fromJSON against parser on \(text.prefix(40))")
+        #expect(data.withUnsafeBytes { JSONScanner.isDocument($0) } == parsed, "verify's check against parser on \(text.prefix(40))")
     }
 
     @Test("the binary form's rendering and JSONValue spell strings and numbers alike")

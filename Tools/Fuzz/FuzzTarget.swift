@@ -43,11 +43,14 @@ enum FuzzTarget: UInt8, CaseIterable {
         case .json:
             let compact = JSONValue.compactText(Data(body))
             let binary = try? BinaryPayload.fromJSON(Data(body))
+            let document = body.withUnsafeBytes { JSONScanner.isDocument($0) }
             guard let value = try? JSONValue(parsing: Data(body)), value.isExpressibleAsJSON else {
                 check(binary == nil, "the conversion to the binary form accepts what the parser refuses")
+                check(!document, "verify's check accepts what the parser refuses")
                 return check(compact == nil, "the compactor accepts what the parser refuses")
             }
             check(binary != nil, "the conversion to the binary form refuses what the parser accepts")
+            check(document, "verify's check refuses what the parser accepts")
             check((try? JSONValue(parsing: value.data)) == value, "JSON \(value) does not parse back to itself")
             check(compact.flatMap { try? JSONValue(parsing: Data($0.utf8)) } == value, "the compact text of \(value) is not the same value")
         case .statePath:

@@ -48,6 +48,32 @@ def refuse_constant(name):
     raise ValueError(f"{name} is not JSON")
 
 
+def finite(text, kind):
+    """A JSON number within a double's finite range, as the log's own readers require (docs/FORMAT.md)."""
+    if not math.isfinite(float(text)):
+        raise ValueError(f"{text if len(text) <= 24 else text[:20] + '...'} is out of a double's range")
+    return kind(text)
+
+
+def json_payload(payload):
+    """The value of a JSON-codec payload, read as strictly as the log's own readers: UTF-8 without a byte-order mark,
+    finite numbers, no unpaired surrogate in a string, containers nested at most 512 deep."""
+    if payload.startswith(b"\xef\xbb\xbf"):
+        raise ValueError("a byte-order mark is not JSON")
+    value = json.loads(payload.decode("utf-8"), parse_constant=refuse_constant,
+                       parse_float=lambda text: finite(text, float), parse_int=lambda text: finite(text, int))
+    json.dumps(value, ensure_ascii=False).encode("utf-8")  # raises on an unpaired surrogate
+    deepest, pending = 0, [(value, 1)]
+    while pending:
+        item, level = pending.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, level)
+            pending.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+    if deepest > 512:
+        raise ValueError(f"containers nest {deepest} deep, more than 512")
+    return value
+
+
 def payload_text(codec, payload, what):
     if codec == 0:
         if payload:
@@ -55,8 +81,8 @@ def payload_text(codec, payload, what):
         return ""
     if codec == 1:
         try:
-            value = json.loads(payload, parse_constant=refuse_constant)
-        except ValueError as error:
+            value = json_payload(payload)
+        except (ValueError, RecursionError) as error:
             sys.exit(f"{what} breaks a rule: its JSON payload is not valid JSON ({error})")
         return json.dumps(value, separators=(",", ":"))
     if codec == 2:
