@@ -349,7 +349,7 @@ extension EventLog {
         if header.codec == .none && !payload.isEmpty {
             problems.append("its codec is none but it holds a \(payload.count)-byte payload")
         }
-        // The readers' own scanner, not Foundation's parser, which accepts what they refuse (and the other way round).
+        // The readers' own scanner, not Foundation's parser, which takes a trailing comma and a byte-order mark they refuse.
         if header.codec == .json && !JSONScanner.isDocument(UnsafeRawBufferPointer(rebasing: payload)) {
             problems.append("its JSON payload is not valid JSON (or holds a number JSON cannot express)")
         }
