@@ -20,10 +20,7 @@ extension BinaryPayload {
 
     /// Writes the binary form of the value `scanner` reads next, `depth` containers deep.
     private static func value(_ scanner: inout JSONScanner, into out: inout [UInt8], depth: Int) throws(JSONScanner.Failure) {
-        guard depth < maximumDepth else { throw scanner.failure("containers nest deeper than \(maximumDepth)") }
-        scanner.skipSpace()
-        guard let first = scanner.next else { throw scanner.failure("the text ends where a value should be") }
-        switch first {
+        switch try scanner.startValue(depth: depth) {
         case UInt8(ascii: "n"): try scanner.literal("null"); out.append(null)
         case UInt8(ascii: "t"): try scanner.literal("true"); out.append(`true`)
         case UInt8(ascii: "f"): try scanner.literal("false"); out.append(`false`)

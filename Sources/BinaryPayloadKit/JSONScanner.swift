@@ -62,6 +62,18 @@
         }
     }
 
+    /// Starts reading a value `depth` containers deep: refuses one nested deeper than the binary form holds, steps over
+    /// space, and returns the value's first byte, not read. Every reader starts each value here, so all of them refuse
+    /// the same nesting and the same end of text, in the same words.
+    package mutating func startValue(depth: Int) throws(Failure) -> UInt8 {
+        guard depth < BinaryPayload.maximumDepth else {
+            throw failure("nested more than \(BinaryPayload.maximumDepth) levels deep")
+        }
+        skipSpace()
+        guard let first = next else { throw failure("the text ends where a value should be") }
+        return first
+    }
+
     /// Reads `byte`, or fails saying `expected` was expected.
     @usableFromInline package mutating func read(_ byte: UInt8, expected: @autoclosure () -> String) throws(Failure) {
         guard offset < bytes.count, bytes[offset] == byte else { throw failure("expected \(expected())") }
@@ -112,14 +124,15 @@
         }
     }
 
-    /// Reads `word` (`true`, `false` or `null`).
-    package mutating func literal(_ word: StaticString) throws(Failure) {
+    /// Reads `word` (`true`, `false` or `null`); returns where it lies.
+    @discardableResult package mutating func literal(_ word: StaticString) throws(Failure) -> Range<Int> {
         let count = word.utf8CodeUnitCount
         guard bytes.count - offset >= count,
               bytes[offset..<(offset + count)].elementsEqual(UnsafeBufferPointer(start: word.utf8Start, count: count)) else {
             throw failure("expected \(word)")
         }
         offset += count
+        return (offset - count)..<offset
     }
 
     /// Reads a number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, finite as a double. Returns where its
@@ -172,10 +185,7 @@
 
     /// Reads a value and everything in it, `depth` containers deep.
     private mutating func skipValue(depth: Int) throws(Failure) {
-        guard depth < BinaryPayload.maximumDepth else { throw failure("containers nest deeper than \(BinaryPayload.maximumDepth)") }
-        skipSpace()
-        guard let first = next else { throw failure("the text ends where a value should be") }
-        switch first {
+        switch try startValue(depth: depth) {
         case UInt8(ascii: "{"): try members { (scanner: inout JSONScanner, _: StringToken, _: Int) throws(Failure) in try scanner.skipValue(depth: depth + 1) }
         case UInt8(ascii: "["): try elements { (scanner: inout JSONScanner, _: Int) throws(Failure) in try scanner.skipValue(depth: depth + 1) }
         case UInt8(ascii: "\""): _ = try string()

@@ -7,7 +7,7 @@ import Foundation
 /// result is one line.
 enum JSONCompactor {
     /// The compact text of `data`, or `nil` when it is not one valid JSON document with finite numbers, nested at
-    /// most ``JSONParser/maxDepth`` deep.
+    /// most 512 levels deep (the binary form's limit, as every reader of JSON text here).
     static func compact(_ data: Data) -> [UInt8]? {
         var output: [UInt8] = []
         return append(data, to: &output) ? output : nil
@@ -34,12 +34,9 @@ enum JSONCompactor {
 
     /// Copies the value `scanner` reads next, `depth` containers deep, without the whitespace around its tokens.
     private static func copyValue(_ scanner: inout JSONScanner, to output: inout [UInt8], depth: Int) throws(JSONScanner.Failure) {
-        guard depth < JSONParser.maxDepth else { throw scanner.failure("nested too deep") }
-        scanner.skipSpace()
-        guard let first = scanner.next else { throw scanner.failure("the text ends where a value should be") }
-        switch first {
+        switch try scanner.startValue(depth: depth) {
         case UInt8(ascii: "{"):
-            output.append(first)
+            output.append(UInt8(ascii: "{"))
             try scanner.members { (scanner: inout JSONScanner, key: JSONScanner.StringToken, index: Int) throws(JSONScanner.Failure) in
                 if index > 0 { output.append(UInt8(ascii: ",")) }
                 copy(key, of: scanner, to: &output)
@@ -48,21 +45,16 @@ enum JSONCompactor {
             }
             output.append(UInt8(ascii: "}"))
         case UInt8(ascii: "["):
-            output.append(first)
+            output.append(UInt8(ascii: "["))
             try scanner.elements { (scanner: inout JSONScanner, index: Int) throws(JSONScanner.Failure) in
                 if index > 0 { output.append(UInt8(ascii: ",")) }
                 try copyValue(&scanner, to: &output, depth: depth + 1)
             }
             output.append(UInt8(ascii: "]"))
         case UInt8(ascii: "\""): copy(try scanner.string(), of: scanner, to: &output)
-        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
-            let start = scanner.offset
-            switch first {
-            case UInt8(ascii: "t"): try scanner.literal("true")
-            case UInt8(ascii: "f"): try scanner.literal("false")
-            default: try scanner.literal("null")
-            }
-            copy(start..<scanner.offset, of: scanner, to: &output)
+        case UInt8(ascii: "t"): copy(try scanner.literal("true"), of: scanner, to: &output)
+        case UInt8(ascii: "f"): copy(try scanner.literal("false"), of: scanner, to: &output)
+        case UInt8(ascii: "n"): copy(try scanner.literal("null"), of: scanner, to: &output)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             copy(try scanner.number(), of: scanner, to: &output)
         default: throw scanner.failure("unexpected character")

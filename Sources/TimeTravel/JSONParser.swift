@@ -3,12 +3,10 @@ import Foundation
 
 /// Parses UTF-8 JSON into a ``JSONValue`` in one pass, without Foundation's decoder: nothing is thrown
 /// unless the input is invalid (test runners hook every throw, so trying each type in turn was slow), and
-/// nesting deeper than ``maxDepth`` is refused instead of exhausting the stack on hostile input. Its tokens come
-/// from `JSONScanner`, as the compactor's and the binary form's do, so the three accept exactly the same text.
+/// nesting deeper than the binary form holds (512 levels) is refused instead of exhausting the stack on hostile input.
+/// Its tokens and containers come from `JSONScanner`, as the other readers' of JSON text do, so they all accept
+/// exactly the same text.
 struct JSONParser {
-    /// The deepest nesting accepted: the binary form's, so that every document parsed here converts to it.
-    static let maxDepth = BinaryPayload.maximumDepth
-
     /// Why the input is not JSON, and where.
     struct Failure: Error, CustomStringConvertible {
         let offset: Int
@@ -29,10 +27,7 @@ struct JSONParser {
 
     /// The value `scanner` reads next, `depth` containers deep.
     private static func value(_ scanner: inout JSONScanner, depth: Int) throws(JSONScanner.Failure) -> JSONValue {
-        guard depth < maxDepth else { throw scanner.failure("nested more than \(maxDepth) levels deep") }
-        scanner.skipSpace()
-        guard let first = scanner.next else { throw scanner.failure("the text ends where a value should be") }
-        switch first {
+        switch try scanner.startValue(depth: depth) {
         case UInt8(ascii: "{"):
             var members: [String: JSONValue] = [:]
             try scanner.members { (scanner: inout JSONScanner, key: JSONScanner.StringToken, _: Int) throws(JSONScanner.Failure) in
