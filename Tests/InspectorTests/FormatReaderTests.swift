@@ -44,6 +44,8 @@ struct FormatReaderTests {
         (EntryDraft(kind: .mutation, caseName: "add", payload: Data((String(repeating: "[", count: 513) + String(repeating: "]", count: 513)).utf8)), "not valid JSON"),
         (EntryDraft(kind: .mutation, caseName: "add", payload: Data([7]), codec: .none), "codec none with a 1-byte payload"),
         (EntryDraft(kind: .mutation, caseName: "add", payload: Data([0x07, 0x03]), codec: .binary), "binary payload is not well formed"),
+        // A decimal number whose text is JSON but not a number: the Python reader stopped with a stack trace.
+        (EntryDraft(kind: .mutation, caseName: "add", payload: Data([0x09, 0x03] + Array("[1]".utf8)), codec: .binary), "binary payload is not well formed"),
         (EntryDraft(kind: .streamClosed, caseName: "bogus", payload: Data(), codec: .none), "marker named 'bogus'"),
     ])
     func ruleBreaker(_ draft: EntryDraft, _ rule: String) async throws {

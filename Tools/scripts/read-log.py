@@ -55,6 +55,15 @@ def finite(text, kind):
     return kind(text)
 
 
+def json_number(text):
+    """`text` as one JSON number within a double's finite range (a binary payload's decimal number), or ValueError."""
+    value = json.loads(text, parse_constant=refuse_constant,
+                       parse_float=lambda number: finite(number, float), parse_int=lambda number: finite(number, int))
+    if type(value) not in (int, float) or text != text.strip():
+        raise ValueError(f"a decimal number is not one JSON number: {text[:24]!r}")
+    return value
+
+
 def json_payload(payload):
     """The value of a JSON-codec payload, read as strictly as the log's own readers: UTF-8 without a byte-order mark,
     finite numbers, no unpaired surrogate in a string, containers nested at most 512 deep."""
@@ -140,8 +149,7 @@ def binary_json(data, offset, depth):
         length, offset = varint(data, offset)
         text, offset = utf8(data, offset, length)
         if tag == 0x09:
-            if not math.isfinite(json.loads(text)):  # a JSON number, within a double's finite range
-                raise ValueError("a decimal number is out of range")
+            json_number(text)
             return text, offset
         return json.dumps(text, ensure_ascii=False), offset
     if tag == 0x07:
