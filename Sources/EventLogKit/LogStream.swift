@@ -22,6 +22,10 @@ public final class LogStream: Sendable {
     private let mutations = Atomic<Int>(0)
     /// The sequence number of the latest append through this handle.
     private let latest: Atomic<UInt64>
+    /// The first and last sequence numbers of the latest run of mutations appended at once
+    /// (``append(_:count:_:cause:timestamp:encoder:)``): a run is appended before its first mutation is reduced, so
+    /// when a state after one of them is asked about, those after it are counted but not in the state yet.
+    private let runStart = Atomic<UInt64>(0), runEnd = Atomic<UInt64>(0)
     private let closed = Atomic<Bool>(false)
     /// The payload bytes of the mutations since the last snapshot; the writer thread adds those it encodes.
     private let payloadBytes = PayloadTally()
@@ -156,6 +160,29 @@ public final class LogStream: Sendable {
         return sequence
     }
 
+    /// Appends `count` entries of one kind and cause whose payloads the registered `encoder` makes on the writer
+    /// thread, in one hand-off and under consecutive sequence numbers; returns the first. `value(i)` is the `i`-th
+    /// entry's value. The recorder's path for the mutations an effect emits at once: one hand-off where there were
+    /// `count`. Otherwise as ``append(_:_:cause:callSite:timestamp:encoder:)``.
+    @discardableResult
+    package func append(
+        _ kind: EntryKind, count: Int, _ value: (Int) -> any Sendable, cause: UInt64? = nil, timestamp: Int64? = nil,
+        encoder: EncoderID
+    ) throws(EventLogError) -> UInt64 {
+        try checkOpen()
+        let first = try writer.appendDeferred(
+            kind: kind, count: count, value, encoder: encoder, streamID: info.id, cause: cause, codec: codecID,
+            timestamp: timestamp)
+        let last = first + UInt64(count - 1)
+        if kind == .mutation {
+            mutations.store(mutations.load(ordering: .relaxed) &+ count, ordering: .relaxed)
+            runStart.store(first, ordering: .relaxed)
+            runEnd.store(last, ordering: .relaxed)
+        }
+        latest.store(last, ordering: .relaxed)
+        return first
+    }
+
     /// Writes a snapshot of the state right after entry `sequence`, encoded by `encode` **on the writer
     /// thread**: a large state costs the caller nothing. A state that fails to encode is not written.
     public func writeSnapshot(at sequence: UInt64, encoding encode: @escaping @Sendable () throws -> Data) throws(EventLogError) {
@@ -169,6 +196,19 @@ public final class LogStream: Sendable {
     /// Whether the log's snapshot policy wants a snapshot of the state after the latest append.
     public var isSnapshotDue: Bool {
         snapshotPolicy.isDue(mutations: mutations.load(ordering: .relaxed), bytes: payloadBytes)
+    }
+
+    /// Whether the log's snapshot policy wants a snapshot of the state after entry `sequence`, the latest append or
+    /// a mutation of the latest run: the run's mutations after it do not count yet.
+    package func isSnapshotDue(after sequence: UInt64) -> Bool {
+        snapshotPolicy.isDue(mutations: mutations.load(ordering: .relaxed) - unreduced(after: sequence), bytes: payloadBytes)
+    }
+
+    /// How many mutations of the latest run come after entry `sequence`, when it is one of them.
+    private func unreduced(after sequence: UInt64) -> Int {
+        let end = runEnd.load(ordering: .relaxed)
+        guard end > sequence, sequence >= runStart.load(ordering: .relaxed) else { return 0 }
+        return Int(end - sequence)
     }
 
     /// The sequence number of this stream's latest append through this handle (0 before any).
@@ -191,7 +231,8 @@ public final class LogStream: Sendable {
             throw .invalidArgument("A snapshot must describe an appended entry; #\(sequence) has not been appended.")
         }
         try write(writer)
-        mutations.store(0, ordering: .relaxed)
+        // The mutations of a run after `sequence` count toward the next snapshot.
+        mutations.store(unreduced(after: sequence), ordering: .relaxed)
         payloadBytes.reset()
     }
 

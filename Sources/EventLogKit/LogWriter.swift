@@ -184,6 +184,30 @@ final class LogWriter: @unchecked Sendable {
         return sequence
     }
 
+    /// Appends `count` entries of one kind, cause and time whose payloads the writer thread encodes, in one hand-off
+    /// under consecutive sequence numbers (the mutations an effect emits at once); returns the first. `value(i)` is
+    /// the `i`-th entry's value.
+    func appendDeferred(
+        kind: EntryKind, count: Int, _ value: (Int) -> any Sendable, encoder: EncoderID, streamID: UInt32, cause: UInt64?,
+        codec: CodecID, timestamp: Int64?
+    ) throws(EventLogError) -> UInt64 {
+        guard count > 0 else { throw .invalidArgument("A run of entries needs at least one entry.") }
+        let bytes = count * DeferredEntry.estimatedSize
+        mutex.lock()
+        defer { mutex.unlock() }
+        try waitForRoom(entries: count, bytes: bytes)
+        let first = nextSequence
+        nextSequence += UInt64(count)
+        let time = timestamp ?? WallClock.now()
+        for index in 0..<count {
+            queue.append(.deferred(DeferredEntry(
+                sequence: first + UInt64(index), streamID: streamID, kind: kind, timestamp: time, cause: cause ?? 0,
+                codec: codec, value: value(index), encoder: encoder, callSite: nil)))
+        }
+        try enqueued(items: count, entries: count, bytes: bytes)
+        return first
+    }
+
     /// Registers an encoder for deferred entries; returns the number they name it by.
     func register(_ encoding: DeferredEncoding) -> EncoderID {
         mutex.withLock {
@@ -261,9 +285,16 @@ final class LogWriter: @unchecked Sendable {
     @inline(__always)
     private func enqueue(_ item: consuming WriteItem, entries: Int, bytes: Int) throws(EventLogError) {
         queue.append(item)
+        try enqueued(items: 1, entries: entries, bytes: bytes)
+    }
+
+    /// Counts the last `items` items added to the queue (holding `mutex`), wakes the writer, and in `sync` mode waits
+    /// for their commit.
+    @inline(__always)
+    private func enqueued(items: Int, entries: Int, bytes: Int) throws(EventLogError) {
         queuedEntries += entries
         queuedBytes += bytes
-        enqueuedTicket += 1
+        enqueuedTicket += UInt64(items)
         if writerWaiting { workAvailable.signal() }
         if durability == .sync {
             try waitForCommit(of: enqueuedTicket)

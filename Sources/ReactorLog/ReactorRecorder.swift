@@ -31,6 +31,12 @@ public protocol ReactorRecorder<Action, Mutation, State>: AnyObject, Sendable {
     /// sequence number, or `nil` when it has none.
     func recordMutation(_ mutation: Mutation, cause: UInt64?) -> UInt64?
 
+    /// Records the mutations an effect emitted at once (two or more, from a reactor without `transform(mutation:)`),
+    /// before `reduce` runs on the first (write-ahead); `cause` is as for ``recordMutation(_:cause:)``. They take
+    /// consecutive sequence numbers: returns the first's, or `nil` when they have none. One call instead of one a
+    /// mutation, so that a recorder can hand them over together; ``recordState(_:after:)`` follows for each, in order.
+    func recordMutations(_ mutations: [Mutation], cause: UInt64?) -> UInt64?
+
     /// Records an error an effect threw and nothing caught.
     func recordEffectError(_ error: any Error, cause: UInt64?)
 

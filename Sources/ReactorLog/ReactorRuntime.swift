@@ -306,7 +306,15 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
         case .one(let mutation):
             apply(mutation, cause: cause, engine)
         case .many(let mutations):
-            for mutation in mutations { apply(mutation, cause: cause, engine) }
+            if engine.mutations.isEmpty, mutations.count > 1, let recorder = engine.recorder {
+                // Recorded in one hand-off before the first is reduced (write-ahead), in the order reduced.
+                let first = recorder.recordMutations(mutations, cause: cause)
+                for index in mutations.indices {
+                    reduceRecorded(mutations[index], sequence: first.map { $0 + UInt64(index) }, engine)
+                }
+            } else {
+                for mutation in mutations { apply(mutation, cause: cause, engine) }
+            }
         case .program:
             let driver = EffectDriver<Action, Mutation>(
                 emitNow: { [weak self] in self?.apply($0, cause: cause, engine) },
@@ -329,7 +337,11 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
     /// Records a mutation that came out of `transform(mutation:)` (write-ahead), reduces it, and publishes the
     /// state that comes out of `transform(state:)`.
     @inlinable func reduce(_ transformed: Mutation, cause: UInt64?, _ engine: Engine) {
-        let sequence = engine.recorder?.recordMutation(transformed, cause: cause)
+        reduceRecorded(transformed, sequence: engine.recorder?.recordMutation(transformed, cause: cause), engine)
+    }
+
+    /// Reduces a mutation recorded as `sequence` and publishes the state.
+    @inlinable func reduceRecorded(_ transformed: Mutation, sequence: UInt64?, _ engine: Engine) {
         // Released (an effect outlived it): nothing more to do.
         guard let reactor = engine.reactor else { return }
         let next = reactor.reduce(state: engine.reduced, mutation: transformed)

@@ -69,6 +69,19 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
         }
     }
 
+    /// Appends the mutations with their cause in one hand-off, under consecutive sequence numbers, and returns the
+    /// first's; encoded on the writer thread.
+    public func recordMutations(_ mutations: [Mutation], cause: UInt64?) -> UInt64? {
+        // `count`, not `isEmpty`, which unspecialized here looked up `Array<Mutation>`'s metadata on every call.
+        guard mutations.count > 0 else { return nil }
+        do {
+            return try stream.append(.mutation, count: mutations.count, { mutations[$0] }, cause: cause, timestamp: time, encoder: encoderID)
+        } catch {
+            encoder.remember(error)
+            return nil
+        }
+    }
+
     /// Appends an effect-error entry: the error's type and description.
     public func recordEffectError(_ error: any Error, cause: UInt64?) {
         let record = EffectErrorRecord(type: "\(Swift.type(of: error))", message: "\(error)")
@@ -79,7 +92,7 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
 
     /// Writes a snapshot when the log's policy says one is due, encoded on the writer thread.
     public func recordState(_ state: State, after sequence: UInt64) {
-        guard stream.isSnapshotDue else { return }
+        guard stream.isSnapshotDue(after: sequence) else { return }
         logged { () throws(EventLogError) in
             try stream.writeSnapshot(at: sequence) { [encoder] in try encoder.encodeState(state) }
             return nil

@@ -65,6 +65,19 @@ public final class MemoryRecorder<Action: Sendable, Mutation: Sendable, State: S
         }
     }
 
+    /// Records the mutations an effect emitted at once and numbers them one after another.
+    public func recordMutations(_ mutations: [Mutation], cause: UInt64?) -> UInt64? {
+        guard !mutations.isEmpty else { return nil }
+        return books.withLock { books in
+            let first = books.nextSequence
+            for mutation in mutations {
+                books.entries.append(.mutation(mutation, sequence: books.nextSequence, cause: cause))
+                books.nextSequence += 1
+            }
+            return first
+        }
+    }
+
     /// Records the error's description and numbers it.
     public func recordEffectError(_ error: any Error, cause: UInt64?) {
         books.withLock { books in

@@ -19,7 +19,8 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
     private struct Books {
         var nextSequence: UInt64 = 1
         var steps: [Step] = []
-        var current: (mutation: Mutation, cause: UInt64?)?
+        /// Mutations recorded and not yet reduced, by sequence number: one, or the run an effect emitted at once.
+        var unreduced: [(sequence: UInt64, mutation: Mutation, cause: UInt64?)] = []
         /// The thread inside `TestStore.send`, and the sequence number of the action it recorded.
         var sendingThread: pthread_t?
         var sentSequence: UInt64?
@@ -92,18 +93,32 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
     }
 
     func recordMutation(_ mutation: Mutation, cause: UInt64?) -> UInt64? {
-        books.withLock { books in
-            defer { books.nextSequence += 1 }
-            books.current = (mutation, cause)
-            return books.nextSequence
+        recordMutations(CollectionOfOne(mutation), cause: cause)
+    }
+
+    func recordMutations(_ mutations: [Mutation], cause: UInt64?) -> UInt64? {
+        recordMutations(mutations[...], cause: cause)
+    }
+
+    private func recordMutations(_ mutations: some Collection<Mutation>, cause: UInt64?) -> UInt64? {
+        guard !mutations.isEmpty else { return nil }
+        return books.withLock { books in
+            let first = books.nextSequence
+            for mutation in mutations {
+                books.unreduced.append((books.nextSequence, mutation, cause))
+                books.nextSequence += 1
+            }
+            return first
         }
     }
 
     func recordState(_ state: State, after sequence: UInt64) {
         books.withLock { books in
-            guard let current = books.current else { return }
+            // Paired by number: a mutation left unreduced (its reactor released) pairs with no later state.
+            books.unreduced.removeAll { $0.sequence < sequence }
+            guard let current = books.unreduced.first, current.sequence == sequence else { return }
+            books.unreduced.removeFirst()
             books.steps.append(Step(mutation: current.mutation, cause: current.cause, state: state))
-            books.current = nil
         }
         changed.yield()
     }

@@ -5,6 +5,7 @@ import EventLogKit
 import Foundation
 import ReactorLog
 import ReactorLogPersistence
+import ReactorLogTesting
 import Synchronization
 import TestSupport
 import Testing
@@ -109,5 +110,100 @@ struct HandOffTests {
         }
         #expect(message.hasPrefix("Could not encode a Mutation with the binary codec:"))
         #expect(try log.verify().problems.allSatisfy { $0.severity != .error })
+    }
+
+    /// An action whose effect emits `count` mutations at once.
+    final class BurstReactor: Reactor {
+        enum Action: Codable, Sendable { case burst(Int) }
+        enum Mutation: Codable, Sendable, Equatable { case add(Int) }
+        struct State: Codable, Sendable, Equatable { var total = 0 }
+        let initialState = State()
+        let runtime = Runtime()
+        func mutate(action: Action) -> Effect {
+            guard case let .burst(count) = action else { return .none }
+            return .just((1...count).map { .add($0) })
+        }
+        func reduce(state: State, mutation: Mutation) -> State {
+            guard case let .add(value) = mutation else { return state }
+            return State(total: state.total * 10 + value)
+        }
+    }
+
+    @Test("the mutations an effect emits at once are handed over together before the first is reduced, numbered in order with their action as cause", arguments: [
+        Durability.grouped, .sync,
+    ])
+    func runHandedOverAtOnce(durability: Durability) throws {
+        let log = try EventLog.open(at: scratch.file("burst-\(durability).reactorlog"), configuration: EventLogConfiguration(durability: durability))
+        let reactor = BurstReactor()
+        try reactor.attach(to: log, stream: "burst")
+        // At the first mutation's state, the whole run is in the log already (write-ahead holds for each).
+        let onDisk = Mutex<[Int]>([])
+        let observation = reactor.observe { state in
+            guard state.total == 1 else { return }
+            try? log.flush()
+            let count = (try? log.readEntries(EntryQuery(stream: "burst", kinds: [.mutation])).count) ?? -1
+            onDisk.withLock { $0.append(count) }
+        }
+        reactor.send(.burst(3))
+        #expect(onDisk.withLock { $0 } == [3])
+        #expect(reactor.currentState.total == 123)
+        observation.cancel()
+        try log.flush()
+        let entries = Array(try log.readEntries(EntryQuery(stream: "burst", kinds: [.action, .mutation])))
+        let action = try #require(entries.first)
+        #expect(action.kind == .action)
+        #expect(entries.dropFirst().map(\.sequence) == [action.sequence + 1, action.sequence + 2, action.sequence + 3])
+        #expect(entries.dropFirst().allSatisfy { $0.kind == .mutation && $0.cause == action.sequence })
+        #expect(try entries.dropFirst().map { try log.decode(BurstReactor.Mutation.self, from: $0) } == [.add(1), .add(2), .add(3)])
+        try log.close()
+    }
+
+    @Test("a memory recorder numbers the mutations an effect emits at once one after another, and keeps the state after each")
+    func memoryRecorderRun() throws {
+        let reactor = BurstReactor()
+        let recorder = MemoryRecorder<BurstReactor.Action, BurstReactor.Mutation, BurstReactor.State>()
+        try reactor.record(with: recorder)
+        reactor.send(.burst(3))
+        let numbered = recorder.entries.map { entry -> (UInt64, UInt64?) in
+            switch entry {
+            case let .action(_, sequence): (sequence, nil)
+            case let .mutation(_, sequence, cause): (sequence, cause)
+            case let .effectError(_, sequence, cause): (sequence, cause)
+            }
+        }
+        #expect(numbered.map(\.0) == [1, 2, 3, 4])
+        #expect(numbered.map(\.1) == [nil, 1, 1, 1])
+        #expect(recorder.states.map(\.total) == [1, 12, 123])
+    }
+
+    @Test("snapshots fall after the same mutations, and hold the same states, whether the mutations came one at a time or at once", arguments: [
+        SnapshotPolicy.everyMutation, .every(mutations: 2), .every(mutations: 4),
+    ])
+    func snapshotsOfARun(policy: SnapshotPolicy) throws {
+        var configuration = EventLogConfiguration()
+        configuration.snapshotPolicy = policy
+        let log = try EventLog.open(at: scratch.file("snapshots-\(policy).reactorlog"), configuration: configuration)
+        let reactor = BurstReactor()
+        try reactor.attach(to: log, stream: "burst")
+        var states: [UInt64: BurstReactor.State] = [:]
+        for count in [3, 1, 2, 3] { reactor.send(.burst(count)) }
+        try log.flush()
+        // The state after each mutation, replayed, and where the policy wants a snapshot: after every n-th.
+        let every = if case .every(let n) = policy { n } else { 1 }
+        var expected: [UInt64] = []
+        var state = BurstReactor.State()
+        for (index, entry) in try log.readEntries(EntryQuery(stream: "burst", kinds: [.mutation])).enumerated() {
+            state = reactor.reduce(state: state, mutation: try log.decode(BurstReactor.Mutation.self, from: entry))
+            states[entry.sequence] = state
+            if (index + 1) % every == 0 { expected.append(entry.sequence) }
+        }
+        #expect(states.count == 9)
+        let taken = try log.snapshotSequences(stream: "burst").filter { states[$0] != nil }
+        #expect(taken == expected)
+        for sequence in taken {
+            let snapshot = try #require(try log.latestSnapshot(stream: "burst", atOrBefore: sequence))
+            #expect(try log.decode(BurstReactor.State.self, from: snapshot.state, codec: snapshot.codec) == states[sequence])
+        }
+        try log.close()
     }
 }

@@ -47,6 +47,49 @@ struct TestStoreTests {
         }
     }
 
+    /// Each action's effect emits two mutations at once.
+    final class LoadReactor: Reactor {
+        enum Action: Sendable, Equatable { case load, loaded([String]) }
+        enum Mutation: Sendable, Equatable { case setLoading(Bool), clear, setItems([String]) }
+        struct State: Sendable, Equatable {
+            var isLoading = false
+            var items = ["stale"]
+        }
+        let initialState = State()
+        let runtime = Runtime()
+
+        func mutate(action: Action) -> Effect {
+            switch action {
+            case .load: .just([.setLoading(true), .clear])
+            case let .loaded(items): .just([.setItems(items), .setLoading(false)])
+            }
+        }
+
+        func reduce(state: State, mutation: Mutation) -> State {
+            var state = state
+            switch mutation {
+            case let .setLoading(isLoading): state.isLoading = isLoading
+            case .clear: state.items = []
+            case let .setItems(items): state.items = items
+            }
+            return state
+        }
+    }
+
+    @Test("send asserts the state after all the mutations an effect emitted at once")
+    func mutationsAtOnce() async {
+        let store = patientStore(LoadReactor())
+        await store.send(.load) {
+            $0.isLoading = true
+            $0.items = []
+        }
+        await store.send(.loaded(["a", "b"])) {
+            $0.isLoading = false
+            $0.items = ["a", "b"]
+        }
+        await store.finish()
+    }
+
     @Test("send, receive and finish pass when every change is asserted, with time on a test clock")
     func exhaustivePass() async {
         let clock = TestClock()
