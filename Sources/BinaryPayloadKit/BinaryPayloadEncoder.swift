@@ -387,6 +387,10 @@ package final class BinaryPayloadEncoder: Encoder {
 
     /// Keyed containers kept from value to value, by key type and then frame.
     @exclusivity(unchecked) private var keptContainers: [ObjectIdentifier: [AnyObject?]] = [:]
+    /// The kept containers used last, in 32 slots by key type and frame, looked at before ``keptContainers``: hashing
+    /// the key type for the dictionary cost about 90 instructions a container, twice for every enum value.
+    @exclusivity(unchecked) private var recentContainers = [(type: UInt, frame: Int, kept: AnyObject?)](
+        repeating: (0, 0, nil), count: 32)
 
     /// A kept container, boxed so that containers of every key type sit in one table.
     private final class Kept<Key: CodingKey> {
@@ -402,11 +406,20 @@ package final class BinaryPayloadEncoder: Encoder {
     func keyedContainer<Key: CodingKey>(_ type: Key.Type, frame: Int) -> KeyedEncodingContainer<Key> {
         guard frame >= 1, frame <= Self.keptFrames else { return KeyedEncodingContainer(KeyedContainer<Key>(encoder: self, frame: frame)) }
         let id = ObjectIdentifier(type)
-        // The table holds a `Kept<Key>` under `Key`'s identifier and nothing else.
-        if let kept = keptContainers[id]?[frame - 1] { return unsafeDowncast(kept, to: Kept<Key>.self).container }
-        let container = KeyedEncodingContainer(KeyedContainer<Key>(encoder: self, frame: frame))
-        keptContainers[id, default: Array(repeating: nil, count: Self.keptFrames)][frame - 1] = Kept(container)
-        return container
+        let bits = UInt(bitPattern: id), slot = Int(truncatingIfNeeded: (bits >> 4) &+ UInt(frame)) & 31
+        // Both tables hold a `Kept<Key>` under `Key`'s identifier and nothing else.
+        if recentContainers[slot].type == bits, recentContainers[slot].frame == frame, let kept = recentContainers[slot].kept {
+            return unsafeDowncast(kept, to: Kept<Key>.self).container
+        }
+        let kept: AnyObject
+        if let found = keptContainers[id]?[frame - 1] {
+            kept = found
+        } else {
+            kept = Kept(KeyedEncodingContainer(KeyedContainer<Key>(encoder: self, frame: frame)))
+            keptContainers[id, default: Array(repeating: nil, count: Self.keptFrames)][frame - 1] = kept
+        }
+        recentContainers[slot] = (bits, frame, kept)
+        return unsafeDowncast(kept, to: Kept<Key>.self).container
     }
 
     package func unkeyedContainer() -> any UnkeyedEncodingContainer {

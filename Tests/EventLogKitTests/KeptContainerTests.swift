@@ -53,4 +53,36 @@ struct KeptContainerTests {
             #expect(try kept.encode(Self.chain(5)) == BinaryLogCodec().encode(Self.chain(5)))
         }
     }
+
+    /// A keyed type for each `T`: `Box<Int>.CodingKeys` and `Box<Box<Int>>.CodingKeys` are types of their own.
+    struct Box<T: Codable & Equatable & Sendable>: Codable, Equatable, Sendable {
+        var value: T
+        var tag: Int
+    }
+
+    /// Forty-two key types across the first three frames, more than the encoder's recent slots hold, so that types
+    /// share and take over slots.
+    static let manyTypes: [any Encodable & Sendable] = {
+        func levels<T: Codable & Equatable & Sendable>(_ leaf: T) -> [any Encodable & Sendable] {
+            [Box(value: leaf, tag: 1), Box(value: Box(value: leaf, tag: 2), tag: 1),
+             Box(value: Box(value: Box(value: leaf, tag: 3), tag: 2), tag: 1)]
+        }
+        return levels(1) + levels("s") + levels(true) + levels(2.5) + levels([1]) + levels(["s"]) + levels(Int8(1))
+            + levels(UInt16(2)) + levels(Float(0.5)) + levels([true]) + levels([[1]]) + levels(Int32(3)) + levels(UInt(4))
+            + levels(["k": 1])
+    }()
+
+    @Test("more key types than the recent slots hold, value after value, stream as a fresh codec streams them")
+    func moreTypesThanSlots() throws {
+        let kept = BinaryLogCodec()
+        func encoded(_ value: any Encodable & Sendable, with codec: BinaryLogCodec) throws -> Data {
+            func open<Value: Encodable & Sendable>(_ value: Value) throws -> Data { try codec.encode(value) }
+            return try open(value)
+        }
+        for round in 0..<3 {
+            for (index, value) in Self.manyTypes.enumerated() {
+                #expect(try encoded(value, with: kept) == encoded(value, with: BinaryLogCodec()), "round \(round), value \(index)")
+            }
+        }
+    }
 }
