@@ -74,40 +74,45 @@ public enum BinaryPayload {
 
     // MARK: Writing
 
-    static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+    static func appendVarint<Sink: ByteSink & ~Copyable>(_ value: UInt64, to bytes: inout Sink) {
         Varint.append(value, to: &bytes)
     }
 
-    static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {
+    static func appendInteger<Sink: ByteSink & ~Copyable>(_ value: Int64, to bytes: inout Sink) {
         bytes.append(integer)
         appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)), to: &bytes)
     }
 
-    static func appendUnsigned(_ value: UInt64, to bytes: inout [UInt8]) {
+    static func appendUnsigned<Sink: ByteSink & ~Copyable>(_ value: UInt64, to bytes: inout Sink) {
         if value <= UInt64(Int64.max) { return appendInteger(Int64(value), to: &bytes) }
         bytes.append(unsigned)
         appendVarint(value, to: &bytes)
     }
 
-    static func appendDouble(_ value: Double, to bytes: inout [UInt8]) {
+    static func appendDouble<Sink: ByteSink & ~Copyable>(_ value: Double, to bytes: inout Sink) {
         bytes.append(double)
-        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append($0) }
     }
 
-    static func appendString(_ value: String, to bytes: inout [UInt8]) {
+    static func appendString<Sink: ByteSink & ~Copyable>(_ value: String, to bytes: inout Sink) {
         bytes.append(string)
-        var value = value
-        value.withUTF8 { utf8 in
-            appendVarint(UInt64(utf8.count), to: &bytes)
-            bytes.append(contentsOf: utf8)
-        }
+        appendText(value, lengthBias: 0, to: &bytes)
     }
 
-    static func appendKey(_ key: String, to bytes: inout [UInt8]) {
-        var key = key
-        key.withUTF8 { utf8 in
-            appendVarint(UInt64(utf8.count) + 1, to: &bytes)
-            bytes.append(contentsOf: utf8)
+    static func appendKey<Sink: ByteSink & ~Copyable>(_ key: String, to bytes: inout Sink) {
+        appendText(key, lengthBias: 1, to: &bytes)
+    }
+
+    /// The length of `text` in UTF-8 plus `lengthBias`, then its bytes, read in place (`String.withUTF8` needs a
+    /// copy of the string to call on).
+    private static func appendText<Sink: ByteSink & ~Copyable>(_ text: String, lengthBias: UInt64, to bytes: inout Sink) {
+        let appended: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in
+            appendVarint(UInt64(utf8.count) + lengthBias, to: &bytes)
+            bytes.append(UnsafeRawBufferPointer(utf8))
+        }
+        if appended == nil {
+            appendVarint(UInt64(text.utf8.count) + lengthBias, to: &bytes)
+            for byte in text.utf8 { bytes.append(byte) }
         }
     }
 

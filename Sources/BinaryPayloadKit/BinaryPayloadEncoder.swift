@@ -11,8 +11,8 @@ import Foundation
 /// enum case (`{"updateQuery":{"_0":"swift"}}`).
 package final class BinaryPayloadEncoder: Encoder {
     // One encoder serves one encode on one thread: the exclusivity checks would only cost time.
-    /// The payload so far.
-    @exclusivity(unchecked) private(set) var bytes: [UInt8] = []
+    /// The payload so far: a buffer with one owner, which appends without an array's uniqueness check.
+    @exclusivity(unchecked) private(set) var bytes = ByteBuffer(capacity: 64)
     /// The containers still open, innermost last.
     @exclusivity(unchecked) private var open: [Frame] = []
     @exclusivity(unchecked) private var nextFrame = 1
@@ -28,7 +28,6 @@ package final class BinaryPayloadEncoder: Encoder {
     @exclusivity(unchecked) private var filter: [BinaryPayload.PathStep]?
 
     private init() {
-        bytes.reserveCapacity(64)
         open.reserveCapacity(8)
     }
     package var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -64,11 +63,9 @@ package final class BinaryPayloadEncoder: Encoder {
         if direct, let type = Value.self as? any BinaryPayloadEncodable.Type {
             return try encodeDirectly(value, as: type, keepingOnly: filter)
         }
-        // A copy of exactly the payload's size: `Array(bytes)` would share the buffer the encoder keeps, and
-        // with it that buffer's capacity, which a large value before may have grown to 64 KiB.
-        return try encode(value, keepingOnly: filter, reusing: spare) { bytes, caseName in
-            (bytes.withUnsafeBufferPointer { Array($0) }, caseName)
-        }
+        // A copy of exactly the payload's size, out of the buffer the encoder keeps (which a large value before may
+        // have grown to 64 KiB).
+        return try encode(value, keepingOnly: filter, reusing: spare) { bytes, caseName in (Array(bytes), caseName) }
     }
 
     /// ``encode(_:keepingOnly:reusing:)`` as `Data`, copied once out of the encoder's buffer (not at all, for the
@@ -96,7 +93,7 @@ package final class BinaryPayloadEncoder: Encoder {
             return try encodeDirectly(value, as: type, keepingOnly: filter, into: &buffer)
         }
         return try encode(value, keepingOnly: filter, reusing: spare) { bytes, caseName in
-            buffer.append(contentsOf: bytes)
+            buffer.append(bytes)
             return caseName
         }
     }
@@ -105,7 +102,7 @@ package final class BinaryPayloadEncoder: Encoder {
     /// not kept), and the case name.
     private static func encode<Value: Encodable, Output>(
         _ value: Value, keepingOnly filter: [BinaryPayload.PathStep]?, reusing spare: Spare<BinaryPayloadEncoder>?,
-        output: ([UInt8], String?) -> Output
+        output: (UnsafeRawBufferPointer, String?) -> Output
     ) throws -> Output {
         let encoder = spare?.take() ?? BinaryPayloadEncoder()
         // Set for every value: a kept encoder may have served a filtered one.
@@ -113,12 +110,13 @@ package final class BinaryPayloadEncoder: Encoder {
         defer { if let spare { encoder.keep(in: spare) } }
         do {
             try encoder.encodeValue(value)
-            return output(encoder.bytes, encoder.topLevelKeys == 1 ? encoder.firstKey : nil)
+            let caseName = encoder.topLevelKeys == 1 ? encoder.firstKey : nil
+            return encoder.bytes.withUnsafeBytes { output($0, caseName) }
         } catch is OutOfOrder {
             // The whole value, which has at any path what the filtered one would.
             let json = try fallback.encode(value)
             let payload = try BinaryPayload.fromJSON(json)
-            return output(payload, Self.singleKey(of: payload))
+            return payload.withUnsafeBytes { output($0, Self.singleKey(of: payload)) }
         }
     }
 
@@ -179,7 +177,7 @@ package final class BinaryPayloadEncoder: Encoder {
     /// Readies a used encoder for the next value, keeping its buffers. The containers and the coding path are empty
     /// after every value that encoded to the end, and emptying an empty array still cost about 80 instructions.
     private func reset() {
-        bytes.removeAll(keepingCapacity: true)
+        bytes.truncate(to: 0)
         if !open.isEmpty { open.removeAll(keepingCapacity: true) }
         if !codingPath.isEmpty { codingPath.removeAll(keepingCapacity: true) }
         nextFrame = 1
@@ -244,7 +242,7 @@ package final class BinaryPayloadEncoder: Encoder {
 
     /// An array of scalar `elements`, each written by `append`, or a null where the filter leaves it out (as
     /// ``element(_:in:)`` does): the filter's step for the array's elements, if it has one, keeps one index or none.
-    private func appendArray<Element>(_ elements: [Element], _ append: (Element, inout [UInt8]) -> Void) {
+    private func appendArray<Element>(_ elements: [Element], _ append: (Element, inout ByteBuffer) -> Void) {
         bytes.append(BinaryPayload.array)
         if let filter, open.count < filter.count {
             nulls(around: filter[open.count], count: elements.count) { append(elements[$0], &bytes) }
@@ -269,11 +267,11 @@ package final class BinaryPayloadEncoder: Encoder {
     /// Nulls in runs, not one by one: a path's `count` over a long array keeps only its length.
     private func nulls(around step: BinaryPayload.PathStep, count: Int, _ keep: (Int) throws -> Void) rethrows {
         if case .index(let kept) = step, (0..<count).contains(kept) {
-            bytes.append(contentsOf: repeatElement(BinaryPayload.null, count: kept))
+            bytes.append(BinaryPayload.null, count: kept)
             try keep(kept)
-            bytes.append(contentsOf: repeatElement(BinaryPayload.null, count: count - kept - 1))
+            bytes.append(BinaryPayload.null, count: count - kept - 1)
         } else {
-            bytes.append(contentsOf: repeatElement(BinaryPayload.null, count: count))
+            bytes.append(BinaryPayload.null, count: count)
         }
     }
 
@@ -281,7 +279,7 @@ package final class BinaryPayloadEncoder: Encoder {
         let text = decimal.description
         bytes.append(BinaryPayload.decimal)
         BinaryPayload.appendVarint(UInt64(text.utf8.count), to: &bytes)
-        bytes.append(contentsOf: text.utf8)
+        bytes.append(utf8Of: text)
     }
 
     /// A `Float` as the double of its shortest text, so that `0.1` renders as `0.1`, as JSON writes it.
@@ -328,7 +326,7 @@ package final class BinaryPayloadEncoder: Encoder {
         while open.count > depth {
             let frame = open.removeLast()
             if let discardFrom = frame.discardFrom {
-                bytes.removeSubrange(discardFrom...)
+                bytes.truncate(to: discardFrom)
             } else {
                 bytes.append(frame.isArray ? BinaryPayload.arrayEnd : 0)
             }

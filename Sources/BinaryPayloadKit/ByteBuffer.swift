@@ -57,9 +57,14 @@
 
     /// Appends `count` zero bytes, for a header written in place later (``withUnsafeMutableBytes(_:)``).
     package mutating func appendZeros(_ count: Int) {
+        append(0, count: count)
+    }
+
+    /// Appends `byte` `count` times.
+    package mutating func append(_ byte: UInt8, count: Int) {
         guard count > 0 else { return }
         if self.count + count > capacity { grow(toHold: self.count + count) }
-        (base.unsafelyUnwrapped + self.count).initializeMemory(as: UInt8.self, repeating: 0, count: count)
+        (base.unsafelyUnwrapped + self.count).initializeMemory(as: UInt8.self, repeating: byte, count: count)
         self.count += count
     }
 

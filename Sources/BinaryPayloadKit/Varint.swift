@@ -15,7 +15,7 @@
     }
 
     /// Appends `value` to `bytes`.
-    @inlinable package static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+    @inlinable package static func append<Sink: ByteSink & ~Copyable>(_ value: UInt64, to bytes: inout Sink) {
         var value = value
         while value >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
@@ -62,4 +62,20 @@
         }
         return nil
     }
+}
+
+/// Where bytes are appended one or a run at a time: an array of bytes, or a ``ByteBuffer``, which skips the array's
+/// uniqueness check and generic append on every write. The payload format's writing helpers take either.
+@usableFromInline package protocol ByteSink: ~Copyable {
+    /// Appends `byte`.
+    mutating func append(_ byte: UInt8)
+    /// Appends `bytes`.
+    mutating func append(_ bytes: UnsafeRawBufferPointer)
+}
+
+extension ByteBuffer: ByteSink {}
+
+extension Array: ByteSink where Element == UInt8 {
+    /// Appends `bytes`.
+    @inlinable package mutating func append(_ bytes: UnsafeRawBufferPointer) { append(contentsOf: bytes) }
 }
