@@ -56,7 +56,7 @@ extension BinaryPayload {
             appendDouble(double, to: &out)
         } else {
             out.append(decimal)
-            appendVarint(UInt64(text.utf8.count), to: &out)
+            Varint.append(UInt64(text.utf8.count), to: &out)
             out.append(contentsOf: text.utf8)
         }
     }

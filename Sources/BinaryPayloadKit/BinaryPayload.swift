@@ -74,44 +74,44 @@ public enum BinaryPayload {
 
     // MARK: Writing
 
-    static func appendVarint<Sink: ByteSink & ~Copyable>(_ value: UInt64, to bytes: inout Sink) {
+    // Inlinable, so that hand-written conformances write through them in the app's module (`BinaryPayloadWriter`).
+
+    @inlinable static func appendInteger<Sink: ByteSink & ~Copyable>(_ value: Int64, to bytes: inout Sink) {
+        bytes.append(integer)
+        Varint.append(UInt64(bitPattern: (value << 1) ^ (value >> 63)), to: &bytes)
+    }
+
+    /// An integer up to `Int64.max`, as the binary codec writes every number, otherwise an unsigned one.
+    @inlinable static func appendUnsigned<Sink: ByteSink & ~Copyable>(_ value: UInt64, to bytes: inout Sink) {
+        if value <= UInt64(Int64.max) { return appendInteger(Int64(value), to: &bytes) }
+        bytes.append(unsigned)
         Varint.append(value, to: &bytes)
     }
 
-    static func appendInteger<Sink: ByteSink & ~Copyable>(_ value: Int64, to bytes: inout Sink) {
-        bytes.append(integer)
-        appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)), to: &bytes)
-    }
-
-    static func appendUnsigned<Sink: ByteSink & ~Copyable>(_ value: UInt64, to bytes: inout Sink) {
-        if value <= UInt64(Int64.max) { return appendInteger(Int64(value), to: &bytes) }
-        bytes.append(unsigned)
-        appendVarint(value, to: &bytes)
-    }
-
-    static func appendDouble<Sink: ByteSink & ~Copyable>(_ value: Double, to bytes: inout Sink) {
+    @inlinable static func appendDouble<Sink: ByteSink & ~Copyable>(_ value: Double, to bytes: inout Sink) {
         bytes.append(double)
         withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append($0) }
     }
 
-    static func appendString<Sink: ByteSink & ~Copyable>(_ value: String, to bytes: inout Sink) {
+    @inlinable static func appendString<Sink: ByteSink & ~Copyable>(_ value: String, to bytes: inout Sink) {
         bytes.append(string)
         appendText(value, lengthBias: 0, to: &bytes)
     }
 
-    static func appendKey<Sink: ByteSink & ~Copyable>(_ key: String, to bytes: inout Sink) {
+    @inlinable static func appendKey<Sink: ByteSink & ~Copyable>(_ key: String, to bytes: inout Sink) {
         appendText(key, lengthBias: 1, to: &bytes)
     }
 
-    /// The length of `text` in UTF-8 plus `lengthBias`, then its bytes, read in place (`String.withUTF8` needs a
-    /// copy of the string to call on).
-    private static func appendText<Sink: ByteSink & ~Copyable>(_ text: String, lengthBias: UInt64, to bytes: inout Sink) {
+    /// The length of `text` in UTF-8 plus `lengthBias`, then its bytes: read in place, where `String.withUTF8` would
+    /// need a copy of the string to call on, and count a reference to it. The length is read inside the contiguous
+    /// bytes' closure: counting first, then appending, cost the writer thread 4% more instructions.
+    @inlinable @inline(__always) static func appendText<Sink: ByteSink & ~Copyable>(_ text: String, lengthBias: UInt64, to bytes: inout Sink) {
         let appended: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in
-            appendVarint(UInt64(utf8.count) + lengthBias, to: &bytes)
+            Varint.append(UInt64(utf8.count) + lengthBias, to: &bytes)
             bytes.append(UnsafeRawBufferPointer(utf8))
         }
         if appended == nil {
-            appendVarint(UInt64(text.utf8.count) + lengthBias, to: &bytes)
+            Varint.append(UInt64(text.utf8.count) + lengthBias, to: &bytes)
             for byte in text.utf8 { bytes.append(byte) }
         }
     }

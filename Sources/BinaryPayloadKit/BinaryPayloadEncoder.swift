@@ -278,7 +278,7 @@ package final class BinaryPayloadEncoder: Encoder {
     private func appendDecimal(_ decimal: Decimal) {
         let text = decimal.description
         bytes.append(BinaryPayload.decimal)
-        BinaryPayload.appendVarint(UInt64(text.utf8.count), to: &bytes)
+        Varint.append(UInt64(text.utf8.count), to: &bytes)
         bytes.append(utf8Of: text)
     }
 

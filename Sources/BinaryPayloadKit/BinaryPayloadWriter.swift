@@ -85,8 +85,7 @@ public struct BinaryPayloadWriter: ~Copyable {
     /// Writes a signed integer.
     @inlinable public mutating func encode(_ value: Int64) {
         values += 1
-        bytes.append(BinaryPayload.integer)
-        appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+        BinaryPayload.appendInteger(value, to: &bytes)
     }
 
     /// Writes an `Int`.
@@ -96,18 +95,15 @@ public struct BinaryPayloadWriter: ~Copyable {
 
     /// Writes an unsigned integer: as an integer up to `Int64.max`, as the binary codec writes every number.
     @inlinable public mutating func encode(_ value: UInt64) {
-        guard value > UInt64(Int64.max) else { return encode(Int64(value)) }
         values += 1
-        bytes.append(BinaryPayload.unsigned)
-        appendVarint(value)
+        BinaryPayload.appendUnsigned(value, to: &bytes)
     }
 
     /// Writes a `Double`; throws `EncodingError.invalidValue` for an infinity or a NaN, which JSON cannot hold.
     @inlinable public mutating func encode(_ value: Double) throws {
         guard value.isFinite else { throw Self.notFinite(value) }
         values += 1
-        bytes.append(BinaryPayload.double)
-        withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append($0) }
+        BinaryPayload.appendDouble(value, to: &bytes)
     }
 
     /// Writes a `Float` as the `Double` of its shortest text, as the binary codec does, so that `0.1` renders `0.1`.
@@ -118,8 +114,7 @@ public struct BinaryPayloadWriter: ~Copyable {
     /// Writes a string.
     @inlinable public mutating func encode(_ value: String) {
         values += 1
-        bytes.append(BinaryPayload.string)
-        appendUTF8(value)
+        BinaryPayload.appendString(value, to: &bytes)
     }
 
     // MARK: Containers
@@ -246,35 +241,7 @@ public struct BinaryPayloadWriter: ~Copyable {
             topLevelKeys += 1
             if topLevelKeys == 1 { firstKey = key }
         }
-        appendText(key, lengthBias: 1)
-    }
-
-    @inlinable mutating func appendUTF8(_ text: String) {
-        appendText(text, lengthBias: 0)
-    }
-
-    /// Appends the length of `text` in UTF-8 plus `lengthBias`, then its bytes: read in place, where
-    /// `String.withUTF8` would need a copy of the string to call on, and count a reference to it. The length is read
-    /// inside the contiguous bytes' closure: counting first, then `ByteBuffer.append(utf8Of:)`, cost the writer
-    /// thread 4% more instructions.
-    @inlinable mutating func appendText(_ text: String, lengthBias: UInt64) {
-        let appended: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in
-            appendVarint(UInt64(utf8.count) + lengthBias)
-            bytes.append(UnsafeRawBufferPointer(utf8))
-        }
-        if appended == nil {
-            appendVarint(UInt64(text.utf8.count) + lengthBias)
-            bytes.append(utf8Of: text)
-        }
-    }
-
-    @inlinable mutating func appendVarint(_ value: UInt64) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
+        BinaryPayload.appendKey(key, to: &bytes)
     }
 
     @usableFromInline static func notFinite(_ value: Double) -> EncodingError {
