@@ -194,9 +194,7 @@ public final class LogStream: Sendable {
     }
 
     /// Whether the log's snapshot policy wants a snapshot of the state after the latest append.
-    public var isSnapshotDue: Bool {
-        snapshotPolicy.isDue(mutations: mutations.load(ordering: .relaxed), bytes: payloadBytes)
-    }
+    public var isSnapshotDue: Bool { isSnapshotDue(after: lastSequence) }
 
     /// Whether the log's snapshot policy wants a snapshot of the state after entry `sequence`, the latest append or
     /// a mutation of the latest run: the run's mutations after it do not count yet.

@@ -58,15 +58,16 @@ public final class MemoryRecorder<Action: Sendable, Mutation: Sendable, State: S
 
     /// Records the mutation and numbers it.
     public func recordMutation(_ mutation: Mutation, cause: UInt64?) -> UInt64? {
-        books.withLock { books in
-            defer { books.nextSequence += 1 }
-            books.entries.append(.mutation(mutation, sequence: books.nextSequence, cause: cause))
-            return books.nextSequence
-        }
+        record(CollectionOfOne(mutation), cause: cause)
     }
 
     /// Records the mutations an effect emitted at once and numbers them one after another.
     public func recordMutations(_ mutations: [Mutation], cause: UInt64?) -> UInt64? {
+        record(mutations, cause: cause)
+    }
+
+    /// Numbers `mutations` one after another; returns the first's number, `nil` for none.
+    private func record(_ mutations: some Collection<Mutation>, cause: UInt64?) -> UInt64? {
         guard !mutations.isEmpty else { return nil }
         return books.withLock { books in
             let first = books.nextSequence

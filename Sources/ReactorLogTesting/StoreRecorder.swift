@@ -93,14 +93,15 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
     }
 
     func recordMutation(_ mutation: Mutation, cause: UInt64?) -> UInt64? {
-        recordMutations(CollectionOfOne(mutation), cause: cause)
+        record(CollectionOfOne(mutation), cause: cause)
     }
 
     func recordMutations(_ mutations: [Mutation], cause: UInt64?) -> UInt64? {
-        recordMutations(mutations[...], cause: cause)
+        record(mutations, cause: cause)
     }
 
-    private func recordMutations(_ mutations: some Collection<Mutation>, cause: UInt64?) -> UInt64? {
+    /// Numbers `mutations` one after another, to be paired with their states; returns the first's number.
+    private func record(_ mutations: some Collection<Mutation>, cause: UInt64?) -> UInt64? {
         guard !mutations.isEmpty else { return nil }
         return books.withLock { books in
             let first = books.nextSequence
