@@ -27,8 +27,11 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        // Keeps the executable working: a tiny run must report every section.
-        .testTarget(name: "BenchmarkSmokeTests", dependencies: ["reactorlog-bench"]),
+        // Keeps the executable working: a tiny run must report every section, and the probes must run.
+        .testTarget(
+            name: "BenchmarkSmokeTests",
+            dependencies: ["reactorlog-bench", .product(name: "EventLogKit", package: "ReactorLog")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,73 +1,14 @@
 import ArgumentParser
-import EventLogKit
-import Foundation
-import GRDB
-import LMDB
-import ReactorLog
-import TimeTravel
 
-/// `reactorlog-bench`: every figure of docs/PERFORMANCE.md, measured in one run on one workload, each
-/// printed with its ratio to a baseline measured in the same run.
+/// `reactorlog-bench`: every figure of docs/PERFORMANCE.md, measured in one run on one workload (``FullRun``, what
+/// it does when given no subcommand), and probes of one figure for profiling and for comparing two builds
+/// (``Rate``, ``Record``).
 @main
 struct Benchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reactorlog-bench",
         abstract: "Measure ReactorLog against the storage ceiling and what users would pick instead.",
-        discussion: "Run it in release: swift run -c release reactorlog-bench. Figures are ratios first: the machine is shared.")
-
-    @Option(name: .long, help: "Actions in the main session (each gives 1 action + 2 mutations on average; 333,334 ≈ 1M entries).")
-    var actions = 333_334
-
-    @Flag(name: .long, help: "10M entries for the time-travel and bisect figures (about 10 times longer).")
-    var large = false
-
-    @Option(name: .long, help: "Seconds for the cases that sync to disk one entry at a time.")
-    var syncBudget = 2.0
-
-    @Option(name: .long, help: "Where to write the logs (default: a new temporary directory, removed at the end).")
-    var directory: String?
-
-    @Flag(name: .long, help: "Print the figures as JSON.")
-    var json = false
-
-    func run() async throws {
-        let scratch = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("reactorlog-bench-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-        defer { if directory == nil { try? FileManager.default.removeItem(atPath: scratch) } }
-        let count = large ? actions * 10 : actions
-        let report = Report()
-        let workload = Workload(actions: count, scratch: scratch, syncBudget: syncBudget, report: report)
-        try await workload.run()
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(Output(machine: Machine.current, actions: count, figures: report.figures)), as: UTF8.self))
-        } else {
-            print("reactorlog-bench: \(count) actions, \(Machine.current.description)")
-            report.printTable()
-        }
-    }
-
-    struct Output: Codable {
-        let machine: Machine
-        let actions: Int
-        let figures: [Figure]
-    }
-}
-
-/// The machine the figures were measured on.
-struct Machine: Codable, CustomStringConvertible {
-    let cores: Int
-    let memoryGiB: Double
-    let date: String
-
-    static var current: Machine {
-        let formatter = ISO8601DateFormatter()
-        return Machine(
-            cores: ProcessInfo.processInfo.activeProcessorCount,
-            memoryGiB: (Double(ProcessInfo.processInfo.physicalMemory) / Double(1 << 30) * 10).rounded() / 10,
-            date: formatter.string(from: Date()))
-    }
-
-    var description: String { "\(cores) cores, \(memoryGiB) GiB, \(date)" }
+        discussion: "Run it in release: swift run -c release reactorlog-bench. Figures are ratios first: the machine is shared.",
+        subcommands: [FullRun.self, Rate.self, Record.self],
+        defaultSubcommand: FullRun.self)
 }

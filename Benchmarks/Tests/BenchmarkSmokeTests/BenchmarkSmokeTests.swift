@@ -1,3 +1,4 @@
+import EventLogKit
 import Foundation
 import Testing
 
@@ -7,21 +8,56 @@ import Testing
 struct BenchmarkSmokeTests {
     @Test("a tiny run reports a positive figure in each of the eleven sections (0, the codecs, to 10), as JSON")
     func tinyRun() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("reactorlog-bench")
-        process.arguments = ["--actions", "300", "--sync-budget", "0.05", "--json"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let (status, data, _) = try Self.bench(["--actions", "300", "--sync-budget", "0.05", "--json"])
+        #expect(status == 0)
         let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let figures = try #require(report["figures"] as? [[String: Any]])
         let sections = Set(figures.compactMap { ($0["section"] as? String)?.split(separator: ".").first.map(String.init) })
         #expect(sections == Set((0...10).map(String.init)))
         #expect(figures.allSatisfy { ($0["value"] as? Double ?? -1) >= 0 })
         #expect((report["machine"] as? [String: Any])?["cores"] as? Int ?? 0 > 0)
+    }
+
+    @Test("the rate probe prints the logged rate of each round")
+    func rateProbe() throws {
+        let (status, data, _) = try Self.bench(["rate", "--actions", "200", "--rounds", "2"])
+        #expect(status == 0)
+        let rates = String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
+            line.split(separator: " ").last.flatMap { Double($0) }
+        }
+        #expect(rates.count == 2)
+        #expect(rates.allSatisfy { $0 > 0 })
+    }
+
+    @Test("the record probe writes the workload to a new log, and never to a path that exists")
+    func recordProbe() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-smoke-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (status, _, _) = try Self.bench(["record", directory + "/new.reactorlog", "--actions", "100"])
+        #expect(status == 0)
+        let log = try EventLog.openReadOnly(at: directory + "/new.reactorlog")
+        // 100 actions, each with one to three mutations.
+        #expect(try log.highestSequence() > 200)
+
+        let (refused, _, errors) = try Self.bench(["record", directory, "--actions", "100"])
+        #expect(refused != 0)
+        #expect(String(decoding: errors, as: UTF8.self).contains("already exists"))
+    }
+
+    /// Runs the benchmark built beside this test bundle with `arguments`: its exit status, output and error output.
+    private static func bench(_ arguments: [String]) throws -> (Int32, Data, Data) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("reactorlog-bench")
+        process.arguments = arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, data, errorData)
     }
 }

@@ -1,0 +1,42 @@
+import ArgumentParser
+import EventLogKit
+import Foundation
+import ReactorLogPersistence
+
+/// `reactorlog-bench record`: the workload recorded to a log and nothing else, the program to run under callgrind
+/// (`valgrind --tool=callgrind --separate-threads=yes`: one file for the sending thread, one for the writer's).
+struct Record: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Record the workload to a new log, for profiling.")
+
+    @Argument(help: "Where to create the log; nothing may exist there yet.")
+    var path: String
+
+    @Option(name: .long, help: "Actions to send.")
+    var actions = 30_000
+
+    @Flag(name: .long, help: "Encode through Codable instead of the workload's hand-written binary conformances.")
+    var codable = false
+
+    func validate() throws {
+        guard actions > 0 else { throw ValidationError("--actions must be at least 1.") }
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw ValidationError("\(path) already exists; record into a new path, so no log is ever overwritten.")
+        }
+    }
+
+    func run() throws {
+        var configuration = EventLogConfiguration()
+        configuration.codec = BinaryLogCodec(directCoding: !codable)
+        let log = try EventLog.open(at: path, configuration: configuration)
+        let reactor = BenchReactor()
+        try reactor.attach(to: log, stream: "search")
+        let seconds = try Measure.seconds {
+            for index in 0..<actions { reactor.send(BenchReactor.action(index)) }
+            try log.flush()
+        }
+        withExtendedLifetime(reactor) {}
+        try log.close()
+        print("recorded \(actions) actions to \(path) in \(String(format: "%.3f", seconds)) s")
+    }
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Compares the logged action rate of two builds of the benchmark, run alternately so that the shared machine's slow
+# phases fall on both: ITERATIONS times (default 12), `BEFORE rate --rounds 2` and then `AFTER rate --rounds 2`, and
+# prints each build's median and mean rate and in how many iterations AFTER's mean beat BEFORE's.
+#     Tools/scripts/ab-rate.sh /tmp/before/Benchmarks/.build/release/reactorlog-bench \
+#         Benchmarks/.build/release/reactorlog-bench 16
+# Build the other revision in a worktree (`git worktree add /tmp/before REV`, then `swift build -c release
+# --package-path /tmp/before/Benchmarks`). Extra arguments after ITERATIONS go to both (`--codable`, `--actions N`).
+set -euo pipefail
+if [[ $# -lt 2 || ! -x "$1" || ! -x "$2" ]]; then
+    echo "usage: $0 BEFORE_BINARY AFTER_BINARY [ITERATIONS] [rate options...]: both must be built reactorlog-bench executables" >&2
+    exit 2
+fi
+before="$1" after="$2" iterations="${3:-12}"
+shift $(( $# < 3 ? $# : 3 ))
+results="$(mktemp)"
+trap 'rm -f "$results"' EXIT
+for iteration in $(seq "$iterations"); do
+    for build in before after; do
+        binary="$before"; [[ $build == after ]] && binary="$after"
+        "$binary" rate --rounds 2 "$@" | sed -n "s/.*rate \([0-9.]*\)$/$iteration $build \1/p" >> "$results"
+    done
+done
+python3 - "$results" <<'PY'
+import statistics, sys, collections
+rates = collections.defaultdict(list); by_iteration = collections.defaultdict(lambda: collections.defaultdict(list))
+for line in open(sys.argv[1]):
+    iteration, build, rate = line.split()
+    rates[build].append(float(rate)); by_iteration[iteration][build].append(float(rate))
+for build in ("before", "after"):
+    print(f"{build}: median {statistics.median(rates[build]):.3f}, mean {statistics.mean(rates[build]):.3f} over {len(rates[build])} rounds")
+wins = sum(statistics.mean(r["after"]) > statistics.mean(r["before"]) for r in by_iteration.values())
+print(f"after beat before in {wins} of {len(by_iteration)} iterations")
+PY
