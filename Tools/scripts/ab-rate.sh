@@ -27,6 +27,8 @@ rates = collections.defaultdict(list); by_iteration = collections.defaultdict(la
 for line in open(sys.argv[1]):
     iteration, build, rate = line.split()
     rates[build].append(float(rate)); by_iteration[iteration][build].append(float(rate))
+if not rates["before"] or not rates["after"]:
+    sys.exit("ab-rate.sh: a build printed no rate (with --logged-only, rate prints none)")
 for build in ("before", "after"):
     print(f"{build}: median {statistics.median(rates[build]):.3f}, mean {statistics.mean(rates[build]):.3f} over {len(rates[build])} rounds")
 wins = sum(statistics.mean(r["after"]) > statistics.mean(r["before"]) for r in by_iteration.values())

@@ -279,8 +279,8 @@ final class Workload {
         add("runtime + log, \(name)", entries / (sendSeconds + flushSeconds), "entries/s", against: against)
         add("runtime + log, \(name), actions", Double(sent) / (sendSeconds + flushSeconds), "actions/s", against: "runtime in memory, actions")
         add("final flush, \(name)", flushSeconds * 1000, "ms")
-        if name == "grouped" { add("attaching the reactor to the log, grouped", attachSeconds * 1000, "ms") }
         if name == "grouped" {
+            add("attaching the reactor to the log, grouped", attachSeconds * 1000, "ms")
             add("actions sent, grouped", Double(sent), "actions")
             if let first = residentSamples.first, let last = residentSamples.last {
                 add("private memory at 25% of the run", Double(first) / 1e6, "MB")
