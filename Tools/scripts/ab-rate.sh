@@ -18,7 +18,7 @@ trap 'rm -f "$results"' EXIT
 for iteration in $(seq "$iterations"); do
     for build in before after; do
         binary="$before"; [[ $build == after ]] && binary="$after"
-        "$binary" rate --rounds 2 "$@" | sed -n "s/.*rate \([0-9.]*\)$/$iteration $build \1/p" >> "$results"
+        "$binary" rate --rounds 2 "$@" | sed -n "s/.*, rate \([0-9.]*\) .*/$iteration $build \1/p" >> "$results"
     done
 done
 python3 - "$results" <<'PY'

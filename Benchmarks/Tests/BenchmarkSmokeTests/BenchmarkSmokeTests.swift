@@ -23,7 +23,7 @@ struct BenchmarkSmokeTests {
         let (status, data, _) = try Self.bench(["rate", "--actions", "200", "--rounds", "2"])
         #expect(status == 0)
         let rates = String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
-            line.split(separator: " ").last.flatMap { Double($0) }
+            line.split(separator: ", rate ").last?.split(separator: " ").first.flatMap { Double($0) }
         }
         #expect(rates.count == 2)
         #expect(rates.allSatisfy { $0 > 0 })
