@@ -55,9 +55,7 @@ extension BinaryPayload {
         } else if let double = Double(text), JSONText.number(double) == text {
             appendDouble(double, to: &out)
         } else {
-            out.append(decimal)
-            Varint.append(UInt64(text.utf8.count), to: &out)
-            out.append(contentsOf: text.utf8)
+            appendDecimal(text, to: &out)
         }
     }
 }

@@ -98,6 +98,12 @@ public enum BinaryPayload {
         appendText(value, lengthBias: 0, to: &bytes)
     }
 
+    /// A number kept as its JSON text, `text`, because a double would round it.
+    static func appendDecimal<Sink: ByteSink & ~Copyable>(_ text: String, to bytes: inout Sink) {
+        bytes.append(decimal)
+        appendText(text, lengthBias: 0, to: &bytes)
+    }
+
     @inlinable static func appendKey<Sink: ByteSink & ~Copyable>(_ key: String, to bytes: inout Sink) {
         appendText(key, lengthBias: 1, to: &bytes)
     }

@@ -211,7 +211,7 @@ package final class BinaryPayloadEncoder: Encoder {
         } else if Value.self == URL.self {
             BinaryPayload.appendString((value as! URL).absoluteString, to: &bytes)
         } else if Value.self == Decimal.self {
-            appendDecimal(value as! Decimal)
+            BinaryPayload.appendDecimal((value as! Decimal).description, to: &bytes)
         } else if Value.self == [String].self {
             // In one pass, as `Array.encode(to:)` would through a container; the bytes are the same.
             appendArray(unsafeBitCast(value, to: [String].self)) { BinaryPayload.appendString($0, to: &$1) }
@@ -273,13 +273,6 @@ package final class BinaryPayloadEncoder: Encoder {
         } else {
             bytes.append(BinaryPayload.null, count: count)
         }
-    }
-
-    private func appendDecimal(_ decimal: Decimal) {
-        let text = decimal.description
-        bytes.append(BinaryPayload.decimal)
-        Varint.append(UInt64(text.utf8.count), to: &bytes)
-        bytes.append(utf8Of: text)
     }
 
     /// A `Float` as the double of its shortest text, so that `0.1` renders as `0.1`, as JSON writes it.
