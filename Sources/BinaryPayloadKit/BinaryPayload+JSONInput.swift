@@ -21,27 +21,25 @@ extension BinaryPayload {
     /// Writes the binary form of the value `scanner` reads next, `depth` containers deep.
     private static func value(_ scanner: inout JSONScanner, into out: inout [UInt8], depth: Int) throws(JSONScanner.Failure) {
         switch try scanner.startValue(depth: depth) {
-        case UInt8(ascii: "n"): try scanner.literal("null"); out.append(null)
-        case UInt8(ascii: "t"): try scanner.literal("true"); out.append(`true`)
-        case UInt8(ascii: "f"): try scanner.literal("false"); out.append(`false`)
-        case UInt8(ascii: "\""): appendString(scanner.decoded(try scanner.string()), to: &out)
-        case UInt8(ascii: "["):
+        case .null: out.append(null)
+        case .true: out.append(`true`)
+        case .false: out.append(`false`)
+        case .string: appendString(scanner.decoded(try scanner.string()), to: &out)
+        case .array:
             out.append(array)
             try scanner.elements { (scanner: inout JSONScanner, _: Int) throws(JSONScanner.Failure) in
                 try value(&scanner, into: &out, depth: depth + 1)
             }
             out.append(arrayEnd)
-        case UInt8(ascii: "{"):
+        case .object:
             out.append(object)
             try scanner.members { (scanner: inout JSONScanner, key: JSONScanner.StringToken, _: Int) throws(JSONScanner.Failure) in
                 appendKey(scanner.decoded(key), to: &out)
                 try value(&scanner, into: &out, depth: depth + 1)
             }
             out.append(0)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        case .number:
             appendNumber(scanner.text(try scanner.number()), to: &out)
-        default:
-            throw scanner.failure("unexpected character")
         }
     }
 

@@ -62,16 +62,40 @@
         }
     }
 
+    /// What a value is, from its first byte.
+    @usableFromInline package enum Value {
+        /// An object: read it with ``members(_:)``.
+        case object
+        /// An array: read it with ``elements(_:)``.
+        case array
+        /// A string: read it with ``string()``.
+        case string
+        /// A number: read it with ``number()``.
+        case number
+        /// `true`, `false` or `null`, already read.
+        case `true`, `false`, null
+    }
+
     /// Starts reading a value `depth` containers deep: refuses one nested deeper than the binary form holds, steps over
-    /// space, and returns the value's first byte, not read. Every reader starts each value here, so all of them refuse
-    /// the same nesting and the same end of text, in the same words.
-    package mutating func startValue(depth: Int) throws(Failure) -> UInt8 {
+    /// space, and says what the value is by its first byte, reading it whole when it is a literal and otherwise not at
+    /// all. Every reader starts each value here, so all of them refuse the same nesting, the same first bytes and the
+    /// same end of text, in the same words.
+    @inlinable package mutating func startValue(depth: Int) throws(Failure) -> Value {
         guard depth < BinaryPayload.maximumDepth else {
             throw failure("nested more than \(BinaryPayload.maximumDepth) levels deep")
         }
         skipSpace()
         guard let first = next else { throw failure("the text ends where a value should be") }
-        return first
+        switch first {
+        case UInt8(ascii: "{"): return .object
+        case UInt8(ascii: "["): return .array
+        case UInt8(ascii: "\""): return .string
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
+        case UInt8(ascii: "t"): try literal("true"); return .true
+        case UInt8(ascii: "f"): try literal("false"); return .false
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        default: throw failure("unexpected character")
+        }
     }
 
     /// Reads `byte`, or fails saying `expected` was expected.
@@ -124,15 +148,14 @@
         }
     }
 
-    /// Reads `word` (`true`, `false` or `null`); returns where it lies.
-    @discardableResult package mutating func literal(_ word: StaticString) throws(Failure) -> Range<Int> {
+    /// Reads `word` (`true`, `false` or `null`).
+    @usableFromInline mutating func literal(_ word: StaticString) throws(Failure) {
         let count = word.utf8CodeUnitCount
         guard bytes.count - offset >= count,
               bytes[offset..<(offset + count)].elementsEqual(UnsafeBufferPointer(start: word.utf8Start, count: count)) else {
             throw failure("expected \(word)")
         }
         offset += count
-        return (offset - count)..<offset
     }
 
     /// Reads a number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, finite as a double. Returns where its
@@ -186,14 +209,11 @@
     /// Reads a value and everything in it, `depth` containers deep.
     private mutating func skipValue(depth: Int) throws(Failure) {
         switch try startValue(depth: depth) {
-        case UInt8(ascii: "{"): try members { (scanner: inout JSONScanner, _: StringToken, _: Int) throws(Failure) in try scanner.skipValue(depth: depth + 1) }
-        case UInt8(ascii: "["): try elements { (scanner: inout JSONScanner, _: Int) throws(Failure) in try scanner.skipValue(depth: depth + 1) }
-        case UInt8(ascii: "\""): _ = try string()
-        case UInt8(ascii: "t"): try literal("true")
-        case UInt8(ascii: "f"): try literal("false")
-        case UInt8(ascii: "n"): try literal("null")
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try number()
-        default: throw failure("unexpected character")
+        case .object: try members { (scanner: inout JSONScanner, _: StringToken, _: Int) throws(Failure) in try scanner.skipValue(depth: depth + 1) }
+        case .array: try elements { (scanner: inout JSONScanner, _: Int) throws(Failure) in try scanner.skipValue(depth: depth + 1) }
+        case .string: _ = try string()
+        case .number: _ = try number()
+        case .true, .false, .null: break
         }
     }
 

@@ -35,7 +35,7 @@ enum JSONCompactor {
     /// Copies the value `scanner` reads next, `depth` containers deep, without the whitespace around its tokens.
     private static func copyValue(_ scanner: inout JSONScanner, to output: inout [UInt8], depth: Int) throws(JSONScanner.Failure) {
         switch try scanner.startValue(depth: depth) {
-        case UInt8(ascii: "{"):
+        case .object:
             output.append(UInt8(ascii: "{"))
             try scanner.members { (scanner: inout JSONScanner, key: JSONScanner.StringToken, index: Int) throws(JSONScanner.Failure) in
                 if index > 0 { output.append(UInt8(ascii: ",")) }
@@ -44,21 +44,24 @@ enum JSONCompactor {
                 try copyValue(&scanner, to: &output, depth: depth + 1)
             }
             output.append(UInt8(ascii: "}"))
-        case UInt8(ascii: "["):
+        case .array:
             output.append(UInt8(ascii: "["))
             try scanner.elements { (scanner: inout JSONScanner, index: Int) throws(JSONScanner.Failure) in
                 if index > 0 { output.append(UInt8(ascii: ",")) }
                 try copyValue(&scanner, to: &output, depth: depth + 1)
             }
             output.append(UInt8(ascii: "]"))
-        case UInt8(ascii: "\""): copy(try scanner.string(), of: scanner, to: &output)
-        case UInt8(ascii: "t"): copy(try scanner.literal("true"), of: scanner, to: &output)
-        case UInt8(ascii: "f"): copy(try scanner.literal("false"), of: scanner, to: &output)
-        case UInt8(ascii: "n"): copy(try scanner.literal("null"), of: scanner, to: &output)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            copy(try scanner.number(), of: scanner, to: &output)
-        default: throw scanner.failure("unexpected character")
+        case .string: copy(try scanner.string(), of: scanner, to: &output)
+        case .number: copy(try scanner.number(), of: scanner, to: &output)
+        case .true: append("true", to: &output)
+        case .false: append("false", to: &output)
+        case .null: append("null", to: &output)
         }
+    }
+
+    /// Appends a literal's bytes in one copy (a `String`'s UTF-8 view is appended byte by byte).
+    private static func append(_ word: StaticString, to output: inout [UInt8]) {
+        output.append(contentsOf: UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount))
     }
 
     /// Copies a string as written, with its quotes, except `\/`, which becomes `/` (the same character; Foundation's

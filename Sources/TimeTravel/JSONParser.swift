@@ -28,30 +28,29 @@ struct JSONParser {
     /// The value `scanner` reads next, `depth` containers deep.
     private static func value(_ scanner: inout JSONScanner, depth: Int) throws(JSONScanner.Failure) -> JSONValue {
         switch try scanner.startValue(depth: depth) {
-        case UInt8(ascii: "{"):
+        case .object:
             var members: [String: JSONValue] = [:]
             try scanner.members { (scanner: inout JSONScanner, key: JSONScanner.StringToken, _: Int) throws(JSONScanner.Failure) in
                 members[scanner.decoded(key)] = try value(&scanner, depth: depth + 1)
             }
             return .object(members)
-        case UInt8(ascii: "["):
+        case .array:
             var values: [JSONValue] = []
             try scanner.elements { (scanner: inout JSONScanner, _: Int) throws(JSONScanner.Failure) in
                 values.append(try value(&scanner, depth: depth + 1))
             }
             return .array(values)
-        case UInt8(ascii: "\""): return .string(scanner.decoded(try scanner.string()))
-        case UInt8(ascii: "t"): try scanner.literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try scanner.literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try scanner.literal("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        case .string: return .string(scanner.decoded(try scanner.string()))
+        case .true: return .bool(true)
+        case .false: return .bool(false)
+        case .null: return .null
+        case .number:
             let start = scanner.offset
             // Finite: the scanner checked.
             guard let value = Double(scanner.text(try scanner.number())) else {
                 throw JSONScanner.Failure(offset: start, reason: "the number is out of range")
             }
             return .number(value)
-        default: throw scanner.failure("unexpected character")
         }
     }
 }
