@@ -55,10 +55,15 @@ def finite(text, kind):
     return kind(text)
 
 
+def strict_json(text):
+    """The JSON value of `text`, refusing NaN and the infinities as constants and as numbers out of a double's range."""
+    return json.loads(text, parse_constant=refuse_constant,
+                      parse_float=lambda number: finite(number, float), parse_int=lambda number: finite(number, int))
+
+
 def json_number(text):
     """`text` as one JSON number within a double's finite range (a binary payload's decimal number), or ValueError."""
-    value = json.loads(text, parse_constant=refuse_constant,
-                       parse_float=lambda number: finite(number, float), parse_int=lambda number: finite(number, int))
+    value = strict_json(text)
     if type(value) not in (int, float) or text != text.strip():
         raise ValueError(f"a decimal number is not one JSON number: {text[:24]!r}")
     return value
@@ -69,8 +74,7 @@ def json_payload(payload):
     finite numbers, no unpaired surrogate in a string, containers nested at most 512 deep."""
     if payload.startswith(b"\xef\xbb\xbf"):
         raise ValueError("a byte-order mark is not JSON")
-    value = json.loads(payload.decode("utf-8"), parse_constant=refuse_constant,
-                       parse_float=lambda text: finite(text, float), parse_int=lambda text: finite(text, int))
+    value = strict_json(payload.decode("utf-8"))
     json.dumps(value, ensure_ascii=False).encode("utf-8")  # raises on an unpaired surrogate
     deepest, pending = 0, [(value, 1)]
     while pending:
