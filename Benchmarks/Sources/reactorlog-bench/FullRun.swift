@@ -16,11 +16,18 @@ struct FullRun: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds for the cases that sync to disk one entry at a time.")
     var syncBudget = 2.0
 
+    @Option(name: .long, help: "Rounds of the paired logging-cost figure (the workload in memory, then logged).")
+    var rounds = 5
+
     @Option(name: .long, help: "Where to write the logs (default: a new temporary directory, removed at the end).")
     var directory: String?
 
     @Flag(name: .long, help: "Print the figures as JSON.")
     var json = false
+
+    func validate() throws {
+        guard actions > 0, rounds > 0 else { throw ValidationError("--actions and --rounds must be at least 1.") }
+    }
 
     func run() async throws {
         let scratch = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("reactorlog-bench-\(UUID().uuidString)").path
@@ -28,7 +35,7 @@ struct FullRun: AsyncParsableCommand {
         defer { if directory == nil { try? FileManager.default.removeItem(atPath: scratch) } }
         let count = large ? actions * 10 : actions
         let report = Report()
-        let workload = Workload(actions: count, scratch: scratch, syncBudget: syncBudget, report: report)
+        let workload = Workload(actions: count, scratch: scratch, syncBudget: syncBudget, rounds: rounds, report: report)
         try await workload.run()
         if json {
             let encoder = JSONEncoder()

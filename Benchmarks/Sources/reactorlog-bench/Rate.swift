@@ -36,39 +36,18 @@ struct Rate: ParsableCommand {
         let scratch = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("reactorlog-rate-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { if directory == nil { try? FileManager.default.removeItem(atPath: scratch) } }
-        for round in 1...rounds {
-            var memory: Double?
-            if !loggedOnly {
-                let reactor = BenchReactor()
-                memory = Measure.seconds { for index in 0..<actions { reactor.send(BenchReactor.action(index)) } }
-            }
-            let logged = try sendLogged(to: scratch + "/round-\(round).reactorlog")
-            var line = "round \(round): logged \(Self.format(logged.send)) s + flush \(Self.format(logged.flush)) s"
-            if let memory {
-                // The rate counts the final flush, as the benchmark's does; the sends alone leave out what a sync at the
-                // end costs (in `nosync`, everything written).
-                line = "round \(round): in memory \(Self.format(memory)) s, logged \(Self.format(logged.send)) s + flush "
-                    + "\(Self.format(logged.flush)) s, rate \(String(format: "%.3f", memory / (logged.send + logged.flush)))"
-                    + " (sends alone \(String(format: "%.3f", memory / logged.send)))"
+        for number in 1...rounds {
+            let round = try LoggingRound.measure(
+                actions: actions, path: scratch + "/round-\(number).reactorlog", durability: durability,
+                codec: BinaryLogCodec(directCoding: !codable), loggedOnly: loggedOnly)
+            var line = "round \(number): logged \(Self.format(round.send)) s + flush \(Self.format(round.flush)) s"
+            if let memory = round.memory, let rate = round.rate, let sendsAlone = round.sendsAlone {
+                line = "round \(number): in memory \(Self.format(memory)) s, logged \(Self.format(round.send)) s + flush "
+                    + "\(Self.format(round.flush)) s, rate \(String(format: "%.3f", rate))"
+                    + " (sends alone \(String(format: "%.3f", sendsAlone)))"
             }
             print(line)
         }
-    }
-
-    /// Sends the workload to a new log at `path` (attached before the timing, as the in-memory reactor is made
-    /// before it); returns the sends' seconds and the final flush's. The log is removed afterwards.
-    private func sendLogged(to path: String) throws -> (send: Double, flush: Double) {
-        var configuration = EventLogConfiguration(durability: durability)
-        configuration.codec = BinaryLogCodec(directCoding: !codable)
-        let log = try EventLog.open(at: path, configuration: configuration)
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let reactor = BenchReactor()
-        try reactor.attach(to: log, stream: "search")
-        let send = Measure.seconds { for index in 0..<actions { reactor.send(BenchReactor.action(index)) } }
-        let flush = try Measure.seconds { try log.flush() }
-        withExtendedLifetime(reactor) {}
-        try log.close()
-        return (send, flush)
     }
 
     private static func format(_ seconds: Double) -> String { String(format: "%.4f", seconds) }

@@ -37,7 +37,7 @@ final class Report {
             }
             let ratio = figure.ratio.map { String(format: "%6.2f×", $0) } ?? "       "
             let against = figure.baseline.map { "vs \($0)" } ?? ""
-            print("  \(ratio)  \(figure.name.padding(toLength: 46, withPad: " ", startingAt: 0)) \(Self.format(figure.value).leftPadded(12)) \(figure.unit.padding(toLength: 12, withPad: " ", startingAt: 0)) \(against)")
+            print("  \(ratio)  \(figure.name.padding(toLength: 54, withPad: " ", startingAt: 0)) \(Self.format(figure.value).leftPadded(12)) \(figure.unit.padding(toLength: 12, withPad: " ", startingAt: 0)) \(against)")
         }
     }
 

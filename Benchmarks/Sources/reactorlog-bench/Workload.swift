@@ -13,15 +13,17 @@ final class Workload {
     let actions: Int
     let scratch: String
     let syncBudget: Double
+    /// Rounds of the paired logging-cost figure.
+    let rounds: Int
     let report: Report
     /// The section being measured, for the report.
     private var current = ""
-    /// Records and bytes the read-ceiling scan saw, for the storage figures.
 
-    init(actions: Int, scratch: String, syncBudget: Double, report: Report) {
+    init(actions: Int, scratch: String, syncBudget: Double, rounds: Int, report: Report) {
         self.actions = actions
         self.scratch = scratch
         self.syncBudget = syncBudget
+        self.rounds = rounds
         self.report = report
     }
 
@@ -53,6 +55,7 @@ final class Workload {
         )
         try withLog(.noSync, name: "nosync", policy: .every(mutations: 32), against: "LMDB, batches of 1000, nosync")
         try withLog(.sync, name: "sync", policy: .default, against: "LMDB, 1 per transaction, sync", budget: syncBudget)
+        try loggingCost(rounds: rounds)
 
         section("4. What a user would pick instead: same entries, same durability (fsync per batch of 1000)")
         try peers()
@@ -287,6 +290,21 @@ final class Workload {
                 add("private memory at 100% of the run", Double(last) / 1e6, "MB", against: "private memory at 25% of the run")
             }
         }
+    }
+
+    /// The logged action rate ÷ the in-memory one in `grouped`, as the median of `rounds` rounds that each time the
+    /// in-memory sends right before the logged ones: the single run above puts seconds and other figures between its
+    /// two times, and on a shared host one such pair swings by a fifth from run to run.
+    private func loggingCost(rounds: Int) throws {
+        let measured = try (1...rounds).map { number in
+            try LoggingRound.measure(actions: actions, path: path("round-\(number).reactorlog"), durability: .grouped)
+        }
+        let rates = measured.compactMap(\.rate).sorted()
+        let name = "logged ÷ in-memory rate, grouped"
+        add("\(name), median of \(rounds) rounds", Measure.percentile(rates, 0.5), "×")
+        add("\(name), lowest of \(rounds) rounds", rates.first ?? 0, "×")
+        add("\(name), highest of \(rounds) rounds", rates.last ?? 0, "×")
+        add("the same, the sends alone, median", Measure.percentile(measured.compactMap(\.sendsAlone), 0.5), "×")
     }
 
     // MARK: 4

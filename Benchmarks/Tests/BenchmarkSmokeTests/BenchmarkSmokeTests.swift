@@ -6,9 +6,9 @@ import Testing
 /// every section (tiny sizes, so the figures themselves mean nothing here).
 @Suite("reactorlog-bench", .timeLimit(.minutes(2)))
 struct BenchmarkSmokeTests {
-    @Test("a tiny run reports a positive figure in each of the eleven sections (0, the codecs, to 10), as JSON")
+    @Test("a tiny run reports a positive figure in each of the eleven sections (0, the codecs, to 10), as JSON, and the paired logging cost of the rounds asked for")
     func tinyRun() throws {
-        let (status, data, _) = try Self.bench(["--actions", "300", "--sync-budget", "0.05", "--json"])
+        let (status, data, _) = try Self.bench(["--actions", "300", "--sync-budget", "0.05", "--rounds", "3", "--json"])
         #expect(status == 0)
         let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let figures = try #require(report["figures"] as? [[String: Any]])
@@ -16,6 +16,13 @@ struct BenchmarkSmokeTests {
         #expect(sections == Set((0...10).map(String.init)))
         #expect(figures.allSatisfy { ($0["value"] as? Double ?? -1) >= 0 })
         #expect((report["machine"] as? [String: Any])?["cores"] as? Int ?? 0 > 0)
+
+        // The paired logging-cost figure: three rounds, their median between their lowest and highest.
+        func rate(_ which: String) -> Double? {
+            figures.first { $0["name"] as? String == "logged ÷ in-memory rate, grouped, \(which) of 3 rounds" }?["value"] as? Double
+        }
+        let lowest = try #require(rate("lowest")), median = try #require(rate("median")), highest = try #require(rate("highest"))
+        #expect(lowest > 0 && lowest <= median && median <= highest)
     }
 
     @Test("the rate probe prints the logged rate of each round")

@@ -1,0 +1,42 @@
+import EventLogKit
+import Foundation
+import ReactorLogPersistence
+
+/// One round of the logging-cost measurement: the workload sent to a reactor in memory, then to a new log, so that
+/// the two times are taken a fraction of a second apart and a slow phase of the host falls on both or on neither.
+struct LoggingRound {
+    /// Seconds for the sends in memory, or nil when the round was logged only.
+    let memory: Double?
+    /// Seconds for the logged sends, the reactor attached before the timing.
+    let send: Double
+    /// Seconds for the final flush after the logged sends.
+    let flush: Double
+
+    /// The logged action rate ÷ the in-memory one, the final flush counted (as the full run's single figure does).
+    var rate: Double? { memory.map { $0 / (send + flush) } }
+    /// The same ratio for the sends alone: what a sync at the end costs (in `nosync`, everything written) left out.
+    var sendsAlone: Double? { memory.map { $0 / send } }
+
+    /// Measures a round of `actions` sends; the log is written to `path`, which must not exist, and removed afterwards.
+    static func measure(
+        actions: Int, path: String, durability: Durability, codec: BinaryLogCodec = BinaryLogCodec(), loggedOnly: Bool = false
+    ) throws -> LoggingRound {
+        var memory: Double?
+        if !loggedOnly {
+            // The in-memory reactor is made before its timing, as the logged one is attached before its own.
+            let reactor = BenchReactor()
+            memory = Measure.seconds { for index in 0..<actions { reactor.send(BenchReactor.action(index)) } }
+        }
+        var configuration = EventLogConfiguration(durability: durability)
+        configuration.codec = codec
+        let log = try EventLog.open(at: path, configuration: configuration)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let reactor = BenchReactor()
+        try reactor.attach(to: log, stream: "search")
+        let send = Measure.seconds { for index in 0..<actions { reactor.send(BenchReactor.action(index)) } }
+        let flush = try Measure.seconds { try log.flush() }
+        withExtendedLifetime(reactor) {}
+        try log.close()
+        return LoggingRound(memory: memory, send: send, flush: flush)
+    }
+}
