@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Compares the logged action rate of two builds of the benchmark, run alternately so that the shared machine's slow
 # phases fall on both: ITERATIONS times (default 12), `BEFORE rate --rounds 2` and then `AFTER rate --rounds 2`, and
-# prints each build's median and mean rate and in how many iterations AFTER's mean beat BEFORE's.
+# prints each build's median and mean rate, the median core-to-core round trip measured before its rounds (the host
+# moves it, and the logged rate with it: compare builds over the same range), and in how many iterations AFTER's
+# mean beat BEFORE's.
 #     Tools/scripts/ab-rate.sh /tmp/before/Benchmarks/.build/release/reactorlog-bench \
 #         Benchmarks/.build/release/reactorlog-bench 16
 # Build the other revision in a worktree (`git worktree add /tmp/before REV`, then `swift build -c release
@@ -18,19 +20,22 @@ trap 'rm -f "$results"' EXIT
 for iteration in $(seq "$iterations"); do
     for build in before after; do
         binary="$before"; [[ $build == after ]] && binary="$after"
-        "$binary" rate --rounds 2 "$@" | sed -n "s/.*, rate \([0-9.]*\) .*/$iteration $build \1/p" >> "$results"
+        "$binary" rate --rounds 2 "$@" | sed -n "s/.*, rate \([0-9.]*\) [^,]*\(, core round trip \([0-9]*\) ns\)\{0,1\}$/$iteration $build \1 \3/p" >> "$results"
     done
 done
 python3 - "$results" <<'PY'
 import statistics, sys, collections
 rates = collections.defaultdict(list); by_iteration = collections.defaultdict(lambda: collections.defaultdict(list))
+trips = collections.defaultdict(list)
 for line in open(sys.argv[1]):
-    iteration, build, rate = line.split()
+    iteration, build, rate, *trip = line.split()
     rates[build].append(float(rate)); by_iteration[iteration][build].append(float(rate))
+    trips[build] += [float(t) for t in trip]
 if not rates["before"] or not rates["after"]:
     sys.exit("ab-rate.sh: a build printed no rate (with --logged-only, rate prints none)")
 for build in ("before", "after"):
-    print(f"{build}: median {statistics.median(rates[build]):.3f}, mean {statistics.mean(rates[build]):.3f} over {len(rates[build])} rounds")
+    trip = f", core round trip median {statistics.median(trips[build]):.0f} ns" if trips[build] else ""
+    print(f"{build}: median {statistics.median(rates[build]):.3f}, mean {statistics.mean(rates[build]):.3f} over {len(rates[build])} rounds{trip}")
 wins = sum(statistics.mean(r["after"]) > statistics.mean(r["before"]) for r in by_iteration.values())
 print(f"after beat before in {wins} of {len(by_iteration)} iterations")
 PY

@@ -37,6 +37,7 @@ struct Rate: ParsableCommand {
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { if directory == nil { try? FileManager.default.removeItem(atPath: scratch) } }
         for number in 1...rounds {
+            let roundTrip = CoreRoundTrip.measure()
             let round = try LoggingRound.measure(
                 actions: actions, path: scratch + "/round-\(number).reactorlog", durability: durability,
                 codec: BinaryLogCodec(directCoding: !codable), loggedOnly: loggedOnly)
@@ -46,6 +47,7 @@ struct Rate: ParsableCommand {
                     + "\(Self.format(round.flush)) s, rate \(String(format: "%.3f", rate))"
                     + " (sends alone \(String(format: "%.3f", sendsAlone)))"
             }
+            if let roundTrip { line += ", core round trip \(Int(roundTrip.rounded())) ns" }
             print(line)
         }
     }

@@ -294,10 +294,13 @@ final class Workload {
 
     /// The logged action rate ÷ the in-memory one in `grouped`, as the median of `rounds` rounds that each time the
     /// in-memory sends right before the logged ones: the single run above puts seconds and other figures between its
-    /// two times, and on a shared host one such pair swings by a fifth from run to run.
+    /// two times, and on a shared host one such pair swings by a fifth from run to run. Beside it, the cores' round
+    /// trip (``CoreRoundTrip``), which the host moves and the logged sends follow.
     private func loggingCost(rounds: Int) throws {
+        var roundTrips: [Double] = []
         let measured = try (1...rounds).map { number in
-            try LoggingRound.measure(actions: actions, path: path("round-\(number).reactorlog"), durability: .grouped)
+            if let roundTrip = CoreRoundTrip.measure() { roundTrips.append(roundTrip) }
+            return try LoggingRound.measure(actions: actions, path: path("round-\(number).reactorlog"), durability: .grouped)
         }
         let rates = measured.compactMap(\.rate).sorted()
         let name = "logged ÷ in-memory rate, grouped"
@@ -305,6 +308,11 @@ final class Workload {
         add("\(name), lowest of \(rounds) rounds", rates.first ?? 0, "×")
         add("\(name), highest of \(rounds) rounds", rates.last ?? 0, "×")
         add("the same, the sends alone, median", Measure.percentile(measured.compactMap(\.sendsAlone), 0.5), "×")
+        // What the host does to the hand-off between the cores: the rate above falls as this rises (not measured on
+        // a single core).
+        if !roundTrips.isEmpty {
+            add("core-to-core round trip before each round, median", Measure.percentile(roundTrips, 0.5), "ns")
+        }
     }
 
     // MARK: 4

@@ -23,6 +23,9 @@ struct BenchmarkSmokeTests {
         }
         let lowest = try #require(rate("lowest")), median = try #require(rate("median")), highest = try #require(rate("highest"))
         #expect(lowest > 0 && lowest <= median && median <= highest)
+        // Beside it, the cores' round trip the host moves (none on a single core).
+        let roundTrip = figures.first { $0["name"] as? String == "core-to-core round trip before each round, median" }?["value"] as? Double
+        if ProcessInfo.processInfo.activeProcessorCount > 1 { #expect(roundTrip ?? 0 > 0) }
     }
 
     @Test("the rate probe prints the logged rate of each round")

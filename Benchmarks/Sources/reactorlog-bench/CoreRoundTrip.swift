@@ -1,0 +1,42 @@
+import Foundation
+import Synchronization
+
+/// How long a cache line takes to go from one core to another and back: two threads hand a counter back and forth.
+///
+/// A logged send hands its entries to the writer thread on the other core, so its cost follows this figure; a send
+/// in memory does not. On a shared virtual machine it moves with the host (90 ns in some minutes here, 400–530 ns
+/// in others), which is why the benchmark prints it beside the logging cost.
+enum CoreRoundTrip {
+    /// The median nanoseconds of a round trip over `batches` batches of `trips`, or `nil` on a single core, where
+    /// the two threads would take turns on it instead of handing the line over.
+    static func measure(batches: Int = 5, trips: Int = 20_000) -> Double? {
+        guard ProcessInfo.processInfo.activeProcessorCount > 1 else { return nil }
+        let counter = Counter()
+        // The responder answers each odd number with the next even one, until it reads `stop`.
+        let responder = Thread {
+            while true {
+                let value = counter.value.load(ordering: .acquiring)
+                if value == Counter.stop { return }
+                if value & 1 == 1 { counter.value.store(value + 1, ordering: .releasing) }
+            }
+        }
+        responder.start()
+        defer { counter.value.store(Counter.stop, ordering: .releasing) }
+        var next = 1
+        func trip() {
+            counter.value.store(next, ordering: .releasing)
+            while counter.value.load(ordering: .acquiring) != next + 1 {}
+            next += 2
+        }
+        for _ in 0..<1_000 { trip() }   // the responder started and both lines warm
+        let samples = (0..<batches).map { _ in
+            Measure.seconds { for _ in 0..<trips { trip() } } / Double(trips) * 1e9
+        }
+        return Measure.percentile(samples, 0.5)
+    }
+
+    private final class Counter: Sendable {
+        static let stop = -1
+        let value = Atomic<Int>(0)
+    }
+}
