@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Compares the logged action rate of two builds of the benchmark, run alternately so that the shared machine's slow
 # phases fall on both: ITERATIONS times (default 12), `BEFORE rate --rounds 2` and then `AFTER rate --rounds 2`, and
-# prints each build's median and mean rate, the median core-to-core round trip measured before its rounds (the host
-# moves it, and the logged rate with it: compare builds over the same range), and in how many iterations AFTER's
-# mean beat BEFORE's.
+# prints each build's median and mean rate, overall and apart for the rounds whose core-to-core round trip (measured
+# before each round) was up to 150 ns and above it (the host moves it, and the logged rate with it), and in how many
+# iterations AFTER's mean beat BEFORE's.
 #     Tools/scripts/ab-rate.sh /tmp/before/Benchmarks/.build/release/reactorlog-bench \
 #         Benchmarks/.build/release/reactorlog-bench 16
 # Build the other revision in a worktree (`git worktree add /tmp/before REV`, then `swift build -c release
@@ -25,17 +25,22 @@ for iteration in $(seq "$iterations"); do
 done
 python3 - "$results" <<'PY'
 import statistics, sys, collections
-rates = collections.defaultdict(list); by_iteration = collections.defaultdict(lambda: collections.defaultdict(list))
-trips = collections.defaultdict(list)
+# Rounds whose core round trip was above this many nanoseconds ran in the host's slow phase (see "The host's two
+# speeds" in docs/PERFORMANCE.md): their rates are reported apart, as the two phases differ by far more than a change.
+SLOW = 150
+rounds = collections.defaultdict(list); by_iteration = collections.defaultdict(lambda: collections.defaultdict(list))
 for line in open(sys.argv[1]):
     iteration, build, rate, *trip = line.split()
-    rates[build].append(float(rate)); by_iteration[iteration][build].append(float(rate))
-    trips[build] += [float(t) for t in trip]
-if not rates["before"] or not rates["after"]:
+    rounds[build].append((float(rate), float(trip[0]) if trip else None)); by_iteration[iteration][build].append(float(rate))
+if not rounds["before"] or not rounds["after"]:
     sys.exit("ab-rate.sh: a build printed no rate (with --logged-only, rate prints none)")
+def summary(rates):
+    return f"median {statistics.median(rates):.3f}, mean {statistics.mean(rates):.3f} over {len(rates)} rounds" if rates else "no rounds"
 for build in ("before", "after"):
-    trip = f", core round trip median {statistics.median(trips[build]):.0f} ns" if trips[build] else ""
-    print(f"{build}: median {statistics.median(rates[build]):.3f}, mean {statistics.mean(rates[build]):.3f} over {len(rates[build])} rounds{trip}")
+    print(f"{build}: {summary([rate for rate, _ in rounds[build]])}")
+    if any(trip is not None for _, trip in rounds[build]):
+        print(f"  core round trip up to {SLOW} ns: {summary([rate for rate, trip in rounds[build] if trip is not None and trip <= SLOW])}")
+        print(f"  core round trip above {SLOW} ns: {summary([rate for rate, trip in rounds[build] if trip is not None and trip > SLOW])}")
 wins = sum(statistics.mean(r["after"]) > statistics.mean(r["before"]) for r in by_iteration.values())
 print(f"after beat before in {wins} of {len(by_iteration)} iterations")
 PY
