@@ -307,7 +307,7 @@ final class Workload {
         add("\(name), median of \(rounds) rounds", Measure.percentile(rates, 0.5), "×")
         add("\(name), lowest of \(rounds) rounds", rates.first ?? 0, "×")
         add("\(name), highest of \(rounds) rounds", rates.last ?? 0, "×")
-        add("the same, the sends alone, median", Measure.percentile(measured.compactMap(\.sendsAlone), 0.5), "×")
+        add("\(name), sends alone, median", Measure.percentile(measured.compactMap(\.sendsAlone), 0.5), "×")
         // What the host does to the hand-off between the cores: the rate above falls as this rises (not measured on
         // a single core).
         if !roundTrips.isEmpty {
