@@ -15,6 +15,20 @@ struct HandWrittenCodingTests {
         for tree in HandWrittenFixtures.trees { try BinaryPayload.checkHandWrittenCoding(of: tree) }
     }
 
+    @Test("Foundation's Date, UUID and URL write the bytes Codable writes and refuse a string that is not theirs")
+    func foundationValues() throws {
+        try BinaryPayload.checkHandWrittenCoding(of: Date(timeIntervalSinceReferenceDate: 781_234_567.125))
+        try BinaryPayload.checkHandWrittenCoding(of: [UUID(), UUID()])
+        try BinaryPayload.checkHandWrittenCoding(of: ["home": URL(string: "https://example.com/a?b=c#d")!])
+        let notAUUID = try BinaryPayload.fromJSON(Data(#""not-a-uuid""#.utf8))
+        _ = #expect(throws: DecodingError.self) {
+            try notAUUID.withUnsafeBytes { buffer in
+                var reader = BinaryPayloadReader(buffer)
+                return try UUID(from: &reader)
+            }
+        }
+    }
+
     @Test("arrays of every length around what is reserved ahead read back whole, and one cut short throws", arguments: [0, 1, 2, 15, 16, 17, 40])
     func arraysOfEveryLength(count: Int) throws {
         let words = (0..<count).map { "word \($0)" }
