@@ -1,4 +1,5 @@
 // swift-tools-version: 6.0
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -9,6 +10,7 @@ let package = Package(
         .library(name: "ReactorLogTesting", targets: ["ReactorLogTesting"]),
         .library(name: "EventLogKit", targets: ["EventLogKit"]),
         .library(name: "BinaryPayloadKit", targets: ["BinaryPayloadKit"]),
+        .library(name: "BinaryPayloadMacros", targets: ["BinaryPayloadMacros"]),
         .library(name: "TimeTravel", targets: ["TimeTravel"]),
         .library(name: "ReactorLogInspector", targets: ["ReactorLogInspector"]),
         .executable(name: "reactorlog", targets: ["reactorlog"]),
@@ -23,6 +25,9 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.7.3"),
         .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
+        // The @BinaryPayloadCoding macro's compiler plugin. Only the BinaryPayloadMacros product needs it: SwiftPM
+        // resolves it for every package that depends on ReactorLog, and builds it only for one that uses the macro.
+        .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"700.0.0"),
     ],
     targets: [
         // Debian's liblmdb, found with pkg-config; never vendored.
@@ -38,6 +43,19 @@ let package = Package(
         // The binary payload format and hand-written coding in it: what a model module imports to conform its
         // types, linking no LMDB. Knows Codable, not logs.
         .target(name: "BinaryPayloadKit"),
+        // @BinaryPayloadCoding: writes a type's BinaryPayloadCodable conformance at compile time, the bytes its
+        // synthesized Codable conformance writes. Re-exports BinaryPayloadKit.
+        .target(name: "BinaryPayloadMacros", dependencies: ["BinaryPayloadKit", "BinaryPayloadMacrosPlugin"]),
+        .macro(
+            name: "BinaryPayloadMacrosPlugin",
+            dependencies: [
+                .product(name: "SwiftBasicFormat", package: "swift-syntax"),
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ]
+        ),
         // The persistent action/mutation log. Knows Codable, not reactors; re-exports BinaryPayloadKit.
         .target(name: "EventLogKit", dependencies: ["LMDB", "BinaryPayloadKit", "CCRC32C"]),
         // The reactor runtime: ReactorKit's semantics on Swift concurrency. Knows a recorder protocol, not LMDB.
@@ -143,6 +161,14 @@ let package = Package(
         .testTarget(
             name: "InspectorTests",
             dependencies: ["EventLogKit", "LMDB", "TestSupport", "reactorlog", "example-inspector", "eventlog-crash-writer", "reactorlog-fuzz", "cart-app-1", "cart-app-2"]
+        ),
+        .testTarget(
+            name: "BinaryPayloadMacrosTests",
+            dependencies: [
+                "BinaryPayloadMacros", "BinaryPayloadMacrosPlugin",
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            ]
         ),
         .testTarget(
             name: "EventLogKitTests",

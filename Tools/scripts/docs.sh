@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export REACTORLOG_DOCS=1 # adds swift-docc-plugin to the package (see Package.swift)
-targets=(ReactorLog ReactorLogPersistence ReactorLogTesting BinaryPayloadKit EventLogKit TimeTravel ReactorLogInspector LMDB)
+targets=(ReactorLog ReactorLogPersistence ReactorLogTesting BinaryPayloadKit BinaryPayloadMacros EventLogKit TimeTravel ReactorLogInspector LMDB)
 mkdir -p .build/docs
 for target in "${targets[@]}"; do
     swift package --allow-writing-to-directory .build/docs generate-documentation --target "$target" \

@@ -1,0 +1,33 @@
+@_exported import BinaryPayloadKit
+
+/// Writes a struct's or an enum's `BinaryPayloadCodable` conformance at compile time: the bytes
+/// and the reading of its synthesized `Codable` conformance, without `Codable`'s containers, so that the log's
+/// writer encodes it in a few hundred instructions instead of several thousand.
+///
+///     import BinaryPayloadMacros
+///
+///     @BinaryPayloadCoding
+///     enum Mutation: Codable, Sendable {
+///         case setQuery(String)
+///         case setRepos([String], nextPage: Int?)
+///         case clear
+///     }
+///
+/// The type keeps its own synthesized `Codable` conformance (declare it); the macro adds `encode(to:)` and
+/// `init(from:)` for the binary format, written as that conformance writes: a struct as an object of its stored
+/// properties in declaration order (a nil optional left out, a `let` with an initial value written and not read),
+/// an enum case as an object of one member, the case name, whose value is an object of the associated values
+/// (labelled, or `_0`, `_1`, …), and an enum with raw values as its raw value. Every stored property and
+/// associated value must itself be `BinaryPayloadCodable`: the standard library's numbers,
+/// strings, optionals, arrays and string-keyed dictionaries are, and so is any type the macro is attached to.
+///
+/// Where the type's `Codable` is not the synthesized one, the macro says so at compile time rather than write
+/// other bytes: a type of its own `CodingKeys`, `encode(to:)` or `init(from:)`, a class, a generic type, a property
+/// wrapper, a lazy property, a property without a written type, a member inside `#if`. Conform such a type by hand
+/// (`BinaryPayloadEncodable`) or leave it to `Codable`. A test can still check any value with
+/// `BinaryPayload.checkHandWrittenCoding(of:)`.
+@attached(
+    extension, conformances: BinaryPayloadEncodable, BinaryPayloadDecodable,
+    names: named(encode(to:)), named(init(from:))
+)
+public macro BinaryPayloadCoding() = #externalMacro(module: "BinaryPayloadMacrosPlugin", type: "BinaryPayloadCodingMacro")

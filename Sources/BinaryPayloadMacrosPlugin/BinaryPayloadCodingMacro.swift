@@ -1,0 +1,58 @@
+import SwiftBasicFormat
+import SwiftSyntax
+import SwiftSyntaxMacros
+
+/// `@BinaryPayloadCoding`: adds `BinaryPayloadEncodable` and `BinaryPayloadDecodable` to a struct or an enum, with
+/// an `encode(to:)` and an `init(from:)` that write and read what its synthesized `Codable` conformance does.
+public struct BinaryPayloadCodingMacro: ExtensionMacro {
+    public static func expansion(
+        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax, providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        do {
+            let members = try conformance(of: declaration, in: context)
+            let access = declaration.modifiers.contains { [.keyword(.public), .keyword(.open)].contains($0.name.tokenKind) } ? "public "
+                : declaration.modifiers.contains { $0.name.tokenKind == .keyword(.package) } ? "package " : ""
+            let adopted = protocols.isEmpty ? "" : ": " + protocols.map { "BinaryPayloadKit.\($0.trimmedDescription)" }.joined(separator: ", ")
+            // The members' lines lose the indentation their templates gave them, and the whole is indented afresh.
+            let body = members(access).map(\.description).joined(separator: "\n\n")
+                .split(separator: "\n", omittingEmptySubsequences: false).map { $0.drop { $0 == " " } }.joined(separator: "\n")
+            let declaration = try ExtensionDeclSyntax("extension \(type.trimmed)\(raw: adopted) {\n\(raw: body)\n}")
+            return [declaration.formatted().cast(ExtensionDeclSyntax.self)]
+        } catch let refusal as CodingRefusal {
+            throw refusal.diagnostics
+        }
+    }
+
+    /// What writes the members, or the refusal that explains why the macro cannot.
+    private static func conformance(
+        of declaration: some DeclGroupSyntax, in context: some MacroExpansionContext
+    ) throws(CodingRefusal) -> (String) -> [DeclSyntax] {
+        if let generic = (declaration.as(StructDeclSyntax.self)?.genericParameterClause ?? declaration.as(EnumDeclSyntax.self)?.genericParameterClause) {
+            throw CodingRefusal("@BinaryPayloadCoding does not write generic types; conform the type by hand, where its parameters' coding is known.", at: generic)
+        }
+        for member in declaration.memberBlock.members {
+            if let ownKeys = member.decl.as(EnumDeclSyntax.self), ownKeys.name.text == "CodingKeys" {
+                throw CodingRefusal("@BinaryPayloadCoding writes the synthesized Codable's keys, and this type declares its own CodingKeys; conform it by hand.", at: ownKeys.name)
+            }
+            if let function = member.decl.as(FunctionDeclSyntax.self), function.name.text == "encode",
+               function.signature.parameterClause.parameters.first?.type.trimmedDescription == "Encoder"
+                || function.signature.parameterClause.parameters.first?.type.trimmedDescription == "any Encoder" {
+                throw CodingRefusal("@BinaryPayloadCoding writes what synthesized Codable writes, and this type encodes itself; conform it by hand.", at: function.name)
+            }
+            if let initializer = member.decl.as(InitializerDeclSyntax.self),
+               ["Decoder", "any Decoder"].contains(initializer.signature.parameterClause.parameters.first?.type.trimmedDescription ?? "") {
+                throw CodingRefusal("@BinaryPayloadCoding reads what synthesized Codable reads, and this type decodes itself; conform it by hand.", at: initializer.initKeyword)
+            }
+        }
+        if let structDecl = declaration.as(StructDeclSyntax.self) {
+            let conformance = try StructConformance(structDecl.memberBlock)
+            return { conformance.members(access: $0, in: context) }
+        }
+        if let enumDecl = declaration.as(EnumDeclSyntax.self) {
+            let conformance = try EnumConformance(enumDecl)
+            return { conformance.members(access: $0, in: context) }
+        }
+        throw CodingRefusal("@BinaryPayloadCoding applies to a struct or an enum.", at: declaration.introducer)
+    }
+}

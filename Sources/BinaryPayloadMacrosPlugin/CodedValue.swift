@@ -1,0 +1,39 @@
+import SwiftSyntax
+
+/// A value the conformance writes and reads under a key: a struct's stored property or an enum case's associated
+/// value. Its type and whether it is optional are left to the compiler (`BinaryPayloadCodingSupport`'s overloads).
+struct CodedValue {
+    /// The member's key: the property's name or the value's label, or `_0`, `_1`, … for an unlabelled value.
+    let key: String
+    /// Whether the conformance reads it: a `let` with an initial value is written and never read.
+    var isRead = true
+
+    /// The key as a string literal (a key is an identifier, so nothing in it needs escaping).
+    var literal: String { "\"\(key)\"" }
+
+    /// The statement that writes the value `expression` as a member of the object `members`.
+    func encodeStatement(_ expression: String, into members: String) -> String {
+        "try \(Self.support).encode(\(expression), forKey: \(literal), into: &\(members))"
+    }
+
+    /// The statement that reads the next value into the local `local`.
+    func readStatement(into local: String) -> String {
+        "case \(literal): try \(Self.support).read(&\(local), from: &reader)"
+    }
+
+    /// The expression for the value read into `local`, or the error for a required one that was missing.
+    func valueExpression(of local: String) -> String {
+        "try \(Self.support).value(\(local), forKey: \(literal), in: reader)"
+    }
+
+    /// Where the helpers the written code calls live.
+    static let support = "BinaryPayloadMacros.BinaryPayloadCodingSupport"
+}
+
+extension TokenSyntax {
+    /// The identifier's name without the backticks that let it spell a keyword.
+    var unescapedName: String {
+        let text = trimmed.text
+        return text.count > 2 && text.hasPrefix("`") && text.hasSuffix("`") ? String(text.dropFirst().dropLast()) : text
+    }
+}

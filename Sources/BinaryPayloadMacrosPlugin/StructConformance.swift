@@ -1,0 +1,83 @@
+import SwiftSyntax
+import SwiftSyntaxMacros
+
+/// The conformance of a struct: an object of its stored properties, in declaration order.
+struct StructConformance {
+    let properties: [CodedValue]
+
+    /// Reads the stored properties of `members`, refusing what synthesized `Codable` would not write as a plain
+    /// member.
+    init(_ members: MemberBlockSyntax) throws(CodingRefusal) {
+        var properties: [CodedValue] = []
+        for member in members.members {
+            if let conditional = member.decl.as(IfConfigDeclSyntax.self) {
+                throw CodingRefusal("@BinaryPayloadCoding cannot see which members an #if keeps; conform the type by hand.", at: conditional.clauses.first?.poundKeyword ?? conditional.poundEndif)
+            }
+            guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+            let modifiers = variable.modifiers.map(\.name.tokenKind)
+            if modifiers.contains(.keyword(.static)) || modifiers.contains(.keyword(.class)) { continue }
+            let stored = variable.bindings.filter { $0.accessorBlock.map(Self.onlyObservesChanges) ?? true }
+            guard !stored.isEmpty else { continue }
+            if modifiers.contains(.keyword(.lazy)) {
+                throw CodingRefusal("@BinaryPayloadCoding does not write a lazy property, which synthesized Codable does not either; make it computed or conform the type by hand.", at: variable.bindingSpecifier)
+            }
+            if let wrapper = variable.attributes.first {
+                throw CodingRefusal("@BinaryPayloadCoding does not write a property wrapper's storage; conform the type by hand.", at: wrapper)
+            }
+            let isLet = variable.bindingSpecifier.tokenKind == .keyword(.let)
+            for binding in stored {
+                guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier else {
+                    throw CodingRefusal("@BinaryPayloadCoding needs one name per stored property, not a pattern.", at: binding.pattern)
+                }
+                properties.append(CodedValue(key: name.unescapedName, isRead: !(isLet && binding.initializer != nil)))
+            }
+        }
+        self.properties = properties
+    }
+
+    /// Whether the accessors are only `willSet` and `didSet`, which a stored property may have.
+    private static func onlyObservesChanges(_ block: AccessorBlockSyntax) -> Bool {
+        guard case .accessors(let accessors) = block.accessors else { return false }
+        return accessors.allSatisfy { [.keyword(.willSet), .keyword(.didSet)].contains($0.accessorSpecifier.tokenKind) }
+    }
+
+    /// `encode(to:)` and `init(from:)`, declared with `access` (`public ` or empty).
+    func members(access: String, in context: some MacroExpansionContext) -> [DeclSyntax] {
+        let encode: DeclSyntax
+        if properties.isEmpty {
+            encode = "\(raw: access)func encode(to writer: inout BinaryPayloadKit.BinaryPayloadWriter) throws { writer.encodeObject { _ in } }"
+        } else {
+            let statements = properties.map { $0.encodeStatement("self.\($0.key)", into: "members") }
+            encode = """
+                \(raw: access)func encode(to writer: inout BinaryPayloadKit.BinaryPayloadWriter) throws {
+                    try writer.encodeObject { members in
+                        \(raw: statements.joined(separator: "\n"))
+                    }
+                }
+                """
+        }
+        let read = properties.filter(\.isRead)
+        guard !read.isEmpty else {
+            return [encode, "\(raw: access)init(from reader: inout BinaryPayloadKit.BinaryPayloadReader) throws { try reader.decodeObject { _, _ in } }"]
+        }
+        let locals = read.map { context.makeUniqueName($0.key).text }
+        let declarations = zip(read, locals).map { value, local in
+            "var \(local) = \(CodedValue.support).absent { (value: Self) in value.\(value.key) }"
+        }
+        let cases = zip(read, locals).map { value, local in value.readStatement(into: local) }
+        let assignments = zip(read, locals).map { value, local in "self.\(value.key) = \(value.valueExpression(of: local))" }
+        let decode: DeclSyntax = """
+            \(raw: access)init(from reader: inout BinaryPayloadKit.BinaryPayloadReader) throws {
+                \(raw: declarations.joined(separator: "\n"))
+                try reader.decodeObject { key, reader in
+                    switch key {
+                    \(raw: cases.joined(separator: "\n"))
+                    default: break
+                    }
+                }
+                \(raw: assignments.joined(separator: "\n"))
+            }
+            """
+        return [encode, decode]
+    }
+}

@@ -1,0 +1,160 @@
+import BinaryPayloadMacrosPlugin
+import SwiftSyntaxMacroExpansion
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+/// What `@BinaryPayloadCoding` expands to, and the types it refuses with an error rather than write other bytes
+/// than their `Codable` conformance.
+@Suite("@BinaryPayloadCoding's expansion and refusals")
+struct BinaryPayloadCodingExpansionTests {
+    private let macros = ["BinaryPayloadCoding": MacroSpec(type: BinaryPayloadCodingMacro.self, conformances: ["BinaryPayloadEncodable", "BinaryPayloadDecodable"])]
+
+    private func expand(_ source: String, to expanded: String, diagnostics: [DiagnosticSpec] = [], sourceLocation: SourceLocation = #_sourceLocation) {
+        assertMacroExpansion(source, expandedSource: expanded, diagnostics: diagnostics, macroSpecs: macros) { failure in
+            Issue.record(Comment(rawValue: failure.message), sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("an enum's cases are written and read by name, with their values by label or position")
+    func enumExpansion() {
+        expand(
+            """
+            @BinaryPayloadCoding
+            public enum Mutation: Codable {
+                case setRepos([String], page: Int?)
+                case clear
+            }
+            """,
+            to: """
+            public enum Mutation: Codable {
+                case setRepos([String], page: Int?)
+                case clear
+            }
+
+            extension Mutation: BinaryPayloadKit.BinaryPayloadEncodable, BinaryPayloadKit.BinaryPayloadDecodable {
+                public func encode(to writer: inout BinaryPayloadKit.BinaryPayloadWriter) throws {
+                    switch self {
+                    case .setRepos(let __macro_local_2_0fMu_, page: let __macro_local_4pagefMu_):
+                        try writer.encodeCase("setRepos") { values in
+                            try BinaryPayloadMacros.BinaryPayloadCodingSupport.encode(__macro_local_2_0fMu_, forKey: "_0", into: &values)
+                            try BinaryPayloadMacros.BinaryPayloadCodingSupport.encode(__macro_local_4pagefMu_, forKey: "page", into: &values)
+                        }
+                    case .clear:
+                        writer.encodeCase("clear") { _ in
+                        }
+                    }
+                }
+
+                public init(from reader: inout BinaryPayloadKit.BinaryPayloadReader) throws {
+                    self = try reader.decodeCase { (name, reader) -> Self in
+                        switch name {
+                        case "setRepos":
+                            var __macro_local_2_0fMu0_: ([String])? = nil
+                            var __macro_local_4pagefMu0_: (Int?)? = nil
+                            try reader.decodeObject { key, reader in
+                                switch key {
+                                case "_0":
+                                    try BinaryPayloadMacros.BinaryPayloadCodingSupport.read(&__macro_local_2_0fMu0_, from: &reader)
+                                case "page":
+                                    try BinaryPayloadMacros.BinaryPayloadCodingSupport.read(&__macro_local_4pagefMu0_, from: &reader)
+                                default:
+                                    break
+                                }
+                            }
+                            return .setRepos(try BinaryPayloadMacros.BinaryPayloadCodingSupport.value(__macro_local_2_0fMu0_, forKey: "_0", in: reader), page: try BinaryPayloadMacros.BinaryPayloadCodingSupport.value(__macro_local_4pagefMu0_, forKey: "page", in: reader))
+                        case "clear":
+                            try reader.decodeObject { _, _ in
+                            }
+                            return .clear
+                        default:
+                            throw reader.unknownCase(name, of: Self.self)
+                        }
+                    }
+                }
+            }
+            """
+        )
+    }
+
+    @Test("a struct's stored properties are written in order and read by key, their types left to the compiler")
+    func structExpansion() {
+        expand(
+            """
+            @BinaryPayloadCoding
+            struct State: Codable {
+                var query = ""
+                let id: Int
+                var total: Int { 0 }
+            }
+            """,
+            to: """
+            struct State: Codable {
+                var query = ""
+                let id: Int
+                var total: Int { 0 }
+            }
+
+            extension State: BinaryPayloadKit.BinaryPayloadEncodable, BinaryPayloadKit.BinaryPayloadDecodable {
+                func encode(to writer: inout BinaryPayloadKit.BinaryPayloadWriter) throws {
+                    try writer.encodeObject { members in
+                        try BinaryPayloadMacros.BinaryPayloadCodingSupport.encode(self.query, forKey: "query", into: &members)
+                        try BinaryPayloadMacros.BinaryPayloadCodingSupport.encode(self.id, forKey: "id", into: &members)
+                    }
+                }
+
+                init(from reader: inout BinaryPayloadKit.BinaryPayloadReader) throws {
+                    var __macro_local_5queryfMu_ = BinaryPayloadMacros.BinaryPayloadCodingSupport.absent { (value: Self) in
+                        value.query
+                    }
+                    var __macro_local_2idfMu_ = BinaryPayloadMacros.BinaryPayloadCodingSupport.absent { (value: Self) in
+                        value.id
+                    }
+                    try reader.decodeObject { key, reader in
+                        switch key {
+                        case "query":
+                            try BinaryPayloadMacros.BinaryPayloadCodingSupport.read(&__macro_local_5queryfMu_, from: &reader)
+                        case "id":
+                            try BinaryPayloadMacros.BinaryPayloadCodingSupport.read(&__macro_local_2idfMu_, from: &reader)
+                        default:
+                            break
+                        }
+                    }
+                    self.query = try BinaryPayloadMacros.BinaryPayloadCodingSupport.value(__macro_local_5queryfMu_, forKey: "query", in: reader)
+                    self.id = try BinaryPayloadMacros.BinaryPayloadCodingSupport.value(__macro_local_2idfMu_, forKey: "id", in: reader)
+                }
+            }
+            """
+        )
+    }
+
+    /// A declaration the macro refuses, the error it must give, and where.
+    struct Refusal: CustomTestStringConvertible, Sendable {
+        let declaration: String
+        let message: String
+        let line: Int
+        let column: Int
+        var testDescription: String { message }
+    }
+
+    static let refusals: [Refusal] = [
+        Refusal(declaration: "class Model: Codable {\n    var count = 0\n}", message: "@BinaryPayloadCoding applies to a struct or an enum.", line: 1, column: 1),
+        Refusal(declaration: "struct Box<Value: Codable>: Codable {\n    var value: Value\n}", message: "@BinaryPayloadCoding does not write generic types; conform the type by hand, where its parameters' coding is known.", line: 1, column: 11),
+        Refusal(declaration: "struct Renamed: Codable {\n    var count: Int\n    enum CodingKeys: String, CodingKey {\n        case count = \"n\"\n    }\n}", message: "@BinaryPayloadCoding writes the synthesized Codable's keys, and this type declares its own CodingKeys; conform it by hand.", line: 3, column: 10),
+        Refusal(declaration: "struct Custom: Codable {\n    var count: Int\n    func encode(to encoder: any Encoder) throws {}\n}", message: "@BinaryPayloadCoding writes what synthesized Codable writes, and this type encodes itself; conform it by hand.", line: 3, column: 10),
+        Refusal(declaration: "enum Custom: Codable {\n    case one\n    init(from decoder: Decoder) throws { self = .one }\n}", message: "@BinaryPayloadCoding reads what synthesized Codable reads, and this type decodes itself; conform it by hand.", line: 3, column: 5),
+        Refusal(declaration: "struct Cached: Codable {\n    lazy var total: Int = 0\n}", message: "@BinaryPayloadCoding does not write a lazy property, which synthesized Codable does not either; make it computed or conform the type by hand.", line: 2, column: 10),
+        Refusal(declaration: "struct Wrapped: Codable {\n    @Clamped var level: Int\n}", message: "@BinaryPayloadCoding does not write a property wrapper's storage; conform the type by hand.", line: 2, column: 5),
+        Refusal(declaration: "struct Pair: Codable {\n    var (a, b): (Int, Int)\n}", message: "@BinaryPayloadCoding needs one name per stored property, not a pattern.", line: 2, column: 9),
+        Refusal(declaration: "struct Platform: Codable {\n    #if os(Linux)\n    var linux: Bool\n    #endif\n}", message: "@BinaryPayloadCoding cannot see which members an #if keeps; conform the type by hand.", line: 2, column: 5),
+        Refusal(declaration: "enum Never2: Codable {}", message: "@BinaryPayloadCoding needs an enum with at least one case: a value of this one cannot be logged.", line: 1, column: 6),
+    ]
+
+    @Test("what synthesized Codable would not write as the macro does is refused, with an error at its place", arguments: refusals)
+    func refusesWithAnError(_ refusal: Refusal) {
+        expand(
+            "@BinaryPayloadCoding\n" + refusal.declaration,
+            to: refusal.declaration,
+            diagnostics: [DiagnosticSpec(message: refusal.message, line: refusal.line + 1, column: refusal.column)]
+        )
+    }
+}

@@ -1,0 +1,97 @@
+@testable import BinaryPayloadKit
+import BinaryPayloadMacros
+import Foundation
+import Testing
+
+/// What `@BinaryPayloadCoding` writes, on real types: the bytes, case names and readings of their synthesized
+/// `Codable` conformances, and `Codable`'s refusals.
+@Suite("@BinaryPayloadCoding on real types")
+struct BinaryPayloadCodingTests {
+    static let profile = Profile(name: "Ada", nickname: nil, scores: [3, 1], tags: ["a": 1], x: 1.5, y: -2, kind: "profile", default: true)
+
+    static let mutations: [SearchMutation] = [
+        .setQuery("swift"), .setQuery(""), .setRepos(["a/b", "c/d"], nextPage: 2), .setRepos([], nextPage: 0),
+        .setNextPage(3), .setNextPage(nil), .move(from: 1, to: 2), .labelledOptional(note: "n", count: 1),
+        .labelledOptional(note: nil, count: 0), .mixed(7, label: "x", false), .clear, .default, .nested(profile),
+        .shapes([.circle(radius: 2), .square(3), .empty]),
+    ]
+
+    @Test("every case of an enum writes the bytes Codable writes, names the same case and reads them back")
+    func enumMatchesCodable() throws {
+        for mutation in Self.mutations { try BinaryPayload.checkHandWrittenCoding(of: mutation) }
+    }
+
+    @Test("a struct writes its stored properties as Codable does: declaration order, a nil optional left out, none computed or static")
+    func structMatchesCodable() throws {
+        var profile = Self.profile
+        try BinaryPayload.checkHandWrittenCoding(of: profile)
+        profile.nickname = "ada"
+        profile.observed = 4
+        try BinaryPayload.checkHandWrittenCoding(of: profile)
+        let json = try String(decoding: BinaryPayloadEncoder.encode(profile).payload.withUnsafeBytes { try BinaryPayload.json($0) }, as: UTF8.self)
+        #expect(json.hasPrefix(#"{"name":"ada","nickname":"ada","scores":[3,1]"#) || json.hasPrefix(#"{"name":"Ada","nickname":"ada","scores":[3,1]"#))
+        #expect(!json.contains("computed") && !json.contains("shared"))
+    }
+
+    @Test("raw-value enums write their raw values, and other shapes nest", arguments: [
+        Tagged(kind: .plain, level: .high, empty: Empty(), maybeShapes: [.empty]),
+        Tagged(kind: .fancy, level: nil, empty: Empty(), maybeShapes: nil),
+    ])
+    func nestedAndRawValues(_ tagged: Tagged) throws {
+        try BinaryPayload.checkHandWrittenCoding(of: tagged)
+        try BinaryPayload.checkHandWrittenCoding(of: tagged.kind)
+        try BinaryPayload.checkHandWrittenCoding(of: Empty())
+        try BinaryPayload.checkHandWrittenCoding(of: PublicCounter(count: 9))
+        try BinaryPayload.checkHandWrittenCoding(of: Sealed(secret: 4, visible: "v"))
+        try BinaryPayload.checkHandWrittenCoding(of: Tree.node(.leaf(1), .node(.leaf(2), .leaf(3))))
+    }
+
+    @Test("Foundation's dates, identifiers and URLs are written as through Codable")
+    func foundationValues() throws {
+        let id = UUID()
+        try BinaryPayload.checkHandWrittenCoding(of: Event(at: Date(timeIntervalSinceReferenceDate: 12.25), id: id, link: URL(string: "https://example.com/a?b=c")))
+        try BinaryPayload.checkHandWrittenCoding(of: Event(at: Date(timeIntervalSinceReferenceDate: -1), id: id, link: nil))
+        #expect(throws: DecodingError.self) { try read(UUID.self, #""not-a-uuid""#) }
+    }
+
+    /// Reads `json` through the conformance alone, without the fallback to `Codable` the codec has.
+    private func read<Value: BinaryPayloadDecodable>(_ type: Value.Type, _ json: String) throws -> Value {
+        let bytes = try BinaryPayload.fromJSON(Data(json.utf8))
+        return try bytes.withUnsafeBytes { buffer in
+            var reader = BinaryPayloadReader(buffer)
+            return try Value(from: &reader)
+        }
+    }
+
+    @Test("members in another order, an unknown member and a missing optional read as Codable reads them")
+    func readsLikeCodable() throws {
+        #expect(try read(SearchMutation.self, #"{"setRepos":{"nextPage":4,"extra":[1],"_0":["x"]}}"#) == .setRepos(["x"], nextPage: 4))
+        #expect(try read(SearchMutation.self, #"{"labelledOptional":{"count":2}}"#) == .labelledOptional(note: nil, count: 2))
+        #expect(try read(Kind.self, #""FANCY""#) == .fancy)
+        #expect(try read(Level.self, "2") == .high)
+        let profile = try read(Profile.self, #"{"default":false,"y":2,"x":1,"tags":{},"scores":[],"name":"B","kind":"k","observed":1,"observedChanges":0}"#)
+        #expect(profile.name == "B" && profile.nickname == nil && profile.kind == "k" && profile.observed == 1)
+    }
+
+    @Test("what Codable refuses is refused", arguments: [
+        #"{"setRepos":{"_0":["x"]}}"#,  // a missing required value
+        #"{"unknown":{}}"#,  // a case the enum lacks
+        #"{"clear":{},"setQuery":{"_0":"a"}}"#,  // two cases
+        #"{"clear":5}"#,  // a case without values that is not an object
+        #"{"setQuery":{"_0":5}}"#,  // a value of the wrong type
+    ])
+    func refusesWhatCodableRefuses(_ json: String) throws {
+        #expect(throws: DecodingError.self) { try read(SearchMutation.self, json) }
+        #expect(throws: DecodingError.self) {
+            try BinaryPayload.fromJSON(Data(json.utf8)).withUnsafeBytes { try BinaryPayloadDecoder.decode(SearchMutation.self, from: $0, direct: false) }
+        }
+    }
+
+    @Test("a raw value the enum lacks and a struct missing a property are refused")
+    func refusesMissingValues() {
+        #expect(throws: DecodingError.self) { try read(Kind.self, #""plain2""#) }
+        #expect(throws: DecodingError.self) { try read(Level.self, "9") }
+        #expect(throws: DecodingError.self) { try read(Profile.self, #"{"name":"B"}"#) }
+        #expect(throws: DecodingError.self) { try read(Empty.self, "[]") }
+    }
+}
