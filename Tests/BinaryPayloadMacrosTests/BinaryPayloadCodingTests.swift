@@ -54,6 +54,21 @@ struct BinaryPayloadCodingTests {
         #expect(throws: DecodingError.self) { try read(UUID.self, #""not-a-uuid""#) }
     }
 
+    @Test("what lies on a path is written as through Codable, as blame writes a state's path", arguments: [
+        [], [.key("scores"), .index(1)], [.key("scores"), .count], [.key("nickname")], [.key("tags"), .key("a")], [.key("nope")],
+    ] as [[BinaryPayload.PathStep]])
+    func pathsMatchCodable(_ path: [BinaryPayload.PathStep]) throws {
+        let wrapped = SearchMutation.nested(Self.profile)
+        for (value, prefix) in [(Self.profile as any BinaryPayloadCodable, [BinaryPayload.PathStep]()), (wrapped, [.key("nested"), .key("_0")])] {
+            func check<Value: BinaryPayloadCodable>(_ value: Value) throws {
+                let direct = try BinaryPayloadEncoder.encode(value, keepingOnly: prefix + path)
+                let viaCodable = try BinaryPayloadEncoder.encode(value, keepingOnly: prefix + path, direct: false)
+                #expect(direct.payload == viaCodable.payload, "\(prefix + path)")
+            }
+            try check(value)
+        }
+    }
+
     /// Reads `json` through the conformance alone, without the fallback to `Codable` the codec has.
     private func read<Value: BinaryPayloadDecodable>(_ type: Value.Type, _ json: String) throws -> Value {
         let bytes = try BinaryPayload.fromJSON(Data(json.utf8))
