@@ -22,8 +22,9 @@
 /// strings, optionals, arrays and string-keyed dictionaries are, and so is any type the macro is attached to.
 ///
 /// Where the type's `Codable` is not the synthesized one, the macro says so at compile time rather than write
-/// other bytes: a type of its own `CodingKeys`, `encode(to:)` or `init(from:)`, a class, a generic type, a property
-/// wrapper, a lazy property, a property without a written type, a member inside `#if`. Conform such a type by hand
+/// other bytes: a type of its own `CodingKeys`, `encode(to:)` or `init(from:)`, a class, a property wrapper, a lazy
+/// property, a member inside `#if`. A generic type conforms where its type parameters do
+/// (`extension Page: BinaryPayloadEncodable, BinaryPayloadDecodable where Item: …`). Conform such a type by hand
 /// (`BinaryPayloadEncodable`) or leave it to `Codable`. A test can still check any value with
 /// `BinaryPayload.checkHandWrittenCoding(of:)`.
 @attached(

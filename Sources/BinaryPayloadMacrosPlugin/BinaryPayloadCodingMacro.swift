@@ -13,7 +13,8 @@ public struct BinaryPayloadCodingMacro: ExtensionMacro {
             let members = try conformance(of: declaration, in: context)
             let access = declaration.modifiers.contains { [.keyword(.public), .keyword(.open)].contains($0.name.tokenKind) } ? "public "
                 : declaration.modifiers.contains { $0.name.tokenKind == .keyword(.package) } ? "package " : ""
-            let adopted = protocols.isEmpty ? "" : ": " + protocols.map { "BinaryPayloadKit.\($0.trimmedDescription)" }.joined(separator: ", ")
+            let adopted = (protocols.isEmpty ? "" : ": " + protocols.map { "BinaryPayloadKit.\($0.trimmedDescription)" }.joined(separator: ", "))
+                + (try requirements(of: declaration).map { " where " + $0 } ?? "")
             // The members' lines lose the indentation their templates gave them, and the whole is indented afresh.
             let body = members(access).map(\.description).joined(separator: "\n\n")
                 .split(separator: "\n", omittingEmptySubsequences: false).map { $0.drop { $0 == " " } }.joined(separator: "\n")
@@ -24,13 +25,24 @@ public struct BinaryPayloadCodingMacro: ExtensionMacro {
         }
     }
 
+    /// A generic type conforms where each of its type parameters does, as a synthesized `Codable` conformance of a
+    /// generic type is written (`extension Page: Codable where Item: Codable`); nil for a type that is not generic.
+    private static func requirements(of declaration: some DeclGroupSyntax) throws(CodingRefusal) -> String? {
+        guard let clause = declaration.as(StructDeclSyntax.self)?.genericParameterClause ?? declaration.as(EnumDeclSyntax.self)?.genericParameterClause else {
+            return nil
+        }
+        return try clause.parameters.map { parameter throws(CodingRefusal) in
+            if let specifier = parameter.specifier {
+                throw CodingRefusal("@BinaryPayloadCoding cannot write a type whose parameter is '\(specifier.text) \(parameter.name.text)'; conform it by hand.", at: parameter)
+            }
+            return "\(parameter.name.text): BinaryPayloadKit.BinaryPayloadEncodable & BinaryPayloadKit.BinaryPayloadDecodable"
+        }.joined(separator: ", ")
+    }
+
     /// What writes the members, or the refusal that explains why the macro cannot.
     private static func conformance(
         of declaration: some DeclGroupSyntax, in context: some MacroExpansionContext
     ) throws(CodingRefusal) -> (String) -> [DeclSyntax] {
-        if let generic = (declaration.as(StructDeclSyntax.self)?.genericParameterClause ?? declaration.as(EnumDeclSyntax.self)?.genericParameterClause) {
-            throw CodingRefusal("@BinaryPayloadCoding does not write generic types; conform the type by hand, where its parameters' coding is known.", at: generic)
-        }
         for member in declaration.memberBlock.members {
             if let ownKeys = member.decl.as(EnumDeclSyntax.self), ownKeys.name.text == "CodingKeys" {
                 throw CodingRefusal("@BinaryPayloadCoding writes the synthesized Codable's keys, and this type declares its own CodingKeys; conform it by hand.", at: ownKeys.name)

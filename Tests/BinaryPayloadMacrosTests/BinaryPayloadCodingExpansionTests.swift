@@ -127,6 +127,71 @@ struct BinaryPayloadCodingExpansionTests {
         )
     }
 
+    @Test("a generic type conforms where its type parameters do")
+    func genericExpansion() {
+        expand(
+            """
+            @BinaryPayloadCoding
+            enum Loadable<Value: Codable, Failure: Codable>: Codable {
+                case loaded(Value)
+                case failed(Failure)
+            }
+            """,
+            to: """
+            enum Loadable<Value: Codable, Failure: Codable>: Codable {
+                case loaded(Value)
+                case failed(Failure)
+            }
+
+            extension Loadable: BinaryPayloadKit.BinaryPayloadEncodable, BinaryPayloadKit.BinaryPayloadDecodable where Value: BinaryPayloadKit.BinaryPayloadEncodable & BinaryPayloadKit.BinaryPayloadDecodable, Failure: BinaryPayloadKit.BinaryPayloadEncodable & BinaryPayloadKit.BinaryPayloadDecodable {
+                func encode(to writer: inout BinaryPayloadKit.BinaryPayloadWriter) throws {
+                    switch self {
+                    case .loaded(let __macro_local_2_0fMu_):
+                        try writer.encodeCase("loaded") { values in
+                            try BinaryPayloadMacros.BinaryPayloadCodingSupport.encode(__macro_local_2_0fMu_, forKey: "_0", into: &values)
+                        }
+                    case .failed(let __macro_local_2_0fMu0_):
+                        try writer.encodeCase("failed") { values in
+                            try BinaryPayloadMacros.BinaryPayloadCodingSupport.encode(__macro_local_2_0fMu0_, forKey: "_0", into: &values)
+                        }
+                    }
+                }
+
+                init(from reader: inout BinaryPayloadKit.BinaryPayloadReader) throws {
+                    self = try reader.decodeCase { (name, reader) -> Self in
+                        switch name {
+                        case "loaded":
+                            var __macro_local_2_0fMu1_: (Value)? = nil
+                            try reader.decodeObject { key, reader in
+                                switch key {
+                                case "_0":
+                                    try BinaryPayloadMacros.BinaryPayloadCodingSupport.read(&__macro_local_2_0fMu1_, from: &reader)
+                                default:
+                                    break
+                                }
+                            }
+                            return .loaded(try BinaryPayloadMacros.BinaryPayloadCodingSupport.value(__macro_local_2_0fMu1_, forKey: "_0", in: reader))
+                        case "failed":
+                            var __macro_local_2_0fMu2_: (Failure)? = nil
+                            try reader.decodeObject { key, reader in
+                                switch key {
+                                case "_0":
+                                    try BinaryPayloadMacros.BinaryPayloadCodingSupport.read(&__macro_local_2_0fMu2_, from: &reader)
+                                default:
+                                    break
+                                }
+                            }
+                            return .failed(try BinaryPayloadMacros.BinaryPayloadCodingSupport.value(__macro_local_2_0fMu2_, forKey: "_0", in: reader))
+                        default:
+                            throw reader.unknownCase(name, of: Self.self)
+                        }
+                    }
+                }
+            }
+            """
+        )
+    }
+
     /// A declaration the macro refuses, the error it must give, and where.
     struct Refusal: CustomTestStringConvertible, Sendable {
         let declaration: String
@@ -138,7 +203,7 @@ struct BinaryPayloadCodingExpansionTests {
 
     static let refusals: [Refusal] = [
         Refusal(declaration: "class Model: Codable {\n    var count = 0\n}", message: "@BinaryPayloadCoding applies to a struct or an enum.", line: 1, column: 1),
-        Refusal(declaration: "struct Box<Value: Codable>: Codable {\n    var value: Value\n}", message: "@BinaryPayloadCoding does not write generic types; conform the type by hand, where its parameters' coding is known.", line: 1, column: 11),
+        Refusal(declaration: "struct Tuple<each Element>: Codable {\n    var count: Int\n}", message: "@BinaryPayloadCoding cannot write a type whose parameter is 'each Element'; conform it by hand.", line: 1, column: 14),
         Refusal(declaration: "struct Renamed: Codable {\n    var count: Int\n    enum CodingKeys: String, CodingKey {\n        case count = \"n\"\n    }\n}", message: "@BinaryPayloadCoding writes the synthesized Codable's keys, and this type declares its own CodingKeys; conform it by hand.", line: 3, column: 10),
         Refusal(declaration: "struct Custom: Codable {\n    var count: Int\n    func encode(to encoder: any Encoder) throws {}\n}", message: "@BinaryPayloadCoding writes what synthesized Codable writes, and this type encodes itself; conform it by hand.", line: 3, column: 10),
         Refusal(declaration: "enum Custom: Codable {\n    case one\n    init(from decoder: Decoder) throws { self = .one }\n}", message: "@BinaryPayloadCoding reads what synthesized Codable reads, and this type decodes itself; conform it by hand.", line: 3, column: 5),

@@ -43,6 +43,8 @@ struct BinaryPayloadCodingTests {
         try BinaryPayload.checkHandWrittenCoding(of: Empty())
         try BinaryPayload.checkHandWrittenCoding(of: PublicCounter(count: 9))
         try BinaryPayload.checkHandWrittenCoding(of: Sealed(secret: 4, visible: "v"))
+        try BinaryPayload.checkHandWrittenCoding(of: Page(items: [Shape.circle(radius: 1), .empty], next: 2))
+        try BinaryPayload.checkHandWrittenCoding(of: Page(items: [Date(timeIntervalSinceReferenceDate: 5)], next: nil))
         try BinaryPayload.checkHandWrittenCoding(of: Tree.node(.leaf(1), .node(.leaf(2), .leaf(3))))
     }
 

@@ -97,3 +97,10 @@ enum Tree: Codable, Equatable {
     indirect case node(Tree, Tree)
     case leaf(Int)
 }
+
+/// A generic page of items, which conforms where its items do.
+@BinaryPayloadCoding
+struct Page<Item: Codable & Equatable>: Codable, Equatable {
+    var items: [Item]
+    var next: Int?
+}
