@@ -21,7 +21,8 @@ struct StructConformance {
             if modifiers.contains(.keyword(.lazy)) {
                 throw CodingRefusal("@BinaryPayloadCoding does not write a lazy property, which synthesized Codable does not either; make it computed or conform the type by hand.", at: variable.bindingSpecifier)
             }
-            if let wrapper = variable.attributes.first {
+            // A property wrapper is a type, named as types are; the language's own attributes (`@available`) are lowercase.
+            if let wrapper = variable.attributes.first(where: { $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription.first?.isUppercase ?? true }) {
                 throw CodingRefusal("@BinaryPayloadCoding does not write a property wrapper's storage; conform the type by hand.", at: wrapper)
             }
             let isLet = variable.bindingSpecifier.tokenKind == .keyword(.let)

@@ -83,7 +83,8 @@ struct Event: Codable, Equatable {
 @BinaryPayloadCoding
 struct Sealed: Codable, Equatable {
     private var secret: Int
-    private(set) var visible: String
+    /// A language attribute, which the macro lets through.
+    @usableFromInline private(set) var visible: String
 
     init(secret: Int, visible: String) {
         self.secret = secret
