@@ -18,15 +18,15 @@
 /// properties in declaration order (a nil optional left out, a `let` with an initial value written and not read),
 /// an enum case as an object of one member, the case name, whose value is an object of the associated values
 /// (labelled, or `_0`, `_1`, …), and an enum with raw values as its raw value. Every stored property and
-/// associated value must itself be `BinaryPayloadCodable`: the standard library's numbers,
-/// strings, optionals, arrays and string-keyed dictionaries are, and so is any type the macro is attached to.
+/// associated value must itself be `BinaryPayloadCodable`: the standard library's numbers, strings, optionals,
+/// arrays and string-keyed dictionaries are, as are Foundation's `Date`, `UUID` and `URL` and any type the macro is
+/// attached to. A generic type conforms where its type parameters do
+/// (`extension Page: BinaryPayloadEncodable, BinaryPayloadDecodable where Item: …`).
 ///
 /// Where the type's `Codable` is not the synthesized one, the macro says so at compile time rather than write
 /// other bytes: a type of its own `CodingKeys`, `encode(to:)` or `init(from:)`, a class, a property wrapper, a lazy
-/// property, a member inside `#if`. A generic type conforms where its type parameters do
-/// (`extension Page: BinaryPayloadEncodable, BinaryPayloadDecodable where Item: …`). Conform such a type by hand
-/// (`BinaryPayloadEncodable`) or leave it to `Codable`. A test can still check any value with
-/// `BinaryPayload.checkHandWrittenCoding(of:)`.
+/// property, a member inside `#if`, a parameter pack. Conform such a type by hand (`BinaryPayloadEncodable`) or
+/// leave it to `Codable`. A test can still check any value with `BinaryPayload.checkHandWrittenCoding(of:)`.
 @attached(
     extension, conformances: BinaryPayloadEncodable, BinaryPayloadDecodable,
     names: named(encode(to:)), named(init(from:))
