@@ -71,6 +71,16 @@ struct BinaryPayloadCodingTests {
         }
     }
 
+    @Test("the guide's example writes what Codable writes; an optional with a default reads as nil when missing, as Codable reads it")
+    func guideExample() throws {
+        for mutation: Mutation in [.setQuery("swift"), .setRepos(["a"], nextPage: nil), .setRepos([], nextPage: 3), .setLoading(true)] {
+            try BinaryPayload.checkHandWrittenCoding(of: mutation)
+        }
+        try BinaryPayload.checkHandWrittenCoding(of: State())
+        try BinaryPayload.checkHandWrittenCoding(of: State(query: "q", repos: ["r"], nextPage: nil, isLoading: true))
+        #expect(try read(State.self, #"{"query":"","repos":[],"isLoading":false}"#).nextPage == nil)
+    }
+
     /// Reads `json` through the conformance alone, without the fallback to `Codable` the codec has.
     private func read<Value: BinaryPayloadDecodable>(_ type: Value.Type, _ json: String) throws -> Value {
         let bytes = try BinaryPayload.fromJSON(Data(json.utf8))
