@@ -32,7 +32,8 @@ public struct BinaryPayloadCodingMacro: ExtensionMacro {
             return nil
         }
         return try clause.parameters.map { parameter throws(CodingRefusal) in
-            if let specifier = parameter.specifier {
+            // A pack (`each T`) or a value (`let N: Int`); read from the tokens, which every swift-syntax from 600 names alike.
+            if let specifier = parameter.firstToken(viewMode: .sourceAccurate), [.keyword(.each), .keyword(.let)].contains(specifier.tokenKind) {
                 throw CodingRefusal("@BinaryPayloadCoding cannot write a type whose parameter is '\(specifier.text) \(parameter.name.text)'; conform it by hand.", at: parameter)
             }
             return "\(parameter.name.text): BinaryPayloadKit.BinaryPayloadEncodable & BinaryPayloadKit.BinaryPayloadDecodable"
