@@ -30,4 +30,33 @@ public enum BinaryPayloadCodingSupport {
     @inlinable public static func encode<Wrapped: BinaryPayloadEncodable>(_ value: Wrapped?, forKey key: String, into members: inout BinaryPayloadWriter.Keyed) throws {
         try members.encodeIfPresent(value, forKey: key)
     }
+
+    /// Does nothing and returns false: a type without raw values is written as its case.
+    @inlinable public static func encodeRawValue<Value>(of value: Value, to writer: inout BinaryPayloadWriter) throws -> Bool {
+        false
+    }
+
+    /// Writes the raw value and returns true, as `Codable` writes an enum with raw values; the compiler picks this
+    /// overload wherever the enum has a raw type, however its declaration spells it.
+    @inlinable public static func encodeRawValue<Value: RawRepresentable>(of value: Value, to writer: inout BinaryPayloadWriter) throws -> Bool
+    where Value.RawValue: BinaryPayloadEncodable {
+        try value.rawValue.encode(to: &writer)
+        return true
+    }
+
+    /// Returns nil without reading: a type without raw values reads its case.
+    @inlinable public static func decodeRawValue<Value>(of type: Value.Type, from reader: inout BinaryPayloadReader) throws -> Value? {
+        nil
+    }
+
+    /// Reads a raw value and returns the case that has it; throws `DecodingError.dataCorrupted` for one no case has.
+    @inlinable public static func decodeRawValue<Value: RawRepresentable>(of type: Value.Type, from reader: inout BinaryPayloadReader) throws -> Value?
+    where Value.RawValue: BinaryPayloadDecodable {
+        let rawValue = try Value.RawValue(from: &reader)
+        guard let value = Value(rawValue: rawValue) else {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: [], debugDescription: "Cannot initialize \(Value.self) from invalid \(Value.RawValue.self) value \(rawValue)"))
+        }
+        return value
+    }
 }

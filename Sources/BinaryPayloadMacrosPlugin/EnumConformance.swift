@@ -15,24 +15,19 @@ struct EnumConformance {
     }
 
     let cases: [Case]
-    /// Whether the enum has raw values, which synthesized `Codable` writes in place of the case.
-    let hasRawValues: Bool
-
-    /// The raw-value types an enum's first inherited type can be, when its cases write no raw values.
-    private static let rawValueTypes: Set<String> = [
-        "String", "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64", "Double", "Float",
-    ]
+    /// Whether no case has associated values: such an enum may have raw values, which synthesized `Codable` writes in
+    /// place of the case. The raw type can be hidden from the macro (`enum Kind: Swift.String`, a type alias), so the
+    /// written code asks the compiler (`BinaryPayloadCodingSupport.encodeRawValue(of:to:)`).
+    let mayHaveRawValues: Bool
 
     init(_ declaration: EnumDeclSyntax) throws(CodingRefusal) {
         var cases: [Case] = []
-        var anyRawValue = false
         for member in declaration.memberBlock.members {
             if let conditional = member.decl.as(IfConfigDeclSyntax.self) {
                 throw CodingRefusal("@BinaryPayloadCoding cannot see which cases an #if keeps; conform the type by hand.", at: conditional.clauses.first?.poundKeyword ?? conditional.poundEndif)
             }
             guard let caseDecl = member.decl.as(EnumCaseDeclSyntax.self) else { continue }
             for element in caseDecl.elements {
-                if element.rawValue != nil { anyRawValue = true }
                 let parameters = element.parameterClause?.parameters.map { $0 } ?? []
                 let labels = parameters.map { $0.firstName.map(\.unescapedName).flatMap { $0 == "_" ? nil : $0 } }
                 let values = labels.enumerated().map { index, label in CodedValue(key: label ?? "_\(index)") }
@@ -42,28 +37,12 @@ struct EnumConformance {
         guard !cases.isEmpty else {
             throw CodingRefusal("@BinaryPayloadCoding needs an enum with at least one case: a value of this one cannot be logged.", at: declaration.name)
         }
-        let firstInherited = declaration.inheritanceClause?.inheritedTypes.first?.type.trimmedDescription
         self.cases = cases
-        hasRawValues = anyRawValue || firstInherited.map(Self.rawValueTypes.contains) == true
+        mayHaveRawValues = cases.allSatisfy(\.values.isEmpty)
     }
 
     /// `encode(to:)` and `init(from:)`, declared with `access` (`public ` or empty).
     func members(access: String, in context: some MacroExpansionContext) -> [DeclSyntax] {
-        if hasRawValues {
-            return [
-                "\(raw: access)func encode(to writer: inout BinaryPayloadKit.BinaryPayloadWriter) throws { try self.rawValue.encode(to: &writer) }",
-                """
-                \(raw: access)init(from reader: inout BinaryPayloadKit.BinaryPayloadReader) throws {
-                    let rawValue = try reader.decode() as RawValue
-                    guard let value = Self(rawValue: rawValue) else {
-                        throw DecodingError.dataCorrupted(DecodingError.Context(
-                            codingPath: [], debugDescription: "Cannot initialize \\(Self.self) from invalid \\(RawValue.self) value \\(rawValue)"))
-                    }
-                    self = value
-                }
-                """,
-            ]
-        }
         let encodeCases = cases.map { coded -> String in
             guard !coded.values.isEmpty else {
                 return "case .\(coded.name): writer.encodeCase(\"\(coded.name)\") { _ in }"
@@ -108,14 +87,14 @@ struct EnumConformance {
         return [
             """
             \(raw: access)func encode(to writer: inout BinaryPayloadKit.BinaryPayloadWriter) throws {
-                switch self {
+                \(raw: mayHaveRawValues ? "if try \(CodedValue.support).encodeRawValue(of: self, to: &writer) { return }\n" : "")switch self {
                 \(raw: encodeCases.joined(separator: "\n"))
                 }
             }
             """,
             """
             \(raw: access)init(from reader: inout BinaryPayloadKit.BinaryPayloadReader) throws {
-                self = try reader.decodeCase { (name, reader) -> Self in
+                \(raw: mayHaveRawValues ? "if let value = try \(CodedValue.support).decodeRawValue(of: Self.self, from: &reader) {\nself = value\nreturn\n}\n" : "")self = try reader.decodeCase { (name, reader) -> Self in
                     switch name {
                     \(raw: decodeCases.joined(separator: "\n"))
                     default:

@@ -33,13 +33,16 @@ struct BinaryPayloadCodingTests {
         #expect(!json.contains("computed") && !json.contains("shared"))
     }
 
-    @Test("raw-value enums write their raw values, and other shapes nest", arguments: [
+    @Test("raw-value enums write their raw values, however the raw type is spelled, and other shapes nest", arguments: [
         Tagged(kind: .plain, level: .high, empty: Empty(), maybeShapes: [.empty]),
         Tagged(kind: .fancy, level: nil, empty: Empty(), maybeShapes: nil),
     ])
     func nestedAndRawValues(_ tagged: Tagged) throws {
         try BinaryPayload.checkHandWrittenCoding(of: tagged)
         try BinaryPayload.checkHandWrittenCoding(of: tagged.kind)
+        for value in [Qualified.on, .off] { try BinaryPayload.checkHandWrittenCoding(of: value) }
+        for value in [Aliased.debug, .info] { try BinaryPayload.checkHandWrittenCoding(of: value) }
+        for value in [Direction.up, .down] { try BinaryPayload.checkHandWrittenCoding(of: value) }
         try BinaryPayload.checkHandWrittenCoding(of: Empty())
         try BinaryPayload.checkHandWrittenCoding(of: PublicCounter(count: 9))
         try BinaryPayload.checkHandWrittenCoding(of: Sealed(secret: 4, visible: "v"))

@@ -105,3 +105,22 @@ struct Page<Item: Codable & Equatable>: Codable, Equatable {
     var items: [Item]
     var next: Int?
 }
+
+typealias LevelName = String
+
+/// Raw values the macro cannot see: a qualified raw type, and one through a type alias.
+@BinaryPayloadCoding
+enum Qualified: Swift.String, Codable, Equatable {
+    case on, off
+}
+
+@BinaryPayloadCoding
+enum Aliased: LevelName, Codable, Equatable {
+    case debug, info = "INFO"
+}
+
+/// Cases without values or raw values: written as cases, each an object of one empty member.
+@BinaryPayloadCoding
+enum Direction: Codable, Equatable {
+    case up, down
+}
