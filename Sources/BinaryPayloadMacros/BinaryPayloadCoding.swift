@@ -17,7 +17,8 @@
 /// `init(from:)` for the binary format, written as that conformance writes: a struct as an object of its stored
 /// properties in declaration order (a nil optional left out, a `let` with an initial value written and not read),
 /// an enum case as an object of one member, the case name, whose value is an object of the associated values
-/// (labelled, or `_0`, `_1`, …), and an enum with raw values as its raw value. Every stored property and
+/// (labelled, or `_0`, `_1`, …), and a type with raw values (an enum's raw type, a `RawRepresentable` struct) as its
+/// raw value. Every stored property and
 /// associated value must itself be `BinaryPayloadCodable`: the standard library's numbers, strings, optionals,
 /// arrays and string-keyed dictionaries are, as are Foundation's `Date`, `UUID` and `URL` and any type the macro is
 /// attached to. A generic type conforms where its type parameters do

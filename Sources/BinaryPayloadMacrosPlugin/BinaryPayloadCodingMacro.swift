@@ -10,13 +10,28 @@ public struct BinaryPayloadCodingMacro: ExtensionMacro {
         conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
         do {
-            let members = try conformance(of: declaration, in: context)
+            let bodies = try conformance(of: declaration, in: context)
             let access = declaration.modifiers.contains { [.keyword(.public), .keyword(.open)].contains($0.name.tokenKind) } ? "public "
                 : declaration.modifiers.contains { $0.name.tokenKind == .keyword(.package) } ? "package " : ""
             let adopted = (protocols.isEmpty ? "" : ": " + protocols.map { "BinaryPayloadKit.\($0.trimmedDescription)" }.joined(separator: ", "))
                 + (try requirements(of: declaration).map { " where " + $0 } ?? "")
-            // The members' lines lose the indentation their templates gave them, and the whole is indented afresh.
-            let body = members(access).map(\.description).joined(separator: "\n\n")
+            // A type with raw values, however its declaration spells them (`enum Kind: Swift.String`, a type alias, a
+            // struct of its own `rawValue`), is written as `Codable` writes it, as its raw value: the compiler picks
+            // the overload for `RawRepresentable` where it applies. The lines are indented afresh below.
+            let body = """
+                \(access)func encode(to writer: inout BinaryPayloadKit.BinaryPayloadWriter) throws {
+                if try \(CodedValue.support).encodeRawValue(of: self, to: &writer) { return }
+                \(bodies.encode)
+                }
+
+                \(access)init(from reader: inout BinaryPayloadKit.BinaryPayloadReader) throws {
+                if let value = try \(CodedValue.support).decodeRawValue(of: Self.self, from: &reader) {
+                self = value
+                return
+                }
+                \(bodies.decode)
+                }
+                """
                 .split(separator: "\n", omittingEmptySubsequences: false).map { $0.drop { $0 == " " } }.joined(separator: "\n")
             let declaration = try ExtensionDeclSyntax("extension \(type.trimmed)\(raw: adopted) {\n\(raw: body)\n}")
             return [declaration.formatted().cast(ExtensionDeclSyntax.self)]
@@ -40,10 +55,10 @@ public struct BinaryPayloadCodingMacro: ExtensionMacro {
         }.joined(separator: ", ")
     }
 
-    /// What writes the members, or the refusal that explains why the macro cannot.
+    /// The bodies of the members, or the refusal that explains why the macro cannot write them.
     private static func conformance(
         of declaration: some DeclGroupSyntax, in context: some MacroExpansionContext
-    ) throws(CodingRefusal) -> (String) -> [DeclSyntax] {
+    ) throws(CodingRefusal) -> (encode: String, decode: String) {
         for member in declaration.memberBlock.members {
             if let ownKeys = member.decl.as(EnumDeclSyntax.self), ownKeys.name.text == "CodingKeys" {
                 throw CodingRefusal("@BinaryPayloadCoding writes the synthesized Codable's keys, and this type declares its own CodingKeys; conform it by hand.", at: ownKeys.name)
@@ -59,12 +74,10 @@ public struct BinaryPayloadCodingMacro: ExtensionMacro {
             }
         }
         if let structDecl = declaration.as(StructDeclSyntax.self) {
-            let conformance = try StructConformance(structDecl.memberBlock)
-            return { conformance.members(access: $0, in: context) }
+            return try StructConformance(structDecl.memberBlock).bodies(in: context)
         }
         if let enumDecl = declaration.as(EnumDeclSyntax.self) {
-            let conformance = try EnumConformance(enumDecl)
-            return { conformance.members(access: $0, in: context) }
+            return try EnumConformance(enumDecl).bodies(in: context)
         }
         throw CodingRefusal("@BinaryPayloadCoding applies to a struct or an enum.", at: declaration.introducer)
     }

@@ -2,7 +2,7 @@ import SwiftSyntax
 import SwiftSyntaxMacros
 
 /// The conformance of an enum: each case as an object of one member, the case name, whose value is an object of
-/// the associated values; or, for an enum with raw values, the raw value.
+/// the associated values.
 struct EnumConformance {
     /// A case and its associated values.
     struct Case {
@@ -15,11 +15,6 @@ struct EnumConformance {
     }
 
     let cases: [Case]
-    /// Whether no case has associated values: such an enum may have raw values, which synthesized `Codable` writes in
-    /// place of the case. The raw type can be hidden from the macro (`enum Kind: Swift.String`, a type alias), so the
-    /// written code asks the compiler (`BinaryPayloadCodingSupport.encodeRawValue(of:to:)`).
-    let mayHaveRawValues: Bool
-
     init(_ declaration: EnumDeclSyntax) throws(CodingRefusal) {
         var cases: [Case] = []
         for member in declaration.memberBlock.members {
@@ -38,11 +33,10 @@ struct EnumConformance {
             throw CodingRefusal("@BinaryPayloadCoding needs an enum with at least one case: a value of this one cannot be logged.", at: declaration.name)
         }
         self.cases = cases
-        mayHaveRawValues = cases.allSatisfy(\.values.isEmpty)
     }
 
-    /// `encode(to:)` and `init(from:)`, declared with `access` (`public ` or empty).
-    func members(access: String, in context: some MacroExpansionContext) -> [DeclSyntax] {
+    /// The bodies of `encode(to:)` and `init(from:)`.
+    func bodies(in context: some MacroExpansionContext) -> (encode: String, decode: String) {
         let encodeCases = cases.map { coded -> String in
             guard !coded.values.isEmpty else {
                 return "case .\(coded.name): writer.encodeCase(\"\(coded.name)\") { _ in }"
@@ -84,25 +78,21 @@ struct EnumConformance {
                     return .\(coded.name)(\(arguments.joined(separator: ", ")))
                 """
         }
-        return [
+        return (
             """
-            \(raw: access)func encode(to writer: inout BinaryPayloadKit.BinaryPayloadWriter) throws {
-                \(raw: mayHaveRawValues ? "if try \(CodedValue.support).encodeRawValue(of: self, to: &writer) { return }\n" : "")switch self {
-                \(raw: encodeCases.joined(separator: "\n"))
-                }
+            switch self {
+            \(encodeCases.joined(separator: "\n"))
             }
             """,
             """
-            \(raw: access)init(from reader: inout BinaryPayloadKit.BinaryPayloadReader) throws {
-                \(raw: mayHaveRawValues ? "if let value = try \(CodedValue.support).decodeRawValue(of: Self.self, from: &reader) {\nself = value\nreturn\n}\n" : "")self = try reader.decodeCase { (name, reader) -> Self in
-                    switch name {
-                    \(raw: decodeCases.joined(separator: "\n"))
-                    default:
-                        throw reader.unknownCase(name, of: Self.self)
-                    }
-                }
+            self = try reader.decodeCase { (name, reader) -> Self in
+            switch name {
+            \(decodeCases.joined(separator: "\n"))
+            default:
+            throw reader.unknownCase(name, of: Self.self)
             }
-            """,
-        ]
+            }
+            """
+        )
     }
 }

@@ -42,43 +42,30 @@ struct StructConformance {
         return accessors.allSatisfy { [.keyword(.willSet), .keyword(.didSet)].contains($0.accessorSpecifier.tokenKind) }
     }
 
-    /// `encode(to:)` and `init(from:)`, declared with `access` (`public ` or empty).
-    func members(access: String, in context: some MacroExpansionContext) -> [DeclSyntax] {
-        let encode: DeclSyntax
-        if properties.isEmpty {
-            encode = "\(raw: access)func encode(to writer: inout BinaryPayloadKit.BinaryPayloadWriter) throws { writer.encodeObject { _ in } }"
-        } else {
-            let statements = properties.map { $0.encodeStatement("self.\($0.key)", into: "members") }
-            encode = """
-                \(raw: access)func encode(to writer: inout BinaryPayloadKit.BinaryPayloadWriter) throws {
-                    try writer.encodeObject { members in
-                        \(raw: statements.joined(separator: "\n"))
-                    }
-                }
-                """
-        }
+    /// The bodies of `encode(to:)` and `init(from:)`.
+    func bodies(in context: some MacroExpansionContext) -> (encode: String, decode: String) {
+        let encode = properties.isEmpty ? "writer.encodeObject { _ in }" : """
+            try writer.encodeObject { members in
+            \(properties.map { $0.encodeStatement("self.\($0.key)", into: "members") }.joined(separator: "\n"))
+            }
+            """
         let read = properties.filter(\.isRead)
-        guard !read.isEmpty else {
-            return [encode, "\(raw: access)init(from reader: inout BinaryPayloadKit.BinaryPayloadReader) throws { try reader.decodeObject { _, _ in } }"]
-        }
+        guard !read.isEmpty else { return (encode, "try reader.decodeObject { _, _ in }") }
         let locals = read.map { context.makeUniqueName($0.key).text }
         let declarations = zip(read, locals).map { value, local in
             "var \(local) = \(CodedValue.support).absent { (value: Self) in value.\(value.key) }"
         }
         let cases = zip(read, locals).map { value, local in value.readStatement(into: local) }
         let assignments = zip(read, locals).map { value, local in "self.\(value.key) = \(value.valueExpression(of: local))" }
-        let decode: DeclSyntax = """
-            \(raw: access)init(from reader: inout BinaryPayloadKit.BinaryPayloadReader) throws {
-                \(raw: declarations.joined(separator: "\n"))
-                try reader.decodeObject { key, reader in
-                    switch key {
-                    \(raw: cases.joined(separator: "\n"))
-                    default: break
-                    }
-                }
-                \(raw: assignments.joined(separator: "\n"))
+        return (encode, """
+            \(declarations.joined(separator: "\n"))
+            try reader.decodeObject { key, reader in
+            switch key {
+            \(cases.joined(separator: "\n"))
+            default: break
             }
-            """
-        return [encode, decode]
+            }
+            \(assignments.joined(separator: "\n"))
+            """)
     }
 }

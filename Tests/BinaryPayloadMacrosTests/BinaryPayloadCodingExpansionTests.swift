@@ -33,6 +33,9 @@ struct BinaryPayloadCodingExpansionTests {
 
             extension Mutation: BinaryPayloadKit.BinaryPayloadEncodable, BinaryPayloadKit.BinaryPayloadDecodable {
                 public func encode(to writer: inout BinaryPayloadKit.BinaryPayloadWriter) throws {
+                    if try BinaryPayloadMacros.BinaryPayloadCodingSupport.encodeRawValue(of: self, to: &writer) {
+                        return
+                    }
                     switch self {
                     case .setRepos(let __macro_local_2_0fMu_, page: let __macro_local_4pagefMu_):
                         try writer.encodeCase("setRepos") { values in
@@ -46,6 +49,10 @@ struct BinaryPayloadCodingExpansionTests {
                 }
 
                 public init(from reader: inout BinaryPayloadKit.BinaryPayloadReader) throws {
+                    if let value = try BinaryPayloadMacros.BinaryPayloadCodingSupport.decodeRawValue(of: Self.self, from: &reader) {
+                        self = value
+                        return
+                    }
                     self = try reader.decodeCase { (name, reader) -> Self in
                         switch name {
                         case "setRepos":
@@ -96,6 +103,9 @@ struct BinaryPayloadCodingExpansionTests {
 
             extension State: BinaryPayloadKit.BinaryPayloadEncodable, BinaryPayloadKit.BinaryPayloadDecodable {
                 func encode(to writer: inout BinaryPayloadKit.BinaryPayloadWriter) throws {
+                    if try BinaryPayloadMacros.BinaryPayloadCodingSupport.encodeRawValue(of: self, to: &writer) {
+                        return
+                    }
                     try writer.encodeObject { members in
                         try BinaryPayloadMacros.BinaryPayloadCodingSupport.encode(self.query, forKey: "query", into: &members)
                         try BinaryPayloadMacros.BinaryPayloadCodingSupport.encode(self.id, forKey: "id", into: &members)
@@ -103,6 +113,10 @@ struct BinaryPayloadCodingExpansionTests {
                 }
 
                 init(from reader: inout BinaryPayloadKit.BinaryPayloadReader) throws {
+                    if let value = try BinaryPayloadMacros.BinaryPayloadCodingSupport.decodeRawValue(of: Self.self, from: &reader) {
+                        self = value
+                        return
+                    }
                     var __macro_local_5queryfMu_ = BinaryPayloadMacros.BinaryPayloadCodingSupport.absent { (value: Self) in
                         value.query
                     }
@@ -145,6 +159,9 @@ struct BinaryPayloadCodingExpansionTests {
 
             extension Loadable: BinaryPayloadKit.BinaryPayloadEncodable, BinaryPayloadKit.BinaryPayloadDecodable where Value: BinaryPayloadKit.BinaryPayloadEncodable & BinaryPayloadKit.BinaryPayloadDecodable, Failure: BinaryPayloadKit.BinaryPayloadEncodable & BinaryPayloadKit.BinaryPayloadDecodable {
                 func encode(to writer: inout BinaryPayloadKit.BinaryPayloadWriter) throws {
+                    if try BinaryPayloadMacros.BinaryPayloadCodingSupport.encodeRawValue(of: self, to: &writer) {
+                        return
+                    }
                     switch self {
                     case .loaded(let __macro_local_2_0fMu_):
                         try writer.encodeCase("loaded") { values in
@@ -158,6 +175,10 @@ struct BinaryPayloadCodingExpansionTests {
                 }
 
                 init(from reader: inout BinaryPayloadKit.BinaryPayloadReader) throws {
+                    if let value = try BinaryPayloadMacros.BinaryPayloadCodingSupport.decodeRawValue(of: Self.self, from: &reader) {
+                        self = value
+                        return
+                    }
                     self = try reader.decodeCase { (name, reader) -> Self in
                         switch name {
                         case "loaded":

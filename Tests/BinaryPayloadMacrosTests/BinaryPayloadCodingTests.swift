@@ -43,6 +43,7 @@ struct BinaryPayloadCodingTests {
         for value in [Qualified.on, .off] { try BinaryPayload.checkHandWrittenCoding(of: value) }
         for value in [Aliased.debug, .info] { try BinaryPayload.checkHandWrittenCoding(of: value) }
         for value in [Direction.up, .down] { try BinaryPayload.checkHandWrittenCoding(of: value) }
+        try BinaryPayload.checkHandWrittenCoding(of: UserID(rawValue: "u-1"))
         try BinaryPayload.checkHandWrittenCoding(of: Empty())
         try BinaryPayload.checkHandWrittenCoding(of: PublicCounter(count: 9))
         try BinaryPayload.checkHandWrittenCoding(of: Sealed(secret: 4, visible: "v"))

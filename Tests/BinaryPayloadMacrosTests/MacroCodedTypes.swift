@@ -124,3 +124,9 @@ enum Aliased: LevelName, Codable, Equatable {
 enum Direction: Codable, Equatable {
     case up, down
 }
+
+/// A struct with raw values of its own, which `Codable` writes as its raw value.
+@BinaryPayloadCoding
+struct UserID: RawRepresentable, Codable, Equatable {
+    let rawValue: String
+}
