@@ -21,6 +21,20 @@ struct CodedValue {
         "case \(literal): try \(Self.support).read(&\(local), from: &reader)"
     }
 
+    /// The statements that declare `declarations` and read an object's members into `locals`, one for each of
+    /// `values`, skipping any other member: what a struct's and an enum case's readings share.
+    static func readObject(_ values: [CodedValue], into locals: [String], declaring declarations: [String]) -> String {
+        """
+        \(declarations.joined(separator: "\n"))
+        try reader.decodeObject { key, reader in
+        switch key {
+        \(zip(values, locals).map { value, local in value.readStatement(into: local) }.joined(separator: "\n"))
+        default: break
+        }
+        }
+        """
+    }
+
     /// The expression for the value read into `local`, or the error for a required one that was missing.
     func valueExpression(of local: String) -> String {
         "try \(Self.support).value(\(local), forKey: \(literal), in: reader)"

@@ -61,21 +61,14 @@ struct EnumConformance {
             }
             let locals = coded.values.map { context.makeUniqueName($0.key).text }
             let declarations = zip(coded.types, locals).map { type, local in "var \(local): (\(type))? = nil" }
-            let reads = zip(coded.values, locals).map { value, local in value.readStatement(into: local) }
             let arguments = zip(zip(coded.values, coded.labels), locals).map { valueAndLabel, local in
                 let (value, label) = valueAndLabel
                 return (label.map { "\($0): " } ?? "") + value.valueExpression(of: local)
             }
             return """
                 case "\(coded.name)":
-                    \(declarations.joined(separator: "\n"))
-                    try reader.decodeObject { key, reader in
-                        switch key {
-                        \(reads.joined(separator: "\n"))
-                        default: break
-                        }
-                    }
-                    return .\(coded.name)(\(arguments.joined(separator: ", ")))
+                \(CodedValue.readObject(coded.values, into: locals, declaring: declarations))
+                return .\(coded.name)(\(arguments.joined(separator: ", ")))
                 """
         }
         return (

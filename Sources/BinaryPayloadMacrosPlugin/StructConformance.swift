@@ -55,17 +55,7 @@ struct StructConformance {
         let declarations = zip(read, locals).map { value, local in
             "var \(local) = \(CodedValue.support).absent { (value: Self) in value.\(value.key) }"
         }
-        let cases = zip(read, locals).map { value, local in value.readStatement(into: local) }
         let assignments = zip(read, locals).map { value, local in "self.\(value.key) = \(value.valueExpression(of: local))" }
-        return (encode, """
-            \(declarations.joined(separator: "\n"))
-            try reader.decodeObject { key, reader in
-            switch key {
-            \(cases.joined(separator: "\n"))
-            default: break
-            }
-            }
-            \(assignments.joined(separator: "\n"))
-            """)
+        return (encode, CodedValue.readObject(read, into: locals, declaring: declarations) + "\n" + assignments.joined(separator: "\n"))
     }
 }
