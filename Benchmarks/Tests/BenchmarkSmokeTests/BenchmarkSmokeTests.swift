@@ -55,6 +55,26 @@ struct BenchmarkSmokeTests {
         #expect(String(decoding: errors, as: UTF8.self).contains("already exists"))
     }
 
+    @Test("the blame probe blames a recorded log and reports the heap its changes hold, and names a missing log")
+    func blameProbe() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-smoke-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let log = directory + "/blamed.reactorlog"
+        #expect(try Self.bench(["record", log, "--actions", "100"]).0 == 0)
+        let (status, data, _) = try Self.bench(["blame", log])
+        #expect(status == 0)
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+        // 100 actions: 25 queries (2 mutations each), 50 pages (3 each), 25 stars (1); each query and page moves nextPage.
+        #expect(lines.first?.contains("over 225 mutations") == true)
+        #expect(lines.first?.hasSuffix(", 75 changes") == true)
+        #expect(lines.contains { $0.hasPrefix("heap a change: ") && $0.hasSuffix(" bytes") })
+
+        let (refused, _, errors) = try Self.bench(["blame", directory + "/missing.reactorlog"])
+        #expect(refused != 0)
+        #expect(String(decoding: errors, as: UTF8.self).contains("No log at"))
+    }
+
     /// Runs the benchmark built beside this test bundle with `arguments`: its exit status, output and error output.
     private static func bench(_ arguments: [String]) throws -> (Int32, Data, Data) {
         let process = Process()
