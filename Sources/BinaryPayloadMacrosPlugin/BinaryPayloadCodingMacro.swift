@@ -26,7 +26,7 @@ public struct BinaryPayloadCodingMacro: ExtensionMacro {
 
                 \(access)init(from reader: inout BinaryPayloadKit.BinaryPayloadReader) throws {
                 if let value = try \(CodedValue.support).decodeRawValue(of: Self.self, from: &reader) {
-                self = value
+                \(bodies.adopt)
                 return
                 }
                 \(bodies.decode)
@@ -58,11 +58,8 @@ public struct BinaryPayloadCodingMacro: ExtensionMacro {
     /// The bodies of the members, or the refusal that explains why the macro cannot write them.
     private static func conformance(
         of declaration: some DeclGroupSyntax, in context: some MacroExpansionContext
-    ) throws(CodingRefusal) -> (encode: String, decode: String) {
+    ) throws(CodingRefusal) -> ConformanceBodies {
         for member in declaration.memberBlock.members {
-            if let ownKeys = member.decl.as(EnumDeclSyntax.self), ownKeys.name.text == "CodingKeys" {
-                throw CodingRefusal("@BinaryPayloadCoding writes the synthesized Codable's keys, and this type declares its own CodingKeys; conform it by hand.", at: ownKeys.name)
-            }
             if let function = member.decl.as(FunctionDeclSyntax.self), function.name.text == "encode",
                function.signature.parameterClause.parameters.first?.type.trimmedDescription == "Encoder"
                 || function.signature.parameterClause.parameters.first?.type.trimmedDescription == "any Encoder" {
@@ -82,3 +79,8 @@ public struct BinaryPayloadCodingMacro: ExtensionMacro {
         throw CodingRefusal("@BinaryPayloadCoding applies to a struct or an enum.", at: declaration.introducer)
     }
 }
+
+/// What a conformance writes: the body of `encode(to:)`, the body of `init(from:)`, and the statements by which
+/// `init(from:)` takes a value read as the type's raw value (`self = value`, unless a constant with an initial value
+/// forbids assigning the whole of `self`).
+typealias ConformanceBodies = (encode: String, decode: String, adopt: String)

@@ -3,13 +3,25 @@ import SwiftSyntax
 /// A value the conformance writes and reads under a key: a struct's stored property or an enum case's associated
 /// value. Its type and whether it is optional are left to the compiler (`BinaryPayloadCodingSupport`'s overloads).
 struct CodedValue {
-    /// The member's key: the property's name or the value's label, or `_0`, `_1`, … for an unlabelled value.
+    /// The member: the property's name or the value's label, or `_0`, `_1`, … for an unlabelled value.
+    let name: String
+    /// The key it is written under: its name, or what the type's coding keys say (``DeclaredKeys``).
     let key: String
     /// Whether the conformance reads it: a `let` with an initial value is written and never read.
     var isRead = true
 
-    /// The key as a string literal (a key is an identifier, so nothing in it needs escaping).
-    var literal: String { "\"\(key)\"" }
+    init(name: String, key: String? = nil, isRead: Bool = true) {
+        self.name = name
+        self.key = key ?? name
+        self.isRead = isRead
+    }
+
+    /// The key as a string literal.
+    var literal: String { Self.quoted(key) }
+
+    /// `text` as a string literal: an identifier, or a plain literal of a coding-keys enum, so nothing in it needs
+    /// escaping (``DeclaredKeys`` refuses a key with a backslash).
+    static func quoted(_ text: String) -> String { "\"\(text)\"" }
 
     /// The statement that writes the value `expression` as a member of the object `members`.
     func encodeStatement(_ expression: String, into members: String) -> String {

@@ -2,33 +2,58 @@ import SwiftSyntax
 import SwiftSyntaxMacros
 
 /// The conformance of an enum: each case as an object of one member, the case name, whose value is an object of
-/// the associated values.
+/// the associated values; the names and values' keys those of the enum's own `CodingKeys` and `<Case>CodingKeys`
+/// where it declares them.
 struct EnumConformance {
     /// A case and its associated values.
     struct Case {
         let name: String
-        let values: [CodedValue]
-        /// Each value's type, as written.
-        let types: [TypeSyntax]
-        /// Each value's label, nil where it has none.
-        let labels: [String?]
+        /// The key the case is written under.
+        let key: String
+        /// Its associated values, in order.
+        let values: [Value]
+        /// Whether it declares associated values (so reading it calls `.name(…)`, even with none written).
+        var hasValues: Bool { !values.isEmpty }
+        /// The values written and read.
+        var coded: [CodedValue] { values.compactMap(\.coded) }
+    }
+
+    /// An associated value: its label (nil where it has none), its type as written, and how it is written; nil
+    /// when the case's own coding keys leave it out, so that it keeps its default.
+    struct Value {
+        let label: String?
+        let type: TypeSyntax
+        let coded: CodedValue?
     }
 
     let cases: [Case]
     init(_ declaration: EnumDeclSyntax) throws(CodingRefusal) {
+        let members = declaration.memberBlock
+        let caseKeys = try DeclaredKeys.find("CodingKeys", in: members)
         var cases: [Case] = []
-        for member in declaration.memberBlock.members {
+        for member in members.members {
             if let conditional = member.decl.as(IfConfigDeclSyntax.self) {
                 throw CodingRefusal("@BinaryPayloadCoding cannot see which cases an #if keeps; conform the type by hand.", at: conditional.clauses.first?.poundKeyword ?? conditional.poundEndif)
             }
             guard let caseDecl = member.decl.as(EnumCaseDeclSyntax.self) else { continue }
             for element in caseDecl.elements {
+                let name = element.name.unescapedName
                 let parameters = element.parameterClause?.parameters.map { $0 } ?? []
                 let labels = parameters.map { $0.firstName.map(\.unescapedName).flatMap { $0 == "_" ? nil : $0 } }
-                let values = labels.enumerated().map { index, label in CodedValue(key: label ?? "_\(index)") }
-                cases.append(Case(name: element.name.unescapedName, values: values, types: parameters.map { $0.type.trimmed }, labels: labels))
+                var coded = labels.enumerated().map { index, label -> CodedValue? in CodedValue(name: label ?? "_\(index)") }
+                // A case's own keys rename its values; one they leave out is neither written nor read (it needs a default).
+                if let valueKeys = try DeclaredKeys.find(name.prefix(1).uppercased() + name.dropFirst() + "CodingKeys", in: members) {
+                    try valueKeys.checkEachNames(coded.compactMap { $0?.name }, "a value of case '\(name)'")
+                    coded = coded.map { value in value.flatMap { value in valueKeys.key(for: value.name).map { CodedValue(name: value.name, key: $0) } } }
+                }
+                guard let key = caseKeys.map({ $0.key(for: name) }) ?? name else {
+                    throw CodingRefusal("@BinaryPayloadCoding cannot write case '\(name)', which CodingKeys leaves out and synthesized Codable cannot encode; add it or conform the type by hand.", at: element.name)
+                }
+                let values = zip(zip(labels, parameters), coded).map { Value(label: $0.0, type: $0.1.type.trimmed, coded: $1) }
+                cases.append(Case(name: name, key: key, values: values))
             }
         }
+        try caseKeys?.checkEachNames(cases.map(\.name), "a case")
         guard !cases.isEmpty else {
             throw CodingRefusal("@BinaryPayloadCoding needs an enum with at least one case: a value of this one cannot be logged.", at: declaration.name)
         }
@@ -36,38 +61,45 @@ struct EnumConformance {
     }
 
     /// The bodies of `encode(to:)` and `init(from:)`.
-    func bodies(in context: some MacroExpansionContext) -> (encode: String, decode: String) {
+    func bodies(in context: some MacroExpansionContext) -> ConformanceBodies {
         let encodeCases = cases.map { coded -> String in
-            guard !coded.values.isEmpty else {
-                return "case .\(coded.name): writer.encodeCase(\"\(coded.name)\") { _ in }"
+            let key = CodedValue.quoted(coded.key)
+            guard !coded.coded.isEmpty else {
+                return "case .\(coded.name): writer.encodeCase(\(key)) { _ in }"
             }
-            let locals = coded.values.map { context.makeUniqueName($0.key).text }
-            let bindings = zip(coded.labels, locals).map { label, local in label.map { "\($0): let \(local)" } ?? "let \(local)" }
-            let statements = zip(coded.values, locals).map { value, local in value.encodeStatement(local, into: "values") }
+            let locals = coded.values.map { $0.coded.map { context.makeUniqueName($0.name).text } }
+            let bindings = zip(coded.values, locals).map { value, local in
+                guard let local else { return "_" }
+                return value.label.map { "\($0): let \(local)" } ?? "let \(local)"
+            }
+            let statements = zip(coded.values, locals).compactMap { value, local in
+                value.coded.flatMap { coded in local.map { coded.encodeStatement($0, into: "values") } }
+            }
             return """
                 case .\(coded.name)(\(bindings.joined(separator: ", "))):
-                    try writer.encodeCase("\(coded.name)") { values in
+                    try writer.encodeCase(\(key)) { values in
                         \(statements.joined(separator: "\n"))
                     }
                 """
         }
         let decodeCases = cases.map { coded -> String in
-            guard !coded.values.isEmpty else {
+            let key = CodedValue.quoted(coded.key)
+            let read = coded.values.filter { $0.coded != nil }
+            guard !read.isEmpty else {
                 return """
-                    case "\(coded.name)":
+                    case \(key):
                         try reader.decodeObject { _, _ in }
-                        return .\(coded.name)
+                        return .\(coded.name)\(coded.hasValues ? "()" : "")
                     """
             }
-            let locals = coded.values.map { context.makeUniqueName($0.key).text }
-            let declarations = zip(coded.types, locals).map { type, local in "var \(local): (\(type))? = nil" }
-            let arguments = zip(zip(coded.values, coded.labels), locals).map { valueAndLabel, local in
-                let (value, label) = valueAndLabel
-                return (label.map { "\($0): " } ?? "") + value.valueExpression(of: local)
+            let locals = read.map { context.makeUniqueName($0.coded!.name).text }
+            let declarations = zip(read, locals).map { value, local in "var \(local): (\(value.type))? = nil" }
+            let arguments = zip(read, locals).map { value, local in
+                (value.label.map { "\($0): " } ?? "") + value.coded!.valueExpression(of: local)
             }
             return """
-                case "\(coded.name)":
-                \(CodedValue.readObject(coded.values, into: locals, declaring: declarations))
+                case \(key):
+                \(CodedValue.readObject(read.map { $0.coded! }, into: locals, declaring: declarations))
                 return .\(coded.name)(\(arguments.joined(separator: ", ")))
                 """
         }
@@ -85,7 +117,8 @@ struct EnumConformance {
             throw reader.unknownCase(name, of: Self.self)
             }
             }
-            """
+            """,
+            "self = value"
         )
     }
 }

@@ -52,6 +52,38 @@ struct BinaryPayloadCodingTests {
         try BinaryPayload.checkHandWrittenCoding(of: Tree.node(.leaf(1), .node(.leaf(2), .leaf(3))))
     }
 
+    @Test("a type's own coding keys rename, order and leave out members as Codable's do")
+    func ownCodingKeys() throws {
+        // What the keys leave out is not written, and is read as its default: the values checked have their defaults there.
+        var repository = Repository(fullName: "apple/swift", stars: 60_000, isFork: nil)
+        try BinaryPayload.checkHandWrittenCoding(of: repository)
+        repository.isFork = false
+        try BinaryPayload.checkHandWrittenCoding(of: repository)
+        repository.cachedAt = 5
+        repository.scratch = 7
+        let json = try String(decoding: BinaryPayloadEncoder.encode(repository).payload.withUnsafeBytes { try BinaryPayload.json($0) }, as: UTF8.self)
+        #expect(json == #"{"stargazers_count":60000,"full_name":"apple/swift","fork":false,"schema":2}"#)
+        #expect(try read(Repository.self, json) == JSONDecoder().decode(Repository.self, from: Data(json.utf8)))
+        #expect(try read(Repository.self, json).cachedAt == 0)
+
+        for value in [Renamed.setRepos(["a"], nextPage: 2), .setRepos([], nextPage: 0), .clear, .default(3)] {
+            try BinaryPayload.checkHandWrittenCoding(of: value)
+        }
+        let renamed = try String(decoding: BinaryPayloadEncoder.encode(Renamed.setRepos(["a"], nextPage: 2, source: "cache")).payload.withUnsafeBytes { try BinaryPayload.json($0) }, as: UTF8.self)
+        #expect(renamed == #"{"repos":{"items":["a"],"page":2}}"#)
+        #expect(try read(Renamed.self, renamed) == .setRepos(["a"], nextPage: 2, source: "api"))
+        #expect(try read(Renamed.self, renamed) == JSONDecoder().decode(Renamed.self, from: Data(renamed.utf8)))
+        for value in [Numbered.first(), .second(label: "b")] { try BinaryPayload.checkHandWrittenCoding(of: value) }
+        #expect(try read(Numbered.self, #"{"first":{}}"#) == .first(1))
+    }
+
+    @Test("a constant with an initial value is written and not read, also in a struct the macro could read as a raw value")
+    func constantWithInitialValue() throws {
+        try BinaryPayload.checkHandWrittenCoding(of: Versioned(name: "a"))
+        try BinaryPayload.checkHandWrittenCoding(of: Constant())
+        #expect(try read(Versioned.self, #"{"version":9,"name":"b"}"#) == Versioned(name: "b"))
+    }
+
     @Test("Foundation's dates, identifiers and URLs are written as through Codable")
     func foundationValues() throws {
         let id = UUID()

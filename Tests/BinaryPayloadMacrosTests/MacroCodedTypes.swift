@@ -130,3 +130,81 @@ enum Direction: Codable, Equatable {
 struct UserID: RawRepresentable, Codable, Equatable {
     let rawValue: String
 }
+
+/// A model named for a JSON API: its own keys, in an order of their own, one property left out (it keeps its
+/// default), one wrapped property left out too, and a `let` with a value that is written and never read.
+@BinaryPayloadCoding
+struct Repository: Codable, Equatable {
+    var fullName: String
+    var stars = 0
+    var isFork: Bool?
+    var cachedAt: Double = 0
+    @Uncoded var scratch = 0
+    let schema = 2
+
+    enum CodingKeys: String, CodingKey {
+        case stars = "stargazers_count"
+        case fullName = "full_name"
+        case isFork = "fork"
+        case schema
+    }
+}
+
+/// A property wrapper the type above leaves out of its keys, so that neither `Codable` nor the macro writes it.
+@propertyWrapper
+struct Uncoded: Equatable {
+    var wrappedValue: Int
+}
+
+/// An enum whose own keys rename its cases (with raw values and without) and a case's values, one of which they
+/// leave out (it has a default).
+@BinaryPayloadCoding
+enum Renamed: Codable, Equatable {
+    case setRepos([String], nextPage: Int, source: String = "api")
+    case clear
+    case `default`(Int)
+
+    enum CodingKeys: String, CodingKey {
+        case setRepos = "repos"
+        case clear
+        case `default` = "fallback"
+    }
+
+    enum SetReposCodingKeys: String, CodingKey {
+        case nextPage = "page"
+        case _0 = "items"
+    }
+}
+
+/// Coding keys with an integer raw type write their case names, as `Codable` writes them; a case whose keys leave
+/// out every value is an empty object.
+@BinaryPayloadCoding
+enum Numbered: Codable, Equatable {
+    case first(Int = 1)
+    case second(label: String)
+
+    enum CodingKeys: Int, CodingKey {
+        case second = 2
+        case first = 1
+    }
+
+    enum FirstCodingKeys: CodingKey {}
+}
+
+/// A constant with an initial value beside a variable, and a struct of constants alone: `init(from:)` cannot assign
+/// the whole of `self` in either (a value read as a raw value is taken property by property).
+@BinaryPayloadCoding
+struct Versioned: Codable, Equatable {
+    let version = 1
+    var name: String
+
+    /// Declared so that `Codable` writes the constant without warning that it will not read it.
+    enum CodingKeys: CodingKey { case version, name }
+}
+
+@BinaryPayloadCoding
+struct Constant: Codable, Equatable {
+    let version = 1
+
+    enum CodingKeys: CodingKey { case version }
+}
