@@ -21,6 +21,7 @@
 /// raw value. Coding keys the type declares in its body are followed as `Codable` follows them: a struct's
 /// `CodingKeys` chooses which properties are written, in its order, under its string raw values; an enum's
 /// `CodingKeys` renames its cases and a case's `<Case>CodingKeys` its values (one left out keeps its default).
+/// Declare them in the type's body: the macro does not see an extension.
 /// Every stored property and associated value must itself be `BinaryPayloadCodable`: the standard library's numbers, strings, optionals,
 /// arrays and string-keyed dictionaries are, as are Foundation's `Date`, `UUID` and `URL` and any type the macro is
 /// attached to. A generic type conforms where its type parameters do
