@@ -213,6 +213,73 @@ struct BinaryPayloadCodingExpansionTests {
         )
     }
 
+    @Test("coding keys rename a case and its values; a value they leave out is bound to _ and not passed back")
+    func codingKeysExpansion() {
+        expand(
+            """
+            @BinaryPayloadCoding
+            enum Mutation: Codable {
+                case setRepos([String], source: String = "api")
+                enum CodingKeys: String, CodingKey {
+                    case setRepos = "repos"
+                }
+                enum SetReposCodingKeys: String, CodingKey {
+                    case _0 = "items"
+                }
+            }
+            """,
+            to: """
+            enum Mutation: Codable {
+                case setRepos([String], source: String = "api")
+                enum CodingKeys: String, CodingKey {
+                    case setRepos = "repos"
+                }
+                enum SetReposCodingKeys: String, CodingKey {
+                    case _0 = "items"
+                }
+            }
+
+            extension Mutation: BinaryPayloadKit.BinaryPayloadEncodable, BinaryPayloadKit.BinaryPayloadDecodable {
+                func encode(to writer: inout BinaryPayloadKit.BinaryPayloadWriter) throws {
+                    if try BinaryPayloadMacros.BinaryPayloadCodingSupport.encodeRawValue(of: self, to: &writer) {
+                        return
+                    }
+                    switch self {
+                    case .setRepos(let __macro_local_2_0fMu_, _):
+                        try writer.encodeCase("repos") { values in
+                            try BinaryPayloadMacros.BinaryPayloadCodingSupport.encode(__macro_local_2_0fMu_, forKey: "items", into: &values)
+                        }
+                    }
+                }
+
+                init(from reader: inout BinaryPayloadKit.BinaryPayloadReader) throws {
+                    if let value = try BinaryPayloadMacros.BinaryPayloadCodingSupport.decodeRawValue(of: Self.self, from: &reader) {
+                        self = value
+                        return
+                    }
+                    self = try reader.decodeCase { (name, reader) -> Self in
+                        switch name {
+                        case "repos":
+                            var __macro_local_2_0fMu0_: ([String])? = nil
+                            try reader.decodeObject { key, reader in
+                                switch key {
+                                case "items":
+                                    try BinaryPayloadMacros.BinaryPayloadCodingSupport.read(&__macro_local_2_0fMu0_, from: &reader)
+                                default:
+                                    break
+                                }
+                            }
+                            return .setRepos(try BinaryPayloadMacros.BinaryPayloadCodingSupport.value(__macro_local_2_0fMu0_, forKey: "items", in: reader))
+                        default:
+                            throw reader.unknownCase(name, of: Self.self)
+                        }
+                    }
+                }
+            }
+            """
+        )
+    }
+
     /// A declaration the macro refuses, the error it must give, and where.
     struct Refusal: CustomTestStringConvertible, Sendable {
         let declaration: String
