@@ -14,8 +14,8 @@ struct EnumConformance {
         let values: [Value]
         /// Whether it declares associated values (so reading it calls `.name(…)`, even with none written).
         var hasValues: Bool { !values.isEmpty }
-        /// The values written and read.
-        var coded: [CodedValue] { values.compactMap(\.coded) }
+        /// The values written and read, with how each is written.
+        var written: [(value: Value, coded: CodedValue)] { values.compactMap { value in value.coded.map { (value, $0) } } }
     }
 
     /// An associated value: its label (nil where it has none), its type as written, and how it is written; nil
@@ -62,45 +62,46 @@ struct EnumConformance {
 
     /// The bodies of `encode(to:)` and `init(from:)`.
     func bodies(in context: some MacroExpansionContext) -> ConformanceBodies {
-        let encodeCases = cases.map { coded -> String in
-            let key = CodedValue.quoted(coded.key)
-            guard !coded.coded.isEmpty else {
-                return "case .\(coded.name): writer.encodeCase(\(key)) { _ in }"
+        let encodeCases = cases.map { enumCase -> String in
+            let key = CodedValue.quoted(enumCase.key)
+            guard !enumCase.written.isEmpty else {
+                return "case .\(enumCase.name): writer.encodeCase(\(key)) { _ in }"
             }
-            let locals = coded.values.map { $0.coded.map { context.makeUniqueName($0.name).text } }
-            let bindings = zip(coded.values, locals).map { value, local in
+            // A value the case's keys leave out is bound to `_`.
+            let locals = enumCase.values.map { $0.coded.map { context.makeUniqueName($0.name).text } }
+            let bindings = zip(enumCase.values, locals).map { value, local in
                 guard let local else { return "_" }
                 return value.label.map { "\($0): let \(local)" } ?? "let \(local)"
             }
-            let statements = zip(coded.values, locals).compactMap { value, local in
-                value.coded.flatMap { coded in local.map { coded.encodeStatement($0, into: "values") } }
+            let statements = zip(enumCase.values, locals).compactMap { value, local in
+                local.flatMap { local in value.coded?.encodeStatement(local, into: "values") }
             }
             return """
-                case .\(coded.name)(\(bindings.joined(separator: ", "))):
+                case .\(enumCase.name)(\(bindings.joined(separator: ", "))):
                     try writer.encodeCase(\(key)) { values in
                         \(statements.joined(separator: "\n"))
                     }
                 """
         }
-        let decodeCases = cases.map { coded -> String in
-            let key = CodedValue.quoted(coded.key)
-            let read = coded.values.filter { $0.coded != nil }
-            guard !read.isEmpty else {
+        let decodeCases = cases.map { enumCase -> String in
+            let key = CodedValue.quoted(enumCase.key)
+            let written = enumCase.written
+            guard !written.isEmpty else {
                 return """
                     case \(key):
                         try reader.decodeObject { _, _ in }
-                        return .\(coded.name)\(coded.hasValues ? "()" : "")
+                        return .\(enumCase.name)\(enumCase.hasValues ? "()" : "")
                     """
             }
-            let locals = read.map { context.makeUniqueName($0.coded!.name).text }
-            let declarations = zip(read, locals).map { value, local in "var \(local): (\(value.type))? = nil" }
-            let arguments = zip(read, locals).map { value, local in
-                (value.label.map { "\($0): " } ?? "") + value.coded!.valueExpression(of: local)
+            let locals = written.map { context.makeUniqueName($0.coded.name).text }
+            let declarations = zip(written, locals).map { value, local in "var \(local): (\(value.value.type))? = nil" }
+            let arguments = zip(written, locals).map { value, local in
+                (value.value.label.map { "\($0): " } ?? "") + value.coded.valueExpression(of: local)
             }
             return """
                 case \(key):
-                \(CodedValue.readObject(read.map { $0.coded! }, into: locals, declaring: declarations))
-                return .\(coded.name)(\(arguments.joined(separator: ", ")))
+                \(CodedValue.readObject(written.map(\.coded), into: locals, declaring: declarations))
+                return .\(enumCase.name)(\(arguments.joined(separator: ", ")))
                 """
         }
         return (
