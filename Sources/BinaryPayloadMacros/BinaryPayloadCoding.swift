@@ -15,23 +15,23 @@
 ///
 /// The type keeps its own synthesized `Codable` conformance (declare it); the macro adds `encode(to:)` and
 /// `init(from:)` for the binary format, written as that conformance writes: a struct as an object of its stored
-/// properties in declaration order (a nil optional left out, a `let` with an initial value written and not read),
-/// an enum case as an object of one member, the case name, whose value is an object of the associated values
-/// (labelled, or `_0`, `_1`, …), and a type with raw values (an enum's raw type, a `RawRepresentable` struct) as its
-/// raw value. Coding keys the type declares in its body are followed as `Codable` follows them: a struct's
-/// `CodingKeys` chooses which properties are written, in its order, under its string raw values; an enum's
-/// `CodingKeys` renames its cases and a case's `<Case>CodingKeys` its values (one left out keeps its default).
-/// Declare them in the type's body: the macro does not see an extension.
-/// Every stored property and associated value must itself be `BinaryPayloadCodable`: the standard library's numbers, strings, optionals,
-/// arrays and string-keyed dictionaries are, as are Foundation's `Date`, `UUID` and `URL` and any type the macro is
-/// attached to. A generic type conforms where its type parameters do
-/// (`extension Page: BinaryPayloadEncodable, BinaryPayloadDecodable where Item: …`).
+/// properties in declaration order (a nil optional left out, a `let` with an initial value written and not read), an
+/// enum case as an object of one member, the case name, whose value is an object of the associated values (labelled,
+/// or `_0`, `_1`, …), and a type with raw values (an enum's raw type, a `RawRepresentable` struct) as its raw value.
+/// Coding keys the type declares in its body are followed as `Codable` follows them: a struct's `CodingKeys` chooses
+/// which properties are written, in its order, under its string raw values; an enum's `CodingKeys` renames its cases
+/// and a case's `<Case>CodingKeys` its values (one left out keeps its default). Declare them in the type's body: the
+/// macro does not see an extension. Every stored property and associated value must itself be `BinaryPayloadCodable`:
+/// the standard library's numbers, strings, optionals, arrays and string-keyed dictionaries are, as are Foundation's
+/// `Date`, `UUID` and `URL` and any type the macro is attached to. A generic type conforms where its type parameters
+/// do (`extension Page: BinaryPayloadEncodable, BinaryPayloadDecodable where Item: …`).
 ///
-/// Where the type's `Codable` is not the synthesized one, the macro says so at compile time rather than write
-/// other bytes: a type of its own `encode(to:)` or `init(from:)`, coding keys it cannot read (a type alias, keys
-/// with members besides their cases, a raw value other than a plain string literal), a class, a property wrapper or
-/// a lazy property among the members written, a member inside `#if`, a parameter pack. Conform such a type by hand (`BinaryPayloadEncodable`) or
-/// leave it to `Codable`. A test can still check any value with `BinaryPayload.checkHandWrittenCoding(of:)`.
+/// Where the type's `Codable` is not the synthesized one, the macro says so at compile time rather than write other
+/// bytes: a type of its own `encode(to:)` or `init(from:)`, coding keys it cannot read (a type alias, keys with
+/// members besides their cases, a raw value other than a plain string literal), a class, a property wrapper or a lazy
+/// property among the members written, a member inside `#if`, a parameter pack. Conform such a type by hand
+/// (`BinaryPayloadEncodable`) or leave it to `Codable`. A test can still check any value with
+/// `BinaryPayload.checkHandWrittenCoding(of:)`.
 @attached(
     extension, conformances: BinaryPayloadEncodable, BinaryPayloadDecodable,
     names: named(encode(to:)), named(init(from:))
