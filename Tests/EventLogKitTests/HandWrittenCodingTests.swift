@@ -112,6 +112,46 @@ struct HandWrittenCodingTests {
         #expect(error.description == #"The hand-written binary coding of Reordered writes other bytes than Codable: Codable writes {"a":1,"b":2}, the conformance writes {"b":2,"a":1}."#)
     }
 
+    /// A conformance that writes what `Codable` writes and reads the member under another key: `b` keeps its default.
+    struct MisreadKey: Codable, Equatable, BinaryPayloadCodable {
+        var a = 1, b = 2
+        init(a: Int = 1, b: Int = 2) { (self.a, self.b) = (a, b) }
+        func encode(to writer: inout BinaryPayloadWriter) throws {
+            try writer.encodeObject {
+                try $0.encode(a, forKey: "a")
+                try $0.encode(b, forKey: "b")
+            }
+        }
+        init(from reader: inout BinaryPayloadReader) throws {
+            try reader.decodeObject { key, reader in
+                switch key {
+                case "a": a = try reader.decode()
+                case "B": b = try reader.decode()
+                default: break
+                }
+            }
+        }
+    }
+
+    /// A conformance whose reading refuses what it writes: the log would read it again through `Codable`, which the
+    /// check must not let hide the failure.
+    struct Unreadable: Codable, Equatable, BinaryPayloadCodable {
+        var a = 1
+        func encode(to writer: inout BinaryPayloadWriter) throws { try writer.encodeObject { try $0.encode(a, forKey: "a") } }
+        init(from reader: inout BinaryPayloadReader) throws { a = try reader.decodeMember(Int.self, forKey: "missing") }
+        init() {}
+    }
+
+    @Test("the check compares the conformance's reading with Codable's, not with a fallback to Codable")
+    func misreadingIsReported() throws {
+        // The bytes agree and the default hides the misread for this value; another value shows it.
+        try BinaryPayload.checkHandWrittenCoding(of: MisreadKey())
+        let misread = try #require(throws: HandWrittenCodingMismatch.self) { try BinaryPayload.checkHandWrittenCoding(of: MisreadKey(b: 5)) }
+        #expect(misread.description.contains("reads the Codable bytes as MisreadKey(a: 1, b: 2), where Codable reads MisreadKey(a: 1, b: 5)"))
+        let refused = try #require(throws: HandWrittenCodingMismatch.self) { try BinaryPayload.checkHandWrittenCoding(of: Unreadable()) }
+        #expect(refused.description.contains("cannot read the Codable bytes, which Codable reads as Unreadable(a: 1)"))
+    }
+
     /// Conformances that write other than one value in some place.
     enum Malformed: Codable, BinaryPayloadEncodable {
         case twoValues, memberWithoutValue, elementOfTwo
