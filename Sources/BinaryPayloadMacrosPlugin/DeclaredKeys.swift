@@ -15,15 +15,18 @@ struct DeclaredKeys {
     /// The enum's name, for the errors.
     let name: String
 
-    /// The enum named `name` among `members`, read; nil when there is none. A type alias by that name, which the
-    /// macro cannot follow, is refused.
+    /// The enum named `name` among `members`, read; nil when there is none. A type alias, struct or class by that
+    /// name, whose keys the macro cannot read, is refused.
     static func find(_ name: String, in members: MemberBlockSyntax) throws(CodingRefusal) -> DeclaredKeys? {
         for member in members.members {
-            if let alias = member.decl.as(TypeAliasDeclSyntax.self), alias.name.text == name {
-                throw CodingRefusal("@BinaryPayloadCoding cannot see the keys of a type alias; declare \(name) as an enum here or conform the type by hand.", at: alias.name)
-            }
             if let declaration = member.decl.as(EnumDeclSyntax.self), declaration.name.text == name {
                 return try DeclaredKeys(declaration)
+            }
+            let other: (kind: String, name: TokenSyntax)? = member.decl.as(TypeAliasDeclSyntax.self).map { ("a type alias", $0.name) }
+                ?? member.decl.as(StructDeclSyntax.self).map { ("a struct", $0.name) }
+                ?? member.decl.as(ClassDeclSyntax.self).map { ("a class", $0.name) }
+            if let other, other.name.text == name {
+                throw CodingRefusal("@BinaryPayloadCoding cannot see the keys of \(other.kind); declare \(name) as an enum here or conform the type by hand.", at: other.name)
             }
         }
         return nil
