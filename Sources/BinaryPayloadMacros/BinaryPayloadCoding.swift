@@ -27,9 +27,9 @@
 /// do (`extension Page: BinaryPayloadEncodable, BinaryPayloadDecodable where Item: …`).
 ///
 /// Where the type's `Codable` is not the synthesized one, the macro says so at compile time rather than write other
-/// bytes: a type of its own `encode(to:)` or `init(from:)`, coding keys it cannot read (a type alias, keys with
-/// members besides their cases, a raw value other than a plain string literal), a class, a property wrapper or a lazy
-/// property among the members written, a member inside `#if`, a parameter pack. Conform such a type by hand
+/// bytes: a type of its own `encode(to:)` or `init(from:)`, coding keys it cannot read (a type alias or struct, keys
+/// with members besides their cases, a raw value other than a plain string literal), a class, a property wrapper or a
+/// lazy property among the members written, a member inside `#if`, a parameter pack. Conform such a type by hand
 /// (`BinaryPayloadEncodable`) or leave it to `Codable`. A test can still check any value with
 /// `BinaryPayload.checkHandWrittenCoding(of:)`.
 @attached(
