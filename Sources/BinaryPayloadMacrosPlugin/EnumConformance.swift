@@ -42,7 +42,7 @@ struct EnumConformance {
                 let labels = parameters.map { $0.firstName.map(\.unescapedName).flatMap { $0 == "_" ? nil : $0 } }
                 var coded = labels.enumerated().map { index, label -> CodedValue? in CodedValue(name: label ?? "_\(index)") }
                 // A case's own keys rename its values; one they leave out is neither written nor read (it needs a default).
-                if let valueKeys = try DeclaredKeys.find(name.prefix(1).uppercased() + name.dropFirst() + "CodingKeys", in: members) {
+                if let valueKeys = try DeclaredKeys.find(Self.valueKeysName(of: name), in: members) {
                     try valueKeys.checkEachNames(coded.compactMap { $0?.name }, "a value of case '\(name)'")
                     coded = coded.map { value in value.flatMap { value in valueKeys.key(for: value.name).map { CodedValue(name: value.name, key: $0) } } }
                 }
@@ -58,6 +58,14 @@ struct EnumConformance {
             throw CodingRefusal("@BinaryPayloadCoding needs an enum with at least one case: a value of this one cannot be logged.", at: declaration.name)
         }
         self.cases = cases
+    }
+
+    /// The name of the coding keys that synthesized `Codable` looks for to rename `caseName`'s values: the case
+    /// name with its first letter capitalized (an ASCII one only, as the compiler does: `überCodingKeys`), then
+    /// `CodingKeys`.
+    static func valueKeysName(of caseName: String) -> String {
+        guard let first = caseName.unicodeScalars.first, ("a"..."z").contains(first) else { return caseName + "CodingKeys" }
+        return caseName.prefix(1).uppercased() + caseName.dropFirst() + "CodingKeys"
     }
 
     /// The bodies of `encode(to:)` and `init(from:)`.

@@ -75,6 +75,7 @@ struct BinaryPayloadCodingTests {
         #expect(try read(Renamed.self, renamed) == JSONDecoder().decode(Renamed.self, from: Data(renamed.utf8)))
         for value in [Numbered.first(), .second(label: "b")] { try BinaryPayload.checkHandWrittenCoding(of: value) }
         #expect(try read(Numbered.self, #"{"first":{}}"#) == .first(1))
+        try BinaryPayload.checkHandWrittenCoding(of: Umlaut.über(3))
     }
 
     @Test("a constant with an initial value is written and not read, also in a struct the macro could read as a raw value")

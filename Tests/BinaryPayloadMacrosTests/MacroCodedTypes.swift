@@ -208,3 +208,14 @@ struct Constant: Codable, Equatable {
 
     enum CodingKeys: CodingKey { case version }
 }
+
+/// A case whose name begins with a letter outside ASCII: synthesized `Codable` looks for its value keys under the
+/// name as it is (`überCodingKeys`), not capitalized, and so must the macro.
+@BinaryPayloadCoding
+enum Umlaut: Codable, Equatable {
+    case über(Int)
+
+    enum überCodingKeys: String, CodingKey { case _0 = "x" }
+    /// Not the case's keys for `Codable`, which does not capitalize `ü`.
+    enum ÜberCodingKeys: String, CodingKey { case _0 = "y" }
+}
