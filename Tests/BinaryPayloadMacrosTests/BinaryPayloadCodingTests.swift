@@ -55,7 +55,7 @@ struct BinaryPayloadCodingTests {
     @Test("a type's own coding keys rename, order and leave out members as Codable's do")
     func ownCodingKeys() throws {
         // What the keys leave out is not written, and is read as its default, by Codable and the macro alike.
-        var repository = Repository(fullName: "apple/swift", stars: 60_000, isFork: nil)
+        var repository = RepositoryModel(fullName: "apple/swift", stars: 60_000, isFork: nil)
         try BinaryPayload.checkHandWrittenCoding(of: repository)
         repository.isFork = false
         repository.cachedAt = 5
@@ -63,8 +63,8 @@ struct BinaryPayloadCodingTests {
         try BinaryPayload.checkHandWrittenCoding(of: repository)
         let json = try String(decoding: BinaryPayloadEncoder.encode(repository).payload.withUnsafeBytes { try BinaryPayload.json($0) }, as: UTF8.self)
         #expect(json == #"{"stargazers_count":60000,"full_name":"apple/swift","fork":false,"schema":2}"#)
-        #expect(try read(Repository.self, json) == JSONDecoder().decode(Repository.self, from: Data(json.utf8)))
-        #expect(try read(Repository.self, json).cachedAt == 0)
+        #expect(try read(RepositoryModel.self, json) == JSONDecoder().decode(RepositoryModel.self, from: Data(json.utf8)))
+        #expect(try read(RepositoryModel.self, json).cachedAt == 0)
 
         for value in [Renamed.setRepos(["a"], nextPage: 2), .setRepos([], nextPage: 0, source: "cache"), .clear, .default(3)] {
             try BinaryPayload.checkHandWrittenCoding(of: value)
@@ -116,6 +116,12 @@ struct BinaryPayloadCodingTests {
         try BinaryPayload.checkHandWrittenCoding(of: State())
         try BinaryPayload.checkHandWrittenCoding(of: State(query: "q", repos: ["r"], nextPage: nil, isLoading: true))
         #expect(try read(State.self, #"{"query":"","repos":[],"isLoading":false}"#).nextPage == nil)
+        // Its coding keys: the property they leave out is neither written nor read.
+        let repository = Repository(fullName: "apple/swift", stars: 3, isStarred: true)
+        try BinaryPayload.checkHandWrittenCoding(of: repository)
+        let json = try String(decoding: BinaryPayloadEncoder.encode(repository).payload.withUnsafeBytes { try BinaryPayload.json($0) }, as: UTF8.self)
+        #expect(json == #"{"full_name":"apple/swift","stargazers_count":3}"#)
+        #expect(try read(Repository.self, json) == Repository(fullName: "apple/swift", stars: 3, isStarred: false))
     }
 
     /// Reads `json` through the conformance alone, without the fallback to `Codable` the codec has.

@@ -17,5 +17,18 @@ struct State: Codable, Sendable {
     var isLoading = false
 }
 
+@BinaryPayloadCoding
+struct Repository: Codable, Sendable {
+    var fullName: String
+    var stars = 0
+    var isStarred = false        // not among the keys: neither written nor read, so it keeps its default
+
+    enum CodingKeys: String, CodingKey {
+        case fullName = "full_name"
+        case stars = "stargazers_count"
+    }
+}
+
 extension Mutation: Equatable {}
 extension State: Equatable {}
+extension Repository: Equatable {}

@@ -134,7 +134,7 @@ struct UserID: RawRepresentable, Codable, Equatable {
 /// A model named for a JSON API: its own keys, in an order of their own, one property left out (it keeps its
 /// default), one wrapped property left out too, and a `let` with a value that is written and never read.
 @BinaryPayloadCoding
-struct Repository: Codable, Equatable {
+struct RepositoryModel: Codable, Equatable {
     var fullName: String
     var stars = 0
     var isFork: Bool?
