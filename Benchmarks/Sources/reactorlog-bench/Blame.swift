@@ -4,8 +4,9 @@ import Foundation
 import ReactorLogPersistence
 import TimeTravel
 
-/// `reactorlog-bench blame`: blame over a log the `record` probe wrote, and what it held in memory: the program to
-/// measure blame's footprint with, and to profile it (`perf record -g`, callgrind).
+/// `reactorlog-bench blame`: blame over a log the `record` probe wrote, and what it held in memory (private pages
+/// apart from the log's file-backed ones, ``Measure``): the program to measure blame's footprint with, and to profile
+/// it (`perf record -g`, callgrind).
 struct Blame: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Blame a state path over a recorded log, with its time and memory.")
@@ -33,40 +34,19 @@ struct Blame: ParsableCommand {
         let steps = try log.sequences(stream: "search", kinds: [.mutation])
         let mutations = min(steps.count, last ?? steps.count)
         let start = steps.isEmpty ? 1 : steps[steps.count - mutations]
-        let before = Resident.now()
+        let before = Measure.privateResidentBytes
         var changes: [BlameEntry] = []
         let seconds = try Measure.seconds { changes = try machine.blame(watched, from: start, through: .max) }
-        let held = Resident.now()
+        let held = Measure.privateResidentBytes
         print("blame of \(statePath) over \(mutations) mutations: \(String(format: "%.3f", seconds)) s, \(changes.count) changes")
-        print("heap before \(Self.megabytes(before.anonymous)), with the changes \(Self.megabytes(held.anonymous)); "
-            + "the log's pages \(Self.megabytes(held.file)); peak resident \(Self.megabytes(held.peak))")
+        print("heap before \(Self.megabytes(before)), with the changes \(Self.megabytes(held)); "
+            + "the log's pages \(Self.megabytes(Measure.sharedResidentBytes)); peak resident \(Self.megabytes(Measure.peakResidentBytes))")
         if !changes.isEmpty {
-            print("heap a change: \((held.anonymous - before.anonymous) / changes.count) bytes")
+            print("heap a change: \((held - before) / changes.count) bytes")
         }
         withExtendedLifetime(changes) {}
     }
 
     private static func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1e6) }
 
-    /// The process's resident memory, from `/proc/self/status`: its heap and stacks (anonymous), the files it maps
-    /// (the log), and the peak of both together so far.
-    struct Resident {
-        var anonymous = 0, file = 0, peak = 0
-
-        static func now() -> Resident {
-            var resident = Resident()
-            guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return resident }
-            for line in status.split(separator: "\n") {
-                let fields = line.split { $0 == " " || $0 == "\t" }
-                guard fields.count >= 2, let kilobytes = Int(fields[1]) else { continue }
-                switch fields[0] {
-                case "RssAnon:": resident.anonymous = kilobytes * 1024
-                case "RssFile:": resident.file = kilobytes * 1024
-                case "VmHWM:": resident.peak = kilobytes * 1024
-                default: break
-                }
-            }
-            return resident
-        }
-    }
 }

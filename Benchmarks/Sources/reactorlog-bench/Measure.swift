@@ -30,11 +30,24 @@ enum Measure {
     /// /proc/self/statm). LMDB's memory map makes the data file's pages resident as they are touched; they are
     /// page cache, reclaimable, and not the writer's memory.
     static var privateResidentBytes: Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-        let fields = text.split(separator: " ").compactMap { Int($0) }
-        guard fields.count >= 3 else { return 0 }
-        return (fields[1] - fields[2]) * Int(sysconf(Int32(_SC_PAGESIZE)))
+        residentPages.map { ($0.resident - $0.shared) * pageSize } ?? 0
     }
+
+    /// The process's file-backed resident memory in bytes (from /proc/self/statm): the log's mapped pages, and the
+    /// binary's.
+    static var sharedResidentBytes: Int {
+        residentPages.map { $0.shared * pageSize } ?? 0
+    }
+
+    /// The resident and the shared (file-backed) pages of /proc/self/statm.
+    private static var residentPages: (resident: Int, shared: Int)? {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ").compactMap { Int($0) }
+        guard fields.count >= 3 else { return nil }
+        return (fields[1], fields[2])
+    }
+
+    private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
     /// The `fraction` percentile of `samples` (0.5 for the median, 0.99 for p99).
     static func percentile(_ samples: [Double], _ fraction: Double) -> Double {
