@@ -28,10 +28,9 @@ struct EnumConformance {
 
     let cases: [Case]
     init(_ declaration: EnumDeclSyntax) throws(CodingRefusal) {
-        let members = declaration.memberBlock
-        let caseKeys = try DeclaredKeys.find("CodingKeys", in: members)
+        let caseKeys = try DeclaredKeys.find("CodingKeys", in: declaration.memberBlock)
         var cases: [Case] = []
-        for member in members.members {
+        for member in declaration.memberBlock.members {
             if let conditional = member.decl.as(IfConfigDeclSyntax.self) {
                 throw CodingRefusal("@BinaryPayloadCoding cannot see which cases an #if keeps; conform the type by hand.", at: conditional.clauses.first?.poundKeyword ?? conditional.poundEndif)
             }
@@ -40,16 +39,17 @@ struct EnumConformance {
                 let name = element.name.unescapedName
                 let parameters = element.parameterClause?.parameters.map { $0 } ?? []
                 let labels = parameters.map { $0.firstName.map(\.unescapedName).flatMap { $0 == "_" ? nil : $0 } }
-                var coded = labels.enumerated().map { index, label -> CodedValue? in CodedValue(name: label ?? "_\(index)") }
+                let members = labels.enumerated().map { index, label in label ?? "_\(index)" }
                 // A case's own keys rename its values; one they leave out is neither written nor read (it needs a default).
-                if let valueKeys = try DeclaredKeys.find(Self.valueKeysName(of: name), in: members) {
-                    try valueKeys.checkEachNames(coded.compactMap { $0?.name }, "a value of case '\(name)'")
-                    coded = coded.map { value in value.flatMap { value in valueKeys.key(for: value.name).map { CodedValue(name: value.name, key: $0) } } }
-                }
+                let valueKeys = try DeclaredKeys.find(Self.valueKeysName(of: name), in: declaration.memberBlock)
+                try valueKeys?.checkEachNames(members, "a value of case '\(name)'")
                 guard let key = caseKeys.map({ $0.key(for: name) }) ?? name else {
                     throw CodingRefusal("@BinaryPayloadCoding cannot write case '\(name)', which CodingKeys leaves out and synthesized Codable cannot encode; add it or conform the type by hand.", at: element.name)
                 }
-                let values = zip(zip(labels, parameters), coded).map { Value(label: $0.0, type: $0.1.type.trimmed, coded: $1) }
+                let values = zip(zip(labels, parameters), members).map { labelAndParameter, member in
+                    let key = valueKeys.map { $0.key(for: member) } ?? member
+                    return Value(label: labelAndParameter.0, type: labelAndParameter.1.type.trimmed, coded: key.map { CodedValue(name: member, key: $0) })
+                }
                 cases.append(Case(name: name, key: key, values: values))
             }
         }

@@ -46,8 +46,9 @@ struct StructConformance {
             let modifiers = variable.modifiers.map(\.name.tokenKind)
             if modifiers.contains(.keyword(.static)) || modifiers.contains(.keyword(.class)) { return [] }
             let stored = variable.bindings.filter { $0.accessorBlock.map(StructConformance.onlyObservesChanges) ?? true }
+            let isLazy = modifiers.contains(.keyword(.lazy))
             var refusal: CodingRefusal?
-            if modifiers.contains(.keyword(.lazy)) {
+            if isLazy {
                 refusal = CodingRefusal("@BinaryPayloadCoding does not write a lazy property, which synthesized Codable does not either; make it computed or conform the type by hand.", at: variable.bindingSpecifier)
             }
             // A property wrapper is a type, named as types are; the language's own attributes (`@available`) are lowercase.
@@ -60,8 +61,7 @@ struct StructConformance {
                     throw CodingRefusal("@BinaryPayloadCoding needs one name per stored property, not a pattern.", at: binding.pattern)
                 }
                 return StoredProperty(
-                    name: name.unescapedName, isConstant: isLet && binding.initializer != nil, isLazy: modifiers.contains(.keyword(.lazy)),
-                    refusal: refusal)
+                    name: name.unescapedName, isConstant: isLet && binding.initializer != nil, isLazy: isLazy, refusal: refusal)
             }
         }
 
