@@ -58,10 +58,12 @@ let package = Package(
         ),
         // The persistent action/mutation log. Knows Codable, not reactors; re-exports BinaryPayloadKit.
         .target(name: "EventLogKit", dependencies: ["LMDB", "BinaryPayloadKit", "CCRC32C"]),
-        // The reactor runtime: ReactorKit's semantics on Swift concurrency. Knows a recorder protocol, not LMDB.
+        // The reactor runtime: ReactorKit's semantics on Swift concurrency. Knows a recorder protocol, not LMDB;
+        // the payload format only so that `Pulse`, a piece of state, writes itself in it.
         .target(
             name: "ReactorLog",
             dependencies: [
+                "BinaryPayloadKit",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
             ]
@@ -165,7 +167,7 @@ let package = Package(
         .testTarget(
             name: "BinaryPayloadMacrosTests",
             dependencies: [
-                "BinaryPayloadMacros", "BinaryPayloadMacrosPlugin",
+                "BinaryPayloadMacros", "BinaryPayloadMacrosPlugin", "ReactorLog",
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             ]

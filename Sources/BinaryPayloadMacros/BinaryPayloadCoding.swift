@@ -24,12 +24,15 @@
 /// macro does not see an extension. Every stored property and associated value must itself be `BinaryPayloadCodable`:
 /// the standard library's numbers, strings, optionals, arrays and string-keyed dictionaries are, as are Foundation's
 /// `Date`, `UUID` and `URL` and any type the macro is attached to. A generic type conforms where its type parameters
-/// do (`extension Page: BinaryPayloadEncodable, BinaryPayloadDecodable where Item: …`).
+/// do (`extension Page: BinaryPayloadEncodable, BinaryPayloadDecodable where Item: …`). A property wrapper's storage
+/// (`_alert` of `@Pulse var alert`) is written under the property's name by the wrapper's own conformance, as
+/// `Codable` writes it: ReactorLog's `Pulse` has one, and a wrapper of your own takes the macro. The macro sees names,
+/// not types: any attribute named like a type, except `@MainActor`, is taken for a wrapper.
 ///
 /// Where the type's `Codable` is not the synthesized one, the macro says so at compile time rather than write other
 /// bytes: a type of its own `encode(to:)` or `init(from:)`, coding keys it cannot read (a type alias or struct, keys
-/// with members besides their cases, a raw value other than a plain string literal), a class, a property wrapper or a
-/// lazy property among the members written, a member inside `#if`, a parameter pack. Conform such a type by hand
+/// with members besides their cases, a raw value other than a plain string literal), a class, a lazy property among
+/// the members written, a member or an attribute inside `#if`, a parameter pack. Conform such a type by hand
 /// (`BinaryPayloadEncodable`) or leave it to `Codable`. A test can still check any value with
 /// `BinaryPayload.checkHandWrittenCoding(of:)`.
 @attached(

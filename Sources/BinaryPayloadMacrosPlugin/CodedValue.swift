@@ -3,7 +3,8 @@ import SwiftSyntax
 /// A value the conformance writes and reads under a key: a struct's stored property or an enum case's associated
 /// value. Its type and whether it is optional are left to the compiler (`BinaryPayloadCodingSupport`'s overloads).
 struct CodedValue {
-    /// The member: the property's name or the value's label, or `_0`, `_1`, … for an unlabelled value.
+    /// The member: the property's name (a wrapped property's storage, `_name`) or the value's label, or `_0`, `_1`,
+    /// … for an unlabelled value.
     let name: String
     /// The key it is written under: its name, or what the type's coding keys say (``DeclaredKeys``).
     let key: String

@@ -34,6 +34,9 @@ struct StructConformance {
     /// A stored property as declared, with what would stop the macro from writing it.
     private struct StoredProperty {
         let name: String
+        /// What the conformance reads and assigns: the property, or a wrapped property's storage (`_name`), which
+        /// synthesized `Codable` writes under the property's name.
+        let storage: String
         /// A `let` with an initial value: written, never read.
         let isConstant: Bool
         /// A `lazy var`, which a value read as a whole cannot lend.
@@ -51,9 +54,15 @@ struct StructConformance {
             if isLazy {
                 refusal = CodingRefusal("@BinaryPayloadCoding does not write a lazy property, which synthesized Codable does not either; make it computed or conform the type by hand.", at: variable.bindingSpecifier)
             }
-            // A property wrapper is a type, named as types are; the language's own attributes (`@available`) are lowercase.
-            if let wrapper = variable.attributes.first(where: { $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription.first?.isUppercase ?? true }) {
-                refusal = CodingRefusal("@BinaryPayloadCoding does not write a property wrapper's storage; conform the type by hand.", at: wrapper)
+            // A property wrapper is a type, named as types are; the language's own attributes (`@available`) are
+            // lowercase, and `@MainActor` isolates a plain property.
+            var isWrapped = false
+            for attribute in variable.attributes {
+                guard let attribute = attribute.as(AttributeSyntax.self) else {
+                    throw CodingRefusal("@BinaryPayloadCoding cannot see which attributes an #if keeps; conform the type by hand.", at: attribute)
+                }
+                let name = attribute.attributeName.trimmedDescription
+                isWrapped = isWrapped || name.first?.isUppercase == true && name != "MainActor"
             }
             let isLet = variable.bindingSpecifier.tokenKind == .keyword(.let)
             return try stored.map { binding throws(CodingRefusal) in
@@ -61,14 +70,15 @@ struct StructConformance {
                     throw CodingRefusal("@BinaryPayloadCoding needs one name per stored property, not a pattern.", at: binding.pattern)
                 }
                 return StoredProperty(
-                    name: name.unescapedName, isConstant: isLet && binding.initializer != nil, isLazy: isLazy, refusal: refusal)
+                    name: name.unescapedName, storage: isWrapped ? "_" + name.unescapedName : name.unescapedName,
+                    isConstant: isLet && binding.initializer != nil, isLazy: isLazy, refusal: refusal)
             }
         }
 
         /// The property as the conformance writes it, under `key` (its name when nil), or the refusal.
         func coded(key: String?) throws(CodingRefusal) -> CodedValue {
             if let refusal { throw refusal }
-            return CodedValue(name: name, key: key, isRead: !isConstant)
+            return CodedValue(name: storage, key: key ?? name, isRead: !isConstant)
         }
     }
 
@@ -82,7 +92,7 @@ struct StructConformance {
     func bodies(in context: some MacroExpansionContext) -> ConformanceBodies {
         // A constant with an initial value is set before `init(from:)` runs, so a value read as the raw value is
         // taken property by property.
-        let taken = stored.filter { !$0.isConstant && !$0.isLazy }.map { "self.\($0.name) = value.\($0.name)" }
+        let taken = stored.filter { !$0.isConstant && !$0.isLazy }.map { "self.\($0.storage) = value.\($0.storage)" }
         let adopt = !stored.contains(where: \.isConstant) ? "self = value" : taken.isEmpty ? "_ = value" : taken.joined(separator: "\n")
         let encode = properties.isEmpty ? "writer.encodeObject { _ in }" : """
             try writer.encodeObject { members in

@@ -141,6 +141,66 @@ struct BinaryPayloadCodingExpansionTests {
         )
     }
 
+    @Test("a wrapped property's storage is written and read under the property's name; @MainActor wraps nothing")
+    func wrappedPropertyExpansion() {
+        expand(
+            """
+            @BinaryPayloadCoding
+            struct Alert: RawRepresentable, Codable {
+                @Pulse var rawValue: String
+                @MainActor var shown = false
+                let version = 1
+            }
+            """,
+            to: """
+            struct Alert: RawRepresentable, Codable {
+                @Pulse var rawValue: String
+                @MainActor var shown = false
+                let version = 1
+            }
+
+            extension Alert: BinaryPayloadKit.BinaryPayloadEncodable, BinaryPayloadKit.BinaryPayloadDecodable {
+                func encode(to writer: inout BinaryPayloadKit.BinaryPayloadWriter) throws {
+                    if try BinaryPayloadMacros.BinaryPayloadCodingSupport.encodeRawValue(of: self, to: &writer) {
+                        return
+                    }
+                    try writer.encodeObject { members in
+                        try BinaryPayloadMacros.BinaryPayloadCodingSupport.encode(self._rawValue, forKey: "rawValue", into: &members)
+                        try BinaryPayloadMacros.BinaryPayloadCodingSupport.encode(self.shown, forKey: "shown", into: &members)
+                        try BinaryPayloadMacros.BinaryPayloadCodingSupport.encode(self.version, forKey: "version", into: &members)
+                    }
+                }
+
+                init(from reader: inout BinaryPayloadKit.BinaryPayloadReader) throws {
+                    if let value = try BinaryPayloadMacros.BinaryPayloadCodingSupport.decodeRawValue(of: Self.self, from: &reader) {
+                        self._rawValue = value._rawValue
+                        self.shown = value.shown
+                        return
+                    }
+                    var __macro_local_9_rawValuefMu_ = BinaryPayloadMacros.BinaryPayloadCodingSupport.absent { (value: Self) in
+                        value._rawValue
+                    }
+                    var __macro_local_5shownfMu_ = BinaryPayloadMacros.BinaryPayloadCodingSupport.absent { (value: Self) in
+                        value.shown
+                    }
+                    try reader.decodeObject { key, reader in
+                        switch key {
+                        case "rawValue":
+                            try BinaryPayloadMacros.BinaryPayloadCodingSupport.read(&__macro_local_9_rawValuefMu_, from: &reader)
+                        case "shown":
+                            try BinaryPayloadMacros.BinaryPayloadCodingSupport.read(&__macro_local_5shownfMu_, from: &reader)
+                        default:
+                            break
+                        }
+                    }
+                    self._rawValue = try BinaryPayloadMacros.BinaryPayloadCodingSupport.value(__macro_local_9_rawValuefMu_, forKey: "rawValue", in: reader)
+                    self.shown = try BinaryPayloadMacros.BinaryPayloadCodingSupport.value(__macro_local_5shownfMu_, forKey: "shown", in: reader)
+                }
+            }
+            """
+        )
+    }
+
     @Test("a generic type conforms where its type parameters do")
     func genericExpansion() {
         expand(
@@ -303,7 +363,7 @@ struct BinaryPayloadCodingExpansionTests {
         Refusal(declaration: "struct Custom: Codable {\n    var count: Int\n    func encode(to encoder: any Encoder) throws {}\n}", message: "@BinaryPayloadCoding writes what synthesized Codable writes, and this type encodes itself; conform it by hand.", line: 3, column: 10),
         Refusal(declaration: "enum Custom: Codable {\n    case one\n    init(from decoder: Decoder) throws { self = .one }\n}", message: "@BinaryPayloadCoding reads what synthesized Codable reads, and this type decodes itself; conform it by hand.", line: 3, column: 5),
         Refusal(declaration: "struct Cached: Codable {\n    lazy var total: Int = 0\n}", message: "@BinaryPayloadCoding does not write a lazy property, which synthesized Codable does not either; make it computed or conform the type by hand.", line: 2, column: 10),
-        Refusal(declaration: "struct Wrapped: Codable {\n    @Clamped var level: Int\n}", message: "@BinaryPayloadCoding does not write a property wrapper's storage; conform the type by hand.", line: 2, column: 5),
+        Refusal(declaration: "struct Platform: Codable {\n    #if DEBUG\n    @Traced\n    #endif\n    var level: Int\n}", message: "@BinaryPayloadCoding cannot see which attributes an #if keeps; conform the type by hand.", line: 2, column: 5),
         Refusal(declaration: "struct Pair: Codable {\n    var (a, b): (Int, Int)\n}", message: "@BinaryPayloadCoding needs one name per stored property, not a pattern.", line: 2, column: 9),
         Refusal(declaration: "struct Platform: Codable {\n    #if os(Linux)\n    var linux: Bool\n    #endif\n}", message: "@BinaryPayloadCoding cannot see which members an #if keeps; conform the type by hand.", line: 2, column: 5),
         Refusal(declaration: "enum Never2: Codable {}", message: "@BinaryPayloadCoding needs an enum with at least one case: a value of this one cannot be logged.", line: 1, column: 6),

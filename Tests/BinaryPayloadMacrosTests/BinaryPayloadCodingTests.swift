@@ -1,5 +1,6 @@
 @testable import BinaryPayloadKit
 import BinaryPayloadMacros
+import ReactorLog
 import Foundation
 import Testing
 
@@ -85,6 +86,32 @@ struct BinaryPayloadCodingTests {
         #expect(try read(Versioned.self, #"{"version":9,"name":"b"}"#) == Versioned(name: "b"))
     }
 
+    @Test("a wrapped property's storage is written under the property's name as Codable writes it, pulses and the app's own wrappers alike")
+    func wrappedProperties() throws {
+        var state = PulsedState(volume: 14)
+        try BinaryPayload.checkHandWrittenCoding(of: state)
+        #expect(try json(of: state) == #"{"alert":{"value":null,"valueUpdatedCount":0},"count":{"value":0,"valueUpdatedCount":0},"volume":{"level":10},"title":"inbox"}"#)
+        state.alert = "Sent"
+        state.alert = "Sent"
+        state.count += 1
+        state.volume = -3
+        try BinaryPayload.checkHandWrittenCoding(of: state)
+        #expect(try read(PulsedState.self, json(of: state)).$alert.valueUpdatedCount == 2)
+        // A pulse's value and count are required, even for an optional value, as Codable requires them.
+        let missing = #"{"alert":{"valueUpdatedCount":1},"count":{"value":0,"valueUpdatedCount":0},"volume":{"level":1},"title":""}"#
+        #expect(throws: DecodingError.self) { try read(PulsedState.self, missing) }
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(PulsedState.self, from: Data(missing.utf8)) }
+        let absent = #"{"count":{"value":0,"valueUpdatedCount":0},"volume":{"level":1},"title":""}"#
+        #expect(throws: DecodingError.self) { try read(PulsedState.self, absent) }
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(PulsedState.self, from: Data(absent.utf8)) }
+
+        var banner = Banner(message: "Hello", shownAt: nil)
+        banner.message = "Bye"
+        try BinaryPayload.checkHandWrittenCoding(of: banner)
+        #expect(try json(of: banner) == #"{"text":{"value":"Bye","valueUpdatedCount":1}}"#)
+        try BinaryPayload.checkHandWrittenCoding(of: Pulse(value: [1, 2], updatedCount: .max))
+    }
+
     @Test("Foundation's dates, identifiers and URLs are written as through Codable")
     func foundationValues() throws {
         let id = UUID()
@@ -122,6 +149,11 @@ struct BinaryPayloadCodingTests {
         let json = try String(decoding: BinaryPayloadEncoder.encode(repository).payload.withUnsafeBytes { try BinaryPayload.json($0) }, as: UTF8.self)
         #expect(json == #"{"full_name":"apple/swift","stargazers_count":3}"#)
         #expect(try read(Repository.self, json) == Repository(fullName: "apple/swift", stars: 3, isStarred: false))
+    }
+
+    /// The JSON `value`'s binary payload renders as.
+    private func json<Value: Encodable>(of value: Value) throws -> String {
+        try String(decoding: BinaryPayloadEncoder.encode(value).payload.withUnsafeBytes { try BinaryPayload.json($0) }, as: UTF8.self)
     }
 
     /// Reads `json` through the conformance alone, without the fallback to `Codable` the codec has.

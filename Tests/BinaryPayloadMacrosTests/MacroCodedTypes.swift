@@ -1,4 +1,5 @@
 import BinaryPayloadMacros
+import ReactorLog
 import Foundation
 
 // Types whose binary conformances the macro writes, one of every shape it handles: the tests check each value
@@ -218,4 +219,40 @@ enum Umlaut: Codable, Equatable {
     enum überCodingKeys: String, CodingKey { case _0 = "x" }
     /// Not the case's keys for `Codable`, which does not capitalize `ü`.
     enum ÜberCodingKeys: String, CodingKey { case _0 = "y" }
+}
+
+/// A ReactorKit-style state: pulses (ReactorLog's wrapper, conformed by hand), a wrapper of the app's own conformed
+/// by the macro, and an actor-isolated property, which wraps nothing.
+@BinaryPayloadCoding
+struct PulsedState: Codable, Equatable {
+    @Pulse var alert: String?
+    @Pulse var count = 0
+    @Clamped var volume: Int
+    @MainActor var title = "inbox"
+}
+
+/// A wrapper of the app's own: its storage is written as the wrapper's conformance writes it.
+@BinaryPayloadCoding
+@propertyWrapper
+struct Clamped: Codable, Equatable {
+    private var level: Int
+
+    init(wrappedValue: Int) { level = min(max(wrappedValue, 0), 10) }
+
+    var wrappedValue: Int {
+        get { level }
+        set { level = min(max(newValue, 0), 10) }
+    }
+}
+
+/// A wrapped property its coding keys rename: the key names the property, not its storage.
+@BinaryPayloadCoding
+struct Banner: Codable, Equatable {
+    @Pulse var message: String
+    var shownAt: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case message = "text"
+        case shownAt
+    }
 }
