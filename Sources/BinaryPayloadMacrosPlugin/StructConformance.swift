@@ -62,7 +62,7 @@ struct StructConformance {
                     throw CodingRefusal("@BinaryPayloadCoding cannot see which attributes an #if keeps; conform the type by hand.", at: attribute)
                 }
                 let name = attribute.attributeName.trimmedDescription
-                isWrapped = isWrapped || name.first?.isUppercase == true && name != "MainActor"
+                isWrapped = isWrapped || name.first?.isUppercase == true && !["MainActor", "Swift.MainActor"].contains(name)
             }
             let isLet = variable.bindingSpecifier.tokenKind == .keyword(.let)
             return try stored.map { binding throws(CodingRefusal) in

@@ -2,7 +2,8 @@ import BinaryPayloadKit
 
 /// A pulse writes what its `Codable` conformance writes, `{"value": …, "valueUpdatedCount": n}`, without
 /// `Codable`'s containers: so that a state with `@Pulse` properties can take `@BinaryPayloadCoding`, which writes
-/// a wrapped property's storage through its wrapper's conformance.
+/// a wrapped property's storage through its wrapper's conformance. Both conformances ask both of `Value`, because a
+/// pulse is `Codable` (which they refine) only where its value is.
 extension Pulse: BinaryPayloadEncodable where Value: BinaryPayloadEncodable & BinaryPayloadDecodable {
     /// Writes the value and how many times it was assigned.
     public func encode(to writer: inout BinaryPayloadWriter) throws {

@@ -90,7 +90,7 @@ struct BinaryPayloadCodingTests {
     func wrappedProperties() throws {
         var state = PulsedState(volume: 14)
         try BinaryPayload.checkHandWrittenCoding(of: state)
-        #expect(try json(of: state) == #"{"alert":{"value":null,"valueUpdatedCount":0},"count":{"value":0,"valueUpdatedCount":0},"volume":{"level":10},"title":"inbox"}"#)
+        #expect(try json(of: state) == #"{"alert":{"value":null,"valueUpdatedCount":0},"count":{"value":0,"valueUpdatedCount":0},"volume":{"level":10},"title":"inbox","subtitle":""}"#)
         state.alert = "Sent"
         state.alert = "Sent"
         state.count += 1

@@ -229,6 +229,7 @@ struct PulsedState: Codable, Equatable {
     @Pulse var count = 0
     @Clamped var volume: Int
     @MainActor var title = "inbox"
+    @Swift.MainActor var subtitle = ""
 }
 
 /// A wrapper of the app's own: its storage is written as the wrapper's conformance writes it.
