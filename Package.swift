@@ -158,11 +158,11 @@ let package = Package(
         ),
         .testTarget(
             name: "TimeTravelTests",
-            dependencies: ["TimeTravel", "ReactorLog", "ReactorLogPersistence", "ReactorLogExamples", "EventLogKit", "TestSupport"]
+            dependencies: ["TimeTravel", "ReactorLog", "ReactorLogPersistence", "ReactorLogExamples", "EventLogKit", "LMDB", "TestSupport"]
         ),
         .testTarget(
             name: "InspectorTests",
-            dependencies: ["EventLogKit", "LMDB", "TestSupport", "reactorlog", "example-inspector", "eventlog-crash-writer", "reactorlog-fuzz", "cart-app-1", "cart-app-2"]
+            dependencies: ["EventLogKit", "LMDB", "TestSupport", "ReactorLogInspector", "reactorlog", "example-inspector", "eventlog-crash-writer", "reactorlog-fuzz", "cart-app-1", "cart-app-2"]
         ),
         .testTarget(
             name: "BinaryPayloadMacrosTests",

@@ -44,51 +44,65 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
     /// LMDB reported an error.
     case storage(path: String, LMDBError)
 
-    /// One line: the problem, then a hint.
+    /// One line: the problem, then a hint (``problem`` and ``hint``).
     public var description: String {
+        let hint = hint
+        return hint.isEmpty ? problem : "\(problem) \(hint)"
+    }
+
+    /// The problem alone, a sentence: for a tool that words its own hint, as the inspector names its commands.
+    public var problem: String {
         switch self {
-        case .notFound(let path):
-            "No log at \(path). Check the path; a log is a directory such as demo.reactorlog/."
-        case .notALog(let path, let reason):
-            "\(path) is not a ReactorLog log: \(reason). Point at a directory written by ReactorLog."
-        case .permissionDenied(let path):
-            "The log at \(path) cannot be read: permission denied. Run as the log's owner, or copy the log somewhere you can read it."
+        case .notFound(let path): "No log at \(path)."
+        case .notALog(let path, let reason): "\(path) is not a ReactorLog log: \(reason)."
+        case .permissionDenied(let path): "The log at \(path) cannot be read: permission denied."
         case .newerFormat(let path, let found, let supported):
-            "\(path) uses log format version \(found), but this ReactorLog reads versions up to \(supported). Upgrade ReactorLog to read it."
-        case .alreadyOpen(let path, let detail):
-            "\(path) is already open for writing (\(detail)). Close the other writer, or open the log read-only."
-        case .readOnly(let path):
-            "\(path) is open read-only, so it cannot be changed. Open it for writing to append, trim or import."
-        case .closed(let path):
-            "\(path) is closed. Open it again to use it."
-        case .corruptEntry(let sequence, let reason):
-            "Entry #\(sequence) is corrupt: \(reason). Run `reactorlog verify` to find every damaged entry."
+            "\(path) uses log format version \(found), but this ReactorLog reads versions up to \(supported)."
+        case .alreadyOpen(let path, let detail): "\(path) is already open for writing (\(detail))."
+        case .readOnly(let path): "\(path) is open read-only, so it cannot be changed."
+        case .closed(let path): "\(path) is closed."
+        case .corruptEntry(let sequence, let reason): "Entry #\(sequence) is corrupt: \(reason)."
         case .corruptSnapshot(let stream, let sequence, let reason):
-            "The snapshot of stream '\(stream)' at #\(sequence) is corrupt: \(reason). Run `reactorlog verify` for details."
-        case .corruptStream(let id, let reason):
-            "The descriptor of stream id \(id) is corrupt: \(reason). Run `reactorlog verify` for details."
+            "The snapshot of stream '\(stream)' at #\(sequence) is corrupt: \(reason)."
+        case .corruptStream(let id, let reason): "The descriptor of stream id \(id) is corrupt: \(reason)."
         case .corruptIndex(let streamID, let block, let reason):
-            "The index of stream id \(streamID) is damaged in its block from #\(block): \(reason). Run `reactorlog verify` for details."
-        case .damagedFile(let path, let reason):
-            "The log at \(path) is damaged: \(reason). Nothing was read; restore the log from a copy."
-        case .corruptMetadata(let reason):
-            "The log's metadata is corrupt: \(reason). Run `reactorlog verify` for details."
+            "The index of stream id \(streamID) is damaged in its block from #\(block): \(reason)."
+        case .damagedFile(let path, let reason): "The log at \(path) is damaged: \(reason)."
+        case .corruptMetadata(let reason): "The log's metadata is corrupt: \(reason)."
         case .incompatibleSchema(let stream, let recorded, let current, let problem):
-            "Stream '\(stream)' was recorded with other types (fingerprint \(recorded), now \(current)) and no longer decodes: \(problem). Let attach start a new generation of the stream (its default policy), or read it with the types that recorded it."
-        case .unknownStream(let name):
-            "The log has no stream named '\(name)'. Run `reactorlog info` to list its streams."
-        case .streamInUse(let name):
-            "Stream '\(name)' is already open for writing in this log. Close the other LogStream first."
-        case .invalidArgument(let message):
-            message
-        case .codec(let message):
-            message
+            "Stream '\(stream)' was recorded with other types (fingerprint \(recorded), now \(current)) and no longer decodes: \(problem)."
+        case .unknownStream(let name): "The log has no stream named '\(name)'."
+        case .streamInUse(let name): "Stream '\(name)' is already open for writing in this log."
+        case .invalidArgument(let message), .codec(let message): message
         case .writeFailed(let path, let lastCommitted, let unwritten, let underlying):
-            "Writing to \(path) failed: \(underlying). Entries up to #\(lastCommitted) are committed and intact; \(unwritten) queued entries were not written, and the log accepts no more appends. Free disk space or raise maxMapSize, then reopen the log."
-        case .storage(let path, let error) where error.isBadHandle:
-            "LMDB error on \(path): \(error). A writer of a newer ReactorLog converted the log while it was open here; open it again."
-        case .storage(let path, let error):
-            "LMDB error on \(path): \(error). Check the path's permissions and free space."
+            "Writing to \(path) failed: \(underlying). Entries up to #\(lastCommitted) are committed and intact; \(unwritten) queued entries were not written, and the log accepts no more appends."
+        case .storage(let path, let error): "LMDB error on \(path): \(error)."
+        }
+    }
+
+    /// What to do about it, for a program using the library (empty where ``problem`` says it already). A library
+    /// error names the library's calls, never the inspector's commands.
+    public var hint: String {
+        switch self {
+        case .notFound: "Check the path; a log is a directory such as demo.reactorlog/."
+        case .notALog: "Point at a directory written by ReactorLog."
+        case .permissionDenied: "Run as the log's owner, or copy the log somewhere you can read it."
+        case .newerFormat: "Upgrade ReactorLog to read it."
+        case .alreadyOpen: "Close the other writer, or open the log read-only."
+        case .readOnly: "Open it for writing to append, trim or import."
+        case .closed: "Open it again to use it."
+        case .corruptEntry: "Verify the log (`EventLog.verify()`) to find every damaged entry."
+        case .corruptSnapshot, .corruptStream, .corruptIndex, .corruptMetadata: "Verify the log (`EventLog.verify()`) for details."
+        case .damagedFile: "Nothing was read; restore the log from a copy."
+        case .incompatibleSchema:
+            "Let attach start a new generation of the stream (its default policy), or read it with the types that recorded it."
+        case .unknownStream: "List its streams with `EventLog.streams()`."
+        case .streamInUse: "Close the other LogStream first."
+        case .invalidArgument, .codec: ""
+        case .writeFailed: "Free disk space or raise maxMapSize, then reopen the log."
+        case .storage(_, let error) where error.isBadHandle:
+            "A writer of a newer ReactorLog converted the log while it was open here; open it again."
+        case .storage: "Check the path's permissions and free space."
         }
     }
 }

@@ -46,16 +46,17 @@ struct InspectorFailure: Error, CustomStringConvertible {
         case let failure as InspectorFailure:
             self = failure
         case let error as EventLogError:
-            self.init(Self.firstLine(error.description), exit: Self.exit(for: error))
+            self.init(Self.firstLine(Self.sentence(error.problem, Self.hint(for: error) ?? error.hint)), exit: Self.exit(for: error))
         case let error as TimeTravelError:
+            let message = Self.sentence(error.problem, Self.hint(for: error) ?? error.hint)
             switch error {
             case .log(let inner): self.init(inner)
-            case .needsReducer: self.init(error.description, exit: .needsReducer)
-            case .bisectPrecondition, .bisectLogIncomplete: self.init(error.description, exit: .bisectFailed)
-            case .replayDiverges: self.init(Self.firstLine(error.description), exit: .finding)
-            case .decoding: self.init(error.description, exit: .corrupt)
-            case .schemaMismatch: self.init(error.description, exit: .schemaMismatch)
-            default: self.init(error.description, exit: .invalidArgument)
+            case .needsReducer: self.init(message, exit: .needsReducer)
+            case .bisectPrecondition, .bisectLogIncomplete, .noRecordedStates: self.init(message, exit: .bisectFailed)
+            case .replayDiverges: self.init(Self.firstLine(message), exit: .finding)
+            case .decoding: self.init(message, exit: .corrupt)
+            case .schemaMismatch: self.init(message, exit: .schemaMismatch)
+            default: self.init(message, exit: .invalidArgument)
             }
         default:
             self.init(Self.firstLine("\(error)"), exit: .corrupt)
@@ -76,6 +77,32 @@ struct InspectorFailure: Error, CustomStringConvertible {
             reason = nsError.localizedDescription
         }
         return InspectorFailure("Could not write the output: \(reason). Free some space or write elsewhere.", exit: .writeFailed)
+    }
+
+    /// The inspector's hint where it differs from the library's: a command to run instead of a call to make.
+    private static func hint(for error: EventLogError) -> String? {
+        switch error {
+        case .corruptEntry: "Run `reactorlog verify` to find every damaged entry."
+        case .corruptSnapshot, .corruptStream, .corruptIndex, .corruptMetadata: "Run `reactorlog verify` for details."
+        case .unknownStream: "Run `reactorlog info` to list its streams."
+        default: nil
+        }
+    }
+
+    /// The inspector's hint where it differs from the library's, as for the log's errors.
+    private static func hint(for error: TimeTravelError) -> String? {
+        switch error {
+        case .needsReducer: "Read one of those, or run an inspector that knows the reactor."
+        case .noRecordedStates: "Run an inspector that knows the reactor, or record snapshots more often."
+        case .schemaMismatch:
+            "Run an inspector built from the app version that recorded it, or the generic `reactorlog`, which reads recorded states without the types."
+        default: nil
+        }
+    }
+
+    /// A problem and its hint as one line.
+    private static func sentence(_ problem: String, _ hint: String) -> String {
+        hint.isEmpty ? problem : "\(problem) \(hint)"
     }
 
     private static func exit(for error: EventLogError) -> InspectorExit {

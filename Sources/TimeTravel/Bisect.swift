@@ -63,18 +63,18 @@ extension TimeMachine {
             return verdict
         }
         guard from < end else {
-            throw TimeTravelError.bisectPrecondition("The good step #\(from) is not before the bad step #\(end): give --from a step before --to.")
+            throw TimeTravelError.bisectPrecondition("The good step #\(from) is not before the bad step #\(end): start the bisect before the step it ends at.")
         }
         switch try probe(from) {
         case .good: break
-        case .bad: throw TimeTravelError.bisectPrecondition("The state at #\(from) is already bad, so the bug came earlier. Start the bisect from an earlier step (--from).")
-        case .skip: throw TimeTravelError.bisectPrecondition("The state at #\(from) was skipped, but bisect needs it judged good. Start from a step the test can judge (--from).")
+        case .bad: throw TimeTravelError.bisectPrecondition("The state at #\(from) is already bad, so the bug came earlier. Start the bisect from an earlier step.")
+        case .skip: throw TimeTravelError.bisectPrecondition("The state at #\(from) was skipped, but bisect needs it judged good. Start from a step the test can judge.")
         }
         func mustBeBad(_ step: UInt64, _ what: String) throws {
             switch try probe(step) {
             case .bad: break
             case .good: throw TimeTravelError.bisectPrecondition("The state at #\(step), \(what) up to #\(end), is good: there is no bad state to find. Check the test, or bisect a longer range.")
-            case .skip: throw TimeTravelError.bisectPrecondition("The state at #\(step), \(what) up to #\(end), was skipped, but bisect needs it judged bad. End the bisect at a step the test can judge (--to).")
+            case .skip: throw TimeTravelError.bisectPrecondition("The state at #\(step), \(what) up to #\(end), was skipped, but bisect needs it judged bad. End the bisect at a step the test can judge.")
             }
         }
         /// A step whose state is good, below the points still to judge.
@@ -121,7 +121,7 @@ extension TimeMachine {
             // range between two of them.
             points = try log.snapshotSequences(stream: stream.name).filter { $0 > from && $0 <= end }
             guard let last = points.last else {
-                throw TimeTravelError.bisectPrecondition("Stream '\(stream.name)' recorded no state between #\(from) and #\(end), and bisect without the reducer judges recorded states only. Run an inspector that knows the reactor, or record snapshots more often.")
+                throw TimeTravelError.noRecordedStates(stream: stream.name, from: from, through: end)
             }
             try mustBeBad(last, "the last recorded state")
         }

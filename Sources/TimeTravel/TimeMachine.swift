@@ -123,7 +123,7 @@ public struct TimeMachine<P: Replayer>: Sendable {
     /// An action and every mutation and error its effects produced, in order, with their delays.
     public func causalTree(of action: UInt64) throws -> CausalTree {
         guard let root = try log.entry(at: action), root.stream == stream.name, root.kind == .action else {
-            throw TimeTravelError.bisectPrecondition("#\(action) is not an action of stream '\(stream.name)'. Use `reactorlog log` to find the action's step.")
+            throw TimeTravelError.notAnAction(step: action, stream: stream.name)
         }
         var caused: [CausalTree.Node] = []
         var entries = log.entries(EntryQuery(from: action + 1, stream: stream.name))

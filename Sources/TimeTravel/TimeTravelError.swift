@@ -14,6 +14,10 @@ public enum TimeTravelError: Error, Sendable, Equatable, CustomStringConvertible
     case needsReducer(step: UInt64, stream: String, nearest: [UInt64])
     /// Bisect cannot start: the first state is not good or the last is not bad.
     case bisectPrecondition(String)
+    /// Bisect without a reducer judges recorded states only, and the stream recorded none in the range.
+    case noRecordedStates(stream: String, from: UInt64, through: UInt64)
+    /// A causal tree starts at an action, and the step is not one of the stream.
+    case notAnAction(step: UInt64, stream: String)
     /// A recorded bisect session does not cover a probe that replaying it needs.
     case bisectLogIncomplete(step: UInt64)
     /// Replaying with the current reducer does not reproduce the recorded states.
@@ -25,31 +29,50 @@ public enum TimeTravelError: Error, Sendable, Equatable, CustomStringConvertible
     /// A recorded value no longer decodes with the replayer's types: the stream was recorded with other types.
     case schemaMismatch(what: String, detail: String)
 
-    /// One line (the divergence adds its diff below).
+    /// One line, the problem and then a hint (``problem`` and ``hint``); a divergence adds its diff below.
     public var description: String {
+        let hint = hint
+        return hint.isEmpty ? problem : "\(problem) \(hint)"
+    }
+
+    /// The problem alone: for a tool that words its own hint, as the inspector does.
+    public var problem: String {
         switch self {
-        case .malformedPath(let path, let reason):
-            "'\(path)' is not a state path: \(reason). Paths look like repos[3], user.name, items[2].done or repos.count."
-        case .stepOutOfRange(let step, let stream, let highest):
-            "Step #\(step) is outside stream '\(stream)', which ends at #\(highest). Pick a step from 0 (the initial state) to #\(highest)."
+        case .malformedPath(let path, let reason): "'\(path)' is not a state path: \(reason)."
+        case .stepOutOfRange(let step, let stream, let highest): "Step #\(step) is outside stream '\(stream)', which ends at #\(highest)."
         case .stepTrimmed(let step, let stream, let earliest):
-            "The log holds '\(stream)' only from its state at #\(earliest) on (the entries before were trimmed, or left out of an export), so its state at #\(step) is gone. Pick a step from #\(earliest) on."
+            "The log holds '\(stream)' only from its state at #\(earliest) on (the entries before were trimmed, or left out of an export), so its state at #\(step) is gone."
         case .stepRemoved(let step, let stream, let removed):
-            "Retention removed the entries of '\(stream)' from #\(removed.lowerBound) to #\(removed.upperBound), so its state at #\(step) is gone. Pick a step before #\(removed.lowerBound), or from #\(removed.upperBound) on."
+            "Retention removed the entries of '\(stream)' from #\(removed.lowerBound) to #\(removed.upperBound), so its state at #\(step) is gone."
         case .needsReducer(let step, let stream, let nearest):
-            "The state of '\(stream)' at #\(step) was not recorded and rebuilding it needs the reducer. Recorded states nearby: \(nearest.isEmpty ? "none" : nearest.map { "#\($0)" }.joined(separator: ", ")); or run an inspector that knows the reactor."
-        case .bisectPrecondition(let message):
-            message
-        case .bisectLogIncomplete(let step):
-            "The recorded bisect session has no verdict for #\(step): it was recorded on another log or range."
-        case .replayDiverges(let divergence):
-            divergence.description
-        case .log(let error):
-            error.description
-        case .decoding(let message):
-            message
+            "The state of '\(stream)' at #\(step) was not recorded and rebuilding it needs the reducer. Recorded states nearby: \(nearest.isEmpty ? "none" : nearest.map { "#\($0)" }.joined(separator: ", "))."
+        case .bisectPrecondition(let message), .decoding(let message): message
+        case .noRecordedStates(let stream, let from, let through):
+            "Stream '\(stream)' recorded no state between #\(from) and #\(through), and bisect without the reducer judges recorded states only."
+        case .notAnAction(let step, let stream): "#\(step) is not an action of stream '\(stream)'."
+        case .bisectLogIncomplete(let step): "The recorded bisect session has no verdict for #\(step): it was recorded on another log or range."
+        case .replayDiverges(let divergence): divergence.description
+        case .log(let error): error.problem
         case .schemaMismatch(let what, let detail):
-            "\(what) no longer decodes with this inspector's types (\(detail)): the stream was recorded with other types. Run an inspector built from the app version that recorded it, or the generic `reactorlog`, which reads recorded states without the types."
+            "\(what) no longer decodes (\(detail)): the stream was recorded with other types."
+        }
+    }
+
+    /// What to do about it, for a program using the library (empty where ``problem`` says it already). A library
+    /// error names the library's calls, never the inspector's commands.
+    public var hint: String {
+        switch self {
+        case .malformedPath: "Paths look like repos[3], user.name, items[2].done or repos.count."
+        case .stepOutOfRange(_, _, let highest): "Pick a step from 0 (the initial state) to #\(highest)."
+        case .stepTrimmed(_, _, let earliest): "Pick a step from #\(earliest) on."
+        case .stepRemoved(_, _, let removed): "Pick a step before #\(removed.lowerBound), or from #\(removed.upperBound) on."
+        case .needsReducer: "Read one of those, or travel with a replayer that has the reducer (`ReactorReplayer`)."
+        case .noRecordedStates: "Bisect with a replayer that has the reducer (`ReactorReplayer`), or record snapshots more often."
+        case .notAnAction: "Start the tree at an action's step (an entry of kind `.action`)."
+        case .schemaMismatch:
+            "Read it with the types that recorded it, or register migrations from them (`SchemaMigrations`)."
+        case .log(let error): error.hint
+        case .bisectPrecondition, .bisectLogIncomplete, .replayDiverges, .decoding: ""
         }
     }
 }

@@ -38,6 +38,7 @@ struct InspectorBadInputTests {
         try log.close()
         let result = try await fails(["state", path, "--at", "3"], exit: 9, saying: "Mutation #3 (bumpValue) no longer decodes")
         #expect(result.error.contains("recorded with other types"))
+        #expect(result.error.contains("Run an inspector built from the app version that recorded it"))
         // The generic commands still read it.
         #expect(try await Tool.run(["log", path]).status == 0)
     }
@@ -97,7 +98,7 @@ struct InspectorBadInputTests {
     @Test("an unknown stream, a step out of range, a malformed path, an unknown kind, a bad time, a missing entry")
     func badArguments() async throws {
         let before = try modificationDate(demo)
-        try await fails(["log", demo, "--stream", "nope"], exit: 2, saying: "no stream named 'nope'")
+        try await fails(["log", demo, "--stream", "nope"], exit: 2, saying: "no stream named 'nope'. Run `reactorlog info` to list its streams.")
         try await fails(["state", demo, "--stream", "search", "--at", "99999"], exit: 2, saying: "Step #99999 is outside")
         try await fails(["state", demo, "--stream", "search", "--at", "5", "--path", "repos["], exit: 2, saying: "is not a state path")
         try await fails(["blame", demo, "a..b", "--stream", "search"], exit: 2, saying: "is not a state path")

@@ -221,6 +221,10 @@ struct TimeMachineTests {
         #expect(tree.caused.map(\.entry.caseName) == ["setQuery", "setRepos"])
         #expect(tree.caused[1].delay >= tree.caused[0].delay)
         #expect(tree.caused[1].delay >= .milliseconds(2))
+        let mutation = tree.caused[0].entry.sequence
+        #expect(throws: TimeTravelError.notAnAction(step: mutation, stream: "search")) {
+            try TimeMachine(log: log, stream: "search", replayer: RecordedStates()).causalTree(of: mutation)
+        }
     }
 
     @Test("without a reducer, states exist where recorded; elsewhere the error names the nearest recorded steps")

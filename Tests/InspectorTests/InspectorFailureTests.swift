@@ -1,0 +1,30 @@
+import EventLogKit
+@testable import ReactorLogInspector
+import Testing
+import TimeTravel
+
+/// The inspector words the library's errors with its own hints where a command helps more than a call: the
+/// problem is the library's, the hint names `reactorlog`'s commands.
+@Suite("the inspector's hints")
+struct InspectorFailureTests {
+    @Test("damage, an unknown stream, a missing reducer and other types get a command to run; the rest the library's hint")
+    func commandsForHints() {
+        let cases: [(any Error, String, InspectorExit)] = [
+            (EventLogError.corruptEntry(sequence: 3, reason: "its checksum does not match"), "Run `reactorlog verify` to find every damaged entry.", .corrupt),
+            (EventLogError.corruptSnapshot(stream: "s", sequence: 4, reason: "r"), "Run `reactorlog verify` for details.", .corrupt),
+            (EventLogError.unknownStream(name: "nope"), "Run `reactorlog info` to list its streams.", .invalidArgument),
+            (TimeTravelError.log(.corruptIndex(streamID: 1, block: 5, reason: "r")), "Run `reactorlog verify` for details.", .corrupt),
+            (TimeTravelError.needsReducer(step: 5, stream: "s", nearest: [4]), "Read one of those, or run an inspector that knows the reactor.", .needsReducer),
+            (TimeTravelError.noRecordedStates(stream: "s", from: 2, through: 9), "Run an inspector that knows the reactor, or record snapshots more often.", .bisectFailed),
+            (TimeTravelError.schemaMismatch(what: "Mutation #3 (bumpValue)", detail: "unknown case"), "Run an inspector built from the app version that recorded it", .schemaMismatch),
+            (EventLogError.newerFormat(path: "/a", found: 9, supported: 7), EventLogError.newerFormat(path: "/a", found: 9, supported: 7).hint, .newerFormat),
+        ]
+        for (error, hint, exit) in cases {
+            let failure = InspectorFailure(error)
+            let problem = (error as? EventLogError)?.problem ?? (error as? TimeTravelError)?.problem ?? ""
+            #expect(failure.message.hasPrefix(problem + " ") && failure.message.contains(hint), "\(failure.message)")
+            #expect(failure.exit == exit, "\(failure.message)")
+            #expect(!failure.message.contains("EventLog.") && !failure.message.contains("ReactorReplayer"), "\(failure.message)")
+        }
+    }
+}

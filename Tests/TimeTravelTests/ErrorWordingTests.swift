@@ -1,0 +1,43 @@
+import EventLogKit
+import LMDB
+import Testing
+import TimeTravel
+
+/// The library's errors speak to a program using the library: a sentence naming the problem, then a hint that names
+/// the library's calls, never the inspector's commands or flags (the inspector words its own, see InspectorTests).
+@Suite("library errors")
+struct ErrorWordingTests {
+    static let logErrors: [EventLogError] = [
+        .notFound(path: "/a"), .notALog(path: "/a", reason: "no data.mdb"), .newerFormat(path: "/a", found: 9, supported: 7),
+        .alreadyOpen(path: "/a", detail: "pid 4"), .readOnly(path: "/a"), .closed(path: "/a"),
+        .corruptEntry(sequence: 3, reason: "its checksum does not match"), .corruptSnapshot(stream: "s", sequence: 4, reason: "r"),
+        .corruptStream(id: 1, reason: "r"), .corruptIndex(streamID: 1, block: 5, reason: "r"), .corruptMetadata(reason: "r"),
+        .damagedFile(path: "/a", reason: "it is truncated"), .permissionDenied(path: "/a"), .unknownStream(name: "nope"),
+        .streamInUse(name: "s"), .invalidArgument("The limit must be positive."), .codec("Entry #3 does not decode."),
+        .incompatibleSchema(stream: "s", recorded: "f1", current: "f2", problem: "a case was renamed"),
+        .writeFailed(path: "/a", lastCommitted: 9, unwritten: 2, underlying: "No space left on device"),
+        .storage(path: "/a", LMDBError.dropped("entries")),
+    ]
+
+    static let timeTravelErrors: [TimeTravelError] = [
+        .malformedPath(path: "repos[", reason: "a bracket is not closed"), .stepOutOfRange(step: 9, stream: "s", highest: 5),
+        .stepTrimmed(step: 1, stream: "s", earliest: 4), .stepRemoved(step: 5, stream: "s", removed: 4...8),
+        .needsReducer(step: 5, stream: "s", nearest: [4, 8]), .needsReducer(step: 5, stream: "s", nearest: []),
+        .bisectPrecondition("The state at #3 is already bad, so the bug came earlier. Start the bisect from an earlier step."),
+        .noRecordedStates(stream: "s", from: 2, through: 9), .notAnAction(step: 4, stream: "s"), .bisectLogIncomplete(step: 4),
+        .log(.unknownStream(name: "nope")), .decoding("Entry #3 does not decode."),
+        .schemaMismatch(what: "Mutation #3 (bumpValue)", detail: "unknown case"),
+    ]
+
+    @Test("every error is its problem and its hint, each a sentence, and names no command of the inspector")
+    func sentencesForTheLibrary() {
+        for (error, problem, hint) in Self.logErrors.map({ ("\($0)", $0.problem, $0.hint) }) + Self.timeTravelErrors.map({ ("\($0)", $0.problem, $0.hint) }) {
+            #expect(error == (hint.isEmpty ? problem : problem + " " + hint))
+            #expect(problem.hasSuffix(".") && (hint.isEmpty || hint.hasSuffix(".")), "\(error)")
+            #expect(!error.contains("reactorlog ") && !error.contains("`reactorlog`") && !error.contains("--") && !error.contains("inspector"), "\(error)")
+        }
+        #expect(EventLogError.corruptEntry(sequence: 3, reason: "r").hint.contains("EventLog.verify()"))
+        #expect(EventLogError.unknownStream(name: "nope").hint.contains("EventLog.streams()"))
+        #expect(TimeTravelError.log(.unknownStream(name: "nope")).description == EventLogError.unknownStream(name: "nope").description)
+    }
+}
