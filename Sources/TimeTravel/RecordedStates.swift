@@ -13,7 +13,7 @@ public struct RecordedStates: Replayer {
     /// Reads a JSON or binary state as JSON, whatever types wrote it.
     public func decodeState(_ data: Data, codec: CodecID, recordedWith schema: String, log: EventLog) throws -> JSONValue {
         guard let state = try JSONValue(payload: data, codec: codec) else {
-            throw TimeTravelError.decoding("A recorded state uses the \(codec) codec, which the generic inspector cannot read.")
+            throw TimeTravelError.decoding("A recorded state uses the \(codec) codec, which only the types that wrote it can read: replay it with them.")
         }
         return state
     }
