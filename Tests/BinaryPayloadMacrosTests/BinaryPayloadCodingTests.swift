@@ -141,14 +141,36 @@ struct BinaryPayloadCodingTests {
             try BinaryPayload.checkHandWrittenCoding(of: mutation)
         }
         try BinaryPayload.checkHandWrittenCoding(of: State())
-        try BinaryPayload.checkHandWrittenCoding(of: State(query: "q", repos: ["r"], nextPage: nil, isLoading: true))
-        #expect(try read(State.self, #"{"query":"","repos":[],"isLoading":false}"#).nextPage == nil)
+        var state = State(query: "q", repos: ["r"], nextPage: nil, isLoading: true)
+        try BinaryPayload.checkHandWrittenCoding(of: state)
+        state.alertMessage = "Rate limited"
+        try BinaryPayload.checkHandWrittenCoding(of: state)
+        #expect(try read(State.self, #"{"query":"","repos":[],"isLoading":false,"alertMessage":{"value":null,"valueUpdatedCount":0}}"#).nextPage == nil)
         // Its coding keys: the property they leave out is neither written nor read.
         let repository = Repository(fullName: "apple/swift", stars: 3, isStarred: true)
         try BinaryPayload.checkHandWrittenCoding(of: repository)
         let json = try String(decoding: BinaryPayloadEncoder.encode(repository).payload.withUnsafeBytes { try BinaryPayload.json($0) }, as: UTF8.self)
         #expect(json == #"{"full_name":"apple/swift","stargazers_count":3}"#)
         #expect(try read(Repository.self, json) == Repository(fullName: "apple/swift", stars: 3, isStarred: false))
+    }
+
+    @Test("the guide's macro example is this module's, verbatim")
+    func guideExampleIsVerbatim() throws {
+        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        let guide = try String(contentsOf: tests.appendingPathComponent("../../docs/GUIDE.md"), encoding: .utf8)
+        let example = try String(contentsOf: tests.appendingPathComponent("GuideMacroExample.swift"), encoding: .utf8)
+        // The guide's Swift blocks from "Let the compiler write it" to "Or write it by hand", as the lines of code
+        // they hold; the file holds them in order, with comments of its own between.
+        let section = try #require(guide.range(of: "**Let the compiler write it.**").map { guide[$0.upperBound...] })
+        let blocks = section[..<(section.range(of: "**Or write it by hand**")?.lowerBound ?? section.endIndex)]
+            .components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        func code(_ text: some StringProtocol) -> String {
+            text.split(separator: "\n").filter { !$0.isEmpty && !$0.hasPrefix("//") }.joined(separator: "\n")
+        }
+        #expect(blocks.count == 2)
+        for block in blocks {
+            #expect(code(example).contains(code(block)), "GuideMacroExample.swift lacks:\n\(block)")
+        }
     }
 
     /// The JSON `value`'s binary payload renders as.

@@ -1,6 +1,8 @@
 import BinaryPayloadMacros   // re-exports BinaryPayloadKit
+import ReactorLog
 
-// docs/GUIDE.md's macro example ("Let the compiler write it"), verbatim; BinaryPayloadCodingTests checks its values.
+// docs/GUIDE.md's macro example ("Let the compiler write it"), verbatim: BinaryPayloadCodingTests checks that it is,
+// and checks its values.
 
 @BinaryPayloadCoding
 enum Mutation: Codable, Sendable {
@@ -15,6 +17,7 @@ struct State: Codable, Sendable {
     var repos: [String] = []
     var nextPage: Int? = 1
     var isLoading = false
+    @Pulse var alertMessage: String? = nil    // a pulse writes itself, as Codable writes it
 }
 
 @BinaryPayloadCoding
