@@ -167,7 +167,7 @@ let package = Package(
         .testTarget(
             name: "BinaryPayloadMacrosTests",
             dependencies: [
-                "BinaryPayloadMacros", "BinaryPayloadMacrosPlugin", "ReactorLog",
+                "BinaryPayloadMacros", "BinaryPayloadMacrosPlugin", "ReactorLog", "TestSupport",
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
             ]

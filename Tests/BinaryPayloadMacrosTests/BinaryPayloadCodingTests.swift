@@ -2,6 +2,7 @@
 import BinaryPayloadMacros
 import ReactorLog
 import Foundation
+import TestSupport
 import Testing
 
 /// What `@BinaryPayloadCoding` writes, on real types: the bytes, case names and readings of their synthesized
@@ -156,20 +157,11 @@ struct BinaryPayloadCodingTests {
 
     @Test("the guide's macro example is this module's, verbatim")
     func guideExampleIsVerbatim() throws {
-        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        let guide = try String(contentsOf: tests.appendingPathComponent("../../docs/GUIDE.md"), encoding: .utf8)
-        let example = try String(contentsOf: tests.appendingPathComponent("GuideMacroExample.swift"), encoding: .utf8)
-        // The guide's Swift blocks from "Let the compiler write it" to "Or write it by hand", as the lines of code
-        // they hold; the file holds them in order, with comments of its own between.
-        let section = try #require(guide.range(of: "**Let the compiler write it.**").map { guide[$0.upperBound...] })
-        let blocks = section[..<(section.range(of: "**Or write it by hand**")?.lowerBound ?? section.endIndex)]
-            .components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
-        func code(_ text: some StringProtocol) -> String {
-            text.split(separator: "\n").filter { !$0.isEmpty && !$0.hasPrefix("//") }.joined(separator: "\n")
-        }
+        let file = try DocumentedCode.file("Tests/BinaryPayloadMacrosTests/GuideMacroExample.swift")
+        let blocks = try DocumentedCode.swiftBlocks(of: "docs/GUIDE.md", after: "**Let the compiler write it.**", before: "**Or write it by hand**")
         #expect(blocks.count == 2)
         for block in blocks {
-            #expect(code(example).contains(code(block)), "GuideMacroExample.swift lacks:\n\(block)")
+            #expect(DocumentedCode.holds(file, block), "GuideMacroExample.swift lacks:\n\(block)")
         }
     }
 

@@ -9,7 +9,7 @@ enum UserAPI {
     static func follow(_ userID: Int) async throws {}
 }
 
-/// docs/GUIDE.md's first example, verbatim.
+/// docs/GUIDE.md's first example, verbatim (`guideIsVerbatim` checks that it is).
 final class ProfileViewReactor: Reactor {
     enum Action: Codable, Sendable {
         case follow(Int)
@@ -27,34 +27,32 @@ final class ProfileViewReactor: Reactor {
     }
 
     let initialState = State()
-    let runtime = Runtime()
+    let runtime = Runtime()                    // the one stored property a reactor needs
 
     func mutate(action: Action) -> Effect {
         switch action {
         case let .follow(userID):
-            return .run { send in
+            return .run { send in                       // async work, any number of mutations
                 try await UserAPI.follow(userID)
                 send(.setFollowing(true))
             }
         case .toggleBookmarked:
-            return .just(.setBookmarked(!currentState.isBookmarked))
+            return .just(.setBookmarked(!currentState.isBookmarked))   // reduced before send returns
         }
     }
 
     func reduce(state: State, mutation: Mutation) -> State {
         var state = state
         switch mutation {
-        case let .setFollowing(isFollowing):
-            state.isFollowing = isFollowing
-        case let .setBookmarked(isBookmarked):
-            state.isBookmarked = isBookmarked
+        case let .setFollowing(isFollowing): state.isFollowing = isFollowing
+        case let .setBookmarked(isBookmarked): state.isBookmarked = isBookmarked
         }
         return state
     }
 }
 
 // The guide's hand-written binary coding, as written there.
-extension ProfileViewReactor.Mutation: BinaryPayloadCodable, Equatable {
+extension ProfileViewReactor.Mutation: BinaryPayloadCodable {
     func encode(to writer: inout BinaryPayloadWriter) throws {
         switch self {
         case let .setFollowing(value): try writer.encodeCase("setFollowing") { try $0.encode(value, forKey: "_0") }
@@ -73,8 +71,21 @@ extension ProfileViewReactor.Mutation: BinaryPayloadCodable, Equatable {
     }
 }
 
+extension ProfileViewReactor.Mutation: Equatable {}
+
 @Suite("The guide's examples", .timeLimit(.minutes(1)))
 struct GuideExampleTests {
+    @Test("the guide's first reactor, its test and its hand-written coding are this file's, verbatim")
+    func guideIsVerbatim() throws {
+        let file = try DocumentedCode.file("Tests/ReactorLogTests/GuideExampleTests.swift")
+        let first = try DocumentedCode.swiftBlocks(of: "docs/GUIDE.md", after: "## A first reactor", before: "## Effects")
+        let byHand = try DocumentedCode.swiftBlocks(of: "docs/GUIDE.md", after: "**Or write it by hand**", before: "- The bytes must be")
+        #expect(first.count == 2 && byHand.count == 1)
+        for block in first + byHand {
+            #expect(DocumentedCode.holds(file, block), "GuideExampleTests.swift lacks:\n\(block)")
+        }
+    }
+
     @Test("the guide's hand-written binary coding of Mutation agrees with Codable for every case")
     func handWrittenCoding() throws {
         for mutation: ProfileViewReactor.Mutation in [.setFollowing(true), .setFollowing(false), .setBookmarked(true)] {

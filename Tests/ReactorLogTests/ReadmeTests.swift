@@ -4,7 +4,8 @@ import ReactorLogPersistence
 import TestSupport
 import Testing
 
-/// The README's reactor, verbatim inside a namespace (the examples module has a CounterReactor too).
+/// The README's reactor, verbatim inside a namespace (the examples module has a CounterReactor too; `readmeIsVerbatim`
+/// checks that it is).
 enum Readme {
     final class CounterReactor: Reactor {
         enum Action: Codable, Sendable { case increase }
@@ -21,6 +22,16 @@ enum Readme {
 
 @Suite("README reactor")
 struct ReadmeTests {
+    @Test("the README's reactor is this file's, verbatim")
+    func readmeIsVerbatim() throws {
+        let block = try #require(try DocumentedCode.swiftBlocks(of: "README.md", after: "## A reactor, recorded").first)
+        // The reactor, without the lines after it, which open a log at a fixed path (the test opens one in a scratch
+        // directory).
+        let reactor = try #require(block.range(of: "\n}\n").map { block[..<$0.upperBound] })
+        #expect(reactor.contains("final class CounterReactor: Reactor {"))
+        #expect(DocumentedCode.holds(try DocumentedCode.file("Tests/ReactorLogTests/ReadmeTests.swift"), reactor), "\(reactor)")
+    }
+
     @Test("the README's recorded counter counts, and a second run resumes from the log")
     func recordedCounter() throws {
         let scratch = ScratchDirectory()
