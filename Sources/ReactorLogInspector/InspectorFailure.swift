@@ -92,7 +92,7 @@ struct InspectorFailure: Error, CustomStringConvertible {
     /// The inspector's hint where it differs from the library's, as for the log's errors.
     private static func hint(for error: TimeTravelError) -> String? {
         switch error {
-        case .needsReducer: "Read one of those, or run an inspector that knows the reactor."
+        case .needsReducer(_, _, let nearest): "\(nearest.isEmpty ? "Run" : "Read one of those, or run") an inspector that knows the reactor."
         case .noRecordedStates: "Run an inspector that knows the reactor, or record snapshots more often."
         case .schemaMismatch:
             "Run an inspector built from the app version that recorded it, or the generic `reactorlog`, which reads recorded states without the types."

@@ -66,7 +66,8 @@ public enum TimeTravelError: Error, Sendable, Equatable, CustomStringConvertible
         case .stepOutOfRange(_, _, let highest): "Pick a step from 0 (the initial state) to #\(highest)."
         case .stepTrimmed(_, _, let earliest): "Pick a step from #\(earliest) on."
         case .stepRemoved(_, _, let removed): "Pick a step before #\(removed.lowerBound), or from #\(removed.upperBound) on."
-        case .needsReducer: "Read one of those, or travel with a replayer that has the reducer (`ReactorReplayer`)."
+        case .needsReducer(_, _, let nearest):
+            "\(nearest.isEmpty ? "Travel" : "Read one of those, or travel") with a replayer that has the reducer (`ReactorReplayer`)."
         case .noRecordedStates: "Bisect with a replayer that has the reducer (`ReactorReplayer`), or record snapshots more often."
         case .notAnAction: "Start the tree at an action's step (an entry of kind `.action`)."
         case .schemaMismatch:

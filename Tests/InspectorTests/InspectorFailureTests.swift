@@ -15,6 +15,7 @@ struct InspectorFailureTests {
             (EventLogError.unknownStream(name: "nope"), "Run `reactorlog info` to list its streams.", .invalidArgument),
             (TimeTravelError.log(.corruptIndex(streamID: 1, block: 5, reason: "r")), "Run `reactorlog verify` for details.", .corrupt),
             (TimeTravelError.needsReducer(step: 5, stream: "s", nearest: [4]), "Read one of those, or run an inspector that knows the reactor.", .needsReducer),
+            (TimeTravelError.needsReducer(step: 5, stream: "s", nearest: []), "none. Run an inspector that knows the reactor.", .needsReducer),
             (TimeTravelError.noRecordedStates(stream: "s", from: 2, through: 9), "Run an inspector that knows the reactor, or record snapshots more often.", .bisectFailed),
             (TimeTravelError.schemaMismatch(what: "Mutation #3 (bumpValue)", detail: "unknown case"), "Run an inspector built from the app version that recorded it", .schemaMismatch),
             (EventLogError.newerFormat(path: "/a", found: 9, supported: 7), EventLogError.newerFormat(path: "/a", found: 9, supported: 7).hint, .newerFormat),

@@ -39,5 +39,6 @@ struct ErrorWordingTests {
         #expect(EventLogError.corruptEntry(sequence: 3, reason: "r").hint.contains("EventLog.verify()"))
         #expect(EventLogError.unknownStream(name: "nope").hint.contains("EventLog.streams()"))
         #expect(TimeTravelError.log(.unknownStream(name: "nope")).description == EventLogError.unknownStream(name: "nope").description)
+        #expect(TimeTravelError.needsReducer(step: 5, stream: "s", nearest: []).hint.hasPrefix("Travel with a replayer"))
     }
 }
