@@ -25,7 +25,8 @@ public enum DocumentedCode {
     /// imports aside (a test file imports more, and may wrap the code in a namespace and comment it).
     public static func holds(_ file: String, _ code: some StringProtocol) -> Bool {
         func lines(_ text: some StringProtocol) -> [Substring] {
-            String(text).split(separator: "\n").map { $0.drop(while: \.isWhitespace) }.filter { !$0.isEmpty && !$0.hasPrefix("//") && !$0.hasPrefix("import ") }
+            String(text).split(separator: "\n").map { $0.drop(while: \.isWhitespace) }
+                .filter { !$0.isEmpty && !$0.hasPrefix("//") && !$0.hasPrefix("import ") }
         }
         let (haystack, needle) = (lines(file), lines(code))
         guard !needle.isEmpty, needle.count <= haystack.count else { return false }
