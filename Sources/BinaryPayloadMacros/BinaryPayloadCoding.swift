@@ -27,7 +27,8 @@
 /// do (`extension Page: BinaryPayloadEncodable, BinaryPayloadDecodable where Item: …`). A property wrapper's storage
 /// (`_alert` of `@Pulse var alert`) is written under the property's name by the wrapper's own conformance, as
 /// `Codable` writes it: ReactorLog's `Pulse` has one, and a wrapper of your own takes the macro. The macro sees names,
-/// not types: any attribute named like a type, except `@MainActor`, is taken for a wrapper.
+/// not types: any attribute named like a type is taken for a wrapper, except one whose name ends in `Actor`, which
+/// by convention names a global actor (`@MainActor`).
 ///
 /// Where the type's `Codable` is not the synthesized one, the macro says so at compile time rather than write other
 /// bytes: a type of its own `encode(to:)` or `init(from:)`, coding keys it cannot read (a type alias or struct, keys

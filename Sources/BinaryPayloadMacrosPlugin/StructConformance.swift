@@ -55,14 +55,15 @@ struct StructConformance {
                 refusal = CodingRefusal("@BinaryPayloadCoding does not write a lazy property, which synthesized Codable does not either; make it computed or conform the type by hand.", at: variable.bindingSpecifier)
             }
             // A property wrapper is a type, named as types are; the language's own attributes (`@available`) are
-            // lowercase, and `@MainActor` isolates a plain property.
+            // lowercase, and a global actor (`@MainActor`, `@DatabaseActor`: named so by convention) isolates a plain
+            // property.
             var isWrapped = false
             for attribute in variable.attributes {
                 guard let attribute = attribute.as(AttributeSyntax.self) else {
                     throw CodingRefusal("@BinaryPayloadCoding cannot see which attributes an #if keeps; conform the type by hand.", at: attribute)
                 }
                 let name = attribute.attributeName.trimmedDescription
-                isWrapped = isWrapped || name.first?.isUppercase == true && !["MainActor", "Swift.MainActor"].contains(name)
+                isWrapped = isWrapped || name.first?.isUppercase == true && !name.hasSuffix("Actor")
             }
             let isLet = variable.bindingSpecifier.tokenKind == .keyword(.let)
             return try stored.map { binding throws(CodingRefusal) in

@@ -91,18 +91,21 @@ struct BinaryPayloadCodingTests {
     func wrappedProperties() throws {
         var state = PulsedState(volume: 14)
         try BinaryPayload.checkHandWrittenCoding(of: state)
-        #expect(try json(of: state) == #"{"alert":{"value":null,"valueUpdatedCount":0},"count":{"value":0,"valueUpdatedCount":0},"volume":{"level":10},"title":"inbox","subtitle":""}"#)
+        #expect(try json(of: state) == #"{"alert":{"value":null,"valueUpdatedCount":0},"count":{"value":0,"valueUpdatedCount":0},"volume":{"level":10},"title":"inbox","subtitle":"","isSynced":false}"#)
         state.alert = "Sent"
         state.alert = "Sent"
         state.count += 1
         state.volume = -3
         try BinaryPayload.checkHandWrittenCoding(of: state)
         #expect(try read(PulsedState.self, json(of: state)).$alert.valueUpdatedCount == 2)
-        // A pulse's value and count are required, even for an optional value, as Codable requires them.
-        let missing = #"{"alert":{"valueUpdatedCount":1},"count":{"value":0,"valueUpdatedCount":0},"volume":{"level":1},"title":""}"#
+        // A pulse's value and count are required, even for an optional value, as Codable requires them (the same
+        // state with both reads).
+        let complete = #"{"alert":{"value":null,"valueUpdatedCount":1},"count":{"value":0,"valueUpdatedCount":0},"volume":{"level":1},"title":"","subtitle":"","isSynced":true}"#
+        #expect(try read(PulsedState.self, complete).$alert.valueUpdatedCount == 1)
+        let missing = #"{"alert":{"valueUpdatedCount":1},"count":{"value":0,"valueUpdatedCount":0},"volume":{"level":1},"title":"","subtitle":"","isSynced":true}"#
         #expect(throws: DecodingError.self) { try read(PulsedState.self, missing) }
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(PulsedState.self, from: Data(missing.utf8)) }
-        let absent = #"{"count":{"value":0,"valueUpdatedCount":0},"volume":{"level":1},"title":""}"#
+        let absent = #"{"count":{"value":0,"valueUpdatedCount":0},"volume":{"level":1},"title":"","subtitle":"","isSynced":true}"#
         #expect(throws: DecodingError.self) { try read(PulsedState.self, absent) }
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(PulsedState.self, from: Data(absent.utf8)) }
 

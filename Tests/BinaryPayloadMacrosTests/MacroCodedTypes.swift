@@ -222,7 +222,7 @@ enum Umlaut: Codable, Equatable {
 }
 
 /// A ReactorKit-style state: pulses (ReactorLog's wrapper, conformed by hand), a wrapper of the app's own conformed
-/// by the macro, and an actor-isolated property, which wraps nothing.
+/// by the macro, and properties isolated to global actors, which wrap nothing.
 @BinaryPayloadCoding
 struct PulsedState: Codable, Equatable {
     @Pulse var alert: String?
@@ -230,6 +230,13 @@ struct PulsedState: Codable, Equatable {
     @Clamped var volume: Int
     @MainActor var title = "inbox"
     @Swift.MainActor var subtitle = ""
+    @DatabaseActor var isSynced = false
+}
+
+/// A global actor of the app's own, isolating a plain property as `@MainActor` does.
+@globalActor
+actor DatabaseActor {
+    static let shared = DatabaseActor()
 }
 
 /// A wrapper of the app's own: its storage is written as the wrapper's conformance writes it.
