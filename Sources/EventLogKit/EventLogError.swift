@@ -1,7 +1,7 @@
 import LMDB
 
 /// Everything that can go wrong with a log, each case a sentence naming the problem, with a hint.
-public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum EventLogError: HintedError, Sendable, Equatable {
     /// Nothing exists at the path.
     case notFound(path: String)
     /// Something exists at the path, but it is not a ReactorLog log.
@@ -43,12 +43,6 @@ public enum EventLogError: Error, Sendable, Equatable, CustomStringConvertible {
     case writeFailed(path: String, lastCommitted: UInt64, unwritten: Int, underlying: String)
     /// LMDB reported an error.
     case storage(path: String, LMDBError)
-
-    /// One line: the problem, then a hint (``problem`` and ``hint``).
-    public var description: String {
-        let hint = hint
-        return hint.isEmpty ? problem : "\(problem) \(hint)"
-    }
 
     /// The problem alone, a sentence: for a tool that words its own hint, as the inspector names its commands.
     public var problem: String {

@@ -46,9 +46,9 @@ struct InspectorFailure: Error, CustomStringConvertible {
         case let failure as InspectorFailure:
             self = failure
         case let error as EventLogError:
-            self.init(Self.firstLine(Self.sentence(error.problem, Self.hint(for: error) ?? error.hint)), exit: Self.exit(for: error))
+            self.init(Self.firstLine(error.line(hint: Self.hint(for: error) ?? error.hint)), exit: Self.exit(for: error))
         case let error as TimeTravelError:
-            let message = Self.sentence(error.problem, Self.hint(for: error) ?? error.hint)
+            let message = error.line(hint: Self.hint(for: error) ?? error.hint)
             switch error {
             case .log(let inner): self.init(inner)
             case .needsReducer: self.init(message, exit: .needsReducer)
@@ -98,11 +98,6 @@ struct InspectorFailure: Error, CustomStringConvertible {
             "Run an inspector built from the app version that recorded it, or the generic `reactorlog`, which reads recorded states without the types."
         default: nil
         }
-    }
-
-    /// A problem and its hint as one line.
-    private static func sentence(_ problem: String, _ hint: String) -> String {
-        hint.isEmpty ? problem : "\(problem) \(hint)"
     }
 
     private static func exit(for error: EventLogError) -> InspectorExit {

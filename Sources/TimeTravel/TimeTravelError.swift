@@ -1,7 +1,7 @@
 import EventLogKit
 
-/// What can go wrong travelling in a log's time, each a sentence with a hint.
-public enum TimeTravelError: Error, Sendable, Equatable, CustomStringConvertible {
+/// What can go wrong travelling in a log's time, each a sentence with a hint (a divergence adds its diff below).
+public enum TimeTravelError: HintedError, Sendable, Equatable {
     /// A path such as `repos[3` could not be parsed.
     case malformedPath(path: String, reason: String)
     /// A step outside the stream's recorded range.
@@ -28,12 +28,6 @@ public enum TimeTravelError: Error, Sendable, Equatable, CustomStringConvertible
     case decoding(String)
     /// A recorded value no longer decodes with the replayer's types: the stream was recorded with other types.
     case schemaMismatch(what: String, detail: String)
-
-    /// One line, the problem and then a hint (``problem`` and ``hint``); a divergence adds its diff below.
-    public var description: String {
-        let hint = hint
-        return hint.isEmpty ? problem : "\(problem) \(hint)"
-    }
 
     /// The problem alone: for a tool that words its own hint, as the inspector does.
     public var problem: String {

@@ -9,7 +9,7 @@ public enum DocumentedCode {
     /// The Swift blocks of the document at `path` (from the repository's root) after the first `start` and before
     /// the first `end` after it (the document's end when nil).
     public static func swiftBlocks(of path: String, after start: String, before end: String? = nil) throws -> [String] {
-        let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+        let text = try file(path)
         guard let from = text.range(of: start)?.upperBound else { throw Missing(text: start, path: path) }
         let rest = text[from...]
         let section = end.flatMap { rest.range(of: $0) }.map { rest[..<$0.lowerBound] } ?? rest
