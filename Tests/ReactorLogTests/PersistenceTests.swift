@@ -247,6 +247,6 @@ extension EventLog {
     /// Whether the log's sequence numbers run from 1 without a gap.
     func allSequencesAreGapless() throws -> Bool {
         let sequences = try readEntries().map(\.sequence)
-        return sequences == Array(1...UInt64(sequences.count))
+        return sequences == Array(1..<UInt64(sequences.count + 1))
     }
 }
