@@ -16,7 +16,7 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
         let state: State
     }
 
-    private struct Books {
+    fileprivate struct Books {
         var nextSequence: UInt64 = 1
         var steps: [Step] = []
         /// Mutations recorded and not yet reduced, by sequence number: one, or the run an effect emitted at once.
@@ -24,6 +24,10 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
         /// The thread inside `TestStore.send`, and the sequence number of the action it recorded.
         var sendingThread: pthread_t?
         var sentSequence: UInt64?
+        /// The steps of dispatch the sending thread has begun in this send. The sent action is handled in the first;
+        /// later ones are work other threads queued meanwhile (a timing operator's output, another thread's send),
+        /// which the sending thread dispatches before it returns.
+        var sendingSteps = 0
     }
 
     private let books = Mutex(Books())
@@ -34,6 +38,7 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
         books.withLock { books in
             books.sendingThread = pthread_self()
             books.sentSequence = nil
+            books.sendingSteps = 0
         }
     }
 
@@ -82,10 +87,18 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
         for await _ in changes where pendingCount > 0 { return }
     }
 
+    func willDispatch() {
+        books.withLock { books in
+            if books.isSendingThread { books.sendingSteps += 1 }
+        }
+    }
+
     func recordAction(_ action: Action, sentFrom site: CallSite?) -> UInt64? {
         books.withLock { books in
             defer { books.nextSequence += 1 }
-            if books.sentSequence == nil, let thread = books.sendingThread, pthread_equal(thread, pthread_self()) != 0 {
+            // The sent action is the one the first step records. When a filter, a timing operator or the stub takes
+            // it, that step records none, and the steps after it record what other threads sent.
+            if books.sentSequence == nil, books.sendingSteps == 1, books.isSendingThread {
                 books.sentSequence = books.nextSequence
             }
             return books.nextSequence
@@ -122,5 +135,13 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
             books.steps.append(Step(mutation: current.mutation, cause: current.cause, state: state))
         }
         changed.yield()
+    }
+}
+
+extension StoreRecorder.Books {
+    /// Whether the calling thread is the one inside `TestStore.send`.
+    var isSendingThread: Bool {
+        guard let sendingThread else { return false }
+        return pthread_equal(sendingThread, pthread_self()) != 0
     }
 }

@@ -75,6 +75,8 @@ public final class TestStore<R: Reactor> where R.State: Equatable {
 
     /// Sends `action` and asserts the state after the mutations its effect emitted synchronously:
     /// `update` turns the previous state into the expected one (no closure: the state must not change).
+    /// Mutations of other actions dispatched meanwhile (what a timing operator lets through, another thread's
+    /// sends) are left to ``receive(_:timeout:assert:fileID:filePath:line:column:isolation:)``.
     public func send(
         _ action: R.Action, assert update: ((inout R.State) throws -> Void)? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,

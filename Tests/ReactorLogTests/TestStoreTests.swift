@@ -1,4 +1,5 @@
 import Clocks
+import Foundation
 import ReactorLog
 import ReactorLogTesting
 import Testing
@@ -74,6 +75,41 @@ struct TestStoreTests {
             }
             return state
         }
+    }
+
+    /// Drops `.dropped` in `transform(action:)`, and while dropping it has another thread send `.elsewhere`: dispatch
+    /// queues that (the sending thread is dispatching) and then runs it on the sending thread, in the same `send`.
+    final class DroppingReactor: Reactor {
+        enum Action: Sendable, Equatable { case dropped, elsewhere }
+        enum Mutation: Sendable, Equatable { case arrived }
+        struct State: Sendable, Equatable { var arrivals = 0 }
+        let initialState = State()
+        let runtime = Runtime()
+
+        func transform(action: Pipeline<Action>) -> Pipeline<Action> {
+            action.filter { [weak self] action in
+                guard action == .dropped, let self else { return true }
+                let queued = DispatchSemaphore(value: 0)
+                Thread {
+                    self.send(.elsewhere)
+                    queued.signal()
+                }.start()
+                queued.wait()
+                return false
+            }
+        }
+
+        func mutate(action: Action) -> Effect { .just(.arrived) }
+
+        func reduce(state: State, mutation: Mutation) -> State { State(arrivals: state.arrivals + 1) }
+    }
+
+    @Test("an action another thread sent, which the sending thread dispatched meanwhile, is received, not the send's")
+    func workQueuedDuringSend() async {
+        let store = TestStore(DroppingReactor())
+        await store.send(.dropped)
+        await store.receive(.arrived) { $0.arrivals = 1 }
+        await store.finish()
     }
 
     @Test("send asserts the state after all the mutations an effect emitted at once")
