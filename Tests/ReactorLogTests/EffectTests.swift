@@ -33,14 +33,17 @@ struct EffectTests {
 
     @Test("concat runs its synchronous start now and the rest in order after the async part")
     func concat() async {
+        // The async part waits for the test, so that nothing but the synchronous start can have run at the check.
+        let (gate, open) = AsyncStream<Void>.makeStream()
         let reactor = ScriptReactor { _ in
             .concat(.just(.add("now")), .run { send in
-                await Task.yield()
+                for await _ in gate { break }
                 send(.add("async"))
             }, .just(.add("after")))
         }
         reactor.send(.run)
         #expect(reactor.currentState.log == ["now"])
+        open.yield()
         let state = await reactor.state { $0.log.count == 3 }
         #expect(state?.log == ["now", "async", "after"])
     }
