@@ -14,13 +14,16 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
         let mutation: Mutation
         let cause: UInt64?
         let state: State
+        /// Recorded on the sending thread during `TestStore.send`, caused by the sent action: what `send` asserts.
+        /// A mutation of the sent action's effect that another thread delivered, even before `send` returned, is not.
+        let isSynchronous: Bool
     }
 
     fileprivate struct Books {
         var nextSequence: UInt64 = 1
         var steps: [Step] = []
         /// Mutations recorded and not yet reduced, by sequence number: one, or the run an effect emitted at once.
-        var unreduced: [(sequence: UInt64, mutation: Mutation, cause: UInt64?)] = []
+        var unreduced: [(sequence: UInt64, mutation: Mutation, cause: UInt64?, isSynchronous: Bool)] = []
         /// The thread inside `TestStore.send`, and the sequence number of the action it recorded.
         var sendingThread: pthread_t?
         var sentSequence: UInt64?
@@ -59,11 +62,11 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
         books.withLock { $0.steps.map { "\($0.mutation)" }.joined(separator: ", ") }
     }
 
-    /// Removes and returns the steps the action numbered `sequence` caused, from the front of the queue.
+    /// Removes and returns the steps the action numbered `sequence` caused synchronously, from the front of the queue.
     func takeSynchronous(causedBy sequence: UInt64) -> [Step] {
         books.withLock { books in
-            let taken = books.steps.filter { $0.cause == sequence }
-            books.steps.removeAll { $0.cause == sequence }
+            let taken = books.steps.filter { $0.isSynchronous && $0.cause == sequence }
+            books.steps.removeAll { $0.isSynchronous && $0.cause == sequence }
             return taken
         }
     }
@@ -118,8 +121,9 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
         guard !mutations.isEmpty else { return nil }
         return books.withLock { books in
             let first = books.nextSequence
+            let isSynchronous = cause != nil && cause == books.sentSequence && books.isSendingThread
             for mutation in mutations {
-                books.unreduced.append((books.nextSequence, mutation, cause))
+                books.unreduced.append((books.nextSequence, mutation, cause, isSynchronous))
                 books.nextSequence += 1
             }
             return first
@@ -132,7 +136,7 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
             books.unreduced.removeAll { $0.sequence < sequence }
             guard let current = books.unreduced.first, current.sequence == sequence else { return }
             books.unreduced.removeFirst()
-            books.steps.append(Step(mutation: current.mutation, cause: current.cause, state: state))
+            books.steps.append(Step(mutation: current.mutation, cause: current.cause, state: state, isSynchronous: current.isSynchronous))
         }
         changed.yield()
     }

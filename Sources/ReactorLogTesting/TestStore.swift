@@ -75,8 +75,9 @@ public final class TestStore<R: Reactor> where R.State: Equatable {
 
     /// Sends `action` and asserts the state after the mutations its effect emitted synchronously:
     /// `update` turns the previous state into the expected one (no closure: the state must not change).
-    /// Mutations of other actions dispatched meanwhile (what a timing operator lets through, another thread's
-    /// sends) are left to ``receive(_:timeout:assert:fileID:filePath:line:column:isolation:)``.
+    /// Everything else is left to ``receive(_:timeout:assert:fileID:filePath:line:column:isolation:)``, even what
+    /// arrived before this returns: what a timing operator lets through, another thread's sends, and what the
+    /// effect sent from another thread.
     public func send(
         _ action: R.Action, assert update: ((inout R.State) throws -> Void)? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,

@@ -104,6 +104,37 @@ struct TestStoreTests {
         func reduce(state: State, mutation: Mutation) -> State { State(arrivals: state.arrivals + 1) }
     }
 
+    /// Its effect sends its mutation from another thread before `send` returns, as an async part that resumes on
+    /// another thread at once would.
+    final class ElsewhereReactor: Reactor {
+        enum Action: Sendable, Equatable { case start }
+        enum Mutation: Sendable, Equatable { case fromElsewhere }
+        struct State: Sendable, Equatable { var arrived = false }
+        let initialState = State()
+        let runtime = Runtime()
+
+        func mutate(action: Action) -> Effect {
+            .run { send in
+                let sent = DispatchSemaphore(value: 0)
+                Thread {
+                    send(.fromElsewhere)
+                    sent.signal()
+                }.start()
+                sent.wait()
+            }
+        }
+
+        func reduce(state: State, mutation: Mutation) -> State { State(arrived: true) }
+    }
+
+    @Test("a mutation an effect sent from another thread before send returned is received, not the send's")
+    func mutationFromElsewhereDuringSend() async {
+        let store = TestStore(ElsewhereReactor())
+        await store.send(.start)
+        await store.receive(.fromElsewhere) { $0.arrived = true }
+        await store.finish()
+    }
+
     @Test("an action another thread sent, which the sending thread dispatched meanwhile, is received, not the send's")
     func workQueuedDuringSend() async {
         let store = TestStore(DroppingReactor())
