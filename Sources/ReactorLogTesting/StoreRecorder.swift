@@ -136,7 +136,8 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
             books.unreduced.removeAll { $0.sequence < sequence }
             guard let current = books.unreduced.first, current.sequence == sequence else { return }
             books.unreduced.removeFirst()
-            books.steps.append(Step(mutation: current.mutation, cause: current.cause, state: state, isSynchronous: current.isSynchronous))
+            books.steps.append(
+                Step(mutation: current.mutation, cause: current.cause, state: state, isSynchronous: current.isSynchronous))
         }
         changed.yield()
     }
