@@ -12,7 +12,6 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
     /// A mutation and the state after it.
     struct Step: Sendable {
         let mutation: Mutation
-        let cause: UInt64?
         let state: State
         /// Recorded on the sending thread during `TestStore.send`, caused by the sent action: what `send` asserts.
         /// A mutation of the sent action's effect that another thread delivered, even before `send` returned, is not.
@@ -23,7 +22,7 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
         var nextSequence: UInt64 = 1
         var steps: [Step] = []
         /// Mutations recorded and not yet reduced, by sequence number: one, or the run an effect emitted at once.
-        var unreduced: [(sequence: UInt64, mutation: Mutation, cause: UInt64?, isSynchronous: Bool)] = []
+        var unreduced: [(sequence: UInt64, mutation: Mutation, isSynchronous: Bool)] = []
         /// The thread inside `TestStore.send`, and the sequence number of the action it recorded.
         var sendingThread: pthread_t?
         var sentSequence: UInt64?
@@ -45,12 +44,14 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
         }
     }
 
-    /// Ends the send; returns the sequence number of the sent action, `nil` when it was not recorded
-    /// synchronously (stubbed, filtered, or held by a timing operator).
-    func endSend() -> UInt64? {
+    /// Ends the send; removes and returns the steps the sent action's effect emitted synchronously, none when the
+    /// action was not recorded in the send (stubbed, filtered, or held by a timing operator).
+    func endSend() -> [Step] {
         books.withLock { books in
             defer { (books.sendingThread, books.sentSequence) = (nil, nil) }
-            return books.sentSequence
+            let taken = books.steps.filter(\.isSynchronous)
+            books.steps.removeAll(where: \.isSynchronous)
+            return taken
         }
     }
 
@@ -60,15 +61,6 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
     /// The waiting mutations, for a failure message.
     var pendingDescription: String {
         books.withLock { $0.steps.map { "\($0.mutation)" }.joined(separator: ", ") }
-    }
-
-    /// Removes and returns the steps the action numbered `sequence` caused synchronously, from the front of the queue.
-    func takeSynchronous(causedBy sequence: UInt64) -> [Step] {
-        books.withLock { books in
-            let taken = books.steps.filter { $0.isSynchronous && $0.cause == sequence }
-            books.steps.removeAll { $0.isSynchronous && $0.cause == sequence }
-            return taken
-        }
     }
 
     /// Removes and returns the oldest waiting step.
@@ -123,7 +115,7 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
             let first = books.nextSequence
             let isSynchronous = cause != nil && cause == books.sentSequence && books.isSendingThread
             for mutation in mutations {
-                books.unreduced.append((books.nextSequence, mutation, cause, isSynchronous))
+                books.unreduced.append((books.nextSequence, mutation, isSynchronous))
                 books.nextSequence += 1
             }
             return first
@@ -136,8 +128,7 @@ final class StoreRecorder<Action: Sendable, Mutation: Sendable, State: Sendable>
             books.unreduced.removeAll { $0.sequence < sequence }
             guard let current = books.unreduced.first, current.sequence == sequence else { return }
             books.unreduced.removeFirst()
-            books.steps.append(
-                Step(mutation: current.mutation, cause: current.cause, state: state, isSynchronous: current.isSynchronous))
+            books.steps.append(Step(mutation: current.mutation, state: state, isSynchronous: current.isSynchronous))
         }
         changed.yield()
     }

@@ -93,7 +93,7 @@ public final class TestStore<R: Reactor> where R.State: Equatable {
         skipPending()
         recorder.beginSend()
         reactor.send(action)
-        let steps = recorder.endSend().map { recorder.takeSynchronous(causedBy: $0) } ?? []
+        let steps = recorder.endSend()
         await reactor.waitForTimingOperators()
         check(after: "sending \(action)", actual: steps.last?.state ?? state, update: update, location)
     }
