@@ -63,6 +63,19 @@ extension EventLog {
         return try storage.read { txn in try storage.index.last(txn, stream: info.id, atOrBefore: sequence)?.sequence }
     }
 
+    /// The sequence number of stream `name`'s last entry of `kinds` at or before `sequence` and after `floor`, from
+    /// the stream index alone; `nil` when there is none. Only mutations change a stream's state, so the last
+    /// mutation at or before a step is where that step's state was reached: bisect probes it.
+    public func lastSequence(
+        stream name: String, kinds: Set<EntryKind>, atOrBefore sequence: UInt64, after floor: UInt64 = 0
+    ) throws(EventLogError) -> UInt64? {
+        guard let info = try storage.stream(named: name) else { return nil }
+        let wanted = Set(kinds.map(\.rawValue))
+        return try storage.read { txn in
+            try storage.index.last(txn, stream: info.id, where: { wanted.contains($0) }, atOrBefore: sequence, after: floor)?.sequence
+        }
+    }
+
     /// Where each of stream `name`'s actions from `from` through `through` was sent from (`send`'s file and line,
     /// such as `MyApp/CheckoutView.swift:42`), by sequence number; actions recorded without one are left out.
     /// Read from the stream index and the interned sites alone.

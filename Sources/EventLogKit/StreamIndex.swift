@@ -89,23 +89,37 @@ struct StreamIndex: Sendable {
 
     /// Stream `id`'s last entry at or before `sequence`, or `nil`: one seek.
     func last(_ txn: Transaction, stream id: UInt32, atOrBefore sequence: UInt64) throws -> Item? {
+        try last(txn, stream: id, where: { _ in true }, atOrBefore: sequence, after: 0)
+    }
+
+    /// Stream `id`'s last entry at or before `sequence` and after `floor` whose kind `matches` accepts, or `nil`:
+    /// one seek, then a step back a block (a record) at a time while the entries there are older and rejected.
+    func last(
+        _ txn: Transaction, stream id: UInt32, where matches: (UInt8) -> Bool, atOrBefore sequence: UInt64, after floor: UInt64
+    ) throws -> Item? {
+        guard sequence > floor else { return nil }
         try requireUnconverted(txn)
         return try txn.withCursor(database) { cursor in
-            guard let found = try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, sequence)),
-                  let key = KeyCoding.decodeStreamSequence(found.key), key.stream == id
-            else { return nil }
-            switch layout {
-            case .records:
-                return Self.item(key.sequence, record: found.value)
-            case .blocks:
-                var last: Item?
-                try Self.decode(found.value, stream: id, first: key.sequence) { item in
-                    guard item.sequence <= sequence else { return false }
-                    last = item
-                    return true
+            var current = try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, sequence))
+            while let found = current, let key = KeyCoding.decodeStreamSequence(found.key), key.stream == id {
+                switch layout {
+                case .records:
+                    guard key.sequence > floor else { return nil }
+                    let item = Self.item(key.sequence, record: found.value)
+                    if matches(item.kind) { return item }
+                case .blocks:
+                    var last: Item?
+                    try Self.decode(found.value, stream: id, first: key.sequence) { item in
+                        guard item.sequence <= sequence else { return false }
+                        if item.sequence > floor, matches(item.kind) { last = item }
+                        return true
+                    }
+                    if let last { return last }
+                    guard key.sequence > floor else { return nil }
                 }
-                return last
+                current = try cursor.previous()
             }
+            return nil
         }
     }
 

@@ -45,11 +45,14 @@ public struct BisectResult: Sendable, Hashable {
 }
 
 extension TimeMachine {
-    /// Finds the first step whose state is bad, in O(log n) state reconstructions: with a reducer it halves the
-    /// sequence range `from...through` itself and lists no step (the state at `from` must be good and the state at `through` bad;
-    /// bisect assumes one transition between them, and the step it reports is confirmed by its good
-    /// neighbour). `judge` may skip a state it cannot evaluate; skipped steps next to the culprit leave a
-    /// range that cannot be narrowed, reported in ``BisectResult/candidates``.
+    /// Finds the first step whose state is bad, in O(log n) state reconstructions. The state at `from` must be good
+    /// and the state at `through` bad (by default the log's last step); bisect assumes one transition between them,
+    /// and the step it reports is confirmed by its good neighbour. With a reducer, only the stream's mutations change
+    /// its state, so each step judged is one of them, about log2 of their number however many entries of other
+    /// streams lie between them: bisect halves a long sequence range, judging each half at the stream's last
+    /// mutation before its end (a half without one is known good unjudged), and once the range is 65,536 steps or
+    /// fewer, halves the mutations in it, which the index lists. `judge` may skip a state it cannot evaluate; skipped steps next to the
+    /// culprit leave a range that cannot be narrowed, reported in ``BisectResult/candidates``.
     public func bisect(
         from: UInt64? = nil, through: UInt64? = nil, judge: (P.State, UInt64) throws -> BisectVerdict
     ) throws -> BisectResult {
@@ -82,14 +85,27 @@ extension TimeMachine {
         /// The steps still to judge, in order; the state at the last is bad.
         let points: [UInt64]
         if replayer.canReduce {
-            // Every step's state can be rebuilt: halve the sequence range itself, so bisect costs its ~log2(n)
-            // probes and lists no step. The state changes only at the stream's mutations, so the first bad step
-            // found this way is one of them.
-            try mustBeBad(end, "the last step")
-            var upper = end
-            var skipped = false
+            // Every step's state can be rebuilt. It changes only at the stream's mutations (and across a stretch
+            // retention removed, at the snapshot after it), so each point is judged at the last such change at or
+            // before it, and a stretch without one is known good unjudged: no state is judged twice.
             let gaps = try gaps()
-            while upper - lower > 1 && !skipped {
+            func change(atOrBefore step: UInt64, after floor: UInt64) throws -> UInt64? {
+                let mutation = try log.lastSequence(stream: stream.name, kinds: [.mutation], atOrBefore: step, after: floor)
+                let gapEnd = gaps.map(\.upperBound).filter { $0 > floor && $0 <= step }.max()
+                return [mutation, gapEnd].compactMap { $0 }.max()
+            }
+            guard let last = try change(atOrBefore: end, after: from) else {
+                throw TimeTravelError.bisectPrecondition("Stream '\(stream.name)' has no mutation between #\(from) and #\(end): nothing to bisect.")
+            }
+            try mustBeBad(last, "the last mutation")
+            var upper = last
+            var skipped = false
+            // Halve the sequence range down to a stretch whose mutations the index lists cheaply, then bisect
+            // those: halving steps that interleave other streams' would cost up to one probe more.
+            func halving() -> Bool {
+                upper - lower > Self.listedStretch || gaps.contains { $0.lowerBound > lower && $0.lowerBound <= upper }
+            }
+            while upper - lower > 1 && !skipped && halving() {
                 var middle = lower + (upper - lower) / 2
                 // A step whose state retention removed cannot be judged: judge the edge of its gap instead.
                 if let gap = gaps.first(where: { $0.lowerBound <= middle && middle < $0.upperBound }) {
@@ -104,17 +120,21 @@ extension TimeMachine {
                             probes: probes, reconstructions: reconstructions - start, recordedBounds: nil, removed: gap)
                     }
                 }
-                switch try probe(middle) {
+                guard let point = try change(atOrBefore: middle, after: lower) else {
+                    lower = middle
+                    continue
+                }
+                switch try probe(point) {
                 case .good: lower = middle
-                case .bad: upper = middle
+                case .bad: upper = point
                 case .skip: skipped = true
                 }
             }
-            if !skipped {
+            if upper - lower == 1 {
                 return try found(upper, after: lower, probes: probes, start: start)
             }
-            // A state was skipped: go on over the mutation steps left, which the stream index lists without
-            // reading an entry. The last has the state at `upper`: bad.
+            // Bisect the mutation steps left, which the stream index lists without reading an entry (also after a
+            // skipped state). The last has the state at `upper`: bad.
             points = try log.sequences(stream: stream.name, kinds: [.mutation], from: lower + 1, through: upper)
         } else {
             // Without a reducer only the recorded states (snapshots) can be judged, and the answer may be the
@@ -157,6 +177,9 @@ extension TimeMachine {
         }
         return try found(firstBad, after: before, probes: probes, start: start)
     }
+
+    /// The most steps bisect lists the stream's mutations over rather than halve: listing them reads the index alone.
+    private static var listedStretch: UInt64 { 1 << 16 }
 
     /// The result naming `firstBad`, whose state differs from the good one at `before`.
     private func found(_ firstBad: UInt64, after before: UInt64, probes: [BisectProbe], start: Int) throws -> BisectResult {

@@ -29,6 +29,9 @@ struct RecordLayoutTests {
         #expect(entries.allSatisfy { $0.codec == .json || $0.codec == .none })
         #expect(try log.verify().isHealthy)
         #expect(try log.snapshotSequences(stream: "search").count == 5)
+        // The kind-filtered search steps back a record at a time in this layout.
+        let truth = entries.filter { $0.stream == "search" }.reduce(into: [:]) { $0[$1.sequence] = $1.kind }
+        try expectLastSequencesAgree(log, stream: "search", truth: truth, at: Array(0...68))
     }
 
     @Test("a writer continues a version-1 log in blocks, raising it to version 7; both layouts read and verify")

@@ -4,6 +4,20 @@ import LMDB
 import TestSupport
 import Testing
 
+/// Checks `lastSequence(stream:kinds:atOrBefore:after:)` against `truth` (a stream's sequence numbers by kind) at
+/// each of `steps`, for actions, mutations and both, with no floor, a floor a few entries back and one far back.
+func expectLastSequencesAgree(_ log: EventLog, stream: String, truth: [UInt64: EntryKind], at steps: [UInt64]) throws {
+    for step in steps {
+        for kinds: Set<EntryKind> in [[.action], [.mutation], [.action, .mutation]] {
+            for floor in [0, step.subtractingReportingOverflow(5).partialValue, step / 2] where floor <= step {
+                let expected = truth.filter { kinds.contains($0.value) && $0.key <= step && $0.key > floor }.keys.max()
+                let found = try log.lastSequence(stream: stream, kinds: kinds, atOrBefore: step, after: floor)
+                #expect(found == expected, "stream \(stream), \(kinds) in (\(floor), \(step)]")
+            }
+        }
+    }
+}
+
 /// The stream index of format version 5 keeps each stream's entries in blocks: every reading through it must agree
 /// with the entries themselves, across block boundaries, after removals, and a damaged block is an error.
 @Suite("Stream index blocks")
@@ -72,6 +86,12 @@ struct StreamIndexTests {
         }
         #expect(try log.lastSequence(stream: "a", atOrBefore: .max) == a.last)
         #expect(try log.lastSequence(stream: "a", atOrBefore: 0) == nil)
+        // Of some kinds only, between a floor and a step: stepping back across blocks, never into another stream's.
+        var probes = blocks.values.joined().flatMap { [$0.first, $0.first - 1, $0.first + 1] }
+        probes += [0, 1, .max]
+        for name in ["a", "b"] {
+            try expectLastSequencesAgree(log, stream: name, truth: try scanned(log, name), at: probes)
+        }
         // Call sites come from the index too, from any block.
         let sites = try log.callSites(stream: "a")
         #expect(sites.count == 500)

@@ -149,6 +149,35 @@ struct TimeMachineTests {
         #expect(replayed.probes == result.probes)
     }
 
+    @Test("bisect judges only the stream's own mutations, however many entries of other streams lie between them")
+    func bisectInterleavedStreams() throws {
+        let log = try openLog("interleaved.reactorlog", policy: .every(mutations: 4096), durability: .noSync)
+        do {
+            let sparse = LedgerReactor(bugAtDeposit: 7)
+            let busy = LedgerReactor()
+            try sparse.attach(to: log, stream: "sparse")
+            try busy.attach(to: log, stream: "busy")
+            for _ in 0..<10 {
+                sparse.send(.deposit(1))
+                for _ in 0..<7_000 { busy.send(.deposit(1)) }
+            }
+            sparse.send(.deposit(1))
+        }
+        try log.flush()
+        // More steps than bisect lists at once, so that it halves the sequence range first.
+        #expect(try log.highestSequence() > 2 * 65_536)
+        let machine = try TimeMachine(log: log, stream: "sparse", replayer: ReactorReplayer { LedgerReactor(bugAtDeposit: 7) })
+        let steps = try mutationSteps(log, "sparse")
+        let result = try machine.bisect { state, _ in state.balance >= 0 ? .good : .bad }
+        #expect(result.firstBad == steps[6])
+        // The initial state, the stream's last mutation (not the log's last step, another stream's), then only the
+        // stream's mutations: about log2 of their number, not of the log's length.
+        #expect(result.probes.prefix(2).map(\.step) == [0, steps[10]])
+        #expect(result.probes.allSatisfy { $0.step == 0 || steps.contains($0.step) }, "\(result.probes)")
+        #expect(result.probes.count <= 3 + Int(log2(Double(steps.count)).rounded(.up)), "\(result.probes)")
+        #expect(try machine.bisect(replaying: result.probes) == result)
+    }
+
     @Test("bisect skips states it cannot judge, and reports the range it cannot narrow")
     func bisectWithSkips() throws {
         let log = try openLog()
