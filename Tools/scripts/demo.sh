@@ -12,7 +12,12 @@ reactorlog="$(swift build --show-bin-path)/reactorlog"
 bold="" plain=""
 if [ -t 1 ]; then bold=$'\033[1m' plain=$'\033[0m'; fi
 run() {
-    printf '\n%s$ reactorlog %s%s\n' "$bold" "$*" "$plain"
+    # Printed as it would be typed: an argument with a space in single quotes.
+    local shown=() arg
+    for arg in "$@"; do
+        if [[ "$arg" == *" "* ]]; then shown+=("'$arg'"); else shown+=("$arg"); fi
+    done
+    printf '\n%s$ reactorlog %s%s\n' "$bold" "${shown[*]}" "$plain"
     "$reactorlog" "$@"
 }
 run demo --out demo.reactorlog --force
