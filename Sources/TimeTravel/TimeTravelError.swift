@@ -4,7 +4,7 @@ import EventLogKit
 public enum TimeTravelError: HintedError, Sendable, Equatable {
     /// A path such as `repos[3` could not be parsed.
     case malformedPath(path: String, reason: String)
-    /// A step outside the stream's recorded range.
+    /// A step past the log's last one (`highest`): every step up to it has a state in every stream.
     case stepOutOfRange(step: UInt64, stream: String, highest: UInt64)
     /// The step's state cannot be rebuilt: the entries before it were trimmed.
     case stepTrimmed(step: UInt64, stream: String, earliest: UInt64)
@@ -33,7 +33,7 @@ public enum TimeTravelError: HintedError, Sendable, Equatable {
     public var problem: String {
         switch self {
         case .malformedPath(let path, let reason): "'\(path)' is not a state path: \(reason)."
-        case .stepOutOfRange(let step, let stream, let highest): "Step #\(step) is outside stream '\(stream)', which ends at #\(highest)."
+        case .stepOutOfRange(let step, let stream, let highest): "Step #\(step) is past the log's last step, #\(highest), so stream '\(stream)' has no state there."
         case .stepTrimmed(let step, let stream, let earliest):
             "The log holds '\(stream)' only from its state at #\(earliest) on (the entries before were trimmed, or left out of an export), so its state at #\(step) is gone."
         case .stepRemoved(let step, let stream, let removed):
