@@ -99,14 +99,14 @@ struct InspectorBadInputTests {
     func badArguments() async throws {
         let before = try modificationDate(demo)
         try await fails(["log", demo, "--stream", "nope"], exit: 2, saying: "no stream named 'nope'. Run `reactorlog info` to list its streams.")
-        try await fails(["state", demo, "--stream", "search", "--at", "99999"], exit: 2, saying: "Step #99999 is outside")
+        try await fails(["state", demo, "--stream", "search", "--at", "99999"], exit: 2, saying: "Step #99999 is past the log's last step")
         try await fails(["state", demo, "--stream", "search", "--at", "5", "--path", "repos["], exit: 2, saying: "is not a state path")
         try await fails(["blame", demo, "a..b", "--stream", "search"], exit: 2, saying: "is not a state path")
         try await fails(["state", demo, "--at", "0"], exit: 2, saying: "choose one with --stream")
         try await fails(["log", demo, "--kind", "mutations"], exit: 2, saying: "is not an entry kind")
         try await fails(["log", demo, "--since", "yesterday"], exit: 2, saying: "is not a time")
         try await fails(["show", demo, "99999"], exit: 2, saying: "has no entry #99999")
-        try await fails(["diff", demo, "1", "99999", "--stream", "search"], exit: 2, saying: "outside")
+        try await fails(["diff", demo, "1", "99999", "--stream", "search"], exit: 2, saying: "past the log's last step")
         try await fails(["state", demo, "--stream", "search", "--at", "29", "--path", "nothing.here"], exit: 2, saying: "has nothing at 'nothing.here'")
         #expect(try modificationDate(demo) == before)
     }
