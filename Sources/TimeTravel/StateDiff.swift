@@ -19,7 +19,7 @@ public struct StateChange: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The changed paths between two states, computed from their `Codable` (JSON) form, so it works for any
-/// state. Unchanged parts are left out; runs of elements added to or removed from the end of an array are
+/// state. Unchanged parts are left out; runs of elements added to, removed from or replaced in an array are
 /// rendered as one line.
 public struct StateDiff: Sendable, Hashable, CustomStringConvertible {
     /// Every change, in path order (properties sorted by name, elements by index).
@@ -51,8 +51,9 @@ public struct StateDiff: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// One line per change; four or more consecutive elements added to (or removed from) one array are one
-    /// line: `+ repos[10...19]: 10 added ("swift/repo-11" … "swift/repo-20")`. `No change.` when empty.
+    /// One line per change; four or more consecutive elements added to, removed from or replaced in one array are
+    /// one line: `+ repos[10...19]: 10 added ("swift/repo-11" … "swift/repo-20")`, `~ repos[0...9]: 10 changed
+    /// ("swift/repo-1" → "rx/repo-1" … "swift/repo-10" → "rx/repo-10")`. `No change.` when empty.
     public var description: String {
         rendered().joined(separator: "\n")
     }
@@ -66,12 +67,14 @@ public struct StateDiff: Sendable, Hashable, CustomStringConvertible {
             let run = runLength(from: index)
             if run >= 4 {
                 let first = changes[index], last = changes[index + run - 1]
-                let added = first.old == nil
-                let firstValue = (added ? first.new : first.old).map(Self.abbreviate) ?? ""
-                let lastValue = (added ? last.new : last.old).map(Self.abbreviate) ?? ""
                 let parent = StatePath(Array(first.path.components.dropLast()))
                 if case .index(let from)? = first.path.components.last, case .index(let to)? = last.path.components.last {
-                    lines.append("\(added ? "+" : "-") \(parent)[\(from)...\(to)]: \(run) \(added ? "added" : "removed") (\(firstValue) … \(lastValue))")
+                    let (sign, verb, ends): (String, String, String) = switch (first.old, first.new) {
+                    case (nil, _): ("+", "added", "\(Self.show(first.new)) … \(Self.show(last.new))")
+                    case (_, nil): ("-", "removed", "\(Self.show(first.old)) … \(Self.show(last.old))")
+                    default: ("~", "changed", "\(Self.show(first.old)) → \(Self.show(first.new)) … \(Self.show(last.old)) → \(Self.show(last.new))")
+                    }
+                    lines.append("\(sign) \(parent)[\(from)...\(to)]: \(run) \(verb) (\(ends))")
                 }
                 index += run
             } else {
@@ -82,20 +85,24 @@ public struct StateDiff: Sendable, Hashable, CustomStringConvertible {
         return lines
     }
 
-    /// How many changes from `start` add (or remove) consecutive elements of the same array.
+    /// How many changes from `start` add, remove or replace consecutive elements of the same array, all of one kind.
     private func runLength(from start: Int) -> Int {
         let first = changes[start]
-        guard case .index(var expected)? = first.path.components.last, (first.old == nil) != (first.new == nil) else { return 1 }
+        guard case .index(var expected)? = first.path.components.last else { return 1 }
         let parent = first.path.components.dropLast()
         var length = 0
         for change in changes[start...] {
             guard case .index(let index)? = change.path.components.last, index == expected,
                   change.path.components.dropLast() == parent, (change.old == nil) == (first.old == nil),
-                  (change.old == nil) != (change.new == nil) else { break }
+                  (change.new == nil) == (first.new == nil) else { break }
             length += 1
             expected += 1
         }
         return length
+    }
+
+    private static func show(_ value: JSONValue?) -> String {
+        value.map(abbreviate) ?? ""
     }
 
     /// A value in at most 60 characters.

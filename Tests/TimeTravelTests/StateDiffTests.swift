@@ -37,11 +37,23 @@ struct StateDiffTests {
         #expect(StateDiff(from: old, to: old).description == "No change.")
     }
 
-    @Test("a run of elements added to an array is one line")
+    @Test("a run of four or more elements added to, removed from or replaced in an array is one line")
     func collapsedRuns() throws {
         let old = try json(#"{"repos":["r1","r2"]}"#)
         let new = try json(#"{"repos":["r1","r2","r3","r4","r5","r6","r7"]}"#)
         #expect(StateDiff(from: old, to: new).rendered() == [#"+ repos[2...6]: 5 added ("r3" … "r7")"#])
+        #expect(StateDiff(from: new, to: old).rendered() == [#"- repos[2...6]: 5 removed ("r3" … "r7")"#])
+        // A new search's results replace the old ones: one line for the replaced elements, one for those added.
+        let replaced = try json(#"{"repos":["x1","x2","x3","x4","x5","x6","x7","x8"]}"#)
+        #expect(StateDiff(from: new, to: replaced).rendered() == [
+            #"~ repos[0...6]: 7 changed ("r1" → "x1" … "r7" → "x7")"#, #"+ repos[7]: "x8""#,
+        ])
+        // Three are listed one by one, as are elements changed inside (not replaced) and runs broken by an equal one.
+        let three = try json(#"{"repos":["x1","x2","x3","r4","r5","x6","r7"]}"#)
+        #expect(StateDiff(from: new, to: three).rendered().count == 4)
+        let inner = try json(#"{"items":[{"done":false},{"done":false},{"done":false},{"done":false}]}"#)
+        let innerDone = try json(#"{"items":[{"done":true},{"done":true},{"done":true},{"done":true}]}"#)
+        #expect(StateDiff(from: inner, to: innerDone).rendered().first == "~ items[0].done: false → true")
     }
 
     @Test("JSON values keep booleans and numbers apart and print compactly")
