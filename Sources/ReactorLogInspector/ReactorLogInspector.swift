@@ -79,8 +79,12 @@ public enum ReactorLogInspector {
             }
             let message = ReactorLogCommand.message(for: error)
                 .split(separator: "\n").first.map(String.init) ?? "\(error)"
-            let line = Terminal.visible(message, colored: false, keepNewlines: false)
-            FileHandle.standardError.write(Data("\(commandName): \(line) See '\(commandName) help'.\n".utf8))
+            let usage = UsageLine(
+                name: commandName, commands: ReactorLogCommand.configuration.subcommands.map { $0._commandName })
+            let line = usage.text(
+                message: Terminal.visible(message, colored: false, keepNewlines: false),
+                arguments: arguments ?? Array(CommandLine.arguments.dropFirst()))
+            FileHandle.standardError.write(Data("\(commandName): \(line)\n".utf8))
             Foundation.exit(InspectorExit.usage.rawValue)
         }
     }

@@ -113,8 +113,11 @@ struct InspectorBadInputTests {
 
     @Test("a usage error is one line and exits 64; help still prints in full and exits 0")
     func usage() async throws {
-        try await fails(["state", demo], exit: 64, saying: "Missing expected argument '--at <at>'")
-        try await fails(["frobnicate"], exit: 64, saying: "See 'reactorlog help'")
+        try await fails(["state", demo], exit: 64, saying: "Missing expected argument '--at <at>'. See 'reactorlog help state'.")
+        try await fails(["frobnicate"], exit: 64, saying: "Unknown command 'frobnicate'. See 'reactorlog help'.")
+        // A mistyped command gets the nearest name; a log named before its command, the order.
+        try await fails(["stat", demo, "--at", "3"], exit: 64, saying: "Unknown command 'stat'. Did you mean 'state'?")
+        try await fails([demo], exit: 64, saying: "is a log, not a command: the command comes first, as in 'reactorlog info \(demo)'")
         try await fails(["log", demo, "--limit", "abc"], exit: 64, saying: "--limit")
         let help = try await Tool.run(["log", "--help"])
         #expect(help.status == 0)
