@@ -18,6 +18,9 @@ struct Record: ParsableCommand {
     @Flag(name: .long, help: "Encode through Codable instead of the workload's hand-written binary conformances.")
     var codable = false
 
+    @Flag(name: .long, help: "Plant the full run's bug: the state is corrupted from mutation number --actions on (about halfway), for the bisect probe.")
+    var plantedBug = false
+
     func validate() throws {
         guard actions > 0 else { throw ValidationError("--actions must be at least 1.") }
         guard !FileManager.default.fileExists(atPath: path) else {
@@ -29,7 +32,7 @@ struct Record: ParsableCommand {
         var configuration = EventLogConfiguration()
         configuration.codec = BinaryLogCodec(directCoding: !codable)
         let log = try EventLog.open(at: path, configuration: configuration)
-        let reactor = BenchReactor()
+        let reactor = BenchReactor(bugAtMutation: plantedBug ? actions : nil)
         try reactor.attach(to: log, stream: "search")
         let seconds = try Measure.seconds {
             for index in 0..<actions { reactor.send(BenchReactor.action(index)) }
