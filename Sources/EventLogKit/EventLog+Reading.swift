@@ -70,7 +70,7 @@ extension EventLog {
         stream name: String, kinds: Set<EntryKind>, atOrBefore sequence: UInt64, after floor: UInt64 = 0
     ) throws(EventLogError) -> UInt64? {
         guard let info = try storage.stream(named: name) else { return nil }
-        let wanted = Set(kinds.map(\.rawValue))
+        let wanted = KindMask(kinds)
         return try storage.read { txn in
             try storage.index.last(txn, stream: info.id, where: { wanted.contains($0) }, atOrBefore: sequence, after: floor)?.sequence
         }
@@ -109,7 +109,7 @@ extension EventLog {
     /// stream index alone: no entry is read or decoded, so listing a million steps takes milliseconds.
     public func sequences(stream name: String, kinds: Set<EntryKind>, from: UInt64 = 1, through: UInt64 = .max) throws(EventLogError) -> [UInt64] {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
-        let wanted = Set(kinds.map(\.rawValue))
+        let wanted = KindMask(kinds)
         var found: [UInt64] = []
         try storage.forEachIndexChunk(stream: info.id, from: from, through: through) { chunk in
             for key in chunk where wanted.contains(key.kind) { found.append(key.sequence) }

@@ -50,9 +50,10 @@ extension TimeMachine {
     /// and the step it reports is confirmed by its good neighbour. With a reducer, only the stream's mutations change
     /// its state, so each step judged is one of them, about log2 of their number however many entries of other
     /// streams lie between them: bisect halves a long sequence range, judging each half at the stream's last
-    /// mutation before its end (a half without one is known good unjudged), and once the range is 65,536 steps or
-    /// fewer, halves the mutations in it, which the index lists. `judge` may skip a state it cannot evaluate; skipped steps next to the
-    /// culprit leave a range that cannot be narrowed, reported in ``BisectResult/candidates``.
+    /// mutation before its end (a half without one is known good unjudged), and once the range is 4,096 steps or
+    /// fewer, halves the mutations in it, which the index lists. `judge` may skip a state it cannot evaluate;
+    /// skipped steps next to the culprit leave a range that cannot be narrowed, reported in
+    /// ``BisectResult/candidates``.
     public func bisect(
         from: UInt64? = nil, through: UInt64? = nil, judge: (P.State, UInt64) throws -> BisectVerdict
     ) throws -> BisectResult {
@@ -178,8 +179,9 @@ extension TimeMachine {
         return try found(firstBad, after: before, probes: probes, start: start)
     }
 
-    /// The most steps bisect lists the stream's mutations over rather than halve: listing them reads the index alone.
-    private static var listedStretch: UInt64 { 1 << 16 }
+    /// The most steps bisect lists the stream's mutations over rather than halve. Listing reads the index alone, but
+    /// 65,536 steps took as long as the rest of a bisect over 1M entries (`reactorlog-bench bisect`).
+    private static var listedStretch: UInt64 { 1 << 12 }
 
     /// The result naming `firstBad`, whose state differs from the good one at `before`.
     private func found(_ firstBad: UInt64, after before: UInt64, probes: [BisectProbe], start: Int) throws -> BisectResult {

@@ -101,6 +101,16 @@ struct StreamIndexTests {
         #expect(try log.verify().isHealthy)
     }
 
+    @Test("a kind mask holds exactly its kinds, for every byte an index may hold")
+    func kindMask() {
+        for kinds: Set<EntryKind> in [[], [.mutation], [.action, .mutation], Set(EntryKind.allCases)] {
+            let mask = KindMask(kinds)
+            for byte in UInt8.min...UInt8.max {
+                #expect(mask.contains(byte) == kinds.contains { $0.rawValue == byte }, "\(kinds) \(byte)")
+            }
+        }
+    }
+
     @Test("the example block of docs/FORMAT.md is the bytes the writer writes, and decodes back")
     func formatExample() throws {
         let items: [StreamIndex.Item] = [
