@@ -75,6 +75,24 @@ struct BenchmarkSmokeTests {
         #expect(String(decoding: errors, as: UTF8.self).contains("No log at"))
     }
 
+    @Test("the bisect probe finds the planted bug of a recorded log, and names a missing log")
+    func bisectProbe() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-smoke-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let log = directory + "/planted.reactorlog"
+        #expect(try Self.bench(["record", log, "--actions", "100", "--planted-bug"]).0 == 0)
+        let (status, data, _) = try Self.bench(["bisect", log, "--runs", "3"])
+        #expect(status == 0)
+        let line = String(decoding: data, as: UTF8.self)
+        #expect(line.contains("3 runs: median "), "\(line)")
+        #expect(line.contains("first bad #") && !line.contains("first bad none"), "\(line)")
+
+        let (refused, _, errors) = try Self.bench(["bisect", directory + "/missing.reactorlog"])
+        #expect(refused != 0)
+        #expect(String(decoding: errors, as: UTF8.self).contains("No log at"))
+    }
+
     /// Runs the benchmark built beside this test bundle with `arguments`: its exit status, output and error output.
     private static func bench(_ arguments: [String]) throws -> (Int32, Data, Data) {
         let process = Process()
