@@ -47,10 +47,11 @@ struct InspectorFailure: Error, CustomStringConvertible {
             self = failure
         case let error as EventLogError:
             self.init(Self.firstLine(error.line(hint: Self.hint(for: error) ?? error.hint)), exit: Self.exit(for: error))
+        case .log(let inner) as TimeTravelError:
+            self.init(inner)
         case let error as TimeTravelError:
             let message = error.line(hint: Self.hint(for: error) ?? error.hint)
             switch error {
-            case .log(let inner): self.init(inner)
             case .needsReducer: self.init(message, exit: .needsReducer)
             case .bisectPrecondition, .bisectLogIncomplete, .noRecordedStates: self.init(message, exit: .bisectFailed)
             case .replayDiverges: self.init(Self.firstLine(message), exit: .finding)
