@@ -23,12 +23,11 @@ struct CallSiteTests {
         reactor.send(.updateQuery("s"))
         let lastLine = UInt(#line + 1)
         reactor.send(.updateQuery("sw"))
-        // The debounce runs in a task of its own: advance its clock until it has let the query through (it sleeps
-        // on the clock only once it has taken the values, which takes a moment on a busy machine).
-        for _ in 0..<100_000 where recorder.entries.count < 4 {
-            await clock.advance(by: .milliseconds(300))
-            await Task.yield()
-        }
+        // The debounce runs in a task of its own: once it sleeps on the clock (it has taken the queries, which takes a
+        // moment on a busy machine), pass its interval and wait for the query it lets through.
+        while (try? await clock.checkSuspension()) != nil {}
+        await clock.advance(by: .milliseconds(300))
+        _ = await reactor.state { $0.query == "sw" }
         #expect(recorder.entries.count == 4)
         // #1 clear, #2 its mutation, #3 the debounced query, #4 its mutation.
         #expect(recorder.callSite(of: 1)?.line == clearLine)
@@ -39,7 +38,7 @@ struct CallSiteTests {
         let (actions, source) = AsyncStream<QueryReactor.Action>.makeStream()
         let observation = reactor.send(contentsOf: actions)
         source.yield(.clear)
-        for _ in 0..<100_000 where recorder.entries.count < 6 { await Task.yield() }
+        _ = await reactor.state { $0.query.isEmpty }
         #expect(recorder.entries.count == 6)
         #expect(recorder.callSite(of: 5) == nil, "an outside action source has no call site")
         observation.cancel()
