@@ -316,11 +316,12 @@ enum TimelinePage {
         const change = changes[i], run = runLength(changes, i);
         const path = pathText(change.p) || "state";
         if (run >= 4) {
-          const added = !("o" in change), last = changes[i + run - 1];
-          const parent = pathText(change.p.slice(0, -1));
-          const first = added ? change.n : change.o, final = added ? last.n : last.o;
-          diff.append(text("div", (added ? "+ " : "- ") + parent + "[" + change.p[change.p.length - 1] + "..." + last.p[last.p.length - 1] +
-            "]: " + run + (added ? " added (" : " removed (") + short(first, 60) + " … " + short(final, 60) + ")", added ? "add" : "remove"));
+          const last = changes[i + run - 1];
+          const range = pathText(change.p.slice(0, -1)) + "[" + change.p[change.p.length - 1] + "..." + last.p[last.p.length - 1] + "]: " + run;
+          if (!("o" in change)) diff.append(text("div", "+ " + range + " added (" + short(change.n, 60) + " … " + short(last.n, 60) + ")", "add"));
+          else if (!("n" in change)) diff.append(text("div", "- " + range + " removed (" + short(change.o, 60) + " … " + short(last.o, 60) + ")", "remove"));
+          else diff.append(text("div", "~ " + range + " changed (" + short(change.o, 60) + " → " + short(change.n, 60) + " … " +
+            short(last.o, 60) + " → " + short(last.n, 60) + ")", "change"));
           i += run;
           continue;
         }
@@ -330,11 +331,12 @@ enum TimelinePage {
         i++;
       }
     }
-    // How many changes from `start` add (or remove) consecutive elements of one array, as `reactorlog diff` groups them.
+    // How many changes from `start` add, remove or replace consecutive elements of one array, all of one kind, as
+    // `reactorlog diff` groups them.
     function runLength(changes, start) {
       const first = changes[start];
       const index = first.p[first.p.length - 1];
-      if (typeof index !== "number" || ("o" in first) === ("n" in first)) return 1;
+      if (typeof index !== "number") return 1;
       const parent = JSON.stringify(first.p.slice(0, -1));
       let length = 0;
       for (let i = start; i < changes.length; i++) {
