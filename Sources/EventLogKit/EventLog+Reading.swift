@@ -122,13 +122,16 @@ extension EventLog {
     public func statistics(stream name: String) throws(EventLogError) -> StreamStatistics {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
         var statistics = StreamStatistics()
+        // Counted by kind byte, not in the dictionary: hashing every entry's kind was a third of `info`'s time.
+        var counts = [Int](repeating: 0, count: 256)
         try storage.forEachIndexChunk(stream: info.id) { chunk in
             statistics.entries += chunk.count
             if statistics.first == nil { statistics.first = chunk.first?.sequence }
             statistics.last = chunk.last?.sequence ?? statistics.last
-            for key in chunk {
-                if let kind = EntryKind(rawValue: key.kind) { statistics.kinds[kind, default: 0] += 1 }
-            }
+            for key in chunk { counts[Int(key.kind)] += 1 }
+        }
+        for kind in EntryKind.allCases where counts[Int(kind.rawValue)] > 0 {
+            statistics.kinds[kind] = counts[Int(kind.rawValue)]
         }
         return statistics
     }

@@ -77,6 +77,7 @@ struct StreamIndexTests {
             #expect(try log.readEntries(EntryQuery(stream: name)).map(\.sequence) == all)
             let statistics = try log.statistics(stream: name)
             #expect(statistics.entries == all.count && statistics.first == all.first && statistics.last == all.last)
+            #expect(statistics.kinds == truth.values.reduce(into: [:]) { $0[$1, default: 0] += 1 })
         }
         // `lastSequence(atOrBefore:)` on each block's first entry, the number before it, and one past the end.
         let a = try log.sequences(stream: "a", kinds: Set(EntryKind.allCases))
