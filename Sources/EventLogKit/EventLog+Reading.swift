@@ -105,6 +105,24 @@ extension EventLog {
         return try storage.callSite(stream: info.id, sequence: entry.sequence)
     }
 
+    /// The entries of stream `name` that entry `action` caused (the mutations and effect errors of its effect), in
+    /// order, at most `limit`. They are read in place after it, each copied only when it names `action`, up to the
+    /// stream's next resumption: a later run of the app, whose effects cannot name it.
+    public func entries(causedBy action: UInt64, stream name: String, limit: Int = .max) throws -> [LogEntry] {
+        struct Enough: Error {}
+        var found: [LogEntry] = []
+        guard limit > 0 else { return found }
+        do {
+            try forEachEntry(EntryQuery(from: action + 1, stream: name)) { view in
+                if view.kind == .streamResumed { throw Enough() }
+                guard view.cause == action else { return }
+                found.append(LogEntry(copying: view))
+                if found.count == limit { throw Enough() }
+            }
+        } catch is Enough {}
+        return found
+    }
+
     /// The sequence numbers of stream `name`'s entries of `kinds` from `from` through `through`, read from the
     /// stream index alone: no entry is read or decoded, so listing a million steps takes milliseconds.
     public func sequences(stream name: String, kinds: Set<EntryKind>, from: UInt64 = 1, through: UInt64 = .max) throws(EventLogError) -> [UInt64] {

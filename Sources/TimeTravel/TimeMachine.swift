@@ -125,12 +125,8 @@ public struct TimeMachine<P: Replayer>: Sendable {
         guard let root = try log.entry(at: action), root.stream == stream.name, root.kind == .action else {
             throw TimeTravelError.notAnAction(step: action, stream: stream.name)
         }
-        var caused: [CausalTree.Node] = []
-        var entries = log.entries(EntryQuery(from: action + 1, stream: stream.name))
-        while let entry = try entries.next() {
-            if entry.cause == action {
-                caused.append(CausalTree.Node(entry: entry, delay: .nanoseconds(entry.timestamp - root.timestamp)))
-            }
+        let caused = try log.entries(causedBy: action, stream: stream.name).map {
+            CausalTree.Node(entry: $0, delay: .nanoseconds($0.timestamp - root.timestamp))
         }
         return CausalTree(action: root, caused: caused)
     }

@@ -40,6 +40,30 @@ struct StreamReadTests {
         }
     }
 
+    @Test("what an action caused: its entries in order, however late and among other streams' entries, within its run")
+    func causedBy() throws {
+        let log = try scratch.openLog("caused.reactorlog")
+        let stream = try log.counterStream("mixed"), other = try log.counterStream("other")
+        let first = try stream.append(.action("tap"))
+        let early = try stream.append(.mutation("tapped", 1, cause: first))
+        let second = try stream.append(.action("tap"))
+        try stream.append(.mutation("tapped", 2, cause: second))
+        for index in 0..<3_000 { try other.append(.mutation("add", index, cause: first)) }
+        let late = try stream.append(.mutation("tapped", 3, cause: first))
+        try log.close()
+        // A later run of the app resumes the stream: nothing after that can come from `first`'s effect, so an entry
+        // naming it there (written here by hand) is not looked at.
+        let reopened = try scratch.openLog("caused.reactorlog")
+        let resumed = try reopened.counterStream("mixed")
+        try resumed.append(.mutation("tapped", 4, cause: first))
+        try reopened.flush()
+
+        #expect(try reopened.entries(causedBy: first, stream: "mixed").map(\.sequence) == [early, late])
+        #expect(try reopened.entries(causedBy: first, stream: "mixed", limit: 1).map(\.sequence) == [early])
+        #expect(try reopened.entries(causedBy: second, stream: "mixed").map(\.caseName) == ["tapped"])
+        #expect(try reopened.entries(causedBy: late, stream: "mixed").isEmpty)
+    }
+
     @Test("an entry the index lists but the log lacks is an error, whether the cursor steps or seeks to it")
     func missingEntry() throws {
         let (path, log) = try makeLog()
