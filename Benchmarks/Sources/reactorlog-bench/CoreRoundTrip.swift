@@ -10,7 +10,7 @@ enum CoreRoundTrip {
     /// The median nanoseconds of a round trip over `batches` batches of `trips`, or `nil` on a single core, where
     /// the two threads would take turns on it instead of handing the line over.
     static func measure(batches: Int = 5, trips: Int = 20_000) -> Double? {
-        guard ProcessInfo.processInfo.activeProcessorCount > 1 else { return nil }
+        guard usableProcessors > 1 else { return nil }
         let counter = Counter()
         // The responder answers each odd number with the next even one, until it reads `stop`.
         let responder = Thread {
@@ -33,6 +33,19 @@ enum CoreRoundTrip {
             Measure.seconds { for _ in 0..<trips { trip() } } / Double(trips) * 1e9
         }
         return Measure.percentile(samples, 0.5)
+    }
+
+    /// The processors this process may run on: its affinity mask (`taskset`, a container's cpuset), which may be
+    /// fewer than the machine's. On one, each trip would wait for the scheduler to switch threads (minutes).
+    static var usableProcessors: Int {
+        // Linux lists the mask in hexadecimal, in groups of 32 bits: `Cpus_allowed:\t00000000,00000003`.
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") }) {
+            let digits = line.dropFirst("Cpus_allowed:".count).filter(\.isHexDigit)
+            let count = digits.reduce(0) { $0 + (Int(String($1), radix: 16) ?? 0).nonzeroBitCount }
+            if count > 0 { return count }
+        }
+        return ProcessInfo.processInfo.activeProcessorCount
     }
 
     private final class Counter: Sendable {

@@ -39,6 +39,17 @@ struct BenchmarkSmokeTests {
         #expect(rates.allSatisfy { $0 > 0 })
     }
 
+    @Test(
+        "on one usable processor (taskset) the rate probe leaves the cores' round trip out instead of spinning for minutes",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset"), "needs util-linux's taskset"))
+    func rateProbeOnOneProcessor() throws {
+        let (status, data, _) = try Self.bench(["rate", "--actions", "200", "--rounds", "1"], onProcessors: "0")
+        #expect(status == 0)
+        let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("round 1:") }
+        #expect(line?.contains(", rate ") == true, "\(String(describing: line))")
+        #expect(line?.contains("core round trip") == false, "\(String(describing: line))")
+    }
+
     @Test("the record probe writes the workload to a new log, and never to a path that exists")
     func recordProbe() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-smoke-\(UUID().uuidString)").path
@@ -93,12 +104,19 @@ struct BenchmarkSmokeTests {
         #expect(String(decoding: errors, as: UTF8.self).contains("No log at"))
     }
 
-    /// Runs the benchmark built beside this test bundle with `arguments`: its exit status, output and error output.
-    private static func bench(_ arguments: [String]) throws -> (Int32, Data, Data) {
+    /// Runs the benchmark built beside this test bundle with `arguments`, on the processors `taskset` lists when
+    /// given: its exit status, output and error output.
+    private static func bench(_ arguments: [String], onProcessors processors: String? = nil) throws -> (Int32, Data, Data) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let bench = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("reactorlog-bench")
-        process.arguments = arguments
+        if let processors {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/taskset")
+            process.arguments = ["-c", processors, bench.path] + arguments
+        } else {
+            process.executableURL = bench
+            process.arguments = arguments
+        }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
