@@ -122,7 +122,9 @@ struct InspectorCommandTests {
         #expect(found.status == 0, "\(found.error)")
         #expect(found.output.contains("First bad step: #31 in stream search"))
         #expect(found.output.contains("caused by: #29 action loadNextPage"))
-        #expect(found.error.contains("bisect: #0 good"))
+        // Each probe names what made the state it judged, as git bisect names a commit.
+        #expect(found.error.contains("bisect: #0 good  the initial state"))
+        #expect(found.error.contains("bisect: #31 bad   appendRepos([…10], nextPage: 2)"), "\(found.error)")
         let result = try json(try await reactorlog("bisect", demo, "--stream", "search", "--run", "python3 \(script)", "--json"))
         #expect(result["firstBad"] as? Int == 31)
 

@@ -56,7 +56,17 @@ struct Bisect: AsyncParsableCommand {
             let machine = try session.machine(for: stream)
             let result = try machine.bisectJSON(from: from, through: to) { state, step in
                 let verdict = try judge(state, step: step)
-                FileHandle.standardError.write(Data("bisect: #\(step) \(verdict.rawValue)\n".utf8))
+                // Like git bisect's commit subject: what made the state judged (a mutation, but for the ends).
+                let made: String = if step == 0 {
+                    "the initial state"
+                } else if let entry = try session.log.entry(at: step) {
+                    (entry.kind == .mutation ? "" : "\(entry.kind) ") + EntryFormatter.payload(entry)
+                } else {
+                    "a recorded state, its entry not in this log"
+                }
+                let verdictText = verdict.rawValue.padding(toLength: 4, withPad: " ", startingAt: 0)
+                let line = Terminal.visible("bisect: #\(step) \(verdictText)  \(made)", colored: false, keepNewlines: false)
+                FileHandle.standardError.write(Data((line + "\n").utf8))
                 return verdict
             }
             if output.json {
