@@ -7,7 +7,7 @@ import Synchronization
 /// in memory does not. On a shared virtual machine it moves with the host (90 ns in some minutes here, 400–530 ns
 /// in others), which is why the benchmark prints it beside the logging cost.
 enum CoreRoundTrip {
-    /// The median nanoseconds of a round trip over `batches` batches of `trips`, or `nil` on a single core, where
+    /// The median nanoseconds of a round trip over `batches` batches of `trips`, or `nil` on one usable processor, where
     /// the two threads would take turns on it instead of handing the line over.
     static func measure(batches: Int = 5, trips: Int = 20_000) -> Double? {
         guard usableProcessors > 1 else { return nil }
