@@ -18,7 +18,8 @@ struct UsageLine {
             return "\(sentence) See '\(help)'."
         }
         if FileManager.default.fileExists(atPath: first) || first.hasSuffix(".reactorlog") || first.hasSuffix(".pack") {
-            return "'\(first)' is a log, not a command: the command comes first, as in '\(name) info \(first)'. See '\(name) help'."
+            return "'\(first)' is a log, not a command: the command comes first, as in '\(name) info \(first)'. "
+                + "See '\(name) help'."
         }
         let nearest = commands.map { (command: $0, distance: Self.distance($0, first)) }.min { $0.distance < $1.distance }
         let suggestion = nearest.flatMap { $0.distance <= 2 ? " Did you mean '\($0.command)'?" : nil } ?? ""

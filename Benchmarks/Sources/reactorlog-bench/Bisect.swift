@@ -5,8 +5,9 @@ import ReactorLogPersistence
 import TimeTravel
 
 /// `reactorlog-bench bisect`: bisect over a log the `record` probe wrote with its planted bug (`--planted-bug`: the
-/// state is corrupted from mutation number `actions` on, about halfway, as in the full run), run again and again: the full run's bisect figure is one run of a few
-/// milliseconds, too short to compare two builds by. Also the program to profile bisect with.
+/// state is corrupted from mutation number `actions` on, about halfway, as in the full run), run again and again:
+/// the full run's bisect figure is one run of a few milliseconds, too short to compare two builds by. Also the
+/// program to profile bisect with.
 struct Bisect: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Bisect a planted bug over a recorded log, many times: the time's median, the probes and states.")

@@ -18,7 +18,10 @@ struct Record: ParsableCommand {
     @Flag(name: .long, help: "Encode through Codable instead of the workload's hand-written binary conformances.")
     var codable = false
 
-    @Flag(name: .long, help: "Plant the full run's bug: the state is corrupted from mutation number --actions on (about halfway), for the bisect probe.")
+    @Flag(name: .long, help: """
+        Plant the full run's bug: the state is corrupted from mutation number --actions on (about halfway), for the \
+        bisect probe.
+        """)
     var plantedBug = false
 
     func validate() throws {

@@ -24,7 +24,8 @@ struct Show: AsyncParsableCommand {
                 throw InspectorFailure("The log has no entry #\(sequence) (its entries run to #\(highest)). Run `\(ReactorLogInspector.commandName) log` to list them.", exit: .invalidArgument)
             }
             let cause = try entry.cause.flatMap { try session.log.entry(at: $0) }
-            let caused = entry.kind == .action ? try session.log.entries(causedBy: sequence, stream: entry.stream, limit: 1000) : []
+            let caused = entry.kind == .action
+                ? try session.log.entries(causedBy: sequence, stream: entry.stream, limit: 1000) : []
             if output.json {
                 return try printJSON(ShowJSON(
                     entry: EntryJSON(entry, callSite: try session.log.callSite(of: entry)),

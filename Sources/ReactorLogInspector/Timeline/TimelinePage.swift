@@ -317,11 +317,16 @@ enum TimelinePage {
         const path = pathText(change.p) || "state";
         if (run >= 4) {
           const last = changes[i + run - 1];
-          const range = pathText(change.p.slice(0, -1)) + "[" + change.p[change.p.length - 1] + "..." + last.p[last.p.length - 1] + "]: " + run;
-          if (!("o" in change)) diff.append(text("div", "+ " + range + " added (" + short(change.n, 60) + " … " + short(last.n, 60) + ")", "add"));
-          else if (!("n" in change)) diff.append(text("div", "- " + range + " removed (" + short(change.o, 60) + " … " + short(last.o, 60) + ")", "remove"));
-          else diff.append(text("div", "~ " + range + " changed (" + short(change.o, 60) + " → " + short(change.n, 60) + " … " +
-            short(last.o, 60) + " → " + short(last.n, 60) + ")", "change"));
+          const range = pathText(change.p.slice(0, -1)) + "[" + change.p[change.p.length - 1] + "..." +
+            last.p[last.p.length - 1] + "]: " + run;
+          if (!("o" in change)) {
+            diff.append(text("div", "+ " + range + " added (" + short(change.n, 60) + " … " + short(last.n, 60) + ")", "add"));
+          } else if (!("n" in change)) {
+            diff.append(text("div", "- " + range + " removed (" + short(change.o, 60) + " … " + short(last.o, 60) + ")", "remove"));
+          } else {
+            diff.append(text("div", "~ " + range + " changed (" + short(change.o, 60) + " → " + short(change.n, 60) + " … " +
+              short(last.o, 60) + " → " + short(last.n, 60) + ")", "change"));
+          }
           i += run;
           continue;
         }
