@@ -11,8 +11,12 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 limit="${1:--max_total_time=60}"
 [[ "$limit" =~ ^[0-9]+$ ]] && limit="-max_total_time=$limit"
-swift build -c release --scratch-path .build-fuzz --product reactorlog-fuzz --sanitize fuzzer --sanitize address \
-    --toolset Tools/scripts/lld-toolset.json -Xswiftc -DFUZZING -Xswiftc -enable-testing >/dev/null
+# One `-sanitize=` for swiftc: given two (`--sanitize fuzzer --sanitize address`), it keeps the last, and the Swift
+# code went without coverage counters (the fuzzer ran blind, 20 counters in all, from the C target). The list last
+# on each compile and link line carries both.
+swift build -c release --scratch-path .build-fuzz --product reactorlog-fuzz --sanitize fuzzer \
+    -Xswiftc -sanitize=fuzzer,address --toolset Tools/scripts/lld-toolset.json -Xswiftc -DFUZZING \
+    -Xswiftc -enable-testing >/dev/null
 mkdir -p .build-fuzz/corpus .build-fuzz/crashes .build-fuzz/seeds
 # No leak check: the seeds are built from global fixtures, which LeakSanitizer reports when the run ends.
 ASAN_OPTIONS=detect_leaks=0 REACTORLOG_FUZZ_SEEDS=.build-fuzz/seeds .build-fuzz/release/reactorlog-fuzz \
