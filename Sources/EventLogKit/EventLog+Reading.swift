@@ -56,23 +56,18 @@ extension EventLog {
         return max(try lastSequence(stream: name, atOrBefore: .max) ?? 0, info.sequenceFloor)
     }
 
-    /// The sequence number of stream `name`'s last entry at or before `sequence`, from the stream index alone;
-    /// `nil` when the stream holds none there (an unknown stream, or entries a trim removed).
-    public func lastSequence(stream name: String, atOrBefore sequence: UInt64) throws(EventLogError) -> UInt64? {
-        guard let info = try storage.stream(named: name) else { return nil }
-        return try storage.read { txn in try storage.index.last(txn, stream: info.id, atOrBefore: sequence)?.sequence }
-    }
-
-    /// The sequence number of stream `name`'s last entry of `kinds` at or before `sequence` and after `floor`, from
-    /// the stream index alone; `nil` when there is none. Only mutations change a stream's state, so the last
-    /// mutation at or before a step is where that step's state was reached: bisect probes it.
+    /// The sequence number of stream `name`'s last entry at or before `sequence` and after `floor`, of `kinds` when
+    /// given, from the stream index alone; `nil` when the stream holds none there (an unknown stream, entries a trim
+    /// removed, none of those kinds). Only mutations change a stream's state, so the last mutation at or before a
+    /// step is where that step's state was reached: bisect probes it.
     public func lastSequence(
-        stream name: String, kinds: Set<EntryKind>, atOrBefore sequence: UInt64, after floor: UInt64 = 0
+        stream name: String, kinds: Set<EntryKind>? = nil, atOrBefore sequence: UInt64, after floor: UInt64 = 0
     ) throws(EventLogError) -> UInt64? {
         guard let info = try storage.stream(named: name) else { return nil }
-        let wanted = KindMask(kinds)
+        let wanted = kinds.map(KindMask.init)
         return try storage.read { txn in
-            try storage.index.last(txn, stream: info.id, where: { wanted.contains($0) }, atOrBefore: sequence, after: floor)?.sequence
+            try storage.index.last(
+                txn, stream: info.id, where: { wanted?.contains($0) ?? true }, atOrBefore: sequence, after: floor)?.sequence
         }
     }
 
