@@ -20,9 +20,7 @@ struct Bisect: ParsableCommand {
 
     func validate() throws {
         guard runs > 0 else { throw ValidationError("--runs must be at least 1.") }
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw ValidationError("No log at \(path); write one with `reactorlog-bench record \(path)`.")
-        }
+        try Record.requireLog(at: path)
     }
 
     func run() throws {

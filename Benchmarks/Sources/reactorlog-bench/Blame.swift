@@ -22,9 +22,7 @@ struct Blame: ParsableCommand {
 
     func validate() throws {
         if let last { guard last > 0 else { throw ValidationError("--last must be at least 1.") } }
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw ValidationError("No log at \(path); write one with `reactorlog-bench record \(path)`.")
-        }
+        try Record.requireLog(at: path)
     }
 
     func run() throws {

@@ -31,6 +31,13 @@ struct Record: ParsableCommand {
         }
     }
 
+    /// Refuses a probe's `path` when no log is there, naming the command that writes one.
+    static func requireLog(at path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ValidationError("No log at \(path); write one with `reactorlog-bench record \(path)`.")
+        }
+    }
+
     func run() throws {
         var configuration = EventLogConfiguration()
         configuration.codec = BinaryLogCodec(directCoding: !codable)

@@ -52,8 +52,7 @@ struct BenchmarkSmokeTests {
 
     @Test("the record probe writes the workload to a new log, and never to a path that exists")
     func recordProbe() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-smoke-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (status, _, _) = try Self.bench(["record", directory + "/new.reactorlog", "--actions", "100"])
         #expect(status == 0)
@@ -68,8 +67,7 @@ struct BenchmarkSmokeTests {
 
     @Test("the blame probe blames a recorded log and reports the heap its changes hold, and names a missing log")
     func blameProbe() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-smoke-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let log = directory + "/blamed.reactorlog"
         #expect(try Self.bench(["record", log, "--actions", "100"]).0 == 0)
@@ -88,8 +86,7 @@ struct BenchmarkSmokeTests {
 
     @Test("the bisect probe finds the planted bug of a recorded log, and names a missing log")
     func bisectProbe() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-smoke-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let log = directory + "/planted.reactorlog"
         #expect(try Self.bench(["record", log, "--actions", "100", "--planted-bug"]).0 == 0)
@@ -102,6 +99,13 @@ struct BenchmarkSmokeTests {
         let (refused, _, errors) = try Self.bench(["bisect", directory + "/missing.reactorlog"])
         #expect(refused != 0)
         #expect(String(decoding: errors, as: UTF8.self).contains("No log at"))
+    }
+
+    /// A new, empty directory for a test's logs; the test removes it.
+    private static func scratchDirectory() throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-smoke-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory
     }
 
     /// Runs the benchmark built beside this test bundle with `arguments`, on the processors `taskset` lists when
