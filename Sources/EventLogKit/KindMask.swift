@@ -1,6 +1,6 @@
-/// A set of entry kinds as one bit per kind byte, so that testing a byte read from the stream index is a shift and
-/// an `and`, not a hash: listing a stream's mutations tests every entry of the stream.
-struct KindMask: Sendable {
+/// A set of entry kinds as one bit per kind byte, so that testing a kind is a shift and an `and`, not a hash: a query
+/// tests every entry it reads, and listing a stream's mutations every byte of the stream index.
+struct KindMask: Sendable, Hashable {
     private let bits: UInt64
 
     /// The mask of `kinds`.
