@@ -76,7 +76,7 @@ enum TimelinePage {
     .row.action .kind { color: var(--action); } .row.mutation .kind { color: var(--mutation); }
     .row.error .kind, .row.error .case { color: var(--error); } .row.marker { color: var(--marker); }
     .row.nested .case::before { content: "└ "; color: var(--muted); }
-    #entry { font-family: var(--mono); font-size: 12px; white-space: pre-wrap; word-break: break-all; margin: 0; }
+    #entry { font-family: var(--mono); font-size: 12px; white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
     .side { display: grid; grid-template-columns: 1fr 1fr; grid-template-rows: auto 1fr; min-height: 0; }
     .side section { overflow: auto; padding: 4px 16px 12px; min-height: 0; }
     .side section + section { border-left: 1px solid var(--line); }
@@ -92,9 +92,9 @@ enum TimelinePage {
     #state-tree .changed > summary, #state-tree .leaf.changed { background: var(--changed); }
     #state-tree .summary { color: var(--muted); }
     .unknown { color: var(--muted); font-style: italic; }
-    #diff div { white-space: pre-wrap; word-break: break-all; }
+    #diff div { white-space: pre-wrap; overflow-wrap: anywhere; }
     #diff .add { color: var(--mutation); } #diff .remove { color: var(--error); } #diff .change { color: #b7791f; }
-    #blame .change { cursor: pointer; white-space: pre-wrap; word-break: break-all; }
+    #blame .change { cursor: pointer; white-space: pre-wrap; overflow-wrap: anywhere; }
     #blame .change:hover { background: var(--line); }
     </style>
     </head>
