@@ -90,16 +90,17 @@ extension TimeMachine {
 
     /// Replays `stretch` from `start`, the state at its first step, noting each mutation that changed the value
     /// at `path`, with the action that caused it, and making the JSON forms of the first and last states that
-    /// `json` asks for. The mutations are read in place; only those that changed the path are copied, and their
-    /// actions are looked up together at the end.
+    /// `json` asks for. The mutations are read in place; only those that changed the path are copied, into one
+    /// ``EntryArena`` with their actions, which are looked up together at the end.
     private func replay(_ stretch: Stretch, watching path: StatePath, from start: P.State, json: (start: Bool, end: Bool)) throws -> Replayed {
         let startJSON = json.start ? try replayer.json(start) : nil
         var state = start
         let watch = try PathWatch(path, of: state, replayer: replayer)
-        // Each change is kept as it is made, its action filled in at the end: copying a list of tuples of entries
-        // and values into the list of changes retained and released every string, payload and value in them.
+        // Each change is kept as it is made, its payloads and its action filled in at the end: copying a list of
+        // tuples of entries and values into the list of changes retained and released every string, payload and value.
         var changes: [BlameEntry] = []
-        var causes: [UInt64] = []
+        var payloads: [Range<Int>] = []
+        var arena = EntryArena()
         if stretch.start < stretch.end {
             // The loop reads locals, not the machine's properties: in this generic code, each of those would look up
             // the machine's type metadata once a mutation.
@@ -108,14 +109,30 @@ extension TimeMachine {
                 state = try replayer.reduce(state, view: mutation, recordedWith: history.fingerprint(at: mutation.sequence), log: log)
                 let old = watch.value
                 if try watch.changed(in: state) {
-                    changes.append(BlameEntry(mutation: LogEntry(copying: mutation), action: nil, old: old, new: watch.value))
-                    if let cause = mutation.cause { causes.append(cause) }
+                    let copy = arena.copy(mutation)
+                    changes.append(BlameEntry(mutation: copy.entry, action: nil, old: old, new: watch.value))
+                    payloads.append(copy.payload)
                 }
             }
         }
-        var actions = try log.entries(at: causes).makeIterator()
-        for index in changes.indices where changes[index].mutation.cause != nil {
-            changes[index].action = actions.next() ?? nil
+        // The actions, a chunk at a time, so that the log's own copies of them never all live at once.
+        let caused = changes.indices.compactMap { index in changes[index].mutation.cause.map { (change: index, action: $0) } }
+        var actionPayloads: [(change: Int, payload: Range<Int>)] = []
+        for start in stride(from: 0, to: caused.count, by: 1_024) {
+            let chunk = caused[start..<min(start + 1_024, caused.count)]
+            for ((index, _), action) in zip(chunk, try log.entries(at: chunk.map(\.action))) {
+                guard let action else { continue }
+                let copy = arena.copy(action)
+                changes[index].action = copy.entry
+                actionPayloads.append((index, copy.payload))
+            }
+        }
+        let buffer = arena.buffer()
+        for index in changes.indices {
+            changes[index].mutation = changes[index].mutation.withPayload(buffer[payloads[index]])
+        }
+        for (index, payload) in actionPayloads {
+            changes[index].action = changes[index].action?.withPayload(buffer[payload])
         }
         return Replayed(changes: changes, end: state, startJSON: startJSON, endJSON: json.end ? try replayer.json(state) : nil)
     }
