@@ -9,6 +9,7 @@ protocol InspectableMachine: Sendable {
     func json(at step: UInt64) throws -> JSONValue
     func diff(from a: UInt64, to b: UInt64) throws -> StateDiff
     func blame(_ path: StatePath, from: UInt64, through: UInt64) throws -> [BlameEntry]
+    func lastChanges(of path: StatePath, count: Int, from: UInt64, atOrBefore step: UInt64) throws -> [BlameEntry]
     func bisectJSON(from: UInt64?, through: UInt64?, judge: (JSONValue, UInt64) throws -> BisectVerdict) throws -> BisectResult
     func divergence(from: UInt64?, through: UInt64) throws -> Divergence?
     func walkStates(from: UInt64, through: UInt64, _ visit: (LogEntry, TimelineStep) throws -> Void) throws -> JSONValue?

@@ -102,6 +102,7 @@ struct InspectorBadInputTests {
         try await fails(["state", demo, "--stream", "search", "--at", "99999"], exit: 2, saying: "Step #99999 is past the log's last step")
         try await fails(["state", demo, "--stream", "search", "--at", "5", "--path", "repos["], exit: 2, saying: "is not a state path")
         try await fails(["blame", demo, "a..b", "--stream", "search"], exit: 2, saying: "is not a state path")
+        try await fails(["blame", demo, "nextPage", "--stream", "search", "-n", "0"], exit: 64, saying: "--latest must be at least 1.")
         try await fails(["state", demo, "--at", "0"], exit: 2, saying: "choose one with --stream")
         try await fails(["log", demo, "--kind", "mutations"], exit: 2, saying: "is not an entry kind")
         try await fails(["log", demo, "--since", "yesterday"], exit: 2, saying: "is not a time")

@@ -107,6 +107,26 @@ struct InspectorCommandTests {
         #expect(entries.count == 4)
     }
 
+    @Test("blame -n lists only the latest changes, the end of the full list, and says there may be more")
+    func blameLatest() async throws {
+        let all = try await reactorlog("blame", demo, "nextPage", "--stream", "search")
+        let latest = try await reactorlog("blame", demo, "nextPage", "--stream", "search", "-n", "2")
+        #expect(latest.lines.first == "search: nextPage changed at least 2 times; the latest:")
+        #expect(latest.lines.count == 3)
+        let words = { (line: String) -> [String] in line.split(separator: " ").map(String.init) }
+        let latestRows: [[String]] = latest.lines.dropFirst().map(words)
+        let lastRows: [[String]] = all.lines.suffix(2).map(words)
+        #expect(latestRows == lastRows)
+        #expect(latest.output.contains("#24  setRepos"))
+        // More than there are: all of them, counted as blame counts them.
+        let more = try await reactorlog("blame", demo, "nextPage", "--stream", "search", "--latest", "9")
+        #expect(more.output == all.output)
+        let upTo = try await reactorlog("blame", demo, "nextPage", "--stream", "search", "-n", "1", "--to", "20", "--json")
+        let changes = try #require(try JSONSerialization.jsonObject(with: Data(upTo.output.utf8)) as? [[String: Any]])
+        let sequences: [Int?] = changes.map { $0["sequence"] as? Int }
+        #expect(sequences == [17])
+    }
+
     @Test("tail shows the latest entries")
     func tail() async throws {
         let tail = try await reactorlog("tail", demo, "-n", "3")

@@ -20,8 +20,12 @@ struct Blame: ParsableCommand {
     @Option(name: .long, help: "Blame over the stream's last N mutations only, as the full run does (default: all of them).")
     var last: Int?
 
+    @Option(name: .long, help: "Find only the latest N changes, walking back from the end (TimeMachine.lastChanges).")
+    var latest: Int?
+
     func validate() throws {
         if let last { guard last > 0 else { throw ValidationError("--last must be at least 1.") } }
+        if let latest { guard latest > 0 else { throw ValidationError("--latest must be at least 1.") } }
         try Record.requireLog(at: path)
     }
 
@@ -34,6 +38,13 @@ struct Blame: ParsableCommand {
         let start = steps.isEmpty ? 1 : steps[steps.count - mutations]
         let before = Measure.privateResidentBytes
         var changes: [BlameEntry] = []
+        if let latest {
+            let seconds = try Measure.seconds { changes = try machine.lastChanges(of: watched, count: latest, from: start) }
+            let first = changes.first.map { "#\($0.mutation.sequence)" } ?? "none"
+            print("the latest \(latest) of the changes of \(statePath) over \(mutations) mutations: \(String(format: "%.6f", seconds)) s, "
+                + "\(changes.count) found, the earliest \(first), \(machine.reconstructions) states rebuilt")
+            return
+        }
         let seconds = try Measure.seconds { changes = try machine.blame(watched, from: start, through: .max) }
         let held = Measure.privateResidentBytes
         print("blame of \(statePath) over \(mutations) mutations: \(String(format: "%.3f", seconds)) s, \(changes.count) changes")

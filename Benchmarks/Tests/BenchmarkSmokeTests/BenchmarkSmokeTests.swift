@@ -65,7 +65,7 @@ struct BenchmarkSmokeTests {
         #expect(String(decoding: errors, as: UTF8.self).contains("already exists"))
     }
 
-    @Test("the blame probe blames a recorded log and reports the heap its changes hold, and names a missing log")
+    @Test("the blame probe blames a recorded log and reports the heap its changes hold, finds the latest changes, and names a missing log")
     func blameProbe() throws {
         let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -78,6 +78,10 @@ struct BenchmarkSmokeTests {
         #expect(lines.first?.contains("over 225 mutations") == true)
         #expect(lines.first?.hasSuffix(", 75 changes") == true)
         #expect(lines.contains { $0.hasPrefix("heap a change: ") && $0.hasSuffix(" bytes") })
+        let (latestStatus, latest, _) = try Self.bench(["blame", log, "--latest", "5"])
+        #expect(latestStatus == 0)
+        let line = String(decoding: latest, as: UTF8.self)
+        #expect(line.hasPrefix("the latest 5 of the changes of nextPage over 225 mutations: ") && line.contains(", 5 found, "), "\(line)")
 
         let (refused, _, errors) = try Self.bench(["blame", directory + "/missing.reactorlog"])
         #expect(refused != 0)

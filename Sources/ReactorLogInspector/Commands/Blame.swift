@@ -11,17 +11,29 @@ struct Blame: AsyncParsableCommand {
     @OptionGroup var streamOption: StreamOption
     @Option(name: .long, help: "From this step.") var from: UInt64 = 1
     @Option(name: .long, help: "Up to this step.") var to: UInt64?
+    @Option(
+        name: [.customShort("n"), .long],
+        help: "Only the latest N changes, found walking back from --to: on a long log, in milliseconds.") var latest: Int?
     @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        if let latest, latest < 1 { throw ValidationError("--latest must be at least 1.") }
+    }
 
     func run() async throws {
         try await inspect {
             let session = try Session.open(log.log)
             let statePath = try StatePath(parsing: path)
             let stream = try session.stream(streamOption.stream)
-            let changes = try session.machine(for: stream).blame(statePath, from: from, through: to ?? .max)
+            let machine = try session.machine(for: stream)
+            let changes = try latest.map { try machine.lastChanges(of: statePath, count: $0, from: from, atOrBefore: to ?? .max) }
+                ?? machine.blame(statePath, from: from, through: to ?? .max)
             if output.json { return try printJSON(changes.map(BlameJSON.init)) }
             let t = session.terminal
-            try printLine(t.paint("\(stream.name): \(statePath)", .bold) + " changed \(changes.count) time\(changes.count == 1 ? "" : "s")")
+            let times = "\(changes.count) time\(changes.count == 1 ? "" : "s")"
+            // With --latest, N changes found means earlier ones may exist unlisted; fewer are all there are.
+            let counted = changes.count == latest ? " changed at least \(times); the latest:" : " changed \(times)"
+            try printLine(t.paint("\(stream.name): \(statePath)", .bold) + counted)
             let rows = changes.map { change in
                 let values = "\(change.old.map(EntryFormatter.brief) ?? "absent") → \(change.new.map(EntryFormatter.brief) ?? "absent")"
                 guard let range = change.range else {
