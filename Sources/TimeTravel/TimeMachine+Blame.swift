@@ -162,8 +162,8 @@ extension TimeMachine {
     /// The last mutation at or before `step` that changed the value at `path` (rr's reverse-continue to a
     /// watchpoint), or `nil` when it never changed.
     ///
-    /// It walks back one snapshot interval at a time, blaming only that stretch, so its cost is the distance to
-    /// the change, not the stream's length.
+    /// It walks back from `step` as ``lastChanges(of:count:from:atOrBefore:)`` does, so its cost is about the
+    /// distance to the change, not the stream's length.
     public func lastChange(of path: StatePath, atOrBefore step: UInt64) throws -> BlameEntry? {
         try lastChanges(of: path, count: 1, atOrBefore: step).last
     }

@@ -21,7 +21,8 @@ struct BlameCopiesTests {
         for change in changes {
             #expect(change.mutation == (try log.entry(at: change.mutation.sequence)))
             let before = try machine.state(at: change.mutation.sequence - 1)
-            #expect(try machine.reduce(before, change.mutation) == machine.state(at: change.mutation.sequence), "the copy's payload decodes")
+            let after = try machine.state(at: change.mutation.sequence)
+            #expect(try machine.reduce(before, change.mutation) == after, "the copy's payload decodes")
             if let cause = change.mutation.cause {
                 let action = try #require(change.action, "#\(change.mutation.sequence) names its action #\(cause)")
                 #expect(action == (try log.entry(at: cause)))

@@ -9,7 +9,10 @@ import Testing
 struct EntryArenaTests {
     let scratch = ScratchDirectory()
 
-    @Test("copies of views and of entries, their payloads sliced from one buffer, equal the log's entries, empty payloads and long case names included")
+    @Test("""
+        copies of views and of entries, their payloads sliced from one buffer, equal the log's entries, empty payloads \
+        and long case names included
+        """)
     func stagedEntriesEqualCopies() throws {
         let log = try EventLog.open(at: scratch.file("arena.reactorlog"))
         let stream = try log.openStream(named: "s", reactorType: "R", schemaFingerprint: "v1", initialState: 0)

@@ -51,7 +51,8 @@ struct LastChangesTests {
             #expect(try machine.lastChanges(of: balance, count: count).count == count)
             // balance changes at every mutation and snapshots come every 10: one or two intervals hold the last
             // three changes, and windows of 1, 2 and 4 intervals the last thirty.
-            #expect(counting.reductions.value - before <= most, "\(count) changes: \(counting.reductions.value - before) of \(everything) mutations replayed")
+            let replayed = counting.reductions.value - before
+            #expect(replayed <= most, "\(count) changes: \(replayed) of \(everything) mutations replayed")
         }
     }
 }
@@ -71,7 +72,9 @@ struct CountingReplayer: Replayer {
     func decodeState(_ data: Data, codec: CodecID, recordedWith schema: String, log: EventLog) throws -> LedgerReactor.State {
         try reactor.decodeState(data, codec: codec, recordedWith: schema, log: log)
     }
-    func reduce(_ state: LedgerReactor.State, _ mutation: LogEntry, recordedWith schema: String, log: EventLog) throws -> LedgerReactor.State {
+    func reduce(
+        _ state: LedgerReactor.State, _ mutation: LogEntry, recordedWith schema: String, log: EventLog
+    ) throws -> LedgerReactor.State {
         reductions.add()
         return try reactor.reduce(state, mutation, recordedWith: schema, log: log)
     }

@@ -13,7 +13,8 @@ struct Blame: AsyncParsableCommand {
     @Option(name: .long, help: "Up to this step.") var to: UInt64?
     @Option(
         name: [.customShort("n"), .long],
-        help: "Only the latest N changes, found walking back from --to: on a long log, in milliseconds.") var latest: Int?
+        help: "Only the latest N changes, found walking back from --to: the cost is the distance back, not the log's length.")
+    var latest: Int?
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
