@@ -26,7 +26,14 @@ public enum PageTreeCheck {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        var walker = Walker(descriptor: descriptor)
+        // The pages are read in place from a read-only map of the file, whose size bounds every page read: one
+        // `pread` a page spent two thirds of opening a 10.8M-entry log (490 MB) in the kernel, copying.
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_size > 0 else { return nil }
+        let size = Int(status.st_size)
+        guard let map = mmap(nil, size, PROT_READ, MAP_SHARED, descriptor, 0), map != MAP_FAILED else { return nil }
+        defer { munmap(map, size) }
+        var walker = Walker(descriptor: descriptor, file: UnsafeRawBufferPointer(start: map, count: size))
         do {
             try walker.walkAll()
             return nil
@@ -43,20 +50,25 @@ public enum PageTreeCheck {
 
     private struct Walker {
         let descriptor: Int32
+        /// The whole file, mapped.
+        let file: UnsafeRawBufferPointer
         var pageSize = 4096
         var lastPage: UInt64 = 0
-        var seen: Set<UInt64> = []
-        var buffer: [UInt8] = []
+        /// A bit for each page of the file, set once the page is reached.
+        var seen: [UInt64] = []
+        /// The page read last.
+        var buffer = UnsafeRawBufferPointer(start: nil, count: 0)
 
-        init(descriptor: Int32) {
+        init(descriptor: Int32, file: UnsafeRawBufferPointer) {
             self.descriptor = descriptor
+            self.file = file
         }
 
         mutating func walkAll() throws {
             guard let meta = try currentMeta() else { return }
             pageSize = meta.pageSize
             lastPage = meta.lastPage
-            buffer = [UInt8](repeating: 0, count: pageSize)
+            seen = [UInt64](repeating: 0, count: file.count / pageSize / 64 + 1)
             try walk(root: meta.freeRoot, depth: meta.freeDepth, tree: "the free list", named: false, free: true)
             try walk(root: meta.mainRoot, depth: meta.mainDepth, tree: "the main database", named: true, free: false)
         }
@@ -91,16 +103,28 @@ public enum PageTreeCheck {
             bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: at, as: T.self)) }
         }
 
-        /// Reads page `number` into `buffer`, after checking that the file declares it.
+        static func integer<T: FixedWidthInteger>(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> T {
+            T(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: T.self))
+        }
+
+        /// Marks page `number` reached; `false` when it was already.
+        mutating func reach(_ number: UInt64) -> Bool {
+            let (word, bit) = (Int(number / 64), UInt64(1) << (number % 64))
+            guard seen[word] & bit == 0 else { return false }
+            seen[word] |= bit
+            return true
+        }
+
+        /// Points `buffer` at page `number`, after checking that the file declares it and holds it whole.
         mutating func read(_ number: UInt64, _ tree: String) throws {
             guard number >= 2, number <= lastPage else {
                 throw Failure(reason: "\(tree) refers to page \(number), outside pages 2…\(lastPage)")
             }
-            guard seen.insert(number).inserted else {
+            guard number < UInt64(file.count / pageSize) else { throw Failure(reason: "page \(number) cannot be read whole") }
+            guard reach(number) else {
                 throw Failure(reason: "\(tree) reaches page \(number) twice")
             }
-            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, pageSize, off_t(number) * off_t(pageSize)) }
-            guard count == pageSize else { throw Failure(reason: "page \(number) cannot be read whole") }
+            buffer = UnsafeRawBufferPointer(rebasing: file[Int(number) * pageSize..<(Int(number) + 1) * pageSize])
             let stored: UInt64 = Self.integer(buffer, 0)
             guard stored == number else { throw Failure(reason: "page \(number) says it is page \(stored)") }
         }
@@ -129,7 +153,7 @@ public enum PageTreeCheck {
             guard count >= 1 || (isLeaf && level == 1) else {
                 throw Failure(reason: "page \(number) of \(tree) holds no node")
             }
-            // Copy what the page says before descending: `buffer` is reused for the children.
+            // Copy what the page says before descending: `buffer` moves on to the children.
             var children: [UInt64] = []
             var subtrees: [(UInt64, UInt16, String)] = []
             var overflows: [(UInt64, Int)] = []
@@ -183,7 +207,7 @@ public enum PageTreeCheck {
         }
 
         /// A free-list record: a count, then that many page numbers.
-        static func freeList(_ buffer: [UInt8], _ start: Int, _ size: Int, page: UInt64) throws -> [UInt64] {
+        static func freeList(_ buffer: UnsafeRawBufferPointer, _ start: Int, _ size: Int, page: UInt64) throws -> [UInt64] {
             guard size >= 8, size % 8 == 0 else { throw Failure(reason: "a free-list record of page \(page) has \(size) bytes") }
             let count: UInt64 = integer(buffer, start)
             guard count == UInt64(size / 8 - 1) else {
@@ -203,7 +227,10 @@ public enum PageTreeCheck {
             guard UInt64(size) <= pages * UInt64(pageSize) - 16 else {
                 throw Failure(reason: "a value of \(size) bytes in \(tree) does not fit its \(pages) overflow pages")
             }
-            for page in first..<(first + pages) where !seen.insert(page).inserted && page != first {
+            guard first + pages <= UInt64(file.count / pageSize) else {
+                throw Failure(reason: "overflow page \(first) of \(tree) runs past the file's end")
+            }
+            for page in first..<(first + pages) where page != first && !reach(page) {
                 throw Failure(reason: "\(tree) reaches page \(page) twice")
             }
         }

@@ -1,0 +1,61 @@
+import Foundation
+import LMDB
+import TestSupport
+import Testing
+
+/// `PageTreeCheck` reads a data file's pages in place from a read-only map: every page it touches must lie inside
+/// the file, whatever the file's own pages claim.
+@Suite("Page tree check")
+struct PageTreeCheckTests {
+    let scratch = ScratchDirectory()
+
+    /// A data file whose last pages are one value's run of overflow pages (a 1 MiB value, 257 pages), written last.
+    func fileEndingInOverflowPages() throws -> (path: String, bytes: [UInt8]) {
+        let directory = scratch.file("overflow")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        do {
+            let env = try Environment(path: directory)
+            let db = try env.openDatabase("values", flags: .create)
+            try env.write { txn in try txn.put(db, key: Array("small".utf8), value: Array("value".utf8)) }
+            try env.write { txn in try txn.put(db, key: Array("large".utf8), value: [UInt8](repeating: 7, count: 1 << 20)) }
+        }
+        let path = directory + "/data.mdb"
+        return (path, try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))))
+    }
+
+    @Test("a sound file passes; a cut one is refused at the first page past its end")
+    func cutFile() throws {
+        let (path, bytes) = try fileEndingInOverflowPages()
+        #expect(PageTreeCheck.problem(inDataFile: path) == nil)
+        for pages in [1, 100, 250] {
+            let cut = scratch.file("cut-\(pages).mdb")
+            try Data(bytes.prefix(bytes.count - pages * 4096)).write(to: URL(fileURLWithPath: cut))
+            guard case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: cut) else {
+                Issue.record("a file cut by \(pages) pages passed")
+                continue
+            }
+            #expect(reason.contains("cannot be read whole"), "\(pages) pages cut: \(reason)")
+        }
+    }
+
+    @Test("an overflow run that claims pages past the file's end is refused, even when the meta pages claim them too")
+    func overflowRunPastTheEnd() throws {
+        var (_, bytes) = try fileEndingInOverflowPages()
+        func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+            withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<offset + MemoryLayout<T>.size, with: $0) }
+        }
+        // Both meta pages say the file has 2^30 pages (its last page number at byte 136), and the overflow run's
+        // first page (flags 0x04 at byte 10) that its value takes 2^20 of them (a count at byte 12).
+        store(UInt64(1 << 30), at: 136)
+        store(UInt64(1 << 30), at: 4096 + 136)
+        let overflow = try #require((2..<bytes.count / 4096).first { bytes[$0 * 4096 + 10] & 0x04 != 0 })
+        store(UInt32(1 << 20), at: overflow * 4096 + 12)
+        let damaged = scratch.file("claims.mdb")
+        try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+        guard case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: damaged) else {
+            Issue.record("an overflow run past the file's end passed")
+            return
+        }
+        #expect(reason.contains("overflow page \(overflow)") && reason.contains("runs past the file's end"), "\(reason)")
+    }
+}
