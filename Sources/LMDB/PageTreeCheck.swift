@@ -27,7 +27,7 @@ public enum PageTreeCheck {
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         // The pages are read in place from a read-only map of the file, whose size bounds every page read: one
-        // `pread` a page spent two thirds of opening a 10.8M-entry log (490 MB) in the kernel, copying.
+        // `pread` a page spent two thirds of checking a 10.8M-entry log (446 MB) in the kernel, copying.
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_size > 0 else { return nil }
         let size = Int(status.st_size)
