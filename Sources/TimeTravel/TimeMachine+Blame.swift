@@ -72,7 +72,7 @@ extension TimeMachine {
         let end = min(through, try lastStep())
         let length = end > first ? end - first : 0
         let span = max(minimumSpan, length / UInt64(workers * 4))
-        // A range no longer than the span has no cut to make (`lastChange` blames one snapshot interval at a time):
+        // A range no longer than the span has no cut to make (`lastChanges` blames a few snapshot intervals at a time):
         // it reads no list of snapshots.
         guard length > span else { return runs.map { ($0, $1, false) } }
         let snapshots = try log.snapshotSequences(stream: stream.name)
