@@ -173,11 +173,10 @@ extension TimeMachine {
     ///
     /// It blames one snapshot interval before `step`, then two before that, then four, until it has `count`
     /// changes or reaches `from`, so its cost is about the distance back to the `count`th change, not the
-    /// stream's length: the latest change of a path in a 10M-entry log takes milliseconds. Without a reducer it is
-    /// the end of the blame over the recorded states, which reads only those.
+    /// stream's length: the latest change of a path in a 10M-entry log takes milliseconds. Without a reducer the
+    /// windows compare recorded states only, as blame does.
     public func lastChanges(of path: StatePath, count: Int, from: UInt64 = 1, atOrBefore step: UInt64 = .max) throws -> [BlameEntry] {
         guard count > 0 else { return [] }
-        guard replayer.canReduce else { return Array(try blame(path, from: from, through: step).suffix(count)) }
         let floor = max(try earliestReplayableStep(), from == 0 ? 0 : from - 1)
         let end = min(step, try lastStep())
         var boundaries = try log.snapshotSequences(stream: stream.name).filter { $0 > floor && $0 < end }

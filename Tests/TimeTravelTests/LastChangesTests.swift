@@ -23,7 +23,19 @@ struct LastChangesTests {
     @Test("the last N changes up to a step, from a step, are exactly the end of blame's list, across a gap")
     func endOfBlame() throws {
         let (_, machine) = try ledger()
+        try expectEndOfBlame(machine)
+        #expect(try machine.lastChanges(of: try StatePath(parsing: "balance"), count: 0).isEmpty)
+    }
+
+    @Test("without a reducer, the walk compares recorded states only, and finds exactly the end of their blame")
+    func endOfRecordedBlame() throws {
+        let (log, _) = try ledger()
+        try expectEndOfBlame(try TimeMachine(log: log, stream: "ledger", replayer: RecordedStates()))
+    }
+
+    func expectEndOfBlame<R: Replayer>(_ machine: TimeMachine<R>) throws {
         let last = try machine.lastStep()
+        #expect(try machine.blame(try StatePath(parsing: "balance")).count > 20, "the paths do change")
         for path in ["balance", "last.count", "last[0]", "nothing"] {
             let statePath = try StatePath(parsing: path)
             for (from, step) in [(UInt64(1), UInt64.max), (1, 480), (35, 480), (290, last), (101, 102), (1, 0)] {
@@ -34,7 +46,6 @@ struct LastChangesTests {
                 }
             }
         }
-        #expect(try machine.lastChanges(of: try StatePath(parsing: "balance"), count: 0).isEmpty)
     }
 
     @Test("the walk replays about the distance back to the Nth change, not the stream")
