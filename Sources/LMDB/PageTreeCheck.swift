@@ -4,8 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Walks every B-tree of an LMDB data file with plain reads, before LMDB maps it, and checks each page LMDB
-/// would reach: LMDB follows page numbers and node offsets without checking them, so one damaged byte in a branch
+/// Walks every B-tree of an LMDB data file before LMDB opens it, reading each page in place from a read-only map
+/// only after checking that the file holds it, and checks each page LMDB would reach: LMDB follows page numbers and node offsets without checking them, so one damaged byte in a branch
 /// page makes it read outside the map (SIGSEGV, SIGBUS), which no Swift code can catch.
 ///
 /// The layout (LMDB 0.9, 64-bit, no `MDB_DUPSORT`): a page starts with its number (8 bytes), 2 unused bytes, its
@@ -33,7 +33,7 @@ public enum PageTreeCheck {
         let size = Int(status.st_size)
         guard let map = mmap(nil, size, PROT_READ, MAP_SHARED, descriptor, 0), map != MAP_FAILED else { return nil }
         defer { munmap(map, size) }
-        var walker = Walker(descriptor: descriptor, file: UnsafeRawBufferPointer(start: map, count: size))
+        var walker = Walker(file: UnsafeRawBufferPointer(start: map, count: size))
         do {
             try walker.walkAll()
             return nil
@@ -49,7 +49,6 @@ public enum PageTreeCheck {
     }
 
     private struct Walker {
-        let descriptor: Int32
         /// The whole file, mapped.
         let file: UnsafeRawBufferPointer
         var pageSize = 4096
@@ -59,16 +58,18 @@ public enum PageTreeCheck {
         /// The page read last.
         var buffer = UnsafeRawBufferPointer(start: nil, count: 0)
 
-        init(descriptor: Int32, file: UnsafeRawBufferPointer) {
-            self.descriptor = descriptor
+        init(file: UnsafeRawBufferPointer) {
             self.file = file
         }
 
+        /// How many whole pages the file holds, whatever its meta pages claim.
+        var filePages: UInt64 { UInt64(file.count / pageSize) }
+
         mutating func walkAll() throws {
-            guard let meta = try currentMeta() else { return }
+            guard let meta = currentMeta() else { return }
             pageSize = meta.pageSize
             lastPage = meta.lastPage
-            seen = [UInt64](repeating: 0, count: file.count / pageSize / 64 + 1)
+            seen = [UInt64](repeating: 0, count: Int(filePages / 64) + 1)
             try walk(root: meta.freeRoot, depth: meta.freeDepth, tree: "the free list", named: false, free: true)
             try walk(root: meta.mainRoot, depth: meta.mainDepth, tree: "the main database", named: true, free: false)
         }
@@ -82,12 +83,12 @@ public enum PageTreeCheck {
         }
 
         /// The meta page with the higher transaction id among the valid ones (``DataFileCheck`` has vouched for it).
-        mutating func currentMeta() throws -> Meta? {
+        func currentMeta() -> Meta? {
             var metas: [Meta] = []
             for offset in [0, -1] {
-                var bytes = [UInt8](repeating: 0, count: 152)
                 let at = offset == 0 ? 0 : (metas.first?.pageSize ?? 4096)
-                guard bytes.withUnsafeMutableBytes({ pread(descriptor, $0.baseAddress, 152, off_t(at)) }) == 152 else { continue }
+                guard at + 152 <= file.count else { continue }
+                let bytes = UnsafeRawBufferPointer(rebasing: file[at..<at + 152])
                 let magic: UInt32 = Self.integer(bytes, 16), version: UInt32 = Self.integer(bytes, 20)
                 let pageSize: UInt32 = Self.integer(bytes, 40)
                 guard magic == 0xBEEF_C0DE, version == 1, pageSize >= 512, pageSize <= 65_536, pageSize.nonzeroBitCount == 1 else { continue }
@@ -97,10 +98,6 @@ public enum PageTreeCheck {
                     mainRoot: Self.integer(bytes, 128), mainDepth: Self.integer(bytes, 94)))
             }
             return metas.max { $0.transaction < $1.transaction }
-        }
-
-        static func integer<T: FixedWidthInteger>(_ bytes: [UInt8], _ at: Int) -> T {
-            bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: at, as: T.self)) }
         }
 
         static func integer<T: FixedWidthInteger>(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> T {
@@ -120,7 +117,7 @@ public enum PageTreeCheck {
             guard number >= 2, number <= lastPage else {
                 throw Failure(reason: "\(tree) refers to page \(number), outside pages 2…\(lastPage)")
             }
-            guard number < UInt64(file.count / pageSize) else { throw Failure(reason: "page \(number) cannot be read whole") }
+            guard number < filePages else { throw Failure(reason: "page \(number) cannot be read whole") }
             guard reach(number) else {
                 throw Failure(reason: "\(tree) reaches page \(number) twice")
             }
@@ -227,7 +224,7 @@ public enum PageTreeCheck {
             guard UInt64(size) <= pages * UInt64(pageSize) - 16 else {
                 throw Failure(reason: "a value of \(size) bytes in \(tree) does not fit its \(pages) overflow pages")
             }
-            guard first + pages <= UInt64(file.count / pageSize) else {
+            guard first + pages <= filePages else {
                 throw Failure(reason: "overflow page \(first) of \(tree) runs past the file's end")
             }
             for page in first..<(first + pages) where page != first && !reach(page) {
