@@ -19,4 +19,12 @@ struct StreamOption: ParsableArguments {
     var stream: String?
 }
 
+/// `--from` and `--to`, checked the same way by every command that takes both.
+enum StepRange {
+    /// Refuses `--from` after `--to`, a range that holds nothing, before the log is opened.
+    static func validate(from: UInt64?, to: UInt64?) throws {
+        if let from, let to, from > to { throw ValidationError("--from \(from) is after --to \(to): give the earlier step first.") }
+    }
+}
+
 extension Durability: ExpressibleByArgument {}

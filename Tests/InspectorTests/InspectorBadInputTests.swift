@@ -150,6 +150,31 @@ struct InspectorBadInputTests {
         #expect(try await Tool.run(["log", demo, "--since", "12:30"]).status == 0)
     }
 
+    @Test("--from after --to is a usage error in every command that takes both")
+    func reversedRange() async throws {
+        for command in [["log", demo], ["export", demo], ["pack", demo, "--out", scratch.file("r.pack")],
+                        ["timeline", demo, "--stream", "search", "--out", scratch.file("r.html")],
+                        ["blame", demo, "nextPage", "--stream", "search"]] {
+            try await fails(command + ["--from", "20", "--to", "10"], exit: 64, saying: "--from 20 is after --to 10: give the earlier step first.")
+        }
+        #expect(try await Tool.run(["log", demo, "--from", "20", "--to", "20"]).lines.count == 1)
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("r.pack")))
+    }
+
+    @Test("a pack or export of a range without entries is refused, naming where the entries are, and writes nothing")
+    func emptyRange() async throws {
+        let pack = scratch.file("empty.pack")
+        try await fails(["pack", demo, "--stream", "search", "--from", "34", "--to", "50", "--out", pack], exit: 2,
+                        saying: "Stream 'search' has no entry in #34…#50: its entries run #1…#33.")
+        try await fails(["pack", demo, "--from", "99", "--out", pack], exit: 2, saying: "The log has no entry from #99 on: its entries run #1…#73.")
+        try await fails(["export", demo, "--stream", "todo", "--to", "20", "--output", pack], exit: 2,
+                        saying: "Stream 'todo' has no entry in #1…#20: its entries run #34…#55.")
+        #expect(!FileManager.default.fileExists(atPath: pack))
+        // One entry in the range is enough; --last never comes up empty while the stream has an entry.
+        #expect(try await Tool.run(["pack", demo, "--stream", "search", "--from", "33", "--to", "50", "--out", pack]).status == 0)
+        #expect(try await Tool.run(["pack", demo, "--stream", "search", "--last", "1ms", "--out", pack, "--force"]).status == 0)
+    }
+
     @Test("import refuses garbage and an existing target, and leaves nothing behind")
     func badImports() async throws {
         let garbage = scratch.file("garbage.jsonl")

@@ -19,6 +19,7 @@ struct Blame: AsyncParsableCommand {
 
     func validate() throws {
         if let latest, latest < 1 { throw ValidationError("--latest must be at least 1.") }
+        try StepRange.validate(from: from, to: to)
     }
 
     func run() async throws {

@@ -28,13 +28,18 @@ struct Export: AsyncParsableCommand {
     @Option(name: .long, help: "Up to this sequence number.") var to: UInt64?
     @Option(name: .long, help: "Mask the values of this object key in payloads and states (repeat for more keys).") var redact: [String] = []
 
+    func validate() throws {
+        try StepRange.validate(from: from, to: to)
+    }
+
     func run() async throws {
         try await inspect {
             let session = try Session.open(log.log)
             let streams = try session.log.streams().filter { stream == nil || $0.name == stream }
             if let stream, streams.isEmpty { throw EventLogError.unknownStream(name: stream) }
-            let sink = try OutputSink(path: output, force: force, mode: session.fileMode)
             let writer = ExportWriter(session: session, streams: streams, stream: stream, from: from, through: to ?? .max, redaction: Redaction(keys: redact))
+            if from > 1 || to != nil { try writer.requireEntries() }
+            let sink = try OutputSink(path: output, force: force, mode: session.fileMode)
             _ = try writer.write(format: format, to: sink)
             try sink.commit()
         }

@@ -17,6 +17,10 @@ struct Log: AsyncParsableCommand {
     @Option(name: .long, help: "At most this many entries.") var limit: Int?
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        try StepRange.validate(from: from, to: to)
+    }
+
     func run() async throws {
         try await inspect {
             let session = try Session.open(log.log)

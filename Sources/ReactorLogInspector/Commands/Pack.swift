@@ -26,6 +26,7 @@ struct Pack: AsyncParsableCommand {
 
     func validate() throws {
         if last != nil && from != nil { throw ValidationError("Give --last or --from, not both.") }
+        try StepRange.validate(from: from, to: to)
     }
 
     func run() async throws {
@@ -35,9 +36,10 @@ struct Pack: AsyncParsableCommand {
             if let stream, streams.isEmpty { throw EventLogError.unknownStream(name: stream) }
             let through = to ?? .max
             let start = try last.map { try firstSequence(within: $0, of: session, stream: stream, through: through) } ?? from ?? 1
+            let writer = ExportWriter(session: session, streams: streams, stream: stream, from: start, through: through, redaction: Redaction(keys: redact))
+            if from != nil || to != nil { try writer.requireEntries() }
             let path = out ?? Self.defaultPath(for: log.log)
             let sink = try OutputSink(path: path, force: force, mode: session.fileMode)
-            let writer = ExportWriter(session: session, streams: streams, stream: stream, from: start, through: through, redaction: Redaction(keys: redact))
             let summary = try writer.write(format: .jsonl, to: sink)
             try sink.commit()
             let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0

@@ -21,7 +21,7 @@ struct Timeline: AsyncParsableCommand {
 
     func validate() throws {
         guard limit > 0 else { throw ValidationError("--limit must be at least 1.") }
-        if let from, let to, from > to { throw ValidationError("--from \(from) is after --to \(to).") }
+        try StepRange.validate(from: from, to: to)
     }
 
     func run() async throws {
