@@ -10,7 +10,7 @@ struct Pack: AsyncParsableCommand {
         discussion: """
             The pack is a JSON-lines export of the range: each stream's state right before it, then its entries \
             with their sequence numbers, times, causes and markers, its snapshots, the schema fingerprints and \
-            the snapshot policy. Every command opens it directly (`reactorlog state bug.pack --step N`) or after \
+            the snapshot policy. Every command opens it directly (`reactorlog state bug.pack --at N`) or after \
             `reactorlog import`, and shows exactly the original's states and diffs for those steps. --redact masks \
             a key's values everywhere. Without --last, --from or --to, the pack holds the whole log.
             """)
