@@ -72,6 +72,8 @@ struct InspectorCommandTests {
         #expect(action.output.contains("#8 action updateQuery"))
         #expect(action.output.contains("caused:"))
         #expect(action.output.contains("setRepos"))
+        // The payload indented two spaces under its heading, each level two more.
+        #expect(action.output.contains("payload:\n  {\n    \"updateQuery\": {\n      \"_0\": \"swift\"\n    }\n  }\n"), "\(action.output)")
         let mutation = try json(try await reactorlog("show", demo, "9", "--json"))
         #expect((mutation["cause"] as? [String: Any])?["sequence"] as? Int == 8)
         // The demo sends its actions from one line of Demo.swift: `send`'s call site, recorded with each action.

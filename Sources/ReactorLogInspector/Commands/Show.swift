@@ -44,7 +44,8 @@ struct Show: AsyncParsableCommand {
             for line in Table.render(rows) { try printLine("  " + line) }
             if let value = (try? JSONValue(payload: entry.payload, codec: entry.codec)) ?? nil {
                 try printLine("payload:")
-                try printLine(value.pretty(indent: "  ").split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+                // `pretty(indent:)` indents every line after the first; the first takes the same indent here.
+                try printLine("  " + value.pretty(indent: "  "))
             }
             if !caused.isEmpty {
                 try printLine("caused:")
