@@ -28,10 +28,11 @@ public struct StateDiff: Sendable, Hashable, CustomStringConvertible {
     /// Whether the states are equal.
     public var isEmpty: Bool { changes.isEmpty }
 
-    /// The changes from `old` to `new`.
-    public init(from old: JSONValue, to new: JSONValue) {
+    /// The changes from `old` to `new`. When the two are the values at `path` of two states (a blamed path's value
+    /// before and after a change), each change's path starts with `path`.
+    public init(from old: JSONValue, to new: JSONValue, at path: StatePath = StatePath([])) {
         var changes: [StateChange] = []
-        Self.compare(old, new, at: StatePath([]), into: &changes)
+        Self.compare(old, new, at: path, into: &changes)
         self.changes = changes
     }
 

@@ -35,6 +35,10 @@ struct StateDiffTests {
             #"+ repos[2]: "d""#,
         ])
         #expect(StateDiff(from: old, to: old).description == "No change.")
+        // Two values at a path of their states: the changes' paths are the states'.
+        let items = StateDiff(from: try json(#"[{"done":false},{"done":false}]"#), to: try json(#"[{"done":false},{"done":true}]"#),
+                              at: try StatePath(parsing: "todo.items"))
+        #expect(items.rendered() == ["~ todo.items[1].done: false → true"])
     }
 
     @Test("a run of four or more elements added to, removed from or replaced in an array is one line")

@@ -37,7 +37,7 @@ struct Blame: AsyncParsableCommand {
             let counted = changes.count == latest ? " changed at least \(times); the latest:" : " changed \(times)"
             try printLine(t.paint("\(stream.name): \(statePath)", .bold) + counted)
             let rows = changes.map { change in
-                let values = "\(change.old.map(EntryFormatter.brief) ?? "absent") → \(change.new.map(EntryFormatter.brief) ?? "absent")"
+                let values = Self.describe(from: change.old, to: change.new, at: statePath)
                 guard let range = change.range else {
                     return [
                         t.paint(EntryFormatter.time.string(from: change.mutation.date), .gray), "#\(change.mutation.sequence)",
@@ -54,5 +54,15 @@ struct Blame: AsyncParsableCommand {
                 try printLine("To name the mutation in each range, run an inspector that knows \(stream.reactorType) (docs/INSPECTOR.md).")
             }
         }
+    }
+
+    /// `old → new` in brief; where the two read the same in brief (a list of five whose second item was ticked), the
+    /// first change inside the value, with its whole path, and how many more lines the diff has.
+    static func describe(from old: JSONValue?, to new: JSONValue?, at path: StatePath) -> String {
+        let before = old.map(EntryFormatter.brief) ?? "absent", after = new.map(EntryFormatter.brief) ?? "absent"
+        guard before == after, let old, let new else { return "\(before) → \(after)" }
+        let lines = StateDiff(from: old, to: new, at: path).rendered()
+        let first = lines[0].dropFirst(2)
+        return lines.count == 1 ? String(first) : "\(first) (and \(lines.count - 1) more)"
     }
 }
