@@ -30,13 +30,15 @@ struct EntryFormatter {
         let number = "#\(entry.sequence)"
         let sequence = number.padding(toLength: max(sequenceWidth, number.count), withPad: " ", startingAt: 0)
         let stream = entry.stream.padding(toLength: max(streamWidth, entry.stream.count), withPad: " ", startingAt: 0)
-        let kind = kindLabel(entry.kind)
         let nested = indent && entry.cause != nil && entry.kind != .action ? "  " : ""
-        return "\(time) \(sequence) \(stream) \(nested)\(kind) \(Self.payload(entry))"
+        let payload = Self.payload(entry)
+        // A marker with nothing to add ends at its kind, unpadded.
+        if payload.isEmpty { return "\(time) \(sequence) \(stream) \(nested)\(kindLabel(entry.kind, padded: false))" }
+        return "\(time) \(sequence) \(stream) \(nested)\(kindLabel(entry.kind)) \(payload)"
     }
 
-    private func kindLabel(_ kind: EntryKind) -> String {
-        let text = kind.description.padding(toLength: 8, withPad: " ", startingAt: 0)
+    private func kindLabel(_ kind: EntryKind, padded: Bool = true) -> String {
+        let text = padded ? kind.description.padding(toLength: 8, withPad: " ", startingAt: 0) : kind.description
         switch kind {
         case .action: return terminal.paint(text, .blue)
         case .mutation: return terminal.paint(text, .green)
@@ -45,10 +47,17 @@ struct EntryFormatter {
         }
     }
 
-    /// A payload as Swift would print the value: `updateQuery("swift")`, `setRepos([…10], nextPage: 2)`, `increase`.
+    /// A payload as Swift would print the value: `updateQuery("swift")`, `setRepos([…10], nextPage: 2)`, `increase`;
+    /// an effect's error as `Type: message`; nothing for a marker that only repeats its kind (`opened`).
     static func payload(_ entry: LogEntry) -> String {
         guard let value = (try? JSONValue(payload: entry.payload, codec: entry.codec)) ?? nil else {
-            return entry.payload.isEmpty ? entry.caseName : "\(entry.caseName) <\(entry.payload.count) bytes, \(entry.codec)>"
+            if entry.payload.isEmpty { return entry.caseName == entry.kind.description ? "" : entry.caseName }
+            return "\(entry.caseName) <\(entry.payload.count) bytes, \(entry.codec)>"
+        }
+        if entry.kind == .effectError, case .object(let members) = value, members.count == 2,
+           case .string(let type)? = members["type"], case .string(let message)? = members["message"] {
+            let text = "\(type): \(message)"
+            return text.count <= 100 ? text : String(text.prefix(99)) + "…"
         }
         return swiftLike(value)
     }

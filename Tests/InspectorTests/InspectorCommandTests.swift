@@ -55,7 +55,12 @@ struct InspectorCommandTests {
         #expect(lines.count == 3)
         #expect(lines[1].hasSuffix(#"#2  search  action   updateQuery("s")"#))
         #expect(lines[2].hasSuffix(#"#3  search    mutation setQuery("s")"#))
-        #expect(try await reactorlog("log", demo, "--kind", "error").lines.count == 1)
+        // A marker ends at its kind; an effect's error reads as Swift prints one, `Type: message`.
+        #expect(lines[0].hasSuffix("#1  search  opened"))
+        let errors = try await reactorlog("log", demo, "--kind", "error").lines
+        #expect(errors.count == 1)
+        #expect(errors.first?.hasSuffix("#21 search    error    Failure: GitHub API rate limit exceeded for 'error'") == true, "\(errors)")
+        #expect(try await reactorlog("show", demo, "1").lines.first == "#1 opened")
         #expect(try await reactorlog("log", demo, "--case", "appendRepos").lines.count == 4)
         #expect(try await reactorlog("log", demo, "--from", "10", "--to", "12").lines.count == 3)
         #expect(try await reactorlog("log", demo, "--since", "2000-01-01T00:00:00Z", "--limit", "1").lines.count == 1)

@@ -33,7 +33,8 @@ struct Show: AsyncParsableCommand {
             }
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: 0)
             let t = session.terminal
-            try printLine(t.paint("#\(entry.sequence)", .bold) + " \(entry.kind) \(entry.caseName)")
+            let name = entry.caseName == entry.kind.description ? "" : " \(entry.caseName)"
+            try printLine(t.paint("#\(entry.sequence)", .bold) + " \(entry.kind)\(name)")
             var rows = [
                 ["stream", entry.stream],
                 ["time", EntryFormatter.dateTime.string(from: entry.date)],
