@@ -358,7 +358,7 @@ enum TimelinePage {
       const entry = entries[position - 1];
       const cause = entry.b !== undefined ? "\ncaused by #" + entry.b + (bySequence.has(entry.b) ? " " + entries[bySequence.get(entry.b)].r : "") : "";
       const site = entry.w !== undefined ? "\nsent from " + entry.w : "";
-      panel.textContent = "#" + entry.s + " " + entry.k + " " + entry.r + "\n" + absoluteTime(entry) + " (" + relativeTime(entry) + ")" + site + cause +
+      panel.textContent = "#" + entry.s + " " + entry.k + (entry.r ? " " + entry.r : "") + "\n" + absoluteTime(entry) + " (" + relativeTime(entry) + ")" + site + cause +
         (entry.p !== undefined && entry.p !== null ? "\n" + JSON.stringify(entry.p, null, 2) : "");
     }
 
@@ -434,7 +434,7 @@ enum TimelinePage {
       if (position === 0) label.textContent = "start: before #" + (entries.length ? entries[0].s : "—");
       else {
         const entry = entries[position - 1];
-        label.textContent = "#" + entry.s + " " + entry.k + " " + entry.c + "  " + absoluteTime(entry);
+        label.textContent = "#" + entry.s + " " + entry.k + (entry.c === entry.k ? "" : " " + entry.c) + "  " + absoluteTime(entry);
       }
       renderEntry();
       renderState();
