@@ -87,8 +87,14 @@ final class LogStorage: Sendable {
         if readOnly, access(dataPath, F_OK) == 0, access(dataPath, R_OK) != 0, errno == EACCES {
             throw .permissionDenied(path: path)
         }
-        if let attributes = try? files.attributesOfItem(atPath: dataPath) {
-            let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+        var status = stat()
+        if stat(dataPath, &status) == 0 {
+            // What LMDB would open, a symbolic link followed: a directory, a device or a pipe is refused by its
+            // kind (a pipe would stall the reads below).
+            if let kind = Self.kind(of: status) {
+                throw .notALog(path: path, reason: "its \(LogLayout.dataFile) is \(kind), not a file")
+            }
+            let size = Int(status.st_size)
             if size < 8192 {
                 throw .notALog(path: path, reason: "its \(LogLayout.dataFile) is \(size == 0 ? "empty" : "truncated (\(size) bytes)")")
             }
@@ -104,15 +110,27 @@ final class LogStorage: Sendable {
             }
             return
         }
-        var status = stat()
-        if stat(dataPath, &status) != 0, errno == EACCES {
-            throw .permissionDenied(path: path)
+        if errno == EACCES { throw .permissionDenied(path: path) }
+        if lstat(dataPath, &status) == 0 {
+            throw .notALog(path: path, reason: "its \(LogLayout.dataFile) is a symbolic link to nothing")
         }
         if readOnly { throw .notALog(path: path, reason: "it has no \(LogLayout.dataFile)") }
         let contents = (try? files.contentsOfDirectory(atPath: path)) ?? []
         let foreign = contents.filter { $0 != LogLayout.lockFile && $0 != LogLayout.writerLockFile }
         if !foreign.isEmpty {
             throw .notALog(path: path, reason: "the directory holds other files (\(foreign.sorted().prefix(3).joined(separator: ", "))) and no \(LogLayout.dataFile)")
+        }
+    }
+
+    /// What a file that is not a regular file is, for an error ("a directory"); `nil` for a regular file.
+    private static func kind(of status: stat) -> String? {
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: "a directory"
+        case S_IFCHR, S_IFBLK: "a device"
+        case S_IFIFO: "a pipe"
+        case S_IFSOCK: "a socket"
+        default: "a special file"
         }
     }
 

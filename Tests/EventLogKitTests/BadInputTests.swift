@@ -50,6 +50,28 @@ struct BadInputTests {
         #expect(throws: EventLogError.self) { try EventLog.open(at: path) }
     }
 
+    @Test("a data file that is a directory, a device, a pipe or a link to nothing is refused by its kind, never opened")
+    func specialDataFile() throws {
+        let cases: [(String, (String) throws -> Void, String)] = [
+            ("a directory", { try FileManager.default.createDirectory(atPath: $0, withIntermediateDirectories: false) }, "a directory, not a file"),
+            ("a device", { try FileManager.default.createSymbolicLink(atPath: $0, withDestinationPath: "/dev/zero") }, "a device, not a file"),
+            // A pipe nobody writes to: a read of it would wait for ever.
+            ("a pipe", { #expect(mkfifo($0, 0o600) == 0) }, "a pipe, not a file"),
+            ("a link to nothing", { try FileManager.default.createSymbolicLink(atPath: $0, withDestinationPath: "/nonexistent/data.mdb") },
+             "a symbolic link to nothing"),
+        ]
+        for (name, make, reason) in cases {
+            let path = scratch.file("\(name).reactorlog")
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            try make(path + "/data.mdb")
+            for open in [{ try EventLog.openReadOnly(at: path) }, { try EventLog.open(at: path) }] {
+                let error = #expect(throws: EventLogError.self, "\(name)") { _ = try open() }
+                #expect(error == .notALog(path: path, reason: "its data.mdb is \(reason)"), "\(name)")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: "/nonexistent/data.mdb"))
+    }
+
     @Test("an empty data file and a data file of garbage", arguments: [0, 16_384])
     func damagedDataFile(size: Int) throws {
         let path = scratch.file("bad-\(size).reactorlog")
