@@ -83,6 +83,7 @@ final class LogStorage: Sendable {
         guard isDirectory.boolValue else {
             throw .notALog(path: path, reason: "it is a file, not a log directory")
         }
+        try checkLockFiles(in: path)
         let dataPath = path + "/" + LogLayout.dataFile
         if readOnly, access(dataPath, F_OK) == 0, access(dataPath, R_OK) != 0, errno == EACCES {
             throw .permissionDenied(path: path)
@@ -122,10 +123,26 @@ final class LogStorage: Sendable {
         }
     }
 
+    /// Refuses lock files that are not the log's own. LMDB opens `lock.mdb` for writing and writes its reader table
+    /// into it, a reader included, and a writer writes its process number into `writer.lock`: a log from elsewhere
+    /// (a bug report's archive) whose lock file links to one of the user's files would have it overwritten. A lock
+    /// file that is missing is made anew.
+    private static func checkLockFiles(in path: String) throws(EventLogError) {
+        for name in [LogLayout.lockFile, LogLayout.writerLockFile] {
+            var status = stat()
+            guard lstat(path + "/" + name, &status) == 0 else { continue }
+            let what = kind(of: status) ?? (status.st_nlink > 1 ? "a file with other names (hard links)" : nil)
+            if let what {
+                throw .notALog(path: path, reason: "its \(name) is \(what), not a lock file of its own (delete it, and a new one is made)")
+            }
+        }
+    }
+
     /// What a file that is not a regular file is, for an error ("a directory"); `nil` for a regular file.
     private static func kind(of status: stat) -> String? {
         switch status.st_mode & S_IFMT {
         case S_IFREG: nil
+        case S_IFLNK: "a symbolic link"
         case S_IFDIR: "a directory"
         case S_IFCHR, S_IFBLK: "a device"
         case S_IFIFO: "a pipe"

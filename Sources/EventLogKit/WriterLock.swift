@@ -14,7 +14,8 @@ final class WriterLock: Sendable {
 
     init(directory: String) throws(EventLogError) {
         let path = directory + "/" + LogLayout.writerLockFile
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // Never through a link (LogStorage refuses one before; this closes the window after its check).
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
             throw .notALog(path: directory, reason: "cannot create \(LogLayout.writerLockFile): \(String(cString: strerror(errno)))")
         }
@@ -36,7 +37,8 @@ final class WriterLock: Sendable {
 
     /// Whether a writer holds the log in `directory` now (in any process, this one included).
     static func isHeld(directory: String) -> Bool {
-        let fd = open(directory + "/" + LogLayout.writerLockFile, O_RDONLY | O_CLOEXEC)
+        // Non-blocking: opening a pipe put there for reading would wait for a writer that never comes.
+        let fd = open(directory + "/" + LogLayout.writerLockFile, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         guard flock(fd, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }

@@ -72,6 +72,22 @@ struct BadInputTests {
         #expect(!FileManager.default.fileExists(atPath: "/nonexistent/data.mdb"))
     }
 
+    @Test("a lock file that links elsewhere is refused for reading and writing, and what it links to is untouched")
+    func linkedLockFile() throws {
+        let path = scratch.file("linked.reactorlog")
+        let log = try EventLog.open(at: path)
+        try log.close()
+        let outside = scratch.file("outside.txt")
+        _ = FileManager.default.createFile(atPath: outside, contents: Data("keep".utf8))
+        try FileManager.default.removeItem(atPath: path + "/lock.mdb")
+        try FileManager.default.createSymbolicLink(atPath: path + "/lock.mdb", withDestinationPath: outside)
+        for open in [{ try EventLog.openReadOnly(at: path) }, { try EventLog.open(at: path) }] {
+            let error = #expect(throws: EventLogError.self) { _ = try open() }
+            #expect(error == .notALog(path: path, reason: "its lock.mdb is a symbolic link, not a lock file of its own (delete it, and a new one is made)"))
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: outside)) == Data("keep".utf8))
+    }
+
     @Test("an empty data file and a data file of garbage", arguments: [0, 16_384])
     func damagedDataFile(size: Int) throws {
         let path = scratch.file("bad-\(size).reactorlog")

@@ -56,4 +56,34 @@ struct HostileLogTests {
         #expect(result.error.filter { $0 == "\n" }.count == 1, "\(result.error)")
         #expect(!result.error.contains("\u{1B}"))
     }
+
+    @Test("a log whose lock file links to a file of the user's is refused by the inspector and the Python reader; the file is untouched")
+    func lockFileLinks() async throws {
+        let demo = try await Tool.demoLog(in: scratch)
+        let precious = scratch.file("precious.txt")
+        let text = "the user's own file\n"
+        try text.write(toFile: precious, atomically: false, encoding: .utf8)
+        for (name, link) in [("lock.mdb", "symbolic"), ("lock.mdb", "hard"), ("writer.lock", "symbolic")] {
+            let copy = scratch.file("\(link)-\(name).reactorlog")
+            try FileManager.default.copyItem(atPath: demo, toPath: copy)
+            try? FileManager.default.removeItem(atPath: copy + "/" + name)
+            if link == "symbolic" {
+                try FileManager.default.createSymbolicLink(atPath: copy + "/" + name, withDestinationPath: precious)
+            } else {
+                try FileManager.default.linkItem(atPath: precious, toPath: copy + "/" + name)
+            }
+            for arguments in [["info", copy], ["verify", copy], ["trim", copy, "--before", "2"]] {
+                let result = try await Tool.run(arguments)
+                #expect(result.status == 3, "\(arguments): \(result.error)")
+                #expect(result.error.contains("its \(name) is a "), "\(arguments): \(result.error)")
+                #expect(result.error.contains("not a lock file of its own (delete it, and a new one is made)"), "\(result.error)")
+            }
+            let reader = try await Tool.python("read-log.py", [copy])
+            #expect(reader.status != 0 && reader.error.contains("its \(name) is not a lock file of its own"), "\(reader.error)")
+            #expect(try String(contentsOfFile: precious, encoding: .utf8) == text, "\(link) \(name)")
+            // The advice works: without the link, the log opens.
+            try FileManager.default.removeItem(atPath: copy + "/" + name)
+            #expect(try await Tool.run(["info", copy]).status == 0)
+        }
+    }
 }

@@ -10,6 +10,8 @@ a copy no process writes without a lock file (MDB_NOLOCK), as FORMAT.md describe
 import datetime
 import json
 import math
+import os
+import stat
 import struct
 import sys
 
@@ -334,6 +336,15 @@ def main():
     arguments = [a for a in arguments if a != "--copy"]
     path = arguments[0]
     only = arguments[2] if len(arguments) == 3 and arguments[1] == "--stream" else None
+    # LMDB writes into lock.mdb even read-only: it must be the log's own file, not a link to one elsewhere
+    # (docs/FORMAT.md, "Lock files are the log's own").
+    for name in ("lock.mdb", "writer.lock"):
+        try:
+            status = os.lstat(os.path.join(path, name))
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISREG(status.st_mode) or status.st_nlink != 1:
+            sys.exit(f"{path}: its {name} is not a lock file of its own (a link or a special file); delete it and a new one is made")
     env = lmdb.open(path, readonly=True, max_dbs=16, subdir=True, lock=not copy)
     meta, entries, streams, snapshots = (
         env.open_db(name.encode(), create=False) for name in ("meta", "entries", "streams", "snapshots"))
