@@ -77,6 +77,9 @@ struct InspectorFailure: Error, CustomStringConvertible {
         } else {
             reason = nsError.localizedDescription
         }
+        if posix == Int(EPIPE) {
+            return InspectorFailure("Could not write the output: its reader closed the pipe before the end.", exit: .writeFailed)
+        }
         return InspectorFailure("Could not write the output: \(reason). Free some space or write elsewhere.", exit: .writeFailed)
     }
 

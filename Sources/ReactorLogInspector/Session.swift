@@ -112,8 +112,8 @@ func jsonString<Value: Encodable>(_ value: Value, pretty: Bool) throws -> String
 
 /// Writes a line of human-readable text to standard output, at once (also in a pipe): anything read from a
 /// log is shown with its control characters made visible (``Terminal/visible(_:colored:keepNewlines:)``), so a
-/// log cannot retitle, clear or hide the user's terminal. A failed write (a full disk, a closed pipe) is an
-/// error, never lost output with exit 0.
+/// log cannot retitle, clear or hide the user's terminal. A failed write (a full disk) is an error, never lost
+/// output with exit 0; a closed pipe ends the process by SIGPIPE before the write returns, as it ends `cat`.
 func printLine(_ text: String = "") throws {
     try write(Terminal.visible(text, colored: Terminal.current.colored) + "\n")
 }
