@@ -535,10 +535,9 @@ extension EventLog {
                 throw .invalidArgument("Cannot copy the log to \(destination): it already exists and is not an empty directory. Choose a new path.")
             }
         } else {
-            do {
-                try files.createDirectory(atPath: destination, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw .invalidArgument("Cannot create \(destination): \(error.localizedDescription). Check that its parent directory exists.")
+            // mkdir itself, for errno's sentence: Foundation's ends in a period of its own.
+            guard mkdir(destination, 0o700) == 0 else {
+                throw .invalidArgument("Cannot create \(destination): \(String(cString: strerror(errno))). Check that its parent directory exists and is writable.")
             }
         }
         try storage.storage { () throws in try storage.environment.copy(to: destination, compact: compact) }

@@ -162,6 +162,11 @@ struct InspectorBadInputTests {
         try await fails(["tail", demo, "--lines=-3"], exit: 2, saying: "--lines is -3")
         try await fails(["bisect", demo, "--stream", "search", "--from", "18446744073709551615", "--run", "true"], exit: 7, saying: "is not before the bad step")
         #expect(try await Tool.run(["log", demo, "--since", "12:30"]).status == 0)
+        // Trimming before a step past the end would empty the log: a typo, refused before the log is touched.
+        let before = try modificationDate(demo)
+        try await fails(["trim", demo, "--before", "99999"], exit: 2, saying: "Step #99999 is past the log's last step, #73. Trim before a step of the log (--before 74 removes every entry).")
+        #expect(try modificationDate(demo) == before)
+        try await fails(["compact", demo, scratch.file("no/such/copy")], exit: 2, saying: "Cannot create \(scratch.file("no/such/copy")): No such file or directory. Check that")
     }
 
     @Test("--from after --to is a usage error in every command that takes both")

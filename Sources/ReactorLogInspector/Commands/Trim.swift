@@ -12,8 +12,15 @@ struct Trim: AsyncParsableCommand {
 
     func run() async throws {
         try await inspect {
+            // Read, and let go of, before the log is opened for writing: one process holds a log one way at a time.
+            let (meta, last) = try { let reader = try Session.open(log.log).log; return (try reader.metadata(), try reader.highestSequence()) }()
+            // A step past the end is a typo more often than a wish to empty the log, which --before LAST+1 does.
+            if before > last + 1 {
+                throw InspectorFailure(
+                    "Step #\(before) is past the log's last step, #\(last). Trim before a step of the log (--before \(last + 1) removes every entry).",
+                    exit: .invalidArgument)
+            }
             // Keep the durability and snapshot policy the log's writer recorded.
-            let meta = try Session.open(log.log).log.metadata()
             var configuration = EventLogConfiguration(durability: meta.durability ?? .grouped)
             configuration.snapshotPolicy = meta.snapshotPolicy ?? .default
             let writable = try EventLog.open(at: log.log, configuration: configuration)
