@@ -103,11 +103,39 @@ func printJSON<Value: Encodable>(_ value: Value, pretty: Bool = true) throws {
     try writeJSONLine(try jsonString(value, pretty: pretty))
 }
 
-/// `value` as JSON text, keys sorted.
+/// `value` as JSON text, keys sorted; pretty-printed, an empty array or object is `[]` or `{}`.
 func jsonString<Value: Encodable>(_ value: Value, pretty: Bool) throws -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-    return String(decoding: try encoder.encode(value), as: UTF8.self)
+    let text = try encoder.encode(value)
+    return String(decoding: pretty ? closingEmptyContainers(text) : text, as: UTF8.self)
+}
+
+/// `json` with every empty container closed on its own line: Foundation's pretty printer on Linux writes `[]` as
+/// `[`, an empty line and `]`. A raw newline only occurs between tokens (a string escapes its own), so the
+/// pattern bracket, newline, blanks, newline, blanks, bracket is always an empty container.
+func closingEmptyContainers(_ json: Data) -> Data {
+    let bytes = [UInt8](json)
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count)
+    var index = 0
+    while index < bytes.count {
+        let byte = bytes[index]
+        out.append(byte)
+        index += 1
+        guard byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") else { continue }
+        let close = byte == UInt8(ascii: "[") ? UInt8(ascii: "]") : UInt8(ascii: "}")
+        var next = index, newlines = 0
+        while next < bytes.count, bytes[next] == UInt8(ascii: "\n") || bytes[next] == UInt8(ascii: " ") {
+            if bytes[next] == UInt8(ascii: "\n") { newlines += 1 }
+            next += 1
+        }
+        if newlines == 2, next < bytes.count, bytes[next] == close {
+            out.append(close)
+            index = next + 1
+        }
+    }
+    return Data(out)
 }
 
 /// Writes a line of human-readable text to standard output, at once (also in a pipe): anything read from a
