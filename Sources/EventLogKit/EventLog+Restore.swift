@@ -47,6 +47,15 @@ extension EventLog {
         try storage.write { txn in try storage.recordSchemaEra(txn, stream: id, era: era) }
     }
 
+    /// Records when the source log was created (nanoseconds since 1970) and, when known, by which ReactorLog
+    /// version, so that a rebuilt log tells its source's creation, not its own.
+    public func restoreCreation(at createdAt: Int64, by library: String?) throws(EventLogError) {
+        _ = try requireWriter()
+        var values = [LogLayout.MetaKey.createdAt: String(createdAt)]
+        if let library { values[LogLayout.MetaKey.createdBy] = library }
+        try storage.write { txn in try storage.putMetadata(txn, values) }
+    }
+
     /// Raises the log's sequence floor to `floor` (it never goes down): numbers at or below it may be missing,
     /// as after a trim, and new entries are numbered above it.
     public func raiseSequenceFloor(to floor: UInt64) throws(EventLogError) {

@@ -30,6 +30,8 @@ struct ExportHeader: Codable {
     let streams: [Stream]
     /// When the log was created (nanoseconds since 1970).
     var createdAt: Int64?
+    /// The ReactorLog version that created the log (absent in exports written before it was carried).
+    var createdBy: String?
     /// The log's snapshot policy, as `reactorlog info` prints it.
     var snapshotPolicy: String?
     /// Numbers at or below it may be missing: trimmed, or outside the exported range.

@@ -21,6 +21,13 @@ struct ExportImporter {
         var configuration = EventLogConfiguration()
         if let policy = lines.header.snapshotPolicy.flatMap(SnapshotPolicy.init) { configuration.snapshotPolicy = policy }
         let target = try EventLog.open(at: path, configuration: configuration)
+        if let createdAt = lines.header.createdAt {
+            // A version is a short run of letters, digits, dots, pluses and hyphens; anything else is not kept.
+            let version = lines.header.createdBy.flatMap { version in
+                version.count <= 40 && version.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || ".+-".contains($0)) } ? version : nil
+            }
+            try target.restoreCreation(at: createdAt, by: version)
+        }
         var importer = ExportImporter(log: target, header: lines.header, file: file)
         while let (number, line) = try lines.next() {
             if let entry = line.entry { try importer.add(entry, line: number) }

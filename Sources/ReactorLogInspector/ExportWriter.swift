@@ -86,7 +86,7 @@ struct ExportWriter {
         let metadata = try session.log.metadata()
         let header = ExportHeader(
             formatVersion: metadata.formatVersion, library: EventLog.libraryVersion,
-            streams: try starts.map(streamHeader), createdAt: metadata.createdAt, snapshotPolicy: metadata.snapshotPolicy?.description,
+            streams: try starts.map(streamHeader), createdAt: metadata.createdAt, createdBy: metadata.createdBy, snapshotPolicy: metadata.snapshotPolicy?.description,
             sequenceFloor: min(metadata.sequenceFloor, through),
             range: from > 1 || through < .max ? ExportRange(from: from, through: through) : nil,
             redacted: redaction.isEmpty ? nil : redaction.keys.sorted(), exportVersion: ExportHeader.currentExportVersion)

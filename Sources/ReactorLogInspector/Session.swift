@@ -7,8 +7,10 @@ import TimeTravel
 /// An open log and what commands need around it.
 struct Session {
     let log: EventLog
-    /// The log's directory.
+    /// The log's directory, or the export or pack file it was opened from.
     let path: String
+    /// Whether `path` is an export or a pack, read into a private temporary log.
+    var isExport = false
     let terminal = Terminal.current
 
     /// Opens `path` read-only: a log directory, or an export or pack (a file), which is imported into a private
@@ -38,7 +40,7 @@ struct Session {
         let staging = try StagingDirectory(beside: NSTemporaryDirectory() + "/reactorlog-open")
         defer { staging.remove() }
         _ = try ExportImporter.importAll(reader, file: path, into: staging.path)
-        return Session(log: try EventLog.openReadOnly(at: staging.path), path: path)
+        return Session(log: try EventLog.openReadOnly(at: staging.path), path: path, isExport: true)
     }
 
     /// The permissions of the log's data file (or of the export opened): files the inspector writes from the log

@@ -55,6 +55,16 @@ struct PackTests {
         let originalLog = try await reactorlog("log", demo, "--stream", "search", "--from", "20", "--to", "30", "--json")
         #expect(try await reactorlog("log", pack, "--json").output == originalLog.output)
 
+        // info on the pack: the source's creation, the entries it holds and the highest number, the file's size.
+        let info = try #require(try JSONSerialization.jsonObject(with: Data(try await reactorlog("info", pack, "--json").output.utf8)) as? [String: Any])
+        let source = try #require(try JSONSerialization.jsonObject(with: Data(try await reactorlog("info", demo, "--json").output.utf8)) as? [String: Any])
+        #expect(info["createdAt"] as? String == source["createdAt"] as? String)
+        #expect(info["export"] as? Bool == true && source["export"] as? Bool == false)
+        #expect(info["entries"] as? Int == 11 && info["highestSequence"] as? Int == 30 && source["entries"] as? Int == 73)
+        #expect(info["sizeBytes"] as? Int == (try FileManager.default.attributesOfItem(atPath: pack)[.size] as? Int))
+        let summary = try #require(try await reactorlog("info", pack).lines.dropFirst(2).first)
+        #expect(summary.hasPrefix("11 entries (numbered up to #30), ") && summary.hasSuffix(" KiB in the file"), "\(summary)")
+
         let before = try await reactorlog("state", pack, "--stream", "search", "--at", "12")
         #expect(before.status == 2)
         #expect(before.error.contains("only from its state at #19 on"), "\(before.error)")
@@ -104,6 +114,9 @@ struct PackTests {
             }
             #expect(try restored.metadata().snapshotPolicy == source.metadata().snapshotPolicy)
             #expect(try restored.metadata().sequenceFloor == source.metadata().sequenceFloor)
+            // The log's own creation, not the import's.
+            #expect(try restored.metadata().createdAt == source.metadata().createdAt)
+            #expect(try restored.metadata().createdBy == source.metadata().createdBy)
             for stream in try source.streams() {
                 let sequences = try source.snapshotSequences(stream: stream.name)
                 #expect(try restored.snapshotSequences(stream: stream.name) == sequences)

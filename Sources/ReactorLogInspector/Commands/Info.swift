@@ -44,7 +44,13 @@ struct Info: AsyncParsableCommand {
         let createdAt: String
         let createdBy: String
         let writtenBy: String
+        /// Whether the path is an export or a pack rather than a log directory.
+        let export: Bool
+        /// The entries the log holds, in every stream.
+        let entries: Int
+        /// The highest sequence number given: above the last entry's after a trim, or in a pack of a longer log.
         let highestSequence: UInt64
+        /// The log's files, or the export's file.
         let sizeBytes: Int
         let streams: [StreamJSON]
         let pins: [PinJSON]
@@ -72,16 +78,20 @@ struct Info: AsyncParsableCommand {
                 path: log.log, formatVersion: meta.formatVersion, codec: meta.codec, durability: meta.durability?.rawValue,
                 snapshotPolicy: meta.snapshotPolicy?.description,
                 createdAt: EntryLine.iso8601(nanoseconds: meta.createdAt),
-                createdBy: meta.createdBy, writtenBy: meta.writtenBy, highestSequence: try session.log.highestSequence(),
-                sizeBytes: session.log.sizeOnDisk, streams: streams,
+                createdBy: meta.createdBy, writtenBy: meta.writtenBy, export: session.isExport,
+                entries: streams.reduce(0) { $0 + $1.entries }, highestSequence: try session.log.highestSequence(),
+                sizeBytes: session.isExport ? Self.fileSize(log.log) : session.log.sizeOnDisk, streams: streams,
                 pins: try session.log.pins().map {
                     PinJSON(from: $0.range.lowerBound, through: $0.range.upperBound, reason: $0.reason, createdAt: EntryLine.iso8601(nanoseconds: $0.createdAt))
                 })
             if output.json { return try printJSON(report) }
             let t = session.terminal
-            try printLine("\(t.paint(log.log, .bold))  format \(report.formatVersion), codec \(report.codec), durability \(report.durability ?? "unknown"), snapshots \(report.snapshotPolicy ?? "unknown")")
+            let kind = report.export ? "an export of a log of format" : "format"
+            try printLine("\(t.paint(log.log, .bold))  \(kind) \(report.formatVersion), codec \(report.codec), durability \(report.durability ?? "unknown"), snapshots \(report.snapshotPolicy ?? "unknown")")
             try printLine("created \(report.createdAt) by ReactorLog \(report.createdBy), last written by \(report.writtenBy)")
-            try printLine("\(report.highestSequence) entries, \(Self.size(report.sizeBytes)) on disk")
+            // The count held, and the highest number given where the two differ (a trimmed log, a pack of a range).
+            let numbered = UInt64(report.entries) == report.highestSequence ? "" : " (numbered up to #\(report.highestSequence))"
+            try printLine("\(report.entries) entries\(numbered), \(Self.size(report.sizeBytes)) \(report.export ? "in the file" : "on disk")")
             try printLine("")
             let rows = [["stream", "reactor", "entries", "actions", "mutations", "errors", "range", "first", "last", "snapshots"]] + streams.map { s in
                 [s.name, Self.shortType(s.reactorType), "\(s.entries)", "\(s.actions)", "\(s.mutations)", "\(s.errors)",
@@ -119,6 +129,10 @@ struct Info: AsyncParsableCommand {
 
     static func size(_ bytes: Int) -> String {
         bytes >= 1 << 20 ? String(format: "%.1f MiB", Double(bytes) / Double(1 << 20)) : String(format: "%.1f KiB", Double(bytes) / 1024)
+    }
+
+    private static func fileSize(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
     }
 
     static func shortType(_ type: String) -> String {
