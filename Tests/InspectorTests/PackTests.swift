@@ -196,6 +196,22 @@ struct PackTests {
         #expect(state.status == 0, "\(state.error)")
         #expect(state.output.contains("attempts: 60") || state.output.contains(#""attempts": 60"#), "\(state.output)")
     }
+
+    @Test("--redact with a case name masks that case's values, unlabelled ones too, and keeps the case")
+    func redactCase() async throws {
+        let path = scratch.file("token.reactorlog")
+        let log = try EventLog.open(at: path)
+        let stream = try log.openStream(named: "auth", reactorType: "MyApp.AuthReactor", schemaFingerprint: "v1", initialState: ["token": ""])
+        try stream.append(EntryDraft(kind: .mutation, caseName: "setToken", payload: Data(#"{"setToken":{"_0":"abc123"}}"#.utf8)))
+        try stream.append(EntryDraft(kind: .mutation, caseName: "setUser", payload: Data(#"{"setUser":{"_0":"ann"}}"#.utf8)))
+        try log.close()
+        let pack = scratch.file("token.pack")
+        #expect(try await reactorlog("pack", path, "--redact", "setToken", "--out", pack).status == 0)
+        let text = try String(contentsOfFile: pack, encoding: .utf8)
+        #expect(!text.contains("abc123"))
+        #expect(text.contains(#""case":"setToken""#) && text.contains(#"{"setToken":{"_0":"[redacted]"}}"#), "\(text)")
+        #expect(text.contains(#"{"setUser":{"_0":"ann"}}"#))
+    }
 }
 
 /// Logs whose retention removed stretches and kept pins, through the inspector.
