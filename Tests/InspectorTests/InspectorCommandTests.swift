@@ -77,6 +77,18 @@ struct InspectorCommandTests {
         #expect(action.output.contains("#8 action updateQuery"))
         #expect(action.output.contains("caused:"))
         #expect(action.output.contains("setRepos"))
+        // A mutation shows what it changed; an action does not (its mutations do).
+        let appended = try await reactorlog("show", demo, "31")
+        #expect(appended.output.contains("state change:\n  + repos[20...29]: 10 added (\"rx/repo-11\" … \"rx/repo-20\")\n"), "\(appended.output)")
+        #expect(!action.output.contains("state change"))
+        let changes = try json(try await reactorlog("show", demo, "31", "--json"))["change"] as? [[String: Any]]
+        #expect(changes?.count == 10 && changes?.first?["path"] as? String == "repos[20]" && changes?.first?["new"] as? String == "rx/repo-11")
+        #expect(try json(try await reactorlog("show", demo, "8", "--json"))["change"] == nil)
+        // Without the reducer and with the states around it not recorded, it says why it shows none.
+        let unknown = try await reactorlog("show", try GenericModeTests.userLog(at: scratch.file("user.reactorlog")), "3")
+        #expect(unknown.status == 0)
+        let reason = "state change: not shown: the states around it were not recorded, and rebuilding them needs an inspector that knows MyApp.ItemsReactor."
+        #expect(unknown.output.contains(reason), "\(unknown.output)")
         // The payload indented two spaces under its heading, each level two more.
         #expect(action.output.contains("payload:\n  {\n    \"updateQuery\": {\n      \"_0\": \"swift\"\n    }\n  }\n"), "\(action.output)")
         let mutation = try json(try await reactorlog("show", demo, "9", "--json"))

@@ -4,7 +4,7 @@ import TimeTravel
 
 /// `reactorlog show`.
 struct Show: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show one entry in full: its payload, its cause and what it caused.")
+    static let configuration = CommandConfiguration(abstract: "Show one entry in full: its payload, its cause, what it caused, and what a mutation changed.")
 
     @OptionGroup var log: LogArgument
     @Argument(help: "The entry's sequence number.") var sequence: UInt64
@@ -14,6 +14,9 @@ struct Show: AsyncParsableCommand {
         let entry: EntryJSON
         let cause: EntryJSON?
         let caused: [EntryJSON]
+        /// What a mutation changed in its stream's state; absent for other kinds, or where the states around it
+        /// cannot be rebuilt here.
+        let change: [ChangeJSON]?
     }
 
     func run() async throws {
@@ -26,10 +29,12 @@ struct Show: AsyncParsableCommand {
             let cause = try entry.cause.flatMap { try session.log.entry(at: $0) }
             let caused = entry.kind == .action
                 ? try session.log.entries(causedBy: sequence, stream: entry.stream, limit: 1000) : []
+            let change = entry.kind == .mutation ? Result { try Self.change(made: entry, in: session) } : nil
             if output.json {
                 return try printJSON(ShowJSON(
                     entry: EntryJSON(entry, callSite: try session.log.callSite(of: entry)),
-                    cause: try cause.map { EntryJSON($0, callSite: try session.log.callSite(of: $0)) }, caused: caused.map { EntryJSON($0) }))
+                    cause: try cause.map { EntryJSON($0, callSite: try session.log.callSite(of: $0)) }, caused: caused.map { EntryJSON($0) },
+                    change: (try? change?.get()).map(ChangeJSON.list)))
             }
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: 0)
             let t = session.terminal
@@ -48,10 +53,30 @@ struct Show: AsyncParsableCommand {
                 // `pretty(indent:)` indents every line after the first; the first takes the same indent here.
                 try printLine("  " + value.pretty(indent: "  "))
             }
+            switch change {
+            case .success(let diff)?:
+                try printLine("state change:")
+                for line in diff.rendered() { try printLine("  " + DiffColors.paint(line, t)) }
+            case .failure(let error)?:
+                if case .needsReducer? = error as? TimeTravelError {
+                    let type = (try? session.stream(entry.stream).reactorType) ?? "its reactor"
+                    try printLine("state change: not shown: the states around it were not recorded, and rebuilding them needs an inspector that knows \(type).")
+                } else {
+                    try printLine("state change: not shown: " + InspectorFailure(error).message)
+                }
+            case nil:
+                break
+            }
             if !caused.isEmpty {
                 try printLine("caused:")
                 for child in caused { try printLine("  " + formatter.line(child, indent: false)) }
             }
         }
+    }
+
+    /// The difference a mutation made to its stream's state: from the state at the step before it to the state at it.
+    private static func change(made mutation: LogEntry, in session: Session) throws -> StateDiff {
+        let machine = try session.machine(for: try session.stream(mutation.stream))
+        return try machine.diff(from: mutation.sequence - 1, to: mutation.sequence)
     }
 }
