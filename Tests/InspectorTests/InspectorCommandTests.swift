@@ -286,9 +286,11 @@ struct InspectorCommandTests {
         let copy = scratch.file("trim.reactorlog")
         #expect(try await reactorlog("compact", demo, copy).status == 0)
         let before = try await reactorlog("state", copy, "--stream", "search", "--at", "31").output
-        let trim = try await reactorlog("trim", copy, "--before", "20")
+        let trim = try await reactorlog("trim", copy, "--before", "30")
         #expect(trim.status == 0, "\(trim.error)")
         #expect(trim.output.contains("search:"))
+        // Counted in the number each count takes.
+        #expect(trim.lines.first == "Removed 27 entries and 1 snapshot before #30.", "\(trim.output)")
         #expect(try await reactorlog("state", copy, "--stream", "search", "--at", "31").output == before)
         #expect(try await reactorlog("verify", copy).status == 0)
         #expect(try await reactorlog("compact", demo, copy).status == 2)

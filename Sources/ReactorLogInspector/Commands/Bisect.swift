@@ -98,7 +98,7 @@ struct Bisect: AsyncParsableCommand {
             if let action = result.action { try printLine("  caused by: #\(action.sequence) action \(EntryFormatter.payload(action))") }
             try printLine("  state change:")
             for line in result.diff?.rendered() ?? [] { try printLine("    " + DiffColors.paint(line, t)) }
-            try printLine("Judged \(result.probes.count) states, rebuilt \(result.reconstructions).")
+            try printLine("Judged \(counted(result.probes.count, "state")), rebuilt \(result.reconstructions).")
         }
     }
 

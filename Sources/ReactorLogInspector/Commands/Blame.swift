@@ -32,10 +32,10 @@ struct Blame: AsyncParsableCommand {
                 ?? machine.blame(statePath, from: from, through: to ?? .max)
             if output.json { return try printJSON(changes.map(BlameJSON.init)) }
             let t = session.terminal
-            let times = "\(changes.count) time\(changes.count == 1 ? "" : "s")"
+            let times = counted(changes.count, "time")
             // With --latest, N changes found means earlier ones may exist unlisted; fewer are all there are.
-            let counted = changes.count == latest ? " changed at least \(times); the latest:" : " changed \(times)"
-            try printLine(t.paint("\(stream.name): \(statePath)", .bold) + counted)
+            let header = changes.count == latest ? " changed at least \(times); the latest:" : " changed \(times)"
+            try printLine(t.paint("\(stream.name): \(statePath)", .bold) + header)
             let rows = changes.map { change in
                 let values = Self.describe(from: change.old, to: change.new, at: statePath)
                 guard let range = change.range else {

@@ -33,7 +33,7 @@ struct Import: AsyncParsableCommand {
             do {
                 let count = try ExportImporter.importAll(reader, file: file, into: staging.path)
                 try FileManager.default.moveItem(atPath: staging.path, toPath: log)
-                try printLine("Imported \(count) entries into \(log).")
+                try printLine("Imported \(counted(count, "entry", "entries")) into \(log).")
             } catch {
                 staging.remove()
                 throw error

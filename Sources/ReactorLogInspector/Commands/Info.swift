@@ -91,7 +91,7 @@ struct Info: AsyncParsableCommand {
             try printLine("created \(report.createdAt) by ReactorLog \(report.createdBy), last written by \(report.writtenBy)")
             // The count held, and the highest number given where the two differ (a trimmed log, a pack of a range).
             let numbered = UInt64(report.entries) == report.highestSequence ? "" : " (numbered up to #\(report.highestSequence))"
-            try printLine("\(report.entries) entries\(numbered), \(Self.size(report.sizeBytes)) \(report.export ? "in the file" : "on disk")")
+            try printLine("\(counted(report.entries, "entry", "entries"))\(numbered), \(Self.size(report.sizeBytes)) \(report.export ? "in the file" : "on disk")")
             try printLine("")
             let rows = [["stream", "reactor", "entries", "actions", "mutations", "errors", "range", "first", "last", "snapshots"]] + streams.map { s in
                 [s.name, Self.shortType(s.reactorType), "\(s.entries)", "\(s.actions)", "\(s.mutations)", "\(s.errors)",

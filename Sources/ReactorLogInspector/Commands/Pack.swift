@@ -43,7 +43,7 @@ struct Pack: AsyncParsableCommand {
             let summary = try writer.write(format: .jsonl, to: sink)
             try sink.commit()
             let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
-            try printLine("Packed \(summary.entries) entries of \(describe(summary.starts)) into \(path) (\(Self.bytes(size))).")
+            try printLine("Packed \(counted(summary.entries, "entry", "entries")) of \(describe(summary.starts)) into \(path) (\(Self.bytes(size))).")
         }
     }
 

@@ -37,7 +37,7 @@ struct Timeline: AsyncParsableCommand {
             try file.write(TimelinePage.html(document))
             try file.commit()
             session.terminal.endProgress()
-            try printLine("Wrote \(path): \(document.range.shown) entries of stream '\(stream.name)', #\(document.range.first)…#\(document.range.last).")
+            try printLine("Wrote \(path): \(counted(document.range.shown, "entry", "entries")) of stream '\(stream.name)', #\(document.range.first)…#\(document.range.last).")
             if let note = document.range.note { try printLine(note) }
         }
     }

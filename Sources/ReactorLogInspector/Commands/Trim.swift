@@ -13,7 +13,11 @@ struct Trim: AsyncParsableCommand {
     func run() async throws {
         try await inspect {
             // Read, and let go of, before the log is opened for writing: one process holds a log one way at a time.
-            let (meta, last) = try { let reader = try Session.open(log.log).log; return (try reader.metadata(), try reader.highestSequence()) }()
+            let meta: LogMetadata, last: UInt64
+            do {
+                let reader = try Session.open(log.log).log
+                (meta, last) = (try reader.metadata(), try reader.highestSequence())
+            }
             // A step past the end is a typo more often than a wish to empty the log, which --before LAST+1 does.
             if before > last + 1 {
                 throw InspectorFailure(
@@ -26,7 +30,8 @@ struct Trim: AsyncParsableCommand {
             let writable = try EventLog.open(at: log.log, configuration: configuration)
             let report = try writable.trim(before: before)
             try writable.close()
-            try printLine("Removed \(report.removedEntries) entries and \(report.removedSnapshots) snapshots before #\(before).")
+            let (entries, snapshots) = (counted(report.removedEntries, "entry", "entries"), counted(report.removedSnapshots, "snapshot"))
+            try printLine("Removed \(entries) and \(snapshots) before #\(before).")
             for stream in report.streams {
                 if let base = stream.replaysFrom {
                     try printLine("  \(stream.stream): \(stream.removedEntries) removed; replays from the snapshot at #\(base)")

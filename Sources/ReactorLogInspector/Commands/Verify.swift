@@ -38,7 +38,7 @@ struct Verify: AsyncParsableCommand {
                 for problem in report.problems {
                     try printLine(t.paint(problem.description, problem.severity == .error ? .red : .yellow))
                 }
-                let summary = "\(report.entries) entries, \(report.snapshots) snapshots, \(report.streams) stream\(report.streams == 1 ? "" : "s") checked"
+                let summary = "\(counted(report.entries, "entry", "entries")), \(counted(report.snapshots, "snapshot")), \(counted(report.streams, "stream")) checked"
                 if let first = report.firstError {
                     try printLine(t.paint("DAMAGED: ", .red) + summary + "; the first bad entry is " + (first.sequence.map { "#\($0)" } ?? "in the metadata") + ".")
                 } else {
