@@ -37,7 +37,15 @@ struct Session {
         guard let reader = LineReader(path: path) else {
             throw InspectorFailure("Cannot read \(path). Check the path and its permissions.", exit: .cannotOpen)
         }
-        let staging = try StagingDirectory(beside: NSTemporaryDirectory() + "/reactorlog-open")
+        let temporary = NSTemporaryDirectory()
+        let staging: StagingDirectory
+        do {
+            staging = try StagingDirectory(beside: (temporary as NSString).appendingPathComponent("reactorlog-open"))
+        } catch {
+            throw InspectorFailure(
+                "Cannot open \(path): an export is read into a temporary log, and none can be made in \(temporary) (\(error.reason)). Set TMPDIR to a writable directory.",
+                exit: .writeFailed)
+        }
         defer { staging.remove() }
         _ = try ExportImporter.importAll(reader, file: path, into: staging.path)
         return Session(log: try EventLog.openReadOnly(at: staging.path), path: path, isExport: true)

@@ -11,7 +11,12 @@ import Glibc
 final class StagingDirectory: Sendable {
     let path: String
 
-    init(beside destination: String) throws {
+    /// Why no staging directory could be made: the system's reason, for the caller to word its error around.
+    struct CreationFailed: Error {
+        let reason: String
+    }
+
+    init(beside destination: String) throws(CreationFailed) {
         Self.removeAbandoned(beside: destination)
         for _ in 0..<8 {
             let candidate = "\(destination).importing-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
@@ -19,11 +24,9 @@ final class StagingDirectory: Sendable {
                 path = candidate
                 return
             }
-            guard errno == EEXIST else {
-                throw InspectorFailure("Cannot create a directory beside \(destination): \(String(cString: strerror(errno))). Check that its parent directory exists and is writable.", exit: .writeFailed)
-            }
+            guard errno == EEXIST else { throw CreationFailed(reason: String(cString: strerror(errno))) }
         }
-        throw InspectorFailure("Cannot create a private directory beside \(destination).", exit: .writeFailed)
+        throw CreationFailed(reason: "every name tried was taken")
     }
 
     /// Removes the directory and what was built in it.

@@ -139,6 +139,16 @@ struct InspectorBadInputTests {
         }
     }
 
+    @Test("a pack opened where no temporary log can be made names TMPDIR")
+    func unwritableTemporaryDirectory() async throws {
+        let pack = scratch.file("demo.pack")
+        #expect(try await Tool.run(["pack", demo, "--out", pack]).status == 0)
+        let missing = scratch.file("no-such-tmp")
+        let result = try await Tool.run(Tool.products.appendingPathComponent("reactorlog"), ["info", pack], environment: ["TMPDIR": missing])
+        #expect(result.status == 8, "\(result.error)")
+        #expect(result.error == "reactorlog: Cannot open \(pack): an export is read into a temporary log, and none can be made in \(missing)/ (No such file or directory). Set TMPDIR to a writable directory.\n")
+    }
+
     @Test("bisect, which ignores SIGPIPE, says its output's reader closed the pipe, with exit 8")
     func closedPipe() async throws {
         let pipe = Pipe()

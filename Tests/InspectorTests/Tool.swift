@@ -55,8 +55,8 @@ enum Tool {
 
     /// Runs the executable at `url` to completion (``ChildProcess``, not Foundation's `Process`, whose start can
     /// crash the test process on Linux).
-    static func run(_ url: URL, _ arguments: [String], input: Data = Data()) async throws -> Result {
-        var environment = ProcessInfo.processInfo.environment
+    static func run(_ url: URL, _ arguments: [String], input: Data = Data(), environment extra: [String: String] = [:]) async throws -> Result {
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         environment["NO_COLOR"] = "1"
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
         let outputURL = scratch.appendingPathExtension("out"), errorURL = scratch.appendingPathExtension("err"), inputURL = scratch.appendingPathExtension("in")

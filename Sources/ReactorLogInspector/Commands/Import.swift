@@ -27,7 +27,14 @@ struct Import: AsyncParsableCommand {
             guard let reader = LineReader(path: file) else {
                 throw InspectorFailure("Cannot read \(file). Check the path.", exit: .cannotOpen)
             }
-            let staging = try StagingDirectory(beside: log)
+            let staging: StagingDirectory
+            do {
+                staging = try StagingDirectory(beside: log)
+            } catch let error as StagingDirectory.CreationFailed {
+                throw InspectorFailure(
+                    "Cannot create a directory beside \(log): \(error.reason). Check that its parent directory exists and is writable.",
+                    exit: .writeFailed)
+            }
             let interrupts = staging.removeOnInterrupt()
             defer { interrupts.forEach { $0.cancel() } }
             do {
