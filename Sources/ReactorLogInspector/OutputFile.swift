@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import SystemPackage
 
@@ -8,12 +9,15 @@ import SystemPackage
 /// - With `force`, an existing regular file is replaced atomically (written beside it under a fresh
 ///   exclusive name, then renamed over it); a symbolic link or anything but a regular file is refused.
 /// - The new file gets `mode` (the log's own permissions), so an export is no more readable than its log.
+/// - Interrupted (Ctrl-C) or terminated before it is committed, the unfinished file is removed.
 final class OutputFile {
     let path: String
     private let staging: String
     private let descriptor: FileDescriptor
     private var buffer: [UInt8] = []
     private var isOpen = true
+    /// Removes the unfinished file on SIGINT and SIGTERM until the file is committed.
+    private var interrupts: [any DispatchSourceSignal] = []
 
     init(path: String, force: Bool, mode: FilePermissions) throws {
         self.path = path
@@ -48,9 +52,14 @@ final class OutputFile {
         }
         self.staging = staging
         self.descriptor = descriptor
+        interrupts = Interrupts.handle { event in
+            unlink(staging)
+            return "\(event); \(path) was not written."
+        }
     }
 
     deinit {
+        interrupts.forEach { $0.cancel() }
         // Not committed: leave nothing behind.
         if isOpen {
             try? descriptor.close()
@@ -83,6 +92,7 @@ final class OutputFile {
             throw Self.failure(error, path)
         }
         isOpen = false
+        defer { interrupts.forEach { $0.cancel() } }
         guard rename(staging, path) == 0 else {
             let error = Errno(rawValue: errno)
             unlink(staging)

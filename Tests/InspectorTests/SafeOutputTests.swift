@@ -54,4 +54,25 @@ struct SafeOutputTests {
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "target\n")
     }
+
+    @Test("an export interrupted or terminated before it is complete leaves nothing behind and says so", arguments: [SIGINT, SIGTERM])
+    func interruptedExport(signal number: Int32) async throws {
+        let big = scratch.file("big-\(number).reactorlog")
+        #expect(try await Tool.run(["demo", "--out", big, "--actions", "50000"]).status == 0)
+        let out = scratch.file("big-\(number).jsonl"), errors = scratch.file("export-\(number).err")
+        let export = try ChildProcess(Tool.products.appendingPathComponent("reactorlog").path, ["export", big, "--output", out], error: .file(errors))
+        // Another process: nothing to await but its unfinished file (bounded by the suite's limit).
+        let unfinished = { try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix(".big-\(number).jsonl.") } }
+        while try unfinished().isEmpty && !FileManager.default.fileExists(atPath: out) {
+            usleep(5_000)
+        }
+        try #require(!FileManager.default.fileExists(atPath: out), "the export ended before it could be stopped")
+        export.signal(number)
+        let exit = try await export.exit()
+        let message = try String(contentsOfFile: errors, encoding: .utf8)
+        #expect(exit.status == 128 + number && !exit.signalled, "\(message)")
+        let event = number == SIGINT ? "interrupted" : "terminated"
+        #expect(message == "reactorlog: \(event); \(out) was not written.\n")
+        #expect(try unfinished().isEmpty && !FileManager.default.fileExists(atPath: out))
+    }
 }
