@@ -529,7 +529,8 @@ extension EventLog {
             throw .invalidArgument("Cannot copy the log to \(destination): it is inside the log itself. Choose a path outside \(path).")
         }
         var isDirectory: ObjCBool = false
-        if files.fileExists(atPath: destination, isDirectory: &isDirectory) {
+        let existed = files.fileExists(atPath: destination, isDirectory: &isDirectory)
+        if existed {
             let contents = (try? files.contentsOfDirectory(atPath: destination)) ?? []
             guard isDirectory.boolValue, contents.isEmpty else {
                 throw .invalidArgument("Cannot copy the log to \(destination): it already exists and is not an empty directory. Choose a new path.")
@@ -540,8 +541,21 @@ extension EventLog {
                 throw .invalidArgument("Cannot create \(destination): \(String(cString: strerror(errno))). Check that its parent directory exists and is writable.")
             }
         }
-        try storage.storage { () throws in try storage.environment.copy(to: destination, compact: compact) }
+        do {
+            try storage.storage { () throws in try storage.environment.copy(to: destination, compact: compact) }
+        } catch {
+            // A copy cut short (a full disk) is no log: what it wrote goes, and the directory if the copy made it.
+            Self.removeUnfinishedCopy(at: destination, madeDirectory: !existed)
+            throw error
+        }
         _ = chmod(destination + "/" + LogLayout.dataFile, 0o600)
+    }
+
+    /// Removes what ``copy(to:compact:)`` wrote at `destination` before it finished: its data file, and the directory
+    /// when the copy made it. For a tool that stops a copy midway (an interrupt handler).
+    public static func removeUnfinishedCopy(at destination: String, madeDirectory: Bool) {
+        unlink(destination + "/" + LogLayout.dataFile)
+        if madeDirectory { rmdir(destination) }
     }
 }
 

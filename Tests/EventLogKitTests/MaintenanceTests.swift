@@ -161,4 +161,21 @@ struct MaintenanceTests {
         let error = #expect(throws: EventLogError.self) { try log.copy(to: destination) }
         #expect(error?.description.contains("already exists") == true)
     }
+
+    @Test("an unfinished copy is removed: its data file, and its directory only when the copy made it")
+    func unfinishedCopy() throws {
+        let made = scratch.file("made.reactorlog"), given = scratch.file("given.reactorlog")
+        for directory in [made, given] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+            _ = FileManager.default.createFile(atPath: directory + "/data.mdb", contents: Data(repeating: 7, count: 4096))
+        }
+        EventLog.removeUnfinishedCopy(at: made, madeDirectory: true)
+        EventLog.removeUnfinishedCopy(at: given, madeDirectory: false)
+        #expect(!FileManager.default.fileExists(atPath: made))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: given).isEmpty)
+        // The empty directory left is one a copy may write into again.
+        let log = try makeLog()
+        try log.copy(to: given)
+        #expect(try EventLog.openReadOnly(at: given).verify().isHealthy)
+    }
 }

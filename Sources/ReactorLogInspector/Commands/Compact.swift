@@ -1,5 +1,6 @@
 import ArgumentParser
 import EventLogKit
+import Foundation
 
 /// `reactorlog compact`.
 struct Compact: AsyncParsableCommand {
@@ -12,7 +13,18 @@ struct Compact: AsyncParsableCommand {
     func run() async throws {
         try await inspect {
             let session = try Session.open(log.log)
-            try session.log.copy(to: destination, compact: true)
+            // Interrupted midway, the copy is removed (a cut-off data file is no log), but only where the copy may
+            // write: a new path, or an empty directory. Anything else the copy refuses, and nothing is touched.
+            let existed = FileManager.default.fileExists(atPath: destination)
+            let ours = !existed || (try? FileManager.default.contentsOfDirectory(atPath: destination))?.isEmpty == true
+            let interrupts = Interrupts.handle { [destination] event in
+                if ours { EventLog.removeUnfinishedCopy(at: destination, madeDirectory: !existed) }
+                return "compact \(event); \(destination) was not written."
+            }
+            do {
+                defer { interrupts.forEach { $0.cancel() } }
+                try session.log.copy(to: destination, compact: true)
+            }
             let copy = try EventLog.openReadOnly(at: destination)
             try printLine("Wrote \(destination): \(Info.size(copy.sizeOnDisk)) (from \(Info.size(session.log.sizeOnDisk))).")
         }
