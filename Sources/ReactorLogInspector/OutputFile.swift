@@ -36,14 +36,22 @@ final class OutputFile {
         var created: (String, FileDescriptor)?
         for _ in 0..<8 where created == nil {
             let candidate = (directory.isEmpty ? "" : directory + "/") + ".\(name).\(UInt64.random(in: 0...UInt64.max)).partial"
+            // Watching for interrupts before the file exists, so that none finds it there unwatched.
+            let handlers = Interrupts.handle { event in
+                unlink(candidate)
+                return "\(event); \(path) was not written."
+            }
             do {
                 let descriptor = try FileDescriptor.open(
                     FilePath(candidate), .writeOnly, options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
                     permissions: mode)
                 created = (candidate, descriptor)
+                interrupts = handlers
             } catch Errno.fileExists {
+                handlers.forEach { $0.cancel() }
                 continue
             } catch {
+                handlers.forEach { $0.cancel() }
                 throw InspectorFailure("Cannot write \(path): \(error). Check that its directory exists and is writable.", exit: .writeFailed)
             }
         }
@@ -52,10 +60,6 @@ final class OutputFile {
         }
         self.staging = staging
         self.descriptor = descriptor
-        interrupts = Interrupts.handle { event in
-            unlink(staging)
-            return "\(event); \(path) was not written."
-        }
     }
 
     deinit {

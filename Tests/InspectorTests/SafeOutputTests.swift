@@ -61,9 +61,11 @@ struct SafeOutputTests {
         #expect(try await Tool.run(["demo", "--out", big, "--actions", "50000"]).status == 0)
         let out = scratch.file("big-\(number).jsonl"), errors = scratch.file("export-\(number).err")
         let export = try ChildProcess(Tool.products.appendingPathComponent("reactorlog").path, ["export", big, "--output", out], error: .file(errors))
-        // Another process: nothing to await but its unfinished file (bounded by the suite's limit).
+        // Another process: nothing to await but its unfinished file, once it holds a first block (so the export is
+        // well under way, its handlers long installed; bounded by the suite's limit).
         let unfinished = { try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix(".big-\(number).jsonl.") } }
-        while try unfinished().isEmpty && !FileManager.default.fileExists(atPath: out) {
+        let written = { try unfinished().first.map { try FileManager.default.attributesOfItem(atPath: scratch.file($0))[.size] as? Int ?? 0 } ?? 0 }
+        while try written() == 0 && !FileManager.default.fileExists(atPath: out) {
             usleep(5_000)
         }
         try #require(!FileManager.default.fileExists(atPath: out), "the export ended before it could be stopped")
