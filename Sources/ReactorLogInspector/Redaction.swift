@@ -46,7 +46,7 @@ struct Redaction {
         switch value {
         case .null: .null
         case .bool: .bool(false)
-        case .number: .number(0)
+        case .number: .number(.integer(0))
         case .string: .string("[redacted]")
         case .array(let values): .array(values.map(mask))
         case .object(let members): .object(members.mapValues(mask))

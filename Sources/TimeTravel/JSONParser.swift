@@ -46,8 +46,8 @@ struct JSONParser {
         case .null: return .null
         case .number:
             let start = scanner.offset
-            // Finite: the scanner checked.
-            guard let value = Double(scanner.text(try scanner.number())) else {
+            // An integer exactly; finite otherwise: the scanner checked.
+            guard let value = JSONNumber(text: scanner.text(try scanner.number())) else {
                 throw JSONScanner.Failure(offset: start, reason: "the number is out of range")
             }
             return .number(value)

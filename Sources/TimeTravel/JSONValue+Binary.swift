@@ -72,11 +72,11 @@ extension JSONValue {
                 names.insert(try reader.text(length))
                 try reader.skipValue(depth: depth + 1)
             }
-            return counted(.number(Double(names.count)), then: path)
+            return counted(.number(JSONNumber(Int64(names.count))), then: path)
         case (.key("count"), BinaryPayload.array):
-            return counted(.number(Double(try reader.skipElements(depth: depth + 1))), then: path)
+            return counted(.number(JSONNumber(Int64(try reader.skipElements(depth: depth + 1)))), then: path)
         case (.key("count"), BinaryPayload.string):
-            return counted(.number(Double(try reader.text(try reader.length()).count)), then: path)
+            return counted(.number(JSONNumber(Int64(try reader.text(try reader.length()).count))), then: path)
         case (.index(let index), BinaryPayload.array):
             var skipped = 0
             while try !reader.arrayEnds() {
@@ -111,10 +111,10 @@ extension JSONValue {
         case BinaryPayload.null: return .null
         case BinaryPayload.false: return .bool(false)
         case BinaryPayload.true: return .bool(true)
-        // The nearest double, as parsing the number's text gives.
-        case BinaryPayload.integer: return .number(Double(try reader.integer()))
-        case BinaryPayload.unsigned: return .number(Double(try reader.varint()))
-        case BinaryPayload.double: return .number(try reader.double())
+        // Integers exactly, as parsing the number's text gives.
+        case BinaryPayload.integer: return .number(JSONNumber(try reader.integer()))
+        case BinaryPayload.unsigned: return .number(JSONNumber(try reader.varint()))
+        case BinaryPayload.double: return .number(.double(try reader.double()))
         case BinaryPayload.string: return .string(try reader.text(try reader.length()))
         case BinaryPayload.decimal:
             let start = reader.offset
@@ -123,7 +123,7 @@ extension JSONValue {
                 reader.offset = start
                 throw reader.malformed("a decimal number is out of a double's range")
             }
-            return .number(number)
+            return .number(.double(number))
         case BinaryPayload.array:
             var values: [JSONValue] = []
             while try !reader.arrayEnds() { values.append(try value(&reader, depth: depth + 1)) }

@@ -8,8 +8,8 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     case null
     /// `true` or `false`.
     case bool(Bool)
-    /// A number.
-    case number(Double)
+    /// A number: an integer exactly, anything else as a double (``JSONNumber``).
+    case number(JSONNumber)
     /// A string.
     case string(String)
     /// An array.
@@ -45,7 +45,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .null: return "null"
         case .bool(let value): return value ? "true" : "false"
-        case .number(let value): return JSONText.number(value)
+        case .number(let value): return value.description
         case .string(let value): return JSONText.quoted(value)
         case .array(let values): return "[" + values.map(\.description).joined(separator: ",") + "]"
         case .object(let members):
@@ -102,15 +102,19 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension JSONValue: Codable {
-    /// Reads any JSON value; booleans and numbers stay apart.
+    /// Reads any JSON value; booleans and numbers stay apart, and an integer keeps every digit.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .number(.integer(value))
+        } else if let value = try? container.decode(UInt64.self) {
+            self = .number(JSONNumber(value))
         } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
+            self = .number(.double(value))
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
         } else if let value = try? container.decode([JSONValue].self) {
@@ -126,7 +130,9 @@ extension JSONValue: Codable {
         switch self {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
-        case .number(let value): try container.encode(value)
+        case .number(.integer(let value)): try container.encode(value)
+        case .number(.unsigned(let value)): try container.encode(value)
+        case .number(.double(let value)): try container.encode(value)
         case .string(let value): try container.encode(value)
         case .array(let values): try container.encode(values)
         case .object(let members): try container.encode(members)

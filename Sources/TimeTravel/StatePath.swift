@@ -101,14 +101,14 @@ extension JSONValue {
                 if let member = members[name] {
                     current = member
                 } else if name == "count" {
-                    current = .number(Double(members.count))
+                    current = .number(JSONNumber(Int64(members.count)))
                 } else {
                     return nil
                 }
             case (.key("count"), .array(let values)):
-                current = .number(Double(values.count))
+                current = .number(JSONNumber(Int64(values.count)))
             case (.key("count"), .string(let text)):
-                current = .number(Double(text.count))
+                current = .number(JSONNumber(Int64(text.count)))
             case (.index(let index), .array(let values)):
                 guard index < values.count else { return nil }
                 current = values[index]

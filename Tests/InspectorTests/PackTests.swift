@@ -197,6 +197,32 @@ struct PackTests {
         #expect(state.output.contains("attempts: 60") || state.output.contains(#""attempts": 60"#), "\(state.output)")
     }
 
+    @Test("integers beyond a double's 53 bits survive export and import, and diff and blame tell them apart")
+    func exactIntegers() async throws {
+        struct State: Codable { var id: Int64; var hash: UInt64 }
+        let path = scratch.file("ids.reactorlog")
+        var configuration = EventLogConfiguration()
+        configuration.snapshotPolicy = .everyMutation
+        let log = try EventLog.open(at: path, configuration: configuration)
+        let stream = try log.openStream(named: "ids", reactorType: "MyApp.IDsReactor", schemaFingerprint: "v1", initialState: State(id: 0, hash: 0))
+        for (step, id) in [Int64(1_795_878_961_569_513_827), 1_795_878_961_569_513_828].enumerated() {
+            let sequence = try stream.append(.mutation, ["set": ["_0": id]], caseName: "set")
+            try stream.writeSnapshot(State(id: id, hash: UInt64.max - UInt64(step)), at: sequence)
+        }
+        try log.close()
+        let export = scratch.file("ids.jsonl"), imported = scratch.file("ids-imported.reactorlog")
+        #expect(try await reactorlog("export", path, "--output", export).status == 0)
+        #expect(try await reactorlog("import", export, imported).status == 0)
+        let original = try await reactorlog("log", path, "--json").output
+        #expect(original.contains(#""_0":1795878961569513828"#), "\(original)")
+        #expect(try await reactorlog("log", imported, "--json").output == original)
+        for log in [path, imported] {
+            let diff = try await reactorlog("diff", log, "2", "3")
+            #expect(diff.lines.dropFirst() == ["~ hash: 18446744073709551615 → 18446744073709551614", "~ id: 1795878961569513827 → 1795878961569513828"], "\(diff.output)")
+            #expect(try await reactorlog("blame", log, "id").output.contains("1795878961569513827 → 1795878961569513828"))
+        }
+    }
+
     @Test("--redact with a case name masks that case's values, unlabelled ones too, and keeps the case")
     func redactCase() async throws {
         let path = scratch.file("token.reactorlog")

@@ -12,7 +12,13 @@ struct JSONParserTests {
             switch any {
             case is NSNull: return .null
             case let number as NSNumber where String(cString: number.objCType) == "c": return .bool(number.boolValue)
-            case let number as NSNumber: return .number(number.doubleValue)
+            case let number as NSNumber:
+                // Foundation keeps an integer literal as an integer, as JSONValue does.
+                switch String(cString: number.objCType) {
+                case "q", "l", "i", "s": return .number(JSONNumber(number.int64Value))
+                case "Q", "L", "I", "S": return .number(JSONNumber(number.uint64Value))
+                default: return .number(JSONNumber(number.doubleValue))
+                }
             case let text as String: return .string(text)
             case let array as [Any]: return .array(array.map(convert))
             case let object as [String: Any]: return .object(object.mapValues(convert))
