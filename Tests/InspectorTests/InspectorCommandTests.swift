@@ -126,9 +126,9 @@ struct InspectorCommandTests {
         #expect(entries.count == 4)
         // A list whose length did not change shows what changed inside it, with its whole path.
         let items = try await reactorlog("blame", demo, "items", "--stream", "todo")
-        #expect(items.output.contains("#46  toggle  items[0].isDone: false → true "), "\(items.output)")
-        #expect(items.output.contains(#"items[3].title: "Bisect the bug" → "Bisect the duplicate repos""#), "\(items.output)")
-        #expect(items.output.contains("items[0].id: 1 → 5 (and 11 more)"), "\(items.output)")
+        #expect(items.output.contains("#46  toggle  ~ items[0].isDone: false → true "), "\(items.output)")
+        #expect(items.output.contains(#"~ items[3].title: "Bisect the bug" → "Bisect the duplicate repos""#), "\(items.output)")
+        #expect(items.output.contains("~ items[0].id: 1 → 5 (and 11 more)"), "\(items.output)")
         #expect(items.output.contains("#54  delete  […5] → […4]"), "\(items.output)")
     }
 

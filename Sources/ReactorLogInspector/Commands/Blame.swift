@@ -57,12 +57,12 @@ struct Blame: AsyncParsableCommand {
     }
 
     /// `old → new` in brief; where the two read the same in brief (a list of five whose second item was ticked), the
-    /// first change inside the value, with its whole path, and how many more lines the diff has.
+    /// first line of the diff inside the value, its sign and whole path kept (`~ items[1].isDone: false → true`), and
+    /// how many more lines the diff has.
     static func describe(from old: JSONValue?, to new: JSONValue?, at path: StatePath) -> String {
         let before = old.map(EntryFormatter.brief) ?? "absent", after = new.map(EntryFormatter.brief) ?? "absent"
         guard before == after, let old, let new else { return "\(before) → \(after)" }
         let lines = StateDiff(from: old, to: new, at: path).rendered()
-        let first = lines[0].dropFirst(2)
-        return lines.count == 1 ? String(first) : "\(first) (and \(lines.count - 1) more)"
+        return lines.count == 1 ? lines[0] : "\(lines[0]) (and \(lines.count - 1) more)"
     }
 }
