@@ -65,10 +65,12 @@ public enum JSONNumber: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether the two denote the same value, whichever form each is in.
     public static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool {
         lhs.canonical == rhs.canonical
     }
 
+    /// Hashes the value, so that equal numbers in different forms hash alike.
     public func hash(into hasher: inout Hasher) {
         canonical.hash(into: &hasher)
     }
