@@ -137,7 +137,15 @@ enum TimelinePage {
     </script>
     <script>
     "use strict";
-    const data = JSON.parse(document.getElementById("timeline-data").textContent);
+    // An integer past 2^53 (an Int64 identifier, a time in nanoseconds) stays exact: read as a BigInt from its own
+    // text, and written back as that text, where the browser can (JSON.parse's source text, JSON.rawJSON).
+    const data = JSON.parse(document.getElementById("timeline-data").textContent, (key, value, context) =>
+      typeof value === "number" && !Number.isSafeInteger(value) && context !== undefined && /^-?[0-9]+$/.test(context.source)
+        ? BigInt(context.source) : value);
+    function json(value, space) {
+      return JSON.stringify(value, (key, item) => typeof item !== "bigint" ? item
+        : typeof JSON.rawJSON === "function" ? JSON.rawJSON(item.toString()) : item.toString(), space);
+    }
     const entries = data.entries;
     const bySequence = new Map(entries.map((entry, index) => [entry.s, index]));
     const t0 = entries.length ? BigInt(entries[0].t) : 0n;
@@ -160,8 +168,8 @@ enum TimelinePage {
       return result;
     }
     function short(value, limit) {
-      const json = JSON.stringify(value);
-      return json.length <= limit ? json : json.slice(0, limit - 3) + "…";
+      const rendered = json(value);
+      return rendered.length <= limit ? rendered : rendered.slice(0, limit - 3) + "…";
     }
     function isMarker(kind) { return kind === "opened" || kind === "resumed" || kind === "closed"; }
     function relativeTime(entry) {
@@ -288,7 +296,7 @@ enum TimelinePage {
       leaf.dataset.path = name;
       const keyElement = text("span", label, "key");
       keyElement.addEventListener("click", () => blame(path));
-      leaf.append(keyElement, text("span", ": "), text("span", JSON.stringify(value), "value"));
+      leaf.append(keyElement, text("span", ": "), text("span", json(value), "value"));
       return leaf;
     }
     function renderState() {
@@ -342,11 +350,11 @@ enum TimelinePage {
       const first = changes[start];
       const index = first.p[first.p.length - 1];
       if (typeof index !== "number") return 1;
-      const parent = JSON.stringify(first.p.slice(0, -1));
+      const parent = json(first.p.slice(0, -1));
       let length = 0;
       for (let i = start; i < changes.length; i++) {
         const change = changes[i];
-        if (change.p[change.p.length - 1] !== index + length || JSON.stringify(change.p.slice(0, -1)) !== parent ||
+        if (change.p[change.p.length - 1] !== index + length || json(change.p.slice(0, -1)) !== parent ||
             ("o" in change) !== ("o" in first) || ("n" in change) !== ("n" in first)) break;
         length++;
       }
@@ -359,7 +367,7 @@ enum TimelinePage {
       const cause = entry.b !== undefined ? "\ncaused by #" + entry.b + (bySequence.has(entry.b) ? " " + entries[bySequence.get(entry.b)].r : "") : "";
       const site = entry.w !== undefined ? "\nsent from " + entry.w : "";
       panel.textContent = "#" + entry.s + " " + entry.k + (entry.r ? " " + entry.r : "") + "\n" + absoluteTime(entry) + " (" + relativeTime(entry) + ")" + site + cause +
-        (entry.p !== undefined && entry.p !== null ? "\n" + JSON.stringify(entry.p, null, 2) : "");
+        (entry.p !== undefined && entry.p !== null ? "\n" + json(entry.p, 2) : "");
     }
 
     // Blame: replays the changes up to the selected step and keeps those that changed the value at the path.
@@ -379,10 +387,10 @@ enum TimelinePage {
         const changes = entries[i].d;
         if (!changes) continue;
         const touches = changes.some((c) => c.p.length <= path.length ? c.p.every((p, j) => p === path[j]) : path.every((p, j) => p === c.p[j]));
-        const before = touches ? JSON.stringify(valueAt(state, path)) : null;
+        const before = touches ? json(valueAt(state, path)) : null;
         apply(changes);
         if (touches) {
-          const after = JSON.stringify(valueAt(state, path));
+          const after = json(valueAt(state, path));
           if (after !== before) found.push({ index: i, before, after });
         }
       }
