@@ -139,6 +139,14 @@ struct InspectorBadInputTests {
         }
     }
 
+    @Test("tail --follow of a pack, which never grows, is refused at once")
+    func followPack() async throws {
+        let pack = scratch.file("follow.pack")
+        #expect(try await Tool.run(["pack", demo, "--out", pack]).status == 0)
+        try await fails(["tail", pack, "--follow"], exit: 2, saying: "is an export, which never grows: --follow needs a log directory that a process writes.")
+        #expect(try await Tool.run(["tail", pack, "-n", "1"]).lines.count == 1)
+    }
+
     @Test("a pack opened where no temporary log can be made names TMPDIR")
     func unwritableTemporaryDirectory() async throws {
         let pack = scratch.file("demo.pack")

@@ -15,6 +15,11 @@ struct Tail: AsyncParsableCommand {
     func run() async throws {
         try await inspect {
             let session = try Session.open(log.log)
+            if follow && session.isExport {
+                throw InspectorFailure(
+                    "\(log.log) is an export, which never grows: --follow needs a log directory that a process writes. Drop --follow to list its last entries.",
+                    exit: .invalidArgument)
+            }
             if let stream, try session.log.stream(named: stream) == nil { throw EventLogError.unknownStream(name: stream) }
             let highest = try session.log.highestSequence()
             let count = UInt64(try EntryFilters.count(lines, option: "--lines") ?? 0)
