@@ -47,11 +47,16 @@ struct EntryFormatter {
         }
     }
 
+    /// The entry's case name, or `nil` for a marker, whose case name only repeats its kind (`opened`).
+    static func caseLabel(_ entry: LogEntry) -> String? {
+        entry.caseName == entry.kind.description ? nil : entry.caseName
+    }
+
     /// A payload as Swift would print the value: `updateQuery("swift")`, `setRepos([…10], nextPage: 2)`, `increase`;
     /// an effect's error as `Type: message`; nothing for a marker that only repeats its kind (`opened`).
     static func payload(_ entry: LogEntry) -> String {
         guard let value = (try? JSONValue(payload: entry.payload, codec: entry.codec)) ?? nil else {
-            if entry.payload.isEmpty { return entry.caseName == entry.kind.description ? "" : entry.caseName }
+            if entry.payload.isEmpty { return caseLabel(entry) ?? "" }
             return "\(entry.caseName) <\(entry.payload.count) bytes, \(entry.codec)>"
         }
         if entry.kind == .effectError, case .object(let members) = value, members.count == 2,

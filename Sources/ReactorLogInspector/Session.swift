@@ -56,9 +56,7 @@ struct Session {
     /// be read).
     var fileMode: FilePermissions {
         var status = stat()
-        var isDirectory: ObjCBool = false
-        let file = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue ? path : path + "/data.mdb"
-        guard stat(file, &status) == 0 else { return .ownerReadWrite }
+        guard stat(isExport ? path : path + "/data.mdb", &status) == 0 else { return .ownerReadWrite }
         return FilePermissions(rawValue: CModeT(status.st_mode & 0o666))
     }
 

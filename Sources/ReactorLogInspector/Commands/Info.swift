@@ -131,7 +131,8 @@ struct Info: AsyncParsableCommand {
         bytes >= 1 << 20 ? String(format: "%.1f MiB", Double(bytes) / Double(1 << 20)) : String(format: "%.1f KiB", Double(bytes) / 1024)
     }
 
-    private static func fileSize(_ path: String) -> Int {
+    /// The size of the file at `path` in bytes; 0 when it cannot be read.
+    static func fileSize(_ path: String) -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
     }
 

@@ -42,7 +42,7 @@ struct Pack: AsyncParsableCommand {
             let sink = try OutputSink(path: path, force: force, mode: session.fileMode)
             let summary = try writer.write(format: .jsonl, to: sink)
             try sink.commit()
-            let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+            let size = Info.fileSize(path)
             try printLine("Packed \(counted(summary.entries, "entry", "entries")) of \(describe(summary.starts)) into \(path) (\(Self.bytes(size))).")
         }
     }

@@ -38,8 +38,7 @@ struct Show: AsyncParsableCommand {
             }
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: 0)
             let t = session.terminal
-            let name = entry.caseName == entry.kind.description ? "" : " \(entry.caseName)"
-            try printLine(t.paint("#\(entry.sequence)", .bold) + " \(entry.kind)\(name)")
+            try printLine(t.paint("#\(entry.sequence)", .bold) + " \(entry.kind)" + (EntryFormatter.caseLabel(entry).map { " " + $0 } ?? ""))
             var rows = [
                 ["stream", entry.stream],
                 ["time", EntryFormatter.dateTime.string(from: entry.date)],
