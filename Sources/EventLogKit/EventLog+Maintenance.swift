@@ -523,6 +523,9 @@ extension EventLog {
     /// Copies the log into `destination`, a directory that must not exist yet (or be empty), for a backup
     /// or, with `compact` (the default), to reclaim the space of trimmed entries. Safe on a live log: the
     /// copy is one consistent snapshot of what was committed when it began.
+    ///
+    /// The copy is written as `data.mdb.unfinished`, synced to disk, and only then renamed `data.mdb`: a process
+    /// killed midway (or a machine that loses power) leaves no cut-off data file that looks like a log.
     public func copy(to destination: String, compact: Bool = true) throws(EventLogError) {
         let files = FileManager.default
         if Self.isInside(destination, path) {
@@ -532,6 +535,9 @@ extension EventLog {
         let existed = files.fileExists(atPath: destination, isDirectory: &isDirectory)
         if existed {
             let contents = (try? files.contentsOfDirectory(atPath: destination)) ?? []
+            if contents == [LogLayout.unfinishedCopyFile] {
+                throw .invalidArgument("Cannot copy the log to \(destination): it holds \(LogLayout.unfinishedCopyFile), left by a copy that was stopped before it finished. Delete it, or choose a new path.")
+            }
             guard isDirectory.boolValue, contents.isEmpty else {
                 throw .invalidArgument("Cannot copy the log to \(destination): it already exists and is not an empty directory. Choose a new path.")
             }
@@ -542,20 +548,25 @@ extension EventLog {
             }
         }
         do {
-            try storage.storage { () throws in try storage.environment.copy(to: destination, compact: compact) }
+            try writeDataFile(of: storage.environment, into: destination, compact: compact)
         } catch {
             // A copy cut short (a full disk) is no log: what it wrote goes, and the directory if the copy made it.
             Self.removeUnfinishedCopy(at: destination, madeDirectory: !existed)
-            throw error
+            throw .storage(path: destination, error)
         }
-        _ = chmod(destination + "/" + LogLayout.dataFile, 0o600)
     }
 
-    /// Removes what ``copy(to:compact:)`` wrote at `destination` before it finished: its data file, and the directory
-    /// when the copy made it. For a tool that stops a copy midway (an interrupt handler).
-    public static func removeUnfinishedCopy(at destination: String, madeDirectory: Bool) {
-        unlink(destination + "/" + LogLayout.dataFile)
+    /// Removes what ``copy(to:compact:)`` wrote at `destination` before it finished: its unfinished data file, and the
+    /// directory when the copy made it. A finished copy, named `data.mdb`, is kept. For a tool that stops a copy
+    /// midway (an interrupt handler).
+    ///
+    /// - Returns: Whether the copy had finished (and is kept).
+    @discardableResult
+    public static func removeUnfinishedCopy(at destination: String, madeDirectory: Bool) -> Bool {
+        unlink(destination + "/" + LogLayout.unfinishedCopyFile)
+        if access(destination + "/" + LogLayout.dataFile, F_OK) == 0 { return true }
         if madeDirectory { rmdir(destination) }
+        return false
     }
 }
 
@@ -578,4 +589,24 @@ extension EventLog {
         let inner = resolved(candidate), outer = resolved(directory)
         return inner == outer || inner.hasPrefix(outer.hasSuffix("/") ? outer : outer + "/")
     }
+}
+
+/// Writes `environment`'s data file as ``LogLayout/unfinishedCopyFile`` in `directory`, syncs it, renames it the data
+/// file and syncs the directory, so that the name `data.mdb` appears only for a whole copy on disk.
+private func writeDataFile(of environment: Environment, into directory: String, compact: Bool) throws(LMDBError) {
+    let unfinished = directory + "/" + LogLayout.unfinishedCopyFile
+    let file = open(unfinished, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    guard file >= 0 else { throw LMDBError(code: errno, operation: "open(\(LogLayout.unfinishedCopyFile))") }
+    do {
+        defer { close(file) }
+        try environment.copy(toDescriptor: file, compact: compact)
+        guard fsync(file) == 0 else { throw LMDBError(code: errno, operation: "fsync(\(LogLayout.unfinishedCopyFile))") }
+    }
+    guard rename(unfinished, directory + "/" + LogLayout.dataFile) == 0 else {
+        throw LMDBError(code: errno, operation: "rename(\(LogLayout.unfinishedCopyFile))")
+    }
+    let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard folder >= 0 else { throw LMDBError(code: errno, operation: "open(\(directory))") }
+    defer { close(folder) }
+    guard fsync(folder) == 0 else { throw LMDBError(code: errno, operation: "fsync(\(directory))") }
 }

@@ -115,8 +115,11 @@ final class LogStorage: Sendable {
         if lstat(dataPath, &status) == 0 {
             throw .notALog(path: path, reason: "its \(LogLayout.dataFile) is a symbolic link to nothing")
         }
-        if readOnly { throw .notALog(path: path, reason: "it has no \(LogLayout.dataFile)") }
         let contents = (try? files.contentsOfDirectory(atPath: path)) ?? []
+        if contents.contains(LogLayout.unfinishedCopyFile) {
+            throw .notALog(path: path, reason: "it has no \(LogLayout.dataFile), only \(LogLayout.unfinishedCopyFile), left by a copy that was stopped before it finished")
+        }
+        if readOnly { throw .notALog(path: path, reason: "it has no \(LogLayout.dataFile)") }
         let foreign = contents.filter { $0 != LogLayout.lockFile && $0 != LogLayout.writerLockFile }
         if !foreign.isEmpty {
             throw .notALog(path: path, reason: "the directory holds other files (\(foreign.sorted().prefix(3).joined(separator: ", "))) and no \(LogLayout.dataFile)")

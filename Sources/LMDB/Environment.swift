@@ -187,13 +187,13 @@ public final class Environment: @unchecked Sendable {
         try LMDBError.check(mdb_env_sync(handle, force ? 1 : 0), "mdb_env_sync")
     }
 
-    /// Copies the environment into the existing, empty directory `destination`.
-    /// With `compact`, free pages are left out and the copy is renumbered (`MDB_CP_COMPACT`).
-    public func copy(to destination: String, compact: Bool) throws(LMDBError) {
+    /// Writes a copy of the environment's data file to `descriptor`, an open, empty file the caller owns (and
+    /// closes, after syncing it if it needs it on disk). With `compact`, free pages are left out and the copy is
+    /// renumbered (`MDB_CP_COMPACT`).
+    public func copy(toDescriptor descriptor: Int32, compact: Bool) throws(LMDBError) {
         try resizeLock.withShared { () throws(LMDBError) in
             try LMDBError.check(
-                mdb_env_copy2(handle, destination, compact ? UInt32(MDB_CP_COMPACT) : 0),
-                "mdb_env_copy2(\(destination))")
+                mdb_env_copyfd2(handle, descriptor, compact ? UInt32(MDB_CP_COMPACT) : 0), "mdb_env_copyfd2")
         }
     }
 

@@ -162,20 +162,41 @@ struct MaintenanceTests {
         #expect(error?.description.contains("already exists") == true)
     }
 
-    @Test("an unfinished copy is removed: its data file, and its directory only when the copy made it")
+    @Test("an unfinished copy is removed: its data file, and its directory only when the copy made it; a finished one is kept")
     func unfinishedCopy() throws {
         let made = scratch.file("made.reactorlog"), given = scratch.file("given.reactorlog")
         for directory in [made, given] {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-            _ = FileManager.default.createFile(atPath: directory + "/data.mdb", contents: Data(repeating: 7, count: 4096))
+            _ = FileManager.default.createFile(atPath: directory + "/data.mdb.unfinished", contents: Data(repeating: 7, count: 4096))
         }
-        EventLog.removeUnfinishedCopy(at: made, madeDirectory: true)
-        EventLog.removeUnfinishedCopy(at: given, madeDirectory: false)
+        #expect(!EventLog.removeUnfinishedCopy(at: made, madeDirectory: true))
+        #expect(!EventLog.removeUnfinishedCopy(at: given, madeDirectory: false))
         #expect(!FileManager.default.fileExists(atPath: made))
         #expect(try FileManager.default.contentsOfDirectory(atPath: given).isEmpty)
-        // The empty directory left is one a copy may write into again.
+        // The empty directory left is one a copy may write into again; once written, the copy is not removed.
         let log = try makeLog()
         try log.copy(to: given)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: given) == ["data.mdb"])
+        #expect(EventLog.removeUnfinishedCopy(at: given, madeDirectory: true))
         #expect(try EventLog.openReadOnly(at: given).verify().isHealthy)
+    }
+
+    @Test("a copy stopped before it finished leaves data.mdb.unfinished, which no one takes for a log")
+    func leftoverCopy() throws {
+        let log = try makeLog()
+        let destination = scratch.file("stopped.reactorlog")
+        try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: false)
+        // What a copy killed midway leaves: the first pages of a data file, under the name it is written as.
+        let whole = try Data(contentsOf: URL(fileURLWithPath: log.path + "/data.mdb"))
+        _ = FileManager.default.createFile(atPath: destination + "/data.mdb.unfinished", contents: whole.prefix(whole.count / 2))
+        for readOnly in [true, false] {
+            let error = #expect(throws: EventLogError.self) {
+                _ = readOnly ? try EventLog.openReadOnly(at: destination) : try EventLog.open(at: destination)
+            }
+            #expect(error?.problem == "\(destination) is not a ReactorLog log: it has no data.mdb, only data.mdb.unfinished, left by a copy that was stopped before it finished.")
+        }
+        let error = #expect(throws: EventLogError.self) { try log.copy(to: destination) }
+        #expect(error?.problem == "Cannot copy the log to \(destination): it holds data.mdb.unfinished, left by a copy that was stopped before it finished. Delete it, or choose a new path.")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: destination) == ["data.mdb.unfinished"])
     }
 }

@@ -78,3 +78,20 @@ struct SafeOutputTests {
         #expect(try unfinished().isEmpty && !FileManager.default.fileExists(atPath: out))
     }
 }
+
+extension SafeOutputTests {
+    @Test("a compact whose copy fails midway (the file size limit, as a full disk) leaves nothing and names the destination")
+    func failedCompact() async throws {
+        let destination = scratch.file("cut.reactorlog"), errors = scratch.file("compact.err")
+        let reactorlog = Tool.products.appendingPathComponent("reactorlog").path
+        // A limit of a few blocks: the copy's writes past it fail with EFBIG.
+        let compact = try ChildProcess(
+            "/bin/sh", ["-c", #"ulimit -f 8 && exec "$0" compact "$1" "$2""#, reactorlog, demo, destination], error: .file(errors))
+        let exit = try await compact.exit()
+        let message = try String(contentsOfFile: errors, encoding: .utf8)
+        #expect(exit.status == 3 && !exit.signalled, "\(message)")
+        #expect(message.hasPrefix("reactorlog: LMDB error on \(destination): mdb_env_copyfd2 failed: File too large"), "\(message)")
+        #expect(!FileManager.default.fileExists(atPath: destination))
+        #expect(try await Tool.run(["verify", demo]).status == 0)
+    }
+}

@@ -185,7 +185,10 @@ struct EnvironmentTests {
         let original = try Environment(path: source.path)
         let db = try original.openDatabase("d", flags: .create)
         try original.write { txn in for i in 0..<100 { try txn.put(db, key: key(UInt64(i)), value: [UInt8(i)]) } }
-        try original.copy(to: target.path, compact: true)
+        let file = open(target.path + "/data.mdb", O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        try #require(file >= 0)
+        defer { close(file) }
+        try original.copy(toDescriptor: file, compact: true)
         let copy = try Environment(path: target.path)
         let copied = try copy.openDatabase("d")
         #expect(try copy.read { txn in try txn.count(copied) } == 100)

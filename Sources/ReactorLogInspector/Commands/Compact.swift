@@ -13,12 +13,15 @@ struct Compact: AsyncParsableCommand {
     func run() async throws {
         try await inspect {
             let session = try Session.open(log.log)
-            // Interrupted midway, the copy is removed (a cut-off data file is no log), but only where the copy may
-            // write: a new path, or an empty directory. Anything else the copy refuses, and nothing is touched.
+            // Interrupted midway, the unfinished copy is removed, but only where the copy may write: a new path, or
+            // an empty directory. Anything else the copy refuses, and nothing is touched. (Killed, it leaves a file
+            // named as unfinished, never a cut-off data.mdb.)
             let existed = FileManager.default.fileExists(atPath: destination)
             let ours = !existed || (try? FileManager.default.contentsOfDirectory(atPath: destination))?.isEmpty == true
             let interrupts = Interrupts.handle { [destination] event in
-                if ours { EventLog.removeUnfinishedCopy(at: destination, madeDirectory: !existed) }
+                if ours, EventLog.removeUnfinishedCopy(at: destination, madeDirectory: !existed) {
+                    return "compact \(event) after the copy at \(destination) was written."
+                }
                 return "compact \(event); \(destination) was not written."
             }
             do {
