@@ -66,38 +66,16 @@ public enum PageTreeCheck {
         var filePages: UInt64 { UInt64(file.count / pageSize) }
 
         mutating func walkAll() throws {
-            guard let meta = currentMeta() else { return }
-            pageSize = meta.pageSize
+            // The current meta page (``DataFileCheck`` has vouched for it), read where the file holds it.
+            let metas = MetaPage.pages { [file] offset in
+                offset + MetaPage.size <= file.count ? UnsafeRawBufferPointer(rebasing: file[offset..<offset + MetaPage.size]) : nil
+            }
+            guard let meta = MetaPage.current(of: metas), let pageSize = meta.pageSize else { return }
+            self.pageSize = pageSize
             lastPage = meta.lastPage
             seen = [UInt64](repeating: 0, count: Int(filePages / 64) + 1)
             try walk(root: meta.freeRoot, depth: meta.freeDepth, tree: "the free list", named: false, free: true)
             try walk(root: meta.mainRoot, depth: meta.mainDepth, tree: "the main database", named: true, free: false)
-        }
-
-        struct Meta {
-            let pageSize: Int
-            let lastPage: UInt64
-            let transaction: UInt64
-            let freeRoot: UInt64, freeDepth: UInt16
-            let mainRoot: UInt64, mainDepth: UInt16
-        }
-
-        /// The meta page with the higher transaction id among the valid ones (``DataFileCheck`` has vouched for it).
-        func currentMeta() -> Meta? {
-            var metas: [Meta] = []
-            for offset in [0, -1] {
-                let at = offset == 0 ? 0 : (metas.first?.pageSize ?? 4096)
-                guard at + 152 <= file.count else { continue }
-                let bytes = UnsafeRawBufferPointer(rebasing: file[at..<at + 152])
-                let magic: UInt32 = Self.integer(bytes, 16), version: UInt32 = Self.integer(bytes, 20)
-                let pageSize: UInt32 = Self.integer(bytes, 40)
-                guard magic == 0xBEEF_C0DE, version == 1, pageSize >= 512, pageSize <= 65_536, pageSize.nonzeroBitCount == 1 else { continue }
-                metas.append(Meta(
-                    pageSize: Int(pageSize), lastPage: Self.integer(bytes, 136), transaction: Self.integer(bytes, 144),
-                    freeRoot: Self.integer(bytes, 80), freeDepth: Self.integer(bytes, 46),
-                    mainRoot: Self.integer(bytes, 128), mainDepth: Self.integer(bytes, 94)))
-            }
-            return metas.max { $0.transaction < $1.transaction }
         }
 
         static func integer<T: FixedWidthInteger>(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> T {

@@ -49,6 +49,37 @@ struct DamagedFileTests {
         #expect(foreign.error.contains("is not an LMDB file"), "\(foreign.error)")
     }
 
+    @Test("every byte of both meta pages, damaged: no crash; a damaged page size in the current one is named")
+    func metaByteSweep() async throws {
+        let demo = scratch.file("sweep.reactorlog")
+        #expect(try await Tool.run(["demo", "--out", demo]).status == 0)
+        let data = try Data(contentsOf: URL(fileURLWithPath: demo + "/data.mdb"))
+        let copy = scratch.file("flipped.reactorlog")
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)
+        var crashes: [String] = []
+        // LMDB makes current the meta page with the higher transaction id (byte 144) and then trusts its page size
+        // (byte 40): damaged there, it divided by zero or read past its map, whatever the other page said.
+        for offset in Array(0..<152) + Array(4096..<4096 + 152) {
+            var flipped = data
+            flipped[offset] ^= 0xFF
+            try flipped.write(to: URL(fileURLWithPath: copy + "/data.mdb"))
+            let result = try await Tool.run(["info", copy])
+            if result.crashed { crashes.append("byte \(offset): signal \(result.status)") }
+            #expect(result.error.filter { $0 == "\n" }.count <= 1, "byte \(offset): \(result.error)")
+        }
+        #expect(crashes.isEmpty, "\(crashes)")
+        let transactions = [0, 4096].map { page in data[(page + 144)..<(page + 152)].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        let current = transactions[1] > transactions[0] ? 4096 : 0
+        for size in [UInt32(0), 4097, 1 << 20] {
+            var damaged = data
+            withUnsafeBytes(of: size.littleEndian) { damaged.replaceSubrange((current + 40)..<(current + 44), with: $0) }
+            try damaged.write(to: URL(fileURLWithPath: copy + "/data.mdb"))
+            let result = try await Tool.run(["info", copy])
+            #expect(result.status == 5, "\(size): \(result.error)")
+            #expect(result.error.contains("has a damaged meta page: its page size is \(size)"), "\(result.error)")
+        }
+    }
+
     @Test("random byte flips anywhere past the meta pages: no command crashes, and verify reports every flip that changes an export")
     func byteFlipSweep() async throws {
         // 12 000 entries: trees deep enough to have branch pages, whose page numbers LMDB follows unchecked.
