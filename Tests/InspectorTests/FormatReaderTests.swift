@@ -151,4 +151,26 @@ struct FormatReaderTests {
         #expect(damaged.status == 1)
         #expect(damaged.error.contains("entry 51 breaks a rule: the numbers before it are missing"), "\(damaged.error)")
     }
+
+    @Test("it checks the meta pages before LMDB maps the file, as FORMAT.md tells readers to: a cut file and a damaged page size are refused, not a crash")
+    func metaPages() async throws {
+        let demo = scratch.file("whole.reactorlog")
+        #expect(try await Tool.run(["demo", "--out", demo]).status == 0)
+        let data = try Data(contentsOf: URL(fileURLWithPath: demo + "/data.mdb"))
+        let transactions = [0, 4096].map { page in data[(page + 144)..<(page + 152)].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        let current = transactions[1] > transactions[0] ? 4096 : 0
+        var sizeless = data
+        sizeless.replaceSubrange((current + 40)..<(current + 44), with: [0, 0, 0, 0])
+        for (name, bytes, message) in [
+            ("cut", data.prefix(data.count / 2), "its data.mdb is truncated: its meta page says it uses \(data.count / 4096) pages"),
+            ("sizeless", sizeless, "its data.mdb has a damaged meta page: its page size is 0"),
+        ] {
+            let path = scratch.file("\(name).reactorlog")
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            try bytes.write(to: URL(fileURLWithPath: path + "/data.mdb"))
+            let result = try await read([path])
+            #expect(result.status == 1, "\(name): \(result.error)")
+            #expect(result.error.hasPrefix("\(path): \(message)") && result.error.filter { $0 == "\n" }.count == 1, "\(result.error)")
+        }
+    }
 }

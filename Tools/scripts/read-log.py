@@ -330,6 +330,47 @@ def index_items(txn, db, blocks):
             yield stream_id, sequence, kind, site
 
 
+def check_meta_pages(data_path):
+    """Refuses a data file LMDB would read past the end of (docs/FORMAT.md, "Before mapping a file")."""
+    with open(data_path, "rb") as file:
+        def meta(offset):
+            file.seek(offset)
+            page = file.read(152)
+            if len(page) < 152:
+                return None
+            magic, version = struct.unpack_from("<II", page, 16)
+            (page_size,) = struct.unpack_from("<I", page, 40)
+            last_page, transaction = struct.unpack_from("<QQ", page, 136)
+            (free_root,) = struct.unpack_from("<Q", page, 80)
+            (main_root,) = struct.unpack_from("<Q", page, 128)
+            return magic, version, page_size, last_page, transaction, free_root, main_root
+        first = meta(0)
+        if first is None:
+            return "is not an LMDB file (too short for a meta page)"
+        plausible = lambda size: 512 <= size <= 65536 and size & (size - 1) == 0
+        pages = [first] + ([meta(first[2])] if plausible(first[2]) else [])
+        pages = [page for page in pages if page is not None]
+        if not any(page[0] == 0xBEEFC0DE for page in pages):
+            return "is not an LMDB file (no LMDB meta page)"
+        valid = [page for page in pages if page[0] == 0xBEEFC0DE and page[1] == 1]
+        if not valid:
+            return "has damaged meta pages (no valid version)"
+        # LMDB's choice: the higher transaction id, the first page on a tie; it trusts that page's size.
+        current = max(valid, key=lambda page: page[4])
+        if not plausible(current[2]):
+            return f"has a damaged meta page: its page size is {current[2]}"
+        # The roots LMDB starts from (it asserts, and aborts, on a main root of 0 or 1). ReactorLog walks every page
+        # from them as well; this reader checks only the roots.
+        for name, root in (("free list", current[5]), ("main database", current[6])):
+            if root != 0xFFFFFFFFFFFFFFFF and not 2 <= root <= current[3]:
+                return f"has a damaged meta page: the {name}'s root is page {root}, outside pages 2…{current[3]}"
+        needed = (current[3] + 1) * current[2]
+        size = os.fstat(file.fileno()).st_size
+        if size < needed or size < 2 * current[2]:
+            return f"is truncated: its meta page says it uses {current[3] + 1} pages ({needed} bytes), but the file holds {size} bytes"
+    return None
+
+
 def main():
     arguments = sys.argv[1:]
     copy = "--copy" in arguments
@@ -345,6 +386,12 @@ def main():
             continue
         if not stat.S_ISREG(status.st_mode) or status.st_nlink != 1:
             sys.exit(f"{path}: its {name} is not a lock file of its own (a link or a special file); delete it and a new one is made")
+    data_path = os.path.join(path, "data.mdb")
+    if not os.path.isfile(data_path):
+        sys.exit(f"{path}: it has no data.mdb that is a regular file (a log is a directory holding one)")
+    problem = check_meta_pages(data_path)
+    if problem:
+        sys.exit(f"{path}: its data.mdb {problem}")
     env = lmdb.open(path, readonly=True, max_dbs=16, subdir=True, lock=not copy)
     meta, entries, streams, snapshots = (
         env.open_db(name.encode(), create=False) for name in ("meta", "entries", "streams", "snapshots"))
@@ -505,4 +552,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except lmdb.Error as error:
+        # A damaged page LMDB noticed while reading: one line, as for any other damage.
+        sys.exit(f"{[a for a in sys.argv[1:] if a != '--copy'][0]}: LMDB error: {error}")
