@@ -103,6 +103,13 @@ struct InspectorBadInputTests {
         try await fails(["state", demo, "--stream", "search", "--at", "5", "--path", "repos["], exit: 2, saying: "is not a state path")
         try await fails(["blame", demo, "a..b", "--stream", "search"], exit: 2, saying: "is not a state path")
         try await fails(["blame", demo, "nextPage", "--stream", "search", "-n", "0"], exit: 64, saying: "--latest must be at least 1.")
+        // A path in no state of the range reads as a mistake, not as a value that never changed; with what is there.
+        try await fails(
+            ["blame", demo, "repo", "--stream", "search"], exit: 2,
+            saying: "The state of 'search' has nothing at 'repo' from #1 to #33 (at #33, the state has isLoadingNextPage, nextPage, query, repos). Check the path.")
+        try await fails(["blame", demo, "repos[99].name", "--stream", "search", "-n", "3"], exit: 2, saying: "(at #33, repos holds 30 items)")
+        try await fails(["blame", demo, "repos[29]", "--stream", "search", "--to", "12"], exit: 2, saying: "from #1 to #12 (at #12, repos holds 10 items)")
+        try await fails(["blame", demo, "query.name", "--stream", "search", "--json"], exit: 2, saying: #"(at #33, query is "rx")"#)
         try await fails(["state", demo, "--at", "0"], exit: 2, saying: "choose one with --stream")
         try await fails(["log", demo, "--kind", "mutations"], exit: 2, saying: "is not an entry kind")
         try await fails(["log", demo, "--since", "yesterday"], exit: 2, saying: "is not a time")
