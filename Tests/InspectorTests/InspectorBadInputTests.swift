@@ -186,6 +186,8 @@ struct InspectorBadInputTests {
         try await fails(["log", demo, "--limit=-1"], exit: 2, saying: "--limit is -1")
         try await fails(["tail", demo, "--lines=-3"], exit: 2, saying: "--lines is -3")
         try await fails(["bisect", demo, "--stream", "search", "--from", "18446744073709551615", "--run", "true"], exit: 7, saying: "is not before the bad step")
+        // An empty command would exit 0 for every state and call them all good.
+        try await fails(["bisect", demo, "--stream", "search", "--run", " "], exit: 64, saying: "--run needs a command that judges a state")
         #expect(try await Tool.run(["log", demo, "--since", "12:30"]).status == 0)
         // Trimming before a step past the end would empty the log: a typo, refused before the log is touched.
         let before = try modificationDate(demo)

@@ -42,6 +42,11 @@ struct Bisect: AsyncParsableCommand {
         let removedThrough: UInt64?
     }
 
+    func validate() throws {
+        // An empty command succeeds in the shell for every state: the bisect would call everything good.
+        if run.allSatisfy(\.isWhitespace) { throw ValidationError("--run needs a command that judges a state, such as 'python3 check.py'.") }
+    }
+
     func run() async throws {
         try await inspect {
             signal(SIGPIPE, SIG_IGN)
