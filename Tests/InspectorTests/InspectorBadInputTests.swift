@@ -186,6 +186,12 @@ struct InspectorBadInputTests {
         try await fails(["log", demo, "--limit=-1"], exit: 2, saying: "--limit is -1")
         try await fails(["tail", demo, "--lines=-3"], exit: 2, saying: "--lines is -3")
         try await fails(["bisect", demo, "--stream", "search", "--from", "18446744073709551615", "--run", "true"], exit: 7, saying: "is not before the bad step")
+        // A case no entry has reads as a typo, with the cases there are; one outside the range lists nothing.
+        try await fails(
+            ["log", demo, "--stream", "search", "--case", "setQery"], exit: 2,
+            saying: "No entry of stream 'search' has the case 'setQery': its cases are Failure, appendRepos, closed, loadNextPage, opened, setLoadingNextPage, setQuery, setRepos, updateQuery.")
+        let outside = try await Tool.run(["log", demo, "--stream", "search", "--case", "setQuery", "--from", "40"])
+        #expect(outside.status == 0 && outside.output.isEmpty && outside.error.isEmpty, "\(outside.error)")
         // An empty command would exit 0 for every state and call them all good.
         try await fails(["bisect", demo, "--stream", "search", "--run", " "], exit: 64, saying: "--run needs a command that judges a state")
         #expect(try await Tool.run(["log", demo, "--since", "12:30"]).status == 0)

@@ -31,14 +31,33 @@ struct Log: AsyncParsableCommand {
             let width = try session.log.streams().map(\.name.count).max() ?? 0
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(try session.log.highestSequence())".count)
             var iterator = session.log.entries(query)
+            var printed = false
             while let entry = try iterator.next() {
+                printed = true
                 if output.json {
                     try printJSON(EntryJSON(entry, callSite: try session.log.callSite(of: entry)), pretty: false)
                 } else {
                     try printLine(formatter.line(entry))
                 }
             }
+            if !printed, let caseName { try Self.requireCase(caseName, stream: stream, in: session.log) }
         }
+    }
+
+    /// Refuses a case name no entry has (a typo, `setQery`), which would otherwise read as a case with no entries in
+    /// range, naming the cases there are. A case found outside the range is an answer: none in range. Only run when
+    /// nothing was listed, so a match costs nothing.
+    static func requireCase(_ caseName: String, stream: String?, in log: EventLog) throws {
+        var anywhere = log.entries(EntryQuery(limit: 1, stream: stream, caseName: caseName))
+        if try anywhere.next() != nil { return }
+        var names = Set<String>()
+        var all = log.entries(EntryQuery(stream: stream))
+        while let entry = try all.next() {
+            if !entry.caseName.isEmpty { names.insert(entry.caseName) }
+        }
+        let owner = stream.map { "stream '\($0)'" } ?? "the log"
+        let known = names.isEmpty ? "it has no named cases" : "its cases are \(names.sorted().joined(separator: ", "))"
+        throw InspectorFailure("No entry of \(owner) has the case '\(caseName)': \(known).", exit: .invalidArgument)
     }
 }
 
