@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TimeTravel
 
 /// Masks the values of chosen object keys (`--redact password`) wherever they occur: in payloads, snapshots and
@@ -9,6 +10,12 @@ struct Redaction {
     let keys: Set<String>
     /// Each key as it appears in JSON text, quoted: a document without any of them needs no parsing.
     private let needles: [[UInt8]]
+    /// The keys a value was masked for so far, shared by every copy of this redaction.
+    private let masked = Masked()
+
+    private final class Masked: Sendable {
+        let keys = Mutex<Set<String>>([])
+    }
 
     init(keys: [String]) {
         self.keys = Set(keys)
@@ -16,6 +23,21 @@ struct Redaction {
     }
 
     var isEmpty: Bool { keys.isEmpty }
+
+    /// The keys no value was masked for, sorted: a misspelt key (`--redact pasword`) masks nothing, and the file
+    /// written would hold what its writer meant to hide.
+    var unmatched: [String] {
+        let found = masked.keys.withLock { $0 }
+        return keys.subtracting(found).sorted()
+    }
+
+    /// A warning line naming ``unmatched`` keys, or `nil` when every key masked something.
+    var unmatchedWarning: String? {
+        let missing = unmatched
+        guard !missing.isEmpty else { return nil }
+        let names = missing.map { "'\($0)'" }.joined(separator: ", ")
+        return "warning: --redact \(names) matched no key in what was written, so nothing was masked for \(missing.count == 1 ? "it" : "them"). Keys match exactly, case included: check the spelling."
+    }
 
     /// Whether the JSON text may hold one of the keys (a quick byte search; ``apply(_:)`` decides).
     func mayApply(to bytes: UnsafeRawBufferPointer) -> Bool {
@@ -36,7 +58,14 @@ struct Redaction {
         case .array(let values): return .array(values.map(apply))
         case .object(let members):
             var result: [String: JSONValue] = [:]
-            for (key, member) in members { result[key] = keys.contains(key) ? Self.mask(member) : apply(member) }
+            for (key, member) in members {
+                if keys.contains(key) {
+                    masked.keys.withLock { _ = $0.insert(key) }
+                    result[key] = Self.mask(member)
+                } else {
+                    result[key] = apply(member)
+                }
+            }
             return .object(result)
         default: return value
         }

@@ -106,6 +106,13 @@ func inspect(_ body: () async throws -> Void) async throws {
     }
 }
 
+/// Writes `line` to standard error as the inspector's own (`reactorlog: warning: …`), made visible, for what the
+/// command did but the user should know.
+func printWarning(_ line: String) {
+    let message = Terminal.visible(line, colored: false, keepNewlines: false)
+    FileHandle.standardError.write(Data("\(ReactorLogInspector.commandName): \(message)\n".utf8))
+}
+
 /// Encodes `value` as JSON on standard output, keys sorted.
 func printJSON<Value: Encodable>(_ value: Value, pretty: Bool = true) throws {
     try writeJSONLine(try jsonString(value, pretty: pretty))

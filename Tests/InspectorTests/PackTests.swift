@@ -237,6 +237,13 @@ struct PackTests {
         #expect(!text.contains("abc123"))
         #expect(text.contains(#""case":"setToken""#) && text.contains(#"{"setToken":{"_0":"[redacted]"}}"#), "\(text)")
         #expect(text.contains(#"{"setUser":{"_0":"ann"}}"#))
+        // A misspelt key masks nothing: said on standard error, for pack and export alike, naming only that key.
+        let misspelt = try await reactorlog("pack", path, "--redact", "setToken", "--redact", "settoken", "--out", scratch.file("typo.pack"))
+        #expect(misspelt.status == 0)
+        #expect(misspelt.error == "reactorlog: warning: --redact 'settoken' matched no key in what was written, so nothing was masked for it. Keys match exactly, case included: check the spelling.\n")
+        let export = try await reactorlog("export", path, "--redact", "pasword", "--redact", "token")
+        #expect(export.error.contains("--redact 'pasword' matched no key") && !export.error.contains("'token'"), "\(export.error)")
+        #expect(try await reactorlog("export", path, "--redact", "setUser").error.isEmpty)
     }
 }
 
