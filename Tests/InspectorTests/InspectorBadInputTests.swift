@@ -115,7 +115,7 @@ struct InspectorBadInputTests {
         try await fails(["log", demo, "--since", "yesterday"], exit: 2, saying: "is not a time")
         try await fails(["show", demo, "99999"], exit: 2, saying: "has no entry #99999")
         try await fails(["diff", demo, "1", "99999", "--stream", "search"], exit: 2, saying: "past the log's last step")
-        try await fails(["state", demo, "--stream", "search", "--at", "29", "--path", "nothing.here"], exit: 2, saying: "has nothing at 'nothing.here'")
+        try await fails(["state", demo, "--stream", "search", "--at", "29", "--path", "nothing.here"], exit: 2, saying: "has nothing at 'nothing.here' (the state has isLoadingNextPage, nextPage, query, repos).")
         #expect(try modificationDate(demo) == before)
     }
 

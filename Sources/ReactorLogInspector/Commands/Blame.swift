@@ -34,7 +34,10 @@ struct Blame: AsyncParsableCommand {
                 // With no change, the value at the path is the same at every step of the range: absent at its start, it
                 // is absent throughout. What the state has at the range's end says what the path may have meant.
                 let end = min(to ?? .max, try session.log.highestSequence(stream: stream.name))
-                try Self.refuseAbsent(statePath, state: (try? machine.json(at: end)) ?? start, stream: stream.name, from: from, end: end)
+                let there = MissingPath(path: statePath, state: (try? machine.json(at: end)) ?? start)
+                throw InspectorFailure(
+                    "The state of '\(stream.name)' has nothing at '\(statePath)' from #\(from) to #\(end) (at #\(end), \(there)). Check the path.",
+                    exit: .invalidArgument)
             }
             if output.json { return try printJSON(changes.map(BlameJSON.init)) }
             let t = session.terminal
@@ -60,25 +63,6 @@ struct Blame: AsyncParsableCommand {
                 try printLine("To name the mutation in each range, run an inspector that knows \(stream.reactorType) (docs/INSPECTOR.md).")
             }
         }
-    }
-
-    /// Refuses a path the state has at no step of the range, a typo (`repo` for `repos`) or an index past every list's
-    /// end, which would otherwise read as a value that never changed; says what `state`, at `end`, has instead.
-    static func refuseAbsent(_ path: StatePath, state: JSONValue, stream: String, from: UInt64, end: UInt64) throws -> Never {
-        let depth = (0..<path.components.count).last { state[StatePath(Array(path.components.prefix($0)))] != nil } ?? 0
-        let known = StatePath(Array(path.components.prefix(depth)))
-        let holder = depth == 0 ? "the state" : "\(known)"
-        let what: String
-        switch state[known] {
-        case .object(let members)?:
-            let names = members.keys.sorted()
-            what = names.isEmpty ? "\(holder) has no members" : "\(holder) has \(names.prefix(8).joined(separator: ", "))\(names.count > 8 ? ", …" : "")"
-        case .array(let values)?: what = "\(holder) holds \(counted(values.count, "item"))"
-        case let value?: what = "\(holder) is \(EntryFormatter.brief(value))"
-        case nil: what = "\(holder) is absent"
-        }
-        throw InspectorFailure(
-            "The state of '\(stream)' has nothing at '\(path)' from #\(from) to #\(end) (at #\(end), \(what)). Check the path.", exit: .invalidArgument)
     }
 
     /// `old → new` in brief; where the two read the same in brief (a list of five whose second item was ticked), the

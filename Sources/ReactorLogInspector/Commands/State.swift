@@ -31,7 +31,9 @@ struct State: AsyncParsableCommand {
                 return try printJSON(StateJSON(stream: stream.name, step: at, path: statePath.description, value: value))
             }
             guard let value else {
-                throw InspectorFailure("The state of '\(stream.name)' at #\(at) has nothing at '\(statePath)'. Print the whole state to see its paths.", exit: .invalidArgument)
+                throw InspectorFailure(
+                    "The state of '\(stream.name)' at #\(at) has nothing at '\(statePath)' (\(MissingPath(path: statePath, state: state))). Check the path, or print the whole state to see its paths.",
+                    exit: .invalidArgument)
             }
             try printLine(value.pretty())
         }
