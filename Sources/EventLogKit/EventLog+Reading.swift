@@ -71,6 +71,24 @@ extension EventLog {
         }
     }
 
+    /// The sequence number of the first of stream `name`'s latest `count` entries at or before `sequence` (all of them
+    /// when it holds fewer), from the stream index alone: where a tail of the stream starts. `nil` when the stream
+    /// holds no entry there, or `count` is not positive.
+    public func firstOfLatest(_ count: Int, stream name: String, atOrBefore sequence: UInt64 = .max) throws(EventLogError) -> UInt64? {
+        guard count > 0, let info = try storage.stream(named: name) else { return nil }
+        return try storage.read { txn in
+            var first: UInt64?
+            var bound = sequence
+            for _ in 0..<count {
+                guard let item = try storage.index.last(txn, stream: info.id, atOrBefore: bound) else { break }
+                first = item.sequence
+                guard item.sequence > 1 else { break }
+                bound = item.sequence - 1
+            }
+            return first
+        }
+    }
+
     /// Where each of stream `name`'s actions from `from` through `through` was sent from (`send`'s file and line,
     /// such as `MyApp/CheckoutView.swift:42`), by sequence number; actions recorded without one are left out.
     /// Read from the stream index and the interned sites alone.

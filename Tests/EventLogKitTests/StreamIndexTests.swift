@@ -93,6 +93,16 @@ struct StreamIndexTests {
         for name in ["a", "b"] {
             try expectLastSequencesAgree(log, stream: name, truth: try scanned(log, name), at: probes)
         }
+        // A tail of each stream starts where its latest entries do, across blocks and past the other stream's.
+        for name in ["a", "b"] {
+            let all = try log.sequences(stream: name, kinds: Set(EntryKind.allCases))
+            for count in [1, 2, 3, 500, all.count, all.count + 7] {
+                #expect(try log.firstOfLatest(count, stream: name) == all[max(0, all.count - count)], "\(name) \(count)")
+            }
+            #expect(try log.firstOfLatest(2, stream: name, atOrBefore: all[10]) == all[9])
+            #expect(try log.firstOfLatest(0, stream: name) == nil)
+        }
+        #expect(try log.firstOfLatest(3, stream: "none") == nil)
         // Call sites come from the index too, from any block.
         let sites = try log.callSites(stream: "a")
         #expect(sites.count == 500)

@@ -157,6 +157,9 @@ struct InspectorCommandTests {
         let tail = try await reactorlog("tail", demo, "-n", "3")
         #expect(tail.lines.count == 3)
         #expect(tail.lines.last?.contains("closed") == true)
+        // Of one stream: its own latest entries, though the log's last ten are another stream's.
+        let search = try await reactorlog("tail", demo, "--stream", "search", "-n", "2")
+        #expect(search.lines.map { $0.split(separator: " ", omittingEmptySubsequences: true).prefix(3).dropFirst().joined(separator: " ") } == ["#32 search", "#33 search"], "\(search.output)")
     }
 
     @Test("bisect finds the planted bug with the command's verdicts, and reports commands that cannot run")

@@ -23,7 +23,13 @@ struct Tail: AsyncParsableCommand {
             if let stream, try session.log.stream(named: stream) == nil { throw EventLogError.unknownStream(name: stream) }
             let highest = try session.log.highestSequence()
             let count = UInt64(try EntryFilters.count(lines, option: "--lines") ?? 0)
-            let start = highest > count ? highest - count + 1 : 1
+            // The latest entries of the stream asked for, wherever they lie among the others' (a stream that ended
+            // long ago included); of the log, the last numbers.
+            let start = if let stream {
+                try session.log.firstOfLatest(Int(count), stream: stream, atOrBefore: highest) ?? highest + 1
+            } else {
+                highest > count ? highest - count + 1 : 1
+            }
             let width = try session.log.streams().map(\.name.count).max() ?? 0
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(try session.log.highestSequence())".count)
             // Written straight to the file descriptor, so each line appears at once, also in a pipe.
