@@ -62,24 +62,6 @@ struct ExportWriter {
         return try recorded(before)
     }
 
-    /// Refuses a range that holds no entry (of the chosen stream, when there is one): its export would carry states
-    /// and nothing after them. Names where the entries are, so that the next try can pick a range inside them.
-    func requireEntries() throws {
-        let log = session.log
-        var inRange = log.entries(EntryQuery(from: from, through: through, limit: 1, stream: stream))
-        guard try inRange.next() == nil else { return }
-        var first = log.entries(EntryQuery(limit: 1, stream: stream))
-        let owner = stream.map { "Stream '\($0)'" } ?? "The log"
-        let range = through == .max ? "from #\(from) on" : "in #\(from)…#\(through)"
-        guard let start = try first.next()?.sequence else {
-            throw InspectorFailure("\(owner) has no entries, so none \(range).", exit: .invalidArgument)
-        }
-        let end = try stream.map { try log.highestSequence(stream: $0) } ?? log.highestSequence()
-        throw InspectorFailure(
-            "\(owner) has no entry \(range): its entries run #\(start)…#\(end). Choose --from and --to inside them.",
-            exit: .invalidArgument)
-    }
-
     /// Writes the export to `sink`: JSON lines as the log is read, or one document.
     func write(format: Export.Format, to sink: OutputSink) throws -> Summary {
         let starts = try starts()

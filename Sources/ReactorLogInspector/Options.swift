@@ -25,6 +25,23 @@ enum StepRange {
     static func validate(from: UInt64?, to: UInt64?) throws {
         if let from, let to, from > to { throw ValidationError("--from \(from) is after --to \(to): give the earlier step first.") }
     }
+
+    /// Refuses a range that holds no entry (of `stream`, when given), naming where the entries are: a pack, an
+    /// export or a timeline of it would hold nothing to look at.
+    static func requireEntries(in log: EventLog, stream: String?, from: UInt64, through: UInt64) throws {
+        var inRange = log.entries(EntryQuery(from: from, through: through, limit: 1, stream: stream))
+        guard try inRange.next() == nil else { return }
+        var first = log.entries(EntryQuery(limit: 1, stream: stream))
+        let owner = stream.map { "Stream '\($0)'" } ?? "The log"
+        let range = through == .max ? "from #\(from) on" : "in #\(from)…#\(through)"
+        guard let start = try first.next()?.sequence else {
+            throw InspectorFailure("\(owner) has no entries, so none \(range).", exit: .invalidArgument)
+        }
+        let end = try stream.map { try log.highestSequence(stream: $0) } ?? log.highestSequence()
+        throw InspectorFailure(
+            "\(owner) has no entry \(range): its entries run #\(start)…#\(end). Choose --from and --to inside them.",
+            exit: .invalidArgument)
+    }
 }
 
 extension Durability: ExpressibleByArgument {}

@@ -213,7 +213,7 @@ struct InspectorBadInputTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.file("r.pack")))
     }
 
-    @Test("a pack or export of a range without entries is refused, naming where the entries are, and writes nothing")
+    @Test("a pack, export or timeline of a range without entries is refused, naming where the entries are, and writes nothing")
     func emptyRange() async throws {
         let pack = scratch.file("empty.pack")
         try await fails(["pack", demo, "--stream", "search", "--from", "34", "--to", "50", "--out", pack], exit: 2,
@@ -221,6 +221,8 @@ struct InspectorBadInputTests {
         try await fails(["pack", demo, "--from", "99", "--out", pack], exit: 2, saying: "The log has no entry from #99 on: its entries run #1…#73.")
         try await fails(["export", demo, "--stream", "todo", "--to", "20", "--output", pack], exit: 2,
                         saying: "Stream 'todo' has no entry in #1…#20: its entries run #34…#55.")
+        try await fails(["timeline", demo, "--stream", "search", "--from", "40", "--to", "50", "--out", pack], exit: 2,
+                        saying: "Stream 'search' has no entry in #40…#50: its entries run #1…#33.")
         #expect(!FileManager.default.fileExists(atPath: pack))
         // One entry in the range is enough; --last never comes up empty while the stream has an entry.
         #expect(try await Tool.run(["pack", demo, "--stream", "search", "--from", "33", "--to", "50", "--out", pack]).status == 0)

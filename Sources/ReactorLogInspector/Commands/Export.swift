@@ -38,7 +38,7 @@ struct Export: AsyncParsableCommand {
             let streams = try session.log.streams().filter { stream == nil || $0.name == stream }
             if let stream, streams.isEmpty { throw EventLogError.unknownStream(name: stream) }
             let writer = ExportWriter(session: session, streams: streams, stream: stream, from: from, through: to ?? .max, redaction: Redaction(keys: redact))
-            if from > 1 || to != nil { try writer.requireEntries() }
+            if from > 1 || to != nil { try StepRange.requireEntries(in: session.log, stream: stream, from: from, through: to ?? .max) }
             let sink = try OutputSink(path: output, force: force, mode: session.fileMode)
             _ = try writer.write(format: format, to: sink)
             try sink.commit()

@@ -37,7 +37,7 @@ struct Pack: AsyncParsableCommand {
             let through = to ?? .max
             let start = try last.map { try firstSequence(within: $0, of: session, stream: stream, through: through) } ?? from ?? 1
             let writer = ExportWriter(session: session, streams: streams, stream: stream, from: start, through: through, redaction: Redaction(keys: redact))
-            if from != nil || to != nil { try writer.requireEntries() }
+            if from != nil || to != nil { try StepRange.requireEntries(in: session.log, stream: stream, from: start, through: through) }
             let path = out ?? Self.defaultPath(for: log.log)
             let sink = try OutputSink(path: path, force: force, mode: session.fileMode)
             let summary = try writer.write(format: .jsonl, to: sink)

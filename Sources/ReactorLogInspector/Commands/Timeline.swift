@@ -28,6 +28,9 @@ struct Timeline: AsyncParsableCommand {
         try await inspect {
             let session = try Session.open(log.log)
             let stream = try session.stream(streamOption.stream)
+            if from != nil || to != nil {
+                try StepRange.requireEntries(in: session.log, stream: stream.name, from: from ?? 1, through: to ?? .max)
+            }
             let machine = try session.machine(for: stream)
             let document = try TimelineDocument.make(
                 machine: machine, log: session.log, logName: log.log, from: from, through: to, limit: limit
