@@ -76,17 +76,7 @@ extension EventLog {
     /// holds no entry there, or `count` is not positive.
     public func firstOfLatest(_ count: Int, stream name: String, atOrBefore sequence: UInt64 = .max) throws(EventLogError) -> UInt64? {
         guard count > 0, let info = try storage.stream(named: name) else { return nil }
-        return try storage.read { txn in
-            var first: UInt64?
-            var bound = sequence
-            for _ in 0..<count {
-                guard let item = try storage.index.last(txn, stream: info.id, atOrBefore: bound) else { break }
-                first = item.sequence
-                guard item.sequence > 1 else { break }
-                bound = item.sequence - 1
-            }
-            return first
-        }
+        return try storage.read { txn in try storage.index.firstOfLatest(txn, stream: info.id, count: count, atOrBefore: sequence)?.sequence }
     }
 
     /// Where each of stream `name`'s actions from `from` through `through` was sent from (`send`'s file and line,

@@ -123,6 +123,37 @@ struct StreamIndex: Sendable {
         }
     }
 
+    /// The earliest of stream `id`'s latest `count` entries at or before `sequence` (the earliest it has there when it
+    /// holds fewer), or `nil` when it holds none: one seek, then a block (a record) at a time backwards, so the cost
+    /// is the blocks stepped over, not a seek per entry.
+    func firstOfLatest(_ txn: Transaction, stream id: UInt32, count: Int, atOrBefore sequence: UInt64) throws -> Item? {
+        guard count > 0 else { return nil }
+        try requireUnconverted(txn)
+        return try txn.withCursor(database) { cursor in
+            var remaining = count
+            var earliest: Item?
+            var current = try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, sequence))
+            while let found = current, let key = KeyCoding.decodeStreamSequence(found.key), key.stream == id {
+                var items: [Item] = []
+                switch layout {
+                case .records:
+                    items = [Self.item(key.sequence, record: found.value)]
+                case .blocks:
+                    try Self.decode(found.value, stream: id, first: key.sequence) { item in
+                        guard item.sequence <= sequence else { return false }
+                        items.append(item)
+                        return true
+                    }
+                }
+                if items.count >= remaining { return items[items.count - remaining] }
+                remaining -= items.count
+                earliest = items.first ?? earliest
+                current = try cursor.previous()
+            }
+            return earliest
+        }
+    }
+
     /// Stream `id`'s item for entry `sequence`, or `nil` when the stream does not list it.
     func item(_ txn: Transaction, stream id: UInt32, sequence: UInt64) throws -> Item? {
         try last(txn, stream: id, atOrBefore: sequence).flatMap { $0.sequence == sequence ? $0 : nil }

@@ -24,16 +24,10 @@ struct Redaction {
 
     var isEmpty: Bool { keys.isEmpty }
 
-    /// The keys no value was masked for, sorted: a misspelt key (`--redact pasword`) masks nothing, and the file
-    /// written would hold what its writer meant to hide.
-    var unmatched: [String] {
-        let found = masked.keys.withLock { $0 }
-        return keys.subtracting(found).sorted()
-    }
-
-    /// A warning line naming ``unmatched`` keys, or `nil` when every key masked something.
+    /// A warning line naming the keys no value was masked for, or `nil` when every key masked something: a misspelt
+    /// key (`--redact pasword`) masks nothing, and the file written holds what its writer meant to hide.
     var unmatchedWarning: String? {
-        let missing = unmatched
+        let missing = keys.subtracting(masked.keys.withLock { $0 }).sorted()
         guard !missing.isEmpty else { return nil }
         let names = missing.map { "'\($0)'" }.joined(separator: ", ")
         return "warning: --redact \(names) matched no key in what was written, so nothing was masked for \(missing.count == 1 ? "it" : "them"). Keys match exactly, case included: check the spelling."

@@ -32,6 +32,12 @@ struct RecordLayoutTests {
         // The kind-filtered search steps back a record at a time in this layout.
         let truth = entries.filter { $0.stream == "search" }.reduce(into: [:]) { $0[$1.sequence] = $1.kind }
         try expectLastSequencesAgree(log, stream: "search", truth: truth, at: Array(0...68))
+        // And a tail steps back a record at a time.
+        let search = truth.keys.sorted()
+        for count in [1, 5, search.count, search.count + 1] {
+            #expect(try log.firstOfLatest(count, stream: "search") == search[max(0, search.count - count)])
+        }
+        #expect(try log.firstOfLatest(3, stream: "search", atOrBefore: search[20]) == search[18])
     }
 
     @Test("a writer continues a version-1 log in blocks, raising it to version 7; both layouts read and verify")
