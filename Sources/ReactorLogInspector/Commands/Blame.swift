@@ -33,7 +33,7 @@ struct Blame: AsyncParsableCommand {
             if changes.isEmpty, let start = try? machine.json(at: from), start[statePath] == nil {
                 // With no change, the value at the path is the same at every step of the range: absent at its start, it
                 // is absent throughout. What the state has at the range's end says what the path may have meant.
-                let end = min(to ?? .max, try session.log.highestSequence(stream: stream.name))
+                let end = max(from, min(to ?? .max, try session.log.highestSequence(stream: stream.name)))
                 let there = MissingPath(path: statePath, state: (try? machine.json(at: end)) ?? start)
                 throw InspectorFailure(
                     "The state of '\(stream.name)' has nothing at '\(statePath)' from #\(from) to #\(end) (at #\(end), \(there)). Check the path.",
