@@ -9,7 +9,8 @@ import Darwin
 /// reads the two meta pages with plain reads and says what is wrong, so that a damaged file (a truncated
 /// download, a full disk, a foreign file) is refused with a sentence instead.
 ///
-/// Pages 0 and 1 are meta pages (``MetaPage``); the valid one with the higher transaction id is current.
+/// Pages 0 and 1 are meta pages; of those with LMDB's magic and version, the one
+/// with the higher transaction id is current, as LMDB chooses, and its page size must be possible.
 public enum DataFileCheck {
     /// What is wrong with a data file; each reason ends a sentence about the file ("is truncated: …").
     public enum Problem: Sendable, Equatable {
