@@ -115,6 +115,10 @@ struct InspectorBadInputTests {
         try await fails(["log", demo, "--since", "yesterday"], exit: 2, saying: "is not a time")
         try await fails(["show", demo, "99999"], exit: 2, saying: "has no entry #99999")
         try await fails(["diff", demo, "1", "99999", "--stream", "search"], exit: 2, saying: "past the log's last step")
+        // Steps of two streams, no --stream: which stream's states to compare is left unsaid.
+        try await fails(["diff", demo, "3", "40"], exit: 2,
+                        saying: "#3 is an entry of stream 'search' and #40 of 'todo': a diff compares one stream's states. Choose it with --stream.")
+        #expect(try await Tool.run(["diff", demo, "3", "40", "--stream", "todo"]).status == 0)
         try await fails(["state", demo, "--stream", "search", "--at", "29", "--path", "nothing.here"], exit: 2, saying: "has nothing at 'nothing.here' (the state has isLoadingNextPage, nextPage, query, repos).")
         #expect(try modificationDate(demo) == before)
     }

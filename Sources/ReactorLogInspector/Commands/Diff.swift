@@ -23,6 +23,13 @@ struct Diff: AsyncParsableCommand {
         try await inspect {
             let session = try Session.open(log.log)
             let stream = try session.stream(streamOption.stream, step: b)
+            // Without --stream, the steps name the stream: two steps of two streams leave it unsaid which one's
+            // states to compare (the later step's would be taken, and the earlier one read as its initial state).
+            if streamOption.stream == nil, a > 0, let first = try session.log.entry(at: a), first.stream != stream.name {
+                throw InspectorFailure(
+                    "#\(a) is an entry of stream '\(first.stream)' and #\(b) of '\(stream.name)': a diff compares one stream's states. Choose it with --stream.",
+                    exit: .invalidArgument)
+            }
             let diff = try session.machine(for: stream).diff(from: a, to: b)
             if output.json { return try printJSON(DiffJSON(stream: stream.name, from: a, to: b, changes: ChangeJSON.list(diff))) }
             try printLine(session.terminal.paint("\(stream.name): #\(a) → #\(b)", .bold))
