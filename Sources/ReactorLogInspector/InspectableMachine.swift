@@ -6,6 +6,7 @@ protocol InspectableMachine: Sendable {
     var stream: StreamInfo { get }
     var canReduce: Bool { get }
     var reconstructions: Int { get }
+    func earliestReplayableStep() throws -> UInt64
     func json(at step: UInt64) throws -> JSONValue
     func diff(from a: UInt64, to b: UInt64) throws -> StateDiff
     func blame(_ path: StatePath, from: UInt64, through: UInt64) throws -> [BlameEntry]

@@ -68,6 +68,11 @@ struct PackTests {
         let before = try await reactorlog("state", pack, "--stream", "search", "--at", "12")
         #expect(before.status == 2)
         #expect(before.error.contains("only from its state at #19 on"), "\(before.error)")
+        // blame without --from covers what the pack holds, from its starting state on, as in the original.
+        let blamed = try await reactorlog("blame", pack, "nextPage", "--stream", "search")
+        #expect(blamed.status == 0, "\(blamed.error)")
+        #expect(blamed.lines.first == "search: nextPage changed 1 time" && blamed.output.contains(#"4 → 2  by #22 updateQuery("rx")"#), "\(blamed.output)")
+        #expect(try await reactorlog("blame", pack, "nextPage", "--stream", "search", "--from", "5").error.contains("only from its state at #19 on"))
     }
 
     @Test("without the reducer a range starts at the nearest recorded state, and every recorded state is the same")

@@ -9,7 +9,7 @@ struct Blame: AsyncParsableCommand {
     @OptionGroup var log: LogArgument
     @Argument(help: "The path, such as nextPage, repos.count, items[2].done.") var path: String
     @OptionGroup var streamOption: StreamOption
-    @Option(name: .long, help: "From this step.") var from: UInt64 = 1
+    @Option(name: .long, help: "From this step (default: the first whose state can be rebuilt).") var from: UInt64?
     @Option(name: .long, help: "Up to this step.") var to: UInt64?
     @Option(
         name: [.customShort("n"), .long],
@@ -28,6 +28,8 @@ struct Blame: AsyncParsableCommand {
             let statePath = try StatePath(parsing: path)
             let stream = try session.stream(streamOption.stream)
             let machine = try session.machine(for: stream)
+            // By default, everything the log holds: in a trimmed stream or a pack, from its oldest state on.
+            let from = try from ?? machine.earliestReplayableStep() + 1
             let changes = try latest.map { try machine.lastChanges(of: statePath, count: $0, from: from, atOrBefore: to ?? .max) }
                 ?? machine.blame(statePath, from: from, through: to ?? .max)
             if changes.isEmpty, let start = try? machine.json(at: from), start[statePath] == nil {
