@@ -68,6 +68,8 @@ struct PackTests {
         let before = try await reactorlog("state", pack, "--stream", "search", "--at", "12")
         #expect(before.status == 2)
         #expect(before.error.contains("only from its state at #19 on"), "\(before.error)")
+        // An entry before the pack's range: where its entries are, from the first.
+        #expect(try await reactorlog("show", pack, "19").error.contains("The log has no entry #19 (its entries run #20…#30)."))
         // blame without --from covers what the pack holds, from its starting state on, as in the original.
         let blamed = try await reactorlog("blame", pack, "nextPage", "--stream", "search")
         #expect(blamed.status == 0, "\(blamed.error)")

@@ -23,8 +23,10 @@ struct Show: AsyncParsableCommand {
         try await inspect {
             let session = try Session.open(log.log)
             guard let entry = try session.log.entry(at: sequence) else {
-                let highest = try session.log.highestSequence()
-                throw InspectorFailure("The log has no entry #\(sequence) (its entries run to #\(highest)). Run `\(ReactorLogInspector.commandName) log` to list them.", exit: .invalidArgument)
+                // Where the entries are: a pack or a trimmed log starts past #1.
+                var first = session.log.entries(EntryQuery(limit: 1))
+                let held = try first.next().map { "its entries run #\($0.sequence)…#\(try session.log.highestSequence())" } ?? "it holds no entries"
+                throw InspectorFailure("The log has no entry #\(sequence) (\(held)). Run `\(ReactorLogInspector.commandName) log` to list them.", exit: .invalidArgument)
             }
             let cause = try entry.cause.flatMap { try session.log.entry(at: $0) }
             let caused = entry.kind == .action
