@@ -31,16 +31,21 @@ enum StepRange {
     static func requireEntries(in log: EventLog, stream: String?, from: UInt64, through: UInt64) throws {
         var inRange = log.entries(EntryQuery(from: from, through: through, limit: 1, stream: stream))
         guard try inRange.next() == nil else { return }
-        var first = log.entries(EntryQuery(limit: 1, stream: stream))
         let owner = stream.map { "Stream '\($0)'" } ?? "The log"
         let range = through == .max ? "from #\(from) on" : "in #\(from)…#\(through)"
-        guard let start = try first.next()?.sequence else {
+        guard let held = try held(in: log, stream: stream) else {
             throw InspectorFailure("\(owner) has no entries, so none \(range).", exit: .invalidArgument)
         }
+        throw InspectorFailure("\(owner) has no entry \(range): its entries run \(held). Choose --from and --to inside them.", exit: .invalidArgument)
+    }
+
+    /// Where the entries (of `stream`, when given) run, `#20…#45`: a pack or a trimmed log starts past #1. `nil`
+    /// when there are none.
+    static func held(in log: EventLog, stream: String?) throws -> String? {
+        var first = log.entries(EntryQuery(limit: 1, stream: stream))
+        guard let start = try first.next()?.sequence else { return nil }
         let end = try stream.map { try log.highestSequence(stream: $0) } ?? log.highestSequence()
-        throw InspectorFailure(
-            "\(owner) has no entry \(range): its entries run #\(start)…#\(end). Choose --from and --to inside them.",
-            exit: .invalidArgument)
+        return "#\(start)…#\(end)"
     }
 }
 

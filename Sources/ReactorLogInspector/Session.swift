@@ -100,15 +100,14 @@ func inspect(_ body: () async throws -> Void) async throws {
     } catch {
         let failure = InspectorFailure(error)
         Terminal.current.endProgress()
-        let message = Terminal.visible(failure.message, colored: false, keepNewlines: false)
-        FileHandle.standardError.write(Data("\(ReactorLogInspector.commandName): \(message)\n".utf8))
+        printDiagnostic(failure.message)
         throw ExitCode(failure.exit.rawValue)
     }
 }
 
-/// Writes `line` to standard error as the inspector's own (`reactorlog: warning: …`), made visible, for what the
-/// command did but the user should know.
-func printWarning(_ line: String) {
+/// Writes `line` to standard error as one line of the inspector's own (`reactorlog: …`), control characters made
+/// visible: an error, or a warning (`warning: …`) about what the command did.
+func printDiagnostic(_ line: String) {
     let message = Terminal.visible(line, colored: false, keepNewlines: false)
     FileHandle.standardError.write(Data("\(ReactorLogInspector.commandName): \(message)\n".utf8))
 }

@@ -42,7 +42,7 @@ struct Export: AsyncParsableCommand {
             let sink = try OutputSink(path: output, force: force, mode: session.fileMode)
             _ = try writer.write(format: format, to: sink)
             try sink.commit()
-            if let warning = writer.redaction.unmatchedWarning { printWarning(warning) }
+            if let warning = writer.redaction.unmatchedWarning { printDiagnostic(warning) }
         }
     }
 }

@@ -44,7 +44,7 @@ struct Pack: AsyncParsableCommand {
             try sink.commit()
             let size = Info.fileSize(path)
             try printLine("Packed \(counted(summary.entries, "entry", "entries")) of \(describe(summary.starts)) into \(path) (\(Self.bytes(size))).")
-            if let warning = writer.redaction.unmatchedWarning { printWarning(warning) }
+            if let warning = writer.redaction.unmatchedWarning { printDiagnostic(warning) }
         }
     }
 

@@ -23,9 +23,7 @@ struct Show: AsyncParsableCommand {
         try await inspect {
             let session = try Session.open(log.log)
             guard let entry = try session.log.entry(at: sequence) else {
-                // Where the entries are: a pack or a trimmed log starts past #1.
-                var first = session.log.entries(EntryQuery(limit: 1))
-                let held = try first.next().map { "its entries run #\($0.sequence)…#\(try session.log.highestSequence())" } ?? "it holds no entries"
+                let held = try StepRange.held(in: session.log, stream: nil).map { "its entries run \($0)" } ?? "it holds no entries"
                 throw InspectorFailure("The log has no entry #\(sequence) (\(held)). Run `\(ReactorLogInspector.commandName) log` to list them.", exit: .invalidArgument)
             }
             let cause = try entry.cause.flatMap { try session.log.entry(at: $0) }

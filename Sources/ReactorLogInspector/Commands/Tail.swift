@@ -31,7 +31,7 @@ struct Tail: AsyncParsableCommand {
                 highest > count ? highest - count + 1 : 1
             }
             let width = try session.log.streams().map(\.name.count).max() ?? 0
-            let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(try session.log.highestSequence())".count)
+            let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(highest)".count)
             // Written straight to the file descriptor, so each line appears at once, also in a pipe.
             let emit = { (entry: LogEntry) throws in
                 if output.json { try writeJSONLine(try jsonString(EntryJSON(entry), pretty: false)) } else { try printLine(formatter.line(entry)) }
