@@ -55,15 +55,16 @@ struct SafeOutputTests {
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "target\n")
     }
 
-    @Test("an export interrupted or terminated before it is complete leaves nothing behind and says so", arguments: [SIGINT, SIGTERM])
+    @Test("an export interrupted or terminated before it is complete leaves nothing behind and says so, on one line whatever the file's name", arguments: [SIGINT, SIGTERM])
     func interruptedExport(signal number: Int32) async throws {
         let big = scratch.file("big-\(number).reactorlog")
         #expect(try await Tool.run(["demo", "--out", big, "--actions", "50000"]).status == 0)
-        let out = scratch.file("big-\(number).jsonl"), errors = scratch.file("export-\(number).err")
+        // A name with a terminal's escape and a line break: the message shows them, it does not send them.
+        let out = scratch.file("big-\(number)\u{1B}[2J\n.jsonl"), errors = scratch.file("export-\(number).err")
         let export = try ChildProcess(Tool.products.appendingPathComponent("reactorlog").path, ["export", big, "--output", out], error: .file(errors))
         // Another process: nothing to await but its unfinished file, once it holds a first block (so the export is
         // well under way, its handlers long installed; bounded by the suite's limit).
-        let unfinished = { try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix(".big-\(number).jsonl.") } }
+        let unfinished = { try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix(".big-\(number)\u{1B}[2J\n.jsonl.") } }
         let written = { try unfinished().first.map { try FileManager.default.attributesOfItem(atPath: scratch.file($0))[.size] as? Int ?? 0 } ?? 0 }
         while try written() == 0 && !FileManager.default.fileExists(atPath: out) {
             usleep(5_000)
@@ -74,7 +75,8 @@ struct SafeOutputTests {
         let message = try String(contentsOfFile: errors, encoding: .utf8)
         #expect(exit.status == 128 + number && !exit.signalled, "\(message)")
         let event = number == SIGINT ? "interrupted" : "terminated"
-        #expect(message == "reactorlog: \(event); \(out) was not written.\n")
+        let shown = out.replacingOccurrences(of: "\u{1B}", with: "\\u{1B}").replacingOccurrences(of: "\n", with: "\\u{A}")
+        #expect(message == "reactorlog: \(event); \(shown) was not written.\n", "\(message)")
         #expect(try unfinished().isEmpty && !FileManager.default.fileExists(atPath: out))
     }
 }
