@@ -167,8 +167,11 @@ public enum PageTreeCheck {
                     guard named, dataSize == 48 else {
                         throw Failure(reason: "node \(index) of page \(number) (\(tree)) describes a database where none can be")
                     }
-                    let name = String(decoding: buffer[(offset + 8)..<dataStart], as: UTF8.self)
-                    subtrees.append((Self.integer(buffer, dataStart + 40), Self.integer(buffer, dataStart + 6), "database '\(name)'"))
+                    // A damaged key size makes the name run into other bytes: then it is not shown.
+                    let key = buffer[(offset + 8)..<dataStart]
+                    let shown = key.count <= 64 && key.allSatisfy { (0x20..<0x7F).contains($0) }
+                        ? "database '\(String(decoding: key, as: UTF8.self))'" : "a database whose name is damaged"
+                    subtrees.append((Self.integer(buffer, dataStart + 40), Self.integer(buffer, dataStart + 6), shown))
                 } else if free {
                     freePages += try Self.freeList(buffer, dataStart, dataSize, page: number)
                 }

@@ -58,4 +58,30 @@ struct PageTreeCheckTests {
         }
         #expect(reason.contains("overflow page \(overflow)") && reason.contains("runs past the file's end"), "\(reason)")
     }
+
+    @Test("a named database whose name is damaged is not named with the damaged bytes: a damaged key size makes the name run into other bytes")
+    func damagedName() throws {
+        var (_, bytes) = try fileEndingInOverflowPages()
+        // The main database's node for "values": flags (0x02, a database) 4 bytes and the key size (6) 2 bytes before
+        // the key, its 48-byte record right after it, the record's depth at its byte 6.
+        let key = Array("values".utf8)
+        func isNode(_ offset: Int) -> Bool {
+            bytes[offset - 2] == 6 && bytes[offset - 4] & 0x02 != 0 && Array(bytes[offset..<offset + 6]) == key
+        }
+        // Each copy of the node: the main database's page of an earlier commit may remain.
+        let nodes = (8192..<bytes.count - 64).filter(isNode)
+        try #require(!nodes.isEmpty)
+        for at in nodes {
+            bytes[at] = 0x01
+            bytes[at + 6 + 6] = 0
+            bytes[at + 6 + 7] = 0
+        }
+        let damaged = scratch.file("name.mdb")
+        try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+        guard case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: damaged) else {
+            Issue.record("a database of depth 0 passed")
+            return
+        }
+        #expect(reason == "has a damaged page structure (a database whose name is damaged declares an impossible depth 0)", "\(reason)")
+    }
 }
