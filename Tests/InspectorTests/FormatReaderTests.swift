@@ -9,9 +9,8 @@ import Testing
 @Suite("FORMAT.md reader", .timeLimit(.minutes(2)))
 struct FormatReaderTests {
     let scratch = ScratchDirectory()
-    func read(_ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
-        let result = try await Tool.python("read-log.py", arguments)
-        return (result.status, result.output, result.error)
+    func read(_ arguments: [String]) async throws -> Tool.Result {
+        try await Tool.python("read-log.py", arguments)
     }
 
     @Test("it reads every entry of a demo log, and a copy without a lock file, and finds every rule kept")
@@ -172,5 +171,54 @@ struct FormatReaderTests {
             #expect(result.status == 1, "\(name): \(result.error)")
             #expect(result.error.hasPrefix("\(path): \(message)") && result.error.filter { $0 == "\n" }.count == 1, "\(result.error)")
         }
+    }
+
+    @Test("it walks the page trees before LMDB reads them, as FORMAT.md tells readers to: a node moved outside its branch page is refused, not a crash")
+    func pageTrees() async throws {
+        // 2,002 entries: the trees of `entries` and `stream-index` have branch pages.
+        let log = scratch.file("branches.reactorlog")
+        #expect(try await Tool.run(["demo", "--out", log, "--actions", "500"]).status == 0)
+        let data = try Data(contentsOf: URL(fileURLWithPath: log + "/data.mdb"))
+        // Every branch page (flag 0x01 at byte 10), reachable or left over, its first node offset (byte 16) sent past
+        // the page: LMDB would read the node 60 KiB on, past the file's end for a page near it.
+        let branches = (2..<data.count / 4096).filter { data[$0 * 4096 + 10] & 0x01 != 0 }
+        try #require(branches.count >= 2)
+        var refused = 0
+        for page in branches {
+            var bytes = data
+            bytes.replaceSubrange((page * 4096 + 16)..<(page * 4096 + 18), with: [0xF0, 0xFF])
+            let copy = scratch.file("branch-\(page).reactorlog")
+            try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)
+            try bytes.write(to: URL(fileURLWithPath: copy + "/data.mdb"))
+            let result = try await read([copy, "--copy"])
+            #expect(!result.crashed, "page \(page): signal \(result.status)")
+            #expect(result.error.filter { $0 == "\n" }.count <= 1, "page \(page): \(result.error)")
+            if result.error.contains("its data.mdb has a damaged page structure (node 0 of page \(page) ") {
+                #expect(result.status == 1)
+                refused += 1
+            }
+        }
+        // A left-over page is unreachable, so its damage is harmless; the trees' own branch pages are refused.
+        #expect(refused >= 2, "\(branches)")
+    }
+
+    @Test("a record too short for its checksum, a key of the wrong size or a format version that is not a number is one line naming it, not a traceback", arguments: [
+        ("sites", [0, 0, 0, 9], [0x01, 0x02], "call site 00000009: its record is 2 bytes, too short for its checksum"),
+        ("snapshots", [0, 0, 0, 1, 0], Array("x".utf8), "a snapshot: its key 0000000100 is 5 bytes, not 12"),
+        ("meta", Array("format-version".utf8), Array("7x".utf8), "the metadata breaks a rule: its format-version is b'7x', not a number"),
+    ] as [(String, [UInt8], [UInt8], String)])
+    func malformedRecord(database: String, key: [UInt8], value: [UInt8], message: String) async throws {
+        let path = scratch.file("\(database).reactorlog")
+        let log = try EventLog.open(at: path)
+        try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: 0).append(.action, "buy", caseName: "buy")
+        try log.close()
+        do {
+            let environment = try Environment(path: path)
+            let named = try environment.openDatabase(database)
+            try environment.write { txn in try txn.put(named, key: key, value: value) }
+        }
+        let result = try await read([path])
+        #expect(result.status == 1 && !result.crashed)
+        #expect(result.error == message + "\n", "\(result.error)")
     }
 }

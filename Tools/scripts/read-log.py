@@ -8,6 +8,7 @@ rules every entry obeys (docs/FORMAT.md), and exits 1 on the first damaged recor
 a copy no process writes without a lock file (MDB_NOLOCK), as FORMAT.md describes.
 """
 import datetime
+import fcntl
 import json
 import math
 import os
@@ -41,9 +42,34 @@ def crc32c(data):
 
 
 def checked(record, what):
+    if len(record) < 4:
+        sys.exit(f"{what}: its record is {len(record)} bytes, too short for its checksum")
     if struct.unpack_from("<I", record, 0)[0] != crc32c(record[4:]):
         sys.exit(f"{what}: checksum mismatch")
     return record
+
+
+def key_fields(layout, key, what):
+    """The fields of a key of `layout` (a struct format), or one line saying the key is damaged."""
+    if len(key) != struct.calcsize(layout):
+        sys.exit(f"{what}: its key {bytes(key).hex()} is {len(key)} bytes, not {struct.calcsize(layout)}")
+    return struct.unpack(layout, key)
+
+
+def meta_number(txn, meta, name):
+    """A number the metadata holds as decimal text, or None when it holds none; anything else is damage."""
+    text = txn.get(name, db=meta)
+    if text is not None and not (0 < len(text) <= 20 and bytes(text).isdigit()):
+        sys.exit(f"the metadata breaks a rule: its {name.decode()} is {bytes(text)[:24]!r}, not a number")
+    return None if text is None else int(text)
+
+
+def text_field(data, what):
+    """A UTF-8 text the log stores (a name, a call site), or one line saying it is not UTF-8."""
+    try:
+        return bytes(data).decode("utf-8")
+    except UnicodeDecodeError:
+        sys.exit(f"{what} breaks a rule: it is not UTF-8")
 
 
 def refuse_constant(name):
@@ -200,7 +226,7 @@ def read_varint(data, offset, what):
 def entry_fields(key, record):
     """An entry record's (kind, codec, stream id, sequence, timestamp, cause, case bytes, payload), in either layout
     (docs/FORMAT.md, "Entries"): compact when the kind byte's high bit is set, else version 1."""
-    (stored_under,) = struct.unpack(">Q", key)
+    (stored_under,) = key_fields(">Q", key, "an entry")
     what = f"entry {stored_under}"
     if len(record) > 4 and record[4] & 0x80:
         if len(record) < 18:
@@ -225,7 +251,7 @@ def entry_fields(key, record):
 def block_entries(key, block):
     """The entries of an entry block (docs/FORMAT.md, "Entry blocks", format version 7), each as entry_fields gives
     one; the checksum is checked by the caller."""
-    (first,) = struct.unpack(">Q", key)
+    (first,) = key_fields(">Q", key, "a block of entries")
     what = f"the block of entries from #{first}"
     if len(block) <= 23:
         sys.exit(f"{what}: it is shorter than its header")
@@ -271,7 +297,7 @@ def block_entries(key, block):
 
 def record_entries(key, record):
     """The entries of a record of `entries`: a block's (version 7, marked 0xB7 at offset 4), or the one of a record."""
-    checked(record, f"entry {struct.unpack('>Q', key)[0]}")
+    checked(record, f"entry {key_fields('>Q', key, 'an entry')[0]}")
     if len(record) > 4 and record[4] == 0xB7:
         return block_entries(key, record)
     return [entry_fields(key, record)]
@@ -311,7 +337,7 @@ def index_items(txn, db, blocks):
     """Every (stream id, sequence, kind, call-site number or 0) of the stream index, in key order (docs/FORMAT.md,
     "The stream index"): from blocks since version 5, from a record per entry before."""
     for key, value in txn.cursor(db=db):
-        stream_id, first = struct.unpack(">IQ", key)
+        stream_id, first = key_fields(">IQ", key, "the stream index")
         if not blocks:
             yield stream_id, first, value[0], struct.unpack_from("<I", value, 1)[0] if len(value) >= 5 else 0
             continue
@@ -330,8 +356,9 @@ def index_items(txn, db, blocks):
             yield stream_id, sequence, kind, site
 
 
-def check_meta_pages(data_path):
-    """Refuses a data file LMDB would read past the end of (docs/FORMAT.md, "Before mapping a file")."""
+def check_meta_pages(data_path, walk_trees):
+    """Refuses a data file LMDB would read past the end of (docs/FORMAT.md, "Before mapping a file"); with
+    `walk_trees`, one whose trees lead LMDB outside the file as well."""
     with open(data_path, "rb") as file:
         def meta(offset):
             file.seek(offset)
@@ -343,7 +370,9 @@ def check_meta_pages(data_path):
             last_page, transaction = struct.unpack_from("<QQ", page, 136)
             (free_root,) = struct.unpack_from("<Q", page, 80)
             (main_root,) = struct.unpack_from("<Q", page, 128)
-            return magic, version, page_size, last_page, transaction, free_root, main_root
+            (free_depth,) = struct.unpack_from("<H", page, 46)
+            (main_depth,) = struct.unpack_from("<H", page, 94)
+            return magic, version, page_size, last_page, transaction, free_root, main_root, free_depth, main_depth
         first = meta(0)
         if first is None:
             return "is not an LMDB file (too short for a meta page)"
@@ -359,8 +388,7 @@ def check_meta_pages(data_path):
         current = max(valid, key=lambda page: page[4])
         if not plausible(current[2]):
             return f"has a damaged meta page: its page size is {current[2]}"
-        # The roots LMDB starts from (it asserts, and aborts, on a main root of 0 or 1). ReactorLog walks every page
-        # from them as well; this reader checks only the roots.
+        # The roots LMDB starts from (it asserts, and aborts, on a main root of 0 or 1).
         for name, root in (("free list", current[5]), ("main database", current[6])):
             if root != 0xFFFFFFFFFFFFFFFF and not 2 <= root <= current[3]:
                 return f"has a damaged meta page: the {name}'s root is page {root}, outside pages 2…{current[3]}"
@@ -368,6 +396,129 @@ def check_meta_pages(data_path):
         size = os.fstat(file.fileno()).st_size
         if size < needed or size < 2 * current[2]:
             return f"is truncated: its meta page says it uses {current[3] + 1} pages ({needed} bytes), but the file holds {size} bytes"
+    if walk_trees:
+        return check_page_trees(data_path, current[2], current[3], ((current[5], current[7]), (current[6], current[8])))
+    return None
+
+
+def writer_holds(path):
+    """Whether a process holds the log's writer.lock: its pages then change under a reader walking them."""
+    try:
+        descriptor = os.open(os.path.join(path, "writer.lock"), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(descriptor)
+
+
+def check_page_trees(data_path, page_size, last_page, roots):
+    """Walks every tree LMDB can reach from the current meta page and checks each page before LMDB reads it, since
+    LMDB follows page numbers and node offsets unchecked (docs/FORMAT.md, "Before mapping a file"). `roots` are the
+    free list's and the main database's (root, depth). Returns what is wrong, or None."""
+    with open(data_path, "rb") as file:
+        data = file.read()
+    whole_pages = len(data) // page_size
+    seen = set()
+
+    def page(number, tree):
+        if not 2 <= number <= last_page:
+            raise ValueError(f"{tree} refers to page {number}, outside pages 2…{last_page}")
+        if number >= whole_pages:
+            raise ValueError(f"page {number} cannot be read whole")
+        if number in seen:
+            raise ValueError(f"{tree} reaches page {number} twice")
+        seen.add(number)
+        body = data[number * page_size:(number + 1) * page_size]
+        (stored,) = struct.unpack_from("<Q", body, 0)
+        if stored != number:
+            raise ValueError(f"page {number} says it is page {stored}")
+        return body
+
+    def overflow(first, size, tree):
+        body = page(first, tree)
+        flags, (count,) = struct.unpack_from("<H", body, 10)[0], struct.unpack_from("<I", body, 12)
+        if not flags & 0x04 or count < 1 or first + count - 1 > last_page:
+            raise ValueError(f"overflow page {first} of {tree} is damaged")
+        if size > count * page_size - 16:
+            raise ValueError(f"a value of {size} bytes in {tree} does not fit its {count} overflow pages")
+        if first + count > whole_pages:
+            raise ValueError(f"overflow page {first} of {tree} runs past the file's end")
+        for number in range(first + 1, first + count):
+            if number in seen:
+                raise ValueError(f"{tree} reaches page {number} twice")
+            seen.add(number)
+
+    def walk(root, depth, tree, named, free):
+        if root == 0xFFFFFFFFFFFFFFFF:
+            return  # an empty tree
+        if not 1 <= depth <= 32:
+            raise ValueError(f"{tree} declares an impossible depth {depth}")
+        pending = [(root, 1)]
+        while pending:
+            number, level = pending.pop()
+            body = page(number, tree)
+            flags, lower, upper = struct.unpack_from("<HHH", body, 10)
+            branch, leaf = bool(flags & 0x01), bool(flags & 0x02)
+            if branch == leaf or flags & 0x04:
+                raise ValueError(f"page {number} of {tree} is neither a branch nor a leaf page (flags {flags})")
+            if leaf != (level == depth):
+                raise ValueError(f"page {number} of {tree} is a {'leaf' if leaf else 'branch'} page at level {level} of {depth}")
+            if not 16 <= lower <= upper <= page_size or (lower - 16) % 2:
+                raise ValueError(f"page {number} of {tree} has impossible bounds ({lower}, {upper})")
+            count = (lower - 16) // 2
+            if count == 0 and not (leaf and level == 1):
+                raise ValueError(f"page {number} of {tree} holds no node")
+            for index in range(count):
+                (offset,) = struct.unpack_from("<H", body, 16 + 2 * index)
+                if offset < upper or offset + 8 > page_size:
+                    raise ValueError(f"node {index} of page {number} ({tree}) lies outside its page")
+                low, high, node_flags, key_size = struct.unpack_from("<HHHH", body, offset)
+                start = offset + 8 + key_size
+                if start > page_size:
+                    raise ValueError(f"the key of node {index} of page {number} ({tree}) runs past its page")
+                if branch:
+                    # A branch node's child: the two size fields and the flags, as one 48-bit page number.
+                    pending.append((low | high << 16 | node_flags << 32, level + 1))
+                    continue
+                size = low | high << 16
+                if node_flags & ~0x03 or node_flags == 0x03:
+                    raise ValueError(f"node {index} of page {number} ({tree}) has impossible flags {node_flags}")
+                if node_flags & 0x01:  # the value lies in overflow pages
+                    if start + 8 > page_size:
+                        raise ValueError(f"node {index} of page {number} ({tree}) runs past its page")
+                    overflow(struct.unpack_from("<Q", body, start)[0], size, tree)
+                    continue
+                if start + size > page_size:
+                    raise ValueError(f"the value of node {index} of page {number} ({tree}) runs past its page")
+                if node_flags & 0x02:  # a named database's record
+                    if not named or size != 48:
+                        raise ValueError(f"node {index} of page {number} ({tree}) describes a database where none can be")
+                    # A damaged key size makes the name run into other bytes: then it is not shown.
+                    key = body[offset + 8:start]
+                    shown = f"database '{key.decode()}'" if len(key) <= 64 and all(32 <= c < 127 for c in key) else "a database whose name is damaged"
+                    (sub_depth,) = struct.unpack_from("<H", body, start + 6)
+                    (sub_root,) = struct.unpack_from("<Q", body, start + 40)
+                    walk(sub_root, sub_depth, shown, False, False)
+                elif free:
+                    if size < 8 or size % 8:
+                        raise ValueError(f"a free-list record of page {number} has {size} bytes")
+                    (listed,) = struct.unpack_from("<Q", body, start)
+                    if listed != size // 8 - 1:
+                        raise ValueError(f"a free-list record of page {number} counts {listed} pages in {size} bytes")
+                    for (free_page,) in struct.iter_unpack("<Q", body[start + 8:start + size]):
+                        if not 2 <= free_page <= last_page:
+                            raise ValueError(f"the free list names page {free_page}, outside pages 2…{last_page}")
+
+    try:
+        walk(*roots[0], "the free list", False, True)
+        walk(*roots[1], "the main database", True, False)
+    except ValueError as failure:
+        return f"has a damaged page structure ({failure})"
     return None
 
 
@@ -389,7 +540,8 @@ def main():
     data_path = os.path.join(path, "data.mdb")
     if not os.path.isfile(data_path):
         sys.exit(f"{path}: it has no data.mdb that is a regular file (a log is a directory holding one)")
-    problem = check_meta_pages(data_path)
+    # The trees are walked only when nothing writes the log: a writer reuses pages while they are read.
+    problem = check_meta_pages(data_path, walk_trees=copy or not writer_holds(path))
     if problem:
         sys.exit(f"{path}: its data.mdb {problem}")
     env = lmdb.open(path, readonly=True, max_dbs=16, subdir=True, lock=not copy)
@@ -413,10 +565,9 @@ def main():
     except lmdb.NotFoundError:
         schema_db = None
     with env.begin() as txn:
-        raw_version = txn.get(b"format-version", db=meta)
-        if raw_version is None:
+        version = meta_number(txn, meta, b"format-version")
+        if version is None:
             sys.exit("the log has no format-version: it is not a ReactorLog log")
-        version = int(raw_version)
         if version > 7:
             sys.exit(f"format version {version} is newer than 7")
         # Version 6: a CRC-32C over every other key and value, in key order, each after its length as a u32,
@@ -437,8 +588,8 @@ def main():
         if version >= 2 and gap_db is not None:
             for key, record in txn.cursor(db=gap_db):
                 checked(record, f"gap {key.hex()}")
-                stream_id, first, resumes_at = struct.unpack_from("<IQQ", record, 4)
-                if len(record) != 24 or struct.unpack(">IQ", key) != (stream_id, resumes_at) or not 1 <= first <= resumes_at:
+                stream_id, first, resumes_at = struct.unpack_from("<IQQ", record, 4) if len(record) == 24 else (0, 0, 0)
+                if key_fields(">IQ", key, "a gap") != (stream_id, resumes_at) or not 1 <= first <= resumes_at:
                     sys.exit(f"gap {key.hex()} breaks a rule: its record does not match its key")
                 if txn.get(key, db=snapshots) is None:
                     sys.exit(f"gap {key.hex()} breaks a rule: no snapshot of its stream at #{resumes_at}")
@@ -446,14 +597,16 @@ def main():
         durability = txn.get(b"durability", db=meta)
         if durability is not None and durability not in (b"sync", b"grouped", b"nosync"):
             sys.exit(f"the metadata breaks a rule: durability '{durability.decode(errors='replace')}'")
-        raw_floor = txn.get(b"sequence-floor", db=meta)
-        floor = int(raw_floor) if raw_floor is not None else 0
+        floor = meta_number(txn, meta, b"sequence-floor") or 0
         names, floors = {}, {}
         for key, record in txn.cursor(db=streams):
             checked(record, f"stream {key.hex()}")
-            (stream_id,) = struct.unpack(">I", key)
-            name_length = struct.unpack_from("<H", record, 6)[0]
-            name = bytes(record[40:40 + name_length]).decode()
+            (stream_id,) = key_fields(">I", key, "a stream")
+            name_length, _, type_length, fingerprint_length, state_length = (
+                struct.unpack_from("<HIHHI", record, 6) if len(record) >= 40 else (-1, 0, 0, 0, 0))
+            if len(record) != 40 + name_length + type_length + fingerprint_length + state_length:
+                sys.exit(f"stream {key.hex()} breaks a rule: its record is {len(record)} bytes, not the 40 of its header and the lengths it gives")
+            name = text_field(record[40:40 + name_length], f"stream {key.hex()}'s name")
             if name in names.values():
                 sys.exit(f"the streams break a rule: two streams are named '{name}'")
             names[stream_id] = name
@@ -461,19 +614,19 @@ def main():
             if floors[stream_id] > floor:
                 sys.exit(f"stream '{name}' breaks a rule: its sequence floor {floors[stream_id]} is above the log's ({floor})")
         codec_name = txn.get(b"codec", db=meta)
-        print(f"format {version}, codec {codec_name.decode() if codec_name else 'unknown'}, streams {sorted(names.values())}")
+        print(f"format {version}, codec {text_field(codec_name, 'the codec name') if codec_name else 'unknown'}, streams {sorted(names.values())}")
 
         # Version 3: a stream resumed with other types keeps, per finished era, the fingerprint of the types that
         # wrote its numbers up to the era's end; a reader decodes those payloads as they say (or migrates them).
         if schema_db is not None:
             for key, record in txn.cursor(db=schema_db):
                 checked(record, f"schema era {key.hex()}")
-                stream_id, through = struct.unpack_from("<IQ", record, 4)
-                if len(record) <= 16 or struct.unpack(">IQ", key) != (stream_id, through) or stream_id not in names:
+                stream_id, through = struct.unpack_from("<IQ", record, 4) if len(record) > 16 else (0, 0)
+                if key_fields(">IQ", key, "a schema era") != (stream_id, through) or stream_id not in names:
                     sys.exit(f"schema era {key.hex()} breaks a rule: its record does not match its key or names no stream")
                 if version < 3:
                     sys.exit(f"schema era {key.hex()} breaks a rule: the log says format version {version}")
-                fingerprint = bytes(record[16:]).decode()
+                fingerprint = text_field(record[16:], f"schema era {key.hex()}")
                 print(f"schema era: stream '{names[stream_id]}' up to #{through} written by {fingerprint}")
 
         # Call sites: an action's index value may carry, after its kind, the number of its text in `sites`.
@@ -481,7 +634,7 @@ def main():
         if site_db is not None:
             for key, record in txn.cursor(db=site_db):
                 checked(record, f"call site {key.hex()}")
-                sites[struct.unpack(">I", key)[0]] = bytes(record[4:]).decode()
+                sites[key_fields(">I", key, "a call site")[0]] = text_field(record[4:], f"call site {key.hex()}")
 
         listed = {}  # the index: kind and call-site number, by (stream id, sequence)
         latest = {}
@@ -505,7 +658,7 @@ def main():
                 # A new kind comes with a new format version (FORMAT.md, Versioning): in this one it is damage.
                 sys.exit(f"entry #{sequence} has kind {kind}, which this reader does not know: the log is damaged "
                          "or was written against a later docs/FORMAT.md")
-            case = case_bytes.decode()
+            case = text_field(case_bytes, f"entry #{sequence}'s case name")
             check_rules(txn, entries, kind, case, stream_id, sequence, cause)
             payload = payload_text(codec, payload_bytes, f"entry #{sequence}")
             when = datetime.datetime.fromtimestamp(timestamp / 1e9, datetime.timezone.utc).strftime("%H:%M:%S.%f")[:-3]
@@ -535,8 +688,8 @@ def main():
                 show(fields)
         count, based = 0, set()
         for key, record in txn.cursor(db=snapshots):
+            stream_id, sequence = key_fields(">IQ", key, "a snapshot")
             checked(record, f"snapshot {key.hex()}")
-            stream_id, sequence = struct.unpack(">IQ", key)
             if stream_id not in names:
                 sys.exit(f"snapshot {key.hex()} breaks a rule: it names stream id {stream_id}, which the log does not describe")
             entry = entry_at(txn, entries, sequence)
