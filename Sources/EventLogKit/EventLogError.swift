@@ -27,8 +27,11 @@ public enum EventLogError: HintedError, Sendable, Equatable {
     /// The log's files are damaged where LMDB would trust them (a truncated data file): refused before
     /// anything is read.
     case damagedFile(path: String, reason: String)
-    /// The log's files cannot be read or written by this user.
-    case permissionDenied(path: String)
+    /// The log's files cannot be read or written by this user; `reason` says which, as a clause ("its data.mdb
+    /// cannot be read").
+    case permissionDenied(path: String, reason: String)
+    /// A new log cannot be created at the path: `reason` says why, as a clause.
+    case cannotCreate(path: String, reason: String)
     /// No stream has that name.
     case unknownStream(name: String)
     /// The stream is already open for writing through another ``LogStream``.
@@ -49,7 +52,8 @@ public enum EventLogError: HintedError, Sendable, Equatable {
         switch self {
         case .notFound(let path): "No log at \(path)."
         case .notALog(let path, let reason): "\(path) is not a ReactorLog log: \(reason)."
-        case .permissionDenied(let path): "The log at \(path) cannot be read: permission denied."
+        case .permissionDenied(let path, let reason): "The log at \(path) cannot be opened by this user: \(reason)."
+        case .cannotCreate(let path, let reason): "No log can be created at \(path): \(reason)."
         case .newerFormat(let path, let found, let supported):
             "\(path) uses log format version \(found), but this ReactorLog reads versions up to \(supported)."
         case .alreadyOpen(let path, let detail): "\(path) is already open for writing (\(detail))."
@@ -80,7 +84,8 @@ public enum EventLogError: HintedError, Sendable, Equatable {
         switch self {
         case .notFound: "Check the path; a log is a directory such as demo.reactorlog/."
         case .notALog: "Point at a directory written by ReactorLog."
-        case .permissionDenied: "Run as the log's owner, or copy the log somewhere you can read it."
+        case .permissionDenied: "Run as the log's owner, or copy the log into a directory of your own and open the copy."
+        case .cannotCreate: "Choose a directory this user may write."
         case .newerFormat: "Upgrade ReactorLog to read it."
         case .alreadyOpen: "Close the other writer, or open the log read-only."
         case .readOnly: "Open it for writing to append, trim or import."

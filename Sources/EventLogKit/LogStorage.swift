@@ -76,7 +76,11 @@ final class LogStorage: Sendable {
             do {
                 try files.createDirectory(atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
             } catch {
-                throw .notFound(path: (path as NSString).deletingLastPathComponent.isEmpty ? path : (path as NSString).deletingLastPathComponent)
+                let parent = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+                if files.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue, access(parent, W_OK) != 0 {
+                    throw .cannotCreate(path: path, reason: "this user may not write in \(parent)")
+                }
+                throw .notFound(path: parent == "." ? path : parent)
             }
             return
         }
@@ -86,7 +90,7 @@ final class LogStorage: Sendable {
         try checkLockFiles(in: path)
         let dataPath = path + "/" + LogLayout.dataFile
         if readOnly, access(dataPath, F_OK) == 0, access(dataPath, R_OK) != 0, errno == EACCES {
-            throw .permissionDenied(path: path)
+            throw .permissionDenied(path: path, reason: "its \(LogLayout.dataFile) cannot be read")
         }
         var status = stat()
         if stat(dataPath, &status) == 0 {
@@ -111,7 +115,7 @@ final class LogStorage: Sendable {
             }
             return
         }
-        if errno == EACCES { throw .permissionDenied(path: path) }
+        if errno == EACCES { throw .permissionDenied(path: path, reason: "its \(LogLayout.dataFile) cannot be read") }
         if lstat(dataPath, &status) == 0 {
             throw .notALog(path: path, reason: "its \(LogLayout.dataFile) is a symbolic link to nothing")
         }
@@ -141,6 +145,17 @@ final class LogStorage: Sendable {
         }
     }
 
+    /// Which file LMDB was denied, as a clause: its lock file, which it opens for writing even to read (it keeps its
+    /// readers' table there), or, for a writer, the data file.
+    private static func deniedFile(in path: String, readOnly: Bool) -> String {
+        let lock = path + "/" + LogLayout.lockFile
+        let lockDenied = access(lock, F_OK) == 0 ? access(lock, R_OK | W_OK) != 0 : access(path, W_OK) != 0
+        if lockDenied || readOnly {
+            return "LMDB opens its lock file, \(LogLayout.lockFile), for writing even to read the log, and this user may not \(access(lock, F_OK) == 0 ? "write it" : "create it in the log's directory")"
+        }
+        return "its \(LogLayout.dataFile) cannot be written"
+    }
+
     /// What a file that is not a regular file is, for an error ("a directory"); `nil` for a regular file.
     private static func kind(of status: stat) -> String? {
         switch status.st_mode & S_IFMT {
@@ -166,6 +181,7 @@ final class LogStorage: Sendable {
             environment = try Environment(path: path, options: options)
         } catch {
             if error.isInvalidFile { throw .notALog(path: path, reason: "its \(LogLayout.dataFile) is not an LMDB file") }
+            if error.code == EACCES { throw .permissionDenied(path: path, reason: deniedFile(in: path, readOnly: readOnly)) }
             throw .storage(path: path, error)
         }
         if !readOnly {

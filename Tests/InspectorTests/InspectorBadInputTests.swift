@@ -43,7 +43,7 @@ struct InspectorBadInputTests {
         #expect(try await Tool.run(["log", path]).status == 0)
     }
 
-    @Test("a log this user cannot read says 'permission denied', not that it has no data file")
+    @Test("a log this user cannot read says so, not that it has no data file; one whose directory it may not write names LMDB's lock file")
     func permissionDenied() async throws {
         let log = scratch.file("private.reactorlog")
         #expect(try await Tool.run(["demo", "--out", log]).status == 0)
@@ -60,8 +60,25 @@ struct InspectorBadInputTests {
             if getuid() != 0 { try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: log + "/data.mdb") }
             let result = try await asOtherUser(["info", log])
             #expect(result.status == 3, "\(result.error)")
-            #expect(result.error.contains("cannot be read: permission denied"), "\(result.error)")
+            #expect(result.error.contains("cannot be opened by this user: its data.mdb cannot be read."), "\(result.error)")
             #expect(!result.error.contains("has no data.mdb"))
+        }
+        // The data readable, the directory not writable: LMDB must create lock.mdb, or write the one there (left by
+        // the app that recorded the log, its owner's).
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: log + "/data.mdb")
+        try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: log + "/lock.mdb")
+        for (lockFile, clause) in [(true, "may not write it"), (false, "may not create it in the log's directory")] {
+            if !lockFile { try FileManager.default.removeItem(atPath: log + "/lock.mdb") }
+            try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: log)
+            defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: log) }
+            let result = try await asOtherUser(["log", log])
+            #expect(result.status == 3, "\(result.error)")
+            #expect(result.error.hasPrefix("reactorlog: The log at \(log) cannot be opened by this user: LMDB opens its lock file, lock.mdb, for writing even to read the log, and this user \(clause). Run as the log's owner, or copy the log into a directory of your own and open the copy."), "\(result.error)")
+            // A new log in a directory this user may not write: not 'No log at', which sent users looking for a typo.
+            let new = log + "/new.reactorlog"
+            let created = try await asOtherUser(["demo", "--out", new])
+            #expect(created.status == 3, "\(created.error)")
+            #expect(created.error == "reactorlog: No log can be created at \(new): this user may not write in \(log). Choose a directory this user may write.\n")
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: log)
     }
