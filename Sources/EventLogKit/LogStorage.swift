@@ -146,14 +146,14 @@ final class LogStorage: Sendable {
     }
 
     /// Which file LMDB was denied, as a clause: its lock file, which it opens for writing even to read (it keeps its
-    /// readers' table there), or, for a writer, the data file.
+    /// readers' table there), or the data file.
     private static func deniedFile(in path: String, readOnly: Bool) -> String {
         let lock = path + "/" + LogLayout.lockFile
-        let lockDenied = access(lock, F_OK) == 0 ? access(lock, R_OK | W_OK) != 0 : access(path, W_OK) != 0
-        if lockDenied || readOnly {
-            return "LMDB opens its lock file, \(LogLayout.lockFile), for writing even to read the log, and this user may not \(access(lock, F_OK) == 0 ? "write it" : "create it in the log's directory")"
+        let lockExists = access(lock, F_OK) == 0
+        if lockExists ? access(lock, R_OK | W_OK) != 0 : access(path, W_OK) != 0 {
+            return "LMDB opens its lock file, \(LogLayout.lockFile), for writing even to read the log, and this user may not \(lockExists ? "write it" : "create it in the log's directory")"
         }
-        return "its \(LogLayout.dataFile) cannot be written"
+        return "its \(LogLayout.dataFile) cannot be \(readOnly ? "read" : "written")"
     }
 
     /// What a file that is not a regular file is, for an error ("a directory"); `nil` for a regular file.

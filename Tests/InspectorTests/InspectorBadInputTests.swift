@@ -80,6 +80,15 @@ struct InspectorBadInputTests {
             #expect(created.status == 3, "\(created.error)")
             #expect(created.error == "reactorlog: No log can be created at \(new): this user may not write in \(log). Choose a directory this user may write.\n")
         }
+        // A command that writes (trim), the directory and lock files open to all, the data file read-only.
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: log)
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: log + "/data.mdb")
+        for file in ["lock.mdb", "writer.lock"] where FileManager.default.fileExists(atPath: log + "/" + file) {
+            try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: log + "/" + file)
+        }
+        let trim = try await asOtherUser(["trim", log, "--before", "10"])
+        #expect(trim.status == 3, "\(trim.error)")
+        #expect(trim.error.hasPrefix("reactorlog: The log at \(log) cannot be opened by this user: its data.mdb cannot be written."), "\(trim.error)")
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: log)
     }
 
