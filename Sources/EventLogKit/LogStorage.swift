@@ -245,18 +245,25 @@ final class LogStorage: Sendable {
     /// Checks the format version; a new log gets its metadata, an existing one records its new writer, and an index
     /// of format version 1 to 4 is converted to blocks in the same transaction.
     private func prepareMetadata(readOnly: Bool, configuration: EventLogConfiguration) throws(EventLogError) {
+        // The environment holds ReactorLog's databases: a format version missing or not a number where the log holds
+        // entries or was ever created is damage, not another program's file.
         let existing = try metaValue(LogLayout.MetaKey.formatVersion)
         if let existing {
             guard let version = Int(existing) else {
-                throw .notALog(path: path, reason: "its format version '\(existing)' is not a number")
+                throw .damagedFile(path: path, reason: "its format version '\(existing)' is not a number")
             }
             if version > EventLog.formatVersion {
                 throw .newerFormat(path: path, found: version, supported: EventLog.formatVersion)
             }
-        } else if readOnly {
-            throw .notALog(path: path, reason: "it has no format version in its metadata")
-        } else if try storage({ () throws in try environment.read { txn in try txn.count(entries) } }) > 0 {
-            throw .notALog(path: path, reason: "it has entries but no format version")
+        } else {
+            let count = try storage { () throws in try environment.read { txn in try txn.count(entries) } }
+            if count > 0 {
+                throw .damagedFile(path: path, reason: "its metadata has no format version, though it holds entries")
+            }
+            if try metaValue(LogLayout.MetaKey.createdAt) != nil {
+                throw .damagedFile(path: path, reason: "its metadata has no format version, though it says when the log was created")
+            }
+            if readOnly { throw .notALog(path: path, reason: "it has no format version in its metadata") }
         }
         guard !readOnly else { return }
         var values = [

@@ -137,6 +137,34 @@ struct BadInputTests {
         #expect(throws: expected) { try EventLog.open(at: path) }
     }
 
+    @Test("a log whose format version is lost or not a number is damaged, not 'not a ReactorLog log': one damaged byte in the metadata's page did it", arguments: [
+        (nil, "its metadata has no format version, though it holds entries"),
+        ("7x", "its format version '7x' is not a number"),
+    ] as [(String?, String)])
+    func damagedFormatVersion(value: String?, reason: String) throws {
+        let path = scratch.file("version-\(value ?? "none").reactorlog")
+        do {
+            // Let go before the change: an open log's storage would be shared by the opens below.
+            let log = try EventLog.open(at: path)
+            try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: 0).append(.action, "buy", caseName: "buy")
+            try log.close()
+        }
+        do {
+            let env = try Environment(path: path)
+            let meta = try env.openDatabase("meta")
+            try env.write { txn in
+                if let value {
+                    try txn.put(meta, key: Array("format-version".utf8), value: Array(value.utf8))
+                } else {
+                    try txn.delete(meta, key: Array("format-version".utf8))
+                }
+            }
+        }
+        let expected = EventLogError.damagedFile(path: path, reason: reason)
+        #expect(throws: expected) { try EventLog.openReadOnly(at: path) }
+        #expect(throws: expected) { try EventLog.open(at: path) }
+    }
+
     @Test("a block whose bytes were changed on disk fails its checksum, naming its first entry; the blocks around it read")
     func flippedByte() throws {
         let path = scratch.file("flip.reactorlog")
