@@ -20,7 +20,7 @@ extension EventLog {
         }
         let meta: LogMetadata
         do {
-            meta = try storage.metadata()
+            meta = try storage.metadata(checkingSeal: false)
         } catch {
             report.error(error.description)
             return report

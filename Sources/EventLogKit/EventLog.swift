@@ -102,7 +102,9 @@ public final class EventLog: Sendable {
     /// The failure that stopped the writer, or `nil` while it is healthy.
     public var writeFailure: EventLogError? { writer?.currentFailure }
 
-    /// The log's metadata.
+    /// The log's metadata. Throws ``EventLogError/corruptMetadata(reason:)`` when the checksum that seals it (format
+    /// version 6) does not match: one of its values is damaged, and would be passed on as if it were sound.
+    /// ``verify(progress:)`` names the damage; the entries still read.
     public func metadata() throws(EventLogError) -> LogMetadata {
         try storage.metadata()
     }

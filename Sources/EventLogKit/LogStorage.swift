@@ -192,6 +192,10 @@ final class LogStorage: Sendable {
             do {
                 databases.append(try environment.openDatabase(name, flags: readOnly ? [] : .create))
             } catch where error.isNotFound {
+                // With `meta` there, a database gone is damage to the main database's page, not another program's file.
+                if !databases.isEmpty {
+                    throw .damagedFile(path: path, reason: "its main database no longer lists ReactorLog's '\(name)' database")
+                }
                 throw .notALog(path: path, reason: "it is an LMDB environment without ReactorLog's '\(name)' database")
             } catch {
                 throw .storage(path: path, error)
@@ -218,7 +222,7 @@ final class LogStorage: Sendable {
         } else if let blocks = try openOptional(LogLayout.streamIndexDatabase, create: !readOnly) {
             index = StreamIndex(database: blocks, layout: .blocks)
         } else {
-            throw .notALog(path: path, reason: "it is an LMDB environment without ReactorLog's '\(LogLayout.streamIndexDatabase)' database")
+            throw .damagedFile(path: path, reason: "its main database no longer lists ReactorLog's '\(LogLayout.streamIndexDatabase)' database")
         }
         let storage = LogStorage(path: path, environment: environment, databases: databases, index: index, optional: optional)
         try storage.prepareMetadata(readOnly: readOnly, configuration: configuration)
@@ -325,7 +329,8 @@ final class LogStorage: Sendable {
         }
     }
 
-    func metadata() throws(EventLogError) -> LogMetadata {
+    /// The log's metadata; refused when its seal is broken unless `checkingSeal` is false (verify, which reports it).
+    func metadata(checkingSeal: Bool = true) throws(EventLogError) -> LogMetadata {
         let values: [String: String] = try read { txn in
             var values: [String: String] = [:]
             try txn.withCursor(meta) { cursor in
@@ -336,6 +341,11 @@ final class LogStorage: Sendable {
                 }
             }
             return values
+        }
+        // A broken seal means a value below may be damaged (a digit of the creation time, the sequence floor), and
+        // what reads the metadata passes it on (an export's header): it is refused, as a writer refuses it.
+        if checkingSeal, case .broken = try read({ txn in try MetadataSeal.status(txn, meta) }) {
+            throw .corruptMetadata(reason: "its checksum does not match its keys and values, so one of them is damaged")
         }
         typealias Key = LogLayout.MetaKey
         guard let version = values[Key.formatVersion].flatMap(Int.init) else {

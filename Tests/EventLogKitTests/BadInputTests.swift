@@ -137,18 +137,22 @@ struct BadInputTests {
         #expect(throws: expected) { try EventLog.open(at: path) }
     }
 
+    /// A closed log in the scratch directory holding one action, let go before the test changes its file: an open log's
+    /// storage would be shared by the test's own opens.
+    func logOfOneEntry(_ name: String) throws -> String {
+        let path = scratch.file(name)
+        let log = try EventLog.open(at: path)
+        try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: 0).append(.action, "buy", caseName: "buy")
+        try log.close()
+        return path
+    }
+
     @Test("a log whose format version is lost or not a number is damaged, not 'not a ReactorLog log': one damaged byte in the metadata's page did it", arguments: [
         (nil, "its metadata has no format version, though it holds entries"),
         ("7x", "its format version '7x' is not a number"),
     ] as [(String?, String)])
     func damagedFormatVersion(value: String?, reason: String) throws {
-        let path = scratch.file("version-\(value ?? "none").reactorlog")
-        do {
-            // Let go before the change: an open log's storage would be shared by the opens below.
-            let log = try EventLog.open(at: path)
-            try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: 0).append(.action, "buy", caseName: "buy")
-            try log.close()
-        }
+        let path = try logOfOneEntry("version-\(value ?? "none").reactorlog")
         do {
             let env = try Environment(path: path)
             let meta = try env.openDatabase("meta")
@@ -163,6 +167,20 @@ struct BadInputTests {
         let expected = EventLogError.damagedFile(path: path, reason: reason)
         #expect(throws: expected) { try EventLog.openReadOnly(at: path) }
         #expect(throws: expected) { try EventLog.open(at: path) }
+    }
+
+    @Test("a log whose main database lost one of ReactorLog's databases is damaged, not another program's environment", arguments: ["entries", "stream-index"])
+    func lostDatabase(name: String) throws {
+        let path = try logOfOneEntry("lost-\(name).reactorlog")
+        do {
+            // What a damaged node offset in the main database's page did in a sweep: the database's node gone.
+            let env = try Environment(path: path)
+            let database = try env.openDatabase(name)
+            try env.write { txn in try txn.drop(database) }
+        }
+        #expect(throws: EventLogError.damagedFile(path: path, reason: "its main database no longer lists ReactorLog's '\(name)' database")) {
+            try EventLog.openReadOnly(at: path)
+        }
     }
 
     @Test("a block whose bytes were changed on disk fails its checksum, naming its first entry; the blocks around it read")

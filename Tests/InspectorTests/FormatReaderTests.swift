@@ -81,6 +81,10 @@ struct FormatReaderTests {
         #expect(result.status == 1)
         #expect(result.error.contains("the metadata: checksum mismatch"), "\(result.error)")
         #expect(try await Tool.run(["verify", path]).status == 1)
+        // An export would carry the damaged time in its header as if it were sound: it is refused.
+        let export = try await Tool.run(["export", path, "--output", scratch.file("sealed.jsonl")])
+        #expect(export.status == 5 && export.error.contains("The log's metadata is corrupt"), "\(export.error)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("sealed.jsonl")))
     }
 
     @Test("an entry kind this version does not know is refused, not skipped, by both readers: a new kind is a new format version")
