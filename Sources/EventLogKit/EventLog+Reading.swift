@@ -81,12 +81,13 @@ extension EventLog {
 
     /// Where each of stream `name`'s actions from `from` through `through` was sent from (`send`'s file and line,
     /// such as `MyApp/CheckoutView.swift:42`), by sequence number; actions recorded without one are left out.
-    /// Read from the stream index and the interned sites alone.
+    /// Read from the stream index and the interned sites alone. Throws ``EventLogError/corruptEntry(sequence:reason:)``
+    /// for an action whose site the log does not hold intact.
     public func callSites(stream name: String, from: UInt64 = 1, through: UInt64 = .max) throws(EventLogError) -> [UInt64: String] {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
         var found: [UInt64: String] = [:]
         try storage.forEachIndexChunk(stream: info.id, from: from, through: through) { (chunk) throws(EventLogError) in
-            for key in chunk where key.site != 0 { found[key.sequence] = try storage.siteText(key.site) }
+            for key in chunk where key.site != 0 { found[key.sequence] = try storage.siteText(key.site, of: key.sequence) }
         }
         return found
     }
@@ -96,7 +97,8 @@ extension EventLog {
         try storage.highestSiteNumber() > 0
     }
 
-    /// Where the action numbered `sequence` was sent from, or `nil` (another kind of entry, or none recorded).
+    /// Where the action numbered `sequence` was sent from, or `nil` (another kind of entry, or none recorded); a site
+    /// the log does not hold intact throws, as in ``callSites(stream:from:through:)``.
     public func callSite(at sequence: UInt64) throws(EventLogError) -> String? {
         guard let entry = try entry(at: sequence) else { return nil }
         return try callSite(of: entry)

@@ -145,6 +145,11 @@ final class LogStorage: Sendable {
         }
     }
 
+    /// The main database's record of ReactorLog's database `name` is damaged (its flags, its root): LMDB refused it.
+    private static func damagedRecord(of name: String, path: String, _ error: LMDBError) -> EventLogError {
+        .damagedFile(path: path, reason: "its main database's record of ReactorLog's '\(name)' database is damaged (\(error.isIncompatible ? "LMDB finds its flags incompatible" : "LMDB cannot read it"))")
+    }
+
     /// Which file LMDB was denied, as a clause: its lock file, which it opens for writing even to read (it keeps its
     /// readers' table there), or the data file.
     private static func deniedFile(in path: String, readOnly: Bool) -> String {
@@ -197,6 +202,8 @@ final class LogStorage: Sendable {
                     throw .damagedFile(path: path, reason: "its main database no longer lists ReactorLog's '\(name)' database")
                 }
                 throw .notALog(path: path, reason: "it is an LMDB environment without ReactorLog's '\(name)' database")
+            } catch where !databases.isEmpty && (error.isIncompatible || error.isCorrupted) {
+                throw damagedRecord(of: name, path: path, error)
             } catch {
                 throw .storage(path: path, error)
             }
@@ -206,6 +213,8 @@ final class LogStorage: Sendable {
                 return try environment.openDatabase(name, flags: create ? .create : [])
             } catch where error.isNotFound {
                 return nil
+            } catch where error.isIncompatible || error.isCorrupted {
+                throw damagedRecord(of: name, path: path, error)
             } catch {
                 throw .storage(path: path, error)
             }
@@ -344,10 +353,17 @@ final class LogStorage: Sendable {
         }
         // A broken seal means a value below may be damaged (a digit of the creation time, the sequence floor), and
         // what reads the metadata passes it on (an export's header): it is refused, as a writer refuses it.
-        if checkingSeal, case .broken = try read({ txn in try MetadataSeal.status(txn, meta) }) {
-            throw .corruptMetadata(reason: "its checksum does not match its keys and values, so one of them is damaged")
-        }
         typealias Key = LogLayout.MetaKey
+        if checkingSeal {
+            switch try read({ txn in try MetadataSeal.status(txn, meta) }) {
+            case .broken:
+                throw .corruptMetadata(reason: "its checksum does not match its keys and values, so one of them is damaged")
+            case .missing where values[Key.formatVersion].flatMap(Int.init) ?? 0 >= LogLayout.sealedMetadataFormatVersion:
+                throw .corruptMetadata(reason: "its checksum is missing, though the log's format version seals it")
+            default:
+                break
+            }
+        }
         guard let version = values[Key.formatVersion].flatMap(Int.init) else {
             throw .corruptMetadata(reason: "the format version is missing")
         }
@@ -424,7 +440,8 @@ final class LogStorage: Sendable {
         try MetadataSeal.seal(txn, meta)
     }
 
-    /// Every interned call site, by number; a damaged record is left out (its actions show no call site).
+    /// Every interned call site, by number; a damaged record is left out (an action that names it is refused as
+    /// damaged when read with its site).
     func callSites() throws(EventLogError) -> [UInt32: String] {
         guard let sites else { return [:] }
         return try read { txn in
@@ -450,16 +467,20 @@ final class LogStorage: Sendable {
     func callSite(stream id: UInt32, sequence: UInt64) throws(EventLogError) -> String? {
         let number = try read { txn in try index.item(txn, stream: id, sequence: sequence)?.site }
         guard let number, number != 0 else { return nil }
-        return try siteText(number)
+        return try siteText(number, of: sequence)
     }
 
-    /// The text of interned call site `number`, from a cache that is read again when it lacks the number (a
-    /// live log interns new sites); `nil` when the log does not hold it intact.
-    func siteText(_ number: UInt32) throws(EventLogError) -> String? {
+    /// The text of interned call site `number`, which entry `sequence` names, from a cache that is read again when
+    /// it lacks the number (a live log interns new sites). A site is committed with the first entry that names it,
+    /// so one the log does not hold intact is damage: passed on as no call site, an export would lose it.
+    func siteText(_ number: UInt32, of sequence: UInt64) throws(EventLogError) -> String {
         if let site = siteCache.withLock({ $0[number] }) { return site }
         let sites = try callSites()
         siteCache.withLock { $0 = sites }
-        return sites[number]
+        guard let site = sites[number] else {
+            throw .corruptEntry(sequence: sequence, reason: "its call site, number \(number), is damaged or missing from the log")
+        }
+        return site
     }
 
     // MARK: The stream index

@@ -44,6 +44,9 @@ public struct LMDBError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isMapResized: Bool { code == MDB_MAP_RESIZED }
     /// The file is not an LMDB environment or has an incompatible version (`MDB_INVALID`, `MDB_VERSION_MISMATCH`).
     public var isInvalidFile: Bool { code == MDB_INVALID || code == MDB_VERSION_MISMATCH }
+    /// A named database's record does not describe a database with the flags asked for (`MDB_INCOMPATIBLE`): in a
+    /// file whose writer always used the same flags, a damaged record.
+    public var isIncompatible: Bool { code == MDB_INCOMPATIBLE }
     /// The file is corrupted (`MDB_CORRUPTED`, `MDB_PAGE_NOTFOUND`, `MDB_PANIC`).
     public var isCorrupted: Bool { code == MDB_CORRUPTED || code == MDB_PAGE_NOTFOUND || code == MDB_PANIC }
 

@@ -183,6 +183,23 @@ struct BadInputTests {
         }
     }
 
+    @Test("a log whose main database holds a plain value where ReactorLog's database was (a damaged node's flags) is damaged, not an LMDB error")
+    func incompatibleDatabase() throws {
+        let path = try logOfOneEntry("incompatible.reactorlog")
+        do {
+            let env = try Environment(path: path)
+            let pins = try env.openDatabase("pins")
+            let main = try env.openDatabase(nil)
+            try env.write { txn in
+                try txn.drop(pins)
+                try txn.put(main, key: Array("pins".utf8), value: Array("not a database".utf8))
+            }
+        }
+        #expect(throws: EventLogError.damagedFile(path: path, reason: "its main database's record of ReactorLog's 'pins' database is damaged (LMDB finds its flags incompatible)")) {
+            try EventLog.openReadOnly(at: path)
+        }
+    }
+
     @Test("a block whose bytes were changed on disk fails its checksum, naming its first entry; the blocks around it read")
     func flippedByte() throws {
         let path = scratch.file("flip.reactorlog")

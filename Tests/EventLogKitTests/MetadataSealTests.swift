@@ -113,6 +113,9 @@ struct MetadataSealTests {
         }
         let report = try EventLog.openReadOnly(at: path).verify()
         #expect(report.problems.map(\.message) == ["the metadata has no checksum, but the log says format version \(EventLog.formatVersion), whose metadata is sealed by one"])
+        #expect(throws: EventLogError.corruptMetadata(reason: "its checksum is missing, though the log's format version seals it")) {
+            try EventLog.openReadOnly(at: path).metadata()
+        }
 
         try damage(path) { meta, txn in
             try txn.put(meta, key: Array(LogLayout.MetaKey.formatVersion.utf8), value: Array("5".utf8))

@@ -374,3 +374,27 @@ struct InspectorBadInputTests {
         #expect(!FileManager.default.fileExists(atPath: demo + "/copy"))
     }
 }
+
+extension InspectorBadInputTests {
+    @Test("an action whose call site record is damaged is refused where its site is read (export, log --json, show), not passed on without it")
+    func damagedCallSite() async throws {
+        do {
+            // The first site's record, its checksum left as it was: a damaged byte in the text.
+            let environment = try Environment(path: demo)
+            let sites = try environment.openDatabase("sites")
+            try environment.write { txn in
+                var record = Array(try #require(try txn.get(sites, key: [0, 0, 0, 1])))
+                record[record.count - 1] ^= 0x01
+                try txn.put(sites, key: [0, 0, 0, 1], value: record)
+            }
+        }
+        let message = "its call site, number 1, is damaged or missing from the log"
+        try await fails(["export", demo, "--output", scratch.file("sites.jsonl")], exit: 5, saying: message)
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("sites.jsonl")))
+        try await fails(["log", demo, "--stream", "search", "--json"], exit: 5, saying: message)
+        try await fails(["show", demo, "2"], exit: 5, saying: message)
+        // What does not show call sites still reads, and verify names the entry.
+        #expect(try await Tool.run(["log", demo, "--stream", "search"]).status == 0)
+        #expect(try await Tool.run(["verify", demo]).status == 1)
+    }
+}
