@@ -457,10 +457,17 @@ final class LogStorage: Sendable {
         }
     }
 
-    /// The highest number in `sites` (0 when there is none).
+    /// The highest number in `sites` (0 when there is none). A last key that is not a number is damage: read as no
+    /// sites, every action's site would be left out of an export, and a writer would number its next site 1 again.
     func highestSiteNumber() throws(EventLogError) -> UInt32 {
         guard let sites else { return 0 }
-        return try read { txn in try txn.withCursor(sites) { try $0.last().flatMap { KeyCoding.decodeStream($0.key) } } } ?? 0
+        // The last key's number, nil when it is not one, or nothing when there is no key.
+        let last: UInt32?? = try read { txn in try txn.withCursor(sites) { try $0.last().map { KeyCoding.decodeStream($0.key) } } }
+        guard let last else { return 0 }
+        guard let number = last else {
+            throw .damagedFile(path: path, reason: "the key of its last call site is damaged")
+        }
+        return number
     }
 
     /// The call site recorded with entry `sequence` of stream `id` (the number in its index value), or `nil`.

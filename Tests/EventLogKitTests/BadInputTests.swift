@@ -200,6 +200,20 @@ struct BadInputTests {
         }
     }
 
+    @Test("a last call-site key that is not a number is damage: read as no sites, an export dropped every call site and a writer would number a new site 1 again")
+    func damagedSiteKey() throws {
+        let path = try logOfOneEntry("site-key.reactorlog")
+        do {
+            // A key size damaged by one: the key runs one byte into its record.
+            let env = try Environment(path: path)
+            let sites = try env.openDatabase("sites")
+            try env.write { txn in try txn.put(sites, key: [0, 0, 0, 12, 0x5D], value: Array("x".utf8)) }
+        }
+        let expected = EventLogError.damagedFile(path: path, reason: "the key of its last call site is damaged")
+        #expect(throws: expected) { try EventLog.openReadOnly(at: path).hasCallSites() }
+        #expect(throws: expected) { try EventLog.open(at: path) }
+    }
+
     @Test("a block whose bytes were changed on disk fails its checksum, naming its first entry; the blocks around it read")
     func flippedByte() throws {
         let path = scratch.file("flip.reactorlog")
