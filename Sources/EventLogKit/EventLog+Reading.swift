@@ -187,7 +187,11 @@ extension EventLog {
             try txn.withCursor(storage.snapshots) { cursor in
                 var sequences: [UInt64] = []
                 var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, 0))
-                while let current = item, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == info.id {
+                while let current = item {
+                    // A key that is not a stream and a number is damage: ending the walk there lost the snapshots
+                    // after it from an export, with nothing said.
+                    let key = try KeyCoding.requireStreamSequence(current.key, in: LogLayout.snapshotsDatabase)
+                    guard key.stream == info.id else { break }
                     sequences.append(key.sequence)
                     item = try cursor.next()
                 }

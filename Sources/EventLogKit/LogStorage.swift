@@ -202,7 +202,11 @@ final class LogStorage: Sendable {
                     throw .damagedFile(path: path, reason: "its main database no longer lists ReactorLog's '\(name)' database")
                 }
                 throw .notALog(path: path, reason: "it is an LMDB environment without ReactorLog's '\(name)' database")
-            } catch where !databases.isEmpty && (error.isIncompatible || error.isCorrupted) {
+            } catch where error.isIncompatible || error.isCorrupted {
+                // `meta`'s record refused is damage when the main database lists ReactorLog's other databases.
+                if databases.isEmpty, (try? environment.databaseNames())?.contains(LogLayout.entriesDatabase) != true {
+                    throw .storage(path: path, error)
+                }
                 throw damagedRecord(of: name, path: path, error)
             } catch {
                 throw .storage(path: path, error)
@@ -412,7 +416,9 @@ final class LogStorage: Sendable {
         return try txn.withCursor(database) { cursor in
             var found: [Record] = []
             var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, 0))
-            while let current = item, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == id {
+            while let current = item {
+                let key = try KeyCoding.requireStreamSequence(current.key, in: "\(what)s")
+                guard key.stream == id else { break }
                 guard let record = decode(current.key, current.value) else {
                     throw EventLogError.corruptMetadata(reason: "the \(what) record of stream \(id) at #\(key.sequence) is damaged")
                 }

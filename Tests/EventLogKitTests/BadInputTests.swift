@@ -183,19 +183,19 @@ struct BadInputTests {
         }
     }
 
-    @Test("a log whose main database holds a plain value where ReactorLog's database was (a damaged node's flags) is damaged, not an LMDB error")
-    func incompatibleDatabase() throws {
-        let path = try logOfOneEntry("incompatible.reactorlog")
+    @Test("a log whose main database holds a plain value where ReactorLog's database was (a damaged node's flags) is damaged, not an LMDB error", arguments: ["pins", "meta"])
+    func incompatibleDatabase(name: String) throws {
+        let path = try logOfOneEntry("incompatible-\(name).reactorlog")
         do {
             let env = try Environment(path: path)
-            let pins = try env.openDatabase("pins")
+            let database = try env.openDatabase(name)
             let main = try env.openDatabase(nil)
             try env.write { txn in
-                try txn.drop(pins)
-                try txn.put(main, key: Array("pins".utf8), value: Array("not a database".utf8))
+                try txn.drop(database)
+                try txn.put(main, key: Array(name.utf8), value: Array("not a database".utf8))
             }
         }
-        #expect(throws: EventLogError.damagedFile(path: path, reason: "its main database's record of ReactorLog's 'pins' database is damaged (LMDB finds its flags incompatible)")) {
+        #expect(throws: EventLogError.damagedFile(path: path, reason: "its main database's record of ReactorLog's '\(name)' database is damaged (LMDB finds its flags incompatible)")) {
             try EventLog.openReadOnly(at: path)
         }
     }
@@ -212,6 +212,20 @@ struct BadInputTests {
         let expected = EventLogError.damagedFile(path: path, reason: "the key of its last call site is damaged")
         #expect(throws: expected) { try EventLog.openReadOnly(at: path).hasCallSites() }
         #expect(throws: expected) { try EventLog.open(at: path) }
+    }
+
+    @Test("a snapshot key of the wrong size is damage, not the end of a stream's snapshots: an export lost the snapshots after it")
+    func damagedSnapshotKey() throws {
+        let path = try logOfOneEntry("snapshot-key.reactorlog")
+        do {
+            // A key size damaged by one, as the sweep found: the stream's key runs one byte into its record.
+            let env = try Environment(path: path)
+            let snapshots = try env.openDatabase("snapshots")
+            try env.write { txn in try txn.put(snapshots, key: [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0x5D], value: Array("x".utf8)) }
+        }
+        #expect(throws: EventLogError.corruptMetadata(reason: "a key of the log's snapshots is 13 bytes, not 12")) {
+            try EventLog.openReadOnly(at: path).snapshotSequences(stream: "shop")
+        }
     }
 
     @Test("a block whose bytes were changed on disk fails its checksum, naming its first entry; the blocks around it read")
