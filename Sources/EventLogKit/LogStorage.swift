@@ -344,7 +344,8 @@ final class LogStorage: Sendable {
 
     /// The log's metadata; refused when its seal is broken unless `checkingSeal` is false (verify, which reports it).
     func metadata(checkingSeal: Bool = true) throws(EventLogError) -> LogMetadata {
-        let values: [String: String] = try read { txn in
+        // The values and the seal's status from one snapshot of the log.
+        let (values, seal): ([String: String], MetadataSeal.Status?) = try read { txn in
             var values: [String: String] = [:]
             try txn.withCursor(meta) { cursor in
                 var item = try cursor.first()
@@ -353,13 +354,13 @@ final class LogStorage: Sendable {
                     item = try cursor.next()
                 }
             }
-            return values
+            return (values, checkingSeal ? try MetadataSeal.status(txn, meta) : nil)
         }
         // A broken seal means a value below may be damaged (a digit of the creation time, the sequence floor), and
         // what reads the metadata passes it on (an export's header): it is refused, as a writer refuses it.
         typealias Key = LogLayout.MetaKey
-        if checkingSeal {
-            switch try read({ txn in try MetadataSeal.status(txn, meta) }) {
+        if let seal {
+            switch seal {
             case .broken:
                 throw .corruptMetadata(reason: "its checksum does not match its keys and values, so one of them is damaged")
             case .missing where values[Key.formatVersion].flatMap(Int.init) ?? 0 >= LogLayout.sealedMetadataFormatVersion:
