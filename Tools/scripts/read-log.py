@@ -11,6 +11,7 @@ import datetime
 import fcntl
 import json
 import math
+import mmap
 import os
 import stat
 import struct
@@ -420,8 +421,9 @@ def check_page_trees(data_path, page_size, last_page, roots):
     """Walks every tree LMDB can reach from the current meta page and checks each page before LMDB reads it, since
     LMDB follows page numbers and node offsets unchecked (docs/FORMAT.md, "Before mapping a file"). `roots` are the
     free list's and the main database's (root, depth). Returns what is wrong, or None."""
-    with open(data_path, "rb") as file:
-        data = file.read()
+    # Mapped read-only, not read into memory: a page is sliced out only once the file is known to hold it.
+    file = open(data_path, "rb")
+    data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
     whole_pages = len(data) // page_size
     seen = set()
 
@@ -519,6 +521,9 @@ def check_page_trees(data_path, page_size, last_page, roots):
         walk(*roots[1], "the main database", True, False)
     except ValueError as failure:
         return f"has a damaged page structure ({failure})"
+    finally:
+        data.close()
+        file.close()
     return None
 
 
