@@ -147,21 +147,25 @@ struct BadInputTests {
         return path
     }
 
+    /// Changes the closed log at `path` as damage would, in one write transaction on its database `name`, through an
+    /// environment let go before the test opens the log.
+    func damage(_ path: String, database name: String, _ body: (Transaction, Database) throws -> Void) throws {
+        let env = try Environment(path: path)
+        let database = try env.openDatabase(name)
+        try env.write { txn in try body(txn, database) }
+    }
+
     @Test("a log whose format version is lost or not a number is damaged, not 'not a ReactorLog log': one damaged byte in the metadata's page did it", arguments: [
         (nil, "its metadata has no format version, though it holds entries"),
         ("7x", "its format version '7x' is not a number"),
     ] as [(String?, String)])
     func damagedFormatVersion(value: String?, reason: String) throws {
         let path = try logOfOneEntry("version-\(value ?? "none").reactorlog")
-        do {
-            let env = try Environment(path: path)
-            let meta = try env.openDatabase("meta")
-            try env.write { txn in
-                if let value {
-                    try txn.put(meta, key: Array("format-version".utf8), value: Array(value.utf8))
-                } else {
-                    try txn.delete(meta, key: Array("format-version".utf8))
-                }
+        try damage(path, database: "meta") { txn, meta in
+            if let value {
+                try txn.put(meta, key: Array("format-version".utf8), value: Array(value.utf8))
+            } else {
+                try txn.delete(meta, key: Array("format-version".utf8))
             }
         }
         let expected = EventLogError.damagedFile(path: path, reason: reason)
@@ -172,12 +176,8 @@ struct BadInputTests {
     @Test("a log whose main database lost one of ReactorLog's databases is damaged, not another program's environment", arguments: ["entries", "stream-index"])
     func lostDatabase(name: String) throws {
         let path = try logOfOneEntry("lost-\(name).reactorlog")
-        do {
-            // What a damaged node offset in the main database's page did in a sweep: the database's node gone.
-            let env = try Environment(path: path)
-            let database = try env.openDatabase(name)
-            try env.write { txn in try txn.drop(database) }
-        }
+        // What a damaged node offset in the main database's page did in a sweep: the database's node gone.
+        try damage(path, database: name) { txn, database in try txn.drop(database) }
         #expect(throws: EventLogError.damagedFile(path: path, reason: "its main database no longer lists ReactorLog's '\(name)' database")) {
             try EventLog.openReadOnly(at: path)
         }
@@ -203,12 +203,8 @@ struct BadInputTests {
     @Test("a last call-site key that is not a number is damage: read as no sites, an export dropped every call site and a writer would number a new site 1 again")
     func damagedSiteKey() throws {
         let path = try logOfOneEntry("site-key.reactorlog")
-        do {
-            // A key size damaged by one: the key runs one byte into its record.
-            let env = try Environment(path: path)
-            let sites = try env.openDatabase("sites")
-            try env.write { txn in try txn.put(sites, key: [0, 0, 0, 12, 0x5D], value: Array("x".utf8)) }
-        }
+        // A key size damaged by one: the key runs one byte into its record.
+        try damage(path, database: "sites") { txn, sites in try txn.put(sites, key: [0, 0, 0, 12, 0x5D], value: Array("x".utf8)) }
         let expected = EventLogError.damagedFile(path: path, reason: "the key of its last call site is damaged")
         #expect(throws: expected) { try EventLog.openReadOnly(at: path).hasCallSites() }
         #expect(throws: expected) { try EventLog.open(at: path) }
@@ -217,11 +213,9 @@ struct BadInputTests {
     @Test("a snapshot key of the wrong size is damage, not the end of a stream's snapshots: an export lost the snapshots after it")
     func damagedSnapshotKey() throws {
         let path = try logOfOneEntry("snapshot-key.reactorlog")
-        do {
-            // A key size damaged by one, as the sweep found: the stream's key runs one byte into its record.
-            let env = try Environment(path: path)
-            let snapshots = try env.openDatabase("snapshots")
-            try env.write { txn in try txn.put(snapshots, key: [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0x5D], value: Array("x".utf8)) }
+        // A key size damaged by one, as the sweep found: the stream's key runs one byte into its record.
+        try damage(path, database: "snapshots") { txn, snapshots in
+            try txn.put(snapshots, key: [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0x5D], value: Array("x".utf8))
         }
         #expect(throws: EventLogError.corruptMetadata(reason: "a key of the log's snapshots is 13 bytes, not 12")) {
             try EventLog.openReadOnly(at: path).snapshotSequences(stream: "shop")
