@@ -168,10 +168,9 @@ extension EventLog {
     func latestSnapshot(stream info: StreamInfo, atOrBefore sequence: UInt64) throws(EventLogError) -> Snapshot? {
         try storage.read { txn in
             try txn.withCursor(storage.snapshots) { cursor -> Snapshot? in
-                guard let found = try cursor.seek(atOrBefore: KeyCoding.streamSequence(info.id, sequence)),
-                      let key = KeyCoding.decodeStreamSequence(found.key), key.stream == info.id
-                else { return nil }
-                return try SnapshotRecord.decode(streamID: info.id, sequence: key.sequence, streamName: info.name, record: found.value)
+                var keys = StreamKeyCursor(cursor, stream: info.id, .records("snapshot"))
+                guard let found = try keys.seek(atOrBefore: sequence) else { return nil }
+                return try SnapshotRecord.decode(streamID: info.id, sequence: found.sequence, streamName: info.name, record: found.value)
             }
         }
     }
@@ -185,15 +184,12 @@ extension EventLog {
     func snapshotSequences(of info: StreamInfo) throws(EventLogError) -> [UInt64] {
         try storage.read { txn in
             try txn.withCursor(storage.snapshots) { cursor in
+                var keys = StreamKeyCursor(cursor, stream: info.id, .records("snapshot"))
                 var sequences: [UInt64] = []
-                var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(info.id, 0))
+                var item = try keys.seek(atOrAfter: 0)
                 while let current = item {
-                    // A key that is not a stream and a number is damage: ending the walk there lost the snapshots
-                    // after it from an export, with nothing said.
-                    let key = try KeyCoding.requireStreamSequence(current.key, in: LogLayout.snapshotsDatabase)
-                    guard key.stream == info.id else { break }
-                    sequences.append(key.sequence)
-                    item = try cursor.next()
+                    sequences.append(current.sequence)
+                    item = try keys.next()
                 }
                 return sequences
             }

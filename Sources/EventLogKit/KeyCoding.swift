@@ -37,13 +37,4 @@ enum KeyCoding {
             UInt64(bigEndian: key.loadUnaligned(fromByteOffset: 4, as: UInt64.self))
         )
     }
-
-    /// Reads a 12-byte stream-and-sequence key of `database` (named for the error), which a walk over a stream's
-    /// keys must not take for the end of the stream when it is damaged.
-    static func requireStreamSequence(_ key: UnsafeRawBufferPointer, in database: String) throws(EventLogError) -> (stream: UInt32, sequence: UInt64) {
-        guard let decoded = decodeStreamSequence(key) else {
-            throw .corruptMetadata(reason: "a key of the log's \(database) is \(key.count) bytes, not 12")
-        }
-        return decoded
-    }
 }

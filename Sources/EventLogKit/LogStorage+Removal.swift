@@ -5,9 +5,8 @@ extension LogStorage {
     /// The sequence number of stream `id`'s latest snapshot at or before `sequence`, without decoding it.
     func latestSnapshotSequence(_ txn: Transaction, stream id: UInt32, atOrBefore sequence: UInt64) throws -> UInt64? {
         try txn.withCursor(snapshots) { cursor in
-            try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, sequence))
-                .flatMap { KeyCoding.decodeStreamSequence($0.key) }
-                .flatMap { $0.stream == id ? $0.sequence : nil }
+            var keys = StreamKeyCursor(cursor, stream: id, .records("snapshot"))
+            return try keys.seek(atOrBefore: sequence)?.sequence
         }
     }
 
@@ -21,13 +20,13 @@ extension LogStorage {
 
     /// Deletes stream `id`'s snapshots numbered from `first` up to (not including) `end`; returns how many.
     func deleteSnapshots(_ txn: Transaction, stream id: UInt32, from first: UInt64, before end: UInt64) throws -> Int {
-        try deleteKeys(txn, snapshots, stream: id, from: first) { $0 < end }
+        try deleteKeys(txn, snapshots, "snapshot", stream: id, from: first) { $0 < end }
     }
 
     /// Deletes stream `id`'s gap records whose snapshot is at or before `sequence`: the stretch before them is gone.
     func deleteGaps(_ txn: Transaction, stream id: UInt32, through sequence: UInt64) throws {
         guard let gaps else { return }
-        _ = try deleteKeys(txn, gaps, stream: id, from: 0) { $0 <= sequence }
+        _ = try deleteKeys(txn, gaps, "gap", stream: id, from: 0) { $0 <= sequence }
     }
 
     /// Stream `id`'s gaps, as this transaction sees them, in order; a damaged record is an error.
@@ -35,15 +34,18 @@ extension LogStorage {
         try streamRecords(txn, gaps, stream: id, what: "gap") { GapRecord.decode(key: $0, record: $1)?.removed }
     }
 
-    /// Deletes the (stream, sequence) keys of `database` for stream `id` from `first` on while `matches` says so.
-    private func deleteKeys(_ txn: Transaction, _ database: Database, stream id: UInt32, from first: UInt64, while matches: (UInt64) -> Bool) throws -> Int {
+    /// Deletes the (stream, sequence) keys of `database`, which holds `what` records, for stream `id` from `first` on
+    /// while `matches` says so.
+    private func deleteKeys(_ txn: Transaction, _ database: Database, _ what: String, stream id: UInt32, from first: UInt64, while matches: (UInt64) -> Bool) throws -> Int {
         try txn.withCursor(database) { cursor in
+            var keys = StreamKeyCursor(cursor, stream: id, .records(what))
             var count = 0
-            var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, first))
-            while let current = item, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == id, matches(key.sequence) {
+            var item = try keys.seek(atOrAfter: first)
+            while let current = item, matches(current.sequence) {
                 try cursor.deleteCurrent()
                 count += 1
-                item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, key.sequence + 1))
+                guard current.sequence < .max else { break }
+                item = try keys.seek(atOrAfter: current.sequence + 1)
             }
             return count
         }

@@ -415,16 +415,16 @@ final class LogStorage: Sendable {
     ) throws -> [Record] {
         guard let database else { return [] }
         return try txn.withCursor(database) { cursor in
+            var keys = StreamKeyCursor(cursor, stream: id, .records(what))
             var found: [Record] = []
-            var item = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, 0))
+            var item = try keys.seek(atOrAfter: 0)
             while let current = item {
-                let key = try KeyCoding.requireStreamSequence(current.key, in: "\(what)s")
-                guard key.stream == id else { break }
-                guard let record = decode(current.key, current.value) else {
-                    throw EventLogError.corruptMetadata(reason: "the \(what) record of stream \(id) at #\(key.sequence) is damaged")
+                let key = KeyCoding.streamSequence(id, current.sequence)
+                guard let record = key.withUnsafeBytes({ decode($0, current.value) }) else {
+                    throw EventLogError.corruptMetadata(reason: "the \(what) record of stream \(id) at #\(current.sequence) is damaged")
                 }
                 found.append(record)
-                item = try cursor.next()
+                item = try keys.next()
             }
             return found
         }

@@ -43,7 +43,7 @@ struct StreamIndex: Sendable {
     /// Calls `body` with stream `id`'s items from `from` through `through`, in order, until it returns `false`;
     /// returns whether the walk reached the end of that range. A damaged block is an error, unless `damaged` is
     /// given: then it is told of the block (``EventLogError/corruptIndex(streamID:block:reason:)``) and the walk
-    /// goes on after it.
+    /// goes on after it; keys out of order or not 12 bytes (``StreamKeyCursor``) are told the same way, and end it.
     @discardableResult
     func forEach(
         _ txn: Transaction, stream id: UInt32, from: UInt64 = 0, through: UInt64 = .max,
@@ -52,20 +52,31 @@ struct StreamIndex: Sendable {
         guard from <= through else { return true }
         try requireUnconverted(txn)
         return try txn.withCursor(database) { cursor in
+            var keys = StreamKeyCursor(cursor, stream: id, .index)
             switch layout {
             case .records:
-                var record = try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, from))
-                while let current = record, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == id, key.sequence <= through {
-                    guard try body(Self.item(key.sequence, record: current.value)) else { return false }
-                    record = try cursor.next()
+                var record = try keys.seek(atOrAfter: from)
+                while let current = record, current.sequence <= through {
+                    guard try body(Self.item(current.sequence, record: current.value)) else { return false }
+                    record = try keys.next()
                 }
                 return true
             case .blocks:
-                var block = try Self.seekBlock(cursor, stream: id, holding: from)
-                while let current = block, let key = KeyCoding.decodeStreamSequence(current.key), key.stream == id, key.sequence <= through {
+                // Keys out of order cannot be walked past: with `damaged`, the walk ends there, told as a damaged block.
+                func move(_ body: () throws -> StreamKeyCursor.Found?) throws -> StreamKeyCursor.Found? {
+                    do {
+                        return try body()
+                    } catch let error as EventLogError {
+                        guard let damaged, case .corruptIndex = error else { throw error }
+                        try damaged(error)
+                        return nil
+                    }
+                }
+                var block = try move { try Self.seekBlock(&keys, holding: from) }
+                while let current = block, current.sequence <= through {
                     var (stopped, beyond) = (false, false)
                     do {
-                        try Self.decode(current.value, stream: id, first: key.sequence) { item in
+                        try Self.decode(current.value, stream: id, first: current.sequence) { item in
                             guard item.sequence >= from else { return true }
                             guard item.sequence <= through else {
                                 beyond = true
@@ -75,12 +86,12 @@ struct StreamIndex: Sendable {
                             return !stopped
                         }
                     } catch let error as EventLogError {
-                        guard let damaged, case .corruptIndex(id, key.sequence, _) = error else { throw error }
+                        guard let damaged, case .corruptIndex(id, current.sequence, _) = error else { throw error }
                         try damaged(error)
                     }
                     if stopped { return false }
                     if beyond { return true }
-                    block = try cursor.next()
+                    block = try move { try keys.next() }
                 }
                 return true
             }
@@ -100,24 +111,25 @@ struct StreamIndex: Sendable {
         guard sequence > floor else { return nil }
         try requireUnconverted(txn)
         return try txn.withCursor(database) { cursor in
-            var current = try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, sequence))
-            while let found = current, let key = KeyCoding.decodeStreamSequence(found.key), key.stream == id {
+            var keys = StreamKeyCursor(cursor, stream: id, .index)
+            var current = try keys.seek(atOrBefore: sequence)
+            while let found = current {
                 switch layout {
                 case .records:
-                    guard key.sequence > floor else { return nil }
-                    let item = Self.item(key.sequence, record: found.value)
+                    guard found.sequence > floor else { return nil }
+                    let item = Self.item(found.sequence, record: found.value)
                     if matches(item.kind) { return item }
                 case .blocks:
                     var last: Item?
-                    try Self.decode(found.value, stream: id, first: key.sequence) { item in
+                    try Self.decode(found.value, stream: id, first: found.sequence) { item in
                         guard item.sequence <= sequence else { return false }
                         if item.sequence > floor, matches(item.kind) { last = item }
                         return true
                     }
                     if let last { return last }
-                    guard key.sequence > floor else { return nil }
+                    guard found.sequence > floor else { return nil }
                 }
-                current = try cursor.previous()
+                current = try keys.previous()
             }
             return nil
         }
@@ -130,16 +142,17 @@ struct StreamIndex: Sendable {
         guard count > 0 else { return nil }
         try requireUnconverted(txn)
         return try txn.withCursor(database) { cursor in
+            var keys = StreamKeyCursor(cursor, stream: id, .index)
             var remaining = count
             var earliest: Item?
-            var current = try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, sequence))
-            while let found = current, let key = KeyCoding.decodeStreamSequence(found.key), key.stream == id {
+            var current = try keys.seek(atOrBefore: sequence)
+            while let found = current {
                 var items: [Item] = []
                 switch layout {
                 case .records:
-                    items = [Self.item(key.sequence, record: found.value)]
+                    items = [Self.item(found.sequence, record: found.value)]
                 case .blocks:
-                    try Self.decode(found.value, stream: id, first: key.sequence) { item in
+                    try Self.decode(found.value, stream: id, first: found.sequence) { item in
                         guard item.sequence <= sequence else { return false }
                         items.append(item)
                         return true
@@ -148,7 +161,7 @@ struct StreamIndex: Sendable {
                 if items.count >= remaining { return items[items.count - remaining] }
                 remaining -= items.count
                 earliest = items.first ?? earliest
-                current = try cursor.previous()
+                current = try keys.previous()
             }
             return earliest
         }
@@ -161,10 +174,9 @@ struct StreamIndex: Sendable {
 
     /// Positions `cursor` on the first block of stream `id` that may hold `sequence` or a later item: the block at
     /// or before it, when it is the stream's, else the stream's first block after it.
-    private static func seekBlock(_ cursor: Cursor, stream id: UInt32, holding sequence: UInt64) throws -> KeyValue? {
-        let before = try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, sequence))
-        if before.flatMap({ KeyCoding.decodeStreamSequence($0.key) })?.stream == id { return before }
-        return try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, sequence))
+    private static func seekBlock(_ keys: inout StreamKeyCursor, holding sequence: UInt64) throws -> StreamKeyCursor.Found? {
+        if let before = try keys.seek(atOrBefore: sequence) { return before }
+        return try keys.seek(atOrAfter: sequence)
     }
 
     /// The largest key of the index, which a new block must exceed to be appended in place.
@@ -224,13 +236,12 @@ struct StreamIndex: Sendable {
         var straddling = true   // only the first block looked at can start before `first`
         while position <= last {
             let block: (key: UInt64, items: [Item])? = try txn.withCursor(database) { cursor in
-                let found = straddling
-                    ? try Self.seekBlock(cursor, stream: id, holding: position)
-                    : try cursor.seek(atOrAfter: KeyCoding.streamSequence(id, position))
-                guard let found, let key = KeyCoding.decodeStreamSequence(found.key), key.stream == id, key.sequence <= last else { return nil }
+                var keys = StreamKeyCursor(cursor, stream: id, .index)
+                let found = straddling ? try Self.seekBlock(&keys, holding: position) : try keys.seek(atOrAfter: position)
+                guard let found, found.sequence <= last else { return nil }
                 var items: [Item] = []
-                try Self.decode(found.value, stream: id, first: key.sequence) { items.append($0); return true }
-                return (key.sequence, items)
+                try Self.decode(found.value, stream: id, first: found.sequence) { items.append($0); return true }
+                return (found.sequence, items)
             }
             straddling = false
             guard let block, let end = block.items.last?.sequence else { break }

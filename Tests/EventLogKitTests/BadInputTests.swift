@@ -217,9 +217,47 @@ struct BadInputTests {
         try damage(path, database: "snapshots") { txn, snapshots in
             try txn.put(snapshots, key: [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0x5D], value: Array("x".utf8))
         }
-        #expect(throws: EventLogError.corruptMetadata(reason: "a key of the log's snapshots is 13 bytes, not 12")) {
+        #expect(throws: EventLogError.corruptMetadata(reason: "among stream 1's snapshot keys, a key where a search for #0 lands is 13 bytes, not 12")) {
             try EventLog.openReadOnly(at: path).snapshotSequences(stream: "shop")
         }
+    }
+
+    @Test("a snapshot key whose size is damaged to 0 breaks LMDB's order, and a seek then passes the stream's first snapshots: refused, not left out")
+    func snapshotKeyOutOfOrder() throws {
+        let path = scratch.file("snapshot-order.reactorlog")
+        var sequences: [UInt64] = []
+        do {
+            let log = try EventLog.open(at: path)
+            let stream = try log.counterStream()
+            for i in 1...5 {
+                sequences.append(try stream.append(.mutation("m", i)))
+                try stream.writeSnapshot(i, at: sequences[i - 1])
+            }
+            try log.close()
+        }
+        #expect(try EventLog.openReadOnly(at: path).snapshotSequences(stream: "counter") == sequences)
+        // The middle one of the five keys in the snapshots' leaf page: LMDB's search for a stream's first key meets
+        // it first, finds it below, and goes right, past the first two.
+        try Self.setKeySize(0, ofKey: [0, 0, 0, 1] + withUnsafeBytes(of: sequences[2].bigEndian) { Array($0) }, in: path + "/data.mdb")
+        let log = try EventLog.openReadOnly(at: path)
+        let error = #expect(throws: EventLogError.self) { try log.snapshotSequences(stream: "counter") }
+        #expect(error == .corruptMetadata(reason: "among stream 1's snapshot keys, a key where a search for #0 lands is 0 bytes, not 12"))
+        // Time travel's seek to the latest snapshot at or before a step checks the same way.
+        #expect(throws: EventLogError.self) { try log.latestSnapshot(stream: "counter", atOrBefore: sequences[1]) }
+        #expect(try log.verify().problems.contains { $0.severity == .error && $0.message == "a snapshot key is 0 bytes, not 12" })
+    }
+
+    /// Sets the key size in the header of the leaf node holding the 12-byte `key` in the LMDB file at `path`, as one
+    /// damaged byte would: LMDB's node header ends with the key's size, little-endian, right before the key.
+    static func setKeySize(_ size: UInt16, ofKey key: [UInt8], in path: String) throws {
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let nodes = (2..<bytes.count - key.count).filter { at in
+            bytes[at - 2] == 12 && bytes[at - 1] == 0 && bytes[at..<at + key.count].elementsEqual(key)
+        }
+        try #require(nodes.count == 1, "one node holds the key")
+        bytes[nodes[0] - 2] = UInt8(size & 0xFF)
+        bytes[nodes[0] - 1] = UInt8(size >> 8)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
     @Test("a block whose bytes were changed on disk fails its checksum, naming its first entry; the blocks around it read")

@@ -1,0 +1,107 @@
+import LMDB
+
+/// A cursor over one stream's keys in a database keyed by stream id and sequence number (the stream index,
+/// snapshots, gaps, schema eras), which refuses the damage LMDB would pass over in silence.
+///
+/// LMDB's seek is a binary search that trusts the keys to be in order. One damaged key (its size changed to 0,
+/// say) sends the search past keys of the stream, and a walk that took the first key not of the stream for its end
+/// then leaves them out with nothing said. So every seek also checks the key before where it lands, every step
+/// checks that the keys go on rising, and a key that is not 12 bytes is an error, not the end of the stream.
+struct StreamKeyCursor {
+    /// A key of the stream and its value, pointing into the map.
+    typealias Found = (sequence: UInt64, value: UnsafeRawBufferPointer)
+
+    /// What the database holds, which names it in errors.
+    enum Contents {
+        /// The stream index: damage is ``EventLogError/corruptIndex(streamID:block:reason:)``.
+        case index
+        /// Records named so in errors (`snapshot`, `gap`, `schema era`): damage is
+        /// ``EventLogError/corruptMetadata(reason:)``.
+        case records(String)
+    }
+
+    private let cursor: Cursor
+    private let stream: UInt32
+    private let contents: Contents
+    /// The key the cursor is on, once a move found one.
+    private var position: (stream: UInt32, sequence: UInt64)?
+
+    init(_ cursor: Cursor, stream: UInt32, _ contents: Contents) {
+        self.cursor = cursor
+        self.stream = stream
+        self.contents = contents
+    }
+
+    /// Moves to the stream's first key at or after `sequence`; `nil` when the stream has none there.
+    mutating func seek(atOrAfter sequence: UInt64) throws -> Found? {
+        try onStream(seekChecked(sequence))
+    }
+
+    /// Moves to the stream's last key at or before `sequence`; `nil` when the stream has none there.
+    mutating func seek(atOrBefore sequence: UInt64) throws -> Found? {
+        if let found = try seekChecked(sequence), found.key == (stream, sequence) { return onStream(found) }
+        return try previous()
+    }
+
+    /// Moves to the stream's next key; `nil` at the stream's end.
+    mutating func next() throws -> Found? {
+        try onStream(step(try cursor.next(), after: true))
+    }
+
+    /// Moves to the stream's previous key; `nil` at the stream's start.
+    mutating func previous() throws -> Found? {
+        // After a seek past the last key, LMDB's cursor has no position to step back from.
+        let moved = position == nil ? try cursor.last() : try cursor.previous()
+        return try onStream(step(moved, after: false))
+    }
+
+    // MARK: Checks
+
+    private typealias Key = (stream: UInt32, sequence: UInt64)
+
+    /// Seeks the first key at or after (stream, `sequence`), checking that the key before it sorts below.
+    private mutating func seekChecked(_ sequence: UInt64) throws -> (key: Key, value: UnsafeRawBufferPointer)? {
+        let target = (stream, sequence)
+        let place = "where a search for #\(sequence) lands"
+        let found = try cursor.seek(atOrAfter: KeyCoding.streamSequence(stream, sequence))
+        let landed = try found.map { (key: try decode($0.key, place), value: $0.value) }
+        if let before = found == nil ? try cursor.last() : try cursor.previous() {
+            guard try decode(before.key, place) < target else { throw damage("the keys are out of order \(place)") }
+            if found != nil { _ = try cursor.next() }
+        }
+        position = landed?.key
+        return landed
+    }
+
+    /// Checks a key a step reached: 12 bytes, and past (or, stepping back, before) the one the cursor was on.
+    private mutating func step(_ moved: KeyValue?, after: Bool) throws -> (key: Key, value: UnsafeRawBufferPointer)? {
+        guard let moved else { return nil }
+        let place = position.map { "\(after ? "after" : "before") #\($0.sequence)" } ?? "at the end"
+        let key = try decode(moved.key, place)
+        if let position, after ? !(key > position) : !(key < position) {
+            throw damage("the keys are out of order \(place)")
+        }
+        position = key
+        return (key, moved.value)
+    }
+
+    private func onStream(_ found: (key: Key, value: UnsafeRawBufferPointer)?) -> Found? {
+        guard let found, found.key.stream == stream else { return nil }
+        return (found.key.sequence, found.value)
+    }
+
+    private func decode(_ key: UnsafeRawBufferPointer, _ place: String) throws -> Key {
+        guard let decoded = KeyCoding.decodeStreamSequence(key) else { throw damage("a key \(place) is \(key.count) bytes, not 12") }
+        return decoded
+    }
+
+    private func damage(_ reason: String) -> EventLogError {
+        switch contents {
+        case .index:
+            let block = position.flatMap { $0.stream == stream ? $0.sequence : nil } ?? 0
+            return .corruptIndex(streamID: stream, block: block, reason: reason)
+        case .records(let name):
+            return .corruptMetadata(reason: "among stream \(stream)'s \(name) keys, \(reason)")
+        }
+    }
+}
