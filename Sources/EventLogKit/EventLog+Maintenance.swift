@@ -485,7 +485,7 @@ extension EventLog {
     /// Removes entries and snapshots before `sequence`, keeping in each stream the latest snapshot before
     /// it and every entry after that snapshot, so that every remaining entry can still be replayed. A
     /// stream with no snapshot before `sequence` is kept whole. The highest sequence number, of the log
-    /// and of each stream, never goes down. Removed space is reused by later writes; ``copy(to:compact:)``
+    /// and of each stream, never goes down. Removed space is reused by later writes; ``copy(to:compact:claimed:)``
     /// makes a smaller file.
     @discardableResult
     public func trim(before sequence: UInt64) throws(EventLogError) -> TrimReport {
@@ -525,8 +525,14 @@ extension EventLog {
     /// copy is one consistent snapshot of what was committed when it began.
     ///
     /// The copy is written as `data.mdb.unfinished`, synced to disk, and only then renamed `data.mdb`: a process
-    /// killed midway (or a machine that loses power) leaves no cut-off data file that looks like a log.
-    public func copy(to destination: String, compact: Bool = true) throws(EventLogError) {
+    /// killed midway (or a machine that loses power) leaves no cut-off data file that looks like a log. The copy holds
+    /// a lock on that file while it writes it, so a later copy to the same path tells one still running (and refuses)
+    /// from one that was killed, whose file it replaces.
+    ///
+    /// - Parameter claimed: Called once `destination` is the copy's to write, before it writes, with whether the copy
+    ///   created the directory: what a tool that stops the copy on a signal passes to
+    ///   ``removeUnfinishedCopy(at:madeDirectory:)``.
+    public func copy(to destination: String, compact: Bool = true, claimed: (_ madeDirectory: Bool) -> Void = { _ in }) throws(EventLogError) {
         let files = FileManager.default
         if Self.isInside(destination, path) {
             throw .invalidArgument("Cannot copy the log to \(destination): it is inside the log itself. Choose a path outside \(path).")
@@ -536,9 +542,8 @@ extension EventLog {
         if existed {
             let contents = (try? files.contentsOfDirectory(atPath: destination)) ?? []
             if contents == [LogLayout.unfinishedCopyFile] {
-                throw .invalidArgument("Cannot copy the log to \(destination): it holds \(LogLayout.unfinishedCopyFile), left by a copy that was stopped before it finished. Delete it, or choose a new path.")
-            }
-            guard isDirectory.boolValue, contents.isEmpty else {
+                try removeStoppedCopy(at: destination)
+            } else if !isDirectory.boolValue || !contents.isEmpty {
                 throw .invalidArgument("Cannot copy the log to \(destination): it already exists and is not an empty directory. Choose a new path.")
             }
         } else {
@@ -547,6 +552,7 @@ extension EventLog {
                 throw .invalidArgument("Cannot create \(destination): \(String(cString: strerror(errno))). Check that its parent directory exists and is writable.")
             }
         }
+        claimed(!existed)
         do {
             try writeDataFile(of: storage.environment, into: destination, compact: compact)
         } catch {
@@ -556,7 +562,7 @@ extension EventLog {
         }
     }
 
-    /// Removes what ``copy(to:compact:)`` wrote at `destination` before it finished: its unfinished data file, and the
+    /// Removes what ``copy(to:compact:claimed:)`` wrote at `destination` before it finished: its unfinished data file, and the
     /// directory when the copy made it. A finished copy, named `data.mdb`, is kept. For a tool that stops a copy
     /// midway (an interrupt handler).
     ///
@@ -591,17 +597,35 @@ extension EventLog {
     }
 }
 
+/// Removes the `data.mdb.unfinished` of a copy to `destination` that was stopped before it finished; refuses
+/// when a copy still writes it (it holds the file's lock).
+private func removeStoppedCopy(at destination: String) throws(EventLogError) {
+    let unfinished = destination + "/" + LogLayout.unfinishedCopyFile
+    let file = open(unfinished, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard file >= 0 else {
+        throw .invalidArgument("Cannot copy the log to \(destination): its \(LogLayout.unfinishedCopyFile) cannot be opened (\(String(cString: strerror(errno)))). Delete it, or choose a new path.")
+    }
+    defer { close(file) }
+    guard flock(file, LOCK_EX | LOCK_NB) == 0 else {
+        throw .invalidArgument("Cannot copy the log to \(destination): another copy is writing it now (it holds \(LogLayout.unfinishedCopyFile)'s lock). Wait for that copy to finish, or choose a new path.")
+    }
+    guard unlink(unfinished) == 0 else {
+        throw .invalidArgument("Cannot copy the log to \(destination): its \(LogLayout.unfinishedCopyFile), left by a copy that was stopped, cannot be removed (\(String(cString: strerror(errno)))). Delete it, or choose a new path.")
+    }
+}
+
 /// Writes `environment`'s data file as ``LogLayout/unfinishedCopyFile`` in `directory`, syncs it, renames it the data
 /// file and syncs the directory, so that the name `data.mdb` appears only for a whole copy on disk.
 private func writeDataFile(of environment: Environment, into directory: String, compact: Bool) throws(LMDBError) {
     let unfinished = directory + "/" + LogLayout.unfinishedCopyFile
     let file = open(unfinished, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
     guard file >= 0 else { throw LMDBError(code: errno, operation: "open(\(LogLayout.unfinishedCopyFile))") }
-    do {
-        defer { close(file) }
-        try environment.copy(toDescriptor: file, compact: compact)
-        guard fsync(file) == 0 else { throw LMDBError(code: errno, operation: "fsync(\(LogLayout.unfinishedCopyFile))") }
-    }
+    // The lock is held until the file is closed, after its rename: a copy that finds the file locked knows this one is
+    // still writing it.
+    defer { close(file) }
+    guard flock(file, LOCK_EX | LOCK_NB) == 0 else { throw LMDBError(code: errno, operation: "flock(\(LogLayout.unfinishedCopyFile))") }
+    try environment.copy(toDescriptor: file, compact: compact)
+    guard fsync(file) == 0 else { throw LMDBError(code: errno, operation: "fsync(\(LogLayout.unfinishedCopyFile))") }
     guard rename(unfinished, directory + "/" + LogLayout.dataFile) == 0 else {
         throw LMDBError(code: errno, operation: "rename(\(LogLayout.unfinishedCopyFile))")
     }

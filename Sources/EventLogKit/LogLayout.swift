@@ -3,7 +3,7 @@ enum LogLayout {
     static let dataFile = "data.mdb"
     static let lockFile = "lock.mdb"
     static let writerLockFile = "writer.lock"
-    /// The data file of a copy being written (``EventLog/copy(to:compact:)``), renamed `data.mdb` once it is whole.
+    /// The data file of a copy being written (``EventLog/copy(to:compact:claimed:)``), renamed `data.mdb` once it is whole.
     static let unfinishedCopyFile = "data.mdb.unfinished"
 
     static let metaDatabase = "meta"

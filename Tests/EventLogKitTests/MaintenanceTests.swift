@@ -181,7 +181,7 @@ struct MaintenanceTests {
         #expect(try EventLog.openReadOnly(at: given).verify().isHealthy)
     }
 
-    @Test("a copy stopped before it finished leaves data.mdb.unfinished, which no one takes for a log")
+    @Test("a copy stopped before it finished leaves data.mdb.unfinished, which no one takes for a log and the next copy there replaces")
     func leftoverCopy() throws {
         let log = try makeLog()
         let destination = scratch.file("stopped.reactorlog")
@@ -195,8 +195,31 @@ struct MaintenanceTests {
             }
             #expect(error?.problem == "\(destination) is not a ReactorLog log: it has no data.mdb, only data.mdb.unfinished, left by a copy that was stopped before it finished.")
         }
-        let error = #expect(throws: EventLogError.self) { try log.copy(to: destination) }
-        #expect(error?.problem == "Cannot copy the log to \(destination): it holds data.mdb.unfinished, left by a copy that was stopped before it finished. Delete it, or choose a new path.")
+        var made: Bool?
+        try log.copy(to: destination) { made = $0 }
+        #expect(made == false, "the directory was there before the copy")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: destination) == ["data.mdb"])
+        let copy = try EventLog.openReadOnly(at: destination)
+        #expect(try copy.verify().isHealthy)
+        #expect(try copy.readEntries() == (try log.readEntries()))
+    }
+
+    @Test("a copy still writing data.mdb.unfinished holds its lock, and a second copy to that path is refused, leaving the file as it was")
+    func copyStillRunning() throws {
+        let log = try makeLog()
+        let destination = scratch.file("running.reactorlog")
+        try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: false)
+        let unfinished = destination + "/data.mdb.unfinished"
+        _ = FileManager.default.createFile(atPath: unfinished, contents: Data(repeating: 7, count: 4096))
+        // The lock a running copy holds: flock's locks belong to an open file, so this one stands for another copy's.
+        let running = open(unfinished, O_RDONLY)
+        try #require(running >= 0 && flock(running, LOCK_EX) == 0)
+        defer { close(running) }
+        var claimed = false
+        let error = #expect(throws: EventLogError.self) { try log.copy(to: destination) { _ in claimed = true } }
+        #expect(error?.problem == "Cannot copy the log to \(destination): another copy is writing it now (it holds data.mdb.unfinished's lock). Wait for that copy to finish, or choose a new path.")
+        #expect(!claimed)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: unfinished)) == Data(repeating: 7, count: 4096))
         #expect(try FileManager.default.contentsOfDirectory(atPath: destination) == ["data.mdb.unfinished"])
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import EventLogKit
 import Foundation
+import Synchronization
 
 /// `reactorlog compact`.
 struct Compact: AsyncParsableCommand {
@@ -13,23 +14,28 @@ struct Compact: AsyncParsableCommand {
     func run() async throws {
         try await inspect {
             let session = try Session.open(log.log)
-            // Interrupted midway, the unfinished copy is removed, but only where the copy may write: a new path, or
-            // an empty directory. Anything else the copy refuses, and nothing is touched. (Killed, it leaves a file
-            // named as unfinished, never a cut-off data.mdb.)
-            let existed = FileManager.default.fileExists(atPath: destination)
-            let ours = !existed || (try? FileManager.default.contentsOfDirectory(atPath: destination))?.isEmpty == true
+            // Interrupted midway, the unfinished copy is removed, but only once the copy has claimed the destination
+            // (a new path, an empty directory, or one a stopped copy left): before, nothing was written. (Killed, it
+            // leaves a file named as unfinished, never a cut-off data.mdb, and the next copy there replaces it.)
+            let claim = Claim()
             let interrupts = Interrupts.handle { [destination] event in
-                if ours, EventLog.removeUnfinishedCopy(at: destination, madeDirectory: !existed) {
+                if let made = claim.madeDirectory.withLock({ $0 }), EventLog.removeUnfinishedCopy(at: destination, madeDirectory: made) {
                     return "compact \(event) after the copy at \(destination) was written."
                 }
                 return "compact \(event); \(destination) was not written."
             }
             do {
                 defer { interrupts.forEach { $0.cancel() } }
-                try session.log.copy(to: destination, compact: true)
+                try session.log.copy(to: destination, compact: true) { made in claim.madeDirectory.withLock { $0 = made } }
             }
             let copy = try EventLog.openReadOnly(at: destination)
             try printLine("Wrote \(destination): \(Info.size(copy.sizeOnDisk)) (from \(Info.size(session.log.sizeOnDisk))).")
         }
     }
+}
+
+/// Whether a copy has claimed its destination, and whether it created the directory: what its interrupt handler,
+/// on another thread, needs to know.
+private final class Claim: Sendable {
+    let madeDirectory = Mutex<Bool?>(nil)
 }
