@@ -62,17 +62,7 @@ struct StreamIndex: Sendable {
                 }
                 return true
             case .blocks:
-                // Keys out of order cannot be walked past: with `damaged`, the walk ends there, told as a damaged block.
-                func move(_ body: () throws -> StreamKeyCursor.Found?) throws -> StreamKeyCursor.Found? {
-                    do {
-                        return try body()
-                    } catch let error as EventLogError {
-                        guard let damaged, case .corruptIndex = error else { throw error }
-                        try damaged(error)
-                        return nil
-                    }
-                }
-                var block = try move { try Self.seekBlock(&keys, holding: from) }
+                var block = try Self.move(damaged: damaged) { try Self.seekBlock(&keys, holding: from) }
                 while let current = block, current.sequence <= through {
                     var (stopped, beyond) = (false, false)
                     do {
@@ -91,7 +81,7 @@ struct StreamIndex: Sendable {
                     }
                     if stopped { return false }
                     if beyond { return true }
-                    block = try move { try keys.next() }
+                    block = try Self.move(damaged: damaged) { try keys.next() }
                 }
                 return true
             }
@@ -170,6 +160,20 @@ struct StreamIndex: Sendable {
     /// Stream `id`'s item for entry `sequence`, or `nil` when the stream does not list it.
     func item(_ txn: Transaction, stream id: UInt32, sequence: UInt64) throws -> Item? {
         try last(txn, stream: id, atOrBefore: sequence).flatMap { $0.sequence == sequence ? $0 : nil }
+    }
+
+    /// The block `move` finds; with `damaged`, keys out of order (which cannot be walked past) are told to it as a
+    /// damaged block, and end the walk.
+    private static func move(
+        damaged: ((EventLogError) throws -> Void)?, _ move: () throws -> StreamKeyCursor.Found?
+    ) throws -> StreamKeyCursor.Found? {
+        do {
+            return try move()
+        } catch let error as EventLogError {
+            guard let damaged, case .corruptIndex = error else { throw error }
+            try damaged(error)
+            return nil
+        }
     }
 
     /// Positions `cursor` on the first block of stream `id` that may hold `sequence` or a later item: the block at

@@ -61,12 +61,17 @@ struct StreamKeyCursor {
 
     /// Seeks the first key at or after (stream, `sequence`), checking that the key before it sorts below.
     private mutating func seekChecked(_ sequence: UInt64) throws -> (key: Key, value: UnsafeRawBufferPointer)? {
-        let target = (stream, sequence)
-        let place = "where a search for #\(sequence) lands"
+        // Errors are worded only when thrown: every seek of time travel passes here.
+        func place() -> String { "where a search for #\(sequence) lands" }
         let found = try cursor.seek(atOrAfter: KeyCoding.streamSequence(stream, sequence))
-        let landed = try found.map { (key: try decode($0.key, place), value: $0.value) }
+        var landed: (key: Key, value: UnsafeRawBufferPointer)?
+        if let found {
+            guard let key = KeyCoding.decodeStreamSequence(found.key) else { throw damage(size: found.key.count, place()) }
+            landed = (key, found.value)
+        }
         if let before = found == nil ? try cursor.last() : try cursor.previous() {
-            guard try decode(before.key, place) < target else { throw damage("the keys are out of order \(place)") }
+            guard let key = KeyCoding.decodeStreamSequence(before.key) else { throw damage(size: before.key.count, place()) }
+            guard key < (stream, sequence) else { throw damage("the keys are out of order \(place())") }
             if found != nil { _ = try cursor.next() }
         }
         position = landed?.key
@@ -76,10 +81,10 @@ struct StreamKeyCursor {
     /// Checks a key a step reached: 12 bytes, and past (or, stepping back, before) the one the cursor was on.
     private mutating func step(_ moved: KeyValue?, after: Bool) throws -> (key: Key, value: UnsafeRawBufferPointer)? {
         guard let moved else { return nil }
-        let place = position.map { "\(after ? "after" : "before") #\($0.sequence)" } ?? "at the end"
-        let key = try decode(moved.key, place)
+        func place() -> String { position.map { "\(after ? "after" : "before") #\($0.sequence)" } ?? "at the end" }
+        guard let key = KeyCoding.decodeStreamSequence(moved.key) else { throw damage(size: moved.key.count, place()) }
         if let position, after ? !(key > position) : !(key < position) {
-            throw damage("the keys are out of order \(place)")
+            throw damage("the keys are out of order \(place())")
         }
         position = key
         return (key, moved.value)
@@ -90,9 +95,8 @@ struct StreamKeyCursor {
         return (found.key.sequence, found.value)
     }
 
-    private func decode(_ key: UnsafeRawBufferPointer, _ place: String) throws -> Key {
-        guard let decoded = KeyCoding.decodeStreamSequence(key) else { throw damage("a key \(place) is \(key.count) bytes, not 12") }
-        return decoded
+    private func damage(size: Int, _ place: String) -> EventLogError {
+        damage("a key \(place) is \(size) bytes, not 12")
     }
 
     private func damage(_ reason: String) -> EventLogError {
