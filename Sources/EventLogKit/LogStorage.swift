@@ -121,7 +121,7 @@ final class LogStorage: Sendable {
         }
         let contents = (try? files.contentsOfDirectory(atPath: path)) ?? []
         if contents.contains(LogLayout.unfinishedCopyFile) {
-            throw .notALog(path: path, reason: "it has no \(LogLayout.dataFile), only \(LogLayout.unfinishedCopyFile), left by a copy that was stopped before it finished")
+            throw .notALog(path: path, reason: "it has no \(LogLayout.dataFile), only \(LogLayout.unfinishedCopyFile), of a copy that has not finished: it was stopped, or is still being written")
         }
         if readOnly { throw .notALog(path: path, reason: "it has no \(LogLayout.dataFile)") }
         let foreign = contents.filter { $0 != LogLayout.lockFile && $0 != LogLayout.writerLockFile }

@@ -193,7 +193,7 @@ struct MaintenanceTests {
             let error = #expect(throws: EventLogError.self) {
                 _ = readOnly ? try EventLog.openReadOnly(at: destination) : try EventLog.open(at: destination)
             }
-            #expect(error?.problem == "\(destination) is not a ReactorLog log: it has no data.mdb, only data.mdb.unfinished, left by a copy that was stopped before it finished.")
+            #expect(error?.problem == "\(destination) is not a ReactorLog log: it has no data.mdb, only data.mdb.unfinished, of a copy that has not finished: it was stopped, or is still being written.")
         }
         var made: Bool?
         try log.copy(to: destination) { made = $0 }
