@@ -165,12 +165,29 @@ extension EventLog {
         return try latestSnapshot(stream: info, atOrBefore: sequence)
     }
 
-    func latestSnapshot(stream info: StreamInfo, atOrBefore sequence: UInt64) throws(EventLogError) -> Snapshot? {
+    /// With `orEarlier`, damage that `verify` reports (snapshot keys out of order, a snapshot's record) does not stop
+    /// a rebuild: the latest intact snapshot a read of every key finds serves instead, since replaying more mutations
+    /// from an earlier one rebuilds the same state, unless entries on the way are gone (a trim's, or a gap retention
+    /// left), which only the damaged snapshot could bridge.
+    func latestSnapshot(stream info: StreamInfo, atOrBefore sequence: UInt64, orEarlier: Bool = false) throws(EventLogError) -> Snapshot? {
         try storage.read { txn in
             try txn.withCursor(storage.snapshots) { cursor -> Snapshot? in
                 var keys = StreamKeyCursor(cursor, stream: info.id, .records("snapshot"))
-                guard let found = try keys.seek(atOrBefore: sequence) else { return nil }
-                return try SnapshotRecord.decode(streamID: info.id, sequence: found.sequence, streamName: info.name, record: found.value)
+                func decode(_ found: StreamKeyCursor.Found) throws(EventLogError) -> Snapshot {
+                    try SnapshotRecord.decode(streamID: info.id, sequence: found.sequence, streamName: info.name, record: found.value)
+                }
+                do {
+                    guard let found = try keys.seek(atOrBefore: sequence) else { return nil }
+                    return try decode(found)
+                } catch let damage as EventLogError where orEarlier {
+                    let gaps = try storage.gapRanges(txn, stream: info.id)
+                    let earlier = try keys.scan(atOrBefore: sequence).lazy.compactMap { try? decode($0) }.first
+                    let from = earlier?.sequence ?? 0
+                    if earlier == nil && info.sequenceFloor > 0 || gaps.contains(where: { $0.lowerBound > from && $0.lowerBound <= sequence }) {
+                        throw damage
+                    }
+                    return earlier
+                }
             }
         }
     }
@@ -199,13 +216,17 @@ extension EventLog {
     /// Where to start rebuilding stream `name`'s state right after `sequence`: the latest snapshot at or
     /// before it, or the initial state. Reduce the stream's mutations after ``RecoveryPoint/sequence``
     /// through `sequence` onto it.
+    ///
+    /// When damage (which ``verify(progress:)`` reports) hides the latest snapshot or spoils its record, an earlier
+    /// intact one serves, or the initial state: the same state, rebuilt from more mutations. When entries on the way
+    /// from there are gone (trimmed, or a gap retention left), the damage is thrown instead.
     public func recoveryPoint(stream name: String, atOrBefore sequence: UInt64) throws(EventLogError) -> RecoveryPoint {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
         return try recoveryPoint(stream: info, atOrBefore: sequence)
     }
 
     func recoveryPoint(stream info: StreamInfo, atOrBefore sequence: UInt64) throws(EventLogError) -> RecoveryPoint {
-        if let snapshot = try latestSnapshot(stream: info, atOrBefore: sequence) {
+        if let snapshot = try latestSnapshot(stream: info, atOrBefore: sequence, orEarlier: true) {
             return RecoveryPoint(sequence: snapshot.sequence, codec: snapshot.codec, state: snapshot.state)
         }
         return RecoveryPoint(sequence: 0, codec: info.initialStateCodec, state: info.initialState)

@@ -55,6 +55,22 @@ struct StreamKeyCursor {
         return try onStream(step(moved, after: false))
     }
 
+    /// The stream's keys at or before `sequence`, latest first, among all the database's keys read in the order of
+    /// its pages, passing over keys that are not 12 bytes: for a reader that may take an earlier key than the last
+    /// (a snapshot to replay from) when a seek finds the keys out of order, or the last one's record damaged.
+    mutating func scan(atOrBefore sequence: UInt64) throws -> [Found] {
+        var found: [Found] = []
+        var item = try cursor.first()
+        while let current = item {
+            if let key = KeyCoding.decodeStreamSequence(current.key), key.stream == stream, key.sequence <= sequence {
+                found.append((key.sequence, current.value))
+            }
+            item = try cursor.next()
+        }
+        position = nil
+        return found.sorted { $0.sequence > $1.sequence }
+    }
+
     // MARK: Checks
 
     private typealias Key = (stream: UInt32, sequence: UInt64)

@@ -224,39 +224,98 @@ struct BadInputTests {
 
     @Test("a snapshot key whose size is damaged to 0 breaks LMDB's order, and a seek then passes the stream's first snapshots: refused, not left out")
     func snapshotKeyOutOfOrder() throws {
-        let path = scratch.file("snapshot-order.reactorlog")
-        var sequences: [UInt64] = []
-        do {
-            let log = try EventLog.open(at: path)
-            let stream = try log.counterStream()
-            for i in 1...5 {
-                sequences.append(try stream.append(.mutation("m", i)))
-                try stream.writeSnapshot(i, at: sequences[i - 1])
-            }
-            try log.close()
-        }
+        let (path, sequences) = try logOfSnapshots("snapshot-order.reactorlog")
         #expect(try EventLog.openReadOnly(at: path).snapshotSequences(stream: "counter") == sequences)
-        // The middle one of the five keys in the snapshots' leaf page: LMDB's search for a stream's first key meets
-        // it first, finds it below, and goes right, past the first two.
-        try Self.setKeySize(0, ofKey: [0, 0, 0, 1] + withUnsafeBytes(of: sequences[2].bigEndian) { Array($0) }, in: path + "/data.mdb")
+        // The middle one of the keys in the snapshots' leaf page: LMDB's search for a stream's first key meets it
+        // first, finds it below, and goes right, past the first two.
+        try Self.setKeySize(0, ofSnapshot: sequences[2], in: path)
         let log = try EventLog.openReadOnly(at: path)
         let error = #expect(throws: EventLogError.self) { try log.snapshotSequences(stream: "counter") }
         #expect(error == .corruptMetadata(reason: "among stream 1's snapshot keys, a key where a search for #0 lands is 0 bytes, not 12"))
-        // Time travel's seek to the latest snapshot at or before a step checks the same way.
-        #expect(throws: EventLogError.self) { try log.latestSnapshot(stream: "counter", atOrBefore: sequences[1]) }
+        // A seek to the latest snapshot at or before a step checks the same way.
+        #expect(throws: EventLogError.self) { try log.latestSnapshot(stream: "counter", atOrBefore: sequences[3]) }
         #expect(try log.verify().problems.contains { $0.severity == .error && $0.message == "a snapshot key is 0 bytes, not 12" })
+        // Where to rebuild from: an earlier snapshot serves, found by reading every key, so time travel and a resume
+        // go on (replaying one mutation more where the damaged key's snapshot was).
+        #expect(try log.recoveryPoint(stream: "counter", atOrBefore: sequences[3]).sequence == sequences[3])
+        #expect(try log.recoveryPoint(stream: "counter", atOrBefore: sequences[2]).sequence == sequences[1])
+        #expect(try log.recoveryPoint(stream: "counter", atOrBefore: sequences[1]).sequence == sequences[1])
     }
 
-    /// Sets the key size in the header of the leaf node holding the 12-byte `key` in the LMDB file at `path`, as one
-    /// damaged byte would: LMDB's node header ends with the key's size, little-endian, right before the key.
-    static func setKeySize(_ size: UInt16, ofKey key: [UInt8], in path: String) throws {
+    @Test("a snapshot whose record is damaged: a state is rebuilt from the snapshot before it, while latestSnapshot names the damage")
+    func damagedSnapshotRecord() throws {
+        let (path, sequences) = try logOfSnapshots("snapshot-record.reactorlog")
+        // A bit of the record's timestamp (bytes 24 to 31 of the record, which follows the 12-byte key).
+        try Self.damageSnapshot(sequences[2], in: path) { bytes, key in bytes[key + 12 + 24] ^= 0x01 }
+        let log = try EventLog.openReadOnly(at: path)
+        let error = #expect(throws: EventLogError.self) { try log.latestSnapshot(stream: "counter", atOrBefore: sequences[2]) }
+        #expect(error == .corruptSnapshot(stream: "counter", sequence: sequences[2], reason: "its checksum does not match its contents"))
+        #expect(try log.recoveryPoint(stream: "counter", atOrBefore: sequences[2]).sequence == sequences[1])
+        #expect(try log.recoveryPoint(stream: "counter", atOrBefore: sequences[4]).sequence == sequences[4])
+    }
+
+    @Test("with a snapshot's key or record damaged, no earlier snapshot serves to rebuild a state when entries on the way are gone: a trim's, or a gap's", arguments: [true, false], [true, false])
+    func damagedSnapshotPastRemoval(trim: Bool, damagedKey: Bool) throws {
+        let (path, sequences) = try logOfSnapshots("removed-\(trim)-\(damagedKey).reactorlog") { log, sequences in
+            // A trim keeps the snapshot at #3 as the stream's base; a gap removes #3 and #4 and keeps #4's snapshot.
+            if trim { try log.trim(before: sequences[3]) } else { try log.removeEntries(sequences[2]..<sequences[4]) }
+        }
+        let hidden = trim ? sequences[2] : sequences[3]
+        if damagedKey {
+            try Self.setKeySize(0, ofSnapshot: hidden, in: path)
+        } else {
+            try Self.damageSnapshot(hidden, in: path) { bytes, key in bytes[key + 12 + 24] ^= 0x01 }
+        }
+        let log = try EventLog.openReadOnly(at: path)
+        let error = #expect(throws: EventLogError.self) { try log.recoveryPoint(stream: "counter", atOrBefore: hidden) }
+        #expect(error?.description.contains(damagedKey ? "0 bytes, not 12" : "its checksum does not match") == true)
+        // Past the damage, the snapshot after it serves as ever.
+        #expect(try log.recoveryPoint(stream: "counter", atOrBefore: sequences[4]).sequence == sequences[4])
+    }
+
+    /// A closed log whose stream `counter` has six mutations, each with a snapshot, changed by `change`, and then copied
+    /// (compacted) so that each key is in the file once, on a page LMDB reads: the path of the copy and the numbers.
+    func logOfSnapshots(_ name: String, _ change: (EventLog, [UInt64]) throws -> Void = { _, _ in }) throws -> (String, [UInt64]) {
+        let log = try EventLog.open(at: scratch.file("written-" + name))
+        let stream = try log.counterStream()
+        var sequences: [UInt64] = []
+        for i in 1...6 {
+            sequences.append(try stream.append(.mutation("m", i)))
+            try stream.writeSnapshot(i, at: sequences[i - 1])
+        }
+        try log.flush()
+        try change(log, sequences)
+        let path = scratch.file(name)
+        try log.copy(to: path)
+        try log.close()
+        return (path, sequences)
+    }
+
+    /// Sets the key size in the header of the leaf node holding the key of stream 1's snapshot at `sequence`, in the
+    /// log at `path`, as one damaged byte would: LMDB's node header ends with the key's size, little-endian, right
+    /// before the key (after the value's size, flags and the key's size).
+    static func setKeySize(_ size: UInt16, ofSnapshot sequence: UInt64, in log: String) throws {
+        try damageSnapshot(sequence, in: log) { bytes, key in
+            bytes[key - 2] = UInt8(size & 0xFF)
+            bytes[key - 1] = UInt8(size >> 8)
+        }
+    }
+
+    /// Changes the bytes of the log at `log` with `edit`, given the offset of the key of stream 1's snapshot at
+    /// `sequence` in its leaf node: the record follows the key.
+    static func damageSnapshot(_ sequence: UInt64, in log: String, _ edit: (inout [UInt8], Int) -> Void) throws {
+        let path = log + "/data.mdb"
+        let key: [UInt8] = [0, 0, 0, 1] + withUnsafeBytes(of: sequence.bigEndian) { Array($0) }
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        let nodes = (2..<bytes.count - key.count).filter { at in
-            bytes[at - 2] == 12 && bytes[at - 1] == 0 && bytes[at..<at + key.count].elementsEqual(key)
+        // A gap's key can be the same; its record, 24 bytes, is shorter than a snapshot's header. The node's value
+        // size is its first four bytes: two little-endian halves.
+        let nodes = (8..<bytes.count - key.count).filter { at in
+            let valueSize = Int(bytes[at - 8]) | Int(bytes[at - 7]) << 8 | Int(bytes[at - 6]) << 16 | Int(bytes[at - 5]) << 24
+            return bytes[at - 2] == 12 && bytes[at - 1] == 0 && bytes[at..<at + key.count].elementsEqual(key)
+                && valueSize >= SnapshotRecord.headerSize
         }
         try #require(nodes.count == 1, "one node holds the key")
-        bytes[nodes[0] - 2] = UInt8(size & 0xFF)
-        bytes[nodes[0] - 1] = UInt8(size >> 8)
+        edit(&bytes, nodes[0])
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
