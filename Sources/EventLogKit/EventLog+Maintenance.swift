@@ -529,9 +529,13 @@ extension EventLog {
     /// a lock on that file while it writes it, so a later copy to the same path tells one still running (and refuses)
     /// from one that was killed, whose file it replaces.
     ///
-    /// - Parameter claimed: Called once `destination` is the copy's to write, before it writes, with whether the copy
-    ///   created the directory: what a tool that stops the copy on a signal passes to
-    ///   ``removeUnfinishedCopy(at:madeDirectory:)``.
+    /// - Parameters:
+    ///   - destination: The new log's directory: a new path, an empty directory, or one holding only what a stopped
+    ///     copy left.
+    ///   - compact: Whether to leave out the free pages (LMDB's compacting copy), the default.
+    ///   - claimed: Called once `destination` is the copy's to write, before it writes, with whether the copy
+    ///     created the directory: what a tool that stops the copy on a signal passes to
+    ///     ``removeUnfinishedCopy(at:madeDirectory:)``.
     public func copy(to destination: String, compact: Bool = true, claimed: (_ madeDirectory: Bool) -> Void = { _ in }) throws(EventLogError) {
         let files = FileManager.default
         if Self.isInside(destination, path) {
