@@ -226,7 +226,7 @@ struct BadInputTests {
     func snapshotKeyOutOfOrder() throws {
         let (path, sequences) = try logOfSnapshots("snapshot-order.reactorlog")
         #expect(try EventLog.openReadOnly(at: path).snapshotSequences(stream: "counter") == sequences)
-        // The middle one of the keys in the snapshots' leaf page: LMDB's search for a stream's first key meets it
+        // The third of the six keys in the snapshots' leaf page: LMDB's search for the stream's first key meets it
         // first, finds it below, and goes right, past the first two.
         try Self.setKeySize(0, ofSnapshot: sequences[2], in: path)
         let log = try EventLog.openReadOnly(at: path)
@@ -292,8 +292,8 @@ struct BadInputTests {
     }
 
     /// Sets the key size in the header of the leaf node holding the key of stream 1's snapshot at `sequence`, in the
-    /// log at `path`, as one damaged byte would: LMDB's node header ends with the key's size, little-endian, right
-    /// before the key (after the value's size, flags and the key's size).
+    /// log at `log`, as one damaged byte would: LMDB's 8-byte node header (the value's size, the flags, the key's
+    /// size, little-endian) comes right before the key.
     static func setKeySize(_ size: UInt16, ofSnapshot sequence: UInt64, in log: String) throws {
         try damageSnapshot(sequence, in: log) { bytes, key in
             bytes[key - 2] = UInt8(size & 0xFF)
