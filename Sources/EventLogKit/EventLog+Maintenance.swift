@@ -403,7 +403,11 @@ extension EventLog {
                 }
             }
             for (block, reason) in damagedBlocks.sorted(by: { $0.key < $1.key }) {
-                report.error("the index block of stream '\(info.name)' from this entry is damaged: \(reason)", at: block)
+                if block == 0 {
+                    report.error("the index of stream '\(info.name)' is damaged: \(reason)")
+                } else {
+                    report.error("the index block of stream '\(info.name)' from this entry is damaged: \(reason)", at: block)
+                }
             }
             if let (message, sequence) = problem {
                 report.error(message, at: sequence)

@@ -20,7 +20,8 @@ public enum EventLogError: HintedError, Sendable, Equatable {
     case corruptSnapshot(stream: String, sequence: UInt64, reason: String)
     /// A stream's descriptor is damaged.
     case corruptStream(id: UInt32, reason: String)
-    /// A block of the stream index is damaged: the block of stream id `streamID` whose first entry is `block`.
+    /// A block of the stream index is damaged: the block of stream id `streamID` whose first entry is `block`, or 0
+    /// when the damage (keys out of order) lies where no block of the stream is known.
     case corruptIndex(streamID: UInt32, block: UInt64, reason: String)
     /// The log's metadata is damaged.
     case corruptMetadata(reason: String)
@@ -64,7 +65,9 @@ public enum EventLogError: HintedError, Sendable, Equatable {
             "The snapshot of stream '\(stream)' at #\(sequence) is corrupt: \(reason)."
         case .corruptStream(let id, let reason): "The descriptor of stream id \(id) is corrupt: \(reason)."
         case .corruptIndex(let streamID, let block, let reason):
-            "The index of stream id \(streamID) is damaged in its block from #\(block): \(reason)."
+            block == 0
+                ? "The index of stream id \(streamID) is damaged: \(reason)."
+                : "The index of stream id \(streamID) is damaged in its block from #\(block): \(reason)."
         case .damagedFile(let path, let reason): "The log at \(path) is damaged: \(reason)."
         case .corruptMetadata(let reason): "The log's metadata is corrupt: \(reason)."
         case .incompatibleSchema(let stream, let recorded, let current, let problem):
