@@ -370,7 +370,7 @@ extension EventLog {
             var indexed = 0
             var previous: UInt64 = 0
             var problem: (String, UInt64)?
-            var damagedBlocks: [UInt64: String] = [:]
+            var damagedBlocks: [UInt64?: String] = [:]
             try storage.forEachIndexChunk(stream: info.id, damaged: { error in
                 if case .corruptIndex(_, let block, let reason) = error { damagedBlocks[block] = reason }
             }) { (all) throws(EventLogError) in
@@ -402,11 +402,11 @@ extension EventLog {
                     }
                 }
             }
-            for (block, reason) in damagedBlocks.sorted(by: { $0.key < $1.key }) {
-                if block == 0 {
-                    report.error("the index of stream '\(info.name)' is damaged: \(reason)")
-                } else {
+            for (block, reason) in damagedBlocks.sorted(by: { ($0.key ?? 0) < ($1.key ?? 0) }) {
+                if let block {
                     report.error("the index block of stream '\(info.name)' from this entry is damaged: \(reason)", at: block)
+                } else {
+                    report.error("the index of stream '\(info.name)' is damaged: \(reason)")
                 }
             }
             if let (message, sequence) = problem {

@@ -20,9 +20,9 @@ public enum EventLogError: HintedError, Sendable, Equatable {
     case corruptSnapshot(stream: String, sequence: UInt64, reason: String)
     /// A stream's descriptor is damaged.
     case corruptStream(id: UInt32, reason: String)
-    /// A block of the stream index is damaged: the block of stream id `streamID` whose first entry is `block`, or 0
-    /// when the damage (keys out of order) lies where no block of the stream is known.
-    case corruptIndex(streamID: UInt32, block: UInt64, reason: String)
+    /// The stream index of stream id `streamID` is damaged: its block whose first entry is `block`, or, when `block`
+    /// is nil, where no block of the stream is known (keys out of order before its first block).
+    case corruptIndex(streamID: UInt32, block: UInt64?, reason: String)
     /// The log's metadata is damaged.
     case corruptMetadata(reason: String)
     /// The log's files are damaged where LMDB would trust them (a truncated data file): refused before
@@ -65,9 +65,11 @@ public enum EventLogError: HintedError, Sendable, Equatable {
             "The snapshot of stream '\(stream)' at #\(sequence) is corrupt: \(reason)."
         case .corruptStream(let id, let reason): "The descriptor of stream id \(id) is corrupt: \(reason)."
         case .corruptIndex(let streamID, let block, let reason):
-            block == 0
-                ? "The index of stream id \(streamID) is damaged: \(reason)."
-                : "The index of stream id \(streamID) is damaged in its block from #\(block): \(reason)."
+            if let block {
+                "The index of stream id \(streamID) is damaged in its block from #\(block): \(reason)."
+            } else {
+                "The index of stream id \(streamID) is damaged: \(reason)."
+            }
         case .damagedFile(let path, let reason): "The log at \(path) is damaged: \(reason)."
         case .corruptMetadata(let reason): "The log's metadata is corrupt: \(reason)."
         case .incompatibleSchema(let stream, let recorded, let current, let problem):

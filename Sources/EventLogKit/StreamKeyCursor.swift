@@ -118,7 +118,7 @@ struct StreamKeyCursor {
     private func damage(_ reason: String) -> EventLogError {
         switch contents {
         case .index:
-            let block = position.flatMap { $0.stream == stream ? $0.sequence : nil } ?? 0
+            let block = position.flatMap { $0.stream == stream ? $0.sequence : nil }
             return .corruptIndex(streamID: stream, block: block, reason: reason)
         case .records(let name):
             return .corruptMetadata(reason: "among stream \(stream)'s \(name) keys, \(reason)")
