@@ -10,13 +10,6 @@ struct EntryFormatter {
     /// The width of the widest `#sequence` listed, so columns line up.
     var sequenceWidth = 0
 
-    static let time: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "HH:mm:ss.SSS"
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        return formatter
-    }()
-
     static let dateTime: DateFormatter = {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
@@ -26,10 +19,10 @@ struct EntryFormatter {
 
     /// One line; mutations and errors with a cause are indented under their action.
     func line(_ entry: LogEntry, indent: Bool = true) -> String {
-        let time = terminal.paint(Self.time.string(from: entry.date), .gray)
+        let time = terminal.paint(ClockTime.string(from: entry.date), .gray)
         let number = "#\(entry.sequence)"
-        let sequence = number.padding(toLength: max(sequenceWidth, number.count), withPad: " ", startingAt: 0)
-        let stream = entry.stream.padding(toLength: max(streamWidth, entry.stream.count), withPad: " ", startingAt: 0)
+        let sequence = number.padded(to: sequenceWidth)
+        let stream = entry.stream.padded(to: streamWidth)
         let nested = indent && entry.cause != nil && entry.kind != .action ? "  " : ""
         let payload = Self.payload(entry)
         // A marker with nothing to add ends at its kind, unpadded.
@@ -38,7 +31,7 @@ struct EntryFormatter {
     }
 
     private func kindLabel(_ kind: EntryKind, padded: Bool = true) -> String {
-        let text = padded ? kind.description.padding(toLength: 8, withPad: " ", startingAt: 0) : kind.description
+        let text = padded ? kind.description.padded(to: 8) : kind.description
         switch kind {
         case .action: return terminal.paint(text, .blue)
         case .mutation: return terminal.paint(text, .green)

@@ -1,5 +1,6 @@
 import Foundation
 import EventLogKit
+import SystemPackage
 import TimeTravel
 
 /// The inspector's exit codes, documented in docs/INSPECTOR.md.
@@ -67,7 +68,8 @@ struct InspectorFailure: Error, CustomStringConvertible {
     /// Output that could not be written: the device is full, or the reader went away.
     static func writing(_ error: any Error) -> InspectorFailure {
         let nsError = error as NSError
-        let posix = (nsError.userInfo[NSUnderlyingErrorKey] as? NSError).flatMap { $0.domain == NSPOSIXErrorDomain ? $0.code : nil }
+        let posix = (error as? Errno).map { Int($0.rawValue) }
+            ?? (nsError.userInfo[NSUnderlyingErrorKey] as? NSError).flatMap { $0.domain == NSPOSIXErrorDomain ? $0.code : nil }
             ?? (nsError.domain == NSPOSIXErrorDomain ? nsError.code : nil)
         let reason: String
         if posix == Int(ENOSPC) || (error as? CocoaError)?.code == .fileWriteOutOfSpace {

@@ -40,6 +40,8 @@ enum JudgeProcess {
 
     /// Runs `command` with `input` on its standard input and its standard output sent to standard error.
     static func run(_ command: String, input: Data, environment: [String: String], timeout: Duration?) throws -> Outcome {
+        // The judge writes to the inspector's standard error: what standard output holds comes first.
+        try StandardOutput.flush()
         var stdinPipe: [Int32] = [0, 0]
         guard pipe(&stdinPipe) == 0 else { throw failure("cannot create a pipe") }
         var actions = posix_spawn_file_actions_t()

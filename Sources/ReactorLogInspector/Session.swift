@@ -95,7 +95,9 @@ struct Session {
 func inspect(_ body: () async throws -> Void) async throws {
     do {
         try await body()
+        try StandardOutput.flush()
     } catch let exit as ExitCode {
+        try? StandardOutput.flush()
         throw exit
     } catch {
         let failure = InspectorFailure(error)
@@ -108,6 +110,8 @@ func inspect(_ body: () async throws -> Void) async throws {
 /// Writes `line` to standard error as one line of the inspector's own (`reactorlog: …`), control characters made
 /// visible: an error, or a warning (`warning: …`) about what the command did.
 func printDiagnostic(_ line: String) {
+    // Whatever standard output holds comes first, where the two meet; a failure to write it is the command's to report.
+    try? StandardOutput.flush()
     let message = Terminal.visible(line, colored: false, keepNewlines: false)
     FileHandle.standardError.write(Data("\(ReactorLogInspector.commandName): \(message)\n".utf8))
 }
@@ -152,10 +156,9 @@ func closingEmptyContainers(_ json: Data) -> Data {
     return Data(out)
 }
 
-/// Writes a line of human-readable text to standard output, at once (also in a pipe): anything read from a
-/// log is shown with its control characters made visible (``Terminal/visible(_:colored:keepNewlines:)``), so a
-/// log cannot retitle, clear or hide the user's terminal. A failed write (a full disk) is an error, never lost
-/// output with exit 0; a closed pipe ends the process by SIGPIPE before the write returns, as it ends `cat`.
+/// Writes a line of human-readable text to standard output (``StandardOutput``): anything read from a log is shown
+/// with its control characters made visible (``Terminal/visible(_:colored:keepNewlines:)``), so a log cannot retitle,
+/// clear or hide the user's terminal.
 func printLine(_ text: String = "") throws {
     try write(Terminal.visible(text, colored: Terminal.current.colored) + "\n")
 }
@@ -190,14 +193,5 @@ func escapeTerminalControls(in out: inout [UInt8], from start: Int) {
 }
 
 private func write(_ text: String) throws {
-    try writeStandardOutput(Data(text.utf8))
-}
-
-/// Writes bytes to standard output as they are (callers escape them); a failed write is an error.
-func writeStandardOutput<Bytes: DataProtocol>(_ bytes: Bytes) throws {
-    do {
-        try FileHandle.standardOutput.write(contentsOf: bytes)
-    } catch {
-        throw InspectorFailure.writing(error)
-    }
+    try StandardOutput.write(text)
 }

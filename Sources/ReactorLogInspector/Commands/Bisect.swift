@@ -69,8 +69,9 @@ struct Bisect: AsyncParsableCommand {
                 } else {
                     "a recorded state, its entry not in this log"
                 }
-                let verdictText = verdict.rawValue.padding(toLength: 4, withPad: " ", startingAt: 0)
+                let verdictText = verdict.rawValue.padded(to: 4)
                 let line = Terminal.visible("bisect: #\(step) \(verdictText)  \(made)", colored: false, keepNewlines: false)
+                try StandardOutput.flush()
                 FileHandle.standardError.write(Data((line + "\n").utf8))
                 return verdict
             }

@@ -55,30 +55,22 @@ final class OutputSink {
         file = try path.map { try OutputFile(path: $0, force: force, mode: mode) }
     }
 
-    private var pending: [UInt8] = []
-
     /// Writes a line of JSON made by an encoder, escaped as ``writeJSONLine(_:)`` escapes it.
     func write(_ line: String) throws {
         try writeLine { $0.append(contentsOf: terminalSafeJSON(line).utf8) }
     }
 
-    /// Writes the line `body` appends, already terminal-safe (``EntryLine``): to the file, or to standard output,
-    /// in blocks of about a megabyte.
+    /// Writes the line `body` appends, already terminal-safe (``EntryLine``): to the file, or to standard output.
     func writeLine(_ body: (inout [UInt8]) -> Void) throws {
         if let file { return try file.writeLine(body) }
-        body(&pending)
-        pending.append(UInt8(ascii: "\n"))
-        if pending.count >= 1 << 20 { try flushStandardOutput() }
-    }
-
-    private func flushStandardOutput() throws {
-        guard !pending.isEmpty else { return }
-        defer { pending.removeAll(keepingCapacity: true) }
-        try writeStandardOutput(pending)
+        try StandardOutput.append { bytes in
+            body(&bytes)
+            bytes.append(UInt8(ascii: "\n"))
+        }
     }
 
     func commit() throws {
-        try flushStandardOutput()
+        try StandardOutput.flush()
         try file?.commit()
     }
 }

@@ -32,13 +32,16 @@ struct Tail: AsyncParsableCommand {
             }
             let width = try session.log.streams().map(\.name.count).max() ?? 0
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(highest)".count)
-            // Written straight to the file descriptor, so each line appears at once, also in a pipe.
             let emit = { (entry: LogEntry) throws in
                 if output.json { try writeJSONLine(try jsonString(EntryJSON(entry), pretty: false)) } else { try printLine(formatter.line(entry)) }
             }
             let query = EntryQuery(from: start, stream: stream)
             if follow {
-                for try await entry in session.log.follow(query) { try emit(entry) }
+                // Each entry written at once, also into a pipe: the next may be a while coming.
+                for try await entry in session.log.follow(query) {
+                    try emit(entry)
+                    try StandardOutput.flush()
+                }
             } else {
                 var iterator = session.log.entries(EntryQuery(from: start, through: highest, stream: stream))
                 while let entry = try iterator.next() { try emit(entry) }
