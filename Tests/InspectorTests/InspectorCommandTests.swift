@@ -160,6 +160,11 @@ struct InspectorCommandTests {
         // Of one stream: its own latest entries, though the log's last ten are another stream's.
         let search = try await reactorlog("tail", demo, "--stream", "search", "-n", "2")
         #expect(search.lines.map { $0.split(separator: " ", omittingEmptySubsequences: true).prefix(3).dropFirst().joined(separator: " ") } == ["#32 search", "#33 search"], "\(search.output)")
+        // In JSON, the entry objects `log --json` writes, an action's call site included.
+        let json = try await reactorlog("tail", demo, "-n", "45", "--json")
+        let listed = try await reactorlog("log", demo, "--json")
+        #expect(json.lines == Array(listed.lines.suffix(45)))
+        #expect(json.lines.contains { $0.contains(#""callSite":"#) })
     }
 
     @Test("bisect finds the planted bug with the command's verdicts, and reports commands that cannot run")

@@ -33,7 +33,11 @@ struct Tail: AsyncParsableCommand {
             let width = try session.log.streams().map(\.name.count).max() ?? 0
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(highest)".count)
             let emit = { (entry: LogEntry) throws in
-                if output.json { try writeJSONLine(try jsonString(EntryJSON(entry), pretty: false)) } else { try printLine(formatter.line(entry)) }
+                if output.json {
+                    try printJSON(EntryJSON(entry, callSite: try session.log.callSite(of: entry)), pretty: false)
+                } else {
+                    try printLine(formatter.line(entry))
+                }
             }
             let query = EntryQuery(from: start, stream: stream)
             if follow {
