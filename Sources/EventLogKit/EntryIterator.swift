@@ -192,6 +192,11 @@ public struct EntryIterator {
                     guard let entry = try entries.entry(item.sequence) else {
                         throw EventLogError.corruptEntry(sequence: item.sequence, reason: "stream '\(query.stream ?? "")' lists it, but the entry is missing")
                     }
+                    // A damaged index must not hand over another entry as this stream's (verify names the damage).
+                    guard entry.header.streamID == id, entry.header.kind.rawValue == item.kind else {
+                        throw EventLogError.corruptIndex(
+                            streamID: id, block: nil, reason: "it lists #\(item.sequence) as one of its \(EntryKind(rawValue: item.kind)?.description ?? "unknown") entries, but it is not")
+                    }
                     if query.matches(entry.header, caseBytes: entry.caseName) {
                         guard try found(entry.header, entry.bytes) else {
                             next = item.sequence

@@ -63,10 +63,22 @@ struct StreamIndex: Sendable {
                 return true
             case .blocks:
                 var block = try Self.move(damaged: damaged) { try Self.seekBlock(&keys, holding: from) }
+                // A block's key is outside its checksum: a key damaged into another number that keeps the keys in
+                // order moves the block's items onto other entries. Moved by a whole period of the stream's kinds,
+                // they land on entries of the stream of the same kinds, but then overlap the block before or after.
+                // So every block read is checked against both: `end` is the last item before it (one lookup when
+                // the walk starts inside the stream), and a walk that stops inside a block reads it to its end.
+                var end = block.flatMap { lastItem(txn, stream: id, beforeBlock: $0.sequence) }
                 while let current = block, current.sequence <= through {
                     var (stopped, beyond) = (false, false)
                     do {
-                        try Self.decode(current.value, stream: id, first: current.sequence) { item in
+                        // A block's first item is its key; the items after it rise (`decode` checks).
+                        if let end, current.sequence <= end {
+                            throw EventLogError.corruptIndex(
+                                streamID: id, block: current.sequence,
+                                reason: "it begins at #\(current.sequence), but the block before it lists entries up to #\(end)")
+                        }
+                        end = try Self.decode(current.value, stream: id, first: current.sequence) { item in
                             guard item.sequence >= from else { return true }
                             guard item.sequence <= through else {
                                 beyond = true
@@ -79,13 +91,34 @@ struct StreamIndex: Sendable {
                         guard let damaged, case .corruptIndex(id, current.sequence, _) = error else { throw error }
                         try damaged(error)
                     }
-                    if stopped { return false }
-                    if beyond { return true }
+                    if stopped || beyond {
+                        // Read to its end (a walk that stops inside a block), its last item must come before the
+                        // next block; a damaged key after this block is not this walk's to report.
+                        end = try Self.decode(current.value, stream: id, first: current.sequence) { _ in true }
+                        if let end, let next = (try? keys.next()) ?? nil, next.sequence <= end {
+                            throw EventLogError.corruptIndex(
+                                streamID: id, block: current.sequence,
+                                reason: "it lists entries up to #\(end), but the block after it begins at #\(next.sequence)")
+                        }
+                        return !stopped
+                    }
                     block = try Self.move(damaged: damaged) { try keys.next() }
                 }
                 return true
             }
         }
+    }
+
+    /// The last item of stream `id`'s block before the one keyed `first`, however far its items run, or `nil`: none,
+    /// or damaged, which is not the caller's walk to report.
+    private func lastItem(_ txn: Transaction, stream id: UInt32, beforeBlock first: UInt64) -> UInt64? {
+        guard first > 0 else { return nil }
+        let found = try? txn.withCursor(database) { cursor -> UInt64? in
+            var keys = StreamKeyCursor(cursor, stream: id, .index)
+            guard let block = try keys.seek(atOrBefore: first - 1) else { return nil }
+            return try Self.decode(block.value, stream: id, first: block.sequence) { _ in true }
+        }
+        return found ?? nil
     }
 
     /// Stream `id`'s last entry at or before `sequence`, or `nil`: one seek.
@@ -344,8 +377,9 @@ struct StreamIndex: Sendable {
     }
 
     /// Calls `body` with each item of the block of stream `id` keyed `first`, until it returns `false`; a block
-    /// whose checksum or items are wrong is an error, never a guess.
-    static func decode(_ block: UnsafeRawBufferPointer, stream id: UInt32, first: UInt64, _ body: (Item) throws -> Bool) throws {
+    /// whose checksum or items are wrong is an error, never a guess. Returns the number of the last item given.
+    @discardableResult
+    static func decode(_ block: UnsafeRawBufferPointer, stream id: UInt32, first: UInt64, _ body: (Item) throws -> Bool) throws -> UInt64 {
         func damaged(_ reason: String) -> EventLogError { .corruptIndex(streamID: id, block: first, reason: reason) }
         guard block.count > checksumSize else { throw damaged("it is \(block.count) bytes, too short to hold an entry") }
         let items = UnsafeRawBufferPointer(rebasing: block[checksumSize...])
@@ -368,7 +402,8 @@ struct StreamIndex: Sendable {
                 }
                 (item.site, offset) = (number, after)
             }
-            guard try body(item) else { return }
+            guard try body(item) else { return sequence }
         }
+        return sequence
     }
 }

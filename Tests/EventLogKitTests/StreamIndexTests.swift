@@ -131,8 +131,9 @@ struct StreamIndexTests {
         let block = StreamIndex.block(items)
         #expect(block.map { String(format: "%02x", $0) }.joined(separator: " ") == "58 51 eb 36 00 01 01 01 02 01 02 02 01 00")
         var decoded: [StreamIndex.Item] = []
-        try block.withUnsafeBytes { try StreamIndex.decode($0, stream: 1, first: 3) { decoded.append($0); return true } }
+        let last = try block.withUnsafeBytes { try StreamIndex.decode($0, stream: 1, first: 3) { decoded.append($0); return true } }
         #expect(decoded == items)
+        #expect(last == items.last?.sequence)
         // A distance of 0 after the first item, or a first item that is not the key's, is refused.
         for bad: [UInt8] in [[0, 2, 0, 2], [1, 2]] {
             let record = resealed([UInt8](repeating: 0, count: 4) + bad)
@@ -210,6 +211,45 @@ struct StreamIndexTests {
         #expect(report.problems.contains { $0.message.contains("stream 'a' has \(stored.count) entries but its index lists \(stored.count - lost)") },
                 "\(report.problems)")
         #expect(!report.problems.contains { $0.severity == .error && $0.message.contains("stream 'b'") }, "\(report.problems)")
+    }
+
+    @Test("a block key moved to another number, the keys still in order, is refused by every read through it", arguments: [1, 4, -4])
+    func movedBlockKey(by shift: Int) throws {
+        // `a` appends three entries a round and `b` one, so a key moved by 4 lands each item on an entry of `a` of
+        // the same kind: only the blocks before and after the moved one can tell.
+        let path = try makeLog(rounds: 1_500)
+        let streamBlocks: [(first: UInt64, size: Int)] = try #require(try blocks(path)[1])
+        let (second, third) = (streamBlocks[1].first, streamBlocks[2].first)
+        let environment = try Environment(path: path)
+        let index = try environment.openDatabase("stream-index")
+        try environment.write { txn in
+            let stored: UnsafeRawBufferPointer? = try txn.get(index, key: KeyCoding.streamSequence(1, second))
+            let value = Array(try #require(stored))
+            _ = try txn.delete(index, key: KeyCoding.streamSequence(1, second))
+            try txn.put(index, key: KeyCoding.streamSequence(1, UInt64(Int(second) + shift)), value: value)
+        }
+        let log = try EventLog.openReadOnly(at: path)
+        func refused(_ read: () throws -> Void) -> Bool {
+            do {
+                try read()
+                return false
+            } catch let error as EventLogError {
+                guard case .corruptIndex(1, _, _) = error else { return false }
+                return !error.description.contains("\n")
+            } catch {
+                return false
+            }
+        }
+        #expect(refused { _ = try log.readEntries(EntryQuery(stream: "a")) })
+        // The numbers alone, read from the index without the entries: a block moved into the gap before the next
+        // one overlaps nothing, so only reading its entries (or `verify`) tells.
+        #expect(refused { _ = try log.sequences(stream: "a", kinds: [.mutation]) } == (abs(shift) == 4))
+        // Reads that end inside the moved block, or start there, as time travel's do.
+        #expect(refused { _ = try log.readEntries(EntryQuery(from: second, through: second + 30, stream: "a", kinds: [.mutation])) })
+        #expect(refused { _ = try log.readEntries(EntryQuery(from: (second + third) / 2, through: third - 10, stream: "a")) })
+        #expect(refused { try log.forEachEntry(EntryQuery(from: third - 40, through: third + 5, stream: "a")) { _ in } })
+        #expect(try log.sequences(stream: "b", kinds: [.mutation]).count == 1_500)
+        #expect(!(try log.verify().isHealthy))
     }
 
     /// Flips a byte in the middle of stream `a`'s index block from `first`, so that its checksum fails.
