@@ -5,9 +5,10 @@ import SystemPackage
 /// The inspector's standard output, the one place its bytes are written from. To a terminal each write goes out at
 /// once; into a pipe or a file, bytes are gathered and written 64 KiB at a time, as C's standard I/O does (a write
 /// for each line was a tenth of `reactorlog log | grep …` over a large log). What is gathered is written when the
-/// command ends, before the inspector writes to standard error (so that the two stay in order where they meet),
-/// before a command waits for more entries (`tail --follow`) and before it starts a judge. A failed write (a full
-/// disk) is an error, never lost output with exit 0; a closed pipe ends the process by SIGPIPE, as it ends `cat`.
+/// command ends, before the inspector writes to standard error (so that the two stay in order where they meet; an
+/// interrupt's line does not wait for a write in progress), before a command waits for more entries (`tail
+/// --follow`) and before it starts a judge. A failed write (a full disk) is an error, never lost output with exit 0;
+/// a closed pipe ends the process by SIGPIPE, as it ends `cat`.
 enum StandardOutput {
     private static let isTerminal = isatty(STDOUT_FILENO) == 1
     private static let blockSize = 1 << 16
@@ -30,14 +31,22 @@ enum StandardOutput {
 
     /// Writes everything gathered.
     static func flush() throws {
-        try pending.withLock { (pending) throws(InspectorFailure) in
-            guard !pending.isEmpty else { return }
-            do {
-                _ = try pending.withUnsafeBytes { try FileDescriptor.standardOutput.writeAll($0) }
-            } catch {
-                throw InspectorFailure.writing(error)
-            }
-            pending.removeAll(keepingCapacity: true)
+        try pending.withLock { (pending) throws(InspectorFailure) in try write(&pending) }
+    }
+
+    /// Writes everything gathered unless another thread is writing it (an interrupt's handler must not wait for a
+    /// write to a pipe that nobody reads); a failure is left for the command to report.
+    static func flushIfIdle() {
+        _ = pending.withLockIfAvailable { pending in try? write(&pending) }
+    }
+
+    private static func write(_ pending: inout [UInt8]) throws(InspectorFailure) {
+        guard !pending.isEmpty else { return }
+        do {
+            _ = try pending.withUnsafeBytes { try FileDescriptor.standardOutput.writeAll($0) }
+        } catch {
+            throw InspectorFailure.writing(error)
         }
+        pending.removeAll(keepingCapacity: true)
     }
 }
