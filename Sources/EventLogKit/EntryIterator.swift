@@ -185,7 +185,12 @@ public struct EntryIterator {
         var scanned = 0
         let ended = try txn.withCursor(storage.entries) { cursor in
             var entries = EntryCursor(cursor)
-            return try storage.index.forEach(txn, stream: id, from: nextSequence, through: query.through) { item in
+            // A block whose key was moved past entries of the stream hides them: the stretches the index leaves
+            // out between its blocks, and after its last item in range, are checked.
+            let ended = try storage.index.forEach(
+                txn, stream: id, from: nextSequence, through: query.through,
+                gaps: { try Self.requireUnlisted(id, in: $0, &entries) }
+            ) { item in
                 guard matched < want, scanned < Self.scanLimit else { return false }
                 let kindMatches = EntryKind(rawValue: item.kind).map(query.admits) ?? true
                 if kindMatches {
@@ -209,7 +214,24 @@ public struct EntryIterator {
                 scanned += 1
                 return true
             }
+            if ended && next <= query.through { try Self.requireUnlisted(id, in: next...query.through, &entries) }
+            return ended
         }
         return (next, ended)
+    }
+
+    /// Where the index lists none of stream `id`'s entries, the first entries of `range` (at most 64: a moved key
+    /// hides the entries just before its block) must be other streams'.
+    private static func requireUnlisted(_ id: UInt32, in range: ClosedRange<UInt64>, _ entries: inout EntryCursor) throws {
+        var entry = try entries.seek(atOrAfter: range.lowerBound)
+        var read = 0
+        while let current = entry, current.sequence <= range.upperBound, read < 64 {
+            guard current.header.streamID != id else {
+                throw EventLogError.corruptIndex(
+                    streamID: id, block: nil, reason: "it does not list #\(current.sequence), one of the stream's entries")
+            }
+            read += 1
+            entry = try entries.next()
+        }
     }
 }

@@ -44,10 +44,13 @@ struct StreamIndex: Sendable {
     /// returns whether the walk reached the end of that range. A damaged block is an error, unless `damaged` is
     /// given: then it is told of the block (``EventLogError/corruptIndex(streamID:block:reason:)``) and the walk
     /// goes on after it; keys out of order or not 12 bytes (``StreamKeyCursor``) are told the same way, and end it.
+    /// With `gaps`, it is also given each stretch of the range between the blocks read (from the last item of one
+    /// through the item before the next block's key) where the index lists none of the stream's entries.
     @discardableResult
     func forEach(
         _ txn: Transaction, stream id: UInt32, from: UInt64 = 0, through: UInt64 = .max,
-        damaged: ((EventLogError) throws -> Void)? = nil, _ body: (Item) throws -> Bool
+        damaged: ((EventLogError) throws -> Void)? = nil, gaps: ((ClosedRange<UInt64>) throws -> Void)? = nil,
+        _ body: (Item) throws -> Bool
     ) throws -> Bool {
         guard from <= through else { return true }
         try requireUnconverted(txn)
@@ -73,10 +76,14 @@ struct StreamIndex: Sendable {
                     var (stopped, beyond) = (false, false)
                     do {
                         // A block's first item is its key; the items after it rise (`decode` checks).
-                        if let end, current.sequence <= end {
-                            throw EventLogError.corruptIndex(
-                                streamID: id, block: current.sequence,
-                                reason: "it begins at #\(current.sequence), but the block before it lists entries up to #\(end)")
+                        if let end {
+                            if current.sequence <= end {
+                                throw EventLogError.corruptIndex(
+                                    streamID: id, block: current.sequence,
+                                    reason: "it begins at #\(current.sequence), but the block before it lists entries up to #\(end)")
+                            }
+                            let (low, high) = (max(end + 1, from), min(current.sequence - 1, through))
+                            if let gaps, low <= high { try gaps(low...high) }
                         }
                         end = try Self.decode(current.value, stream: id, first: current.sequence) { item in
                             guard item.sequence >= from else { return true }

@@ -248,6 +248,8 @@ struct StreamIndexTests {
         #expect(refused { _ = try log.readEntries(EntryQuery(from: second, through: second + 30, stream: "a", kinds: [.mutation])) })
         #expect(refused { _ = try log.readEntries(EntryQuery(from: (second + third) / 2, through: third - 10, stream: "a")) })
         #expect(refused { try log.forEachEntry(EntryQuery(from: third - 40, through: third + 5, stream: "a")) { _ in } })
+        // A read that ends before the moved key: the entries it hides lie just after the last one listed.
+        #expect(refused { _ = try log.readEntries(EntryQuery(through: second + 2, stream: "a")) })
         #expect(try log.sequences(stream: "b", kinds: [.mutation]).count == 1_500)
         #expect(!(try log.verify().isHealthy))
     }
