@@ -131,8 +131,8 @@ extension EventLog {
     /// The sequence numbers of stream `name`'s entries of `kinds` from `from` through `through`, read from the
     /// stream index alone: no entry is read or decoded, so listing a million steps takes milliseconds. Damage the
     /// index's checksums and order cannot show (a block's key moved within the gap before the next block) lists
-    /// other numbers here; reading the entries through the index (``entries(_:)``) checks each one, as ``verify()``
-    /// does.
+    /// other numbers here; reading the entries through the index (``entries(_:)``) checks each one, as
+    /// ``verify(progress:)`` does.
     public func sequences(stream name: String, kinds: Set<EntryKind>, from: UInt64 = 1, through: UInt64 = .max) throws(EventLogError) -> [UInt64] {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
         let wanted = KindMask(kinds)
