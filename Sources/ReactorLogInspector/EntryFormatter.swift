@@ -88,8 +88,9 @@ struct EntryFormatter {
 
     /// A value in at most about 60 characters; long arrays are shown by their count.
     static func brief(_ value: JSONValue) -> String {
-        if case .array(let values) = value, value.description.count > 60 { return "[…\(values.count)]" }
         let text = value.description
-        return text.count <= 60 ? text : String(text.prefix(57)) + "…"
+        let count = text.count
+        if case .array(let values) = value, count > 60 { return "[…\(values.count)]" }
+        return count <= 60 ? text : String(text.prefix(57)) + "…"
     }
 }

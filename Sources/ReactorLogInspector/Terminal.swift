@@ -27,8 +27,9 @@ struct Terminal: Sendable {
     /// bidirectional override is shown as `\u{XX}`, except, when `colored`, the inspector's own colour codes.
     /// With `keepNewlines` false, newlines and tabs are shown too (for one-line errors).
     static func visible(_ text: String, colored: Bool, keepNewlines: Bool = true) -> String {
+        // Most lines need nothing: they are looked at in place, with no copy of their scalars.
+        guard text.unicodeScalars.contains(where: { needsEscape($0, keepNewlines: keepNewlines) }) else { return text }
         let scalars = Array(text.unicodeScalars)
-        guard scalars.contains(where: { needsEscape($0, keepNewlines: keepNewlines) }) else { return text }
         var result = String.UnicodeScalarView()
         var index = 0
         while index < scalars.count {
