@@ -189,19 +189,12 @@ public struct EntryIterator {
             // out between its blocks, and after its last item in range, are checked.
             let ended = try storage.index.forEach(
                 txn, stream: id, from: nextSequence, through: query.through,
-                gaps: { try Self.requireUnlisted(id, in: $0, &entries) }
+                gaps: { try entries.requireUnlisted(stream: id, in: $0) }
             ) { item in
                 guard matched < want, scanned < Self.scanLimit else { return false }
                 let kindMatches = EntryKind(rawValue: item.kind).map(query.admits) ?? true
                 if kindMatches {
-                    guard let entry = try entries.entry(item.sequence) else {
-                        throw EventLogError.corruptEntry(sequence: item.sequence, reason: "stream '\(query.stream ?? "")' lists it, but the entry is missing")
-                    }
-                    // A damaged index must not hand over another entry as this stream's (verify names the damage).
-                    guard entry.header.streamID == id, entry.header.kind.rawValue == item.kind else {
-                        throw EventLogError.corruptIndex(
-                            streamID: id, block: nil, reason: "it lists #\(item.sequence) as one of its \(EntryKind(rawValue: item.kind)?.description ?? "unknown") entries, but it is not")
-                    }
+                    let entry = try entries.listed(item, stream: id, named: query.stream)
                     if query.matches(entry.header, caseBytes: entry.caseName) {
                         guard try found(entry.header, entry.bytes) else {
                             next = item.sequence
@@ -214,24 +207,9 @@ public struct EntryIterator {
                 scanned += 1
                 return true
             }
-            if ended && next <= query.through { try Self.requireUnlisted(id, in: next...query.through, &entries) }
+            if ended && next <= query.through { try entries.requireUnlisted(stream: id, in: next...query.through) }
             return ended
         }
         return (next, ended)
-    }
-
-    /// Where the index lists none of stream `id`'s entries, the first entries of `range` (at most 64: a moved key
-    /// hides the entries just before its block) must be other streams'.
-    private static func requireUnlisted(_ id: UInt32, in range: ClosedRange<UInt64>, _ entries: inout EntryCursor) throws {
-        var entry = try entries.seek(atOrAfter: range.lowerBound)
-        var read = 0
-        while let current = entry, current.sequence <= range.upperBound, read < 64 {
-            guard current.header.streamID != id else {
-                throw EventLogError.corruptIndex(
-                    streamID: id, block: nil, reason: "it does not list #\(current.sequence), one of the stream's entries")
-            }
-            read += 1
-            entry = try entries.next()
-        }
     }
 }

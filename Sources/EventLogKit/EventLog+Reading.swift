@@ -129,10 +129,9 @@ extension EventLog {
     }
 
     /// The sequence numbers of stream `name`'s entries of `kinds` from `from` through `through`, read from the
-    /// stream index alone: no entry is read or decoded, so listing a million steps takes milliseconds. Damage the
-    /// index's checksums and order cannot show (a block's key moved within the gap before the next block) lists
-    /// other numbers here; reading the entries through the index (``entries(_:)``) checks each one, as
-    /// ``verify(progress:)`` does.
+    /// stream index: no entry is decoded, so listing a million steps takes milliseconds. Only where the index leaves
+    /// out a stretch of the log are entries read (the first few of the stretch, and the one at the next block's
+    /// key), so that a block whose key was moved to another number is refused, not listed as other numbers.
     public func sequences(stream name: String, kinds: Set<EntryKind>, from: UInt64 = 1, through: UInt64 = .max) throws(EventLogError) -> [UInt64] {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
         let wanted = KindMask(kinds)

@@ -502,6 +502,9 @@ final class LogStorage: Sendable {
     /// Calls `body` with each chunk of stream `id`'s index items in order, from `from` through `through`. Each chunk
     /// (at most 65,536 items) is read in its own short read transaction,
     /// and `body` runs outside it, so a walk over millions of entries never pins a snapshot of a live log.
+    /// Without `damaged`, the entry at each block's key after a stretch is checked, and the stretches the index leaves
+    /// out against the entries there (``EntryCursor/requireUnlisted(stream:in:)``): a block whose key was moved is
+    /// refused, not listed as other numbers. With it (`verify`, which checks every item), they are not.
     func forEachIndexChunk(
         stream id: UInt32, from: UInt64 = 1, through: UInt64 = .max, damaged: ((EventLogError) -> Void)? = nil,
         _ body: ([StreamIndex.Item]) throws(EventLogError) -> Void
@@ -510,9 +513,25 @@ final class LogStorage: Sendable {
         while position <= through {
             let chunk: [StreamIndex.Item] = try read { txn in
                 var chunk: [StreamIndex.Item] = []
-                try index.forEach(txn, stream: id, from: position, through: through, damaged: damaged) { item in
-                    chunk.append(item)
-                    return chunk.count < 65_536
+                guard damaged == nil else {
+                    try index.forEach(txn, stream: id, from: position, through: through, damaged: damaged) { item in
+                        chunk.append(item)
+                        return chunk.count < 65_536
+                    }
+                    return chunk
+                }
+                try txn.withCursor(entries) { cursor in
+                    var entries = EntryCursor(cursor)
+                    let ended = try index.forEach(
+                        txn, stream: id, from: position, through: through,
+                        gaps: { try entries.requireUnlisted(stream: id, in: $0) },
+                        blockStarts: { try entries.requireEntry(ofStream: id, at: $0) }
+                    ) { item in
+                        chunk.append(item)
+                        return chunk.count < 65_536
+                    }
+                    let next = chunk.last.map { $0.sequence &+ 1 } ?? position
+                    if ended && next != 0 && next <= through { try entries.requireUnlisted(stream: id, in: next...through) }
                 }
                 return chunk
             }

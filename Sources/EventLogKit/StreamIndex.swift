@@ -45,12 +45,14 @@ struct StreamIndex: Sendable {
     /// given: then it is told of the block (``EventLogError/corruptIndex(streamID:block:reason:)``) and the walk
     /// goes on after it; keys out of order or not 12 bytes (``StreamKeyCursor``) are told the same way, and end it.
     /// With `gaps`, it is also given each stretch of the range between the blocks read (from the last item of one
-    /// through the item before the next block's key) where the index lists none of the stream's entries.
+    /// through the item before the next block's key) where the index lists none of the stream's entries; with
+    /// `blockStarts`, the key (the first item's number) of each block that follows such a stretch (or no block known),
+    /// before its items: a key moved to another number leaves a stretch before its block, or lands in one.
     @discardableResult
     func forEach(
         _ txn: Transaction, stream id: UInt32, from: UInt64 = 0, through: UInt64 = .max,
         damaged: ((EventLogError) throws -> Void)? = nil, gaps: ((ClosedRange<UInt64>) throws -> Void)? = nil,
-        _ body: (Item) throws -> Bool
+        blockStarts: ((UInt64) throws -> Void)? = nil, _ body: (Item) throws -> Bool
     ) throws -> Bool {
         guard from <= through else { return true }
         try requireUnconverted(txn)
@@ -76,6 +78,7 @@ struct StreamIndex: Sendable {
                     var (stopped, beyond) = (false, false)
                     do {
                         // A block's first item is its key; the items after it rise (`decode` checks).
+                        let afterStretch = end.map { current.sequence > $0 &+ 1 } ?? true
                         if let end {
                             if current.sequence <= end {
                                 throw EventLogError.corruptIndex(
@@ -85,6 +88,7 @@ struct StreamIndex: Sendable {
                             let (low, high) = (max(end + 1, from), min(current.sequence - 1, through))
                             if let gaps, low <= high { try gaps(low...high) }
                         }
+                        if afterStretch { try blockStarts?(current.sequence) }
                         end = try Self.decode(current.value, stream: id, first: current.sequence) { item in
                             guard item.sequence >= from else { return true }
                             guard item.sequence <= through else {

@@ -1,0 +1,41 @@
+/// The checks that keep a damaged stream index from being read as other entries. A block of the index seals its
+/// items but not its key, so a key moved to another number (the keys still in order) moves the block's items onto
+/// other entries and hides the entries between; `StreamIndex.forEach` checks blocks against their neighbours, and
+/// readers check what the index says against the entries themselves here.
+extension EntryCursor {
+    /// The entry `item` of stream `id`'s index names, which must be of that stream and of the kind it says.
+    mutating func listed(_ item: StreamIndex.Item, stream id: UInt32, named name: String?) throws -> Found {
+        guard let entry = try entry(item.sequence) else {
+            throw EventLogError.corruptEntry(sequence: item.sequence, reason: "stream '\(name ?? "id \(id)")' lists it, but the entry is missing")
+        }
+        guard entry.header.streamID == id, entry.header.kind.rawValue == item.kind else {
+            throw EventLogError.corruptIndex(
+                streamID: id, block: nil,
+                reason: "it lists #\(item.sequence) as one of its \(EntryKind(rawValue: item.kind)?.description ?? "unknown") entries, but it is not")
+        }
+        return entry
+    }
+
+    /// Entry `sequence`, the first of a block of stream `id`'s index, must be of that stream.
+    mutating func requireEntry(ofStream id: UInt32, at sequence: UInt64) throws {
+        guard let entry = try entry(sequence), entry.header.streamID == id else {
+            throw EventLogError.corruptIndex(
+                streamID: id, block: sequence, reason: "the block's key, #\(sequence), is not one of the stream's entries")
+        }
+    }
+
+    /// Where stream `id`'s index lists none of its entries, the first entries of `range` must be other streams':
+    /// a key moved past entries hides those just before its block. At most 64 are read.
+    mutating func requireUnlisted(stream id: UInt32, in range: ClosedRange<UInt64>) throws {
+        var entry = try seek(atOrAfter: range.lowerBound)
+        var read = 0
+        while let current = entry, current.sequence <= range.upperBound, read < 64 {
+            guard current.header.streamID != id else {
+                throw EventLogError.corruptIndex(
+                    streamID: id, block: nil, reason: "it does not list #\(current.sequence), one of the stream's entries")
+            }
+            read += 1
+            entry = try next()
+        }
+    }
+}
