@@ -187,7 +187,7 @@ public struct EntryIterator {
             var entries = EntryCursor(cursor)
             // A block whose key was moved past entries of the stream hides them: the stretches the index leaves
             // out between its blocks, and after its last item in range, are checked.
-            let ended = try storage.index.forEach(
+            return try storage.index.forEach(
                 txn, stream: id, from: nextSequence, through: query.through,
                 gaps: { try entries.requireUnlisted(stream: id, in: $0) }
             ) { item in
@@ -207,8 +207,6 @@ public struct EntryIterator {
                 scanned += 1
                 return true
             }
-            if ended && next <= query.through { try entries.requireUnlisted(stream: id, in: next...query.through) }
-            return ended
         }
         return (next, ended)
     }

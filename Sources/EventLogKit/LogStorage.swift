@@ -522,7 +522,7 @@ final class LogStorage: Sendable {
                 }
                 try txn.withCursor(entries) { cursor in
                     var entries = EntryCursor(cursor)
-                    let ended = try index.forEach(
+                    try index.forEach(
                         txn, stream: id, from: position, through: through,
                         gaps: { try entries.requireUnlisted(stream: id, in: $0) },
                         blockStarts: { try entries.requireEntry(ofStream: id, at: $0) }
@@ -530,8 +530,6 @@ final class LogStorage: Sendable {
                         chunk.append(item)
                         return chunk.count < 65_536
                     }
-                    let next = chunk.last.map { $0.sequence &+ 1 } ?? position
-                    if ended && next != 0 && next <= through { try entries.requireUnlisted(stream: id, in: next...through) }
                 }
                 return chunk
             }

@@ -44,8 +44,9 @@ struct StreamIndex: Sendable {
     /// returns whether the walk reached the end of that range. A damaged block is an error, unless `damaged` is
     /// given: then it is told of the block (``EventLogError/corruptIndex(streamID:block:reason:)``) and the walk
     /// goes on after it; keys out of order or not 12 bytes (``StreamKeyCursor``) are told the same way, and end it.
-    /// With `gaps`, it is also given each stretch of the range between the blocks read (from the last item of one
-    /// through the item before the next block's key) where the index lists none of the stream's entries; with
+    /// With `gaps`, it is also given each stretch of the range where the index lists none of the stream's entries:
+    /// between the blocks read (from the last item of one through the item before the next block's key), and, when
+    /// the walk reaches the end of the range, from the last item given to `body` through that end; with
     /// `blockStarts`, the key (the first item's number) of each block that follows such a stretch (or no block known),
     /// before its items: a key moved to another number leaves a stretch before its block, or lands in one.
     @discardableResult
@@ -56,15 +57,23 @@ struct StreamIndex: Sendable {
     ) throws -> Bool {
         guard from <= through else { return true }
         try requireUnconverted(txn)
+        /// The stretch after `last` (an item, or nothing in range) through the end of the range, for `gaps`.
+        func lastStretch(after last: UInt64?) throws {
+            let low = last.map { $0 == .max ? nil : max($0 + 1, from) } ?? from
+            if let gaps, let low, low <= through { try gaps(low...through) }
+        }
         return try txn.withCursor(database) { cursor in
             var keys = StreamKeyCursor(cursor, stream: id, .index)
             switch layout {
             case .records:
                 var record = try keys.seek(atOrAfter: from)
+                var last: UInt64?
                 while let current = record, current.sequence <= through {
                     guard try body(Self.item(current.sequence, record: current.value)) else { return false }
+                    last = current.sequence
                     record = try keys.next()
                 }
+                try lastStretch(after: last)
                 return true
             case .blocks:
                 var block = try Self.move(damaged: damaged) { try Self.seekBlock(&keys, holding: from) }
@@ -74,6 +83,7 @@ struct StreamIndex: Sendable {
                 // So every block read is checked against both: `end` is the last item before it (one lookup when
                 // the walk starts inside the stream), and a walk that stops inside a block reads it to its end.
                 var end = block.flatMap { lastItem(txn, stream: id, beforeBlock: $0.sequence) }
+                var given: UInt64?
                 while let current = block, current.sequence <= through {
                     var (stopped, beyond) = (false, false)
                     do {
@@ -95,6 +105,7 @@ struct StreamIndex: Sendable {
                                 beyond = true
                                 return false
                             }
+                            given = item.sequence
                             stopped = try !body(item)
                             return !stopped
                         }
@@ -111,10 +122,12 @@ struct StreamIndex: Sendable {
                                 streamID: id, block: current.sequence,
                                 reason: "it lists entries up to #\(end), but the block after it begins at #\(next.sequence)")
                         }
+                        if beyond { try lastStretch(after: given) }
                         return !stopped
                     }
                     block = try Self.move(damaged: damaged) { try keys.next() }
                 }
+                try lastStretch(after: end)
                 return true
             }
         }
