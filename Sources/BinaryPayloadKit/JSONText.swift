@@ -30,10 +30,16 @@ package enum JSONText {
         out.append(UInt8(ascii: "\""))
     }
 
-    /// `string` as a JSON string, quotes included (``appendString(_:to:)``).
-    package static func quoted(_ string: String) -> String {
-        var string = string, out: [UInt8] = []
+    /// Appends `string` as a JSON string, quotes included (``appendString(_:to:)-(UnsafeRawBufferPointer,_)``).
+    package static func appendString(_ string: String, to out: inout [UInt8]) {
+        var string = string
         string.withUTF8 { appendString(UnsafeRawBufferPointer($0), to: &out) }
+    }
+
+    /// `string` as a JSON string, quotes included (``appendString(_:to:)-(UnsafeRawBufferPointer,_)``).
+    package static func quoted(_ string: String) -> String {
+        var out: [UInt8] = []
+        appendString(string, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 

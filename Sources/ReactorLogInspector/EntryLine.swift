@@ -3,7 +3,7 @@ import Foundation
 import TimeTravel
 
 /// An entry as one line of JSON, written by hand into bytes: the fields and order of ``EntryJSON`` (keys sorted), at
-/// the speed `export` needs for millions of entries. A JSON payload is the stored JSON, checked and copied as it is
+/// the speed `export`, `log --json` and `tail --json` need for millions of entries. A JSON payload is the stored JSON, checked and copied as it is
 /// (``JSONValue/compactUTF8(_:)``); a binary one is rendered as JSON. DEL, C1 controls and bidirectional overrides are `\u` escapes, as
 /// ``writeJSONLine(_:)`` writes them, so the line is safe on a terminal as it is.
 enum EntryLine {
@@ -15,8 +15,13 @@ enum EntryLine {
     }
 
     /// Appends the line (without a newline) to `out`: with the action's call site (a JSON string, as `appendString` writes it)
-    /// when given, and the keys of `redaction` masked in a JSON payload.
-    static func append(_ entry: EntryView, wrapped: Bool, callSiteJSON: [UInt8]? = nil, redaction: Redaction? = nil, to out: inout [UInt8]) {
+    /// when given, and the keys of `redaction` masked in a JSON payload. A payload keeps its members in their recorded
+    /// order, unless `sortingPayload`: then it is rendered as a ``JSONValue`` (members sorted, numbers spelled
+    /// canonically), which makes the line of ``EntryJSON`` that Foundation's `JSONEncoder` writes with sorted keys.
+    static func append(
+        _ entry: EntryView, wrapped: Bool, callSiteJSON: [UInt8]? = nil, redaction: Redaction? = nil, sortingPayload: Bool = false,
+        to out: inout [UInt8]
+    ) {
         out.append(contentsOf: wrapped ? Fragment.wrappedOpen : Fragment.open)
         if let callSiteJSON {
             out.append(contentsOf: Fragment.callSite)
@@ -36,6 +41,7 @@ enum EntryLine {
         out.append(UInt8(ascii: "\""))
         let appended: Bool
         switch entry.codec {
+        case _ where sortingPayload: appended = appendSortedPayload(entry.payload, codec: entry.codec, to: &out)
         case .json: appended = appendJSONPayload(entry.payload, redaction: redaction, to: &out)
         case .binary:
             // Rendered as JSON; a payload that is not well formed stays base64, as any other codec's.
@@ -69,6 +75,17 @@ enum EntryLine {
             out.removeSubrange((start - Fragment.payload.count)...)
             return false
         }
+        escapeTerminalControls(in: &out, from: start)
+        return true
+    }
+
+    /// Appends `"payload":` and the payload as a ``JSONValue`` renders it, controls escaped; returns `false`,
+    /// appending nothing, when it does not read as JSON (another codec, or not well formed).
+    private static func appendSortedPayload(_ payload: UnsafeRawBufferPointer, codec: CodecID, to out: inout [UInt8]) -> Bool {
+        guard let value = (try? JSONValue(payload: payload, codec: codec)) ?? nil else { return false }
+        out.append(contentsOf: Fragment.payload)
+        let start = out.count
+        value.appendJSON(to: &out)
         escapeTerminalControls(in: &out, from: start)
         return true
     }

@@ -40,17 +40,54 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
         try self.init(binary: try BinaryLogCodec.shared.encode(value))
     }
 
+    /// The value of a payload read in place (an `EntryView`'s), as ``init(payload:codec:)`` reads it: a binary one
+    /// is decoded where it lies, without a copy.
+    public init?(payload: UnsafeRawBufferPointer, codec: CodecID) throws {
+        if codec == .binary {
+            try self.init(binary: payload)
+            return
+        }
+        guard let value = try JSONValue(payload: Data(payload), codec: codec) else { return nil }
+        self = value
+    }
+
     /// Compact JSON with sorted keys; integral numbers without a fraction.
     public var description: String {
+        var out: [UInt8] = []
+        appendJSON(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends ``description`` as UTF-8 to `out`: compact JSON, an object's members in the order of their keys'
+    /// UTF-8 bytes (the order Foundation's `JSONEncoder` sorts keys in), numbers as ``JSONNumber`` spells them.
+    public func appendJSON(to out: inout [UInt8]) {
         switch self {
-        case .null: return "null"
-        case .bool(let value): return value ? "true" : "false"
-        case .number(let value): return value.description
-        case .string(let value): return JSONText.quoted(value)
-        case .array(let values): return "[" + values.map(\.description).joined(separator: ",") + "]"
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+        case .number(let value): out.append(contentsOf: value.description.utf8)
+        case .string(let value): JSONText.appendString(value, to: &out)
+        case .array(let values):
+            out.append(UInt8(ascii: "["))
+            for (index, value) in values.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                value.appendJSON(to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
         case .object(let members):
-            return "{" + members.sorted { $0.key < $1.key }.map { "\(JSONText.quoted($0.key)):\($0.value.description)" }.joined(separator: ",") + "}"
+            out.append(UInt8(ascii: "{"))
+            for (index, member) in Self.sorted(members).enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                JSONText.appendString(member.key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                member.value.appendJSON(to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// An object's members in the order of their keys' UTF-8 bytes.
+    private static func sorted(_ members: [String: JSONValue]) -> [(key: String, value: JSONValue)] {
+        members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
     }
 
     /// The value as pretty-printed JSON, two spaces per level, keys sorted.
@@ -60,7 +97,7 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
         case .array(let values) where !values.isEmpty:
             return "[\n" + values.map { inner + $0.pretty(indent: inner) }.joined(separator: ",\n") + "\n\(indent)]"
         case .object(let members) where !members.isEmpty:
-            return "{\n" + members.sorted { $0.key < $1.key }.map { member in
+            return "{\n" + Self.sorted(members).map { member in
                 "\(inner)\(JSONText.quoted(member.key)): \(member.value.pretty(indent: inner))"
             }.joined(separator: ",\n") + "\n\(indent)}"
         default:

@@ -30,12 +30,13 @@ struct Log: AsyncParsableCommand {
             if let stream, try session.log.stream(named: stream) == nil { throw EventLogError.unknownStream(name: stream) }
             let width = try session.log.streams().map(\.name.count).max() ?? 0
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(try session.log.highestSequence())".count)
+            var json = output.json ? try EntryJSONWriter(log: session.log, streams: try stream.map { [$0] } ?? session.log.streams().map(\.name), following: false) : nil
             var iterator = session.log.entries(query)
             var printed = false
             while let entry = try iterator.next() {
                 printed = true
-                if output.json {
-                    try printJSON(EntryJSON(entry, callSite: try session.log.callSite(of: entry)), pretty: false)
+                if json != nil {
+                    try json?.write(entry)
                 } else {
                     try printLine(formatter.line(entry))
                 }

@@ -32,9 +32,10 @@ struct Tail: AsyncParsableCommand {
             }
             let width = try session.log.streams().map(\.name.count).max() ?? 0
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(highest)".count)
+            var json = output.json ? try EntryJSONWriter(log: session.log, streams: try stream.map { [$0] } ?? session.log.streams().map(\.name), following: follow) : nil
             let emit = { (entry: LogEntry) throws in
-                if output.json {
-                    try printJSON(EntryJSON(entry, callSite: try session.log.callSite(of: entry)), pretty: false)
+                if json != nil {
+                    try json?.write(entry)
                 } else {
                     try printLine(formatter.line(entry))
                 }
