@@ -74,17 +74,17 @@ public enum ReactorLogInspector {
         } catch {
             let code = ReactorLogCommand.exitCode(for: error)
             if code == .success {
-                print(ReactorLogCommand.fullMessage(for: error))
-                Foundation.exit(0)
+                // Help and the version: standard output, a failed write reported as any command's is.
+                let text = ReactorLogCommand.fullMessage(for: error)
+                let written: Void? = try? await inspect { try StandardOutput.write(text + "\n") }
+                Foundation.exit(written == nil ? InspectorExit.writeFailed.rawValue : 0)
             }
             let message = ReactorLogCommand.message(for: error)
                 .split(separator: "\n").first.map(String.init) ?? "\(error)"
             let usage = UsageLine(
                 name: commandName, commands: ReactorLogCommand.configuration.subcommands.map { $0._commandName })
-            let line = usage.text(
-                message: Terminal.visible(message, colored: false, keepNewlines: false),
-                arguments: arguments ?? Array(CommandLine.arguments.dropFirst()))
-            FileHandle.standardError.write(Data("\(commandName): \(line)\n".utf8))
+            let line = usage.text(message: message, arguments: arguments ?? Array(CommandLine.arguments.dropFirst()))
+            StandardError.writeLine("\(commandName): \(line)")
             Foundation.exit(InspectorExit.usage.rawValue)
         }
     }

@@ -110,10 +110,7 @@ func inspect(_ body: () async throws -> Void) async throws {
 /// Writes `line` to standard error as one line of the inspector's own (`reactorlog: …`), control characters made
 /// visible: an error, or a warning (`warning: …`) about what the command did.
 func printDiagnostic(_ line: String) {
-    // Whatever standard output holds comes first, where the two meet.
-    StandardOutput.flushIfIdle()
-    let message = Terminal.visible(line, colored: false, keepNewlines: false)
-    FileHandle.standardError.write(Data("\(ReactorLogInspector.commandName): \(message)\n".utf8))
+    StandardError.writeLine("\(ReactorLogInspector.commandName): \(line)")
 }
 
 /// Encodes `value` as JSON on standard output, keys sorted.

@@ -73,12 +73,12 @@ struct Terminal: Sendable {
     /// Prints a progress line on standard error, overwriting the previous one (terminals only).
     func showProgress(_ text: String) {
         guard progress else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[2K\(text)".utf8))
+        StandardError.write("\r\u{1B}[2K\(text)")
     }
 
     /// Clears the progress line.
     func endProgress() {
         guard progress else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
+        StandardError.write("\r\u{1B}[2K")
     }
 }

@@ -156,15 +156,17 @@ struct InspectorBadInputTests {
         // A mistyped command gets the nearest name; a log named before its command, the order.
         try await fails(["stat", demo, "--at", "3"], exit: 64, saying: "Unknown command 'stat'. Did you mean 'state'?")
         try await fails([demo], exit: 64, saying: "is a log, not a command: the command comes first, as in 'reactorlog info \(demo)'")
+        // A command name is shown with its control characters made visible, as text from a log is.
+        try await fails(["\u{1B}]0;pwned\u{7}"], exit: 64, saying: "Unknown command '\\u{1B}]0;pwned\\u{7}'. See 'reactorlog help'.")
         try await fails(["log", demo, "--limit", "abc"], exit: 64, saying: "--limit")
         let help = try await Tool.run(["log", "--help"])
         #expect(help.status == 0)
         #expect(help.output.contains("USAGE: reactorlog log"))
     }
 
-    @Test("output written to a full device is an error with exit 8, for text and JSON alike")
+    @Test("output written to a full device is an error with exit 8, for text, JSON and help alike")
     func fullDevice() async throws {
-        for arguments in [["log", demo], ["info", demo], ["state", demo, "--stream", "search", "--at", "29"], ["log", demo, "--json"]] {
+        for arguments in [["log", demo], ["info", demo], ["state", demo, "--stream", "search", "--at", "29"], ["log", demo, "--json"], ["help", "log"], ["--version"]] {
             let errors = scratch.file("full.err")
             let child = try ChildProcess(
                 Tool.products.appendingPathComponent("reactorlog").path, arguments, output: .file("/dev/full"), error: .file(errors))

@@ -70,9 +70,7 @@ struct Bisect: AsyncParsableCommand {
                     "a recorded state, its entry not in this log"
                 }
                 let verdictText = verdict.rawValue.padded(to: 4)
-                let line = Terminal.visible("bisect: #\(step) \(verdictText)  \(made)", colored: false, keepNewlines: false)
-                try StandardOutput.flush()
-                FileHandle.standardError.write(Data((line + "\n").utf8))
+                StandardError.writeLine("bisect: #\(step) \(verdictText)  \(made)")
                 return verdict
             }
             if output.json {
