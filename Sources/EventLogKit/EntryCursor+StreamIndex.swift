@@ -16,26 +16,39 @@ extension EntryCursor {
         return entry
     }
 
-    /// Entry `sequence`, the first of a block of stream `id`'s index, must be of that stream.
+    /// Entry `sequence`, the first of a block of stream `id`'s index, must be of that stream. An entry that cannot be
+    /// read (a damaged block of entries) cannot be checked, and passes: the index is sound as far as it can tell, and
+    /// the damage is the reader's of that entry to report, so it does not stop walks that read no entries.
     mutating func requireEntry(ofStream id: UInt32, at sequence: UInt64) throws {
-        guard let entry = try entry(sequence), entry.header.streamID == id else {
+        let found: Found?
+        do {
+            found = try entry(sequence)
+        } catch EventLogError.corruptEntry {
+            return
+        }
+        guard let entry = found, entry.header.streamID == id else {
             throw EventLogError.corruptIndex(
                 streamID: id, block: sequence, reason: "the block's key, #\(sequence), is not one of the stream's entries")
         }
     }
 
     /// Where stream `id`'s index lists none of its entries, the first entries of `range` must be other streams':
-    /// a key moved past entries hides those just before its block. At most 64 are read.
+    /// a key moved past entries hides those just before its block. At most 64 are read; the check ends, passing, at
+    /// an entry that cannot be read (as in ``requireEntry(ofStream:at:)``).
     mutating func requireUnlisted(stream id: UInt32, in range: ClosedRange<UInt64>) throws {
-        var entry = try seek(atOrAfter: range.lowerBound)
         var read = 0
-        while let current = entry, current.sequence <= range.upperBound, read < 64 {
-            guard current.header.streamID != id else {
-                throw EventLogError.corruptIndex(
-                    streamID: id, block: nil, reason: "it does not list #\(current.sequence), one of the stream's entries")
+        do {
+            var entry = try seek(atOrAfter: range.lowerBound)
+            while let current = entry, current.sequence <= range.upperBound, read < 64 {
+                guard current.header.streamID != id else {
+                    throw EventLogError.corruptIndex(
+                        streamID: id, block: nil, reason: "it does not list #\(current.sequence), one of the stream's entries")
+                }
+                read += 1
+                entry = try next()
             }
-            read += 1
-            entry = try next()
+        } catch EventLogError.corruptEntry {
+            return
         }
     }
 }

@@ -24,6 +24,10 @@ public struct EntryIterator {
     private var remaining: Int
     private var reachedEnd = false
     private var streamID: UInt32??
+    /// Damage met partway through the last chunk, thrown once the entries read before it are handed over (and again
+    /// at each call, until ``skip(past:)`` passes it). Kept, not met again by a second read: a read that starts
+    /// later may not see damage that only the walk's start could (a stream index block's neighbours).
+    private var pendingFailure: EventLogError?
     /// The next sequence number the iterator will examine.
     public private(set) var nextSequence: UInt64
 
@@ -43,6 +47,7 @@ public struct EntryIterator {
     /// The next entry, or `nil` when none is left now.
     public mutating func next() throws(EventLogError) -> LogEntry? {
         while bufferIndex == buffer.count {
+            if let pendingFailure { throw pendingFailure }
             if isComplete || reachedEnd { return nil }
             try readChunk()
         }
@@ -61,6 +66,35 @@ public struct EntryIterator {
         return copy
     }
 
+    /// After ``next()`` threw `error`, moves past what could not be read and returns the numbers passed over, so that
+    /// a listing goes on with what is intact. For ``EventLogError/corruptEntry(sequence:reason:)`` at `sequence`: when
+    /// the record that holds the entry is sound (its checksum matches), the one entry; when the record is damaged (a
+    /// block whose checksum fails), from `sequence` up to the next record's first number, or to the end
+    /// (`sequence...UInt64.max`) when no record follows. Returns `nil` and moves nowhere for any other error, for
+    /// damage already passed, and when the record after the damage cannot be found (a damaged key).
+    public mutating func skip(past error: EventLogError) throws(EventLogError) -> ClosedRange<UInt64>? {
+        guard case .corruptEntry(let sequence, _) = error, sequence >= nextSequence, sequence <= query.through else { return nil }
+        let end: UInt64? = try storage.read { txn in
+            try txn.withCursor(storage.entries) { cursor -> UInt64? in
+                guard let record = try cursor.seek(atOrBefore: KeyCoding.sequence(sequence)),
+                      let key = KeyCoding.decodeSequence(record.key) else { return nil }
+                let sound = EntryBlock.isBlock(record.value)
+                    ? (try? EntryBlock.Reader(key: key, block: record.value)) != nil
+                    : (try? EntryRecord.header(key: key, record: record.value)) != nil
+                if sound { return sequence }
+                guard let next = try cursor.next() else { return .max }
+                return KeyCoding.decodeSequence(next.key).flatMap { $0 > sequence ? $0 - 1 : nil }
+            }
+        }
+        guard let end else { return nil }
+        buffer = []
+        bufferIndex = 0
+        pendingFailure = nil
+        nextSequence = end &+ 1
+        reachedEnd = false
+        return sequence...end
+    }
+
     /// Resolves the query's stream once; `false` when it names a stream the log does not have (yet).
     private mutating func resolveStream() throws(EventLogError) -> Bool {
         if streamID == nil {
@@ -75,21 +109,39 @@ public struct EntryIterator {
         return true
     }
 
+    /// Reads the next chunk into the buffer. Damage met partway (a damaged block, an entry that names an unknown
+    /// stream, a moved index block) does not cost the entries read before it: they are returned first, then the
+    /// damage is thrown (``pendingFailure``).
     private mutating func readChunk() throws(EventLogError) {
         guard try resolveStream() else { return }
         let want = min(Self.chunkSize, remaining)
         var raw: [RawEntry] = []
-        let (next, atEnd) = try storage.read { txn in
-            try visit(txn: txn, want: want) { header, record in
-                raw.append(try RawEntry(header, record))
-                return true
+        var failure: EventLogError?
+        var (next, atEnd) = (nextSequence, false)
+        do {
+            (next, atEnd) = try storage.read { txn in
+                try visit(txn: txn, want: want) { header, record in
+                    raw.append(try RawEntry(header, record))
+                    return true
+                }
             }
+        } catch {
+            failure = error
         }
         var names = storage.cachedStreams
         buffer = []
         buffer.reserveCapacity(raw.count)
-        for entry in raw { buffer.append(try entry.entry(names: &names, storage: storage)) }
+        do {
+            for entry in raw { buffer.append(try entry.entry(names: &names, storage: storage)) }
+        } catch {
+            failure = error
+        }
         bufferIndex = 0
+        if let failure {
+            guard let last = buffer.last else { throw failure }
+            (next, atEnd) = (last.sequence &+ 1, false)
+            pendingFailure = failure
+        }
         nextSequence = next
         reachedEnd = atEnd
     }

@@ -56,6 +56,73 @@ struct StreamTests {
         #expect(throws: EventLogError.self) { try log.readEntries() }
     }
 
+    /// A log of stream `a`: `before` mutations, an entry too large for a block (a block of its own, whose bytes hold
+    /// a marker damaged after the log is closed; of stream `other` when given), then `after` mutations.
+    func logWithDamagedBlock(before: Int, after: Int, inStream other: String? = nil) throws -> (path: String, damagedAt: UInt64) {
+        let path = scratch.file("damaged-block.reactorlog")
+        let log = try EventLog.open(at: path)
+        let a = try log.counterStream("a")
+        for index in 0..<before { try a.append(.mutation("m\(index)")) }
+        let big = Data("MARKER-TO-DAMAGE".utf8) + Data(repeating: 0x20, count: EntryBlock.capacity)
+        let damagedAt = try (other.map { try log.counterStream($0) } ?? a).append(EntryDraft(kind: .mutation, caseName: "big", payload: big))
+        for index in 0..<after { try a.append(.mutation("n\(index)")) }
+        try log.close()
+        try CorruptFile.flipByte(in: path + "/data.mdb", after: Array("MARKER-TO-DAMAGE".utf8))
+        return (path, damagedAt)
+    }
+
+    /// Every entry `query` selects, passing over damage with ``EntryIterator/skip(past:)``; the stretches passed over.
+    func readOn(_ log: EventLog, _ query: EntryQuery) throws -> (entries: [LogEntry], skipped: [ClosedRange<UInt64>]) {
+        var iterator = log.entries(query)
+        var (entries, skipped): ([LogEntry], [ClosedRange<UInt64>]) = ([], [])
+        while true {
+            do {
+                guard let entry = try iterator.next() else { break }
+                entries.append(entry)
+            } catch {
+                skipped.append(try #require(try iterator.skip(past: error)))
+            }
+        }
+        return (entries, skipped)
+    }
+
+    @Test("entries before a damaged block are returned before its error, and skip(past:) reads on after it", arguments: [nil, "a"])
+    func readingPastDamage(stream: String?) throws {
+        let (path, damagedAt) = try logWithDamagedBlock(before: 300, after: 200)
+        let log = try EventLog.openReadOnly(at: path)
+        // The chunk that meets the damage still hands over what it read before it.
+        var iterator = log.entries(EntryQuery(stream: stream))
+        var before = 0
+        #expect(throws: EventLogError.self) { while try iterator.next() != nil { before += 1 } }
+        #expect(before == Int(damagedAt) - 1)
+        // Passed over: the damaged block alone, then every entry after it.
+        let (entries, skipped) = try readOn(log, EntryQuery(stream: stream))
+        #expect(skipped == [damagedAt...damagedAt])
+        #expect(entries.map(\.sequence) == Array(1..<damagedAt) + Array((damagedAt + 1)...(damagedAt + 200)))
+        // An error that is not an unreadable entry, or damage already passed, moves nothing.
+        var other = log.entries(EntryQuery(stream: stream))
+        #expect(try other.skip(past: .unknownStream(name: "b")) == nil)
+        #expect(try other.next()?.sequence == 1)
+        #expect(try other.skip(past: .corruptEntry(sequence: 0, reason: "before it")) == nil)
+        // The stream's numbers come from its index alone: the damaged entry does not stop them.
+        #expect(try log.statistics(stream: "a").entries == 502)
+    }
+
+    @Test("a damaged last block is passed over to the end; another stream's walks over its index do not stop at it")
+    func damagedLastBlock() throws {
+        let (path, damagedAt) = try logWithDamagedBlock(before: 40, after: 0, inStream: "b")
+        let log = try EventLog.openReadOnly(at: path)
+        let (entries, skipped) = try readOn(log, EntryQuery())
+        #expect(skipped == [damagedAt...UInt64.max])
+        // a's opened marker and 40 mutations, then b's opened marker.
+        #expect(entries.count == 42)
+        // a's index leaves out everything after #41, where the checks for a moved key read the entries: the damaged
+        // one cannot be read, so it cannot be checked, and is not a's to report.
+        #expect(try log.statistics(stream: "a").entries == 41)
+        #expect(try log.callSites(stream: "a", from: 1, through: .max).isEmpty)
+        #expect(try log.readEntries(EntryQuery(stream: "a")).count == 41)
+    }
+
     @Test("a stream created by another writer after a reader opened is found by that reader")
     func streamsCreatedLater() throws {
         let path = scratch.file("late.reactorlog")

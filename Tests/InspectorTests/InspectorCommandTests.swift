@@ -239,7 +239,7 @@ struct InspectorCommandTests {
         #expect(shipped.output.contains("USAGE: reactorlog <subcommand>"))
     }
 
-    @Test("verify passes on a healthy log and names the first bad entry of a damaged one")
+    @Test("verify passes on a healthy log and names the first bad entry of a damaged one; log and info show the rest")
     func verify() async throws {
         let healthy = try await reactorlog("verify", demo)
         #expect(healthy.status == 0)
@@ -255,6 +255,24 @@ struct InspectorCommandTests {
         let read = try await reactorlog("log", damaged, "--stream", "search")
         #expect(read.status == 5)
         #expect(read.error.contains("checksum does not match"))
+        // The listing goes on past the damaged block: every other line is the healthy log's, and one line at the
+        // end names what was left out (exit 5).
+        let listing = try await reactorlog("log", damaged)
+        #expect(listing.status == 5)
+        let left = try #require(listing.error.firstMatch(of: /#(\d+)(?:…#(\d+)|( and every entry after it))? (?:was|were) left out, the rest listed: Entry #\d+ is corrupt/))
+        let lowest = try #require(UInt64(left.1))
+        let highest = try left.2.map { try #require(UInt64($0)) } ?? (left.3 == nil ? lowest : .max)
+        #expect(listing.error.filter { $0 == "\n" }.count == 1, "\(listing.error)")
+        let healthyLines = try await reactorlog("log", demo).lines
+        let number = { (line: String) in line.split(separator: " ").dropFirst().first.flatMap { UInt64($0.dropFirst()) } ?? 0 }
+        #expect(listing.lines == healthyLines.filter { !(lowest...highest).contains(number($0)) })
+        #expect(listing.lines.count < healthyLines.count)
+        let tail = try await reactorlog("tail", damaged, "-n", "1000")
+        #expect(tail.status == 5 && tail.lines == listing.lines, "\(tail.error)")
+        // info shows what it can read, a time it cannot as -.
+        let info = try await reactorlog("info", damaged)
+        #expect(info.output.contains("stream ") && info.output.contains("search"), "\(info.output)")
+        #expect(info.status == 0 || (info.status == 5 && info.error.contains("left out, the rest shown")), "\(info.error)")
     }
 
     @Test("export writes each entry's time as its timestamp in ISO 8601 UTC, to the millisecond")

@@ -61,10 +61,22 @@ struct Info: AsyncParsableCommand {
             let session = try Session.open(log.log)
             let meta = try session.log.metadata()
             var streams: [StreamJSON] = []
+            // A stream's first or last entry in a damaged block leaves its time out, not the whole report.
+            var unreadable: (damage: EventLogError, count: Int)?
+            func time(_ sequence: UInt64?) throws -> String? {
+                guard let sequence else { return nil }
+                do {
+                    return try session.log.entry(at: sequence).map { EntryLine.iso8601(nanoseconds: $0.timestamp) }
+                } catch {
+                    guard case .corruptEntry = error else { throw error }
+                    unreadable = (unreadable?.damage ?? error, (unreadable?.count ?? 0) + 1)
+                    return nil
+                }
+            }
             for info in try session.log.streams() {
                 let statistics = try session.log.statistics(stream: info.name)
-                let firstTime = try statistics.first.flatMap { try session.log.entry(at: $0) }.map { EntryLine.iso8601(nanoseconds: $0.timestamp) }
-                let lastTime = try statistics.last.flatMap { try session.log.entry(at: $0) }.map { EntryLine.iso8601(nanoseconds: $0.timestamp) }
+                let firstTime = try time(statistics.first)
+                let lastTime = try time(statistics.last)
                 streams.append(StreamJSON(
                     name: info.name, reactorType: info.reactorType, schemaFingerprint: info.schemaFingerprint,
                     entries: statistics.entries, actions: statistics.kinds[.action] ?? 0,
@@ -84,7 +96,10 @@ struct Info: AsyncParsableCommand {
                 pins: try session.log.pins().map {
                     PinJSON(from: $0.range.lowerBound, through: $0.range.upperBound, reason: $0.reason, createdAt: EntryLine.iso8601(nanoseconds: $0.createdAt))
                 })
-            if output.json { return try printJSON(report) }
+            if output.json {
+                try printJSON(report)
+                return try Self.requireReadable(unreadable)
+            }
             let t = session.terminal
             let kind = report.export ? "an export of a log of format" : "format"
             try printLine("\(t.paint(log.log, .bold))  \(kind) \(report.formatVersion), codec \(report.codec), durability \(report.durability ?? "unknown"), snapshots \(report.snapshotPolicy ?? "unknown")")
@@ -124,7 +139,15 @@ struct Info: AsyncParsableCommand {
                     try printLine("  " + line)
                 }
             }
+            try Self.requireReadable(unreadable)
         }
+    }
+
+    /// After the report: the damage that left a time out of it, as the command's error (exit 5).
+    private static func requireReadable(_ unreadable: (damage: EventLogError, count: Int)?) throws {
+        guard let (damage, count) = unreadable else { return }
+        let left = count == 1 ? "A stream's first or last time was" : "\(count) first or last times were"
+        throw InspectorFailure("\(left) left out, the rest shown: \(InspectorFailure(damage).message)", exit: .corrupt)
     }
 
     static func size(_ bytes: Int) -> String {

@@ -31,9 +31,8 @@ struct Log: AsyncParsableCommand {
             let width = try session.log.streams().map(\.name.count).max() ?? 0
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(try session.log.highestSequence())".count)
             var json = output.json ? try EntryJSONWriter(log: session.log, streams: try stream.map { [$0] } ?? session.log.streams().map(\.name), following: false) : nil
-            var iterator = session.log.entries(query)
             var printed = false
-            while let entry = try iterator.next() {
+            try Self.forEachReadable(in: session.log, query) { entry in
                 printed = true
                 if json != nil {
                     try json?.write(entry)
@@ -43,6 +42,38 @@ struct Log: AsyncParsableCommand {
             }
             if !printed, let caseName { try Self.requireCase(caseName, stream: stream, in: session.log) }
         }
+    }
+
+    /// Calls `body` with each entry `query` selects, going on past entries that cannot be read (a damaged block:
+    /// ``EntryIterator/skip(past:)``), so a damaged log still lists all that is intact; then, when any were passed
+    /// over, throws one error that names them (exit 5). Damage the iterator cannot step past ends the listing there.
+    static func forEachReadable(in log: EventLog, _ query: EntryQuery, _ body: (LogEntry) throws -> Void) throws {
+        var iterator = log.entries(query)
+        var skipped: [ClosedRange<UInt64>] = []
+        var firstDamage: EventLogError?
+        while true {
+            let entry: LogEntry?
+            do {
+                entry = try iterator.next()
+            } catch {
+                guard let stretch = try iterator.skip(past: error) else { throw error }
+                skipped.append(stretch)
+                firstDamage = firstDamage ?? error
+                continue
+            }
+            guard let entry else { break }
+            try body(entry)
+        }
+        guard let firstDamage, let first = skipped.first else { return }
+        let what = if first.upperBound == .max {
+            "#\(first.lowerBound) and every entry after it were"
+        } else if first.lowerBound == first.upperBound {
+            "#\(first.lowerBound) was"
+        } else {
+            "#\(first.lowerBound)…#\(first.upperBound) were"
+        }
+        let more = skipped.count == 1 ? "" : " (and \(counted(skipped.count - 1, "more stretch", "more stretches")))"
+        throw InspectorFailure("\(what) left out\(more), the rest listed: \(InspectorFailure(firstDamage).message)", exit: .corrupt)
     }
 
     /// Refuses a case name no entry has (a typo, `setQery`), which would otherwise read as a case with no entries in

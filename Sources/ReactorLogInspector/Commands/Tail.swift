@@ -33,7 +33,7 @@ struct Tail: AsyncParsableCommand {
             let width = try session.log.streams().map(\.name.count).max() ?? 0
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(highest)".count)
             var json = output.json ? try EntryJSONWriter(log: session.log, streams: try stream.map { [$0] } ?? session.log.streams().map(\.name), following: follow) : nil
-            let emit = { (entry: LogEntry) throws in
+            let emit = { (entry: LogEntry) throws -> Void in
                 if json != nil {
                     try json?.write(entry)
                 } else {
@@ -48,8 +48,7 @@ struct Tail: AsyncParsableCommand {
                     try StandardOutput.flush()
                 }
             } else {
-                var iterator = session.log.entries(EntryQuery(from: start, through: highest, stream: stream))
-                while let entry = try iterator.next() { try emit(entry) }
+                try Log.forEachReadable(in: session.log, EntryQuery(from: start, through: highest, stream: stream), emit)
             }
         }
     }
