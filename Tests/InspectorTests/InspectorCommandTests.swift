@@ -1,5 +1,6 @@
 import EventLogKit
 import Foundation
+import LMDB
 import TestSupport
 import Testing
 
@@ -273,6 +274,41 @@ struct InspectorCommandTests {
         let info = try await reactorlog("info", damaged)
         #expect(info.output.contains("stream ") && info.output.contains("search"), "\(info.output)")
         #expect(info.status == 0 || (info.status == 5 && info.error.contains("left out, the rest shown")), "\(info.error)")
+    }
+
+    @Test("log of a stream whose index is damaged reads the rest of the stream from the whole log, and says so")
+    func damagedStreamIndex() async throws {
+        let path = scratch.file("counter-index.reactorlog")
+        #expect(try await reactorlog("demo", "--out", path, "--actions", "600").status == 0)
+        let healthy = try await reactorlog("log", path, "--stream", "counter", "--kind", "action")
+        // A byte flipped among the items of the third block of the stream's index, under the block's checksum.
+        let environment = try Environment(path: path)
+        let index = try environment.openDatabase("stream-index")
+        let damagedFrom: UInt64 = try environment.write { txn in
+            let keys = try txn.withCursor(index) { cursor in
+                var keys: [[UInt8]] = []
+                var item = try cursor.first()
+                while let current = item {
+                    keys.append(Array(current.key))
+                    item = try cursor.next()
+                }
+                return keys
+            }
+            let key = keys[2]
+            var value = Array(try #require(try txn.get(index, key: key)))
+            value[value.count / 2] ^= 0x10
+            try txn.put(index, key: key, value: value)
+            return key.suffix(8).reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        let listing = try await reactorlog("log", path, "--stream", "counter", "--kind", "action")
+        #expect(listing.status == 5)
+        #expect(listing.lines == healthy.lines)
+        #expect(listing.error.hasPrefix("reactorlog: Stream 'counter' from #"), "\(listing.error)")
+        #expect(listing.error.contains(
+            "was read from the whole log, past its damaged index: The index of stream id 1 is damaged in its block from #\(damagedFrom)"))
+        #expect(listing.error.filter { $0 == "\n" }.count == 1)
+        let limited = try await reactorlog("log", path, "--stream", "counter", "--from", "\(damagedFrom - 20)", "--limit", "30")
+        #expect(limited.status == 5 && limited.lines.count == 30)
     }
 
     @Test("export writes each entry's time as its timestamp in ISO 8601 UTC, to the millisecond")

@@ -44,36 +44,58 @@ struct Log: AsyncParsableCommand {
         }
     }
 
-    /// Calls `body` with each entry `query` selects, going on past entries that cannot be read (a damaged block:
-    /// ``EntryIterator/skip(past:)``), so a damaged log still lists all that is intact; then, when any were passed
-    /// over, throws one error that names them (exit 5). Damage the iterator cannot step past ends the listing there.
+    /// Calls `body` with each entry `query` selects, going on past damage, so that a damaged log still lists all that
+    /// is intact: an entry or block of entries that cannot be read is passed over (``EntryIterator/skip(past:)``),
+    /// and when the stream's index is damaged, the rest of the stream is found by reading every entry of the log
+    /// (the entries are the record; the index only finds them faster). Then, when either happened, throws one error
+    /// that says so (exit 5). Damage that cannot be read past ends the listing there.
     static func forEachReadable(in log: EventLog, _ query: EntryQuery, _ body: (LogEntry) throws -> Void) throws {
         var iterator = log.entries(query)
         var skipped: [ClosedRange<UInt64>] = []
         var firstDamage: EventLogError?
-        while true {
+        /// Where a damaged stream index gave way to a read of the whole log.
+        var scannedFrom: UInt64?
+        var listed = 0
+        while query.limit.map({ listed < $0 }) ?? true {
             let entry: LogEntry?
             do {
                 entry = try iterator.next()
             } catch {
+                firstDamage = firstDamage ?? error
+                if case .corruptIndex = error, query.stream != nil, scannedFrom == nil {
+                    var everything = query
+                    (everything.stream, everything.limit, everything.from) = (nil, nil, iterator.nextSequence)
+                    scannedFrom = iterator.nextSequence
+                    iterator = log.entries(everything)
+                    continue
+                }
                 guard let stretch = try iterator.skip(past: error) else { throw error }
                 skipped.append(stretch)
-                firstDamage = firstDamage ?? error
                 continue
             }
             guard let entry else { break }
+            if scannedFrom != nil, entry.stream != query.stream { continue }
+            listed += 1
             try body(entry)
         }
-        guard let firstDamage, let first = skipped.first else { return }
-        let what = if first.upperBound == .max {
-            "#\(first.lowerBound) and every entry after it were"
-        } else if first.lowerBound == first.upperBound {
-            "#\(first.lowerBound) was"
-        } else {
-            "#\(first.lowerBound)…#\(first.upperBound) were"
+        guard let firstDamage else { return }
+        var done: [String] = []
+        if let scannedFrom, let stream = query.stream {
+            done.append("stream '\(stream)' from #\(scannedFrom) on was read from the whole log, past its damaged index")
         }
-        let more = skipped.count == 1 ? "" : " (and \(counted(skipped.count - 1, "more stretch", "more stretches")))"
-        throw InspectorFailure("\(what) left out\(more), the rest listed: \(InspectorFailure(firstDamage).message)", exit: .corrupt)
+        if let first = skipped.first {
+            let what = if first.upperBound == .max {
+                "#\(first.lowerBound) and every entry after it were"
+            } else if first.lowerBound == first.upperBound {
+                "#\(first.lowerBound) was"
+            } else {
+                "#\(first.lowerBound)…#\(first.upperBound) were"
+            }
+            let more = skipped.count == 1 ? "" : " (and \(counted(skipped.count - 1, "more stretch", "more stretches")))"
+            done.append("\(what) left out\(more), the rest listed")
+        }
+        let summary = done.joined(separator: "; ")
+        throw InspectorFailure("\(summary.prefix(1).uppercased() + summary.dropFirst()): \(InspectorFailure(firstDamage).message)", exit: .corrupt)
     }
 
     /// Refuses a case name no entry has (a typo, `setQery`), which would otherwise read as a case with no entries in
