@@ -285,6 +285,26 @@ public enum BinaryPayload {
         return Data(try rendered.get())
     }
 
+    /// The keys of the object inside a payload of one object member, in their recorded order: for an enum case with
+    /// associated values as `Codable` writes it (`{"move":{"to":2,"from":1}}`), the case's labels as declared, which
+    /// `JSONValue`'s dictionary does not keep. `nil` for a payload of any other shape, or not well formed there.
+    package static func caseLabels(_ payload: UnsafeRawBufferPointer) -> [String]? {
+        var reader = Reader(payload)
+        do {
+            guard try reader.byte() == object, let name = try reader.keyLength() else { return nil }
+            reader.offset += name
+            guard try reader.byte() == object else { return nil }
+            var labels: [String] = []
+            while let length = try reader.keyLength() {
+                labels.append(try reader.text(length))
+                try reader.skipValue(depth: 2)
+            }
+            return labels
+        } catch {
+            return nil
+        }
+    }
+
     /// Whether `payload` is exactly one well-formed value with valid UTF-8 text.
     public static func isWellFormed(_ payload: UnsafeRawBufferPointer) -> Bool {
         (try? json(payload)) != nil

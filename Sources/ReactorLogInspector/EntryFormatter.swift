@@ -57,17 +57,29 @@ struct EntryFormatter {
             let text = "\(type): \(message)"
             return text.count <= 100 ? text : String(text.prefix(99)) + "…"
         }
-        return swiftLike(value)
+        // A binary payload keeps a case's labels in their declared order, which Swift prints them in: read where
+        // the order could differ from the fallback's (a labeled argument among two or more, or more than ten).
+        var labels: [String]?
+        if entry.codec == .binary, case .object(let members) = value, members.count == 1,
+           case .object(let arguments)? = members.first?.value, arguments.count > 1,
+           arguments.count > 10 || arguments.keys.contains(where: { !$0.hasPrefix("_") }) {
+            labels = entry.payload.withUnsafeBytes(BinaryPayload.caseLabels)
+        }
+        return swiftLike(value, labels: labels)
     }
 
-    static func swiftLike(_ value: JSONValue, depth: Int = 0) -> String {
+    /// `value` as Swift would print it; a case's arguments in the order of `labels` when it names each of them once
+    /// (a binary payload's recorded order), else unlabeled ones first, then by label.
+    static func swiftLike(_ value: JSONValue, labels: [String]? = nil, depth: Int = 0) -> String {
         switch value {
         case .string(let text) where depth == 0: return text
         case .object(let members) where members.count == 1 && depth <= 1:
             guard let (name, inner) = members.first else { return value.description }
             if case .object(let arguments) = inner, arguments.isEmpty { return name }
             if case .object(let arguments) = inner {
-                let labels = arguments.keys.sorted { Self.argumentOrder($0) < Self.argumentOrder($1) }
+                // Each key once (a repeated key would leave the object with fewer): the labels name every argument.
+                let labels = labels.flatMap { $0.count == arguments.count && $0.allSatisfy { arguments[$0] != nil } ? $0 : nil }
+                    ?? arguments.keys.sorted { Self.argumentOrder($0) < Self.argumentOrder($1) }
                 let rendered = labels.compactMap { label -> String? in
                     guard let argument = arguments[label] else { return nil }
                     let text = brief(argument)
