@@ -28,11 +28,36 @@ struct EntryJSONWriter {
         }
     }
 
+    /// The first damage of a stream index that left an action's call site out of a line, and how many were left out.
+    private(set) var leftOutSites: (damage: EventLogError, count: Int)?
+
+    /// Throws, after the listing, the damage that left call sites out of it (exit 5), so that a line without its
+    /// call site is never mistaken for an action that recorded none.
+    func requireCallSites() throws {
+        guard let (damage, count) = leftOutSites else { return }
+        let what = count == 1 ? "An action's call site was" : "\(count) actions' call sites were"
+        throw InspectorFailure("\(what) left out, the rest listed: \(InspectorFailure(damage).message)", exit: .corrupt)
+    }
+
     private mutating func callSiteJSON(_ action: LogEntry) throws -> [UInt8]? {
-        if window != nil { return try window?.json(at: action.sequence) }
-        guard following || hasCallSites, let site = try log.callSite(of: action) else { return nil }
-        var bytes: [UInt8] = []
-        EntryLine.appendString(site, to: &bytes)
-        return bytes
+        do {
+            // A window that meets a damaged index gives way to a lookup per action, which reads only its own block.
+            if window != nil {
+                do {
+                    return try window?.json(at: action.sequence)
+                } catch let error as EventLogError {
+                    guard case .corruptIndex = error else { throw error }
+                    window = nil
+                }
+            }
+            guard following || hasCallSites, let site = try log.callSite(of: action) else { return nil }
+            var bytes: [UInt8] = []
+            EntryLine.appendString(site, to: &bytes)
+            return bytes
+        } catch let error as EventLogError {
+            guard case .corruptIndex = error else { throw error }
+            leftOutSites = (leftOutSites?.damage ?? error, (leftOutSites?.count ?? 0) + 1)
+            return nil
+        }
     }
 }

@@ -281,6 +281,8 @@ struct InspectorCommandTests {
         let path = scratch.file("counter-index.reactorlog")
         #expect(try await reactorlog("demo", "--out", path, "--actions", "600").status == 0)
         let healthy = try await reactorlog("log", path, "--stream", "counter", "--kind", "action")
+        let healthyJSON = try await reactorlog("log", path, "--json")
+        #expect(healthyJSON.output.contains(#""callSite":"#))
         // A byte flipped among the items of the third block of the stream's index, under the block's checksum.
         let environment = try Environment(path: path)
         let index = try environment.openDatabase("stream-index")
@@ -309,6 +311,16 @@ struct InspectorCommandTests {
         #expect(listing.error.filter { $0 == "\n" }.count == 1)
         let limited = try await reactorlog("log", path, "--stream", "counter", "--from", "\(damagedFrom - 20)", "--limit", "30")
         #expect(limited.status == 5 && limited.lines.count == 30)
+        // Call sites are kept in the index: the actions of the damaged block lose theirs, and the line says how many.
+        let json = try await reactorlog("log", path, "--json")
+        #expect(json.status == 5)
+        #expect(json.lines.count == healthyJSON.lines.count)
+        let withoutSite = zip(healthyJSON.lines, json.lines).filter { $0 != $1 }
+        #expect(!withoutSite.isEmpty)
+        for (healthyLine, line) in withoutSite {
+            #expect(healthyLine.replacing(/"callSite":"[^"]*",/, with: "") == line)
+        }
+        #expect(json.error.contains("\(withoutSite.count) actions' call sites were left out, the rest listed: The index of stream id 1 is damaged"))
     }
 
     @Test("export writes each entry's time as its timestamp in ISO 8601 UTC, to the millisecond")

@@ -40,6 +40,7 @@ struct Log: AsyncParsableCommand {
                     try printLine(formatter.line(entry))
                 }
             }
+            try json?.requireCallSites()
             if !printed, let caseName { try Self.requireCase(caseName, stream: stream, in: session.log) }
         }
     }

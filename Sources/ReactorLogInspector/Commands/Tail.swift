@@ -49,6 +49,7 @@ struct Tail: AsyncParsableCommand {
                 }
             } else {
                 try Log.forEachReadable(in: session.log, EntryQuery(from: start, through: highest, stream: stream), emit)
+                try json?.requireCallSites()
             }
         }
     }
