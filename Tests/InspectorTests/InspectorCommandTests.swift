@@ -321,6 +321,14 @@ struct InspectorCommandTests {
             #expect(healthyLine.replacing(/"callSite":"[^"]*",/, with: "") == line)
         }
         #expect(json.error.contains("\(withoutSite.count) actions' call sites were left out, the rest listed: The index of stream id 1 is damaged"))
+        // show prints the entry, and each part around it it cannot read as not shown, then exits 5.
+        let actions = healthy.lines.compactMap { line in line.split(separator: " ").dropFirst().first.flatMap { UInt64($0.dropFirst()) } }
+        let action = try #require(actions.first { $0 > damagedFrom + 4 })
+        let shown = try await reactorlog("show", path, "\(action)")
+        #expect(shown.status == 5)
+        #expect(shown.output.contains("sent from  not shown: The index of stream id 1 is damaged"), "\(shown.output)")
+        #expect(shown.output.contains("caused: not shown: "))
+        #expect(shown.error == "reactorlog: #\(action) was shown without its call site and effect's entries: The index of stream id 1 is damaged in its block from #\(damagedFrom): its checksum does not match. Run `reactorlog verify` for details.\n")
     }
 
     @Test("export writes each entry's time as its timestamp in ISO 8601 UTC, to the millisecond")

@@ -26,15 +26,24 @@ struct Show: AsyncParsableCommand {
                 let held = try StepRange.held(in: session.log, stream: nil).map { "its entries run \($0)" } ?? "it holds no entries"
                 throw InspectorFailure("The log has no entry #\(sequence) (\(held)). Run `\(ReactorLogInspector.commandName) log` to list them.", exit: .invalidArgument)
             }
-            let cause = try entry.cause.flatMap { try session.log.entry(at: $0) }
-            let caused = entry.kind == .action
-                ? try session.log.entries(causedBy: sequence, stream: entry.stream, limit: 1000) : []
+            // What surrounds the entry is read apart from it: damage there (a damaged block of entries, a damaged
+            // stream index) leaves that part out, says so, and ends the command with exit 5.
+            let cause = Result { try entry.cause.flatMap { try session.log.entry(at: $0) } }
+            let site = Result { try session.log.callSite(of: entry) }
+            let causeSite = Result { try (try cause.get()).flatMap { try session.log.callSite(of: $0) } }
+            let caused = Result { entry.kind == .action ? try session.log.entries(causedBy: sequence, stream: entry.stream, limit: 1000) : [] }
             let change = entry.kind == .mutation ? Result { try Self.change(made: entry, in: session) } : nil
+            var unshown: [(part: String, error: any Error)] = []
+            for (part, result) in [("call site", site.map { _ in }), ("cause", cause.map { _ in }), ("effect's entries", caused.map { _ in })] {
+                if case .failure(let error) = result { unshown.append((part, error)) }
+            }
+            if case .failure(let error)? = change, !Self.needsReducer(error) { unshown.append(("state change", error)) }
             if output.json {
-                return try printJSON(ShowJSON(
-                    entry: EntryJSON(entry, callSite: try session.log.callSite(of: entry)),
-                    cause: try cause.map { EntryJSON($0, callSite: try session.log.callSite(of: $0)) }, caused: caused.map { EntryJSON($0) },
+                try printJSON(ShowJSON(
+                    entry: EntryJSON(entry, callSite: (try? site.get()) ?? nil),
+                    cause: (try? cause.get())?.map { EntryJSON($0, callSite: (try? causeSite.get()) ?? nil) }, caused: ((try? caused.get()) ?? []).map { EntryJSON($0) },
                     change: (try? change?.get()).map(ChangeJSON.list)))
+                return try Self.requireShown(unshown, sequence: sequence)
             }
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: 0)
             let t = session.terminal
@@ -44,8 +53,15 @@ struct Show: AsyncParsableCommand {
                 ["time", EntryFormatter.dateTime.string(from: entry.date)],
                 ["codec", entry.codec.description],
             ]
-            if let site = try session.log.callSite(of: entry) { rows.append(["sent from", site]) }
-            rows.append(["cause", cause.map { "#\($0.sequence) \($0.kind) \(EntryFormatter.payload($0))" } ?? "none"])
+            switch site {
+            case .success(let site?): rows.append(["sent from", site])
+            case .success(nil): break
+            case .failure(let error): rows.append(["sent from", "not shown: " + InspectorFailure(error).message])
+            }
+            switch cause {
+            case .success(let cause): rows.append(["cause", cause.map { "#\($0.sequence) \($0.kind) \(EntryFormatter.payload($0))" } ?? "none"])
+            case .failure(let error): rows.append(["cause", "not shown: " + InspectorFailure(error).message])
+            }
             for line in Table.render(rows) { try printLine("  " + line) }
             if let value = (try? JSONValue(payload: entry.payload, codec: entry.codec)) ?? nil {
                 try printLine("payload:")
@@ -57,7 +73,7 @@ struct Show: AsyncParsableCommand {
                 try printLine("state change:")
                 for line in diff.rendered() { try printLine("  " + DiffColors.paint(line, t)) }
             case .failure(let error)?:
-                if case .needsReducer? = error as? TimeTravelError {
+                if Self.needsReducer(error) {
                     let type = (try? session.stream(entry.stream).reactorType) ?? "its reactor"
                     try printLine("state change: not shown: the states around it were not recorded, and rebuilding them needs an inspector that knows \(type).")
                 } else {
@@ -66,11 +82,31 @@ struct Show: AsyncParsableCommand {
             case nil:
                 break
             }
-            if !caused.isEmpty {
+            switch caused {
+            case .success(let caused) where !caused.isEmpty:
                 try printLine("caused:")
                 for child in caused { try printLine("  " + formatter.line(child, indent: false)) }
+            case .failure(let error):
+                try printLine("caused: not shown: " + InspectorFailure(error).message)
+            default:
+                break
             }
+            try Self.requireShown(unshown, sequence: sequence)
         }
+    }
+
+    private static func needsReducer(_ error: any Error) -> Bool {
+        if case .needsReducer? = error as? TimeTravelError { return true }
+        return false
+    }
+
+    /// After the entry is shown: the damage that left parts around it out (exit 5), so that a part left out is never
+    /// read as one that is not there.
+    private static func requireShown(_ unshown: [(part: String, error: any Error)], sequence: UInt64) throws {
+        guard let first = unshown.first else { return }
+        let names = unshown.map(\.part)
+        let parts = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
+        throw InspectorFailure("#\(sequence) was shown without its \(parts): \(InspectorFailure(first.error).message)", exit: InspectorFailure(first.error).exit)
     }
 
     /// The difference a mutation made to its stream's state: from the state at the step before it to the state at it.
