@@ -283,6 +283,7 @@ struct InspectorCommandTests {
         let healthy = try await reactorlog("log", path, "--stream", "counter", "--kind", "action")
         let healthyJSON = try await reactorlog("log", path, "--json")
         #expect(healthyJSON.output.contains(#""callSite":"#))
+        let healthyInfo = try await reactorlog("info", path, "--json")
         // A byte flipped among the items of the third block of the stream's index, under the block's checksum.
         let environment = try Environment(path: path)
         let index = try environment.openDatabase("stream-index")
@@ -321,6 +322,10 @@ struct InspectorCommandTests {
             #expect(healthyLine.replacing(/"callSite":"[^"]*",/, with: "") == line)
         }
         #expect(json.error.contains("\(withoutSite.count) actions' call sites were left out, the rest listed: The index of stream id 1 is damaged"))
+        // info counts the stream from its entries: the same report.
+        let info = try await reactorlog("info", path, "--json")
+        #expect(info.status == 5 && info.output == healthyInfo.output)
+        #expect(info.error.hasPrefix("reactorlog: Stream 'counter' was counted from the whole log, past its damaged index: The index of stream id 1"))
         // show prints the entry, and each part around it it cannot read as not shown, then exits 5.
         let actions = healthy.lines.compactMap { line in line.split(separator: " ").dropFirst().first.flatMap { UInt64($0.dropFirst()) } }
         let action = try #require(actions.first { $0 > damagedFrom + 4 })
