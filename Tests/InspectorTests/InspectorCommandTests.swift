@@ -338,6 +338,10 @@ struct InspectorCommandTests {
         #expect(shown.output.contains("sent from  not shown: The index of stream id 1 is damaged"), "\(shown.output)")
         #expect(shown.output.contains("caused: not shown: "))
         #expect(shown.error == "reactorlog: #\(action) was shown without its call site and effect's entries: The index of stream id 1 is damaged in its block from #\(damagedFrom): its checksum does not match. Run `reactorlog verify` for details.\n")
+        // A mutation it caused, in JSON, which also shows the cause's call site.
+        let mutation = try await reactorlog("show", path, "\(action + 1)", "--json")
+        #expect(mutation.status == 5 && mutation.output.contains(#""cause" : {"#))
+        #expect(mutation.error.contains("was shown without its state change and cause's call site: The index of stream id 1"), "\(mutation.error)")
     }
 
     @Test("export writes each entry's time as its timestamp in ISO 8601 UTC, to the millisecond")

@@ -39,6 +39,8 @@ struct Show: AsyncParsableCommand {
             }
             if case .failure(let error)? = change, !Self.needsReducer(error) { unshown.append(("state change", error)) }
             if output.json {
+                // Only the JSON shows the cause's call site.
+                if case .success(_?) = cause, case .failure(let error) = causeSite { unshown.append(("cause's call site", error)) }
                 try printJSON(ShowJSON(
                     entry: EntryJSON(entry, callSite: (try? site.get()) ?? nil),
                     cause: (try? cause.get())?.map { EntryJSON($0, callSite: (try? causeSite.get()) ?? nil) }, caused: ((try? caused.get()) ?? []).map { EntryJSON($0) },
