@@ -513,19 +513,13 @@ final class LogStorage: Sendable {
         while position <= through {
             let chunk: [StreamIndex.Item] = try read { txn in
                 var chunk: [StreamIndex.Item] = []
-                guard damaged == nil else {
-                    try index.forEach(txn, stream: id, from: position, through: through, damaged: damaged) { item in
-                        chunk.append(item)
-                        return chunk.count < 65_536
-                    }
-                    return chunk
-                }
                 try txn.withCursor(entries) { cursor in
                     var entries = EntryCursor(cursor)
+                    let checked = damaged == nil
                     try index.forEach(
-                        txn, stream: id, from: position, through: through,
-                        gaps: { try entries.requireUnlisted(stream: id, in: $0) },
-                        blockStarts: { try entries.requireEntry(ofStream: id, at: $0) }
+                        txn, stream: id, from: position, through: through, damaged: damaged,
+                        gaps: checked ? { try entries.requireUnlisted(stream: id, in: $0) } : nil,
+                        blockStarts: checked ? { try entries.requireEntry(ofStream: id, at: $0) } : nil
                     ) { item in
                         chunk.append(item)
                         return chunk.count < 65_536
