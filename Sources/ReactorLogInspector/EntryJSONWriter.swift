@@ -35,8 +35,8 @@ struct EntryJSONWriter {
     /// call site is never mistaken for an action that recorded none.
     func requireCallSites() throws {
         guard let (damage, count) = leftOutSites else { return }
-        let what = count == 1 ? "An action's call site was" : "\(count) actions' call sites were"
-        throw InspectorFailure("\(what) left out, the rest listed: \(InspectorFailure(damage).message)", exit: .corrupt)
+        let what = count == 1 ? "an action's call site was" : "\(count) actions' call sites were"
+        throw InspectorFailure.readPast(["\(what) left out, the rest listed"], damage: damage)
     }
 
     private mutating func callSiteJSON(_ action: LogEntry) throws -> [UInt8]? {

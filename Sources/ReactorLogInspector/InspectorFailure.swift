@@ -65,6 +65,14 @@ struct InspectorFailure: Error, CustomStringConvertible {
         }
     }
 
+    /// The line a command ends with when it read on past damage: what it did about it (`done`, clauses joined by "; ",
+    /// the first capitalized) and the first damage it met, with that damage's exit code (5).
+    static func readPast(_ done: [String], damage: any Error) -> InspectorFailure {
+        let summary = done.joined(separator: "; ")
+        let failure = InspectorFailure(damage)
+        return InspectorFailure("\(summary.prefix(1).uppercased() + summary.dropFirst()): \(failure.message)", exit: failure.exit)
+    }
+
     /// Output that could not be written: the device is full, or the reader went away.
     static func writing(_ error: any Error) -> InspectorFailure {
         let nsError = error as NSError

@@ -187,8 +187,7 @@ struct Info: AsyncParsableCommand {
             done.append((count == 1 ? "a stream's first or last time was" : "\(count) first or last times were") + " left out, the rest shown")
         }
         guard let damage = countedPastIndex?.damage ?? unreadable?.damage else { return }
-        let summary = done.joined(separator: "; ")
-        throw InspectorFailure("\(summary.prefix(1).uppercased() + summary.dropFirst()): \(InspectorFailure(damage).message)", exit: .corrupt)
+        throw InspectorFailure.readPast(done, damage: damage)
     }
 
     static func size(_ bytes: Int) -> String {

@@ -95,8 +95,7 @@ struct Log: AsyncParsableCommand {
             let more = skipped.count == 1 ? "" : " (and \(counted(skipped.count - 1, "more stretch", "more stretches")))"
             done.append("\(what) left out\(more), the rest listed")
         }
-        let summary = done.joined(separator: "; ")
-        throw InspectorFailure("\(summary.prefix(1).uppercased() + summary.dropFirst()): \(InspectorFailure(firstDamage).message)", exit: .corrupt)
+        throw InspectorFailure.readPast(done, damage: firstDamage)
     }
 
     /// Refuses a case name no entry has (a typo, `setQery`), which would otherwise read as a case with no entries in

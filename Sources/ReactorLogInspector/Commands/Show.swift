@@ -108,7 +108,7 @@ struct Show: AsyncParsableCommand {
         guard let first = unshown.first else { return }
         let names = unshown.map(\.part)
         let parts = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
-        throw InspectorFailure("#\(sequence) was shown without its \(parts): \(InspectorFailure(first.error).message)", exit: InspectorFailure(first.error).exit)
+        throw InspectorFailure.readPast(["#\(sequence) was shown without its \(parts)"], damage: first.error)
     }
 
     /// The difference a mutation made to its stream's state: from the state at the step before it to the state at it.
