@@ -11,12 +11,14 @@ struct EntryJSONWriter {
     private let following: Bool
     private let hasCallSites: Bool
 
-    /// A writer for a listing of `streams`; `following` when entries keep coming from a log being written.
-    init(log: EventLog, streams: [String], following: Bool) throws {
+    /// A writer for a listing of `stream`, or of every stream; `following` when entries keep coming from a log being
+    /// written.
+    init(log: EventLog, stream: String?, following: Bool) throws {
         self.log = log
         self.following = following
         hasCallSites = try log.hasCallSites()
-        window = following || !hasCallSites ? nil : CallSiteWindow(log: log, streams: streams)
+        window = following || !hasCallSites
+            ? nil : CallSiteWindow(log: log, streams: try stream.map { [$0] } ?? log.streams().map(\.name))
     }
 
     /// Writes `entry`'s line.

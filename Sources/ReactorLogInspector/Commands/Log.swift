@@ -30,7 +30,7 @@ struct Log: AsyncParsableCommand {
             if let stream, try session.log.stream(named: stream) == nil { throw EventLogError.unknownStream(name: stream) }
             let width = try session.log.streams().map(\.name.count).max() ?? 0
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(try session.log.highestSequence())".count)
-            var json = output.json ? try EntryJSONWriter(log: session.log, streams: try stream.map { [$0] } ?? session.log.streams().map(\.name), following: false) : nil
+            var json = output.json ? try EntryJSONWriter(log: session.log, stream: stream, following: false) : nil
             var printed = false
             try Self.forEachReadable(in: session.log, query) { entry in
                 printed = true

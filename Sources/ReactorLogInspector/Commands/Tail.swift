@@ -32,7 +32,7 @@ struct Tail: AsyncParsableCommand {
             }
             let width = try session.log.streams().map(\.name.count).max() ?? 0
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(highest)".count)
-            var json = output.json ? try EntryJSONWriter(log: session.log, streams: try stream.map { [$0] } ?? session.log.streams().map(\.name), following: follow) : nil
+            var json = output.json ? try EntryJSONWriter(log: session.log, stream: stream, following: follow) : nil
             let emit = { (entry: LogEntry) throws -> Void in
                 if json != nil {
                     try json?.write(entry)
