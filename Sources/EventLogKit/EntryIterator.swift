@@ -7,6 +7,11 @@ import LMDB
 /// memory nor pins a snapshot that would make a live log's file grow. Entries committed while
 /// iterating are seen when the iteration reaches them.
 ///
+/// A query of one stream walks the stream's index. When the index is damaged
+/// (``EventLogError/corruptIndex(streamID:block:reason:)``), the iterator reads the rest of the stream's entries
+/// from the whole log instead: the same entries, found more slowly, since the entries are the record and the index
+/// only finds them faster. The damage is kept in ``EventLog/bypassedIndexDamage``.
+///
 /// ```swift
 /// var iterator = log.entries(EntryQuery(stream: "search", kinds: [.mutation]))
 /// while let entry = try iterator.next() { ... }
@@ -28,12 +33,18 @@ public struct EntryIterator {
     /// at each call, until ``skip(past:)`` passes it). Kept, not met again by a second read: a read that starts
     /// later may not see damage that only the walk's start could (a stream index block's neighbours).
     private var pendingFailure: EventLogError?
+    /// Whether the query's stream is read from the whole log, its entries picked out one by one, because its index
+    /// is damaged.
+    private var bypassingIndex: Bool
     /// The next sequence number the iterator will examine.
     public private(set) var nextSequence: UInt64
 
-    init(storage: LogStorage, query: EntryQuery) {
+    /// An iterator over `query`'s entries; with `bypassingIndex`, a query of one stream reads its entries from the
+    /// whole log from the start (its index is known to be damaged).
+    init(storage: LogStorage, query: EntryQuery, bypassingIndex: Bool = false) {
         self.storage = storage
         self.query = query
+        self.bypassingIndex = bypassingIndex
         self.nextSequence = query.from
         self.remaining = max(0, query.limit ?? .max)
     }
@@ -137,6 +148,7 @@ public struct EntryIterator {
             failure = error
         }
         bufferIndex = 0
+        if let failure, bypass(failure, after: buffer.last?.sequence) { return }
         if let failure {
             guard let last = buffer.last else { throw failure }
             (next, atEnd) = (last.sequence &+ 1, false)
@@ -144,6 +156,32 @@ public struct EntryIterator {
         }
         nextSequence = next
         reachedEnd = atEnd
+    }
+
+    /// Whether `failure` is damage to the index of the stream being read, which the iterator goes around from now on,
+    /// going on after `last`, the last entry handed over, or where it stood when none was.
+    private mutating func bypass(_ failure: EventLogError, after last: UInt64?) -> Bool {
+        guard case .corruptIndex = failure, !bypassingIndex, case .some(.some) = streamID else { return false }
+        storage.noteBypassed(failure)
+        bypassingIndex = true
+        if let last { nextSequence = last &+ 1 }
+        reachedEnd = false
+        return true
+    }
+
+    /// Calls `body` with each entry left as an index item (its number and kind, no call site), read in place until
+    /// `body` returns `false`: a stream's index rebuilt from its entries, for a read that goes around damage to it.
+    mutating func forEachItem(_ body: (StreamIndex.Item) -> Bool) throws(EventLogError) {
+        var going = true
+        while going && !isComplete && !reachedEnd {
+            guard try resolveStream() else { return }
+            (nextSequence, reachedEnd) = try storage.read { txn in
+                try visit(txn: txn, want: Self.chunkSize) { header, _ in
+                    going = body(StreamIndex.Item(sequence: header.sequence, kind: header.kind.rawValue))
+                    return going
+                }
+            }
+        }
     }
 
     /// Calls `body` with each entry that is left, read in place, chunk by chunk in short read transactions
@@ -160,6 +198,7 @@ public struct EntryIterator {
             // An error of `body` ends the read and reaches the caller as it was thrown, not as a storage error.
             var failure: (any Error)?
             var unknown: UInt32?
+            var given: UInt64?
             let read = Result { () throws(EventLogError) in try storage.read { txn in
                 try visit(txn: txn, want: Self.chunkSize) { header, record in
                     guard let name = only ?? streams[header.streamID]?.name else {
@@ -179,10 +218,12 @@ public struct EntryIterator {
                         failure = error
                         throw error
                     }
+                    given = header.sequence
                     return true
                 }
             } }
             if let failure { throw failure }
+            if case .failure(let damage) = read, bypass(damage, after: given) { continue }
             let (next, atEnd) = try read.get()
             nextSequence = next
             reachedEnd = atEnd
@@ -200,13 +241,14 @@ public struct EntryIterator {
     private func visit(
         txn: Transaction, want: Int, _ found: (EntryRecord.Header, UnsafeRawBufferPointer) throws -> Bool
     ) throws -> (UInt64, Bool) {
-        if case .some(.some(let id)) = streamID { return try visitStream(id, txn: txn, want: want, found) }
-        return try visitAll(txn: txn, want: want, found)
+        guard case .some(.some(let id)) = streamID else { return try visitAll(txn: txn, want: want, found) }
+        if bypassingIndex { return try visitAll(only: id, txn: txn, want: want, found) }
+        return try visitStream(id, txn: txn, want: want, found)
     }
 
-    /// Scans `entries` from `nextSequence`.
+    /// Scans `entries` from `nextSequence`: every stream's, or `only` that stream's.
     private func visitAll(
-        txn: Transaction, want: Int, _ found: (EntryRecord.Header, UnsafeRawBufferPointer) throws -> Bool
+        only stream: UInt32? = nil, txn: Transaction, want: Int, _ found: (EntryRecord.Header, UnsafeRawBufferPointer) throws -> Bool
     ) throws -> (UInt64, Bool) {
         try txn.withCursor(storage.entries) { cursor in
             var entries = EntryCursor(cursor)
@@ -216,7 +258,7 @@ public struct EntryIterator {
             var entry = try entries.seek(atOrAfter: nextSequence)
             while let current = entry, matched < want, scanned < Self.scanLimit {
                 if current.sequence > query.through { return (current.sequence, true) }
-                if query.matches(current.header, caseBytes: current.caseName) {
+                if stream.map({ $0 == current.header.streamID }) ?? true, query.matches(current.header, caseBytes: current.caseName) {
                     guard try found(current.header, current.bytes) else { return (current.sequence, false) }
                     matched += 1
                 }

@@ -57,26 +57,82 @@ extension EventLog {
     }
 
     /// The sequence number of stream `name`'s last entry at or before `sequence` and after `floor`, of `kinds` when
-    /// given, from the stream index alone; `nil` when the stream holds none there (an unknown stream, entries a trim
-    /// removed, none of those kinds). Only mutations change a stream's state, so the last mutation at or before a
-    /// step is where that step's state was reached: bisect probes it.
+    /// given, from the stream index (its blocks from the one before the answer's checked as ``sequences(stream:kinds:from:through:)``
+    /// checks them; from the entries when the index is damaged); `nil` when the stream holds none there (an unknown
+    /// stream, entries a trim removed, none of those kinds). Only mutations change a stream's state, so the last
+    /// mutation at or before a step is where that step's state was reached: bisect probes it.
     public func lastSequence(
         stream name: String, kinds: Set<EntryKind>? = nil, atOrBefore sequence: UInt64, after floor: UInt64 = 0
     ) throws(EventLogError) -> UInt64? {
-        guard let info = try storage.stream(named: name) else { return nil }
+        guard let info = try storage.stream(named: name), sequence > floor else { return nil }
         let wanted = kinds.map(KindMask.init)
-        return try storage.read { txn in
-            try storage.index.last(
-                txn, stream: info.id, where: { wanted?.contains($0) ?? true }, atOrBefore: sequence, after: floor)?.sequence
+        return try bypassingDamage(toIndexOf: info, kinds: kinds, from: floor + 1, through: sequence) { () throws(EventLogError) in
+            let found = try storage.read { txn in
+                try storage.index.last(
+                    txn, stream: info.id, where: { wanted?.contains($0) ?? true }, atOrBefore: sequence, after: floor)?.sequence
+            }
+            // Found from one block (or a few, stepping back), which a moved key would have shifted: the answer is the
+            // checked walk's, from the block before it.
+            var last: UInt64?
+            try forEachCheckedItem(stream: info.id, around: found ?? sequence, from: floor + 1, through: sequence) { item in
+                if wanted?.contains(item.kind) ?? true { last = item.sequence }
+            }
+            return last
+        } scanned: { entries throws(EventLogError) in
+            var last: UInt64?
+            try entries.forEachItem { item in
+                last = item.sequence
+                return true
+            }
+            return last
         }
     }
 
     /// The sequence number of the first of stream `name`'s latest `count` entries at or before `sequence` (all of them
-    /// when it holds fewer), from the stream index alone: where a tail of the stream starts. `nil` when the stream
-    /// holds no entry there, or `count` is not positive.
+    /// when it holds fewer), from the stream index, checked as in ``lastSequence(stream:kinds:atOrBefore:after:)`` (from
+    /// the entries when the index is damaged): where a tail of the stream starts. `nil` when the stream holds no entry
+    /// there, or `count` is not positive.
     public func firstOfLatest(_ count: Int, stream name: String, atOrBefore sequence: UInt64 = .max) throws(EventLogError) -> UInt64? {
         guard count > 0, let info = try storage.stream(named: name) else { return nil }
-        return try storage.read { txn in try storage.index.firstOfLatest(txn, stream: info.id, count: count, atOrBefore: sequence)?.sequence }
+        // The latest `count` numbers are the last `count` of `recent` from `start`, the ones before dropped now and then.
+        var recent: [UInt64] = []
+        var start = 0
+        func keep(_ item: StreamIndex.Item) {
+            recent.append(item.sequence)
+            if recent.count - start > count { start += 1 }
+            if start >= 4096 && start * 2 >= recent.count {
+                recent.removeFirst(start)
+                start = 0
+            }
+        }
+        return try bypassingDamage(toIndexOf: info, from: 1, through: sequence) { () throws(EventLogError) in
+            let found = try storage.read { txn in
+                try storage.index.firstOfLatest(txn, stream: info.id, count: count, atOrBefore: sequence)?.sequence
+            }
+            // As in `lastSequence`: the checked walk's answer, from the block before the one found.
+            try forEachCheckedItem(stream: info.id, around: found ?? sequence, from: 1, through: sequence, keep)
+            return start < recent.count ? recent[start] : nil
+        } scanned: { entries throws(EventLogError) in
+            (recent, start) = ([], 0)
+            try entries.forEachItem { item in
+                keep(item)
+                return true
+            }
+            return start < recent.count ? recent[start] : nil
+        }
+    }
+
+    /// Calls `body` with stream `id`'s items from `from` through `through`, walked with every check against the
+    /// entries (``LogStorage/forEachIndexChunk``) from the block before the one holding `around`, however far before
+    /// `from` it begins: a block whose key was moved, shifting the items found around `around`, is refused, since
+    /// the stretch before it is checked.
+    private func forEachCheckedItem(
+        stream id: UInt32, around: UInt64, from: UInt64, through: UInt64, _ body: (StreamIndex.Item) -> Void
+    ) throws(EventLogError) {
+        let blockBefore = try storage.read { txn in try storage.index.startOfBlockBefore(txn, stream: id, holding: around) }
+        try storage.forEachIndexChunk(stream: id, from: blockBefore ?? from, through: through) { chunk in
+            for item in chunk where item.sequence >= from { body(item) }
+        }
     }
 
     /// Where each of stream `name`'s actions from `from` through `through` was sent from (`send`'s file and line,
@@ -131,29 +187,50 @@ extension EventLog {
     /// The sequence numbers of stream `name`'s entries of `kinds` from `from` through `through`, read from the
     /// stream index: no entry is decoded, so listing a million steps takes milliseconds. Only where the index leaves
     /// out a stretch of the log are entries read (the first few of the stretch, and the one at the next block's
-    /// key), so that a block whose key was moved to another number is refused, not listed as other numbers.
+    /// key), so that a block whose key was moved to another number is refused, not listed as other numbers. When
+    /// the index is damaged, the entries are read instead.
     public func sequences(stream name: String, kinds: Set<EntryKind>, from: UInt64 = 1, through: UInt64 = .max) throws(EventLogError) -> [UInt64] {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
         let wanted = KindMask(kinds)
-        var found: [UInt64] = []
-        try storage.forEachIndexChunk(stream: info.id, from: from, through: through) { chunk in
-            for key in chunk where wanted.contains(key.kind) { found.append(key.sequence) }
+        return try bypassingDamage(toIndexOf: info, kinds: kinds, from: from, through: through) { () throws(EventLogError) in
+            var found: [UInt64] = []
+            try storage.forEachIndexChunk(stream: info.id, from: from, through: through) { chunk in
+                for key in chunk where wanted.contains(key.kind) { found.append(key.sequence) }
+            }
+            return found
+        } scanned: { entries throws(EventLogError) in
+            var found: [UInt64] = []
+            try entries.forEachItem { item in
+                found.append(item.sequence)
+                return true
+            }
+            return found
         }
-        return found
     }
 
     /// How many entries stream `name` holds and its first and last sequence numbers, read from the stream
-    /// index alone (no entry is decoded).
+    /// index alone (no entry is decoded), or from the entries when the index is damaged.
     public func statistics(stream name: String) throws(EventLogError) -> StreamStatistics {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
         var statistics = StreamStatistics()
         // Counted by kind byte, not in the dictionary: hashing every entry's kind was a third of `info`'s time.
         var counts = [Int](repeating: 0, count: 256)
-        try storage.forEachIndexChunk(stream: info.id) { chunk in
-            statistics.entries += chunk.count
-            if statistics.first == nil { statistics.first = chunk.first?.sequence }
-            statistics.last = chunk.last?.sequence ?? statistics.last
-            for key in chunk { counts[Int(key.kind)] += 1 }
+        try bypassingDamage(toIndexOf: info, from: 1, through: .max) { () throws(EventLogError) in
+            try storage.forEachIndexChunk(stream: info.id) { chunk in
+                statistics.entries += chunk.count
+                if statistics.first == nil { statistics.first = chunk.first?.sequence }
+                statistics.last = chunk.last?.sequence ?? statistics.last
+                for key in chunk { counts[Int(key.kind)] += 1 }
+            }
+        } scanned: { entries throws(EventLogError) in
+            (statistics, counts) = (StreamStatistics(), [Int](repeating: 0, count: 256))
+            try entries.forEachItem { item in
+                statistics.entries += 1
+                statistics.first = statistics.first ?? item.sequence
+                statistics.last = item.sequence
+                counts[Int(item.kind)] += 1
+                return true
+            }
         }
         for kind in EntryKind.allCases where counts[Int(kind.rawValue)] > 0 {
             statistics.kinds[kind] = counts[Int(kind.rawValue)]

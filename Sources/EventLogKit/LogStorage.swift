@@ -26,6 +26,8 @@ final class LogStorage: Sendable {
     private let streamCache = Mutex<[UInt32: StreamInfo]>([:])
     /// Interned call sites by number, loaded when first needed and refreshed when an unknown number turns up.
     private let siteCache = Mutex<[UInt32: String]>([:])
+    /// The first damage found in each stream's index that a read went around (``EventLog/bypassedIndexDamage``).
+    private let bypassed = Mutex<[UInt32: EventLogError]>([:])
 
     private init(path: String, environment: Environment, databases: [Database], index: StreamIndex, optional: [Database?]) {
         self.path = path
@@ -555,6 +557,17 @@ final class LogStorage: Sendable {
         }
         streamCache.withLock { $0 = loaded }
         return loaded
+    }
+
+    /// Keeps `damage`, to a stream's index, as gone around, unless damage to the same stream's index already is.
+    func noteBypassed(_ damage: EventLogError) {
+        guard case .corruptIndex(let id, _, _) = damage else { return }
+        bypassed.withLock { if $0[id] == nil { $0[id] = damage } }
+    }
+
+    /// The damage ``noteBypassed(_:)`` kept, by stream id.
+    var bypassedIndexDamage: [EventLogError] {
+        bypassed.withLock { found in found.keys.sorted().compactMap { found[$0] } }
     }
 
     /// Every stream, by id.

@@ -214,6 +214,17 @@ struct StreamIndex: Sendable {
         }
     }
 
+    /// The key (first item) of the block before stream `id`'s block at or before `sequence`, or of that block when it
+    /// is the stream's first; `nil` when the stream has no block there: where a walk starts that checks the block
+    /// holding `sequence` against the one before it. For the `records` layout, the record before.
+    func startOfBlockBefore(_ txn: Transaction, stream id: UInt32, holding sequence: UInt64) throws -> UInt64? {
+        try txn.withCursor(database) { cursor in
+            var keys = StreamKeyCursor(cursor, stream: id, .index)
+            guard let block = try keys.seek(atOrBefore: sequence) else { return nil }
+            return try keys.previous()?.sequence ?? block.sequence
+        }
+    }
+
     /// Stream `id`'s item for entry `sequence`, or `nil` when the stream does not list it.
     func item(_ txn: Transaction, stream id: UInt32, sequence: UInt64) throws -> Item? {
         try last(txn, stream: id, atOrBefore: sequence).flatMap { $0.sequence == sequence ? $0 : nil }

@@ -29,6 +29,8 @@ struct ExportWriter {
     struct Summary {
         var entries = 0
         var starts: [Start] = []
+        /// The actions written without their call sites, kept in a damaged stream index (``CallSiteLookup/leftOut``).
+        var leftOutSites: CallSiteLookup.LeftOut?
     }
 
     /// Each stream's start: right before `from`, with the state the stream's reducer rebuilds when this inspector
@@ -83,13 +85,11 @@ struct ExportWriter {
             for state in snapshots { try sink.write(jsonString(ExportLine(snapshot: state), pretty: false)) }
             snapshots = []
         }
-        // Read in place: nothing is copied out of the log but the line itself. Call sites come from the stream
-        // index, 65,536 steps at a time, each distinct one escaped as JSON once.
-        let hasSites = try session.log.hasCallSites()
-        var sites = CallSiteWindow(log: session.log, streams: starts.map(\.info.name))
+        // Read in place: nothing is copied out of the log but the line itself.
+        var sites = try CallSiteLookup(log: session.log, streams: starts.map(\.info.name), following: false)
         try session.log.forEachEntry(query) { entry in
             guard let start = after[entry.stream], entry.sequence > start else { return }
-            let site = hasSites && entry.kind == .action ? try sites.json(at: entry.sequence) : nil
+            let site = entry.kind == .action ? try sites.json(at: entry.sequence) : nil
             if format == .jsonl {
                 try sink.writeLine { EntryLine.append(entry, wrapped: true, callSiteJSON: site, redaction: redaction, to: &$0) }
             } else {
@@ -111,6 +111,7 @@ struct ExportWriter {
             try sink.write(jsonString(ExportDocument(reactorlog: header, entries: entries, snapshots: snapshots), pretty: true))
         }
         session.terminal.endProgress()
+        summary.leftOutSites = sites.leftOut
         return summary
     }
 
@@ -143,39 +144,5 @@ struct ExportWriter {
     private func exported(_ state: Data, codec: CodecID) -> (json: JSONValue?, base64: String?) {
         let json = ((try? JSONValue(payload: state, codec: codec)) ?? nil).map(redaction.apply)
         return (json, json == nil ? state.base64EncodedString() : nil)
-    }
-}
-
-/// The call sites of a stretch of steps, as JSON strings ready to copy into export lines: the streams' call
-/// sites are read 65,536 steps at a time, and each distinct site is escaped once.
-struct CallSiteWindow {
-    let log: EventLog
-    let streams: [String]
-    private var end: UInt64 = 0
-    private var window: [UInt64: [UInt8]] = [:]
-    private var escaped: [String: [UInt8]] = [:]
-
-    init(log: EventLog, streams: [String]) {
-        self.log = log
-        self.streams = streams
-    }
-
-    /// The JSON string of the call site of the action at `sequence`, or `nil`.
-    mutating func json(at sequence: UInt64) throws -> [UInt8]? {
-        if sequence > end {
-            end = sequence &+ 65_535
-            window = [:]
-            for stream in streams {
-                for (step, site) in try log.callSites(stream: stream, from: sequence, through: end) {
-                    if escaped[site] == nil {
-                        var bytes: [UInt8] = []
-                        EntryLine.appendString(site, to: &bytes)
-                        escaped[site] = bytes
-                    }
-                    window[step] = escaped[site]
-                }
-            }
-        }
-        return window[sequence]
     }
 }

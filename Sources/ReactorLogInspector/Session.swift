@@ -107,6 +107,22 @@ func inspect(_ body: () async throws -> Void) async throws {
     }
 }
 
+/// Runs a command body on the log at `path`, opened read-only (``Session/open(_:)``), as ``inspect(_:)`` runs one.
+/// When the body's reads went around damage to a stream's index (``EventLog/bypassedIndexDamage``), its output is
+/// whole, but the log is damaged: a warning line says so for each such stream, and the exit stays 0.
+func inspect(opening path: String, _ body: (Session) async throws -> Void) async throws {
+    try await inspect {
+        let session = try Session.open(path)
+        try await body(session)
+        let names = Dictionary(uniqueKeysWithValues: try session.log.streams().map { ($0.id, $0.name) })
+        for damage in session.log.bypassedIndexDamage {
+            guard case .corruptIndex(let id, _, _) = damage else { continue }
+            let stream = names[id].map { "stream '\($0)'" } ?? "stream id \(id)"
+            printDiagnostic("warning: \(stream) was read from the whole log, past its damaged index; what is shown is whole: \(InspectorFailure(damage).message)")
+        }
+    }
+}
+
 /// Writes `line` to standard error as one line of the inspector's own (`reactorlog: …`), control characters made
 /// visible: an error, or a warning (`warning: …`) about what the command did.
 func printDiagnostic(_ line: String) {

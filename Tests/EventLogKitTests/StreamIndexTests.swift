@@ -184,7 +184,7 @@ struct StreamIndexTests {
             == "The index of stream id 2 is damaged in its block from #9: \(reason).")
     }
 
-    @Test("a damaged block is an error naming it; verify reports it and checks the blocks after it")
+    @Test("a damaged block is gone around: reads of the stream find its entries in the whole log, and keep the damage")
     func damagedBlock() throws {
         let path = try makeLog(rounds: 1_500)
         let streamBlocks: [(first: UInt64, size: Int)] = try #require(try blocks(path)[1])
@@ -192,18 +192,20 @@ struct StreamIndexTests {
         let (second, third) = (starts[1], starts[2])
         try damageBlock(path, from: second)
         let log = try EventLog.openReadOnly(at: path)
-        #expect {
-            _ = try log.sequences(stream: "a", kinds: [.mutation])
-        } throws: { error in
-            guard let error = error as? EventLogError, case .corruptIndex(1, second, _) = error else { return false }
-            return error.description.contains("block from #\(second): its checksum does not match") && !error.description.contains("\n")
-        }
-        #expect(throws: EventLogError.self) { try log.readEntries(EntryQuery(stream: "a")) }
-        // The other stream and the entries themselves are untouched.
+        // The other stream's index is sound: nothing is gone around.
         #expect(try log.sequences(stream: "b", kinds: [.mutation]).count == 1_500)
+        #expect(log.bypassedIndexDamage.isEmpty)
+        let truth = try scanned(log, "a")
+        try expectReadsAgree(log, truth: truth, around: [second, third])
+        let damage = try #require(log.bypassedIndexDamage.first)
+        guard case .corruptIndex(1, second, _) = damage else { Issue.record("\(damage)"); return }
+        #expect(log.bypassedIndexDamage.count == 1)
+        #expect(damage.description.contains("block from #\(second): its checksum does not match") && !damage.description.contains("\n"))
+        // Call sites are kept in the index alone: their read still refuses the damage.
+        #expect(throws: EventLogError.self) { try log.callSites(stream: "a") }
 
-        // Only the damaged block's entries go uncounted: the blocks after it were read.
-        let stored = try scanned(log, "a").keys
+        // verify reports the damage; only the damaged block's entries go uncounted: the blocks after it were read.
+        let stored = truth.keys
         let lost = stored.filter { $0 >= second && $0 < third }.count
         let report = try log.verify()
         #expect(!report.isHealthy)
@@ -213,7 +215,7 @@ struct StreamIndexTests {
         #expect(!report.problems.contains { $0.severity == .error && $0.message.contains("stream 'b'") }, "\(report.problems)")
     }
 
-    @Test("a block key moved to another number, the keys still in order, is refused by every read through it", arguments: [1, 4, -4])
+    @Test("a block key moved to another number, the keys still in order, is found by every read through it, which reads on from the entries", arguments: [1, 4, -4])
     func movedBlockKey(by shift: Int) throws {
         // `a` appends three entries a round and `b` one, so a key moved by 4 lands each item on an entry of `a` of
         // the same kind: only the blocks before and after the moved one can tell.
@@ -229,30 +231,45 @@ struct StreamIndexTests {
             try txn.put(index, key: KeyCoding.streamSequence(1, UInt64(Int(second) + shift)), value: value)
         }
         let log = try EventLog.openReadOnly(at: path)
-        func refused(_ read: () throws -> Void) -> Bool {
-            do {
-                try read()
-                return false
-            } catch let error as EventLogError {
-                guard case .corruptIndex(1, _, _) = error else { return false }
-                return !error.description.contains("\n")
-            } catch {
-                return false
-            }
-        }
-        #expect(refused { _ = try log.readEntries(EntryQuery(stream: "a")) })
-        // The numbers alone, read from the index with only each block's first entry and the stretches between read.
-        #expect(refused { _ = try log.sequences(stream: "a", kinds: [.mutation]) })
-        #expect(refused { _ = try log.statistics(stream: "a") })
-        #expect(refused { _ = try log.sequences(stream: "a", kinds: [.action], through: second + 2) })
-        // Reads that end inside the moved block, or start there, as time travel's do.
-        #expect(refused { _ = try log.readEntries(EntryQuery(from: second, through: second + 30, stream: "a", kinds: [.mutation])) })
-        #expect(refused { _ = try log.readEntries(EntryQuery(from: (second + third) / 2, through: third - 10, stream: "a")) })
-        #expect(refused { try log.forEachEntry(EntryQuery(from: third - 40, through: third + 5, stream: "a")) { _ in } })
-        // A read that ends before the moved key: the entries it hides lie just after the last one listed.
-        #expect(refused { _ = try log.readEntries(EntryQuery(through: second + 2, stream: "a")) })
+        // Read through the index, each of these would skip or repeat entries; each finds the damage and reads on.
+        try expectReadsAgree(log, truth: try scanned(log, "a"), around: [second, third])
+        #expect(log.bypassedIndexDamage.count == 1)
         #expect(try log.sequences(stream: "b", kinds: [.mutation]).count == 1_500)
         #expect(!(try log.verify().isHealthy))
+    }
+
+    /// Reads of stream `a` as time travel, replay, `log` and `info` make them, across and around `points` (where its
+    /// index is damaged): each must give what `truth`, a scan of every entry, says.
+    func expectReadsAgree(_ log: EventLog, truth: [UInt64: EntryKind], around points: [UInt64]) throws {
+        let all = truth.keys.sorted()
+        func numbers(_ kinds: Set<EntryKind>, _ range: ClosedRange<UInt64>) -> [UInt64] {
+            all.filter { range.contains($0) && kinds.contains(truth[$0]!) }
+        }
+        let every = Set(EntryKind.allCases)
+        #expect(try log.readEntries(EntryQuery(stream: "a")).map(\.sequence) == all)
+        #expect(try log.sequences(stream: "a", kinds: [.mutation]) == numbers([.mutation], 0...UInt64.max))
+        let statistics = try log.statistics(stream: "a")
+        #expect(statistics.entries == all.count && statistics.first == all.first && statistics.last == all.last)
+        #expect(statistics.kinds[.action] == numbers([.action], 0...UInt64.max).count)
+        for point in points {
+            #expect(try log.sequences(stream: "a", kinds: [.action], through: point + 2) == numbers([.action], 0...point + 2))
+            #expect(try log.readEntries(EntryQuery(from: point, through: point + 30, stream: "a", kinds: [.mutation])).map(\.sequence)
+                    == numbers([.mutation], point...point + 30))
+            #expect(try log.readEntries(EntryQuery(through: point + 2, stream: "a")).map(\.sequence) == numbers(every, 0...point + 2))
+            var seen: [UInt64] = []
+            try log.forEachEntry(EntryQuery(from: point - 40, through: point + 5, stream: "a")) { seen.append($0.sequence) }
+            #expect(seen == numbers(every, point - 40...point + 5))
+            #expect(try log.readEntries(EntryQuery(from: point - 7, limit: 20, stream: "a")).map(\.sequence)
+                    == Array(numbers(every, point - 7...UInt64.max).prefix(20)))
+            for count in [1, 5, 700] {
+                #expect(try log.firstOfLatest(count, stream: "a", atOrBefore: point + 3) == numbers(every, 0...point + 3).suffix(count).first)
+            }
+        }
+        if let middle = points.first {
+            #expect(try log.readEntries(EntryQuery(from: middle / 2, through: (points.last ?? middle) - 10, stream: "a")).map(\.sequence)
+                    == numbers(every, middle / 2...(points.last ?? middle) - 10))
+        }
+        try expectLastSequencesAgree(log, stream: "a", truth: truth, at: points.flatMap { [$0 - 1, $0, $0 + 1, $0 + 400] })
     }
 
     /// Flips a byte in the middle of stream `a`'s index block from `first`, so that its checksum fails.

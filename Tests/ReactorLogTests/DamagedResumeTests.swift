@@ -35,10 +35,9 @@ struct DamagedResumeTests {
     }
 
     /// A log whose stream `tally` holds 300 additions (601 entries, a snapshot at the 256th mutation) and no clean
-    /// close, as when the app is killed, and whose last block of entries, past that snapshot, has one flipped bit;
-    /// returns its path and highest sequence number.
-    func damagedLog() async throws -> (path: String, highest: UInt64) {
-        let path = scratch.file("tally.reactorlog")
+    /// close, as when the app is killed; returns its path and highest sequence number.
+    func recordedLog(_ name: String) async throws -> (path: String, highest: UInt64) {
+        let path = scratch.file(name)
         let log = try EventLog.open(at: path)
         let reactor = TallyReactor()
         try reactor.attach(to: log, stream: "tally")
@@ -47,14 +46,25 @@ struct DamagedResumeTests {
         let highest = try log.highestSequence()
         // Closed while the reactor lives: its own close comes too late to write a last snapshot.
         try withExtendedLifetime(reactor) { try log.close() }
+        return (path, highest)
+    }
+
+    /// Flips `bit` in the byte at `offset` from the end of the last record of database `name` of the log at `path`.
+    func flipLastRecord(of name: String, in path: String, offset: (Int) -> Int, bit: UInt8) throws {
         let environment = try Environment(path: path)
-        let entries = try environment.openDatabase("entries")
+        let database = try environment.openDatabase(name)
         try environment.write { txn in
-            let last = try #require(try txn.withCursor(entries) { try $0.last() })
-            var block = Array(last.value)
-            block[block.count - 2] ^= 0x40
-            try txn.put(entries, key: Array(last.key), value: block)
+            let last = try #require(try txn.withCursor(database) { try $0.last() })
+            var record = Array(last.value)
+            record[offset(record.count)] ^= bit
+            try txn.put(database, key: Array(last.key), value: record)
         }
+    }
+
+    /// ``recordedLog(_:)`` with one flipped bit in its last block of entries, past the snapshot.
+    func damagedLog() async throws -> (path: String, highest: UInt64) {
+        let (path, highest) = try await recordedLog("tally.reactorlog")
+        try flipLastRecord(of: "entries", in: path, offset: { $0 - 2 }, bit: 0x40)
         return (path, highest)
     }
 
@@ -79,6 +89,27 @@ struct DamagedResumeTests {
         let kept = try log.readEntries(EntryQuery(through: 501, stream: "tally@1", kinds: [.mutation]))
         #expect(kept.count == 250, "mutations #3, #5, … #501")
         #expect(try !log.verify().isHealthy)
+    }
+
+    @Test("a damaged stream index does not stop a resume: the stream's entries are read from the whole log, and the state is whole")
+    func damagedIndex() async throws {
+        let (path, _) = try await recordedLog("tally-index.reactorlog")
+        // A bit flipped in the stream's last index block, which lists the mutations after the snapshot.
+        try flipLastRecord(of: "stream-index", in: path, offset: { $0 / 2 }, bit: 0x08)
+        for round in 1...2 {
+            let reopened = try EventLog.open(at: path)
+            let resumed = TallyReactor()
+            #expect(try resumed.attach(to: reopened, stream: "tally") == nil, "resumed, not a new generation")
+            #expect(resumed.currentState.total == 45_150 + (round - 1) * 5)
+            guard case .corruptIndex = try #require(reopened.bypassedIndexDamage.first) else {
+                Issue.record("\(reopened.bypassedIndexDamage)")
+                return
+            }
+            resumed.send(.add(5))
+            try await reopened.flush()
+            #expect(try reopened.streams().map(\.name) == ["tally"])
+            try withExtendedLifetime(resumed) { try reopened.close() }
+        }
     }
 
     @Test("with onSchemaChange: .fail, attach throws the damage and writes nothing")

@@ -48,14 +48,13 @@ struct Bisect: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await inspect {
+        try await inspect(opening: log.log) { session in
             signal(SIGPIPE, SIG_IGN)
             if let timeout, !(timeout > 0 && timeout <= 86_400 * 365) {
                 throw InspectorFailure("--timeout is \(timeout), but it is seconds per probe: give a positive number.", exit: .invalidArgument)
             }
             let interrupts = JudgeProcess.stopOnInterrupt()
             defer { interrupts.forEach { $0.cancel() } }
-            let session = try Session.open(log.log)
             let stream = try session.stream(streamOption.stream, step: to)
             if let to { try session.checkStep(to, stream: stream) }
             let machine = try session.machine(for: stream)

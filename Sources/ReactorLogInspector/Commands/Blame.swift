@@ -23,8 +23,7 @@ struct Blame: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await inspect {
-            let session = try Session.open(log.log)
+        try await inspect(opening: log.log) { session in
             let statePath = try StatePath(parsing: path)
             let stream = try session.stream(streamOption.stream)
             let machine = try session.machine(for: stream)

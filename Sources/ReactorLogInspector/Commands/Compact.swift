@@ -12,8 +12,7 @@ struct Compact: AsyncParsableCommand {
     @Argument(help: "The new log's directory; must not exist.") var destination: String
 
     func run() async throws {
-        try await inspect {
-            let session = try Session.open(log.log)
+        try await inspect(opening: log.log) { session in
             // Interrupted midway, the unfinished copy is removed, but only once the copy has claimed the destination
             // (a new path, an empty directory, or one a stopped copy left): before, nothing was written. (Killed, it
             // leaves a file named as unfinished, never a cut-off data.mdb, and the next copy there replaces it.)

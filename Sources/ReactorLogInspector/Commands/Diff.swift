@@ -20,8 +20,7 @@ struct Diff: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await inspect {
-            let session = try Session.open(log.log)
+        try await inspect(opening: log.log) { session in
             let stream = try session.stream(streamOption.stream, step: b)
             // Without --stream, the steps name the stream: two steps of two streams leave it unsaid which one's
             // states to compare (the later step's would be taken, and the earlier one read as its initial state).

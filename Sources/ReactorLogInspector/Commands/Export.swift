@@ -33,16 +33,16 @@ struct Export: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await inspect {
-            let session = try Session.open(log.log)
+        try await inspect(opening: log.log) { session in
             let streams = try session.log.streams().filter { stream == nil || $0.name == stream }
             if let stream, streams.isEmpty { throw EventLogError.unknownStream(name: stream) }
             let writer = ExportWriter(session: session, streams: streams, stream: stream, from: from, through: to ?? .max, redaction: Redaction(keys: redact))
             if from > 1 || to != nil { try StepRange.requireEntries(in: session.log, stream: stream, from: from, through: to ?? .max) }
             let sink = try OutputSink(path: output, force: force, mode: session.fileMode)
-            _ = try writer.write(format: format, to: sink)
+            let summary = try writer.write(format: format, to: sink)
             try sink.commit()
             if let warning = writer.redaction.unmatchedWarning { printDiagnostic(warning) }
+            try CallSiteLookup.require(summary.leftOutSites, rest: "written")
         }
     }
 }

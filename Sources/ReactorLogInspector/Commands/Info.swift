@@ -57,8 +57,7 @@ struct Info: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await inspect {
-            let session = try Session.open(log.log)
+        try await inspect(opening: log.log) { session in
             let meta = try session.log.metadata()
             var streams: [StreamJSON] = []
             // A stream's first or last entry in a damaged block leaves its time out, not the whole report.
@@ -73,18 +72,8 @@ struct Info: AsyncParsableCommand {
                     return nil
                 }
             }
-            // A stream whose index is damaged is counted from the entries themselves, every entry of the log read.
-            var countedPastIndex: (damage: EventLogError, stream: String)?
             for info in try session.log.streams() {
-                let statistics: Counts
-                do {
-                    let read = try session.log.statistics(stream: info.name)
-                    statistics = Counts(entries: read.entries, kinds: read.kinds, first: read.first, last: read.last)
-                } catch let error as EventLogError {
-                    guard case .corruptIndex = error else { throw error }
-                    countedPastIndex = countedPastIndex ?? (error, info.name)
-                    statistics = try Counts(stream: info.name, in: session.log)
-                }
+                let statistics = try session.log.statistics(stream: info.name)
                 let firstTime = try time(statistics.first)
                 let lastTime = try time(statistics.last)
                 streams.append(StreamJSON(
@@ -108,7 +97,7 @@ struct Info: AsyncParsableCommand {
                 })
             if output.json {
                 try printJSON(report)
-                return try Self.requireReadable(unreadable, countedPastIndex: countedPastIndex)
+                return try Self.requireReadable(unreadable)
             }
             let t = session.terminal
             let kind = report.export ? "an export of a log of format" : "format"
@@ -149,45 +138,15 @@ struct Info: AsyncParsableCommand {
                     try printLine("  " + line)
                 }
             }
-            try Self.requireReadable(unreadable, countedPastIndex: countedPastIndex)
+            try Self.requireReadable(unreadable)
         }
     }
 
-    /// A stream's counts.
-    private struct Counts {
-        var entries = 0
-        var kinds: [EntryKind: Int] = [:]
-        var first: UInt64?
-        var last: UInt64?
-
-        init(entries: Int, kinds: [EntryKind: Int], first: UInt64?, last: UInt64?) {
-            (self.entries, self.kinds, self.first, self.last) = (entries, kinds, first, last)
-        }
-
-        /// Stream `name`'s counts from its entries, every entry of the log read in place: for a damaged index.
-        init(stream name: String, in log: EventLog) throws {
-            try log.forEachEntry { entry in
-                guard entry.stream == name else { return }
-                entries += 1
-                kinds[entry.kind, default: 0] += 1
-                first = first ?? entry.sequence
-                last = entry.sequence
-            }
-        }
-    }
-
-    /// After the report: the damage that left a time out of it, or a stream's index out of its counting, as the
-    /// command's error (exit 5).
-    private static func requireReadable(
-        _ unreadable: (damage: EventLogError, count: Int)?, countedPastIndex: (damage: EventLogError, stream: String)?
-    ) throws {
-        var done: [String] = []
-        if let countedPastIndex { done.append("stream '\(countedPastIndex.stream)' was counted from the whole log, past its damaged index") }
-        if let (_, count) = unreadable {
-            done.append((count == 1 ? "a stream's first or last time was" : "\(count) first or last times were") + " left out, the rest shown")
-        }
-        guard let damage = countedPastIndex?.damage ?? unreadable?.damage else { return }
-        throw InspectorFailure.readPast(done, damage: damage)
+    /// After the report: the damage that left a time out of it, as the command's error (exit 5).
+    private static func requireReadable(_ unreadable: (damage: EventLogError, count: Int)?) throws {
+        guard let (damage, count) = unreadable else { return }
+        let what = (count == 1 ? "a stream's first or last time was" : "\(count) first or last times were") + " left out, the rest shown"
+        throw InspectorFailure.readPast([what], damage: damage)
     }
 
     static func size(_ bytes: Int) -> String {

@@ -22,8 +22,7 @@ struct Log: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await inspect {
-            let session = try Session.open(log.log)
+        try await inspect(opening: log.log) { session in
             let query = try EntryQuery(
                 from: from, through: to ?? .max, limit: try EntryFilters.count(limit, option: "--limit"), stream: stream, kinds: EntryFilters.kinds(kind),
                 caseName: caseName, since: since.map(EntryFilters.time))
@@ -47,55 +46,35 @@ struct Log: AsyncParsableCommand {
 
     /// Calls `body` with each entry `query` selects, going on past damage, so that a damaged log still lists all that
     /// is intact: an entry or block of entries that cannot be read is passed over (``EntryIterator/skip(past:)``),
-    /// and when the stream's index is damaged, the rest of the stream is found by reading every entry of the log
-    /// (the entries are the record; the index only finds them faster). Then, when either happened, throws one error
-    /// that says so (exit 5). Damage that cannot be read past ends the listing there.
+    /// and then one error says so (exit 5). (A damaged stream index costs nothing: the iterator reads the stream's
+    /// entries from the whole log.) Damage that cannot be read past ends the listing there.
     static func forEachReadable(in log: EventLog, _ query: EntryQuery, _ body: (LogEntry) throws -> Void) throws {
         var iterator = log.entries(query)
         var skipped: [ClosedRange<UInt64>] = []
         var firstDamage: EventLogError?
-        /// Where a damaged stream index gave way to a read of the whole log.
-        var scannedFrom: UInt64?
-        var listed = 0
-        while query.limit.map({ listed < $0 }) ?? true {
+        while true {
             let entry: LogEntry?
             do {
                 entry = try iterator.next()
             } catch {
                 firstDamage = firstDamage ?? error
-                if case .corruptIndex = error, query.stream != nil, scannedFrom == nil {
-                    var everything = query
-                    (everything.stream, everything.limit, everything.from) = (nil, nil, iterator.nextSequence)
-                    scannedFrom = iterator.nextSequence
-                    iterator = log.entries(everything)
-                    continue
-                }
                 guard let stretch = try iterator.skip(past: error) else { throw error }
                 skipped.append(stretch)
                 continue
             }
             guard let entry else { break }
-            if scannedFrom != nil, entry.stream != query.stream { continue }
-            listed += 1
             try body(entry)
         }
-        guard let firstDamage else { return }
-        var done: [String] = []
-        if let scannedFrom, let stream = query.stream {
-            done.append("stream '\(stream)' from #\(scannedFrom) on was read from the whole log, past its damaged index")
+        guard let firstDamage, let first = skipped.first else { return }
+        let what = if first.upperBound == .max {
+            "#\(first.lowerBound) and every entry after it were"
+        } else if first.lowerBound == first.upperBound {
+            "#\(first.lowerBound) was"
+        } else {
+            "#\(first.lowerBound)…#\(first.upperBound) were"
         }
-        if let first = skipped.first {
-            let what = if first.upperBound == .max {
-                "#\(first.lowerBound) and every entry after it were"
-            } else if first.lowerBound == first.upperBound {
-                "#\(first.lowerBound) was"
-            } else {
-                "#\(first.lowerBound)…#\(first.upperBound) were"
-            }
-            let more = skipped.count == 1 ? "" : " (and \(counted(skipped.count - 1, "more stretch", "more stretches")))"
-            done.append("\(what) left out\(more), the rest listed")
-        }
-        throw InspectorFailure.readPast(done, damage: firstDamage)
+        let more = skipped.count == 1 ? "" : " (and \(counted(skipped.count - 1, "more stretch", "more stretches")))"
+        throw InspectorFailure.readPast(["\(what) left out\(more), the rest listed"], damage: firstDamage)
     }
 
     /// Refuses a case name no entry has (a typo, `setQery`), which would otherwise read as a case with no entries in

@@ -30,8 +30,7 @@ struct Pack: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await inspect {
-            let session = try Session.open(log.log)
+        try await inspect(opening: log.log) { session in
             let streams = try session.log.streams().filter { stream == nil || $0.name == stream }
             if let stream, streams.isEmpty { throw EventLogError.unknownStream(name: stream) }
             let through = to ?? .max
@@ -45,6 +44,7 @@ struct Pack: AsyncParsableCommand {
             let size = Info.fileSize(path)
             try printLine("Packed \(counted(summary.entries, "entry", "entries")) of \(describe(summary.starts)) into \(path) (\(Self.bytes(size))).")
             if let warning = writer.redaction.unmatchedWarning { printDiagnostic(warning) }
+            try CallSiteLookup.require(summary.leftOutSites, rest: "packed")
         }
     }
 

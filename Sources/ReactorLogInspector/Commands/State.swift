@@ -21,8 +21,7 @@ struct State: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await inspect {
-            let session = try Session.open(log.log)
+        try await inspect(opening: log.log) { session in
             let statePath = try path.map { try StatePath(parsing: $0) } ?? StatePath([])
             let stream = try session.stream(streamOption.stream, step: at)
             let state = try session.machine(for: stream).json(at: at)

@@ -13,8 +13,7 @@ struct Tail: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        try await inspect {
-            let session = try Session.open(log.log)
+        try await inspect(opening: log.log) { session in
             if follow && session.isExport {
                 throw InspectorFailure(
                     "\(log.log) is an export, which never grows: --follow needs a log directory that a process writes. Drop --follow to list its last entries.",

@@ -25,15 +25,15 @@ struct Timeline: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await inspect {
-            let session = try Session.open(log.log)
+        try await inspect(opening: log.log) { session in
             let stream = try session.stream(streamOption.stream)
             if from != nil || to != nil {
                 try StepRange.requireEntries(in: session.log, stream: stream.name, from: from ?? 1, through: to ?? .max)
             }
             let machine = try session.machine(for: stream)
+            var sites = try CallSiteLookup(log: session.log, streams: [stream.name], following: false)
             let document = try TimelineDocument.make(
-                machine: machine, log: session.log, logName: log.log, from: from, through: to, limit: limit
+                machine: machine, log: session.log, logName: log.log, from: from, through: to, limit: limit, sites: &sites
             ) { count in session.terminal.showProgress("timeline: \(count) entries") }
             let path = out ?? Self.defaultName(stream: stream.name)
             let file = try OutputFile(path: path, force: force, mode: session.fileMode)
@@ -42,6 +42,7 @@ struct Timeline: AsyncParsableCommand {
             session.terminal.endProgress()
             try printLine("Wrote \(path): \(counted(document.range.shown, "entry", "entries")) of stream '\(stream.name)', #\(document.range.first)…#\(document.range.last).")
             if let note = document.range.note { try printLine(note) }
+            try sites.requireAll(rest: "shown")
         }
     }
 

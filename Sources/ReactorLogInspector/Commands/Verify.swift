@@ -25,8 +25,7 @@ struct Verify: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await inspect {
-            let session = try Session.open(log.log)
+        try await inspect(opening: log.log) { session in
             let report = try session.log.verify { checked in session.terminal.showProgress("verify: \(checked) entries checked") }
             session.terminal.endProgress()
             if output.json {

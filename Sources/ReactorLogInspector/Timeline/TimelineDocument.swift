@@ -80,10 +80,10 @@ struct TimelineDocument: Encodable {
 
 extension TimelineDocument {
     /// The document for `machine`'s stream from `from` through `through`, holding at most `limit` entries: the
-    /// first `limit` when `from` is given, else the last `limit`.
+    /// first `limit` when `from` is given, else the last `limit`; each action's call site from `sites`.
     static func make(
         machine: any InspectableMachine, log: EventLog, logName: String, from: UInt64?, through: UInt64?, limit: Int,
-        progress: (Int) -> Void
+        sites: inout CallSiteLookup, progress: (Int) -> Void
     ) throws -> TimelineDocument {
         let stream = machine.stream
         let end = try min(through ?? .max, log.highestSequence())
@@ -98,13 +98,12 @@ extension TimelineDocument {
         }
         var rows: [Row] = []
         rows.reserveCapacity(chosen.count)
-        let sites = try log.callSites(stream: stream.name, from: first, through: last)
         let start = try machine.walkStates(from: first, through: last) { entry, state in
             rows.append(Row(
                 s: entry.sequence, k: entry.kind.description, c: entry.caseName,
                 p: (try? JSONValue(payload: entry.payload, codec: entry.codec)) ?? nil, r: EntryFormatter.payload(entry),
                 b: entry.cause, t: String(entry.timestamp), d: state.changes, u: state.isUnknown ? true : nil, g: state.spanStart,
-                w: sites[entry.sequence]))
+                w: entry.kind == .action ? try sites.site(at: entry.sequence) : nil))
             if rows.count % 16_384 == 0 { progress(rows.count) }
         }
         return TimelineDocument(
