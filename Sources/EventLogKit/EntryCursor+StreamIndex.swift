@@ -32,19 +32,28 @@ extension EntryCursor {
         }
     }
 
-    /// Where stream `id`'s index lists none of its entries, the first entries of `range` must be other streams':
-    /// a key moved past entries hides those just before its block. At most 64 are read; the check ends, passing, at
-    /// an entry that cannot be read (as in ``requireEntry(ofStream:at:)``).
+    /// Where stream `id`'s index lists none of its entries, the entries at both ends of `range` must be other
+    /// streams': a key moved up hides the entries just before its block (the end of the stretch before it), a key
+    /// moved down those just after the block (the start of the stretch after it). The first and the last 64 numbers
+    /// of the stretch are read; the check ends, passing, at an entry that cannot be read (as in
+    /// ``requireEntry(ofStream:at:)``).
     mutating func requireUnlisted(stream id: UInt32, in range: ClosedRange<UInt64>) throws {
-        var read = 0
+        let head = range.lowerBound...min(range.upperBound, range.lowerBound &+ 63)
+        try requireNone(of: id, in: head)
+        if range.upperBound > head.upperBound {
+            try requireNone(of: id, in: max(head.upperBound + 1, range.upperBound - 63)...range.upperBound)
+        }
+    }
+
+    /// No entry in `range` may be of stream `id`; an entry that cannot be read ends the check, passing.
+    private mutating func requireNone(of id: UInt32, in range: ClosedRange<UInt64>) throws {
         do {
             var entry = try seek(atOrAfter: range.lowerBound)
-            while let current = entry, current.sequence <= range.upperBound, read < 64 {
+            while let current = entry, current.sequence <= range.upperBound {
                 guard current.header.streamID != id else {
                     throw EventLogError.corruptIndex(
                         streamID: id, block: nil, reason: "it does not list #\(current.sequence), one of the stream's entries")
                 }
-                read += 1
                 entry = try next()
             }
         } catch EventLogError.corruptEntry {

@@ -45,7 +45,8 @@ struct StreamIndex: Sendable {
     /// given: then it is told of the block (``EventLogError/corruptIndex(streamID:block:reason:)``) and the walk
     /// goes on after it; keys out of order or not 12 bytes (``StreamKeyCursor``) are told the same way, and end it.
     /// With `gaps`, it is also given each stretch of the range where the index lists none of the stream's entries:
-    /// between the blocks read (from the last item of one through the item before the next block's key), and, when
+    /// between the blocks read (from the last item of one through the item before the next block's key, also where
+    /// that lies before `from`, for the block the walk starts in), and, when
     /// the walk reaches the end of the range, from the last item given to `body` through that end; with
     /// `blockStarts`, the key (the first item's number) of each block that follows such a stretch (or no block known),
     /// before its items: a key moved to another number leaves a stretch before its block, or lands in one.
@@ -80,12 +81,19 @@ struct StreamIndex: Sendable {
                 // A block's key is outside its checksum: a key damaged into another number that keeps the keys in
                 // order moves the block's items onto other entries. Moved by a whole period of the stream's kinds,
                 // they land on entries of the stream of the same kinds, but then overlap the block before or after.
-                // So every block read is checked against both: `end` is the last item before it (one lookup when
-                // the walk starts inside the stream), and a walk that stops inside a block reads it to its end.
+                // So every block read is checked against both, before its items are given: `end` is the last item
+                // before it (one lookup when the walk starts inside the stream), and the next key must follow its
+                // last item.
                 var end = block.flatMap { lastItem(txn, stream: id, beforeBlock: $0.sequence) }
                 var given: UInt64?
+                // A block's items, decoded once: a block of `blockCapacity` bytes holds at most half as many.
+                let items = UnsafeMutableBufferPointer<Item>.allocate(capacity: Self.blockCapacity / 2 + 1)
+                defer { items.deallocate() }
                 while let current = block, current.sequence <= through {
                     var (stopped, beyond) = (false, false)
+                    // The next block, found before this one's items are given (once this one decodes); a damaged key
+                    // there is thrown only when the walk goes on to it.
+                    var following: Result<StreamKeyCursor.Found?, any Error>?
                     do {
                         // A block's first item is its key; the items after it rise (`decode` checks).
                         let afterStretch = end.map { current.sequence > $0 &+ 1 } ?? true
@@ -95,37 +103,48 @@ struct StreamIndex: Sendable {
                                     streamID: id, block: current.sequence,
                                     reason: "it begins at #\(current.sequence), but the block before it lists entries up to #\(end)")
                             }
-                            let (low, high) = (max(end + 1, from), min(current.sequence - 1, through))
+                            // Also before `from`, when the walk starts inside this block: a key moved up hides the
+                            // entries just before it, and shifts every item a walk from inside the block reads.
+                            let (low, high) = (end + 1, min(current.sequence - 1, through))
                             if let gaps, low <= high { try gaps(low...high) }
                         }
                         if afterStretch { try blockStarts?(current.sequence) }
+                        var count = 0
                         end = try Self.decode(current.value, stream: id, first: current.sequence) { item in
-                            guard item.sequence >= from else { return true }
+                            guard count < items.count else {
+                                throw EventLogError.corruptIndex(streamID: id, block: current.sequence, reason: "it holds more entries than a block can")
+                            }
+                            items[count] = item
+                            count += 1
+                            return true
+                        }
+                        following = Result { try Self.move(damaged: damaged) { try keys.next() } }
+                        // Before any item is given, its last must come before the next block: a key moved up by a
+                        // whole period of the stream's kinds lands every item on the stream's later entries, and only
+                        // the next block can tell. (`verify` finds it when it reaches that block.)
+                        if damaged == nil, let end, case .success(let next?)? = following, next.sequence <= end {
+                            throw EventLogError.corruptIndex(
+                                streamID: id, block: current.sequence,
+                                reason: "it lists entries up to #\(end), but the block after it begins at #\(next.sequence)")
+                        }
+                        for item in items[..<count] where item.sequence >= from {
                             guard item.sequence <= through else {
                                 beyond = true
-                                return false
+                                break
                             }
                             given = item.sequence
                             stopped = try !body(item)
-                            return !stopped
+                            if stopped { break }
                         }
                     } catch let error as EventLogError {
                         guard let damaged, case .corruptIndex(id, current.sequence, _) = error else { throw error }
                         try damaged(error)
                     }
                     if stopped || beyond {
-                        // Read to its end (a walk that stops inside a block), its last item must come before the
-                        // next block; a damaged key after this block is not this walk's to report.
-                        end = try Self.decode(current.value, stream: id, first: current.sequence) { _ in true }
-                        if let end, let next = (try? keys.next()) ?? nil, next.sequence <= end {
-                            throw EventLogError.corruptIndex(
-                                streamID: id, block: current.sequence,
-                                reason: "it lists entries up to #\(end), but the block after it begins at #\(next.sequence)")
-                        }
                         if beyond { try lastStretch(after: given) }
                         return !stopped
                     }
-                    block = try Self.move(damaged: damaged) { try keys.next() }
+                    block = try (following ?? Result { try Self.move(damaged: damaged) { try keys.next() } }).get()
                 }
                 try lastStretch(after: end)
                 return true
@@ -133,13 +152,14 @@ struct StreamIndex: Sendable {
         }
     }
 
-    /// The last item of stream `id`'s block before the one keyed `first`, however far its items run, or `nil`: none,
-    /// or damaged, which is not the caller's walk to report.
+    /// The last item of stream `id`'s block before the one keyed `first`, however far its items run; 0 when the stream
+    /// has no block before it (no entry of the stream may come before its first block); `nil` when that block is
+    /// damaged, which is not the caller's walk to report.
     private func lastItem(_ txn: Transaction, stream id: UInt32, beforeBlock first: UInt64) -> UInt64? {
-        guard first > 0 else { return nil }
+        guard first > 0 else { return 0 }
         let found = try? txn.withCursor(database) { cursor -> UInt64? in
             var keys = StreamKeyCursor(cursor, stream: id, .index)
-            guard let block = try keys.seek(atOrBefore: first - 1) else { return nil }
+            guard let block = try keys.seek(atOrBefore: first - 1) else { return 0 }
             return try Self.decode(block.value, stream: id, first: block.sequence) { _ in true }
         }
         return found ?? nil

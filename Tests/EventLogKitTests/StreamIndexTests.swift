@@ -215,27 +215,55 @@ struct StreamIndexTests {
         #expect(!report.problems.contains { $0.severity == .error && $0.message.contains("stream 'b'") }, "\(report.problems)")
     }
 
-    @Test("a block key moved to another number, the keys still in order, is found by every read through it, which reads on from the entries", arguments: [1, 4, -4])
-    func movedBlockKey(by shift: Int) throws {
+    @Test("a block key moved to another number, the keys still in order, is found by every read through it, which reads on from the entries",
+          arguments: [(1, 1), (1, 2), (1, 4), (1, -4), (0, 1), (0, 2), (0, 4)])
+    func movedBlockKey(block: Int, by shift: Int) throws {
         // `a` appends three entries a round and `b` one, so a key moved by 4 lands each item on an entry of `a` of
-        // the same kind: only the blocks before and after the moved one can tell.
+        // the same kind: only the blocks before and after the moved one can tell. The first block has none before it.
         let path = try makeLog(rounds: 1_500)
         let streamBlocks: [(first: UInt64, size: Int)] = try #require(try blocks(path)[1])
-        let (second, third) = (streamBlocks[1].first, streamBlocks[2].first)
+        let (moved, next) = (streamBlocks[block].first, streamBlocks[block + 1].first)
         let environment = try Environment(path: path)
         let index = try environment.openDatabase("stream-index")
         try environment.write { txn in
-            let stored: UnsafeRawBufferPointer? = try txn.get(index, key: KeyCoding.streamSequence(1, second))
+            let stored: UnsafeRawBufferPointer? = try txn.get(index, key: KeyCoding.streamSequence(1, moved))
             let value = Array(try #require(stored))
-            _ = try txn.delete(index, key: KeyCoding.streamSequence(1, second))
-            try txn.put(index, key: KeyCoding.streamSequence(1, UInt64(Int(second) + shift)), value: value)
+            _ = try txn.delete(index, key: KeyCoding.streamSequence(1, moved))
+            try txn.put(index, key: KeyCoding.streamSequence(1, UInt64(Int(moved) + shift)), value: value)
         }
         let log = try EventLog.openReadOnly(at: path)
         // Read through the index, each of these would skip or repeat entries; each finds the damage and reads on.
-        try expectReadsAgree(log, truth: try scanned(log, "a"), around: [second, third])
+        try expectReadsAgree(log, truth: try scanned(log, "a"), around: [max(moved, 60), next])
         #expect(log.bypassedIndexDamage.count == 1)
         #expect(try log.sequences(stream: "b", kinds: [.mutation]).count == 1_500)
         #expect(!(try log.verify().isHealthy))
+    }
+
+    @Test("a block key moved by a whole round in a stream whose entries lie 81 apart is found: the stretches are checked at both ends", arguments: [81, -81])
+    func movedKeyFarApart(by shift: Int) throws {
+        // `a` appends an action a round and `b` 80 mutations: a key moved by 81 lands every item on an action of `a`,
+        // and the entries it hides lie at the far end of an 80-entry stretch.
+        let path = scratch.file("sparse.reactorlog")
+        let log = try EventLog.open(at: path)
+        let a = try log.openStream(named: "a", reactorType: "A", schemaFingerprint: "v1", initialState: 0)
+        let b = try log.openStream(named: "b", reactorType: "B", schemaFingerprint: "v1", initialState: 0)
+        for round in 0..<800 {
+            try a.append(EntryDraft(kind: .action, caseName: "tap", payload: Data("\(round)".utf8), codec: .json))
+            for step in 0..<80 { try b.append(.mutation, step, caseName: "set") }
+        }
+        try log.close()
+        let streamBlocks: [(first: UInt64, size: Int)] = try #require(try blocks(path)[1])
+        let (moved, next) = (streamBlocks[1].first, streamBlocks[2].first)
+        let environment = try Environment(path: path)
+        let index = try environment.openDatabase("stream-index")
+        try environment.write { txn in
+            let value = Array(try #require(try txn.get(index, key: KeyCoding.streamSequence(1, moved))))
+            _ = try txn.delete(index, key: KeyCoding.streamSequence(1, moved))
+            try txn.put(index, key: KeyCoding.streamSequence(1, UInt64(Int(moved) + shift)), value: value)
+        }
+        let reader = try EventLog.openReadOnly(at: path)
+        try expectReadsAgree(reader, truth: try scanned(reader, "a"), around: [moved, moved + 81 * 20, next])
+        #expect(reader.bypassedIndexDamage.count == 1)
     }
 
     /// Reads of stream `a` as time travel, replay, `log` and `info` make them, across and around `points` (where its
@@ -261,6 +289,12 @@ struct StreamIndexTests {
             #expect(seen == numbers(every, point - 40...point + 5))
             #expect(try log.readEntries(EntryQuery(from: point - 7, limit: 20, stream: "a")).map(\.sequence)
                     == Array(numbers(every, point - 7...UInt64.max).prefix(20)))
+            // Reads that start well inside the block, as a state rebuilt from a snapshot there does.
+            #expect(try log.readEntries(EntryQuery(from: point + 100, through: point + 200, stream: "a", kinds: [.mutation])).map(\.sequence)
+                    == numbers([.mutation], point + 100...point + 200))
+            var inside: [UInt64] = []
+            try log.forEachEntry(EntryQuery(from: point + 100, through: point + 200, stream: "a", kinds: [.mutation])) { inside.append($0.sequence) }
+            #expect(inside == numbers([.mutation], point + 100...point + 200))
             for count in [1, 5, 700] {
                 #expect(try log.firstOfLatest(count, stream: "a", atOrBefore: point + 3) == numbers(every, 0...point + 3).suffix(count).first)
             }
