@@ -479,9 +479,15 @@ final class LogStorage: Sendable {
         return number
     }
 
-    /// The call site recorded with entry `sequence` of stream `id` (the number in its index value), or `nil`.
+    /// The call site recorded with entry `sequence` of stream `id` (the number in its index value), or `nil`. Read
+    /// by a checked walk from the block before the one holding it (``forEachIndexChunk(stream:from:through:damaged:_:)``),
+    /// so that a block whose key was moved cannot give another action's site.
     func callSite(stream id: UInt32, sequence: UInt64) throws(EventLogError) -> String? {
-        let number = try read { txn in try index.item(txn, stream: id, sequence: sequence)?.site }
+        let from = try read { txn in try index.startOfBlockBefore(txn, stream: id, holding: sequence) } ?? sequence
+        var number: UInt32?
+        try forEachIndexChunk(stream: id, from: from, through: sequence) { chunk in
+            if let last = chunk.last, last.sequence == sequence { number = last.site }
+        }
         guard let number, number != 0 else { return nil }
         return try siteText(number, of: sequence)
     }

@@ -96,7 +96,8 @@ struct StreamIndex: Sendable {
                     var following: Result<StreamKeyCursor.Found?, any Error>?
                     do {
                         // A block's first item is its key; the items after it rise (`decode` checks).
-                        let afterStretch = end.map { current.sequence > $0 &+ 1 } ?? true
+                        // (The stream's first block, with none before it, too.)
+                        let afterStretch = end.map { $0 == 0 || current.sequence > $0 &+ 1 } ?? true
                         if let end {
                             if current.sequence <= end {
                                 throw EventLogError.corruptIndex(
@@ -243,11 +244,6 @@ struct StreamIndex: Sendable {
             guard let block = try keys.seek(atOrBefore: sequence) else { return nil }
             return try keys.previous()?.sequence ?? block.sequence
         }
-    }
-
-    /// Stream `id`'s item for entry `sequence`, or `nil` when the stream does not list it.
-    func item(_ txn: Transaction, stream id: UInt32, sequence: UInt64) throws -> Item? {
-        try last(txn, stream: id, atOrBefore: sequence).flatMap { $0.sequence == sequence ? $0 : nil }
     }
 
     /// The block `move` finds; with `damaged`, keys out of order (which cannot be walked past) are told to it as a

@@ -114,8 +114,10 @@ func inspect(opening path: String, _ body: (Session) async throws -> Void) async
     try await inspect {
         let session = try Session.open(path)
         try await body(session)
-        let names = Dictionary(uniqueKeysWithValues: try session.log.streams().map { ($0.id, $0.name) })
-        for damage in session.log.bypassedIndexDamage {
+        let damages = session.log.bypassedIndexDamage
+        guard !damages.isEmpty else { return }
+        let names = Dictionary(try session.log.streams().map { ($0.id, $0.name) }) { first, _ in first }
+        for damage in damages {
             guard case .corruptIndex(let id, _, _) = damage else { continue }
             let stream = names[id].map { "stream '\($0)'" } ?? "stream id \(id)"
             printDiagnostic("warning: \(stream) was read from the whole log, past its damaged index; what is shown is whole: \(InspectorFailure(damage).message)")

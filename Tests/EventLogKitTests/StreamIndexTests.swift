@@ -235,6 +235,18 @@ struct StreamIndexTests {
         // Read through the index, each of these would skip or repeat entries; each finds the damage and reads on.
         try expectReadsAgree(log, truth: try scanned(log, "a"), around: [max(moved, 60), next])
         #expect(log.bypassedIndexDamage.count == 1)
+        // Call sites live in the index alone: an action's is its own, or the damage is thrown; never another's.
+        for action in try log.readEntries(EntryQuery(from: moved, through: next + 20, stream: "a", kinds: [.action])) {
+            let round = try #require(Int(String(decoding: action.payload, as: UTF8.self)))
+            let site: String?
+            do {
+                site = try log.callSite(of: action)
+            } catch {
+                guard case .corruptIndex = error else { throw error }
+                continue
+            }
+            #expect(site == (round % 3 == 0 ? "App/View.swift:\(round % 7)" : nil), "#\(action.sequence)")
+        }
         #expect(try log.sequences(stream: "b", kinds: [.mutation]).count == 1_500)
         #expect(!(try log.verify().isHealthy))
     }
