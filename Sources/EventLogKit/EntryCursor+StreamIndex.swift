@@ -38,11 +38,10 @@ extension EntryCursor {
     /// of the stretch are read; the check ends, passing, at an entry that cannot be read (as in
     /// ``requireEntry(ofStream:at:)``).
     mutating func requireUnlisted(stream id: UInt32, in range: ClosedRange<UInt64>) throws {
-        let head = range.lowerBound...min(range.upperBound, range.lowerBound &+ 63)
-        try requireNone(of: id, in: head)
-        if range.upperBound > head.upperBound {
-            try requireNone(of: id, in: max(head.upperBound + 1, range.upperBound - 63)...range.upperBound)
-        }
+        // Counted from the bounds inward, which cannot overflow: a stretch may end at the largest number.
+        guard range.upperBound - range.lowerBound > 127 else { return try requireNone(of: id, in: range) }
+        try requireNone(of: id, in: range.lowerBound...range.lowerBound + 63)
+        try requireNone(of: id, in: range.upperBound - 63...range.upperBound)
     }
 
     /// No entry in `range` may be of stream `id`; an entry that cannot be read ends the check, passing.

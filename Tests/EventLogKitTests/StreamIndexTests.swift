@@ -278,6 +278,29 @@ struct StreamIndexTests {
         #expect(reader.bypassedIndexDamage.count == 1)
     }
 
+    @Test("a last block key moved to the largest numbers is gone round, its stretches checked without overflow")
+    func keyMovedToTheEnd() throws {
+        let path = try makeLog(rounds: 1_500)
+        let last = try #require(try blocks(path)[1]?.last).first
+        let environment = try Environment(path: path)
+        let index = try environment.openDatabase("stream-index")
+        try environment.write { txn in
+            let value = Array(try #require(try txn.get(index, key: KeyCoding.streamSequence(1, last))))
+            _ = try txn.delete(index, key: KeyCoding.streamSequence(1, last))
+            try txn.put(index, key: KeyCoding.streamSequence(1, UInt64.max - 4), value: value)
+        }
+        let log = try EventLog.openReadOnly(at: path)
+        let truth = try scanned(log, "a")
+        #expect(try log.statistics(stream: "a").entries == truth.count)
+        #expect(try log.highestSequence(stream: "a") == truth.keys.max())
+        #expect(try log.readEntries(EntryQuery(from: last - 10, stream: "a")).map(\.sequence) == truth.keys.filter { $0 >= last - 10 }.sorted())
+        #expect(try log.firstOfLatest(3, stream: "a") == truth.keys.sorted().suffix(3).first)
+        #expect(log.bypassedIndexDamage.count == 1)
+        // A range at the end of the numbers, over a sound index too: checked, not overflowing.
+        #expect(try log.lastSequence(stream: "b", atOrBefore: .max, after: .max - 5) == nil)
+        #expect(try log.lastSequence(stream: "a", atOrBefore: .max, after: .max - 5) == nil)
+    }
+
     /// Reads of stream `a` as time travel, replay, `log` and `info` make them, across and around `points` (where its
     /// index is damaged): each must give what `truth`, a scan of every entry, says.
     func expectReadsAgree(_ log: EventLog, truth: [UInt64: EntryKind], around points: [UInt64]) throws {
