@@ -74,7 +74,7 @@ extension EventLog {
             // Found from one block (or a few, stepping back), which a moved key would have shifted: the answer is the
             // checked walk's, from the block before it.
             var last: UInt64?
-            try forEachCheckedItem(stream: info.id, around: found, from: floor + 1, through: sequence) { item in
+            try storage.forEachCheckedItem(stream: info.id, around: found, from: floor + 1, through: sequence) { item in
                 if wanted?.contains(item.kind) ?? true { last = item.sequence }
             }
             return last
@@ -110,7 +110,7 @@ extension EventLog {
                 try storage.index.firstOfLatest(txn, stream: info.id, count: count, atOrBefore: sequence)?.sequence
             }
             // As in `lastSequence`: the checked walk's answer, from the block before the one found.
-            try forEachCheckedItem(stream: info.id, around: found, from: 1, through: sequence, keep)
+            try storage.forEachCheckedItem(stream: info.id, around: found, from: 1, through: sequence, keep)
             return start < recent.count ? recent[start] : nil
         } scanned: { entries throws(EventLogError) in
             (recent, start) = ([], 0)
@@ -119,21 +119,6 @@ extension EventLog {
                 return true
             }
             return start < recent.count ? recent[start] : nil
-        }
-    }
-
-    /// Calls `body` with stream `id`'s items from `from` through `through`, walked with every check against the
-    /// entries (``LogStorage/forEachIndexChunk``) from the block before the one holding `around`, however far before
-    /// `from` it begins: a block whose key was moved, shifting the items found around `around`, is refused, since
-    /// the stretch before it is checked. Without `around` (a quick lookup that found nothing), from `from`.
-    private func forEachCheckedItem(
-        stream id: UInt32, around: UInt64?, from: UInt64, through: UInt64, _ body: (StreamIndex.Item) -> Void
-    ) throws(EventLogError) {
-        let blockBefore = try around.flatMap { (around) throws(EventLogError) in
-            try storage.read { txn in try storage.index.startOfBlockBefore(txn, stream: id, holding: around) }
-        }
-        try storage.forEachIndexChunk(stream: id, from: blockBefore ?? from, through: through) { chunk in
-            for item in chunk where item.sequence >= from { body(item) }
         }
     }
 

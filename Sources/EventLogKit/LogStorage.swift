@@ -480,14 +480,11 @@ final class LogStorage: Sendable {
     }
 
     /// The call site recorded with entry `sequence` of stream `id` (the number in its index value), or `nil`. Read
-    /// by a checked walk from the block before the one holding it (``forEachIndexChunk(stream:from:through:damaged:_:)``),
+    /// by a checked walk from the block before the one holding it (``forEachCheckedItem(stream:around:from:through:_:)``),
     /// so that a block whose key was moved cannot give another action's site.
     func callSite(stream id: UInt32, sequence: UInt64) throws(EventLogError) -> String? {
-        let from = try read { txn in try index.startOfBlockBefore(txn, stream: id, holding: sequence) } ?? sequence
         var number: UInt32?
-        try forEachIndexChunk(stream: id, from: from, through: sequence) { chunk in
-            if let last = chunk.last, last.sequence == sequence { number = last.site }
-        }
+        try forEachCheckedItem(stream: id, around: sequence, from: sequence, through: sequence) { number = $0.site }
         guard let number, number != 0 else { return nil }
         return try siteText(number, of: sequence)
     }
@@ -539,6 +536,22 @@ final class LogStorage: Sendable {
             try body(chunk)
             guard chunk.count == 65_536, last < .max else { return }
             position = last + 1
+        }
+    }
+
+    /// Calls `body` with stream `id`'s items from `from` through `through`, walked with every check against the
+    /// entries (``forEachIndexChunk(stream:from:through:damaged:_:)``) from the block before the one holding `around`,
+    /// however far before `from` it begins: a block whose key was moved, shifting the items found around `around`, is
+    /// refused, since the stretch before it is checked. Without `around` (a quick lookup that found nothing), from
+    /// `from`. `lastSequence`, `firstOfLatest` and ``callSite(stream:sequence:)`` take their answers from it.
+    func forEachCheckedItem(
+        stream id: UInt32, around: UInt64?, from: UInt64, through: UInt64, _ body: (StreamIndex.Item) -> Void
+    ) throws(EventLogError) {
+        let blockBefore = try around.flatMap { (around) throws(EventLogError) in
+            try read { txn in try index.startOfBlockBefore(txn, stream: id, holding: around) }
+        }
+        try forEachIndexChunk(stream: id, from: blockBefore ?? from, through: through) { chunk in
+            for item in chunk where item.sequence >= from { body(item) }
         }
     }
 
