@@ -118,12 +118,12 @@ extension JSONValue {
         case BinaryPayload.string: return .string(try reader.text(try reader.length()))
         case BinaryPayload.decimal:
             let start = reader.offset
-            // Parsing the rendered text refuses a number a double cannot hold.
-            guard let number = Double(try reader.decimalText()), number.isFinite else {
+            // As parsing the rendered text: every digit kept, a number beyond a double's range refused.
+            guard let number = JSONNumber(text: try reader.decimalText()) else {
                 reader.offset = start
                 throw reader.malformed("a decimal number is out of a double's range")
             }
-            return .number(.double(number))
+            return .number(number)
         case BinaryPayload.array:
             var values: [JSONValue] = []
             while try !reader.arrayEnds() { values.append(try value(&reader, depth: depth + 1)) }

@@ -8,7 +8,8 @@ public enum JSONValue: Sendable, Hashable, CustomStringConvertible {
     case null
     /// `true` or `false`.
     case bool(Bool)
-    /// A number: an integer exactly, anything else as a double (``JSONNumber``).
+    /// A number: an integer exactly, a longer decimal than a double holds as a `Decimal`, anything else as a double
+    /// (``JSONNumber``).
     case number(JSONNumber)
     /// A string.
     case string(String)
@@ -146,6 +147,10 @@ extension JSONValue: Codable {
             self = .null
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
+        } else if let value = try? container.decode(Decimal.self), value.isFinite {
+            // Every digit, where the decoder reads a number's text as a decimal (Foundation's JSON decoder does:
+            // asked for an `Int64`, it takes 12345678901234567.891 for 12345678901234567).
+            self = .number(JSONNumber(value))
         } else if let value = try? container.decode(Int64.self) {
             self = .number(.integer(value))
         } else if let value = try? container.decode(UInt64.self) {
@@ -170,6 +175,7 @@ extension JSONValue: Codable {
         case .number(.integer(let value)): try container.encode(value)
         case .number(.unsigned(let value)): try container.encode(value)
         case .number(.double(let value)): try container.encode(value)
+        case .number(.decimal(let value)): try container.encode(value)
         case .string(let value): try container.encode(value)
         case .array(let values): try container.encode(values)
         case .object(let members): try container.encode(members)

@@ -482,4 +482,27 @@ struct GenericModeTests {
         #expect(changes.first?["rangeFrom"] as? Int == 35)
         #expect(changes.first?["sequence"] as? Int == 49)
     }
+
+    @Test("state, diff and blame show a decimal's every digit, and see a change in its twentieth")
+    func longDecimals() async throws {
+        let path = scratch.file("ledger.reactorlog")
+        let log = try EventLog.open(at: path)
+        struct State: Codable { var rate: Decimal }
+        let rates = ["0.12345678901234567891", "0.12345678901234567892", "0.12345678901234567892"]
+        let stream = try log.openStream(named: "ledger", reactorType: "MyApp.LedgerReactor", schemaFingerprint: "v1", initialState: State(rate: 0))
+        for rate in rates {
+            let action = try stream.append(.action, ["setRate": ["_0": rate]], caseName: "setRate")
+            let mutation = try stream.append(.mutation, ["rateSet": ["_0": rate]], caseName: "rateSet", cause: action)
+            try stream.writeSnapshot(State(rate: Decimal(string: rate)!), at: mutation)
+        }
+        try log.close()
+        // The mutations are #3, #5 and #7 (#1 is the opened marker).
+        let state = try await Tool.run(["state", path, "--at", "3", "--path", "rate"])
+        #expect(state.output == "0.12345678901234567891\n", "\(state.output)\(state.error)")
+        let diff = try await Tool.run(["diff", path, "3", "5"])
+        #expect(diff.output.contains("~ rate: 0.12345678901234567891 → 0.12345678901234567892"), "\(diff.output)\(diff.error)")
+        let blame = try await Tool.run(["blame", path, "rate", "--json"])
+        let changes = try #require(try JSONSerialization.jsonObject(with: Data(blame.output.utf8)) as? [[String: Any]], "\(blame.error)")
+        #expect(changes.map { $0["sequence"] as? Int } == [3, 5])
+    }
 }

@@ -16,6 +16,7 @@ struct JSONValueBinaryTests {
         var ratio = 0.1
         var tiny = Double.leastNonzeroMagnitude
         var price = Decimal(string: "12.345")!
+        var rate = Decimal(string: "0.12345678901234567891")!
         var flags = [true, false]
         var nested: [String: [Int]] = ["a": [1, 2], "b": []]
         var missing: Int? = nil

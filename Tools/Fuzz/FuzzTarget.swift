@@ -233,6 +233,8 @@ indirect enum FuzzShape: Codable {
 
     static let sample = FuzzShape.tree([
         .record(name: "é\n", count: -3, ratio: 0.25, flags: [true, false], nested: ["a": [1, 2]], names: ["x", ""], missing: nil, big: .max, price: Decimal(string: "1.05")!),
+        // A decimal of more digits than a double holds: time travel keeps it as a `Decimal`.
+        .record(name: "", count: 0, ratio: -1e-300, flags: [], nested: [:], names: [], missing: 5, big: 0, price: Decimal(string: "-0.12345678901234567891")!),
         .tree([.plain]),
     ])
 }
