@@ -119,23 +119,30 @@ struct TimelineTests {
         try await browserCheck(out, ["--step", "33", "--expect", "itemCount=16", "--expect-diff", "~ itemCount: 8 → 16", "--blame", "itemCount=33"])
     }
 
-    @Test("in a browser, an integer past 2^53 shows every digit in the tree, the diff and blame")
-    func exactIntegers() async throws {
+    @Test("in a browser, an integer past 2^53 and a long decimal show every digit in the tree, the diff and blame")
+    func exactNumbers() async throws {
         let path = scratch.file("ids.reactorlog")
         var configuration = EventLogConfiguration()
         configuration.snapshotPolicy = .everyMutation
         let log = try EventLog.open(at: path, configuration: configuration)
-        struct State: Codable { var id: Int64 }
-        let stream = try log.openStream(named: "ids", reactorType: "MyApp.IDsReactor", schemaFingerprint: "v1", initialState: State(id: 0))
-        for id in [Int64(1_795_878_961_569_513_827), 1_795_878_961_569_513_828] {
-            try stream.writeSnapshot(State(id: id), at: try stream.append(.mutation, ["set": ["_0": id]], caseName: "set"))
+        struct State: Codable { var id: Int64; var rate: Decimal; var ratio: Double }
+        let stream = try log.openStream(named: "ids", reactorType: "MyApp.IDsReactor", schemaFingerprint: "v1",
+                                        initialState: State(id: 0, rate: 0, ratio: 0))
+        let states = [State(id: 1_795_878_961_569_513_827, rate: Decimal(string: "0.12345678901234567891")!, ratio: 0.1),
+                      State(id: 1_795_878_961_569_513_828, rate: Decimal(string: "0.12345678901234567892")!, ratio: 0.1)]
+        for state in states {
+            try stream.writeSnapshot(state, at: try stream.append(.mutation, ["set": ["_0": state.id]], caseName: "set"))
         }
         try log.close()
         let out = scratch.file("ids.html")
         #expect(try await timeline([path, "--out", out]).result.status == 0)
-        // A double would show both as 1795878961569513700, and no change between them.
-        try await browserCheck(out, ["--step", "3", "--expect", "id=1795878961569513828",
-                                     "--expect-diff", "~ id: 1795878961569513827 → 1795878961569513828", "--blame", "id=3"])
+        // A double would show both ids as 1795878961569513700 and both rates as 0.12345678901234568, and no change
+        // between them; a number a double holds stays one.
+        try await browserCheck(out, ["--step", "3", "--expect", "id=1795878961569513828", "--expect", "rate=0.12345678901234567892",
+                                     "--expect", "ratio=0.1",
+                                     "--expect-diff", "~ id: 1795878961569513827 → 1795878961569513828",
+                                     "--expect-diff", "~ rate: 0.12345678901234567891 → 0.12345678901234567892",
+                                     "--blame", "id=3", "--blame", "rate=3"])
     }
 
     @Test("in a browser: the slider moves through states, the tree and the diff match the CLI's, blame lists the change")

@@ -1,17 +1,18 @@
 #!/usr/bin/python3
 """Drives a `reactorlog timeline` page in a real headless Chromium, as a user would, and checks what it shows.
 
-    timeline-check.py PAGE --step SEQ [--expect PATH=JSON]... [--expect-diff LINE]... [--blame PATH=SEQ]
+    timeline-check.py PAGE --step SEQ [--expect PATH=JSON]... [--expect-diff LINE]... [--blame PATH=SEQ]...
                       [--screenshot FILE.png] [--report]
 
 It opens the page from its file, waits for it to be ready, moves the slider with the keyboard to the entry SEQ
-(from whichever end is nearer), then checks: the state tree shows each PATH with the JSON value given; the diff lists each LINE; clicking PATH
-in the tree lists the mutation SEQ in the blame panel; the page logged no error; and the browser made no
+(from whichever end is nearer), then checks: the state tree shows each PATH with the JSON value given (numbers compared
+exactly, to the last digit); the diff lists each LINE; clicking each blame PATH in the tree lists the mutation SEQ in the blame panel; the page logged no error; and the browser made no
 network request but the page's own file. Prints one line per failure and exits 1, or exits 0.
 
 Needs Debian's chromium, chromium-driver and python3-selenium (Tools/scripts/setup.sh --browser installs them).
 """
 import argparse
+import decimal
 import json
 import os
 import sys
@@ -27,6 +28,11 @@ try:
 except ImportError:
     sys.exit("timeline-check: Python's selenium is missing: run Tools/scripts/setup.sh --browser "
              "(apt-get install python3-selenium chromium chromium-driver).")
+
+
+def exact(text):
+    """A JSON value with its numbers exact: a float would take 0.12345678901234567891 for 0.12345678901234567892."""
+    return json.loads(text, parse_float=decimal.Decimal)
 
 
 def browser(profile):
@@ -46,7 +52,7 @@ def main():
     parser.add_argument("--step", type=int, required=True)
     parser.add_argument("--expect", action="append", default=[])
     parser.add_argument("--expect-diff", action="append", default=[])
-    parser.add_argument("--blame")
+    parser.add_argument("--blame", action="append", default=[])
     parser.add_argument("--screenshot")
     parser.add_argument("--report", action="store_true", help="print how long loading and stepping took")
     arguments = parser.parse_args()
@@ -87,7 +93,7 @@ def main():
                 found = driver.find_elements(By.CSS_SELECTOR, '#state-tree [data-path="%s"] > .value' % path)
                 if not found:
                     failures.append("the state tree shows no %s" % path)
-                elif json.loads(found[0].text) != json.loads(expected):
+                elif exact(found[0].text) != exact(expected):
                     failures.append("the state tree shows %s = %s, expected %s" % (path, found[0].text, expected))
 
             diff = [line.text for line in driver.find_elements(By.CSS_SELECTOR, "#diff > div")]
@@ -95,8 +101,8 @@ def main():
                 if line not in diff:
                     failures.append("the diff does not show %r; it shows %r" % (line, diff))
 
-            if arguments.blame:
-                path, _, sequence = arguments.blame.partition("=")
+            for blame in arguments.blame:
+                path, _, sequence = blame.partition("=")
                 keys = driver.find_elements(By.CSS_SELECTOR, '#state-tree [data-path="%s"] .key' % path)
                 if not keys:
                     failures.append("the state tree has no %s to click for blame" % path)

@@ -137,15 +137,35 @@ enum TimelinePage {
     </script>
     <script>
     "use strict";
-    // An integer past 2^53 (an Int64 identifier, a time in nanoseconds) stays exact: read as a BigInt from its own
-    // text, and written back as that text, where the browser can (JSON.parse's source text, JSON.rawJSON).
-    const data = JSON.parse(document.getElementById("timeline-data").textContent, (key, value, context) =>
-      typeof value === "number" && !Number.isSafeInteger(value) && context !== undefined && /^-?[0-9]+$/.test(context.source)
-        ? BigInt(context.source) : value);
+    // A number a JavaScript number would round stays exact where the browser gives JSON.parse the source text: an
+    // integer past 2^53 (an Int64 identifier, a time in nanoseconds) as a BigInt, a decimal of more digits than a
+    // double holds (a Decimal amount) as a String object of its text (structuredClone keeps it, JSON text has no
+    // other). Both are written back as their text, where the browser can (JSON.rawJSON).
+    function exact(value, source) {
+      if (typeof value !== "number" || source === undefined) return value;
+      if (/^-?[0-9]+$/.test(source)) return Number.isSafeInteger(value) ? value : BigInt(source);
+      return sameValue(source, String(value)) ? value : new String(source);
+    }
+    // Whether two numbers' texts denote the same value: their digits without leading or trailing zeros, and where
+    // the point falls.
+    function sameValue(a, b) {
+      const normal = (text) => {
+        const [, sign, whole, fraction, exponent] = /^(-?)([0-9]*)\.?([0-9]*)(?:[eE]([-+]?[0-9]+))?$/.exec(text);
+        const digits = whole + fraction;
+        const lead = digits.search(/[1-9]/);
+        if (lead < 0) return "0";
+        return sign + digits.slice(lead).replace(/0+$/, "") + "e" + (Number(exponent || 0) + whole.length - lead);
+      };
+      return normal(a) === normal(b);
+    }
+    const data = JSON.parse(document.getElementById("timeline-data").textContent,
+      (key, value, context) => exact(value, context === undefined ? undefined : context.source));
     function json(value, space) {
-      return JSON.stringify(value, (key, item) => typeof item !== "bigint" ? item
+      return JSON.stringify(value, (key, item) => typeof item !== "bigint" && !(item instanceof String) ? item
         : typeof JSON.rawJSON === "function" ? JSON.rawJSON(item.toString()) : item.toString(), space);
     }
+    // An object or array; not an exact decimal's String object.
+    function isContainer(value) { return value !== null && typeof value === "object" && !(value instanceof String); }
     const entries = data.entries;
     const bySequence = new Map(entries.map((entry, index) => [entry.s, index]));
     const t0 = entries.length ? BigInt(entries[0].t) : 0n;
@@ -184,10 +204,10 @@ enum TimelinePage {
       if (path.length === 0) { state = has ? copy(value) : null; return; }
       let parent = state;
       for (let i = 0; i < path.length - 1; i++) {
-        if (parent === null || typeof parent !== "object") return;
+        if (!isContainer(parent)) return;
         parent = parent[path[i]];
       }
-      if (parent === null || typeof parent !== "object") return;
+      if (!isContainer(parent)) return;
       const last = path[path.length - 1];
       if (has) parent[last] = copy(value);
       else if (Array.isArray(parent)) parent.length = Math.min(parent.length, last);
@@ -272,7 +292,7 @@ enum TimelinePage {
     function node(key, value, path, changed) {
       const name = pathText(path);
       const label = key === null ? "state" : String(key);
-      if (value !== null && typeof value === "object") {
+      if (isContainer(value)) {
         const details = text("details");
         details.dataset.path = name;
         if (changed.has(name)) { details.classList.add("changed"); open.add(name); }
@@ -373,7 +393,7 @@ enum TimelinePage {
     // Blame: replays the changes up to the selected step and keeps those that changed the value at the path.
     function valueAt(value, path) {
       for (const part of path) {
-        if (value === null || typeof value !== "object") return undefined;
+        if (!isContainer(value)) return undefined;
         value = value[part];
       }
       return value;
