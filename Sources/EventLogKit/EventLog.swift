@@ -31,6 +31,11 @@ public final class EventLog: Sendable {
     public let path: String
     /// Whether the log was opened with ``openReadOnly(at:)``.
     public let isReadOnly: Bool
+    /// Whether the log is read without LMDB's lock file, `lock.mdb`: opened read-only by a user who may not write
+    /// that file or create it (another user's log, a directory only readable), while no process recorded into it.
+    /// Reading needs the lock file only beside a writer, so every read first checks that none has begun since, and
+    /// throws ``EventLogError/permissionDenied(path:reason:)`` if one has.
+    public var readsWithoutLockFile: Bool { storage.readsWithoutLockFile }
     /// The configuration the log was opened with (the defaults when read-only).
     public let configuration: EventLogConfiguration
 

@@ -152,15 +152,11 @@ final class LogStorage: Sendable {
         .damagedFile(path: path, reason: "its main database's record of ReactorLog's '\(name)' database is damaged (\(error.isIncompatible ? "LMDB finds its flags incompatible" : "LMDB cannot read it"))")
     }
 
-    /// Which file LMDB was denied, as a clause: its lock file, which it opens for writing even to read (it keeps its
-    /// readers' table there), or the data file.
-    private static func deniedFile(in path: String, readOnly: Bool) -> String {
+    /// Why this user may not open the lock file LMDB keeps its readers' table in, as a clause; `nil` when it may.
+    private static func lockFileDenied(in path: String) -> String? {
         let lock = path + "/" + LogLayout.lockFile
-        let lockExists = access(lock, F_OK) == 0
-        if lockExists ? access(lock, R_OK | W_OK) != 0 : access(path, W_OK) != 0 {
-            return "LMDB opens its lock file, \(LogLayout.lockFile), for writing even to read the log, and this user may not \(lockExists ? "write it" : "create it in the log's directory")"
-        }
-        return "its \(LogLayout.dataFile) cannot be \(readOnly ? "read" : "written")"
+        if access(lock, F_OK) == 0 { return access(lock, R_OK | W_OK) != 0 ? "which this user may not write" : nil }
+        return access(path, W_OK) != 0 ? "which this user may not create in the log's directory" : nil
     }
 
     /// What a file that is not a regular file is, for an error ("a directory"); `nil` for a regular file.
@@ -183,14 +179,28 @@ final class LogStorage: Sendable {
         options.mapSize = configuration.initialMapSize
         options.maxMapSize = configuration.maxMapSize
         options.maxDatabases = 16
-        let environment: Environment
-        do {
-            environment = try Environment(path: path, options: options)
-        } catch {
-            if error.isInvalidFile { throw .notALog(path: path, reason: "its \(LogLayout.dataFile) is not an LMDB file") }
-            if error.code == EACCES { throw .permissionDenied(path: path, reason: deniedFile(in: path, readOnly: readOnly)) }
-            throw .storage(path: path, error)
+        var environment: Environment?
+        while environment == nil {
+            do {
+                environment = try Environment(path: path, options: options)
+            } catch {
+                if error.isInvalidFile { throw .notALog(path: path, reason: "its \(LogLayout.dataFile) is not an LMDB file") }
+                guard error.code == EACCES else { throw .storage(path: path, error) }
+                guard !options.noLock, let lock = lockFileDenied(in: path) else {
+                    throw .permissionDenied(path: path, reason: "its \(LogLayout.dataFile) cannot be \(readOnly ? "read" : "written")")
+                }
+                guard readOnly else {
+                    throw .permissionDenied(path: path, reason: "writing needs LMDB's lock file, \(LogLayout.lockFile), \(lock)")
+                }
+                // Reading needs no readers' table while no process writes: a log in a directory this user may only
+                // read (another user's, a read-only copy) opens without the lock file it may not write.
+                guard !WriterLock.isHeld(directory: path) else {
+                    throw .permissionDenied(path: path, reason: "a process is recording into it, and reading beside one needs LMDB's lock file, \(LogLayout.lockFile), \(lock)")
+                }
+                options.noLock = true
+            }
         }
+        guard let environment else { throw .storage(path: path, LMDBError(code: EINVAL, operation: "mdb_env_open")) }
         if !readOnly {
             try refuseForeignEnvironment(environment, path: path)
         }
@@ -275,7 +285,7 @@ final class LogStorage: Sendable {
                 throw .newerFormat(path: path, found: version, supported: EventLog.formatVersion)
             }
         } else {
-            let count = try storage { () throws in try environment.read { txn in try txn.count(entries) } }
+            let count = try read { txn in try txn.count(entries) }
             if count > 0 {
                 throw .damagedFile(path: path, reason: "its metadata has no format version, though it holds entries")
             }
@@ -328,9 +338,21 @@ final class LogStorage: Sendable {
         }
     }
 
-    /// A read transaction whose LMDB errors become ``EventLogError/storage(path:_:)``.
+    /// A read transaction whose LMDB errors become ``EventLogError/storage(path:_:)``. Opened without the lock file,
+    /// it first checks that no process has begun writing since (``EventLog/readsWithoutLockFile``).
     func read<R>(_ body: (Transaction) throws -> R) throws(EventLogError) -> R {
-        try storage { () throws -> R in try environment.read(body) }
+        if readsWithoutLockFile { try refuseNewWriter() }
+        return try storage { () throws -> R in try environment.read(body) }
+    }
+
+    /// Whether the log was opened without LMDB's lock file, which this user may not write.
+    var readsWithoutLockFile: Bool { environment.options.noLock }
+
+    /// Throws when a process holds the log for writing: a read without the lock file is invisible to it, and the
+    /// pages it frees from its second transaction on may be some the read is still on.
+    private func refuseNewWriter() throws(EventLogError) {
+        guard WriterLock.isHeld(directory: path) else { return }
+        throw .permissionDenied(path: path, reason: "a process began recording into it while this user, who may not write its lock file, \(LogLayout.lockFile), read it without one, which is safe only while no process records")
     }
 
     /// A write transaction whose LMDB errors become ``EventLogError/storage(path:_:)``.

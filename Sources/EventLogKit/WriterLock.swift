@@ -37,13 +37,32 @@ final class WriterLock: Sendable {
 
     /// Whether a writer holds the log in `directory` now (in any process, this one included).
     static func isHeld(directory: String) -> Bool {
+        let path = directory + "/" + LogLayout.writerLockFile
         // Non-blocking: opening a pipe put there for reading would wait for a writer that never comes.
-        let fd = open(directory + "/" + LogLayout.writerLockFile, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else { return false }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else {
+            // Another user's lock file, which this user may not open: the kernel's table of locks still tells where
+            // there is one (Linux); where there is none, a writer is assumed, the answer that reads nothing unsafely.
+            return errno == EACCES ? isListedAsLocked(path) ?? true : false
+        }
         defer { close(fd) }
         guard flock(fd, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
         flock(fd, LOCK_UN)
         return false
+    }
+
+    /// Whether `/proc/locks` lists a `flock` lock on the file at `path` (matched by inode alone: a lock on another
+    /// device's file of the same number counts too, the safe side); `nil` without that table.
+    private static func isListedAsLocked(_ path: String) -> Bool? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        guard let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
+        let inode = String(status.st_ino)
+        // A line: `1: FLOCK  ADVISORY  WRITE 4242 08:01:1234567 0 EOF`, the file as major:minor:inode.
+        return table.split(separator: "\n").contains { line in
+            let fields = line.split(separator: " ")
+            return fields.count > 5 && fields[1] == "FLOCK" && fields[5].split(separator: ":").last.map(String.init) == inode
+        }
     }
 
     /// Releases the lock; releasing twice does nothing.

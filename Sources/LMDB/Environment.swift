@@ -38,6 +38,7 @@ public final class Environment: @unchecked Sendable {
             var flags = UInt32(MDB_NOTLS)
             if options.readOnly { flags |= UInt32(MDB_RDONLY) }
             if options.noSync { flags |= UInt32(MDB_NOSYNC) }
+            if options.noLock { flags |= UInt32(MDB_NOLOCK) }
             try LMDBError.check(mdb_env_open(env, path, flags, options.fileMode), "mdb_env_open")
             var dead: Int32 = 0
             try LMDBError.check(mdb_reader_check(env, &dead), "mdb_reader_check")

@@ -15,8 +15,12 @@ public struct EnvironmentOptions: Sendable, Hashable {
     public var maxDatabases: UInt32 = 8
     /// How many read transactions may be open at once, across all processes.
     public var maxReaders: UInt32 = 126
-    /// Open read-only (`MDB_RDONLY`): every write fails. LMDB still needs write access to `lock.mdb`.
+    /// Open read-only (`MDB_RDONLY`): every write fails. LMDB still needs write access to `lock.mdb`, unless
+    /// ``noLock``.
     public var readOnly = false
+    /// Open without the lock file (`MDB_NOLOCK`): no readers' table, so a writer in another process does not know
+    /// this environment reads, and may reuse pages its transactions still read. Safe only while no process writes.
+    public var noLock = false
     /// Skip the fsync on commit (`MDB_NOSYNC`): a process crash loses nothing committed,
     /// an OS crash or power loss can lose the latest transactions. ``Environment/sync(force:)`` flushes.
     public var noSync = false

@@ -43,16 +43,22 @@ struct InspectorBadInputTests {
         #expect(try await Tool.run(["log", path]).status == 0)
     }
 
-    @Test("a log this user cannot read says so, not that it has no data file; one whose directory it may not write names LMDB's lock file")
+    /// As root, permissions do not apply: the inspector's command as nobody instead (setpriv, from util-linux).
+    static func otherUser(_ arguments: [String]) -> (executable: String, arguments: [String]) {
+        let binary = Tool.products.appendingPathComponent("reactorlog").path
+        guard getuid() == 0 else { return (binary, arguments) }
+        return ("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", binary] + arguments)
+    }
+
+    func asOtherUser(_ arguments: [String]) async throws -> Tool.Result {
+        let command = Self.otherUser(arguments)
+        return try await Tool.run(URL(fileURLWithPath: command.executable), command.arguments)
+    }
+
+    @Test("a log this user cannot read says so, not that it has no data file; one whose lock file it may not write is read without it, unless a process records into it")
     func permissionDenied() async throws {
         let log = scratch.file("private.reactorlog")
         #expect(try await Tool.run(["demo", "--out", log]).status == 0)
-        // As root, permissions do not apply: run the command as nobody instead (setpriv, from util-linux).
-        func asOtherUser(_ arguments: [String]) async throws -> Tool.Result {
-            guard getuid() == 0 else { return try await Tool.run(arguments) }
-            let binary = Tool.products.appendingPathComponent("reactorlog").path
-            return try await Tool.run(URL(fileURLWithPath: "/usr/bin/setpriv"), ["--reuid=65534", "--regid=65534", "--clear-groups", binary] + arguments)
-        }
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.path)
         for (directory, file) in [(0o700, 0o600), (0o755, 0o600)] {
             try FileManager.default.setAttributes([.posixPermissions: file], ofItemAtPath: log + "/data.mdb")
@@ -63,17 +69,27 @@ struct InspectorBadInputTests {
             #expect(result.error.contains("cannot be opened by this user: its data.mdb cannot be read."), "\(result.error)")
             #expect(!result.error.contains("has no data.mdb"))
         }
-        // The data readable, the directory not writable: LMDB must create lock.mdb, or write the one there (left by
-        // the app that recorded the log, its owner's).
+        // The data readable, the directory not writable: LMDB cannot create lock.mdb, or write the one there (left by
+        // the app that recorded the log, its owner's). With no process recording into the log, a read needs no
+        // readers' table: the log opens without the lock file and reads as its owner reads it.
+        let owners = try await Tool.run(["log", log])
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: log + "/data.mdb")
         try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: log + "/lock.mdb")
-        for (lockFile, clause) in [(true, "may not write it"), (false, "may not create it in the log's directory")] {
+        for lockFile in [true, false] {
             if !lockFile { try FileManager.default.removeItem(atPath: log + "/lock.mdb") }
             try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: log)
             defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: log) }
+            let read = try await asOtherUser(["log", log])
+            #expect(read.status == 0 && read.error.isEmpty, "\(read.error)")
+            #expect(read.output == owners.output && !owners.output.isEmpty)
+            #expect(FileManager.default.fileExists(atPath: log + "/lock.mdb") == lockFile, "nobody made a lock file")
+            // Beside a process recording into the log, a read needs the readers' table, in the lock file (which the
+            // writer, the log's owner, has made by now).
+            let writer = try EventLog.open(at: log)
             let result = try await asOtherUser(["log", log])
+            try writer.close()
             #expect(result.status == 3, "\(result.error)")
-            #expect(result.error.hasPrefix("reactorlog: The log at \(log) cannot be opened by this user: LMDB opens its lock file, lock.mdb, for writing even to read the log, and this user \(clause). Run as the log's owner, or copy the log into a directory of your own and open the copy."), "\(result.error)")
+            #expect(result.error == "reactorlog: The log at \(log) cannot be opened by this user: a process is recording into it, and reading beside one needs LMDB's lock file, lock.mdb, which this user may not write. Run as the log's owner, or copy the log into a directory of your own and open the copy.\n", "\(result.error)")
             // A new log in a directory this user may not write: not 'No log at', which sent users looking for a typo.
             let new = log + "/new.reactorlog"
             let created = try await asOtherUser(["demo", "--out", new])
@@ -90,6 +106,40 @@ struct InspectorBadInputTests {
         #expect(trim.status == 3, "\(trim.error)")
         #expect(trim.error.hasPrefix("reactorlog: The log at \(log) cannot be opened by this user: its data.mdb cannot be written."), "\(trim.error)")
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: log)
+    }
+
+    @Test("following a log read without its lock file stops with a sentence when a process begins recording into it")
+    func writerBeginsBesideALocklessRead() async throws {
+        let log = scratch.file("shared.reactorlog")
+        #expect(try await Tool.run(["demo", "--out", log]).status == 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: scratch.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: log + "/data.mdb")
+        try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: log + "/lock.mdb")
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: log)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: log) }
+        let command = Self.otherUser(["tail", log, "--follow", "-n", "1"])
+        let output = Pipe()
+        let errors = scratch.file("follow.err")
+        let follow = try ChildProcess(command.executable, command.arguments, output: .pipe(output), error: .file(errors))
+        // The last entry printed: the follow has opened the log, without its lock file, and waits for more.
+        var printed = ""
+        while !printed.contains("\n") {
+            let data = output.fileHandleForReading.availableData
+            guard !data.isEmpty else { break }
+            printed += String(decoding: data, as: UTF8.self)
+        }
+        #expect(printed.contains("#"), "\((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
+        let writer = try EventLog.open(at: log)
+        defer { try? writer.close() }
+        struct State: Codable { var count = 0 }
+        let stream = try writer.openStream(named: "late", reactorType: "MyApp.LateReactor", schemaFingerprint: "v1", initialState: State())
+        try stream.append(.action, ["tap": [String: Int]()], caseName: "tap")
+        try await writer.flush()
+        // The follow's next read finds the writer and stops rather than read pages the writer may reuse.
+        let exit = try await follow.exit()
+        let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        #expect(exit.status == 3 && !exit.signalled, "\(said)")
+        #expect(said.hasPrefix("reactorlog: The log at \(log) cannot be opened by this user: a process began recording into it while this user, who may not write its lock file, lock.mdb, read it without one, which is safe only while no process records."), "\(said)")
     }
 
     func modificationDate(_ path: String) throws -> Date? {
