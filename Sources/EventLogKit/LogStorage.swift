@@ -172,6 +172,30 @@ final class LogStorage: Sendable {
         }
     }
 
+    /// LMDB's environment at `path`. Read-only, without the lock file when this user may not write it and no process
+    /// records into the log: reading needs the readers' table it holds only beside a writer (a log in a directory
+    /// this user may only read, another user's, a read-only copy).
+    private static func openEnvironment(path: String, options: EnvironmentOptions) throws(EventLogError) -> Environment {
+        do {
+            return try Environment(path: path, options: options)
+        } catch {
+            if error.isInvalidFile { throw .notALog(path: path, reason: "its \(LogLayout.dataFile) is not an LMDB file") }
+            guard error.code == EACCES else { throw .storage(path: path, error) }
+            guard !options.noLock, let lock = lockFileDenied(in: path) else {
+                throw .permissionDenied(path: path, reason: "its \(LogLayout.dataFile) cannot be \(options.readOnly ? "read" : "written")")
+            }
+            guard options.readOnly else {
+                throw .permissionDenied(path: path, reason: "writing needs LMDB's lock file, \(LogLayout.lockFile), \(lock)")
+            }
+            guard !WriterLock.isHeld(directory: path) else {
+                throw .permissionDenied(path: path, reason: "a process is recording into it, and reading beside one needs LMDB's lock file, \(LogLayout.lockFile), \(lock)")
+            }
+            var lockless = options
+            lockless.noLock = true
+            return try openEnvironment(path: path, options: lockless)
+        }
+    }
+
     private static func create(path: String, readOnly: Bool, configuration: EventLogConfiguration) throws(EventLogError) -> LogStorage {
         var options = EnvironmentOptions()
         options.readOnly = readOnly
@@ -179,28 +203,7 @@ final class LogStorage: Sendable {
         options.mapSize = configuration.initialMapSize
         options.maxMapSize = configuration.maxMapSize
         options.maxDatabases = 16
-        var environment: Environment?
-        while environment == nil {
-            do {
-                environment = try Environment(path: path, options: options)
-            } catch {
-                if error.isInvalidFile { throw .notALog(path: path, reason: "its \(LogLayout.dataFile) is not an LMDB file") }
-                guard error.code == EACCES else { throw .storage(path: path, error) }
-                guard !options.noLock, let lock = lockFileDenied(in: path) else {
-                    throw .permissionDenied(path: path, reason: "its \(LogLayout.dataFile) cannot be \(readOnly ? "read" : "written")")
-                }
-                guard readOnly else {
-                    throw .permissionDenied(path: path, reason: "writing needs LMDB's lock file, \(LogLayout.lockFile), \(lock)")
-                }
-                // Reading needs no readers' table while no process writes: a log in a directory this user may only
-                // read (another user's, a read-only copy) opens without the lock file it may not write.
-                guard !WriterLock.isHeld(directory: path) else {
-                    throw .permissionDenied(path: path, reason: "a process is recording into it, and reading beside one needs LMDB's lock file, \(LogLayout.lockFile), \(lock)")
-                }
-                options.noLock = true
-            }
-        }
-        guard let environment else { throw .storage(path: path, LMDBError(code: EINVAL, operation: "mdb_env_open")) }
+        let environment = try openEnvironment(path: path, options: options)
         if !readOnly {
             try refuseForeignEnvironment(environment, path: path)
         }
