@@ -82,6 +82,10 @@ struct InspectorBadInputTests {
             let read = try await asOtherUser(["log", log])
             #expect(read.status == 0 && read.error.isEmpty, "\(read.error)")
             #expect(read.output == owners.output && !owners.output.isEmpty)
+            let info = try await asOtherUser(["info", log, "--json"])
+            let report = try JSONSerialization.jsonObject(with: Data(info.output.utf8)) as? [String: Any]
+            #expect(report?["readWithoutLockFile"] as? Bool == true, "\(info.error)")
+            #expect(try await asOtherUser(["info", log]).output.contains("read without LMDB's lock file, which this user may not write"))
             #expect(FileManager.default.fileExists(atPath: log + "/lock.mdb") == lockFile, "nobody made a lock file")
             // Beside a process recording into the log, a read needs the readers' table, in the lock file (which the
             // writer, the log's owner, has made by now).

@@ -48,6 +48,7 @@ struct InspectorCommandTests {
         #expect(streams.map { $0["name"] as? String } == ["search", "todo", "counter"])
         #expect(streams[0]["errors"] as? Int == 1)
         #expect((report["sizeBytes"] as? Int ?? 0) > 0)
+        #expect(report["readWithoutLockFile"] as? Bool == false)
     }
 
     @Test("log prints one line per entry, mutations indented under their action, with every filter")

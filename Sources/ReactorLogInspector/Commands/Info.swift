@@ -52,6 +52,8 @@ struct Info: AsyncParsableCommand {
         let highestSequence: UInt64
         /// The log's files, or the export's file.
         let sizeBytes: Int
+        /// Whether the log was read without LMDB's lock file, which this user may not write (`EventLog.readsWithoutLockFile`).
+        let readWithoutLockFile: Bool
         let streams: [StreamJSON]
         let pins: [PinJSON]
     }
@@ -91,7 +93,8 @@ struct Info: AsyncParsableCommand {
                 createdAt: EntryLine.iso8601(nanoseconds: meta.createdAt),
                 createdBy: meta.createdBy, writtenBy: meta.writtenBy, export: session.isExport,
                 entries: streams.reduce(0) { $0 + $1.entries }, highestSequence: try session.log.highestSequence(),
-                sizeBytes: session.isExport ? Self.fileSize(log.log) : session.log.sizeOnDisk, streams: streams,
+                sizeBytes: session.isExport ? Self.fileSize(log.log) : session.log.sizeOnDisk,
+                readWithoutLockFile: session.log.readsWithoutLockFile, streams: streams,
                 pins: try session.log.pins().map {
                     PinJSON(from: $0.range.lowerBound, through: $0.range.upperBound, reason: $0.reason, createdAt: EntryLine.iso8601(nanoseconds: $0.createdAt))
                 })
@@ -106,6 +109,9 @@ struct Info: AsyncParsableCommand {
             // The count held, and the highest number given where the two differ (a trimmed log, a pack of a range).
             let numbered = UInt64(report.entries) == report.highestSequence ? "" : " (numbered up to #\(report.highestSequence))"
             try printLine("\(counted(report.entries, "entry", "entries"))\(numbered), \(Self.size(report.sizeBytes)) \(report.export ? "in the file" : "on disk")")
+            if report.readWithoutLockFile {
+                try printLine("read without LMDB's lock file, which this user may not write: a process that begins recording into the log ends the read")
+            }
             try printLine("")
             let rows = [["stream", "reactor", "entries", "actions", "mutations", "errors", "range", "first", "last", "snapshots"]] + streams.map { s in
                 [s.name, Self.shortType(s.reactorType), "\(s.entries)", "\(s.actions)", "\(s.mutations)", "\(s.errors)",
