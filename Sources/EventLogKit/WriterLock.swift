@@ -35,33 +35,37 @@ final class WriterLock: Sendable {
         descriptor = Mutex(fd)
     }
 
-    /// Whether a writer holds the log in `directory` now (in any process, this one included).
+    /// Whether a writer holds the log in `directory` now (in any process, this one included). On Linux the kernel's
+    /// table of locks says, so asking takes no lock: a writer starting at that moment would find a shared one and
+    /// fail to open the log. Elsewhere a shared lock is tried and released at once; on another user's lock file,
+    /// which this user may not open, a writer is assumed, the answer that reads nothing unsafely.
     static func isHeld(directory: String) -> Bool {
         let path = directory + "/" + LogLayout.writerLockFile
+        if let listed = isListedAsLocked(path) { return listed }
         // Non-blocking: opening a pipe put there for reading would wait for a writer that never comes.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard fd >= 0 else {
-            // Another user's lock file, which this user may not open: the kernel's table of locks still tells where
-            // there is one (Linux); where there is none, a writer is assumed, the answer that reads nothing unsafely.
-            return errno == EACCES ? isListedAsLocked(path) ?? true : false
-        }
+        guard fd >= 0 else { return errno == EACCES }
         defer { close(fd) }
         guard flock(fd, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
         flock(fd, LOCK_UN)
         return false
     }
 
-    /// Whether `/proc/locks` lists a `flock` lock on the file at `path` (matched by inode alone: a lock on another
-    /// device's file of the same number counts too, the safe side); `nil` without that table.
-    private static func isListedAsLocked(_ path: String) -> Bool? {
+    /// Whether `/proc/locks` lists an exclusive `flock` lock, a writer's, on the file at `path`; `nil` without that
+    /// table, or without the file.
+    static func isListedAsLocked(_ path: String) -> Bool? {
         var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        guard let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
-        let inode = String(status.st_ino)
-        // A line: `1: FLOCK  ADVISORY  WRITE 4242 08:01:1234567 0 EOF`, the file as major:minor:inode.
+        guard stat(path, &status) == 0, let table = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return nil }
+        // A line: `1: FLOCK  ADVISORY  WRITE 4242 fe:00:1234567 0 EOF`, the file as major:minor:inode in the kernel's
+        // numbering of devices (glibc's `major` and `minor` of `st_dev`).
+        let device = UInt64(status.st_dev)
+        let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
+        let minor = (device & 0xff) | ((device >> 12) & ~0xff)
+        func hex(_ value: UInt64) -> String { let digits = String(value, radix: 16); return digits.count < 2 ? "0" + digits : digits }
+        let file = "\(hex(major)):\(hex(minor)):\(status.st_ino)"
         return table.split(separator: "\n").contains { line in
             let fields = line.split(separator: " ")
-            return fields.count > 5 && fields[1] == "FLOCK" && fields[5].split(separator: ":").last.map(String.init) == inode
+            return fields.count > 5 && fields[1] == "FLOCK" && fields[3] == "WRITE" && fields[5] == file
         }
     }
 

@@ -1,0 +1,34 @@
+@testable import EventLogKit
+import Foundation
+import TestSupport
+import Testing
+
+/// Whether a writer holds a log, as readers ask before they read without LMDB's lock file: only a writer's exclusive
+/// lock counts, and on Linux asking takes no lock a starting writer could trip over.
+@Suite("Writer lock")
+struct WriterLockTests {
+    let scratch = ScratchDirectory()
+
+    @Test("a writer's lock is seen, in this process and through the kernel's table; another reader's shared lock is not a writer")
+    func heldOnlyByAWriter() throws {
+        let directory = scratch.file("held")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        let path = directory + "/" + LogLayout.writerLockFile
+        #expect(!WriterLock.isHeld(directory: directory), "no lock file yet")
+        let reader = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        try #require(reader >= 0)
+        defer { close(reader) }
+        #expect(flock(reader, LOCK_SH | LOCK_NB) == 0)
+        #expect(!WriterLock.isHeld(directory: directory), "a shared lock is a reader asking")
+        flock(reader, LOCK_UN)
+        let writer = try WriterLock(directory: directory)
+        #expect(WriterLock.isHeld(directory: directory))
+        if FileManager.default.isReadableFile(atPath: "/proc/locks") {
+            // The file named as the kernel names it (device and inode): a wrong number would miss every writer.
+            #expect(WriterLock.isListedAsLocked(path) == true)
+        }
+        writer.release()
+        #expect(!WriterLock.isHeld(directory: directory))
+        #expect(WriterLock.isListedAsLocked(path) != true)
+    }
+}
