@@ -505,5 +505,11 @@ struct GenericModeTests {
         let blame = try await Tool.run(["blame", path, "rate", "--json"])
         let changes = try #require(try JSONSerialization.jsonObject(with: Data(blame.output.utf8)) as? [[String: Any]], "\(blame.error)")
         #expect(changes.map { $0["sequence"] as? Int } == [3, 5])
+        // An export writes the recorded states through the same numbers: rounded, the imported log replayed other states.
+        let export = scratch.file("ledger.jsonl")
+        #expect(try await Tool.run(["export", path, "--output", export]).status == 0)
+        let copy = scratch.file("ledger-imported.reactorlog")
+        #expect(try await Tool.run(["import", export, copy]).status == 0)
+        #expect(try await Tool.run(["state", copy, "--at", "5", "--path", "rate"]).output == "0.12345678901234567892\n")
     }
 }
