@@ -144,7 +144,9 @@ enum TimelinePage {
     function exact(value, source) {
       if (typeof value !== "number" || source === undefined) return value;
       if (/^-?[0-9]+$/.test(source)) return Number.isSafeInteger(value) ? value : BigInt(source);
-      return sameValue(source, String(value)) ? value : new String(source);
+      // The same text, as most numbers print alike in Swift and JavaScript, needs no comparing by value.
+      const text = String(value);
+      return text === source || sameValue(source, text) ? value : new String(source);
     }
     // Whether two numbers' texts denote the same value: their digits without leading or trailing zeros, and where
     // the point falls.
