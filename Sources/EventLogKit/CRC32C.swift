@@ -32,18 +32,20 @@ enum CRC32C {
         return tables
     }()
 
-    /// The checksum of `bytes`.
-    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        guard inHardware else { return checksumInSoftware(bytes) }
-        guard let base = bytes.baseAddress else { return 0 }
-        return ~ccrc32c_update(0xFFFF_FFFF, base, bytes.count)
+    /// The checksum of `bytes`; with `previous`, the checksum of some bytes before them, that of those bytes and
+    /// then `bytes`: `checksum(b, after: checksum(a))` is the checksum of `a` followed by `b`.
+    static func checksum(_ bytes: UnsafeRawBufferPointer, after previous: UInt32 = 0) -> UInt32 {
+        guard inHardware else { return checksumInSoftware(bytes, after: previous) }
+        guard let base = bytes.baseAddress else { return previous }
+        return ~ccrc32c_update(~previous, base, bytes.count)
     }
 
-    /// The checksum of `bytes`, computed with the tables whatever the processor.
-    static func checksumInSoftware(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        guard var pointer = bytes.baseAddress else { return 0 }
+    /// The checksum of `bytes` (after `previous`, as for ``checksum(_:after:)``), computed with the tables whatever
+    /// the processor.
+    static func checksumInSoftware(_ bytes: UnsafeRawBufferPointer, after previous: UInt32 = 0) -> UInt32 {
+        guard var pointer = bytes.baseAddress else { return previous }
         var remaining = bytes.count
-        var crc: UInt32 = 0xFFFF_FFFF
+        var crc: UInt32 = ~previous
         tables.withUnsafeBufferPointer { t in
             while remaining >= 8 {
                 let word = pointer.loadUnaligned(as: UInt64.self).littleEndian

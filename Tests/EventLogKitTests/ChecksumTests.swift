@@ -49,4 +49,21 @@ struct ChecksumTests {
             }
         }
     }
+
+    @Test("continued after the checksum of the bytes before, it is the checksum of both, in hardware and in software")
+    func continued() {
+        // How an index block's checksum covers its key (format version 8) without copying key and items together.
+        let bytes = (0..<100).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) }
+        let continuations: [(String, @Sendable (UnsafeRawBufferPointer, UInt32) -> UInt32)] = [
+            ("chosen", { CRC32C.checksum($0, after: $1) }), ("software", { CRC32C.checksumInSoftware($0, after: $1) }),
+        ]
+        bytes.withUnsafeBytes { all in
+            for (name, continuing) in continuations {
+                for split in [0, 1, 12, 50, 99, 100] {
+                    let head = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: all[..<split]))
+                    #expect(continuing(UnsafeRawBufferPointer(rebasing: all[split...]), head) == CRC32C.checksum(all), "\(name), split at \(split)")
+                }
+            }
+        }
+    }
 }
