@@ -19,11 +19,11 @@ import Synchronization
 /// Writes go through a dedicated writer thread (see ``Durability``); reads run in short LMDB read
 /// transactions, so a reader never makes a live log's file grow. Every method may be called from any thread.
 public final class EventLog: Sendable {
-    /// The newest on-disk format version this library reads and writes: 7, entries packed into blocks, which every
-    /// log a writer opens is raised to. Versions 1 to 6 (the first record layout; gaps from retention; schema eras;
-    /// compact entry records; the stream index in blocks; metadata sealed by a checksum) stay readable
-    /// (docs/FORMAT.md, "Versioning").
-    public static let formatVersion = LogLayout.entryBlocksFormatVersion
+    /// The newest on-disk format version this library reads and writes: 8, each block of the stream index sealed
+    /// with its key, which every log a writer opens is raised to. Versions 1 to 7 (the first record layout; gaps
+    /// from retention; schema eras; compact entry records; the stream index in blocks; metadata sealed by a
+    /// checksum; entries packed into blocks) stay readable (docs/FORMAT.md, "Versioning").
+    public static let formatVersion = LogLayout.sealedIndexKeysFormatVersion
     /// This library's version, recorded in logs it writes.
     public static let libraryVersion = "0.1.0"
 

@@ -42,6 +42,9 @@ enum LogLayout {
     /// The version of a log whose entries may be packed into blocks (``EntryBlock``): every log a writer opens is
     /// raised to it, since the writer appends blocks only; its older records stay as they are.
     static let entryBlocksFormatVersion = 7
+    /// The version of a log whose stream index blocks are sealed with their keys (``StreamIndex/Seal``): every log a
+    /// writer opens is raised to it, its blocks sealed again in the same transaction.
+    static let sealedIndexKeysFormatVersion = 8
 
     enum MetaKey {
         static let formatVersion = "format-version"

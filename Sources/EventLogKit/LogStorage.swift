@@ -248,7 +248,10 @@ final class LogStorage: Sendable {
         if readOnly, let records = try openOptional(LogLayout.streamRecordsDatabase, create: false) {
             index = StreamIndex(database: records, layout: .records, meta: databases[0])
         } else if let blocks = try openOptional(LogLayout.streamIndexDatabase, create: !readOnly) {
-            index = StreamIndex(database: blocks, layout: .blocks)
+            // A writer raises the log to version 8 as it opens it, sealing every block with its key; a reader of a log
+            // of version 7 or less accepts either seal, as a writer may do so while it reads.
+            let sealed = !readOnly || formatVersion(environment, meta: databases[0]) ?? 0 >= LogLayout.sealedIndexKeysFormatVersion
+            index = StreamIndex(database: blocks, layout: .blocks, seal: sealed ? .keyAndItems : .itemsOrKeyAndItems)
         } else {
             throw .damagedFile(path: path, reason: "its main database no longer lists ReactorLog's '\(LogLayout.streamIndexDatabase)' database")
         }
@@ -256,6 +259,14 @@ final class LogStorage: Sendable {
         try storage.prepareMetadata(readOnly: readOnly, configuration: configuration)
         try storage.reloadStreams()
         return storage
+    }
+
+    /// The format version in `meta`; `nil` when it has none, it is not a number or it cannot be read, which opening
+    /// the log then reports (``prepareMetadata(readOnly:configuration:)``).
+    private static func formatVersion(_ environment: Environment, meta: Database) -> Int? {
+        try? environment.read { txn in
+            try txn.get(meta, key: Array(LogLayout.MetaKey.formatVersion.utf8)).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+        }
     }
 
     /// Refuses to add ReactorLog's databases to another program's LMDB environment: an environment that
@@ -321,6 +332,7 @@ final class LogStorage: Sendable {
                     throw EventLogError.corruptMetadata(reason: "its checksum does not match its keys and values, so one of them is damaged")
                 }
                 if let records = try txn.openDatabase(LogLayout.streamRecordsDatabase) { try index.convert(txn, records: records) }
+                if existing.flatMap(Int.init) ?? 0 < LogLayout.sealedIndexKeysFormatVersion { try index.sealKeys(txn) }
                 try putMetadata(txn, values)
             }
         }

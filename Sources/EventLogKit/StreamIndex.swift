@@ -6,7 +6,8 @@ import LMDB
 /// Since format version 5 it is `stream-index`, whose records are blocks of consecutive entries of one stream:
 /// about 2.5 bytes an entry instead of the 27 that a record per entry cost. Logs of versions 1 to 4 have
 /// `stream-entries`, a record per entry; readers read it as it is, and a writer that opens such a log converts it
-/// (``convert(_:records:)``) in the transaction that raises the log's version.
+/// (``convert(_:records:)``) in the transaction that raises the log's version. Since version 8 a block's checksum
+/// covers its key (``Seal``); a writer that opens a log of version 5 to 7 seals its blocks again (``sealKeys(_:)``).
 struct StreamIndex: Sendable {
     /// One indexed entry.
     struct Item: Equatable, Sendable {
@@ -26,6 +27,16 @@ struct StreamIndex: Sendable {
         case records
     }
 
+    /// What a reader takes a block's checksum to cover.
+    enum Seal: Sendable {
+        /// The block's key (the stream id, then its first item's number, as the 12 bytes of the key), then its
+        /// items: format version 8, where a key damaged into another number no longer matches its block.
+        case keyAndItems
+        /// Its items alone (format versions 5 to 7), or its key and items: a log opened at version 7 or less, which
+        /// a writer may raise to 8, sealing every block again, while this reader reads it.
+        case itemsOrKeyAndItems
+    }
+
     /// The most bytes of items one block holds, its checksum aside. Three such blocks share a 4 KiB page, and
     /// rewriting the last one at each commit moves no more than this.
     static let blockCapacity = 1024
@@ -34,6 +45,8 @@ struct StreamIndex: Sendable {
 
     let database: Database
     let layout: Layout
+    /// What each block's checksum covers; writers seal keys and items.
+    var seal: Seal = .keyAndItems
     /// For the `records` layout, the log's `meta`: another process's writer may convert the index while this
     /// reader has it open, and LMDB then finds the dropped database empty rather than gone.
     var meta: Database?
@@ -78,12 +91,12 @@ struct StreamIndex: Sendable {
                 return true
             case .blocks:
                 var block = try Self.move(damaged: damaged) { try Self.seekBlock(&keys, holding: from) }
-                // A block's key is outside its checksum: a key damaged into another number that keeps the keys in
-                // order moves the block's items onto other entries. Moved by a whole period of the stream's kinds,
-                // they land on entries of the stream of the same kinds, but then overlap the block before or after.
-                // So every block read is checked against both, before its items are given: `end` is the last item
-                // before it (one lookup when the walk starts inside the stream), and the next key must follow its
-                // last item.
+                // Before format version 8 a block's key was outside its checksum: a key damaged into another number
+                // that keeps the keys in order moves the block's items onto other entries. Moved by a whole period of
+                // the stream's kinds, they land on entries of the stream of the same kinds, but then overlap the block
+                // before or after. So every block read is checked against both, before its items are given: `end` is
+                // the last item before it (one lookup when the walk starts inside the stream), and the next key must
+                // follow its last item.
                 var end = block.flatMap { lastItem(txn, stream: id, beforeBlock: $0.sequence) }
                 var given: UInt64?
                 // A block's items, decoded once: a block of `blockCapacity` bytes holds at most half as many.
@@ -111,7 +124,7 @@ struct StreamIndex: Sendable {
                         }
                         if afterStretch { try blockStarts?(current.sequence) }
                         var count = 0
-                        end = try Self.decode(current.value, stream: id, first: current.sequence) { item in
+                        end = try Self.decode(current.value, stream: id, first: current.sequence, seal: seal) { item in
                             guard count < items.count else {
                                 throw EventLogError.corruptIndex(streamID: id, block: current.sequence, reason: "it holds more entries than a block can")
                             }
@@ -147,6 +160,17 @@ struct StreamIndex: Sendable {
                     }
                     block = try (following ?? Result { try Self.move(damaged: damaged) { try keys.next() } }).get()
                 }
+                // Since format version 8 a sound block proves its key: the stream's first block past the range, when
+                // sound, holds none of its entries, nor does any block after it. Unread, a key moved past the end of
+                // the range would leave entries out of the stretch before it, unseen where they lie far apart.
+                if seal == .keyAndItems, let after = block {
+                    do {
+                        try Self.decode(after.value, stream: id, first: after.sequence, seal: seal) { _ in false }
+                    } catch let error as EventLogError {
+                        guard let damaged, case .corruptIndex = error else { throw error }
+                        try damaged(error)
+                    }
+                }
                 try lastStretch(after: end)
                 return true
             }
@@ -161,7 +185,7 @@ struct StreamIndex: Sendable {
         let found = try? txn.withCursor(database) { cursor -> UInt64? in
             var keys = StreamKeyCursor(cursor, stream: id, .index)
             guard let block = try keys.seek(atOrBefore: first - 1) else { return 0 }
-            return try Self.decode(block.value, stream: id, first: block.sequence) { _ in true }
+            return try Self.decode(block.value, stream: id, first: block.sequence, seal: seal) { _ in true }
         }
         return found ?? nil
     }
@@ -189,7 +213,7 @@ struct StreamIndex: Sendable {
                     if matches(item.kind) { return item }
                 case .blocks:
                     var last: Item?
-                    try Self.decode(found.value, stream: id, first: found.sequence) { item in
+                    try Self.decode(found.value, stream: id, first: found.sequence, seal: seal) { item in
                         guard item.sequence <= sequence else { return false }
                         if item.sequence > floor, matches(item.kind) { last = item }
                         return true
@@ -220,7 +244,7 @@ struct StreamIndex: Sendable {
                 case .records:
                     items = [Self.item(found.sequence, record: found.value)]
                 case .blocks:
-                    try Self.decode(found.value, stream: id, first: found.sequence) { item in
+                    try Self.decode(found.value, stream: id, first: found.sequence, seal: seal) { item in
                         guard item.sequence <= sequence else { return false }
                         items.append(item)
                         return true
@@ -290,7 +314,7 @@ struct StreamIndex: Sendable {
             else { return }
             var last: UInt64?
             do {
-                try Self.decode(found.value, stream: id, first: key.sequence) { item in
+                try Self.decode(found.value, stream: id, first: key.sequence, seal: seal) { item in
                     last = item.sequence
                     return true
                 }
@@ -328,7 +352,7 @@ struct StreamIndex: Sendable {
                 let found = straddling ? try Self.seekBlock(&keys, holding: position) : try keys.seek(atOrAfter: position)
                 guard let found, found.sequence <= last else { return nil }
                 var items: [Item] = []
-                try Self.decode(found.value, stream: id, first: found.sequence) { items.append($0); return true }
+                try Self.decode(found.value, stream: id, first: found.sequence, seal: seal) { items.append($0); return true }
                 return (found.sequence, items)
             }
             straddling = false
@@ -339,7 +363,7 @@ struct StreamIndex: Sendable {
                 count += block.items.count - kept.count
                 try txn.delete(database, key: KeyCoding.streamSequence(id, block.key))
                 if let head = kept.first {
-                    try txn.put(database, key: KeyCoding.streamSequence(id, head.sequence), value: Self.block(kept))
+                    try txn.put(database, key: KeyCoding.streamSequence(id, head.sequence), value: Self.block(kept, stream: id))
                 }
             }
             guard end < .max else { break }
@@ -355,7 +379,7 @@ struct StreamIndex: Sendable {
         try KeyCoding.streamSequence(id, first).withUnsafeBytes { key in
             try txn.reserve(database, key: key, size: Self.checksumSize + items.count, flags: flags) { value in
                 items.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: value[Self.checksumSize...]).copyMemory(from: $0) }
-                ByteWriter(bytes: value).sealChecksum()
+                Self.sealChecksum(value, stream: id, first: first)
             }
         }
         if key > lastKey { lastKey = key }
@@ -386,6 +410,56 @@ struct StreamIndex: Sendable {
         try txn.drop(records)
     }
 
+    /// Seals every block whose checksum covers its items alone (format versions 5 to 7) over its key and items
+    /// (version 8), inside `txn`, the one that raises the log's version; returns how many. A block whose checksum
+    /// matches neither way, or whose items overlap the stream's block before or after it (one of their keys is
+    /// damaged), is left as it is: damaged under the new seal, and read around, never sealed as sound.
+    @discardableResult
+    func sealKeys(_ txn: Transaction) throws -> Int {
+        /// A block read and sound, waiting for the block after it to tell whether they overlap.
+        struct Pending {
+            var key: [UInt8], value: [UInt8], stream: UInt32, first: UInt64, last: UInt64, overlapsBefore: Bool
+        }
+        var pending: Pending?
+        var resealed = 0
+        var batch: [(key: [UInt8], value: [UInt8])] = []
+        /// Queues `block` for sealing unless it overlaps a neighbour or is sealed already.
+        func settle(_ block: Pending, overlapsAfter: Bool) {
+            guard !block.overlapsBefore, !overlapsAfter else { return }
+            var value = block.value
+            let sealed = value.withUnsafeBytes { Self.checksum($0, stream: block.stream, first: block.first) }
+            guard value.withUnsafeBytes({ ByteReader(bytes: $0).u32(0) }) != sealed else { return }
+            value.withUnsafeMutableBytes { ByteWriter(bytes: $0).u32(0, sealed) }
+            batch.append((block.key, value))
+        }
+        var resume: [UInt8]? = []
+        while let from = resume {
+            // Blocks are read a batch at a time, then written: a cursor's place does not survive writes to its database.
+            resume = try txn.withCursor(database) { cursor -> [UInt8]? in
+                var record = try from.isEmpty ? cursor.first() : cursor.seek(atOrAfter: from)
+                while let current = record {
+                    if batch.count >= 4_096 { return Array(current.key) }
+                    // A damaged block (or key) is passed over: the blocks either side of it are compared.
+                    if let key = KeyCoding.decodeStreamSequence(current.key),
+                       let last = try? Self.decode(current.value, stream: key.stream, first: key.sequence, seal: .itemsOrKeyAndItems, { _ in true }) {
+                        let overlaps = pending.map { $0.stream == key.stream && key.sequence <= $0.last } ?? false
+                        if let before = pending { settle(before, overlapsAfter: overlaps) }
+                        pending = Pending(
+                            key: Array(current.key), value: Array(current.value), stream: key.stream, first: key.sequence, last: last,
+                            overlapsBefore: overlaps)
+                    }
+                    record = try cursor.next()
+                }
+                return nil
+            }
+            if resume == nil, let last = pending { settle(last, overlapsAfter: false) }
+            for (key, value) in batch { try txn.put(database, key: key, value: value) }
+            resealed += batch.count
+            batch.removeAll(keepingCapacity: true)
+        }
+        return resealed
+    }
+
     /// Throws LMDB's error for a dropped database when a `records` index was converted since this reader opened it.
     private func requireUnconverted(_ txn: Transaction) throws {
         guard layout == .records, let meta,
@@ -402,16 +476,38 @@ struct StreamIndex: Sendable {
         Item(sequence: sequence, kind: record.first ?? 0, site: record.count >= 5 ? ByteReader(bytes: record).u32(1) : 0)
     }
 
-    /// The record of a block holding `items`, which are in order: its checksum, then the items.
-    static func block(_ items: [Item]) -> [UInt8] {
+    /// The record of stream `id`'s block holding `items`, which are in order: its checksum, then the items.
+    static func block(_ items: [Item], stream id: UInt32) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: checksumSize)
         var previous = items.first?.sequence ?? 0
         for item in items {
             encode(item, after: previous, into: &bytes)
             previous = item.sequence
         }
-        bytes.withUnsafeMutableBytes { ByteWriter(bytes: $0).sealChecksum() }
+        bytes.withUnsafeMutableBytes { sealChecksum($0, stream: id, first: items.first?.sequence ?? 0) }
         return bytes
+    }
+
+    /// The checksum of the block of stream `id` keyed `first` whose record is `block`: of the key, then the items.
+    static func checksum(_ block: UnsafeRawBufferPointer, stream id: UInt32, first: UInt64) -> UInt32 {
+        let key = withUnsafeBytes(of: first.bigEndian) { CRC32C.checksum($0, after: withUnsafeBytes(of: id.bigEndian) { CRC32C.checksum($0) }) }
+        return CRC32C.checksum(UnsafeRawBufferPointer(rebasing: block[checksumSize...]), after: key)
+    }
+
+    /// Stores in `block`'s first four bytes its checksum as format version 8 has it, under the key (`id`, `first`).
+    private static func sealChecksum(_ block: UnsafeMutableRawBufferPointer, stream id: UInt32, first: UInt64) {
+        ByteWriter(bytes: block).u32(0, checksum(UnsafeRawBufferPointer(block), stream: id, first: first))
+    }
+
+    /// Whether the checksum in `block`'s first four bytes matches it under the key (`id`, `first`), as `seal` reads it.
+    private static func checksumMatches(_ block: UnsafeRawBufferPointer, stream id: UInt32, first: UInt64, seal: Seal) -> Bool {
+        let stored = ByteReader(bytes: block).u32(0)
+        switch seal {
+        case .keyAndItems:
+            return stored == checksum(block, stream: id, first: first)
+        case .itemsOrKeyAndItems:
+            return ByteReader(bytes: block).checksumMatches || stored == checksum(block, stream: id, first: first)
+        }
     }
 
     /// The bytes `item` takes in a block after the item numbered `previous`.
@@ -428,13 +524,16 @@ struct StreamIndex: Sendable {
     }
 
     /// Calls `body` with each item of the block of stream `id` keyed `first`, until it returns `false`; a block
-    /// whose checksum or items are wrong is an error, never a guess. Returns the number of the last item given.
+    /// whose checksum (as `seal` reads it) or items are wrong is an error, never a guess. Returns the number of the
+    /// last item given.
     @discardableResult
-    static func decode(_ block: UnsafeRawBufferPointer, stream id: UInt32, first: UInt64, _ body: (Item) throws -> Bool) throws -> UInt64 {
+    static func decode(
+        _ block: UnsafeRawBufferPointer, stream id: UInt32, first: UInt64, seal: Seal, _ body: (Item) throws -> Bool
+    ) throws -> UInt64 {
         func damaged(_ reason: String) -> EventLogError { .corruptIndex(streamID: id, block: first, reason: reason) }
         guard block.count > checksumSize else { throw damaged("it is \(block.count) bytes, too short to hold an entry") }
         let items = UnsafeRawBufferPointer(rebasing: block[checksumSize...])
-        guard ByteReader(bytes: block).checksumMatches else { throw damaged("its checksum does not match") }
+        guard checksumMatches(block, stream: id, first: first, seal: seal) else { throw damaged("its checksum does not match") }
         var offset = 0
         var sequence = first
         while offset < items.count {

@@ -2,6 +2,7 @@
 import Foundation
 import LMDB
 import TestSupport
+import Testing
 
 /// The log at `path` as plain LMDB, read-only: for tests that look at or under the format.
 func readOnlyEnvironment(_ path: String) throws -> Environment {
@@ -74,6 +75,33 @@ extension EventLog {
     /// Every sequence number in the log, in order.
     func allSequences() throws -> [UInt64] {
         try readEntries().map(\.sequence)
+    }
+}
+
+/// Makes the closed log at `path` what a writer of format version 7 left: `format-version` 7 (the metadata sealed
+/// again) and every index block's checksum over its items alone, so that a block's key is outside it.
+func sealedAsVersion7(_ path: String) throws {
+    let environment = try Environment(path: path)
+    let index = try environment.openDatabase(LogLayout.streamIndexDatabase)
+    let meta = try environment.openDatabase(LogLayout.metaDatabase)
+    let blocks = try rawRecords(path, LogLayout.streamIndexDatabase)
+    try environment.write { txn in
+        for block in blocks { try txn.put(index, key: block.key, value: resealed(block.value)) }
+        try txn.put(meta, key: Array(LogLayout.MetaKey.formatVersion.utf8), value: Array("7".utf8))
+        try MetadataSeal.seal(txn, meta)
+    }
+}
+
+/// Moves the index block of stream `id` keyed `first` to the key `moved`, its record unchanged: a key damaged into
+/// another number.
+func moveIndexBlock(_ path: String, stream id: UInt32, from first: UInt64, to moved: UInt64) throws {
+    let environment = try Environment(path: path)
+    let index = try environment.openDatabase(LogLayout.streamIndexDatabase)
+    try environment.write { txn in
+        let stored: UnsafeRawBufferPointer? = try txn.get(index, key: KeyCoding.streamSequence(id, first))
+        let value = Array(try #require(stored))
+        _ = try txn.delete(index, key: KeyCoding.streamSequence(id, first))
+        try txn.put(index, key: KeyCoding.streamSequence(id, moved), value: value)
     }
 }
 

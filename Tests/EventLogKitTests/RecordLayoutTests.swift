@@ -40,11 +40,11 @@ struct RecordLayoutTests {
         #expect(try log.firstOfLatest(3, stream: "search", atOrBefore: search[20]) == search[18])
     }
 
-    @Test("a writer continues a version-1 log in blocks, raising it to version 7; both layouts read and verify")
+    @Test("a writer continues a version-1 log in blocks, raising it to version 8; both layouts read and verify")
     func continued() throws {
         let path = try scratch.fixture("version1.reactorlog")
         let log = try EventLog.open(at: path)
-        #expect(try log.metadata().formatVersion == 7)
+        #expect(try log.metadata().formatVersion == 8)
         let stream = try log.openStream(named: "later", reactorType: "Later", schemaFingerprint: "v1", initialState: 0)
         let action = try stream.append(.action, "tap", caseName: "tap")
         try stream.append(.mutation, 1, caseName: "add", cause: action)
@@ -84,7 +84,7 @@ struct RecordLayoutTests {
         try stream.append(.mutation, 1, caseName: "add", cause: tap)
         try log.close()
         let reader = try EventLog.openReadOnly(at: path)
-        #expect(try reader.metadata().formatVersion == 7)
+        #expect(try reader.metadata().formatVersion == 8)
         let after = try reader.readEntries(EntryQuery())
         #expect(after.prefix(69).map(\.caseName) == before.map(\.caseName))
         #expect(after.suffix(2).map(\.caseName) == ["tap", "add"] && after.last?.cause == tap)

@@ -128,17 +128,29 @@ struct StreamIndexTests {
             .init(sequence: 3, kind: EntryKind.action.rawValue, site: 1), .init(sequence: 4, kind: EntryKind.mutation.rawValue),
             .init(sequence: 5, kind: EntryKind.mutation.rawValue), .init(sequence: 7, kind: EntryKind.action.rawValue, site: 0),
         ]
-        let block = StreamIndex.block(items)
-        #expect(block.map { String(format: "%02x", $0) }.joined(separator: " ") == "58 51 eb 36 00 01 01 01 02 01 02 02 01 00")
+        let block = StreamIndex.block(items, stream: 1)
+        #expect(block.map { String(format: "%02x", $0) }.joined(separator: " ") == "43 f5 03 e2 00 01 01 01 02 01 02 02 01 00")
         var decoded: [StreamIndex.Item] = []
-        let last = try block.withUnsafeBytes { try StreamIndex.decode($0, stream: 1, first: 3) { decoded.append($0); return true } }
+        let last = try block.withUnsafeBytes {
+            try StreamIndex.decode($0, stream: 1, first: 3, seal: .keyAndItems) { decoded.append($0); return true }
+        }
         #expect(decoded == items)
         #expect(last == items.last?.sequence)
+        // Format version 7 sealed the items alone (`58 51 eb 36`): read as a log of version 7 or less is.
+        let itemsOnly = resealed(block)
+        #expect(itemsOnly.prefix(4) == [0x58, 0x51, 0xeb, 0x36])
+        #expect(try itemsOnly.withUnsafeBytes { try StreamIndex.decode($0, stream: 1, first: 3, seal: .itemsOrKeyAndItems) { _ in true } } == 7)
+        // Version 8 refuses it, and the block under any other key: another first number or another stream.
+        for (record, stream, first) in [(itemsOnly, UInt32(1), UInt64(3)), (block, 1, 4), (block, 1, 2), (block, 2, 3)] {
+            #expect(throws: EventLogError.corruptIndex(streamID: stream, block: first, reason: "its checksum does not match")) {
+                try record.withUnsafeBytes { try StreamIndex.decode($0, stream: stream, first: first, seal: .keyAndItems) { _ in true } }
+            }
+        }
         // A distance of 0 after the first item, or a first item that is not the key's, is refused.
         for bad: [UInt8] in [[0, 2, 0, 2], [1, 2]] {
             let record = resealed([UInt8](repeating: 0, count: 4) + bad)
             #expect(throws: EventLogError.self) {
-                try record.withUnsafeBytes { try StreamIndex.decode($0, stream: 1, first: 3) { _ in true } }
+                try record.withUnsafeBytes { try StreamIndex.decode($0, stream: 1, first: 3, seal: .itemsOrKeyAndItems) { _ in true } }
             }
         }
     }
@@ -215,22 +227,17 @@ struct StreamIndexTests {
         #expect(!report.problems.contains { $0.severity == .error && $0.message.contains("stream 'b'") }, "\(report.problems)")
     }
 
-    @Test("a block key moved to another number, the keys still in order, is found by every read through it, which reads on from the entries",
+    @Test("a block key moved to another number in a log of format version 7, the keys still in order, is found by every read through it, which reads on from the entries",
           arguments: [(1, 1), (1, 2), (1, 4), (1, -4), (0, 1), (0, 2), (0, 4)])
     func movedBlockKey(block: Int, by shift: Int) throws {
         // `a` appends three entries a round and `b` one, so a key moved by 4 lands each item on an entry of `a` of
-        // the same kind: only the blocks before and after the moved one can tell. The first block has none before it.
+        // the same kind: as version 7 seals a block's items alone, only the blocks before and after the moved one can
+        // tell. The first block has none before it.
         let path = try makeLog(rounds: 1_500)
+        try sealedAsVersion7(path)
         let streamBlocks: [(first: UInt64, size: Int)] = try #require(try blocks(path)[1])
         let (moved, next) = (streamBlocks[block].first, streamBlocks[block + 1].first)
-        let environment = try Environment(path: path)
-        let index = try environment.openDatabase("stream-index")
-        try environment.write { txn in
-            let stored: UnsafeRawBufferPointer? = try txn.get(index, key: KeyCoding.streamSequence(1, moved))
-            let value = Array(try #require(stored))
-            _ = try txn.delete(index, key: KeyCoding.streamSequence(1, moved))
-            try txn.put(index, key: KeyCoding.streamSequence(1, UInt64(Int(moved) + shift)), value: value)
-        }
+        try moveIndexBlock(path, stream: 1, from: moved, to: UInt64(Int(moved) + shift))
         let log = try EventLog.openReadOnly(at: path)
         // Read through the index, each of these would skip or repeat entries; each finds the damage and reads on.
         try expectReadsAgree(log, truth: try scanned(log, "a"), around: [max(moved, 60), next])
@@ -251,10 +258,9 @@ struct StreamIndexTests {
         #expect(!(try log.verify().isHealthy))
     }
 
-    @Test("a block key moved by a whole round in a stream whose entries lie 81 apart is found: the stretches are checked at both ends", arguments: [81, -81])
-    func movedKeyFarApart(by shift: Int) throws {
-        // `a` appends an action a round and `b` 80 mutations: a key moved by 81 lands every item on an action of `a`,
-        // and the entries it hides lie at the far end of an 80-entry stretch.
+    /// A log where `a` appends an action a round and `b` 80 mutations, 800 rounds: `a`'s entries lie 81 apart, and
+    /// a key moved by 81 lands every item of its block on an action of `a`. Returns the path, closed.
+    func makeSparseLog() throws -> String {
         let path = scratch.file("sparse.reactorlog")
         let log = try EventLog.open(at: path)
         let a = try log.openStream(named: "a", reactorType: "A", schemaFingerprint: "v1", initialState: 0)
@@ -264,31 +270,87 @@ struct StreamIndexTests {
             for step in 0..<80 { try b.append(.mutation, step, caseName: "set") }
         }
         try log.close()
+        return path
+    }
+
+    @Test("a block key moved by a whole round in a stream whose entries lie 81 apart is found in a log of format version 7: the stretches are checked at both ends", arguments: [81, -81])
+    func movedKeyFarApart(by shift: Int) throws {
+        // The entries a key moved by 81 hides lie at the far end of an 80-entry stretch.
+        let path = try makeSparseLog()
+        try sealedAsVersion7(path)
         let streamBlocks: [(first: UInt64, size: Int)] = try #require(try blocks(path)[1])
         let (moved, next) = (streamBlocks[1].first, streamBlocks[2].first)
-        let environment = try Environment(path: path)
-        let index = try environment.openDatabase("stream-index")
-        try environment.write { txn in
-            let value = Array(try #require(try txn.get(index, key: KeyCoding.streamSequence(1, moved))))
-            _ = try txn.delete(index, key: KeyCoding.streamSequence(1, moved))
-            try txn.put(index, key: KeyCoding.streamSequence(1, UInt64(Int(moved) + shift)), value: value)
-        }
+        try moveIndexBlock(path, stream: 1, from: moved, to: UInt64(Int(moved) + shift))
         let reader = try EventLog.openReadOnly(at: path)
         try expectReadsAgree(reader, truth: try scanned(reader, "a"), around: [moved, moved + 81 * 20, next])
         #expect(reader.bypassedIndexDamage.count == 1)
     }
 
+    @Test("since format version 8 a block's checksum covers its key: a key moved by any amount is found at its block, the last of a sparse stream's too",
+          arguments: [(1, 81), (1, -81), (-1, 81), (-1, 81 * 3), (-1, -81), (0, 1)])
+    func movedKeySealed(block: Int, by shift: Int) throws {
+        // Version 7 could not see the last block of a stream whose entries lie more than 64 apart moved up by a
+        // round or more: no block after it, and the stretch ends it checks hold other streams' entries.
+        let path = try makeSparseLog()
+        let streamBlocks: [(first: UInt64, size: Int)] = try #require(try blocks(path)[1])
+        let moved = streamBlocks[block < 0 ? streamBlocks.count + block : block].first
+        try moveIndexBlock(path, stream: 1, from: moved, to: UInt64(Int(moved) + shift))
+        let reader = try EventLog.openReadOnly(at: path)
+        #expect(try reader.metadata().formatVersion == 8)
+        // Each read across the moved block, and each that ends before it, finds the damage: the block after a range
+        // is checked too, since a key moved past the range's end hides entries in it.
+        try expectReadsAgree(reader, truth: try scanned(reader, "a"), around: [max(moved, 60), moved + 81 * 3])
+        #expect(reader.bypassedIndexDamage.count == 1)
+        let stored = try #require(try rawRecords(path, LogLayout.streamIndexDatabase).first { $0.key == KeyCoding.streamSequence(1, UInt64(Int(moved) + shift)) })
+        #expect(throws: EventLogError.corruptIndex(streamID: 1, block: UInt64(Int(moved) + shift), reason: "its checksum does not match")) {
+            try stored.value.withUnsafeBytes { try StreamIndex.decode($0, stream: 1, first: UInt64(Int(moved) + shift), seal: .keyAndItems) { _ in true } }
+        }
+        #expect(try reader.verify().problems.contains { $0.severity == .error && $0.message.contains("index block of stream 'a' from this entry is damaged") })
+    }
+
+    @Test("a writer raises a log of format version 7 to 8, sealing every block with its key as it opens it; a block overlapping its neighbour is left to be read round")
+    func raisedToVersion8() throws {
+        let path = try makeLog(rounds: 1_500)
+        try sealedAsVersion7(path)
+        let streamBlocks: [(first: UInt64, size: Int)] = try #require(try blocks(path)[1])
+        // Moved up by 4, the block's items overlap the next block's: one of the two keys is damaged, and neither is
+        // sealed as sound.
+        let (moved, next) = (streamBlocks[2].first, streamBlocks[3].first)
+        try moveIndexBlock(path, stream: 1, from: moved, to: moved + 4)
+        let truth = try scanned(try EventLog.openReadOnly(at: path), "a")
+        let entriesOfB = try scanned(try EventLog.openReadOnly(at: path), "b").count
+        try EventLog.open(at: path).close()
+
+        var refused: [UInt64] = []
+        for block in try rawRecords(path, LogLayout.streamIndexDatabase) {
+            let key = try #require(block.key.withUnsafeBytes { KeyCoding.decodeStreamSequence($0) })
+            do {
+                _ = try block.value.withUnsafeBytes { try StreamIndex.decode($0, stream: key.stream, first: key.sequence, seal: .keyAndItems) { _ in true } }
+            } catch {
+                refused.append(key.sequence)
+            }
+        }
+        #expect(refused == [moved + 4, next])
+        // A reader that opened the log at version 7 reads on as the writer seals its blocks: it takes either seal.
+        do {
+            let environment = try readOnlyEnvironment(path)
+            let index = StreamIndex(database: try environment.openDatabase(LogLayout.streamIndexDatabase), layout: .blocks, seal: .itemsOrKeyAndItems)
+            var listed = 0
+            _ = try environment.read { txn in try index.forEach(txn, stream: 2) { _ in listed += 1; return true } }
+            #expect(listed == entriesOfB)
+        }
+        let log = try EventLog.openReadOnly(at: path)
+        #expect(try log.metadata().formatVersion == 8)
+        try expectReadsAgree(log, truth: truth, around: [moved, next])
+        #expect(Set(log.bypassedIndexDamage.map(\.description)).count == 1, "the first damage of the stream is kept")
+    }
+
     @Test("a last block key moved to the largest numbers is gone round, its stretches checked without overflow")
     func keyMovedToTheEnd() throws {
         let path = try makeLog(rounds: 1_500)
+        try sealedAsVersion7(path)
         let last = try #require(try blocks(path)[1]?.last).first
-        let environment = try Environment(path: path)
-        let index = try environment.openDatabase("stream-index")
-        try environment.write { txn in
-            let value = Array(try #require(try txn.get(index, key: KeyCoding.streamSequence(1, last))))
-            _ = try txn.delete(index, key: KeyCoding.streamSequence(1, last))
-            try txn.put(index, key: KeyCoding.streamSequence(1, UInt64.max - 4), value: value)
-        }
+        try moveIndexBlock(path, stream: 1, from: last, to: .max - 4)
         let log = try EventLog.openReadOnly(at: path)
         let truth = try scanned(log, "a")
         #expect(try log.statistics(stream: "a").entries == truth.count)

@@ -37,7 +37,7 @@ struct VerifyInvariantTests {
         try #require(try txn.delete(index.database, key: KeyCoding.streamSequence(id, first)))
         change(&items)
         items.sort { $0.sequence < $1.sequence }
-        try txn.put(index.database, key: KeyCoding.streamSequence(id, items[0].sequence), value: StreamIndex.block(items))
+        try txn.put(index.database, key: KeyCoding.streamSequence(id, items[0].sequence), value: StreamIndex.block(items, stream: id))
     }
 
     func expectError(_ report: VerifyReport, _ text: String, at sequence: UInt64? = nil) {

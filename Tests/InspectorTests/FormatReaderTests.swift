@@ -140,7 +140,7 @@ struct FormatReaderTests {
         let path = try RetentionInspectorTests.gappedLog(at: scratch.file("gapped.reactorlog"))   // #20…#36 removed
         let result = try await read([path])
         #expect(result.status == 0, "\(result.error)")
-        #expect(result.output.contains("format 7"))
+        #expect(result.output.contains("format 8"))
         #expect(result.output.contains("#19 shop mutation add") && result.output.contains("#37 shop mutation add"))
         #expect(!result.output.contains("#20 shop"))
         #expect(try await Tool.run(["verify", path]).status == 0)
@@ -204,6 +204,33 @@ struct FormatReaderTests {
         }
         // A left-over page is unreachable, so its damage is harmless; the trees' own branch pages are refused.
         #expect(refused >= 2, "\(branches)")
+    }
+
+    @Test("an index block's checksum covers its key from format version 8: a key moved by one is a mismatch; the blocks of version 6, sealed over their items alone, read")
+    func indexSeals() async throws {
+        let path = scratch.file("moved.reactorlog")
+        let log = try EventLog.open(at: path)
+        let shop = try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: 0)
+        // 3 bytes an action in the index: two blocks.
+        for round in 0..<600 { try shop.append(.action, round, caseName: "buy") }
+        try log.close()
+        #expect(try await read([path]).status == 0)
+        let moved: String = try {
+            let environment = try Environment(path: path)
+            let index = try environment.openDatabase("stream-index")
+            return try environment.write { txn in
+                let (key, value) = try #require(try txn.withCursor(index) { try $0.last().map { (Array($0.key), Array($0.value)) } })
+                var movedKey = key
+                movedKey[11] += 1
+                _ = try txn.delete(index, key: key)
+                try txn.put(index, key: movedKey, value: value)
+                return movedKey.map { String(format: "%02x", $0) }.joined()
+            }
+        }()
+        let result = try await read([path])
+        #expect(result.status == 1 && result.error == "index block \(moved): checksum mismatch\n", "\(result.error)")
+        let older = try await read([try scratch.fixture("version6.reactorlog")])
+        #expect(older.status == 0 && older.output.hasPrefix("format 6"), "\(older.error)")
     }
 
     @Test("a record too short for its checksum, a key of the wrong size or a format version that is not a number is one line naming it, not a traceback", arguments: [

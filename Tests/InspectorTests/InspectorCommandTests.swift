@@ -41,7 +41,7 @@ struct InspectorCommandTests {
     func info() async throws {
         let text = try await reactorlog("info", demo)
         #expect(text.status == 0)
-        #expect(text.output.contains("format 7, codec binary, durability grouped"))
+        #expect(text.output.contains("format 8, codec binary, durability grouped"))
         #expect(text.lines.contains { $0.hasPrefix("search") && $0.contains("GitHubSearchReactor") })
         let report = try json(try await reactorlog("info", demo, "--json"))
         let streams = try #require(report["streams"] as? [[String: Any]])

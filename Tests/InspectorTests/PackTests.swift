@@ -281,7 +281,7 @@ struct RetentionInspectorTests {
         let log = try Self.gappedLog(at: scratch.file("gapped.reactorlog"))
         let info = try await Tool.run(["info", log])
         #expect(info.status == 0, "\(info.error)")
-        #expect(info.output.contains("format 7"))
+        #expect(info.output.contains("format 8"))
         #expect(info.output.contains("shop  #20…#36"), "\(info.output)")
         #expect(info.output.contains("#40…#45  ticket 17"), "\(info.output)")
         let inside = try await Tool.run(["state", log, "--at", "26"])

@@ -53,7 +53,7 @@ struct SchemaEraInspectorTests {
     func roundTrip() async throws {
         let path = try migratedLog()
         let original = try await info(path)
-        #expect(original.formatVersion == 7)
+        #expect(original.formatVersion == 8)
         #expect(original.streams.first?.schemaEras == [.init(fingerprint: "release-1", through: 4)])
         let text = try await Tool.run(["info", path])
         #expect(text.output.contains("up to #4") && text.output.contains("from #5"), "\(text.output)")
@@ -65,7 +65,7 @@ struct SchemaEraInspectorTests {
         let result = try await Tool.run(["import", exported, imported])
         #expect(result.status == 0, "\(result.error)")
         let copy = try await info(imported)
-        #expect(copy.formatVersion == 7)
+        #expect(copy.formatVersion == 8)
         #expect(copy.streams.first?.schemaEras == original.streams.first?.schemaEras)
         #expect(copy.streams.first?.schemaFingerprint == "v2")
 
@@ -77,7 +77,7 @@ struct SchemaEraInspectorTests {
 
         let reader = try await Tool.python("read-log.py", [path])
         #expect(reader.status == 0, "\(reader.error)")
-        #expect(reader.output.contains("format 7") && reader.output.contains("schema era: stream 'cart' up to #4 written by release-1"), "\(reader.output)")
+        #expect(reader.output.contains("format 8") && reader.output.contains("schema era: stream 'cart' up to #4 written by release-1"), "\(reader.output)")
     }
 
     @Test("two builds of one app: release 2 upgrades release 1's log through its migrations, and keeps one stream")
@@ -96,7 +96,7 @@ struct SchemaEraInspectorTests {
         #expect(again.output.contains(#""title":"kiwi""#))
 
         let described = try await info(path)
-        #expect(described.formatVersion == 7)
+        #expect(described.formatVersion == 8)
         #expect(described.streams.map(\.name) == ["cart"], "one stream, no new generation")
         #expect(described.streams.first?.schemaEras.map(\.through) == [6], "release 1 wrote #1…#6")
         #expect(try await Tool.run(["verify", path]).status == 0)

@@ -94,9 +94,15 @@ enum FuzzTarget: UInt8, CaseIterable {
                 check(false, "payload \(body) reads as \(value), which the conformances then disagree on: \(error)")
             }
         case .indexBlockSealed:
-            seal(&body)
+            // Sealed as format version 8 seals a block: over its key (stream 1, from #7), then its items.
+            if body.count >= 4 {
+                let checksum = body.withUnsafeBytes { StreamIndex.checksum($0, stream: 1, first: 7) }
+                for index in 0..<4 { body[index] = UInt8(truncatingIfNeeded: checksum >> (8 * UInt32(index))) }
+            }
             var items: [StreamIndex.Item] = []
-            let accepted = (try? body.withUnsafeBytes { try StreamIndex.decode($0, stream: 1, first: 7) { items.append($0); return true } }) != nil
+            let accepted = (try? body.withUnsafeBytes {
+                try StreamIndex.decode($0, stream: 1, first: 7, seal: .keyAndItems) { items.append($0); return true }
+            }) != nil
             guard accepted else { return }
             check(items.first?.sequence == 7, "index block \(body) starts at #\(items.first?.sequence ?? 0), not at its key")
             check(zip(items, items.dropFirst()).allSatisfy { $0.sequence < $1.sequence }, "index block \(body) lists entries out of order")
@@ -209,7 +215,7 @@ enum FuzzTarget: UInt8, CaseIterable {
             (.indexBlockSealed, StreamIndex.block([
                 .init(sequence: 7, kind: EntryKind.action.rawValue, site: 3), .init(sequence: 8, kind: EntryKind.mutation.rawValue),
                 .init(sequence: 300, kind: EntryKind.action.rawValue),
-            ])),
+            ], stream: 1)),
         ]
         return bodies.map { [$0.0.rawValue] + $0.1 }
     }

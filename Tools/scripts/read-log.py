@@ -42,10 +42,11 @@ def crc32c(data):
     return crc ^ 0xFFFFFFFF
 
 
-def checked(record, what):
+def checked(record, what, sealed_with=b""):
+    """`record`, whose checksum covers the rest of it, after `sealed_with` (an index block's key since version 8)."""
     if len(record) < 4:
         sys.exit(f"{what}: its record is {len(record)} bytes, too short for its checksum")
-    if struct.unpack_from("<I", record, 0)[0] != crc32c(record[4:]):
+    if struct.unpack_from("<I", record, 0)[0] != crc32c(bytes(sealed_with) + bytes(record[4:])):
         sys.exit(f"{what}: checksum mismatch")
     return record
 
@@ -334,15 +335,16 @@ def check_rules(txn, entries, kind, case, stream_id, sequence, cause):
         sys.exit(f"{what} breaks a rule: a {MARKERS[kind]} marker named '{case}' or with a cause")
 
 
-def index_items(txn, db, blocks):
+def index_items(txn, db, blocks, keys_sealed):
     """Every (stream id, sequence, kind, call-site number or 0) of the stream index, in key order (docs/FORMAT.md,
-    "The stream index"): from blocks since version 5, from a record per entry before."""
+    "The stream index"): from blocks since version 5, from a record per entry before; since version 8
+    (`keys_sealed`), each block's checksum covers its key, then its items."""
     for key, value in txn.cursor(db=db):
         stream_id, first = key_fields(">IQ", key, "the stream index")
         if not blocks:
             yield stream_id, first, value[0], struct.unpack_from("<I", value, 1)[0] if len(value) >= 5 else 0
             continue
-        checked(value, f"index block {key.hex()}")
+        checked(value, f"index block {key.hex()}", sealed_with=key if keys_sealed else b"")
         offset, sequence = 4, first
         if len(value) <= 4:
             sys.exit(f"index block {key.hex()} breaks a rule: it holds no entry")
@@ -573,8 +575,8 @@ def main():
         version = meta_number(txn, meta, b"format-version")
         if version is None:
             sys.exit("the log has no format-version: it is not a ReactorLog log")
-        if version > 7:
-            sys.exit(f"format version {version} is newer than 7")
+        if version > 8:
+            sys.exit(f"format version {version} is newer than 8")
         # Version 6: a CRC-32C over every other key and value, in key order, each after its length as a u32,
         # seals the metadata. It is checked wherever it is present.
         sealed, seal = b"", None
@@ -643,7 +645,7 @@ def main():
 
         listed = {}  # the index: kind and call-site number, by (stream id, sequence)
         latest = {}
-        for stream_id, sequence, kind, site in index_items(txn, index, blocks):
+        for stream_id, sequence, kind, site in index_items(txn, index, blocks, keys_sealed=version >= 8):
             if sequence <= latest.get(stream_id, 0):
                 sys.exit(f"stream id {stream_id} breaks a rule: its index lists #{sequence} after #{latest[stream_id]}")
             latest[stream_id] = sequence
