@@ -8,7 +8,7 @@ final class CrashWriterProcess {
     let process: ChildProcess
     private let output = Pipe()
     private let errors = Pipe()
-    private var pending = ""
+    private let lines: LineReader
     /// The highest sequence number acknowledged as durable so far.
     private(set) var lastAck: UInt64 = 0
 
@@ -20,18 +20,18 @@ final class CrashWriterProcess {
 
     init(log: String, durability: Durability, run: Int) throws {
         process = try ChildProcess(Self.executable.path, [log, durability.rawValue, String(run)], output: .pipe(output), error: .pipe(errors))
+        lines = LineReader(output)
     }
 
     /// Reads acknowledgements until `count` more have arrived; returns the latest.
     func waitForAcks(_ count: Int) throws -> UInt64 {
         var seen = 0
         while seen < count {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty {
+            guard let line = lines.next() else {
                 let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the writer exited: \(message)"])
             }
-            seen += consume(data)
+            if acknowledge(line) { seen += 1 }
         }
         return lastAck
     }
@@ -42,21 +42,16 @@ final class CrashWriterProcess {
     func kill() -> ChildProcess.Exit {
         process.signal(SIGKILL)
         let exit = process.waitForExit()
-        _ = consume(output.fileHandleForReading.readDataToEndOfFile())
+        // Whole lines only: the child may have died halfway through printing one.
+        while let line = lines.next() { acknowledge(line) }
         return exit
     }
 
-    private func consume(_ data: Data) -> Int {
-        pending += String(decoding: data, as: UTF8.self)
-        var acks = 0
-        while let newline = pending.firstIndex(of: "\n") {
-            let line = pending[..<newline]
-            pending.removeSubrange(...newline)
-            if line.hasPrefix("ack "), let sequence = UInt64(line.dropFirst(4)) {
-                lastAck = max(lastAck, sequence)
-                acks += 1
-            }
-        }
-        return acks
+    /// Takes `line` into ``lastAck`` when it is an acknowledgement; returns whether it was one.
+    @discardableResult
+    private func acknowledge(_ line: String) -> Bool {
+        guard line.hasPrefix("ack "), let sequence = UInt64(line.dropFirst(4)) else { return false }
+        lastAck = max(lastAck, sequence)
+        return true
     }
 }

@@ -17,18 +17,11 @@ struct FollowTests {
             Tool.products.appendingPathComponent("reactorlog").path, ["tail", log, "--follow", "--json", "-n", "5"],
             output: .pipe(output), error: .file(errors))
         var sequences: [Int] = []
+        let lines = LineReader(output)
         let reading = Result { () throws in
-            var text = ""
-            while sequences.count < 2000 {
-                let data = output.fileHandleForReading.availableData
-                guard !data.isEmpty else { break }
-                text += String(decoding: data, as: UTF8.self)
-                while let newline = text.firstIndex(of: "\n") {
-                    let line = text[..<newline]
-                    text.removeSubrange(...newline)
-                    let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-                    sequences.append(try #require(object?["sequence"] as? Int))
-                }
+            while sequences.count < 2000, let line = lines.next() {
+                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                sequences.append(try #require(object?["sequence"] as? Int))
             }
         }
         // A follow never ends by itself: stop it, then say how it ended (by this signal, unless it failed first).

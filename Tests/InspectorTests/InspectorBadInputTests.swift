@@ -126,12 +126,7 @@ struct InspectorBadInputTests {
         let errors = scratch.file("follow.err")
         let follow = try ChildProcess(command.executable, command.arguments, output: .pipe(output), error: .file(errors))
         // The last entry printed: the follow has opened the log, without its lock file, and waits for more.
-        var printed = ""
-        while !printed.contains("\n") {
-            let data = output.fileHandleForReading.availableData
-            guard !data.isEmpty else { break }
-            printed += String(decoding: data, as: UTF8.self)
-        }
+        let printed = LineReader(output).next() ?? ""
         #expect(printed.contains("#"), "\((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
         let writer = try EventLog.open(at: log)
         defer { try? writer.close() }

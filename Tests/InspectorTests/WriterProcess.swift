@@ -9,11 +9,10 @@ final class WriterProcess {
     /// Starts it and waits until it has committed its first entries.
     init(log: String) throws {
         process = try ChildProcess(Tool.products.appendingPathComponent("eventlog-crash-writer").path, [log, "grouped", "1"], output: .pipe(output))
-        var text = ""
-        while !text.contains("ack ") {
-            let data = output.fileHandleForReading.availableData
-            guard !data.isEmpty else { throw CocoaError(.fileReadUnknown) }
-            text += String(decoding: data, as: UTF8.self)
+        let lines = LineReader(output)
+        while true {
+            guard let line = lines.next() else { throw CocoaError(.fileReadUnknown) }
+            if line.hasPrefix("ack ") { break }
         }
     }
 
