@@ -7,7 +7,7 @@ import EventLogKit
 /// one action at a time when following a log being written (a window read now would miss later sites), and after a
 /// window met a damaged index block, since a lookup per action then reads only the action's own block. Call sites
 /// are kept in the index alone: an action whose block is damaged is written without its site and counted
-/// (``leftOut``), and ``requireAll()`` ends the command with exit 5, so that a line without its site is never
+/// (``leftOut``), and ``require(_:rest:)`` ends the command with exit 5, so that a line without its site is never
 /// mistaken for an action that recorded none.
 struct CallSiteLookup {
     /// The first damage that left an action's call site out, and how many were left out.
@@ -63,13 +63,8 @@ struct CallSiteLookup {
         }
     }
 
-    /// Throws, after the lines are written, the damage that left call sites out of them (exit 5); `rest` says what
-    /// was done with the others ("listed", "written").
-    func requireAll(rest: String) throws {
-        try Self.require(leftOut, rest: rest)
-    }
-
-    /// Throws the damage that left `leftOut`'s call sites out (exit 5), or nothing when none was.
+    /// Throws, after the lines are written, the damage that left `leftOut`'s call sites out of them (exit 5), or
+    /// nothing when none was; `rest` says what was done with the others ("listed", "written").
     static func require(_ leftOut: LeftOut?, rest: String) throws {
         guard let (damage, count) = leftOut else { return }
         let what = count == 1 ? "an action's call site was" : "\(count) actions' call sites were"

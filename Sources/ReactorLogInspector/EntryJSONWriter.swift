@@ -25,6 +25,6 @@ struct EntryJSONWriter {
     /// Throws, after the listing, the damage that left call sites out of it (exit 5), so that a line without its
     /// call site is never mistaken for an action that recorded none.
     func requireCallSites() throws {
-        try sites.requireAll(rest: "listed")
+        try CallSiteLookup.require(sites.leftOut, rest: "listed")
     }
 }

@@ -42,7 +42,7 @@ struct Timeline: AsyncParsableCommand {
             session.terminal.endProgress()
             try printLine("Wrote \(path): \(counted(document.range.shown, "entry", "entries")) of stream '\(stream.name)', #\(document.range.first)…#\(document.range.last).")
             if let note = document.range.note { try printLine(note) }
-            try sites.requireAll(rest: "shown")
+            try CallSiteLookup.require(sites.leftOut, rest: "shown")
         }
     }
 
