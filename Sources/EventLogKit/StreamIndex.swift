@@ -160,19 +160,34 @@ struct StreamIndex: Sendable {
                     }
                     block = try (following ?? Result { try Self.move(damaged: damaged) { try keys.next() } }).get()
                 }
-                // Since format version 8 a sound block proves its key: the stream's first block past the range, when
-                // sound, holds none of its entries, nor does any block after it. Unread, a key moved past the end of
-                // the range would leave entries out of the stretch before it, unseen where they lie far apart.
-                if seal == .keyAndItems, let after = block {
-                    do {
-                        try Self.decode(after.value, stream: id, first: after.sequence, seal: seal) { _ in false }
-                    } catch let error as EventLogError {
-                        guard let damaged, case .corruptIndex = error else { throw error }
-                        try damaged(error)
-                    }
-                }
+                if seal == .keyAndItems { try checkKeyPast(block, keys.beyond, stream: id, damaged: damaged) }
                 try lastStretch(after: end)
                 return true
+            }
+        }
+    }
+
+    /// Checks, since format version 8, where a walk of stream `id` that reached the end of its range stopped: a
+    /// sound block proves its key. The stream's first block past the range (`next`), when sound, holds none of the
+    /// range's entries, nor does any block after it; unread, a key moved past the end of the range would leave
+    /// entries out of the stretch before it, unseen where they lie far apart. Where the stream's keys ended instead,
+    /// the other stream's key there (`beyond`) must be sound under its own number: damaged, it may be one of this
+    /// stream's whose stream id is damaged, which leaves the walk at it. A walk given `damaged` (`verify`, which
+    /// counts every stream's entries) is not checked so.
+    private func checkKeyPast(
+        _ next: StreamKeyCursor.Found?, _ beyond: (stream: UInt32, sequence: UInt64, value: UnsafeRawBufferPointer)?,
+        stream id: UInt32, damaged: ((EventLogError) throws -> Void)?
+    ) throws {
+        guard damaged == nil else { return }
+        if let next {
+            try Self.decode(next.value, stream: id, first: next.sequence, seal: seal) { _ in false }
+        } else if let beyond {
+            do {
+                try Self.decode(beyond.value, stream: beyond.stream, first: beyond.sequence, seal: seal) { _ in false }
+            } catch {
+                throw EventLogError.corruptIndex(
+                    streamID: id, block: beyond.sequence,
+                    reason: "the block after its last, stream id \(beyond.stream)'s from #\(beyond.sequence), does not match its checksum, and may be one of its own whose stream id is damaged")
             }
         }
     }
@@ -412,52 +427,63 @@ struct StreamIndex: Sendable {
 
     /// Seals every block whose checksum covers its items alone (format versions 5 to 7) over its key and items
     /// (version 8), inside `txn`, the one that raises the log's version; returns how many. A block whose checksum
-    /// matches neither way, or whose items overlap the stream's block before or after it (one of their keys is
-    /// damaged), is left as it is: damaged under the new seal, and read around, never sealed as sound.
+    /// matches neither way, or whose key is out of order with the key before or after it or whose items overlap the
+    /// stream's block there (one of the two keys is damaged), is left as it is: damaged under the new seal, and read
+    /// round, never sealed as sound.
     @discardableResult
     func sealKeys(_ txn: Transaction) throws -> Int {
-        /// A block read and sound, waiting for the block after it to tell whether they overlap.
+        /// A block read and sound, by its place among the database's records, waiting for the block after it to tell
+        /// whether they conflict; with the checksum that seals its key, unless it has it already.
         struct Pending {
-            var key: [UInt8], value: [UInt8], stream: UInt32, first: UInt64, last: UInt64, overlapsBefore: Bool
+            var place: Int, stream: UInt32, first: UInt64, last: UInt64, checksum: UInt32?, conflictsBefore: Bool
         }
+        // First the blocks to seal, by place in the order of the pages, each with its checksum; then, in a second
+        // walk, each rewritten where its node lies: a write that searched the tree for its key could land elsewhere
+        // among keys damaged out of order, and leave the old block beside a copy.
+        var sealing: [Int: UInt32] = [:]
         var pending: Pending?
-        var resealed = 0
-        var batch: [(key: [UInt8], value: [UInt8])] = []
-        /// Queues `block` for sealing unless it overlaps a neighbour or is sealed already.
-        func settle(_ block: Pending, overlapsAfter: Bool) {
-            guard !block.overlapsBefore, !overlapsAfter else { return }
-            var value = block.value
-            let sealed = value.withUnsafeBytes { Self.checksum($0, stream: block.stream, first: block.first) }
-            guard value.withUnsafeBytes({ ByteReader(bytes: $0).u32(0) }) != sealed else { return }
-            value.withUnsafeMutableBytes { ByteWriter(bytes: $0).u32(0, sealed) }
-            batch.append((block.key, value))
+        func settle(_ block: Pending, conflictsAfter: Bool) {
+            if let checksum = block.checksum, !block.conflictsBefore && !conflictsAfter { sealing[block.place] = checksum }
         }
-        var resume: [UInt8]? = []
-        while let from = resume {
-            // Blocks are read a batch at a time, then written: a cursor's place does not survive writes to its database.
-            resume = try txn.withCursor(database) { cursor -> [UInt8]? in
-                var record = try from.isEmpty ? cursor.first() : cursor.seek(atOrAfter: from)
-                while let current = record {
-                    if batch.count >= 4_096 { return Array(current.key) }
-                    // A damaged block (or key) is passed over: the blocks either side of it are compared.
-                    if let key = KeyCoding.decodeStreamSequence(current.key),
-                       let last = try? Self.decode(current.value, stream: key.stream, first: key.sequence, seal: .itemsOrKeyAndItems, { _ in true }) {
-                        let overlaps = pending.map { $0.stream == key.stream && key.sequence <= $0.last } ?? false
-                        if let before = pending { settle(before, overlapsAfter: overlaps) }
-                        pending = Pending(
-                            key: Array(current.key), value: Array(current.value), stream: key.stream, first: key.sequence, last: last,
-                            overlapsBefore: overlaps)
-                    }
-                    record = try cursor.next()
+        try txn.withCursor(database) { cursor in
+            var record = try cursor.first()
+            var place = 0
+            while let current = record {
+                // A damaged block (or key) is passed over: the blocks either side of it are compared.
+                if let key = KeyCoding.decodeStreamSequence(current.key),
+                   let last = try? Self.decode(current.value, stream: key.stream, first: key.sequence, seal: .itemsOrKeyAndItems, { _ in true }) {
+                    // Out of order (a stream id damaged in place), or overlapping (a number damaged).
+                    let conflicts = pending.map { key.stream < $0.stream || (key.stream == $0.stream && key.sequence <= $0.last) } ?? false
+                    if let before = pending { settle(before, conflictsAfter: conflicts) }
+                    let checksum = Self.checksum(current.value, stream: key.stream, first: key.sequence)
+                    pending = Pending(
+                        place: place, stream: key.stream, first: key.sequence, last: last,
+                        checksum: checksum == ByteReader(bytes: current.value).u32(0) ? nil : checksum, conflictsBefore: conflicts)
                 }
-                return nil
+                record = try cursor.next()
+                place += 1
             }
-            if resume == nil, let last = pending { settle(last, overlapsAfter: false) }
-            for (key, value) in batch { try txn.put(database, key: key, value: value) }
-            resealed += batch.count
-            batch.removeAll(keepingCapacity: true)
+            if let last = pending { settle(last, conflictsAfter: false) }
         }
-        return resealed
+        guard !sealing.isEmpty else { return 0 }
+        try txn.withCursor(database) { cursor in
+            var record = try cursor.first()
+            var place = 0
+            while let current = record {
+                if let checksum = sealing[place] {
+                    let (key, value) = (Array(current.key), Array(current.value))
+                    try key.withUnsafeBytes { key in
+                        try cursor.reserve(key: key, size: value.count, flags: .current) { stored in
+                            value.withUnsafeBytes { stored.copyMemory(from: $0) }
+                            ByteWriter(bytes: stored).u32(0, checksum)
+                        }
+                    }
+                }
+                record = try cursor.next()
+                place += 1
+            }
+        }
+        return sealing.count
     }
 
     /// Throws LMDB's error for a dropped database when a `records` index was converted since this reader opened it.

@@ -25,6 +25,9 @@ struct StreamKeyCursor {
     private let contents: Contents
     /// The key the cursor is on, once a move found one.
     private var position: (stream: UInt32, sequence: UInt64)?
+    /// Where the last move forwards (``seek(atOrAfter:)``, ``next()``) found the stream's keys ended: another
+    /// stream's key, and its value; `nil` after a move that found one of the stream's, or none.
+    private(set) var beyond: (stream: UInt32, sequence: UInt64, value: UnsafeRawBufferPointer)?
 
     init(_ cursor: Cursor, stream: UInt32, _ contents: Contents) {
         self.cursor = cursor
@@ -34,24 +37,25 @@ struct StreamKeyCursor {
 
     /// Moves to the stream's first key at or after `sequence`; `nil` when the stream has none there.
     mutating func seek(atOrAfter sequence: UInt64) throws -> Found? {
-        try onStream(seekChecked(sequence))
+        try forwards(seekChecked(sequence))
     }
 
     /// Moves to the stream's last key at or before `sequence`; `nil` when the stream has none there.
     mutating func seek(atOrBefore sequence: UInt64) throws -> Found? {
-        if let found = try seekChecked(sequence), found.key == (stream, sequence) { return onStream(found) }
+        if let found = try seekChecked(sequence), found.key == (stream, sequence) { return forwards(found) }
         return try previous()
     }
 
     /// Moves to the stream's next key; `nil` at the stream's end.
     mutating func next() throws -> Found? {
-        try onStream(step(try cursor.next(), after: true))
+        try forwards(step(try cursor.next(), after: true))
     }
 
     /// Moves to the stream's previous key; `nil` at the stream's start.
     mutating func previous() throws -> Found? {
         // After a seek past the last key, LMDB's cursor has no position to step back from.
         let moved = position == nil ? try cursor.last() : try cursor.previous()
+        beyond = nil
         return try onStream(step(moved, after: false))
     }
 
@@ -104,6 +108,12 @@ struct StreamKeyCursor {
         }
         position = key
         return (key, moved.value)
+    }
+
+    /// The stream's key a move forwards found, or `nil`, keeping another stream's in ``beyond``.
+    private mutating func forwards(_ found: (key: Key, value: UnsafeRawBufferPointer)?) -> Found? {
+        beyond = found.flatMap { $0.key.stream == stream ? nil : ($0.key.stream, $0.key.sequence, $0.value) }
+        return onStream(found)
     }
 
     private func onStream(_ found: (key: Key, value: UnsafeRawBufferPointer)?) -> Found? {

@@ -36,4 +36,7 @@ public struct WriteFlags: OptionSet, Sendable, Hashable {
     /// The key is greater than every key in the database (`MDB_APPEND`): faster, and pages are filled completely.
     /// A key that is not greater fails with `MDB_KEYEXIST`.
     public static let append = WriteFlags(rawValue: UInt32(MDB_APPEND))
+    /// Through a cursor, replace the value of the key it is on, with the key given the same (`MDB_CURRENT`): no
+    /// search of the tree, so a value is rewritten where its node lies even among keys damaged out of order.
+    public static let current = WriteFlags(rawValue: UInt32(MDB_CURRENT))
 }

@@ -105,6 +105,22 @@ func moveIndexBlock(_ path: String, stream id: UInt32, from first: UInt64, to mo
     }
 }
 
+/// Changes, in the closed log's file at `path`, the stream id of the index block keyed (`id`, `first`) to `other`,
+/// where its node lies, as a bad disk would (LMDB's API would move the key to where `other`'s keys sort): every
+/// copy of the key's bytes, stale ones in free pages included. The caller picks a key no other database holds.
+func changeStreamIDInPlace(_ path: String, stream id: UInt32, first: UInt64, to other: UInt8) throws {
+    let file = URL(fileURLWithPath: path + "/" + LogLayout.dataFile)
+    var bytes = [UInt8](try Data(contentsOf: file))
+    let key = KeyCoding.streamSequence(id, first)
+    var changed = 0
+    for offset in 0...(bytes.count - key.count) where bytes[offset] == key[0] && bytes[offset..<offset + key.count].elementsEqual(key) {
+        bytes[offset + 3] = other
+        changed += 1
+    }
+    #expect(changed >= 1, "the key is in the file")
+    try Data(bytes).write(to: file)
+}
+
 /// `record` with the CRC-32C of its bytes 4… stored in its first four, as an intact record has: so that decoding a
 /// record changed on purpose goes past the checksum, to the check a test aims at.
 func resealed(_ record: [UInt8]) -> [UInt8] {
