@@ -27,47 +27,65 @@ struct Terminal: Sendable {
     /// bidirectional override is shown as `\u{XX}`, except, when `colored`, the inspector's own colour codes.
     /// With `keepNewlines` false, newlines and tabs are shown too (for one-line errors).
     static func visible(_ text: String, colored: Bool, keepNewlines: Bool = true) -> String {
-        // Most lines need nothing: they are looked at in place, with no copy of their scalars.
-        guard text.unicodeScalars.contains(where: { needsEscape($0, keepNewlines: keepNewlines) }) else { return text }
-        let scalars = Array(text.unicodeScalars)
-        var result = String.UnicodeScalarView()
-        var index = 0
-        while index < scalars.count {
-            let scalar = scalars[index]
-            if colored, scalar == "\u{1B}", let end = ownCode(in: scalars, at: index) {
-                result.append(contentsOf: scalars[index...end])
-                index = end + 1
-                continue
+        var text = text
+        // Read as UTF-8 in place: most lines need nothing and are returned as they are, coloured ones too; a line
+        // is copied from its first byte that needs a change. (Scalar by scalar, rebuilding every coloured line
+        // cost more than formatting it.)
+        let changed: [UInt8]? = text.withUTF8 { bytes in
+            var out: [UInt8]?
+            var index = 0
+            while index < bytes.count {
+                let length: Int
+                if colored, bytes[index] == 0x1B, let code = ownCodeLength(in: bytes, at: index) {
+                    length = code
+                } else {
+                    length = scalarLength(lead: bytes[index])
+                    if let value = escapedScalar(in: bytes, at: index, length: length, keepNewlines: keepNewlines) {
+                        if out == nil { out = Array(bytes[..<index]) }
+                        out?.append(contentsOf: "\\u{\(String(value, radix: 16, uppercase: true))}".utf8)
+                        index += length
+                        continue
+                    }
+                }
+                out?.append(contentsOf: bytes[index..<index + length])
+                index += length
             }
-            if needsEscape(scalar, keepNewlines: keepNewlines) {
-                result.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
-            } else {
-                result.append(scalar)
-            }
-            index += 1
+            return out
         }
-        return String(result)
+        return changed.map { String(decoding: $0, as: UTF8.self) } ?? text
     }
 
-    private static func needsEscape(_ scalar: Unicode.Scalar, keepNewlines: Bool) -> Bool {
-        switch scalar.value {
-        case 0x0A, 0x09: !keepNewlines
-        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
-        default: false
+    /// The bytes of the UTF-8 scalar that begins with `lead` (a String's bytes are valid UTF-8).
+    private static func scalarLength(lead: UInt8) -> Int {
+        switch lead {
+        case ..<0x80: 1
+        case 0xF0...: 4
+        case 0xE0...: 3
+        default: 2
         }
     }
 
-    /// The index of the `m` ending one of our colour codes (`ESC [ digits m`) starting at `start`.
-    private static func ownCode(in scalars: [Unicode.Scalar], at start: Int) -> Int? {
-        guard start + 2 < scalars.count, scalars[start + 1] == "[" else { return nil }
+    /// The value of the scalar of `length` bytes at `index` when it must be shown escaped: a control character (C0
+    /// but newline and tab unless `keepNewlines` is false, DEL, C1) or a bidirectional override; else `nil`.
+    private static func escapedScalar(in bytes: UnsafeBufferPointer<UInt8>, at index: Int, length: Int, keepNewlines: Bool) -> UInt32? {
+        var value = UInt32(bytes[index]) & (length == 1 ? 0x7F : 0xFF >> (length + 1))
+        for offset in 1..<max(length, 1) { value = value << 6 | UInt32(bytes[index + offset] & 0x3F) }
+        switch value {
+        case 0x0A, 0x09: return keepNewlines ? nil : value
+        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: return value
+        default: return nil
+        }
+    }
+
+    /// The bytes of one of `paint`'s colour codes (`ESC [ digits m`) starting at `start`, or `nil`.
+    private static func ownCodeLength(in bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Int? {
+        guard start + 2 < bytes.count, bytes[start + 1] == UInt8(ascii: "[") else { return nil }
         var end = start + 2
-        var digits = ""
-        while end < scalars.count, scalars[end].properties.numericType != nil, scalars[end].isASCII {
-            digits.unicodeScalars.append(scalars[end])
-            end += 1
-        }
-        guard end < scalars.count, scalars[end] == "m", ownCodes.contains(digits) else { return nil }
-        return end
+        while end < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[end]) { end += 1 }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "m"),
+              ownCodes.contains(String(decoding: bytes[(start + 2)..<end], as: UTF8.self))
+        else { return nil }
+        return end + 1 - start
     }
 
     /// Prints a progress line on standard error, overwriting the previous one (terminals only).
