@@ -35,6 +35,12 @@ struct Terminal: Sendable {
             var out: [UInt8]?
             var index = 0
             while index < bytes.count {
+                // Printable ASCII, most of every line, first.
+                if (0x20..<0x7F).contains(bytes[index]) {
+                    out?.append(bytes[index])
+                    index += 1
+                    continue
+                }
                 let length: Int
                 if colored, bytes[index] == 0x1B, let code = ownCodeLength(in: bytes, at: index) {
                     length = code
