@@ -102,7 +102,9 @@ struct StreamIndex: Sendable {
                 // A block's items, decoded once: a block of `blockCapacity` bytes holds at most half as many.
                 let items = UnsafeMutableBufferPointer<Item>.allocate(capacity: Self.blockCapacity / 2 + 1)
                 defer { items.deallocate() }
+                var lastBlock: UInt64?
                 while let current = block, current.sequence <= through {
+                    lastBlock = current.sequence
                     var (stopped, beyond) = (false, false)
                     // The next block, found before this one's items are given (once this one decodes); a damaged key
                     // there is thrown only when the walk goes on to it.
@@ -160,7 +162,7 @@ struct StreamIndex: Sendable {
                     }
                     block = try (following ?? Result { try Self.move(damaged: damaged) { try keys.next() } }).get()
                 }
-                if seal == .keyAndItems { try checkKeyPast(block, keys.beyond, stream: id, damaged: damaged) }
+                if seal == .keyAndItems { try checkKeyPast(block, keys.beyond, after: lastBlock, stream: id, damaged: damaged) }
                 try lastStretch(after: end)
                 return true
             }
@@ -171,12 +173,13 @@ struct StreamIndex: Sendable {
     /// sound block proves its key. The stream's first block past the range (`next`), when sound, holds none of the
     /// range's entries, nor does any block after it; unread, a key moved past the end of the range would leave
     /// entries out of the stretch before it, unseen where they lie far apart. Where the stream's keys ended instead,
-    /// the other stream's key there (`beyond`) must be sound under its own number: damaged, it may be one of this
-    /// stream's whose stream id is damaged, which leaves the walk at it. A walk given `damaged` (`verify`, which
-    /// counts every stream's entries) is not checked so.
+    /// the other stream's key there (`beyond`, after the stream's block keyed `lastBlock`, when the walk read one)
+    /// must be sound under its own number: damaged, it may be one of this stream's whose stream id is damaged,
+    /// which leaves the walk at it. A walk given `damaged` (`verify`, which counts every stream's entries) is not
+    /// checked so.
     private func checkKeyPast(
         _ next: StreamKeyCursor.Found?, _ beyond: (stream: UInt32, sequence: UInt64, value: UnsafeRawBufferPointer)?,
-        stream id: UInt32, damaged: ((EventLogError) throws -> Void)?
+        after lastBlock: UInt64?, stream id: UInt32, damaged: ((EventLogError) throws -> Void)?
     ) throws {
         guard damaged == nil else { return }
         if let next {
@@ -186,8 +189,8 @@ struct StreamIndex: Sendable {
                 try Self.decode(beyond.value, stream: beyond.stream, first: beyond.sequence, seal: seal) { _ in false }
             } catch {
                 throw EventLogError.corruptIndex(
-                    streamID: id, block: beyond.sequence,
-                    reason: "the block after its last, stream id \(beyond.stream)'s from #\(beyond.sequence), does not match its checksum, and may be one of its own whose stream id is damaged")
+                    streamID: id, block: lastBlock ?? beyond.sequence,
+                    reason: "the key after it, #\(beyond.sequence) of stream id \(beyond.stream), does not match its block's checksum: the block may be one of this stream's, its stream id damaged")
             }
         }
     }

@@ -75,7 +75,7 @@ struct Terminal: Sendable {
     /// but newline and tab unless `keepNewlines` is false, DEL, C1) or a bidirectional override; else `nil`.
     private static func escapedScalar(in bytes: UnsafeBufferPointer<UInt8>, at index: Int, length: Int, keepNewlines: Bool) -> UInt32? {
         var value = UInt32(bytes[index]) & (length == 1 ? 0x7F : 0xFF >> (length + 1))
-        for offset in 1..<max(length, 1) { value = value << 6 | UInt32(bytes[index + offset] & 0x3F) }
+        for offset in 1..<length { value = value << 6 | UInt32(bytes[index + offset] & 0x3F) }
         switch value {
         case 0x0A, 0x09: return keepNewlines ? nil : value
         case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: return value
