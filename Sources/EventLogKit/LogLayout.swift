@@ -1,4 +1,6 @@
-/// Names of the log's LMDB databases and metadata keys (docs/FORMAT.md).
+import LMDB
+
+/// Names of the log's LMDB databases and metadata keys (docs/FORMAT.md), and how its format version is read.
 enum LogLayout {
     static let dataFile = "data.mdb"
     static let lockFile = "lock.mdb"
@@ -45,6 +47,11 @@ enum LogLayout {
     /// The version of a log whose stream index blocks are sealed with their keys (``StreamIndex/Seal``): every log a
     /// writer opens is raised to it, its blocks sealed again in the same transaction.
     static let sealedIndexKeysFormatVersion = 8
+
+    /// The `format-version` that `meta` holds in `txn`, or `nil` when it holds none or not a number.
+    static func formatVersion(_ txn: Transaction, meta: Database) throws -> Int? {
+        try txn.get(meta, key: Array(MetaKey.formatVersion.utf8)).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+    }
 
     enum MetaKey {
         static let formatVersion = "format-version"

@@ -264,9 +264,7 @@ final class LogStorage: Sendable {
     /// The format version in `meta`; `nil` when it has none, it is not a number or it cannot be read, which opening
     /// the log then reports (``prepareMetadata(readOnly:configuration:)``).
     private static func formatVersion(_ environment: Environment, meta: Database) -> Int? {
-        try? environment.read { txn in
-            try txn.get(meta, key: Array(LogLayout.MetaKey.formatVersion.utf8)).flatMap { Int(String(decoding: $0, as: UTF8.self)) }
-        }
+        try? environment.read { txn in try LogLayout.formatVersion(txn, meta: meta) }
     }
 
     /// Refuses to add ReactorLog's databases to another program's LMDB environment: an environment that
@@ -471,9 +469,7 @@ final class LogStorage: Sendable {
 
     /// Sets `format-version` to `version` in `txn` unless it is already that or higher.
     private func raiseFormatVersion(_ txn: Transaction, to version: Int) throws {
-        let key = Array(LogLayout.MetaKey.formatVersion.utf8)
-        let existing = try txn.get(meta, key: key).flatMap { String(decoding: $0, as: UTF8.self) }.flatMap(Int.init) ?? 0
-        guard existing < version else { return }
+        guard try LogLayout.formatVersion(txn, meta: meta) ?? 0 < version else { return }
         try putMetadata(txn, [LogLayout.MetaKey.formatVersion: String(version)])
     }
 

@@ -492,7 +492,7 @@ struct StreamIndex: Sendable {
     /// Throws LMDB's error for a dropped database when a `records` index was converted since this reader opened it.
     private func requireUnconverted(_ txn: Transaction) throws {
         guard layout == .records, let meta,
-              let version = try txn.get(meta, key: Array(LogLayout.MetaKey.formatVersion.utf8)).flatMap({ Int(String(decoding: $0, as: UTF8.self)) }),
+              let version = try LogLayout.formatVersion(txn, meta: meta),
               version >= LogLayout.indexBlocksFormatVersion
         else { return }
         throw LMDBError.dropped(LogLayout.streamRecordsDatabase)
