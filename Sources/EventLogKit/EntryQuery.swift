@@ -20,11 +20,15 @@ public struct EntryQuery: Sendable, Hashable {
     public var caseName: String?
     /// Only entries appended at or after this time (nanoseconds since 1970).
     public var since: Int64?
+    /// Only entries appended at or before this time (nanoseconds since 1970). A filter, as ``since`` is: a log's times
+    /// follow its wall clock, which may step back, so the read does not stop at the first entry after it.
+    public var until: Int64?
 
     /// Creates a query; the defaults read every entry.
     public init(
         from: UInt64 = 1, through: UInt64 = .max, limit: Int? = nil, stream: String? = nil,
-        kinds: Set<EntryKind>? = nil, caseName: String? = nil, since: Int64? = nil
+        kinds: Set<EntryKind>? = nil, caseName: String? = nil, since: Int64? = nil,
+        until: Int64? = nil
     ) {
         self.from = from
         self.through = through
@@ -34,6 +38,7 @@ public struct EntryQuery: Sendable, Hashable {
         kindMask = kinds.map(KindMask.init)
         self.caseName = caseName
         self.since = since
+        self.until = until
     }
 
     /// Whether entries of kind `kind` are read: every kind when ``kinds`` is `nil`.
@@ -44,6 +49,7 @@ public struct EntryQuery: Sendable, Hashable {
     func matches(_ header: EntryRecord.Header, caseBytes: UnsafeRawBufferPointer) -> Bool {
         if !admits(header.kind) { return false }
         if let since, header.timestamp < since { return false }
+        if let until, header.timestamp > until { return false }
         if let caseName, !caseBytes.elementsEqual(caseName.utf8) { return false }
         return true
     }

@@ -81,7 +81,7 @@ struct QueryTests {
         #expect(try log.highestSequence() == 10)
     }
 
-    @Test("filters by kind, case name and time")
+    @Test("filters by kind, case name and time, since and until")
     func filters() throws {
         let stream = try log.counterStream("other")
         let action = try stream.append(.action("load"))
@@ -94,6 +94,16 @@ struct QueryTests {
         let future = Int64(Date().timeIntervalSince1970 * 1e9) + 60_000_000_000
         #expect(try sequences(EntryQuery(since: future)).isEmpty)
         #expect(try sequences(EntryQuery(since: 0)).count == 13)
+        #expect(try sequences(EntryQuery(until: future)).count == 13)
+        #expect(try sequences(EntryQuery(until: 0)).isEmpty)
+        // A clock that stepped back: times filter every entry, the read does not stop at the first one past `until`.
+        let late = try stream.append(EntryDraft(kind: .action, caseName: "late", payload: Data(), timestamp: 3_000))
+        let early = try stream.append(EntryDraft(kind: .action, caseName: "early", payload: Data(), timestamp: 1_000))
+        let middle = try stream.append(EntryDraft(kind: .action, caseName: "middle", payload: Data(), timestamp: 2_000))
+        try log.flush()
+        #expect(try sequences(EntryQuery(until: 1_000)) == [early])
+        #expect(try sequences(EntryQuery(since: 1_001, until: 2_000)) == [middle])
+        #expect(try sequences(EntryQuery(stream: "other", since: 2_000, until: 3_000)) == [late, middle])
     }
 
     @Test("sequence numbers of a stream's entries of some kinds come from the index, with bounds")

@@ -264,6 +264,8 @@ struct InspectorBadInputTests {
         try await fails(["log", demo, "--since", "99999-01-01T00:00:00Z"], exit: 2, saying: "is out of range")
         try await fails(["log", demo, "--since", "25:99"], exit: 2, saying: "is not a time of day")
         try await fails(["log", demo, "--since", "12:60"], exit: 2, saying: "is not a time of day")
+        try await fails(["log", demo, "--until", "12:59.5"], exit: 2, saying: "is not a time of day")
+        try await fails(["log", demo, "--since", "12:31", "--until", "12:30"], exit: 2, saying: "--until 12:30 is before --since 12:31")
         try await fails(["log", demo, "--limit=-1"], exit: 2, saying: "--limit is -1")
         try await fails(["tail", demo, "--lines=-3"], exit: 2, saying: "--lines is -3")
         try await fails(["bisect", demo, "--stream", "search", "--from", "18446744073709551615", "--run", "true"], exit: 7, saying: "is not before the bad step")

@@ -73,6 +73,33 @@ struct InspectorCommandTests {
         #expect((entry["payload"] as? [String: Any])?["updateQuery"] != nil)
     }
 
+    @Test("--since and --until list the entries of a span of time, a time taken as the listing prints it")
+    func timeSpan() async throws {
+        // Every entry's time, exactly, and as the listing prints it (to the millisecond, UTC in JSON).
+        func objects(_ result: Tool.Result) throws -> [[String: Any]] {
+            try result.lines.map { line in try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) }
+        }
+        let entries = try objects(try await reactorlog("log", demo, "--json")).map { object in
+            (sequence: object["sequence"] as? Int ?? 0, time: object["time"] as? String ?? "",
+             nanoseconds: Int64(object["timestampNanoseconds"] as? String ?? "") ?? 0)
+        }
+        func listed(_ arguments: String...) async throws -> [Int] {
+            try objects(try await Tool.run(["log", demo, "--json"] + arguments)).map { $0["sequence"] as? Int ?? 0 }
+        }
+        // The search stream's error and the Todo stream's first entry: times in the middle of the log.
+        for pick in [entries[20], entries[33]] {
+            let millisecond = pick.nanoseconds / 1_000_000 * 1_000_000
+            let since = entries.filter { $0.nanoseconds >= millisecond }.map(\.sequence)
+            let until = entries.filter { $0.nanoseconds <= millisecond + 999_999 }.map(\.sequence)
+            #expect(since.count < entries.count && until.count < entries.count && (since.first ?? 0) > 1)
+            #expect(try await listed("--since", pick.time) == since)
+            #expect(try await listed("--until", pick.time) == until)
+            // Both: the entries listed at that millisecond, the picked one among them.
+            let both = try await listed("--since", pick.time, "--until", pick.time)
+            #expect(both == Array(Set(since).intersection(until)).sorted() && both.contains(pick.sequence))
+        }
+    }
+
     @Test("show prints an entry in full with its cause and what it caused")
     func show() async throws {
         let action = try await reactorlog("show", demo, "8")

@@ -13,7 +13,8 @@ struct Log: AsyncParsableCommand {
     @Option(name: .long, help: "Up to this sequence number.") var to: UInt64?
     @Option(name: .long, help: "Only entries of this kind: action, mutation, error, opened, resumed or closed.") var kind: [String] = []
     @Option(name: .customLong("case"), help: "Only entries with this case name, such as updateQuery.") var caseName: String?
-    @Option(name: .long, help: "Only entries since this time: ISO 8601 (2026-11-21T22:37:55Z) or HH:MM[:SS] today, local time.") var since: String?
+    @Option(name: .long, help: "Only entries since this time: ISO 8601 (2026-11-21T22:37:55Z) or HH:MM[:SS[.sss]] today, local time.") var since: String?
+    @Option(name: .long, help: "Only entries until this time, through its last digit (14:03 is up to 14:03:59.999…).") var until: String?
     @Option(name: .long, help: "At most this many entries.") var limit: Int?
     @OptionGroup var output: OutputOptions
 
@@ -23,9 +24,10 @@ struct Log: AsyncParsableCommand {
 
     func run() async throws {
         try await inspect(opening: log.log) { session in
+            let (since, until) = try EntryFilters.times(since: since, until: until)
             let query = try EntryQuery(
                 from: from, through: to ?? .max, limit: try EntryFilters.count(limit, option: "--limit"), stream: stream, kinds: EntryFilters.kinds(kind),
-                caseName: caseName, since: since.map(EntryFilters.time))
+                caseName: caseName, since: since, until: until)
             if let stream, try session.log.stream(named: stream) == nil { throw EventLogError.unknownStream(name: stream) }
             let width = try session.log.streams().map(\.name.count).max() ?? 0
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(try session.log.highestSequence())".count)
@@ -106,30 +108,67 @@ enum EntryFilters {
         })
     }
 
-    /// ISO 8601, or a time of day today in the local time zone; nanoseconds since 1970.
-    static func time(_ text: String) throws -> Int64 {
-        let iso = ISO8601DateFormatter()
-        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = iso.date(from: text) { return try nanoseconds(date.timeIntervalSince1970, text) }
-        iso.formatOptions = [.withInternetDateTime]
-        if let date = iso.date(from: text) { return try nanoseconds(date.timeIntervalSince1970, text) }
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map { Double($0) }
-        if (2...3).contains(parts.count), parts.allSatisfy({ $0 != nil }) {
-            let values = parts.compactMap { $0 }
-            let limits: [Double] = [24, 60, 60]
-            guard zip(values, limits).allSatisfy({ $0 >= 0 && $0 < $1 }), values.dropLast().allSatisfy({ $0 == $0.rounded() }) else {
-                throw InspectorFailure("'\(text)' is not a time of day. Use HH:MM[:SS] with hours 0 to 23 and minutes and seconds 0 to 59.", exit: .invalidArgument)
-            }
-            let seconds = values[0] * 3600 + values[1] * 60 + (values.count == 3 ? values[2] : 0)
-            let midnight = Calendar.current.startOfDay(for: Date())
-            return try nanoseconds(midnight.timeIntervalSince1970 + seconds, text)
+    /// The bounds of `--since` and `--until`, in nanoseconds since 1970: the first instant of the one, the last of the
+    /// other. Refuses an `--until` before the `--since`, which would list nothing.
+    static func times(since: String?, until: String?) throws -> (since: Int64?, until: Int64?) {
+        let first = try since.map(time)?.lowerBound, last = try until.map(time)?.upperBound
+        if let first, let last, last < first {
+            throw InspectorFailure("--until \(until ?? "") is before --since \(since ?? ""): give the earlier time to --since.", exit: .invalidArgument)
         }
-        throw InspectorFailure("'\(text)' is not a time. Use ISO 8601 (2026-11-21T22:37:55Z) or HH:MM[:SS] for today.", exit: .invalidArgument)
+        return (first, last)
     }
 
-    /// Seconds since 1970 as nanoseconds, which a log's times are; refuses times a log cannot hold.
-    private static func nanoseconds(_ seconds: Double, _ text: String) throws -> Int64 {
-        guard let value = Int64(exactly: (seconds * 1e9).rounded()) else {
+    /// The span of time `text` names, in nanoseconds since 1970: ISO 8601, or a time of day today in the local time
+    /// zone. A time names everything its last digit covers, so that `--since` and `--until` take a time as a listing
+    /// prints it: `09:23:28.238` is that millisecond (every entry listed at it), `14:03` that minute.
+    static func time(_ text: String) throws -> ClosedRange<Int64> {
+        // The fraction is read as digits: a `Date` holds about a quarter of a microsecond at today's times.
+        var whole = text, fraction: Int64 = 0, unit: Int64 = 1_000_000_000
+        if let dot = text.firstIndex(of: ".") {
+            let digits = text[text.index(after: dot)...].prefix { ("0"..."9").contains($0) }
+            guard (1...9).contains(digits.count), let value = Int64(digits) else {
+                throw InspectorFailure("'\(text)' is not a time: its fraction of a second has one to nine digits.", exit: .invalidArgument)
+            }
+            unit = 1
+            for _ in digits.count..<9 { unit *= 10 }
+            fraction = value * unit
+            whole = String(text[..<dot] + text[digits.endIndex...])
+        }
+        let seconds: Int64
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime]
+        if let date = iso.date(from: whole) {
+            seconds = try wholeSeconds(date.timeIntervalSince1970, text)
+        } else if let clock = timeOfDay(whole) {
+            // A fraction follows seconds only.
+            guard zip(clock, [24, 60, 60]).allSatisfy({ $0 < $1 }), clock.count == 3 || whole == text else {
+                throw InspectorFailure("'\(text)' is not a time of day. Use HH:MM[:SS] with hours 0 to 23 and minutes and seconds 0 to 59.", exit: .invalidArgument)
+            }
+            if clock.count == 2 { unit = 60_000_000_000 }
+            let midnight = try wholeSeconds(Calendar.current.startOfDay(for: Date()).timeIntervalSince1970, text)
+            seconds = midnight + clock[0] * 3600 + clock[1] * 60 + (clock.count == 3 ? clock[2] : 0)
+        } else {
+            throw InspectorFailure("'\(text)' is not a time. Use ISO 8601 (2026-11-21T22:37:55Z) or HH:MM[:SS] for today.", exit: .invalidArgument)
+        }
+        let (start, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow, start <= .max - fraction - unit else {
+            throw InspectorFailure("'\(text)' is out of range: a log holds times from 1678 to 2262.", exit: .invalidArgument)
+        }
+        return (start + fraction)...(start + fraction + unit - 1)
+    }
+
+    /// The hours, minutes and, if given, seconds of `HH:MM[:SS]`; `nil` when `text` is not two or three numbers between
+    /// colons.
+    private static func timeOfDay(_ text: String) -> [Int64]? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        let values = parts.compactMap { part in part.allSatisfy { ("0"..."9").contains($0) } ? Int64(part) : nil }
+        guard (2...3).contains(parts.count), values.count == parts.count else { return nil }
+        return values
+    }
+
+    /// A whole number of seconds since 1970, within what the inspector's arithmetic holds.
+    private static func wholeSeconds(_ seconds: Double, _ text: String) throws -> Int64 {
+        guard let value = Int64(exactly: seconds.rounded()), abs(value) < 1 << 40 else {
             throw InspectorFailure("'\(text)' is out of range: a log holds times from 1678 to 2262.", exit: .invalidArgument)
         }
         return value
