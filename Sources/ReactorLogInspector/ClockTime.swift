@@ -1,49 +1,49 @@
 import Foundation
 import Synchronization
 
-/// A date's time of day as the inspector lists it, `22:37:55.383` in the local time zone: the text a
-/// `DateFormatter` with the format `HH:mm:ss.SSS` writes, with the formatter asked once per second rather than once
-/// per entry. Formatting through ICU costs about a microsecond, which was a fifth of `reactorlog log`'s time over a
-/// large log, whose entries share their seconds by the thousand.
+/// An entry's time as the inspector prints it, `22:37:55.383` (or `2026-11-21 22:37:55.383` with its date): local
+/// time, **to the millisecond it falls in**, as a clock shows it and as `log --since` and `--until` read it, so a time
+/// copied from a listing selects the entries listed at it. Worked out from the log's nanoseconds in integers; a
+/// `DateFormatter` writes only the second, asked once per second rather than once per entry (formatting through ICU
+/// costs about a microsecond, which was a fifth of `reactorlog log`'s time over a large log, whose entries share their
+/// seconds by the thousand).
 enum ClockTime {
-    private static let secondFormatter: DateFormatter = {
+    /// `HH:mm:ss.SSS`, local time.
+    static func string(nanoseconds: Int64) -> String {
+        format(nanoseconds, cache: lastTime, formatter: timeFormatter)
+    }
+
+    /// `yyyy-MM-dd HH:mm:ss.SSS`, local time.
+    static func dateTime(nanoseconds: Int64) -> String {
+        format(nanoseconds, cache: lastDateTime, formatter: dateTimeFormatter)
+    }
+
+    private static let timeFormatter = formatter("HH:mm:ss")
+    private static let dateTimeFormatter = formatter("yyyy-MM-dd HH:mm:ss")
+
+    /// The second formatted last by each format: the number of seconds since 1970 and its text.
+    private static let lastTime = Mutex<(second: Int64, text: String)>((.min, ""))
+    private static let lastDateTime = Mutex<(second: Int64, text: String)>((.min, ""))
+
+    private static func formatter(_ format: String) -> DateFormatter {
         let formatter = DateFormatter()
-        formatter.dateFormat = "HH:mm:ss"
+        formatter.dateFormat = format
         formatter.locale = Locale(identifier: "en_US_POSIX")
         return formatter
-    }()
+    }
 
-    /// The second formatted last: the number of seconds since 1970 and its text.
-    private static let last = Mutex<(second: Int64, text: String)>((.min, ""))
-
-    /// `date` as `HH:mm:ss.SSS`, local time, to the nearest millisecond, as `DateFormatter` writes it.
-    static func string(from date: Date) -> String {
-        let milliseconds = (date.timeIntervalSince1970 * 1000 + 0.5).rounded(.down)
-        // Beyond ±10¹⁵ ms (about 31,000 years) a double no longer holds every millisecond: leave such dates to
-        // the formatter.
-        guard abs(milliseconds) < 1e15 else { return fallback.string(from: date) }
-        let (second, millisecond) = floorDivision(Int64(milliseconds), by: 1000)
-        let text = last.withLock { last in
+    private static func format(_ nanoseconds: Int64, cache: borrowing Mutex<(second: Int64, text: String)>, formatter: DateFormatter) -> String {
+        // Rounded down, before 1970 too: -0.5 s is in the second before 00:00:00.
+        var (second, fraction) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+        if fraction < 0 { (second, fraction) = (second - 1, fraction + 1_000_000_000) }
+        let millisecond = fraction / 1_000_000
+        let text = cache.withLock { last in
             if last.second != second {
-                last = (second, secondFormatter.string(from: Date(timeIntervalSince1970: Double(second))))
+                // Every second an Int64 of nanoseconds reaches is a whole number a double holds exactly.
+                last = (second, formatter.string(from: Date(timeIntervalSince1970: Double(second))))
             }
             return last.text
         }
-        let digits = String(millisecond)
-        return text + (millisecond < 10 ? ".00" : millisecond < 100 ? ".0" : ".") + digits
-    }
-
-    /// The whole format, for a date no double holds to the millisecond.
-    private static let fallback: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "HH:mm:ss.SSS"
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        return formatter
-    }()
-
-    /// `value` ÷ `divisor` rounded down, and the remainder, which is then never negative.
-    private static func floorDivision(_ value: Int64, by divisor: Int64) -> (quotient: Int64, remainder: Int64) {
-        let remainder = value % divisor
-        return remainder < 0 ? (value / divisor - 1, remainder + divisor) : (value / divisor, remainder)
+        return text + (millisecond < 10 ? ".00" : millisecond < 100 ? ".0" : ".") + String(millisecond)
     }
 }

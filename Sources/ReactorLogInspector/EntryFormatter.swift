@@ -10,16 +10,9 @@ struct EntryFormatter {
     /// The width of the widest `#sequence` listed, so columns line up.
     var sequenceWidth = 0
 
-    static let dateTime: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        return formatter
-    }()
-
     /// One line; mutations and errors with a cause are indented under their action.
     func line(_ entry: LogEntry, indent: Bool = true) -> String {
-        let time = terminal.paint(ClockTime.string(from: entry.date), .gray)
+        let time = terminal.paint(ClockTime.string(nanoseconds: entry.timestamp), .gray)
         let number = "#\(entry.sequence)"
         let sequence = number.padded(to: sequenceWidth)
         let stream = entry.stream.padded(to: streamWidth)

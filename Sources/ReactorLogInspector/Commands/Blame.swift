@@ -50,12 +50,12 @@ struct Blame: AsyncParsableCommand {
                 let values = Self.describe(from: change.old, to: change.new, at: statePath)
                 guard let range = change.range else {
                     return [
-                        t.paint(ClockTime.string(from: change.mutation.date), .gray), "#\(change.mutation.sequence)",
+                        t.paint(ClockTime.string(nanoseconds: change.mutation.timestamp), .gray), "#\(change.mutation.sequence)",
                         change.mutation.caseName, values, change.action.map { "by #\($0.sequence) \(EntryFormatter.payload($0))" } ?? "",
                     ]
                 }
                 return [
-                    t.paint(ClockTime.string(from: change.mutation.date), .gray), "#\(range.lowerBound)…#\(range.upperBound)",
+                    t.paint(ClockTime.string(nanoseconds: change.mutation.timestamp), .gray), "#\(range.lowerBound)…#\(range.upperBound)",
                     "one of \(change.mutationsInRange) mutations", values, "(states between were not recorded)",
                 ]
             }

@@ -64,10 +64,12 @@ struct Info: AsyncParsableCommand {
             var streams: [StreamJSON] = []
             // A stream's first or last entry in a damaged block leaves its time out, not the whole report.
             var unreadable: (damage: EventLogError, count: Int)?
-            func time(_ sequence: UInt64?) throws -> String? {
+            // Each stream's first and last times, for the table: local, as `log` lists them.
+            var clocks: [(first: String, last: String)] = []
+            func time(_ sequence: UInt64?) throws -> Int64? {
                 guard let sequence else { return nil }
                 do {
-                    return try session.log.entry(at: sequence).map { EntryLine.iso8601(nanoseconds: $0.timestamp) }
+                    return try session.log.entry(at: sequence)?.timestamp
                 } catch {
                     guard case .corruptEntry = error else { throw error }
                     unreadable = (unreadable?.damage ?? error, (unreadable?.count ?? 0) + 1)
@@ -76,13 +78,13 @@ struct Info: AsyncParsableCommand {
             }
             for info in try session.log.streams() {
                 let statistics = try session.log.statistics(stream: info.name)
-                let firstTime = try time(statistics.first)
-                let lastTime = try time(statistics.last)
+                let firstTime = try time(statistics.first), lastTime = try time(statistics.last)
+                clocks.append((firstTime.map(ClockTime.string) ?? "-", lastTime.map(ClockTime.string) ?? "-"))
                 streams.append(StreamJSON(
                     name: info.name, reactorType: info.reactorType, schemaFingerprint: info.schemaFingerprint,
                     entries: statistics.entries, actions: statistics.kinds[.action] ?? 0,
                     mutations: statistics.kinds[.mutation] ?? 0, errors: statistics.kinds[.effectError] ?? 0,
-                    first: statistics.first, last: statistics.last, firstTime: firstTime, lastTime: lastTime,
+                    first: statistics.first, last: statistics.last, firstTime: firstTime.map(EntryLine.iso8601), lastTime: lastTime.map(EntryLine.iso8601),
                     snapshots: try session.log.snapshotSequences(stream: info.name).count,
                     gaps: try session.log.gaps(stream: info.name).map { ExportRange(from: $0.removed.lowerBound, through: $0.removed.upperBound) },
                     schemaEras: try session.log.schemaHistory(stream: info.name).eras.map { ExportSchemaEra(fingerprint: $0.fingerprint, through: $0.through) }))
@@ -113,9 +115,9 @@ struct Info: AsyncParsableCommand {
                 try printLine("read without LMDB's lock file, which this user may not write: a process that begins recording into the log ends the read")
             }
             try printLine("")
-            let rows = [["stream", "reactor", "entries", "actions", "mutations", "errors", "range", "first", "last", "snapshots"]] + streams.map { s in
+            let rows = [["stream", "reactor", "entries", "actions", "mutations", "errors", "range", "first", "last", "snapshots"]] + zip(streams, clocks).map { s, clock in
                 [s.name, Self.shortType(s.reactorType), "\(s.entries)", "\(s.actions)", "\(s.mutations)", "\(s.errors)",
-                 s.first.map { "#\($0)…#\(s.last ?? $0)" } ?? "-", s.firstTime.map(Self.clock) ?? "-", s.lastTime.map(Self.clock) ?? "-", "\(s.snapshots)"]
+                 s.first.map { "#\($0)…#\(s.last ?? $0)" } ?? "-", clock.first, clock.last, "\(s.snapshots)"]
             }
             for line in Table.render(rows) { try printLine(line) }
             let gaps = streams.flatMap { stream in stream.gaps.map { [stream.name, "#\($0.from)…#\($0.through)"] } }
@@ -168,9 +170,6 @@ struct Info: AsyncParsableCommand {
         type.split(separator: ".").last.map(String.init) ?? type
     }
 
-    static func clock(_ iso: String) -> String {
-        iso.split(separator: "T").last.map { String($0.prefix(12)) } ?? iso
-    }
 }
 
 /// Left-aligned columns, two spaces apart.

@@ -51,7 +51,7 @@ struct Show: AsyncParsableCommand {
             try printLine(t.paint("#\(entry.sequence)", .bold) + " \(entry.kind)" + (EntryFormatter.caseLabel(entry).map { " " + $0 } ?? ""))
             var rows = [
                 ["stream", entry.stream],
-                ["time", EntryFormatter.dateTime.string(from: entry.date)],
+                ["time", ClockTime.dateTime(nanoseconds: entry.timestamp)],
                 ["codec", entry.codec.description],
             ]
             switch site {
