@@ -204,6 +204,42 @@ struct PackTests {
         #expect(state.output.contains("attempts: 60") || state.output.contains(#""attempts": 60"#), "\(state.output)")
     }
 
+    @Test("--since and --until pack the entries of a span of time a bug report names; a span with none is refused")
+    func sinceAndUntil() async throws {
+        let path = scratch.file("minutes.reactorlog")
+        let log = try EventLog.open(at: path)
+        let stream = try log.openStream(named: "minutes", reactorType: "MyApp.MinuteReactor", schemaFingerprint: "v1", initialState: ["count": 0])
+        // 2027-01-15T08:00:00Z, then an action and its mutation each minute: minute m's are #2m and #2m+1.
+        let start: Int64 = 1_800_000_000_000_000_000
+        for minute in 1...60 {
+            let time = start + Int64(minute) * 60_000_000_000
+            let action = try stream.append(EntryDraft(kind: .action, caseName: "tick", payload: Data(#"{"tick":{}}"#.utf8), timestamp: time))
+            try stream.append(EntryDraft(kind: .mutation, caseName: "count", payload: Data(#"{"count":{}}"#.utf8), cause: action, timestamp: time))
+        }
+        try log.close()
+        func packed(_ arguments: String...) async throws -> [Int] {
+            let pack = scratch.file("minutes.pack")
+            let result = try await Tool.run(["pack", path, "--out", pack, "--force"] + arguments)
+            #expect(result.status == 0, "\(result.error)")
+            return try jsonLines(pack).compactMap { ($0["entry"] as? [String: Any])?["sequence"] as? Int }
+        }
+        // --until names its whole second: minute 30's entries are in, minute 31's out.
+        #expect(try await packed("--until", "2027-01-15T08:30:00Z").last == 61)
+        #expect(try await packed("--until", "2027-01-15T08:30:59.999Z").last == 61)
+        let span = try await packed("--since", "2027-01-15T08:20:00.000Z", "--until", "2027-01-15T08:30:00Z")
+        // Without a reducer or a snapshot, the stream's state before minute 20 is its start: the pack begins there.
+        #expect(span.contains(40) && span.last == 61, "\(span)")
+        // The stream was opened now, its entries written in 2027.
+        let opened = try #require(try jsonLines(scratch.file("minutes.pack")).compactMap { $0["entry"] as? [String: Any] }.first?["time"] as? String)
+        let early = try await Tool.run(["pack", path, "--until", "2026-01-01T00:00:00Z", "--out", scratch.file("early.pack")])
+        #expect(early.status == 2)
+        #expect(early.error == "reactorlog: The log has no entry until 2026-01-01T00:00:00Z: its entries were written between \(opened) and 2027-01-15T09:00:00.000Z. Choose times between them.\n")
+        let late = try await Tool.run(["pack", path, "--since", "2027-01-15T09:00:00.001Z", "--out", scratch.file("late.pack")])
+        #expect(late.status == 2 && late.error.contains("has no entry since 2027-01-15T09:00:00.001Z"), "\(late.error)")
+        let both = try await Tool.run(["pack", path, "--until", "2027-01-15T08:30:00Z", "--to", "9"])
+        #expect(both.status == 64 && both.error.contains("Give --until or --to, not both."))
+    }
+
     @Test("integers beyond a double's 53 bits survive export and import, and diff and blame tell them apart")
     func exactIntegers() async throws {
         struct State: Codable { var id: Int64; var hash: UInt64 }

@@ -12,12 +12,14 @@ struct Pack: AsyncParsableCommand {
             with their sequence numbers, times, causes and markers, its snapshots, the schema fingerprints and \
             the snapshot policy. Every command opens it directly (`reactorlog state bug.pack --at N`) or after \
             `reactorlog import`, and shows exactly the original's states and diffs for those steps. --redact masks \
-            a key's values everywhere. Without --last, --from or --to, the pack holds the whole log.
+            a key's values everywhere. Without --last, --since, --until, --from or --to, the pack holds the whole log.
             """)
 
     @OptionGroup var log: LogArgument
     @Option(name: .long, help: "Only this stream.") var stream: String?
     @Option(name: .long, help: "Only the entries of this long before the last one, such as 90s, 15m, 2h or 1d.") var last: PackDuration?
+    @Option(name: .long, help: "From the first entry at or after this time: ISO 8601 or HH:MM[:SS[.sss]] today, local time.") var since: String?
+    @Option(name: .long, help: "Up to the last entry before the first one after this time, through its last digit (14:03 is up to 14:03:59.999…).") var until: String?
     @Option(name: .long, help: "From this sequence number.") var from: UInt64?
     @Option(name: .long, help: "Up to this sequence number.") var to: UInt64?
     @Option(name: .long, help: "The file to write (default: LOG's name with .pack).") var out: String?
@@ -25,7 +27,8 @@ struct Pack: AsyncParsableCommand {
     @Option(name: .long, help: "Mask the values of this object key in payloads and states (repeat for more keys).") var redact: [String] = []
 
     func validate() throws {
-        if last != nil && from != nil { throw ValidationError("Give --last or --from, not both.") }
+        if [last != nil, since != nil, from != nil].filter({ $0 }).count > 1 { throw ValidationError("Give one of --last, --since and --from.") }
+        if until != nil && to != nil { throw ValidationError("Give --until or --to, not both.") }
         try StepRange.validate(from: from, to: to)
     }
 
@@ -33,8 +36,7 @@ struct Pack: AsyncParsableCommand {
         try await inspect(opening: log.log) { session in
             let streams = try session.log.streams().filter { stream == nil || $0.name == stream }
             if let stream, streams.isEmpty { throw EventLogError.unknownStream(name: stream) }
-            let through = to ?? .max
-            let start = try last.map { try firstSequence(within: $0, of: session, stream: stream, through: through) } ?? from ?? 1
+            let (start, through) = try range(in: session.log)
             let writer = ExportWriter(session: session, streams: streams, stream: stream, from: start, through: through, redaction: Redaction(keys: redact))
             if from != nil || to != nil { try StepRange.requireEntries(in: session.log, stream: stream, from: start, through: through) }
             let path = out ?? Self.defaultPath(for: log.log)
@@ -48,13 +50,37 @@ struct Pack: AsyncParsableCommand {
         }
     }
 
-    /// The first entry (of `stream`, if given) whose time is within `duration` of the last one's.
-    private func firstSequence(within duration: PackDuration, of session: Session, stream: String?, through: UInt64) throws -> UInt64 {
-        let log = session.log
-        let lastSequence = try stream.map { try log.lastSequence(stream: $0, atOrBefore: through) } ?? min(try log.highestSequence(), through)
-        guard let lastSequence, let latest = try log.entry(at: lastSequence) else { return 1 }
-        var first = log.entries(EntryQuery(limit: 1, stream: stream, since: latest.timestamp - duration.nanoseconds))
-        return try first.next()?.sequence ?? latest.sequence
+    /// The steps to pack: `--from` and `--to`, or the entries (of `--stream`, if given) from the first at or after
+    /// `--since` or within `--last` of the last one, up to the last before the first one after `--until`. Refuses
+    /// times that select no entry.
+    private func range(in log: EventLog) throws -> (from: UInt64, through: UInt64) {
+        let (since, until) = try EntryFilters.times(since: since, until: until)
+        var through = to ?? .max
+        if let until, let after = try first(in: log, since: until + 1) { through = after.sequence - 1 }
+        var start = from ?? 1
+        if let last {
+            let lastSequence = try stream.map { try log.lastSequence(stream: $0, atOrBefore: through) } ?? min(try log.highestSequence(), through)
+            if let lastSequence, let latest = try log.entry(at: lastSequence) {
+                start = try first(in: log, since: latest.timestamp - last.nanoseconds, through: through)?.sequence ?? latest.sequence
+            }
+        } else if let since {
+            start = try first(in: log, since: since, through: through)?.sequence ?? .max
+        }
+        guard since != nil || until != nil, try first(in: log, from: start, through: through) == nil else { return (start, through) }
+        let owner = stream.map { "Stream '\($0)'" } ?? "The log"
+        let span = [self.since.map { "since \($0)" }, self.until.map { "until \($0)" }].compactMap { $0 }.joined(separator: " ")
+        let highest = try stream.map { try log.highestSequence(stream: $0) } ?? log.highestSequence()
+        guard let firstEntry = try first(in: log), let lastEntry = try log.entry(at: highest) else {
+            throw InspectorFailure("\(owner) has no entries, so none \(span).", exit: .invalidArgument)
+        }
+        let held = "\(EntryLine.iso8601(nanoseconds: firstEntry.timestamp)) and \(EntryLine.iso8601(nanoseconds: lastEntry.timestamp))"
+        throw InspectorFailure("\(owner) has no entry \(span): its entries were written between \(held). Choose times between them.", exit: .invalidArgument)
+    }
+
+    /// The first entry (of `--stream`, if given) in `from…through` at or after `since`.
+    private func first(in log: EventLog, from: UInt64 = 1, since: Int64? = nil, through: UInt64 = .max) throws -> LogEntry? {
+        var entries = log.entries(EntryQuery(from: from, through: through, limit: 1, stream: stream, since: since))
+        return try entries.next()
     }
 
     private func describe(_ starts: [ExportWriter.Start]) -> String {
