@@ -14,6 +14,7 @@ protocol InspectableMachine: Sendable {
     func bisectJSON(from: UInt64?, through: UInt64?, judge: (JSONValue, UInt64) throws -> BisectVerdict) throws -> BisectResult
     func divergence(from: UInt64?, through: UInt64) throws -> Divergence?
     func walkStates(from: UInt64, through: UInt64, _ visit: (LogEntry, TimelineStep) throws -> Void) throws -> JSONValue?
+    func whatIfJSON(skipping skipped: Set<UInt64>, through: UInt64) throws -> (state: JSONValue, diff: StateDiff)
 }
 
 extension TimeMachine: InspectableMachine {
@@ -21,5 +22,10 @@ extension TimeMachine: InspectableMachine {
 
     func bisectJSON(from: UInt64?, through: UInt64?, judge: (JSONValue, UInt64) throws -> BisectVerdict) throws -> BisectResult {
         try bisect(from: from, through: through) { state, step in try judge(try replayer.json(state), step) }
+    }
+
+    func whatIfJSON(skipping skipped: Set<UInt64>, through: UInt64) throws -> (state: JSONValue, diff: StateDiff) {
+        let outcome = try whatIf(skipping: skipped, through: through)
+        return (try replayer.json(outcome.state), outcome.diff)
     }
 }

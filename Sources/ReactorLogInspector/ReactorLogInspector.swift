@@ -101,7 +101,7 @@ struct ReactorLogCommand: AsyncParsableCommand {
             version: identity.version ?? EventLog.libraryVersion,
             subcommands: identity.commands + [
                 Info.self, Log.self, Show.self, State.self, Diff.self, Blame.self, Tail.self,
-                Timeline.self, Bisect.self, DivergenceCommand.self, Verify.self, Export.self, Pack.self, Import.self, Compact.self, Trim.self,
+                Timeline.self, Bisect.self, DivergenceCommand.self, WhatIfCommand.self, Verify.self, Export.self, Pack.self, Import.self, Compact.self, Trim.self,
             ])
     }
 }

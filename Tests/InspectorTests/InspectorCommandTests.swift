@@ -233,6 +233,45 @@ struct InspectorCommandTests {
         #expect(known.output == "20\n")
     }
 
+    @Test("what-if shows the state without a mutation, or without an action's mutations, and refuses what changes no state")
+    func whatIf() async throws {
+        // The planted bug: #31 appended page 2 of "rx" a second time.
+        let without = try await reactorlog("what-if", demo, "--skip", "31")
+        #expect(without.status == 0, "\(without.error)")
+        #expect(without.lines == [
+            "search at #33 without #31 appendRepos([…10], nextPage: 2):",
+            #"- repos[20...29]: 10 removed ("rx/repo-11" … "rx/repo-20")"#,
+        ])
+        // #29 loadNextPage caused #30, #31 and #32: leaving the action out leaves out all three.
+        let action = try await reactorlog("what-if", demo, "--skip", "29", "--json")
+        let object = try json(action)
+        #expect(object["skipped"] as? [Int] == [30, 31, 32])
+        #expect((object["changes"] as? [Any])?.count == 10)
+        #expect(((object["state"] as? [String: Any])?["repos"] as? [Any])?.count == 20)
+        #expect(try await reactorlog("what-if", demo, "--skip", "29").lines.first == "search at #33 without #29 loadNextPage and its 3 mutations:")
+        // Earlier steps: the state at --at, without the query "rx" (#22 and its two mutations), is the "error" one's.
+        let earlier = try json(try await reactorlog("what-if", demo, "--skip", "22", "--at", "23", "--json"))
+        #expect(earlier["skipped"] as? [Int] == [23])
+        #expect((earlier["state"] as? [String: Any])?["query"] as? String == "error")
+        // setLoadingNextPage(true) is undone by the step after it.
+        #expect(try await reactorlog("what-if", demo, "--skip", "12").lines.last == "No difference: the state would be the same as recorded.")
+        let refusals: [([String], String)] = [
+            (["--skip", "21"], "#21 is an effect's error, which changes no state"),
+            (["--skip", "1"], "#1 is the stream's 'opened' marker, which changes no state"),
+            (["--skip", "31", "--at", "20"], "#31 comes after --at 20: leaving it out changes nothing there."),
+            (["--skip", "999"], "#999 is not an entry of the log: its entries run #1…#73."),
+            (["--skip", "31", "--skip", "60"], "#60 is an entry of stream 'counter', not of 'search'"),
+        ]
+        for (arguments, message) in refusals {
+            let refused = try await Tool.run(["what-if", demo] + arguments)
+            #expect(refused.status == 2 && refused.error.contains(message), "\(arguments): \(refused.error)")
+        }
+        #expect(try await reactorlog("what-if", demo).status == 64)
+        // The example inspector registers the search reactor alone.
+        let generic = try await Tool.run("example-inspector", ["what-if", demo, "--skip", "36"])
+        #expect(generic.status == 6 && generic.error.contains("which this inspector does not know"), "\(generic.error)")
+    }
+
     @Test("log lines up its columns, takes the API's kind names too, and gives exact nanosecond times in JSON")
     func logConsistency() async throws {
         let lines = try await reactorlog("log", demo, "--stream", "search").lines
