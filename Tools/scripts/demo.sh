@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The README's demo command: installs what is missing, builds the inspector, records a demo session of the
 # example reactors into ./demo.reactorlog, and tours it: info, the log, a state, a blame, the bisect that finds
-# the planted bug, a pack of the buggy stretch as a bug report would carry it (bisected again), and a timeline
-# page to open in a browser.
+# the planted bug, the state without that step, a pack of the buggy stretch as a bug report would carry it
+# (bisected again), and a timeline page to open in a browser.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 Tools/scripts/setup.sh
@@ -26,6 +26,7 @@ run log demo.reactorlog --stream search --limit 30
 run state demo.reactorlog --stream search --at 29 --path repos.count
 run blame demo.reactorlog nextPage --stream search
 run bisect demo.reactorlog --stream search --run 'python3 Tools/scripts/unique-repos.py'
+run what-if demo.reactorlog --skip 31
 run pack demo.reactorlog --stream search --from 22 --out rx-bug.pack --force
 run bisect rx-bug.pack --run 'python3 Tools/scripts/unique-repos.py'
 run timeline demo.reactorlog --stream search --out search.timeline.html --force
