@@ -169,7 +169,6 @@ struct Info: AsyncParsableCommand {
     static func shortType(_ type: String) -> String {
         type.split(separator: ".").last.map(String.init) ?? type
     }
-
 }
 
 /// Left-aligned columns, two spaces apart.
