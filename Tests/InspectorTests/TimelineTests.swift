@@ -117,6 +117,9 @@ struct TimelineTests {
         #expect(change["o"] as? Int == 0 && change["n"] as? Int == 8)
         #expect(entries.first { $0["s"] as? Int == 19 }?["u"] as? Bool == true)
         try await browserCheck(out, ["--step", "33", "--expect", "itemCount=16", "--expect-diff", "~ itemCount: 8 → 16", "--blame", "itemCount=33"])
+        // Between them, the pane names the recorded states on either side.
+        try await browserCheck(out, ["--step", "19", "--expect-note", "Not recorded at this step (recorded states: #17, #33)."])
+        try await browserCheck(out, ["--step", "5", "--expect-note", "Not recorded at this step (recorded states: #17)."])
     }
 
     @Test("in a browser, an integer past 2^53 and a long decimal show every digit in the tree, the diff and blame")
@@ -171,6 +174,8 @@ struct TimelineTests {
             arguments += ["--blame", "nextPage=\(lastChange)"]
             try await browserCheck(out, arguments)
         }
+        // With mutations and errors hidden, the next button steps from action to action: #19, #22, #25.
+        try await browserCheck(out, ["--step", "19", "--hide", "mutation", "--hide", "error", "--next", "2", "--expect-label", "#25 action loadNextPage"])
     }
 
     @Test("in a browser: a page of 100 000 entries loads, steps and shows the state")

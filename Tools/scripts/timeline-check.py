@@ -2,12 +2,18 @@
 """Drives a `reactorlog timeline` page in a real headless Chromium, as a user would, and checks what it shows.
 
     timeline-check.py PAGE --step SEQ [--expect PATH=JSON]... [--expect-diff LINE]... [--blame PATH=SEQ]...
+                      [--expect-note TEXT]... [--hide KIND]... [--next N --expect-label TEXT]
                       [--screenshot FILE.png] [--report]
 
-It opens the page from its file, waits for it to be ready, moves the slider with the keyboard to the entry SEQ
-(from whichever end is nearer), then checks: the state tree shows each PATH with the JSON value given (numbers compared
-exactly, to the last digit); the diff lists each LINE; clicking each blame PATH in the tree lists the mutation SEQ in the blame panel; the page logged no error; and the browser made no
-network request but the page's own file. Prints one line per failure and exits 1, or exits 0.
+It opens the page from its file, waits for it to be ready, hides the entries of each KIND (action, mutation, error,
+marker) with its checkbox, moves the slider with the keyboard to the entry SEQ (from whichever end is nearer), then
+checks: the state tree shows each PATH with the JSON value given (numbers compared exactly, to the last digit); the
+diff lists each LINE; the state pane contains each TEXT; clicking each blame PATH in the tree lists the mutation SEQ
+in the blame panel; pressing the page's next button N times (which steps over hidden entries) leaves a step label
+starting with the TEXT given; the minimap shows the entries, an error's tick in the error colour; the page logged no
+error; and the browser made no network request but the page's own file. Prints one line per failure and exits 1, or
+exits 0. With --report, prints how long loading took and how long a step takes in the page (the arrow key's handler
+and the layout after it, 200 steps back and forth), without the browser driver's round trips.
 
 Needs Debian's chromium, chromium-driver and python3-selenium (Tools/scripts/setup.sh --browser installs them).
 """
@@ -46,6 +52,32 @@ def browser(profile):
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
+def minimap_failures(driver):
+    """The minimap's pixels: some column shows an entry, and a page with an error shows a full-height tick in the error
+    colour (the position marker is full-height too, in the text colour)."""
+    found = driver.execute_script("""
+        const canvas = document.getElementById("minimap");
+        const pixels = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+        const at = (x, y) => pixels.slice((y * canvas.width + x) * 4, (y * canvas.width + x) * 4 + 4);
+        const probe = document.createElement("canvas").getContext("2d");
+        probe.fillStyle = getComputedStyle(document.documentElement).getPropertyValue("--error");
+        probe.fillRect(0, 0, 1, 1);
+        const red = probe.getImageData(0, 0, 1, 1).data;
+        let ticks = 0, errors = 0;
+        for (let x = 0; x < canvas.width; x++) {
+            if (at(x, canvas.height - 1)[3] > 0) ticks++;
+            const top = at(x, 0);
+            if (top[3] > 0 && [0, 1, 2].every((c) => Math.abs(top[c] - red[c]) < 8)) errors++;
+        }
+        return { ticks, errors, hasError: data.entries.some((entry) => entry.k === "error") };""")
+    failures = []
+    if found["ticks"] <= 2:  # the position's marker alone is two pixels wide
+        failures.append("the minimap shows no entry")
+    if found["hasError"] and found["errors"] == 0:
+        failures.append("the minimap shows no error's tick, though the page holds an error")
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("page")
@@ -53,6 +85,10 @@ def main():
     parser.add_argument("--expect", action="append", default=[])
     parser.add_argument("--expect-diff", action="append", default=[])
     parser.add_argument("--blame", action="append", default=[])
+    parser.add_argument("--expect-note", action="append", default=[])
+    parser.add_argument("--hide", action="append", default=[], choices=["action", "mutation", "error", "marker"])
+    parser.add_argument("--next", type=int, default=0)
+    parser.add_argument("--expect-label")
     parser.add_argument("--screenshot")
     parser.add_argument("--report", action="store_true", help="print how long loading and stepping took")
     arguments = parser.parse_args()
@@ -67,6 +103,8 @@ def main():
             WebDriverWait(driver, 30).until(lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
 
             loaded = time.monotonic()
+            for kind in arguments.hide:
+                driver.find_element(By.ID, "show-" + kind).click()
 
             # Move the slider as a user does, with the keyboard: from the start (Home) or the end (End), whichever is
             # nearer, step by step until the entry is shown.
@@ -85,8 +123,14 @@ def main():
                 failures.append("the slider never reached #%d (label: %r)" % (arguments.step, label.text))
             stepped = time.monotonic()
             if arguments.report:
-                print("load %.0f ms, %d key presses at %.1f ms each" % (
+                print("load %.0f ms, %d key presses at %.1f ms each (through the driver)" % (
                     (loaded - opened) * 1000, presses, (stepped - started) * 1000 / max(presses, 1)))
+                print("a step in the page: %.2f ms" % driver.execute_script("""
+                    const press = (key) => { document.body.dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true }));
+                                             return document.body.offsetHeight; };
+                    const started = performance.now();
+                    for (let i = 0; i < 100; i++) { press("ArrowLeft"); press("ArrowRight"); }
+                    return (performance.now() - started) / 200;"""))
 
             for expectation in arguments.expect:
                 path, _, expected = expectation.partition("=")
@@ -101,6 +145,13 @@ def main():
                 if line not in diff:
                     failures.append("the diff does not show %r; it shows %r" % (line, diff))
 
+            pane = driver.find_element(By.ID, "state-tree").text
+            for note in arguments.expect_note:
+                if note not in pane:
+                    failures.append("the state pane does not say %r; it says %r" % (note, pane))
+
+            failures += minimap_failures(driver)
+
             for blame in arguments.blame:
                 path, _, sequence = blame.partition("=")
                 keys = driver.find_elements(By.CSS_SELECTOR, '#state-tree [data-path="%s"] .key' % path)
@@ -111,6 +162,12 @@ def main():
                     blamed = [line.get_attribute("data-sequence") for line in driver.find_elements(By.CSS_SELECTOR, "#blame .change")]
                     if sequence not in blamed:
                         failures.append("blame of %s lists %r, not #%s" % (path, blamed, sequence))
+
+            if arguments.next:
+                for _ in range(arguments.next):
+                    driver.find_element(By.ID, "next").click()
+                if arguments.expect_label and not label.text.startswith(arguments.expect_label):
+                    failures.append("after %d presses of next the label reads %r, not %r" % (arguments.next, label.text, arguments.expect_label))
 
             if arguments.screenshot:
                 driver.save_screenshot(arguments.screenshot)

@@ -226,7 +226,7 @@ enum TimelinePage {
     function stateUnknown() { return position === 0 ? data.start === null : !!entries[position - 1].u; }
 
     // The entry list: actions with the mutations and errors they caused nested under them, filtered.
-    let rows = [];
+    let rows = [], rowOf = new Int32Array(0);
     function buildRows() {
       const kinds = {
         action: document.getElementById("show-action").checked, mutation: document.getElementById("show-mutation").checked,
@@ -249,6 +249,9 @@ enum TimelinePage {
         if (visible(entry)) rows.push({ index: i, nested: false });
         for (const child of children.get(entry.s) || []) if (visible(entries[child])) rows.push({ index: child, nested: true });
       }
+      // Each entry's row, or -1 when filtered out: a step asks it, where a search of the rows took a look at each.
+      rowOf = new Int32Array(entries.length).fill(-1);
+      rows.forEach((row, r) => { rowOf[row.index] = r; });
       const list = document.getElementById("entries");
       list.firstChild.style.height = rows.length * ROW + "px";
       drawRows();
@@ -274,7 +277,7 @@ enum TimelinePage {
       }
     }
     function revealSelected() {
-      const r = rows.findIndex((row) => row.index === position - 1);
+      const r = position > 0 ? rowOf[position - 1] : -1;
       if (r < 0) return;
       const list = document.getElementById("entries");
       if (r * ROW < list.scrollTop || (r + 1) * ROW > list.scrollTop + list.clientHeight) {
@@ -324,8 +327,11 @@ enum TimelinePage {
     function renderState() {
       const tree = document.getElementById("state-tree");
       if (stateUnknown()) {
-        const before = entries.slice(0, position).map((e) => e.d ? e.s : null).filter((s) => s !== null).pop();
-        const after = entries.slice(position).find((e) => e.d);
+        // The nearest recorded states, walked to from here: a few hundred entries apart, not the whole range.
+        let back = position - 1, ahead = position;
+        while (back >= 0 && !entries[back].d) back--;
+        while (ahead < entries.length && !entries[ahead].d) ahead++;
+        const before = back >= 0 ? entries[back].s : undefined, after = entries[ahead];
         tree.replaceChildren(text("div", "Not recorded at this step" +
           (before !== undefined || after ? " (recorded states: " + [before !== undefined ? "#" + before : null, after ? "#" + after.s : null].filter(Boolean).join(", ") + ")" : "") +
           ". An inspector built with this reactor's reduce shows every state.", "unknown"));
@@ -431,15 +437,27 @@ enum TimelinePage {
       }
     }
 
+    // The entries' ticks, drawn once for the minimap's width and copied onto it at each step with the position.
+    let ticks = null;
     function drawMinimap() {
       const canvas = document.getElementById("minimap");
       const width = canvas.clientWidth;
-      canvas.width = width;
+      const styles = getComputedStyle(document.documentElement);
+      const color = (name) => styles.getPropertyValue("--" + name);
+      if (!ticks || ticks.width !== width || ticks.colors !== color("error")) ticks = drawTicks(width, canvas.height, color);
+      if (canvas.width !== width) canvas.width = width;
       const context = canvas.getContext("2d");
       context.clearRect(0, 0, width, canvas.height);
       if (!entries.length) return;
-      const styles = getComputedStyle(document.documentElement);
-      const color = (name) => styles.getPropertyValue("--" + name);
+      context.drawImage(ticks.canvas, 0, 0);
+      context.fillStyle = color("text");
+      context.fillRect(Math.floor(position * width / Math.max(1, entries.length)), 0, 2, canvas.height);
+    }
+    function drawTicks(width, height, color) {
+      const canvas = document.createElement("canvas");
+      canvas.width = width;
+      canvas.height = height;
+      const context = canvas.getContext("2d");
       const rank = { marker: 0, mutation: 1, action: 2, error: 3 };
       const buckets = new Array(width).fill(-1);
       entries.forEach((entry, i) => {
@@ -450,11 +468,11 @@ enum TimelinePage {
       buckets.forEach((r, x) => {
         if (r < 0) return;
         context.fillStyle = color(names[r]);
-        const height = r === 3 ? canvas.height : canvas.height / 2;
-        context.fillRect(x, canvas.height - height, 1, height);
+        const tall = r === 3 ? height : height / 2;
+        context.fillRect(x, height - tall, 1, tall);
       });
-      context.fillStyle = color("text");
-      context.fillRect(Math.floor(position * width / Math.max(1, entries.length)), 0, 2, canvas.height);
+      // Kept with the colours it was drawn in: a switch to dark mode draws it again.
+      return { canvas, width, colors: color("error") };
     }
 
     function render() {
@@ -477,8 +495,7 @@ enum TimelinePage {
 
     function step(direction) {
       let target = position + direction;
-      const shown = new Set(rows.map((row) => row.index));
-      while (target > 0 && target <= entries.length && !shown.has(target - 1)) target += direction;
+      while (target > 0 && target <= entries.length && rowOf[target - 1] < 0) target += direction;
       moveTo(target);
     }
 
