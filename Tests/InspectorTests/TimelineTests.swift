@@ -11,7 +11,8 @@ struct TimelineTests {
 
     /// The JSON data a page embeds.
     func embedded(_ page: String) throws -> [String: Any] {
-        let start = try #require(page.range(of: #"<script type="application/json" id="timeline-data">"#))
+        let tag = try #require(page.range(of: #"<script type="application/json" id="timeline-data""#))
+        let start = try #require(page.range(of: ">", range: tag.upperBound..<page.endIndex))
         let end = try #require(page.range(of: "</script>", range: start.upperBound..<page.endIndex))
         let text = page[start.upperBound..<end.lowerBound]
         return try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
@@ -41,6 +42,8 @@ struct TimelineTests {
             #expect(!html.contains(reference), "the page refers to something outside it: \(reference)")
         }
         #expect(html.contains("Content-Security-Policy\" content=\"default-src 'none'"))
+        // No number the page holds needs more than a JavaScript number: it is read without the exact reviver.
+        #expect(html.contains(#"<script type="application/json" id="timeline-data" data-exact="false">"#))
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
         let data = try embedded(html)
@@ -138,7 +141,9 @@ struct TimelineTests {
         }
         try log.close()
         let out = scratch.file("ids.html")
-        #expect(try await timeline([path, "--out", out]).result.status == 0)
+        let written = try await timeline([path, "--out", out])
+        #expect(written.result.status == 0)
+        #expect(written.page?.contains(#"id="timeline-data" data-exact="true""#) == true, "the page reads its numbers exactly")
         // A double would show both ids as 1795878961569513700 and both rates as 0.12345678901234568, and no change
         // between them; a number a double holds stays one.
         try await browserCheck(out, ["--step", "3", "--expect", "id=1795878961569513828", "--expect", "rate=0.12345678901234567892",

@@ -79,6 +79,30 @@ struct TimelineDocument: Encodable {
 }
 
 extension TimelineDocument {
+    /// Whether a number in the document would change as a JavaScript number: an integer beyond 2^53 or a decimal kept
+    /// exactly, which the page then reads through its exact reviver (a BigInt, or the number's text).
+    var needsExactNumbers: Bool {
+        let largest: UInt64 = 1 << 53 - 1
+        return Self.inexact(start) || entries.contains { row in
+            row.s > largest || row.b ?? 0 > largest || Self.inexact(row.p)
+                || row.d?.contains { Self.inexact($0.old) || Self.inexact($0.new) } == true
+        }
+    }
+
+    private static func inexact(_ value: JSONValue?) -> Bool {
+        switch value {
+        case .number(.integer(let number))?: number.magnitude >= 1 << 53
+        case .number(.unsigned(let number))?: number >= 1 << 53
+        // A double is written as its shortest text, which JavaScript reads back the same, but one integral and past
+        // 2^53 is read as a BigInt when it is written without an exponent.
+        case .number(.double(let number))?: number.magnitude >= 0x1p53
+        case .number(.decimal)?: true
+        case .array(let values)?: values.contains { inexact($0) }
+        case .object(let members)?: members.values.contains { inexact($0) }
+        default: false
+        }
+    }
+
     /// The document for `machine`'s stream from `from` through `through`, holding at most `limit` entries: the
     /// first `limit` when `from` is given, else the last `limit`; each action's call site from `sites`.
     static func make(

@@ -12,7 +12,8 @@ enum TimelinePage {
         // `<` only occurs inside JSON strings, where `\u003c` means the same: the data can never close its element.
         let data = String(decoding: try encoder.encode(document), as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")
         let title = escape("\(document.source.stream) — timeline")
-        return head.replacingOccurrences(of: "@TITLE@", with: title) + data + tail
+        return head.replacingOccurrences(of: "@TITLE@", with: title)
+            .replacingOccurrences(of: "@EXACT@", with: String(document.needsExactNumbers)) + data + tail
     }
 
     /// `text` with the characters that mean something in HTML replaced by references.
@@ -130,7 +131,7 @@ enum TimelinePage {
         </section>
       </div>
     </main>
-    <script type="application/json" id="timeline-data">
+    <script type="application/json" id="timeline-data" data-exact="@EXACT@">
     """#
 
     private static let tail = #"""
@@ -160,8 +161,11 @@ enum TimelinePage {
       };
       return normal(a) === normal(b);
     }
-    const data = JSON.parse(document.getElementById("timeline-data").textContent,
-      (key, value, context) => exact(value, context === undefined ? undefined : context.source));
+    // Read through `exact` only when a number needs it: calling it for every value took most of a large page's load.
+    const embedded = document.getElementById("timeline-data");
+    const data = embedded.dataset.exact === "true"
+      ? JSON.parse(embedded.textContent, (key, value, context) => exact(value, context === undefined ? undefined : context.source))
+      : JSON.parse(embedded.textContent);
     function json(value, space) {
       return JSON.stringify(value, (key, item) => typeof item !== "bigint" && !(item instanceof String) ? item
         : typeof JSON.rawJSON === "function" ? JSON.rawJSON(item.toString()) : item.toString(), space);
