@@ -79,8 +79,9 @@ struct TimelineDocument: Encodable {
 }
 
 extension TimelineDocument {
-    /// Whether a number in the document would change as a JavaScript number: an integer beyond 2^53 or a decimal kept
-    /// exactly, which the page then reads through its exact reviver (a BigInt, or the number's text).
+    /// Whether a number in the document would change as a JavaScript number (a number, a sequence number or a cause
+    /// from 2^53 on, or a decimal kept exactly), so that the page reads it through its exact reviver: a BigInt, or the
+    /// number's text.
     var needsExactNumbers: Bool {
         let largest: UInt64 = 1 << 53 - 1
         return Self.inexact(start) || entries.contains { row in
