@@ -74,6 +74,28 @@ struct TimelineTests {
         #expect(try await Tool.run(["timeline", demo, "--limit", "0"]).status == 64)
     }
 
+    @Test("--since and --until choose the page's entries by time, from the first at or after the one to the last before the first after the other")
+    func timeSpan() async throws {
+        let demo = try await Tool.demoLog(in: scratch)
+        // The search stream's entries with their exact times, and the times as the JSON lists them (to the millisecond).
+        let entries = try await Tool.run(["log", demo, "--stream", "search", "--json"]).lines.map { line in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+            return (sequence: object["sequence"] as? Int ?? 0, time: object["time"] as? String ?? "",
+                    nanoseconds: Int64(object["timestampNanoseconds"] as? String ?? "") ?? 0)
+        }
+        let (since, until) = (entries[16], entries[20])
+        let from = since.nanoseconds / 1_000_000 * 1_000_000, through = until.nanoseconds / 1_000_000 * 1_000_000 + 999_999
+        let expected = entries.filter { $0.nanoseconds >= from && $0.nanoseconds <= through }.map(\.sequence)
+        let out = scratch.file("span.html")
+        let (result, page) = try await timeline([demo, "--stream", "search", "--since", since.time, "--until", until.time, "--out", out])
+        #expect(result.status == 0, "\(result.error)")
+        let data = try embedded(try #require(page))
+        let shown = (data["entries"] as? [[String: Any]] ?? []).map { $0["s"] as? Int ?? 0 }
+        #expect(shown == expected && shown.contains(17) && shown.contains(21), "\(shown)")
+        let none = try await timeline([demo, "--stream", "search", "--since", "2000-01-01T00:00:00Z", "--until", "2000-01-01T00:00:01Z", "--out", scratch.file("none.html")])
+        #expect(none.result.status == 2 && none.result.error.contains("Stream 'search' has no entry since 2000-01-01T00:00:00Z until 2000-01-01T00:00:01Z"), "\(none.result.error)")
+    }
+
     @Test("names from a hostile log cannot end the page's data or run as script")
     func hostileNames() async throws {
         let path = scratch.file("hostile.reactorlog")

@@ -118,6 +118,30 @@ enum EntryFilters {
         return (first, last)
     }
 
+    /// The steps `--since` and `--until` select (of `stream`, if given), for a command that takes a range: from the
+    /// first entry at or after the one, up to the last before the first entry after the other; `nil` for a time not
+    /// given. Refuses times that select no entry, naming when the entries were written.
+    static func steps(since: String?, until: String?, stream: String?, in log: EventLog) throws -> (from: UInt64?, through: UInt64?) {
+        let (first, last) = try times(since: since, until: until)
+        guard first != nil || last != nil else { return (nil, nil) }
+        func entry(from: UInt64 = 1, since: Int64? = nil, through: UInt64 = .max) throws -> LogEntry? {
+            var entries = log.entries(EntryQuery(from: from, through: through, limit: 1, stream: stream, since: since))
+            return try entries.next()
+        }
+        var through: UInt64?
+        if let last, let after = try entry(since: last + 1) { through = after.sequence - 1 }
+        let start = try first.map { try entry(since: $0, through: through ?? .max)?.sequence ?? .max }
+        if try entry(from: start ?? 1, through: through ?? .max) != nil { return (start, through) }
+        let owner = stream.map { "Stream '\($0)'" } ?? "The log"
+        let span = [since.map { "since \($0)" }, until.map { "until \($0)" }].compactMap { $0 }.joined(separator: " ")
+        let highest = try stream.map { try log.highestSequence(stream: $0) } ?? log.highestSequence()
+        guard let firstEntry = try entry(), let lastEntry = try log.entry(at: highest) else {
+            throw InspectorFailure("\(owner) has no entries, so none \(span).", exit: .invalidArgument)
+        }
+        let held = "\(EntryLine.iso8601(nanoseconds: firstEntry.timestamp)) and \(EntryLine.iso8601(nanoseconds: lastEntry.timestamp))"
+        throw InspectorFailure("\(owner) has no entry \(span): its entries were written between \(held). Choose times between them.", exit: .invalidArgument)
+    }
+
     /// The span of time `text` names, in nanoseconds since 1970: ISO 8601, or a time of day today in the local time
     /// zone. A time names everything its last digit covers, so that `--since` and `--until` take a time as a listing
     /// prints it: `09:23:28.238` is that millisecond (every entry listed at it), `14:03` that minute.

@@ -50,37 +50,20 @@ struct Pack: AsyncParsableCommand {
         }
     }
 
-    /// The steps to pack: `--from` and `--to`, or the entries (of `--stream`, if given) from the first at or after
-    /// `--since` or within `--last` of the last one, up to the last before the first one after `--until`. Refuses
-    /// times that select no entry.
+    /// The steps to pack: `--from` and `--to`, or the steps `--since` and `--until` select, or the entries (of
+    /// `--stream`, if given) within `--last` of the last one.
     private func range(in log: EventLog) throws -> (from: UInt64, through: UInt64) {
-        let (since, until) = try EntryFilters.times(since: since, until: until)
-        var through = to ?? .max
-        if let until, let after = try first(in: log, since: until + 1) { through = after.sequence - 1 }
-        var start = from ?? 1
+        let times = try EntryFilters.steps(since: since, until: until, stream: stream, in: log)
+        let through = times.through ?? to ?? .max
+        var start = times.from ?? from ?? 1
         if let last {
             let lastSequence = try stream.map { try log.lastSequence(stream: $0, atOrBefore: through) } ?? min(try log.highestSequence(), through)
             if let lastSequence, let latest = try log.entry(at: lastSequence) {
-                start = try first(in: log, since: latest.timestamp - last.nanoseconds, through: through)?.sequence ?? latest.sequence
+                var first = log.entries(EntryQuery(through: through, limit: 1, stream: stream, since: latest.timestamp - last.nanoseconds))
+                start = try first.next()?.sequence ?? latest.sequence
             }
-        } else if let since {
-            start = try first(in: log, since: since, through: through)?.sequence ?? .max
         }
-        guard since != nil || until != nil, try first(in: log, from: start, through: through) == nil else { return (start, through) }
-        let owner = stream.map { "Stream '\($0)'" } ?? "The log"
-        let span = [self.since.map { "since \($0)" }, self.until.map { "until \($0)" }].compactMap { $0 }.joined(separator: " ")
-        let highest = try stream.map { try log.highestSequence(stream: $0) } ?? log.highestSequence()
-        guard let firstEntry = try first(in: log), let lastEntry = try log.entry(at: highest) else {
-            throw InspectorFailure("\(owner) has no entries, so none \(span).", exit: .invalidArgument)
-        }
-        let held = "\(EntryLine.iso8601(nanoseconds: firstEntry.timestamp)) and \(EntryLine.iso8601(nanoseconds: lastEntry.timestamp))"
-        throw InspectorFailure("\(owner) has no entry \(span): its entries were written between \(held). Choose times between them.", exit: .invalidArgument)
-    }
-
-    /// The first entry (of `--stream`, if given) in `from…through` at or after `since`.
-    private func first(in log: EventLog, from: UInt64 = 1, since: Int64? = nil, through: UInt64 = .max) throws -> LogEntry? {
-        var entries = log.entries(EntryQuery(from: from, through: through, limit: 1, stream: stream, since: since))
-        return try entries.next()
+        return (start, through)
     }
 
     private func describe(_ starts: [ExportWriter.Start]) -> String {

@@ -8,19 +8,24 @@ struct Timeline: AsyncParsableCommand {
         abstract: "Write a stream's timeline as one self-contained HTML page: step through its states, diffs and blame in a browser.",
         discussion: """
             The page needs no network and no server: open it from a bug report's attachments. It holds at most \
-            --limit entries (the last ones, or the first ones from --from) and says so when the range has more.
+            --limit entries (the last ones, or the first ones from --from or --since) and says so when the range has \
+            more.
             """)
 
     @OptionGroup var log: LogArgument
     @OptionGroup var streamOption: StreamOption
     @Option(name: .long, help: "From this sequence number (default: the last --limit entries).") var from: UInt64?
     @Option(name: .long, help: "Up to this sequence number (default: the last).") var to: UInt64?
+    @Option(name: .long, help: "From the first entry at or after this time: ISO 8601 or HH:MM[:SS[.sss]] today, local time.") var since: String?
+    @Option(name: .long, help: "Up to the last entry before the first one after this time, through its last digit (14:03 is up to 14:03:59.999…).") var until: String?
     @Option(name: .long, help: "The most entries the page holds.") var limit = 100_000
     @Option(name: [.short, .long], help: "The page to write (default: STREAM.timeline.html).") var out: String?
     @Flag(name: .long, help: "Replace the --out file if it exists (never a symbolic link).") var force = false
 
     func validate() throws {
         guard limit > 0 else { throw ValidationError("--limit must be at least 1.") }
+        if since != nil && from != nil { throw ValidationError("Give --since or --from, not both.") }
+        if until != nil && to != nil { throw ValidationError("Give --until or --to, not both.") }
         try StepRange.validate(from: from, to: to)
     }
 
@@ -30,6 +35,8 @@ struct Timeline: AsyncParsableCommand {
             if from != nil || to != nil {
                 try StepRange.requireEntries(in: session.log, stream: stream.name, from: from ?? 1, through: to ?? .max)
             }
+            let times = try EntryFilters.steps(since: since, until: until, stream: stream.name, in: session.log)
+            let (from, to) = (times.from ?? from, times.through ?? to)
             let machine = try session.machine(for: stream)
             var sites = try CallSiteLookup(log: session.log, streams: [stream.name], following: false)
             let document = try TimelineDocument.make(
