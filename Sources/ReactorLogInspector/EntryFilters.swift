@@ -1,0 +1,114 @@
+import EventLogKit
+import Foundation
+
+/// Parsing of the filters the commands share: kinds, counts, and times (`log`, `pack` and `timeline`).
+enum EntryFilters {
+    static func kinds(_ names: [String]) throws -> Set<EntryKind>? {
+        guard !names.isEmpty else { return nil }
+        return Set(try names.map { name in
+            guard let kind = EntryKind(name: name) else {
+                throw InspectorFailure("'\(name)' is not an entry kind. Use action, mutation, error, opened, resumed or closed (or effectError, streamOpened, streamResumed, streamClosed).", exit: .invalidArgument)
+            }
+            return kind
+        })
+    }
+
+    /// The bounds of `--since` and `--until`, in nanoseconds since 1970: the first instant of the one, the last of the
+    /// other. Refuses an `--until` before the `--since`, which would list nothing.
+    static func times(since: String?, until: String?) throws -> (since: Int64?, until: Int64?) {
+        let first = try since.map(time)?.lowerBound, last = try until.map(time)?.upperBound
+        if let first, let last, last < first {
+            throw InspectorFailure("--until \(until ?? "") is before --since \(since ?? ""): give the earlier time to --since.", exit: .invalidArgument)
+        }
+        return (first, last)
+    }
+
+    /// The steps `--since` and `--until` select (of `stream`, if given), for a command that takes a range: from the
+    /// first entry at or after the one, up to the last before the first entry after the other; `nil` for a time not
+    /// given. Refuses times that select no entry, naming when the entries were written.
+    static func steps(since: String?, until: String?, stream: String?, in log: EventLog) throws -> (from: UInt64?, through: UInt64?) {
+        let (first, last) = try times(since: since, until: until)
+        guard first != nil || last != nil else { return (nil, nil) }
+        func entry(from: UInt64 = 1, since: Int64? = nil, through: UInt64 = .max) throws -> LogEntry? {
+            var entries = log.entries(EntryQuery(from: from, through: through, limit: 1, stream: stream, since: since))
+            return try entries.next()
+        }
+        var through: UInt64?
+        if let last, let after = try entry(since: last + 1) { through = after.sequence - 1 }
+        let start = try first.map { try entry(since: $0, through: through ?? .max)?.sequence ?? .max }
+        if try entry(from: start ?? 1, through: through ?? .max) != nil { return (start, through) }
+        let owner = stream.map { "Stream '\($0)'" } ?? "The log"
+        let span = [since.map { "since \($0)" }, until.map { "until \($0)" }].compactMap { $0 }.joined(separator: " ")
+        let highest = try stream.map { try log.highestSequence(stream: $0) } ?? log.highestSequence()
+        guard let firstEntry = try entry(), let lastEntry = try log.entry(at: highest) else {
+            throw InspectorFailure("\(owner) has no entries, so none \(span).", exit: .invalidArgument)
+        }
+        let held = "\(EntryLine.iso8601(nanoseconds: firstEntry.timestamp)) and \(EntryLine.iso8601(nanoseconds: lastEntry.timestamp))"
+        throw InspectorFailure("\(owner) has no entry \(span): its entries were written between \(held). Choose times between them.", exit: .invalidArgument)
+    }
+
+    /// The span of time `text` names, in nanoseconds since 1970: ISO 8601, or a time of day today in the local time
+    /// zone. A time names everything its last digit covers, so that `--since` and `--until` take a time as a listing
+    /// prints it: `09:23:28.238` is that millisecond (every entry listed at it), `14:03` that minute.
+    static func time(_ text: String) throws -> ClosedRange<Int64> {
+        // The fraction is read as digits: a `Date` holds about a quarter of a microsecond at today's times.
+        var whole = text, fraction: Int64 = 0, unit: Int64 = 1_000_000_000
+        if let dot = text.firstIndex(of: ".") {
+            let digits = text[text.index(after: dot)...].prefix { ("0"..."9").contains($0) }
+            guard (1...9).contains(digits.count), let value = Int64(digits) else {
+                throw InspectorFailure("'\(text)' is not a time: its fraction of a second has one to nine digits.", exit: .invalidArgument)
+            }
+            unit = 1
+            for _ in digits.count..<9 { unit *= 10 }
+            fraction = value * unit
+            whole = String(text[..<dot] + text[digits.endIndex...])
+        }
+        let seconds: Int64
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime]
+        if let date = iso.date(from: whole) {
+            seconds = try wholeSeconds(date.timeIntervalSince1970, text)
+        } else if let clock = timeOfDay(whole) {
+            // A fraction follows seconds only.
+            guard zip(clock, [24, 60, 60]).allSatisfy({ $0 < $1 }), clock.count == 3 || whole == text else {
+                throw InspectorFailure("'\(text)' is not a time of day. Use HH:MM[:SS] with hours 0 to 23 and minutes and seconds 0 to 59.", exit: .invalidArgument)
+            }
+            if clock.count == 2 { unit = 60_000_000_000 }
+            let midnight = try wholeSeconds(Calendar.current.startOfDay(for: Date()).timeIntervalSince1970, text)
+            seconds = midnight + clock[0] * 3600 + clock[1] * 60 + (clock.count == 3 ? clock[2] : 0)
+        } else {
+            throw InspectorFailure("'\(text)' is not a time. Use ISO 8601 (2026-11-21T22:37:55Z) or HH:MM[:SS] for today.", exit: .invalidArgument)
+        }
+        let (start, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow, start <= .max - fraction - unit else {
+            throw InspectorFailure("'\(text)' is out of range: a log holds times from 1678 to 2262.", exit: .invalidArgument)
+        }
+        return (start + fraction)...(start + fraction + unit - 1)
+    }
+
+    /// The hours, minutes and, if given, seconds of `HH:MM[:SS]`; `nil` when `text` is not two or three numbers between
+    /// colons.
+    private static func timeOfDay(_ text: String) -> [Int64]? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        let values = parts.compactMap { part in part.allSatisfy { ("0"..."9").contains($0) } ? Int64(part) : nil }
+        guard (2...3).contains(parts.count), values.count == parts.count else { return nil }
+        return values
+    }
+
+    /// A whole number of seconds since 1970, within what the inspector's arithmetic holds.
+    private static func wholeSeconds(_ seconds: Double, _ text: String) throws -> Int64 {
+        guard let value = Int64(exactly: seconds.rounded()), abs(value) < 1 << 40 else {
+            throw InspectorFailure("'\(text)' is out of range: a log holds times from 1678 to 2262.", exit: .invalidArgument)
+        }
+        return value
+    }
+
+    /// A `--limit` or `--lines` count, which cannot be negative.
+    static func count(_ value: Int?, option: String) throws -> Int? {
+        guard let value else { return nil }
+        guard value >= 0 else {
+            throw InspectorFailure("\(option) is \(value), but it counts entries: use 0 or more.", exit: .invalidArgument)
+        }
+        return value
+    }
+}
