@@ -33,9 +33,9 @@ struct WhatIfCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await inspect(opening: log.log) { session in
-            // Without --stream, the first step left out names the stream; it must be an entry to name one.
-            _ = try entry(skip[0], in: session.log)
-            let stream = try session.stream(streamOption.stream, step: skip[0])
+            // Each step read once; without --stream, the first one names the stream.
+            let skipped = try skip.map { try entry($0, in: session.log) }
+            let stream = try session.stream(streamOption.stream ?? skipped[0].stream)
             let at = try self.at ?? session.log.highestSequence(stream: stream.name)
             try session.checkStep(at, stream: stream)
             let machine = try session.machine(for: stream)
@@ -44,12 +44,12 @@ struct WhatIfCommand: AsyncParsableCommand {
                     "What-if replays the stream with the reducer of \(stream.reactorType), which this inspector does not know. Build an inspector that registers it (docs/INSPECTOR.md).",
                     exit: .needsReducer)
             }
-            let left = try skip.map { try leftOut($0, stream: stream, at: at, in: session.log) }
-            let skipped = Set(left.flatMap { $0.mutations.map(\.sequence) })
-            let outcome = try machine.whatIfJSON(skipping: skipped, through: at)
+            let left = try skipped.map { try leftOut($0, stream: stream, at: at, in: session.log) }
+            let mutations = Set(left.flatMap { $0.mutations.map(\.sequence) })
+            let outcome = try machine.whatIfJSON(skipping: mutations, through: at)
             if output.json {
                 return try printJSON(WhatIfJSON(
-                    stream: stream.name, at: at, skipped: skipped.sorted(), changes: ChangeJSON.list(outcome.diff),
+                    stream: stream.name, at: at, skipped: mutations.sorted(), changes: ChangeJSON.list(outcome.diff),
                     state: outcome.state))
             }
             let t = session.terminal
@@ -78,10 +78,10 @@ struct WhatIfCommand: AsyncParsableCommand {
         return entry
     }
 
-    /// The entry `step` names and the mutations it leaves out: itself, or every mutation the action caused up to `at`.
-    /// Refuses a step that is not a mutation or an action of `stream` at or before `at`.
-    private func leftOut(_ step: UInt64, stream: StreamInfo, at: UInt64, in log: EventLog) throws -> (entry: LogEntry, mutations: [LogEntry]) {
-        let entry = try entry(step, in: log)
+    /// The mutations `entry` leaves out: itself, or every mutation the action caused up to `at`. Refuses an entry that
+    /// is not a mutation or an action of `stream` at or before `at`.
+    private func leftOut(_ entry: LogEntry, stream: StreamInfo, at: UInt64, in log: EventLog) throws -> (entry: LogEntry, mutations: [LogEntry]) {
+        let step = entry.sequence
         guard entry.stream == stream.name else {
             throw InspectorFailure(
                 "#\(step) is an entry of stream '\(entry.stream)', not of '\(stream.name)': what-if leaves out one stream's mutations.",
