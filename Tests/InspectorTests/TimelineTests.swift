@@ -175,7 +175,7 @@ struct TimelineTests {
                                      "--blame", "id=3", "--blame", "rate=3"])
     }
 
-    @Test("in a browser: the slider moves through states, the tree and the diff match the CLI's, blame lists the change")
+    @Test("in a browser: the slider moves through states, the tree and the diff match the CLI's, blame lists the change, Play keeps the recorded pace")
     func browser() async throws {
         let demo = try await Tool.demoLog(in: scratch)
         let out = scratch.file("search.html")
@@ -201,8 +201,11 @@ struct TimelineTests {
             arguments += ["--blame", "nextPage=\(lastChange)"]
             try await browserCheck(out, arguments)
         }
-        // With mutations and errors hidden, the next button steps from action to action: #19, #22, #25.
-        try await browserCheck(out, ["--step", "19", "--hide", "mutation", "--hide", "error", "--next", "2", "--expect-label", "#25 action loadNextPage"])
+        // With mutations and errors hidden, the next button steps from action to action: #19, #22, #25; and Play at a
+        // tenth of the recorded pace (the demo's 252 ms in about 2.5 s) shows the actions and markers alone, each no
+        // sooner than its recorded time allows.
+        try await browserCheck(out, ["--step", "19", "--hide", "mutation", "--hide", "error", "--next", "2", "--expect-label", "#25 action loadNextPage",
+                                     "--play", "0.1"])
     }
 
     @Test("in a browser: a page of 100 000 entries loads, steps and shows the state")

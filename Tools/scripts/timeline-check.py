@@ -3,14 +3,15 @@
 
     timeline-check.py PAGE --step SEQ [--expect PATH=JSON]... [--expect-diff LINE]... [--blame PATH=SEQ]...
                       [--expect-note TEXT]... [--hide KIND]... [--next N --expect-label TEXT]
-                      [--screenshot FILE.png] [--report]
+                      [--play SPEED] [--screenshot FILE.png] [--report]
 
 It opens the page from its file, waits for it to be ready, hides the entries of each KIND (action, mutation, error,
 marker) with its checkbox, moves the slider with the keyboard to the entry SEQ (from whichever end is nearer), then
 checks: the state tree shows each PATH with the JSON value given (numbers compared exactly, to the last digit); the
 diff lists each LINE; the state pane contains each TEXT; clicking each blame PATH in the tree lists the mutation SEQ
 in the blame panel; pressing the page's next button N times (which steps over hidden entries) leaves a step label
-starting with the TEXT given; the minimap shows the entries, an error's tick in the error colour; the page logged no
+starting with the TEXT given; with --play, pressing Play at SPEED from the start steps through every shown entry in
+order, none before its recorded pace allows, and stops at the last, and a key or the space bar pauses; the minimap shows the entries, an error's tick in the error colour; the page logged no
 error; and the browser made no network request but the page's own file. Prints one line per failure and exits 1, or
 exits 0. With --report, prints how long loading took and how long a step takes in the page (the arrow key's handler
 and the layout after it, 200 steps back and forth), without the browser driver's round trips.
@@ -30,7 +31,7 @@ try:
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
-    from selenium.webdriver.support.ui import WebDriverWait
+    from selenium.webdriver.support.ui import Select, WebDriverWait
 except ImportError:
     sys.exit("timeline-check: Python's selenium is missing: run Tools/scripts/setup.sh --browser "
              "(apt-get install python3-selenium chromium chromium-driver).")
@@ -78,6 +79,55 @@ def minimap_failures(driver):
     return failures
 
 
+def play_failures(driver, speed, hidden):
+    """Plays the page from its start at `speed` (the speed menu's value) and checks what the step label showed: every
+    shown entry in order, each no sooner than the recorded times allow (a gap divided by the speed, at most a second,
+    added up from the start), the button back to Play at the end; then that an arrow key and the space bar pause."""
+    Select(driver.find_element(By.ID, "speed")).select_by_value(speed)
+    driver.find_element(By.ID, "slider").send_keys(Keys.HOME)
+    driver.execute_script("""
+        const label = document.getElementById("step-label");
+        window.seen = [];
+        new MutationObserver(() => seen.push([performance.now(), label.textContent])).observe(label, { childList: true, characterData: true, subtree: true });
+        window.started = performance.now();
+        document.getElementById("play").click();""")
+    button = driver.find_element(By.ID, "play")
+    failures = []
+    try:
+        WebDriverWait(driver, 120).until(lambda d: button.get_attribute("aria-pressed") == "false")
+    except Exception:
+        return ["playing at %s× did not stop at the last entry within 120 s" % speed]
+    started, seen, entries = driver.execute_script("return [started, seen, data.entries]")
+    markers = ("opened", "resumed", "closed")
+    shown = [entry for entry in entries if ("marker" if entry["k"] in markers else entry["k"]) not in hidden]
+    played = [text.split(" ")[0] for _, text in seen]
+    if played != ["#%d" % entry["s"] for entry in shown]:
+        failures.append("playing showed %r, not every shown entry in order" % played)
+    else:
+        due = 0.0
+        for (at, text), entry, previous in zip(seen, shown, [None] + shown):
+            if previous is not None:
+                due += min(max(0, int(entry["t"]) - int(previous["t"])) / 1e6 / float(speed), 1000)
+            if at - started < due - 1:  # a millisecond for the clocks' rounding
+                failures.append("playing at %s× showed %s after %.1f ms, before its recorded pace (%.1f ms)" % (speed, text, at - started, due))
+                break
+    if button.text != "Play":
+        failures.append("the play button reads %r at the end, not Play" % button.text)
+    slider = driver.find_element(By.ID, "slider")
+    for key, name in ((Keys.ARROW_LEFT, "the left arrow"), (Keys.SPACE, "space")):
+        slider.send_keys(Keys.HOME)
+        button.click()
+        pressed = button.get_attribute("aria-pressed")
+        slider.send_keys(key)
+        label = driver.find_element(By.ID, "step-label").text
+        if label.startswith("#%d " % shown[-1]["s"]):
+            failures.append("playing reached the end before %s was pressed: too fast to tell whether it pauses" % name)
+        elif pressed != "true" or button.get_attribute("aria-pressed") != "false":
+            failures.append("pressing %s while playing did not pause (before: %s, after: %s)" % (
+                name, pressed, button.get_attribute("aria-pressed")))
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("page")
@@ -89,6 +139,7 @@ def main():
     parser.add_argument("--hide", action="append", default=[], choices=["action", "mutation", "error", "marker"])
     parser.add_argument("--next", type=int, default=0)
     parser.add_argument("--expect-label")
+    parser.add_argument("--play", choices=["0.1", "0.5", "1", "2", "10"])
     parser.add_argument("--screenshot")
     parser.add_argument("--report", action="store_true", help="print how long loading and stepping took")
     arguments = parser.parse_args()
@@ -168,6 +219,9 @@ def main():
                     driver.find_element(By.ID, "next").click()
                 if arguments.expect_label and not label.text.startswith(arguments.expect_label):
                     failures.append("after %d presses of next the label reads %r, not %r" % (arguments.next, label.text, arguments.expect_label))
+
+            if arguments.play:
+                failures += play_failures(driver, arguments.play, arguments.hide)
 
             if arguments.screenshot:
                 driver.save_screenshot(arguments.screenshot)

@@ -110,6 +110,11 @@ enum TimelinePage {
       <button id="previous" title="Previous step (← or k)">◀</button>
       <input type="range" id="slider" min="0" value="0" aria-label="Step">
       <button id="next" title="Next step (→ or j)">▶</button>
+      <button id="play" title="Play the shown entries at the pace they were recorded (space)" aria-pressed="false">Play</button>
+      <select id="speed" aria-label="Speed" title="Playing speed: a pause over a second plays as one second">
+        <option value="0.1">0.1×</option><option value="0.5">0.5×</option><option value="1" selected>1×</option>
+        <option value="2">2×</option><option value="10">10×</option>
+      </select>
       <span id="step-label"></span>
       <span class="filters">
         <label><input type="checkbox" id="show-action" checked> actions</label>
@@ -276,7 +281,7 @@ enum TimelinePage {
         row.append(text("span", "#" + entry.s, "seq"), text("span", relativeTime(entry), "time"),
           text("span", entry.k, "kind"), text("span", entry.r, "case"));
         row.title = absoluteTime(entry) + (entry.b !== undefined ? "  caused by #" + entry.b : "");
-        row.addEventListener("click", () => moveTo(index + 1));
+        row.addEventListener("click", () => go(index + 1));
         spacer.append(row);
       }
     }
@@ -436,7 +441,7 @@ enum TimelinePage {
         const span = entry.g !== undefined ? " (somewhere in #" + entry.g + "…#" + entry.s + ")" : "";
         const line = text("div", "#" + entry.s + " " + entry.c + cause + span + ": " + (change.before ?? "absent") + " → " + (change.after ?? "absent"), "change");
         line.dataset.sequence = entry.s;
-        line.addEventListener("click", () => moveTo(change.index + 1));
+        line.addEventListener("click", () => go(change.index + 1));
         list.append(line);
       }
     }
@@ -497,10 +502,53 @@ enum TimelinePage {
       drawMinimap();
     }
 
-    function step(direction) {
-      let target = position + direction;
+    // The nearest step from `from` in `direction` whose entry is shown, or the end of the range.
+    function shownStep(from, direction) {
+      let target = from + direction;
       while (target > 0 && target <= entries.length && rowOf[target - 1] < 0) target += direction;
-      moveTo(target);
+      return Math.max(0, Math.min(entries.length, target));
+    }
+    function step(direction) { go(shownStep(position, direction)); }
+    // A move the user asked for: it pauses playing.
+    function go(target) { pause(); moveTo(target); }
+
+    // Playing steps through the shown entries at the pace they were recorded, scaled by the speed menu; a pause
+    // longer than a second plays as one second. Each step is due a wait after the one before was due, not after it
+    // was drawn, so drawing does not slow the pace; a step drawn late is followed at once, none is skipped.
+    const LONGEST_WAIT = 1000;
+    let playing = null; // while playing: { due, timer }
+    function nextShown() {
+      const target = shownStep(position, 1);
+      return target > position && rowOf[target - 1] >= 0 ? target : -1;
+    }
+    function waitBefore(target) {
+      if (position === 0) return 0;
+      const recorded = Number(BigInt(entries[target - 1].t) - BigInt(entries[position - 1].t)) / 1e6;
+      // A device's clock may step back: such a gap plays as none.
+      return Math.min(Math.max(0, recorded) / Number(document.getElementById("speed").value), LONGEST_WAIT);
+    }
+    function schedule() {
+      const target = nextShown();
+      if (target < 0) { pause(); return; }
+      playing.due += waitBefore(target);
+      playing.timer = setTimeout(() => { moveTo(target); schedule(); }, Math.max(0, playing.due - performance.now()));
+    }
+    function play() {
+      if (nextShown() < 0) moveTo(0);
+      playing = { due: performance.now(), timer: null };
+      renderPlaying();
+      schedule();
+    }
+    function pause() {
+      if (!playing) return;
+      clearTimeout(playing.timer);
+      playing = null;
+      renderPlaying();
+    }
+    function renderPlaying() {
+      const button = document.getElementById("play");
+      button.textContent = playing ? "Pause" : "Play";
+      button.setAttribute("aria-pressed", String(!!playing));
     }
 
     document.getElementById("title").textContent = data.source.stream + " — " + data.source.reactorType;
@@ -512,27 +560,42 @@ enum TimelinePage {
     document.getElementById("range-note").textContent = data.range.note || "";
     const slider = document.getElementById("slider");
     slider.max = entries.length;
-    slider.addEventListener("input", () => moveTo(Number(slider.value)));
+    slider.addEventListener("input", () => go(Number(slider.value)));
     document.getElementById("previous").addEventListener("click", () => step(-1));
     document.getElementById("next").addEventListener("click", () => step(1));
+    document.getElementById("play").addEventListener("click", () => playing ? pause() : play());
     const cases = [...new Set(entries.map((e) => e.c))].sort();
     const caseFilter = document.getElementById("case-filter");
     for (const name of cases) caseFilter.append(new Option(name, name));
     for (const id of ["show-action", "show-mutation", "show-error", "show-marker", "case-filter"]) {
-      document.getElementById(id).addEventListener("change", () => { buildRows(); render(); });
+      document.getElementById(id).addEventListener("change", () => {
+        buildRows();
+        render();
+        // Playing goes on among the entries now shown.
+        if (playing) { clearTimeout(playing.timer); playing.due = performance.now(); schedule(); }
+      });
     }
     document.getElementById("entries").addEventListener("scroll", drawRows);
     document.getElementById("minimap").addEventListener("click", (event) => {
       const canvas = event.currentTarget;
-      moveTo(Math.round(event.offsetX / canvas.clientWidth * entries.length));
+      go(Math.round(event.offsetX / canvas.clientWidth * entries.length));
     });
     document.addEventListener("keydown", (event) => {
       const target = event.target;
+      // Space plays or pauses, but where it already means something: pressing a button, ticking a box, opening a
+      // menu or a property of the state.
+      if (event.key === " ") {
+        if (!["BUTTON", "SELECT", "SUMMARY"].includes(target.tagName) && target.type !== "checkbox") {
+          playing ? pause() : play();
+          event.preventDefault();
+        }
+        return;
+      }
       if (target === slider || target.tagName === "SELECT" || target.tagName === "SUMMARY") return;
       const moves = { ArrowRight: 1, ArrowDown: 1, j: 1, ArrowLeft: -1, ArrowUp: -1, k: -1 };
       if (event.key in moves) { step(moves[event.key]); event.preventDefault(); }
-      else if (event.key === "Home") { moveTo(0); event.preventDefault(); }
-      else if (event.key === "End") { moveTo(entries.length); event.preventDefault(); }
+      else if (event.key === "Home") { go(0); event.preventDefault(); }
+      else if (event.key === "End") { go(entries.length); event.preventDefault(); }
     });
     window.addEventListener("resize", () => { drawRows(); drawMinimap(); });
     buildRows();
