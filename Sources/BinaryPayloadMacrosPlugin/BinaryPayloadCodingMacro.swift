@@ -5,6 +5,8 @@ import SwiftSyntaxMacros
 /// `@BinaryPayloadCoding`: adds `BinaryPayloadEncodable` and `BinaryPayloadDecodable` to a struct or an enum, with
 /// an `encode(to:)` and an `init(from:)` that write and read what its synthesized `Codable` conformance does.
 public struct BinaryPayloadCodingMacro: ExtensionMacro {
+    /// The extension adding the conformances to `declaration`; throws diagnostics naming what stops it where the
+    /// type's `Codable` is not the synthesized one.
     public static func expansion(
         of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax, providingExtensionsOf type: some TypeSyntaxProtocol,
         conformingTo protocols: [TypeSyntax], in context: some MacroExpansionContext
