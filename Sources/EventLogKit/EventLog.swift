@@ -61,6 +61,7 @@ public final class EventLog: Sendable {
             writerLock = try WriterLock(directory: path)
             storage = try LogStorage.open(path: path, readOnly: false, configuration: configuration)
             writer = try LogWriter(storage: storage, configuration: configuration)
+            try storage.setWriting(true)
         }
         if configuration.retention != nil {
             writer?.setMaintenance { [weak self] txn, allowance in try self?.retentionStep(in: txn, removingAtMost: allowance) ?? false }
@@ -82,6 +83,7 @@ public final class EventLog: Sendable {
     }
 
     deinit {
+        if writer != nil && !closed.load(ordering: .acquiring) { try? storage.setWriting(false) }
         _ = writer?.close()
     }
 
@@ -90,6 +92,7 @@ public final class EventLog: Sendable {
     public func close() throws(EventLogError) {
         guard closed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         let failure = writer?.close()
+        if writer != nil { try? storage.setWriting(false) }
         writerLock?.release()
         if let failure { throw failure }
     }

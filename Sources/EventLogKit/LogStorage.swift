@@ -22,8 +22,9 @@ final class LogStorage: Sendable {
     let sites: Database?
     /// The finished schema eras of streams whose types changed (``SchemaEraRecord``); `nil` as for ``gaps``.
     let schemas: Database?
-    /// Stream descriptors by id, loaded at open and refreshed when an unknown id turns up.
-    private let streamCache = Mutex<[UInt32: StreamInfo]>([:])
+    /// Stream descriptors, loaded at open and, unless this process writes the log, refreshed when an unknown id or
+    /// name turns up.
+    private let streamCache = Mutex(StreamCache())
     /// Interned call sites by number, loaded when first needed and refreshed when an unknown number turns up.
     private let siteCache = Mutex<[UInt32: String]>([:])
     /// The first damage found in each stream's index that a read went around (``EventLog/bypassedIndexDamage``).
@@ -607,7 +608,7 @@ final class LogStorage: Sendable {
             }
             return loaded
         }
-        streamCache.withLock { $0 = loaded }
+        streamCache.withLock { $0.replace(with: loaded) }
         return loaded
     }
 
@@ -623,22 +624,36 @@ final class LogStorage: Sendable {
     }
 
     /// Every stream, by id.
-    var cachedStreams: [UInt32: StreamInfo] { streamCache.withLock { $0 } }
+    var cachedStreams: [UInt32: StreamInfo] { streamCache.withLock { $0.byID } }
 
-    /// The stream with `id`, reloading the descriptors once when it is not cached (another process made it).
+    /// The stream with `id`, reloading the descriptors once when it is not cached (another process made it) and
+    /// this process does not write the log.
     func stream(id: UInt32) throws(EventLogError) -> StreamInfo? {
-        if let cached = streamCache.withLock({ $0[id] }) { return cached }
+        let (cached, complete) = streamCache.withLock { ($0.byID[id], $0.isComplete) }
+        if cached != nil || complete { return cached }
         return try reloadStreams()[id]
     }
 
-    /// The stream named `name`, reloading the descriptors once when it is not cached.
+    /// The stream named `name`, reloading the descriptors once when it is not cached and this process does not
+    /// write the log (another process may have made or renamed it).
     func stream(named name: String) throws(EventLogError) -> StreamInfo? {
-        if let cached = streamCache.withLock({ $0.values.first { $0.name == name } }) { return cached }
-        return try reloadStreams().values.first { $0.name == name }
+        let (cached, complete) = streamCache.withLock { ($0.named(name), $0.isComplete) }
+        if cached != nil || complete { return cached }
+        try reloadStreams()
+        return streamCache.withLock { $0.named(name) }
     }
 
+    /// Keeps `info`, a descriptor this process wrote.
     func cache(_ info: StreamInfo) {
-        streamCache.withLock { $0[info.id] = info }
+        streamCache.withLock { $0.insert(info) }
+    }
+
+    /// Tells the cache whether this process holds the writer lock. Taking it, the descriptors are read afresh (another
+    /// process may have written since they were last read); from then on only this process changes them, so a lookup
+    /// that misses reads nothing again. Set `false` before the lock is released.
+    func setWriting(_ writing: Bool) throws(EventLogError) {
+        if writing { try reloadStreams() }
+        streamCache.withLock { $0.isComplete = writing }
     }
 
     /// The name of stream `id`, for decoding entries; an id without a descriptor means damage.

@@ -18,8 +18,10 @@ final class CrashWriterProcess {
             .deletingLastPathComponent().appendingPathComponent("eventlog-crash-writer")
     }
 
-    init(log: String, durability: Durability, run: Int) throws {
-        process = try ChildProcess(Self.executable.path, [log, durability.rawValue, String(run)], output: .pipe(output), error: .pipe(errors))
+    /// Starts the helper appending to stream `stream` of `log`.
+    init(log: String, durability: Durability, run: Int, stream: String = "crash") throws {
+        process = try ChildProcess(
+            Self.executable.path, [log, durability.rawValue, String(run), stream], output: .pipe(output), error: .pipe(errors))
         lines = LineReader(output)
     }
 

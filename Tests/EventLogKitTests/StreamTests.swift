@@ -137,4 +137,47 @@ struct StreamTests {
         #expect(try reader.readEntries(EntryQuery(stream: "second")).count == 2)
         #expect(try reader.readEntries().last?.stream == "second")
     }
+
+    @Test("while a process writes a log it alone names streams; handed to another process and back, the log's streams are read again")
+    func writerHandover() throws {
+        let path = scratch.file("handover.reactorlog")
+        let first = try EventLog.open(at: path)
+        _ = try first.counterStream("mine")
+        // A reader in the same process shares the writer's storage, and keeps it open after the writer closes.
+        let reader = try EventLog.openReadOnly(at: path)
+        try first.close()
+        let one = try CrashWriterProcess(log: path, durability: .grouped, run: 1, stream: "theirs-1")
+        _ = try one.waitForAcks(1)
+        one.kill()
+        // Writing again, this process reads the descriptors afresh: the other process's stream is resumed, not made
+        // a second time under the same name.
+        let second = try EventLog.open(at: path)
+        let resumed = try second.openStream(named: "theirs-1", reactorType: "CrashWriter", schemaFingerprint: "v1", initialState: 0)
+        #expect(resumed.wasResumed)
+        #expect(resumed.info.id == 2)
+        try second.close()
+        // No longer writing, a lookup that misses reads them again.
+        let two = try CrashWriterProcess(log: path, durability: .grouped, run: 2, stream: "theirs-2")
+        _ = try two.waitForAcks(1)
+        two.kill()
+        #expect(try reader.stream(named: "theirs-2")?.id == 3)
+        #expect(try reader.streams().map(\.name) == ["mine", "theirs-1", "theirs-2"])
+    }
+
+    @Test("a writer finds each of 2,000 streams by name; a retired stream's old name is free and its new name finds it")
+    func manyStreamsByName() throws {
+        let log = try EventLog.open(at: scratch.file("many.reactorlog"), configuration: EventLogConfiguration(durability: .noSync))
+        let ids = try (0..<2_000).map { try log.counterStream("session-\($0)").info.id }
+        #expect(ids == Array(1...2_000))
+        for index in [0, 999, 1_999] { #expect(try log.stream(named: "session-\(index)")?.id == UInt32(index + 1)) }
+        #expect(try log.stream(named: "session-2000") == nil)
+        let retired = try log.retireStream(named: "session-7")
+        #expect(retired == "session-7@1")
+        #expect(try log.stream(named: retired)?.id == 8)
+        #expect(try log.stream(named: "session-7") == nil)
+        #expect(try log.counterStream("session-7").info.id == 2_001)
+        #expect(try log.stream(named: retired)?.id == 8)
+        let reopened = try EventLog.openReadOnly(at: log.path)
+        #expect(try reopened.stream(named: "session-1234")?.id == 1_235)
+    }
 }

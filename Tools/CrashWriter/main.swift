@@ -1,13 +1,13 @@
 // A child process for the crash tests: appends batches to a log until it is killed, and prints
 // `ack N` once every entry up to sequence number N is durable, so the test knows what must survive.
 //
-// Usage: eventlog-crash-writer LOG sync|grouped|nosync RUN
+// Usage: eventlog-crash-writer LOG sync|grouped|nosync RUN [STREAM]   (the stream: "crash" unless named)
 import EventLogKit
 import Foundation
 
 let arguments = CommandLine.arguments
-guard arguments.count == 4, let durability = Durability(rawValue: arguments[2]), let run = Int(arguments[3]) else {
-    FileHandle.standardError.write(Data("usage: eventlog-crash-writer LOG sync|grouped|nosync RUN\n".utf8))
+guard arguments.count == 4 || arguments.count == 5, let durability = Durability(rawValue: arguments[2]), let run = Int(arguments[3]) else {
+    FileHandle.standardError.write(Data("usage: eventlog-crash-writer LOG sync|grouped|nosync RUN [STREAM]\n".utf8))
     exit(64)
 }
 
@@ -24,7 +24,7 @@ do {
     configuration.initialMapSize = 1 << 16
     configuration.snapshotPolicy = .every(mutations: 50)
     let log = try EventLog.open(at: arguments[1], configuration: configuration)
-    let stream = try log.openStream(named: "crash", reactorType: "CrashWriter", schemaFingerprint: "v1", initialState: 0)
+    let stream = try log.openStream(named: arguments.count == 5 ? arguments[4] : "crash", reactorType: "CrashWriter", schemaFingerprint: "v1", initialState: 0)
     var generator = SystemRandomNumberGenerator()
     var batch = 0
     var total = 0
