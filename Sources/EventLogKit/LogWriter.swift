@@ -38,7 +38,13 @@ final class LogWriter: @unchecked Sendable {
     /// The encoders of deferred entries, by number. An entry names its encoder by number, not by reference: a
     /// reference counted by the sender and released by the writer thread moved a cache line between the cores for
     /// every entry.
+    ///
+    /// The writer thread holds a copy of it through each commit, so it changes only while no commit holds one: a
+    /// registration goes to ``added`` and joins it when the writer takes its next batch. Changed during a commit, it
+    /// was copied whole: with a reactor per session, making the thousandth stream copied a thousand encoders.
     private var encoders: [EncoderID: DeferredEncoding] = [:]
+    /// Encoders registered since the writer thread last took ``encoders``.
+    private var added: [EncoderID: DeferredEncoding] = [:]
     private var nextEncoder: UInt32 = 1
     /// Encoders unregistered while items queued before were uncommitted, with the last such item's ticket: each is
     /// dropped once that item is committed, so every entry that names it finds it.
@@ -213,7 +219,7 @@ final class LogWriter: @unchecked Sendable {
         mutex.withLock {
             let id = EncoderID(number: nextEncoder)
             nextEncoder += 1
-            encoders[id] = encoding
+            added[id] = encoding
             return id
         }
     }
@@ -222,7 +228,8 @@ final class LogWriter: @unchecked Sendable {
     func unregister(_ id: EncoderID) {
         mutex.withLock {
             if committedTicket >= enqueuedTicket {
-                encoders[id] = nil
+                // Nothing is queued or being committed, so no commit holds a copy of `encoders`.
+                if added.removeValue(forKey: id) == nil { encoders[id] = nil }
             } else {
                 retiring.append((id, enqueuedTicket))
             }
@@ -387,6 +394,7 @@ final class LogWriter: @unchecked Sendable {
             if failure != nil || (queue.isEmpty && closing) {
                 // Nothing more is encoded: the encoders (which may hold the log) are let go.
                 encoders = [:]
+                added = [:]
                 retiring = []
                 finished = true
                 committedChanged.broadcast()
@@ -421,6 +429,11 @@ final class LogWriter: @unchecked Sendable {
                 queue.removeFirst(take)
             }
             let ticket = enqueuedTicket - UInt64(queue.count)
+            // The last commit's copy is gone, so this changes `encoders` in place.
+            if !added.isEmpty {
+                encoders.merge(added) { _, new in new }
+                added = [:]
+            }
             let encoders = self.encoders
             // Counted without reading the items when the whole queue is taken: reading one copies it.
             let unwritten = queue.isEmpty ? queuedEntries : batch.indices.reduce(0) { $0 + batch[$1].entryCount }
@@ -477,7 +490,10 @@ final class LogWriter: @unchecked Sendable {
 
     /// Drops the retiring encoders whose last items are committed through `ticket` (holding `mutex`).
     private func retire(through ticket: UInt64) {
-        for (id, last) in retiring where last <= ticket { encoders[id] = nil }
+        // One still among `added` named no entry (those it named would have needed it in `encoders`).
+        for (id, last) in retiring where last <= ticket {
+            if added.removeValue(forKey: id) == nil { encoders[id] = nil }
+        }
         retiring.removeAll { $0.ticket <= ticket }
     }
 

@@ -65,6 +65,44 @@ struct AppendTests {
         #expect(released == nil, "once they are committed, the writer holds the closed stream's encoder no more")
     }
 
+    @Test("an encoder that names no entry is let go once its stream's close is committed, also when registered during a commit")
+    func unusedEncoderLifetime() throws {
+        let log = try scratch.openLog()
+        let busy = try log.counterStream("busy")
+        try log.flush()
+        weak var idle: CountingEncoder?
+        do {
+            let quiet = try log.counterStream("quiet")
+            try log.flush()
+            let encoder = CountingEncoder(log: log) { _ in }
+            idle = encoder
+            _ = quiet.register(encoder)
+            try quiet.close()
+        }
+        try log.flush()
+        #expect(idle == nil, "the stream's close is committed: its encoder is gone")
+        weak var late: CountingEncoder?
+        let firstEncode = DispatchSemaphore(value: 0), mayGoOn = DispatchSemaphore(value: 0)
+        let blocking = CountingEncoder(log: log) { calls in
+            guard calls == 1 else { return }
+            firstEncode.signal()
+            mayGoOn.wait()
+        }
+        try busy.append(.mutation, 0, encoder: busy.register(blocking))
+        firstEncode.wait()
+        do {
+            // Registered and let go while the writer thread is inside a commit.
+            let other = try log.counterStream("other")
+            let encoder = CountingEncoder(log: log) { _ in }
+            late = encoder
+            _ = other.register(encoder)
+            try other.close()
+        }
+        mayGoOn.signal()
+        try log.flush()
+        #expect(late == nil, "once the commit under way is done, the writer holds the unused encoder no more")
+    }
+
     @Test("entries read back with every header field, sequence numbers from 1 without gaps")
     func roundTrip() throws {
         let log = try scratch.openLog()
