@@ -18,6 +18,12 @@ struct Record: ParsableCommand {
     @Flag(name: .long, help: "Encode through Codable instead of the workload's hand-written binary conformances.")
     var codable = false
 
+    @Option(name: .long, help: """
+        Streams to record into, one reactor each, the actions sent to them in turn (a server with a reactor per \
+        session).
+        """)
+    var streams = 1
+
     @Flag(name: .long, help: """
         Plant the full run's bug: the state is corrupted from mutation number --actions on (about halfway), for the \
         bisect probe.
@@ -26,6 +32,7 @@ struct Record: ParsableCommand {
 
     func validate() throws {
         guard actions > 0 else { throw ValidationError("--actions must be at least 1.") }
+        guard streams > 0 else { throw ValidationError("--streams must be at least 1.") }
         guard !FileManager.default.fileExists(atPath: path) else {
             throw ValidationError("\(path) already exists; record into a new path, so no log is ever overwritten.")
         }
@@ -42,14 +49,17 @@ struct Record: ParsableCommand {
         var configuration = EventLogConfiguration()
         configuration.codec = BinaryLogCodec(directCoding: !codable)
         let log = try EventLog.open(at: path, configuration: configuration)
-        let reactor = BenchReactor(bugAtMutation: plantedBug ? actions : nil)
-        try reactor.attach(to: log, stream: "search")
+        let reactors = (0..<streams).map { _ in BenchReactor(bugAtMutation: plantedBug ? actions : nil) }
+        for (index, reactor) in reactors.enumerated() {
+            try reactor.attach(to: log, stream: streams == 1 ? "search" : "search-\(index)")
+        }
         let seconds = try Measure.seconds {
-            for index in 0..<actions { reactor.send(BenchReactor.action(index)) }
+            for index in 0..<actions { reactors[index % streams].send(BenchReactor.action(index)) }
             try log.flush()
         }
-        withExtendedLifetime(reactor) {}
+        withExtendedLifetime(reactors) {}
         try log.close()
-        print("recorded \(actions) actions to \(path) in \(String(format: "%.3f", seconds)) s")
+        let size = (try? FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int) ?? 0
+        print("recorded \(actions) actions to \(path) in \(String(format: "%.3f", seconds)) s (\(streams) stream\(streams == 1 ? "" : "s"), data file \(size / 1024) KiB)")
     }
 }
