@@ -649,6 +649,9 @@ final class LogWriter: @unchecked Sendable {
     private struct IndexItems {
         /// Each stream's items; the current stream's slot is empty while its items are in `items`.
         private var streams: [(stream: UInt32, items: [StreamIndex.Item])] = []
+        /// Each stream's slot in `streams`: a batch of a server's many sessions alternates between hundreds of
+        /// streams, where searching the slots for each entry took longer than the entries' own indexing.
+        private var slots: [UInt32: Int] = [:]
         private var items: [StreamIndex.Item] = []
         private var current: (stream: UInt32, index: Int)?
 
@@ -659,11 +662,12 @@ final class LogWriter: @unchecked Sendable {
 
         private mutating func select(_ stream: UInt32) {
             park()
-            if let index = streams.firstIndex(where: { $0.stream == stream }) {
+            if let index = slots[stream] {
                 items = streams[index].items
                 streams[index].items = []
                 current = (stream, index)
             } else {
+                slots[stream] = streams.count
                 streams.append((stream, []))
                 current = (stream, streams.count - 1)
             }
