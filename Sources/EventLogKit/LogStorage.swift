@@ -648,11 +648,12 @@ final class LogStorage: Sendable {
         streamCache.withLock { $0.insert(info) }
     }
 
-    /// Tells the cache whether this process holds the writer lock. Taking it, the descriptors are read afresh (another
-    /// process may have written since they were last read); from then on only this process changes them, so a lookup
-    /// that misses reads nothing again. Set `false` before the lock is released.
+    /// Tells the cache whether this process holds the writer lock. Taking it again, the descriptors are read afresh
+    /// (another process may have written since this process's last writer closed; a storage just made read them under
+    /// the lock already); from then on only this process changes them, so a lookup that misses reads nothing again.
+    /// Set `false` before the lock is released.
     func setWriting(_ writing: Bool) throws(EventLogError) {
-        if writing { try reloadStreams() }
+        if writing && streamCache.withLock({ $0.wasComplete }) { try reloadStreams() }
         streamCache.withLock { $0.isComplete = writing }
     }
 

@@ -10,7 +10,12 @@ struct StreamCache: Sendable {
     private var ids: [String: UInt32] = [:]
     /// Whether this process holds the log's writer lock: it alone changes the descriptors, each change passes
     /// through ``insert(_:)``, and an id or a name missing here is no stream of the log.
-    var isComplete = false
+    var isComplete = false {
+        didSet { if isComplete { wasComplete = true } }
+    }
+    /// Whether ``isComplete`` was ever set: a storage a closed writer left behind, which another process may have
+    /// written to since.
+    private(set) var wasComplete = false
 
     /// Replaces every descriptor with `loaded`, as read from the log. Of two streams a damaged log gives one name, the
     /// name finds the first.
