@@ -72,11 +72,13 @@ struct Demo: AsyncParsableCommand {
     }
 
     private func recordDemo(_ log: EventLog) async throws {
-        let service = FakeGitHubSearchService(latency: .milliseconds(30), pageCount: 4, stalePage: ("rx", 2))
+        let typed = ["s", "sw", "swi"]
+        let service = TypedAheadService(
+            answering: FakeGitHubSearchService(latency: .milliseconds(30), pageCount: 4, stalePage: ("rx", 2)), typedAhead: Set(typed))
         do {
             let search = GitHubSearchReactor(service: service)
             try search.attach(to: log, stream: "search")
-            for prefix in ["s", "sw", "swi", "swift"] { search.send(.updateQuery(prefix)) }
+            for query in typed + ["swift"] { search.send(.updateQuery(query)) }
             _ = await search.waitFor { $0.repos.first == "swift/repo-1" }
             for pages in [20, 30] {
                 search.send(.loadNextPage)
@@ -171,6 +173,22 @@ struct Demo: AsyncParsableCommand {
               reactorlog bisect \(out) --stream search --run 'python3 Tools/scripts/unique-repos.py'
               reactorlog timeline \(out) --stream search --out search.timeline.html
             """)
+    }
+}
+
+/// The demo's server, on which a search for a query the user typed past never answers: the next keystroke
+/// cancels it, however long a busy machine takes to send that keystroke. With the fake's 30 ms alone, a
+/// stall between two keystrokes let a superseded search answer, and the session had a step more than the
+/// steps the README and the tests name.
+private struct TypedAheadService: GitHubSearchService {
+    let answering: FakeGitHubSearchService
+    let typedAhead: Set<String>
+
+    func search(query: String, page: Int) async throws -> (repos: [String], nextPage: Int?) {
+        if typedAhead.contains(query) {
+            try await Task.sleep(for: .seconds(3600))
+        }
+        return try await answering.search(query: query, page: page)
     }
 }
 
