@@ -228,10 +228,12 @@ public struct EntryIterator {
             nextSequence = next
             reachedEnd = atEnd
             if let unknown {
-                streams = try storage.reloadStreams()
-                guard streams[unknown] != nil else {
+                // The cache's copy let go of first, as ``RawEntry/entry(names:storage:)`` does.
+                streams = [:]
+                guard try storage.stream(id: unknown) != nil else {
                     throw EventLogError.corruptEntry(sequence: next, reason: "it names stream id \(unknown), which the log does not describe")
                 }
+                streams = storage.cachedStreams
             }
         }
     }

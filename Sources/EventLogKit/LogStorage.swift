@@ -594,22 +594,27 @@ final class LogStorage: Sendable {
     /// Reads every stream descriptor into the cache.
     @discardableResult
     func reloadStreams() throws(EventLogError) -> [UInt32: StreamInfo] {
-        let loaded: [UInt32: StreamInfo] = try read { txn in
-            var loaded: [UInt32: StreamInfo] = [:]
+        let loaded = Dictionary(try readDescriptors(above: nil).map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+        streamCache.withLock { $0.replace(with: loaded) }
+        return loaded
+    }
+
+    /// The stream descriptors in the log with ids above `lowest`, or all of them.
+    private func readDescriptors(above lowest: UInt32?) throws(EventLogError) -> [StreamInfo] {
+        try read { txn in
+            var found: [StreamInfo] = []
             try txn.withCursor(streams) { cursor in
-                var item = try cursor.first()
+                var item = try lowest.map { try cursor.seek(atOrAfter: KeyCoding.stream($0 + 1)) } ?? cursor.first()
                 while let current = item {
                     guard let id = KeyCoding.decodeStream(current.key) else {
                         throw EventLogError.corruptStream(id: 0, reason: "a key is \(current.key.count) bytes, not 4")
                     }
-                    loaded[id] = try StreamRecord.decode(id: id, record: current.value)
+                    found.append(try StreamRecord.decode(id: id, record: current.value))
                     item = try cursor.next()
                 }
             }
-            return loaded
+            return found
         }
-        streamCache.withLock { $0.replace(with: loaded) }
-        return loaded
     }
 
     /// Keeps `damage`, to a stream's index, as gone around, unless damage to the same stream's index already is.
@@ -626,12 +631,17 @@ final class LogStorage: Sendable {
     /// Every stream, by id.
     var cachedStreams: [UInt32: StreamInfo] { streamCache.withLock { $0.byID } }
 
-    /// The stream with `id`, reloading the descriptors once when it is not cached (another process made it) and
-    /// this process does not write the log.
+    /// The stream with `id`, reading the descriptors of streams made since the cache was filled when it is not
+    /// cached (another process made it) and this process does not write the log. Only the new ones are read: a
+    /// follower of a log where a server makes thousands of streams read every descriptor again for each.
     func stream(id: UInt32) throws(EventLogError) -> StreamInfo? {
-        let (cached, complete) = streamCache.withLock { ($0.byID[id], $0.isComplete) }
-        if cached != nil || complete { return cached }
-        return try reloadStreams()[id]
+        let (cached, complete, highest) = streamCache.withLock { ($0.byID[id], $0.isComplete, $0.highestID) }
+        if cached != nil || complete || id <= highest { return cached }
+        let found = try readDescriptors(above: highest)
+        return streamCache.withLock { cache in
+            for info in found { cache.insert(info) }
+            return cache.byID[id]
+        }
     }
 
     /// The stream named `name`, reloading the descriptors once when it is not cached and this process does not

@@ -24,8 +24,11 @@ struct RawEntry {
     func entry(names: inout [UInt32: StreamInfo], storage: LogStorage) throws(EventLogError) -> LogEntry {
         var found = names[header.streamID]
         if found == nil {
-            names = try storage.reloadStreams()
-            found = names[header.streamID]
+            // A stream made since the descriptors were read: the new ones are read. The cache's copy is let go of
+            // first, so that adding them changes the cache in place instead of copying every descriptor.
+            names = [:]
+            found = try storage.stream(id: header.streamID)
+            names = storage.cachedStreams
         }
         guard let info = found else {
             throw .corruptEntry(sequence: header.sequence, reason: "it names stream id \(header.streamID), which the log does not describe")

@@ -8,6 +8,9 @@ struct StreamCache: Sendable {
     private(set) var byID: [UInt32: StreamInfo] = [:]
     /// Each descriptor's id, by its name.
     private var ids: [String: UInt32] = [:]
+    /// The highest id read: streams get ids in order and keep them, so every stream a lookup of an unknown id may
+    /// find lies above it.
+    private(set) var highestID: UInt32 = 0
     /// Whether this process holds the log's writer lock: it alone changes the descriptors, each change passes
     /// through ``insert(_:)``, and an id or a name missing here is no stream of the log.
     var isComplete = false {
@@ -22,6 +25,7 @@ struct StreamCache: Sendable {
     mutating func replace(with loaded: [UInt32: StreamInfo]) {
         byID = loaded
         ids = Dictionary(loaded.map { ($0.value.name, $0.key) }, uniquingKeysWith: min)
+        highestID = loaded.keys.max() ?? 0
     }
 
     /// Adds `info`, or replaces the descriptor of its id, which may have had another name.
@@ -29,6 +33,7 @@ struct StreamCache: Sendable {
         if let old = byID[info.id], old.name != info.name, ids[old.name] == info.id { ids[old.name] = nil }
         byID[info.id] = info
         ids[info.name] = info.id
+        highestID = max(highestID, info.id)
     }
 
     /// The stream named `name`, when read.

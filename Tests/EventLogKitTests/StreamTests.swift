@@ -164,6 +164,27 @@ struct StreamTests {
         #expect(try reader.streams().map(\.name) == ["mine", "theirs-1", "theirs-2"])
     }
 
+    @Test("a reader finds the streams other processes make after it opened, as their entries arrive")
+    func streamsMadeElsewhere() throws {
+        let path = scratch.file("elsewhere.reactorlog")
+        do {
+            let writer = try EventLog.open(at: path)
+            _ = try writer.counterStream("mine")
+            try writer.close()
+        }
+        let reader = try EventLog.openReadOnly(at: path)
+        #expect(try reader.readEntries().map(\.stream) == ["mine"])
+        for run in 1...3 {
+            let child = try CrashWriterProcess(log: path, durability: .grouped, run: run, stream: "theirs-\(run)")
+            _ = try child.waitForAcks(1)
+            child.kill()
+        }
+        // Each new stream's entries name it: the reader reads the descriptors made since its own were read.
+        let entries = try reader.readEntries()
+        #expect(Set(entries.map(\.stream)) == ["mine", "theirs-1", "theirs-2", "theirs-3"])
+        #expect(entries.filter { $0.kind == .streamOpened }.map(\.stream) == ["mine", "theirs-1", "theirs-2", "theirs-3"])
+    }
+
     @Test("a writer finds each of 2,000 streams by name; a retired stream's old name is free and its new name finds it")
     func manyStreamsByName() throws {
         let log = try EventLog.open(at: scratch.file("many.reactorlog"), configuration: EventLogConfiguration(durability: .noSync))
