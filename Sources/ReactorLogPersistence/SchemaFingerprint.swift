@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Fingerprints of a reactor's types, derived from their structure: the fields and cases their `Codable` form
 /// holds (see ``describe(_:)``). Adding, removing or renaming a field or a case, or changing a type, changes the
 /// fingerprint; reordering fields or renaming types does not, since the log's payloads do not change.
@@ -7,6 +9,8 @@ public enum SchemaFingerprint {
     public static func of<Action: Decodable, Mutation: Decodable, State: Decodable>(
         action: Action.Type, mutation: Mutation.Type, state: State.Type
     ) -> String {
+        let key = [ObjectIdentifier(Action.self), ObjectIdentifier(Mutation.self), ObjectIdentifier(State.self)]
+        if let known = known.withLock({ $0[key] }) { return known }
         let text = "Action=\(describe(Action.self));Mutation=\(describe(Mutation.self));State=\(describe(State.self))"
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 {
@@ -14,8 +18,14 @@ public enum SchemaFingerprint {
             hash = hash &* 0x0000_0100_0000_01b3
         }
         let hex = String(hash, radix: 16)
-        return "structure-1:" + String(repeating: "0", count: 16 - hex.count) + hex
+        let fingerprint = "structure-1:" + String(repeating: "0", count: 16 - hex.count) + hex
+        known.withLock { $0[key] = fingerprint }
+        return fingerprint
     }
+
+    /// The fingerprints made so far, by the types' identities: a type's structure cannot change while the
+    /// process runs, and probing it cost a server attaching a reactor per session a quarter of each attach.
+    private static let known = Mutex<[[ObjectIdentifier]: String]>([:])
 
     /// The structure `type` decodes, as text: `{count:Int,items:[{done:Bool,title:String}],note:String?}` for a
     /// struct, `<add(_0:String)|clear>` for an enum, `("low"|"high")` for an enum with raw values.

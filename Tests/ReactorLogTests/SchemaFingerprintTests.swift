@@ -18,4 +18,25 @@ struct SchemaFingerprintTests {
         #expect(SchemaFingerprint.describe(Mutation.self) == "<add(_0:String)|clear|setDone(done:Bool,index:Int)>")
         #expect(SchemaFingerprint.describe(Wrapper.self) == #"{id:UUID,level:("low"|"high"),scores:[String:Double],tree:<leaf(_0:Int)|node(_0:[^Tree])>?}"#)
     }
+
+    /// The fingerprint logs keep: 64-bit FNV-1a of the three descriptions, as the documentation states.
+    func expected(_ action: String, _ mutation: String, _ state: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "Action=\(action);Mutation=\(mutation);State=\(state)".utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let hex = String(hash, radix: 16)
+        return "structure-1:" + String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    @Test("a fingerprint is made once per set of types and given again, never for another set, whichever comes first")
+    func remembered() {
+        let (level, mutation, state, wrapper) = (
+            SchemaFingerprint.describe(Level.self), SchemaFingerprint.describe(Mutation.self),
+            SchemaFingerprint.describe(State.self), SchemaFingerprint.describe(Wrapper.self))
+        for _ in 0..<2 {
+            #expect(SchemaFingerprint.of(action: Level.self, mutation: Mutation.self, state: State.self) == expected(level, mutation, state))
+            #expect(SchemaFingerprint.of(action: Mutation.self, mutation: Level.self, state: State.self) == expected(mutation, level, state))
+            #expect(SchemaFingerprint.of(action: Level.self, mutation: Mutation.self, state: Wrapper.self) == expected(level, mutation, wrapper))
+            #expect(SchemaFingerprint.of(action: Level.self, mutation: Level.self, state: State.self) == expected(level, level, state))
+        }
+    }
 }
