@@ -1,5 +1,6 @@
 /// A batch taken from the queue, encoded and sorted for its write transaction: its entries in sequence order (as
-/// they were queued), their payloads back to back in one buffer, its snapshots, and whether a flush asked for a sync.
+/// they were queued), their payloads back to back in one buffer, its snapshots, new streams' descriptors, and whether a
+/// flush asked for a sync.
 /// One transaction holds them all, so snapshots may go after the entries they follow.
 struct EncodedBatch: ~Copyable {
     private(set) var entries: [EntryRecord.Encoded] = []
@@ -7,6 +8,8 @@ struct EncodedBatch: ~Copyable {
     /// an entry allocates and frees no array of its own, and the buffer serves batch after batch (``takePayloads()``).
     private(set) var payloads: ByteBuffer
     private(set) var snapshots: [Snapshot] = []
+    /// The descriptors of new streams, in the order they were made.
+    private(set) var streams: [StreamInfo] = []
     private(set) var needsSync = false
 
     /// What a writer's payload buffer starts with, and the largest it keeps for the next batch: a batch of large
@@ -21,6 +24,7 @@ struct EncodedBatch: ~Copyable {
         payloads.truncate(to: 0)
         var entries: [EntryRecord.Encoded] = []
         var snapshots: [Snapshot] = []
+        var streams: [StreamInfo] = []
         var needsSync = false
         entries.reserveCapacity(items.count)
         // Each item is moved out and `.sync` left in its place, which costs nothing to destroy: an item holds a
@@ -42,6 +46,9 @@ struct EncodedBatch: ~Copyable {
                 case .snapshot(let snapshot): snapshots.append(snapshot)
                 case .deferredSnapshot(let snapshot): if let made = snapshot.snapshot() { snapshots.append(made) }
                 case .sync: needsSync = true
+                case .stream(let info, let opened):
+                    streams.append(info)
+                    if let opened { entries.append(Self.encoded(opened, into: &payloads)) }
                 }
             }
         }
@@ -50,6 +57,7 @@ struct EncodedBatch: ~Copyable {
         self.entries = entries
         self.payloads = payloads
         self.snapshots = snapshots
+        self.streams = streams
         self.needsSync = needsSync
     }
 

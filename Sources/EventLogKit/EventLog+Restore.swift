@@ -8,11 +8,15 @@ extension EventLog {
     /// as a snapshot at that number (``restoreSnapshot(stream:sequence:timestamp:state:codec:)``), as a trimmed
     /// stream has. Raise the log's floor to at least `sequenceFloor` (``raiseSequenceFloor(to:)``).
     public func restoreStream(_ info: StreamInfo) throws(EventLogError) {
-        _ = try requireWriter()
+        let writer = try requireWriter()
         guard try storage.stream(named: info.name) == nil else {
             throw .invalidArgument("Stream '\(info.name)' cannot be restored: the log already has a stream of that name.")
         }
-        _ = try createStream(info)
+        guard try writer.createStream(info, opened: nil) != nil else {
+            throw .invalidArgument("Stream '\(info.name)' cannot be restored: the log already has a stream of that name.")
+        }
+        // On disk before what is restored in transactions of its own names it (its gaps, its schema eras).
+        try writer.flush()
     }
 
     /// Appends `draft` to restored stream `name` under the number it was recorded with, its time and cause

@@ -50,9 +50,11 @@ extension EventLog {
     private func rewriteStream(
         _ name: String, alsoIn more: (Transaction, StreamInfo) throws -> Void = { _, _ in }, _ change: (StreamInfo) -> StreamInfo
     ) throws(EventLogError) {
-        _ = try requireWriter()
+        let writer = try requireWriter()
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
         guard !isStreamOpen(info.id) else { throw .streamInUse(name: name) }
+        // A new stream's descriptor may still wait in the queue: committed first, it is not committed over the change.
+        if storage.isPending(info.id) { try writer.flush() }
         let updated = change(info)
         try storage.write { txn in
             try more(txn, info)

@@ -131,9 +131,10 @@ public final class EventLog: Sendable {
 
     // MARK: Streams
 
-    /// Every stream of the log, in order of creation.
+    /// Every stream of the log, in order of creation; a stream this process just made is among them, though its
+    /// descriptor is committed with its first entries.
     public func streams() throws(EventLogError) -> [StreamInfo] {
-        try storage.reloadStreams().values.sorted { $0.id < $1.id }
+        try storage.allStreams().values.sorted { $0.id < $1.id }
     }
 
     /// The stream named `name`, or `nil`.
@@ -161,35 +162,35 @@ public final class EventLog: Sendable {
         guard reactorType.utf8.count <= 1024, schemaFingerprint.utf8.count <= 4096 else {
             throw .invalidArgument("A reactor type name is at most 1024 bytes and a schema fingerprint at most 4096.")
         }
-        let info: StreamInfo
-        let resumed: Bool
-        if let existing = try storage.stream(named: name) {
-            // Entries this process appended to the stream may still be queued: commit them, so that
-            // rebuilding the stream's state from the log sees every one.
-            try writer.flush()
-            info = existing
-            resumed = true
-        } else {
-            info = try createStream(StreamInfo(
+        guard let existing = try storage.stream(named: name) else {
+            let template = StreamInfo(
                 id: 0, name: name, reactorType: reactorType, schemaFingerprint: schemaFingerprint,
                 createdAt: timestamp ?? WallClock.now(), initialStateCodec: codec ?? configuration.codec.id,
-                initialState: initialState, sequenceFloor: 0))
-            resumed = false
+                initialState: initialState, sequenceFloor: 0)
+            let opened = EntryDraft(kind: .streamOpened, caseName: "opened", payload: Data(), codec: .none, timestamp: timestamp)
+            // Another thread made a stream of this name since the lookup: it is open there.
+            guard let (info, marker) = try writer.createStream(template, opened: opened), let marker else {
+                throw .streamInUse(name: name)
+            }
+            // Another thread may have found it by name since, and opened it first.
+            guard openStreamIDs.withLock({ $0.insert(info.id).inserted }) else { throw .streamInUse(name: name) }
+            return LogStream(log: self, writer: writer, info: info, resumed: false, markerSequence: marker, sinceSnapshot: (0, 0))
         }
-        guard openStreamIDs.withLock({ $0.insert(info.id).inserted }) else {
+        // Entries this process appended to the stream may still be queued: commit them, so that rebuilding the stream's
+        // state from the log sees every one.
+        try writer.flush()
+        guard openStreamIDs.withLock({ $0.insert(existing.id).inserted }) else {
             throw .streamInUse(name: name)
         }
         do {
-            let sinceSnapshot = resumed ? try LogStream.pendingSinceSnapshot(log: self, info: info) : (0, 0)
-            let marker = EntryDraft(
-                kind: resumed ? .streamResumed : .streamOpened, caseName: resumed ? "resumed" : "opened", payload: Data(),
-                codec: .none, timestamp: timestamp)
-            let markerSequence = try writer.append(marker, streamID: info.id)
+            let sinceSnapshot = try LogStream.pendingSinceSnapshot(log: self, info: existing)
+            let marker = EntryDraft(kind: .streamResumed, caseName: "resumed", payload: Data(), codec: .none, timestamp: timestamp)
+            let markerSequence = try writer.append(marker, streamID: existing.id)
             return LogStream(
-                log: self, writer: writer, info: info, resumed: resumed, markerSequence: markerSequence,
+                log: self, writer: writer, info: existing, resumed: true, markerSequence: markerSequence,
                 sinceSnapshot: sinceSnapshot)
         } catch {
-            releaseStream(info.id)
+            releaseStream(existing.id)
             throw error
         }
     }
@@ -203,21 +204,6 @@ public final class EventLog: Sendable {
             initialState: try encode(initialState))
     }
 
-    /// Writes a new stream's descriptor, `template` with the next stream id, in its own transaction, so that it is
-    /// on disk before any entry names it.
-    func createStream(_ template: StreamInfo) throws(EventLogError) -> StreamInfo {
-        let info = try storage.write { txn in
-            let lastID = try txn.withCursor(storage.streams) { try $0.last().flatMap { KeyCoding.decodeStream($0.key) } } ?? 0
-            let info = StreamInfo(
-                id: lastID + 1, name: template.name, reactorType: template.reactorType, schemaFingerprint: template.schemaFingerprint,
-                createdAt: template.createdAt, initialStateCodec: template.initialStateCodec, initialState: template.initialState,
-                sequenceFloor: template.sequenceFloor)
-            try txn.put(storage.streams, key: KeyCoding.stream(info.id), value: StreamRecord.encode(info), flags: .noOverwrite)
-            return info
-        }
-        storage.cache(info)
-        return info
-    }
 
     func isStreamOpen(_ id: UInt32) -> Bool {
         openStreamIDs.withLock { $0.contains(id) }

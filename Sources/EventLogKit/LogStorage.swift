@@ -591,7 +591,7 @@ final class LogStorage: Sendable {
 
     // MARK: Streams
 
-    /// Reads every stream descriptor into the cache.
+    /// Reads every stream descriptor into the cache; returns those read.
     @discardableResult
     func reloadStreams() throws(EventLogError) -> [UInt32: StreamInfo] {
         let loaded = Dictionary(try readDescriptors(above: nil).map { ($0.id, $0) }, uniquingKeysWith: { $1 })
@@ -631,6 +631,12 @@ final class LogStorage: Sendable {
     /// Every stream, by id.
     var cachedStreams: [UInt32: StreamInfo] { streamCache.withLock { $0.byID } }
 
+    /// Every stream of the log, by id: while this process writes, the cache (the pending streams too); else as read.
+    func allStreams() throws(EventLogError) -> [UInt32: StreamInfo] {
+        if let complete = streamCache.withLock({ $0.isComplete ? $0.byID : nil }) { return complete }
+        return try reloadStreams()
+    }
+
     /// The stream with `id`, reading the descriptors of streams made since the cache was filled when it is not
     /// cached (another process made it) and this process does not write the log. Only the new ones are read: a
     /// follower of a log where a server makes thousands of streams read every descriptor again for each.
@@ -658,13 +664,32 @@ final class LogStorage: Sendable {
         streamCache.withLock { $0.insert(info) }
     }
 
+    /// `template` with the next stream id, kept in the cache as pending until ``committedStreams(_:)``; `nil` when a
+    /// stream has its name. Only for the writer, which holds the writer lock, so the cache knows every stream of the log.
+    func reserveStream(_ template: StreamInfo) -> StreamInfo? {
+        streamCache.withLock { $0.reserve(template) }
+    }
+
+    /// The writer committed the descriptors of `ids`.
+    func committedStreams(_ ids: some Sequence<UInt32>) {
+        streamCache.withLock { $0.committed(ids) }
+    }
+
+    /// Whether stream `id`'s descriptor waits in the writer's queue.
+    func isPending(_ id: UInt32) -> Bool {
+        streamCache.withLock { $0.pending.contains(id) }
+    }
+
     /// Tells the cache whether this process holds the writer lock. Taking it again, the descriptors are read afresh
     /// (another process may have written since this process's last writer closed; a storage just made read them under
     /// the lock already); from then on only this process changes them, so a lookup that misses reads nothing again.
     /// Set `false` before the lock is released.
     func setWriting(_ writing: Bool) throws(EventLogError) {
         if writing && streamCache.withLock({ $0.wasComplete }) { try reloadStreams() }
-        streamCache.withLock { $0.isComplete = writing }
+        streamCache.withLock { cache in
+            cache.isComplete = writing
+            if !writing { cache.dropPending() }
+        }
     }
 
     /// The name of stream `id`, for decoding entries; an id without a descriptor means damage.

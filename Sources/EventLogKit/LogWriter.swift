@@ -166,6 +166,30 @@ final class LogWriter: @unchecked Sendable {
         try enqueue(.entry(pending), entries: 1, bytes: bytes)
     }
 
+    /// Queues the descriptor of a new stream, `template` with the next stream id, with its `opened` marker when one is
+    /// given; returns the descriptor and the marker's sequence number, or `nil` when a stream of that name exists. One
+    /// transaction commits both: making a stream costs no transaction of its own (a synced one took a server attaching
+    /// a reactor per session most of each attach), and the stream is on disk exactly when its first entry is. The id
+    /// is given under the queue's lock, so descriptors reach the log in the order of their ids, which readers rely on.
+    func createStream(_ template: StreamInfo, opened marker: EntryDraft?) throws(EventLogError) -> (info: StreamInfo, marker: UInt64?)? {
+        if let marker { try Self.validate(marker) }
+        let markerBytes = marker.map { EntryRecord.headerSize + $0.caseName.utf8.count + $0.payload.count } ?? 0
+        let bytes = StreamRecord.size(template) + markerBytes
+        mutex.lock()
+        defer { mutex.unlock() }
+        try waitForRoom(entries: marker == nil ? 0 : 1, bytes: bytes)
+        guard let info = storage.reserveStream(template) else { return nil }
+        var opened: EntryRecord.Pending?
+        if let marker {
+            opened = EntryRecord.Pending(
+                sequence: nextSequence, streamID: info.id, kind: marker.kind, timestamp: marker.timestamp ?? WallClock.now(),
+                cause: marker.cause ?? 0, caseName: marker.caseName, codec: marker.codec, payload: Array(marker.payload), callSite: nil)
+            nextSequence += 1
+        }
+        try enqueue(.stream(info, opened: opened), entries: marker == nil ? 0 : 1, bytes: bytes)
+        return (info, opened?.sequence)
+    }
+
     /// Makes the next number given at least `sequence + 1`: numbers up to a raised floor are never given.
     func skip(through sequence: UInt64) {
         mutex.withLock { nextSequence = max(nextSequence, sequence + 1) }
@@ -564,6 +588,9 @@ final class LogWriter: @unchecked Sendable {
         // The batch is passed, not captured: a local function's capture could not be consumed after (`takePayloads()`).
         func writeBatch(_ encoded: inout EncodedBatch, maintaining step: (Maintenance, Int)?) throws(EventLogError) -> (stream: UInt32, sequence: UInt64) {
             try storage.write { txn in
+                for info in encoded.streams {
+                    try txn.put(storage.streams, key: KeyCoding.stream(info.id), value: StreamRecord.encode(info), flags: .noOverwrite)
+                }
                 var lastIndex = self.lastIndexKey
                 var indexed = IndexItems()
                 // Sites new in this transaction, made afresh when the body runs again (the map had to grow), and
@@ -610,6 +637,7 @@ final class LogWriter: @unchecked Sendable {
             lastIndex = try writeBatch(&encoded, maintaining: nil)
         }
         lastIndexKey = lastIndex
+        if !encoded.streams.isEmpty { storage.committedStreams(encoded.streams.map(\.id)) }
         siteIDs.merge(newSites) { old, _ in old }
         nextSiteID += UInt32(newSites.count)
         sourceSiteIDs.merge(newSourceSites) { old, _ in old }

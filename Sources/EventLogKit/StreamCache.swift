@@ -19,13 +19,46 @@ struct StreamCache: Sendable {
     /// Whether ``isComplete`` was ever set: a storage a closed writer left behind, which another process may have
     /// written to since.
     private(set) var wasComplete = false
+    /// The streams this process made whose descriptors wait in the writer's queue: they are committed with the
+    /// first entries that name them, and until then a read of the log does not find them.
+    private(set) var pending: Set<UInt32> = []
 
     /// Replaces every descriptor with `loaded`, as read from the log. Of two streams a damaged log gives one name, the
-    /// name finds the first.
+    /// name finds the first. While ``isComplete``, the descriptors read only replace those of their ids: a stream
+    /// this process made may be pending, or committed after the read began, and the cache is what gives ids.
     mutating func replace(with loaded: [UInt32: StreamInfo]) {
+        if isComplete {
+            for info in loaded.values.sorted(by: { $0.id < $1.id }) { insert(info) }
+            return
+        }
         byID = loaded
         ids = Dictionary(loaded.map { ($0.value.name, $0.key) }, uniquingKeysWith: min)
         highestID = loaded.keys.max() ?? 0
+    }
+
+    /// `template` with the next stream id, kept as pending; `nil` when a stream has its name. Only while ``isComplete``:
+    /// then the highest id read is the log's highest.
+    mutating func reserve(_ template: StreamInfo) -> StreamInfo? {
+        guard named(template.name) == nil else { return nil }
+        let info = template.withID(highestID + 1)
+        insert(info)
+        pending.insert(info.id)
+        return info
+    }
+
+    /// The pending descriptors `ids` are committed.
+    mutating func committed(_ ids: some Sequence<UInt32>) {
+        pending.subtract(ids)
+    }
+
+    /// Forgets the pending descriptors, which a writer that stopped on an error will never commit.
+    mutating func dropPending() {
+        guard !pending.isEmpty else { return }
+        for id in pending {
+            if let name = byID.removeValue(forKey: id)?.name, ids[name] == id { ids[name] = nil }
+        }
+        pending = []
+        highestID = byID.keys.max() ?? 0
     }
 
     /// Adds `info`, or replaces the descriptor of its id, which may have had another name.

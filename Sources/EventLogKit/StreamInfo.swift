@@ -35,6 +35,13 @@ public struct StreamInfo: Sendable, Hashable {
         self.sequenceFloor = sequenceFloor
     }
 
+    func withID(_ id: UInt32) -> StreamInfo {
+        StreamInfo(
+            id: id, name: name, reactorType: reactorType, schemaFingerprint: schemaFingerprint,
+            createdAt: createdAt, initialStateCodec: initialStateCodec, initialState: initialState,
+            sequenceFloor: sequenceFloor)
+    }
+
     func withSequenceFloor(_ floor: UInt64) -> StreamInfo {
         StreamInfo(
             id: id, name: name, reactorType: reactorType, schemaFingerprint: schemaFingerprint,

@@ -13,9 +13,14 @@ enum StreamRecord {
     static let headerSize = 40
     static let version: UInt8 = 1
 
+    /// The size of `info`'s record.
+    static func size(_ info: StreamInfo) -> Int {
+        headerSize + info.name.utf8.count + info.reactorType.utf8.count + info.schemaFingerprint.utf8.count + info.initialState.count
+    }
+
     static func encode(_ info: StreamInfo) -> [UInt8] {
         let name = info.name.utf8.count, type = info.reactorType.utf8.count, schema = info.schemaFingerprint.utf8.count
-        var bytes = [UInt8](repeating: 0, count: headerSize + name + type + schema + info.initialState.count)
+        var bytes = [UInt8](repeating: 0, count: size(info))
         bytes.withUnsafeMutableBytes { buffer in
             let out = ByteWriter(bytes: buffer)
             out.u8(4, version)

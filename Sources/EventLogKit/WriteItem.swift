@@ -15,11 +15,15 @@ enum WriteItem: Sendable {
     case deferredSnapshot(DeferredSnapshot)
     /// A request to sync to disk after the commit, for ``EventLog/flush()`` in `noSync` mode.
     case sync
+    /// A new stream's descriptor with its `opened` marker, if it has one, committed in one transaction: the stream is
+    /// on disk with its first entry, never before or after it.
+    case stream(StreamInfo, opened: EntryRecord.Pending?)
 
     var entryCount: Int {
         switch self {
         case .entry, .deferred: 1
         case .batch(let entries): entries.count
+        case .stream(_, let opened): opened == nil ? 0 : 1
         case .snapshot, .deferredSnapshot, .sync: 0
         }
     }
@@ -31,6 +35,7 @@ enum WriteItem: Sendable {
         case .snapshot(let snapshot): SnapshotRecord.size(stateBytes: snapshot.state.count)
         case .deferred, .deferredSnapshot: DeferredEntry.estimatedSize
         case .sync: 0
+        case .stream(let info, let opened): StreamRecord.size(info) + (opened?.size ?? 0)
         }
     }
 }

@@ -30,6 +30,26 @@ struct CrashTests {
         }
     }
 
+    @Test("killed while it makes a stream for each batch: every entry's stream is described, and verify passes")
+    func killedMakingStreams() throws {
+        let scratch = ScratchDirectory()
+        let path = scratch.file("streams.reactorlog")
+        var acknowledged: UInt64 = 0
+        for run in 1...8 {
+            let child = try CrashWriterProcess(log: path, durability: .grouped, run: run, stream: "+")
+            _ = try child.waitForAcks(Int.random(in: 1...10))
+            usleep(UInt32.random(in: 0...3000))
+            let exit = child.kill()
+            #expect(exit.signalled && exit.status == SIGKILL, "\(exit)")
+            acknowledged = max(acknowledged, child.lastAck)
+            try check(path: path, acknowledged: acknowledged, run: run)
+            // A stream is on disk with its first entries: each one's opened marker is there.
+            let log = try EventLog.openReadOnly(at: path)
+            let opened = Set(try log.readEntries(EntryQuery(kinds: [.streamOpened])).map(\.stream))
+            #expect(Set(try log.streams().map(\.name)) == opened, "run \(run)")
+        }
+    }
+
     private func check(path: String, acknowledged: UInt64, run: Int) throws {
         let log = try EventLog.openReadOnly(at: path)
         let report = try log.verify()

@@ -2,6 +2,7 @@
 import Foundation
 import LMDB
 import TestSupport
+import Synchronization
 import Testing
 
 @Suite("Streams")
@@ -185,6 +186,83 @@ struct StreamTests {
         #expect(entries.filter { $0.kind == .streamOpened }.map(\.stream) == ["mine", "theirs-1", "theirs-2", "theirs-3"])
     }
 
+    @Test("making a stream waits for no transaction: its descriptor is committed with its first entries")
+    func streamWaitsForNoCommit() throws {
+        let log = try scratch.openLog()
+        _ = try log.counterStream("first")
+        try log.flush()
+        // Another write transaction holds up every commit, as a long one of the writer's would.
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        let heldTooLong = Mutex(false)
+        Thread {
+            try? log.storage.write { _ in
+                held.signal()
+                if release.wait(timeout: .now() + 20) == .timedOut { heldTooLong.withLock { $0 = true } }
+            }
+            done.signal()
+        }.start()
+        held.wait()
+        let second = try log.counterStream("second")
+        try second.append(.mutation("s", 1))
+        #expect(log.storage.isPending(second.info.id), "made while no transaction could commit")
+        #expect(try log.streams().map(\.name) == ["first", "second"])
+        try second.close()
+        // Retiring it while its descriptor waits commits the descriptor first, then renames it.
+        let retired = Mutex<String?>(nil), retiredDone = DispatchSemaphore(value: 0)
+        Thread {
+            retired.withLock { $0 = try? log.retireStream(named: "second") }
+            retiredDone.signal()
+        }.start()
+        release.signal()
+        done.wait()
+        retiredDone.wait()
+        #expect(!heldTooLong.withLock { $0 }, "the stream was made only once the held transaction ended")
+        #expect(retired.withLock { $0 } == "second@1")
+        try log.flush()
+        try log.close()
+        let reopened = try EventLog.openReadOnly(at: log.storage.path)
+        #expect(try reopened.streams().map(\.name) == ["first", "second@1"])
+        #expect(try reopened.readEntries().filter { $0.stream == "second@1" }.map(\.caseName) == ["opened", "s", "closed"])
+    }
+
+    @Test("streams made on many threads at once get the ids 1 to N, each once, and every one is on disk after a close")
+    func streamsFromManyThreads() throws {
+        let path = scratch.file("threads.reactorlog")
+        let log = try EventLog.open(at: path, configuration: EventLogConfiguration(durability: .noSync))
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            for index in 0..<100 {
+                let stream = try? log.counterStream("t\(thread)-\(index)")
+                _ = try? stream?.append(.mutation("m", index))
+            }
+        }
+        try log.close()
+        let reader = try EventLog.openReadOnly(at: path)
+        let streams = try reader.streams()
+        #expect(streams.map(\.id) == Array(1...400))
+        #expect(Set(streams.map(\.name)).count == 400)
+        #expect(try reader.readEntries().filter { $0.kind == .mutation }.count == 400)
+    }
+
+    @Test("threads opening one new stream at once: one of them has it, the others are told it is in use")
+    func oneNewStreamFromManyThreads() throws {
+        let log = try scratch.openLog()
+        for round in 0..<20 {
+            // The handles are kept until every thread has tried: a handle let go closes the stream.
+            let outcomes = Mutex<[String]>([]), handles = Mutex<[LogStream]>([])
+            DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                do {
+                    let stream = try log.counterStream("same-\(round)")
+                    handles.withLock { $0.append(stream) }
+                    outcomes.withLock { $0.append("open") }
+                } catch {
+                    outcomes.withLock { $0.append((error as? EventLogError) == .streamInUse(name: "same-\(round)") ? "in use" : "\(error)") }
+                }
+            }
+            #expect(outcomes.withLock { $0.sorted() } == ["in use", "in use", "in use", "open"], "round \(round)")
+        }
+        #expect(try log.streams().map(\.name) == (0..<20).map { "same-\($0)" })
+    }
+
     @Test("a writer finds each of 2,000 streams by name; a retired stream's old name is free and its new name finds it")
     func manyStreamsByName() throws {
         let log = try EventLog.open(at: scratch.file("many.reactorlog"), configuration: EventLogConfiguration(durability: .noSync))
@@ -196,8 +274,11 @@ struct StreamTests {
         #expect(retired == "session-7@1")
         #expect(try log.stream(named: retired)?.id == 8)
         #expect(try log.stream(named: "session-7") == nil)
-        #expect(try log.counterStream("session-7").info.id == 2_001)
+        let again = try log.counterStream("session-7").info.id
+        #expect(again == 2_001)
         #expect(try log.stream(named: retired)?.id == 8)
+        // A reader finds what is committed: the descriptors are, with the streams' first entries.
+        try log.flush()
         let reopened = try EventLog.openReadOnly(at: log.path)
         #expect(try reopened.stream(named: "session-1234")?.id == 1_235)
     }
