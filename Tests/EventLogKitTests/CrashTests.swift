@@ -16,37 +16,36 @@ struct CrashTests {
     @Test("after SIGKILL every acknowledged entry is there, numbers are gapless, no batch is partial, verify passes",
           arguments: [Durability.sync, .grouped, .noSync])
     func killedWriter(durability: Durability) throws {
-        let scratch = ScratchDirectory()
-        let path = scratch.file("crash.reactorlog")
-        var acknowledged: UInt64 = 0
-        for run in 1...12 {
-            let child = try CrashWriterProcess(log: path, durability: durability, run: run)
-            _ = try child.waitForAcks(Int.random(in: 1...40))
-            usleep(UInt32.random(in: 0...3000))
-            let exit = child.kill()
-            #expect(exit.signalled && exit.status == SIGKILL, "\(exit)")
-            acknowledged = max(acknowledged, child.lastAck)
-            try check(path: path, acknowledged: acknowledged, run: run)
-        }
+        try killRepeatedly(runs: 12, durability: durability, acks: 1...40)
     }
 
     @Test("killed while it makes a stream for each batch: every entry's stream is described, and verify passes")
     func killedMakingStreams() throws {
+        try killRepeatedly(runs: 8, durability: .grouped, acks: 1...10, stream: "+") { log, run in
+            // A stream is on disk with its first entries: each one's opened marker is there.
+            let opened = Set(try log.readEntries(EntryQuery(kinds: [.streamOpened])).map(\.stream))
+            #expect(Set(try log.streams().map(\.name)) == opened, "run \(run)")
+        }
+    }
+
+    /// Starts a crash writer on one log `runs` times, kills it after a random number of `acks` and a moment, and checks
+    /// the log after each kill, then with `alsoCheck`.
+    private func killRepeatedly(
+        runs: Int, durability: Durability, acks: ClosedRange<Int>, stream: String = "crash",
+        alsoCheck: (EventLog, Int) throws -> Void = { _, _ in }
+    ) throws {
         let scratch = ScratchDirectory()
-        let path = scratch.file("streams.reactorlog")
+        let path = scratch.file("crash.reactorlog")
         var acknowledged: UInt64 = 0
-        for run in 1...8 {
-            let child = try CrashWriterProcess(log: path, durability: .grouped, run: run, stream: "+")
-            _ = try child.waitForAcks(Int.random(in: 1...10))
+        for run in 1...runs {
+            let child = try CrashWriterProcess(log: path, durability: durability, run: run, stream: stream)
+            _ = try child.waitForAcks(Int.random(in: acks))
             usleep(UInt32.random(in: 0...3000))
             let exit = child.kill()
             #expect(exit.signalled && exit.status == SIGKILL, "\(exit)")
             acknowledged = max(acknowledged, child.lastAck)
             try check(path: path, acknowledged: acknowledged, run: run)
-            // A stream is on disk with its first entries: each one's opened marker is there.
-            let log = try EventLog.openReadOnly(at: path)
-            let opened = Set(try log.readEntries(EntryQuery(kinds: [.streamOpened])).map(\.stream))
-            #expect(Set(try log.streams().map(\.name)) == opened, "run \(run)")
+            try alsoCheck(try EventLog.openReadOnly(at: path), run)
         }
     }
 
