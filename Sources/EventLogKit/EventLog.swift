@@ -204,7 +204,6 @@ public final class EventLog: Sendable {
             initialState: try encode(initialState))
     }
 
-
     func isStreamOpen(_ id: UInt32) -> Bool {
         openStreamIDs.withLock { $0.contains(id) }
     }
