@@ -118,14 +118,12 @@ final class LogWriter: @unchecked Sendable {
         for draft in drafts { try Self.validate(draft) }
         mutex.lock()
         defer { mutex.unlock() }
-        let bytes = drafts.reduce(0) { $0 + EntryRecord.headerSize + $1.caseName.utf8.count + $1.payload.count }
+        let bytes = drafts.reduce(0) { $0 + Self.queuedSize($1) }
         try waitForRoom(entries: drafts.count, bytes: bytes)
         let first = nextSequence
         let timestamp = WallClock.now()
         let pending = drafts.enumerated().map { index, draft in
-            EntryRecord.Pending(
-                sequence: first + UInt64(index), streamID: streamID, kind: draft.kind, timestamp: draft.timestamp ?? timestamp,
-                cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: Array(draft.payload), callSite: draft.callSite.map(EntryRecord.Site.text))
+            Self.pending(draft, sequence: first + UInt64(index), streamID: streamID, now: timestamp)
         }
         nextSequence += UInt64(drafts.count)
         try enqueue(drafts.count == 1 ? .entry(pending[0]) : .batch(pending), entries: drafts.count, bytes: bytes)
@@ -135,16 +133,13 @@ final class LogWriter: @unchecked Sendable {
     /// Queues one entry of stream `streamID`; returns its sequence number.
     func append(_ draft: EntryDraft, streamID: UInt32) throws(EventLogError) -> UInt64 {
         try Self.validate(draft)
-        let bytes = EntryRecord.headerSize + draft.caseName.utf8.count + draft.payload.count
+        let bytes = Self.queuedSize(draft)
         mutex.lock()
         defer { mutex.unlock() }
         try waitForRoom(entries: 1, bytes: bytes)
         let sequence = nextSequence
         nextSequence += 1
-        let pending = EntryRecord.Pending(
-            sequence: sequence, streamID: streamID, kind: draft.kind, timestamp: draft.timestamp ?? WallClock.now(),
-            cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: Array(draft.payload), callSite: draft.callSite.map(EntryRecord.Site.text))
-        try enqueue(.entry(pending), entries: 1, bytes: bytes)
+        try enqueue(.entry(Self.pending(draft, sequence: sequence, streamID: streamID)), entries: 1, bytes: bytes)
         return sequence
     }
 
@@ -152,7 +147,7 @@ final class LogWriter: @unchecked Sendable {
     /// the number must be above every number given so far, and the next append continues after it.
     func restore(_ draft: EntryDraft, sequence: UInt64, streamID: UInt32) throws(EventLogError) {
         try Self.validate(draft)
-        let bytes = EntryRecord.headerSize + draft.caseName.utf8.count + draft.payload.count
+        let bytes = Self.queuedSize(draft)
         mutex.lock()
         defer { mutex.unlock() }
         guard sequence >= nextSequence else {
@@ -160,10 +155,7 @@ final class LogWriter: @unchecked Sendable {
         }
         try waitForRoom(entries: 1, bytes: bytes)
         nextSequence = sequence + 1
-        let pending = EntryRecord.Pending(
-            sequence: sequence, streamID: streamID, kind: draft.kind, timestamp: draft.timestamp ?? WallClock.now(),
-            cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: Array(draft.payload), callSite: draft.callSite.map(EntryRecord.Site.text))
-        try enqueue(.entry(pending), entries: 1, bytes: bytes)
+        try enqueue(.entry(Self.pending(draft, sequence: sequence, streamID: streamID)), entries: 1, bytes: bytes)
     }
 
     /// Queues the descriptor of a new stream, `template` with the next stream id, with its `opened` marker when one is
@@ -173,21 +165,28 @@ final class LogWriter: @unchecked Sendable {
     /// is given under the queue's lock, so descriptors reach the log in the order of their ids, which readers rely on.
     func createStream(_ template: StreamInfo, opened marker: EntryDraft?) throws(EventLogError) -> (info: StreamInfo, marker: UInt64?)? {
         if let marker { try Self.validate(marker) }
-        let markerBytes = marker.map { EntryRecord.headerSize + $0.caseName.utf8.count + $0.payload.count } ?? 0
-        let bytes = StreamRecord.size(template) + markerBytes
+        let bytes = StreamRecord.size(template) + (marker.map(Self.queuedSize) ?? 0)
         mutex.lock()
         defer { mutex.unlock() }
         try waitForRoom(entries: marker == nil ? 0 : 1, bytes: bytes)
         guard let info = storage.reserveStream(template) else { return nil }
-        var opened: EntryRecord.Pending?
-        if let marker {
-            opened = EntryRecord.Pending(
-                sequence: nextSequence, streamID: info.id, kind: marker.kind, timestamp: marker.timestamp ?? WallClock.now(),
-                cause: marker.cause ?? 0, caseName: marker.caseName, codec: marker.codec, payload: Array(marker.payload), callSite: nil)
-            nextSequence += 1
-        }
+        let opened = marker.map { Self.pending($0, sequence: nextSequence, streamID: info.id) }
+        if opened != nil { nextSequence += 1 }
         try enqueue(.stream(info, opened: opened), entries: marker == nil ? 0 : 1, bytes: bytes)
         return (info, opened?.sequence)
+    }
+
+    /// What `draft` counts for in the queue's byte budget.
+    private static func queuedSize(_ draft: EntryDraft) -> Int {
+        EntryRecord.headerSize + draft.caseName.utf8.count + draft.payload.count
+    }
+
+    /// `draft` as queued: numbered `sequence`, of stream `streamID`, at its own time, else `now`, else the clock's.
+    private static func pending(_ draft: EntryDraft, sequence: UInt64, streamID: UInt32, now: Int64? = nil) -> EntryRecord.Pending {
+        EntryRecord.Pending(
+            sequence: sequence, streamID: streamID, kind: draft.kind, timestamp: draft.timestamp ?? now ?? WallClock.now(),
+            cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: Array(draft.payload),
+            callSite: draft.callSite.map(EntryRecord.Site.text))
     }
 
     /// Makes the next number given at least `sequence + 1`: numbers up to a raised floor are never given.

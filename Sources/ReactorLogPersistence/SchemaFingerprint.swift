@@ -24,7 +24,7 @@ public enum SchemaFingerprint {
     }
 
     /// The fingerprints made so far, by the types' identities: a type's structure cannot change while the
-    /// process runs, and probing it cost a server attaching a reactor per session a quarter of each attach.
+    /// process runs, and probing it took a server attaching a reactor per session 0.3 ms of each 1.3 ms attach.
     private static let known = Mutex<[[ObjectIdentifier]: String]>([:])
 
     /// The structure `type` decodes, as text: `{count:Int,items:[{done:Bool,title:String}],note:String?}` for a
