@@ -17,25 +17,31 @@ struct LoggingRound {
     /// The same ratio for the sends alone: what a sync at the end costs (in `nosync`, everything written) left out.
     var sendsAlone: Double? { memory.map { $0 / send } }
 
-    /// Measures a round of `actions` sends; the log is written to `path`, which must not exist, and removed afterwards.
+    /// Measures a round of `actions` sends, to `streams` reactors in turn (a server with a reactor per session:
+    /// in memory as well, so that what many live reactors cost the host's caches falls on both times); the log is
+    /// written to `path`, which must not exist, and removed afterwards.
     static func measure(
-        actions: Int, path: String, durability: Durability, codec: BinaryLogCodec = BinaryLogCodec(), loggedOnly: Bool = false
+        actions: Int, path: String, durability: Durability, codec: BinaryLogCodec = BinaryLogCodec(),
+        loggedOnly: Bool = false, streams: Int = 1
     ) throws -> LoggingRound {
         var memory: Double?
         if !loggedOnly {
-            // The in-memory reactor is made before its timing, as the logged one is attached before its own.
-            let reactor = BenchReactor()
-            memory = Measure.seconds { for index in 0..<actions { reactor.send(BenchReactor.action(index)) } }
+            // The in-memory reactors are made before their timing, as the logged ones are attached before their own.
+            let reactors = (0..<streams).map { _ in BenchReactor() }
+            memory = Measure.seconds { for index in 0..<actions { reactors[index % streams].send(BenchReactor.action(index)) } }
+            withExtendedLifetime(reactors) {}
         }
         var configuration = EventLogConfiguration(durability: durability)
         configuration.codec = codec
         let log = try EventLog.open(at: path, configuration: configuration)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let reactor = BenchReactor()
-        try reactor.attach(to: log, stream: "search")
-        let send = Measure.seconds { for index in 0..<actions { reactor.send(BenchReactor.action(index)) } }
+        let reactors = (0..<streams).map { _ in BenchReactor() }
+        for (index, reactor) in reactors.enumerated() {
+            try reactor.attach(to: log, stream: streams == 1 ? "search" : "search-\(index)")
+        }
+        let send = Measure.seconds { for index in 0..<actions { reactors[index % streams].send(BenchReactor.action(index)) } }
         let flush = try Measure.seconds { try log.flush() }
-        withExtendedLifetime(reactor) {}
+        withExtendedLifetime(reactors) {}
         try log.close()
         return LoggingRound(memory: memory, send: send, flush: flush)
     }

@@ -25,11 +25,19 @@ struct Rate: ParsableCommand {
     @Flag(name: .long, help: "Skip the in-memory sends (to profile the logged ones alone); no rate is printed.")
     var loggedOnly = false
 
+    @Option(name: .long, help: """
+        Reactors the actions are sent to in turn, in memory and logged, each logged one to a stream of its own (a \
+        server with a reactor per session).
+        """)
+    var streams = 1
+
     @Option(name: .long, help: "Where to write each round's log (default: a new temporary directory, removed at the end).")
     var directory: String?
 
     func validate() throws {
-        guard actions > 0, rounds > 0 else { throw ValidationError("--actions and --rounds must be at least 1.") }
+        guard actions > 0, rounds > 0, streams > 0 else {
+            throw ValidationError("--actions, --rounds and --streams must be at least 1.")
+        }
     }
 
     func run() throws {
@@ -40,7 +48,7 @@ struct Rate: ParsableCommand {
             let roundTrip = CoreRoundTrip.measure()
             let round = try LoggingRound.measure(
                 actions: actions, path: scratch + "/round-\(number).reactorlog", durability: durability,
-                codec: BinaryLogCodec(directCoding: !codable), loggedOnly: loggedOnly)
+                codec: BinaryLogCodec(directCoding: !codable), loggedOnly: loggedOnly, streams: streams)
             var line = "round \(number): logged \(Self.format(round.send)) s + flush \(Self.format(round.flush)) s"
             if let memory = round.memory, let rate = round.rate, let sendsAlone = round.sendsAlone {
                 line = "round \(number): in memory \(Self.format(memory)) s, logged \(Self.format(round.send)) s + flush "
