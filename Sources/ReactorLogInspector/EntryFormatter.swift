@@ -41,6 +41,44 @@ struct EntryFormatter {
     /// A payload as Swift would print the value: `updateQuery("swift")`, `setRepos([…10], nextPage: 2)`, `increase`;
     /// an effect's error as `Type: message`; nothing for a marker that only repeats its kind (`opened`).
     static func payload(_ entry: LogEntry) -> String {
+        if entry.codec == .binary, entry.kind != .effectError, let text = entry.payload.withUnsafeBytes(caseCall) {
+            return text
+        }
+        return payloadOfValue(entry)
+    }
+
+    /// A binary payload of one enum case as ``payloadOfValue(_:)`` shows it, read without the dictionaries of a whole
+    /// `JSONValue` (most lines of a listing); `nil` where it could show otherwise, and then the whole value is read.
+    static func caseCall(_ payload: UnsafeRawBufferPointer) -> String? {
+        guard let (name, held) = JSONValue.enumCase(binary: payload) else { return nil }
+        switch held {
+        case .single(let value):
+            return "\(name)(\(brief(value)))"
+        case .arguments(let arguments):
+            if arguments.isEmpty { return name }
+            // `swiftLike`'s order: as recorded where it reads the labels, else sorted; two labels that sort as
+            // equals (`_a` and ` _a`) would leave the dictionary's order to decide.
+            guard !arguments.contains(where: { $0.label.hasPrefix(" ") }) else { return nil }
+            let recorded = arguments.count > 1 && (arguments.count > 10 || arguments.contains { !$0.label.hasPrefix("_") })
+            let ordered = recorded ? arguments : arguments.sorted { argumentOrder($0.label) < argumentOrder($1.label) }
+            // The line's bytes in one buffer: `argument` for each, without making each value's text a string.
+            var text = Array(name.utf8)
+            text.append(UInt8(ascii: "("))
+            for (index, (label, value)) in ordered.enumerated() {
+                if index > 0 { text.append(contentsOf: ", ".utf8) }
+                if !label.hasPrefix("_") { text.append(contentsOf: label.utf8); text.append(contentsOf: ": ".utf8) }
+                let start = text.count
+                value.appendJSON(to: &text)
+                // `brief`'s text, which is the JSON itself up to 60 bytes.
+                if text.count - start > 60 { text.replaceSubrange(start..., with: brief(value).utf8) }
+            }
+            text.append(UInt8(ascii: ")"))
+            return String(decoding: text, as: UTF8.self)
+        }
+    }
+
+    /// A payload as ``payload(_:)`` shows it, read as a whole `JSONValue`.
+    static func payloadOfValue(_ entry: LogEntry) -> String {
         guard let value = (try? JSONValue(payload: entry.payload, codec: entry.codec)) ?? nil else {
             if entry.payload.isEmpty { return caseLabel(entry) ?? "" }
             return "\(entry.caseName) <\(entry.payload.count) bytes, \(entry.codec)>"
@@ -73,17 +111,18 @@ struct EntryFormatter {
                 // Each key once (a repeated key would leave the object with fewer): the labels name every argument.
                 let labels = labels.flatMap { $0.count == arguments.count && $0.allSatisfy { arguments[$0] != nil } ? $0 : nil }
                     ?? arguments.keys.sorted { Self.argumentOrder($0) < Self.argumentOrder($1) }
-                let rendered = labels.compactMap { label -> String? in
-                    guard let argument = arguments[label] else { return nil }
-                    let text = brief(argument)
-                    return label.hasPrefix("_") ? text : "\(label): \(text)"
-                }
+                let rendered = labels.compactMap { label in arguments[label].map { argument(label, $0) } }
                 return "\(name)(\(rendered.joined(separator: ", ")))"
             }
             return depth == 0 ? "\(name)(\(brief(inner)))" : value.description
         default:
             return brief(value)
         }
+    }
+
+    /// An argument of a case: its value, after its label unless the label is `_0`, `_1`…
+    private static func argument(_ label: String, _ value: JSONValue) -> String {
+        label.hasPrefix("_") ? brief(value) : "\(label): \(brief(value))"
     }
 
     /// `_0` before `_1` before labels.
@@ -94,6 +133,8 @@ struct EntryFormatter {
     /// A value in at most about 60 characters; long arrays are shown by their count.
     static func brief(_ value: JSONValue) -> String {
         let text = value.description
+        // No more characters than bytes: short in bytes is short (counting characters walks the text).
+        if text.utf8.count <= 60 { return text }
         let count = text.count
         if case .array(let values) = value, count > 60 { return "[…\(values.count)]" }
         return count <= 60 ? text : String(text.prefix(57)) + "…"

@@ -104,7 +104,7 @@ extension JSONValue {
         } ?? nil
     }
 
-    private static func value(_ reader: inout BinaryPayload.Reader, depth: Int) throws(BinaryPayload.Malformed) -> JSONValue {
+    static func value(_ reader: inout BinaryPayload.Reader, depth: Int) throws(BinaryPayload.Malformed) -> JSONValue {
         try reader.checkDepth(depth)
         let tag = try reader.byte()
         switch tag {

@@ -37,4 +37,65 @@ struct EntryFormatterTests {
         // JSON written with sorted keys keeps no order: labels come after the unlabeled arguments, alphabetically.
         #expect(try shown([.move(to: 2, from: 1)], codec: JSONLogCodec()) == ["move(from: 1, to: 2)"])
     }
+
+    /// A mutation entry of `payload` in the binary codec.
+    static func entry(_ payload: Data) -> LogEntry {
+        LogEntry(
+            sequence: 1, streamID: 1, stream: "board", kind: .mutation, timestamp: 0, cause: nil, caseName: "m",
+            codec: .binary, payload: payload)
+    }
+
+    /// The binary payload of JSON text, its members kept as written (repeated ones too).
+    static func binary(_ json: String) throws -> Data { try CodecID.binary.payload(fromJSON: Data(json.utf8)) }
+
+    @Test("a case read straight from its bytes shows as its whole value does; shapes it cannot tell read the whole value")
+    func caseReadInPlace() throws {
+        let direct = [
+            #"{"move":{"to":2,"from":1}}"#, #"{"place":{"_0":3,"_1":4,"label":"x"}}"#, #"{"reset":{}}"#,
+            #"{"set":{"_0":"a string of more than sixty characters, which the listing cuts short…"}}"#,
+            #"{"page":{"_0":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30]}}"#,
+            #"{"swap":{"_1":1,"_0":2}}"#, #"{"nest":{"p":{"b":1,"a":[true,null,1.5,-3]}}}"#, #"{"one":7}"#,
+            #"{"wide":{"_0":0,"_1":1,"_2":2,"_3":3,"_4":4,"_5":5,"_6":6,"_7":7,"_8":8,"_9":9,"_10":10,"_11":11}}"#,
+            #"{"emoji":{"_0":"👩‍👩‍👧 family","name":"\u00e9"}}"#,
+        ]
+        let whole = [
+            #"{"twice":{"a":1,"a":2}}"#, #"{"kelvin":{"\u212a":1,"K":2}}"#, #"{"spaced":{"_a":1," _a":2}}"#,
+            #"{"m":1,"n":2}"#, #""text""#, #"[1,2]"#, #"{"accent":{"\u00e9":1}}"#,
+            "{\"many\":{" + (0..<17).map { "\"_\($0)\":\($0)" }.joined(separator: ",") + "}}",
+        ]
+        for json in direct + whole {
+            let payload = try Self.binary(json)
+            let entry = Self.entry(payload)
+            #expect(EntryFormatter.payload(entry) == EntryFormatter.payloadOfValue(entry), "\(json)")
+            let read = payload.withUnsafeBytes(EntryFormatter.caseCall)
+            #expect((read != nil) == direct.contains(json), "\(json): \(read ?? "read whole")")
+        }
+        #expect(EntryFormatter.payload(Self.entry(try Self.binary(#"{"swap":{"_1":1,"_0":2}}"#))) == "swap(2, 1)")
+        #expect(EntryFormatter.payload(Self.entry(try Self.binary(#"{"twice":{"a":1,"a":2}}"#))) == "twice(a: 2)")
+    }
+
+    @Test("damaged payloads show the same read in place or whole")
+    func caseReadInPlaceDamaged() throws {
+        let seeds = try [
+            #"{"move":{"to":2,"from":1}}"#, #"{"place":{"_0":3,"_1":4,"label":"x"}}"#, #"{"reset":{}}"#,
+            #"{"nest":{"p":{"b":1,"a":[true,null,1.5,-3,"é"]}}}"#, #"{"one":7}"#,
+        ].map(Self.binary)
+        var generator = SystemRandomNumberGenerator()
+        var readInPlace = 0
+        for trial in 0..<20_000 {
+            var bytes = [UInt8](seeds[trial % seeds.count])
+            for _ in 0...Int.random(in: 0...2, using: &generator) {
+                switch Int.random(in: 0...2, using: &generator) {
+                case 0: bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                case 1: bytes.removeLast(Int.random(in: 0...min(3, bytes.count - 1), using: &generator))
+                default: bytes.insert(UInt8.random(in: 0...12, using: &generator), at: Int.random(in: 0...bytes.count, using: &generator))
+                }
+            }
+            let entry = Self.entry(Data(bytes))
+            if bytes.withUnsafeBytes(EntryFormatter.caseCall) != nil { readInPlace += 1 }
+            #expect(EntryFormatter.payload(entry) == EntryFormatter.payloadOfValue(entry), "\(bytes)")
+        }
+        // Many damaged payloads are still a well-formed case, which the fast read shows.
+        #expect(readInPlace > 1_000)
+    }
 }
