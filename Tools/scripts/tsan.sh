@@ -6,7 +6,9 @@
 #     Tools/scripts/tsan.sh                       Tools/scripts/tsan.sh --filter HandOffTests
 # The tests run one at a time: in parallel under the sanitizer, two cores starve the cooperative pool and tests
 # exceed their time limits. Skipped: the fuzzing suite and the damaged-file sweeps (decoders on one thread, and
-# hundreds of inspector processes each, which take longer than their limits here). About 15 minutes on two cores.
+# hundreds of inspector processes each, which take longer than their limits here), and the compact under a file size
+# limit of a few blocks, where any sanitized process dies of SIGBUS in the sanitizer itself (docs/TRUST.md). About
+# 25 minutes on two cores.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 Tools/scripts/setup.sh --browser
@@ -30,7 +32,7 @@ status=0
 # the race is counted here, once.
 TSAN_OPTIONS="log_path=$PWD/$reports/report exitcode=0" \
     swift test --skip-build --disable-xctest --scratch-path .build-tsan --no-parallel \
-    --skip 'FuzzTests|DamagedFileTests' "$@" || status=$?
+    --skip 'FuzzTests|DamagedFileTests|failedCompact' "$@" || status=$?
 python3 - "$reports" <<'EOF' || status=1
 import collections, glob, os, re, sys
 races = collections.Counter()
