@@ -70,6 +70,18 @@ enum FuzzTarget: UInt8, CaseIterable {
                     check(direct == nil, "binary payload \(body) is read as a value, but reading \(path) from it throws \(error)")
                 }
             }
+            // A case read in place (the listing's way) is the whole value's one member, its arguments each once.
+            if let (name, held) = body.withUnsafeBytes(JSONValue.enumCase(binary:)) {
+                let whole: JSONValue = switch held {
+                case .single(let value): .object([name: value])
+                case .arguments(let arguments): .object([name: .object(Dictionary(uniqueKeysWithValues: arguments))])
+                }
+                check(direct == whole, "binary payload \(body) is read in place as the case \(whole), not as \(direct as Any)")
+            }
+            let entry = LogEntry(
+                sequence: 1, streamID: 1, stream: "s", kind: .mutation, timestamp: 0, cause: nil, caseName: "m",
+                codec: .binary, payload: Data(body))
+            check(EntryFormatter.payload(entry) == EntryFormatter.payloadOfValue(entry), "binary payload \(body) is listed otherwise read in place")
             guard let rendered = try? BinaryPayload.json(Data(body)) else {
                 check(direct == nil, "binary payload \(body) is refused as JSON text but read as a value")
                 return
