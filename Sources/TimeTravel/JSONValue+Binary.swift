@@ -104,6 +104,7 @@ extension JSONValue {
         } ?? nil
     }
 
+    /// The value at the reader, `depth` containers deep, as ``init(binary:)`` reads a whole payload.
     static func value(_ reader: inout BinaryPayload.Reader, depth: Int) throws(BinaryPayload.Malformed) -> JSONValue {
         try reader.checkDepth(depth)
         let tag = try reader.byte()
