@@ -29,22 +29,27 @@ enum EntryFilters {
     static func steps(since: String?, until: String?, stream: String?, in log: EventLog) throws -> (from: UInt64?, through: UInt64?) {
         let (first, last) = try times(since: since, until: until)
         guard first != nil || last != nil else { return (nil, nil) }
-        func entry(from: UInt64 = 1, since: Int64? = nil, through: UInt64 = .max) throws -> LogEntry? {
-            var entries = log.entries(EntryQuery(from: from, through: through, limit: 1, stream: stream, since: since))
-            return try entries.next()
+        func entry(since: Int64? = nil, through: UInt64 = .max) throws -> LogEntry? {
+            try firstEntry(in: log, stream: stream, since: since, through: through)
         }
         var through: UInt64?
         if let last, let after = try entry(since: last + 1) { through = after.sequence - 1 }
-        let start = try first.map { try entry(since: $0, through: through ?? .max)?.sequence ?? .max }
-        if try entry(from: start ?? 1, through: through ?? .max) != nil { return (start, through) }
+        // The span holds an entry: the first at or after `--since`, or any up to `--until`.
+        if let held = try entry(since: first, through: through ?? .max) { return (first.map { _ in held.sequence }, through) }
         let owner = stream.map { "Stream '\($0)'" } ?? "The log"
         let span = [since.map { "since \($0)" }, until.map { "until \($0)" }].compactMap { $0 }.joined(separator: " ")
         let highest = try stream.map { try log.highestSequence(stream: $0) } ?? log.highestSequence()
-        guard let firstEntry = try entry(), let lastEntry = try log.entry(at: highest) else {
+        guard let earliest = try entry(), let latest = try log.entry(at: highest) else {
             throw InspectorFailure("\(owner) has no entries, so none \(span).", exit: .invalidArgument)
         }
-        let held = "\(EntryLine.iso8601(nanoseconds: firstEntry.timestamp)) and \(EntryLine.iso8601(nanoseconds: lastEntry.timestamp))"
+        let held = "\(EntryLine.iso8601(nanoseconds: earliest.timestamp)) and \(EntryLine.iso8601(nanoseconds: latest.timestamp))"
         throw InspectorFailure("\(owner) has no entry \(span): its entries were written between \(held). Choose times between them.", exit: .invalidArgument)
+    }
+
+    /// The first entry (of `stream`, if given) at or after the time `since` and at or before step `through`.
+    static func firstEntry(in log: EventLog, stream: String?, since: Int64?, through: UInt64 = .max) throws -> LogEntry? {
+        var entries = log.entries(EntryQuery(through: through, limit: 1, stream: stream, since: since))
+        return try entries.next()
     }
 
     /// The span of time `text` names, in nanoseconds since 1970: ISO 8601, or a time of day today in the local time

@@ -59,8 +59,8 @@ struct Pack: AsyncParsableCommand {
         if let last {
             let lastSequence = try stream.map { try log.lastSequence(stream: $0, atOrBefore: through) } ?? min(try log.highestSequence(), through)
             if let lastSequence, let latest = try log.entry(at: lastSequence) {
-                var first = log.entries(EntryQuery(through: through, limit: 1, stream: stream, since: latest.timestamp - last.nanoseconds))
-                start = try first.next()?.sequence ?? latest.sequence
+                let since = latest.timestamp - last.nanoseconds
+                start = try EntryFilters.firstEntry(in: log, stream: stream, since: since, through: through)?.sequence ?? latest.sequence
             }
         }
         return (start, through)
