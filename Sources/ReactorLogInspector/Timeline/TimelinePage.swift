@@ -582,16 +582,18 @@ enum TimelinePage {
     });
     document.addEventListener("keydown", (event) => {
       const target = event.target;
+      // A menu and a property of the state take their own keys, and the slider its arrows.
+      const ownKeys = ["SELECT", "SUMMARY"].includes(target.tagName);
       // Space plays or pauses, but where it already means something: pressing a button, ticking a box, opening a
       // menu or a property of the state.
       if (event.key === " ") {
-        if (!["BUTTON", "SELECT", "SUMMARY"].includes(target.tagName) && target.type !== "checkbox") {
+        if (!ownKeys && target.tagName !== "BUTTON" && target.type !== "checkbox") {
           playing ? pause() : play();
           event.preventDefault();
         }
         return;
       }
-      if (target === slider || target.tagName === "SELECT" || target.tagName === "SUMMARY") return;
+      if (ownKeys || target === slider) return;
       const moves = { ArrowRight: 1, ArrowDown: 1, j: 1, ArrowLeft: -1, ArrowUp: -1, k: -1 };
       if (event.key in moves) { step(moves[event.key]); event.preventDefault(); }
       else if (event.key === "Home") { go(0); event.preventDefault(); }
