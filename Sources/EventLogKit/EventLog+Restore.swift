@@ -9,9 +9,7 @@ extension EventLog {
     /// stream has. Raise the log's floor to at least `sequenceFloor` (``raiseSequenceFloor(to:)``).
     public func restoreStream(_ info: StreamInfo) throws(EventLogError) {
         let writer = try requireWriter()
-        guard try storage.stream(named: info.name) == nil else {
-            throw .invalidArgument("Stream '\(info.name)' cannot be restored: the log already has a stream of that name.")
-        }
+        // The name is checked where the id is given, under the writer's lock.
         guard try writer.createStream(info, opened: nil) != nil else {
             throw .invalidArgument("Stream '\(info.name)' cannot be restored: the log already has a stream of that name.")
         }

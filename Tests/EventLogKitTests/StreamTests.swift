@@ -21,6 +21,21 @@ struct StreamTests {
         #expect(try log.streams().map(\.name) == ["todo#2"])
     }
 
+    @Test("restoring a stream under a name the log has, committed or not yet, is refused, and the log keeps its one stream")
+    func restoreTakenName() throws {
+        let log = try scratch.openLog()
+        let existing = try log.counterStream("search")
+        let copy = existing.info
+        for round in ["pending", "committed"] {
+            #expect(throws: EventLogError.invalidArgument(
+                "Stream 'search' cannot be restored: the log already has a stream of that name."), "\(round)") {
+                try log.restoreStream(copy)
+            }
+            try log.flush()
+        }
+        #expect(try log.streams().map(\.name) == ["search"])
+    }
+
     @Test("one stream's entries interleaved with another's are read apart, in order")
     func interleaved() throws {
         let log = try scratch.openLog()
