@@ -515,7 +515,8 @@ extension EventLog {
             let removed = try storage.deleteEntries(txn, stream: info.id, from: 0, through: base)
             removedSnapshots += try storage.deleteSnapshots(txn, stream: info.id, from: 0, before: base)
             try storage.deleteGaps(txn, stream: info.id, through: base)
-            let updated = info.withSequenceFloor(max(info.sequenceFloor, streamHighest))
+            var updated = info
+            updated.sequenceFloor = max(info.sequenceFloor, streamHighest)
             try txn.put(storage.streams, key: KeyCoding.stream(info.id), value: StreamRecord.encode(updated))
             storage.cache(updated)
             removedEntries += removed

@@ -12,10 +12,7 @@ extension EventLog {
         try requireWriter().flush()
         let era = SchemaHistory.Era(fingerprint: existing.schemaFingerprint, through: try highestSequence(stream: name))
         try rewriteStream(name, alsoIn: { txn, info in try storage.recordSchemaEra(txn, stream: info.id, era: era) }) { info in
-            StreamInfo(
-                id: info.id, name: info.name, reactorType: info.reactorType, schemaFingerprint: fingerprint,
-                createdAt: info.createdAt, initialStateCodec: info.initialStateCodec, initialState: info.initialState,
-                sequenceFloor: info.sequenceFloor)
+            info.schemaFingerprint = fingerprint
         }
     }
 
@@ -37,25 +34,21 @@ extension EventLog {
         guard retired.utf8.count <= 255 else {
             throw .invalidArgument("Stream '\(name)' cannot be retired: '\(retired)' is longer than 255 bytes.")
         }
-        try rewriteStream(name) { info in
-            StreamInfo(
-                id: info.id, name: retired, reactorType: info.reactorType, schemaFingerprint: info.schemaFingerprint,
-                createdAt: info.createdAt, initialStateCodec: info.initialStateCodec, initialState: info.initialState,
-                sequenceFloor: info.sequenceFloor)
-        }
+        try rewriteStream(name) { info in info.name = retired }
         return retired
     }
 
     /// Replaces stream `name`'s descriptor with `change(descriptor)`, in one transaction with `alsoIn`.
     private func rewriteStream(
-        _ name: String, alsoIn more: (Transaction, StreamInfo) throws -> Void = { _, _ in }, _ change: (StreamInfo) -> StreamInfo
+        _ name: String, alsoIn more: (Transaction, StreamInfo) throws -> Void = { _, _ in }, _ change: (inout StreamInfo) -> Void
     ) throws(EventLogError) {
         let writer = try requireWriter()
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
         guard !isStreamOpen(info.id) else { throw .streamInUse(name: name) }
         // A new stream's descriptor may still wait in the queue: committed first, it is not committed over the change.
         if storage.isPending(info.id) { try writer.flush() }
-        let updated = change(info)
+        var updated = info
+        change(&updated)
         try storage.write { txn in
             try more(txn, info)
             try txn.put(storage.streams, key: KeyCoding.stream(info.id), value: StreamRecord.encode(updated))

@@ -40,7 +40,8 @@ struct StreamCache: Sendable {
     /// then the highest id read is the log's highest.
     mutating func reserve(_ template: StreamInfo) -> StreamInfo? {
         guard named(template.name) == nil else { return nil }
-        let info = template.withID(highestID + 1)
+        var info = template
+        info.id = highestID + 1
         insert(info)
         pending.insert(info.id)
         return info

@@ -3,22 +3,22 @@ import Foundation
 /// A stream of a log: one reactor's entries, with what is needed to replay them.
 public struct StreamInfo: Sendable, Hashable {
     /// The stream's id, stored in each of its entries; assigned 1, 2, ... in order of creation.
-    public let id: UInt32
+    public internal(set) var id: UInt32
     /// The stream's name, unique in the log, such as `search` or `todo#2`.
-    public let name: String
+    public internal(set) var name: String
     /// The name of the reactor type that writes it, such as `GitHubSearchReactor`.
-    public let reactorType: String
+    public internal(set) var reactorType: String
     /// A fingerprint of the Action, Mutation and State types, to tell whether replay is safe.
-    public let schemaFingerprint: String
+    public internal(set) var schemaFingerprint: String
     /// When the stream was created: nanoseconds since 1970-01-01 UTC.
-    public let createdAt: Int64
+    public internal(set) var createdAt: Int64
     /// The codec of ``initialState``.
-    public let initialStateCodec: CodecID
+    public internal(set) var initialStateCodec: CodecID
     /// The state before the stream's first mutation.
-    public let initialState: Data
+    public internal(set) var initialState: Data
     /// The highest sequence number the stream had when it was last trimmed (0 when never trimmed):
     /// the stream's highest sequence number never goes below it.
-    public let sequenceFloor: UInt64
+    public internal(set) var sequenceFloor: UInt64
 
     /// Creates a descriptor; the log creates them.
     public init(
@@ -35,17 +35,4 @@ public struct StreamInfo: Sendable, Hashable {
         self.sequenceFloor = sequenceFloor
     }
 
-    func withID(_ id: UInt32) -> StreamInfo {
-        StreamInfo(
-            id: id, name: name, reactorType: reactorType, schemaFingerprint: schemaFingerprint,
-            createdAt: createdAt, initialStateCodec: initialStateCodec, initialState: initialState,
-            sequenceFloor: sequenceFloor)
-    }
-
-    func withSequenceFloor(_ floor: UInt64) -> StreamInfo {
-        StreamInfo(
-            id: id, name: name, reactorType: reactorType, schemaFingerprint: schemaFingerprint,
-            createdAt: createdAt, initialStateCodec: initialStateCodec, initialState: initialState,
-            sequenceFloor: floor)
-    }
 }

@@ -112,8 +112,9 @@ struct VerifyInvariantTests {
         let path = try makeLog()
         let report = try damage(path) { databases, txn in
             let streams = try #require(databases["streams"])
-            let info = try #require(try txn.get(streams, key: KeyCoding.stream(2)).map { try StreamRecord.decode(id: 2, record: $0) })
-            try txn.put(streams, key: KeyCoding.stream(2), value: StreamRecord.encode(info.withSequenceFloor(20)))
+            var info = try #require(try txn.get(streams, key: KeyCoding.stream(2)).map { try StreamRecord.decode(id: 2, record: $0) })
+            info.sequenceFloor = 20
+            try txn.put(streams, key: KeyCoding.stream(2), value: StreamRecord.encode(info))
         }
         expectError(report, "stream 'plain' records a trim floor of #20, but the log's floor is absent")
     }
