@@ -13,6 +13,17 @@ enum ClockTime {
         format(nanoseconds, cache: lastTime, formatter: timeFormatter)
     }
 
+    /// `HH:mm:ss.SSS`, local time, appended to `bytes`: ``string(nanoseconds:)`` for a line written as bytes.
+    static func append(nanoseconds: Int64, to bytes: inout [UInt8]) {
+        let (second, millisecond) = parts(nanoseconds, cache: lastTime, formatter: timeFormatter)
+        bytes.append(contentsOf: second.utf8)
+        bytes.append(UInt8(ascii: "."))
+        let zero = UInt8(ascii: "0")
+        bytes.append(zero + UInt8(millisecond / 100))
+        bytes.append(zero + UInt8(millisecond / 10 % 10))
+        bytes.append(zero + UInt8(millisecond % 10))
+    }
+
     /// `yyyy-MM-dd HH:mm:ss.SSS`, local time.
     static func dateTime(nanoseconds: Int64) -> String {
         format(nanoseconds, cache: lastDateTime, formatter: dateTimeFormatter)
@@ -33,6 +44,14 @@ enum ClockTime {
     }
 
     private static func format(_ nanoseconds: Int64, cache: borrowing Mutex<(second: Int64, text: String)>, formatter: DateFormatter) -> String {
+        let (text, millisecond) = parts(nanoseconds, cache: cache, formatter: formatter)
+        return text + (millisecond < 10 ? ".00" : millisecond < 100 ? ".0" : ".") + String(millisecond)
+    }
+
+    /// The text of the second `nanoseconds` falls in, and the millisecond within it.
+    private static func parts(
+        _ nanoseconds: Int64, cache: borrowing Mutex<(second: Int64, text: String)>, formatter: DateFormatter
+    ) -> (second: String, millisecond: Int) {
         // Rounded down, before 1970 too: -0.5 s is in the second before 00:00:00.
         var (second, fraction) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
         if fraction < 0 { (second, fraction) = (second - 1, fraction + 1_000_000_000) }
@@ -44,6 +63,6 @@ enum ClockTime {
             }
             return last.text
         }
-        return text + (millisecond < 10 ? ".00" : millisecond < 100 ? ".0" : ".") + String(millisecond)
+        return (text, Int(millisecond))
     }
 }

@@ -12,25 +12,67 @@ struct EntryFormatter {
 
     /// One line; mutations and errors with a cause are indented under their action.
     func line(_ entry: LogEntry, indent: Bool = true) -> String {
-        let time = terminal.paint(ClockTime.string(nanoseconds: entry.timestamp), .gray)
-        let number = "#\(entry.sequence)"
-        let sequence = number.padded(to: sequenceWidth)
-        let stream = entry.stream.padded(to: streamWidth)
-        let nested = indent && entry.cause != nil && entry.kind != .action ? "  " : ""
-        let payload = Self.payload(entry)
-        // A marker with nothing to add ends at its kind, unpadded.
-        if payload.isEmpty { return "\(time) \(sequence) \(stream) \(nested)\(kindLabel(entry.kind, padded: false))" }
-        return "\(time) \(sequence) \(stream) \(nested)\(kindLabel(entry.kind)) \(payload)"
+        var bytes: [UInt8] = []
+        appendLine(entry, indent: indent, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    private func kindLabel(_ kind: EntryKind, padded: Bool = true) -> String {
-        let text = padded ? kind.description.padded(to: 8) : kind.description
-        switch kind {
-        case .action: return terminal.paint(text, .blue)
-        case .mutation: return terminal.paint(text, .green)
-        case .effectError: return terminal.paint(text, .red)
-        default: return terminal.paint(text, .gray)
+    /// ``line(_:indent:)``'s bytes appended to `bytes`, as a listing writes them: no string made for any part.
+    func appendLine(_ entry: LogEntry, indent: Bool = true, to bytes: inout [UInt8]) {
+        let space = UInt8(ascii: " ")
+        terminal.paint(.gray, into: &bytes) { ClockTime.append(nanoseconds: entry.timestamp, to: &$0) }
+        bytes.append(space)
+        let number = bytes.count
+        bytes.append(UInt8(ascii: "#"))
+        Self.appendDecimal(entry.sequence, to: &bytes)
+        Self.pad(&bytes, from: number, to: sequenceWidth)
+        bytes.append(space)
+        bytes.append(contentsOf: entry.stream.utf8)
+        let missing = streamWidth - entry.stream.count
+        if missing > 0 { bytes.append(contentsOf: repeatElement(space, count: missing)) }
+        bytes.append(space)
+        if indent && entry.cause != nil && entry.kind != .action { bytes.append(contentsOf: [space, space]) }
+        let label = bytes.count
+        appendKindLabel(entry.kind, padded: true, to: &bytes)
+        bytes.append(space)
+        let payload = bytes.count
+        Self.appendPayload(entry, to: &bytes)
+        // A marker with nothing to add ends at its kind, unpadded.
+        if bytes.count == payload {
+            bytes.removeSubrange(label...)
+            appendKindLabel(entry.kind, padded: false, to: &bytes)
         }
+    }
+
+    private func appendKindLabel(_ kind: EntryKind, padded: Bool, to bytes: inout [UInt8]) {
+        let color: Terminal.Color = switch kind {
+        case .action: .blue
+        case .mutation: .green
+        case .effectError: .red
+        default: .gray
+        }
+        terminal.paint(color, into: &bytes) { bytes in
+            let start = bytes.count
+            bytes.append(contentsOf: kind.description.utf8)
+            if padded { Self.pad(&bytes, from: start, to: 8) }
+        }
+    }
+
+    /// Spaces after the ASCII text from `start` up to `width` bytes.
+    private static func pad(_ bytes: inout [UInt8], from start: Int, to width: Int) {
+        let missing = width - (bytes.count - start)
+        if missing > 0 { bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: missing)) }
+    }
+
+    /// `value`'s decimal digits.
+    private static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
+        let start = bytes.count
+        var rest = value
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        bytes[start...].reverse()
     }
 
     /// The entry's case name, or `nil` for a marker, whose case name only repeats its kind (`opened`).
@@ -41,40 +83,58 @@ struct EntryFormatter {
     /// A payload as Swift would print the value: `updateQuery("swift")`, `setRepos([…10], nextPage: 2)`, `increase`;
     /// an effect's error as `Type: message`; nothing for a marker that only repeats its kind (`opened`).
     static func payload(_ entry: LogEntry) -> String {
-        if entry.codec == .binary, entry.kind != .effectError, let text = entry.payload.withUnsafeBytes(caseCall) {
-            return text
-        }
-        return payloadOfValue(entry)
+        var bytes: [UInt8] = []
+        appendPayload(entry, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// A binary payload of one enum case as ``payloadOfValue(_:)`` shows it, read without the dictionaries of a whole
-    /// `JSONValue` (most lines of a listing); `nil` where it could show otherwise, and then the whole value is read.
-    static func caseCall(_ payload: UnsafeRawBufferPointer) -> String? {
-        guard let (name, held) = JSONValue.enumCase(binary: payload) else { return nil }
+    /// ``payload(_:)``'s bytes appended to `bytes`.
+    static func appendPayload(_ entry: LogEntry, to bytes: inout [UInt8]) {
+        if entry.codec == .binary, entry.kind != .effectError,
+           entry.payload.withUnsafeBytes({ appendCaseCall($0, to: &bytes) }) {
+            return
+        }
+        bytes.append(contentsOf: payloadOfValue(entry).utf8)
+    }
+
+    /// Appends a binary payload of one enum case as ``payloadOfValue(_:)`` shows it, read without the dictionaries of
+    /// a whole `JSONValue` (most lines of a listing); `false`, with nothing appended, where it could show otherwise,
+    /// and then the whole value is read.
+    static func appendCaseCall(_ payload: UnsafeRawBufferPointer, to text: inout [UInt8]) -> Bool {
+        guard let (name, held) = JSONValue.enumCase(binary: payload) else { return false }
         switch held {
         case .single(let value):
-            return "\(name)(\(brief(value)))"
+            text.append(contentsOf: name.utf8)
+            text.append(UInt8(ascii: "("))
+            appendBrief(value, to: &text)
+            text.append(UInt8(ascii: ")"))
         case .arguments(let arguments):
-            if arguments.isEmpty { return name }
             // `swiftLike`'s order: as recorded where it reads the labels, else sorted; two labels that sort as
             // equals (`_a` and ` _a`) would leave the dictionary's order to decide.
-            guard !arguments.contains(where: { $0.label.hasPrefix(" ") }) else { return nil }
+            guard !arguments.contains(where: { $0.label.hasPrefix(" ") }) else { return false }
+            text.append(contentsOf: name.utf8)
+            if arguments.isEmpty { return true }
+            // Not recorded: one argument, or at most ten all unlabeled (`_0`, `_1`…), which sort by their labels
+            // alone (`argumentOrder` puts the same space before each).
             let recorded = arguments.count > 1 && (arguments.count > 10 || arguments.contains { !$0.label.hasPrefix("_") })
-            let ordered = recorded ? arguments : arguments.sorted { argumentOrder($0.label) < argumentOrder($1.label) }
-            // The line's bytes in one buffer: `argument` for each, without making each value's text a string.
-            var text = Array(name.utf8)
+            let sorted = recorded || zip(arguments, arguments.dropFirst()).allSatisfy { $0.label < $1.label }
+            let ordered = sorted ? arguments : arguments.sorted { $0.label < $1.label }
             text.append(UInt8(ascii: "("))
             for (index, (label, value)) in ordered.enumerated() {
                 if index > 0 { text.append(contentsOf: ", ".utf8) }
                 if !label.hasPrefix("_") { text.append(contentsOf: label.utf8); text.append(contentsOf: ": ".utf8) }
-                let start = text.count
-                value.appendJSON(to: &text)
-                // `brief`'s text, which is the JSON itself up to 60 bytes.
-                if text.count - start > 60 { text.replaceSubrange(start..., with: brief(value).utf8) }
+                appendBrief(value, to: &text)
             }
             text.append(UInt8(ascii: ")"))
-            return String(decoding: text, as: UTF8.self)
         }
+        return true
+    }
+
+    /// ``brief(_:)``'s text appended: the JSON itself up to 60 bytes, written without a string.
+    private static func appendBrief(_ value: JSONValue, to text: inout [UInt8]) {
+        let start = text.count
+        value.appendJSON(to: &text)
+        if text.count - start > 60 { text.replaceSubrange(start..., with: brief(value).utf8) }
     }
 
     /// A payload as ``payload(_:)`` shows it, read as a whole `JSONValue`.

@@ -178,6 +178,18 @@ func printLine(_ text: String = "") throws {
     try write(Terminal.visible(text, colored: Terminal.current.colored) + "\n")
 }
 
+/// Writes a line of human-readable text whose bytes (valid UTF-8) `body` appends straight into standard output's
+/// buffer, made visible as ``printLine(_:)`` makes a string's: a listing's lines, with no string made for each.
+func printLine(appending body: (inout [UInt8]) -> Void) throws {
+    let colored = Terminal.current.colored
+    try StandardOutput.append { bytes in
+        let start = bytes.count
+        body(&bytes)
+        Terminal.makeVisible(&bytes, from: start, colored: colored)
+        bytes.append(UInt8(ascii: "\n"))
+    }
+}
+
 /// Writes a line of JSON to standard output. The encoder escapes C0 control characters; DEL, C1 controls and
 /// bidirectional overrides (which only occur inside strings) are written as `\uXXXX` escapes too: the same JSON
 /// value, and nothing a terminal would act on.

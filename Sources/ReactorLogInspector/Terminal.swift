@@ -20,6 +20,14 @@ struct Terminal: Sendable {
         colored ? "\u{1B}[\(color.rawValue)m\(text)\u{1B}[0m" : text
     }
 
+    /// Appends what `body` appends, painted as ``paint(_:_:)`` paints a string.
+    func paint(_ color: Color, into bytes: inout [UInt8], _ body: (inout [UInt8]) -> Void) {
+        guard colored else { return body(&bytes) }
+        bytes.append(contentsOf: "\u{1B}[\(color.rawValue)m".utf8)
+        body(&bytes)
+        bytes.append(contentsOf: "\u{1B}[0m".utf8)
+    }
+
     /// The colour codes `paint` writes: the only control sequences `visible` lets through.
     private static let ownCodes: Set<String> = Set(Color.allCases.map(\.rawValue) + ["0"])
 
@@ -28,37 +36,46 @@ struct Terminal: Sendable {
     /// With `keepNewlines` false, newlines and tabs are shown too (for one-line errors).
     static func visible(_ text: String, colored: Bool, keepNewlines: Bool = true) -> String {
         var text = text
-        // Read as UTF-8 in place: most lines need nothing and are returned as they are, coloured ones too; a line
-        // is copied from its first byte that needs a change. (Scalar by scalar, rebuilding every coloured line
-        // cost more than formatting it.)
-        let changed: [UInt8]? = text.withUTF8 { bytes in
-            var out: [UInt8]?
-            var index = 0
-            while index < bytes.count {
-                // Printable ASCII, most of every line, first.
-                if (0x20..<0x7F).contains(bytes[index]) {
-                    out?.append(bytes[index])
-                    index += 1
+        let changed = text.withUTF8 { visibleBytes($0, colored: colored, keepNewlines: keepNewlines) }
+        return changed.map { String(decoding: $0, as: UTF8.self) } ?? text
+    }
+
+    /// The bytes of `bytes` from `start` on, valid UTF-8, made safe for a terminal in place as
+    /// ``visible(_:colored:keepNewlines:)`` makes a string: what a line written straight into a buffer goes through.
+    static func makeVisible(_ bytes: inout [UInt8], from start: Int, colored: Bool) {
+        let changed = bytes[start...].withUnsafeBufferPointer { visibleBytes($0, colored: colored, keepNewlines: true) }
+        if let changed { bytes.replaceSubrange(start..., with: changed) }
+    }
+
+    /// `bytes` (valid UTF-8) made visible, or `nil` when they need no change. Read in place: most lines need nothing
+    /// and are left as they are, coloured ones too; a line is copied from its first byte that needs a change.
+    /// (Scalar by scalar, rebuilding every coloured line cost more than formatting it.)
+    private static func visibleBytes(_ bytes: UnsafeBufferPointer<UInt8>, colored: Bool, keepNewlines: Bool) -> [UInt8]? {
+        var out: [UInt8]?
+        var index = 0
+        while index < bytes.count {
+            // Printable ASCII, most of every line, first.
+            if (0x20..<0x7F).contains(bytes[index]) {
+                out?.append(bytes[index])
+                index += 1
+                continue
+            }
+            let length: Int
+            if colored, bytes[index] == 0x1B, let code = ownCodeLength(in: bytes, at: index) {
+                length = code
+            } else {
+                length = scalarLength(lead: bytes[index])
+                if let value = escapedScalar(in: bytes, at: index, length: length, keepNewlines: keepNewlines) {
+                    if out == nil { out = Array(bytes[..<index]) }
+                    out?.append(contentsOf: "\\u{\(String(value, radix: 16, uppercase: true))}".utf8)
+                    index += length
                     continue
                 }
-                let length: Int
-                if colored, bytes[index] == 0x1B, let code = ownCodeLength(in: bytes, at: index) {
-                    length = code
-                } else {
-                    length = scalarLength(lead: bytes[index])
-                    if let value = escapedScalar(in: bytes, at: index, length: length, keepNewlines: keepNewlines) {
-                        if out == nil { out = Array(bytes[..<index]) }
-                        out?.append(contentsOf: "\\u{\(String(value, radix: 16, uppercase: true))}".utf8)
-                        index += length
-                        continue
-                    }
-                }
-                out?.append(contentsOf: bytes[index..<index + length])
-                index += length
             }
-            return out
+            out?.append(contentsOf: bytes[index..<index + length])
+            index += length
         }
-        return changed.map { String(decoding: $0, as: UTF8.self) } ?? text
+        return out
     }
 
     /// The bytes of the UTF-8 scalar that begins with `lead` (a String's bytes are valid UTF-8).

@@ -22,7 +22,7 @@ struct TerminalTests {
         #expect(Terminal.visible("a\nb\tc", colored: colored, keepNewlines: false) == #"a\u{A}b\u{9}c"#)
     }
 
-    @Test("it agrees with the rule read scalar by scalar, over random text of controls, overrides, colour codes and other scripts")
+    @Test("it agrees with the rule read scalar by scalar, over random text of controls, overrides, colour codes and other scripts, as a string and in place in a buffer")
     func agreesWithTheRule() {
         let pieces: [String] = [
             "a", "Z", " ", "\n", "\t", "\u{0}", "\u{1B}", "\u{7}", "\u{7F}", "\u{80}", "\u{9F}", "\u{A0}", "é", "日", "😀",
@@ -37,6 +37,11 @@ struct TerminalTests {
                     #expect(Terminal.visible(text, colored: colored, keepNewlines: keepNewlines)
                             == Self.rule(text, colored: colored, keepNewlines: keepNewlines), "\(Array(text.unicodeScalars))")
                 }
+                // In place in a buffer, as a listing's line is, after bytes already written that it leaves alone.
+                let written = Array("\u{1B}]0;title\u{7}".utf8)
+                var buffer = written + Array(text.utf8)
+                Terminal.makeVisible(&buffer, from: written.count, colored: colored)
+                #expect(buffer == written + Array(Self.rule(text, colored: colored, keepNewlines: true).utf8), "\(Array(text.unicodeScalars))")
             }
         }
     }

@@ -38,7 +38,7 @@ struct Log: AsyncParsableCommand {
                 if json != nil {
                     try json?.write(entry)
                 } else {
-                    try printLine(formatter.line(entry))
+                    try printLine { formatter.appendLine(entry, to: &$0) }
                 }
             }
             try json?.requireCallSites()

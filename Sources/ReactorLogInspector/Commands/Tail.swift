@@ -36,7 +36,7 @@ struct Tail: AsyncParsableCommand {
                 if json != nil {
                     try json?.write(entry)
                 } else {
-                    try printLine(formatter.line(entry))
+                    try printLine { formatter.appendLine(entry, to: &$0) }
                 }
             }
             let query = EntryQuery(from: start, stream: stream)
