@@ -15,13 +15,7 @@ enum ClockTime {
 
     /// `HH:mm:ss.SSS`, local time, appended to `bytes`: ``string(nanoseconds:)`` for a line written as bytes.
     static func append(nanoseconds: Int64, to bytes: inout [UInt8]) {
-        let (second, millisecond) = parts(nanoseconds, cache: lastTime, formatter: timeFormatter)
-        bytes.append(contentsOf: second.utf8)
-        bytes.append(UInt8(ascii: "."))
-        let zero = UInt8(ascii: "0")
-        bytes.append(zero + UInt8(millisecond / 100))
-        bytes.append(zero + UInt8(millisecond / 10 % 10))
-        bytes.append(zero + UInt8(millisecond % 10))
+        append(nanoseconds, cache: lastTime, formatter: timeFormatter, to: &bytes)
     }
 
     /// `yyyy-MM-dd HH:mm:ss.SSS`, local time.
@@ -44,14 +38,16 @@ enum ClockTime {
     }
 
     private static func format(_ nanoseconds: Int64, cache: borrowing Mutex<(second: Int64, text: String)>, formatter: DateFormatter) -> String {
-        let (text, millisecond) = parts(nanoseconds, cache: cache, formatter: formatter)
-        return text + (millisecond < 10 ? ".00" : millisecond < 100 ? ".0" : ".") + String(millisecond)
+        var bytes: [UInt8] = []
+        append(nanoseconds, cache: cache, formatter: formatter, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The text of the second `nanoseconds` falls in, and the millisecond within it.
-    private static func parts(
-        _ nanoseconds: Int64, cache: borrowing Mutex<(second: Int64, text: String)>, formatter: DateFormatter
-    ) -> (second: String, millisecond: Int) {
+    /// The text of the second `nanoseconds` falls in, then a point and the millisecond within it in three digits.
+    private static func append(
+        _ nanoseconds: Int64, cache: borrowing Mutex<(second: Int64, text: String)>, formatter: DateFormatter,
+        to bytes: inout [UInt8]
+    ) {
         // Rounded down, before 1970 too: -0.5 s is in the second before 00:00:00.
         var (second, fraction) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
         if fraction < 0 { (second, fraction) = (second - 1, fraction + 1_000_000_000) }
@@ -63,6 +59,11 @@ enum ClockTime {
             }
             return last.text
         }
-        return (text, Int(millisecond))
+        bytes.append(contentsOf: text.utf8)
+        bytes.append(UInt8(ascii: "."))
+        let zero = UInt8(ascii: "0")
+        bytes.append(zero + UInt8(millisecond / 100))
+        bytes.append(zero + UInt8(millisecond / 10 % 10))
+        bytes.append(zero + UInt8(millisecond % 10))
     }
 }
