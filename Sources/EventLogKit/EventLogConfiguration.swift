@@ -18,6 +18,14 @@ public struct EventLogConfiguration: Sendable {
     public var queueCapacity: Int = 16_384
     /// How many payload bytes may wait for the writer thread before appends wait (backpressure).
     public var queueByteCapacity: Int = 64 << 20
+    /// The least time from the start of one commit to the start of the next, in ``Durability/grouped`` and
+    /// ``Durability/noSync`` durability; `.zero` (the default) commits as soon as the last commit ends. Every commit
+    /// rewrites a few pages whatever it holds (about 20 KiB), so a steady trickle of appends, a commit each, costs
+    /// the disk far more than the entries themselves: a longer interval lets them gather into fewer commits, and a
+    /// crash may then take the last interval's entries too (docs/DURABILITY.md). Whatever waits for a commit —
+    /// ``EventLog/flush()``, an append in ``Durability/sync`` durability, closing — does not wait for the interval,
+    /// nor does a queue half full.
+    public var commitInterval: Duration = .zero
     /// Called once, from the writer thread, when a write fails and the log stops accepting appends.
     public var onWriteFailure: (@Sendable (EventLogError) -> Void)?
 

@@ -28,6 +28,13 @@ final class LogWriter: @unchecked Sendable {
     private var finished = false
     /// Whether the writer thread is waiting for work (so an append must wake it).
     private var writerWaiting = false
+    /// Whether the writer thread is letting appends gather for the commit interval (so a wait for a commit, or a
+    /// queue half full, must wake it).
+    private var gathering = false
+    /// The highest ticket something waits to see committed: while it is committed, the writer may gather.
+    private var awaitedTicket: UInt64 = 0
+    /// When the last commit began, for the commit interval.
+    private var lastCommitStart: ContinuousClock.Instant?
     private var asyncWaiters: [(ticket: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
     /// Background work (retention) done inside a commit's transaction, so it costs no sync of its own, given how
     /// many entries it may remove: returns whether more remains. LMDB's map-full and map-resized errors make the
@@ -81,6 +88,8 @@ final class LogWriter: @unchecked Sendable {
     private let durability: Durability
     private let capacity: Int
     private let byteCapacity: Int
+    /// ``EventLogConfiguration/commitInterval`` in nanoseconds; 0 in `sync` durability, whose appends all wait.
+    private let commitInterval: Int64
     private let onFailure: (@Sendable (EventLogError) -> Void)?
     /// The most bytes one commit takes from the queue, when retention keeps the log within a byte budget: an
     /// eighth of it, so that one commit cannot push the file past the budget.
@@ -91,6 +100,9 @@ final class LogWriter: @unchecked Sendable {
         self.durability = configuration.durability
         self.capacity = max(1, configuration.queueCapacity)
         self.byteCapacity = max(1, configuration.queueByteCapacity)
+        let (seconds, attoseconds) = configuration.commitInterval.components
+        self.commitInterval = configuration.durability == .sync || seconds < 0 ? 0
+            : seconds >= 1 << 32 ? .max : seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         self.onFailure = configuration.onWriteFailure
         self.batchByteLimit = configuration.retention?.maxBytes.map { max(64 << 10, $0 / 8) }
         let (highest, floor, lastIndex) = try storage.read { txn in
@@ -325,14 +337,25 @@ final class LogWriter: @unchecked Sendable {
         queuedEntries += entries
         queuedBytes += bytes
         enqueuedTicket += UInt64(items)
-        if writerWaiting { workAvailable.signal() }
+        if writerWaiting || gathering && (queuedEntries >= capacity / 2 || queuedBytes >= byteCapacity / 2) {
+            workAvailable.signal()
+        }
         if durability == .sync {
             try waitForCommit(of: enqueuedTicket)
         }
     }
 
+    /// Notes (holding `mutex`) that something waits for the item with `ticket` to be committed: the writer stops
+    /// gathering for the commit interval.
+    private func awaiting(_ ticket: UInt64) {
+        guard ticket > awaitedTicket else { return }
+        awaitedTicket = ticket
+        if gathering { workAvailable.signal() }
+    }
+
     /// Waits (holding `mutex`) until the item with `ticket` is committed.
     private func waitForCommit(of ticket: UInt64) throws(EventLogError) {
+        awaiting(ticket)
         while committedTicket < ticket && failure == nil {
             committedChanged.wait(mutex)
         }
@@ -369,6 +392,7 @@ final class LogWriter: @unchecked Sendable {
             if committedTicket >= enqueuedTicket {
                 continuation.resume()
             } else {
+                awaiting(enqueuedTicket)
                 asyncWaiters.append((enqueuedTicket, continuation))
             }
         }
@@ -407,6 +431,7 @@ final class LogWriter: @unchecked Sendable {
                 workAvailable.wait(mutex)
                 writerWaiting = false
             }
+            gather()
             if failure == nil && queue.isEmpty && closing, let maintain = maintenance {
                 // A last round, so a closed log is within its bounds.
                 maintenance = nil
@@ -452,6 +477,7 @@ final class LogWriter: @unchecked Sendable {
                 queue.removeFirst(take)
             }
             let ticket = enqueuedTicket - UInt64(queue.count)
+            if commitInterval > 0 { lastCommitStart = .now }
             // The last commit's copy is gone, so this changes `encoders` in place.
             if !added.isEmpty {
                 encoders.merge(added) { _, new in new }
@@ -508,6 +534,21 @@ final class LogWriter: @unchecked Sendable {
                 for continuation in failed { continuation.resume(throwing: stopped) }
                 onFailure?(stopped)
             }
+        }
+    }
+
+    /// Lets appends gather (holding `mutex`) until the commit interval has passed since the last commit began,
+    /// unless something waits for a commit, the queue is half full or the log is closing.
+    private func gather() {
+        guard commitInterval > 0, let last = lastCommitStart else { return }
+        while !queue.isEmpty && !closing && failure == nil && awaitedTicket <= committedTicket
+                && queuedEntries < capacity / 2 && queuedBytes < byteCapacity / 2 {
+            let elapsed = (ContinuousClock.now - last).components
+            let remaining = commitInterval - min(commitInterval, elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+            guard remaining > 0 else { return }
+            gathering = true
+            workAvailable.wait(mutex, nanoseconds: remaining)
+            gathering = false
         }
     }
 
