@@ -49,6 +49,14 @@ enum Measure {
 
     private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
+    /// The bytes this process has caused to be written to storage so far (`write_bytes` of /proc/self/io: what
+    /// reached the disk, the log's pages rewritten by each commit included), or `nil` where the kernel does not say.
+    static var storageBytesWritten: Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8) else { return nil }
+        let line = text.split(separator: "\n").first { $0.hasPrefix("write_bytes:") }
+        return line.flatMap { Int($0.dropFirst("write_bytes:".count).trimmingCharacters(in: .whitespaces)) }
+    }
+
     /// The `fraction` percentile of `samples` (0.5 for the median, 0.99 for p99).
     static func percentile(_ samples: [Double], _ fraction: Double) -> Double {
         guard !samples.isEmpty else { return 0 }

@@ -30,9 +30,18 @@ struct Record: ParsableCommand {
         """)
     var plantedBug = false
 
+    @Option(name: .long, help: """
+        Send at most this many actions a second, as a server under a steady load does (default: as fast as they go).
+        """)
+    var perSecond: Int?
+
+    @Option(name: .long, help: "The log's commit interval in milliseconds (EventLogConfiguration.commitInterval).")
+    var commitIntervalMs = 0
+
     func validate() throws {
         guard actions > 0 else { throw ValidationError("--actions must be at least 1.") }
         guard streams > 0 else { throw ValidationError("--streams must be at least 1.") }
+        guard perSecond.map({ $0 > 0 }) ?? true else { throw ValidationError("--per-second must be at least 1.") }
         guard !FileManager.default.fileExists(atPath: path) else {
             throw ValidationError("\(path) already exists; record into a new path, so no log is ever overwritten.")
         }
@@ -48,18 +57,34 @@ struct Record: ParsableCommand {
     func run() throws {
         var configuration = EventLogConfiguration()
         configuration.codec = BinaryLogCodec(directCoding: !codable)
+        configuration.commitInterval = .milliseconds(commitIntervalMs)
         let log = try EventLog.open(at: path, configuration: configuration)
         let reactors = (0..<streams).map { _ in BenchReactor(bugAtMutation: plantedBug ? actions : nil) }
         for (index, reactor) in reactors.enumerated() {
             try reactor.attach(to: log, stream: streams == 1 ? "search" : "search-\(index)")
         }
+        let writtenBefore = Measure.storageBytesWritten
         let seconds = try Measure.seconds {
-            for index in 0..<actions { reactors[index % streams].send(BenchReactor.action(index)) }
+            if let perSecond {
+                // A millisecond's actions at a time, each batch waiting for its moment.
+                let start = ContinuousClock.now, batch = max(1, perSecond / 1_000)
+                for first in stride(from: 0, to: actions, by: batch) {
+                    Thread.sleep(until: Date.now + (start + .seconds(Double(first) / Double(perSecond)) - .now).seconds)
+                    for index in first..<min(first + batch, actions) { reactors[index % streams].send(BenchReactor.action(index)) }
+                }
+            } else {
+                for index in 0..<actions { reactors[index % streams].send(BenchReactor.action(index)) }
+            }
             try log.flush()
         }
         withExtendedLifetime(reactors) {}
         try log.close()
         let size = (try? FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int) ?? 0
-        print("recorded \(actions) actions to \(path) in \(String(format: "%.3f", seconds)) s (\(streams) stream\(streams == 1 ? "" : "s"), data file \(size / 1024) KiB)")
+        let written = if let before = writtenBefore, let after = Measure.storageBytesWritten {
+            ", \((after - before) / 1024) KiB written to storage"
+        } else {
+            ""
+        }
+        print("recorded \(actions) actions to \(path) in \(String(format: "%.3f", seconds)) s (\(streams) stream\(streams == 1 ? "" : "s"), data file \(size / 1024) KiB\(written))")
     }
 }
