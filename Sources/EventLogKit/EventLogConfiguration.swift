@@ -23,7 +23,7 @@ public struct EventLogConfiguration: Sendable {
     /// rewrites a few pages whatever it holds (about 20 KiB), so a steady trickle of appends, a commit each, costs
     /// the disk far more than the entries themselves: a longer interval lets them gather into fewer commits, and a
     /// crash may then take the last interval's entries too (docs/DURABILITY.md). Whatever waits for a commit —
-    /// ``EventLog/flush()``, an append in ``Durability/sync`` durability, closing — does not wait for the interval,
+    /// `flush()`, an append in ``Durability/sync`` durability, closing — does not wait for the interval,
     /// nor does a queue half full.
     public var commitInterval: Duration = .zero
     /// Called once, from the writer thread, when a write fails and the log stops accepting appends.
