@@ -33,8 +33,8 @@ final class LogWriter: @unchecked Sendable {
     private var gathering = false
     /// The highest ticket something waits to see committed: while it is committed, the writer may gather.
     private var awaitedTicket: UInt64 = 0
-    /// When the last commit began, for the commit interval.
-    private var lastCommitStart: ContinuousClock.Instant?
+    /// When the commit interval since the last commit began ends.
+    private var intervalEnd: ContinuousClock.Instant?
     private var asyncWaiters: [(ticket: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
     /// Background work (retention) done inside a commit's transaction, so it costs no sync of its own, given how
     /// many entries it may remove: returns whether more remains. LMDB's map-full and map-resized errors make the
@@ -88,8 +88,8 @@ final class LogWriter: @unchecked Sendable {
     private let durability: Durability
     private let capacity: Int
     private let byteCapacity: Int
-    /// ``EventLogConfiguration/commitInterval`` in nanoseconds; 0 in `sync` durability, whose appends all wait.
-    private let commitInterval: Int64
+    /// ``EventLogConfiguration/commitInterval``; `nil` when it is zero, and in `sync` durability, whose appends all wait.
+    private let commitInterval: Duration?
     private let onFailure: (@Sendable (EventLogError) -> Void)?
     /// The most bytes one commit takes from the queue, when retention keeps the log within a byte budget: an
     /// eighth of it, so that one commit cannot push the file past the budget.
@@ -100,9 +100,8 @@ final class LogWriter: @unchecked Sendable {
         self.durability = configuration.durability
         self.capacity = max(1, configuration.queueCapacity)
         self.byteCapacity = max(1, configuration.queueByteCapacity)
-        let (seconds, attoseconds) = configuration.commitInterval.components
-        self.commitInterval = configuration.durability == .sync || seconds < 0 ? 0
-            : seconds >= 1 << 32 ? .max : seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        self.commitInterval = configuration.durability == .sync || configuration.commitInterval <= .zero
+            ? nil : configuration.commitInterval
         self.onFailure = configuration.onWriteFailure
         self.batchByteLimit = configuration.retention?.maxBytes.map { max(64 << 10, $0 / 8) }
         let (highest, floor, lastIndex) = try storage.read { txn in
@@ -477,7 +476,7 @@ final class LogWriter: @unchecked Sendable {
                 queue.removeFirst(take)
             }
             let ticket = enqueuedTicket - UInt64(queue.count)
-            if commitInterval > 0 { lastCommitStart = .now }
+            if let commitInterval { intervalEnd = .now + commitInterval }
             // The last commit's copy is gone, so this changes `encoders` in place.
             if !added.isEmpty {
                 encoders.merge(added) { _, new in new }
@@ -540,14 +539,13 @@ final class LogWriter: @unchecked Sendable {
     /// Lets appends gather (holding `mutex`) until the commit interval has passed since the last commit began,
     /// unless something waits for a commit, the queue is half full or the log is closing.
     private func gather() {
-        guard commitInterval > 0, let last = lastCommitStart else { return }
+        guard let intervalEnd else { return }
         while !queue.isEmpty && !closing && failure == nil && awaitedTicket <= committedTicket
                 && queuedEntries < capacity / 2 && queuedBytes < byteCapacity / 2 {
-            let elapsed = (ContinuousClock.now - last).components
-            let remaining = commitInterval - min(commitInterval, elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
-            guard remaining > 0 else { return }
+            let remaining = intervalEnd - .now
+            guard remaining > .zero else { return }
             gathering = true
-            workAvailable.wait(mutex, nanoseconds: remaining)
+            workAvailable.wait(mutex, for: remaining)
             gathering = false
         }
     }

@@ -21,17 +21,19 @@ final class PosixCondition: @unchecked Sendable {
 
     func wait(_ mutex: PosixMutex) { pthread_cond_wait(pointer, mutex.pointer) }
 
-    /// Waits for a signal or about `nanoseconds` (measured on the wall clock, which may jump: callers check their
-    /// condition and the time again).
-    func wait(_ mutex: PosixMutex, nanoseconds: Int64) {
+    /// Waits for a signal or about `duration` (measured on the wall clock, which may jump: callers check their
+    /// condition and the time again). At most 2³² seconds are waited at once.
+    func wait(_ mutex: PosixMutex, for duration: Duration) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        let nanosecond = Int64(now.tv_nsec) + nanoseconds % 1_000_000_000
+        let (seconds, attoseconds) = duration.components
+        let nanosecond = Int(now.tv_nsec) + Int(attoseconds / 1_000_000_000)
         var deadline = now
-        deadline.tv_sec += time_t(nanoseconds / 1_000_000_000 + nanosecond / 1_000_000_000)
-        deadline.tv_nsec = Int(nanosecond % 1_000_000_000)
+        deadline.tv_sec += time_t(min(seconds, 1 << 32)) + time_t(nanosecond / 1_000_000_000)
+        deadline.tv_nsec = nanosecond % 1_000_000_000
         pthread_cond_timedwait(pointer, mutex.pointer, &deadline)
     }
+
     func signal() { pthread_cond_signal(pointer) }
     func broadcast() { pthread_cond_broadcast(pointer) }
 }
