@@ -31,7 +31,7 @@ struct EntryFormatter {
         let missing = streamWidth - entry.stream.count
         if missing > 0 { bytes.append(contentsOf: repeatElement(space, count: missing)) }
         bytes.append(space)
-        if indent && entry.cause != nil && entry.kind != .action { bytes.append(contentsOf: [space, space]) }
+        if indent && entry.cause != nil && entry.kind != .action { bytes.append(contentsOf: repeatElement(space, count: 2)) }
         let label = bytes.count
         appendKindLabel(entry.kind, padded: true, to: &bytes)
         bytes.append(space)

@@ -16,11 +16,15 @@ struct Terminal: Sendable {
         case red = "31", green = "32", yellow = "33", blue = "34", gray = "90", bold = "1"
     }
 
+    /// `text` painted `color` when colouring.
     func paint(_ text: String, _ color: Color) -> String {
-        colored ? "\u{1B}[\(color.rawValue)m\(text)\u{1B}[0m" : text
+        guard colored else { return text }
+        var bytes: [UInt8] = []
+        paint(color, into: &bytes) { $0.append(contentsOf: text.utf8) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends what `body` appends, painted as ``paint(_:_:)`` paints a string.
+    /// Appends what `body` appends, between the colour's code and the code that resets it when colouring.
     func paint(_ color: Color, into bytes: inout [UInt8], _ body: (inout [UInt8]) -> Void) {
         guard colored else { return body(&bytes) }
         bytes.append(contentsOf: "\u{1B}[\(color.rawValue)m".utf8)
