@@ -28,7 +28,7 @@ struct LoggingRound {
         if !loggedOnly {
             // The in-memory reactors are made before their timing, as the logged ones are attached before their own.
             let reactors = (0..<streams).map { _ in BenchReactor() }
-            memory = Measure.seconds { Self.send(actions, to: reactors) }
+            memory = Measure.seconds { Self.send(0..<actions, to: reactors) }
             withExtendedLifetime(reactors) {}
         }
         var configuration = EventLogConfiguration(durability: durability)
@@ -39,21 +39,21 @@ struct LoggingRound {
         for (index, reactor) in reactors.enumerated() {
             try reactor.attach(to: log, stream: streams == 1 ? "search" : "search-\(index)")
         }
-        let send = Measure.seconds { Self.send(actions, to: reactors) }
+        let send = Measure.seconds { Self.send(0..<actions, to: reactors) }
         let flush = try Measure.seconds { try log.flush() }
         withExtendedLifetime(reactors) {}
         try log.close()
         return LoggingRound(memory: memory, send: send, flush: flush)
     }
 
-    /// Sends `actions` of the workload's actions to `reactors` in turn; to one reactor, by the loop the figures
-    /// before `--streams` were measured with, which indexes no array.
-    private static func send(_ actions: Int, to reactors: [BenchReactor]) {
+    /// Sends the workload's actions numbered `indices` to `reactors` in turn; to one reactor, by the loop the
+    /// figures before `--streams` were measured with, which indexes no array.
+    static func send(_ indices: Range<Int>, to reactors: [BenchReactor]) {
         if reactors.count == 1 {
             let reactor = reactors[0]
-            for index in 0..<actions { reactor.send(BenchReactor.action(index)) }
+            for index in indices { reactor.send(BenchReactor.action(index)) }
         } else {
-            for index in 0..<actions { reactors[index % reactors.count].send(BenchReactor.action(index)) }
+            for index in indices { reactors[index % reactors.count].send(BenchReactor.action(index)) }
         }
     }
 }

@@ -65,15 +65,13 @@ struct Record: ParsableCommand {
         }
         let writtenBefore = Measure.storageBytesWritten
         let seconds = try Measure.seconds {
-            if let perSecond {
-                // A millisecond's actions at a time, each batch waiting for its moment.
-                let start = ContinuousClock.now, batch = max(1, perSecond / 1_000)
-                for first in stride(from: 0, to: actions, by: batch) {
+            // Paced, a millisecond's actions at a time, each batch waiting for its moment; else all at once.
+            let start = ContinuousClock.now, batch = perSecond.map { max(1, $0 / 1_000) } ?? actions
+            for first in stride(from: 0, to: actions, by: batch) {
+                if let perSecond {
                     Thread.sleep(until: Date.now + (start + .seconds(Double(first) / Double(perSecond)) - .now).seconds)
-                    for index in first..<min(first + batch, actions) { reactors[index % streams].send(BenchReactor.action(index)) }
                 }
-            } else {
-                for index in 0..<actions { reactors[index % streams].send(BenchReactor.action(index)) }
+                LoggingRound.send(first..<min(first + batch, actions), to: reactors)
             }
             try log.flush()
         }
