@@ -9,7 +9,7 @@ import LMDB
 /// the thread that began it, so no write transaction is ever begun anywhere else.
 final class LogWriter: @unchecked Sendable {
     // Lock discipline: every `var` in the first group is read and written only while holding `mutex`.
-    // `lastIndexKey` belongs to the writer thread alone. Everything else is immutable. The mutex already makes
+    // `indexTips` belongs to the writer thread alone. Everything else is immutable. The mutex already makes
     // every access exclusive, so the queue, which every append modifies, skips the runtime's exclusivity check.
     private let mutex = PosixMutex()
     private let workAvailable = PosixCondition()
@@ -57,7 +57,8 @@ final class LogWriter: @unchecked Sendable {
     /// dropped once that item is committed, so every entry that names it finds it.
     private var retiring: [(id: EncoderID, ticket: UInt64)] = []
 
-    private var lastIndexKey: (stream: UInt32, sequence: UInt64)
+    /// The index's largest key and each stream's last block written (writer thread only).
+    private var indexTips: StreamIndex.Tips
     /// Call sites already in `sites`, by text and by the address of the compiler's file name and the line, so that
     /// a known site costs one lookup and no formatting (writer thread only).
     private var siteIDs: [String: UInt32]
@@ -115,7 +116,7 @@ final class LogWriter: @unchecked Sendable {
         nextSiteID = try storage.highestSiteNumber() + 1
         lastCommittedSequence = max(highest, floor)
         nextSequence = lastCommittedSequence + 1
-        lastIndexKey = lastIndex
+        indexTips = StreamIndex.Tips(lastKey: lastIndex)
         let thread = Thread { [self] in run() }
         thread.name = "ReactorLog writer"
         thread.start()
@@ -624,12 +625,12 @@ final class LogWriter: @unchecked Sendable {
         var more: Bool?
         var stepFailed = false
         // The batch is passed, not captured: a local function's capture could not be consumed after (`takePayloads()`).
-        func writeBatch(_ encoded: inout EncodedBatch, maintaining step: (Maintenance, Int)?) throws(EventLogError) -> (stream: UInt32, sequence: UInt64) {
+        func writeBatch(_ encoded: inout EncodedBatch, maintaining step: (Maintenance, Int)?) throws(EventLogError) -> StreamIndex.Tips {
             try storage.write { txn in
                 for info in encoded.streams {
                     try txn.put(storage.streams, key: KeyCoding.stream(info.id), value: StreamRecord.encode(info), flags: .noOverwrite)
                 }
-                var lastIndex = self.lastIndexKey
+                var tips = self.indexTips
                 var indexed = IndexItems()
                 // Sites new in this transaction, made afresh when the body runs again (the map had to grow), and
                 // kept in locals until the end: the captured variables would cost an access check per entry.
@@ -650,7 +651,7 @@ final class LogWriter: @unchecked Sendable {
                     try write(encoded.snapshots[index], txn)
                 }
                 // The index takes each stream's entries at once: its last block is rewritten once a commit.
-                for (stream, items) in indexed.byStream() { try storage.index.append(txn, stream: stream, items, lastKey: &lastIndex) }
+                for (stream, items) in indexed.byStream() { try storage.index.append(txn, stream: stream, items, tips: &tips) }
                 if let (maintain, allowance) = step {
                     do {
                         more = try maintain(txn, allowance)
@@ -661,20 +662,20 @@ final class LogWriter: @unchecked Sendable {
                         throw error
                     }
                 }
-                return lastIndex
+                return tips
             }
         }
-        let lastIndex: (stream: UInt32, sequence: UInt64)
+        let tips: StreamIndex.Tips
         do {
-            lastIndex = try writeBatch(&encoded, maintaining: step)
+            tips = try writeBatch(&encoded, maintaining: step)
         } catch {
             // A failed step undid the whole transaction: write the batch again, without it.
             guard stepFailed else { throw error }
             maintenanceUndone()
             more = nil
-            lastIndex = try writeBatch(&encoded, maintaining: nil)
+            tips = try writeBatch(&encoded, maintaining: nil)
         }
-        lastIndexKey = lastIndex
+        indexTips = tips
         if !encoded.streams.isEmpty { storage.committedStreams(encoded.streams.map(\.id)) }
         siteIDs.merge(newSites) { old, _ in old }
         nextSiteID += UInt32(newSites.count)

@@ -121,6 +121,29 @@ func changeStreamIDInPlace(_ path: String, stream id: UInt32, first: UInt64, to 
     try Data(bytes).write(to: file)
 }
 
+/// Flips the last byte of the index block keyed (`id`, `first`) where it lies in the log's file at `path`, in every
+/// copy that decodes as that block, as a bad disk would, without LMDB (whose map of the file then shows the change
+/// to a writer that has the log open); returns how many copies it changed.
+@discardableResult
+func damageIndexBlockInPlace(_ path: String, stream id: UInt32, first: UInt64) throws -> Int {
+    let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path + "/" + LogLayout.dataFile))
+    defer { try? handle.close() }
+    let bytes = [UInt8](try handle.readToEnd() ?? Data())
+    let key = KeyCoding.streamSequence(id, first)
+    var changed = 0
+    // An LMDB node: its value's size (two u16, low then high), flags (u16), the key's size (u16), the key, the value.
+    for offset in 8...(bytes.count - key.count) where bytes[offset] == key[0] && bytes[offset..<offset + key.count].elementsEqual(key) {
+        let size = Int(bytes[offset - 8]) | Int(bytes[offset - 7]) << 8 | Int(bytes[offset - 6]) << 16 | Int(bytes[offset - 5]) << 24
+        guard bytes[offset - 2] == 12, bytes[offset - 1] == 0, size > 4, offset + 12 + size <= bytes.count else { continue }
+        let value = Array(bytes[offset + 12..<offset + 12 + size])
+        guard (try? value.withUnsafeBytes({ try StreamIndex.decode($0, stream: id, first: first, seal: .keyAndItems) { _ in true } })) != nil else { continue }
+        try handle.seek(toOffset: UInt64(offset + 12 + size - 1))
+        try handle.write(contentsOf: [value[size - 1] ^ 0x02])
+        changed += 1
+    }
+    return changed
+}
+
 /// `record` with the CRC-32C of its bytes 4… stored in its first four, as an intact record has: so that decoding a
 /// record changed on purpose goes past the checksum, to the check a test aims at.
 func resealed(_ record: [UInt8]) -> [UInt8] {

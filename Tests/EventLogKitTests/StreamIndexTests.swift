@@ -308,6 +308,39 @@ struct StreamIndexTests {
         #expect(try reader.verify().problems.contains { $0.severity == .error && $0.message.contains("index block of stream 'a' from this entry is damaged") })
     }
 
+    @Test("a stream's last block damaged in the file between two commits is not continued: the writer starts a new block, and the damage stays for verify")
+    func lastBlockDamagedBetweenCommits() throws {
+        // The writer notes the last block it wrote of each stream, so as not to decode it again to continue it; the
+        // block's checksum is still checked, or the damage would be sealed as sound.
+        let path = scratch.file("tip.reactorlog")
+        let log = try EventLog.open(at: path)
+        let a = try log.openStream(named: "a", reactorType: "A", schemaFingerprint: "v1", initialState: 0)
+        for step in 0..<50 { _ = try a.append(.mutation, step, caseName: "set") }
+        try log.flush()
+        let first = try #require(try log.readEntries(EntryQuery(stream: "a")).first?.sequence)
+        #expect(try damageIndexBlockInPlace(path, stream: 1, first: first) >= 1)
+        for step in 50..<60 { _ = try a.append(.mutation, step, caseName: "set") }
+        try log.close()
+        #expect(try blocks(path)[1]?.count == 2, "the items after the damaged block went into a new one")
+        let reader = try EventLog.openReadOnly(at: path)
+        let truth = try scanned(reader, "a")
+        #expect(try reader.readEntries(EntryQuery(stream: "a")).map(\.sequence) == truth.keys.sorted())
+        let problems = try reader.verify().problems
+        #expect(problems.contains { $0.message.contains("index block of stream 'a' from this entry is damaged: its checksum does not match") && $0.sequence == first },
+                "\(problems)")
+    }
+
+    @Test("the writer's notes of each stream's last block are bounded: past the limit they are forgotten, not grown")
+    func tipsBounded() {
+        var tips = StreamIndex.Tips(lastKey: (0, 0))
+        let tip = StreamIndex.Tips.Tip(first: 1, size: 8, checksum: 0, last: 1)
+        for id in 0..<UInt32(StreamIndex.Tips.limit) { tips.note(tip, stream: id) }
+        tips.note(tip, stream: 7)
+        #expect(tips.blocks.count == StreamIndex.Tips.limit)
+        tips.note(tip, stream: UInt32(StreamIndex.Tips.limit))
+        #expect(tips.blocks.count == 1 && tips.blocks[UInt32(StreamIndex.Tips.limit)] != nil)
+    }
+
     @Test("a block whose stream id is damaged in the file, where its node lies among the stream's, is found where the stream's keys seem to end",
           arguments: [1, -1])
     func streamIDDamaged(block: Int) throws {
