@@ -331,6 +331,7 @@ struct StreamIndex: Sendable {
 
         /// The index's largest key, which a new block must exceed to be appended in place.
         var lastKey: (stream: UInt32, sequence: UInt64)
+        /// The last block written of each stream, by stream id.
         var blocks: [UInt32: Tip] = [:]
 
         /// Stream `id`'s last item, if `record`, its last block keyed `first`, is the one noted: the same key, size and
@@ -342,6 +343,7 @@ struct StreamIndex: Sendable {
             return tip.last
         }
 
+        /// Notes `tip` as stream `id`'s last block, forgetting every other stream's first when ``limit`` are kept.
         mutating func note(_ tip: Tip, stream id: UInt32) {
             if blocks.count >= Self.limit && blocks[id] == nil { blocks.removeAll(keepingCapacity: true) }
             blocks[id] = tip
