@@ -173,15 +173,13 @@ public final class EventLog: Sendable {
                 throw .streamInUse(name: name)
             }
             // Another thread may have found it by name since, and opened it first.
-            guard openStreamIDs.withLock({ $0.insert(info.id).inserted }) else { throw .streamInUse(name: name) }
+            try claimStream(info.id, name: name)
             return LogStream(log: self, writer: writer, info: info, resumed: false, markerSequence: marker, sinceSnapshot: (0, 0))
         }
         // Entries this process appended to the stream may still be queued: commit them, so that rebuilding the stream's
         // state from the log sees every one.
         try writer.flush()
-        guard openStreamIDs.withLock({ $0.insert(existing.id).inserted }) else {
-            throw .streamInUse(name: name)
-        }
+        try claimStream(existing.id, name: name)
         do {
             let sinceSnapshot = try LogStream.pendingSinceSnapshot(log: self, info: existing)
             let marker = EntryDraft(kind: .streamResumed, caseName: "resumed", payload: Data(), codec: .none, timestamp: timestamp)
@@ -202,6 +200,11 @@ public final class EventLog: Sendable {
         try openStream(
             named: name, reactorType: reactorType, schemaFingerprint: schemaFingerprint,
             initialState: try encode(initialState))
+    }
+
+    /// Marks stream `id` open in this log, or throws ``EventLogError/streamInUse(name:)`` when it is open already.
+    private func claimStream(_ id: UInt32, name: String) throws(EventLogError) {
+        guard openStreamIDs.withLock({ $0.insert(id).inserted }) else { throw .streamInUse(name: name) }
     }
 
     func isStreamOpen(_ id: UInt32) -> Bool {
