@@ -1,4 +1,5 @@
 import BinaryPayloadKit
+import Clocks
 import ReactorLog
 import TestSupport
 import ReactorLogExamples
@@ -78,10 +79,15 @@ struct ExampleTests {
 
     @Test("Counter: the loading flag is on at once, the change arrives after the delay")
     func counter() async {
-        let reactor = CounterReactor(delay: .milliseconds(5))
+        // On a test clock: a real 5 ms delay could pass before the first checks on a loaded machine.
+        let clock = TestClock()
+        let reactor = CounterReactor(delay: .milliseconds(5), clock: clock)
         reactor.send(.increase)
         #expect(reactor.currentState.isLoading)
         #expect(reactor.currentState.value == 0)
+        await clock.advance(by: .milliseconds(4))
+        #expect(reactor.currentState.isLoading && reactor.currentState.value == 0)
+        await clock.advance(by: .milliseconds(1))
         let state = await reactor.state { !$0.isLoading }
         #expect(state?.value == 1)
         let instant = CounterReactor(delay: .zero)

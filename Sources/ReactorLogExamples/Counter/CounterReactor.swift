@@ -37,21 +37,24 @@ public final class CounterReactor: Reactor {
     public let runtime = Runtime()
     /// How long a change takes to arrive.
     public let delay: Duration
+    /// The clock the delay passes on.
+    public let clock: any Clock<Duration>
 
-    /// A counter whose changes arrive after `delay` (0 for tests and benchmarks).
-    public init(delay: Duration = .milliseconds(500)) {
+    /// A counter whose changes arrive after `delay` on `clock` (a delay of 0 for benchmarks; a test clock for tests).
+    public init(delay: Duration = .milliseconds(500), clock: any Clock<Duration> = ContinuousClock()) {
         self.delay = delay
+        self.clock = clock
     }
 
     /// Loading on, the change after the delay, loading off.
     public func mutate(action: Action) -> Effect {
         let change: Mutation = action == .increase ? .increaseValue : .decreaseValue
         guard delay > .zero else { return .just(.setLoading(true), change, .setLoading(false)) }
-        let delay = delay
+        let (delay, clock) = (delay, clock)
         return .concat(
             .just(.setLoading(true)),
             .run { send in
-                try await Task.sleep(for: delay)
+                try await clock.sleep(for: delay)
                 send(change)
             },
             .just(.setLoading(false)))
