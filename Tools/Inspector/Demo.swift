@@ -97,6 +97,8 @@ struct Demo: AsyncParsableCommand {
                 _ = await search.waitFor { $0.repos.count == pages && !$0.isLoadingNextPage }
             }
         }
+        // Each stream closed before the next opens: the demo's entries are numbered the same in every recording.
+        try await waitForClose(of: "search", in: log)
         do {
             let todo = TodoReactor()
             try todo.attach(to: log, stream: "todo")
@@ -109,6 +111,7 @@ struct Demo: AsyncParsableCommand {
             todo.send(.move(from: 4, to: 0))
             todo.send(.delete(id: 3))
         }
+        try await waitForClose(of: "todo", in: log)
         do {
             let counter = CounterReactor(delay: .milliseconds(20))
             try counter.attach(to: log, stream: "counter")
@@ -117,7 +120,7 @@ struct Demo: AsyncParsableCommand {
                 _ = await counter.waitFor { !$0.isLoading }
             }
         }
-        for stream in ["search", "todo", "counter"] { try await waitForClose(of: stream, in: log) }
+        try await waitForClose(of: "counter", in: log)
         try await log.flush()
     }
 
