@@ -721,6 +721,8 @@ final class LogWriter: @unchecked Sendable {
         private var slots: [UInt32: Int] = [:]
         private var items: [StreamIndex.Item] = []
         private var current: (stream: UInt32, index: Int)?
+        /// The items a new stream's array has room for at first.
+        private static let initialCapacity = 16
 
         mutating func append(_ item: StreamIndex.Item, stream: UInt32) {
             if current?.stream != stream { select(stream) }
@@ -737,6 +739,8 @@ final class LogWriter: @unchecked Sendable {
                 slots[stream] = streams.count
                 streams.append((stream, []))
                 current = (stream, streams.count - 1)
+                // Room for a commit's share of a stream among many, so its array is not grown four times over.
+                items.reserveCapacity(Self.initialCapacity)
             }
         }
 
