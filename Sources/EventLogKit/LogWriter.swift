@@ -337,7 +337,7 @@ final class LogWriter: @unchecked Sendable {
         queuedEntries += entries
         queuedBytes += bytes
         enqueuedTicket += UInt64(items)
-        if writerWaiting || gathering && (queuedEntries >= capacity / 2 || queuedBytes >= byteCapacity / 2) {
+        if writerWaiting || gathering && queueHalfFull {
             workAvailable.signal()
         }
         if durability == .sync {
@@ -537,12 +537,14 @@ final class LogWriter: @unchecked Sendable {
         }
     }
 
+    /// Whether the queue holds half the entries or bytes it may (holding `mutex`): the writer then gathers no longer.
+    private var queueHalfFull: Bool { queuedEntries >= capacity / 2 || queuedBytes >= byteCapacity / 2 }
+
     /// Lets appends gather (holding `mutex`) until the commit interval has passed since the last commit began,
     /// unless something waits for a commit, the queue is half full or the log is closing.
     private func gather() {
         guard let intervalEnd else { return }
-        while !queue.isEmpty && !closing && failure == nil && awaitedTicket <= committedTicket
-                && queuedEntries < capacity / 2 && queuedBytes < byteCapacity / 2 {
+        while !queue.isEmpty && !closing && failure == nil && awaitedTicket <= committedTicket && !queueHalfFull {
             let remaining = intervalEnd - .now
             guard remaining > .zero else { return }
             gathering = true
