@@ -307,13 +307,8 @@ struct BadInputTests {
         let path = log + "/data.mdb"
         let key: [UInt8] = [0, 0, 0, 1] + withUnsafeBytes(of: sequence.bigEndian) { Array($0) }
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        // A gap's key can be the same; its record, 24 bytes, is shorter than a snapshot's header. The node's value
-        // size is its first four bytes: two little-endian halves.
-        let nodes = (8..<bytes.count - key.count).filter { at in
-            let valueSize = Int(bytes[at - 8]) | Int(bytes[at - 7]) << 8 | Int(bytes[at - 6]) << 16 | Int(bytes[at - 5]) << 24
-            return bytes[at - 2] == 12 && bytes[at - 1] == 0 && bytes[at..<at + key.count].elementsEqual(key)
-                && valueSize >= SnapshotRecord.headerSize
-        }
+        // A gap's key can be the same; its record, 24 bytes, is shorter than a snapshot's header.
+        let nodes = leafNodes(withKey: key, in: bytes).filter { $0.valueSize >= SnapshotRecord.headerSize }.map(\.key)
         try #require(nodes.count == 1, "one node holds the key")
         edit(&bytes, nodes[0])
         try Data(bytes).write(to: URL(fileURLWithPath: path))

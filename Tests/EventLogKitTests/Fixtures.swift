@@ -121,6 +121,17 @@ func changeStreamIDInPlace(_ path: String, stream id: UInt32, first: UInt64, to 
     try Data(bytes).write(to: file)
 }
 
+/// The leaf nodes in `bytes`, a log's data file, whose key is the 12 bytes `key`: where each key starts, and the
+/// size of the value after it. An LMDB node: its value's size (two little-endian `u16`, low half first), its flags
+/// (`u16`), its key's size (`u16`), the key, the value.
+func leafNodes(withKey key: [UInt8], in bytes: [UInt8]) -> [(key: Int, valueSize: Int)] {
+    (8..<bytes.count - key.count).compactMap { at in
+        guard bytes[at] == key[0], bytes[at - 2] == 12, bytes[at - 1] == 0, bytes[at..<at + key.count].elementsEqual(key) else { return nil }
+        let valueSize = Int(bytes[at - 8]) | Int(bytes[at - 7]) << 8 | Int(bytes[at - 6]) << 16 | Int(bytes[at - 5]) << 24
+        return at + key.count + valueSize <= bytes.count ? (at, valueSize) : nil
+    }
+}
+
 /// Flips the last byte of the index block keyed (`id`, `first`) where it lies in the log's file at `path`, in every
 /// copy that decodes as that block, as a bad disk would, without LMDB (whose map of the file then shows the change
 /// to a writer that has the log open); returns how many copies it changed.
@@ -129,16 +140,12 @@ func damageIndexBlockInPlace(_ path: String, stream id: UInt32, first: UInt64) t
     let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path + "/" + LogLayout.dataFile))
     defer { try? handle.close() }
     let bytes = [UInt8](try handle.readToEnd() ?? Data())
-    let key = KeyCoding.streamSequence(id, first)
     var changed = 0
-    // An LMDB node: its value's size (two u16, low then high), flags (u16), the key's size (u16), the key, the value.
-    for offset in 8...(bytes.count - key.count) where bytes[offset] == key[0] && bytes[offset..<offset + key.count].elementsEqual(key) {
-        let size = Int(bytes[offset - 8]) | Int(bytes[offset - 7]) << 8 | Int(bytes[offset - 6]) << 16 | Int(bytes[offset - 5]) << 24
-        guard bytes[offset - 2] == 12, bytes[offset - 1] == 0, size > 4, offset + 12 + size <= bytes.count else { continue }
-        let value = Array(bytes[offset + 12..<offset + 12 + size])
+    for node in leafNodes(withKey: KeyCoding.streamSequence(id, first), in: bytes) where node.valueSize > StreamIndex.checksumSize {
+        let value = Array(bytes[node.key + 12..<node.key + 12 + node.valueSize])
         guard (try? value.withUnsafeBytes({ try StreamIndex.decode($0, stream: id, first: first, seal: .keyAndItems) { _ in true } })) != nil else { continue }
-        try handle.seek(toOffset: UInt64(offset + 12 + size - 1))
-        try handle.write(contentsOf: [value[size - 1] ^ 0x02])
+        try handle.seek(toOffset: UInt64(node.key + 12 + node.valueSize - 1))
+        try handle.write(contentsOf: [value[node.valueSize - 1] ^ 0x02])
         changed += 1
     }
     return changed
