@@ -14,7 +14,9 @@ public struct EventLogConfiguration: Sendable {
     public var initialMapSize: Int = 64 << 20
     /// The largest the map may grow to; a log that needs more stops with ``EventLogError/writeFailed(path:lastCommitted:unwritten:underlying:)``.
     public var maxMapSize: Int = 1 << 40
-    /// How many entries may wait for the writer thread before appends wait (backpressure).
+    /// How many entries may wait for the writer thread before appends wait (backpressure). While commits write to
+    /// many streams, up to four times as many may wait (64 for each stream the last commit wrote to): a commit
+    /// rewrites a page of each such stream's index, so larger commits cost a server's many sessions far less.
     public var queueCapacity: Int = 16_384
     /// How many payload bytes may wait for the writer thread before appends wait (backpressure).
     public var queueByteCapacity: Int = 64 << 20

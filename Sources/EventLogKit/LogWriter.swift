@@ -19,6 +19,10 @@ final class LogWriter: @unchecked Sendable {
     @exclusivity(unchecked) private var queue: [WriteItem] = []
     private var queuedEntries = 0
     private var queuedBytes = 0
+    /// How many entries may wait: ``EventLogConfiguration/queueCapacity``, or more while commits write to many
+    /// streams (``entryCapacity(base:streamsWritten:)``). Changed by the writer thread only, holding `mutex`, so that
+    /// thread alone may read it without.
+    private var capacity: Int
     private var nextSequence: UInt64
     private var enqueuedTicket: UInt64 = 0
     private var committedTicket: UInt64 = 0
@@ -87,7 +91,7 @@ final class LogWriter: @unchecked Sendable {
 
     private let storage: LogStorage
     private let durability: Durability
-    private let capacity: Int
+    private let baseCapacity: Int
     private let byteCapacity: Int
     /// ``EventLogConfiguration/commitInterval``; `nil` when it is zero, and in `sync` durability, whose appends all wait.
     private let commitInterval: Duration?
@@ -99,7 +103,8 @@ final class LogWriter: @unchecked Sendable {
     init(storage: LogStorage, configuration: EventLogConfiguration) throws(EventLogError) {
         self.storage = storage
         self.durability = configuration.durability
-        self.capacity = max(1, configuration.queueCapacity)
+        self.baseCapacity = max(1, configuration.queueCapacity)
+        self.capacity = baseCapacity
         self.byteCapacity = max(1, configuration.queueByteCapacity)
         self.commitInterval = configuration.durability == .sync || configuration.commitInterval <= .zero
             ? nil : configuration.commitInterval
@@ -495,7 +500,7 @@ final class LogWriter: @unchecked Sendable {
 
             let step = maintain.flatMap { maintain in maintenanceAllowance().map { (maintain, $0) } }
             // The batch is lent to the commit, which moves its items out as it encodes them instead of copying them.
-            let result: Result<(UInt64?, Bool?), EventLogError>
+            let result: Result<Committed, EventLogError>
             do {
                 // Consumed, so that the writer holds no encoder past the commit: one retired after it is let go.
                 result = .success(try commit(&batch, encoders: consume encoders, maintaining: step))
@@ -510,10 +515,11 @@ final class LogWriter: @unchecked Sendable {
             var ready: [CheckedContinuation<Void, any Error>] = []
             var failed: [CheckedContinuation<Void, any Error>] = []
             switch result {
-            case .success(let (last, more)):
+            case .success(let committed):
                 committedTicket = ticket
-                if let last { lastCommittedSequence = last }
-                if let more { maintenancePending = more }
+                if let last = committed.last { lastCommittedSequence = last }
+                if let more = committed.more { maintenancePending = more }
+                capacity = Self.entryCapacity(base: baseCapacity, streamsWritten: committed.streams)
                 if !retiring.isEmpty { retire(through: ticket) }
                 ready = asyncWaiters.filter { $0.ticket <= ticket }.map(\.continuation)
                 asyncWaiters.removeAll { $0.ticket <= ticket }
@@ -536,6 +542,17 @@ final class LogWriter: @unchecked Sendable {
             }
         }
     }
+
+    /// How many entries may wait after a commit that wrote to `streamsWritten` streams: 64 for each, at least the
+    /// configured `base` and at most four times it. A commit rewrites the page holding each such stream's last index
+    /// block whatever it adds there, so entries spread over many streams (a server's sessions) cost far less in
+    /// larger commits; the writer takes everything queued, so a larger queue is what makes them larger.
+    static func entryCapacity(base: Int, streamsWritten: Int) -> Int {
+        min(4 * base, max(base, 64 * streamsWritten))
+    }
+
+    /// How many entries may wait for the writer now (for tests).
+    var entryCapacity: Int { mutex.withLock { capacity } }
 
     /// Whether the queue holds half the entries or bytes it may (holding `mutex`): the writer then gathers no longer.
     private var queueHalfFull: Bool { queuedEntries >= capacity / 2 || queuedBytes >= byteCapacity / 2 }
@@ -611,11 +628,19 @@ final class LogWriter: @unchecked Sendable {
         return error.description
     }
 
+    /// What a commit wrote: its last sequence number, whether maintenance remains (`nil` when no step ran), and how
+    /// many streams' index it wrote to.
+    private struct Committed {
+        var last: UInt64?
+        var more: Bool?
+        var streams: Int
+    }
+
     /// Writes `batch` in one transaction (growing the map and redoing it when full), then, when `step` is given, a
-    /// maintenance step in the same transaction; returns the last sequence number and whether maintenance remains.
+    /// maintenance step in the same transaction.
     private func commit(
         _ batch: inout [WriteItem], encoders: [EncoderID: DeferredEncoding], maintaining step: (Maintenance, Int)?
-    ) throws(EventLogError) -> (UInt64?, Bool?) {
+    ) throws(EventLogError) -> Committed {
         // Encoding happens here, on the writer thread, before the write transaction: senders only queued values.
         // The buffer comes back after a commit; one that throws leaves an empty one, which allocates when used.
         var buffer = ByteBuffer(capacity: 0)
@@ -625,6 +650,7 @@ final class LogWriter: @unchecked Sendable {
         var newSites: [String: UInt32] = [:]
         var newSourceSites: [SourceSite: UInt32] = [:]
         var more: Bool?
+        var streamsWritten = 0
         var stepFailed = false
         // The batch is passed, not captured: a local function's capture could not be consumed after (`takePayloads()`).
         func writeBatch(_ encoded: inout EncodedBatch, maintaining step: (Maintenance, Int)?) throws(EventLogError) -> StreamIndex.Tips {
@@ -653,7 +679,9 @@ final class LogWriter: @unchecked Sendable {
                     try write(encoded.snapshots[index], txn)
                 }
                 // The index takes each stream's entries at once: its last block is rewritten once a commit.
-                for (stream, items) in indexed.byStream() { try storage.index.append(txn, stream: stream, items, tips: &tips) }
+                let byStream = indexed.byStream()
+                for (stream, items) in byStream { try storage.index.append(txn, stream: stream, items, tips: &tips) }
+                streamsWritten = byStream.count
                 if let (maintain, allowance) = step {
                     do {
                         more = try maintain(txn, allowance)
@@ -687,7 +715,7 @@ final class LogWriter: @unchecked Sendable {
         if needsSync && durability == .noSync {
             try storage.storage { () throws in try storage.environment.sync(force: true) }
         }
-        return (lastSequence, more)
+        return Committed(last: lastSequence, more: more, streams: streamsWritten)
     }
 
     private func write(_ snapshot: Snapshot, _ txn: Transaction) throws {
