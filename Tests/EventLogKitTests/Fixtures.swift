@@ -140,11 +140,13 @@ func damageIndexBlockInPlace(_ path: String, stream id: UInt32, first: UInt64) t
     let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path + "/" + LogLayout.dataFile))
     defer { try? handle.close() }
     let bytes = [UInt8](try handle.readToEnd() ?? Data())
+    let key = KeyCoding.streamSequence(id, first)
     var changed = 0
-    for node in leafNodes(withKey: KeyCoding.streamSequence(id, first), in: bytes) where node.valueSize > StreamIndex.checksumSize {
-        let value = Array(bytes[node.key + 12..<node.key + 12 + node.valueSize])
+    for node in leafNodes(withKey: key, in: bytes) where node.valueSize > StreamIndex.checksumSize {
+        let start = node.key + key.count
+        let value = Array(bytes[start..<start + node.valueSize])
         guard (try? value.withUnsafeBytes({ try StreamIndex.decode($0, stream: id, first: first, seal: .keyAndItems) { _ in true } })) != nil else { continue }
-        try handle.seek(toOffset: UInt64(node.key + 12 + node.valueSize - 1))
+        try handle.seek(toOffset: UInt64(start + node.valueSize - 1))
         try handle.write(contentsOf: [value[node.valueSize - 1] ^ 0x02])
         changed += 1
     }
