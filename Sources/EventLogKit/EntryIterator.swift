@@ -279,13 +279,16 @@ public struct EntryIterator {
         var matched = 0
         var next = nextSequence
         var scanned = 0
-        let ended = try txn.withCursor(storage.entries) { cursor in
+        let ended = try txn.withCursor(storage.entries) { cursor in try txn.withCursor(storage.entries) { stretchCursor in
             var entries = EntryCursor(cursor)
             // A block whose key was moved past entries of the stream hides them: the stretches the index leaves
-            // out between its blocks, and after its last item in range, are checked.
+            // out between its blocks, and after its last item in range, are checked, through a cursor of their own.
+            // Had the optional (so escaping) closure that checks them captured `entries` too, `entries` would live in
+            // a box whose every access is checked for exclusivity while running: about 130 instructions an entry.
+            var stretches = EntryCursor(stretchCursor)
             return try storage.index.forEach(
                 txn, stream: id, from: nextSequence, through: query.through,
-                gaps: { try entries.requireUnlisted(stream: id, in: $0) }
+                gaps: { try stretches.requireUnlisted(stream: id, in: $0) }
             ) { item in
                 guard matched < want, scanned < Self.scanLimit else { return false }
                 let kindMatches = EntryKind(rawValue: item.kind).map(query.admits) ?? true
@@ -303,7 +306,7 @@ public struct EntryIterator {
                 scanned += 1
                 return true
             }
-        }
+        } }
         return (next, ended)
     }
 }
