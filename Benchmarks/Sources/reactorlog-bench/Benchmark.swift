@@ -9,7 +9,7 @@ struct Benchmark: AsyncParsableCommand {
         commandName: "reactorlog-bench",
         abstract: "Measure ReactorLog against the storage ceiling and what users would pick instead.",
         discussion: "Run it in release: swift run -c release reactorlog-bench. Figures are ratios first: the machine is shared.",
-        subcommands: [FullRun.self, Rate.self, Record.self, Blame.self, Bisect.self],
+        subcommands: [FullRun.self, Rate.self, Record.self, Replay.self, Blame.self, Bisect.self],
         defaultSubcommand: FullRun.self)
 }
 

@@ -378,14 +378,7 @@ final class Workload {
         let log = try EventLog.openReadOnly(at: path("grouped.reactorlog"))
         let reactor = BenchReactor(bugAtMutation: bugAt)
         var mutations = 0
-        let replaySeconds = try Measure.seconds {
-            var state = reactor.initialState
-            // In place, as time travel replays: each mutation decoded where it lies in the map.
-            try log.forEachEntry(EntryQuery(stream: "search", kinds: [.mutation])) { entry in
-                state = reactor.reduce(state: state, mutation: try entry.codec.decode(BenchReactor.Mutation.self, from: entry.payload))
-                mutations += 1
-            }
-        }
+        let replaySeconds = try Measure.seconds { mutations = try Replay.replay(log, with: reactor) }
         add("replay: decode + reduce every mutation", Double(mutations) / replaySeconds, "mutations/s", against: "LMDB cursor scan (read ceiling)")
         let viaCodable = BinaryLogCodec(directCoding: false)
         let codableSeconds = try Measure.seconds {

@@ -105,6 +105,23 @@ struct BenchmarkSmokeTests {
         #expect(String(decoding: errors, as: UTF8.self).contains("No log at"))
     }
 
+    @Test("the replay probe replays every mutation of a recorded log, and names a missing log")
+    func replayProbe() throws {
+        let directory = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let log = directory + "/replayed.reactorlog"
+        #expect(try Self.bench(["record", log, "--actions", "100"]).0 == 0)
+        let (status, data, _) = try Self.bench(["replay", log, "--runs", "3"])
+        #expect(status == 0)
+        let line = String(decoding: data, as: UTF8.self)
+        // The workload makes 2.25 mutations an action (750,002 for the full run's 333,334 actions).
+        #expect(line.hasPrefix("replay of 225 mutations, 3 runs: median "), "\(line)")
+
+        let (refused, _, errors) = try Self.bench(["replay", directory + "/missing.reactorlog"])
+        #expect(refused != 0)
+        #expect(String(decoding: errors, as: UTF8.self).contains("No log at"))
+    }
+
     /// A new, empty directory for a test's logs; the test removes it.
     private static func scratchDirectory() throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-smoke-\(UUID().uuidString)").path

@@ -1,0 +1,51 @@
+import ArgumentParser
+import EventLogKit
+import Foundation
+import ReactorLogPersistence
+
+/// `reactorlog-bench replay`: the full run's replay (every mutation of the stream decoded where it lies in the map
+/// and reduced) over a log the `record` probe wrote, run again and again: the full run times it once, a fraction of a
+/// second on a shared host, too short to compare two builds by. Also the program to profile replay with.
+struct Replay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay a recorded log's mutations many times: the rate's median.")
+
+    @Argument(help: "A log the record probe wrote.")
+    var path: String
+
+    @Option(name: .long, help: "How many replays to time.")
+    var runs = 20
+
+    func validate() throws {
+        guard runs > 0 else { throw ValidationError("--runs must be at least 1.") }
+        try Record.requireLog(at: path)
+    }
+
+    func run() throws {
+        let log = try EventLog.openReadOnly(at: path)
+        let reactor = BenchReactor(bugAtMutation: nil)
+        var rates: [Double] = []
+        var mutations = 0
+        for _ in 0..<runs {
+            let seconds = try Measure.seconds { mutations = try Self.replay(log, with: reactor) }
+            rates.append(Double(mutations) / seconds)
+        }
+        print("replay of \(mutations) mutations, \(runs) runs: median \(Self.rate(Measure.percentile(rates, 0.5))), "
+            + "lowest \(Self.rate(rates.min() ?? 0)), highest \(Self.rate(rates.max() ?? 0))")
+    }
+
+    /// Replays stream "search" of `log` through `reactor`: each mutation decoded where it lies in the map, as time
+    /// travel replays, and reduced. Returns how many it replayed.
+    static func replay(_ log: EventLog, with reactor: BenchReactor) throws -> Int {
+        var state = reactor.initialState
+        var mutations = 0
+        try log.forEachEntry(EntryQuery(stream: "search", kinds: [.mutation])) { entry in
+            state = reactor.reduce(state: state, mutation: try entry.codec.decode(BenchReactor.Mutation.self, from: entry.payload))
+            mutations += 1
+        }
+        withExtendedLifetime(state) {}
+        return mutations
+    }
+
+    private static func rate(_ value: Double) -> String { String(format: "%.2fM mutations/s", value / 1e6) }
+}
