@@ -64,9 +64,9 @@ final class LogWriter: @unchecked Sendable {
     /// The index's largest key and each stream's last block written (writer thread only).
     private var indexTips: StreamIndex.Tips
     /// Call sites already in `sites`, by text and by the address of the compiler's file name and the line, so that
-    /// a known site costs one lookup and no formatting (writer thread only).
-    private var siteIDs: [String: UInt32]
-    private var sourceSiteIDs: [SourceSite: UInt32] = [:]
+    /// a known site costs one lookup and no formatting (writer thread only, so unchecked, as `recentSourceSites`).
+    @exclusivity(unchecked) private var siteIDs: [String: UInt32]
+    @exclusivity(unchecked) private var sourceSiteIDs: [SourceSite: UInt32] = [:]
     /// The number the next new call site gets: one above every number in `sites`, damaged records included.
     private var nextSiteID: UInt32
 
@@ -76,8 +76,8 @@ final class LogWriter: @unchecked Sendable {
     }
     /// Committed sites by the address and line hashed to one of 64 slots, looked at before `sourceSiteIDs`: hashing a
     /// site for the dictionary cost every action about 250 instructions, and an app sends from a few places. Writer
-    /// thread only.
-    private var recentSourceSites = [(site: SourceSite, id: UInt32)](repeating: (SourceSite(file: 0, line: 0), 0), count: 64)
+    /// thread only, so unchecked: the runtime's exclusivity check of a class's property cost each look 75 more.
+    @exclusivity(unchecked) private var recentSourceSites = [(site: SourceSite, id: UInt32)](repeating: (SourceSite(file: 0, line: 0), 0), count: 64)
     /// The buffer a batch's payloads are encoded into, kept from batch to batch (writer thread only).
     private var spareBytes = ByteBuffer(capacity: EncodedBatch.initialBuffer)
     /// The array of the batch before, emptied: the queue's next buffer, so that appends fill memory already in use
