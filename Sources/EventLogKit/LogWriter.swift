@@ -552,7 +552,7 @@ final class LogWriter: @unchecked Sendable {
     }
 
     /// How many entries may wait for the writer now (for tests).
-    var entryCapacity: Int { mutex.withLock { capacity } }
+    var currentEntryCapacity: Int { mutex.withLock { capacity } }
 
     /// Whether the queue holds half the entries or bytes it may (holding `mutex`): the writer then gathers no longer.
     private var queueHalfFull: Bool { queuedEntries >= capacity / 2 || queuedBytes >= byteCapacity / 2 }

@@ -20,7 +20,7 @@ struct QueueCapacityTests {
         func commit(toFirst count: Int) async throws -> Int {
             for stream in streams.prefix(count) { try stream.append(.mutation("add")) }
             try await log.flush()
-            return writer.entryCapacity
+            return writer.currentEntryCapacity
         }
         #expect(try await commit(toFirst: 1) == 256)
         #expect(try await commit(toFirst: 5) == 5 * 64)
