@@ -2,8 +2,8 @@
 # Compares the logged action rate of two builds of the benchmark, run alternately so that the shared machine's slow
 # phases fall on both: ITERATIONS times (default 12), `BEFORE rate --rounds 2` and then `AFTER rate --rounds 2`, and
 # prints each build's median and mean rate, overall and apart for the rounds whose core-to-core round trip (measured
-# before each round) was up to 150 ns and above it (the host moves it, and the logged rate with it), and in how many
-# iterations AFTER's mean beat BEFORE's.
+# before each round) was up to 150 ns and above it (the host moves it, and the logged rate with it; a low one does not
+# promise the fast phase, docs/PERFORMANCE.md says), and in how many iterations AFTER's mean beat BEFORE's.
 #     Tools/scripts/ab-rate.sh /tmp/before/Benchmarks/.build/release/reactorlog-bench \
 #         Benchmarks/.build/release/reactorlog-bench 16
 # Build the other revision in a worktree (`git worktree add /tmp/before REV`, then `swift build -c release
