@@ -35,8 +35,7 @@ struct Bisect: ParsableCommand {
             } * 1000)
         }
         let found = result?.firstBad.map { "#\($0)" } ?? "none"
-        print("bisect over \(try log.highestSequence()) entries, \(runs) runs: median \(Self.ms(Measure.percentile(samples, 0.5))), "
-            + "lowest \(Self.ms(samples.min() ?? 0)), highest \(Self.ms(samples.max() ?? 0)); "
+        print("bisect over \(try log.highestSequence()) entries, \(runs) runs: \(Measure.spread(samples, Self.ms)); "
             + "first bad \(found), \(result?.probes.count ?? 0) probes, \(result?.reconstructions ?? 0) states rebuilt")
     }
 

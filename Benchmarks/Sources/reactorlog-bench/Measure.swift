@@ -63,6 +63,11 @@ enum Measure {
         let sorted = samples.sorted()
         return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
     }
+
+    /// "median M, lowest L, highest H" of `samples`, each shown by `show`: how a probe that repeats one figure reports it.
+    static func spread(_ samples: [Double], _ show: (Double) -> String) -> String {
+        "median \(show(percentile(samples, 0.5))), lowest \(show(samples.min() ?? 0)), highest \(show(samples.max() ?? 0))"
+    }
 }
 
 extension Duration {

@@ -30,8 +30,7 @@ struct Replay: ParsableCommand {
             let seconds = try Measure.seconds { mutations = try Self.replay(log, with: reactor) }
             rates.append(Double(mutations) / seconds)
         }
-        print("replay of \(mutations) mutations, \(runs) runs: median \(Self.rate(Measure.percentile(rates, 0.5))), "
-            + "lowest \(Self.rate(rates.min() ?? 0)), highest \(Self.rate(rates.max() ?? 0))")
+        print("replay of \(mutations) mutations, \(runs) runs: \(Measure.spread(rates, Self.rate))")
     }
 
     /// Replays stream "search" of `log` through `reactor`: each mutation decoded where it lies in the map, as time
