@@ -659,7 +659,7 @@ final class LogWriter: @unchecked Sendable {
                     try txn.put(storage.streams, key: KeyCoding.stream(info.id), value: StreamRecord.encode(info), flags: .noOverwrite)
                 }
                 var tips = self.indexTips
-                var indexed = IndexItems()
+                var indexed = IndexItems(capacity: encoded.entries.count)
                 // Sites new in this transaction, made afresh when the body runs again (the map had to grow), and
                 // kept in locals until the end: the captured variables would cost an access check per entry.
                 var sites: [String: UInt32] = [:], sourceSites: [SourceSite: UInt32] = [:]
@@ -680,8 +680,8 @@ final class LogWriter: @unchecked Sendable {
                 }
                 // The index takes each stream's entries at once: its last block is rewritten once a commit.
                 let byStream = indexed.byStream()
-                for (stream, items) in byStream { try storage.index.append(txn, stream: stream, items, tips: &tips) }
-                streamsWritten = byStream.count
+                try storage.index.append(txn, byStream.items, streams: byStream.streams, tips: &tips)
+                streamsWritten = byStream.streams.count
                 if let (maintain, allowance) = step {
                     do {
                         more = try maintain(txn, allowance)
@@ -740,51 +740,69 @@ final class LogWriter: @unchecked Sendable {
         indexed.append(item, stream: entry.streamID)
     }
 
-    /// A commit's index items, by stream in the order streams first appear. The items of the stream appended to last
-    /// are an array of their own meanwhile: an append to an array inside a tuple inside an array cost 90 instructions
-    /// an entry.
+    /// A commit's index items, gathered by stream. Items are appended as they come, and each run of one stream's items
+    /// is noted where it starts; at the end the runs are moved together by stream (a counting sort of runs), the
+    /// streams in the order they first appear. A commit to one stream is one run, handed on as it is. Where an array
+    /// for each stream took its items, a batch that alternates between a server's many sessions swapped arrays in
+    /// and out every few entries.
     private struct IndexItems {
-        /// Each stream's items; the current stream's slot is empty while its items are in `items`.
-        private var streams: [(stream: UInt32, items: [StreamIndex.Item])] = []
-        /// Each stream's slot in `streams`: a batch of a server's many sessions alternates between hundreds of
-        /// streams, where searching the slots for each entry took longer than the entries' own indexing.
-        private var slots: [UInt32: Int] = [:]
         private var items: [StreamIndex.Item] = []
-        private var current: (stream: UInt32, index: Int)?
-        /// The items a new stream's array has room for at first.
-        private static let initialCapacity = 16
+        /// Where each run starts in `items`, and its stream's number in `streams`.
+        private var runs: [(start: Int, group: Int32)] = []
+        /// Each stream, in the order they first appear.
+        private var streams: [UInt32] = []
+        /// Each stream's number in `streams`, looked up when a run starts.
+        private var groups = NumberTable<Int32>()
+        private var current: UInt32?
+
+        /// Room for `capacity` items.
+        init(capacity: Int) { items.reserveCapacity(capacity) }
 
         mutating func append(_ item: StreamIndex.Item, stream: UInt32) {
-            if current?.stream != stream { select(stream) }
+            if current != stream { startRun(stream) }
             items.append(item)
         }
 
-        private mutating func select(_ stream: UInt32) {
-            park()
-            if let index = slots[stream] {
-                items = streams[index].items
-                streams[index].items = []
-                current = (stream, index)
+        private mutating func startRun(_ stream: UInt32) {
+            current = stream
+            let group: Int32
+            if let known = groups[stream] {
+                group = known
             } else {
-                slots[stream] = streams.count
-                streams.append((stream, []))
-                current = (stream, streams.count - 1)
-                // Room for a commit's share of a stream among many, so its array is not grown four times over.
-                items.reserveCapacity(Self.initialCapacity)
+                group = Int32(streams.count)
+                groups[stream] = group
+                streams.append(stream)
             }
+            runs.append((items.count, group))
         }
 
-        /// Puts the current stream's items back in its slot.
-        private mutating func park() {
-            guard let current else { return }
-            streams[current.index].items = items
-            items = []
-        }
-
-        /// Each stream's items, in the order streams first appear.
-        consuming func byStream() -> [(stream: UInt32, items: [StreamIndex.Item])] {
-            park()
-            return streams
+        /// Each stream's items, in the order streams first appear: all of them in `items`, each stream's in its range.
+        consuming func byStream() -> (items: [StreamIndex.Item], streams: [(stream: UInt32, range: Range<Int>)]) {
+            guard runs.count > 1 else { return (items, streams.map { ($0, items.indices) }) }
+            func end(ofRun index: Int) -> Int { index + 1 < runs.count ? runs[index + 1].start : items.count }
+            // Each stream's item count, then where its items start.
+            var starts = [Int](repeating: 0, count: streams.count)
+            for index in runs.indices { starts[Int(runs[index].group)] += end(ofRun: index) - runs[index].start }
+            var ranges: [(stream: UInt32, range: Range<Int>)] = []
+            ranges.reserveCapacity(streams.count)
+            var start = 0
+            for (group, stream) in streams.enumerated() {
+                let count = starts[group]
+                starts[group] = start
+                ranges.append((stream, start..<start + count))
+                start += count
+            }
+            let sorted = [StreamIndex.Item](unsafeUninitializedCapacity: items.count) { sorted, initialized in
+                items.withUnsafeBufferPointer { items in
+                    for index in runs.indices {
+                        let run = runs[index].start..<end(ofRun: index), group = Int(runs[index].group)
+                        (sorted.baseAddress! + starts[group]).initialize(from: items.baseAddress! + run.lowerBound, count: run.count)
+                        starts[group] += run.count
+                    }
+                }
+                initialized = items.count
+            }
+            return (sorted, ranges)
         }
     }
 

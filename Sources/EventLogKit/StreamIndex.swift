@@ -353,21 +353,39 @@ struct StreamIndex: Sendable {
     /// Adds `items`, which follow every item stream `id` has, in order: they go into the stream's last block while
     /// it has room, then into new ones. `tips` is kept up to date.
     func append(_ txn: Transaction, stream id: UInt32, _ items: [Item], tips: inout Tips) throws {
-        guard let firstNew = items.first else { return }
-        var first = firstNew.sequence
-        var previous = firstNew.sequence
+        try append(txn, items, streams: [(id, items.indices)], tips: &tips)
+    }
+
+    /// Adds each of `streams`' range of `items`, as ``append(_:stream:_:tips:)`` does, through one cursor and one
+    /// block buffer for all: a commit to a server's many sessions appends to hundreds of streams.
+    func append(_ txn: Transaction, _ items: [Item], streams: [(stream: UInt32, range: Range<Int>)], tips: inout Tips) throws {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Self.blockCapacity + 17)
-        // Continue the stream's last block when it is intact and has room; a damaged one is left for `verify`.
         try txn.withCursor(database) { cursor in
-            guard let found = try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, .max)),
-                  let key = KeyCoding.decodeStreamSequence(found.key), key.stream == id,
-                  found.value.count < Self.checksumSize + Self.blockCapacity
-            else { return }
+            for (id, range) in streams where !range.isEmpty {
+                bytes.removeAll(keepingCapacity: true)
+                try append(txn, cursor, stream: id, items[range], into: &bytes, tips: &tips)
+            }
+        }
+    }
+
+    /// Appends one stream's `items`, building its blocks in `bytes` (empty, with room for a block) and seeking its last
+    /// block with `cursor`.
+    private func append(
+        _ txn: Transaction, _ cursor: Cursor, stream id: UInt32, _ items: ArraySlice<Item>, into bytes: inout [UInt8],
+        tips: inout Tips
+    ) throws {
+        let firstNew = items[items.startIndex]
+        var first = firstNew.sequence
+        var previous = firstNew.sequence
+        // Continue the stream's last block when it is intact and has room; a damaged one is left for `verify`.
+        continuing: if let found = try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, .max)),
+           let key = KeyCoding.decodeStreamSequence(found.key), key.stream == id,
+           found.value.count < Self.checksumSize + Self.blockCapacity {
             var last: UInt64?
             if let noted = tips.last(of: found.value, stream: id, first: key.sequence) {
                 // The block this writer wrote, if it is still intact: its checksum is checked, its items not walked.
-                guard Self.checksumMatches(found.value, stream: id, first: key.sequence, seal: seal) else { return }
+                guard Self.checksumMatches(found.value, stream: id, first: key.sequence, seal: seal) else { break continuing }
                 last = noted
             } else {
                 do {
@@ -375,9 +393,9 @@ struct StreamIndex: Sendable {
                         last = item.sequence
                         return true
                     }
-                } catch { return }
+                } catch { break continuing }
             }
-            guard let last, last < firstNew.sequence else { return }
+            guard let last, last < firstNew.sequence else { break continuing }
             (first, previous) = (key.sequence, last)
             bytes.append(contentsOf: found.value[Self.checksumSize...])
         }
