@@ -19,7 +19,7 @@ struct EncodedBatch: ~Copyable {
     /// Encodes the deferred entries (with the encoders registered when the batch was taken) and snapshots of
     /// `items`, taking each item out of the array rather than copying it, which leaves the array empty with its
     /// capacity (the queue's next buffer); the payloads go into `buffer`, emptied.
-    init(_ items: inout [WriteItem], encoders: [EncoderID: DeferredEncoding], into buffer: consuming ByteBuffer) {
+    init(_ items: inout [WriteItem], encoders: NumberTable<DeferredEncoding>, into buffer: consuming ByteBuffer) {
         var payloads = buffer
         payloads.truncate(to: 0)
         var entries: [EntryRecord.Encoded] = []
@@ -41,7 +41,7 @@ struct EncodedBatch: ~Copyable {
                 case .entry(let entry): entries.append(Self.encoded(entry, into: &payloads))
                 case .batch(let batch): for entry in batch { entries.append(Self.encoded(entry, into: &payloads)) }
                 case .deferred(let entry):
-                    if encoderID != entry.encoder { (encoderID, encoding) = (entry.encoder, encoders[entry.encoder]) }
+                    if encoderID != entry.encoder { (encoderID, encoding) = (entry.encoder, encoders[entry.encoder.number]) }
                     entries.append(entry.encoded(encoding, into: &payloads))
                 case .snapshot(let snapshot): snapshots.append(snapshot)
                 case .deferredSnapshot(let snapshot): if let made = snapshot.snapshot() { snapshots.append(made) }

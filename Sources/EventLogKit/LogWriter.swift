@@ -46,14 +46,15 @@ final class LogWriter: @unchecked Sendable {
     typealias Maintenance = @Sendable (Transaction, Int) throws -> Bool
     private var maintenance: Maintenance?
     private var maintenancePending = false
-    /// The encoders of deferred entries, by number. An entry names its encoder by number, not by reference: a
+    /// The encoders of deferred entries, by number, looked up whenever consecutive entries name different ones (as a
+    /// server's sessions do), in a ``NumberTable``. An entry names its encoder by number, not by reference: a
     /// reference counted by the sender and released by the writer thread moved a cache line between the cores for
     /// every entry.
     ///
     /// The writer thread holds a copy of it through each commit, so it changes only while no commit holds one: a
     /// registration goes to ``added`` and joins it when the writer takes its next batch. Changed during a commit, it
     /// was copied whole: with a reactor per session, making the thousandth stream copied a thousand encoders.
-    private var encoders: [EncoderID: DeferredEncoding] = [:]
+    private var encoders = NumberTable<DeferredEncoding>()
     /// Encoders registered since the writer thread last took ``encoders``.
     private var added: [EncoderID: DeferredEncoding] = [:]
     private var nextEncoder: UInt32 = 1
@@ -269,7 +270,7 @@ final class LogWriter: @unchecked Sendable {
         mutex.withLock {
             if committedTicket >= enqueuedTicket {
                 // Nothing is queued or being committed, so no commit holds a copy of `encoders`.
-                if added.removeValue(forKey: id) == nil { encoders[id] = nil }
+                if added.removeValue(forKey: id) == nil { encoders[id.number] = nil }
             } else {
                 retiring.append((id, enqueuedTicket))
             }
@@ -446,7 +447,7 @@ final class LogWriter: @unchecked Sendable {
             }
             if failure != nil || (queue.isEmpty && closing) {
                 // Nothing more is encoded: the encoders (which may hold the log) are let go.
-                encoders = [:]
+                encoders = NumberTable()
                 added = [:]
                 retiring = []
                 finished = true
@@ -485,7 +486,7 @@ final class LogWriter: @unchecked Sendable {
             if let commitInterval { intervalEnd = .now + commitInterval }
             // The last commit's copy is gone, so this changes `encoders` in place.
             if !added.isEmpty {
-                encoders.merge(added) { _, new in new }
+                for (id, encoding) in added { encoders[id.number] = encoding }
                 added = [:]
             }
             let encoders = self.encoders
@@ -574,7 +575,7 @@ final class LogWriter: @unchecked Sendable {
     private func retire(through ticket: UInt64) {
         // One still among `added` named no entry (those it named would have needed it in `encoders`).
         for (id, last) in retiring where last <= ticket {
-            if added.removeValue(forKey: id) == nil { encoders[id] = nil }
+            if added.removeValue(forKey: id) == nil { encoders[id.number] = nil }
         }
         retiring.removeAll { $0.ticket <= ticket }
     }
@@ -639,7 +640,7 @@ final class LogWriter: @unchecked Sendable {
     /// Writes `batch` in one transaction (growing the map and redoing it when full), then, when `step` is given, a
     /// maintenance step in the same transaction.
     private func commit(
-        _ batch: inout [WriteItem], encoders: [EncoderID: DeferredEncoding], maintaining step: (Maintenance, Int)?
+        _ batch: inout [WriteItem], encoders: NumberTable<DeferredEncoding>, maintaining step: (Maintenance, Int)?
     ) throws(EventLogError) -> Committed {
         // Encoding happens here, on the writer thread, before the write transaction: senders only queued values.
         // The buffer comes back after a commit; one that throws leaves an empty one, which allocates when used.

@@ -332,7 +332,7 @@ struct StreamIndex: Sendable {
         /// The index's largest key, which a new block must exceed to be appended in place.
         var lastKey: (stream: UInt32, sequence: UInt64)
         /// The last block written of each stream, by stream id.
-        var blocks: [UInt32: Tip] = [:]
+        var blocks = NumberTable<Tip>()
 
         /// Stream `id`'s last item, if `record`, its last block keyed `first`, is the one noted: the same key, size and
         /// stored checksum (what `record` holds is checked against its checksum by the caller).
