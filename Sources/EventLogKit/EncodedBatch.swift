@@ -12,9 +12,14 @@ struct EncodedBatch: ~Copyable {
     private(set) var streams: [StreamInfo] = []
     private(set) var needsSync = false
 
-    /// What a writer's payload buffer starts with, and the largest it keeps for the next batch: a batch of large
-    /// values gives its memory back.
-    static let initialBuffer = 16 << 10, largestKeptBuffer = 1 << 20
+    /// What a writer's payload buffer starts with.
+    static let initialBuffer = 16 << 10
+
+    /// The largest payload buffer kept for the next batch while `entries` may wait: room for that many payloads of 64
+    /// bytes twice over (the buffer grows by doubling), and 1 MiB at least. A batch of large values gives its memory
+    /// back; one of a server's many sessions, whose queue grew (``LogWriter/entryCapacity(base:streamsWritten:)``),
+    /// keeps its buffer rather than grow a new one, doubling and copying, every commit.
+    static func largestKeptBuffer(entries: Int) -> Int { max(1 << 20, 2 * 64 * entries) }
 
     /// Encodes the deferred entries (with the encoders registered when the batch was taken) and snapshots of
     /// `items`, taking each item out of the array rather than copying it, which leaves the array empty with its
@@ -80,9 +85,9 @@ struct EncodedBatch: ~Copyable {
         }
     }
 
-    /// The payload buffer, for the next batch (an empty one when it grew past ``largestKeptBuffer``).
-    consuming func takePayloads() -> ByteBuffer {
-        guard payloads.capacity <= Self.largestKeptBuffer else { return ByteBuffer(capacity: 0) }
+    /// The payload buffer, for the next batch (an empty one when it grew past `limit` bytes).
+    consuming func takePayloads(keepingAtMost limit: Int) -> ByteBuffer {
+        guard payloads.capacity <= limit else { return ByteBuffer(capacity: 0) }
         return payloads
     }
 }

@@ -653,7 +653,7 @@ final class LogWriter: @unchecked Sendable {
         var more: Bool?
         var streamsWritten = 0
         var stepFailed = false
-        // The batch is passed, not captured: a local function's capture could not be consumed after (`takePayloads()`).
+        // The batch is passed, not captured: a local function's capture could not be consumed after (by `takePayloads`).
         func writeBatch(_ encoded: inout EncodedBatch, maintaining step: (Maintenance, Int)?) throws(EventLogError) -> StreamIndex.Tips {
             try storage.write { txn in
                 for info in encoded.streams {
@@ -712,7 +712,7 @@ final class LogWriter: @unchecked Sendable {
         nextSiteID += UInt32(newSites.count)
         sourceSiteIDs.merge(newSourceSites) { old, _ in old }
         let needsSync = encoded.needsSync
-        spareBytes = encoded.takePayloads()
+        spareBytes = encoded.takePayloads(keepingAtMost: EncodedBatch.largestKeptBuffer(entries: capacity))
         if needsSync && durability == .noSync {
             try storage.storage { () throws in try storage.environment.sync(force: true) }
         }

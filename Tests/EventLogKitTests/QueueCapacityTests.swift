@@ -45,4 +45,11 @@ struct QueueCapacityTests {
         #expect(first == 2_500 + 50)
         #expect(try log.verify().isHealthy)
     }
+
+    @Test("the writer keeps a payload buffer that holds the queue's entries at 64 bytes each twice over, and 1 MiB at least")
+    func keptPayloadBuffer() {
+        #expect(EncodedBatch.largestKeptBuffer(entries: 100) == 1 << 20)
+        #expect(EncodedBatch.largestKeptBuffer(entries: 16_384) == 2 << 20)
+        #expect(EncodedBatch.largestKeptBuffer(entries: 4 * 16_384) == 8 << 20)
+    }
 }
