@@ -33,24 +33,13 @@ struct NumberTable<Value> {
         }
     }
 
-    /// Empties the table; `keepingCapacity` keeps its slots for what comes next.
-    mutating func removeAll(keepingCapacity: Bool = false) {
-        guard keepingCapacity else {
-            self = NumberTable()
-            return
-        }
+    /// Empties the table, keeping its slots for what comes next.
+    mutating func removeAll() {
         for index in keys.indices where keys[index] != Self.empty {
             keys[index] = Self.empty
             values[index] = nil
         }
         count = 0
-    }
-
-    /// Calls `body` with each key and value, in no particular order.
-    func forEach(_ body: (UInt32, Value) throws -> Void) rethrows {
-        for index in keys.indices where keys[index] != Self.empty {
-            try body(UInt32(truncatingIfNeeded: keys[index]), values[index]!)
-        }
     }
 
     /// The slot `key` starts probing at.

@@ -345,7 +345,7 @@ struct StreamIndex: Sendable {
 
         /// Notes `tip` as stream `id`'s last block, forgetting every other stream's first when ``limit`` are kept.
         mutating func note(_ tip: Tip, stream id: UInt32) {
-            if blocks.count >= Self.limit && blocks[id] == nil { blocks.removeAll(keepingCapacity: true) }
+            if blocks.count >= Self.limit && blocks[id] == nil { blocks.removeAll() }
             blocks[id] = tip
         }
     }
