@@ -103,6 +103,28 @@ struct AppendTests {
         #expect(late == nil, "once the commit under way is done, the writer holds the unused encoder no more")
     }
 
+    @Test("one commit whose entries alternate between streams and come back to each indexes every stream's entries, in order")
+    func oneCommitAlternatingBetweenStreams() async throws {
+        // An hour's commit interval holds the writer back until the flush: the appends are one commit, whose index
+        // items come in runs of one stream that the writer gathers by stream.
+        let log = try scratch.openLog { $0.commitInterval = .seconds(3_600) }
+        let streams = try (0..<3).map { try log.counterStream("session \($0)") }
+        try await log.flush()
+        let pattern = [0, 0, 1, 2, 2, 2, 1, 0, 2]
+        var expected: [[UInt64]] = [[], [], []]
+        for i in 0..<450 {
+            let stream = pattern[i % pattern.count]
+            expected[stream].append(try streams[stream].append(.mutation("add", i)))
+        }
+        try await log.flush()
+        for (index, sequences) in expected.enumerated() {
+            let read = try log.readEntries(EntryQuery(stream: "session \(index)", kinds: [.mutation])).map(\.sequence)
+            #expect(read == sequences)
+        }
+        #expect(try log.verify().isHealthy)
+        try log.close()
+    }
+
     @Test("entries read back with every header field, sequence numbers from 1 without gaps")
     func roundTrip() throws {
         let log = try scratch.openLog()
