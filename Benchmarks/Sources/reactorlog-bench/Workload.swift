@@ -292,22 +292,32 @@ final class Workload {
         }
     }
 
+    /// The reactors of the logging cost's rounds over many streams.
+    static let manyStreams = 1_000
+
     /// The logged action rate ÷ the in-memory one in `grouped`, as the median of `rounds` rounds that each time the
     /// in-memory sends right before the logged ones: the single run above puts seconds and other figures between its
-    /// two times, and on a shared host one such pair swings by a fifth from run to run. Beside it, the cores' round
-    /// trip (``CoreRoundTrip``), which the host moves and the logged sends follow.
+    /// two times, and on a shared host one such pair swings by a fifth from run to run. Each round is followed by one
+    /// that sends the same actions to ``manyStreams`` reactors in turn, a stream each (a server with a reactor per
+    /// session), so that the two medians face the same host. Beside them, the cores' round trip (``CoreRoundTrip``),
+    /// which the host moves and the logged sends follow.
     private func loggingCost(rounds: Int) throws {
         var roundTrips: [Double] = []
         let measured = try (1...rounds).map { number in
             if let roundTrip = CoreRoundTrip.measure() { roundTrips.append(roundTrip) }
-            return try LoggingRound.measure(actions: actions, path: path("round-\(number).reactorlog"), durability: .grouped)
+            let one = try LoggingRound.measure(actions: actions, path: path("round-\(number).reactorlog"), durability: .grouped)
+            let many = try LoggingRound.measure(
+                actions: actions, path: path("round-\(number)-streams.reactorlog"), durability: .grouped, streams: Self.manyStreams)
+            return (one: one, many: many)
         }
-        let rates = measured.compactMap(\.rate).sorted()
+        let rates = measured.compactMap(\.one.rate).sorted()
         let name = "logged ÷ in-memory rate, grouped"
         add("\(name), median of \(rounds) rounds", Measure.percentile(rates, 0.5), "×")
         add("\(name), lowest of \(rounds) rounds", rates.first ?? 0, "×")
         add("\(name), highest of \(rounds) rounds", rates.last ?? 0, "×")
-        add("\(name), sends alone, median", Measure.percentile(measured.compactMap(\.sendsAlone), 0.5), "×")
+        add("\(name), sends alone, median", Measure.percentile(measured.compactMap(\.one.sendsAlone), 0.5), "×")
+        add("\(name), \(Self.manyStreams) streams, median of \(rounds) rounds",
+            Measure.percentile(measured.compactMap(\.many.rate), 0.5), "×", against: "\(name), median of \(rounds) rounds")
         // What the host does to the hand-off between the cores: the rate above falls as this rises (not measured on
         // a single core).
         if !roundTrips.isEmpty {

@@ -6,7 +6,7 @@ import Testing
 /// every section (tiny sizes, so the figures themselves mean nothing here).
 @Suite("reactorlog-bench", .timeLimit(.minutes(2)))
 struct BenchmarkSmokeTests {
-    @Test("a tiny run reports a positive figure in each of the eleven sections (0, the codecs, to 10), as JSON, and the paired logging cost of the rounds asked for")
+    @Test("a tiny run reports a positive figure in each of the eleven sections (0, the codecs, to 10), as JSON, and the paired logging cost of the rounds asked for, over one stream and over a thousand")
     func tinyRun() throws {
         let (status, data, _) = try Self.bench(["--actions", "300", "--sync-budget", "0.05", "--rounds", "3", "--json"])
         #expect(status == 0)
@@ -23,6 +23,10 @@ struct BenchmarkSmokeTests {
         }
         let lowest = try #require(rate("lowest")), median = try #require(rate("median")), highest = try #require(rate("highest"))
         #expect(lowest > 0 && lowest <= median && median <= highest)
+        // And the same rounds' median over a thousand streams, as a ratio to one stream's.
+        let manyStreams = figures.first { $0["name"] as? String == "logged ÷ in-memory rate, grouped, 1000 streams, median of 3 rounds" }
+        #expect(manyStreams?["value"] as? Double ?? 0 > 0)
+        #expect(manyStreams?["baseline"] as? String == "logged ÷ in-memory rate, grouped, median of 3 rounds")
         // Beside it, the cores' round trip the host moves (none on a single core).
         let roundTrip = figures.first { $0["name"] as? String == "core-to-core round trip before each round, median" }?["value"] as? Double
         if ProcessInfo.processInfo.activeProcessorCount > 1 { #expect(roundTrip ?? 0 > 0) }
