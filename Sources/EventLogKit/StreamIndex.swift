@@ -376,28 +376,9 @@ struct StreamIndex: Sendable {
         tips: inout Tips
     ) throws {
         let firstNew = items[items.startIndex]
-        var first = firstNew.sequence
-        var previous = firstNew.sequence
-        // Continue the stream's last block when it is intact and has room; a damaged one is left for `verify`.
-        continuing: if let found = try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, .max)),
-           let key = KeyCoding.decodeStreamSequence(found.key), key.stream == id,
-           found.value.count < Self.checksumSize + Self.blockCapacity {
-            var last: UInt64?
-            if let noted = tips.last(of: found.value, stream: id, first: key.sequence) {
-                // The block this writer wrote, if it is still intact: its checksum is checked, its items not walked.
-                guard Self.checksumMatches(found.value, stream: id, first: key.sequence, seal: seal) else { break continuing }
-                last = noted
-            } else {
-                do {
-                    try Self.decode(found.value, stream: id, first: key.sequence, seal: seal) { item in
-                        last = item.sequence
-                        return true
-                    }
-                } catch { break continuing }
-            }
-            guard let last, last < firstNew.sequence else { break continuing }
-            (first, previous) = (key.sequence, last)
-            bytes.append(contentsOf: found.value[Self.checksumSize...])
+        var (first, previous) = (firstNew.sequence, firstNew.sequence)
+        if let continued = try continueLastBlock(cursor, stream: id, before: firstNew.sequence, tips: tips, into: &bytes) {
+            (first, previous) = continued
         }
         for item in items {
             guard item.sequence > previous || bytes.isEmpty else {
@@ -413,6 +394,34 @@ struct StreamIndex: Sendable {
         }
         let checksum = try put(txn, stream: id, first: first, bytes, lastKey: &tips.lastKey)
         tips.note(Tips.Tip(first: first, size: Self.checksumSize + bytes.count, checksum: checksum, last: previous), stream: id)
+    }
+
+    /// Copies the items of stream `id`'s last block into `bytes` when new items from `next` on may continue it: the
+    /// block is intact (a damaged one is left for `verify`), has room, and ends before `next`. Returns the block's first
+    /// and last sequence numbers, or `nil`, leaving `bytes` as it was.
+    private func continueLastBlock(
+        _ cursor: Cursor, stream id: UInt32, before next: UInt64, tips: Tips, into bytes: inout [UInt8]
+    ) throws -> (first: UInt64, last: UInt64)? {
+        guard let found = try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, .max)),
+              let key = KeyCoding.decodeStreamSequence(found.key), key.stream == id,
+              found.value.count < Self.checksumSize + Self.blockCapacity
+        else { return nil }
+        var last: UInt64?
+        if let noted = tips.last(of: found.value, stream: id, first: key.sequence) {
+            // The block this writer wrote, if it is still intact: its checksum is checked, its items not walked.
+            guard Self.checksumMatches(found.value, stream: id, first: key.sequence, seal: seal) else { return nil }
+            last = noted
+        } else {
+            do {
+                try Self.decode(found.value, stream: id, first: key.sequence, seal: seal) { item in
+                    last = item.sequence
+                    return true
+                }
+            } catch { return nil }
+        }
+        guard let last, last < next else { return nil }
+        bytes.append(contentsOf: found.value[Self.checksumSize...])
+        return (key.sequence, last)
     }
 
     /// Removes stream `id`'s items from `first` through `last`, calling `removing` with each one's sequence number
