@@ -87,9 +87,7 @@ struct BenchmarkSmokeTests {
         let line = String(decoding: latest, as: UTF8.self)
         #expect(line.hasPrefix("the latest 5 of the changes of nextPage over 225 mutations: ") && line.contains(", 5 found, "), "\(line)")
 
-        let (refused, _, errors) = try Self.bench(["blame", directory + "/missing.reactorlog"])
-        #expect(refused != 0)
-        #expect(String(decoding: errors, as: UTF8.self).contains("No log at"))
+        try Self.expectRefusesMissingLog("blame", in: directory)
     }
 
     @Test("the bisect probe finds the planted bug of a recorded log, and names a missing log")
@@ -104,9 +102,7 @@ struct BenchmarkSmokeTests {
         #expect(line.contains("3 runs: median "), "\(line)")
         #expect(line.contains("first bad #") && !line.contains("first bad none"), "\(line)")
 
-        let (refused, _, errors) = try Self.bench(["bisect", directory + "/missing.reactorlog"])
-        #expect(refused != 0)
-        #expect(String(decoding: errors, as: UTF8.self).contains("No log at"))
+        try Self.expectRefusesMissingLog("bisect", in: directory)
     }
 
     @Test("the replay probe replays every mutation of a recorded log, and names a missing log")
@@ -121,9 +117,16 @@ struct BenchmarkSmokeTests {
         // The workload makes 2.25 mutations an action (750,002 for the full run's 333,334 actions).
         #expect(line.hasPrefix("replay of 225 mutations, 3 runs: median "), "\(line)")
 
-        let (refused, _, errors) = try Self.bench(["replay", directory + "/missing.reactorlog"])
-        #expect(refused != 0)
-        #expect(String(decoding: errors, as: UTF8.self).contains("No log at"))
+        try Self.expectRefusesMissingLog("replay", in: directory)
+    }
+
+    /// Runs `probe` on a log that does not exist in `directory`: it must fail, naming the missing log.
+    private static func expectRefusesMissingLog(
+        _ probe: String, in directory: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let (refused, _, errors) = try bench([probe, directory + "/missing.reactorlog"])
+        #expect(refused != 0, sourceLocation: sourceLocation)
+        #expect(String(decoding: errors, as: UTF8.self).contains("No log at"), sourceLocation: sourceLocation)
     }
 
     /// A new, empty directory for a test's logs; the test removes it.
