@@ -304,16 +304,23 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
         case .none:
             break
         case .one(let mutation):
-            apply(mutation, cause: cause, engine)
+            guard engine.mutations.isEmpty else { return apply(mutation, cause: cause, engine) }
+            reduceRecorded(mutation, sequence: engine.recorder?.recordMutation(mutation, cause: cause), engine, reactor)
         case .many(let mutations):
-            if engine.mutations.isEmpty, mutations.count > 1, let recorder = engine.recorder {
+            guard engine.mutations.isEmpty else {
+                for mutation in mutations { apply(mutation, cause: cause, engine) }
+                return
+            }
+            if mutations.count > 1, let recorder = engine.recorder {
                 // Recorded in one hand-off before the first is reduced (write-ahead), in the order reduced.
                 let first = recorder.recordMutations(mutations, cause: cause)
                 for index in mutations.indices {
-                    reduceRecorded(mutations[index], sequence: first.map { $0 + UInt64(index) }, engine)
+                    reduceRecorded(mutations[index], sequence: first.map { $0 + UInt64(index) }, engine, reactor)
                 }
             } else {
-                for mutation in mutations { apply(mutation, cause: cause, engine) }
+                for mutation in mutations {
+                    reduceRecorded(mutation, sequence: engine.recorder?.recordMutation(mutation, cause: cause), engine, reactor)
+                }
             }
         case .program:
             let driver = EffectDriver<Action, Mutation>(
@@ -344,6 +351,15 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
     @inlinable func reduceRecorded(_ transformed: Mutation, sequence: UInt64?, _ engine: Engine) {
         // Released (an effect outlived it): nothing more to do.
         guard let reactor = engine.reactor else { return }
+        reduceRecorded(transformed, sequence: sequence, engine, reactor)
+    }
+
+    /// ``reduceRecorded(_:sequence:_:)`` with the engine's reactor, which the caller holds already: loading the weak
+    /// reference takes the reactor's side table, and so does every retain and release of it, which the mutations of
+    /// an action's effect need not pay again.
+    @inlinable func reduceRecorded(
+        _ transformed: Mutation, sequence: UInt64?, _ engine: Engine, _ reactor: any Reactor<Action, Mutation, State>
+    ) {
         let next = reactor.reduce(state: engine.reduced, mutation: transformed)
         engine.reduced = next
         if let sequence { engine.recorder?.recordState(next, after: sequence) }
