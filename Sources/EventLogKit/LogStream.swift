@@ -7,15 +7,18 @@ import Synchronization
 /// (``isSnapshotDue``); the owner, which holds the state, then calls ``writeSnapshot(_:codec:at:)``.
 /// Close it with ``close(finalState:codec:)`` to record a clean end and a last snapshot.
 public final class LogStream: Sendable {
-    /// The stream's descriptor.
-    public let info: StreamInfo
-    /// The log the stream belongs to.
-    public let log: EventLog
-    /// Whether the stream existed before it was opened.
-    public let wasResumed: Bool
-    /// The sequence number of the `streamOpened` or `streamResumed` marker appended when it was opened.
-    public let markerSequence: UInt64
-
+    // The fields an append reads and writes come first, in declaration order, which is their order in the object:
+    // the first 64 bytes, one cache line, with the object's header. A server with thousands of sessions sends to
+    // streams whose handles are no longer in the cache, and each line an append touches is a miss.
+    /// The log's writer, held so that an append need not unwrap the log's optional one and check the log's state
+    /// first: a closed log's writer refuses appends itself.
+    private let writer: LogWriter
+    private let closed = Atomic<Bool>(false)
+    /// The log's codec, read once: reaching it through the configuration's codec existential cost every append a
+    /// copy of it.
+    private let codecID: CodecID
+    /// `info.id`, here beside the rest.
+    private let streamID: UInt32
     // What an append counts, as atomics: each append would otherwise take a lock twice (once to check that the
     // stream is open, once to count), and the sender pays for it.
     /// The mutations appended since the last snapshot.
@@ -26,16 +29,19 @@ public final class LogStream: Sendable {
     /// (``append(_:count:_:cause:timestamp:encoder:)``): a run is appended before its first mutation is reduced, so
     /// when a state after one of them is asked about, those after it are counted but not in the state yet.
     private let runStart = Atomic<UInt64>(0), runEnd = Atomic<UInt64>(0)
-    private let closed = Atomic<Bool>(false)
-    /// The payload bytes of the mutations since the last snapshot; the writer thread adds those it encodes.
-    private let payloadBytes = PayloadTally()
-    /// The log's codec and snapshot policy, read once: reaching them through the configuration's codec
-    /// existential cost every append a copy of it.
-    private let codecID: CodecID
+    /// The log's snapshot policy, read once, and the payload bytes of the mutations since the last snapshot (the
+    /// writer thread adds those it encodes): what ``isSnapshotDue`` reads after each mutation.
     private let snapshotPolicy: SnapshotPolicy
-    /// The log's writer, held so that an append need not unwrap the log's optional one and check the log's state
-    /// first: a closed log's writer refuses appends itself.
-    private let writer: LogWriter
+    private let payloadBytes = PayloadTally()
+
+    /// The stream's descriptor.
+    public let info: StreamInfo
+    /// The log the stream belongs to.
+    public let log: EventLog
+    /// Whether the stream existed before it was opened.
+    public let wasResumed: Bool
+    /// The sequence number of the `streamOpened` or `streamResumed` marker appended when it was opened.
+    public let markerSequence: UInt64
     /// The encoder of this handle's closure-taking appends, unregistered when the handle goes away (an append on
     /// another thread may race a close, never a deinit); and the encoders registered through it, unregistered when
     /// it closes (a recorder's appends and its close come one at a time) or goes away.
@@ -50,6 +56,7 @@ public final class LogStream: Sendable {
     ) {
         self.log = log
         self.info = info
+        streamID = info.id
         self.wasResumed = resumed
         self.markerSequence = markerSequence
         self.writer = writer
@@ -86,7 +93,7 @@ public final class LogStream: Sendable {
     @discardableResult
     public func append(_ draft: EntryDraft) throws(EventLogError) -> UInt64 {
         try checkOpen()
-        let sequence = try writer.append(draft, streamID: info.id)
+        let sequence = try writer.append(draft, streamID: streamID)
         count([draft], last: sequence)
         return sequence
     }
@@ -95,7 +102,7 @@ public final class LogStream: Sendable {
     @discardableResult
     public func append(batch drafts: [EntryDraft]) throws(EventLogError) -> ClosedRange<UInt64> {
         try checkOpen()
-        let sequences = try writer.append(drafts, streamID: info.id)
+        let sequences = try writer.append(drafts, streamID: streamID)
         count(drafts, last: sequences.upperBound)
         return sequences
     }
@@ -150,7 +157,7 @@ public final class LogStream: Sendable {
     ) throws(EventLogError) -> UInt64 {
         try checkOpen()
         let sequence = try writer.appendDeferred(
-            kind: kind, value, encoder: encoder, streamID: info.id, cause: cause, codec: codecID, callSite: callSite,
+            kind: kind, value, encoder: encoder, streamID: streamID, cause: cause, codec: codecID, callSite: callSite,
             timestamp: timestamp)
         // A load and a store, not an atomic add (a locked instruction, 7 ns a mutation here): a recorder's appends come
         // one at a time. An append through ``append(_:)`` racing one here may go uncounted, which delays a snapshot
@@ -171,7 +178,7 @@ public final class LogStream: Sendable {
     ) throws(EventLogError) -> UInt64 {
         try checkOpen()
         let first = try writer.appendDeferred(
-            kind: kind, count: count, value, encoder: encoder, streamID: info.id, cause: cause, codec: codecID,
+            kind: kind, count: count, value, encoder: encoder, streamID: streamID, cause: cause, codec: codecID,
             timestamp: timestamp)
         let last = first + UInt64(count - 1)
         if kind == .mutation {
@@ -188,7 +195,7 @@ public final class LogStream: Sendable {
     public func writeSnapshot(at sequence: UInt64, encoding encode: @escaping @Sendable () throws -> Data) throws(EventLogError) {
         try snapshot(at: sequence) { writer throws(EventLogError) in
             try writer.writeDeferred(DeferredSnapshot(
-                streamID: info.id, sequence: sequence, timestamp: WallClock.now(), codec: codecID,
+                streamID: streamID, sequence: sequence, timestamp: WallClock.now(), codec: codecID,
                 encode: encode))
         }
     }
@@ -217,7 +224,7 @@ public final class LogStream: Sendable {
     public func writeSnapshot(_ state: Data, codec: CodecID? = nil, at sequence: UInt64) throws(EventLogError) {
         try snapshot(at: sequence) { writer throws(EventLogError) in
             try writer.write(Snapshot(
-                streamID: info.id, sequence: sequence, timestamp: WallClock.now(),
+                streamID: streamID, sequence: sequence, timestamp: WallClock.now(),
                 codec: codec ?? codecID, state: state))
         }
     }
@@ -255,7 +262,7 @@ public final class LogStream: Sendable {
         try close { writer, sequence throws(EventLogError) in
             guard let finalState else { return }
             try writer.write(Snapshot(
-                streamID: info.id, sequence: sequence, timestamp: WallClock.now(),
+                streamID: streamID, sequence: sequence, timestamp: WallClock.now(),
                 codec: codec ?? codecID, state: finalState))
         }
     }
@@ -265,7 +272,7 @@ public final class LogStream: Sendable {
     public func close(encodingFinalState encode: @escaping @Sendable () throws -> Data) throws(EventLogError) {
         try close { writer, sequence throws(EventLogError) in
             try writer.writeDeferred(DeferredSnapshot(
-                streamID: info.id, sequence: sequence, timestamp: WallClock.now(), codec: codecID,
+                streamID: streamID, sequence: sequence, timestamp: WallClock.now(), codec: codecID,
                 encode: encode))
         }
     }
@@ -273,7 +280,7 @@ public final class LogStream: Sendable {
     private func close(snapshot: (LogWriter, UInt64) throws(EventLogError) -> Void) throws(EventLogError) {
         let writer = try log.requireWriter()
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let sequence = try writer.append(EntryDraft(kind: .streamClosed, caseName: "closed", payload: Data(), codec: .none), streamID: info.id)
+        let sequence = try writer.append(EntryDraft(kind: .streamClosed, caseName: "closed", payload: Data(), codec: .none), streamID: streamID)
         try snapshot(writer, sequence)
         unregisterEncoders()
         log.releaseStream(info.id)
