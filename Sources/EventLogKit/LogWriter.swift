@@ -225,8 +225,8 @@ final class LogWriter: @unchecked Sendable {
         nextSequence += 1
         // Made in place: an entry made first would be copied into the item and then destroyed.
         try enqueue(.deferred(DeferredEntry(
-            sequence: sequence, streamID: streamID, kind: kind, timestamp: timestamp ?? WallClock.now(), cause: cause ?? 0,
-            codec: codec, value: value, encoder: encoder, callSite: callSite)), entries: 1,
+            sequence: sequence, streamID: streamID, encoder: encoder, timestamp: timestamp ?? WallClock.now(),
+            cause: cause ?? 0, kind: kind, codec: codec, value: value, callSite: callSite)), entries: 1,
             bytes: DeferredEntry.estimatedSize)
         return sequence
     }
@@ -248,8 +248,8 @@ final class LogWriter: @unchecked Sendable {
         let time = timestamp ?? WallClock.now()
         for index in 0..<count {
             queue.append(.deferred(DeferredEntry(
-                sequence: first + UInt64(index), streamID: streamID, kind: kind, timestamp: time, cause: cause ?? 0,
-                codec: codec, value: value(index), encoder: encoder, callSite: nil)))
+                sequence: first + UInt64(index), streamID: streamID, encoder: encoder, timestamp: time, cause: cause ?? 0,
+                kind: kind, codec: codec, value: value(index), callSite: nil)))
         }
         try enqueued(items: count, entries: count, bytes: bytes)
         return first
