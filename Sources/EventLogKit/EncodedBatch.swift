@@ -71,8 +71,8 @@ struct EncodedBatch: ~Copyable {
         let start = payloads.count
         payloads.append(contentsOf: entry.payload)
         return EntryRecord.Encoded(
-            sequence: entry.sequence, streamID: entry.streamID, kind: entry.kind, timestamp: entry.timestamp, cause: entry.cause,
-            caseName: entry.caseName, codec: entry.codec, payload: start..<payloads.count, callSite: entry.callSite)
+            sequence: entry.sequence, streamID: entry.streamID, kind: entry.kind, codec: entry.codec,
+            timestamp: entry.timestamp, cause: entry.cause, caseName: entry.caseName, payload: start..<payloads.count, callSite: entry.callSite)
     }
 
     /// Lends the entries, in place, with the bytes their ranges index: a write loop reads each where it lies. An

@@ -48,13 +48,15 @@ enum EntryRecord {
     /// writer copies each entry once, and the copy of a generic one ran through its value witnesses (three times the
     /// instructions).
     struct Encoded: EntryFields {
+        // Kind and codec beside the stream id, where they fill its word: 96 bytes, not 104, for each entry of a batch,
+        // written once and read twice.
         let sequence: UInt64
         let streamID: UInt32
         let kind: EntryKind
+        let codec: CodecID
         let timestamp: Int64
         let cause: UInt64
         let caseName: String
-        let codec: CodecID
         /// Where the payload lies in the batch's bytes.
         let payload: Range<Int>
         var callSite: Site? = nil

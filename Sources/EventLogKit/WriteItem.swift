@@ -72,12 +72,12 @@ struct DeferredEntry: Sendable {
         // Called through the optional, not on a binding of it, which counted a reference for every entry.
         if let caseName = encoding?.encode(self, into: &payloads) {
             return EntryRecord.Encoded(
-                sequence: sequence, streamID: streamID, kind: kind, timestamp: timestamp, cause: cause,
-                caseName: caseName, codec: codec, payload: start..<payloads.count, callSite: site)
+                sequence: sequence, streamID: streamID, kind: kind, codec: codec, timestamp: timestamp,
+                cause: cause, caseName: caseName, payload: start..<payloads.count, callSite: site)
         }
         return EntryRecord.Encoded(
-            sequence: sequence, streamID: streamID, kind: kind, timestamp: timestamp, cause: cause,
-            caseName: DeferredEntry.unencodable, codec: .none, payload: start..<start, callSite: site)
+            sequence: sequence, streamID: streamID, kind: kind, codec: .none, timestamp: timestamp,
+            cause: cause, caseName: DeferredEntry.unencodable, payload: start..<start, callSite: site)
     }
 
     private var site: EntryRecord.Site? {
