@@ -10,6 +10,19 @@ enum KeyCoding {
         withUnsafeBytes(of: id.bigEndian) { Array($0) }
     }
 
+    /// Calls `body` with ``streamSequence(_:_:)``'s key, made on the stack: a writer makes two for each stream of each
+    /// commit, and an array's were an allocation and two appends.
+    static func withStreamSequence<Result>(
+        _ id: UInt32, _ sequence: UInt64, _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) rethrows -> Result {
+        var words: (UInt32, UInt32, UInt32) = (0, 0, 0)
+        return try withUnsafeMutableBytes(of: &words) { key in
+            key.storeBytes(of: id.bigEndian, toByteOffset: 0, as: UInt32.self)
+            key.storeBytes(of: sequence.bigEndian, toByteOffset: 4, as: UInt64.self)
+            return try body(UnsafeRawBufferPointer(key))
+        }
+    }
+
     /// The 12-byte key of a stream's index entry or snapshot: stream id, then sequence number.
     static func streamSequence(_ id: UInt32, _ sequence: UInt64) -> [UInt8] {
         var key = stream(id)

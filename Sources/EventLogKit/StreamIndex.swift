@@ -364,16 +364,15 @@ struct StreamIndex: Sendable {
         try txn.withCursor(database) { cursor in
             for (id, range) in streams where !range.isEmpty {
                 bytes.removeAll(keepingCapacity: true)
-                try append(txn, cursor, stream: id, items[range], into: &bytes, tips: &tips)
+                try append(cursor, stream: id, items[range], into: &bytes, tips: &tips)
             }
         }
     }
 
-    /// Appends one stream's `items`, building its blocks in `bytes` (empty, with room for a block) and seeking its last
-    /// block with `cursor`.
+    /// Appends one stream's `items`, building its blocks in `bytes` (empty, with room for a block), seeking its last
+    /// block and writing its blocks with `cursor`.
     private func append(
-        _ txn: Transaction, _ cursor: Cursor, stream id: UInt32, _ items: ArraySlice<Item>, into bytes: inout [UInt8],
-        tips: inout Tips
+        _ cursor: Cursor, stream id: UInt32, _ items: ArraySlice<Item>, into bytes: inout [UInt8], tips: inout Tips
     ) throws {
         let firstNew = items[items.startIndex]
         var (first, previous) = (firstNew.sequence, firstNew.sequence)
@@ -385,14 +384,14 @@ struct StreamIndex: Sendable {
                 throw EventLogError.invalidArgument("Entry #\(item.sequence) of stream id \(id) does not follow #\(previous) in the stream index.")
             }
             if bytes.count + Self.size(of: item, after: previous) > Self.blockCapacity && !bytes.isEmpty {
-                try put(txn, stream: id, first: first, bytes, lastKey: &tips.lastKey)
+                try put(cursor, stream: id, first: first, bytes, lastKey: &tips.lastKey)
                 bytes.removeAll(keepingCapacity: true)
                 (first, previous) = (item.sequence, item.sequence)
             }
             Self.encode(item, after: bytes.isEmpty ? item.sequence : previous, into: &bytes)
             previous = item.sequence
         }
-        let checksum = try put(txn, stream: id, first: first, bytes, lastKey: &tips.lastKey)
+        let checksum = try put(cursor, stream: id, first: first, bytes, lastKey: &tips.lastKey)
         tips.note(Tips.Tip(first: first, size: Self.checksumSize + bytes.count, checksum: checksum, last: previous), stream: id)
     }
 
@@ -402,7 +401,7 @@ struct StreamIndex: Sendable {
     private func continueLastBlock(
         _ cursor: Cursor, stream id: UInt32, before next: UInt64, tips: Tips, into bytes: inout [UInt8]
     ) throws -> (first: UInt64, last: UInt64)? {
-        guard let found = try cursor.seek(atOrBefore: KeyCoding.streamSequence(id, .max)),
+        guard let found = try KeyCoding.withStreamSequence(id, .max, { key in try cursor.seek(atOrBefore: key) }),
               let key = KeyCoding.decodeStreamSequence(found.key), key.stream == id,
               found.value.count < Self.checksumSize + Self.blockCapacity
         else { return nil }
@@ -459,16 +458,17 @@ struct StreamIndex: Sendable {
     }
 
     /// Writes a block of `items` bytes under (`id`, `first`), appending in place when its key is the largest; returns
-    /// its checksum.
+    /// its checksum. Through `cursor`, which the stream's last block was just sought with: LMDB then finds the key on
+    /// the page the cursor is on, where a put of the transaction's own looked it up from the root.
     @discardableResult
     private func put(
-        _ txn: Transaction, stream id: UInt32, first: UInt64, _ items: [UInt8], lastKey: inout (stream: UInt32, sequence: UInt64)
+        _ cursor: Cursor, stream id: UInt32, first: UInt64, _ items: [UInt8], lastKey: inout (stream: UInt32, sequence: UInt64)
     ) throws -> UInt32 {
         let key = (id, first)
         let flags: WriteFlags = key > lastKey ? .append : []
         var checksum: UInt32 = 0
-        try KeyCoding.streamSequence(id, first).withUnsafeBytes { key in
-            try txn.reserve(database, key: key, size: Self.checksumSize + items.count, flags: flags) { value in
+        try KeyCoding.withStreamSequence(id, first) { key in
+            try cursor.reserve(key: key, size: Self.checksumSize + items.count, flags: flags) { value in
                 items.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: value[Self.checksumSize...]).copyMemory(from: $0) }
                 checksum = Self.sealChecksum(value, stream: id, first: first)
             }

@@ -36,12 +36,17 @@ public struct Cursor {
     }
 
     /// Moves to the last key less than or equal to `key`: one seek and at most one step back.
-    public func seek(atOrBefore key: [UInt8]) throws(LMDBError) -> KeyValue? {
+    public func seek(atOrBefore key: UnsafeRawBufferPointer) throws(LMDBError) -> KeyValue? {
         if let found = try seek(atOrAfter: key) {
             if found.key.elementsEqual(key) { return found }
             return try previous()
         }
         return try last()
+    }
+
+    /// Moves to the last key less than or equal to `key`: one seek and at most one step back.
+    public func seek(atOrBefore key: [UInt8]) throws(LMDBError) -> KeyValue? {
+        try withBytes(key) { (k) throws(LMDBError) in try seek(atOrBefore: k) }
     }
 
     /// Deletes the key the cursor is on. To go on walking, seek again: after deleting the last key
