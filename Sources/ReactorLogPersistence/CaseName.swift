@@ -8,7 +8,22 @@ final class CaseNamer: Sendable {
     private static let unknown: UInt8 = 0, enumeration: UInt8 = 1, other: UInt8 = 2
 
     /// Creates a namer that has seen no value yet.
-    init() {}
+    private init() {}
+
+    /// The namer of `type`'s values, one for the process: a server's thousand sessions record the same types, and a
+    /// namer each reflected a value once per session (13,000 instructions a session's recorder) and left the writer
+    /// a namer per session to read, out of the cache, for every entry.
+    static func shared<Value>(for type: Value.Type) -> CaseNamer {
+        namers.withLock { namers in
+            if let namer = namers[ObjectIdentifier(type)] { return namer }
+            let namer = CaseNamer()
+            namers[ObjectIdentifier(type)] = namer
+            return namer
+        }
+    }
+
+    /// The namers made so far, by type.
+    private static let namers = Mutex<[ObjectIdentifier: CaseNamer]>([:])
 
     /// Whether the values named are known to be an enum's.
     private var isEnumeration: Bool { kind.load(ordering: .relaxed) == Self.enumeration }

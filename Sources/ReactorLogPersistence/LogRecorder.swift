@@ -121,7 +121,7 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
     final class ValueEncoder: EntryEncoder {
         private let log: EventLog
         private let redact: (@Sendable (Action) -> Action)?
-        private let actionNames = CaseNamer(), mutationNames = CaseNamer()
+        private let actionNames = CaseNamer.shared(for: Action.self), mutationNames = CaseNamer.shared(for: Mutation.self)
         /// The log's encoders of actions and of mutations, resolved once for their types.
         private let encodeAction: @Sendable (Action, [BinaryPayload.PathStep]?, inout ByteBuffer) throws -> String?
         private let encodeMutation: @Sendable (Mutation, [BinaryPayload.PathStep]?, inout ByteBuffer) throws -> String?
