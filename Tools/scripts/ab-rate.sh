@@ -3,7 +3,8 @@
 # phases fall on both: ITERATIONS times (default 12), `BEFORE rate --rounds 2` and then `AFTER rate --rounds 2`, and
 # prints each build's median and mean rate, overall and apart for the rounds whose core-to-core round trip (measured
 # before each round) was up to 150 ns and above it (the host moves it, and the logged rate with it; a low one does not
-# promise the fast phase, docs/PERFORMANCE.md says), and in how many iterations AFTER's mean beat BEFORE's.
+# promise the fast phase, docs/PERFORMANCE.md says), each build's mean seconds in memory and logged (a change that
+# speeds both moves the ratio little), and in how many iterations AFTER's mean beat BEFORE's.
 #     Tools/scripts/ab-rate.sh /tmp/before/Benchmarks/.build/release/reactorlog-bench \
 #         Benchmarks/.build/release/reactorlog-bench 16
 # Build the other revision in a worktree (`git worktree add /tmp/before REV`, then `swift build -c release
@@ -20,7 +21,7 @@ trap 'rm -f "$results"' EXIT
 for iteration in $(seq "$iterations"); do
     for build in before after; do
         binary="$before"; [[ $build == after ]] && binary="$after"
-        "$binary" rate --rounds 2 "$@" | sed -n "s/.*, rate \([0-9.]*\) [^,]*\(, core round trip \([0-9]*\) ns\)\{0,1\}$/$iteration $build \1 \3/p" >> "$results"
+        "$binary" rate --rounds 2 "$@" | sed -n "s/.*in memory \([0-9.]*\) s, logged \([0-9.]*\) s + flush [0-9.]* s, rate \([0-9.]*\) [^,]*\(, core round trip \([0-9]*\) ns\)\{0,1\}$/$iteration $build \3 \1 \2 \5/p" >> "$results"
     done
 done
 python3 - "$results" <<'PY'
@@ -29,15 +30,18 @@ import statistics, sys, collections
 # speeds" in docs/PERFORMANCE.md): their rates are reported apart, as the two phases differ by far more than a change.
 SLOW = 150
 rounds = collections.defaultdict(list); by_iteration = collections.defaultdict(lambda: collections.defaultdict(list))
+seconds = collections.defaultdict(list)
 for line in open(sys.argv[1]):
-    iteration, build, rate, *trip = line.split()
+    iteration, build, rate, memory, logged, *trip = line.split()
     rounds[build].append((float(rate), float(trip[0]) if trip else None)); by_iteration[iteration][build].append(float(rate))
+    seconds[build].append((float(memory), float(logged)))
 if not rounds["before"] or not rounds["after"]:
     sys.exit("ab-rate.sh: a build printed no rate (with --logged-only, rate prints none)")
 def summary(rates):
     return f"median {statistics.median(rates):.3f}, mean {statistics.mean(rates):.3f} over {len(rates)} rounds" if rates else "no rounds"
 for build in ("before", "after"):
     print(f"{build}: {summary([rate for rate, _ in rounds[build]])}")
+    print(f"  seconds, mean: in memory {statistics.mean(m for m, _ in seconds[build]):.4f}, logged {statistics.mean(l for _, l in seconds[build]):.4f}")
     if any(trip is not None for _, trip in rounds[build]):
         print(f"  core round trip up to {SLOW} ns: {summary([rate for rate, trip in rounds[build] if trip is not None and trip <= SLOW])}")
         print(f"  core round trip above {SLOW} ns: {summary([rate for rate, trip in rounds[build] if trip is not None and trip > SLOW])}")
