@@ -72,7 +72,8 @@ struct EncodedBatch: ~Copyable {
         payloads.append(contentsOf: entry.payload)
         return EntryRecord.Encoded(
             sequence: entry.sequence, streamID: entry.streamID, kind: entry.kind, codec: entry.codec,
-            timestamp: entry.timestamp, cause: entry.cause, caseName: entry.caseName, payload: start..<payloads.count, callSite: entry.callSite)
+            timestamp: entry.timestamp, cause: entry.cause, caseName: entry.caseName, payload: start..<payloads.count,
+            callSite: entry.callSite)
     }
 
     /// Lends the entries, in place, with the bytes their ranges index: a write loop reads each where it lies. An
