@@ -52,4 +52,13 @@ struct QueueCapacityTests {
         #expect(EncodedBatch.largestKeptBuffer(entries: 16_384) == 2 << 20)
         #expect(EncodedBatch.largestKeptBuffer(entries: 4 * 16_384) == 8 << 20)
     }
+
+    /// The sender writes a queue item for every entry and the writer reads it and an encoded entry: their size is
+    /// memory traffic on both threads (docs/PERFORMANCE.md, session 49). A case or field that makes them larger should
+    /// be a choice, not a surprise.
+    @Test("a queued item takes 112 bytes and an encoded entry 96: a new stream's descriptor is boxed, the fields leave one gap")
+    func queuedEntrySizes() {
+        #expect(MemoryLayout<WriteItem>.stride == 112)
+        #expect(MemoryLayout<EntryRecord.Encoded>.stride == 96)
+    }
 }
