@@ -11,7 +11,7 @@ enum KeyCoding {
     }
 
     /// Calls `body` with ``streamSequence(_:_:)``'s key, made on the stack: a writer makes two for each stream of each
-    /// commit, and an array's were an allocation and two appends.
+    /// commit and a reader one for each seek in a stream, and an array's were an allocation and two appends.
     static func withStreamSequence<Result>(
         _ id: UInt32, _ sequence: UInt64, _ body: (UnsafeRawBufferPointer) throws -> Result
     ) rethrows -> Result {

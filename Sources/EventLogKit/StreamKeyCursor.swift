@@ -83,7 +83,7 @@ struct StreamKeyCursor {
     private mutating func seekChecked(_ sequence: UInt64) throws -> (key: Key, value: UnsafeRawBufferPointer)? {
         // Errors are worded only when thrown: every seek of time travel passes here.
         func place() -> String { "where a search for #\(sequence) lands" }
-        let found = try cursor.seek(atOrAfter: KeyCoding.streamSequence(stream, sequence))
+        let found = try KeyCoding.withStreamSequence(stream, sequence) { key in try cursor.seek(atOrAfter: key) }
         var landed: (key: Key, value: UnsafeRawBufferPointer)?
         if let found {
             guard let key = KeyCoding.decodeStreamSequence(found.key) else { throw damage(size: found.key.count, place()) }
