@@ -16,6 +16,9 @@ struct Replay: ParsableCommand {
     @Option(name: .long, help: "How many replays to time.")
     var runs = 20
 
+    @Option(name: .long, help: "The stream to replay: \"search-N\" in a log recorded with --streams.")
+    var stream = "search"
+
     func validate() throws {
         guard runs > 0 else { throw ValidationError("--runs must be at least 1.") }
         try Record.requireLog(at: path)
@@ -27,18 +30,19 @@ struct Replay: ParsableCommand {
         var rates: [Double] = []
         var mutations = 0
         for _ in 0..<runs {
-            let seconds = try Measure.seconds { mutations = try Self.replay(log, with: reactor) }
+            let seconds = try Measure.seconds { mutations = try Self.replay(log, stream: stream, with: reactor) }
             rates.append(Double(mutations) / seconds)
         }
+        guard mutations > 0 else { throw ValidationError("Stream \"\(stream)\" of \(path) has no mutation to replay.") }
         print("replay of \(mutations) mutations, \(runs) runs: \(Measure.spread(rates, Self.rate))")
     }
 
-    /// Replays stream "search" of `log` through `reactor`: each mutation decoded where it lies in the map, as time
-    /// travel replays, and reduced. Returns how many it replayed.
-    static func replay(_ log: EventLog, with reactor: BenchReactor) throws -> Int {
+    /// Replays `stream` of `log` through `reactor`: each mutation decoded where it lies in the map, as time travel
+    /// replays, and reduced. Returns how many it replayed.
+    static func replay(_ log: EventLog, stream: String = "search", with reactor: BenchReactor) throws -> Int {
         var state = reactor.initialState
         var mutations = 0
-        try log.forEachEntry(EntryQuery(stream: "search", kinds: [.mutation])) { entry in
+        try log.forEachEntry(EntryQuery(stream: stream, kinds: [.mutation])) { entry in
             state = reactor.reduce(state: state, mutation: try entry.codec.decode(BenchReactor.Mutation.self, from: entry.payload))
             mutations += 1
         }
