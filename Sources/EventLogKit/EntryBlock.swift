@@ -44,6 +44,8 @@ enum EntryBlock {
         let key: UInt64
         /// How many entries the block says it holds.
         let count: Int
+        /// How many of them ``next()`` has not read yet.
+        var remaining: Int { count - read }
         private var offset = EntryBlock.headerSize
         private var read = 0
         private var sequence: UInt64
@@ -128,6 +130,42 @@ enum EntryBlock {
             return EntryRecord.Header(
                 kind: kind, codec: codec, streamID: streamID, sequence: sequence, timestamp: time,
                 cause: causeDistance == 0 ? 0 : sequence - causeDistance, caseRange: caseRange, payloadRange: payloadRange)
+        }
+
+        /// The first entry numbered `sequence` or higher, as ``next()`` returns it. The entries before it are stepped
+        /// over making no header: a lookup reads past half a block on average, and most of ``next()``'s work is the
+        /// header. An entry that breaks the layout is left to ``next()``, which reads it again and throws.
+        mutating func next(from sequence: UInt64) throws(EventLogError) -> EntryRecord.Header? {
+            while read < count, self.sequence < sequence {
+                var at = offset
+                @inline(__always) func number() -> UInt64? {
+                    guard let (value, after) = Varint.read(block, at: at) else { return nil }
+                    at = after
+                    return value
+                }
+                guard let distance = number(), (read == 0) == (distance == 0), distance < sequence - self.sequence,
+                      at + 2 <= block.count, EntryKind(rawValue: block[at]) != nil else { break }
+                at += 2
+                guard let streamID = number(), streamID <= UInt32.max, let time = number(),
+                      let cause = number(), cause <= self.sequence + distance,
+                      let name = number(), let length = number() else { break }
+                var spelled: Range<Int>?
+                if name == 0 {
+                    guard let size = number(), size <= UInt64(block.count - at), Int(size) <= EntryRecord.maxCaseNameLength
+                    else { break }
+                    spelled = at..<(at + Int(size))
+                    at += Int(size)
+                } else {
+                    guard name <= UInt64(names.count) else { break }
+                }
+                guard length <= UInt64(block.count - at) else { break }
+                if let spelled { names.append(spelled) }
+                offset = at + Int(length)
+                self.sequence += distance
+                self.time = self.time &+ Self.unzigzag(time)
+                read += 1
+            }
+            return try next()
         }
 
         static func unzigzag(_ value: UInt64) -> Int64 {

@@ -36,21 +36,15 @@ struct EntryCursor {
     /// the entry, or would, is read: records stepped over are not, so damage elsewhere does not reach this reader.
     mutating func entry(_ sequence: UInt64) throws -> Found? {
         if let current = found, current.sequence < sequence {
-            if block != nil {
-                // Further into the block found last.
-                while let next = try nextInBlock() {
-                    if next.sequence >= sequence { return next.sequence == sequence ? next : nil }
-                }
-            } else {
-                // Over the keys of the records of one entry after it, reading none but the one wanted.
-                for _ in 0..<Self.maximumSteps {
-                    guard let record = try cursor.next(), let key = KeyCoding.decodeSequence(record.key) else { break }
-                    if key > sequence {
-                        (block, found) = (nil, nil)
-                        return nil
-                    }
-                    if key == sequence || EntryBlock.isBlock(record.value) { return try within(record, sequence) }
-                }
+            // A block's numbers rise by one an entry unless entries were taken out, so a number its remaining entries
+            // reach is most likely in it: read on. One further is in a later record unless the block skips numbers,
+            // which the next record's key tells without reading the rest of the block; records about as large as
+            // this one are stepped over by their keys, unless more than a few lie between, when a seek costs less.
+            let distance = sequence - current.sequence
+            if let reader = block, distance <= UInt64(reader.remaining) {
+                if let next = try nextInBlock(from: sequence) { return next.sequence == sequence ? next : nil }
+            } else if distance <= UInt64(Self.maximumSteps * (block?.count ?? 1)), let outcome = try stepOver(to: sequence) {
+                return outcome
             }
         }
         guard let record = try cursor.seek(atOrBefore: KeyCoding.sequence(sequence)) else {
@@ -60,10 +54,31 @@ struct EntryCursor {
         return try within(record, sequence)
     }
 
+    /// Entry `sequence`, after ``found``, reached by stepping over the keys of the records that follow it, reading
+    /// none but the one that holds it: the entry, or `.some(nil)` when the log has none; `nil` when it is further than
+    /// ``maximumSteps`` records (or the log ends first), for a seek to find.
+    private mutating func stepOver(to sequence: UInt64) throws -> Found?? {
+        var stepped: KeyValue?
+        for _ in 0..<Self.maximumSteps {
+            guard let record = try cursor.next(), let key = KeyCoding.decodeSequence(record.key) else { return nil }
+            if key == sequence { return try within(record, sequence) }
+            if key < sequence {
+                stepped = record
+                continue
+            }
+            // The entry is in the record before this one, if anywhere: go back to it.
+            guard try cursor.previous() != nil else { return nil }
+            if let stepped { return try within(stepped, sequence) }
+            if let next = try nextInBlock(from: sequence) { return .some(next.sequence == sequence ? next : nil) }
+            (block, found) = (nil, nil)
+            return .some(nil)
+        }
+        return nil
+    }
+
     /// Entry `sequence` in `record`, the one stored at or before its number, or `nil` when it does not hold it.
     private mutating func within(_ record: KeyValue, _ sequence: UInt64) throws -> Found? {
-        var entry = try enter(record, after: nil)
-        while let current = entry, current.sequence < sequence, let next = try nextInBlock() { entry = next }
+        let entry = try enter(record, after: nil, from: sequence)
         return entry?.sequence == sequence ? entry : nil
     }
 
@@ -101,16 +116,17 @@ struct EntryCursor {
         return entry
     }
 
-    /// The entry after ``found`` in the block the cursor is on; `nil` at the block's end, or on a record of one
-    /// entry. ``found`` stays the last entry found.
-    private mutating func nextInBlock() throws -> Found? {
-        guard block != nil, let header = try block!.next() else { return nil }
+    /// The entry after ``found`` in the block the cursor is on, or the first numbered `sequence` or higher after it;
+    /// `nil` at the block's end, or on a record of one entry. ``found`` stays the last entry found.
+    private mutating func nextInBlock(from sequence: UInt64 = 0) throws -> Found? {
+        guard block != nil, let header = try block!.next(from: sequence) else { return nil }
         found = Found(header: header, bytes: block!.block)
         return found
     }
 
-    /// Moves onto `record` and returns its first entry; `after` is the entry before it, for errors.
-    private mutating func enter(_ record: KeyValue?, after previous: UInt64?) throws -> Found? {
+    /// Moves onto `record` and returns its first entry, or in a block the first numbered `sequence` or higher;
+    /// `after` is the entry before it, for errors.
+    private mutating func enter(_ record: KeyValue?, after previous: UInt64?, from sequence: UInt64 = 0) throws -> Found? {
         block = nil
         found = nil
         guard let record else { return nil }
@@ -120,7 +136,7 @@ struct EntryCursor {
         }
         if EntryBlock.isBlock(record.value) {
             block = try EntryBlock.Reader(key: key, block: record.value)
-            found = try block!.next().map { Found(header: $0, bytes: record.value) }
+            found = try block!.next(from: sequence).map { Found(header: $0, bytes: record.value) }
         } else {
             found = Found(header: try EntryRecord.header(key: key, record: record.value), bytes: record.value)
         }

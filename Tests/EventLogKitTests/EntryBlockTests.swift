@@ -109,6 +109,53 @@ struct EntryBlockTests {
         #expect(refusal(good, key: 6).contains("records #5 as its first entry, but is stored under #6"))
     }
 
+    @Test("a lookup steps over entries to the first at or after a number: the same headers, names and damage as reading each")
+    func steppingOver() throws {
+        let block = sealed([
+            entry(10, kind: .action, time: 1_700_000_000_000_000_000, name: "añadir", payload: #"{"a":1}"#),
+            entry(11, time: 1_700_000_000_000_000_500, cause: 10, name: "set"),
+            entry(15, stream: 70_000, time: 1_699_999_999_000_000_000, cause: 10, name: "añadir", codec: .binary, payload: ""),
+            entry(16, kind: .streamClosed, time: .max, name: "closed", codec: .none, payload: ""),
+            entry(17, kind: .effectError, time: .min, cause: 1, name: "set", payload: "\"x\""),
+        ])
+        try block.withUnsafeBytes { bytes in
+            var walk = try EntryBlock.Reader(key: 10, block: bytes)
+            var headers: [EntryRecord.Header] = []
+            while let header = try walk.next() { headers.append(header) }
+            func name(_ header: EntryRecord.Header) -> String { String(decoding: bytes[header.caseRange], as: UTF8.self) }
+            for target: UInt64 in 0...18 {
+                var reader = try EntryBlock.Reader(key: 10, block: bytes)
+                let expected = headers.drop { $0.sequence < target }
+                let found = try reader.next(from: target)
+                #expect(found?.sequence == expected.first?.sequence, "from #\(target)")
+                #expect(found.map { [$0.timestamp, Int64($0.cause), Int64($0.streamID)] } == expected.first.map { [$0.timestamp, Int64($0.cause), Int64($0.streamID)] })
+                #expect(found.map(name) == expected.first.map(name) && found?.payloadRange == expected.first?.payloadRange)
+                // Reading on from there finds the rest, names spelled in the entries stepped over among them.
+                var rest: [String] = []
+                while let header = try reader.next() { rest.append(name(header)) }
+                #expect(rest == expected.dropFirst().map(name))
+            }
+        }
+        // Damage in an entry stepped over stops the lookup as it stops a reader of each entry: the first entry's kind
+        // byte (after the 23-byte header and its one-byte distance), then a name never spelled in the last.
+        let good = sealed([entry(5, time: 100, name: "a"), entry(6, time: 200, name: "a"), entry(7, time: 300, name: "a")])
+        var unknownKind = good
+        unknownKind[EntryBlock.headerSize + 1] = 99
+        var unnamed = good
+        #expect(Array(good.suffix(3)) == [1, 1, 0x31])
+        unnamed[good.count - 3] = 2
+        for damaged in [resealed(unknownKind), resealed(unnamed)] {
+            let walking = refusal { _ = try read(damaged, key: 5) }
+            let stepping = refusal {
+                try damaged.withUnsafeBytes { bytes in
+                    var reader = try EntryBlock.Reader(key: 5, block: bytes)
+                    _ = try reader.next(from: 7)
+                }
+            }
+            #expect(stepping == walking && (walking.contains("kind byte 99") || walking.contains("names case name 2 of 1 spelled")))
+        }
+    }
+
     @Test("the writer fills blocks to their capacity, continues the last one across commits, and puts a large entry in one of its own")
     func writing() throws {
         let path = scratch.file("blocks.reactorlog")

@@ -93,6 +93,24 @@ struct RecordLayoutTests {
         #expect(try entryRecords(path)[70]?[4] == EntryBlock.marker)
     }
 
+    @Test("a stream read through its index reaches from a version-6 record over several blocks to its next entry")
+    func fromRecordsOverBlocks() throws {
+        let path = try scratch.fixture("version6.reactorlog")
+        let old = try EventLog.openReadOnly(at: path).readEntries(EntryQuery(stream: "search")).map(\.sequence)
+        let log = try EventLog.open(at: path)
+        // Blocks of another stream first, then the stream's next entry (its `resumed`), a few records further on.
+        let filler = try log.openStream(named: "filler", reactorType: "Filler", schemaFingerprint: "v1", initialState: 0)
+        for value in 0..<1_000 { try filler.append(.mutation, value, caseName: "add") }
+        let search = try #require(try log.stream(named: "search"))
+        let resumed = try log.openStream(named: search.name, reactorType: search.reactorType, schemaFingerprint: search.schemaFingerprint, initialState: 0)
+        let last = try resumed.append(.mutation, 1, caseName: "add")
+        try log.close()
+        let records = try entryRecords(path)
+        #expect(records.keys.filter { $0 > 69 }.count >= 3 && records.values.filter { $0[4] == EntryBlock.marker }.count >= 3)
+        let read = try EventLog.openReadOnly(at: path).readEntries(EntryQuery(stream: "search")).map(\.sequence)
+        #expect(read.prefix(old.count) == old[...] && read.count == old.count + 2 && read.last == last)
+    }
+
     @Test("a compact header refuses what does not add up: a number cut short, a sequence not its key, a cause ahead")
     func compactDamage() throws {
         let pending = EntryRecord.Pending(

@@ -40,6 +40,33 @@ struct StreamReadTests {
         }
     }
 
+    @Test("blocks that skip numbers (another stream's stretch removed): every stream still reads what a scan finds")
+    func blocksWithGaps() throws {
+        let log = try scratch.openLog("gaps.reactorlog")
+        let cut = try log.counterStream("cut"), kept = try log.counterStream("kept"), rare = try log.counterStream("rare")
+        var random = Xorshift(state: 5)
+        for round in 0..<1_200 {
+            var last: UInt64 = 0
+            for _ in 0..<Int.random(in: 1...4, using: &random) { last = try cut.append(.mutation("add", round)) }
+            if round % 50 == 49 { try cut.writeSnapshot(round, at: last) }
+            try kept.append(round % 3 == 0 ? .action("tap") : .mutation("tapped", round))
+            if round % 37 == 0 { try rare.append(.mutation("set", round)) }
+        }
+        try log.flush()
+        // `cut` has snapshots, so its entries leave the stretch; the others' stay, in blocks now missing numbers.
+        let report = try log.removeEntries(400..<3_000)
+        #expect(try #require(report.streams.first { $0.stream == "cut" }).removedEntries > 1_000)
+        let all = try log.readEntries()
+        #expect(zip(all, all.dropFirst()).contains { $1.sequence - $0.sequence > 1 && $0.sequence > 400 && $1.sequence < 3_000 })
+        for stream in ["cut", "kept", "rare"] {
+            for kinds: Set<EntryKind>? in [nil, [.mutation], [.action]] {
+                let read = try log.readEntries(EntryQuery(stream: stream, kinds: kinds)).map(\.sequence)
+                #expect(read == all.filter { $0.stream == stream && (kinds?.contains($0.kind) ?? true) }.map(\.sequence))
+            }
+        }
+        #expect(try log.verify().isHealthy)
+    }
+
     @Test("what an action caused: its entries in order, however late and among other streams' entries, within its run")
     func causedBy() throws {
         let log = try scratch.openLog("caused.reactorlog")
