@@ -47,7 +47,7 @@ struct EntryCursor {
                 return outcome
             }
         }
-        guard let record = try cursor.seek(atOrBefore: KeyCoding.sequence(sequence)) else {
+        guard let record = try KeyCoding.withSequence(sequence, { key in try cursor.seek(atOrBefore: key) }) else {
             (block, found) = (nil, nil)
             return nil
         }
@@ -85,16 +85,15 @@ struct EntryCursor {
     /// The first entry numbered `sequence` or higher.
     mutating func seek(atOrAfter sequence: UInt64) throws -> Found? {
         // The record at or before the number may be a block that holds it.
-        let key = KeyCoding.sequence(sequence)
-        if let record = try cursor.seek(atOrBefore: key) {
-            var entry = try enter(record, after: nil)
+        if let record = try KeyCoding.withSequence(sequence, { key in try cursor.seek(atOrBefore: key) }) {
+            var entry = try enter(record, after: nil, from: sequence)
             while let current = entry {
                 if current.sequence >= sequence { return current }
                 entry = try next()
             }
             return nil
         }
-        return try enter(try cursor.seek(atOrAfter: key), after: nil)
+        return try enter(try KeyCoding.withSequence(sequence) { key in try cursor.seek(atOrAfter: key) }, after: nil)
     }
 
     /// The entry after the one found last, or `nil` at the end of the log.

@@ -5,6 +5,12 @@ enum KeyCoding {
         withUnsafeBytes(of: sequence.bigEndian) { Array($0) }
     }
 
+    /// Calls `body` with ``sequence(_:)``'s key, made on the stack: a reader seeks by one for each entry it looks up
+    /// away from the last, and an array's was an allocation.
+    static func withSequence<Result>(_ sequence: UInt64, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try withUnsafeBytes(of: sequence.bigEndian) { try body($0) }
+    }
+
     /// The 4-byte key of a stream: its id.
     static func stream(_ id: UInt32) -> [UInt8] {
         withUnsafeBytes(of: id.bigEndian) { Array($0) }
