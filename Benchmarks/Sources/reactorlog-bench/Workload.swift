@@ -390,6 +390,24 @@ final class Workload {
         var mutations = 0
         let replaySeconds = try Measure.seconds { mutations = try Replay.replay(log, with: reactor) }
         add("replay: decode + reduce every mutation", Double(mutations) / replaySeconds, "mutations/s", against: "LMDB cursor scan (read ceiling)")
+        // One stream among many: the same actions sent to ``manyStreams`` reactors in turn, a stream each, and every
+        // stream replayed in turn. Each of a stream's entries then lies in a block of other streams' entries.
+        let many = try EventLog.open(at: path("streams.reactorlog"))
+        let senders = (0..<Self.manyStreams).map { _ in BenchReactor() }
+        for (index, sender) in senders.enumerated() { try sender.attach(to: many, stream: "search-\(index)") }
+        LoggingRound.send(0..<actions, to: senders)
+        try many.flush()
+        withExtendedLifetime(senders) {}
+        try many.close()
+        let manyLog = try EventLog.openReadOnly(at: path("streams.reactorlog"))
+        let plain = BenchReactor()
+        var manyMutations = 0
+        let manySeconds = try Measure.seconds {
+            for index in 0..<Self.manyStreams { manyMutations += try Replay.replay(manyLog, stream: "search-\(index)", with: plain) }
+        }
+        add("replay: every stream of \(Self.manyStreams), one after another", Double(manyMutations) / manySeconds, "mutations/s",
+            against: "replay: decode + reduce every mutation")
+
         let viaCodable = BinaryLogCodec(directCoding: false)
         let codableSeconds = try Measure.seconds {
             var state = reactor.initialState

@@ -27,6 +27,10 @@ struct BenchmarkSmokeTests {
         let manyStreams = figures.first { $0["name"] as? String == "logged ÷ in-memory rate, grouped, 1000 streams, median of 3 rounds" }
         #expect(manyStreams?["value"] as? Double ?? 0 > 0)
         #expect(manyStreams?["baseline"] as? String == "logged ÷ in-memory rate, grouped, median of 3 rounds")
+        // Replay of every stream of a log of a thousand, as a ratio to one stream's.
+        let manyReplay = figures.first { $0["name"] as? String == "replay: every stream of 1000, one after another" }
+        #expect(manyReplay?["value"] as? Double ?? 0 > 0)
+        #expect(manyReplay?["baseline"] as? String == "replay: decode + reduce every mutation")
         // Beside it, the cores' round trip the host moves (none on a single core).
         let roundTrip = figures.first { $0["name"] as? String == "core-to-core round trip before each round, median" }?["value"] as? Double
         if ProcessInfo.processInfo.activeProcessorCount > 1 { #expect(roundTrip ?? 0 > 0) }
@@ -116,6 +120,16 @@ struct BenchmarkSmokeTests {
         let line = String(decoding: data, as: UTF8.self)
         // The workload makes 2.25 mutations an action (750,002 for the full run's 333,334 actions).
         #expect(line.hasPrefix("replay of 225 mutations, 3 runs: median "), "\(line)")
+
+        // One stream of a log of many, and a stream the log does not have.
+        let many = directory + "/streams.reactorlog"
+        #expect(try Self.bench(["record", many, "--actions", "100", "--streams", "10"]).0 == 0)
+        let (oneOfMany, replayed, _) = try Self.bench(["replay", many, "--runs", "1", "--stream", "search-3"])
+        #expect(oneOfMany == 0)
+        #expect(String(decoding: replayed, as: UTF8.self).hasPrefix("replay of "), "\(String(decoding: replayed, as: UTF8.self))")
+        let (absent, _, errors) = try Self.bench(["replay", many, "--stream", "search"])
+        #expect(absent != 0)
+        #expect(String(decoding: errors, as: UTF8.self).contains("Stream \"search\" of \(many) has no mutation to replay."))
 
         try Self.expectRefusesMissingLog("replay", in: directory)
     }
