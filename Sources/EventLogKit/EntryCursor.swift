@@ -87,6 +87,8 @@ struct EntryCursor {
         // The record at or before the number may be a block that holds it.
         if let record = try KeyCoding.withSequence(sequence, { key in try cursor.seek(atOrBefore: key) }) {
             var entry = try enter(record, after: nil, from: sequence)
+            // A block that ends before the number leaves it to the next record.
+            if entry == nil, block != nil { entry = try next() }
             while let current = entry {
                 if current.sequence >= sequence { return current }
                 entry = try next()

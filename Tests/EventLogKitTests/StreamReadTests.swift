@@ -40,8 +40,9 @@ struct StreamReadTests {
         }
     }
 
-    @Test("blocks that skip numbers (another stream's stretch removed): every stream still reads what a scan finds")
-    func blocksWithGaps() throws {
+    /// Three streams in blocks that skip numbers: `cut`'s entries (it has snapshots) removed from a stretch in which
+    /// the others' stay.
+    func makeGappedLog() throws -> EventLog {
         let log = try scratch.openLog("gaps.reactorlog")
         let cut = try log.counterStream("cut"), kept = try log.counterStream("kept"), rare = try log.counterStream("rare")
         var random = Xorshift(state: 5)
@@ -56,6 +57,12 @@ struct StreamReadTests {
         // `cut` has snapshots, so its entries leave the stretch; the others' stay, in blocks now missing numbers.
         let report = try log.removeEntries(400..<3_000)
         #expect(try #require(report.streams.first { $0.stream == "cut" }).removedEntries > 1_000)
+        return log
+    }
+
+    @Test("blocks that skip numbers (another stream's stretch removed): every stream still reads what a scan finds")
+    func blocksWithGaps() throws {
+        let log = try makeGappedLog()
         let all = try log.readEntries()
         #expect(zip(all, all.dropFirst()).contains { $1.sequence - $0.sequence > 1 && $0.sequence > 400 && $1.sequence < 3_000 })
         for stream in ["cut", "kept", "rare"] {
@@ -65,6 +72,20 @@ struct StreamReadTests {
             }
         }
         #expect(try log.verify().isHealthy)
+    }
+
+    @Test("a seek to any number finds the first entry at or after it, in the block at or before it or in the next")
+    func seekAtOrAfter() throws {
+        let log = try makeGappedLog()
+        let all = try log.readEntries().map(\.sequence)
+        let storage = log.storage
+        let found = try storage.read { txn in
+            try txn.withCursor(storage.entries) { raw in
+                var cursor = EntryCursor(raw)
+                return try (0...all.last! + 1).map { try cursor.seek(atOrAfter: $0)?.sequence }
+            }
+        }
+        #expect(found == (0...all.last! + 1).map { target in all.first { $0 >= target } })
     }
 
     @Test("what an action caused: its entries in order, however late and among other streams' entries, within its run")
