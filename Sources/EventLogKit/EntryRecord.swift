@@ -30,13 +30,15 @@ enum EntryRecord {
 
     /// An entry on its way to the writer thread, sequence number and time already assigned.
     struct Pending: Sendable, EntryFields {
+        // Kind and codec beside the stream id, where they fill its word: 88 bytes, not 96, and no larger than a
+        // deferred entry, so that a queue item stays at 96 (QueueCapacityTests).
         let sequence: UInt64
         let streamID: UInt32
         let kind: EntryKind
+        let codec: CodecID
         let timestamp: Int64
         let cause: UInt64
         let caseName: String
-        let codec: CodecID
         /// The payload as plain bytes: one allocation where a `Data` takes two, and no exclusivity checks.
         let payload: [UInt8]
         /// Where the action was sent from, kept in the stream index; `nil` for none.

@@ -86,9 +86,10 @@ extension LogStorage {
                         removed += 1
                     } else {
                         kept.append(EntryRecord.Pending(
-                            sequence: header.sequence, streamID: header.streamID, kind: header.kind, timestamp: header.timestamp,
-                            cause: header.cause, caseName: String(decoding: record.value[header.caseRange], as: UTF8.self),
-                            codec: header.codec, payload: Array(record.value[header.payloadRange])))
+                            sequence: header.sequence, streamID: header.streamID, kind: header.kind, codec: header.codec,
+                            timestamp: header.timestamp, cause: header.cause,
+                            caseName: String(decoding: record.value[header.caseRange], as: UTF8.self),
+                            payload: Array(record.value[header.payloadRange])))
                     }
                 }
                 return (key, kept, removed, end)

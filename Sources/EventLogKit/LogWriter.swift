@@ -202,8 +202,8 @@ final class LogWriter: @unchecked Sendable {
     /// `draft` as queued: numbered `sequence`, of stream `streamID`, at its own time, else `now`, else the clock's.
     private static func pending(_ draft: EntryDraft, sequence: UInt64, streamID: UInt32, now: Int64? = nil) -> EntryRecord.Pending {
         EntryRecord.Pending(
-            sequence: sequence, streamID: streamID, kind: draft.kind, timestamp: draft.timestamp ?? now ?? WallClock.now(),
-            cause: draft.cause ?? 0, caseName: draft.caseName, codec: draft.codec, payload: Array(draft.payload),
+            sequence: sequence, streamID: streamID, kind: draft.kind, codec: draft.codec,
+            timestamp: draft.timestamp ?? now ?? WallClock.now(), cause: draft.cause ?? 0, caseName: draft.caseName, payload: Array(draft.payload),
             callSite: draft.callSite.map(EntryRecord.Site.text))
     }
 

@@ -47,20 +47,39 @@ struct DeferredEntry: Sendable {
     /// What a deferred item counts for in the queue's byte budget before it is encoded.
     static let estimatedSize = 128
 
-    // In this order the fields leave no gap but the one after the two bytes of kind and codec: 105 bytes (113 with
-    // kind after the stream and codec after the cause).
+    // In this order the fields leave one gap, of a byte: 88 bytes. The call site is two fields, not an optional of
+    // a `StaticString` and a `UInt` (33 bytes, which made the entry 105 and a queue item 112): the file's 17 bytes
+    // leave room for kind and codec before a 4-byte line, and "no call site" is a line no source has.
     let sequence: UInt64
     let streamID: UInt32
     let encoder: EncoderID
     let timestamp: Int64
     let cause: UInt64
-    let kind: EntryKind
-    let codec: CodecID
     /// The value as the sender handed it over, which the encoder registered as ``encoder`` turns into the case name
     /// and payload.
     let value: any Sendable
+    /// The `send` call's file, read only when ``siteLine`` says there is a call site.
+    private let siteFile: StaticString
+    let kind: EntryKind
+    let codec: CodecID
+    /// The `send` call's line, up to `UInt32.max - 1`; ``noSite`` for none.
+    private let siteLine: UInt32
+    private static let noSite = UInt32.max
+
+    init(
+        sequence: UInt64, streamID: UInt32, encoder: EncoderID, timestamp: Int64, cause: UInt64, kind: EntryKind,
+        codec: CodecID, value: any Sendable, callSite: (fileID: StaticString, line: UInt)?
+    ) {
+        (self.sequence, self.streamID, self.encoder, self.timestamp, self.cause) = (sequence, streamID, encoder, timestamp, cause)
+        (self.kind, self.codec, self.value) = (kind, codec, value)
+        siteFile = callSite?.fileID ?? ""
+        siteLine = callSite.map { UInt32(clamping: min($0.line, UInt(Self.noSite - 1))) } ?? Self.noSite
+    }
+
     /// The `send` call's file and line, formatted on the writer thread.
-    let callSite: (fileID: StaticString, line: UInt)?
+    var callSite: (fileID: StaticString, line: UInt)? {
+        siteLine == Self.noSite ? nil : (siteFile, UInt(siteLine))
+    }
 
     /// The entry to write, its payload encoded by `encoding` at the end of `payloads` (a mutation's size counted in
     /// its tally), or, when encoding fails, an entry that keeps the sequence gapless and says so (case name

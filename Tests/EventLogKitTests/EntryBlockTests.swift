@@ -15,7 +15,7 @@ struct EntryBlockTests {
         name: String, codec: CodecID = .json, payload: String = "1"
     ) -> EntryRecord.Pending {
         EntryRecord.Pending(
-            sequence: sequence, streamID: stream, kind: kind, timestamp: time, cause: cause, caseName: name, codec: codec,
+            sequence: sequence, streamID: stream, kind: kind, codec: codec, timestamp: time, cause: cause, caseName: name,
             payload: Array(payload.utf8))
     }
 

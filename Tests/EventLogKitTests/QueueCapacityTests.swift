@@ -56,9 +56,10 @@ struct QueueCapacityTests {
     /// The sender writes a queue item for every entry and the writer reads it and an encoded entry: their size is
     /// memory traffic on both threads (docs/PERFORMANCE.md, session 49). A case or field that makes them larger should
     /// be a choice, not a surprise.
-    @Test("a queued item takes 112 bytes and an encoded entry 96: a new stream's descriptor is boxed, the fields leave one gap")
+    @Test("a queued item takes 96 bytes and an encoded entry 96: a new stream's descriptor is boxed, a call site is two fields")
     func queuedEntrySizes() {
-        #expect(MemoryLayout<WriteItem>.stride == 112)
+        #expect(MemoryLayout<WriteItem>.stride == 96)
+        #expect(MemoryLayout<DeferredEntry>.size == 88 && MemoryLayout<EntryRecord.Pending>.size == 88)
         #expect(MemoryLayout<EntryRecord.Encoded>.stride == 96)
     }
 }

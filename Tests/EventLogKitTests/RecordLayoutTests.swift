@@ -114,8 +114,8 @@ struct RecordLayoutTests {
     @Test("a compact header refuses what does not add up: a number cut short, a sequence not its key, a cause ahead")
     func compactDamage() throws {
         let pending = EntryRecord.Pending(
-            sequence: 300, streamID: 2, kind: .mutation, timestamp: 1_700_000_000_000_000_000, cause: 299,
-            caseName: "add", codec: .binary, payload: [0x03, 0x02])
+            sequence: 300, streamID: 2, kind: .mutation, codec: .binary, timestamp: 1_700_000_000_000_000_000, cause: 299,
+            caseName: "add", payload: [0x03, 0x02])
         var bytes = [UInt8](repeating: 0, count: pending.size)
         bytes.withUnsafeMutableBytes { pending.write(into: $0) }
         let header = try bytes.withUnsafeBytes { try EntryRecord.header(key: 300, record: $0) }
@@ -136,7 +136,7 @@ struct RecordLayoutTests {
         #expect(refusal(resealed(unended)).contains("ends inside a number"))
         #expect(refusal(bytes, key: 301).contains("stored under 301"))
         let ahead = EntryRecord.Pending(
-            sequence: 300, streamID: 2, kind: .mutation, timestamp: 0, cause: 400, caseName: "add", codec: .binary, payload: [])
+            sequence: 300, streamID: 2, kind: .mutation, codec: .binary, timestamp: 0, cause: 400, caseName: "add", payload: [])
         var aheadBytes = [UInt8](repeating: 0, count: ahead.size)
         aheadBytes.withUnsafeMutableBytes { ahead.write(into: $0) }
         #expect(refusal(aheadBytes).contains("out of range"))

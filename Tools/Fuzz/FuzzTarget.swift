@@ -180,8 +180,8 @@ enum FuzzTarget: UInt8, CaseIterable {
             return bytes
         }
         let entry = EntryRecord.Pending(
-            sequence: 7, streamID: 1, kind: .mutation, timestamp: 1_700_000_000_000_000_000, cause: 6,
-            caseName: "setRepos", codec: .json, payload: Array(#"{"setRepos":{"_0":["a","b"],"nextPage":2}}"#.utf8))
+            sequence: 7, streamID: 1, kind: .mutation, codec: .json, timestamp: 1_700_000_000_000_000_000, cause: 6,
+            caseName: "setRepos", payload: Array(#"{"setRepos":{"_0":["a","b"],"nextPage":2}}"#.utf8))
         let stream = StreamInfo(
             id: 1, name: "search", reactorType: "App.SearchReactor", schemaFingerprint: "structure-1:0123456789abcdef",
             createdAt: 1_700_000_000_000_000_000, initialStateCodec: .json, initialState: Data(#"{"query":""}"#.utf8), sequenceFloor: 0)
@@ -222,8 +222,8 @@ enum FuzzTarget: UInt8, CaseIterable {
             (.handWrittenDecode, [UInt8]((try? BinaryLogCodec().encode(tree)) ?? Data()))
         } + [
             (.entryBlockSealed, Self.block([entry, EntryRecord.Pending(
-                sequence: 9, streamID: 2, kind: .action, timestamp: 1_600_000_000_000_000_000, cause: 0,
-                caseName: "setRepos", codec: .binary, payload: [0x01])])),
+                sequence: 9, streamID: 2, kind: .action, codec: .binary, timestamp: 1_600_000_000_000_000_000, cause: 0,
+                caseName: "setRepos", payload: [0x01])])),
             (.indexBlockSealed, StreamIndex.block([
                 .init(sequence: 7, kind: EntryKind.action.rawValue, site: 3), .init(sequence: 8, kind: EntryKind.mutation.rawValue),
                 .init(sequence: 300, kind: EntryKind.action.rawValue),
