@@ -122,12 +122,22 @@ enum FuzzTarget: UInt8, CaseIterable {
             seal(&body)
             body.withUnsafeBytes { bytes in
                 guard var reader = try? EntryBlock.Reader(key: 7, block: bytes) else { return }
-                var sequences: [UInt64] = []
+                var headers: [EntryRecord.Header] = []
                 while let header = try? reader.next() {
                     check(header.caseRange.upperBound <= bytes.count && header.payloadRange.upperBound <= bytes.count,
                           "entry block \(body) has ranges past its end")
-                    sequences.append(header.sequence)
+                    headers.append(header)
                 }
+                // A lookup that steps over the entries before one finds what reading each found.
+                for header in headers {
+                    var stepping = try? EntryBlock.Reader(key: 7, block: bytes)
+                    let found = try? stepping?.next(from: header.sequence)
+                    check(found.map { [$0.sequence, UInt64(bitPattern: $0.timestamp), $0.cause, UInt64($0.streamID)] }
+                            == [header.sequence, UInt64(bitPattern: header.timestamp), header.cause, UInt64(header.streamID)]
+                            && found?.caseRange == header.caseRange && found?.payloadRange == header.payloadRange,
+                          "entry block \(body): a lookup of #\(header.sequence) finds another entry than reading each")
+                }
+                let sequences = headers.map(\.sequence)
                 check(sequences.first.map { $0 == 7 } ?? true, "entry block \(body) starts at #\(sequences.first ?? 0), not at its key")
                 check(zip(sequences, sequences.dropFirst()).allSatisfy { $0 < $1 }, "entry block \(body) holds entries out of order")
             }
