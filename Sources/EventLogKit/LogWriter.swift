@@ -203,8 +203,8 @@ final class LogWriter: @unchecked Sendable {
     private static func pending(_ draft: EntryDraft, sequence: UInt64, streamID: UInt32, now: Int64? = nil) -> EntryRecord.Pending {
         EntryRecord.Pending(
             sequence: sequence, streamID: streamID, kind: draft.kind, codec: draft.codec,
-            timestamp: draft.timestamp ?? now ?? WallClock.now(), cause: draft.cause ?? 0, caseName: draft.caseName, payload: Array(draft.payload),
-            callSite: draft.callSite.map(EntryRecord.Site.text))
+            timestamp: draft.timestamp ?? now ?? WallClock.now(), cause: draft.cause ?? 0, caseName: draft.caseName,
+            payload: Array(draft.payload), callSite: draft.callSite.map(EntryRecord.Site.text))
     }
 
     /// Makes the next number given at least `sequence + 1`: numbers up to a raised floor are never given.

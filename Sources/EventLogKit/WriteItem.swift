@@ -73,7 +73,7 @@ struct DeferredEntry: Sendable {
         (self.sequence, self.streamID, self.encoder, self.timestamp, self.cause) = (sequence, streamID, encoder, timestamp, cause)
         (self.kind, self.codec, self.value) = (kind, codec, value)
         siteFile = callSite?.fileID ?? ""
-        siteLine = callSite.map { UInt32(clamping: min($0.line, UInt(Self.noSite - 1))) } ?? Self.noSite
+        siteLine = callSite.map { UInt32(min($0.line, UInt(Self.noSite - 1))) } ?? Self.noSite
     }
 
     /// The `send` call's file and line, formatted on the writer thread.

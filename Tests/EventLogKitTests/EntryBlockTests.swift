@@ -128,7 +128,8 @@ struct EntryBlockTests {
                 let expected = headers.drop { $0.sequence < target }
                 let found = try reader.next(from: target)
                 #expect(found?.sequence == expected.first?.sequence, "from #\(target)")
-                #expect(found.map { [$0.timestamp, Int64($0.cause), Int64($0.streamID)] } == expected.first.map { [$0.timestamp, Int64($0.cause), Int64($0.streamID)] })
+                func fields(_ header: EntryRecord.Header) -> [Int64] { [header.timestamp, Int64(header.cause), Int64(header.streamID)] }
+                #expect(found.map(fields) == expected.first.map(fields))
                 #expect(found.map(name) == expected.first.map(name) && found?.payloadRange == expected.first?.payloadRange)
                 // Reading on from there finds the rest, names spelled in the entries stepped over among them.
                 var rest: [String] = []

@@ -102,7 +102,8 @@ struct RecordLayoutTests {
         let filler = try log.openStream(named: "filler", reactorType: "Filler", schemaFingerprint: "v1", initialState: 0)
         for value in 0..<1_000 { try filler.append(.mutation, value, caseName: "add") }
         let search = try #require(try log.stream(named: "search"))
-        let resumed = try log.openStream(named: search.name, reactorType: search.reactorType, schemaFingerprint: search.schemaFingerprint, initialState: 0)
+        let resumed = try log.openStream(
+            named: search.name, reactorType: search.reactorType, schemaFingerprint: search.schemaFingerprint, initialState: 0)
         let last = try resumed.append(.mutation, 1, caseName: "add")
         try log.close()
         let records = try entryRecords(path)

@@ -403,7 +403,9 @@ final class Workload {
         let plain = BenchReactor()
         var manyMutations = 0
         let manySeconds = try Measure.seconds {
-            for index in 0..<Self.manyStreams { manyMutations += try Replay.replay(manyLog, stream: "search-\(index)", with: plain) }
+            for index in 0..<Self.manyStreams {
+                manyMutations += try Replay.replay(manyLog, stream: "search-\(index)", with: plain)
+            }
         }
         add("replay: every stream of \(Self.manyStreams), one after another", Double(manyMutations) / manySeconds, "mutations/s",
             against: "replay: decode + reduce every mutation")
