@@ -51,10 +51,12 @@ enum EntryBlock {
         private var sequence: UInt64
         private var time: Int64
         /// Where each name spelled so far lies, in the order spelled.
-        private var names: [Range<Int>] = []
+        private(set) var names: [Range<Int>]
 
         /// Checks the block's checksum and header; throws ``EventLogError/corruptEntry(sequence:reason:)`` at `key`.
-        init(key: UInt64, block: UnsafeRawBufferPointer) throws(EventLogError) {
+        /// The list of the names it spells starts from `names`, emptied: a reader that goes from block to block hands
+        /// on the last one's (``names``), since a lookup enters a block each time and the list was an allocation.
+        init(key: UInt64, block: UnsafeRawBufferPointer, reusing names: consuming [Range<Int>] = []) throws(EventLogError) {
             let reader = ByteReader(bytes: block)
             guard block.count > EntryBlock.headerSize, block[4] == EntryBlock.marker else {
                 throw .corruptEntry(sequence: key, reason: "the block of entries from it is \(block.count) bytes, shorter than its header")
@@ -72,8 +74,10 @@ enum EntryBlock {
             self.sequence = key
             self.time = reader.i64(7)
             guard count > 0 else { throw .corruptEntry(sequence: key, reason: "the block of entries from it holds none") }
+            names.removeAll(keepingCapacity: true)
             // One allocation for the names of a block, which spells a handful, instead of one each time it doubles.
-            names.reserveCapacity(min(count, 16))
+            if names.capacity == 0 { names.reserveCapacity(min(count, 16)) }
+            self.names = names
         }
 
         /// The next entry's header, or `nil` after the last; throws at the first entry that breaks the layout.

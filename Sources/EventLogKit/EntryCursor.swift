@@ -41,7 +41,7 @@ struct EntryCursor {
             // which the next record's key tells without reading the rest of the block; records about as large as
             // this one are stepped over by their keys, unless more than a few lie between, when a seek costs less.
             let distance = sequence - current.sequence
-            if let reader = block, distance <= UInt64(reader.remaining) {
+            if let remaining = block?.remaining, distance <= UInt64(remaining) {
                 if let next = try nextInBlock(from: sequence) { return next.sequence == sequence ? next : nil }
             } else if distance <= UInt64(Self.maximumSteps * (block?.count ?? 1)), let outcome = try stepOver(to: sequence) {
                 return outcome
@@ -128,6 +128,7 @@ struct EntryCursor {
     /// Moves onto `record` and returns its first entry, or in a block the first numbered `sequence` or higher;
     /// `after` is the entry before it, for errors.
     private mutating func enter(_ record: KeyValue?, after previous: UInt64?, from sequence: UInt64 = 0) throws -> Found? {
+        let names = block?.names ?? []
         block = nil
         found = nil
         guard let record else { return nil }
@@ -136,7 +137,7 @@ struct EntryCursor {
             throw EventLogError.corruptEntry(sequence: previous ?? 0, reason: "a key \(place) is \(record.key.count) bytes, not 8")
         }
         if EntryBlock.isBlock(record.value) {
-            block = try EntryBlock.Reader(key: key, block: record.value)
+            block = try EntryBlock.Reader(key: key, block: record.value, reusing: names)
             found = try block!.next(from: sequence).map { Found(header: $0, bytes: record.value) }
         } else {
             found = Found(header: try EntryRecord.header(key: key, record: record.value), bytes: record.value)
