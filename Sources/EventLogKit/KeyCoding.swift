@@ -2,7 +2,7 @@
 enum KeyCoding {
     /// The 8-byte key of an entry: its sequence number.
     static func sequence(_ sequence: UInt64) -> [UInt8] {
-        withUnsafeBytes(of: sequence.bigEndian) { Array($0) }
+        withSequence(sequence) { Array($0) }
     }
 
     /// Calls `body` with ``sequence(_:)``'s key, made on the stack: a reader seeks by one for each entry it looks up
@@ -31,9 +31,7 @@ enum KeyCoding {
 
     /// The 12-byte key of a stream's index entry or snapshot: stream id, then sequence number.
     static func streamSequence(_ id: UInt32, _ sequence: UInt64) -> [UInt8] {
-        var key = stream(id)
-        withUnsafeBytes(of: sequence.bigEndian) { key.append(contentsOf: $0) }
-        return key
+        withStreamSequence(id, sequence) { Array($0) }
     }
 
     /// Reads an 8-byte sequence key.
