@@ -36,14 +36,25 @@ struct LoggingRound {
         let log = try EventLog.open(at: path, configuration: configuration)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let reactors = (0..<streams).map { _ in BenchReactor() }
-        for (index, reactor) in reactors.enumerated() {
-            try reactor.attach(to: log, stream: streams == 1 ? "search" : "search-\(index)")
-        }
+        try attach(reactors, to: log)
         let send = Measure.seconds { Self.send(0..<actions, to: reactors) }
         let flush = try Measure.seconds { try log.flush() }
         withExtendedLifetime(reactors) {}
         try log.close()
         return LoggingRound(memory: memory, send: send, flush: flush)
+    }
+
+    /// The stream of the `index`-th of `count` reactors: "search" for one, else "search-0", "search-1", …, the names
+    /// `replay --stream` takes.
+    static func streamName(_ index: Int, of count: Int) -> String {
+        count == 1 ? "search" : "search-\(index)"
+    }
+
+    /// Attaches `reactors` to `log`, each to its stream (``streamName(_:of:)``).
+    static func attach(_ reactors: [BenchReactor], to log: EventLog) throws {
+        for (index, reactor) in reactors.enumerated() {
+            try reactor.attach(to: log, stream: streamName(index, of: reactors.count))
+        }
     }
 
     /// Sends the workload's actions numbered `indices` to `reactors` in turn; to one reactor, by the loop the

@@ -60,9 +60,7 @@ struct Record: ParsableCommand {
         configuration.commitInterval = .milliseconds(commitIntervalMs)
         let log = try EventLog.open(at: path, configuration: configuration)
         let reactors = (0..<streams).map { _ in BenchReactor(bugAtMutation: plantedBug ? actions : nil) }
-        for (index, reactor) in reactors.enumerated() {
-            try reactor.attach(to: log, stream: streams == 1 ? "search" : "search-\(index)")
-        }
+        try LoggingRound.attach(reactors, to: log)
         let writtenBefore = Measure.storageBytesWritten
         let seconds = try Measure.seconds {
             // Paced, a millisecond's actions at a time, each batch waiting for its moment; else all at once.

@@ -394,7 +394,7 @@ final class Workload {
         // stream replayed in turn. Each of a stream's entries then lies in a block of other streams' entries.
         let many = try EventLog.open(at: path("streams.reactorlog"))
         let senders = (0..<Self.manyStreams).map { _ in BenchReactor() }
-        for (index, sender) in senders.enumerated() { try sender.attach(to: many, stream: "search-\(index)") }
+        try LoggingRound.attach(senders, to: many)
         LoggingRound.send(0..<actions, to: senders)
         try many.flush()
         withExtendedLifetime(senders) {}
@@ -404,7 +404,8 @@ final class Workload {
         var manyMutations = 0
         let manySeconds = try Measure.seconds {
             for index in 0..<Self.manyStreams {
-                manyMutations += try Replay.replay(manyLog, stream: "search-\(index)", with: plain)
+                let stream = LoggingRound.streamName(index, of: Self.manyStreams)
+                manyMutations += try Replay.replay(manyLog, stream: stream, with: plain)
             }
         }
         add("replay: every stream of \(Self.manyStreams), one after another", Double(manyMutations) / manySeconds, "mutations/s",
