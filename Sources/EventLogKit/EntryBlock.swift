@@ -82,94 +82,119 @@ enum EntryBlock {
 
         /// The next entry's header, or `nil` after the last; throws at the first entry that breaks the layout.
         mutating func next() throws(EventLogError) -> EntryRecord.Header? {
-            guard read < count else {
-                guard offset == block.count else {
-                    throw .corruptEntry(sequence: sequence, reason: "the block of entries from #\(key) has \(block.count - offset) bytes after its last entry")
-                }
-                return nil
-            }
-            func damaged(_ what: String) -> EventLogError {
-                .corruptEntry(sequence: sequence, reason: "in the block of entries from #\(key), \(what)")
-            }
-            @inline(__always) func number() throws(EventLogError) -> UInt64 {
-                guard let (value, after) = Varint.read(block, at: offset) else { throw damaged("an entry after this one is cut short") }
-                offset = after
-                return value
-            }
-            let distance = try number()
-            guard (read == 0) == (distance == 0), distance <= UInt64.max - sequence else {
-                throw damaged("an entry after this one is out of order")
-            }
-            sequence += distance
-            guard offset + 2 <= block.count else { throw damaged("this entry is cut short") }
-            guard let kind = EntryKind(rawValue: block[offset]) else {
-                throw damaged("this entry's kind byte \(block[offset]) is unknown")
-            }
-            let codec = CodecID(rawValue: block[offset + 1])
-            offset += 2
-            guard let streamID = UInt32(exactly: try number()) else { throw damaged("this entry's stream id is out of range") }
-            // Wrapping, as the writer took the distance: any two times are a distance apart.
-            time = time &+ Self.unzigzag(try number())
-            let causeDistance = try number()
-            guard causeDistance <= sequence else { throw damaged("this entry's cause is out of range") }
-            let name = try number()
-            let length = try number()
-            let caseRange: Range<Int>
-            if name == 0 {
-                let spelled = try number()
-                guard spelled <= UInt64(block.count - offset), Int(spelled) <= EntryRecord.maxCaseNameLength else {
-                    throw damaged("this entry's case name runs past the block")
-                }
-                caseRange = offset..<(offset + Int(spelled))
-                names.append(caseRange)
-                offset += Int(spelled)
-            } else {
-                guard name <= UInt64(names.count) else { throw damaged("this entry names case name \(name) of \(names.count) spelled") }
-                caseRange = names[Int(name) - 1]
-            }
-            guard length <= UInt64(block.count - offset) else { throw damaged("this entry's payload runs past the block") }
-            let payloadRange = offset..<(offset + Int(length))
-            offset += Int(length)
-            read += 1
-            return EntryRecord.Header(
-                kind: kind, codec: codec, streamID: streamID, sequence: sequence, timestamp: time,
-                cause: causeDistance == 0 ? 0 : sequence - causeDistance, caseRange: caseRange, payloadRange: payloadRange)
+            do { return try step(from: 0) } catch { throw reported(error) }
         }
 
-        /// The first entry numbered `sequence` or higher, as ``next()`` returns it. The entries before it are stepped
-        /// over making no header: a lookup reads past half a block on average, and most of ``next()``'s work is the
-        /// header. An entry that breaks the layout is left to ``next()``, which reads it again and throws.
+        /// The first entry numbered `sequence` or higher, as ``next()`` returns it, and `nil` when the block ends
+        /// first; throws at the first entry on the way that breaks the layout.
         mutating func next(from sequence: UInt64) throws(EventLogError) -> EntryRecord.Header? {
-            while read < count, self.sequence < sequence {
-                var at = offset
-                @inline(__always) func number() -> UInt64? {
-                    guard let (value, after) = Varint.read(block, at: at) else { return nil }
+            do { return try step(from: sequence) } catch { throw reported(error) }
+        }
+
+        /// What is wrong with an entry, and which: worded only when thrown (``reported(_:)``), so that a lookup
+        /// stepping over entries pays for no message.
+        private struct Damage: Error {
+            /// The entry it concerns (the one before, while the next one's number is not known).
+            let sequence: UInt64
+            let problem: Problem
+
+            /// Which check the entry failed; ``reported(_:)`` words each.
+            enum Problem {
+                case nextCutShort, nextOutOfOrder, cutShort, unknownKind(UInt8), streamIDOutOfRange, causeOutOfRange
+                case nameRunsPast, unspelledName(UInt64, spelled: Int), payloadRunsPast, bytesAfterLast(Int)
+            }
+        }
+
+        /// The one parser of an entry: reads and checks entries until one numbered `target` or higher, and returns
+        /// its header. It moves past an entry only when it is sound, and makes a header only for the one it returns:
+        /// a lookup steps over half a block on average.
+        @inline(__always)
+        private mutating func step(from target: UInt64) throws(Damage) -> EntryRecord.Header? {
+            while true {
+                guard read < count else {
+                    guard offset == block.count else {
+                        throw Damage(sequence: self.sequence, problem: .bytesAfterLast(block.count - offset))
+                    }
+                    return nil
+                }
+                guard let (distance, afterDistance) = Varint.read(block, at: offset) else {
+                    throw Damage(sequence: self.sequence, problem: .nextCutShort)
+                }
+                guard (read == 0) == (distance == 0), distance <= UInt64.max - self.sequence else {
+                    throw Damage(sequence: self.sequence, problem: .nextOutOfOrder)
+                }
+                let sequence = self.sequence + distance
+                var at = afterDistance
+                @inline(__always) func number() throws(Damage) -> UInt64 {
+                    guard let (value, after) = Varint.read(block, at: at) else {
+                        throw Damage(sequence: sequence, problem: .cutShort)
+                    }
                     at = after
                     return value
                 }
-                guard let distance = number(), (read == 0) == (distance == 0), distance < sequence - self.sequence,
-                      at + 2 <= block.count, EntryKind(rawValue: block[at]) != nil else { break }
+                guard at + 2 <= block.count else { throw Damage(sequence: sequence, problem: .cutShort) }
+                guard let kind = EntryKind(rawValue: block[at]) else {
+                    throw Damage(sequence: sequence, problem: .unknownKind(block[at]))
+                }
+                let codec = CodecID(rawValue: block[at + 1])
                 at += 2
-                guard let streamID = number(), streamID <= UInt32.max, let time = number(),
-                      let cause = number(), cause <= self.sequence + distance,
-                      let name = number(), let length = number() else { break }
-                var spelled: Range<Int>?
+                guard let streamID = UInt32(exactly: try number()) else {
+                    throw Damage(sequence: sequence, problem: .streamIDOutOfRange)
+                }
+                // Wrapping, as the writer took the distance: any two times are a distance apart.
+                let time = self.time &+ Self.unzigzag(try number())
+                let causeDistance = try number()
+                guard causeDistance <= sequence else { throw Damage(sequence: sequence, problem: .causeOutOfRange) }
+                let name = try number()
+                let length = try number()
+                var spelled = 0..<0
                 if name == 0 {
-                    guard let size = number(), size <= UInt64(block.count - at), Int(size) <= EntryRecord.maxCaseNameLength
-                    else { break }
+                    let size = try number()
+                    guard size <= UInt64(block.count - at), Int(size) <= EntryRecord.maxCaseNameLength else {
+                        throw Damage(sequence: sequence, problem: .nameRunsPast)
+                    }
                     spelled = at..<(at + Int(size))
                     at += Int(size)
                 } else {
-                    guard name <= UInt64(names.count) else { break }
+                    guard name <= UInt64(names.count) else {
+                        throw Damage(sequence: sequence, problem: .unspelledName(name, spelled: names.count))
+                    }
                 }
-                guard length <= UInt64(block.count - at) else { break }
-                if let spelled { names.append(spelled) }
+                guard length <= UInt64(block.count - at) else {
+                    throw Damage(sequence: sequence, problem: .payloadRunsPast)
+                }
+                if name == 0 { names.append(spelled) }
                 offset = at + Int(length)
-                self.sequence += distance
-                self.time = self.time &+ Self.unzigzag(time)
+                self.sequence = sequence
+                self.time = time
                 read += 1
+                guard sequence >= target else { continue }
+                return EntryRecord.Header(
+                    kind: kind, codec: codec, streamID: streamID, sequence: sequence, timestamp: time,
+                    cause: causeDistance == 0 ? 0 : sequence - causeDistance,
+                    caseRange: name == 0 ? spelled : names[Int(name) - 1], payloadRange: at..<offset)
             }
-            return try next()
+        }
+
+        /// `damage` as the error a reader of the log sees.
+        private func reported(_ damage: Damage) -> EventLogError {
+            let what: String
+            switch damage.problem {
+            case .bytesAfterLast(let bytes):
+                return .corruptEntry(
+                    sequence: damage.sequence, reason: "the block of entries from #\(key) has \(bytes) bytes after its last entry")
+            case .nextCutShort: what = "an entry after this one is cut short"
+            case .nextOutOfOrder: what = "an entry after this one is out of order"
+            case .cutShort: what = "this entry is cut short"
+            case .unknownKind(let byte): what = "this entry's kind byte \(byte) is unknown"
+            case .streamIDOutOfRange: what = "this entry's stream id is out of range"
+            case .causeOutOfRange: what = "this entry's cause is out of range"
+            case .nameRunsPast: what = "this entry's case name runs past the block"
+            case .unspelledName(let name, let spelled):
+                what = "this entry names case name \(name) of \(spelled) spelled"
+            case .payloadRunsPast: what = "this entry's payload runs past the block"
+            }
+            return .corruptEntry(sequence: damage.sequence, reason: "in the block of entries from #\(key), \(what)")
         }
 
         static func unzigzag(_ value: UInt64) -> Int64 {
