@@ -133,7 +133,7 @@ enum EntryBlock {
                     return value
                 }
                 guard at + 2 <= block.count else { throw Damage(sequence: sequence, problem: .cutShort) }
-                guard let kind = EntryKind(rawValue: block[at]) else {
+                guard let kind = EntryKind(byte: block[at]) else {
                     throw Damage(sequence: sequence, problem: .unknownKind(block[at]))
                 }
                 let codec = CodecID(rawValue: block[at + 1])

@@ -291,7 +291,7 @@ public struct EntryIterator {
                 gaps: { try stretches.requireUnlisted(stream: id, in: $0) }
             ) { item in
                 guard matched < want, scanned < Self.scanLimit else { return false }
-                let kindMatches = EntryKind(rawValue: item.kind).map(query.admits) ?? true
+                let kindMatches = EntryKind(byte: item.kind).map { query.admits($0) } ?? true
                 if kindMatches {
                     let entry = try entries.listed(item, stream: id, named: query.stream)
                     if query.matches(entry.header, caseBytes: entry.caseName) {

@@ -44,6 +44,20 @@ public enum EntryKind: UInt8, Sendable, Hashable, CaseIterable, Codable, CustomS
         }
     }
 
+    /// The kind a record's kind byte names, or `nil`: ``init(rawValue:)`` spelled out so that it is inlined where a
+    /// reader checks every entry's byte (the synthesized one is a call).
+    @inline(__always) init?(byte: UInt8) {
+        switch byte {
+        case 1: self = .action
+        case 2: self = .mutation
+        case 3: self = .effectError
+        case 4: self = .streamOpened
+        case 5: self = .streamResumed
+        case 6: self = .streamClosed
+        default: return nil
+        }
+    }
+
     /// Whether this is a lifecycle marker rather than a reactor event.
     public var isLifecycle: Bool { rawValue >= EntryKind.streamOpened.rawValue }
 }

@@ -107,7 +107,7 @@ enum EntryRecord {
         guard headerSize + caseLength + payloadLength == reader.count else {
             throw .corruptEntry(sequence: key, reason: "its lengths (case \(caseLength), payload \(payloadLength)) do not add up to its size \(reader.count)")
         }
-        guard let kind = EntryKind(rawValue: reader.u8(4)) else {
+        guard let kind = EntryKind(byte: reader.u8(4)) else {
             throw .corruptEntry(sequence: key, reason: "its kind byte \(reader.u8(4)) is unknown")
         }
         let sequence = reader.u64(16)
@@ -130,7 +130,7 @@ enum EntryRecord {
         guard reader.checksumMatches else {
             throw .corruptEntry(sequence: key, reason: "its checksum does not match its contents")
         }
-        guard let kind = EntryKind(rawValue: reader.u8(4) & ~compactFlag) else {
+        guard let kind = EntryKind(byte: reader.u8(4) & ~compactFlag) else {
             throw .corruptEntry(sequence: key, reason: "its kind byte \(reader.u8(4)) is unknown")
         }
         guard let (sequence, afterSequence) = Varint.read(bytes, at: compactFixedSize),

@@ -17,6 +17,14 @@ struct RecordLayoutTests {
         }
     }
 
+    @Test("a kind byte reads as the kind whose raw value it is (the readers spell the mapping out), and no other byte as a kind")
+    func kindBytes() {
+        for byte in UInt8.min...UInt8.max {
+            #expect(EntryKind(byte: byte) == EntryKind(rawValue: byte), "byte \(byte)")
+        }
+        #expect(EntryKind.allCases.map { EntryKind(byte: $0.rawValue) } == EntryKind.allCases)
+    }
+
     @Test("a version-1 log reads and verifies whole: its 66 entries, causes, case names and JSON payloads")
     func versionOne() throws {
         let log = try EventLog.openReadOnly(at: try scratch.fixture("version1.reactorlog"))
