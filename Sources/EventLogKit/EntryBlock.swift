@@ -91,8 +91,7 @@ enum EntryBlock {
             do { return try step(from: sequence) } catch { throw reported(error) }
         }
 
-        /// What is wrong with an entry, and which: worded only when thrown (``reported(_:)``), so that a lookup
-        /// stepping over entries pays for no message.
+        /// What is wrong with an entry, and which; ``reported(_:)`` makes it the error a caller sees.
         private struct Damage: Error {
             /// The entry it concerns (the one before, while the next one's number is not known).
             let sequence: UInt64
