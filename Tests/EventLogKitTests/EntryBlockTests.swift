@@ -109,6 +109,25 @@ struct EntryBlockTests {
         #expect(refusal(good, key: 6).contains("records #5 as its first entry, but is stored under #6"))
     }
 
+    @Test("damage is reported at the entry it is in; a next entry whose number cannot be read, at the entry before it")
+    func damageNamesItsEntry() throws {
+        let good = sealed([entry(5, time: 100, name: "a"), entry(6, time: 200, name: "a")])
+        func refusal(_ bytes: [UInt8]) -> String { EventLogKitTests.refusal { _ = try read(bytes, key: 5) } }
+        // The second entry is the last 10 bytes: its distance, kind and codec, stream id, two bytes of time distance,
+        // cause, name, payload length, payload.
+        let second = good.count - 10
+        #expect(good[second] == 1 && good[second + 1] == EntryKind.mutation.rawValue)
+        // Cut after its kind and codec: its stream id is missing.
+        #expect(refusal(resealed(Array(good.prefix(second + 3))))
+            .hasPrefix("Entry #6 is corrupt: in the block of entries from #5, this entry is cut short."))
+        // Cut before it, its count still saying two: its number cannot be read.
+        #expect(refusal(resealed(Array(good.prefix(second))))
+            .hasPrefix("Entry #5 is corrupt: in the block of entries from #5, an entry after this one is cut short."))
+        // Cut inside its payload.
+        #expect(refusal(resealed(Array(good.dropLast())))
+            .hasPrefix("Entry #6 is corrupt: in the block of entries from #5, this entry's payload runs past the block."))
+    }
+
     @Test("a lookup steps over entries to the first at or after a number: the same headers, names and damage as reading each")
     func steppingOver() throws {
         let block = sealed([
