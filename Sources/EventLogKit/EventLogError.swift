@@ -51,7 +51,7 @@ public enum EventLogError: HintedError, Sendable, Equatable {
     /// The problem alone, a sentence: for a tool that words its own hint, as the inspector names its commands.
     public var problem: String {
         switch self {
-        case .notFound(let path): "No log at \(path)."
+        case .notFound(let path): path.isEmpty ? "No log at an empty path." : "No log at \(path)."
         case .notALog(let path, let reason): "\(path) is not a ReactorLog log: \(reason)."
         case .permissionDenied(let path, let reason): "The log at \(path) cannot be opened by this user: \(reason)."
         case .cannotCreate(let path, let reason): "No log can be created at \(path): \(reason)."

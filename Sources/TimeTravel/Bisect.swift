@@ -45,6 +45,14 @@ public struct BisectResult: Sendable, Hashable {
 }
 
 extension TimeMachine {
+    /// Why a bisect cannot start from `step`, whose state was judged bad: a step given can move earlier; the earliest
+    /// step the log rebuilds cannot, so the bug lies before what the log holds, or in the test.
+    private static func alreadyBad(at step: UInt64, given: Bool) -> String {
+        if given { return "The state at #\(step) is already bad, so the bug came earlier. Start the bisect from an earlier step." }
+        if step == 0 { return "The initial state (#0) is already bad, so no recorded step made it bad. Check that the test passes on a good state." }
+        return "The state at #\(step), the earliest the log still rebuilds, is already bad: it went bad in steps retention removed, or the test fails on good states. Check the test on a good state."
+    }
+
     /// Finds the first step whose state is bad, in O(log n) state reconstructions. The state at `from` must be good
     /// and the state at `through` bad (by default the log's last step); bisect assumes one transition between them,
     /// and the step it reports is confirmed by its good neighbour. With a reducer, only the stream's mutations change
@@ -57,6 +65,7 @@ extension TimeMachine {
     public func bisect(
         from: UInt64? = nil, through: UInt64? = nil, judge: (P.State, UInt64) throws -> BisectVerdict
     ) throws -> BisectResult {
+        let given = from
         let from = try from ?? earliestReplayableStep()
         let start = reconstructions
         let end = try through ?? lastStep()
@@ -71,7 +80,7 @@ extension TimeMachine {
         }
         switch try probe(from) {
         case .good: break
-        case .bad: throw TimeTravelError.bisectPrecondition("The state at #\(from) is already bad, so the bug came earlier. Start the bisect from an earlier step.")
+        case .bad: throw TimeTravelError.bisectPrecondition(Self.alreadyBad(at: from, given: given != nil))
         case .skip: throw TimeTravelError.bisectPrecondition("The state at #\(from) was skipped, but bisect needs it judged good. Start from a step the test can judge.")
         }
         func mustBeBad(_ step: UInt64, _ what: String) throws {

@@ -148,6 +148,7 @@ struct InspectorBadInputTests {
     @Test("a missing path, a directory that is not a log, a plain file")
     func notLogs() async throws {
         try await fails(["info", scratch.file("nope.reactorlog")], exit: 3, saying: "No log at")
+        try await fails(["info", ""], exit: 3, saying: "No log at an empty path. Check the path")
         let photos = scratch.file("photos")
         try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: false)
         _ = FileManager.default.createFile(atPath: photos + "/cat.jpg", contents: Data([1]))

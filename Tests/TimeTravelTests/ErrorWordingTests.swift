@@ -8,7 +8,7 @@ import TimeTravel
 @Suite("library errors")
 struct ErrorWordingTests {
     static let logErrors: [EventLogError] = [
-        .notFound(path: "/a"), .notALog(path: "/a", reason: "no data.mdb"), .newerFormat(path: "/a", found: 9, supported: 7),
+        .notFound(path: "/a"), .notFound(path: ""), .notALog(path: "/a", reason: "no data.mdb"), .newerFormat(path: "/a", found: 9, supported: 7),
         .alreadyOpen(path: "/a", detail: "pid 4"), .readOnly(path: "/a"), .closed(path: "/a"),
         .corruptEntry(sequence: 3, reason: "its checksum does not match"), .corruptSnapshot(stream: "s", sequence: 4, reason: "r"),
         .corruptStream(id: 1, reason: "r"), .corruptIndex(streamID: 1, block: 5, reason: "r"), .corruptMetadata(reason: "r"),

@@ -200,6 +200,26 @@ struct TimeMachineTests {
         #expect(skippedStart?.description.contains("was skipped") == true)
     }
 
+    @Test("bisect refuses a start whose state is bad, and says whether an earlier start could help")
+    func bisectFromABadState() throws {
+        let log = try openLog(policy: .every(mutations: 4))
+        _ = try recordLedger(log, deposits: 30)
+        let steps = try mutationSteps(log, "ledger")
+        let machine = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        let given = #expect(throws: TimeTravelError.self) { try machine.bisect(from: steps[4]) { _, _ in .bad } }
+        #expect(given?.description == "The state at #\(steps[4]) is already bad, so the bug came earlier. Start the bisect from an earlier step.")
+        let initial = #expect(throws: TimeTravelError.self) { try machine.bisect { _, _ in .bad } }
+        #expect(initial?.description == "The initial state (#0) is already bad, so no recorded step made it bad. Check that the test passes on a good state.")
+
+        // With the run's start removed, the earliest step the log rebuilds is a snapshot: no earlier start exists.
+        _ = try log.trim(before: 20)
+        let trimmed = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        let earliest = try trimmed.earliestReplayableStep()
+        #expect(earliest > 0)
+        let fromEarliest = #expect(throws: TimeTravelError.self) { try trimmed.bisect { _, _ in .bad } }
+        #expect(fromEarliest?.description == "The state at #\(earliest), the earliest the log still rebuilds, is already bad: it went bad in steps retention removed, or the test fails on good states. Check the test on a good state.")
+    }
+
     @Test("divergence finds a one-line change to reduce: the exact mutation when every state was recorded, else the range")
     func divergence() throws {
         let everyState = try openLog("every.reactorlog", policy: .everyMutation)
