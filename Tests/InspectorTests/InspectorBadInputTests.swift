@@ -278,6 +278,20 @@ struct InspectorBadInputTests {
         #expect(outside.status == 0 && outside.output.isEmpty && outside.error.isEmpty, "\(outside.error)")
         // An empty command would exit 0 for every state and call them all good.
         try await fails(["bisect", demo, "--stream", "search", "--run", " "], exit: 64, saying: "--run needs a command that judges a state")
+        try await fails(["bisect", demo, "--stream", "search"], exit: 64, saying: "Give --run with a command that judges a state")
+        try await fails(["bisect", demo, "--replay", scratch.file("no-session.txt")], exit: 3, saying: "Cannot read \(scratch.file("no-session.txt")).")
+        let sessions: [(String, String)] = [
+            ("bisect: #3 good\nthe judge's own output\nbisect: #3 bad\n", "gives #3 two verdicts, good on line 1 and bad on line 3. Keep the one that is right."),
+            ("bisect: #x good\n", "line 1 is not a probe: 'bisect: #x good'."),
+            ("bisect: #3 fine\n", "line 1 is not a probe"),
+            ("nothing here\n", "holds no bisect probes."),
+            (#"{"probes": [{"step": 1}]}"#, "is JSON but not a bisect's --json output"),
+        ]
+        for (index, (text, saying)) in sessions.enumerated() {
+            let file = scratch.file("session-\(index).txt")
+            try text.write(toFile: file, atomically: true, encoding: .utf8)
+            try await fails(["bisect", demo, "--stream", "search", "--replay", file], exit: 2, saying: "\(file) " + saying)
+        }
         #expect(try await Tool.run(["log", demo, "--since", "12:30"]).status == 0)
         // Trimming before a step past the end would empty the log: a typo, refused before the log is touched.
         let before = try modificationDate(demo)

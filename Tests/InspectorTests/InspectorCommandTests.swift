@@ -221,6 +221,48 @@ struct InspectorCommandTests {
         #expect(allGood.error.contains("there is no bad state to find"))
     }
 
+    @Test("bisect --replay repeats a session from its probe lines or its JSON; --run judges only the steps it lacks")
+    func bisectReplay() async throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Tools/scripts/unique-repos.py").path
+        let found = try await reactorlog("bisect", demo, "--stream", "search", "--run", "python3 \(script)")
+        let session = scratch.file("session.txt")
+        try found.error.write(toFile: session, atomically: true, encoding: .utf8)
+        // A judge that would stop the bisect (exit 200) shows that no verdict came from it.
+        let replayed = try await reactorlog("bisect", demo, "--stream", "search", "--replay", session, "--run", "exit 200")
+        #expect(replayed.status == 0, "\(replayed.error)")
+        #expect(replayed.output == found.output)
+        #expect(replayed.error.hasPrefix("bisect: replaying 7 verdicts from \(session)\n"), "\(replayed.error)")
+        #expect(replayed.error.hasSuffix(found.error), "the same probes, printed as a fresh bisect prints them")
+
+        // A verdict corrected by hand changes the answer; the judge is not asked.
+        let corrected = scratch.file("corrected.txt")
+        try found.error.replacingOccurrences(of: "bisect: #31 bad ", with: "bisect: #31 good").write(toFile: corrected, atomically: true, encoding: .utf8)
+        let moved = try await reactorlog("bisect", demo, "--stream", "search", "--replay", corrected)
+        #expect(moved.status == 0, "\(moved.error)")
+        #expect(moved.output.contains("First bad step: #32 in stream search"))
+
+        // A step the session lacks: judged by --run when given, else the bisect stops naming it.
+        let partial = scratch.file("partial.txt")
+        try found.error.split(separator: "\n").filter { !$0.hasPrefix("bisect: #17 ") }.joined(separator: "\n").write(toFile: partial, atomically: true, encoding: .utf8)
+        let lacking = try await reactorlog("bisect", demo, "--stream", "search", "--replay", partial)
+        #expect(lacking.status == 7)
+        #expect(lacking.error.hasSuffix("reactorlog: \(partial) has no verdict for #17, which this bisect needs. Add --run to judge the steps it lacks.\n"), "\(lacking.error)")
+        let completed = try await reactorlog("bisect", demo, "--stream", "search", "--replay", partial, "--run", "python3 \(script)")
+        #expect(completed.output == found.output)
+
+        // Saved with Windows line endings, the session reads the same.
+        let crlf = scratch.file("session-crlf.txt")
+        try found.error.replacingOccurrences(of: "\n", with: "\r\n").write(toFile: crlf, atomically: true, encoding: .utf8)
+        #expect(try await reactorlog("bisect", demo, "--stream", "search", "--replay", crlf).output == found.output)
+
+        // The --json output replays too.
+        let jsonFile = scratch.file("session.json")
+        try await reactorlog("bisect", demo, "--stream", "search", "--run", "python3 \(script)", "--json").output.write(toFile: jsonFile, atomically: true, encoding: .utf8)
+        let fromJSON = try await reactorlog("bisect", demo, "--stream", "search", "--replay", jsonFile)
+        #expect(fromJSON.output == found.output)
+    }
+
     @Test("divergence replays with the known reducer; the generic inspector says it needs one")
     func divergence() async throws {
         let same = try await reactorlog("divergence", demo, "--stream", "todo")

@@ -14,11 +14,14 @@ struct Bisect: AsyncParsableCommand {
             At each probe the state is given to CMD (run with /bin/sh -c) as JSON on standard input. CMD's exit \
             code is its verdict: 0 good, 125 skip (cannot judge), 1 to 124 bad, 126 or 127 (the command cannot \
             be run) and anything above 127 stop the bisect. The state at --from must be good and the state at \
-            --to bad. CMD runs in a process group of its own: --timeout or Ctrl-C stops it and all it started.
+            --to bad. CMD runs in a process group of its own: --timeout or Ctrl-C stops it and all it started. \
+            --replay FILE repeats an earlier bisect from the probe lines it printed (edit a verdict to correct it), \
+            as `git bisect replay` does: CMD then judges only the steps FILE lacks.
             """)
 
     @OptionGroup var log: LogArgument
-    @Option(name: .long, help: "The command judging each state, such as 'python3 check.py'.") var run: String
+    @Option(name: .long, help: "The command judging each state, such as 'python3 check.py'.") var run: String?
+    @Option(name: .long, help: ArgumentHelp("An earlier bisect's probe lines (its standard error) or --json output, whose verdicts are used as given.", valueName: "file")) var replay: String?
     @OptionGroup var streamOption: StreamOption
     @Option(name: .long, help: "A step whose state is good (default: the initial state, or the oldest snapshot a trim kept).") var from: UInt64?
     @Option(name: .long, help: "A step whose state is bad (default: the stream's last mutation).") var to: UInt64?
@@ -44,7 +47,8 @@ struct Bisect: AsyncParsableCommand {
 
     func validate() throws {
         // An empty command succeeds in the shell for every state: the bisect would call everything good.
-        if run.allSatisfy(\.isWhitespace) { throw ValidationError("--run needs a command that judges a state, such as 'python3 check.py'.") }
+        if let run, run.allSatisfy(\.isWhitespace) { throw ValidationError("--run needs a command that judges a state, such as 'python3 check.py'.") }
+        if run == nil && replay == nil { throw ValidationError("Give --run with a command that judges a state, such as 'python3 check.py', or --replay with an earlier bisect's probes.") }
     }
 
     func run() async throws {
@@ -55,11 +59,15 @@ struct Bisect: AsyncParsableCommand {
             }
             let interrupts = JudgeProcess.stopOnInterrupt()
             defer { interrupts.forEach { $0.cancel() } }
+            let replayed = try replay.map { file throws(InspectorFailure) in try BisectSession(file: file) }
+            if let replay, let replayed {
+                StandardError.writeLine("bisect: replaying \(counted(replayed.verdicts.count, "verdict")) from \(replay)")
+            }
             let stream = try session.stream(streamOption.stream, step: to)
             if let to { try session.checkStep(to, stream: stream) }
             let machine = try session.machine(for: stream)
             let result = try machine.bisectJSON(from: from, through: to) { state, step in
-                let verdict = try judge(state, step: step)
+                let verdict = try replayed?.verdicts[step] ?? judge(state, step: step)
                 // Like git bisect's commit subject: what made the state judged (a mutation, but for the ends).
                 let made: String = if step == 0 {
                     "the initial state"
@@ -122,6 +130,9 @@ struct Bisect: AsyncParsableCommand {
 
     /// Runs the command on one state.
     private func judge(_ state: JSONValue, step: UInt64) throws -> BisectVerdict {
+        guard let run else {
+            throw InspectorFailure("\(replay ?? "The session") has no verdict for #\(step), which this bisect needs. Add --run to judge the steps it lacks.", exit: .bisectFailed)
+        }
         var environment = ProcessInfo.processInfo.environment
         environment["REACTORLOG_STEP"] = String(step)
         let limit = timeout.map { Duration.milliseconds(Int64(($0 * 1000).rounded(.up))) }
