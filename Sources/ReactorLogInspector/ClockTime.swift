@@ -8,6 +8,9 @@ import Synchronization
 /// costs about a microsecond, which was a fifth of `reactorlog log`'s time over a large log, whose entries share their
 /// seconds by the thousand).
 enum ClockTime {
+    /// How many characters a time of day takes: `22:37:55.383`.
+    static let width = 12
+
     /// `HH:mm:ss.SSS`, local time.
     static func string(nanoseconds: Int64) -> String {
         format(nanoseconds, cache: lastTime, formatter: timeFormatter)

@@ -13,11 +13,11 @@ struct EntryJSONWriter {
         sites = try CallSiteLookup(log: log, streams: try stream.map { [$0] } ?? log.streams().map(\.name), following: following)
     }
 
-    /// Writes `entry`'s line.
-    mutating func write(_ entry: LogEntry) throws {
+    /// Writes `entry`'s line, with the members `log --changes` adds (``EntryLine/append(_:wrapped:callSiteJSON:redaction:sortingPayload:changes:to:)``).
+    mutating func write(_ entry: LogEntry, changes: String? = nil) throws {
         let site = entry.kind == .action ? try sites.json(at: entry.sequence) : nil
         try StandardOutput.append { out in
-            entry.withView { EntryLine.append($0, wrapped: false, callSiteJSON: site, sortingPayload: true, to: &out) }
+            entry.withView { EntryLine.append($0, wrapped: false, callSiteJSON: site, sortingPayload: true, changes: changes, to: &out) }
             out.append(UInt8(ascii: "\n"))
         }
     }

@@ -18,9 +18,10 @@ enum EntryLine {
     /// when given, and the keys of `redaction` masked in a JSON payload. A payload keeps its members in their recorded
     /// order, unless `sortingPayload`: then it is rendered as a ``JSONValue`` (members sorted at every level), which
     /// makes the values of the line Foundation's `JSONEncoder` writes for ``EntryJSON`` with sorted keys.
+    /// `changes`, when given, is what `log --changes` adds after `cause`: its members as JSON text (`"changes":[…]`).
     static func append(
         _ entry: EntryView, wrapped: Bool, callSiteJSON: [UInt8]? = nil, redaction: Redaction? = nil, sortingPayload: Bool = false,
-        to out: inout [UInt8]
+        changes: String? = nil, to out: inout [UInt8]
     ) {
         out.append(contentsOf: wrapped ? Fragment.wrappedOpen : Fragment.open)
         if let callSiteJSON {
@@ -33,6 +34,12 @@ enum EntryLine {
         if let cause = entry.cause {
             out.append(contentsOf: Fragment.cause)
             appendDecimal(cause, to: &out)
+        }
+        if let changes {
+            out.append(UInt8(ascii: ","))
+            let start = out.count
+            out.append(contentsOf: changes.utf8)
+            escapeTerminalControls(in: &out, from: start)
         }
         out.append(contentsOf: Fragment.codec)
         out.append(contentsOf: Fragment.name(entry.codec))

@@ -221,6 +221,29 @@ struct InspectorCommandTests {
         #expect(allGood.error.contains("there is no bad state to find"))
     }
 
+    @Test("log --changes prints under each mutation what it changed, as diff words it, with the listing's filters")
+    func logChanges() async throws {
+        let listed = try await reactorlog("log", demo, "--stream", "search", "--changes", "--from", "29", "--to", "32")
+        #expect(listed.status == 0, "\(listed.error)")
+        let lines = listed.output.split(separator: "\n").map { $0.hasPrefix(" ") ? $0.trimmingCharacters(in: .whitespaces) : String($0.dropFirst(13)) }
+        #expect(lines == [
+            "#29 search  action   loadNextPage",
+            "#30 search    mutation setLoadingNextPage(true)", "~ isLoadingNextPage: false → true",
+            "#31 search    mutation appendRepos([…10], nextPage: 2)", "+ repos[20...29]: 10 added (\"rx/repo-11\" … \"rx/repo-20\")",
+            "#32 search    mutation setLoadingNextPage(false)", "~ isLoadingNextPage: true → false",
+        ], "\(listed.output)")
+        // Each change is the diff between the states around its mutation, whichever entries the filters keep.
+        let filtered = try await reactorlog("log", demo, "--stream", "search", "--changes", "--case", "appendRepos", "--limit", "2")
+        #expect(filtered.output.split(separator: "\n").filter { !$0.hasPrefix(" ") }.map { $0.dropFirst(13).prefix(4) } == ["#13 ", "#17 "], "\(filtered.output)")
+        #expect(filtered.output.contains("~ nextPage: 2 → 3"), "\(filtered.output)")
+        let object = try json(try await reactorlog("log", demo, "--stream", "search", "--changes", "--from", "31", "--to", "31", "--json"))
+        #expect((object["changes"] as? [[String: Any]])?.map { $0["path"] as? String } == (20...29).map { "repos[\($0)]" })
+        #expect(object["changesSince"] == nil)
+        // One stream's state: a log of several needs --stream.
+        let several = try await reactorlog("log", demo, "--changes")
+        #expect(several.status == 2 && several.error.contains("choose one with --stream"), "\(several.error)")
+    }
+
     @Test("bisect --replay repeats a session from its probe lines or its JSON; --run judges only the steps it lacks")
     func bisectReplay() async throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -575,6 +598,27 @@ struct GenericModeTests {
         #expect(object["recordedBad"] as? Int == 49)
         #expect((object["candidates"] as? [Int])?.count == 8)
         #expect(object["firstBad"] == nil)
+    }
+
+    @Test("log --changes without the reducer: a change at each recorded state, spanning the mutations before it")
+    func logChanges() async throws {
+        let log = try userLog()
+        // Mutation k is sequence 2k + 1; the states after mutations 8 and 16 (#17, #33) are recorded.
+        let listed = try await Tool.run(["log", log, "--changes", "--to", "17"])
+        #expect(listed.status == 0, "\(listed.error)")
+        // An entry's line without its time; a change's line without its indent.
+        let lines = listed.output.split(separator: "\n").map { $0.hasPrefix(" ") ? $0.trimmingCharacters(in: .whitespaces) : String($0.dropFirst(13)) }
+        #expect(lines.prefix(4) == ["#1  items opened", "#2  items action   addItem", "#3  items   mutation appendItem(1)", "state not recorded"], "\(listed.output)")
+        #expect(lines.suffix(6) == [
+            "#15 items   mutation appendItem(7)", "state not recorded", "#16 items action   addItem", "#17 items   mutation appendItem(8)",
+            "since #3, whose states were not recorded:", "~ itemCount: 0 → 8",
+        ], "\(listed.output)")
+        let json = try await Tool.run(["log", log, "--changes", "--to", "17", "--kind", "mutation", "--json"])
+        let objects = try json.output.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(objects.map { $0["sequence"] as? Int } == [3, 5, 7, 9, 11, 13, 15, 17])
+        #expect(objects[0]["changes"] == nil, "a change not known is left out, not empty")
+        #expect(objects[7]["changesSince"] as? Int == 3)
+        #expect((objects[7]["changes"] as? [[String: Any]])?.first?["path"] as? String == "itemCount")
     }
 
     @Test("blame without the reducer reports each change with the range it happened in")

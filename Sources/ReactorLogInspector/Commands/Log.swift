@@ -16,6 +16,7 @@ struct Log: AsyncParsableCommand {
     @Option(name: .long, help: "Only entries since this time: ISO 8601 (2026-11-21T22:37:55Z) or HH:MM[:SS[.sss]] today, local time.") var since: String?
     @Option(name: .long, help: "Only entries until this time, through its last digit (14:03 is up to 14:03:59.999…).") var until: String?
     @Option(name: .long, help: "At most this many entries.") var limit: Int?
+    @Flag(name: .long, help: "Under each mutation, what it changed in the stream's state (one stream: --stream, or a log of one).") var changes = false
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
@@ -30,7 +31,15 @@ struct Log: AsyncParsableCommand {
                 caseName: caseName, since: since, until: until)
             if let stream, try session.log.stream(named: stream) == nil { throw EventLogError.unknownStream(name: stream) }
             let width = try session.log.streams().map(\.name.count).max() ?? 0
-            let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(try session.log.highestSequence())".count)
+            let sequenceWidth = "#\(try session.log.highestSequence())".count
+            let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: sequenceWidth)
+            if changes {
+                let filters = Filters(kinds: query.kinds, caseName: caseName, since: since, until: until, limit: query.limit)
+                // The time, the number and the stream, each followed by a space.
+                try listChanges(session, filters, formatter: formatter, indent: ClockTime.width + sequenceWidth + width + 3)
+                if let caseName { try Self.requireCase(caseName, stream: stream, in: session.log) }
+                return
+            }
             var json = output.json ? try EntryJSONWriter(log: session.log, stream: stream, following: false) : nil
             var printed = false
             try Self.forEachReadable(in: session.log, query) { entry in

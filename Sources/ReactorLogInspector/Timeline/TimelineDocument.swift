@@ -127,7 +127,7 @@ extension TimelineDocument {
             rows.append(Row(
                 s: entry.sequence, k: entry.kind.description, c: entry.caseName,
                 p: (try? JSONValue(payload: entry.payload, codec: entry.codec)) ?? nil, r: EntryFormatter.payload(entry),
-                b: entry.cause, t: String(entry.timestamp), d: state.changes, u: state.isUnknown ? true : nil, g: state.spanStart,
+                b: entry.cause, t: String(entry.timestamp), d: state.timelineChanges, u: state.isUnknown ? true : nil, g: state.spanStart,
                 w: entry.kind == .action ? try sites.site(at: entry.sequence) : nil))
             if rows.count % 16_384 == 0 { progress(rows.count) }
         }

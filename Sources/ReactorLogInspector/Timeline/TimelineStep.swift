@@ -1,14 +1,25 @@
 import EventLogKit
 import TimeTravel
 
-/// What one entry did to the state, as a timeline page records it.
+/// What one entry did to its stream's state, as a timeline page and `log --changes` show it.
 struct TimelineStep {
-    /// The changes from the last known state to the state after the entry; `nil` when there are none.
-    var changes: [TimelineDocument.Change]?
+    /// The change from the last known state to the state after the entry; `nil` when there is none to show (an
+    /// entry other than a mutation, a state not known, or a first known state with nothing known before it).
+    var diff: StateDiff?
+    /// The state after the entry when it is the first known one and nothing before it is: all of it is new.
+    var firstKnown: JSONValue?
     /// Whether the state after the entry is unknown: no reducer, and the log recorded no state there.
     var isUnknown = false
-    /// When ``changes`` spans several mutations because the states between were not recorded: the first of them.
+    /// When ``diff`` spans several mutations because the states between were not recorded: the first of them.
     var spanStart: UInt64?
+
+    /// The changes as a timeline page lists them, `nil` when there are none; a first known state is one addition of
+    /// the whole state.
+    var timelineChanges: [TimelineDocument.Change]? {
+        if let firstKnown { return [TimelineDocument.Change(path: StatePath([]), old: nil, new: firstKnown)] }
+        guard let diff, !diff.isEmpty else { return nil }
+        return diff.changes.map { TimelineDocument.Change(path: $0.path, old: $0.old, new: $0.new) }
+    }
 }
 
 extension TimeMachine {
@@ -40,8 +51,8 @@ extension TimeMachine {
                 continue
             }
             let state = try json(at: entry.sequence)
-            let changes = known.map { Self.changes(from: $0, to: state) } ?? [TimelineDocument.Change(path: StatePath([]), old: nil, new: state)]
-            try visit(entry, TimelineStep(changes: changes, spanStart: unknownSince))
+            try visit(entry, TimelineStep(
+                diff: known.map { StateDiff(from: $0, to: state) }, firstKnown: known == nil ? state : nil, spanStart: unknownSince))
             (known, unknownSince, isUnknown) = (state, nil, false)
         }
         return start
@@ -57,14 +68,9 @@ extension TimeMachine {
                 continue
             }
             let json = try replayer.json(state)
-            try visit(entry, TimelineStep(changes: Self.changes(from: previous, to: json)))
+            try visit(entry, TimelineStep(diff: StateDiff(from: previous, to: json)))
             previous = json
         }
         return start
-    }
-
-    private static func changes(from old: JSONValue, to new: JSONValue) -> [TimelineDocument.Change]? {
-        let diff = StateDiff(from: old, to: new)
-        return diff.isEmpty ? nil : diff.changes.map { TimelineDocument.Change(path: $0.path, old: $0.old, new: $0.new) }
     }
 }

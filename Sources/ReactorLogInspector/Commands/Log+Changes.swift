@@ -1,0 +1,72 @@
+import EventLogKit
+import TimeTravel
+
+extension Log {
+    /// The filters of a listing, applied to the entries a walk over one stream's states visits.
+    struct Filters {
+        let kinds: Set<EntryKind>?
+        let caseName: String?
+        let since: Int64?
+        let until: Int64?
+        let limit: Int?
+
+        func admit(_ entry: LogEntry) -> Bool {
+            (kinds?.contains(entry.kind) ?? true) && (caseName.map { $0 == entry.caseName } ?? true)
+                && (since.map { entry.timestamp >= $0 } ?? true) && (until.map { entry.timestamp <= $0 } ?? true)
+        }
+    }
+
+    /// Ends a walk once the listing has its `--limit` of entries.
+    private struct Listed: Error {}
+
+    /// `log --changes`: one stream's entries as `log` lists them, each mutation followed by what it changed in the
+    /// stream's state, as TCA's `_printChanges()` prints them; the JSON adds `changes` to a mutation's line, and
+    /// `changesSince` where the states before it were not recorded. `indent` is the width of the columns before
+    /// an entry's kind.
+    func listChanges(_ session: Session, _ filters: Filters, formatter: EntryFormatter, indent: Int) throws {
+        let stream = try session.stream(self.stream)
+        let machine = try session.machine(for: stream)
+        // The state before the first entry listed must be known: a trimmed stream lists from its oldest snapshot on.
+        let earliest = try machine.earliestReplayableStep()
+        let first = max(from, earliest + 1)
+        let last = min(to ?? .max, try session.log.highestSequence())
+        guard first <= last else { return }
+        var json = output.json ? try EntryJSONWriter(log: session.log, stream: stream.name, following: false) : nil
+        let pad = String(repeating: " ", count: indent + 4)
+        let terminal = session.terminal
+        var listed = 0
+        do {
+            _ = try machine.walkStates(from: first, through: last) { entry, step in
+                guard filters.admit(entry) else { return }
+                if let limit = filters.limit, listed >= limit { throw Listed() }
+                listed += 1
+                if json != nil {
+                    try json?.write(entry, changes: entry.kind == .mutation ? try Self.changesJSON(step) : nil)
+                    return
+                }
+                try printLine { formatter.appendLine(entry, to: &$0) }
+                guard entry.kind == .mutation else { return }
+                for line in Self.changeLines(step) { try printLine(pad + DiffColors.paint(line, terminal)) }
+            }
+        } catch is Listed {}
+        try json?.requireCallSites()
+    }
+
+    /// What a mutation changed, as lines under it.
+    private static func changeLines(_ step: TimelineStep) -> [String] {
+        if step.isUnknown { return ["state not recorded"] }
+        if let state = step.firstKnown { return ["state: " + EntryFormatter.brief(state)] }
+        guard let diff = step.diff else { return [] }
+        let since = step.spanStart.map { ["since #\($0), whose states were not recorded:"] } ?? []
+        return since + diff.rendered()
+    }
+
+    /// What a mutation changed, as the members its JSON line adds; `nil` when its state is not known.
+    private static func changesJSON(_ step: TimelineStep) throws -> String? {
+        if step.isUnknown { return nil }
+        if let state = step.firstKnown { return #""changes":"# + (try jsonString([ChangeJSON(path: "", old: nil, new: state)], pretty: false)) }
+        guard let diff = step.diff else { return nil }
+        let since = step.spanStart.map { #","changesSince":\#($0)"# } ?? ""
+        return #""changes":"# + (try jsonString(ChangeJSON.list(diff), pretty: false)) + since
+    }
+}
