@@ -97,11 +97,16 @@ public final class Environment: @unchecked Sendable {
     /// Buffers handed out inside `body` point into the map and are valid only until `body` returns:
     /// copy what you keep. Keep read transactions short: while one is open, LMDB cannot reuse the pages
     /// that later writes free, and the file grows.
+    ///
+    /// A read begun inside another read's body on the same thread runs in that read's transaction: it sees the same
+    /// snapshot, and it never begins a transaction of its own, which, had another process grown the map meanwhile,
+    /// would have to adopt the new size while the outer read holds the resize lock.
     public func read<R>(_ body: (Transaction) throws -> R) throws -> R {
-        try adoptingResizedMaps { () throws -> R in
+        if let outer = OpenRead.transaction(in: handle) { return try body(Transaction(handle: outer, isReadOnly: true)) }
+        return try adoptingResizedMaps { () throws -> R in
             let txn = try begin(readOnly: true)
             defer { mdb_txn_abort(txn) }
-            return try body(Transaction(handle: txn, isReadOnly: true))
+            return try OpenRead.running(txn, in: handle) { try body(Transaction(handle: txn, isReadOnly: true)) }
         }
     }
 

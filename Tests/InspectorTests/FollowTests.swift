@@ -31,4 +31,56 @@ struct FollowTests {
         #expect(sequences.count >= 2000, "tail ended with \(exit); it said: \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
         #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $1 == $0 + 1 })
     }
+
+    @Test("tail --follow --changes keeps each stream's last known state: a recorded state's change spans the mutations since the last")
+    func followsChanges() async throws {
+        let scratch = ScratchDirectory()
+        let log = scratch.file("live.reactorlog")
+        // Its state is the count of mutations so far, recorded every 50 or so; the inspector does not know its reactor.
+        let writer = try WriterProcess(log: log)
+        defer { writer.stop() }
+
+        let output = Pipe()
+        let errors = scratch.file("tail.err")
+        let tail = try ChildProcess(
+            Tool.products.appendingPathComponent("reactorlog").path, ["tail", log, "--follow", "--changes", "--json", "-n", "5"],
+            output: .pipe(output), error: .file(errors))
+        // A follow that stopped printing (once, a read nested in another's deadlocked when the writer grew the map) is
+        // killed, so that the test fails rather than waits forever.
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(45))
+            tail.signal(SIGKILL)
+        }
+        defer { watchdog.cancel() }
+        var spans: [(since: Int?, through: Int, old: Int?, new: Int)] = []
+        var unknown = 0
+        let lines = LineReader(output)
+        let reading = Result { () throws in
+            while spans.count < 4, let line = lines.next() {
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                guard object["kind"] as? String == "mutation" else { continue }
+                guard let changes = object["changes"] as? [[String: Any]] else {
+                    unknown += 1
+                    continue
+                }
+                let change = try #require(changes.first)
+                spans.append((
+                    object["changesSince"] as? Int, try #require(object["sequence"] as? Int),
+                    change["old"] as? Int, try #require(change["new"] as? Int)))
+            }
+        }
+        tail.signal(SIGTERM)
+        let exit = try await tail.exit()
+        try reading.get()
+        #expect(spans.count == 4, "tail ended with \(exit); it said: \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
+        #expect(unknown > 0, "mutations between recorded states are listed without a change")
+        // The first recorded state followed has nothing known before it (the whole state is its change); each later
+        // one counts the mutations since the last.
+        #expect(spans.first.map { $0.old == nil && $0.since == nil } == true, "\(spans)")
+        for span in spans.dropFirst() {
+            let since = try #require(span.since)
+            #expect(span.old.map { span.new - $0 } == span.through - since + 1, "\(span)")
+        }
+        #expect(zip(spans, spans.dropFirst()).allSatisfy { $1.since == $0.through + 1 && $1.old == $0.new }, "\(spans)")
+    }
 }

@@ -30,6 +30,28 @@ struct EnvironmentTests {
         #expect(try env.write { txn in try txn.delete(db, key: Array("a".utf8)) } == false)
     }
 
+    @Test("a read begun inside another's body runs in its transaction: the outer snapshot, however the log moved on")
+    func nestedReadSharesTheTransaction() throws {
+        let env = try Environment(path: scratch.path)
+        let db = try env.openDatabase("things", flags: .create)
+        try env.write { txn in try txn.put(db, key: Array("a".utf8), value: Array("old".utf8)) }
+        func value(_ txn: Transaction) throws -> String? { try txn.get(db, key: Array("a".utf8)).map { String(decoding: $0, as: UTF8.self) } }
+        let (outer, inner) = try env.read { txn -> (String?, String?) in
+            // Another thread commits a new value while this read is open.
+            let committed = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                try? env.write { txn in try txn.put(db, key: Array("a".utf8), value: Array("new".utf8)) }
+                committed.signal()
+            }
+            committed.wait()
+            return (try value(txn), try env.read { try value($0) })
+        }
+        #expect(outer == "old")
+        #expect(inner == "old", "a nested read began a transaction of its own")
+        // The next read, not nested, is a transaction of its own.
+        #expect(try env.read { try value($0) } == "new")
+    }
+
     @Test("a write whose body throws is aborted: nothing it wrote remains")
     func throwingWriteAborts() throws {
         struct Boom: Error {}

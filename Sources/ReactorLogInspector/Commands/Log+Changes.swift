@@ -52,8 +52,8 @@ extension Log {
         try json?.requireCallSites()
     }
 
-    /// What a mutation changed, as lines under it.
-    private static func changeLines(_ step: TimelineStep) -> [String] {
+    /// What a mutation changed, as lines under it (`log` and `tail`).
+    static func changeLines(_ step: TimelineStep) -> [String] {
         if step.isUnknown { return ["state not recorded"] }
         if let state = step.firstKnown { return ["state: " + EntryFormatter.brief(state)] }
         guard let diff = step.diff else { return [] }
@@ -61,8 +61,8 @@ extension Log {
         return since + diff.rendered()
     }
 
-    /// What a mutation changed, as the members its JSON line adds; `nil` when its state is not known.
-    private static func changesJSON(_ step: TimelineStep) throws -> String? {
+    /// What a mutation changed, as the members its JSON line adds; `nil` when its state is not known (`log` and `tail`).
+    static func changesJSON(_ step: TimelineStep) throws -> String? {
         if step.isUnknown { return nil }
         if let state = step.firstKnown { return #""changes":"# + (try jsonString([ChangeJSON(path: "", old: nil, new: state)], pretty: false)) }
         guard let diff = step.diff else { return nil }

@@ -10,6 +10,7 @@ struct Tail: AsyncParsableCommand {
     @Option(name: [.customShort("n"), .long], help: "How many of the latest entries to show first.") var lines = 10
     @Option(name: .long, help: "Only this stream.") var stream: String?
     @Flag(name: .long, help: "Keep printing new entries until interrupted.") var follow = false
+    @Flag(name: .long, help: "Under each mutation, what it changed in its stream's state.") var changes = false
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
@@ -32,11 +33,15 @@ struct Tail: AsyncParsableCommand {
             let width = try session.log.streams().map(\.name.count).max() ?? 0
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(highest)".count)
             var json = output.json ? try EntryJSONWriter(log: session.log, stream: stream, following: follow) : nil
+            var follower = changes ? ChangeFollower(session: session) : nil
+            let pad = String(repeating: " ", count: ClockTime.width + "#\(highest)".count + width + 7)
             let emit = { (entry: LogEntry) throws -> Void in
+                let change = entry.kind == .mutation ? try follower?.change(made: entry) : nil
                 if json != nil {
-                    try json?.write(entry)
+                    try json?.write(entry, changes: try change.flatMap(Log.changesJSON))
                 } else {
                     try printLine { formatter.appendLine(entry, to: &$0) }
+                    for line in change.map(Log.changeLines) ?? [] { try printLine(pad + DiffColors.paint(line, session.terminal)) }
                 }
             }
             let query = EntryQuery(from: start, stream: stream)

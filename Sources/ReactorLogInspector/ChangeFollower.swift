@@ -1,0 +1,54 @@
+import EventLogKit
+import TimeTravel
+
+/// What each mutation changed in its stream's state, worked out one entry at a time in the log's order, as
+/// `tail --changes` prints entries while they come: each stream's last known state is kept, so a mutation costs the
+/// rebuilding of the state after it alone. Without the reducer, a mutation whose state the log did not record is
+/// unknown, and the next recorded state's change spans the mutations since, as `log --changes` and the timeline show.
+struct ChangeFollower {
+    private let session: Session
+    private var streams: [String: Followed] = [:]
+
+    /// One stream's time travel, its last known state, and the first mutation since whose state is not known.
+    private struct Followed {
+        let machine: any InspectableMachine
+        var state: JSONValue?
+        var unknownSince: UInt64?
+        var seen = false
+    }
+
+    init(session: Session) {
+        self.session = session
+    }
+
+    /// The change `mutation` made; the mutations of its stream must come in order.
+    mutating func change(made mutation: LogEntry) throws -> TimelineStep {
+        var followed = try streams[mutation.stream]
+            ?? Followed(machine: session.machine(for: session.stream(mutation.stream)), state: nil, unknownSince: nil)
+        defer { streams[mutation.stream] = followed }
+        if !followed.seen {
+            // The first mutation followed: the state before it, where it can be known.
+            followed.seen = true
+            followed.state = try Self.known { try followed.machine.json(at: mutation.sequence - 1) }
+        }
+        guard let after = try Self.known({ try followed.machine.json(at: mutation.sequence) }) else {
+            followed.unknownSince = followed.unknownSince ?? mutation.sequence
+            return TimelineStep(isUnknown: true)
+        }
+        defer { (followed.state, followed.unknownSince) = (after, nil) }
+        guard let before = followed.state else { return TimelineStep(firstKnown: after, spanStart: followed.unknownSince) }
+        return TimelineStep(diff: StateDiff(from: before, to: after), spanStart: followed.unknownSince)
+    }
+
+    /// The state `read` rebuilds, or `nil` where it cannot be known: not recorded and no reducer, or removed.
+    private static func known(_ read: () throws -> JSONValue) throws -> JSONValue? {
+        do {
+            return try read()
+        } catch let error as TimeTravelError {
+            switch error {
+            case .needsReducer, .stepTrimmed, .stepRemoved: return nil
+            default: throw error
+            }
+        }
+    }
+}
