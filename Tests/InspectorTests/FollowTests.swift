@@ -4,46 +4,19 @@ import Testing
 
 @Suite("reactorlog tail --follow", .timeLimit(.minutes(1)))
 struct FollowTests {
-    @Test("tail --follow prints every entry another process writes, once, in order, as it is committed")
-    func followsAnotherWriter() async throws {
-        let scratch = ScratchDirectory()
-        let log = scratch.file("live.reactorlog")
-        let writer = try WriterProcess(log: log)
-        defer { writer.stop() }
-
-        let output = Pipe()
-        let errors = scratch.file("tail.err")
-        let tail = try ChildProcess(
-            Tool.products.appendingPathComponent("reactorlog").path, ["tail", log, "--follow", "--json", "-n", "5"],
-            output: .pipe(output), error: .file(errors))
-        var sequences: [Int] = []
-        let lines = LineReader(output)
-        let reading = Result { () throws in
-            while sequences.count < 2000, let line = lines.next() {
-                let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-                sequences.append(try #require(object?["sequence"] as? Int))
-            }
-        }
-        // A follow never ends by itself: stop it, then say how it ended (by this signal, unless it failed first).
-        tail.signal(SIGTERM)
-        let exit = try await tail.exit()
-        try reading.get()
-        #expect(sequences.count >= 2000, "tail ended with \(exit); it said: \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
-        #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $1 == $0 + 1 })
-    }
-
-    @Test("tail --follow --changes keeps each stream's last known state: a recorded state's change spans the mutations since the last")
-    func followsChanges() async throws {
+    /// Runs `tail LOG --follow -n 5` with `options` on a log another process keeps writing, hands each line it prints
+    /// to `read` until `read` returns `false` (or the follow ends), then stops it; returns how it ended and what it
+    /// said on standard error.
+    func follow(_ options: [String], read: (String) throws -> Bool) async throws -> String {
         let scratch = ScratchDirectory()
         let log = scratch.file("live.reactorlog")
         // Its state is the count of mutations so far, recorded every 50 or so; the inspector does not know its reactor.
         let writer = try WriterProcess(log: log)
         defer { writer.stop() }
-
         let output = Pipe()
         let errors = scratch.file("tail.err")
         let tail = try ChildProcess(
-            Tool.products.appendingPathComponent("reactorlog").path, ["tail", log, "--follow", "--changes", "--json", "-n", "5"],
+            Tool.products.appendingPathComponent("reactorlog").path, ["tail", log, "--follow", "-n", "5"] + options,
             output: .pipe(output), error: .file(errors))
         // A follow that stopped printing (once, a read nested in another's deadlocked when the writer grew the map) is
         // killed, so that the test fails rather than waits forever.
@@ -52,27 +25,47 @@ struct FollowTests {
             tail.signal(SIGKILL)
         }
         defer { watchdog.cancel() }
-        var spans: [(since: Int?, through: Int, old: Int?, new: Int)] = []
-        var unknown = 0
         let lines = LineReader(output)
         let reading = Result { () throws in
-            while spans.count < 4, let line = lines.next() {
-                let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-                guard object["kind"] as? String == "mutation" else { continue }
-                guard let changes = object["changes"] as? [[String: Any]] else {
-                    unknown += 1
-                    continue
-                }
-                let change = try #require(changes.first)
-                spans.append((
-                    object["changesSince"] as? Int, try #require(object["sequence"] as? Int),
-                    change["old"] as? Int, try #require(change["new"] as? Int)))
-            }
+            while let line = lines.next(), try read(line) {}
         }
+        // A follow never ends by itself: stop it, then say how it ended (by this signal, unless it failed first).
         tail.signal(SIGTERM)
         let exit = try await tail.exit()
         try reading.get()
-        #expect(spans.count == 4, "tail ended with \(exit); it said: \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
+        return "tail ended with \(exit); it said: \((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")"
+    }
+
+    @Test("tail --follow prints every entry another process writes, once, in order, as it is committed")
+    func followsAnotherWriter() async throws {
+        var sequences: [Int] = []
+        let ending = try await follow(["--json"]) { line in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            sequences.append(try #require(object?["sequence"] as? Int))
+            return sequences.count < 2000
+        }
+        #expect(sequences.count >= 2000, "\(ending)")
+        #expect(zip(sequences, sequences.dropFirst()).allSatisfy { $1 == $0 + 1 })
+    }
+
+    @Test("tail --follow --changes keeps each stream's last known state: a recorded state's change spans the mutations since the last")
+    func followsChanges() async throws {
+        var spans: [(since: Int?, through: Int, old: Int?, new: Int)] = []
+        var unknown = 0
+        let ending = try await follow(["--changes", "--json"]) { line in
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            guard object["kind"] as? String == "mutation" else { return true }
+            guard let changes = object["changes"] as? [[String: Any]] else {
+                unknown += 1
+                return true
+            }
+            let change = try #require(changes.first)
+            spans.append((
+                object["changesSince"] as? Int, try #require(object["sequence"] as? Int),
+                change["old"] as? Int, try #require(change["new"] as? Int)))
+            return spans.count < 4
+        }
+        #expect(spans.count == 4, "\(ending)")
         #expect(unknown > 0, "mutations between recorded states are listed without a change")
         // The first recorded state followed has nothing known before it (the whole state is its change); each later
         // one counts the mutations since the last.
