@@ -2,17 +2,20 @@ import EventLogKit
 import TimeTravel
 
 /// What each mutation changed in its stream's state, worked out one entry at a time in the log's order, as
-/// `tail --changes` prints entries while they come: each stream's last known state is kept, so a mutation costs the
-/// rebuilding of the state after it alone. Without the reducer, a mutation whose state the log did not record is
-/// unknown, and the next recorded state's change spans the mutations since, as `log --changes` and the timeline show.
+/// `tail --changes` prints entries while they come: each stream's last known state is kept, so with the reducer a
+/// mutation costs one `reduce` (the first of a stream, a rebuilt state). Without it, a mutation whose state the log
+/// did not record is unknown, and the next recorded state's change spans the mutations since, as `log --changes` and
+/// the timeline show.
 struct ChangeFollower {
     private let session: Session
     private var streams: [String: Followed] = [:]
 
-    /// One stream's time travel, its last known state, and the first mutation since whose state is not known.
+    /// One stream's time travel, its last known state (and, right after the mutation before, as the reducer's type),
+    /// and the first mutation since whose state is not known.
     private struct Followed {
         let machine: any InspectableMachine
         var state: JSONValue?
+        var typed: Any?
         var unknownSince: UInt64?
         var seen = false
     }
@@ -31,17 +34,18 @@ struct ChangeFollower {
             followed.seen = true
             followed.state = try Self.known { try followed.machine.json(at: mutation.sequence - 1) }
         }
-        guard let after = try Self.known({ try followed.machine.json(at: mutation.sequence) }) else {
+        guard let (typed, after) = try Self.known({ try followed.machine.state(after: mutation, from: followed.typed) }) else {
             followed.unknownSince = followed.unknownSince ?? mutation.sequence
+            followed.typed = nil
             return TimelineStep(isUnknown: true)
         }
-        defer { (followed.state, followed.unknownSince) = (after, nil) }
+        defer { (followed.state, followed.typed, followed.unknownSince) = (after, typed, nil) }
         guard let before = followed.state else { return TimelineStep(firstKnown: after, spanStart: followed.unknownSince) }
         return TimelineStep(diff: StateDiff(from: before, to: after), spanStart: followed.unknownSince)
     }
 
     /// The state `read` rebuilds, or `nil` where it cannot be known: not recorded and no reducer, or removed.
-    private static func known(_ read: () throws -> JSONValue) throws -> JSONValue? {
+    private static func known<State>(_ read: () throws -> State) throws -> State? {
         do {
             return try read()
         } catch let error as TimeTravelError {

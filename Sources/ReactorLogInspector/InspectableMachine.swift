@@ -15,6 +15,9 @@ protocol InspectableMachine: Sendable {
     func divergence(from: UInt64?, through: UInt64) throws -> Divergence?
     func walkStates(from: UInt64, through: UInt64, _ visit: (LogEntry, TimelineStep) throws -> Void) throws -> JSONValue?
     func whatIfJSON(skipping skipped: Set<UInt64>, through: UInt64) throws -> (state: JSONValue, diff: StateDiff)
+    /// The state right after `mutation`: reduced from `before`, the state right before it as an earlier call returned
+    /// it (`typed`), when the reducer is known and it is given; else rebuilt.
+    func state(after mutation: LogEntry, from before: Any?) throws -> (typed: Any, json: JSONValue)
 }
 
 extension TimeMachine: InspectableMachine {
@@ -27,5 +30,14 @@ extension TimeMachine: InspectableMachine {
     func whatIfJSON(skipping skipped: Set<UInt64>, through: UInt64) throws -> (state: JSONValue, diff: StateDiff) {
         let outcome = try whatIf(skipping: skipped, through: through)
         return (try replayer.json(outcome.state), outcome.diff)
+    }
+
+    func state(after mutation: LogEntry, from before: Any?) throws -> (typed: Any, json: JSONValue) {
+        let state = if canReduce, let before = before as? P.State {
+            try replayer.reduce(before, mutation, recordedWith: schemaHistory.fingerprint(at: mutation.sequence), log: log)
+        } else {
+            try self.state(at: mutation.sequence)
+        }
+        return (state, try replayer.json(state))
     }
 }

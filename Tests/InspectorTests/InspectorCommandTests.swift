@@ -221,6 +221,17 @@ struct InspectorCommandTests {
         #expect(allGood.error.contains("there is no bad state to find"))
     }
 
+    /// Stream `name`'s lines in a listing with changes: each of its entries with the change lines under it.
+    static func entries(of name: String, in listing: String) -> [Substring] {
+        var kept: [Substring] = []
+        var inStream = false
+        for line in listing.split(separator: "\n") {
+            if !line.hasPrefix(" ") { inStream = line.split(separator: " ").dropFirst(2).first == Substring(name) }
+            if inStream { kept.append(line) }
+        }
+        return kept
+    }
+
     @Test("log --changes prints under each mutation what it changed, as diff words it, with the listing's filters")
     func logChanges() async throws {
         let listed = try await reactorlog("log", demo, "--stream", "search", "--changes", "--from", "29", "--to", "32")
@@ -239,6 +250,16 @@ struct InspectorCommandTests {
         let object = try json(try await reactorlog("log", demo, "--stream", "search", "--changes", "--from", "31", "--to", "31", "--json"))
         #expect((object["changes"] as? [[String: Any]])?.map { $0["path"] as? String } == (20...29).map { "repos[\($0)]" })
         #expect(object["changesSince"] == nil)
+        // tail --changes keeps each stream's state as it goes, reducing one mutation at a time: the listing's changes.
+        let whole = try await reactorlog("log", demo, "--stream", "search", "--changes")
+        let tailed = try await reactorlog("tail", demo, "--stream", "search", "-n", "100", "--changes")
+        #expect(tailed.status == 0 && tailed.output == whole.output, "\(tailed.output)\(tailed.error)")
+        let everyStream = try await reactorlog("tail", demo, "-n", "100", "--changes")
+        for name in ["todo", "counter"] {
+            let listed = try await reactorlog("log", demo, "--stream", name, "--changes")
+            let expected = Self.entries(of: name, in: listed.output)
+            #expect(expected.count > 10 && Self.entries(of: name, in: everyStream.output) == expected, "\(name)")
+        }
         // One stream's state: a log of several needs --stream.
         let several = try await reactorlog("log", demo, "--changes")
         #expect(several.status == 2 && several.error.contains("choose one with --stream"), "\(several.error)")
