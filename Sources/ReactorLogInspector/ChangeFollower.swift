@@ -14,10 +14,13 @@ struct ChangeFollower {
     /// and the first mutation since whose state is not known.
     private struct Followed {
         let machine: any InspectableMachine
+        /// The stretches retention removed from the stream, when it was first seen.
+        let gaps: [ClosedRange<UInt64>]
         var state: JSONValue?
         var typed: Any?
         var unknownSince: UInt64?
-        var seen = false
+        /// The last mutation followed.
+        var last: UInt64?
     }
 
     init(session: Session) {
@@ -26,12 +29,21 @@ struct ChangeFollower {
 
     /// The change `mutation` made; the mutations of its stream must come in order.
     mutating func change(made mutation: LogEntry) throws -> TimelineStep {
-        var followed = try streams[mutation.stream]
-            ?? Followed(machine: session.machine(for: session.stream(mutation.stream)), state: nil, unknownSince: nil)
-        defer { streams[mutation.stream] = followed }
-        if !followed.seen {
+        var followed = try streams[mutation.stream] ?? Followed(
+            machine: session.machine(for: session.stream(mutation.stream)),
+            gaps: session.log.gaps(stream: mutation.stream).map(\.removed))
+        defer {
+            followed.last = mutation.sequence
+            streams[mutation.stream] = followed
+        }
+        if let last = followed.last {
+            // Across a stretch retention removed, the state kept is not the one before this mutation: it is rebuilt.
+            if let gap = followed.gaps.first(where: { $0.lowerBound > last && $0.upperBound < mutation.sequence }) {
+                followed.typed = nil
+                followed.unknownSince = followed.unknownSince ?? gap.lowerBound
+            }
+        } else {
             // The first mutation followed: the state before it, where it can be known.
-            followed.seen = true
             followed.state = try Self.known { try followed.machine.json(at: mutation.sequence - 1) }
         }
         guard let (typed, after) = try Self.known({ try followed.machine.state(after: mutation, from: followed.typed) }) else {

@@ -265,6 +265,29 @@ struct InspectorCommandTests {
         #expect(several.status == 2 && several.error.contains("choose one with --stream"), "\(several.error)")
     }
 
+    @Test("log --changes and tail --changes span a stretch retention removed with the change across it")
+    func changesAcrossAGap() async throws {
+        let path = scratch.file("gap.reactorlog")
+        #expect(try await reactorlog("demo", "--out", path, "--actions", "2000", "--durability", "nosync").status == 0)
+        do {
+            let log = try EventLog.open(at: path)
+            try log.removeEntries(1_000..<3_000)
+            try log.close()
+        }
+        let gap = try #require(try EventLog.openReadOnly(at: path).gaps(stream: "counter").first?.removed)
+        #expect(gap.lowerBound == 1_000)
+        let whole = try await reactorlog("log", path, "--stream", "counter", "--changes")
+        #expect(whole.status == 0, "\(whole.error)")
+        let lines = whole.output.split(separator: "\n")
+        let since = try #require(lines.firstIndex { $0.hasSuffix("since #1000 (the states between are not in the log):") }, "\(whole.output.prefix(3000))")
+        // The first mutation after the gap, and the change from the state before the gap to the state after it.
+        let after = try #require(Int(lines[since - 1].split(separator: " ")[1].dropFirst()))
+        #expect(after > Int(gap.upperBound) && lines[since - 1].contains("mutation"), "\(lines[since - 1])")
+        // tail, reducing from the state it keeps, rebuilds across the gap: the same listing.
+        let tailed = try await reactorlog("tail", path, "--stream", "counter", "-n", "100000", "--changes")
+        #expect(tailed.output == whole.output)
+    }
+
     @Test("bisect --replay repeats a session from its probe lines or its JSON; --run judges only the steps it lacks")
     func bisectReplay() async throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -632,7 +655,7 @@ struct GenericModeTests {
         #expect(lines.prefix(4) == ["#1  items opened", "#2  items action   addItem", "#3  items   mutation appendItem(1)", "state not recorded"], "\(listed.output)")
         #expect(lines.suffix(6) == [
             "#15 items   mutation appendItem(7)", "state not recorded", "#16 items action   addItem", "#17 items   mutation appendItem(8)",
-            "since #3, whose states were not recorded:", "~ itemCount: 0 → 8",
+            "since #3 (the states between are not in the log):", "~ itemCount: 0 → 8",
         ], "\(listed.output)")
         let json = try await Tool.run(["log", log, "--changes", "--to", "17", "--kind", "mutation", "--json"])
         let objects = try json.output.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }

@@ -21,7 +21,7 @@ extension Log {
 
     /// `log --changes`: one stream's entries as `log` lists them, each mutation followed by what it changed in the
     /// stream's state, as TCA's `_printChanges()` prints them; the JSON adds `changes` to a mutation's line, and
-    /// `changesSince` where the states before it were not recorded. `indent` is the width of the columns before
+    /// `changesSince` where the states before it are not in the log. `indent` is the width of the columns before
     /// an entry's kind.
     func listChanges(_ session: Session, _ filters: Filters, formatter: EntryFormatter, indent: Int) throws {
         let stream = try session.stream(self.stream)
@@ -57,7 +57,7 @@ extension Log {
         if step.isUnknown { return ["state not recorded"] }
         if let state = step.firstKnown { return ["state: " + EntryFormatter.brief(state)] }
         guard let diff = step.diff else { return [] }
-        let since = step.spanStart.map { ["since #\($0), whose states were not recorded:"] } ?? []
+        let since = step.spanStart.map { ["since #\($0) (the states between are not in the log):"] } ?? []
         return since + diff.rendered()
     }
 

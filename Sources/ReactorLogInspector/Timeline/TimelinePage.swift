@@ -355,7 +355,7 @@ enum TimelinePage {
       const entry = entries[position - 1];
       if (entry.u) { diff.append(text("div", "Not known: no state was recorded here.", "unknown")); return; }
       if (!entry.d) { diff.append(text("div", entry.k === "mutation" ? "No change." : "No change (" + (entry.k === "action" ? "an " : "a ") + entry.k + " entry).", "unknown")); return; }
-      if (entry.g !== undefined) diff.append(text("div", "Across #" + entry.g + "…#" + entry.s + ": the states between were not recorded.", "unknown"));
+      if (entry.g !== undefined) diff.append(text("div", "Across #" + entry.g + "…#" + entry.s + ": the states between are not in the log.", "unknown"));
       const changes = entry.d;
       for (let i = 0; i < changes.length;) {
         const change = changes[i], run = runLength(changes, i);

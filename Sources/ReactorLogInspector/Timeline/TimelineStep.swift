@@ -10,7 +10,8 @@ struct TimelineStep {
     var firstKnown: JSONValue?
     /// Whether the state after the entry is unknown: no reducer, and the log recorded no state there.
     var isUnknown = false
-    /// When ``diff`` spans several mutations because the states between were not recorded: the first of them.
+    /// When ``diff`` spans several mutations because the states between are not in the log (not recorded, or removed
+    /// by retention): the first of them.
     var spanStart: UInt64?
 
     /// The changes as a timeline page lists them, `nil` when there are none; a first known state is one addition of
@@ -62,14 +63,17 @@ extension TimeMachine {
         var iterator = try states(from: from, through: through)
         let start = try replayer.json(iterator.state)
         var previous = start
+        // Where retention removed a stretch, the next mutation's change spans it.
+        var gapStart: UInt64?
         while let (entry, state) = try iterator.next() {
+            if let gap = iterator.crossedGap { gapStart = gapStart ?? gap.lowerBound }
             guard entry.kind == .mutation else {
                 try visit(entry, TimelineStep())
                 continue
             }
             let json = try replayer.json(state)
-            try visit(entry, TimelineStep(diff: StateDiff(from: previous, to: json)))
-            previous = json
+            try visit(entry, TimelineStep(diff: StateDiff(from: previous, to: json), spanStart: gapStart))
+            (previous, gapStart) = (json, nil)
         }
         return start
     }
