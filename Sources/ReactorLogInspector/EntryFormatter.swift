@@ -10,6 +10,12 @@ struct EntryFormatter {
     /// The width of the widest `#sequence` listed, so columns line up.
     var sequenceWidth = 0
 
+    /// The indent of the lines `--changes` prints under a mutation: past the time, the number and the stream, each
+    /// followed by a space, and four more, two past the mutation's kind.
+    var changeIndent: String {
+        String(repeating: " ", count: ClockTime.width + sequenceWidth + streamWidth + 7)
+    }
+
     /// One line; mutations and errors with a cause are indented under their action.
     func line(_ entry: LogEntry, indent: Bool = true) -> String {
         var bytes: [UInt8] = []

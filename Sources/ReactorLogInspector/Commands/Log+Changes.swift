@@ -10,6 +10,7 @@ extension Log {
         let until: Int64?
         let limit: Int?
 
+        /// Whether `entry` is listed: `--limit` aside, which counts what this admits.
         func admit(_ entry: LogEntry) -> Bool {
             (kinds?.contains(entry.kind) ?? true) && (caseName.map { $0 == entry.caseName } ?? true)
                 && (since.map { entry.timestamp >= $0 } ?? true) && (until.map { entry.timestamp <= $0 } ?? true)
@@ -21,18 +22,18 @@ extension Log {
 
     /// `log --changes`: one stream's entries as `log` lists them, each mutation followed by what it changed in the
     /// stream's state, as TCA's `_printChanges()` prints them; the JSON adds `changes` to a mutation's line, and
-    /// `changesSince` where the states before it are not in the log. `indent` is the width of the columns before
-    /// an entry's kind.
-    func listChanges(_ session: Session, _ filters: Filters, formatter: EntryFormatter, indent: Int) throws {
+    /// `changesSince` where the states before it are not in the log. Returns how many entries it listed.
+    @discardableResult
+    func listChanges(_ session: Session, _ filters: Filters, formatter: EntryFormatter) throws -> Int {
         let stream = try session.stream(self.stream)
         let machine = try session.machine(for: stream)
         // The state before the first entry listed must be known: a trimmed stream lists from its oldest snapshot on.
         let earliest = try machine.earliestReplayableStep()
         let first = max(from, earliest + 1)
         let last = min(to ?? .max, try session.log.highestSequence())
-        guard first <= last else { return }
+        guard first <= last else { return 0 }
         var json = output.json ? try EntryJSONWriter(log: session.log, stream: stream.name, following: false) : nil
-        let pad = String(repeating: " ", count: indent + 4)
+        let pad = formatter.changeIndent
         let terminal = session.terminal
         var listed = 0
         do {
@@ -50,6 +51,7 @@ extension Log {
             }
         } catch is Listed {}
         try json?.requireCallSites()
+        return listed
     }
 
     /// What a mutation changed, as lines under it (`log` and `tail`).

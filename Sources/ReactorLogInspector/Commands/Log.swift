@@ -31,13 +31,11 @@ struct Log: AsyncParsableCommand {
                 caseName: caseName, since: since, until: until)
             if let stream, try session.log.stream(named: stream) == nil { throw EventLogError.unknownStream(name: stream) }
             let width = try session.log.streams().map(\.name.count).max() ?? 0
-            let sequenceWidth = "#\(try session.log.highestSequence())".count
-            let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: sequenceWidth)
+            let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(try session.log.highestSequence())".count)
             if changes {
                 let filters = Filters(kinds: query.kinds, caseName: caseName, since: since, until: until, limit: query.limit)
-                // The time, the number and the stream, each followed by a space.
-                try listChanges(session, filters, formatter: formatter, indent: ClockTime.width + sequenceWidth + width + 3)
-                if let caseName { try Self.requireCase(caseName, stream: stream, in: session.log) }
+                let listed = try listChanges(session, filters, formatter: formatter)
+                if listed == 0, let caseName { try Self.requireCase(caseName, stream: stream, in: session.log) }
                 return
             }
             var json = output.json ? try EntryJSONWriter(log: session.log, stream: stream, following: false) : nil

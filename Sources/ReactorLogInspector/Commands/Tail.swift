@@ -34,7 +34,7 @@ struct Tail: AsyncParsableCommand {
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(highest)".count)
             var json = output.json ? try EntryJSONWriter(log: session.log, stream: stream, following: follow) : nil
             var follower = changes ? ChangeFollower(session: session) : nil
-            let pad = String(repeating: " ", count: ClockTime.width + "#\(highest)".count + width + 7)
+            let pad = formatter.changeIndent
             let emit = { (entry: LogEntry) throws -> Void in
                 let change = entry.kind == .mutation ? try follower?.change(made: entry) : nil
                 if json != nil {
