@@ -47,9 +47,21 @@ public struct EntryQuery: Sendable, Hashable {
     }
 
     func matches(_ header: EntryRecord.Header, caseBytes: UnsafeRawBufferPointer) -> Bool {
-        if !admits(header.kind) { return false }
-        if let since, header.timestamp < since { return false }
-        if let until, header.timestamp > until { return false }
+        matches(kind: header.kind, timestamp: header.timestamp, caseBytes: caseBytes)
+    }
+
+    /// Whether `entry`'s kind, case name and time are ones the query selects, its range, stream and limit aside: for a
+    /// reader that walks entries another way (the inspector's `log --changes` walks a stream's states).
+    public func matches(_ entry: LogEntry) -> Bool {
+        var name = entry.caseName
+        return name.withUTF8 { matches(kind: entry.kind, timestamp: entry.timestamp, caseBytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    @inline(__always)
+    private func matches(kind: EntryKind, timestamp: Int64, caseBytes: UnsafeRawBufferPointer) -> Bool {
+        if !admits(kind) { return false }
+        if let since, timestamp < since { return false }
+        if let until, timestamp > until { return false }
         if let caseName, !caseBytes.elementsEqual(caseName.utf8) { return false }
         return true
     }

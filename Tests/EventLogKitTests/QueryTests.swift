@@ -28,6 +28,24 @@ struct QueryTests {
         #expect(try sequences(EntryQuery(from: 4, through: 6)) == [4, 5, 6])
     }
 
+    @Test("an entry matches a query's kind, case and time filters as reading with that query selects it")
+    func matchesAnEntry() throws {
+        let stream = try log.counterStream("other")
+        try stream.append(.action("a"))
+        try log.flush()
+        let all = try log.readEntries(EntryQuery())
+        let times = all.map(\.timestamp).sorted()
+        let queries = [
+            EntryQuery(), EntryQuery(kinds: [.action]), EntryQuery(kinds: [.mutation, .streamOpened]), EntryQuery(caseName: "m"),
+            EntryQuery(caseName: "a"), EntryQuery(since: times[4]), EntryQuery(until: times[4]), EntryQuery(kinds: [.mutation], since: times[6]),
+        ]
+        for query in queries {
+            let selected = try sequences(query)
+            #expect(!selected.isEmpty, "\(query)")
+            #expect(all.filter { query.matches($0) }.map(\.sequence) == selected, "\(query)")
+        }
+    }
+
     @Test("kinds narrow a scan and a stream's read alike, set at creation or changed after")
     func kinds() throws {
         let stream = try log.counterStream("other")

@@ -2,29 +2,15 @@ import EventLogKit
 import TimeTravel
 
 extension Log {
-    /// The filters of a listing, applied to the entries a walk over one stream's states visits.
-    struct Filters {
-        let kinds: Set<EntryKind>?
-        let caseName: String?
-        let since: Int64?
-        let until: Int64?
-        let limit: Int?
-
-        /// Whether `entry` is listed: `--limit` aside, which counts what this admits.
-        func admit(_ entry: LogEntry) -> Bool {
-            (kinds?.contains(entry.kind) ?? true) && (caseName.map { $0 == entry.caseName } ?? true)
-                && (since.map { entry.timestamp >= $0 } ?? true) && (until.map { entry.timestamp <= $0 } ?? true)
-        }
-    }
-
     /// Ends a walk once the listing has its `--limit` of entries.
     private struct Listed: Error {}
 
     /// `log --changes`: one stream's entries as `log` lists them, each mutation followed by what it changed in the
     /// stream's state, as TCA's `_printChanges()` prints them; the JSON adds `changes` to a mutation's line, and
-    /// `changesSince` where the states before it are not in the log. Returns how many entries it listed.
+    /// `changesSince` where the states before it are not in the log. Lists the entries `query` matches, up to its
+    /// limit; returns how many.
     @discardableResult
-    func listChanges(_ session: Session, _ filters: Filters, formatter: EntryFormatter) throws -> Int {
+    func listChanges(_ session: Session, _ query: EntryQuery, formatter: EntryFormatter) throws -> Int {
         let stream = try session.stream(self.stream)
         let machine = try session.machine(for: stream)
         // The state before the first entry listed must be known: a trimmed stream lists from its oldest snapshot on.
@@ -38,8 +24,8 @@ extension Log {
         var listed = 0
         do {
             _ = try machine.walkStates(from: first, through: last) { entry, step in
-                guard filters.admit(entry) else { return }
-                if let limit = filters.limit, listed >= limit { throw Listed() }
+                guard query.matches(entry) else { return }
+                if let limit = query.limit, listed >= limit { throw Listed() }
                 listed += 1
                 if json != nil {
                     try json?.write(entry, changes: entry.kind == .mutation ? try Self.changesJSON(step) : nil)

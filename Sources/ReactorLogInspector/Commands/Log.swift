@@ -33,8 +33,7 @@ struct Log: AsyncParsableCommand {
             let width = try session.log.streams().map(\.name.count).max() ?? 0
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(try session.log.highestSequence())".count)
             if changes {
-                let filters = Filters(kinds: query.kinds, caseName: caseName, since: since, until: until, limit: query.limit)
-                let listed = try listChanges(session, filters, formatter: formatter)
+                let listed = try listChanges(session, query, formatter: formatter)
                 if listed == 0, let caseName { try Self.requireCase(caseName, stream: stream, in: session.log) }
                 return
             }
