@@ -13,11 +13,11 @@ protocol InspectableMachine: Sendable {
     func lastChanges(of path: StatePath, count: Int, from: UInt64, atOrBefore step: UInt64) throws -> [BlameEntry]
     func bisectJSON(from: UInt64?, through: UInt64?, judge: (JSONValue, UInt64) throws -> BisectVerdict) throws -> BisectResult
     func divergence(from: UInt64?, through: UInt64) throws -> Divergence?
-    func walkStates(from: UInt64, through: UInt64, _ visit: (LogEntry, TimelineStep) throws -> Void) throws -> JSONValue?
     func whatIfJSON(skipping skipped: Set<UInt64>, through: UInt64) throws -> (state: JSONValue, diff: StateDiff)
-    /// The state right after `mutation`: reduced from `before`, the state right before it as an earlier call returned
-    /// it (`typed`), when the reducer is known and it is given; else rebuilt.
-    func state(after mutation: LogEntry, from before: Any?) throws -> (typed: Any, json: JSONValue)
+    /// The state right after `mutation`. With the reducer: reduced from `before`, the state right before it as an
+    /// earlier call returned it (`typed`), when it is given; else rebuilt. Without it: the state the log recorded
+    /// there, or `nil`.
+    func state(after mutation: LogEntry, from before: Any?) throws -> (typed: Any, json: JSONValue)?
 }
 
 extension TimeMachine: InspectableMachine {
@@ -32,8 +32,9 @@ extension TimeMachine: InspectableMachine {
         return (try replayer.json(outcome.state), outcome.diff)
     }
 
-    func state(after mutation: LogEntry, from before: Any?) throws -> (typed: Any, json: JSONValue) {
-        let state = if canReduce, let before = before as? P.State {
+    func state(after mutation: LogEntry, from before: Any?) throws -> (typed: Any, json: JSONValue)? {
+        guard canReduce else { return try recordedState(at: mutation.sequence).map { ($0, try replayer.json($0)) } }
+        let state = if let before = before as? P.State {
             try replayer.reduce(before, mutation, recordedWith: schemaHistory.fingerprint(at: mutation.sequence), log: log)
         } else {
             try self.state(at: mutation.sequence)

@@ -141,8 +141,16 @@ public struct TimeMachine<P: Replayer>: Sendable {
     func advance(_ state: P.State, over entry: LogEntry) throws -> P.State {
         guard entry.kind == .mutation else { return state }
         if replayer.canReduce { return try reduce(state, entry) }
-        guard let snapshot = try log.latestSnapshot(stream: stream.name, atOrBefore: entry.sequence), snapshot.sequence == entry.sequence else {
-            throw try needsReducer(entry.sequence)
+        guard let recorded = try recordedState(at: entry.sequence) else { throw try needsReducer(entry.sequence) }
+        return recorded
+    }
+
+    /// The state the log recorded right after `step` (a snapshot, or the initial state at 0), or `nil` where it
+    /// recorded none: what a machine without a reducer knows at a step, found with one seek and nothing rebuilt.
+    public func recordedState(at step: UInt64) throws -> P.State? {
+        if step == 0 { return try decodeState(stream.initialState, codec: stream.initialStateCodec, at: 0) }
+        guard let snapshot = try log.latestSnapshot(stream: stream.name, atOrBefore: step), snapshot.sequence == step else {
+            return nil
         }
         return try decodeState(snapshot.state, codec: snapshot.codec, at: snapshot.sequence)
     }

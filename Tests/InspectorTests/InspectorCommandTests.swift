@@ -265,7 +265,7 @@ struct InspectorCommandTests {
         #expect(several.status == 2 && several.error.contains("choose one with --stream"), "\(several.error)")
     }
 
-    @Test("log --changes and tail --changes span a stretch retention removed with the change across it")
+    @Test("log --changes and tail --changes span a stretch retention removed with the change across it, with or without the reducer")
     func changesAcrossAGap() async throws {
         let path = scratch.file("gap.reactorlog")
         #expect(try await reactorlog("demo", "--out", path, "--actions", "2000", "--durability", "nosync").status == 0)
@@ -286,6 +286,20 @@ struct InspectorCommandTests {
         // tail, reducing from the state it keeps, rebuilds across the gap: the same listing.
         let tailed = try await reactorlog("tail", path, "--stream", "counter", "-n", "100000", "--changes")
         #expect(tailed.output == whole.output)
+
+        // Without the reducer only recorded states are known: the first after a gap spans it from its start, also
+        // when the state right before the gap was recorded.
+        let recorded = scratch.file("gap-recorded.reactorlog")
+        #expect(try await reactorlog("demo", "--out", recorded, "--actions", "2000", "--durability", "nosync").status == 0)
+        let snapshot = try #require(try EventLog.openReadOnly(at: recorded).snapshotSequences(stream: "counter").first { $0 > 100 })
+        do {
+            let log = try EventLog.open(at: recorded)
+            try log.removeEntries(snapshot + 1..<snapshot + 1_500)
+            try log.close()
+        }
+        let generic = try await Tool.run("example-inspector", ["log", recorded, "--stream", "counter", "--changes"])
+        #expect(generic.status == 0, "\(generic.error)")
+        #expect(generic.output.contains("since #\(snapshot + 1) (the states between are not in the log):"), "\(generic.output.prefix(3000))")
     }
 
     @Test("bisect --replay repeats a session from its probe lines or its JSON; --run judges only the steps it lacks")

@@ -23,16 +23,19 @@ extension Log {
         let terminal = session.terminal
         var listed = 0
         do {
-            _ = try machine.walkStates(from: first, through: last) { entry, step in
-                guard query.matches(entry) else { return }
+            var walk = try StateWalk(machine, log: session.log, from: first)
+            var entries = session.log.entries(EntryQuery(from: first, through: last, stream: stream.name))
+            while let entry = try entries.next() {
+                let step = try walk.step(entry)
+                guard query.matches(entry) else { continue }
                 if let limit = query.limit, listed >= limit { throw Listed() }
                 listed += 1
                 if json != nil {
                     try json?.write(entry, changes: entry.kind == .mutation ? try Self.changesJSON(step) : nil)
-                    return
+                    continue
                 }
                 try printLine { formatter.appendLine(entry, to: &$0) }
-                guard entry.kind == .mutation else { return }
+                guard entry.kind == .mutation else { continue }
                 for line in Self.changeLines(step) { try printLine(pad + DiffColors.paint(line, terminal)) }
             }
         } catch is Listed {}

@@ -123,7 +123,10 @@ extension TimelineDocument {
         }
         var rows: [Row] = []
         rows.reserveCapacity(chosen.count)
-        let start = try machine.walkStates(from: first, through: last) { entry, state in
+        var walk = try StateWalk(machine, log: log, from: first)
+        var entries = log.entries(EntryQuery(from: max(first, 1), through: last, stream: stream.name))
+        while let entry = try entries.next() {
+            let state = try walk.step(entry)
             rows.append(Row(
                 s: entry.sequence, k: entry.kind.description, c: entry.caseName,
                 p: (try? JSONValue(payload: entry.payload, codec: entry.codec)) ?? nil, r: EntryFormatter.payload(entry),
@@ -137,6 +140,6 @@ extension TimelineDocument {
                 inspector: ReactorLogInspector.commandName, reduced: machine.canReduce,
                 generatedAt: EntryLine.iso8601(nanoseconds: Int64(Date().timeIntervalSince1970 * 1e9))),
             range: Range(first: first, last: last, shown: rows.count, available: everything.count, note: note),
-            start: start, entries: rows)
+            start: walk.start, entries: rows)
     }
 }

@@ -1,0 +1,69 @@
+import EventLogKit
+import TimeTravel
+
+/// One stream's states, followed entry by entry in the log's order: what each entry did to the state, as the
+/// timeline, `log --changes` and `tail --changes` show it. The last known state is kept, typed, so that with the
+/// reducer a mutation costs one `reduce` (a state is rebuilt only at the start and across a stretch retention
+/// removed). Without it, the states the log recorded are known, and the change at each spans the mutations since the
+/// last.
+struct StateWalk {
+    private let machine: any InspectableMachine
+    /// The stretches retention removed from the stream, when the walk began.
+    private let gaps: [ClosedRange<UInt64>]
+    /// The state before the first entry walked, `nil` when it is not known.
+    let start: JSONValue?
+    /// The last known state, as JSON and (right after the mutation before, with the reducer) as the reducer's type.
+    private var state: JSONValue?
+    private var typed: Any?
+    /// The first mutation since the last known state whose own state is not known.
+    private var unknownSince: UInt64?
+    private var isUnknown: Bool
+    /// The last entry walked (before the first, the step the walk starts after).
+    private var position: UInt64
+    /// Without the reducer, the steps whose states the log recorded, through the highest step when the walk began
+    /// (a later one, on a log being written, is looked up): a mutation's state is looked for only where there is one.
+    private let recorded: (steps: Set<UInt64>, through: UInt64)?
+
+    /// A walk of `machine`'s stream from entry `first` on.
+    init(_ machine: any InspectableMachine, log: EventLog, from first: UInt64) throws {
+        self.machine = machine
+        gaps = try log.gaps(stream: machine.stream.name).map(\.removed)
+        let before = first == 0 ? 0 : first - 1
+        position = before
+        start = try Self.known { try machine.json(at: before) }
+        recorded = machine.canReduce ? nil : (Set(try log.snapshotSequences(stream: machine.stream.name)), try log.highestSequence())
+        (state, isUnknown) = (start, start == nil)
+    }
+
+    /// What `entry`, the next of the stream walked, did to the state.
+    mutating func step(_ entry: LogEntry) throws -> TimelineStep {
+        // Across a stretch retention removed, the state kept is not the one before this entry: it is rebuilt.
+        if let gap = gaps.first(where: { $0.lowerBound > position && $0.upperBound < entry.sequence }) {
+            typed = nil
+            unknownSince = unknownSince ?? gap.lowerBound
+        }
+        position = entry.sequence
+        guard entry.kind == .mutation else { return TimelineStep(isUnknown: isUnknown) }
+        let mayBeKnown = recorded.map { entry.sequence > $0.through || $0.steps.contains(entry.sequence) } ?? true
+        guard mayBeKnown, let (typed, after) = try Self.known({ try machine.state(after: entry, from: typed) }) ?? nil else {
+            unknownSince = unknownSince ?? entry.sequence
+            (typed, isUnknown) = (nil, true)
+            return TimelineStep(isUnknown: true)
+        }
+        defer { (state, self.typed, unknownSince, isUnknown) = (after, typed, nil, false) }
+        guard let before = state else { return TimelineStep(firstKnown: after, spanStart: unknownSince) }
+        return TimelineStep(diff: StateDiff(from: before, to: after), spanStart: unknownSince)
+    }
+
+    /// The state `read` rebuilds, or `nil` where it cannot be known: not recorded and no reducer, or removed.
+    private static func known<State>(_ read: () throws -> State) throws -> State? {
+        do {
+            return try read()
+        } catch let error as TimeTravelError {
+            switch error {
+            case .needsReducer, .stepTrimmed, .stepRemoved: return nil
+            default: throw error
+            }
+        }
+    }
+}
