@@ -276,7 +276,7 @@ struct TimeMachineTests {
         }
     }
 
-    @Test("without a reducer, states exist where recorded; elsewhere the error names the nearest recorded steps")
+    @Test("without a reducer, states exist where recorded; elsewhere the error names the nearest recorded steps, or recordedState says nil")
     func recordedStatesOnly() throws {
         let every = try openLog("every.reactorlog", policy: .everyMutation)
         let published = try recordLedger(every, deposits: 20)
@@ -292,6 +292,14 @@ struct TimeMachineTests {
         #expect(try partial.json(at: sparseSteps[4])["deposits"] == .number(5))
         let error = #expect(throws: TimeTravelError.self) { try partial.json(at: sparseSteps[6]) }
         #expect(error == .needsReducer(step: sparseSteps[6], stream: "ledger", nearest: [sparseSteps[4], sparseSteps[9]]))
+        // Asked without throwing: the recorded state, or nil; the initial state is recorded at 0. A reducer does not
+        // make a state recorded.
+        #expect(try partial.recordedState(at: sparseSteps[4]) == (try partial.json(at: sparseSteps[4])))
+        #expect(try partial.recordedState(at: sparseSteps[6]) == nil)
+        #expect(try partial.recordedState(at: 0) == (try partial.json(at: 0)))
+        let reducing = try TimeMachine(log: sparse, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        #expect(try reducing.recordedState(at: sparseSteps[6]) == nil)
+        #expect(try reducing.recordedState(at: sparseSteps[9]) == (try reducing.state(at: sparseSteps[9])))
     }
 
     @Test("a step past the end, or trimmed away, is refused with a sentence")
