@@ -7,6 +7,8 @@ import TimeTravel
 struct ChangeFollower {
     private let session: Session
     private var walks: [String: StateWalk] = [:]
+    /// Whether entries passed over could not be read.
+    private var pastDamage = false
 
     init(session: Session) {
         self.session = session
@@ -15,8 +17,14 @@ struct ChangeFollower {
     /// The change `mutation` made; the mutations of its stream must come in order.
     mutating func change(made mutation: LogEntry) throws -> TimelineStep {
         var walk = try walks[mutation.stream]
-            ?? StateWalk(session.machine(for: session.stream(mutation.stream)), log: session.log, from: mutation.sequence)
+            ?? StateWalk(session.machine(for: session.stream(mutation.stream)), log: session.log, from: mutation.sequence, pastDamage: pastDamage)
         defer { walks[mutation.stream] = walk }
         return try walk.step(mutation)
+    }
+
+    /// Passes over `stretch`, entries of any stream that could not be read (``StateWalk/skip(_:)``).
+    mutating func skip(_ stretch: ClosedRange<UInt64>) {
+        pastDamage = true
+        for name in walks.keys { walks[name]?.skip(stretch) }
     }
 }

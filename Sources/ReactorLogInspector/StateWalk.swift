@@ -23,16 +23,27 @@ struct StateWalk {
     /// Without the reducer, the steps whose states the log recorded, through the highest step when the walk began
     /// (a later one, on a log being written, is looked up): a mutation's state is looked for only where there is one.
     private let recorded: (steps: Set<UInt64>, through: UInt64)?
+    /// Whether entries the walk passed over could not be read (``skip(_:)``): a state rebuilt through them is unknown.
+    private var pastDamage: Bool
 
-    /// A walk of `machine`'s stream from entry `first` on.
-    init(_ machine: any InspectableMachine, log: EventLog, from first: UInt64) throws {
+    /// A walk of `machine`'s stream from entry `first` on; `pastDamage` when entries before it could not be read.
+    init(_ machine: any InspectableMachine, log: EventLog, from first: UInt64, pastDamage: Bool = false) throws {
         self.machine = machine
+        self.pastDamage = pastDamage
         gaps = try log.gaps(stream: machine.stream.name).map(\.removed)
         let before = first == 0 ? 0 : first - 1
         position = before
-        start = try Self.known { try machine.json(at: before) }
+        start = try Self.known(pastDamage: pastDamage) { try machine.json(at: before) }
         recorded = machine.canReduce ? nil : (Set(try log.snapshotSequences(stream: machine.stream.name)), try log.highestSequence())
         (state, isUnknown) = (start, start == nil)
+    }
+
+    /// Passes over `stretch`, entries that could not be read (a damaged block, which `log` lists past): the state
+    /// after it is rebuilt where it can be, and the next known state's change spans it.
+    mutating func skip(_ stretch: ClosedRange<UInt64>) {
+        typed = nil
+        unknownSince = unknownSince ?? stretch.lowerBound
+        pastDamage = true
     }
 
     /// What `entry`, the next of the stream walked, did to the state.
@@ -45,18 +56,19 @@ struct StateWalk {
         position = entry.sequence
         guard entry.kind == .mutation else { return TimelineStep(isUnknown: isUnknown) }
         let mayBeKnown = recorded.map { entry.sequence > $0.through || $0.steps.contains(entry.sequence) } ?? true
-        guard mayBeKnown, let (typed, after) = try Self.known({ try machine.state(after: entry, from: typed) }) ?? nil else {
+        guard mayBeKnown, let (typed, after) = try Self.known(pastDamage: pastDamage, { try machine.state(after: entry, from: typed) }) ?? nil else {
             unknownSince = unknownSince ?? entry.sequence
             (typed, isUnknown) = (nil, true)
-            return TimelineStep(isUnknown: true)
+            return TimelineStep(isUnknown: true, isUnreadable: pastDamage && machine.canReduce)
         }
         defer { (state, self.typed, unknownSince, isUnknown) = (after, typed, nil, false) }
         guard let before = state else { return TimelineStep(firstKnown: after, spanStart: unknownSince) }
         return TimelineStep(diff: StateDiff(from: before, to: after), spanStart: unknownSince)
     }
 
-    /// The state `read` rebuilds, or `nil` where it cannot be known: not recorded and no reducer, or removed.
-    private static func known<State>(_ read: () throws -> State) throws -> State? {
+    /// The state `read` rebuilds, or `nil` where it cannot be known: not recorded and no reducer, removed, or, past
+    /// damage, rebuilt through it.
+    private static func known<State>(pastDamage: Bool, _ read: () throws -> State) throws -> State? {
         do {
             return try read()
         } catch let error as TimeTravelError {
@@ -64,6 +76,8 @@ struct StateWalk {
             case .needsReducer, .stepTrimmed, .stepRemoved: return nil
             default: throw error
             }
+        } catch is EventLogError where pastDamage {
+            return nil
         }
     }
 }

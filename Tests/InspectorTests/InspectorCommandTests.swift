@@ -302,6 +302,66 @@ struct InspectorCommandTests {
         #expect(generic.output.contains("since #\(snapshot + 1) (the states between are not in the log):"), "\(generic.output.prefix(3000))")
     }
 
+    @Test("log --changes and tail --changes list on past a damaged block, the states after it rebuilt where they can be")
+    func changesPastDamage() async throws {
+        let path = scratch.file("damaged-changes.reactorlog")
+        #expect(try await reactorlog("demo", "--out", path, "--actions", "2000", "--durability", "nosync").status == 0)
+        let healthy = try await reactorlog("log", path, "--stream", "counter", "--changes")
+        // A byte of the middle block of entries, under its checksum.
+        try Self.damageRecord(of: path, database: "entries", mask: 0x40) { $0[$0.count / 2] }
+        let listed = try await reactorlog("log", path, "--stream", "counter", "--changes")
+        #expect(listed.status == 5 && listed.error.contains("left out, the rest listed"), "\(listed.error)")
+        let left = try #require(listed.error.firstMatch(of: /#(\d+)…#\d+ were left out/), "\(listed.error)")
+        // The entries are the ones log lists past the damage; each mutation's change is there until the damage, then
+        // unknown until a state after it can be rebuilt, whose change spans the stretch left out; from there on, the
+        // healthy log's.
+        let plain = try await reactorlog("log", path, "--stream", "counter")
+        #expect(listed.lines.filter { !$0.hasPrefix(" ") } == plain.lines)
+        #expect(listed.output.contains("state not known: it would be rebuilt through entries that could not be read"))
+        let since = try #require(listed.lines.firstIndex { $0.hasSuffix("since #\(left.1) (the states between are not in the log):") }, "\(listed.output)")
+        // (The lines after "since" are the change across the stretch left out, which the healthy log has not.)
+        let next = try #require(listed.lines[since...].firstIndex { !$0.hasPrefix(" ") })
+        let rest = listed.lines[next...]
+        #expect(rest.count > 100 && healthy.lines.suffix(rest.count).elementsEqual(rest))
+        #expect(listed.lines.prefix(20).elementsEqual(healthy.lines.prefix(20)))
+        // tail, keeping each stream's state as it goes, passes over the damage the same way.
+        let tailed = try await reactorlog("tail", path, "--stream", "counter", "-n", "9000", "--changes")
+        #expect(tailed.status == 5 && tailed.output == listed.output, "\(tailed.error)")
+        // Without the reducer, the recorded states after the damage are known again: the first one's change spans the
+        // stretch left out, from the last recorded state before it.
+        let generic = try await Tool.run("example-inspector", ["log", path, "--stream", "counter", "--changes"])
+        #expect(generic.status == 5 && generic.lines.filter { !$0.hasPrefix(" ") } == plain.lines, "\(generic.error)")
+        let damaged = try #require(UInt64(left.1))
+        let number = { (line: String) in line.split(separator: " ").dropFirst().first.flatMap { UInt64($0.dropFirst()) } }
+        let past = try #require(generic.lines.firstIndex { !$0.hasPrefix(" ") && (number($0) ?? 0) > damaged })
+        let across = try #require(generic.lines[past...].first { $0.contains("since #") }?.firstMatch(of: /since #(\d+)/))
+        #expect(try #require(UInt64(across.1)) < damaged)
+    }
+
+    /// Flips bits `mask` of the middle byte of one record of database `name` of the closed log at `path`, under the
+    /// record's checksum: the record `choose` picks from the database's keys, in order. Returns its key.
+    @discardableResult
+    static func damageRecord(of path: String, database name: String, mask: UInt8, choose: ([[UInt8]]) -> [UInt8]) throws -> [UInt8] {
+        let environment = try Environment(path: path)
+        let database = try environment.openDatabase(name)
+        return try environment.write { txn in
+            let keys = try txn.withCursor(database) { cursor in
+                var keys: [[UInt8]] = []
+                var item = try cursor.first()
+                while let current = item {
+                    keys.append(Array(current.key))
+                    item = try cursor.next()
+                }
+                return keys
+            }
+            let key = choose(keys)
+            var bytes = Array(try #require(try txn.get(database, key: key)))
+            bytes[bytes.count / 2] ^= mask
+            try txn.put(database, key: key, value: bytes)
+            return key
+        }
+    }
+
     @Test("bisect --replay repeats a session from its probe lines or its JSON; --run judges only the steps it lacks")
     func bisectReplay() async throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -483,24 +543,8 @@ struct InspectorCommandTests {
         #expect(healthyJSON.output.contains(#""callSite":"#))
         let healthyExport = try await reactorlog("export", path)
         // A byte flipped among the items of the third block of the stream's index, under the block's checksum.
-        let environment = try Environment(path: path)
-        let index = try environment.openDatabase("stream-index")
-        let damagedFrom: UInt64 = try environment.write { txn in
-            let keys = try txn.withCursor(index) { cursor in
-                var keys: [[UInt8]] = []
-                var item = try cursor.first()
-                while let current = item {
-                    keys.append(Array(current.key))
-                    item = try cursor.next()
-                }
-                return keys
-            }
-            let key = keys[2]
-            var value = Array(try #require(try txn.get(index, key: key)))
-            value[value.count / 2] ^= 0x10
-            try txn.put(index, key: key, value: value)
-            return key.suffix(8).reduce(0) { $0 << 8 | UInt64($1) }
-        }
+        let damagedKey = try Self.damageRecord(of: path, database: "stream-index", mask: 0x10) { $0[2] }
+        let damagedFrom = damagedKey.suffix(8).reduce(0) { $0 << 8 | UInt64($1) }
         #expect((880...1150).contains(damagedFrom), "the commands above read across the damaged block")
         let warning = "reactorlog: warning: stream 'counter' was read from the whole log, past its damaged index; what is shown is whole: "
             + "The index of stream id 1 is damaged in its block from #\(damagedFrom): its checksum does not match. Run `reactorlog verify` for details.\n"

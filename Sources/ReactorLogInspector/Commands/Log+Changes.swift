@@ -24,18 +24,19 @@ extension Log {
         var listed = 0
         do {
             var walk = try StateWalk(machine, log: session.log, from: first)
-            var entries = session.log.entries(EntryQuery(from: first, through: last, stream: stream.name))
-            while let entry = try entries.next() {
+            // Past a damaged block, as `log` lists on: the states after it are rebuilt where they can be.
+            let range = EntryQuery(from: first, through: last, stream: stream.name)
+            try Self.forEachReadable(in: session.log, range, skipped: { walk.skip($0) }) { entry in
                 let step = try walk.step(entry)
-                guard query.matches(entry) else { continue }
+                guard query.matches(entry) else { return }
                 if let limit = query.limit, listed >= limit { throw Listed() }
                 listed += 1
                 if json != nil {
                     try json?.write(entry, changes: entry.kind == .mutation ? try Self.changesJSON(step) : nil)
-                    continue
+                    return
                 }
                 try printLine { formatter.appendLine(entry, to: &$0) }
-                guard entry.kind == .mutation else { continue }
+                guard entry.kind == .mutation else { return }
                 for line in Self.changeLines(step) { try printLine(pad + DiffColors.paint(line, terminal)) }
             }
         } catch is Listed {}
@@ -45,6 +46,7 @@ extension Log {
 
     /// What a mutation changed, as lines under it (`log` and `tail`).
     static func changeLines(_ step: TimelineStep) -> [String] {
+        if step.isUnreadable { return ["state not known: it would be rebuilt through entries that could not be read"] }
         if step.isUnknown { return ["state not recorded"] }
         if let state = step.firstKnown { return ["state: " + EntryFormatter.brief(state)] }
         guard let diff = step.diff else { return [] }

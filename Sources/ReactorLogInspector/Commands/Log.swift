@@ -55,10 +55,13 @@ struct Log: AsyncParsableCommand {
     /// Calls `body` with each entry `query` selects, going on past damage, so that a damaged log still lists all that
     /// is intact: an entry or block of entries that cannot be read is passed over (``EntryIterator/skip(past:)``),
     /// and then one error says so (exit 5). (A damaged stream index costs nothing: the iterator reads the stream's
-    /// entries from the whole log.) Damage that cannot be read past ends the listing there.
-    static func forEachReadable(in log: EventLog, _ query: EntryQuery, _ body: (LogEntry) throws -> Void) throws {
+    /// entries from the whole log.) Damage that cannot be read past ends the listing there. `skipped` hears of each
+    /// stretch passed over, before the entries after it.
+    static func forEachReadable(
+        in log: EventLog, _ query: EntryQuery, skipped: (ClosedRange<UInt64>) -> Void = { _ in }, _ body: (LogEntry) throws -> Void
+    ) throws {
         var iterator = log.entries(query)
-        var skipped: [ClosedRange<UInt64>] = []
+        var stretches: [ClosedRange<UInt64>] = []
         var firstDamage: EventLogError?
         while true {
             let entry: LogEntry?
@@ -67,13 +70,14 @@ struct Log: AsyncParsableCommand {
             } catch {
                 firstDamage = firstDamage ?? error
                 guard let stretch = try iterator.skip(past: error) else { throw error }
-                skipped.append(stretch)
+                stretches.append(stretch)
+                skipped(stretch)
                 continue
             }
             guard let entry else { break }
             try body(entry)
         }
-        guard let firstDamage, let first = skipped.first else { return }
+        guard let firstDamage, let first = stretches.first else { return }
         let what = if first.upperBound == .max {
             "#\(first.lowerBound) and every entry after it were"
         } else if first.lowerBound == first.upperBound {
@@ -81,7 +85,7 @@ struct Log: AsyncParsableCommand {
         } else {
             "#\(first.lowerBound)…#\(first.upperBound) were"
         }
-        let more = skipped.count == 1 ? "" : " (and \(counted(skipped.count - 1, "more stretch", "more stretches")))"
+        let more = stretches.count == 1 ? "" : " (and \(counted(stretches.count - 1, "more stretch", "more stretches")))"
         throw InspectorFailure.readPast(["\(what) left out\(more), the rest listed"], damage: firstDamage)
     }
 

@@ -52,7 +52,8 @@ struct Tail: AsyncParsableCommand {
                     try StandardOutput.flush()
                 }
             } else {
-                try Log.forEachReadable(in: session.log, EntryQuery(from: start, through: highest, stream: stream), emit)
+                try Log.forEachReadable(
+                    in: session.log, EntryQuery(from: start, through: highest, stream: stream), skipped: { follower?.skip($0) }, emit)
                 try json?.requireCallSites()
             }
         }

@@ -9,6 +9,8 @@ struct TimelineStep {
     var firstKnown: JSONValue?
     /// Whether the state after the entry is unknown: no reducer, and the log recorded no state there.
     var isUnknown = false
+    /// Whether the state is unknown because it would be rebuilt through entries that could not be read.
+    var isUnreadable = false
     /// When ``diff`` spans several mutations because the states between are not in the log (not recorded, or removed
     /// by retention): the first of them.
     var spanStart: UInt64?
