@@ -7,8 +7,6 @@ import TimeTravel
 struct ChangeFollower {
     private let session: Session
     private var walks: [String: StateWalk] = [:]
-    /// Whether entries passed over could not be read.
-    private var pastDamage = false
 
     init(session: Session) {
         self.session = session
@@ -17,14 +15,18 @@ struct ChangeFollower {
     /// The change `mutation` made; the mutations of its stream must come in order.
     mutating func change(made mutation: LogEntry) throws -> TimelineStep {
         var walk = try walks[mutation.stream]
-            ?? StateWalk(session.machine(for: session.stream(mutation.stream)), log: session.log, from: mutation.sequence, pastDamage: pastDamage)
+            ?? StateWalk(session.machine(for: session.stream(mutation.stream)), log: session.log, from: mutation.sequence)
         defer { walks[mutation.stream] = walk }
         return try walk.step(mutation)
     }
 
     /// Passes over `stretch`, entries of any stream that could not be read (``StateWalk/skip(_:)``).
     mutating func skip(_ stretch: ClosedRange<UInt64>) {
-        pastDamage = true
         for name in walks.keys { walks[name]?.skip(stretch) }
+    }
+
+    /// The first damage a state could not be rebuilt through, in any stream, and how many states it left unknown.
+    var unshown: ReadableEntries.Unshown? {
+        walks.values.compactMap(\.unshown).reduce(nil) { total, next in (total?.damage ?? next.damage, (total?.count ?? 0) + next.count) }
     }
 }

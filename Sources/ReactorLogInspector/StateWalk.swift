@@ -12,6 +12,8 @@ struct StateWalk {
     private let gaps: [ClosedRange<UInt64>]
     /// The state before the first entry walked, `nil` when it is not known.
     let start: JSONValue?
+    /// Whether ``start`` is not known because it would be rebuilt through damage.
+    let startIsUnreadable: Bool
     /// The last known state, as JSON and (right after the mutation before, with the reducer) as the reducer's type.
     private var state: JSONValue?
     private var typed: Any?
@@ -23,17 +25,20 @@ struct StateWalk {
     /// Without the reducer, the steps whose states the log recorded, through the highest step when the walk began
     /// (a later one, on a log being written, is looked up): a mutation's state is looked for only where there is one.
     private let recorded: (steps: Set<UInt64>, through: UInt64)?
-    /// Whether entries the walk passed over could not be read (``skip(_:)``): a state rebuilt through them is unknown.
-    private var pastDamage: Bool
+    /// The first damage a state could not be rebuilt through, and how many states (the one before the first entry, and
+    /// after mutations) it left unknown.
+    private(set) var unshown: ReadableEntries.Unshown?
 
-    /// A walk of `machine`'s stream from entry `first` on; `pastDamage` when entries before it could not be read.
-    init(_ machine: any InspectableMachine, log: EventLog, from first: UInt64, pastDamage: Bool = false) throws {
+    /// A walk of `machine`'s stream from entry `first` on.
+    init(_ machine: any InspectableMachine, log: EventLog, from first: UInt64) throws {
         self.machine = machine
-        self.pastDamage = pastDamage
         gaps = try log.gaps(stream: machine.stream.name).map(\.removed)
         let before = first == 0 ? 0 : first - 1
         position = before
-        start = try Self.known(pastDamage: pastDamage) { try machine.json(at: before) }
+        var damage: EventLogError?
+        start = try Self.known(damage: &damage) { try machine.json(at: before) }
+        unshown = damage.map { ($0, 1) }
+        startIsUnreadable = damage != nil
         recorded = machine.canReduce ? nil : (Set(try log.snapshotSequences(stream: machine.stream.name)), try log.highestSequence())
         (state, isUnknown) = (start, start == nil)
     }
@@ -43,7 +48,6 @@ struct StateWalk {
     mutating func skip(_ stretch: ClosedRange<UInt64>) {
         typed = nil
         unknownSince = unknownSince ?? stretch.lowerBound
-        pastDamage = true
     }
 
     /// What `entry`, the next of the stream walked, did to the state.
@@ -56,19 +60,21 @@ struct StateWalk {
         position = entry.sequence
         guard entry.kind == .mutation else { return TimelineStep(isUnknown: isUnknown) }
         let mayBeKnown = recorded.map { entry.sequence > $0.through || $0.steps.contains(entry.sequence) } ?? true
-        guard mayBeKnown, let (typed, after) = try Self.known(pastDamage: pastDamage, { try machine.state(after: entry, from: typed) }) ?? nil else {
+        var damage: EventLogError?
+        guard mayBeKnown, let (typed, after) = try Self.known(damage: &damage, { try machine.state(after: entry, from: typed) }) ?? nil else {
             unknownSince = unknownSince ?? entry.sequence
             (typed, isUnknown) = (nil, true)
-            return TimelineStep(isUnknown: true, isUnreadable: pastDamage && machine.canReduce)
+            if let damage { unshown = (unshown?.damage ?? damage, (unshown?.count ?? 0) + 1) }
+            return TimelineStep(isUnknown: true, isUnreadable: damage != nil)
         }
         defer { (state, self.typed, unknownSince, isUnknown) = (after, typed, nil, false) }
         guard let before = state else { return TimelineStep(firstKnown: after, spanStart: unknownSince) }
         return TimelineStep(diff: StateDiff(from: before, to: after), spanStart: unknownSince)
     }
 
-    /// The state `read` rebuilds, or `nil` where it cannot be known: not recorded and no reducer, removed, or, past
-    /// damage, rebuilt through it.
-    private static func known<State>(pastDamage: Bool, _ read: () throws -> State) throws -> State? {
+    /// The state `read` rebuilds, or `nil` where it cannot be known: not recorded and no reducer, removed, or to be
+    /// rebuilt through damage (then `damage` says which).
+    private static func known<State>(damage: inout EventLogError?, _ read: () throws -> State) throws -> State? {
         do {
             return try read()
         } catch let error as TimeTravelError {
@@ -76,8 +82,13 @@ struct StateWalk {
             case .needsReducer, .stepTrimmed, .stepRemoved: return nil
             default: throw error
             }
-        } catch is EventLogError where pastDamage {
-            return nil
+        } catch let error as EventLogError {
+            switch error {
+            case .corruptEntry, .corruptSnapshot, .corruptStream, .corruptIndex:
+                damage = error
+                return nil
+            default: throw error
+            }
         }
     }
 }

@@ -308,7 +308,7 @@ struct InspectorCommandTests {
         #expect(try await reactorlog("demo", "--out", path, "--actions", "2000", "--durability", "nosync").status == 0)
         let healthy = try await reactorlog("log", path, "--stream", "counter", "--changes")
         // A byte of the middle block of entries, under its checksum.
-        try Self.damageRecord(of: path, database: "entries", mask: 0x40) { $0[$0.count / 2] }
+        try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { $0[$0.count / 2] }
         let listed = try await reactorlog("log", path, "--stream", "counter", "--changes")
         #expect(listed.status == 5 && listed.error.contains("left out, the rest listed"), "\(listed.error)")
         let left = try #require(listed.error.firstMatch(of: /#(\d+)…#\d+ were left out/), "\(listed.error)")
@@ -336,30 +336,6 @@ struct InspectorCommandTests {
         let past = try #require(generic.lines.firstIndex { !$0.hasPrefix(" ") && (number($0) ?? 0) > damaged })
         let across = try #require(generic.lines[past...].first { $0.contains("since #") }?.firstMatch(of: /since #(\d+)/))
         #expect(try #require(UInt64(across.1)) < damaged)
-    }
-
-    /// Flips bits `mask` of the middle byte of one record of database `name` of the closed log at `path`, under the
-    /// record's checksum: the record `choose` picks from the database's keys, in order. Returns its key.
-    @discardableResult
-    static func damageRecord(of path: String, database name: String, mask: UInt8, choose: ([[UInt8]]) -> [UInt8]) throws -> [UInt8] {
-        let environment = try Environment(path: path)
-        let database = try environment.openDatabase(name)
-        return try environment.write { txn in
-            let keys = try txn.withCursor(database) { cursor in
-                var keys: [[UInt8]] = []
-                var item = try cursor.first()
-                while let current = item {
-                    keys.append(Array(current.key))
-                    item = try cursor.next()
-                }
-                return keys
-            }
-            let key = choose(keys)
-            var bytes = Array(try #require(try txn.get(database, key: key)))
-            bytes[bytes.count / 2] ^= mask
-            try txn.put(database, key: key, value: bytes)
-            return key
-        }
     }
 
     @Test("bisect --replay repeats a session from its probe lines or its JSON; --run judges only the steps it lacks")
@@ -543,7 +519,7 @@ struct InspectorCommandTests {
         #expect(healthyJSON.output.contains(#""callSite":"#))
         let healthyExport = try await reactorlog("export", path)
         // A byte flipped among the items of the third block of the stream's index, under the block's checksum.
-        let damagedKey = try Self.damageRecord(of: path, database: "stream-index", mask: 0x10) { $0[2] }
+        let damagedKey = try LogDamage.flipByte(of: path, database: "stream-index", mask: 0x10) { $0[2] }
         let damagedFrom = damagedKey.suffix(8).reduce(0) { $0 << 8 | UInt64($1) }
         #expect((880...1150).contains(damagedFrom), "the commands above read across the damaged block")
         let warning = "reactorlog: warning: stream 'counter' was read from the whole log, past its damaged index; what is shown is whole: "

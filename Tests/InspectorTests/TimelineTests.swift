@@ -147,6 +147,35 @@ struct TimelineTests {
         try await browserCheck(out, ["--step", "5", "--expect-note", "Not recorded at this step (recorded states: #17)."])
     }
 
+    @Test("a damaged log: the page holds the rest, names what was left out and the states it could not rebuild, exit 5")
+    func damaged() async throws {
+        let path = scratch.file("damaged.reactorlog")
+        #expect(try await Tool.run(["demo", "--out", path, "--actions", "2000", "--durability", "nosync"]).status == 0)
+        try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { $0[$0.count / 2] }
+        let out = scratch.file("damaged.html")
+        let (result, page) = try await timeline([path, "--out", out])
+        #expect(result.status == 5, "\(result.error)")
+        let left = try #require(result.error.firstMatch(of: /reactorlog: #(\d+)…#(\d+) were left out, the rest shown: Entry #\d+ is corrupt/), "\(result.error)")
+        let (first, last) = (try #require(Int(left.1)), try #require(Int(left.2)))
+        let data = try embedded(try #require(page))
+        #expect((data["range"] as? [String: Any])?["note"] as? String == "#\(first)…#\(last) were left out: they could not be read, and `reactorlog verify` names the damage.")
+        let entries = try #require(data["entries"] as? [[String: Any]])
+        let numbers = entries.compactMap { $0["s"] as? Int }
+        #expect(!numbers.isEmpty && !numbers.contains { (first...last).contains($0) } && numbers.last == 8_002)
+        // After the stretch, states rebuilt through it are unknown, until one rebuilt from a snapshot after it.
+        let unreadable = entries.filter { $0["x"] as? Bool == true }.compactMap { $0["s"] as? Int }
+        #expect(!unreadable.isEmpty && unreadable.allSatisfy { $0 > last }, "\(unreadable)")
+        // A page from after the damage: the state before its first entry cannot be rebuilt either. (The browser steps
+        // there with the keyboard from the nearer end: this page's start.)
+        let laterOut = scratch.file("later.html")
+        let (later, laterPage) = try await timeline([path, "--from", "\(last + 2)", "--out", laterOut])
+        #expect(later.status == 5 && later.error.contains("states were not shown, the rest shown: Entry #\(first) is corrupt"), "\(later.error)")
+        let laterData = try embedded(try #require(laterPage))
+        #expect(laterData["startUnreadable"] as? Bool == true)
+        let step = try #require((laterData["entries"] as? [[String: Any]])?.first { $0["x"] as? Bool == true }?["s"] as? Int)
+        try await browserCheck(laterOut, ["--step", "\(step)", "--expect-note", "Not known at this step: it would be rebuilt through entries that could not be read."])
+    }
+
     @Test("in a browser, an integer past 2^53 and a long decimal show every digit in the tree, the diff and blame")
     func exactNumbers() async throws {
         let path = scratch.file("ids.reactorlog")

@@ -22,11 +22,12 @@ extension Log {
         let pad = formatter.changeIndent
         let terminal = session.terminal
         var listed = 0
+        var readable = ReadableEntries()
+        var walk = try StateWalk(machine, log: session.log, from: first)
         do {
-            var walk = try StateWalk(machine, log: session.log, from: first)
             // Past a damaged block, as `log` lists on: the states after it are rebuilt where they can be.
             let range = EntryQuery(from: first, through: last, stream: stream.name)
-            try Self.forEachReadable(in: session.log, range, skipped: { walk.skip($0) }) { entry in
+            try readable.forEach(in: session.log, range, skipped: { walk.skip($0) }) { entry in
                 let step = try walk.step(entry)
                 guard query.matches(entry) else { return }
                 if let limit = query.limit, listed >= limit { throw Listed() }
@@ -40,6 +41,8 @@ extension Log {
                 for line in Self.changeLines(step) { try printLine(pad + DiffColors.paint(line, terminal)) }
             }
         } catch is Listed {}
+        readable.unshownStates = walk.unshown
+        try readable.require(rest: "listed")
         try json?.requireCallSites()
         return listed
     }

@@ -39,7 +39,8 @@ struct Log: AsyncParsableCommand {
             }
             var json = output.json ? try EntryJSONWriter(log: session.log, stream: stream, following: false) : nil
             var printed = false
-            try Self.forEachReadable(in: session.log, query) { entry in
+            var readable = ReadableEntries()
+            try readable.forEach(in: session.log, query) { entry in
                 printed = true
                 if json != nil {
                     try json?.write(entry)
@@ -47,46 +48,10 @@ struct Log: AsyncParsableCommand {
                     try printLine { formatter.appendLine(entry, to: &$0) }
                 }
             }
+            try readable.require(rest: "listed")
             try json?.requireCallSites()
             if !printed, let caseName { try Self.requireCase(caseName, stream: stream, in: session.log) }
         }
-    }
-
-    /// Calls `body` with each entry `query` selects, going on past damage, so that a damaged log still lists all that
-    /// is intact: an entry or block of entries that cannot be read is passed over (``EntryIterator/skip(past:)``),
-    /// and then one error says so (exit 5). (A damaged stream index costs nothing: the iterator reads the stream's
-    /// entries from the whole log.) Damage that cannot be read past ends the listing there. `skipped` hears of each
-    /// stretch passed over, before the entries after it.
-    static func forEachReadable(
-        in log: EventLog, _ query: EntryQuery, skipped: (ClosedRange<UInt64>) -> Void = { _ in }, _ body: (LogEntry) throws -> Void
-    ) throws {
-        var iterator = log.entries(query)
-        var stretches: [ClosedRange<UInt64>] = []
-        var firstDamage: EventLogError?
-        while true {
-            let entry: LogEntry?
-            do {
-                entry = try iterator.next()
-            } catch {
-                firstDamage = firstDamage ?? error
-                guard let stretch = try iterator.skip(past: error) else { throw error }
-                stretches.append(stretch)
-                skipped(stretch)
-                continue
-            }
-            guard let entry else { break }
-            try body(entry)
-        }
-        guard let firstDamage, let first = stretches.first else { return }
-        let what = if first.upperBound == .max {
-            "#\(first.lowerBound) and every entry after it were"
-        } else if first.lowerBound == first.upperBound {
-            "#\(first.lowerBound) was"
-        } else {
-            "#\(first.lowerBound)…#\(first.upperBound) were"
-        }
-        let more = stretches.count == 1 ? "" : " (and \(counted(stretches.count - 1, "more stretch", "more stretches")))"
-        throw InspectorFailure.readPast(["\(what) left out\(more), the rest listed"], damage: firstDamage)
     }
 
     /// Refuses a case name no entry has (a typo, `setQery`), which would otherwise read as a case with no entries in

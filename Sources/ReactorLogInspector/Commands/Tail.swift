@@ -52,8 +52,10 @@ struct Tail: AsyncParsableCommand {
                     try StandardOutput.flush()
                 }
             } else {
-                try Log.forEachReadable(
-                    in: session.log, EntryQuery(from: start, through: highest, stream: stream), skipped: { follower?.skip($0) }, emit)
+                var readable = ReadableEntries()
+                try readable.forEach(in: session.log, EntryQuery(from: start, through: highest, stream: stream), skipped: { follower?.skip($0) }, emit)
+                readable.unshownStates = follower?.unshown
+                try readable.require(rest: "listed")
                 try json?.requireCallSites()
             }
         }

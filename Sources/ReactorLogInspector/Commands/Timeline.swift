@@ -39,8 +39,9 @@ struct Timeline: AsyncParsableCommand {
             let (from, to) = (times.from ?? from, times.through ?? to)
             let machine = try session.machine(for: stream)
             var sites = try CallSiteLookup(log: session.log, streams: [stream.name], following: false)
+            var readable = ReadableEntries()
             let document = try TimelineDocument.make(
-                machine: machine, log: session.log, logName: log.log, from: from, through: to, limit: limit, sites: &sites
+                machine: machine, log: session.log, logName: log.log, from: from, through: to, limit: limit, sites: &sites, readable: &readable
             ) { count in session.terminal.showProgress("timeline: \(count) entries") }
             let path = out ?? Self.defaultName(stream: stream.name)
             let file = try OutputFile(path: path, force: force, mode: session.fileMode)
@@ -49,6 +50,7 @@ struct Timeline: AsyncParsableCommand {
             session.terminal.endProgress()
             try printLine("Wrote \(path): \(counted(document.range.shown, "entry", "entries")) of stream '\(stream.name)', #\(document.range.first)…#\(document.range.last).")
             if let note = document.range.note { try printLine(note) }
+            try readable.require(rest: "shown")
             try CallSiteLookup.require(sites.leftOut, rest: "shown")
         }
     }

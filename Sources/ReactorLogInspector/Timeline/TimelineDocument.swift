@@ -63,8 +63,10 @@ struct TimelineDocument: Encodable {
         let t: String
         /// The changes from the last known state to the state after this entry (absent: none).
         let d: [Change]?
-        /// `true` when the state after this entry is not known (no reducer and no recorded state here).
+        /// `true` when the state after this entry is not known (no reducer and no recorded state here, or damage).
         let u: Bool?
+        /// `true` when it is not known because it would be rebuilt through entries that could not be read.
+        let x: Bool?
         /// When ``d`` spans several mutations (recorded states only): the first step of that span.
         let g: UInt64?
         /// Where an action was sent from (`File.swift:42`), when the log recorded it.
@@ -75,6 +77,8 @@ struct TimelineDocument: Encodable {
     let range: Range
     /// The state before the first entry (`nil`: not known).
     let start: JSONValue?
+    /// `true` when ``start`` is not known because it would be rebuilt through entries that could not be read.
+    let startUnreadable: Bool?
     let entries: [Row]
 }
 
@@ -105,10 +109,11 @@ extension TimelineDocument {
     }
 
     /// The document for `machine`'s stream from `from` through `through`, holding at most `limit` entries: the
-    /// first `limit` when `from` is given, else the last `limit`; each action's call site from `sites`.
+    /// first `limit` when `from` is given, else the last `limit`; each action's call site from `sites`. Entries that
+    /// cannot be read are left out (`readable` says which), the states after them rebuilt where they can be.
     static func make(
         machine: any InspectableMachine, log: EventLog, logName: String, from: UInt64?, through: UInt64?, limit: Int,
-        sites: inout CallSiteLookup, progress: (Int) -> Void
+        sites: inout CallSiteLookup, readable: inout ReadableEntries, progress: (Int) -> Void
     ) throws -> TimelineDocument {
         let stream = machine.stream
         let end = try min(through ?? .max, log.highestSequence())
@@ -124,15 +129,19 @@ extension TimelineDocument {
         var rows: [Row] = []
         rows.reserveCapacity(chosen.count)
         var walk = try StateWalk(machine, log: log, from: first)
-        var entries = log.entries(EntryQuery(from: max(first, 1), through: last, stream: stream.name))
-        while let entry = try entries.next() {
+        try readable.forEach(in: log, EntryQuery(from: max(first, 1), through: last, stream: stream.name), skipped: { walk.skip($0) }) { entry in
             let state = try walk.step(entry)
             rows.append(Row(
                 s: entry.sequence, k: entry.kind.description, c: entry.caseName,
                 p: (try? JSONValue(payload: entry.payload, codec: entry.codec)) ?? nil, r: EntryFormatter.payload(entry),
-                b: entry.cause, t: String(entry.timestamp), d: state.timelineChanges, u: state.isUnknown ? true : nil, g: state.spanStart,
+                b: entry.cause, t: String(entry.timestamp), d: state.timelineChanges, u: state.isUnknown ? true : nil, x: state.isUnreadable ? true : nil, g: state.spanStart,
                 w: entry.kind == .action ? try sites.site(at: entry.sequence) : nil))
             if rows.count % 16_384 == 0 { progress(rows.count) }
+        }
+        readable.unshownStates = walk.unshown
+        if let leftOut = readable.leftOutSummary {
+            let damage = "\(leftOut): they could not be read, and `reactorlog verify` names the damage."
+            note = note.map { "\($0) \(damage)" } ?? damage
         }
         return TimelineDocument(
             source: Source(
@@ -140,6 +149,6 @@ extension TimelineDocument {
                 inspector: ReactorLogInspector.commandName, reduced: machine.canReduce,
                 generatedAt: EntryLine.iso8601(nanoseconds: Int64(Date().timeIntervalSince1970 * 1e9))),
             range: Range(first: first, last: last, shown: rows.count, available: everything.count, note: note),
-            start: walk.start, entries: rows)
+            start: walk.start, startUnreadable: walk.startIsUnreadable ? true : nil, entries: rows)
     }
 }

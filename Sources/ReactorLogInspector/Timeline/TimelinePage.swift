@@ -335,6 +335,11 @@ enum TimelinePage {
     }
     function renderState() {
       const tree = document.getElementById("state-tree");
+      if (stateUnknown() && (position === 0 ? data.startUnreadable : entries[position - 1].x)) {
+        tree.replaceChildren(text("div", "Not known at this step: it would be rebuilt through entries that could not be read. " +
+          "reactorlog verify names the damage.", "unknown"));
+        return;
+      }
       if (stateUnknown()) {
         // The nearest recorded states, walked to from here: a few hundred entries apart, not the whole range.
         let back = position - 1, ahead = position;
@@ -353,7 +358,10 @@ enum TimelinePage {
       diff.replaceChildren();
       if (position === 0) { diff.append(text("div", "The state before the first entry shown.", "unknown")); return; }
       const entry = entries[position - 1];
-      if (entry.u) { diff.append(text("div", "Not known: no state was recorded here.", "unknown")); return; }
+      if (entry.u) {
+        diff.append(text("div", entry.x ? "Not known: it would be rebuilt through entries that could not be read." : "Not known: no state was recorded here.", "unknown"));
+        return;
+      }
       if (!entry.d) { diff.append(text("div", entry.k === "mutation" ? "No change." : "No change (" + (entry.k === "action" ? "an " : "a ") + entry.k + " entry).", "unknown")); return; }
       if (entry.g !== undefined) diff.append(text("div", "Across #" + entry.g + "…#" + entry.s + ": the states between are not in the log.", "unknown"));
       const changes = entry.d;

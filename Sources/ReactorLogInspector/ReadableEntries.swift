@@ -1,0 +1,65 @@
+import EventLogKit
+
+/// A log's entries read past damage, so that a damaged log still shows all that is intact: an entry or block of
+/// entries that cannot be read is passed over (``EntryIterator/skip(past:)``), and once the rest is shown one error
+/// says so (``require(rest:)``, exit 5). A damaged stream index costs nothing: the iterator reads the stream's entries
+/// from the whole log. Damage that cannot be read past ends the reading there.
+struct ReadableEntries {
+    /// The stretches passed over, in order.
+    private(set) var leftOut: [ClosedRange<UInt64>] = []
+    /// The damage that made the first.
+    private var firstDamage: EventLogError?
+    /// The first damage a state shown with the entries could not be rebuilt through, and how many it left unknown.
+    typealias Unshown = (damage: EventLogError, count: Int)
+    /// States left unknown by damage, as a ``StateWalk`` over the entries counted them.
+    var unshownStates: Unshown?
+
+    /// Calls `body` with each entry `query` selects from `log`, passing over what cannot be read; `skipped` hears of
+    /// each stretch passed over, before the entries after it.
+    mutating func forEach(
+        in log: EventLog, _ query: EntryQuery, skipped: (ClosedRange<UInt64>) -> Void = { _ in }, _ body: (LogEntry) throws -> Void
+    ) throws {
+        var iterator = log.entries(query)
+        while true {
+            let entry: LogEntry?
+            do {
+                entry = try iterator.next()
+            } catch {
+                firstDamage = firstDamage ?? error
+                guard let stretch = try iterator.skip(past: error) else { throw error }
+                leftOut.append(stretch)
+                skipped(stretch)
+                continue
+            }
+            guard let entry else { break }
+            try body(entry)
+        }
+    }
+
+    /// What was left out, as a sentence's subject: `#5…#9 were`, `#5 was`, `#5 and every entry after it were`, with
+    /// the number of further stretches; `nil` when nothing was.
+    var leftOutSummary: String? {
+        guard let first = leftOut.first else { return nil }
+        let what = if first.upperBound == .max {
+            "#\(first.lowerBound) and every entry after it were"
+        } else if first.lowerBound == first.upperBound {
+            "#\(first.lowerBound) was"
+        } else {
+            "#\(first.lowerBound)…#\(first.upperBound) were"
+        }
+        let more = leftOut.count == 1 ? "" : " (and \(counted(leftOut.count - 1, "more stretch", "more stretches")))"
+        return "\(what) left out\(more)"
+    }
+
+    /// Throws, after the rest is written, the damage that left entries out, or else states unknown (exit 5), or
+    /// nothing when none did; `rest` says what was done with the others ("listed", "shown").
+    func require(rest: String) throws {
+        if let firstDamage, let summary = leftOutSummary {
+            throw InspectorFailure.readPast(["\(summary), the rest \(rest)"], damage: firstDamage)
+        }
+        if let (damage, count) = unshownStates {
+            let what = count == 1 ? "a state was" : "\(count) states were"
+            throw InspectorFailure.readPast(["\(what) not shown, the rest \(rest)"], damage: damage)
+        }
+    }
+}
