@@ -98,11 +98,17 @@ struct EntryCursor {
         return try enter(try KeyCoding.withSequence(sequence) { key in try cursor.seek(atOrAfter: key) }, after: nil)
     }
 
-    /// The entry after the one found last, or `nil` at the end of the log.
-    mutating func next() throws -> Found? {
+    /// The entry after the one found last, or `nil` at the end of the log or past `limit`: a record whose key is above
+    /// `limit` is not read, so damage past the range a reader asked for does not reach it.
+    mutating func next(through limit: UInt64 = .max) throws -> Found? {
         let previous = found?.sequence
         if let next = try nextInBlock() { return next }
-        return try enter(try cursor.next(), after: previous)
+        let record = try cursor.next()
+        if let record, let key = KeyCoding.decodeSequence(record.key), key > limit {
+            (block, found) = (nil, nil)
+            return nil
+        }
+        return try enter(record, after: previous)
     }
 
     /// The log's first entry.

@@ -266,7 +266,7 @@ public struct EntryIterator {
                 }
                 next = current.sequence &+ 1
                 scanned += 1
-                entry = try entries.next()
+                entry = try entries.next(through: query.through)
             }
             return (next, entry == nil)
         }

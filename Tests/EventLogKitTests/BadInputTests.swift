@@ -314,7 +314,7 @@ struct BadInputTests {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
-    @Test("a block whose bytes were changed on disk fails its checksum, naming its first entry; the blocks around it read")
+    @Test("a block whose bytes were changed on disk fails its checksum, naming its first entry; the blocks around it read, and a range before it never reads it")
     func flippedByte() throws {
         let path = scratch.file("flip.reactorlog")
         do {
@@ -339,6 +339,14 @@ struct BadInputTests {
         #expect(report.firstError?.sequence == 3)
         #expect(!report.problems.contains { $0.message.contains("missing before it") }, "the entries after a damaged block are no gap")
         #expect(report.entries == 3, "the entries of the damaged block are not counted as checked")
+        // A range that ends before the damaged block does not read it, in order or through the stream's index.
+        for stream in [nil, "counter"] as [String?] {
+            #expect(try log.readEntries(EntryQuery(through: 2, stream: stream)).map(\.caseName).last == "before")
+            var viewed = 0
+            try log.forEachEntry(EntryQuery(through: 2, stream: stream)) { _ in viewed += 1 }
+            #expect(viewed == 2)
+            #expect(throws: EventLogError.self) { try log.readEntries(EntryQuery(through: 3, stream: stream)) }
+        }
     }
 
     @Test("a second writer, in this process or another, is refused; readers are not")
