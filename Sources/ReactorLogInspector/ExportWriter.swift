@@ -64,8 +64,27 @@ struct ExportWriter {
         return try recorded(before)
     }
 
-    /// Writes the export to `sink`: JSON lines as the log is read, or one document.
-    func write(format: Export.Format, to sink: OutputSink) throws -> Summary {
+    /// Writes the export to `sink`: JSON lines as the log is read, or one document. `command` names it in a refusal
+    /// (`export`, `pack`).
+    func write(format: Export.Format, to sink: OutputSink, command: String) throws -> Summary {
+        do {
+            return try writeRange(format: format, to: sink)
+        } catch let error as EventLogError {
+            throw refusal(error, command: command)
+        }
+    }
+
+    /// Damage in the range: an export holds every entry of its range, so the hint names the range before the
+    /// damage, which can be exported, and `compact`, which copies the whole log, damage and all.
+    private func refusal(_ error: EventLogError, command: String) -> any Error {
+        guard case .corruptEntry(let sequence, _) = error else { return error }
+        let before = sequence > max(from, 1) ? "\(command) the entries before the damage (--to \(sequence - 1)), or " : ""
+        let article = command.first.map { "aeiou".contains($0) } == true ? "An" : "A"
+        let hint = "\(article) \(command) holds every entry of its range: \(before)copy the whole log, damage and all, with `reactorlog compact LOG COPY`."
+        return InspectorFailure(error.line(hint: hint), exit: .corrupt)
+    }
+
+    private func writeRange(format: Export.Format, to sink: OutputSink) throws -> Summary {
         let starts = try starts()
         let metadata = try session.log.metadata()
         let header = ExportHeader(

@@ -338,6 +338,26 @@ struct InspectorCommandTests {
         #expect(try #require(UInt64(across.1)) < damaged)
     }
 
+    @Test("pack and export of a damaged range refuse, naming the range before the damage and compact; that range packs")
+    func packOfADamagedLog() async throws {
+        let path = scratch.file("damaged-pack.reactorlog")
+        #expect(try await reactorlog("demo", "--out", path, "--actions", "2000", "--durability", "nosync").status == 0)
+        try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { $0[$0.count / 2] }
+        let out = scratch.file("bug.pack")
+        let refused = try await reactorlog("pack", path, "--out", out)
+        #expect(refused.status == 5 && !FileManager.default.fileExists(atPath: out), "\(refused.error)")
+        let damaged = try #require(refused.error.firstMatch(of: /Entry #(\d+) is corrupt/).flatMap { Int($0.1) }, "\(refused.error)")
+        #expect(refused.error.hasSuffix(
+            "A pack holds every entry of its range: pack the entries before the damage (--to \(damaged - 1)), or copy the whole log, damage and all, with `reactorlog compact LOG COPY`.\n"),
+            "\(refused.error)")
+        let export = try await reactorlog("export", path)
+        #expect(export.status == 5 && export.error.contains("An export holds every entry of its range: export the entries before"), "\(export.error)")
+        // The range the hint names packs, and opens with the original's states.
+        let packed = try await reactorlog("pack", path, "--to", "\(damaged - 1)", "--out", out)
+        #expect(packed.status == 0, "\(packed.error)")
+        #expect(try await reactorlog("state", out, "--at", "\(damaged - 1)").output == (try await reactorlog("state", path, "--at", "\(damaged - 1)").output))
+    }
+
     @Test("bisect --replay repeats a session from its probe lines or its JSON; --run judges only the steps it lacks")
     func bisectReplay() async throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -39,7 +39,7 @@ struct Export: AsyncParsableCommand {
             let writer = ExportWriter(session: session, streams: streams, stream: stream, from: from, through: to ?? .max, redaction: Redaction(keys: redact))
             if from > 1 || to != nil { try StepRange.requireEntries(in: session.log, stream: stream, from: from, through: to ?? .max) }
             let sink = try OutputSink(path: output, force: force, mode: session.fileMode)
-            let summary = try writer.write(format: format, to: sink)
+            let summary = try writer.write(format: format, to: sink, command: "export")
             try sink.commit()
             if let warning = writer.redaction.unmatchedWarning { printDiagnostic(warning) }
             try CallSiteLookup.require(summary.leftOutSites, rest: "written")

@@ -41,7 +41,7 @@ struct Pack: AsyncParsableCommand {
             if from != nil || to != nil { try StepRange.requireEntries(in: session.log, stream: stream, from: start, through: through) }
             let path = out ?? Self.defaultPath(for: log.log)
             let sink = try OutputSink(path: path, force: force, mode: session.fileMode)
-            let summary = try writer.write(format: .jsonl, to: sink)
+            let summary = try writer.write(format: .jsonl, to: sink, command: "pack")
             try sink.commit()
             let size = Info.fileSize(path)
             try printLine("Packed \(counted(summary.entries, "entry", "entries")) of \(describe(summary.starts)) into \(path) (\(Self.bytes(size))).")
