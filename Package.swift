@@ -146,7 +146,7 @@ let package = Package(
             path: "Tools/CartApp/Release2"
         ),
         // Helpers shared by the test targets.
-        .target(name: "TestSupport", dependencies: ["ReactorLog"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ReactorLog", "LMDB"], path: "Tests/TestSupport"),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "TestSupport"]),
         .testTarget(
             name: "ReactorLogTests",

@@ -56,7 +56,7 @@ struct InspectorFailure: Error, CustomStringConvertible {
             case .needsReducer: self.init(message, exit: .needsReducer)
             case .bisectPrecondition, .bisectLogIncomplete, .noRecordedStates: self.init(message, exit: .bisectFailed)
             case .replayDiverges: self.init(Self.firstLine(message), exit: .finding)
-            case .decoding: self.init(message, exit: .corrupt)
+            case .decoding, .stepUnreadable: self.init(message, exit: .corrupt)
             case .schemaMismatch: self.init(message, exit: .schemaMismatch)
             default: self.init(message, exit: .invalidArgument)
             }
@@ -108,6 +108,8 @@ struct InspectorFailure: Error, CustomStringConvertible {
         switch error {
         case .needsReducer(_, _, let nearest): "\(nearest.isEmpty ? "Run" : "Read one of those, or run") an inspector that knows the reactor."
         case .noRecordedStates: "Run an inspector that knows the reactor, or record snapshots more often."
+        case .stepUnreadable(_, _, let damage, let readableFrom):
+            TimeTravelError.around(damage, readableFrom) + " `reactorlog verify` names every damaged entry."
         case .schemaMismatch:
             "Run an inspector built from the app version that recorded it, or the generic `reactorlog`, which reads recorded states without the types."
         default: nil

@@ -80,6 +80,9 @@ struct StateWalk {
         } catch let error as TimeTravelError {
             switch error {
             case .needsReducer, .stepTrimmed, .stepRemoved: return nil
+            case .stepUnreadable(_, _, let unreadable, _):
+                damage = unreadable
+                return nil
             default: throw error
             }
         } catch let error as EventLogError {

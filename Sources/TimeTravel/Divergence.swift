@@ -33,6 +33,10 @@ extension TimeMachine {
     /// ones also differ. Needs the reducer. `from` defaults to ``TimeMachine/earliestReplayableStep()``, so a
     /// trimmed stream is checked from its oldest remaining snapshot.
     public func divergence(from: UInt64? = nil, through: UInt64 = .max) throws -> Divergence? {
+        try replaying { try firstDivergence(from: from, through: through) }
+    }
+
+    private func firstDivergence(from: UInt64?, through: UInt64) throws -> Divergence? {
         let from = try from ?? earliestReplayableStep()
         guard replayer.canReduce else { throw try needsReducer(from) }
         let snapshots = try log.snapshotSequences(stream: stream.name).filter { $0 > from && $0 <= through }

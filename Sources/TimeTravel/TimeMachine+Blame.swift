@@ -13,7 +13,7 @@ extension TimeMachine {
     /// as when the replayer reduces otherwise than the recording did, the rest is replayed on from the state
     /// reached. So the answer is always that of one replay from `from`.
     public func blame(_ path: StatePath, from: UInt64 = 1, through: UInt64 = .max) throws -> [BlameEntry] {
-        try blame(path, from: from, through: through, workers: ProcessInfo.processInfo.activeProcessorCount)
+        try replaying { try blame(path, from: from, through: through, workers: ProcessInfo.processInfo.activeProcessorCount) }
     }
 
     /// ``blame(_:from:through:)`` in about `workers` × 4 stretches (one when `workers` is 1), none shorter than

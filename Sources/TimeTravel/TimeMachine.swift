@@ -65,11 +65,29 @@ public struct TimeMachine<P: Replayer>: Sendable {
         // in this generic code, each read of the machine's properties would look up its type metadata.
         let (replayer, history, log) = (replayer, schemaHistory, log)
         let canReduce = replayer.canReduce
-        try log.forEachEntry(EntryQuery(from: point.sequence + 1, through: step, stream: stream.name, kinds: [.mutation])) { mutation in
-            guard canReduce else { throw try needsReducer(step) }
-            state = try replayer.reduce(state, view: mutation, recordedWith: history.fingerprint(at: mutation.sequence), log: log)
+        try replaying(towards: step) {
+            try log.forEachEntry(EntryQuery(from: point.sequence + 1, through: step, stream: stream.name, kinds: [.mutation])) { mutation in
+                guard canReduce else { throw try needsReducer(step) }
+                state = try replayer.reduce(state, view: mutation, recordedWith: history.fingerprint(at: mutation.sequence), log: log)
+            }
         }
         return state
+    }
+
+    /// Runs `body`, a replay towards `step` (by default, towards each step it reaches), saying of a block that cannot
+    /// be read which steps can still be rebuilt: ``TimeTravelError/stepUnreadable(step:stream:damage:readableFrom:)``,
+    /// at `step` or at the damaged entry. `state(at:)`, blame, divergence and what-if go through it.
+    func replaying<T>(towards step: UInt64? = nil, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let damage as EventLogError {
+            guard case .corruptEntry(let sequence, _) = damage else { throw damage }
+            var entries = log.entries(EntryQuery(from: sequence, stream: stream.name))
+            let end = try entries.skip(past: damage)?.upperBound ?? sequence
+            // A snapshot at the stretch's last number or after it rebuilds the steps from there without reading it.
+            let after = try log.snapshotSequences(stream: stream.name).first { $0 >= end }
+            throw TimeTravelError.stepUnreadable(step: step ?? sequence, stream: stream.name, damage: damage, readableFrom: after)
+        }
     }
 
     /// The stretches retention removed from the middle of the stream, in order (`StreamGap`).
@@ -104,6 +122,10 @@ public struct TimeMachine<P: Replayer>: Sendable {
     /// The state at `through` had the mutations in `skipped` never happened (Redux DevTools' toggle), and
     /// the differences from what was recorded. The log is not changed. Needs the reducer.
     public func whatIf(skipping skipped: Set<UInt64>, through: UInt64? = nil) throws -> WhatIf<P.State> {
+        try replaying { try replay(skipping: skipped, through: through) }
+    }
+
+    private func replay(skipping skipped: Set<UInt64>, through: UInt64?) throws -> WhatIf<P.State> {
         let end = try through ?? lastStep()
         guard replayer.canReduce else { throw try needsReducer(skipped.min() ?? end) }
         let start = (skipped.min() ?? end + 1) - 1

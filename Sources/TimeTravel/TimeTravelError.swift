@@ -10,6 +10,10 @@ public enum TimeTravelError: HintedError, Sendable, Equatable {
     case stepTrimmed(step: UInt64, stream: String, earliest: UInt64)
     /// The step lies in a stretch retention removed from the middle of the stream (`StreamGap`).
     case stepRemoved(step: UInt64, stream: String, removed: ClosedRange<UInt64>)
+    /// The step's state is rebuilt by replaying mutations of which one cannot be read (`damage`, an
+    /// ``EventLogError/corruptEntry(sequence:reason:)``); `readableFrom` is the first step after the damage whose
+    /// state a snapshot rebuilds, when there is one.
+    case stepUnreadable(step: UInt64, stream: String, damage: EventLogError, readableFrom: UInt64?)
     /// The state at a step exists only by reducing, and no reducer was given.
     case needsReducer(step: UInt64, stream: String, nearest: [UInt64])
     /// Bisect cannot start: the first state is not good or the last is not bad.
@@ -38,6 +42,8 @@ public enum TimeTravelError: HintedError, Sendable, Equatable {
             "The log holds '\(stream)' only from its state at #\(earliest) on (the entries before were trimmed, or left out of an export), so its state at #\(step) is gone."
         case .stepRemoved(let step, let stream, let removed):
             "Retention removed the entries of '\(stream)' from #\(removed.lowerBound) to #\(removed.upperBound), so its state at #\(step) is gone."
+        case .stepUnreadable(let step, let stream, let damage, _):
+            "The state of '\(stream)' at #\(step) is rebuilt through entries that cannot be read. \(damage.problem)"
         case .needsReducer(let step, let stream, let nearest):
             "The state of '\(stream)' at #\(step) was not recorded and rebuilding it needs the reducer. Recorded states nearby: \(nearest.isEmpty ? "none" : nearest.map { "#\($0)" }.joined(separator: ", "))."
         case .bisectPrecondition(let message), .decoding(let message): message
@@ -60,6 +66,8 @@ public enum TimeTravelError: HintedError, Sendable, Equatable {
         case .stepOutOfRange(_, _, let highest): "Pick a step from 0 (the initial state) to #\(highest)."
         case .stepTrimmed(_, _, let earliest): "Pick a step from #\(earliest) on."
         case .stepRemoved(_, _, let removed): "Pick a step before #\(removed.lowerBound), or from #\(removed.upperBound) on."
+        case .stepUnreadable(_, _, let damage, let readableFrom):
+            Self.around(damage, readableFrom) + " `EventLog.verify()` names every damaged entry."
         case .needsReducer(_, _, let nearest):
             "\(nearest.isEmpty ? "Travel" : "Read one of those, or travel") with a replayer that has the reducer (`ReactorReplayer`)."
         case .noRecordedStates: "Bisect with a replayer that has the reducer (`ReactorReplayer`), or record snapshots more often."
@@ -69,5 +77,13 @@ public enum TimeTravelError: HintedError, Sendable, Equatable {
         case .log(let error): error.hint
         case .bisectPrecondition, .bisectLogIncomplete, .replayDiverges, .decoding: ""
         }
+    }
+
+    /// The steps a ``stepUnreadable(step:stream:damage:readableFrom:)`` leaves, as a sentence: before the damage,
+    /// and from the first snapshot after it.
+    public static func around(_ damage: EventLogError, _ readableFrom: UInt64?) -> String {
+        let before = if case .corruptEntry(let sequence, _) = damage { "a step before #\(sequence)" } else { "another step" }
+        return readableFrom.map { "Pick \(before), or from #\($0) on, rebuilt from a snapshot after the damage." }
+            ?? "Pick \(before): no snapshot follows the damage."
     }
 }

@@ -302,6 +302,37 @@ struct TimeMachineTests {
         #expect(try reducing.recordedState(at: sparseSteps[9]) == (try reducing.state(at: sparseSteps[9])))
     }
 
+    @Test("a state rebuilt through a damaged block is refused naming the steps that can be rebuilt: before it, and from the first snapshot after it")
+    func rebuiltThroughDamage() throws {
+        let path: String
+        do {
+            let log = try openLog("damaged.reactorlog")
+            _ = try recordLedger(log, deposits: 3_000)
+            path = log.path
+            try log.close()
+        }
+        let key = try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { $0[$0.count / 2] }
+        let damaged = key.suffix(8).reduce(0) { $0 << 8 | UInt64($1) }
+        let log = try EventLog.openReadOnly(at: path)
+        let machine = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        var entries = log.entries(EntryQuery(from: damaged))
+        let stretch = try #require(try entries.skip(past: .corruptEntry(sequence: damaged, reason: "")))
+        let snapshot = try #require(try log.snapshotSequences(stream: "ledger").first { $0 >= stretch.upperBound })
+        let step = stretch.upperBound + 1
+        #expect(step < snapshot, "a step between the damage and the next snapshot")
+        let error = #expect(throws: TimeTravelError.self) { try machine.state(at: step) }
+        guard case .stepUnreadable(step, "ledger", .corruptEntry(damaged, _), snapshot)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(error?.hint == "Pick a step before #\(damaged), or from #\(snapshot) on, rebuilt from a snapshot after the damage. `EventLog.verify()` names every damaged entry.")
+        // The steps it names are rebuilt; blame through the damage names the damaged entry.
+        #expect(try machine.state(at: damaged - 1).deposits > 0)
+        #expect(try machine.state(at: snapshot + 1).deposits > 0)
+        let blamed = #expect(throws: TimeTravelError.self) { try machine.blame(try StatePath(parsing: "balance")) }
+        if case .stepUnreadable(let at, _, _, let from)? = blamed { #expect(at == damaged && from == snapshot) } else { Issue.record("\(String(describing: blamed))") }
+    }
+
     @Test("a step past the end, or trimmed away, is refused with a sentence")
     func badSteps() throws {
         let log = try openLog()

@@ -1,12 +1,12 @@
+import Foundation
 import LMDB
-import Testing
 
 /// Damage to a closed log made through LMDB, the file's structure untouched: what a bad disk does to one record.
-enum LogDamage {
+public enum LogDamage {
     /// Flips bits `mask` of the middle byte of one record of database `name` of the closed log at `path`, under the
     /// record's checksum: the record `choose` picks from the database's keys, in order. Returns its key.
     @discardableResult
-    static func flipByte(of path: String, database name: String, mask: UInt8, choose: ([[UInt8]]) -> [UInt8]) throws -> [UInt8] {
+    public static func flipByte(of path: String, database name: String, mask: UInt8, choose: ([[UInt8]]) -> [UInt8]) throws -> [UInt8] {
         let environment = try Environment(path: path)
         let database = try environment.openDatabase(name)
         return try environment.write { txn in
@@ -20,7 +20,8 @@ enum LogDamage {
                 return keys
             }
             let key = choose(keys)
-            var bytes = Array(try #require(try txn.get(database, key: key)))
+            guard let record = try txn.get(database, key: key) else { throw CocoaError(.fileReadCorruptFile) }
+            var bytes = Array(record)
             bytes[bytes.count / 2] ^= mask
             try txn.put(database, key: key, value: bytes)
             return key
