@@ -1,7 +1,7 @@
 import LMDB
 
 /// Everything that can go wrong with a log, each case a sentence naming the problem, with a hint.
-public enum EventLogError: HintedError, Sendable, Equatable {
+public enum EventLogError: HintedError, Sendable, Hashable {
     /// Nothing exists at the path.
     case notFound(path: String)
     /// Something exists at the path, but it is not a ReactorLog log.

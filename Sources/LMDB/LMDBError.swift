@@ -4,7 +4,7 @@ import CLMDB
 ///
 /// The description reads as a sentence, for example
 /// `mdb_env_open failed: No such file or directory (code 2)`.
-public struct LMDBError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct LMDBError: Error, Sendable, Hashable, CustomStringConvertible {
     /// LMDB's return code: an `MDB_*` error or a system `errno`.
     public let code: Int32
     /// The LMDB call or wrapper operation that failed, such as `mdb_put`.

@@ -42,6 +42,9 @@ public struct BisectResult: Sendable, Hashable {
     /// When the state turned bad inside a stretch retention removed (`StreamGap`): that stretch,
     /// from its first removed step to the snapshot after it. The mutations that did it are gone.
     public var removed: ClosedRange<UInt64>? = nil
+    /// When a probe's state was rebuilt through entries that cannot be read (a damaged log): the first such damage.
+    /// Those probes were skipped, as a judge skips a state it cannot evaluate; the ends are never skipped for it.
+    public var unreadable: EventLogError? = nil
 }
 
 extension TimeMachine {
@@ -65,26 +68,52 @@ extension TimeMachine {
     public func bisect(
         from: UInt64? = nil, through: UInt64? = nil, judge: (P.State, UInt64) throws -> BisectVerdict
     ) throws -> BisectResult {
+        var unreadable: EventLogError?
+        // A probe whose state cannot be rebuilt for damage is skipped; damage met otherwise (listing the stream's
+        // mutations through an index block that points into it) ends the bisect, naming the steps that can be rebuilt.
+        var result = try replaying { try bisect(from: from, through: through, judge: judge, unreadable: &unreadable) }
+        result.unreadable = unreadable
+        return result
+    }
+
+    private func bisect(
+        from: UInt64?, through: UInt64?, judge: (P.State, UInt64) throws -> BisectVerdict, unreadable: inout EventLogError?
+    ) throws -> BisectResult {
         let given = from
         let from = try from ?? earliestReplayableStep()
         let start = reconstructions
         let end = try through ?? lastStep()
         var probes: [BisectProbe] = []
-        func probe(_ step: UInt64) throws -> BisectVerdict {
-            let verdict = try judge(try state(at: step), step)
+        /// The steps whose states the damage met last keeps from being rebuilt: from it to the snapshot after it.
+        var unreadableSteps: Range<UInt64>?
+        /// The verdict on `step`'s state; one that cannot be rebuilt for damage is skipped, except at an end.
+        func probe(_ step: UInt64, end: Bool = false) throws -> BisectVerdict {
+            let state: P.State
+            do {
+                if !end, unreadableSteps?.contains(step) == true, let unreadable { throw TimeTravelError.stepUnreadable(step: step, stream: stream.name, damage: unreadable, readableFrom: nil) }
+                state = try self.state(at: step)
+            } catch TimeTravelError.stepUnreadable(_, _, let damage, let readableFrom) where !end {
+                if case .corruptEntry(let sequence, _) = damage, unreadableSteps?.contains(step) != true {
+                    unreadableSteps = sequence..<(readableFrom ?? .max)
+                }
+                unreadable = unreadable ?? damage
+                probes.append(BisectProbe(step: step, verdict: .skip))
+                return .skip
+            }
+            let verdict = try judge(state, step)
             probes.append(BisectProbe(step: step, verdict: verdict))
             return verdict
         }
         guard from < end else {
             throw TimeTravelError.bisectPrecondition("The good step #\(from) is not before the bad step #\(end): start the bisect before the step it ends at.")
         }
-        switch try probe(from) {
+        switch try probe(from, end: true) {
         case .good: break
         case .bad: throw TimeTravelError.bisectPrecondition(Self.alreadyBad(at: from, given: given != nil))
         case .skip: throw TimeTravelError.bisectPrecondition("The state at #\(from) was skipped, but bisect needs it judged good. Start from a step the test can judge.")
         }
         func mustBeBad(_ step: UInt64, _ what: String) throws {
-            switch try probe(step) {
+            switch try probe(step, end: true) {
             case .bad: break
             case .good: throw TimeTravelError.bisectPrecondition("The state at #\(step), \(what) up to #\(end), is good: there is no bad state to find. Check the test, or bisect a longer range.")
             case .skip: throw TimeTravelError.bisectPrecondition("The state at #\(step), \(what) up to #\(end), was skipped, but bisect needs it judged bad. End the bisect at a step the test can judge.")

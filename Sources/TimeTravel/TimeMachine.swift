@@ -76,7 +76,7 @@ public struct TimeMachine<P: Replayer>: Sendable {
 
     /// Runs `body`, a replay towards `step` (by default, towards each step it reaches), saying of a block that cannot
     /// be read which steps can still be rebuilt: ``TimeTravelError/stepUnreadable(step:stream:damage:readableFrom:)``,
-    /// at `step` or at the damaged entry. `state(at:)`, blame, divergence and what-if go through it.
+    /// at `step` or at the damaged entry. `state(at:)`, bisect, blame, divergence and what-if go through it.
     func replaying<T>(towards step: UInt64? = nil, _ body: () throws -> T) throws -> T {
         do {
             return try body()

@@ -302,7 +302,7 @@ struct TimeMachineTests {
         #expect(try reducing.recordedState(at: sparseSteps[9]) == (try reducing.state(at: sparseSteps[9])))
     }
 
-    @Test("a state rebuilt through a damaged block is refused naming the steps that can be rebuilt: before it, and from the first snapshot after it")
+    @Test("a state rebuilt through a damaged block is refused naming the steps that can be rebuilt: before it, and from the first snapshot after it; bisect skips it")
     func rebuiltThroughDamage() throws {
         let path: String
         do {
@@ -317,9 +317,10 @@ struct TimeMachineTests {
         let machine = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
         var entries = log.entries(EntryQuery(from: damaged))
         let stretch = try #require(try entries.skip(past: .corruptEntry(sequence: damaged, reason: "")))
-        let snapshot = try #require(try log.snapshotSequences(stream: "ledger").first { $0 >= stretch.upperBound })
-        let step = stretch.upperBound + 1
-        #expect(step < snapshot, "a step between the damage and the next snapshot")
+        let snapshots = try log.snapshotSequences(stream: "ledger")
+        let snapshot = try #require(snapshots.first { $0 >= stretch.upperBound })
+        // Every step from the damage to that snapshot but a recorded one is rebuilt through the damage.
+        let step = try #require((damaged..<snapshot).last { !snapshots.contains($0) })
         let error = #expect(throws: TimeTravelError.self) { try machine.state(at: step) }
         guard case .stepUnreadable(step, "ledger", .corruptEntry(damaged, _), snapshot)? = error else {
             Issue.record("\(String(describing: error))")
@@ -331,6 +332,13 @@ struct TimeMachineTests {
         #expect(try machine.state(at: snapshot + 1).deposits > 0)
         let blamed = #expect(throws: TimeTravelError.self) { try machine.blame(try StatePath(parsing: "balance")) }
         if case .stepUnreadable(let at, _, _, let from)? = blamed { #expect(at == damaged && from == snapshot) } else { Issue.record("\(String(describing: blamed))") }
+        // A bisect skips the states it cannot rebuild: a bug that came in the damaged stretch is narrowed to it.
+        let good = try machine.state(at: damaged - 1).deposits
+        let result = try machine.bisect { state, _ in state.deposits > good ? .bad : .good }
+        #expect(result.firstBad == nil && !result.candidates.isEmpty, "\(result.candidates)")
+        #expect(result.candidates.allSatisfy { $0 >= damaged && $0 <= snapshot }, "\(result.candidates)")
+        if case .corruptEntry(damaged, _)? = result.unreadable {} else { Issue.record("\(String(describing: result.unreadable))") }
+        #expect(result.probes.contains { $0.verdict == .skip })
     }
 
     @Test("a step past the end, or trimmed away, is refused with a sentence")

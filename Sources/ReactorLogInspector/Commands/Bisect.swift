@@ -66,7 +66,9 @@ struct Bisect: AsyncParsableCommand {
             let stream = try session.stream(streamOption.stream, step: to)
             if let to { try session.checkStep(to, stream: stream) }
             let machine = try session.machine(for: stream)
+            var judged = Set<UInt64>()
             let result = try machine.bisectJSON(from: from, through: to) { state, step in
+                judged.insert(step)
                 let verdict = try replayed?.verdicts[step] ?? judge(state, step: step)
                 // Like git bisect's commit subject: what made the state judged (a mutation, but for the ends).
                 let made: String = if step == 0 {
@@ -80,36 +82,48 @@ struct Bisect: AsyncParsableCommand {
                 StandardError.writeLine("bisect: #\(step) \(verdictText)  \(made)")
                 return verdict
             }
-            if output.json {
-                return try printJSON(BisectJSON(
-                    stream: stream.name, firstBad: result.firstBad, candidates: result.candidates,
-                    mutation: result.mutation.map { EntryJSON($0) }, action: result.action.map { EntryJSON($0) },
-                    changes: result.diff.map(ChangeJSON.list) ?? [], probes: result.probes, reconstructions: result.reconstructions,
-                    recordedGood: result.recordedBounds?.lowerBound, recordedBad: result.recordedBounds?.upperBound,
-                    removedFrom: result.removed?.lowerBound, removedThrough: result.removed?.upperBound))
-            }
-            let t = session.terminal
-            if let bounds = result.recordedBounds {
-                try printRange(bounds, result, stream: stream, session: session)
-                return
-            }
-            if let removed = result.removed {
-                try printLine(t.paint("The state turned bad in #\(removed.lowerBound)…#\(removed.upperBound), a stretch retention removed", .bold) + " from stream \(stream.name): the mutations that did it are gone.")
-                try printLine("  state change across it:")
+            // The answer, then what damage kept from being judged (exit 5): the states rebuilt through it were skipped.
+            try { () throws in
+                if output.json {
+                    return try printJSON(BisectJSON(
+                        stream: stream.name, firstBad: result.firstBad, candidates: result.candidates,
+                        mutation: result.mutation.map { EntryJSON($0) }, action: result.action.map { EntryJSON($0) },
+                        changes: result.diff.map(ChangeJSON.list) ?? [], probes: result.probes, reconstructions: result.reconstructions,
+                        recordedGood: result.recordedBounds?.lowerBound, recordedBad: result.recordedBounds?.upperBound,
+                        removedFrom: result.removed?.lowerBound, removedThrough: result.removed?.upperBound))
+                }
+                let t = session.terminal
+                if let bounds = result.recordedBounds {
+                    try printRange(bounds, result, stream: stream, session: session)
+                    return
+                }
+                if let removed = result.removed {
+                    try printLine(t.paint("The state turned bad in #\(removed.lowerBound)…#\(removed.upperBound), a stretch retention removed", .bold) + " from stream \(stream.name): the mutations that did it are gone.")
+                    try printLine("  state change across it:")
+                    for line in result.diff?.rendered() ?? [] { try printLine("    " + DiffColors.paint(line, t)) }
+                    try printLine("Judged \(result.probes.count) states. Pin windows around incidents (EventLog.pin) so retention keeps them.")
+                    return
+                }
+                guard let firstBad = result.firstBad, let mutation = result.mutation else {
+                    try printLine("Bisect could not narrow it down: skipped states leave the first bad step among \(result.candidates.map { "#\($0)" }.joined(separator: ", ")).")
+                    return
+                }
+                try printLine(t.paint("First bad step: #\(firstBad)", .bold) + " in stream \(stream.name)")
+                try printLine("  mutation:  #\(mutation.sequence) \(EntryFormatter.payload(mutation))")
+                if let action = result.action { try printLine("  caused by: #\(action.sequence) action \(EntryFormatter.payload(action))") }
+                try printLine("  state change:")
                 for line in result.diff?.rendered() ?? [] { try printLine("    " + DiffColors.paint(line, t)) }
-                try printLine("Judged \(result.probes.count) states. Pin windows around incidents (EventLog.pin) so retention keeps them.")
-                return
+                try printLine("Judged \(counted(judged.count, "state")), rebuilt \(result.reconstructions).")
+            }()
+            if let damage = result.unreadable {
+                let skipped = result.probes.filter { $0.verdict == .skip && !judged.contains($0.step) }.map(\.step)
+                let what = if let first = skipped.min(), let last = skipped.max(), skipped.count > 1 {
+                    "\(skipped.count) states in #\(first)…#\(last) were"
+                } else {
+                    "the state at #\(skipped.first ?? 0) was"
+                }
+                throw InspectorFailure.readPast(["\(what) skipped, rebuilt through entries that cannot be read"], damage: damage)
             }
-            guard let firstBad = result.firstBad, let mutation = result.mutation else {
-                try printLine("Bisect could not narrow it down: skipped states leave the first bad step among \(result.candidates.map { "#\($0)" }.joined(separator: ", ")).")
-                return
-            }
-            try printLine(t.paint("First bad step: #\(firstBad)", .bold) + " in stream \(stream.name)")
-            try printLine("  mutation:  #\(mutation.sequence) \(EntryFormatter.payload(mutation))")
-            if let action = result.action { try printLine("  caused by: #\(action.sequence) action \(EntryFormatter.payload(action))") }
-            try printLine("  state change:")
-            for line in result.diff?.rendered() ?? [] { try printLine("    " + DiffColors.paint(line, t)) }
-            try printLine("Judged \(counted(result.probes.count, "state")), rebuilt \(result.reconstructions).")
         }
     }
 
