@@ -19,7 +19,9 @@ struct StateWalk {
     private var typed: Any?
     /// The first mutation since the last known state whose own state is not known.
     private var unknownSince: UInt64?
+    /// Whether the state after the last entry is unknown, and whether for damage.
     private var isUnknown: Bool
+    private var isUnreadable: Bool
     /// The last entry walked (before the first, the step the walk starts after).
     private var position: UInt64
     /// Without the reducer, the steps whose states the log recorded, through the highest step when the walk began
@@ -40,7 +42,7 @@ struct StateWalk {
         unshown = damage.map { ($0, 1) }
         startIsUnreadable = damage != nil
         recorded = machine.canReduce ? nil : (Set(try log.snapshotSequences(stream: machine.stream.name)), try log.highestSequence())
-        (state, isUnknown) = (start, start == nil)
+        (state, isUnknown, isUnreadable) = (start, start == nil, startIsUnreadable)
     }
 
     /// Passes over `stretch`, entries that could not be read (a damaged block, which `log` lists past): the state
@@ -58,16 +60,16 @@ struct StateWalk {
             unknownSince = unknownSince ?? gap.lowerBound
         }
         position = entry.sequence
-        guard entry.kind == .mutation else { return TimelineStep(isUnknown: isUnknown) }
+        guard entry.kind == .mutation else { return TimelineStep(isUnknown: isUnknown, isUnreadable: isUnreadable) }
         let mayBeKnown = recorded.map { entry.sequence > $0.through || $0.steps.contains(entry.sequence) } ?? true
         var damage: EventLogError?
         guard mayBeKnown, let (typed, after) = try Self.known(damage: &damage, { try machine.state(after: entry, from: typed) }) ?? nil else {
             unknownSince = unknownSince ?? entry.sequence
-            (typed, isUnknown) = (nil, true)
+            (typed, isUnknown, isUnreadable) = (nil, true, damage != nil)
             if let damage { unshown = (unshown?.damage ?? damage, (unshown?.count ?? 0) + 1) }
-            return TimelineStep(isUnknown: true, isUnreadable: damage != nil)
+            return TimelineStep(isUnknown: true, isUnreadable: isUnreadable)
         }
-        defer { (state, self.typed, unknownSince, isUnknown) = (after, typed, nil, false) }
+        defer { (state, self.typed, unknownSince, isUnknown, isUnreadable) = (after, typed, nil, false, false) }
         guard let before = state else { return TimelineStep(firstKnown: after, spanStart: unknownSince) }
         return TimelineStep(diff: StateDiff(from: before, to: after), spanStart: unknownSince)
     }

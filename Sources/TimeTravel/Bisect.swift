@@ -88,14 +88,15 @@ extension TimeMachine {
         var unreadableSteps: Range<UInt64>?
         /// The verdict on `step`'s state; one that cannot be rebuilt for damage is skipped, except at an end.
         func probe(_ step: UInt64, end: Bool = false) throws -> BisectVerdict {
+            if !end, unreadableSteps?.contains(step) == true {
+                probes.append(BisectProbe(step: step, verdict: .skip))
+                return .skip
+            }
             let state: P.State
             do {
-                if !end, unreadableSteps?.contains(step) == true, let unreadable { throw TimeTravelError.stepUnreadable(step: step, stream: stream.name, damage: unreadable, readableFrom: nil) }
                 state = try self.state(at: step)
             } catch TimeTravelError.stepUnreadable(_, _, let damage, let readableFrom) where !end {
-                if case .corruptEntry(let sequence, _) = damage, unreadableSteps?.contains(step) != true {
-                    unreadableSteps = sequence..<(readableFrom ?? .max)
-                }
+                if case .corruptEntry(let sequence, _) = damage { unreadableSteps = sequence..<(readableFrom ?? .max) }
                 unreadable = unreadable ?? damage
                 probes.append(BisectProbe(step: step, verdict: .skip))
                 return .skip

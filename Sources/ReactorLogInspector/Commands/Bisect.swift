@@ -101,7 +101,7 @@ struct Bisect: AsyncParsableCommand {
                     try printLine(t.paint("The state turned bad in #\(removed.lowerBound)…#\(removed.upperBound), a stretch retention removed", .bold) + " from stream \(stream.name): the mutations that did it are gone.")
                     try printLine("  state change across it:")
                     for line in result.diff?.rendered() ?? [] { try printLine("    " + DiffColors.paint(line, t)) }
-                    try printLine("Judged \(result.probes.count) states. Pin windows around incidents (EventLog.pin) so retention keeps them.")
+                    try printLine("Judged \(counted(judged.count, "state")). Pin windows around incidents (EventLog.pin) so retention keeps them.")
                     return
                 }
                 guard let firstBad = result.firstBad, let mutation = result.mutation else {
