@@ -10,8 +10,8 @@ public enum TimeTravelError: HintedError, Sendable, Equatable {
     case stepTrimmed(step: UInt64, stream: String, earliest: UInt64)
     /// The step lies in a stretch retention removed from the middle of the stream (`StreamGap`).
     case stepRemoved(step: UInt64, stream: String, removed: ClosedRange<UInt64>)
-    /// The step's state is rebuilt by replaying mutations of which one cannot be read (`damage`, an
-    /// ``EventLogError/corruptEntry(sequence:reason:)``); `readableFrom` is the first step after the damage whose
+    /// The step's state is rebuilt by replaying mutations of which one cannot be read (`damage`, the
+    /// log's `EventLogError.corruptEntry`); `readableFrom` is the first step after the damage whose
     /// state a snapshot rebuilds, when there is one.
     case stepUnreadable(step: UInt64, stream: String, damage: EventLogError, readableFrom: UInt64?)
     /// The state at a step exists only by reducing, and no reducer was given.
