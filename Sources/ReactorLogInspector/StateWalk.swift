@@ -45,8 +45,9 @@ struct StateWalk {
         (state, isUnknown, isUnreadable) = (start, start == nil, startIsUnreadable)
     }
 
-    /// Passes over `stretch`, entries that could not be read (a damaged block, which `log` lists past): the state
-    /// after it is rebuilt where it can be, and the next known state's change spans it.
+    /// Passes over `stretch`, entries not in the walk: a block that could not be read (which `log` lists past), or a
+    /// stretch retention removed. The state after it is rebuilt where it can be, and the next known state's change
+    /// spans it.
     mutating func skip(_ stretch: ClosedRange<UInt64>) {
         typed = nil
         unknownSince = unknownSince ?? stretch.lowerBound
@@ -55,10 +56,7 @@ struct StateWalk {
     /// What `entry`, the next of the stream walked, did to the state.
     mutating func step(_ entry: LogEntry) throws -> TimelineStep {
         // Across a stretch retention removed, the state kept is not the one before this entry: it is rebuilt.
-        if let gap = gaps.first(where: { $0.lowerBound > position && $0.upperBound < entry.sequence }) {
-            typed = nil
-            unknownSince = unknownSince ?? gap.lowerBound
-        }
+        if let gap = gaps.first(where: { $0.lowerBound > position && $0.upperBound < entry.sequence }) { skip(gap) }
         position = entry.sequence
         guard entry.kind == .mutation else { return TimelineStep(isUnknown: isUnknown, isUnreadable: isUnreadable) }
         let mayBeKnown = recorded.map { entry.sequence > $0.through || $0.steps.contains(entry.sequence) } ?? true

@@ -83,38 +83,7 @@ struct Bisect: AsyncParsableCommand {
                 return verdict
             }
             // The answer, then what damage kept from being judged (exit 5): the states rebuilt through it were skipped.
-            try { () throws in
-                if output.json {
-                    return try printJSON(BisectJSON(
-                        stream: stream.name, firstBad: result.firstBad, candidates: result.candidates,
-                        mutation: result.mutation.map { EntryJSON($0) }, action: result.action.map { EntryJSON($0) },
-                        changes: result.diff.map(ChangeJSON.list) ?? [], probes: result.probes, reconstructions: result.reconstructions,
-                        recordedGood: result.recordedBounds?.lowerBound, recordedBad: result.recordedBounds?.upperBound,
-                        removedFrom: result.removed?.lowerBound, removedThrough: result.removed?.upperBound))
-                }
-                let t = session.terminal
-                if let bounds = result.recordedBounds {
-                    try printRange(bounds, result, stream: stream, session: session)
-                    return
-                }
-                if let removed = result.removed {
-                    try printLine(t.paint("The state turned bad in #\(removed.lowerBound)…#\(removed.upperBound), a stretch retention removed", .bold) + " from stream \(stream.name): the mutations that did it are gone.")
-                    try printLine("  state change across it:")
-                    for line in result.diff?.rendered() ?? [] { try printLine("    " + DiffColors.paint(line, t)) }
-                    try printLine("Judged \(counted(judged.count, "state")). Pin windows around incidents (EventLog.pin) so retention keeps them.")
-                    return
-                }
-                guard let firstBad = result.firstBad, let mutation = result.mutation else {
-                    try printLine("Bisect could not narrow it down: skipped states leave the first bad step among \(result.candidates.map { "#\($0)" }.joined(separator: ", ")).")
-                    return
-                }
-                try printLine(t.paint("First bad step: #\(firstBad)", .bold) + " in stream \(stream.name)")
-                try printLine("  mutation:  #\(mutation.sequence) \(EntryFormatter.payload(mutation))")
-                if let action = result.action { try printLine("  caused by: #\(action.sequence) action \(EntryFormatter.payload(action))") }
-                try printLine("  state change:")
-                for line in result.diff?.rendered() ?? [] { try printLine("    " + DiffColors.paint(line, t)) }
-                try printLine("Judged \(counted(judged.count, "state")), rebuilt \(result.reconstructions).")
-            }()
+            try printAnswer(result, judged: judged.count, stream: stream, session: session)
             if let damage = result.unreadable {
                 let skipped = result.probes.filter { $0.verdict == .skip && !judged.contains($0.step) }.map(\.step)
                 let what = if let first = skipped.min(), let last = skipped.max(), skipped.count > 1 {
@@ -125,6 +94,41 @@ struct Bisect: AsyncParsableCommand {
                 throw InspectorFailure.readPast(["\(what) skipped, rebuilt through entries that cannot be read"], damage: damage)
             }
         }
+    }
+
+    /// The answer: the first bad step and its change, or the range bisect could not narrow; with `--json`, as JSON.
+    /// `judged` is how many states the judge saw.
+    private func printAnswer(_ result: BisectResult, judged: Int, stream: StreamInfo, session: Session) throws {
+        if output.json {
+            return try printJSON(BisectJSON(
+                stream: stream.name, firstBad: result.firstBad, candidates: result.candidates,
+                mutation: result.mutation.map { EntryJSON($0) }, action: result.action.map { EntryJSON($0) },
+                changes: result.diff.map(ChangeJSON.list) ?? [], probes: result.probes, reconstructions: result.reconstructions,
+                recordedGood: result.recordedBounds?.lowerBound, recordedBad: result.recordedBounds?.upperBound,
+                removedFrom: result.removed?.lowerBound, removedThrough: result.removed?.upperBound))
+        }
+        let t = session.terminal
+        if let bounds = result.recordedBounds {
+            try printRange(bounds, result, stream: stream, session: session)
+            return
+        }
+        if let removed = result.removed {
+            try printLine(t.paint("The state turned bad in #\(removed.lowerBound)…#\(removed.upperBound), a stretch retention removed", .bold) + " from stream \(stream.name): the mutations that did it are gone.")
+            try printLine("  state change across it:")
+            for line in result.diff?.rendered() ?? [] { try printLine("    " + DiffColors.paint(line, t)) }
+            try printLine("Judged \(counted(judged, "state")). Pin windows around incidents (EventLog.pin) so retention keeps them.")
+            return
+        }
+        guard let firstBad = result.firstBad, let mutation = result.mutation else {
+            try printLine("Bisect could not narrow it down: skipped states leave the first bad step among \(result.candidates.map { "#\($0)" }.joined(separator: ", ")).")
+            return
+        }
+        try printLine(t.paint("First bad step: #\(firstBad)", .bold) + " in stream \(stream.name)")
+        try printLine("  mutation:  #\(mutation.sequence) \(EntryFormatter.payload(mutation))")
+        if let action = result.action { try printLine("  caused by: #\(action.sequence) action \(EntryFormatter.payload(action))") }
+        try printLine("  state change:")
+        for line in result.diff?.rendered() ?? [] { try printLine("    " + DiffColors.paint(line, t)) }
+        try printLine("Judged \(counted(judged, "state")), rebuilt \(result.reconstructions).")
     }
 
     /// The answer from recorded states only: the range, its mutations, the change across it, and the hint.
