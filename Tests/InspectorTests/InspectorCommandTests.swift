@@ -307,8 +307,10 @@ struct InspectorCommandTests {
         let path = scratch.file("damaged-changes.reactorlog")
         #expect(try await reactorlog("demo", "--out", path, "--actions", "2000", "--durability", "nosync").status == 0)
         let healthy = try await reactorlog("log", path, "--stream", "counter", "--changes")
-        // A byte of the middle block of entries, under its checksum.
-        try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { $0[$0.count / 2] }
+        // A byte of a block of entries near the middle, under its checksum: one whose next states are not recorded,
+        // so that some are rebuilt through the damage.
+        let snapshots = try EventLog.openReadOnly(at: path).snapshotSequences(stream: "counter")
+        try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { LogDamage.blockBeforeUnreadableStates($0, snapshots: snapshots) }
         let listed = try await reactorlog("log", path, "--stream", "counter", "--changes")
         #expect(listed.status == 5 && listed.error.contains("left out, the rest listed"), "\(listed.error)")
         let left = try #require(listed.error.firstMatch(of: /#(\d+)…#\d+ were left out/), "\(listed.error)")

@@ -151,7 +151,9 @@ struct TimelineTests {
     func damaged() async throws {
         let path = scratch.file("damaged.reactorlog")
         #expect(try await Tool.run(["demo", "--out", path, "--actions", "2000", "--durability", "nosync"]).status == 0)
-        try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { $0[$0.count / 2] }
+        // A block whose next states are not recorded, so that some are rebuilt through the damage.
+        let snapshots = try EventLog.openReadOnly(at: path).snapshotSequences(stream: "counter")
+        try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { LogDamage.blockBeforeUnreadableStates($0, snapshots: snapshots) }
         let out = scratch.file("damaged.html")
         let (result, page) = try await timeline([path, "--out", out])
         #expect(result.status == 5, "\(result.error)")
