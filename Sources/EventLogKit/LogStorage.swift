@@ -112,8 +112,11 @@ final class LogStorage: Sendable {
             case nil: break
             }
             // A log no process is writing may come from anywhere (a bug report): check every page LMDB can reach
-            // before it maps the file. A live writer's log is its own, and its pages change under a plain read.
-            if readOnly, !WriterLock.isHeld(directory: path), case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: dataPath) {
+            // before it maps the file. A live writer's log is its own, and its pages change under a plain read: a
+            // structure found damaged is asked of the lock itself before it is called so (the kernel's table, which
+            // answers first without taking a lock, once missed a live writer under a full test run's locks).
+            if readOnly, !WriterLock.isHeld(directory: path), case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: dataPath),
+               !WriterLock.isHeld(directory: path, tryingTheLock: true) {
                 throw .damagedFile(path: path, reason: "its \(LogLayout.dataFile) \(reason)")
             }
             return

@@ -38,10 +38,11 @@ final class WriterLock: Sendable {
     /// Whether a writer holds the log in `directory` now (in any process, this one included). On Linux the kernel's
     /// table of locks says, so asking takes no lock: a writer starting at that moment would find a shared one and
     /// fail to open the log. Elsewhere a shared lock is tried and released at once; on another user's lock file,
-    /// which this user may not open, a writer is assumed, the answer that reads nothing unsafely.
-    static func isHeld(directory: String) -> Bool {
+    /// which this user may not open, a writer is assumed, the answer that reads nothing unsafely. `tryingTheLock`
+    /// asks the lock itself on Linux too: the table, read in pieces while other locks come and go, can miss a line.
+    static func isHeld(directory: String, tryingTheLock: Bool = false) -> Bool {
         let path = directory + "/" + LogLayout.writerLockFile
-        if let listed = isListedAsLocked(path) { return listed }
+        if !tryingTheLock, let listed = isListedAsLocked(path) { return listed }
         // Non-blocking: opening a pipe put there for reading would wait for a writer that never comes.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { return errno == EACCES }
