@@ -12,16 +12,15 @@ struct StateWalk {
     private let gaps: [ClosedRange<UInt64>]
     /// The state before the first entry walked, `nil` when it is not known.
     let start: JSONValue?
-    /// Whether ``start`` is not known because it would be rebuilt through damage.
-    let startIsUnreadable: Bool
+    /// Why ``start`` is not known, `nil` when it is.
+    let startUnknown: TimelineStep.Unknown?
     /// The last known state, as JSON and (right after the mutation before, with the reducer) as the reducer's type.
     private var state: JSONValue?
     private var typed: Any?
     /// The first mutation since the last known state whose own state is not known.
     private var unknownSince: UInt64?
-    /// Whether the state after the last entry is unknown, and whether for damage.
-    private var isUnknown: Bool
-    private var isUnreadable: Bool
+    /// Why the state after the last entry is not known, `nil` when it is.
+    private var unknown: TimelineStep.Unknown?
     /// The last entry walked (before the first, the step the walk starts after).
     private var position: UInt64
     /// Without the reducer, the steps whose states the log recorded, through the highest step when the walk began
@@ -40,9 +39,9 @@ struct StateWalk {
         var damage: EventLogError?
         start = try Self.known(damage: &damage) { try machine.json(at: before) }
         unshown = damage.map { ($0, 1) }
-        startIsUnreadable = damage != nil
+        startUnknown = start != nil ? nil : damage != nil ? .unreadable : .notRecorded
         recorded = machine.canReduce ? nil : (Set(try log.snapshotSequences(stream: machine.stream.name)), try log.highestSequence())
-        (state, isUnknown, isUnreadable) = (start, start == nil, startIsUnreadable)
+        (state, unknown) = (start, startUnknown)
     }
 
     /// Passes over `stretch`, entries not in the walk: a block that could not be read (which `log` lists past), or a
@@ -58,16 +57,16 @@ struct StateWalk {
         // Across a stretch retention removed, the state kept is not the one before this entry: it is rebuilt.
         if let gap = gaps.first(where: { $0.lowerBound > position && $0.upperBound < entry.sequence }) { skip(gap) }
         position = entry.sequence
-        guard entry.kind == .mutation else { return TimelineStep(isUnknown: isUnknown, isUnreadable: isUnreadable) }
+        guard entry.kind == .mutation else { return TimelineStep(unknown: unknown) }
         let mayBeKnown = recorded.map { entry.sequence > $0.through || $0.steps.contains(entry.sequence) } ?? true
         var damage: EventLogError?
         guard mayBeKnown, let (typed, after) = try Self.known(damage: &damage, { try machine.state(after: entry, from: typed) }) ?? nil else {
             unknownSince = unknownSince ?? entry.sequence
-            (typed, isUnknown, isUnreadable) = (nil, true, damage != nil)
+            (typed, unknown) = (nil, damage != nil ? .unreadable : .notRecorded)
             if let damage { unshown = (unshown?.damage ?? damage, (unshown?.count ?? 0) + 1) }
-            return TimelineStep(isUnknown: true, isUnreadable: isUnreadable)
+            return TimelineStep(unknown: unknown)
         }
-        defer { (state, self.typed, unknownSince, isUnknown, isUnreadable) = (after, typed, nil, false, false) }
+        defer { (state, self.typed, unknownSince, unknown) = (after, typed, nil, nil) }
         guard let before = state else { return TimelineStep(firstKnown: after, spanStart: unknownSince) }
         return TimelineStep(diff: StateDiff(from: before, to: after), spanStart: unknownSince)
     }

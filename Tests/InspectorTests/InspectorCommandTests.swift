@@ -329,6 +329,12 @@ struct InspectorCommandTests {
         // tail, keeping each stream's state as it goes, passes over the damage the same way.
         let tailed = try await reactorlog("tail", path, "--stream", "counter", "-n", "9000", "--changes")
         #expect(tailed.status == 5 && tailed.output == listed.output, "\(tailed.error)")
+        // The JSON says why each state it has no change for is not known.
+        let json = try await reactorlog("log", path, "--stream", "counter", "--changes", "--kind", "mutation", "--json")
+        let reasons = try json.lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+            .map { ($0["stateUnknown"] as? String, $0["changes"] != nil) }
+        #expect(json.status == 5 && reasons.contains { $0 == ("unreadable", false) } && !reasons.contains { $0 == ("notRecorded", false) })
+        #expect(reasons.allSatisfy { ($0.0 == nil) == $0.1 }, "each mutation has its changes or the reason they are not known")
         // A bisect skips the states it cannot rebuild, answers, and names them (exit 5): here the test turns bad
         // inside the stretch left out, so they are the answer's candidates.
         let bisected = try await reactorlog("bisect", path, "--stream", "counter", "--run", "test \"$REACTORLOG_STEP\" -lt \(left.1)")
@@ -723,6 +729,8 @@ struct GenericModeTests {
         let objects = try json.output.split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
         #expect(objects.map { $0["sequence"] as? Int } == [3, 5, 7, 9, 11, 13, 15, 17])
         #expect(objects[0]["changes"] == nil, "a change not known is left out, not empty")
+        #expect(objects[0]["stateUnknown"] as? String == "notRecorded")
+        #expect(objects[7]["stateUnknown"] == nil)
         #expect(objects[7]["changesSince"] as? Int == 3)
         #expect((objects[7]["changes"] as? [[String: Any]])?.first?["path"] as? String == "itemCount")
     }

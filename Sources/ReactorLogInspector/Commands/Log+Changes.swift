@@ -49,17 +49,21 @@ extension Log {
 
     /// What a mutation changed, as lines under it (`log` and `tail`).
     static func changeLines(_ step: TimelineStep) -> [String] {
-        if step.isUnreadable { return ["state not known: it would be rebuilt through entries that could not be read"] }
-        if step.isUnknown { return ["state not recorded"] }
+        switch step.unknown {
+        case .unreadable: return ["state not known: it would be rebuilt through entries that could not be read"]
+        case .notRecorded: return ["state not recorded"]
+        case nil: break
+        }
         if let state = step.firstKnown { return ["state: " + EntryFormatter.brief(state)] }
         guard let diff = step.diff else { return [] }
         let since = step.spanStart.map { ["since #\($0) (the states between are not in the log):"] } ?? []
         return since + diff.rendered()
     }
 
-    /// What a mutation changed, as the members its JSON line adds; `nil` when its state is not known (`log` and `tail`).
+    /// What a mutation changed, as the members its JSON line adds (`log` and `tail`): `changes`, or `stateUnknown`
+    /// with the reason when its state is not known.
     static func changesJSON(_ step: TimelineStep) throws -> String? {
-        if step.isUnknown { return nil }
+        if let unknown = step.unknown { return #""stateUnknown":""# + unknown.rawValue + #"""# }
         if let state = step.firstKnown { return #""changes":"# + (try jsonString([ChangeJSON(path: "", old: nil, new: state)], pretty: false)) }
         guard let diff = step.diff else { return nil }
         let since = step.spanStart.map { #","changesSince":\#($0)"# } ?? ""

@@ -134,7 +134,7 @@ extension TimelineDocument {
             rows.append(Row(
                 s: entry.sequence, k: entry.kind.description, c: entry.caseName,
                 p: (try? JSONValue(payload: entry.payload, codec: entry.codec)) ?? nil, r: EntryFormatter.payload(entry),
-                b: entry.cause, t: String(entry.timestamp), d: state.timelineChanges, u: state.isUnknown ? true : nil, x: state.isUnreadable ? true : nil, g: state.spanStart,
+                b: entry.cause, t: String(entry.timestamp), d: state.timelineChanges, u: state.unknown != nil ? true : nil, x: state.unknown == .unreadable ? true : nil, g: state.spanStart,
                 w: entry.kind == .action ? try sites.site(at: entry.sequence) : nil))
             if rows.count % 16_384 == 0 { progress(rows.count) }
         }
@@ -149,6 +149,6 @@ extension TimelineDocument {
                 inspector: ReactorLogInspector.commandName, reduced: machine.canReduce,
                 generatedAt: EntryLine.iso8601(nanoseconds: Int64(Date().timeIntervalSince1970 * 1e9))),
             range: Range(first: first, last: last, shown: rows.count, available: everything.count, note: note),
-            start: walk.start, startUnreadable: walk.startIsUnreadable ? true : nil, entries: rows)
+            start: walk.start, startUnreadable: walk.startUnknown == .unreadable ? true : nil, entries: rows)
     }
 }

@@ -7,13 +7,20 @@ struct TimelineStep {
     var diff: StateDiff?
     /// The state after the entry when it is the first known one and nothing before it is: all of it is new.
     var firstKnown: JSONValue?
-    /// Whether the state after the entry is unknown: no reducer, and the log recorded no state there.
-    var isUnknown = false
-    /// Whether the state is unknown because it would be rebuilt through entries that could not be read.
-    var isUnreadable = false
+    /// Why the state after the entry is not known, `nil` when it is.
+    var unknown: Unknown?
     /// When ``diff`` spans several mutations because the states between are not in the log (not recorded, or removed
     /// by retention): the first of them.
     var spanStart: UInt64?
+
+    /// Why a state is not known.
+    enum Unknown: String {
+        /// The log holds no state there and the reducer is not at hand, or retention removed the entries it is
+        /// rebuilt from.
+        case notRecorded
+        /// It would be rebuilt through entries that could not be read.
+        case unreadable
+    }
 
     /// The changes as a timeline page lists them, `nil` when there are none; a first known state is one addition of
     /// the whole state.
