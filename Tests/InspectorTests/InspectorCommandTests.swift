@@ -352,6 +352,41 @@ struct InspectorCommandTests {
         #expect(try #require(UInt64(across.1)) < damaged)
     }
 
+    @Test("blame across a damaged block lists the changes on either side, and the value across the stretch it cannot know")
+    func blamePastDamage() async throws {
+        let path = scratch.file("damaged-blame.reactorlog")
+        #expect(try await reactorlog("demo", "--out", path, "--actions", "2000", "--durability", "nosync").status == 0)
+        // A change's line with its columns' padding taken out (the stretch's range widens the step column).
+        let rows = { (result: Tool.Result) in result.lines.dropFirst().map { $0.split(separator: " ").joined(separator: " ") } }
+        let step = { (row: String) in row.firstMatch(of: /#(\d+)\s/).flatMap { UInt64($0.1) } ?? 0 }
+        let healthy = rows(try await reactorlog("blame", path, "value", "--stream", "counter"))
+        let snapshots = try EventLog.openReadOnly(at: path).snapshotSequences(stream: "counter")
+        try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { LogDamage.blockBeforeUnreadableStates($0, snapshots: snapshots) }
+        let blamed = try await reactorlog("blame", path, "value", "--stream", "counter")
+        #expect(blamed.status == 5, "\(blamed.error)")
+        let named = try #require(
+            blamed.error.firstMatch(of: /The changes in #(\d+)…#(\d+) are not known, the rest listed: Entry #\d+ is corrupt/), "\(blamed.error)")
+        let (first, last) = (try #require(UInt64(named.1)), try #require(UInt64(named.2)))
+        #expect(snapshots.contains(last), "the stretch ends at the first state after the damage a snapshot rebuilds")
+        // The healthy log's changes before the stretch and after it, and between them one line for the stretch, the
+        // value at its ends being the healthy log's there.
+        let before = healthy.filter { step($0) < first }, after = healthy.filter { step($0) > last }
+        let value = { (row: String, side: Int) in row.firstMatch(of: /(\d+) → (\d+)/).map { side == 0 ? String($0.1) : String($0.2) } ?? "" }
+        let across = "- #\(first)…#\(last) not readable \(value(before.last!, 1)) → \(value(after.first!, 0)) (the changes between are not known)"
+        #expect(rows(blamed) == before + [across] + after)
+        #expect(blamed.lines.first == "counter: value changed \(before.count + after.count) times where the log could be read")
+        // The latest changes walk back across it too: those after it, the stretch, and the rest from before it.
+        let latest = try await reactorlog("blame", path, "value", "--stream", "counter", "-n", "\(after.count + 2)")
+        #expect(latest.status == 5 && rows(latest) == before.suffix(2) + [across] + after, "\(latest.output)")
+        // JSON lists the changes known; the exit code and the last line say what is not.
+        let json = try await reactorlog("blame", path, "value", "--stream", "counter", "--json")
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]])
+        #expect(json.status == 5 && objects.compactMap { ($0["sequence"] as? Int).map { UInt64($0) } } == (before + after).map { step($0) })
+        // A range inside the stretch has nothing to list: the refusal names the steps that can be rebuilt.
+        let inside = try await reactorlog("blame", path, "value", "--stream", "counter", "--from", "\(first + 1)", "--to", "\(last - 1)")
+        #expect(inside.status == 5 && inside.error.contains("Pick a step before #\(first), or from #\(last) on"), "\(inside.error)")
+    }
+
     @Test("pack and export of a damaged range refuse, naming the range before the damage and compact; that range packs")
     func packOfADamagedLog() async throws {
         let path = scratch.file("damaged-pack.reactorlog")

@@ -29,8 +29,9 @@ struct Blame: AsyncParsableCommand {
             let machine = try session.machine(for: stream)
             // By default, everything the log holds: in a trimmed stream or a pack, from its oldest state on.
             let from = try from ?? machine.earliestReplayableStep() + 1
-            let changes = try latest.map { try machine.lastChanges(of: statePath, count: $0, from: from, atOrBefore: to ?? .max) }
-                ?? machine.blame(statePath, from: from, through: to ?? .max)
+            // Across a damaged block, the changes on either side of it and the value across it.
+            let blame = try ReadableBlame(machine, path: statePath, from: from, through: to ?? .max, latest: latest)
+            let changes = blame.changes
             if changes.isEmpty, let start = try? machine.json(at: from), start[statePath] == nil {
                 // With no change, the value at the path is the same at every step of the range: absent at its start, it
                 // is absent throughout. What the state has at the range's end says what the path may have meant.
@@ -40,13 +41,24 @@ struct Blame: AsyncParsableCommand {
                     "The state of '\(stream.name)' has nothing at '\(statePath)' from #\(from) to #\(end) (at #\(end), \(there)). Check the path.",
                     exit: .invalidArgument)
             }
-            if output.json { return try printJSON(changes.map(BlameJSON.init)) }
+            if output.json {
+                try printJSON(changes.map(BlameJSON.init))
+                return try blame.requireReadable()
+            }
             let t = session.terminal
             let times = counted(changes.count, "time")
             // With --latest, N changes found means earlier ones may exist unlisted; fewer are all there are.
             let header = changes.count == latest ? " changed at least \(times); the latest:" : " changed \(times)"
-            try printLine(t.paint("\(stream.name): \(statePath)", .bold) + header)
-            let rows = changes.map { change in
+            let unknown = blame.unreadable.isEmpty ? "" : " where the log could be read"
+            try printLine(t.paint("\(stream.name): \(statePath)", .bold) + header + unknown)
+            let rows = blame.rows.map { row in
+                guard case .change(let change) = row else {
+                    guard case .unreadable(let stretch) = row else { return [String]() }
+                    return [
+                        t.paint("-", .gray), "#\(stretch.steps.lowerBound)…#\(stretch.steps.upperBound)", "not readable",
+                        Self.describe(from: stretch.old, to: stretch.new, at: statePath), "(the changes between are not known)",
+                    ]
+                }
                 let values = Self.describe(from: change.old, to: change.new, at: statePath)
                 guard let range = change.range else {
                     return [
@@ -63,6 +75,19 @@ struct Blame: AsyncParsableCommand {
             if changes.contains(where: { $0.range != nil }) {
                 try printLine("To name the mutation in each range, run an inspector that knows \(stream.reactorType) (docs/INSPECTOR.md).")
             }
+            try blame.requireReadable()
+        }
+    }
+
+    /// The value across a stretch that could not be read, `old → new` as for a change, `?` for an end not known; where
+    /// both ends are known and equal, `unchanged` (it may have changed and changed back).
+    static func describe(from old: ReadableBlame.End, to new: ReadableBlame.End, at path: StatePath) -> String {
+        switch (old, new) {
+        case (.known(let old), .known(let new)):
+            old == new ? "\(old.map(EntryFormatter.brief) ?? "absent") at both ends" : describe(from: old, to: new, at: path)
+        case (.known(let old), .unknown): "\(old.map(EntryFormatter.brief) ?? "absent") → ?"
+        case (.unknown, .known(let new)): "? → \(new.map(EntryFormatter.brief) ?? "absent")"
+        case (.unknown, .unknown): "? → ?"
         }
     }
 
