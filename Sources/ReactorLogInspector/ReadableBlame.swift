@@ -14,9 +14,11 @@ struct ReadableBlame {
         case unknown
     }
 
-    /// A stretch of steps whose changes cannot be known, and the value at the path before and after it.
+    /// A stretch of steps whose changes cannot be known, the damage that made it, and the value at the path before
+    /// and after it.
     struct Unreadable {
         let steps: ClosedRange<UInt64>
+        let damage: EventLogError
         let old: End
         let new: End
     }
@@ -29,8 +31,6 @@ struct ReadableBlame {
 
     /// The lines, in order.
     private(set) var rows: [Row] = []
-    /// The first damage met, `nil` when none was.
-    private(set) var damage: EventLogError?
 
     /// The changes known.
     var changes: [BlameEntry] {
@@ -54,7 +54,7 @@ struct ReadableBlame {
     }
 
     /// The rows from `from` through `through` (at most the latest `latest` changes, and the stretches among them).
-    private mutating func blame(from: UInt64, through: UInt64, latest: Int?) throws -> [Row] {
+    private func blame(from: UInt64, through: UInt64, latest: Int?) throws -> [Row] {
         guard from <= through else { return [] }
         do {
             let changes = try latest.map { try machine.lastChanges(of: path, count: $0, from: from, atOrBefore: through) }
@@ -66,9 +66,8 @@ struct ReadableBlame {
             guard case .corruptEntry(let first, _) = damage, first <= through,
                   first >= from || readableFrom.map({ $0 >= from && $0 < through }) == true
             else { throw TimeTravelError.stepUnreadable(step: step, stream: stream, damage: damage, readableFrom: readableFrom) }
-            self.damage = self.damage ?? damage
             let stretch = Unreadable(
-                steps: max(first, from)...min(readableFrom ?? through, through),
+                steps: max(first, from)...min(readableFrom ?? through, through), damage: damage,
                 old: first >= from ? value(at: first - 1) : .unknown,
                 new: readableFrom.map { $0 <= through ? value(at: $0) : .unknown } ?? .unknown)
             // Walking back, the rows after the stretch come first, and may already be enough.
@@ -83,14 +82,14 @@ struct ReadableBlame {
         }
     }
 
-    /// Throws, once the rows are written, the first damage met, naming the stretches whose changes are not known
-    /// (exit 5); nothing when none was met.
+    /// Throws, once the rows are written, the first stretch's damage, naming the stretches whose changes are not known
+    /// (exit 5); nothing when there are none.
     func requireReadable() throws {
         let stretches = unreadable
-        guard let damage, let first = stretches.first else { return }
+        guard let first = stretches.first else { return }
         let steps = first.steps.count == 1 ? "#\(first.steps.lowerBound)" : "#\(first.steps.lowerBound)…#\(first.steps.upperBound)"
         let more = stretches.count == 1 ? "" : " (and \(counted(stretches.count - 1, "more stretch", "more stretches")))"
-        throw InspectorFailure.readPast(["the changes in \(steps)\(more) are not known, the rest listed"], damage: damage)
+        throw InspectorFailure.readPast(["the changes in \(steps)\(more) are not known, the rest listed"], damage: first.damage)
     }
 
     /// The value at the path at `step`, or `.unknown` when that state cannot be rebuilt.

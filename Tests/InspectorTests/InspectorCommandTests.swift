@@ -385,6 +385,21 @@ struct InspectorCommandTests {
         // A range inside the stretch has nothing to list: the refusal names the steps that can be rebuilt.
         let inside = try await reactorlog("blame", path, "value", "--stream", "counter", "--from", "\(first + 1)", "--to", "\(last - 1)")
         #expect(inside.status == 5 && inside.error.contains("Pick a step before #\(first), or from #\(last) on"), "\(inside.error)")
+        // A second damaged block, in the last quarter: walking back, -n meets it first, yet the line names the first
+        // stretch and its own damage.
+        try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) {
+            LogDamage.blockBeforeUnreadableStates(Array($0.suffix($0.count / 4)), snapshots: snapshots)
+        }
+        let twice = try await reactorlog("blame", path, "value", "--stream", "counter")
+        let walkedBack = try await reactorlog("blame", path, "value", "--stream", "counter", "-n", "\(healthy.count)")
+        let line = "The changes in #\(first)…#\(last) (and 1 more stretch) are not known, the rest listed: Entry #\(first) is corrupt"
+        #expect(twice.error.contains(line) && walkedBack.error.contains(line), "\(twice.error)\n\(walkedBack.error)")
+        let spans = try rows(twice).filter { $0.contains("not readable") }.map { row in
+            let match = try #require(row.firstMatch(of: /#(\d+)…#(\d+) not readable/))
+            return try #require(UInt64(match.1))...(try #require(UInt64(match.2)))
+        }
+        #expect(spans.count == 2 && rows(walkedBack) == rows(twice))
+        #expect(rows(twice).filter { !$0.contains("not readable") } == healthy.filter { row in !spans.contains { $0.contains(step(row)) } })
     }
 
     @Test("pack and export of a damaged range refuse, naming the range before the damage and compact; that range packs")
