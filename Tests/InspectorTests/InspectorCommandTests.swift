@@ -402,6 +402,40 @@ struct InspectorCommandTests {
         #expect(rows(twice).filter { !$0.contains("not readable") } == healthy.filter { row in !spans.contains { $0.contains(step(row)) } })
     }
 
+    @Test("verify sums up what damage leaves unread: each stretch, its entries by stream, and the states it leaves unknown")
+    func verifySumsUpDamage() async throws {
+        let path = scratch.file("damaged-verify.reactorlog")
+        #expect(try await reactorlog("demo", "--out", path, "--actions", "2000", "--durability", "nosync").status == 0)
+        let healthy = try await reactorlog("log", path)
+        #expect(try await reactorlog("verify", path, "--json").output.contains("unreadable") == false)
+        let snapshots = try EventLog.openReadOnly(at: path).snapshotSequences(stream: "counter")
+        try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { LogDamage.blockBeforeUnreadableStates($0, snapshots: snapshots) }
+        let verified = try await reactorlog("verify", path, "--json")
+        #expect(verified.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(verified.output.utf8)) as? [String: Any])
+        let stretches = try #require(object["unreadable"] as? [[String: Any]])
+        #expect(stretches.count == 1)
+        let stretch = try #require(stretches.first), from = try #require(stretch["from"] as? Int), through = try #require(stretch["through"] as? Int)
+        // The stretch is what `log` leaves out, and its entries are the ones missing from the listing.
+        let listed = try await reactorlog("log", path)
+        #expect(listed.error.contains("#\(from)…#\(through) were left out"), "\(listed.error)")
+        #expect(stretch["entries"] as? Int == healthy.lines.count - listed.lines.count)
+        let part = try #require((stretch["streams"] as? [[String: Any]])?.first)
+        #expect(part["name"] as? String == "counter" && part["entries"] as? Int == stretch["entries"] as? Int)
+        // Each span of states it names is exactly what time travel cannot rebuild: the step before and its end can be.
+        let spans = try #require(part["statesUnknown"] as? [[String: Any]])
+        #expect(!spans.isEmpty)
+        let state = { (step: Int) in try await self.reactorlog("state", path, "--stream", "counter", "--at", "\(step)").status }
+        for span in spans {
+            let first = try #require(span["from"] as? Int), until = try #require(span["until"] as? Int)
+            let statuses = [try await state(first - 1), try await state(first), try await state(until - 1), try await state(until)]
+            #expect(statuses == [0, 5, 5, 0], "\(span)")
+        }
+        let text = try await reactorlog("verify", path)
+        #expect(text.lines.contains { $0.hasPrefix("#\(from)…#\(through) cannot be read: \(stretch["entries"]!) entries of 'counter'; the states of 'counter' from #") })
+        #expect(text.lines.last?.hasPrefix("Everything else can be read") == true, "\(text.output)")
+    }
+
     @Test("pack and export of a damaged range refuse, naming the range before the damage and compact; that range packs")
     func packOfADamagedLog() async throws {
         let path = scratch.file("damaged-pack.reactorlog")

@@ -22,16 +22,21 @@ struct Verify: AsyncParsableCommand {
         let snapshots: Int
         let streams: Int
         let problems: [ProblemJSON]
+        /// When entries cannot be read: each stretch, the streams' entries in it and the states it leaves unknown.
+        let unreadable: [DamageSummary.Stretch]?
     }
 
     func run() async throws {
         try await inspect(opening: log.log) { session in
             let report = try session.log.verify { checked in session.terminal.showProgress("verify: \(checked) entries checked") }
             session.terminal.endProgress()
+            // On a damaged log, what the damage leaves unread, and so what can still be done with the rest.
+            let damage = report.isHealthy ? nil : try DamageSummary(log: session.log)
             if output.json {
                 try printJSON(VerifyJSON(
                     healthy: report.isHealthy, entries: report.entries, snapshots: report.snapshots, streams: report.streams,
-                    problems: report.problems.map { ProblemJSON(severity: $0.severity.rawValue, sequence: $0.sequence, message: $0.message) }))
+                    problems: report.problems.map { ProblemJSON(severity: $0.severity.rawValue, sequence: $0.sequence, message: $0.message) },
+                    unreadable: damage.map(\.stretches).flatMap { $0.isEmpty ? nil : $0 }))
             } else {
                 let t = session.terminal
                 for problem in report.problems {
@@ -40,6 +45,7 @@ struct Verify: AsyncParsableCommand {
                 let summary = "\(counted(report.entries, "entry", "entries")), \(counted(report.snapshots, "snapshot")), \(counted(report.streams, "stream")) checked"
                 if let first = report.firstError {
                     try printLine(t.paint("DAMAGED: ", .red) + summary + "; the first bad entry is " + (first.sequence.map { "#\($0)" } ?? "in the metadata") + ".")
+                    for line in damage?.lines ?? [] { try printLine(line) }
                 } else {
                     try printLine(t.paint("OK: ", .green) + summary + ".")
                 }
