@@ -30,13 +30,14 @@ public enum LogDamage {
 
     /// Of the keys of a log's `entries` (each the first number of its block, big-endian in its last 8 bytes), the one
     /// nearest the middle whose block, once damaged, leaves states after it that are rebuilt through it: no snapshot
-    /// from the block's last number to the next block's second, so the next block's first states are not recorded.
+    /// from the block's fourth-last number to the next block's second. (A snapshot at the block's last mutation holds
+    /// the states after it; in the demo's streams a mutation is never more than three entries from the next.)
     public static func blockBeforeUnreadableStates(_ keys: [[UInt8]], snapshots: [UInt64]) -> [UInt8] {
         let firsts = keys.map { $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
         let middle = keys.count / 2
         let candidates = (0..<max(keys.count - 1, 0)).filter { index in
             let next = firsts[index + 1]
-            return next > 1 && !snapshots.contains { $0 >= next - 1 && $0 <= next + 1 }
+            return next > 4 && !snapshots.contains { $0 >= next - 4 && $0 <= next + 1 }
         }
         let chosen = candidates.min { abs($0 - middle) < abs($1 - middle) } ?? middle
         return keys[chosen]
