@@ -84,7 +84,7 @@ struct DamageSummary {
     /// `#2661…#2736 cannot be read: 76 entries of 'counter'; its states from #2663 to #3072 cannot be rebuilt (a snapshot
     /// holds #3073).`
     private static func line(_ stretch: Stretch) -> String {
-        let range = stretch.through.map { $0 == stretch.from ? "#\($0)" : "#\(stretch.from)…#\($0)" } ?? "#\(stretch.from) and every entry after it"
+        let range = (stretch.from...(stretch.through ?? .max)).steps
         guard !stretch.streams.isEmpty else { return "\(range) cannot be read; the stream index lists no entry there." }
         let entries = stretch.streams.enumerated().map { index, part in
             "\(index == 0 ? counted(part.entries, "entry", "entries") : String(part.entries)) of '\(part.name)'"

@@ -87,9 +87,8 @@ struct ReadableBlame {
     func requireReadable() throws {
         let stretches = unreadable
         guard let first = stretches.first else { return }
-        let steps = first.steps.count == 1 ? "#\(first.steps.lowerBound)" : "#\(first.steps.lowerBound)…#\(first.steps.upperBound)"
-        let more = stretches.count == 1 ? "" : " (and \(counted(stretches.count - 1, "more stretch", "more stretches")))"
-        throw InspectorFailure.readPast(["the changes in \(steps)\(more) are not known, the rest listed"], damage: first.damage)
+        let what = first.steps.steps + ClosedRange.more(stretches.count)
+        throw InspectorFailure.readPast(["the changes in \(what) are not known, the rest listed"], damage: first.damage)
     }
 
     /// The value at the path at `step`, or `.unknown` when that state cannot be rebuilt.

@@ -40,14 +40,8 @@ struct ReadableEntries {
     /// the number of further stretches; `nil` when nothing was.
     var leftOutSummary: String? {
         guard let first = leftOut.first else { return nil }
-        let what = if first.upperBound == .max {
-            "#\(first.lowerBound) and every entry after it were"
-        } else if first.lowerBound == first.upperBound {
-            "#\(first.lowerBound) was"
-        } else {
-            "#\(first.lowerBound)…#\(first.upperBound) were"
-        }
-        let more = leftOut.count == 1 ? "" : " (and \(counted(leftOut.count - 1, "more stretch", "more stretches")))"
+        let what = first.steps + (first.lowerBound == first.upperBound ? " was" : " were")
+        let more = ClosedRange.more(leftOut.count)
         return "\(what) left out\(more)"
     }
 

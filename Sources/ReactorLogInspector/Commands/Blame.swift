@@ -55,7 +55,7 @@ struct Blame: AsyncParsableCommand {
                 guard case .change(let change) = row else {
                     guard case .unreadable(let stretch) = row else { return [String]() }
                     return [
-                        t.paint("-", .gray), "#\(stretch.steps.lowerBound)…#\(stretch.steps.upperBound)", "not readable",
+                        t.paint("-", .gray), stretch.steps.steps, "not readable",
                         Self.describe(from: stretch.old, to: stretch.new, at: statePath), "(the changes between are not known)",
                     ]
                 }
