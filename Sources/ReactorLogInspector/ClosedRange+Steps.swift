@@ -1,7 +1,7 @@
 extension ClosedRange<UInt64> {
     /// The steps as the inspector names them: `#5`, `#5…#9`, or `#5 and every entry after it` for a stretch that runs
     /// to the end of the log.
-    var steps: String {
+    var named: String {
         if upperBound == .max { return "#\(lowerBound) and every entry after it" }
         return lowerBound == upperBound ? "#\(lowerBound)" : "#\(lowerBound)…#\(upperBound)"
     }

@@ -81,10 +81,10 @@ struct DamageSummary {
         ]
     }
 
-    /// `#2661…#2736 cannot be read: 76 entries of 'counter'; its states from #2663 to #3072 cannot be rebuilt (a snapshot
-    /// holds #3073).`
+    /// `#2661…#2736 cannot be read: 76 entries of 'counter'; the states of 'counter' from #2661 to #3072 cannot be
+    /// rebuilt.`
     private static func line(_ stretch: Stretch) -> String {
-        let range = (stretch.from...(stretch.through ?? .max)).steps
+        let range = (stretch.from...(stretch.through ?? .max)).named
         guard !stretch.streams.isEmpty else { return "\(range) cannot be read; the stream index lists no entry there." }
         let entries = stretch.streams.enumerated().map { index, part in
             "\(index == 0 ? counted(part.entries, "entry", "entries") : String(part.entries)) of '\(part.name)'"

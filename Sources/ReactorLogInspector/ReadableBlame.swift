@@ -87,7 +87,7 @@ struct ReadableBlame {
     func requireReadable() throws {
         let stretches = unreadable
         guard let first = stretches.first else { return }
-        let what = first.steps.steps + ClosedRange.more(stretches.count)
+        let what = first.steps.named + ClosedRange.more(stretches.count)
         throw InspectorFailure.readPast(["the changes in \(what) are not known, the rest listed"], damage: first.damage)
     }
 

@@ -40,7 +40,7 @@ struct ReadableEntries {
     /// the number of further stretches; `nil` when nothing was.
     var leftOutSummary: String? {
         guard let first = leftOut.first else { return nil }
-        let what = first.steps + (first.lowerBound == first.upperBound ? " was" : " were")
+        let what = first.named + (first.lowerBound == first.upperBound ? " was" : " were")
         let more = ClosedRange.more(leftOut.count)
         return "\(what) left out\(more)"
     }

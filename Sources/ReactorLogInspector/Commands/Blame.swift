@@ -51,11 +51,13 @@ struct Blame: AsyncParsableCommand {
             let header = changes.count == latest ? " changed at least \(times); the latest:" : " changed \(times)"
             let unknown = blame.unreadable.isEmpty ? "" : " where the log could be read"
             try printLine(t.paint("\(stream.name): \(statePath)", .bold) + header + unknown)
-            let rows = blame.rows.map { row in
-                guard case .change(let change) = row else {
-                    guard case .unreadable(let stretch) = row else { return [String]() }
+            let rows = blame.rows.map { row -> [String] in
+                let change: BlameEntry
+                switch row {
+                case .change(let known): change = known
+                case .unreadable(let stretch):
                     return [
-                        t.paint("-", .gray), stretch.steps.steps, "not readable",
+                        t.paint("-", .gray), stretch.steps.named, "not readable",
                         Self.describe(from: stretch.old, to: stretch.new, at: statePath), "(the changes between are not known)",
                     ]
                 }
@@ -80,7 +82,7 @@ struct Blame: AsyncParsableCommand {
     }
 
     /// The value across a stretch that could not be read, `old → new` as for a change, `?` for an end not known; where
-    /// both ends are known and equal, `unchanged` (it may have changed and changed back).
+    /// both ends are known and equal, `5 at both ends` (it may have changed and changed back).
     static func describe(from old: ReadableBlame.End, to new: ReadableBlame.End, at path: StatePath) -> String {
         switch (old, new) {
         case (.known(let old), .known(let new)):
