@@ -44,6 +44,8 @@ extension EventLog {
         try verifyIndex(streams: streamsByID, through: bound, counts: counts, report: &report)
         try verifySnapshots(streams: streamsByID, through: bound, policy: meta.snapshotPolicy, report: &report)
         try verifySnapshotKeys(streams: streamsByID, through: bound, gaps: gaps, report: &report)
+        // What damaged entries leave: read again past each, only when something is damaged.
+        if !report.isHealthy { report.unreadable = try unreadableStretches() }
         return report
     }
 

@@ -31,6 +31,9 @@ public struct VerifyReport: Sendable, Hashable {
     public internal(set) var streams = 0
     /// Everything found, errors and warnings, in the order found.
     public internal(set) var problems: [Problem] = []
+    /// When entries cannot be read: each stretch of them, in order, with the streams' entries in it and the states it
+    /// leaves unknown. Empty on a healthy log, and when the damage is elsewhere (the stream index, a snapshot).
+    public internal(set) var unreadable: [UnreadableStretch] = []
 
     /// Whether no error was found (warnings allowed).
     public var isHealthy: Bool { firstError == nil }

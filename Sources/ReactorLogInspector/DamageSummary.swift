@@ -1,12 +1,10 @@
 import EventLogKit
 
-/// What damage leaves unread in a log, as `verify` sums it up after finding it: each stretch of entries that cannot be
-/// read (a damaged block), how many entries of each stream the stream index puts in it, and which of each stream's
-/// states time travel cannot rebuild for it: from the stream's first mutation in the stretch to the first snapshot at
-/// or after it, or on to the end when none follows. Everything else can be read: the listings go on past the damage,
-/// and time travel rebuilds every other state.
+/// `verify`'s words for what damage leaves unread (``VerifyReport/unreadable``): a line a stretch of entries that
+/// cannot be read, naming its entries by stream and the steps whose states cannot be rebuilt, then what the rest
+/// allows; and the same as JSON.
 struct DamageSummary {
-    /// A stretch of entries that cannot be read.
+    /// A stretch of entries that cannot be read, as JSON.
     struct Stretch: Codable {
         let from: UInt64
         /// `nil`: every entry after `from`.
@@ -16,61 +14,34 @@ struct DamageSummary {
         let streams: [Stream]
     }
 
-    /// A stream's part in a stretch.
+    /// A stream's part in a stretch, as JSON.
     struct Stream: Codable {
         let name: String
-        /// How many of its entries are in the stretch.
         let entries: Int
-        /// The steps whose states cannot be rebuilt, in order: `from` up to the snapshot after it (`until`), or to the
-        /// end (`until` absent). Empty when none of its mutations is in the stretch.
         let statesUnknown: [States]
     }
 
-    /// Steps whose states cannot be rebuilt: from `from` up to, not including, `until`, a step whose state a snapshot
-    /// holds; absent, to the end.
+    /// Steps whose states cannot be rebuilt: from `from` up to, not including, `until`, whose state a snapshot holds;
+    /// to the end when `until` is absent.
     struct States: Codable {
         let from: UInt64
         let until: UInt64?
     }
 
+    /// The stretches, as JSON.
     let stretches: [Stretch]
 
-    /// The stretches of `log` that cannot be read. Reading the log again, past each; damage that cannot be read past
-    /// (a damaged page structure) ends the summary there.
-    init(log: EventLog) throws {
-        var found: [ClosedRange<UInt64>] = []
-        var readable = ReadableEntries()
-        try? readable.forEach(in: log, EntryQuery(), skipped: { found.append($0) }) { _ in }
-        let streams = try log.streams()
-        stretches = found.map { stretch in
-            let through = stretch.upperBound == .max ? nil : stretch.upperBound
-            let parts = streams.compactMap { info -> Stream? in
-                Self.part(of: info.name, in: stretch, log: log)
-            }
-            return Stretch(from: stretch.lowerBound, through: through, entries: parts.reduce(0) { $0 + $1.entries }, streams: parts)
+    init(_ unreadable: [UnreadableStretch]) {
+        stretches = unreadable.map { stretch in
+            Stretch(
+                from: stretch.entries.lowerBound, through: stretch.entries.upperBound == .max ? nil : stretch.entries.upperBound,
+                entries: stretch.count,
+                streams: stretch.streams.map { part in
+                    Stream(name: part.stream, entries: part.entries, statesUnknown: part.statesUnknown.map {
+                        States(from: $0.lowerBound, until: $0.upperBound == .max ? nil : $0.upperBound)
+                    })
+                })
         }
-    }
-
-    /// Stream `name`'s entries in `stretch` and the states they leave unknown, from its index; `nil` when it has none
-    /// there (or its index cannot say).
-    private static func part(of name: String, in stretch: ClosedRange<UInt64>, log: EventLog) -> Stream? {
-        guard let entries = try? log.sequences(stream: name, kinds: Set(EntryKind.allCases), from: stretch.lowerBound, through: stretch.upperBound),
-              !entries.isEmpty
-        else { return nil }
-        let mutations = (try? log.sequences(stream: name, kinds: [.mutation], from: stretch.lowerBound, through: stretch.upperBound)) ?? []
-        let snapshots = (try? log.snapshotSequences(stream: name)) ?? []
-        // A mutation that cannot be read leaves the states from it unknown until a snapshot holds one.
-        var unknown: [States] = []
-        var index = 0
-        while index < mutations.count {
-            let start = mutations[index]
-            let snapshot = snapshots.first { $0 >= start }
-            // A snapshot at the mutation itself holds its state: nothing is unknown from it.
-            if snapshot != start { unknown.append(States(from: start, until: snapshot)) }
-            guard let snapshot else { break }
-            index = mutations.firstIndex { $0 > snapshot } ?? mutations.count
-        }
-        return Stream(name: name, entries: entries.count, statesUnknown: unknown)
     }
 
     /// One line a stretch, then what the rest allows: for `verify`'s text output.

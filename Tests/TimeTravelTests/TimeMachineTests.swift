@@ -304,16 +304,7 @@ struct TimeMachineTests {
 
     @Test("a state rebuilt through a damaged block is refused naming the steps that can be rebuilt: before it, and from the first snapshot after it; bisect skips it")
     func rebuiltThroughDamage() throws {
-        let path: String
-        do {
-            let log = try openLog("damaged.reactorlog")
-            _ = try recordLedger(log, deposits: 3_000)
-            path = log.path
-            try log.close()
-        }
-        let key = try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { $0[$0.count / 2] }
-        let damaged = key.suffix(8).reduce(0) { $0 << 8 | UInt64($1) }
-        let log = try EventLog.openReadOnly(at: path)
+        let (log, damaged) = try damagedLedger("damaged.reactorlog")
         let machine = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
         var entries = log.entries(EntryQuery(from: damaged))
         let stretch = try #require(try entries.skip(past: .corruptEntry(sequence: damaged, reason: "")))
@@ -339,6 +330,49 @@ struct TimeMachineTests {
         #expect(result.candidates.allSatisfy { $0 >= damaged && $0 <= snapshot }, "\(result.candidates)")
         if case .corruptEntry(damaged, _)? = result.unreadable {} else { Issue.record("\(String(describing: result.unreadable))") }
         #expect(result.probes.contains { $0.verdict == .skip })
+    }
+
+    @Test("verify names exactly the steps whose states damage leaves unknown")
+    func verifyNamesUnknownStates() throws {
+        let (log, damaged) = try damagedLedger("verified.reactorlog") { healthy in
+            let report = try healthy.verify()
+            #expect(report.isHealthy && report.unreadable.isEmpty)
+        }
+        let report = try log.verify()
+        var entries = log.entries(EntryQuery(from: damaged))
+        let stretch = try #require(try entries.skip(past: .corruptEntry(sequence: damaged, reason: "")))
+        #expect(report.unreadable.map(\.entries) == [stretch])
+        let part = try #require(report.unreadable.first?.streams.first)
+        #expect(part.stream == "ledger" && report.unreadable.first?.streams.count == 1)
+        #expect(part.entries == (try log.sequences(stream: "ledger", kinds: Set(EntryKind.allCases), from: stretch.lowerBound, through: stretch.upperBound).count))
+        // Every step around the damage: its state cannot be rebuilt exactly when verify says so.
+        let machine = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        let last = try #require(part.statesUnknown.last?.upperBound)
+        #expect(!part.statesUnknown.isEmpty && last < .max)
+        for step in stretch.lowerBound - 20...last + 20 {
+            let unknown = part.statesUnknown.contains { $0.contains(step) }
+            do {
+                _ = try machine.state(at: step)
+                #expect(!unknown, "#\(step) was rebuilt")
+            } catch TimeTravelError.stepUnreadable {
+                #expect(unknown, "#\(step) could not be rebuilt")
+            }
+        }
+    }
+
+    /// A ledger of 3,000 deposits in log `name`, `healthy` run on it, then the block of entries in the middle of the
+    /// file damaged under its checksum; the log opened read-only, and the damaged block's first number.
+    private func damagedLedger(_ name: String, healthy: (EventLog) throws -> Void = { _ in }) throws -> (EventLog, UInt64) {
+        let path: String
+        do {
+            let log = try openLog(name)
+            _ = try recordLedger(log, deposits: 3_000)
+            try healthy(log)
+            path = log.path
+            try log.close()
+        }
+        let key = try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { $0[$0.count / 2] }
+        return (try EventLog.openReadOnly(at: path), key.suffix(8).reduce(0) { $0 << 8 | UInt64($1) })
     }
 
     @Test("a step past the end, or trimmed away, is refused with a sentence")

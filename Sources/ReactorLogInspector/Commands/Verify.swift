@@ -31,12 +31,12 @@ struct Verify: AsyncParsableCommand {
             let report = try session.log.verify { checked in session.terminal.showProgress("verify: \(checked) entries checked") }
             session.terminal.endProgress()
             // On a damaged log, what the damage leaves unread, and so what can still be done with the rest.
-            let damage = report.isHealthy ? nil : try DamageSummary(log: session.log)
+            let damage = DamageSummary(report.unreadable)
             if output.json {
                 try printJSON(VerifyJSON(
                     healthy: report.isHealthy, entries: report.entries, snapshots: report.snapshots, streams: report.streams,
                     problems: report.problems.map { ProblemJSON(severity: $0.severity.rawValue, sequence: $0.sequence, message: $0.message) },
-                    unreadable: damage.map(\.stretches).flatMap { $0.isEmpty ? nil : $0 }))
+                    unreadable: damage.stretches.isEmpty ? nil : damage.stretches))
             } else {
                 let t = session.terminal
                 for problem in report.problems {
@@ -45,7 +45,7 @@ struct Verify: AsyncParsableCommand {
                 let summary = "\(counted(report.entries, "entry", "entries")), \(counted(report.snapshots, "snapshot")), \(counted(report.streams, "stream")) checked"
                 if let first = report.firstError {
                     try printLine(t.paint("DAMAGED: ", .red) + summary + "; the first bad entry is " + (first.sequence.map { "#\($0)" } ?? "in the metadata") + ".")
-                    for line in damage?.lines ?? [] { try printLine(line) }
+                    for line in damage.lines { try printLine(line) }
                 } else {
                     try printLine(t.paint("OK: ", .green) + summary + ".")
                 }

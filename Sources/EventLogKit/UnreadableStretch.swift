@@ -1,0 +1,70 @@
+/// A stretch of entries ``EventLog/verify(progress:)`` found it cannot read (a damaged block of entries), and what it
+/// leaves unknown: which streams had entries there, by the stream index, and which of their states cannot be rebuilt
+/// for it. Every other entry can still be read past it, and every other state rebuilt.
+public struct UnreadableStretch: Sendable, Hashable {
+    /// A stream's part in the stretch.
+    public struct Part: Sendable, Hashable {
+        /// The stream's name.
+        public let stream: String
+        /// How many of its entries the stream index puts in the stretch.
+        public let entries: Int
+        /// The steps whose states cannot be rebuilt, in order: each from a mutation in the stretch up to, not
+        /// including, the first step at or after it whose state a snapshot holds; to `UInt64.max` when no snapshot
+        /// follows. Empty when none of the stream's mutations is in the stretch.
+        public let statesUnknown: [Range<UInt64>]
+    }
+
+    /// The entries that cannot be read: from the damaged record's first number to the last before the next record's
+    /// (`upperBound` is `UInt64.max` when no record follows).
+    public let entries: ClosedRange<UInt64>
+    /// Each stream with entries in the stretch, in the order of ``EventLog/streams()``.
+    public let streams: [Part]
+
+    /// How many entries the stream index puts in the stretch, of all streams.
+    public var count: Int { streams.reduce(0) { $0 + $1.entries } }
+}
+
+extension EventLog {
+    /// The stretches of entries that cannot be read, each with what it leaves unknown: the log read again from the
+    /// start, past each damaged record (``EntryIterator/skip(past:)``). Damage that cannot be read past ends the list.
+    func unreadableStretches() throws(EventLogError) -> [UnreadableStretch] {
+        var found: [ClosedRange<UInt64>] = []
+        var iterator = entries()
+        while true {
+            do {
+                guard try iterator.next() != nil else { break }
+            } catch {
+                guard let stretch = try? iterator.skip(past: error) else { break }
+                found.append(stretch)
+            }
+        }
+        guard !found.isEmpty else { return [] }
+        let streams = try streams()
+        return found.map { stretch in
+            UnreadableStretch(entries: stretch, streams: streams.compactMap { part(of: $0.name, in: stretch) })
+        }
+    }
+
+    /// Stream `name`'s entries in `stretch` and the states they leave unknown, from its index and snapshots; `nil` when
+    /// it has none there (or its index cannot say).
+    private func part(of name: String, in stretch: ClosedRange<UInt64>) -> UnreadableStretch.Part? {
+        let (first, last) = (stretch.lowerBound, stretch.upperBound)
+        guard let entries = try? sequences(stream: name, kinds: Set(EntryKind.allCases), from: first, through: last), !entries.isEmpty else {
+            return nil
+        }
+        let mutations = (try? sequences(stream: name, kinds: [.mutation], from: first, through: last)) ?? []
+        let snapshots = (try? snapshotSequences(stream: name)) ?? []
+        // A mutation that cannot be read leaves the states from it unknown until a snapshot holds one; a snapshot at
+        // the mutation itself holds its state.
+        var unknown: [Range<UInt64>] = []
+        var index = 0
+        while index < mutations.count {
+            let start = mutations[index]
+            let snapshot = snapshots.first { $0 >= start }
+            if snapshot != start { unknown.append(start..<(snapshot ?? .max)) }
+            guard let snapshot else { break }
+            index = mutations.firstIndex { $0 > snapshot } ?? mutations.count
+        }
+        return UnreadableStretch.Part(stream: name, entries: entries.count, statesUnknown: unknown)
+    }
+}
