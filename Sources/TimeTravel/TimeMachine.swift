@@ -84,8 +84,10 @@ public struct TimeMachine<P: Replayer>: Sendable {
             guard case .corruptEntry(let sequence, _) = damage else { throw damage }
             var entries = log.entries(EntryQuery(from: sequence, stream: stream.name))
             let end = try entries.skip(past: damage)?.upperBound ?? sequence
-            // A snapshot at the stretch's last number or after it rebuilds the steps from there without reading it.
-            let after = try log.snapshotSequences(stream: stream.name).first { $0 >= end }
+            // A snapshot at the stream's last mutation in the stretch, or after it, rebuilds the steps from there without
+            // reading the stretch (as `VerifyReport.unreadable` says).
+            let last = try? log.lastSequence(stream: stream.name, kinds: [.mutation], atOrBefore: end, after: sequence - 1)
+            let after = try log.snapshotSequences(stream: stream.name).first { $0 >= (last ?? end) }
             throw TimeTravelError.stepUnreadable(step: step ?? sequence, stream: stream.name, damage: damage, readableFrom: after)
         }
     }

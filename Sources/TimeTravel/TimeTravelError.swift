@@ -11,8 +11,8 @@ public enum TimeTravelError: HintedError, Sendable, Equatable {
     /// The step lies in a stretch retention removed from the middle of the stream (`StreamGap`).
     case stepRemoved(step: UInt64, stream: String, removed: ClosedRange<UInt64>)
     /// The step's state is rebuilt by replaying mutations of which one cannot be read (`damage`, the
-    /// log's `EventLogError.corruptEntry`); `readableFrom` is the first step after the damage whose
-    /// state a snapshot rebuilds, when there is one.
+    /// log's `EventLogError.corruptEntry`); `readableFrom` is the step from which every state is rebuilt
+    /// again, from a snapshot at or after the stream's last mutation in the damaged stretch, when there is one.
     case stepUnreadable(step: UInt64, stream: String, damage: EventLogError, readableFrom: UInt64?)
     /// The state at a step exists only by reducing, and no reducer was given.
     case needsReducer(step: UInt64, stream: String, nearest: [UInt64])
