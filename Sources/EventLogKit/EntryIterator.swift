@@ -106,6 +106,20 @@ public struct EntryIterator {
         return sequence...end
     }
 
+    /// The next entry that can be read, or `nil` when none is left now: each stretch that cannot be read is passed over
+    /// (``skip(past:)``) and handed to `skipped` with the damage that made it, before the entries after it. Damage that
+    /// cannot be passed over is thrown.
+    public mutating func nextReadable(skipped: (ClosedRange<UInt64>, EventLogError) -> Void) throws(EventLogError) -> LogEntry? {
+        while true {
+            do {
+                return try next()
+            } catch {
+                guard let stretch = try skip(past: error) else { throw error }
+                skipped(stretch, error)
+            }
+        }
+    }
+
     /// Resolves the query's stream once; `false` when it names a stream the log does not have (yet).
     private mutating func resolveStream() throws(EventLogError) -> Bool {
         if streamID == nil {

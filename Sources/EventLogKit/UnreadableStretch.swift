@@ -30,24 +30,22 @@ extension EventLog {
     func unreadableStretches() throws(EventLogError) -> [UnreadableStretch] {
         var found: [ClosedRange<UInt64>] = []
         var iterator = entries()
-        while true {
-            do {
-                guard try iterator.next() != nil else { break }
-            } catch {
-                guard let stretch = try? iterator.skip(past: error) else { break }
-                found.append(stretch)
-            }
+        do {
+            while try iterator.nextReadable(skipped: { stretch, _ in found.append(stretch) }) != nil {}
+        } catch {
+            // Damage that cannot be read past ends the list: what was found before it stands.
         }
         guard !found.isEmpty else { return [] }
         let streams = try streams()
         return found.map { stretch in
-            UnreadableStretch(entries: stretch, streams: streams.compactMap { part(of: $0.name, in: stretch) })
+            UnreadableStretch(entries: stretch, streams: streams.compactMap { unreadablePart(of: $0.name, in: stretch) })
         }
     }
 
-    /// Stream `name`'s entries in `stretch` and the states they leave unknown, from its index and snapshots; `nil` when
-    /// it has none there (or its index cannot say).
-    private func part(of name: String, in stretch: ClosedRange<UInt64>) -> UnreadableStretch.Part? {
+    /// Stream `name`'s part in `stretch`, entries that cannot be read (as ``EntryIterator/skip(past:)`` returns it): its
+    /// entries there and the states they leave unknown, from its index and snapshots; `nil` when it has none there (or
+    /// its index cannot say). Time travel's `stepUnreadable` for such a stretch names the same steps.
+    public func unreadablePart(of name: String, in stretch: ClosedRange<UInt64>) -> UnreadableStretch.Part? {
         let (first, last) = (stretch.lowerBound, stretch.upperBound)
         guard let entries = try? sequences(stream: name, kinds: Set(EntryKind.allCases), from: first, through: last), !entries.isEmpty else {
             return nil

@@ -1,7 +1,7 @@
 import EventLogKit
 
 /// A log's entries read past damage, so that a damaged log still shows all that is intact: an entry or block of
-/// entries that cannot be read is passed over (``EntryIterator/skip(past:)``), and once the rest is shown one error
+/// entries that cannot be read is passed over (``EntryIterator/nextReadable(skipped:)``), and once the rest is shown one error
 /// says so (``require(rest:)``, exit 5). A damaged stream index costs nothing: the iterator reads the stream's entries
 /// from the whole log. Damage that cannot be read past ends the reading there.
 struct ReadableEntries {
@@ -20,18 +20,11 @@ struct ReadableEntries {
         in log: EventLog, _ query: EntryQuery, skipped: (ClosedRange<UInt64>) -> Void = { _ in }, _ body: (LogEntry) throws -> Void
     ) throws {
         var iterator = log.entries(query)
-        while true {
-            let entry: LogEntry?
-            do {
-                entry = try iterator.next()
-            } catch {
-                firstDamage = firstDamage ?? error
-                guard let stretch = try iterator.skip(past: error) else { throw error }
-                leftOut.append(stretch)
-                skipped(stretch)
-                continue
-            }
-            guard let entry else { break }
+        while let entry = try iterator.nextReadable(skipped: { stretch, damage in
+            firstDamage = firstDamage ?? damage
+            leftOut.append(stretch)
+            skipped(stretch)
+        }) {
             try body(entry)
         }
     }
