@@ -83,11 +83,15 @@ public struct TimeMachine<P: Replayer>: Sendable {
         } catch let damage as EventLogError {
             guard case .corruptEntry(let sequence, _) = damage else { throw damage }
             var entries = log.entries(EntryQuery(from: sequence, stream: stream.name))
-            let end = try entries.skip(past: damage)?.upperBound ?? sequence
-            // A snapshot at the stream's last mutation in the stretch, or after it, rebuilds the steps from there without
-            // reading the stretch (as `VerifyReport.unreadable` says).
-            let last = try? log.lastSequence(stream: stream.name, kinds: [.mutation], atOrBefore: end, after: sequence - 1)
-            let after = try log.snapshotSequences(stream: stream.name).first { $0 >= (last ?? end) }
+            let stretch = try entries.skip(past: damage) ?? sequence...sequence
+            // Every state is rebuilt again where the last span of states the stretch leaves unknown ends, as
+            // `VerifyReport.unreadable` says; without one, from a snapshot after the stretch.
+            let after: UInt64?
+            if let unknown = log.unreadablePart(of: stream.name, in: stretch)?.statesUnknown.last {
+                after = unknown.upperBound == .max ? nil : unknown.upperBound
+            } else {
+                after = try log.snapshotSequences(stream: stream.name).first { $0 >= stretch.upperBound }
+            }
             throw TimeTravelError.stepUnreadable(step: step ?? sequence, stream: stream.name, damage: damage, readableFrom: after)
         }
     }

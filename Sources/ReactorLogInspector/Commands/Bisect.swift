@@ -87,7 +87,7 @@ struct Bisect: AsyncParsableCommand {
             if let damage = result.unreadable {
                 let skipped = result.probes.filter { $0.verdict == .skip && !judged.contains($0.step) }.map(\.step)
                 let what = if let first = skipped.min(), let last = skipped.max(), skipped.count > 1 {
-                    "\(skipped.count) states in #\(first)…#\(last) were"
+                    "\(skipped.count) states in \((first...last).named) were"
                 } else {
                     "the state at #\(skipped.first ?? 0) was"
                 }
