@@ -37,32 +37,6 @@ struct EntryJSON: Codable {
     }
 }
 
-/// A blame line in JSON.
-struct BlameJSON: Codable {
-    let sequence: UInt64
-    let time: String
-    let `case`: String
-    let old: JSONValue?
-    let new: JSONValue?
-    let action: UInt64?
-    let actionCase: String?
-    /// Without a reducer: the first mutation of the range the change happened in, and how many it holds.
-    let rangeFrom: UInt64?
-    let mutationsInRange: Int?
-
-    init(_ blame: BlameEntry) {
-        rangeFrom = blame.range?.lowerBound
-        mutationsInRange = blame.range == nil ? nil : blame.mutationsInRange
-        sequence = blame.mutation.sequence
-        time = EntryLine.iso8601(nanoseconds: blame.mutation.timestamp)
-        `case` = blame.mutation.caseName
-        old = blame.old
-        new = blame.new
-        action = blame.action?.sequence
-        actionCase = blame.action?.caseName
-    }
-}
-
 /// A diff in JSON.
 struct ChangeJSON: Codable {
     let path: String

@@ -378,10 +378,21 @@ struct InspectorCommandTests {
         // The latest changes walk back across it too: those after it, the stretch, and the rest from before it.
         let latest = try await reactorlog("blame", path, "value", "--stream", "counter", "-n", "\(after.count + 2)")
         #expect(latest.status == 5 && rows(latest) == before.suffix(2) + [across] + after, "\(latest.output)")
-        // JSON lists the changes known; the exit code and the last line say what is not.
+        // JSON has the same rows: the changes known, and in their place the stretch with the value at either end.
         let json = try await reactorlog("blame", path, "value", "--stream", "counter", "--json")
         let objects = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]])
         #expect(json.status == 5 && objects.compactMap { ($0["sequence"] as? Int).map { UInt64($0) } } == (before + after).map { step($0) })
+        let stretch = try #require(objects.firstIndex { $0["unreadable"] != nil })
+        let steps = try #require(objects[stretch]["unreadable"] as? [String: Any])
+        #expect(stretch == before.count && steps["from"] as? Int == Int(first) && steps["through"] as? Int == Int(last))
+        #expect((objects[stretch]["old"] as? Int).map(String.init) == value(before.last!, 1))
+        #expect((objects[stretch]["new"] as? Int).map(String.init) == value(after.first!, 0))
+        #expect(objects[stretch]["oldUnknown"] == nil && objects[stretch]["newUnknown"] == nil)
+        #expect((objects[stretch]["damage"] as? String)?.hasPrefix("Entry #\(first) is corrupt") == true)
+        // From inside the stretch, the value at its start is not known either.
+        let fromInside = try await reactorlog("blame", path, "value", "--stream", "counter", "--from", "\(first + 1)", "--json")
+        let head = try #require((try JSONSerialization.jsonObject(with: Data(fromInside.output.utf8)) as? [[String: Any]])?.first)
+        #expect(fromInside.status == 5 && head["oldUnknown"] as? Bool == true && head["old"] == nil && head["new"] != nil)
         // A range inside the stretch has nothing to list: the refusal names the steps that can be rebuilt.
         let inside = try await reactorlog("blame", path, "value", "--stream", "counter", "--from", "\(first + 1)", "--to", "\(last - 1)")
         #expect(inside.status == 5 && inside.error.contains("Pick a step before #\(first), or from #\(last) on"), "\(inside.error)")

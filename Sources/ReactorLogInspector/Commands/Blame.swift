@@ -42,7 +42,7 @@ struct Blame: AsyncParsableCommand {
                     exit: .invalidArgument)
             }
             if output.json {
-                try printJSON(changes.map(BlameJSON.init))
+                try printJSON(blame.rows.map(BlameJSON.init))
                 return try blame.requireReadable()
             }
             let t = session.terminal
