@@ -84,19 +84,20 @@ extension TimeMachine {
         let start = reconstructions
         let end = try through ?? lastStep()
         var probes: [BisectProbe] = []
-        /// The steps whose states the damage met last keeps from being rebuilt: from it to the snapshot after it.
-        var unreadableSteps: Range<UInt64>?
+        /// The steps whose states the damage met so far leaves unknown, as verify names them: a state a snapshot
+        /// inside a damaged block holds is judged.
+        var unreadableSteps: [Range<UInt64>] = []
         /// The verdict on `step`'s state; one that cannot be rebuilt for damage is skipped, except at an end.
         func probe(_ step: UInt64, end: Bool = false) throws -> BisectVerdict {
-            if !end, unreadableSteps?.contains(step) == true {
+            if !end, unreadableSteps.contains(where: { $0.contains(step) }) {
                 probes.append(BisectProbe(step: step, verdict: .skip))
                 return .skip
             }
             let state: P.State
             do {
                 state = try self.state(at: step)
-            } catch TimeTravelError.stepUnreadable(_, _, let damage, let readableFrom) where !end {
-                if case .corruptEntry(let sequence, _) = damage { unreadableSteps = sequence..<(readableFrom ?? .max) }
+            } catch TimeTravelError.stepUnreadable(_, _, let damage, _) where !end {
+                unreadableSteps += try statesUnknown(for: damage)
                 unreadable = unreadable ?? damage
                 probes.append(BisectProbe(step: step, verdict: .skip))
                 return .skip

@@ -82,18 +82,26 @@ public struct TimeMachine<P: Replayer>: Sendable {
             return try body()
         } catch let damage as EventLogError {
             guard case .corruptEntry(let sequence, _) = damage else { throw damage }
-            var entries = log.entries(EntryQuery(from: sequence, stream: stream.name))
-            let stretch = try entries.skip(past: damage) ?? sequence...sequence
-            // Every state is rebuilt again where the last span of states the stretch leaves unknown ends, as
-            // `VerifyReport.unreadable` says; without one, from a snapshot after the stretch.
-            let after: UInt64?
-            if let unknown = log.unreadablePart(of: stream.name, in: stretch)?.statesUnknown.last {
-                after = unknown.upperBound == .max ? nil : unknown.upperBound
-            } else {
-                after = try log.snapshotSequences(stream: stream.name).first { $0 >= stretch.upperBound }
-            }
+            // Every state is rebuilt again where the last span of states the damage leaves unknown ends.
+            let last = try statesUnknown(for: damage).last?.upperBound
+            let after = last == .max ? nil : last
             throw TimeTravelError.stepUnreadable(step: step ?? sequence, stream: stream.name, damage: damage, readableFrom: after)
         }
+    }
+
+    /// The steps of the stream whose states `damage`, an entry that cannot be read, leaves unknown, in order: the spans
+    /// `VerifyReport.unreadable` names for the stretch the damage starts (``EventLog/unreadablePart(of:in:)``); where
+    /// the stream index cannot say, from the damage to the first snapshot at or after the stretch's end (`UInt64.max`
+    /// without one). Empty for any other error.
+    func statesUnknown(for damage: EventLogError) throws -> [Range<UInt64>] {
+        guard case .corruptEntry(let sequence, _) = damage else { return [] }
+        var entries = log.entries(EntryQuery(from: sequence, stream: stream.name))
+        let stretch = try entries.skip(past: damage) ?? sequence...sequence
+        if let part = log.unreadablePart(of: stream.name, in: stretch), !part.statesUnknown.isEmpty {
+            return part.statesUnknown
+        }
+        let snapshot = try log.snapshotSequences(stream: stream.name).first { $0 >= stretch.upperBound }
+        return [sequence..<(snapshot ?? .max)]
     }
 
     /// The stretches retention removed from the middle of the stream, in order (`StreamGap`).

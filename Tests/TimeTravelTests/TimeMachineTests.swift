@@ -363,6 +363,23 @@ struct TimeMachineTests {
         }
     }
 
+    @Test("bisect on a damaged block skips only the states verify names, and judges one a snapshot inside it holds")
+    func bisectInsideDamage() throws {
+        let (log, damaged) = try damagedLedger("bisected.reactorlog")
+        let spans = try #require(try log.verify().unreadable.first?.streams.first?.statesUnknown)
+        // Snapshots every 16 mutations: the damaged block holds one, whose state is known between two spans.
+        #expect(spans.count >= 2, "\(spans)")
+        let held = spans[0].upperBound, end = try #require(spans.last?.upperBound)
+        let machine = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        // The state turns bad at the snapshot inside the block: bisect narrows it to the mutations the first span
+        // leaves unknown and the snapshot's, judging that state rather than skipping it with the span's.
+        let result = try machine.bisect(from: damaged - 1, through: end) { _, step in step >= held ? .bad : .good }
+        #expect(result.probes.contains { $0.step == held && $0.verdict == .bad }, "\(result.probes)")
+        #expect(result.candidates.last == held && result.candidates.allSatisfy { $0 == held || spans[0].contains($0) })
+        #expect(result.probes.allSatisfy { probe in probe.verdict == .skip || !spans.contains { $0.contains(probe.step) } })
+        #expect(result.unreadable != nil && result.firstBad == nil)
+    }
+
     /// A ledger of 3,000 deposits in log `name`, `healthy` run on it, then the block of entries in the middle of the
     /// file damaged under its checksum; the log opened read-only, and the damaged block's first number.
     private func damagedLedger(_ name: String, healthy: (EventLog) throws -> Void = { _ in }) throws -> (EventLog, UInt64) {
