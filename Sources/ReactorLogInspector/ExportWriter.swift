@@ -71,17 +71,51 @@ struct ExportWriter {
             return try writeRange(format: format, to: sink)
         } catch let error as EventLogError {
             throw refusal(error, command: command)
+        } catch TimeTravelError.stepUnreadable(_, _, let damage, _) {
+            // A stream's state before `from` is rebuilt through the damage.
+            throw refusal(damage, command: command)
         }
     }
 
-    /// Damage in the range: an export holds every entry of its range, so the hint names the range before the
-    /// damage, which can be exported, and `compact`, which copies the whole log, damage and all.
+    /// Damage in the range, or before it where a stream's starting state is rebuilt through it: an export holds every
+    /// entry of its range, so the hint names the ranges on either side of the damage that can be exported, and
+    /// `compact`, which copies the whole log, damage and all.
     private func refusal(_ error: EventLogError, command: String) -> any Error {
         guard case .corruptEntry(let sequence, _) = error else { return error }
-        let before = sequence > max(from, 1) ? "\(command) the entries before the damage (--to \(sequence - 1)), or " : ""
-        let article = command.first.map { "aeiou".contains($0) } == true ? "An" : "A"
-        let hint = "\(article) \(command) holds every entry of its range: \(before)copy the whole log, damage and all, with `reactorlog compact LOG COPY`."
+        var ranges: [String] = []
+        if sequence > max(from, 1) { ranges.append("before the damage (--to \(sequence - 1))") }
+        if let after = firstStart(after: error), after <= min(through, (try? session.log.highestSequence()) ?? 0) {
+            ranges.append("after \(ranges.isEmpty ? "the damage" : "it") (--from \(after))")
+        }
+        let part = ranges.isEmpty ? "" : "\(command) the entries \(ranges.joined(separator: " or ")), or "
+        let article = command == "export" ? "An" : "A"
+        let hint = "\(article) \(command) holds every entry of its range and each stream's state before it: \(part)copy the whole log, damage and all, with `reactorlog compact LOG COPY`."
         return InspectorFailure(error.line(hint: hint), exit: .corrupt)
+    }
+
+    /// The first `--from` past the damage that every exported stream's start (``start(of:)``) can be found for: the
+    /// step after, for each stream with entries in the stretch that cannot be read, its first entry after the stretch
+    /// whose state is known again (``EventLog/unreadablePart(of:in:)``, as `verify` names it), or without its reducer
+    /// the first snapshot after the stretch, which the export would start from; `nil` where one of them has none (no
+    /// snapshot after the damage, or no entry after it), or the stretch cannot be found.
+    private func firstStart(after damage: EventLogError) -> UInt64? {
+        guard case .corruptEntry(let sequence, _) = damage else { return nil }
+        let log = session.log
+        var entries = log.entries(EntryQuery(from: sequence))
+        guard let stretch = (try? entries.skip(past: damage)) ?? nil, stretch.upperBound < .max else { return nil }
+        var start = stretch.upperBound + 1
+        for info in streams {
+            guard let part = log.unreadablePart(of: info.name, in: stretch) else { continue }
+            var known = max(stretch.upperBound + 1, part.statesUnknown.last?.upperBound ?? 0)
+            if (try? session.machine(for: info))?.canReduce != true {
+                known = (try? log.snapshotSequences(stream: info.name).first { $0 >= known }) ?? nil ?? .max
+            }
+            guard known < .max else { return nil }
+            var after = log.entries(EntryQuery(from: known, stream: info.name))
+            guard let entry = (try? after.next()) ?? nil else { return nil }
+            start = max(start, entry.sequence + 1)
+        }
+        return start
     }
 
     private func writeRange(format: Export.Format, to sink: OutputSink) throws -> Summary {

@@ -447,7 +447,7 @@ struct InspectorCommandTests {
         #expect(text.lines.last?.hasPrefix("Everything else can be read") == true, "\(text.output)")
     }
 
-    @Test("pack and export of a damaged range refuse, naming the range before the damage and compact; that range packs")
+    @Test("pack and export of a damaged range refuse, naming the ranges on either side of the damage that pack, and compact")
     func packOfADamagedLog() async throws {
         let path = scratch.file("damaged-pack.reactorlog")
         #expect(try await reactorlog("demo", "--out", path, "--actions", "2000", "--durability", "nosync").status == 0)
@@ -456,15 +456,28 @@ struct InspectorCommandTests {
         let refused = try await reactorlog("pack", path, "--out", out)
         #expect(refused.status == 5 && !FileManager.default.fileExists(atPath: out), "\(refused.error)")
         let damaged = try #require(refused.error.firstMatch(of: /Entry #(\d+) is corrupt/).flatMap { Int($0.1) }, "\(refused.error)")
+        let after = try #require(refused.error.firstMatch(of: /--from (\d+)/).flatMap { Int($0.1) }, "\(refused.error)")
+        #expect(after > damaged)
         #expect(refused.error.hasSuffix(
-            "A pack holds every entry of its range: pack the entries before the damage (--to \(damaged - 1)), or copy the whole log, damage and all, with `reactorlog compact LOG COPY`.\n"),
+            "A pack holds every entry of its range and each stream's state before it: pack the entries before the damage (--to \(damaged - 1)) or after it (--from \(after)), or copy the whole log, damage and all, with `reactorlog compact LOG COPY`.\n"),
             "\(refused.error)")
         let export = try await reactorlog("export", path)
-        #expect(export.status == 5 && export.error.contains("An export holds every entry of its range: export the entries before"), "\(export.error)")
-        // The range the hint names packs, and opens with the original's states.
+        #expect(export.status == 5 && export.error.contains("export the entries before the damage (--to \(damaged - 1)) or after it (--from \(after))"), "\(export.error)")
+        // Both ranges the hint names pack, and open with the original's states.
         let packed = try await reactorlog("pack", path, "--to", "\(damaged - 1)", "--out", out)
         #expect(packed.status == 0, "\(packed.error)")
         #expect(try await reactorlog("state", out, "--at", "\(damaged - 1)").output == (try await reactorlog("state", path, "--at", "\(damaged - 1)").output))
+        let later = scratch.file("later.pack")
+        let packedAfter = try await reactorlog("pack", path, "--from", "\(after)", "--out", later)
+        #expect(packedAfter.status == 0, "\(packedAfter.error)")
+        let last = try EventLog.openReadOnly(at: path).highestSequence()
+        #expect(try await reactorlog("state", later, "--at", "\(last)").output == (try await reactorlog("state", path, "--at", "\(last)").output))
+        // It is the first such step: from the one before, the state it starts from is rebuilt through the damage.
+        let early = try await reactorlog("pack", path, "--from", "\(after - 1)", "--out", scratch.file("early.pack"))
+        #expect(early.status == 5 && early.error.contains("pack the entries after the damage (--from \(after)), or copy"), "\(early.error)")
+        // Without the reducer an export starts from a recorded state: the step the hint names packs there too.
+        let generic = try await Tool.run("example-inspector", ["pack", path, "--from", "\(after)", "--out", scratch.file("generic.pack")])
+        #expect(generic.status == 0, "\(generic.error)")
     }
 
     @Test("bisect --replay repeats a session from its probe lines or its JSON; --run judges only the steps it lacks")
