@@ -34,6 +34,14 @@ enum EntryBlock {
         record.count > 4 && record[4] == marker
     }
 
+    /// The first number a block records, when its checksum matches: where its entries start whatever the key it is
+    /// stored under says (a damaged key is outside the checksum).
+    static func recordedFirst(_ record: UnsafeRawBufferPointer) -> UInt64? {
+        guard isBlock(record), record.count > headerSize else { return nil }
+        let reader = ByteReader(bytes: record)
+        return reader.checksumMatches ? reader.u64(15) : nil
+    }
+
     // MARK: Reading
 
     /// Walks the entries of one block, checking each; the headers' ranges index the block's bytes.

@@ -26,9 +26,14 @@ struct EntryCursor {
     private(set) var found: Found?
     /// The most records stepped over before seeking instead.
     private static let maximumSteps = 8
+    /// Keys of damaged records a scan has already passed over (``EntryIterator/skip(past:)``), stepped over unread
+    /// where a scan's seek or step lands on them: a key damaged out of its place in the tree's order is where a seek
+    /// for the numbers after it lands, again and again.
+    private let passedOver: Set<UInt64>
 
-    init(_ cursor: Cursor) {
+    init(_ cursor: Cursor, passingOver passedOver: Set<UInt64> = []) {
         self.cursor = cursor
+        self.passedOver = passedOver
     }
 
     /// Entry `sequence`, or `nil` when the log has none. A number a little above the last one found is reached by
@@ -48,10 +53,27 @@ struct EntryCursor {
             }
         }
         guard let record = try KeyCoding.withSequence(sequence, { key in try cursor.seek(atOrBefore: key) }) else {
-            (block, found) = (nil, nil)
-            return nil
+            return try pastOutOfPlace(sequence, from: try cursor.first())
         }
-        return try within(record, sequence)
+        if let entry = try within(record, sequence) { return entry }
+        return try pastOutOfPlace(sequence, from: try cursor.next())
+    }
+
+    /// Entry `sequence` where a seek cannot reach it, `record` being the one after where the seek landed: when that
+    /// record's key is damaged above its place in the tree's order, the seek went wrong there, and the entry is in the
+    /// record after it; when its block records a first number at or below `sequence` (its key alone is damaged), the
+    /// entry is in it, and its damage is thrown. `nil` otherwise: the log has no such entry.
+    private mutating func pastOutOfPlace(_ sequence: UInt64, from record: KeyValue?) throws -> Found? {
+        if let record, let key = KeyCoding.decodeSequence(record.key), key > sequence {
+            if let after = try cursor.next(), let afterKey = KeyCoding.decodeSequence(after.key), afterKey <= sequence {
+                return try within(after, sequence)
+            }
+            if let first = EntryBlock.recordedFirst(record.value), first != key, first <= sequence {
+                return try enter(record, after: nil, from: sequence)
+            }
+        }
+        (block, found) = (nil, nil)
+        return nil
     }
 
     /// Entry `sequence`, after ``found``, reached by stepping over the keys of the records that follow it, reading
@@ -86,16 +108,26 @@ struct EntryCursor {
     mutating func seek(atOrAfter sequence: UInt64) throws -> Found? {
         // The record at or before the number may be a block that holds it.
         if let record = try KeyCoding.withSequence(sequence, { key in try cursor.seek(atOrBefore: key) }) {
-            var entry = try enter(record, after: nil, from: sequence)
+            var entry = try enter(try passing(record), after: nil, from: sequence)
             // A block that ends before the number leaves it to the next record.
-            if entry == nil, block != nil { entry = try next() }
+            if entry == nil, block != nil { entry = try next(steppingOverOutOfPlace: sequence) }
             while let current = entry {
                 if current.sequence >= sequence { return current }
                 entry = try next()
             }
             return nil
         }
-        return try enter(try KeyCoding.withSequence(sequence) { key in try cursor.seek(atOrAfter: key) }, after: nil)
+        return try enter(try passing(try KeyCoding.withSequence(sequence) { key in try cursor.seek(atOrAfter: key) }), after: nil)
+    }
+
+    /// `record`, or where the cursor lands stepping forward past the records ``passedOver`` names.
+    private func passing(_ record: KeyValue?) throws -> KeyValue? {
+        guard !passedOver.isEmpty else { return record }
+        var record = record
+        while let current = record, let key = KeyCoding.decodeSequence(current.key), passedOver.contains(key) {
+            record = try cursor.next()
+        }
+        return record
     }
 
     /// The entry after the one found last, or `nil` at the end of the log or past `limit`: a record whose key is above
@@ -103,12 +135,25 @@ struct EntryCursor {
     mutating func next(through limit: UInt64 = .max) throws -> Found? {
         let previous = found?.sequence
         if let next = try nextInBlock() { return next }
-        let record = try cursor.next()
+        let record = try passing(try cursor.next())
         if let record, let key = KeyCoding.decodeSequence(record.key), key > limit {
             (block, found) = (nil, nil)
             return nil
         }
         return try enter(record, after: previous)
+    }
+
+    /// ``next(through:)``, where a seek for `sequence` landed before a record whose key is damaged out of the tree's
+    /// order (above the next record's): the seek went wrong at that key, and the entry is in a record after it, which
+    /// holds numbers up to `sequence` or more. The damaged record is stepped over only then; otherwise its damage is
+    /// thrown.
+    private mutating func next(steppingOverOutOfPlace sequence: UInt64) throws -> Found? {
+        do {
+            return try next()
+        } catch {
+            guard let after = try cursor.next(), let key = KeyCoding.decodeSequence(after.key), key <= sequence else { throw error }
+            return try enter(after, after: nil, from: sequence)
+        }
     }
 
     /// The log's first entry.

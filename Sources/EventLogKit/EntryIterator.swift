@@ -36,6 +36,8 @@ public struct EntryIterator {
     /// Whether the query's stream is read from the whole log, its entries picked out one by one, because its index
     /// is damaged.
     private var bypassingIndex: Bool
+    /// Keys of records damaged out of their place in the tree's order, passed over: a scan steps over them.
+    private var passedOver: Set<UInt64> = []
     /// The next sequence number the iterator will examine.
     public private(set) var nextSequence: UInt64
 
@@ -80,30 +82,113 @@ public struct EntryIterator {
     /// After ``next()`` threw `error`, moves past what could not be read and returns the numbers passed over, so that
     /// a listing goes on with what is intact. For ``EventLogError/corruptEntry(sequence:reason:)`` at `sequence`: when
     /// the record that holds the entry is sound (its checksum matches), the one entry; when the record is damaged (a
-    /// block whose checksum fails), from `sequence` up to the next record's first number, or to the end
-    /// (`sequence...UInt64.max`) when no record follows. Returns `nil` and moves nowhere for any other error, for
-    /// damage already passed, and when the record after the damage cannot be found (a damaged key).
+    /// block whose checksum fails), from `sequence` (or from where the iterator stands, when that is later) up to the
+    /// next record's first number, or to the end (`sequence...UInt64.max`) when no record follows. A record whose key
+    /// is damaged out of its place in the tree's order, so that no seek for its key finds it, holds the numbers from
+    /// where the iterator stands to the next sound record after it; a scan of the whole log steps over it from then on.
+    /// Returns `nil` and moves nowhere for any other error, for damage already passed, and when the record after the
+    /// damage cannot be found (a key that is not a number).
     public mutating func skip(past error: EventLogError) throws(EventLogError) -> ClosedRange<UInt64>? {
-        guard case .corruptEntry(let sequence, _) = error, sequence >= nextSequence, sequence <= query.through else { return nil }
-        let end: UInt64? = try storage.read { txn in
-            try txn.withCursor(storage.entries) { cursor -> UInt64? in
-                guard let record = try cursor.seek(atOrBefore: KeyCoding.sequence(sequence)),
-                      let key = KeyCoding.decodeSequence(record.key) else { return nil }
-                let sound = EntryBlock.isBlock(record.value)
-                    ? (try? EntryBlock.Reader(key: key, block: record.value)) != nil
-                    : (try? EntryRecord.header(key: key, record: record.value)) != nil
-                if sound { return sequence }
-                guard let next = try cursor.next() else { return .max }
-                return KeyCoding.decodeSequence(next.key).flatMap { $0 > sequence ? $0 - 1 : nil }
+        guard case .corruptEntry(let sequence, _) = error else { return nil }
+        let position = nextSequence
+        var outOfPlace: UInt64?
+        let stretch: ClosedRange<UInt64>? = try storage.read { txn in
+            try txn.withCursor(storage.entries) { cursor -> ClosedRange<UInt64>? in
+                // The record stored under the damaged number, or else one before it that holds that entry.
+                if let record = try cursor.seek(atOrBefore: KeyCoding.sequence(sequence)),
+                   let key = KeyCoding.decodeSequence(record.key) {
+                    switch Self.check(record, key: key, holding: sequence) {
+                    case .holds:
+                        return sequence >= position ? sequence...sequence : nil
+                    case .damaged:
+                        // A block whose key alone is damaged still says where its entries start.
+                        let start = max(EntryBlock.recordedFirst(record.value) ?? sequence, position)
+                        guard let next = try cursor.next() else { return start...UInt64.max }
+                        guard let first = KeyCoding.decodeSequence(next.key), first > start else { return nil }
+                        return start...(first - 1)
+                    case .elsewhere:
+                        break
+                    }
+                }
+                guard let (stretch, key) = try Self.outOfPlace(sequence, from: position, cursor) else { return nil }
+                outOfPlace = key
+                return stretch
             }
         }
-        guard let end else { return nil }
+        guard let stretch, stretch.lowerBound <= query.through else { return nil }
+        if let outOfPlace { passedOver.insert(outOfPlace) }
         buffer = []
         bufferIndex = 0
         pendingFailure = nil
-        nextSequence = end &+ 1
+        nextSequence = stretch.upperBound &+ 1
         reachedEnd = false
-        return sequence...end
+        return stretch
+    }
+
+    /// Whether a record holds entry `sequence` and is sound, is damaged, or holds other numbers.
+    private enum RecordCheck { case holds, damaged, elsewhere }
+
+    /// What `record`, stored under `key`, is to entry `sequence`: a sound block is read up to it.
+    private static func check(_ record: KeyValue, key: UInt64, holding sequence: UInt64) -> RecordCheck {
+        guard EntryBlock.isBlock(record.value) else {
+            guard (try? EntryRecord.header(key: key, record: record.value)) != nil else { return .damaged }
+            return key == sequence ? .holds : .elsewhere
+        }
+        guard var reader = try? EntryBlock.Reader(key: key, block: record.value) else { return .damaged }
+        do {
+            return try reader.next(from: sequence)?.sequence == sequence ? .holds : .elsewhere
+        } catch {
+            // An entry that breaks the block's layout, at the number or on the way to it: the block holds the damage.
+            return .holds
+        }
+    }
+
+    /// The numbers a record whose key is damaged holds, when the damage at `sequence` is not where a seek for it
+    /// lands: a seek for `position`, the first number not yet read, lands on that record (whose key is `sequence`
+    /// itself, is not the first number its block records, or is above the next record's, out of the tree's order)
+    /// or right after it (the record before has a higher key). From `position` up to the first number of the next sound record, and the damaged record's key; `nil`
+    /// when no such record is there, or nothing lies between.
+    private static func outOfPlace(
+        _ sequence: UInt64, from position: UInt64, _ cursor: Cursor
+    ) throws(LMDBError) -> (stretch: ClosedRange<UInt64>, key: UInt64)? {
+        let target = KeyCoding.sequence(position)
+        guard let landed = try cursor.seek(atOrAfter: target), let landedKey = KeyCoding.decodeSequence(landed.key) else { return nil }
+        var found: (key: UInt64, after: KeyValue?)?
+        let next = try cursor.next()
+        let recorded = EntryBlock.recordedFirst(landed.value)
+        if landedKey == sequence || recorded.map({ $0 != landedKey }) == true {
+            found = (landedKey, next)
+        } else if let next, let nextKey = KeyCoding.decodeSequence(next.key), nextKey < landedKey {
+            found = (landedKey, next)
+        } else if try cursor.seek(atOrAfter: target) != nil, let before = try cursor.previous(),
+                  let beforeKey = KeyCoding.decodeSequence(before.key), beforeKey > landedKey {
+            found = (beforeKey, try cursor.next())
+        }
+        guard let found else { return nil }
+        // Where the sound record before the damaged one ends, when that is after `position` (a stream's reader stands
+        // at the number after its own last entry).
+        let end = try cursor.seek(atOrBefore: target).flatMap { record in
+            KeyCoding.decodeSequence(record.key).flatMap { lastNumber(of: record, key: $0) }
+        }
+        let start = max(position, end.map { $0 &+ 1 } ?? 0)
+        guard let after = found.after else { return (start...UInt64.max, found.key) }
+        guard let first = KeyCoding.decodeSequence(after.key), first > start,
+              check(after, key: first, holding: first) == .holds
+        else { return nil }
+        return (start...(first - 1), found.key)
+    }
+
+    /// The number of the last entry a sound record holds; `nil` when it is damaged.
+    private static func lastNumber(of record: KeyValue, key: UInt64) -> UInt64? {
+        guard EntryBlock.isBlock(record.value) else { return (try? EntryRecord.header(key: key, record: record.value)) != nil ? key : nil }
+        guard var reader = try? EntryBlock.Reader(key: key, block: record.value) else { return nil }
+        var last: UInt64?
+        do {
+            while let header = try reader.next() { last = header.sequence }
+        } catch {
+            return nil
+        }
+        return last
     }
 
     /// The next entry that can be read, or `nil` when none is left now: each stretch that cannot be read is passed over
@@ -267,7 +352,7 @@ public struct EntryIterator {
         only stream: UInt32? = nil, txn: Transaction, want: Int, _ found: (EntryRecord.Header, UnsafeRawBufferPointer) throws -> Bool
     ) throws -> (UInt64, Bool) {
         try txn.withCursor(storage.entries) { cursor in
-            var entries = EntryCursor(cursor)
+            var entries = EntryCursor(cursor, passingOver: passedOver)
             var matched = 0
             var next = nextSequence
             var scanned = 0

@@ -23,7 +23,8 @@ extension LogStorage {
                 guard let last = try cursor.last(), let key = KeyCoding.decodeSequence(last.key) else {
                     throw EventLogError.corruptEntry(sequence: sequence, reason: reason)
                 }
-                return max(key, try highestListed(txn))
+                // A block whose key alone is damaged says where it starts: its key may be any number.
+                return max(EntryBlock.recordedFirst(last.value) ?? key, try highestListed(txn))
             }
         }
     }

@@ -67,24 +67,28 @@ struct ExportWriter {
     /// Writes the export to `sink`: JSON lines as the log is read, or one document. `command` names it in a refusal
     /// (`export`, `pack`).
     func write(format: Export.Format, to sink: OutputSink, command: String) throws -> Summary {
+        var reached = from
         do {
-            return try writeRange(format: format, to: sink)
+            return try writeRange(format: format, to: sink, reached: &reached)
         } catch let error as EventLogError {
-            throw refusal(error, command: command)
+            throw refusal(error, command: command, reached: reached)
         } catch TimeTravelError.stepUnreadable(_, _, let damage, _) {
             // A stream's state before `from` is rebuilt through the damage.
-            throw refusal(damage, command: command)
+            throw refusal(damage, command: command, reached: 1)
         }
     }
 
     /// Damage in the range, or before it where a stream's starting state is rebuilt through it: an export holds every
     /// entry of its range, so the hint names the ranges on either side of the damage that can be exported, and
-    /// `compact`, which copies the whole log, damage and all.
-    private func refusal(_ error: EventLogError, command: String) -> any Error {
+    /// `compact`, which copies the whole log, damage and all. `reached` is the first number not read yet, where the
+    /// stretch that cannot be read is looked for (a damaged key may name a number far from it).
+    private func refusal(_ error: EventLogError, command: String, reached: UInt64) -> any Error {
         guard case .corruptEntry(let sequence, _) = error else { return error }
+        var entries = session.log.entries(EntryQuery(from: min(max(reached, 1), sequence), stream: stream))
+        let stretch = ((try? entries.skip(past: error)) ?? nil) ?? sequence...sequence
         var ranges: [String] = []
-        if sequence > max(from, 1) { ranges.append("before the damage (--to \(sequence - 1))") }
-        if let after = firstStart(after: error), after <= min(through, (try? session.log.highestSequence()) ?? 0) {
+        if stretch.lowerBound > max(from, 1) { ranges.append("before the damage (--to \(stretch.lowerBound - 1))") }
+        if let after = firstStart(after: stretch), after <= min(through, (try? session.log.highestSequence()) ?? 0) {
             ranges.append("after \(ranges.isEmpty ? "the damage" : "it") (--from \(after))")
         }
         let part = ranges.isEmpty ? "" : "\(command) the entries \(ranges.joined(separator: " or ")), or "
@@ -93,16 +97,14 @@ struct ExportWriter {
         return InspectorFailure(error.line(hint: hint), exit: .corrupt)
     }
 
-    /// The first `--from` past the damage that every exported stream's start (``start(of:)``) can be found for: the
-    /// step after, for each stream with entries in the stretch that cannot be read, its first entry after the stretch
-    /// whose state is known again (``EventLog/unreadablePart(of:in:)``, as `verify` names it), or without its reducer
-    /// the first snapshot after the stretch, which the export would start from; `nil` where one of them has none (no
-    /// snapshot after the damage, or no entry after it), or the stretch cannot be found.
-    private func firstStart(after damage: EventLogError) -> UInt64? {
-        guard case .corruptEntry(let sequence, _) = damage else { return nil }
+    /// The first `--from` past `stretch`, entries that cannot be read, that every exported stream's start
+    /// (``start(of:)``) can be found for: the step after, for each stream with entries in the stretch, its first entry
+    /// after the stretch whose state is known again (``EventLog/unreadablePart(of:in:)``, as `verify` names it), or
+    /// without its reducer the first snapshot after the stretch, which the export would start from; `nil` where one
+    /// of them has none (no snapshot after the damage, or no entry after it).
+    private func firstStart(after stretch: ClosedRange<UInt64>) -> UInt64? {
         let log = session.log
-        var entries = log.entries(EntryQuery(from: sequence))
-        guard let stretch = (try? entries.skip(past: damage)) ?? nil, stretch.upperBound < .max else { return nil }
+        guard stretch.upperBound < .max else { return nil }
         var start = stretch.upperBound + 1
         for info in streams {
             guard let part = log.unreadablePart(of: info.name, in: stretch) else { continue }
@@ -118,7 +120,8 @@ struct ExportWriter {
         return start
     }
 
-    private func writeRange(format: Export.Format, to sink: OutputSink) throws -> Summary {
+    /// Writes the range; `reached` follows the first number not read yet.
+    private func writeRange(format: Export.Format, to sink: OutputSink, reached: inout UInt64) throws -> Summary {
         let starts = try starts()
         let metadata = try session.log.metadata()
         let header = ExportHeader(
@@ -140,7 +143,9 @@ struct ExportWriter {
         }
         // Read in place: nothing is copied out of the log but the line itself.
         var sites = try CallSiteLookup(log: session.log, streams: starts.map(\.info.name), following: false)
+        reached = first
         try session.log.forEachEntry(query) { entry in
+            reached = entry.sequence + 1
             guard let start = after[entry.stream], entry.sequence > start else { return }
             let site = entry.kind == .action ? try sites.json(at: entry.sequence) : nil
             if format == .jsonl {

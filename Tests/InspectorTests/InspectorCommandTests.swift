@@ -480,6 +480,54 @@ struct InspectorCommandTests {
         #expect(generic.status == 0, "\(generic.error)")
     }
 
+    @Test("a block whose key is damaged out of the tree's order costs only its entries: listings, lookups, verify and pack go on")
+    func keyOutOfPlace() async throws {
+        let path = scratch.file("moved-key.reactorlog")
+        #expect(try await reactorlog("demo", "--out", path, "--actions", "2000", "--durability", "nosync").status == 0)
+        let healthy = try await reactorlog("log", path), healthyStream = try await reactorlog("log", path, "--stream", "counter")
+        let key = try LogDamage.moveKeyInFile(of: path) { $0[$0.count / 2] }
+        let first = key.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        // Seeks for the numbers after it land on it: it used to end every listing there, naming only the damaged key's
+        // number as left out. Now the block's own numbers are left out, and everything else is listed.
+        let listed = try await reactorlog("log", path)
+        let stretch = try #require(listed.error.firstMatch(of: /#(\d+)…#(\d+) were left out, the rest listed/), "\(listed.error)")
+        let (from, through) = (try #require(UInt64(stretch.1)), try #require(UInt64(stretch.2)))
+        #expect(listed.status == 5 && from == first && through > first)
+        let number = { (line: String) in line.firstMatch(of: /#(\d+)/).flatMap { UInt64($0.1) } ?? 0 }
+        #expect(listed.lines == healthy.lines.filter { !(from...through).contains(number($0)) })
+        #expect(listed.lines.count == healthy.lines.count - Int(through - from + 1))
+        // Through the stream's index, each entry looked up by its number: the same.
+        let stream = try await reactorlog("log", path, "--stream", "counter")
+        #expect(stream.status == 5 && stream.error.contains("#\(from)…#\(through) were left out"), "\(stream.error)")
+        #expect(stream.lines == healthyStream.lines.filter { !(from...through).contains(number($0)) })
+        let verified = try await reactorlog("verify", path)
+        #expect(verified.lines.contains { $0.hasPrefix("#\(from)…#\(through) cannot be read: \(through - from + 1) entries of 'counter'") }, "\(verified.output)")
+        // The pack's hint names the ranges on either side of the block, and both pack.
+        let refused = try await reactorlog("pack", path, "--out", scratch.file("moved.pack"))
+        let after = try #require(refused.error.firstMatch(of: /the damage \(--to (\d+)\) or after it \(--from (\d+)\)/), "\(refused.error)")
+        #expect(after.1 == "\(from - 1)")
+        for range in [["--to", String(after.1)], ["--from", String(after.2)]] {
+            let packed = try await Tool.run(["pack", path, "--out", scratch.file("moved\(range[0]).pack")] + range)
+            #expect(packed.status == 0, "\(range): \(packed.error)")
+        }
+        // A listing that starts after the block, where a seek may land before the damaged key, never meets it.
+        let later = try await reactorlog("log", path, "--from", "\(through + 20)")
+        #expect(later.status == 0 && later.lines == healthy.lines.filter { number($0) >= through + 20 }, "\(later.error)")
+        // The last block's key moved up stays in order, but is not the number its block records: the same.
+        let lastPath = scratch.file("moved-last-key.reactorlog")
+        #expect(try await reactorlog("demo", "--out", lastPath, "--actions", "2000", "--durability", "nosync").status == 0)
+        let listings = [["log", lastPath], ["log", lastPath, "--stream", "counter"]]
+        var whole: [[String]] = []
+        for arguments in listings { whole.append(try await Tool.run(arguments).lines) }
+        let lastKey = try LogDamage.moveKeyInFile(of: lastPath) { $0[$0.count - 1] }
+        let lastFirst = lastKey.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        for (arguments, lines) in zip(listings, whole) {
+            let result = try await Tool.run(arguments)
+            #expect(result.status == 5 && result.error.contains("#\(lastFirst) and every entry after it were left out"), "\(result.error)")
+            #expect(result.lines == lines.filter { number($0) < lastFirst })
+        }
+    }
+
     @Test("bisect --replay repeats a session from its probe lines or its JSON; --run judges only the steps it lacks")
     func bisectReplay() async throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

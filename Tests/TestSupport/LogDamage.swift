@@ -10,21 +10,25 @@ public enum LogDamage {
         let environment = try Environment(path: path)
         let database = try environment.openDatabase(name)
         return try environment.write { txn in
-            let keys = try txn.withCursor(database) { cursor in
-                var keys: [[UInt8]] = []
-                var item = try cursor.first()
-                while let current = item {
-                    keys.append(Array(current.key))
-                    item = try cursor.next()
-                }
-                return keys
-            }
-            let key = choose(keys)
+            let key = choose(try keys(of: database, in: txn))
             guard let record = try txn.get(database, key: key) else { throw CocoaError(.fileReadCorruptFile) }
             var bytes = Array(record)
             bytes[bytes.count / 2] ^= mask
             try txn.put(database, key: key, value: bytes)
             return key
+        }
+    }
+
+    /// The keys of `database`, in order.
+    static func keys(of database: Database, in txn: Transaction) throws -> [[UInt8]] {
+        try txn.withCursor(database) { cursor in
+            var keys: [[UInt8]] = []
+            var item = try cursor.first()
+            while let current = item {
+                keys.append(Array(current.key))
+                item = try cursor.next()
+            }
+            return keys
         }
     }
 
@@ -41,5 +45,41 @@ public enum LogDamage {
         }
         let chosen = candidates.min { abs($0 - middle) < abs($1 - middle) } ?? middle
         return keys[chosen]
+    }
+}
+
+extension LogDamage {
+    /// Damages the key of one record of the `entries` database in the closed log at `path` where it lies in the file,
+    /// past LMDB: `key`'s bit 22 is set in its leaf node, so that the record sorts far above its neighbours yet stays
+    /// where it is in its page, out of the tree's order (a flipped bit in a key, which LMDB does not check). `choose`
+    /// picks the record from the database's keys (each the first number of its block, big-endian in its last 8
+    /// bytes), one whose bit 22 is clear. Returns the key it damaged.
+    @discardableResult
+    public static func moveKeyInFile(of path: String, choose: ([[UInt8]]) -> [UInt8]) throws -> [UInt8] {
+        let keys: [[UInt8]] = try {
+            let environment = try Environment(path: path)
+            let database = try environment.openDatabase("entries")
+            return try environment.read { txn in try Self.keys(of: database, in: txn) }
+        }()
+        let key = choose(keys)
+        let file = URL(fileURLWithPath: path).appendingPathComponent("data.mdb")
+        var bytes = [UInt8](try Data(contentsOf: file))
+        // A leaf node of `entries` is its header (the data's size, flags, then the key's size, 8) and the key: the
+        // page's flags (at byte 10 of its 4,096) say leaf (2), where a branch page holds a copy of some keys.
+        let page = 4096
+        var place: Int?
+        var offset = 2 * page
+        while offset + key.count <= bytes.count {
+            if bytes[offset..<offset + key.count].elementsEqual(key), bytes[offset - 2] == 8, bytes[offset - 1] == 0,
+               bytes[offset - offset % page + 10] & 2 != 0 {
+                place = offset
+                break
+            }
+            offset += 1
+        }
+        guard let place else { throw CocoaError(.fileReadCorruptFile) }
+        bytes[place + key.count - 3] |= 0x40
+        try Data(bytes).write(to: file)
+        return key
     }
 }
