@@ -225,10 +225,14 @@ extension TimeMachine {
 
     /// The result naming `firstBad`, whose state differs from the good one at `before`.
     private func found(_ firstBad: UInt64, after before: UInt64, probes: [BisectProbe], start: Int) throws -> BisectResult {
-        let mutation = try log.entry(at: firstBad)
+        /// An entry, or `nil` where it is in a block that cannot be read (a state a snapshot holds there is judged).
+        func readable(_ sequence: UInt64) throws -> LogEntry? {
+            do { return try log.entry(at: sequence) } catch EventLogError.corruptEntry { return nil }
+        }
+        let mutation = try readable(firstBad)
         return BisectResult(
             firstBad: firstBad, candidates: [firstBad], mutation: mutation,
-            action: try mutation?.cause.flatMap { try log.entry(at: $0) },
+            action: try mutation?.cause.flatMap(readable),
             diff: StateDiff(from: try json(at: before), to: try json(at: firstBad)),
             probes: probes, reconstructions: reconstructions - start, recordedBounds: nil)
     }

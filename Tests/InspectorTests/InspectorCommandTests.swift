@@ -447,6 +447,30 @@ struct InspectorCommandTests {
         #expect(text.lines.last?.hasPrefix("Everything else can be read") == true, "\(text.output)")
     }
 
+    @Test("bisect judges a state a snapshot inside a damaged block holds, its entry named as unreadable")
+    func bisectJudgesInsideDamage() async throws {
+        let path = scratch.file("held.reactorlog")
+        #expect(try await reactorlog("demo", "--out", path, "--actions", "2000", "--durability", "nosync").status == 0)
+        let snapshots = try EventLog.openReadOnly(at: path).snapshotSequences(stream: "counter")
+        // A block with a snapshot well inside it: the states between the damage and it, and after it, are unknown.
+        try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { keys in
+            let firsts = keys.map { $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+            let index = (0..<firsts.count - 1).first { i in snapshots.contains { $0 > firsts[i] + 4 && $0 + 8 < firsts[i + 1] } }
+            return keys[index ?? firsts.count / 2]
+        }
+        let verified = try json(try await reactorlog("verify", path, "--json"))
+        let part = try #require(((verified["unreadable"] as? [[String: Any]])?.first?["streams"] as? [[String: Any]])?.first)
+        let spans = try #require(part["statesUnknown"] as? [[String: Any]])
+        #expect(spans.count == 2, "\(spans)")
+        let held = try #require(spans.first?["until"] as? Int)
+        // The state turns bad at the held one: bisect judges it (before, the command stopped when it described the
+        // step, whose entry is in the damaged block), and the candidates end there.
+        let bisected = try await reactorlog("bisect", path, "--stream", "counter", "--run", "test \"$REACTORLOG_STEP\" -lt \(held)")
+        #expect(bisected.status == 5, "\(bisected.error)")
+        #expect(bisected.error.contains("bisect: #\(held) bad   a recorded state, its entry in a block that cannot be read"), "\(bisected.error)")
+        #expect(bisected.output.hasPrefix("Bisect could not narrow it down") && bisected.output.contains("#\(held)."), "\(bisected.output)")
+    }
+
     @Test("pack and export of a damaged range refuse, naming the ranges on either side of the damage that pack, and compact")
     func packOfADamagedLog() async throws {
         let path = scratch.file("damaged-pack.reactorlog")

@@ -71,12 +71,18 @@ struct Bisect: AsyncParsableCommand {
                 judged.insert(step)
                 let verdict = try replayed?.verdicts[step] ?? judge(state, step: step)
                 // Like git bisect's commit subject: what made the state judged (a mutation, but for the ends).
-                let made: String = if step == 0 {
-                    "the initial state"
-                } else if let entry = try session.log.entry(at: step) {
-                    (entry.kind == .mutation ? "" : "\(entry.kind) ") + EntryFormatter.payload(entry)
-                } else {
-                    "a recorded state, its entry not in this log"
+                let made: String
+                do {
+                    made = if step == 0 {
+                        "the initial state"
+                    } else if let entry = try session.log.entry(at: step) {
+                        (entry.kind == .mutation ? "" : "\(entry.kind) ") + EntryFormatter.payload(entry)
+                    } else {
+                        "a recorded state, its entry not in this log"
+                    }
+                } catch EventLogError.corruptEntry {
+                    // A state a snapshot holds inside a damaged block of entries is judged; its entry cannot be read.
+                    made = "a recorded state, its entry in a block that cannot be read"
                 }
                 let verdictText = verdict.rawValue.padded(to: 4)
                 StandardError.writeLine("bisect: #\(step) \(verdictText)  \(made)")
@@ -119,12 +125,12 @@ struct Bisect: AsyncParsableCommand {
             try printLine("Judged \(counted(judged, "state")). Pin windows around incidents (EventLog.pin) so retention keeps them.")
             return
         }
-        guard let firstBad = result.firstBad, let mutation = result.mutation else {
+        guard let firstBad = result.firstBad else {
             try printLine("Bisect could not narrow it down: skipped states leave the first bad step among \(result.candidates.map { "#\($0)" }.joined(separator: ", ")).")
             return
         }
         try printLine(t.paint("First bad step: #\(firstBad)", .bold) + " in stream \(stream.name)")
-        try printLine("  mutation:  #\(mutation.sequence) \(EntryFormatter.payload(mutation))")
+        try printLine("  mutation:  #\(firstBad) " + (result.mutation.map(EntryFormatter.payload) ?? "(in a block of entries that cannot be read)"))
         if let action = result.action { try printLine("  caused by: #\(action.sequence) action \(EntryFormatter.payload(action))") }
         try printLine("  state change:")
         for line in result.diff?.rendered() ?? [] { try printLine("    " + DiffColors.paint(line, t)) }
