@@ -42,6 +42,12 @@ enum EntryBlock {
         return reader.checksumMatches ? reader.u64(15) : nil
     }
 
+    /// Whether a block records a first number other than `key`, the one it is stored under: its key or its header is
+    /// damaged. Read without the checksum, for a walk that only steps over the block.
+    static func recordsFirst(_ record: UnsafeRawBufferPointer, other key: UInt64) -> Bool {
+        isBlock(record) && record.count > headerSize && ByteReader(bytes: record).u64(15) != key
+    }
+
     // MARK: Reading
 
     /// Walks the entries of one block, checking each; the headers' ranges index the block's bytes.

@@ -60,13 +60,18 @@ struct EntryCursor {
     }
 
     /// Entry `sequence` where a seek cannot reach it, `record` being the one after where the seek landed: when that
-    /// record's key is damaged above its place in the tree's order, the seek went wrong there, and the entry is in the
-    /// record after it; when its block records a first number at or below `sequence` (its key alone is damaged), the
-    /// entry is in it, and its damage is thrown. `nil` otherwise: the log has no such entry.
+    /// record's key is damaged above its place in the tree's order, the seek went wrong there, and the entry is in a
+    /// record after it, the last whose key is at or below `sequence` (the keys after it are in order again); when its
+    /// block records a first number at or below `sequence` (its key alone is damaged), the entry is in it, and its
+    /// damage is thrown. `nil` otherwise: the log has no such entry.
     private mutating func pastOutOfPlace(_ sequence: UInt64, from record: KeyValue?) throws -> Found? {
         if let record, let key = KeyCoding.decodeSequence(record.key), key > sequence {
-            if let after = try cursor.next(), let afterKey = KeyCoding.decodeSequence(after.key), afterKey <= sequence {
-                return try within(after, sequence)
+            if var holder = try cursor.next(), var holderKey = KeyCoding.decodeSequence(holder.key), holderKey <= sequence {
+                // A page holds a few dozen records at most: the keys after the damaged one rise to `sequence`.
+                while let next = try cursor.next(), let nextKey = KeyCoding.decodeSequence(next.key), nextKey > holderKey, nextKey <= sequence {
+                    (holder, holderKey) = (next, nextKey)
+                }
+                return try within(holder, sequence)
             }
             if let first = EntryBlock.recordedFirst(record.value), first != key, first <= sequence {
                 return try enter(record, after: nil, from: sequence)
@@ -88,7 +93,9 @@ struct EntryCursor {
                 stepped = record
                 continue
             }
-            // The entry is in the record before this one, if anywhere: go back to it.
+            // The entry is in the record before this one, if anywhere: go back to it. Unless this record's key is not
+            // the first number its block records: damaged, maybe out of the tree's order, which a seek goes round.
+            if EntryBlock.recordsFirst(record.value, other: key) { return nil }
             guard try cursor.previous() != nil else { return nil }
             if let stepped { return try within(stepped, sequence) }
             if let next = try nextInBlock(from: sequence) { return .some(next.sequence == sequence ? next : nil) }

@@ -40,6 +40,48 @@ struct StreamReadTests {
         }
     }
 
+    @Test("a block whose key is damaged out of the tree's order costs each stream only its own entries in the block")
+    func keyOutOfPlace() throws {
+        // `runs` appends 300 entries at a time, `rare` one between runs: most blocks hold none of `rare`'s, whose
+        // consecutive entries a lookup reaches by stepping over the records between them.
+        let path = scratch.file("moved.reactorlog")
+        let all: [LogEntry]
+        do {
+            let log = try scratch.openLog("moved.reactorlog")
+            let runs = try log.counterStream("runs"), rare = try log.counterStream("rare")
+            for round in 0..<12 {
+                for step in 0..<300 { try runs.append(.mutation("add", step)) }
+                try rare.append(.mutation("set", round))
+            }
+            try log.flush()
+            all = try log.readEntries()
+            try log.close()
+        }
+        let rare = all.filter { $0.stream == "rare" }.map(\.sequence)
+        // A block in the middle of a run, between two of `rare`'s entries.
+        let key = try LogDamage.moveKeyInFile(of: path) { keys in
+            let firsts = keys.map { $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+            let middle = (firsts.count / 2..<firsts.count - 1).first { index in
+                !rare.contains { firsts[index] <= $0 && $0 < firsts[index + 1] }
+            }
+            return keys[middle ?? firsts.count / 2]
+        }
+        let log = try EventLog.openReadOnly(at: path)
+        let stretch = try #require(try log.verify().unreadable.first?.entries)
+        #expect(stretch.lowerBound == key.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+        #expect(!rare.contains { stretch.contains($0) })
+        for stream: String? in ["runs", "rare", nil] {
+            var iterator = log.entries(EntryQuery(stream: stream))
+            var read: [UInt64] = [], skipped: [ClosedRange<UInt64>] = []
+            while let entry = try iterator.nextReadable(skipped: { range, _ in skipped.append(range) }) { read.append(entry.sequence) }
+            let expected = all.filter { (stream == nil || $0.stream == stream) && !stretch.contains($0.sequence) }.map(\.sequence)
+            #expect(read == expected, "\(stream ?? "every stream")")
+            #expect(skipped == (stream == "rare" ? [] : [stretch]), "\(stream ?? "every stream")")
+        }
+        // Each entry looked up on its own: `rare`'s step over the damaged block's key.
+        for sequence in rare { #expect(try log.entry(at: sequence)?.sequence == sequence) }
+    }
+
     /// Three streams in blocks that skip numbers: `cut`'s entries (it has snapshots) removed from a stretch in which
     /// the others' stay.
     func makeGappedLog() throws -> EventLog {

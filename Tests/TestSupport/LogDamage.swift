@@ -56,30 +56,29 @@ extension LogDamage {
     /// bytes), one whose bit 22 is clear. Returns the key it damaged.
     @discardableResult
     public static func moveKeyInFile(of path: String, choose: ([[UInt8]]) -> [UInt8]) throws -> [UInt8] {
-        let keys: [[UInt8]] = try {
+        func keys() throws -> [[UInt8]] {
             let environment = try Environment(path: path)
             let database = try environment.openDatabase("entries")
             return try environment.read { txn in try Self.keys(of: database, in: txn) }
-        }()
-        let key = choose(keys)
-        let file = URL(fileURLWithPath: path).appendingPathComponent("data.mdb")
-        var bytes = [UInt8](try Data(contentsOf: file))
-        // A leaf node of `entries` is its header (the data's size, flags, then the key's size, 8) and the key: the
-        // page's flags (at byte 10 of its 4,096) say leaf (2), where a branch page holds a copy of some keys.
-        let page = 4096
-        var place: Int?
-        var offset = 2 * page
-        while offset + key.count <= bytes.count {
-            if bytes[offset..<offset + key.count].elementsEqual(key), bytes[offset - 2] == 8, bytes[offset - 1] == 0,
-               bytes[offset - offset % page + 10] & 2 != 0 {
-                place = offset
-                break
-            }
-            offset += 1
         }
-        guard let place else { throw CocoaError(.fileReadCorruptFile) }
-        bytes[place + key.count - 3] |= 0x40
-        try Data(bytes).write(to: file)
-        return key
+        let key = choose(try keys())
+        let file = URL(fileURLWithPath: path).appendingPathComponent("data.mdb")
+        let original = [UInt8](try Data(contentsOf: file))
+        // A leaf node of `entries` is its header (the data's size, flags, then the key's size, 8) and the key: the
+        // page's flags (at byte 10 of its 4,096) say leaf (2), where a branch page holds a copy of some keys. Pages
+        // LMDB freed may hold older copies of the node: each match is tried until the log's keys change.
+        let page = 4096
+        var offset = 2 * page
+        while offset + key.count <= original.count {
+            defer { offset += 1 }
+            guard original[offset..<offset + key.count].elementsEqual(key), original[offset - 2] == 8, original[offset - 1] == 0,
+                  original[offset - offset % page + 10] & 2 != 0 else { continue }
+            var bytes = original
+            bytes[offset + key.count - 3] |= 0x40
+            try Data(bytes).write(to: file)
+            if try !keys().contains(key) { return key }
+            try Data(original).write(to: file)
+        }
+        throw CocoaError(.fileReadCorruptFile)
     }
 }
