@@ -146,8 +146,8 @@ public struct EntryIterator {
     /// The numbers a record whose key is damaged holds, when the damage at `sequence` is not where a seek for it
     /// lands: a seek for `position`, the first number not yet read, lands on that record (whose key is `sequence`
     /// itself, is not the first number its block records, or is above the next record's, out of the tree's order)
-    /// or right after it (the record before has a higher key). From `position` up to the first number of the next sound record, and the damaged record's key; `nil`
-    /// when no such record is there, or nothing lies between.
+    /// or right after it (the record before has a higher key). From `position` up to the first number of the next
+    /// sound record, and the damaged record's key; `nil` when no such record is there, or nothing lies between.
     private static func outOfPlace(
         _ sequence: UInt64, from position: UInt64, _ cursor: Cursor
     ) throws(LMDBError) -> (stretch: ClosedRange<UInt64>, key: UInt64)? {

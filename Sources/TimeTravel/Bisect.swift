@@ -24,7 +24,7 @@ public struct BisectResult: Sendable, Hashable {
     public let firstBad: UInt64?
     /// When skipped steps prevented narrowing: the steps one of which is the first bad (as git reports).
     public let candidates: [UInt64]
-    /// The mutation at the first bad step.
+    /// The mutation at the first bad step (`nil` where its entry is in a block that cannot be read).
     public let mutation: LogEntry?
     /// The action that caused it.
     public let action: LogEntry?
