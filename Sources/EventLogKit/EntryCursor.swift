@@ -67,8 +67,13 @@ struct EntryCursor {
     private mutating func pastOutOfPlace(_ sequence: UInt64, from record: KeyValue?) throws -> Found? {
         if let record, let key = KeyCoding.decodeSequence(record.key), key > sequence {
             if var holder = try cursor.next(), var holderKey = KeyCoding.decodeSequence(holder.key), holderKey <= sequence {
-                // A page holds a few dozen records at most: the keys after the damaged one rise to `sequence`.
-                while let next = try cursor.next(), let nextKey = KeyCoding.decodeSequence(next.key), nextKey > holderKey, nextKey <= sequence {
+                // A page holds a few dozen records at most: the keys after the damaged one rise to `sequence`. The
+                // cursor is left on the record that holds the entry, where a lookup that steps on goes from.
+                while let next = try cursor.next() {
+                    guard let nextKey = KeyCoding.decodeSequence(next.key), nextKey > holderKey, nextKey <= sequence else {
+                        _ = try cursor.previous()
+                        break
+                    }
                     (holder, holderKey) = (next, nextKey)
                 }
                 return try within(holder, sequence)

@@ -80,6 +80,17 @@ struct StreamReadTests {
         }
         // Each entry looked up on its own: `rare`'s step over the damaged block's key.
         for sequence in rare { #expect(try log.entry(at: sequence)?.sequence == sequence) }
+        // Every number in order through one cursor, as a stream's reader steps: each found, but the block's.
+        let missed = try log.storage.read { txn in
+            try txn.withCursor(log.storage.entries) { cursor in
+                var entries = EntryCursor(cursor)
+                return all.map(\.sequence).filter { sequence in
+                    guard !stretch.contains(sequence) else { return false }
+                    return (try? entries.entry(sequence))??.sequence != sequence
+                }
+            }
+        }
+        #expect(missed.isEmpty)
     }
 
     /// Three streams in blocks that skip numbers: `cut`'s entries (it has snapshots) removed from a stretch in which
