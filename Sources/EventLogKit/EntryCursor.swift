@@ -61,29 +61,36 @@ struct EntryCursor {
 
     /// Entry `sequence` where a seek cannot reach it, `record` being the one after where the seek landed: when that
     /// record's key is damaged above its place in the tree's order, the seek went wrong there, and the entry is in a
-    /// record after it, the last whose key is at or below `sequence` (the keys after it are in order again); when its
-    /// block records a first number at or below `sequence` (its key alone is damaged), the entry is in it, and its
-    /// damage is thrown. `nil` otherwise: the log has no such entry.
+    /// record after it (``holder(pastOutOfPlace:)``); when its block records a first number at or below `sequence`
+    /// (its key alone is damaged), the entry is in it, and its damage is thrown. `nil` otherwise: the log has no such
+    /// entry.
     private mutating func pastOutOfPlace(_ sequence: UInt64, from record: KeyValue?) throws -> Found? {
         if let record, let key = KeyCoding.decodeSequence(record.key), key > sequence {
-            if var holder = try cursor.next(), var holderKey = KeyCoding.decodeSequence(holder.key), holderKey <= sequence {
-                // A page holds a few dozen records at most: the keys after the damaged one rise to `sequence`. The
-                // cursor is left on the record that holds the entry, where a lookup that steps on goes from.
-                while let next = try cursor.next() {
-                    guard let nextKey = KeyCoding.decodeSequence(next.key), nextKey > holderKey, nextKey <= sequence else {
-                        _ = try cursor.previous()
-                        break
-                    }
-                    (holder, holderKey) = (next, nextKey)
-                }
-                return try within(holder, sequence)
-            }
+            if let holder = try holder(pastOutOfPlace: sequence) { return try within(holder, sequence) }
             if let first = EntryBlock.recordedFirst(record.value), first != key, first <= sequence {
                 return try enter(record, after: nil, from: sequence)
             }
         }
         (block, found) = (nil, nil)
         return nil
+    }
+
+    /// The record that would hold entry `sequence`, after the one the cursor is on, whose key is damaged above its
+    /// place in the tree's order: the last of the rising keys after it at or below `sequence` (a page holds a few
+    /// dozen records at most), the cursor left on it, where a lookup or scan goes on from; `nil` when the record after
+    /// it is above `sequence`.
+    private func holder(pastOutOfPlace sequence: UInt64) throws -> KeyValue? {
+        guard var holder = try cursor.next(), var holderKey = KeyCoding.decodeSequence(holder.key), holderKey <= sequence else {
+            return nil
+        }
+        while let next = try cursor.next() {
+            guard let nextKey = KeyCoding.decodeSequence(next.key), nextKey > holderKey, nextKey <= sequence else {
+                _ = try cursor.previous()
+                break
+            }
+            (holder, holderKey) = (next, nextKey)
+        }
+        return holder
     }
 
     /// Entry `sequence`, after ``found``, reached by stepping over the keys of the records that follow it, reading
@@ -156,15 +163,17 @@ struct EntryCursor {
     }
 
     /// ``next(through:)``, where a seek for `sequence` landed before a record whose key is damaged out of the tree's
-    /// order (above the next record's): the seek went wrong at that key, and the entry is in a record after it, which
-    /// holds numbers up to `sequence` or more. The damaged record is stepped over only then; otherwise its damage is
-    /// thrown.
+    /// order (above the next record's): the seek went wrong at that key, and the first entry numbered `sequence` or
+    /// higher is in a record after it (``holder(pastOutOfPlace:)``), or the one after that. The damaged record is
+    /// stepped over only then; otherwise its damage is thrown.
     private mutating func next(steppingOverOutOfPlace sequence: UInt64) throws -> Found? {
         do {
             return try next()
         } catch {
-            guard let after = try cursor.next(), let key = KeyCoding.decodeSequence(after.key), key <= sequence else { throw error }
-            return try enter(after, after: nil, from: sequence)
+            guard let holder = try holder(pastOutOfPlace: sequence) else { throw error }
+            // A block that ends before the number leaves it to the next record, as for a seek that went right.
+            if let entry = try enter(holder, after: nil, from: sequence) { return entry }
+            return block != nil ? try next() : nil
         }
     }
 

@@ -91,6 +91,10 @@ struct StreamReadTests {
             }
         }
         #expect(missed.isEmpty)
+        // A read of the whole log from each number after the block starts there, wherever its first seek lands.
+        let after = all.map(\.sequence).filter { $0 > stretch.upperBound }.prefix(600)
+        let misplaced = try after.filter { try log.readEntries(EntryQuery(from: $0, limit: 1)).first?.sequence != $0 }
+        #expect(misplaced.isEmpty, "\(misplaced.prefix(5))")
     }
 
     /// Three streams in blocks that skip numbers: `cut`'s entries (it has snapshots) removed from a stretch in which
