@@ -9,8 +9,9 @@ public struct UnreadableStretch: Sendable, Hashable {
         /// How many of its entries the stream index puts in the stretch.
         public let entries: Int
         /// The steps whose states cannot be rebuilt, in order: each from a mutation in the stretch up to, not
-        /// including, the first step at or after it whose state a snapshot holds; to `UInt64.max` when no snapshot
-        /// follows. Empty when none of the stream's mutations is in the stretch.
+        /// including, the first step whose state the next snapshot holds (the snapshot's own step, or the stream's
+        /// last mutation before it, the states between being the same); to `UInt64.max` when no snapshot follows.
+        /// Empty when none of the stream's mutations is in the stretch, or a snapshot holds the state of each.
         public let statesUnknown: [Range<UInt64>]
     }
 
@@ -52,14 +53,18 @@ extension EventLog {
         }
         let mutations = (try? sequences(stream: name, kinds: [.mutation], from: first, through: last)) ?? []
         let snapshots = (try? snapshotSequences(stream: name)) ?? []
-        // A mutation that cannot be read leaves the states from it unknown until a snapshot holds one; a snapshot at
-        // the mutation itself holds its state.
+        // A mutation that cannot be read leaves the states from it unknown until a snapshot holds one. The snapshot
+        // holds the state from the stream's last mutation before it (the index lists it): a snapshot at the mutation
+        // itself holds its state, and a `closed` entry's the state after the stream's last mutation.
         var unknown: [Range<UInt64>] = []
         var index = 0
         while index < mutations.count {
             let start = mutations[index]
             let snapshot = snapshots.first { $0 >= start }
-            if snapshot != start { unknown.append(start..<(snapshot ?? .max)) }
+            let held = snapshot.map { snapshot in
+                (try? lastSequence(stream: name, kinds: [.mutation], atOrBefore: snapshot, after: start - 1)).flatMap { $0 } ?? snapshot
+            }
+            if held != start { unknown.append(start..<(held ?? .max)) }
             guard let snapshot else { break }
             index = mutations.firstIndex { $0 > snapshot } ?? mutations.count
         }

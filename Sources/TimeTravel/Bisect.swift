@@ -114,10 +114,10 @@ extension TimeMachine {
         case .bad: throw TimeTravelError.bisectPrecondition(Self.alreadyBad(at: from, given: given != nil))
         case .skip: throw TimeTravelError.bisectPrecondition("The state at #\(from) was skipped, but bisect needs it judged good. Start from a step the test can judge.")
         }
-        func mustBeBad(_ step: UInt64, _ what: String) throws {
+        func mustBeBad(_ step: UInt64, _ what: String, good: String? = nil) throws {
             switch try probe(step, end: true) {
             case .bad: break
-            case .good: throw TimeTravelError.bisectPrecondition("The state at #\(step), \(what) up to #\(end), is good: there is no bad state to find. Check the test, or bisect a longer range.")
+            case .good: throw TimeTravelError.bisectPrecondition(good ?? "The state at #\(step), \(what) up to #\(end), is good: there is no bad state to find. Check the test, or bisect a longer range.")
             case .skip: throw TimeTravelError.bisectPrecondition("The state at #\(step), \(what) up to #\(end), was skipped, but bisect needs it judged bad. End the bisect at a step the test can judge.")
             }
         }
@@ -135,10 +135,23 @@ extension TimeMachine {
                 let gapEnd = gaps.map(\.upperBound).filter { $0 > floor && $0 <= step }.max()
                 return [mutation, gapEnd].compactMap { $0 }.max()
             }
-            guard let last = try change(atOrBefore: end, after: from) else {
+            guard var last = try change(atOrBefore: end, after: from) else {
                 throw TimeTravelError.bisectPrecondition("Stream '\(stream.name)' has no mutation between #\(from) and #\(end): nothing to bisect.")
             }
-            try mustBeBad(last, "the last mutation")
+            // Without an end given, damage that leaves the last state unknown (a crash after a damaged last block) moves
+            // the end to the last mutation before the states it leaves unknown; the state at the end was skipped.
+            do {
+                try mustBeBad(last, "the last mutation")
+            } catch let error as TimeTravelError where through == nil {
+                guard case .stepUnreadable(_, _, let damage, _) = error,
+                      let span = try statesUnknown(for: damage).first(where: { $0.contains(last) }),
+                      let before = try change(atOrBefore: span.lowerBound - 1, after: from)
+                else { throw error }
+                unreadable = unreadable ?? damage
+                probes.append(BisectProbe(step: last, verdict: .skip))
+                try mustBeBad(before, "the last mutation", good: "The state at #\(before), the last that can be rebuilt before the damage, is good: if it went bad, a mutation in #\(span.lowerBound)…#\(last) did it, and their states cannot be rebuilt. \(damage.problem)")
+                last = before
+            }
             var upper = last
             var skipped = false
             // Halve the sequence range down to a stretch whose mutations the index lists cheaply, then bisect

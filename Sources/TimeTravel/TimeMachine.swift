@@ -65,13 +65,31 @@ public struct TimeMachine<P: Replayer>: Sendable {
         // in this generic code, each read of the machine's properties would look up its type metadata.
         let (replayer, history, log) = (replayer, schemaHistory, log)
         let canReduce = replayer.canReduce
-        try replaying(towards: step) {
-            try log.forEachEntry(EntryQuery(from: point.sequence + 1, through: step, stream: stream.name, kinds: [.mutation])) { mutation in
-                guard canReduce else { throw try needsReducer(step) }
-                state = try replayer.reduce(state, view: mutation, recordedWith: history.fingerprint(at: mutation.sequence), log: log)
+        do {
+            try replaying(towards: step) {
+                try log.forEachEntry(EntryQuery(from: point.sequence + 1, through: step, stream: stream.name, kinds: [.mutation])) { mutation in
+                    guard canReduce else { throw try needsReducer(step) }
+                    state = try replayer.reduce(state, view: mutation, recordedWith: history.fingerprint(at: mutation.sequence), log: log)
+                }
             }
+        } catch let error as TimeTravelError {
+            guard case .stepUnreadable = error, let held = try stateHeldAhead(of: step) else { throw error }
+            return held
         }
         return state
+    }
+
+    /// The state at `step` as the stream's next snapshot holds it, when the stream index lists no mutation between
+    /// them; `nil` otherwise. Past damage that replay cannot read through this is how such a state is still known:
+    /// the final state a stream's `closed` entry holds after a damaged last block, above all. It matches the spans
+    /// ``EventLog/unreadablePart(of:in:)`` leaves out of `statesUnknown`.
+    private func stateHeldAhead(of step: UInt64) throws -> P.State? {
+        guard let snapshot = try log.snapshotSequences(stream: stream.name).first(where: { $0 > step }),
+              (try? log.lastSequence(stream: stream.name, kinds: [.mutation], atOrBefore: snapshot, after: step)) == .some(nil)
+        else { return nil }
+        let point = try log.recoveryPoint(stream: stream.name, atOrBefore: snapshot)
+        guard point.sequence == snapshot else { return nil }
+        return try decodeState(point.state, codec: point.codec, at: point.sequence)
     }
 
     /// Runs `body`, a replay towards `step` (by default, towards each step it reaches), saying of a block that cannot

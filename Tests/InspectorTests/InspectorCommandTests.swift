@@ -471,6 +471,23 @@ struct InspectorCommandTests {
         #expect(bisected.output.hasPrefix("Bisect could not narrow it down") && bisected.output.contains("#\(held)."), "\(bisected.output)")
     }
 
+    @Test("a damaged last block: the final state the closed entry holds is known, and bisect ends there by default")
+    func finalStatePastDamage() async throws {
+        let path = scratch.file("last-block.reactorlog")
+        #expect(try await reactorlog("demo", "--out", path, "--actions", "2000", "--durability", "nosync").status == 0)
+        let last = try #require(try EventLog.openReadOnly(at: path).sequences(stream: "counter", kinds: [.mutation], from: 1, through: .max).last)
+        let healthy = try await reactorlog("state", path, "--stream", "counter", "--at", "\(last)")
+        try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { $0[$0.count - 1] }
+        // Before, the state after the last mutation was refused, and with it bisect's default end.
+        let state = try await reactorlog("state", path, "--stream", "counter", "--at", "\(last)")
+        #expect(state.status == 0 && state.output == healthy.output, "\(state.error)")
+        let verified = try await reactorlog("verify", path)
+        #expect(verified.output.contains("cannot be rebuilt") && verified.output.contains("to #\(last - 1) cannot be rebuilt."), "\(verified.output)")
+        let bisected = try await reactorlog("bisect", path, "--stream", "counter", "--run", "test \"$REACTORLOG_STEP\" -lt 5000")
+        #expect(bisected.status == 0 && bisected.output.hasPrefix("First bad step: #5000"), "\(bisected.error)")
+        #expect(bisected.error.contains("bisect: #\(last) bad   a recorded state, its entry in a block that cannot be read"), "\(bisected.error)")
+    }
+
     @Test("pack and export of a damaged range refuse, naming the ranges on either side of the damage that pack, and compact")
     func packOfADamagedLog() async throws {
         let path = scratch.file("damaged-pack.reactorlog")

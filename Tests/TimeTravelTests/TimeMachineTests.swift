@@ -3,6 +3,7 @@ import Foundation
 import ReactorLog
 import ReactorLogPersistence
 import ReactorLogExamples
+import Synchronization
 import TestSupport
 import TimeTravel
 import Testing
@@ -382,6 +383,74 @@ struct TimeMachineTests {
         #expect(result.candidates.last == held && result.candidates.allSatisfy { $0 == held || spans[0].contains($0) })
         #expect(result.probes.allSatisfy { probe in probe.verdict == .skip || !spans.contains { $0.contains(probe.step) } })
         #expect(result.unreadable != nil && result.firstBad == nil)
+    }
+
+    @Test("the final state a closed stream's snapshot holds is known past a damaged last block, and bisect ends there")
+    func finalStatePastDamage() throws {
+        let (machine, published, damaged, mutations) = try ledgerWithLastBlockDamaged("closed.reactorlog", crashed: false)
+        let last = try #require(mutations.last)
+        // The closed entry's snapshot comes after the last mutation with none between: the state at it is known, and
+        // verify's span of unknown states ends before it (it ran to the closed entry).
+        let span = try #require(try machine.log.verify().unreadable.first?.streams.first?.statesUnknown.last)
+        #expect(span.lowerBound >= damaged && span.upperBound == last, "\(span)")
+        #expect(try machine.state(at: last) == published.last)
+        let before = #expect(throws: TimeTravelError.self) { try machine.state(at: last - 1) }
+        #expect(before?.description.contains("or from #\(last) on") == true, "\(String(describing: before))")
+        // A bisect with the default end judges that state; the states the damage leaves unknown are skipped.
+        let bad = try #require(mutations.first { $0 > 100 })
+        let result = try machine.bisect { _, step in step >= bad ? .bad : .good }
+        #expect(result.firstBad == bad && result.probes.contains { $0.step == last && $0.verdict == .bad })
+    }
+
+    @Test("without a closed entry, bisect's default end moves to the last state before the damage, the one after skipped")
+    func bisectEndBeforeDamage() throws {
+        let (machine, published, damaged, mutations) = try ledgerWithLastBlockDamaged("crashed.reactorlog", crashed: true)
+        let last = try #require(mutations.last)
+        #expect(throws: TimeTravelError.self) { try machine.state(at: last) }
+        let span = try #require(try machine.log.verify().unreadable.first?.streams.first?.statesUnknown.last)
+        #expect(span.lowerBound >= damaged && span.upperBound == .max, "\(span)")
+        let end = try #require(mutations.last { $0 < span.lowerBound })
+        #expect(try machine.state(at: end) == published[try #require(mutations.firstIndex(of: end)) + 1])
+        // The bug came before the damage: bisect finds it, judging the last state before the damage as its end.
+        let bad = try #require(mutations.first { $0 > 100 })
+        let result = try machine.bisect { _, step in step >= bad ? .bad : .good }
+        #expect(result.firstBad == bad && result.unreadable != nil, "\(result.probes)")
+        #expect(result.probes.contains { $0.step == last && $0.verdict == .skip } && result.probes.contains { $0.step == end && $0.verdict == .bad })
+        // A state that is good up to the damage: the bug, if any, is in the mutations whose states cannot be rebuilt.
+        let good = #expect(throws: TimeTravelError.self) { try machine.bisect { _, step in step > end ? .bad : .good } }
+        #expect(good?.description.hasPrefix("The state at #\(end), the last that can be rebuilt before the damage, is good: if it went bad, a mutation in #\(span.lowerBound)…#\(last) did it") == true, "\(String(describing: good))")
+        // An end given is judged as it is: its state cannot be rebuilt.
+        #expect(throws: TimeTravelError.self) { try machine.bisect(through: last) { _, step in step >= bad ? .bad : .good } }
+    }
+
+    /// A ledger of 3,000 deposits in log `name`, its reactor released (its stream closed) or, `crashed`, outliving the
+    /// log as in an app that crashed (no closed entry, no last snapshot); then the last block of entries damaged under
+    /// its checksum. The stream's machine on the log opened read-only, the published states, the damaged block's first
+    /// number and the stream's mutations.
+    private func ledgerWithLastBlockDamaged(
+        _ name: String, crashed: Bool
+    ) throws -> (TimeMachine<ReactorReplayer<LedgerReactor>>, [LedgerReactor.State], UInt64, [UInt64]) {
+        let log = try openLog(name)
+        let published: [LedgerReactor.State]
+        if crashed {
+            let reactor = LedgerReactor()
+            try reactor.attach(to: log, stream: "ledger")
+            let states = Mutex<[LedgerReactor.State]>([])
+            let observation = reactor.observe { state in states.withLock { $0.append(state) } }
+            for index in 0..<3_000 { reactor.send(.deposit(index % 9 + 1)) }
+            observation.cancel()
+            try log.flush()
+            published = states.withLock { $0 }
+            try withExtendedLifetime(reactor) { try log.close() }
+        } else {
+            published = try recordLedger(log, deposits: 3_000)
+            try log.close()
+        }
+        let key = try LogDamage.flipByte(of: log.path, database: "entries", mask: 0x40) { $0[$0.count - 1] }
+        let damaged = try EventLog.openReadOnly(at: log.path)
+        let machine = try TimeMachine(log: damaged, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        let mutations = try damaged.sequences(stream: "ledger", kinds: [.mutation], from: 1, through: .max)
+        return (machine, published, key.suffix(8).reduce(0) { $0 << 8 | UInt64($1) }, mutations)
     }
 
     /// A ledger of 3,000 deposits in log `name`, `healthy` run on it, then the block of entries in the middle of the
