@@ -9,7 +9,7 @@ public struct UnreadableStretch: Sendable, Hashable {
         /// How many of its entries the stream index puts in the stretch.
         public let entries: Int
         /// The steps whose states cannot be rebuilt, in order: each from a mutation in the stretch up to, not
-        /// including, the first step whose state the next snapshot holds (the snapshot's own step, or the stream's
+        /// including, the first step whose state the next snapshot that can be read holds (the snapshot's own step, or the stream's
         /// last mutation before it, the states between being the same); to `UInt64.max` when no snapshot follows.
         /// Empty when none of the stream's mutations is in the stretch, or a snapshot holds the state of each.
         public let statesUnknown: [Range<UInt64>]
@@ -60,7 +60,7 @@ extension EventLog {
         var index = 0
         while index < mutations.count {
             let start = mutations[index]
-            let snapshot = snapshots.first { $0 >= start }
+            let snapshot = firstReadableSnapshot(stream: name, atOrAfter: start, in: snapshots)
             let held = snapshot.map { snapshot in
                 (try? lastSequence(stream: name, kinds: [.mutation], atOrBefore: snapshot, after: start - 1)).flatMap { $0 } ?? snapshot
             }
@@ -69,5 +69,12 @@ extension EventLog {
             index = mutations.firstIndex { $0 > snapshot } ?? mutations.count
         }
         return UnreadableStretch.Part(stream: name, entries: entries.count, statesUnknown: unknown)
+    }
+
+    /// The first of `snapshots`, stream `name`'s snapshot numbers in order, at or after `sequence` whose record can be
+    /// read; `nil` when none can. A damaged snapshot holds no state: past damage to the entries before it, the states
+    /// are known again only at a snapshot that can be read.
+    public func firstReadableSnapshot(stream name: String, atOrAfter sequence: UInt64, in snapshots: [UInt64]) -> UInt64? {
+        snapshots.lazy.filter { $0 >= sequence }.first { (try? self.latestSnapshot(stream: name, atOrBefore: $0))?.sequence == $0 }
     }
 }

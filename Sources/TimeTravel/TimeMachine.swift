@@ -79,12 +79,13 @@ public struct TimeMachine<P: Replayer>: Sendable {
         return state
     }
 
-    /// The state at `step` as the stream's next snapshot holds it, when the stream index lists no mutation between
-    /// them; `nil` otherwise. Past damage that replay cannot read through this is how such a state is still known:
-    /// the final state a stream's `closed` entry holds after a damaged last block, above all. It matches the spans
-    /// ``EventLog/unreadablePart(of:in:)`` leaves out of `statesUnknown`.
+    /// The state at `step` as the stream's next snapshot that can be read holds it, when the stream index lists no
+    /// mutation between them; `nil` otherwise. Past damage that replay cannot read through this is how such a state is
+    /// still known: the final state a stream's `closed` entry holds after a damaged last block, above all. It matches
+    /// the spans ``EventLog/unreadablePart(of:in:)`` leaves out of `statesUnknown`.
     private func stateHeldAhead(of step: UInt64) throws -> P.State? {
-        guard let snapshot = try log.snapshotSequences(stream: stream.name).first(where: { $0 > step }),
+        let snapshots = try log.snapshotSequences(stream: stream.name)
+        guard let snapshot = log.firstReadableSnapshot(stream: stream.name, atOrAfter: step + 1, in: snapshots),
               (try? log.lastSequence(stream: stream.name, kinds: [.mutation], atOrBefore: snapshot, after: step)) == .some(nil)
         else { return nil }
         let point = try log.recoveryPoint(stream: stream.name, atOrBefore: snapshot)

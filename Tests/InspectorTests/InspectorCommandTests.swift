@@ -486,6 +486,17 @@ struct InspectorCommandTests {
         let bisected = try await reactorlog("bisect", path, "--stream", "counter", "--run", "test \"$REACTORLOG_STEP\" -lt 5000")
         #expect(bisected.status == 0 && bisected.output.hasPrefix("First bad step: #5000"), "\(bisected.error)")
         #expect(bisected.error.contains("bisect: #\(last) bad   a recorded state, its entry in a block that cannot be read"), "\(bisected.error)")
+        // With that snapshot damaged too, as if the app had crashed, no state after the damage is known: the bisect
+        // ends at the last state before it, the last one skipped.
+        try LogDamage.flipByte(of: path, database: "snapshots", mask: 0x40) { $0[$0.count - 1] }
+        let spans = try #require(try EventLog.openReadOnly(at: path).verify().unreadable.first?.streams.first?.statesUnknown)
+        let damaged = try #require(spans.last?.lowerBound)
+        #expect(spans.last?.upperBound == .max)
+        let crashed = try await reactorlog("bisect", path, "--stream", "counter", "--run", "test \"$REACTORLOG_STEP\" -lt 5000")
+        #expect(crashed.status == 5 && crashed.output.hasPrefix("First bad step: #5000"), "\(crashed.error)")
+        #expect(crashed.error.hasSuffix("The state at #\(last) was skipped, rebuilt through entries that cannot be read: Entry #\(damaged) is corrupt: its block's checksum does not match its contents (the block of entries from it). Run `reactorlog verify` to find every damaged entry.\n"), "\(crashed.error)")
+        let good = try await reactorlog("bisect", path, "--stream", "counter", "--run", "test \"$REACTORLOG_STEP\" -lt \(last)")
+        #expect(good.status != 0 && good.error.contains(", the last that can be rebuilt before the damage, is good: if it went bad, a mutation in #\(damaged)…#\(last) did it"), "\(good.error)")
     }
 
     @Test("pack and export of a damaged range refuse, naming the ranges on either side of the damage that pack, and compact")
