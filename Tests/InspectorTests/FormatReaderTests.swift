@@ -233,6 +233,22 @@ struct FormatReaderTests {
         #expect(older.status == 0 && older.output.hasPrefix("format 6"), "\(older.error)")
     }
 
+    @Test("a block of entries whose key is damaged out of the tree's order stops the reader at it, naming the number it records")
+    func entryKeyOutOfPlace() async throws {
+        let path = scratch.file("moved-key.reactorlog")
+        #expect(try await Tool.run(["demo", "--out", path, "--actions", "2000", "--durability", "nosync"]).status == 0)
+        let healthy = try await read([path])
+        let key = try LogDamage.moveKeyInFile(of: path) { $0[$0.count / 2] }
+        let first = key.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }, moved = first | 1 << 22
+        // LMDB's order puts the block last; the reader reads in order, so it lists every entry before the block and
+        // stops there, as at any damaged record, with one line and exit 1.
+        let result = try await read([path])
+        #expect(result.status == 1, "\(result.error)")
+        #expect(result.error == "the block of entries from #\(moved): it records #\(first) as its first entry\n", "\(result.error)")
+        let before = healthy.output.split(separator: "\n").prefix { !$0.contains(" #\(first) ") }
+        #expect(result.output.split(separator: "\n").prefix(before.count) == before)
+    }
+
     @Test("a record too short for its checksum, a key of the wrong size or a format version that is not a number is one line naming it, not a traceback", arguments: [
         ("sites", [0, 0, 0, 9], [0x01, 0x02], "call site 00000009: its record is 2 bytes, too short for its checksum"),
         ("snapshots", [0, 0, 0, 1, 0], Array("x".utf8), "a snapshot: its key 0000000100 is 5 bytes, not 12"),
