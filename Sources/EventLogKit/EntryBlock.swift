@@ -42,6 +42,19 @@ enum EntryBlock {
         return reader.checksumMatches ? reader.u64(15) : nil
     }
 
+    /// The numbers a block records, first to last, when its checksum matches and its entries read: what it holds
+    /// whatever the key it is stored under says.
+    static func recordedNumbers(_ record: UnsafeRawBufferPointer) -> ClosedRange<UInt64>? {
+        guard let first = recordedFirst(record), var reader = try? Reader(key: first, block: record) else { return nil }
+        var last = first
+        do {
+            while let header = try reader.next() { last = header.sequence }
+        } catch {
+            return nil
+        }
+        return first...last
+    }
+
     /// Whether a block records a first number other than `key`, the one it is stored under: its key or its header is
     /// damaged. Read without the checksum, for a walk that only steps over the block.
     static func recordsFirst(_ record: UnsafeRawBufferPointer, other key: UInt64) -> Bool {

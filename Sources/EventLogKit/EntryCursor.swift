@@ -62,8 +62,9 @@ struct EntryCursor {
     /// Entry `sequence` where a seek cannot reach it, `record` being the one after where the seek landed: when that
     /// record's key is damaged above its place in the tree's order, the seek went wrong there, and the entry is in a
     /// record after it (``holder(pastOutOfPlace:)``); when its block records a first number at or below `sequence`
-    /// (its key alone is damaged), the entry is in it, and its damage is thrown. `nil` otherwise: the log has no such
-    /// entry.
+    /// (its key alone is damaged), the entry is in it, and its damage is thrown; so too when the tree's last block is
+    /// one whose key alone is damaged, upwards, and records a first number at or below `sequence`. `nil` otherwise: the
+    /// log has no such entry.
     private mutating func pastOutOfPlace(_ sequence: UInt64, from record: KeyValue?) throws -> Found? {
         if let record, let key = KeyCoding.decodeSequence(record.key), key > sequence {
             if let holder = try holder(pastOutOfPlace: sequence) { return try within(holder, sequence) }
@@ -71,8 +72,22 @@ struct EntryCursor {
                 return try enter(record, after: nil, from: sequence)
             }
         }
+        if let damaged = try Self.lastDamagedUpwards(cursor), damaged.numbers.contains(sequence) {
+            return try enter(damaged.record, after: nil, from: sequence)
+        }
         (block, found) = (nil, nil)
         return nil
+    }
+
+    /// The tree's last record when it is a block whose key alone is damaged upwards, above the numbers its checksum
+    /// vouches for: it stays last in the tree, and the appends after it went before it (`EntryAppender`), so a seek
+    /// for its numbers finds other records. The record, its key and its numbers, the cursor left on it; `nil` otherwise
+    /// (a cheap look at the last record's header on a sound log).
+    static func lastDamagedUpwards(_ cursor: Cursor) throws -> (record: KeyValue, key: UInt64, numbers: ClosedRange<UInt64>)? {
+        guard let last = try cursor.last(), let key = KeyCoding.decodeSequence(last.key),
+              EntryBlock.recordsFirst(last.value, other: key), let numbers = EntryBlock.recordedNumbers(last.value), numbers.upperBound < key
+        else { return nil }
+        return (last, key, numbers)
     }
 
     /// The record that would hold entry `sequence`, after the one the cursor is on, whose key is damaged above its
@@ -95,7 +110,7 @@ struct EntryCursor {
 
     /// Entry `sequence`, after ``found``, reached by stepping over the keys of the records that follow it, reading
     /// none but the one that holds it: the entry, or `.some(nil)` when the log has none; `nil` when it is further than
-    /// ``maximumSteps`` records (or the log ends first), for a seek to find.
+    /// ``maximumSteps`` records (or the log ends first), or falls between two records, for a seek to find.
     private mutating func stepOver(to sequence: UInt64) throws -> Found?? {
         var stepped: KeyValue?
         for _ in 0..<Self.maximumSteps {
@@ -111,8 +126,9 @@ struct EntryCursor {
             guard try cursor.previous() != nil else { return nil }
             if let stepped { return try within(stepped, sequence) }
             if let next = try nextInBlock(from: sequence) { return .some(next.sequence == sequence ? next : nil) }
+            // Between two records: a seek finds whether a damaged key hides the entry (``pastOutOfPlace(_:from:)``).
             (block, found) = (nil, nil)
-            return .some(nil)
+            return nil
         }
         return nil
     }

@@ -86,12 +86,14 @@ public struct EntryIterator {
     /// next record's first number, or to the end (`sequence...UInt64.max`) when no record follows. A record whose key
     /// is damaged out of its place in the tree's order, so that no seek for its key finds it, holds the numbers from
     /// where the iterator stands to the next sound record after it; a scan of the whole log steps over it from then on.
-    /// Returns `nil` and moves nowhere for any other error, for damage already passed, and when the record after the
+    /// A block whose key was damaged upwards with numbers behind the iterator (a writer went on appending before it in
+    /// the tree's order) holds its own numbers, which its checksum vouches for; the iterator stays where it stands,
+    /// stepping over the key from then on. Returns `nil` and moves nowhere for any other error, for damage already passed, and when the record after the
     /// damage cannot be found (a key that is not a number).
     public mutating func skip(past error: EventLogError) throws(EventLogError) -> ClosedRange<UInt64>? {
         guard case .corruptEntry(let sequence, _) = error else { return nil }
         let position = nextSequence
-        var outOfPlace: UInt64?
+        var outOfPlace: UInt64?, behind: UInt64?
         let stretch: ClosedRange<UInt64>? = try storage.read { txn in
             try txn.withCursor(storage.entries) { cursor -> ClosedRange<UInt64>? in
                 // The record stored under the damaged number, or else one before it that holds that entry.
@@ -102,6 +104,15 @@ public struct EntryIterator {
                         return sequence >= position ? sequence...sequence : nil
                     case .damaged:
                         // A block whose key alone is damaged still says where its entries start.
+                        if let numbers = EntryBlock.recordedNumbers(record.value), numbers.lowerBound != key {
+                            // Its checksum vouches for the numbers it records. Behind the iterator, the key was damaged
+                            // upwards and a writer went on appending before it in the tree's order: the iterator stays.
+                            if numbers.upperBound < position {
+                                behind = key
+                                return numbers
+                            }
+                            return max(numbers.lowerBound, position)...numbers.upperBound
+                        }
                         let start = max(EntryBlock.recordedFirst(record.value) ?? sequence, position)
                         guard let next = try cursor.next() else { return start...UInt64.max }
                         guard let first = KeyCoding.decodeSequence(next.key), first > start else { return nil }
@@ -115,12 +126,12 @@ public struct EntryIterator {
                 return stretch
             }
         }
-        guard let stretch, stretch.lowerBound <= query.through else { return nil }
-        if let outOfPlace { passedOver.insert(outOfPlace) }
+        guard let stretch, behind != nil || stretch.lowerBound <= query.through else { return nil }
+        if let key = outOfPlace ?? behind { passedOver.insert(key) }
         buffer = []
         bufferIndex = 0
         pendingFailure = nil
-        nextSequence = stretch.upperBound &+ 1
+        if behind == nil { nextSequence = stretch.upperBound &+ 1 }
         reachedEnd = false
         return stretch
     }
@@ -200,7 +211,8 @@ public struct EntryIterator {
                 return try next()
             } catch {
                 guard let stretch = try skip(past: error) else { throw error }
-                skipped(stretch, error)
+                // A block behind the iterator, out of the query's range, is passed over unnamed.
+                if stretch.overlaps(query.from...query.through) { skipped(stretch, error) }
             }
         }
     }

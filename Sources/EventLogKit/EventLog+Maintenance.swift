@@ -200,6 +200,10 @@ extension EventLog {
         var position: UInt64 = 0
         var resume: UInt64 = 0
         var done = false
+        // The log's last block with its key damaged upwards stays last in the tree: the numbers it records, which the
+        // walk finds missing where they belong, are its damage, reported at its key, not a gap.
+        let hidden = try storage.read { txn in try txn.withCursor(storage.entries) { try EntryCursor.lastDamagedUpwards($0)?.numbers } }
+        let gaps = hidden.map { hidden in (gaps + [hidden]).sorted { $0.lowerBound < $1.lowerBound } } ?? gaps
         while !done {
             typealias Chunk = (problems: [VerifyReport.Problem], counts: [UInt32: Int], checked: Int, last: UInt64, resume: UInt64, done: Bool)
             let chunk: Chunk = try storage.read { txn in
@@ -258,7 +262,8 @@ extension EventLog {
                                 guard let reason = Self.damage(key: key, record: current.value) else {
                                     return (problems, counts, checked, last, resumeAt, true)
                                 }
-                                problem(reason, at: key)
+                                // A block whose key alone is damaged is named by the first number it records.
+                                problem(reason, at: EntryBlock.recordedFirst(current.value) ?? key)
                                 afterDamage = true
                                 item = try cursor.next()
                                 continue

@@ -125,16 +125,33 @@ extension LogStorage {
 
 /// Appends entries to `entries` in blocks (``EntryBlock``), inside the writer's transaction: the log's last block is
 /// continued while it has room and written again under its key; each block after it is appended in place.
+///
+/// The log's last block with its key damaged upwards (a flipped bit LMDB does not check) stays last in the tree, above
+/// every number still to come: an append after it would fail (`MDB_KEYEXIST`) and stop the log for good. Blocks are
+/// then put before it in the tree's order, the first in a new block, and the last of those is continued. Readers name
+/// the damaged block by the numbers it records (``EntryIterator/skip(past:)``).
 struct EntryAppender: ~Copyable {
     private let cursor: Cursor
     private var builder: EntryBlock.Builder
     /// The key the open block is stored under already, when it continues the log's last block.
     private var stored: UInt64?
+    /// The tree's highest key when it belongs to a block damaged upwards: keys below it are put, not appended.
+    private let damagedAbove: UInt64?
 
     /// Opens the log's last block for more entries when it is an intact block with room.
     init(_ cursor: Cursor) throws {
         self.cursor = cursor
-        if let last = try cursor.last(), let key = KeyCoding.decodeSequence(last.key), EntryBlock.isBlock(last.value),
+        let damaged = try EntryCursor.lastDamagedUpwards(cursor)
+        let last: KeyValue?
+        if let damaged {
+            // The block before it is continued when it came after it: one the appends put there.
+            let before = try cursor.previous()
+            last = before.flatMap { KeyCoding.decodeSequence($0.key) }.map { $0 > damaged.numbers.upperBound } == true ? before : nil
+        } else {
+            last = try cursor.last()
+        }
+        damagedAbove = damaged?.key
+        if let last, let key = KeyCoding.decodeSequence(last.key), EntryBlock.isBlock(last.value),
            let continued = EntryBlock.Builder(continuing: last.value, key: key) {
             builder = continued
             stored = key
@@ -158,7 +175,7 @@ struct EntryAppender: ~Copyable {
 
     private mutating func flush() throws {
         guard let key = builder.key else { return }
-        let flags: WriteFlags = stored == key ? [] : .append
+        let flags: WriteFlags = stored == key || damagedAbove.map({ key < $0 }) == true ? [] : .append
         try withUnsafeBytes(of: key.bigEndian) { key in
             try cursor.reserve(key: key, size: builder.size, flags: flags) { builder.write(into: $0) }
         }

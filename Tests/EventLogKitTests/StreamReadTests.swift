@@ -40,6 +40,56 @@ struct StreamReadTests {
         }
     }
 
+    @Test("after the last block's key is damaged upwards, appends go before it, each commit continuing the last of them")
+    func appendsBeforeDamagedLastKey() throws {
+        let path = scratch.file("last-key.reactorlog")
+        do {
+            let log = try scratch.openLog("last-key.reactorlog")
+            let runs = try log.counterStream("runs")
+            for step in 0..<3_000 { try runs.append(.mutation("add", step)) }
+            try log.flush()
+            try log.close()
+        }
+        let key = try LogDamage.moveKeyInFile(of: path) { $0[$0.count - 1] }
+        let first = key.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let highest = try EventLog.openReadOnly(at: path).highestSequence()
+        // Fifty commits of one entry each: an append after the damaged key failed (MDB_KEYEXIST) and the log took no
+        // more; they now go before it, the first starting a block, the others continuing it.
+        do {
+            let log = try scratch.openLog("last-key.reactorlog")
+            let other = try log.counterStream("other")
+            for step in 0..<50 {
+                try other.append(.mutation("add", step))
+                try log.flush()
+            }
+            try log.close()
+        }
+        let log = try EventLog.openReadOnly(at: path)
+        let keys = try log.storage.read { txn in try LogDamage.keys(of: log.storage.entries, in: txn) }
+        let firsts = keys.map { $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        #expect(firsts.filter { $0 > highest && $0 != first | 1 << 22 } == [highest + 1], "\(firsts.suffix(4))")
+        // Every entry reads but the damaged block's, named by the numbers it records, where verify names it: one
+        // error, at its first number (the walk used to report its numbers as a gap too).
+        let verified = try log.verify()
+        let stretch = try #require(verified.unreadable.first?.entries)
+        #expect(stretch == first...highest)
+        #expect(verified.problems.filter { $0.severity == .error && $0.sequence != nil }.map(\.sequence) == [first], "\(verified.problems)")
+        for stream: String? in [nil, "runs"] {
+            var iterator = log.entries(EntryQuery(stream: stream))
+            var read: [UInt64] = [], skipped: [ClosedRange<UInt64>] = []
+            while let entry = try iterator.nextReadable(skipped: { range, _ in skipped.append(range) }) { read.append(entry.sequence) }
+            let all = stream == nil ? Array(1...highest + 51) : Array(1...highest)
+            #expect(skipped == [stretch] && read == all.filter { !stretch.contains($0) }, "\(stream ?? "every stream")")
+        }
+        // A lookup of one of its entries, which the tree's order puts elsewhere, meets its damage: it is not missing.
+        #expect(throws: EventLogError.self) { try log.entry(at: first + 1) }
+        // A read of a range after the block passes over it unnamed: its numbers are not in the range.
+        var later = log.entries(EntryQuery(from: highest + 1))
+        var named: [ClosedRange<UInt64>] = []
+        while try later.nextReadable(skipped: { range, _ in named.append(range) }) != nil {}
+        #expect(named.isEmpty)
+    }
+
     @Test("a block whose key is damaged out of the tree's order costs each stream only its own entries in the block")
     func keyOutOfPlace() throws {
         // `runs` appends 300 entries at a time, `rare` one between runs: most blocks hold none of `rare`'s, whose

@@ -112,6 +112,43 @@ struct DamagedResumeTests {
         }
     }
 
+    @Test("a block key damaged upwards in the file, so that it sorts last, does not stop the app writing", arguments: [true, false])
+    func keyDamagedUpwards(lastBlock: Bool) async throws {
+        let (path, highest) = try await recordedLog("tally-key.reactorlog")
+        // LMDB does not check keys: an append after the tree's last key, now the damaged one, failed with
+        // MDB_KEYEXIST, and the log took no more appends however often the app was started.
+        let key = try LogDamage.moveKeyInFile(of: path) { $0[lastBlock ? $0.count - 1 : $0.count / 2] }
+        let first = key.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        for round in 1...2 {
+            let log = try EventLog.open(at: path)
+            let reactor = TallyReactor()
+            let change = try reactor.attach(to: log, stream: "tally")
+            // A damaged last block holds the mutations after the snapshot: a new generation. A middle one is before
+            // the snapshot: the stream resumes with its whole state.
+            #expect((change?.retiredAs == "tally@1") == (lastBlock && round == 1), "\(String(describing: change))")
+            if !lastBlock { #expect(reactor.currentState.total == 45_150 + (round - 1) * 400) }
+            for _ in 1...100 { reactor.send(.add(4)) }
+            try await log.flush()
+            try withExtendedLifetime(reactor) { try log.close() }
+        }
+        // Every entry but the damaged block's reads, in order, the block named by its own numbers; verify agrees.
+        let log = try EventLog.openReadOnly(at: path)
+        let stretch = try #require(try log.verify().unreadable.first?.entries)
+        #expect(stretch.lowerBound == first && stretch.upperBound < (lastBlock ? highest + 1 : 500), "\(stretch)")
+        var iterator = log.entries()
+        var read: [UInt64] = [], skipped: [ClosedRange<UInt64>] = []
+        while let entry = try iterator.nextReadable(skipped: { range, _ in skipped.append(range) }) { read.append(entry.sequence) }
+        let last = try log.highestSequence()
+        #expect(skipped == [stretch] && read == (1...last).filter { !stretch.contains($0) }, "\(skipped)")
+        // The two rounds' mutations, in the stream the app records to, after the damaged block in its own order.
+        var mutations: [UInt64] = []
+        var stream = log.entries(EntryQuery(stream: "tally", kinds: [.mutation]))
+        while let entry = try stream.nextReadable(skipped: { _, _ in }) { mutations.append(entry.sequence) }
+        let before = lastBlock ? [] : (3...highest).filter { $0 % 2 == 1 && !stretch.contains($0) }
+        #expect(mutations.prefix(before.count) == before[...] && mutations.count == before.count + 200)
+        #expect(mutations.suffix(200).allSatisfy { $0 > highest })
+    }
+
     @Test("with onSchemaChange: .fail, attach throws the damage and writes nothing")
     func failing() async throws {
         let (path, highest) = try await damagedLog()

@@ -20,7 +20,7 @@ public enum LogDamage {
     }
 
     /// The keys of `database`, in order.
-    static func keys(of database: Database, in txn: Transaction) throws -> [[UInt8]] {
+    public static func keys(of database: Database, in txn: Transaction) throws -> [[UInt8]] {
         try txn.withCursor(database) { cursor in
             var keys: [[UInt8]] = []
             var item = try cursor.first()
