@@ -111,6 +111,8 @@ public struct EntryIterator {
                                 behind = key
                                 return numbers
                             }
+                            // A key above its numbers is where a later seek would land again: stepped over from now.
+                            if key > numbers.upperBound { outOfPlace = key }
                             return max(numbers.lowerBound, position)...numbers.upperBound
                         }
                         let start = max(EntryBlock.recordedFirst(record.value) ?? sequence, position)

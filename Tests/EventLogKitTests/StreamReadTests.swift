@@ -52,7 +52,14 @@ struct StreamReadTests {
         }
         let key = try LogDamage.moveKeyInFile(of: path) { $0[$0.count - 1] }
         let first = key.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        let highest = try EventLog.openReadOnly(at: path).highestSequence()
+        let highest: UInt64
+        do {
+            let damaged = try EventLog.openReadOnly(at: path)
+            highest = try damaged.highestSequence()
+            // Read in order, the block is where its numbers belong, and named once (a later seek landed on it again).
+            #expect(try damaged.verify().unreadable.map(\.entries) == [first...highest])
+            try damaged.close()
+        }
         // Fifty commits of one entry each: an append after the damaged key failed (MDB_KEYEXIST) and the log took no
         // more; they now go before it, the first starting a block, the others continuing it.
         do {
