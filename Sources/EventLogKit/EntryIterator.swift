@@ -86,10 +86,10 @@ public struct EntryIterator {
     /// next record's first number, or to the end (`sequence...UInt64.max`) when no record follows. A record whose key
     /// is damaged out of its place in the tree's order, so that no seek for its key finds it, holds the numbers from
     /// where the iterator stands to the next sound record after it; a scan of the whole log steps over it from then on.
-    /// A block whose key was damaged upwards with numbers behind the iterator (a writer went on appending before it in
-    /// the tree's order) holds its own numbers, which its checksum vouches for; the iterator stays where it stands,
-    /// stepping over the key from then on. Returns `nil` and moves nowhere for any other error, for damage already passed, and when the record after the
-    /// damage cannot be found (a key that is not a number).
+    /// A block whose key alone is damaged holds the numbers its checksum vouches for; when they lie behind the iterator
+    /// (its key was damaged upwards, and a writer went on appending before it in the tree's order), the iterator stays
+    /// where it stands, stepping over the key from then on. Returns `nil` and moves nowhere for any other error, for
+    /// damage already passed, and when the record after the damage cannot be found (a key that is not a number).
     public mutating func skip(past error: EventLogError) throws(EventLogError) -> ClosedRange<UInt64>? {
         guard case .corruptEntry(let sequence, _) = error else { return nil }
         let position = nextSequence

@@ -201,7 +201,7 @@ extension EventLog {
         var resume: UInt64 = 0
         var done = false
         // The log's last block with its key damaged upwards stays last in the tree: the numbers it records, which the
-        // walk finds missing where they belong, are its damage, reported at its key, not a gap.
+        // walk finds missing where they belong, are its damage, reported once where the walk meets it, not as a gap.
         let hidden = try storage.read { txn in try txn.withCursor(storage.entries) { try EntryCursor.lastDamagedUpwards($0)?.numbers } }
         let gaps = hidden.map { hidden in (gaps + [hidden]).sorted { $0.lowerBound < $1.lowerBound } } ?? gaps
         while !done {

@@ -9,9 +9,10 @@ public struct UnreadableStretch: Sendable, Hashable {
         /// How many of its entries the stream index puts in the stretch.
         public let entries: Int
         /// The steps whose states cannot be rebuilt, in order: each from a mutation in the stretch up to, not
-        /// including, the first step whose state the next snapshot that can be read holds (the snapshot's own step, or the stream's
-        /// last mutation before it, the states between being the same); to `UInt64.max` when no snapshot follows.
-        /// Empty when none of the stream's mutations is in the stretch, or a snapshot holds the state of each.
+        /// including, the first step whose state the next snapshot that can be read holds (the snapshot's own step,
+        /// or the stream's last mutation before it, the states between being the same); to `UInt64.max` when no
+        /// snapshot follows. Empty when none of the stream's mutations is in the stretch, or a snapshot holds the
+        /// state of each.
         public let statesUnknown: [Range<UInt64>]
     }
 
