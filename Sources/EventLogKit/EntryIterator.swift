@@ -38,6 +38,8 @@ public struct EntryIterator {
     private var bypassingIndex: Bool
     /// Keys of records damaged out of their place in the tree's order, passed over: a scan steps over them.
     private var passedOver: Set<UInt64> = []
+    /// Whether a scan of the whole log looked, at its end, for the log's last block with its key damaged upwards.
+    private var lookedBehind = false
     /// The next sequence number the iterator will examine.
     public private(set) var nextSequence: UInt64
 
@@ -61,13 +63,40 @@ public struct EntryIterator {
     public mutating func next() throws(EventLogError) -> LogEntry? {
         while bufferIndex == buffer.count {
             if let pendingFailure { throw pendingFailure }
-            if isComplete || reachedEnd { return nil }
+            if isComplete || reachedEnd {
+                try requireNoneBehind()
+                return nil
+            }
             try readChunk()
         }
         let entry = buffer[bufferIndex]
         bufferIndex += 1
         if remaining != .max { remaining -= 1 }
         return entry
+    }
+
+    /// Throws, once, the damage of the log's last block with its key damaged upwards when a scan of the whole log ends
+    /// without having met it and its numbers lie in the query's range (``EntryCursor/lastDamagedUpwards(_:)``): it sits
+    /// at the tree's end, behind the appends that came after it, so a scan that stops before the end would leave its
+    /// numbers out unnamed. ``skip(past:)`` then names them. A query with a limit, or of a stream read through its
+    /// index (whose lookups find the block), does not look.
+    private mutating func requireNoneBehind() throws(EventLogError) {
+        guard !lookedBehind, query.limit == nil, streamID == .some(nil) || bypassingIndex else { return }
+        lookedBehind = true
+        let (passedOver, range) = (passedOver, query.from...query.through)
+        let damage: EventLogError? = try storage.read { txn in
+            try txn.withCursor(storage.entries) { cursor -> EventLogError? in
+                guard let damaged = try EntryCursor.lastDamagedUpwards(cursor), !passedOver.contains(damaged.key),
+                      damaged.numbers.overlaps(range) else { return nil }
+                do throws(EventLogError) {
+                    _ = try EntryBlock.Reader(key: damaged.key, block: damaged.record.value)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+        }
+        if let damage { throw damage }
     }
 
     /// An iterator that continues this one, seeing entries committed since it reached the end.
