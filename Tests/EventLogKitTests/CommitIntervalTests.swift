@@ -14,9 +14,11 @@ struct CommitIntervalTests {
         let log = try scratch.openLog { $0.commitInterval = .seconds(2) }
         let stream = try log.counterStream()
         try stream.append(.action("first"))
-        try await log.flush()
-        // The flush's commit began a moment ago: the next may not begin for two seconds.
+        // The flush's commit begins after `start` (or a moment before, for the first append): the next may not begin
+        // for two seconds. Taken after the flush, `start` would lag by however long this task waits to resume, which
+        // under the whole suite's load was over a second once.
         let start = ContinuousClock.now
+        try await log.flush()
         let second = try stream.append(.action("second"))
         var committed = log.follow(EntryQuery(from: second)).makeAsyncIterator()
         #expect(try await committed.next()?.sequence == second)
