@@ -172,8 +172,13 @@ struct EntryCursor {
         if let next = try nextInBlock() { return next }
         let record = try passing(try cursor.next())
         if let record, let key = KeyCoding.decodeSequence(record.key), key > limit {
-            (block, found) = (nil, nil)
-            return nil
+            // Past the limit, unless the key alone is damaged upwards and its block's numbers are within it: its
+            // damage is thrown (a range read ended there in silence before 2026-12-01).
+            let first = EntryBlock.recordsFirst(record.value, other: key) ? EntryBlock.recordedFirst(record.value) : nil
+            if first.map({ $0 > limit }) ?? true {
+                (block, found) = (nil, nil)
+                return nil
+            }
         }
         return try enter(record, after: previous)
     }
