@@ -81,9 +81,9 @@ public struct EntryIterator {
     /// numbers out unnamed. ``skip(past:)`` then names them. A query with a limit, or of a stream read through its
     /// index (whose lookups find the block), does not look.
     private mutating func requireNoneBehind() throws(EventLogError) {
-        guard !lookedBehind, query.limit == nil, streamID == .some(nil) || bypassingIndex else { return }
+        guard !lookedBehind, query.limit == nil, streamID == .some(nil) || bypassingIndex, let range = queryRange else { return }
         lookedBehind = true
-        let (passedOver, range) = (passedOver, query.from...query.through)
+        let passedOver = passedOver
         let damage: EventLogError? = try storage.read { txn in
             try txn.withCursor(storage.entries) { cursor -> EventLogError? in
                 guard let damaged = try EntryCursor.lastDamagedUpwards(cursor), !passedOver.contains(damaged.key),
@@ -97,6 +97,11 @@ public struct EntryIterator {
             }
         }
         if let damage { throw damage }
+    }
+
+    /// The numbers the query selects from; `nil` when it selects none (`from` above `through`).
+    private var queryRange: ClosedRange<UInt64>? {
+        query.from <= query.through ? query.from...query.through : nil
     }
 
     /// An iterator that continues this one, seeing entries committed since it reached the end.
@@ -243,7 +248,7 @@ public struct EntryIterator {
             } catch {
                 guard let stretch = try skip(past: error) else { throw error }
                 // A block behind the iterator, out of the query's range, is passed over unnamed.
-                if stretch.overlaps(query.from...query.through) { skipped(stretch, error) }
+                if queryRange.map({ stretch.overlaps($0) }) == true { skipped(stretch, error) }
             }
         }
     }

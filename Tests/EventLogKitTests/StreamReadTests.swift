@@ -99,6 +99,9 @@ struct StreamReadTests {
             #expect(named == expected && read == range.clamped(to: 1...highest + 51).filter { !stretch.contains($0) }, "\(range)")
         }
         #expect(throws: EventLogError.self) { try log.readEntries(EntryQuery(from: first - 2, through: first + 2)) }
+        // A query that selects nothing (its start above its end) looks for nothing: it ends, no range made of it.
+        var none = log.entries(EntryQuery(from: first + 10, through: first))
+        #expect(try none.nextReadable(skipped: { _, _ in }) == nil)
     }
 
     @Test("a block whose key is damaged out of the tree's order costs each stream only its own entries in the block")
