@@ -489,12 +489,15 @@ struct InspectorCommandTests {
         // With that snapshot damaged too, as if the app had crashed, no state after the damage is known: the bisect
         // ends at the last state before it, the last one skipped.
         try LogDamage.flipByte(of: path, database: "snapshots", mask: 0x40) { $0[$0.count - 1] }
-        let spans = try #require(try EventLog.openReadOnly(at: path).verify().unreadable.first?.streams.first?.statesUnknown)
-        let damaged = try #require(spans.last?.lowerBound)
+        // The damage is named at the block's first entry; the unknown states start at its first mutation, which is
+        // another when the block starts with an action (block boundaries follow the recording's clock).
+        let stretch = try #require(try EventLog.openReadOnly(at: path).verify().unreadable.first)
+        let spans = try #require(stretch.streams.first?.statesUnknown)
+        let (block, damaged) = (stretch.entries.lowerBound, try #require(spans.last?.lowerBound))
         #expect(spans.last?.upperBound == .max)
         let crashed = try await reactorlog("bisect", path, "--stream", "counter", "--run", "test \"$REACTORLOG_STEP\" -lt 5000")
         #expect(crashed.status == 5 && crashed.output.hasPrefix("First bad step: #5000"), "\(crashed.error)")
-        #expect(crashed.error.hasSuffix("The state at #\(last) was skipped, rebuilt through entries that cannot be read: Entry #\(damaged) is corrupt: its block's checksum does not match its contents (the block of entries from it). Run `reactorlog verify` to find every damaged entry.\n"), "\(crashed.error)")
+        #expect(crashed.error.hasSuffix("The state at #\(last) was skipped, rebuilt through entries that cannot be read: Entry #\(block) is corrupt: its block's checksum does not match its contents (the block of entries from it). Run `reactorlog verify` to find every damaged entry.\n"), "\(crashed.error)")
         let good = try await reactorlog("bisect", path, "--stream", "counter", "--run", "test \"$REACTORLOG_STEP\" -lt \(last)")
         #expect(good.status != 0 && good.error.contains(", the last that can be rebuilt before the damage, is good: if it went bad, a mutation in #\(damaged)…#\(last) did it"), "\(good.error)")
     }
