@@ -45,14 +45,25 @@ enum EntryBlock {
     /// The numbers a block records, first to last, when its checksum matches and its entries read: what it holds
     /// whatever the key it is stored under says.
     static func recordedNumbers(_ record: UnsafeRawBufferPointer) -> ClosedRange<UInt64>? {
-        guard let first = recordedFirst(record), var reader = try? Reader(key: first, block: record) else { return nil }
-        var last = first
+        recordedFirst(record).flatMap { numbers(record, key: $0) }
+    }
+
+    /// The numbers a sound block stored under `key` holds, first to last; `nil` when it is damaged.
+    static func numbers(_ record: UnsafeRawBufferPointer, key: UInt64) -> ClosedRange<UInt64>? {
+        guard var reader = try? Reader(key: key, block: record) else { return nil }
+        var last = key
         do {
             while let header = try reader.next() { last = header.sequence }
         } catch {
             return nil
         }
-        return first...last
+        return key...last
+    }
+
+    /// The first number a block stored under `key` records when it is another one and its checksum vouches for it:
+    /// the key alone is damaged. The header is read unchecked first, so a sound block costs no checksum.
+    static func misfiledFirst(_ record: UnsafeRawBufferPointer, key: UInt64) -> UInt64? {
+        recordsFirst(record, other: key) ? recordedFirst(record) : nil
     }
 
     /// Whether a block records a first number other than `key`, the one it is stored under: its key or its header is

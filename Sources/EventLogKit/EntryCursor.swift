@@ -68,7 +68,7 @@ struct EntryCursor {
     private mutating func pastOutOfPlace(_ sequence: UInt64, from record: KeyValue?) throws -> Found? {
         if let record, let key = KeyCoding.decodeSequence(record.key), key > sequence {
             if let holder = try holder(pastOutOfPlace: sequence) { return try within(holder, sequence) }
-            if let first = EntryBlock.recordedFirst(record.value), first != key, first <= sequence {
+            if let first = EntryBlock.misfiledFirst(record.value, key: key), first <= sequence {
                 return try enter(record, after: nil, from: sequence)
             }
         }
@@ -85,7 +85,8 @@ struct EntryCursor {
     /// (a cheap look at the last record's header on a sound log).
     static func lastDamagedUpwards(_ cursor: Cursor) throws -> (record: KeyValue, key: UInt64, numbers: ClosedRange<UInt64>)? {
         guard let last = try cursor.last(), let key = KeyCoding.decodeSequence(last.key),
-              EntryBlock.recordsFirst(last.value, other: key), let numbers = EntryBlock.recordedNumbers(last.value), numbers.upperBound < key
+              let first = EntryBlock.misfiledFirst(last.value, key: key), let numbers = EntryBlock.numbers(last.value, key: first),
+              numbers.upperBound < key
         else { return nil }
         return (last, key, numbers)
     }
@@ -174,8 +175,7 @@ struct EntryCursor {
         if let record, let key = KeyCoding.decodeSequence(record.key), key > limit {
             // Past the limit, unless the key alone is damaged upwards and its block's numbers are within it: its
             // damage is thrown (a range read ended there in silence before 2026-12-01).
-            let first = EntryBlock.recordsFirst(record.value, other: key) ? EntryBlock.recordedFirst(record.value) : nil
-            if first.map({ $0 > limit }) ?? true {
+            if EntryBlock.misfiledFirst(record.value, key: key).map({ $0 > limit }) ?? true {
                 (block, found) = (nil, nil)
                 return nil
             }

@@ -228,14 +228,7 @@ public struct EntryIterator {
     /// The number of the last entry a sound record holds; `nil` when it is damaged.
     private static func lastNumber(of record: KeyValue, key: UInt64) -> UInt64? {
         guard EntryBlock.isBlock(record.value) else { return (try? EntryRecord.header(key: key, record: record.value)) != nil ? key : nil }
-        guard var reader = try? EntryBlock.Reader(key: key, block: record.value) else { return nil }
-        var last: UInt64?
-        do {
-            while let header = try reader.next() { last = header.sequence }
-        } catch {
-            return nil
-        }
-        return last
+        return EntryBlock.numbers(record.value, key: key)?.upperBound
     }
 
     /// The next entry that can be read, or `nil` when none is left now: each stretch that cannot be read is passed over
