@@ -379,7 +379,8 @@ extension EventLog {
             var problem: (String, UInt64)?
             var damagedBlocks: [UInt64?: String] = [:]
             try storage.forEachIndexChunk(stream: info.id, damaged: { error in
-                if case .corruptIndex(_, let block, let reason) = error { damagedBlocks[block] = reason }
+                // The first reason a block is told with: keys out of order after it follow from what that said.
+                if case .corruptIndex(_, let block, let reason) = error, damagedBlocks[block] == nil { damagedBlocks[block] = reason }
             }) { (all) throws(EventLogError) in
                 let chunk = all.filter { $0.sequence <= bound }
                 indexed += chunk.count
@@ -410,8 +411,11 @@ extension EventLog {
                 }
             }
             for (block, reason) in damagedBlocks.sorted(by: { ($0.key ?? 0) < ($1.key ?? 0) }) {
-                if let block {
+                if let block, block <= bound {
                     report.error("the index block of stream '\(info.name)' from this entry is damaged: \(reason)", at: block)
+                } else if let block {
+                    // Its key is damaged into a number the log has not reached, and what it was cannot be told.
+                    report.error("an index block of stream '\(info.name)' is damaged: \(reason); its key reads #\(block), past the log's last entry")
                 } else {
                     report.error("the index of stream '\(info.name)' is damaged: \(reason)")
                 }
@@ -441,7 +445,14 @@ extension EventLog {
                             _ = try SnapshotRecord.decode(streamID: info.id, sequence: key.sequence, streamName: info.name, record: current.value)
                             found.append((key.sequence, nil))
                         } catch {
-                            if case .corruptSnapshot(_, _, let reason) = error { found.append((key.sequence, reason)) } else { throw error }
+                            guard case .corruptSnapshot(_, _, let reason) = error else { throw error }
+                            // A sound record under a damaged key is named where it says it belongs, not by a number
+                            // the log may never reach.
+                            if let recorded = SnapshotRecord.recordedPosition(current.value), recorded.stream == info.id {
+                                found.append((recorded.sequence, "it is stored under a damaged key, #\(key.sequence), where readers do not look for it"))
+                            } else {
+                                found.append((key.sequence, reason))
+                            }
                         }
                         item = try cursor.next()
                     }

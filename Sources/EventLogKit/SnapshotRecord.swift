@@ -25,6 +25,14 @@ enum SnapshotRecord {
         out.sealChecksum()
     }
 
+    /// The stream id and sequence number a record says it belongs to, when its checksum vouches for them; `nil` for
+    /// a damaged record. A record found under another key than these has its key damaged.
+    static func recordedPosition(_ bytes: UnsafeRawBufferPointer) -> (stream: UInt32, sequence: UInt64)? {
+        let reader = ByteReader(bytes: bytes)
+        guard reader.count >= headerSize, reader.checksumMatches, headerSize + Int(reader.u32(12)) == reader.count else { return nil }
+        return (reader.u32(8), reader.u64(16))
+    }
+
     static func decode(
         streamID: UInt32, sequence: UInt64, streamName: String, record bytes: UnsafeRawBufferPointer
     ) throws(EventLogError) -> Snapshot {

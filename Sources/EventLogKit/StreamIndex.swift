@@ -103,6 +103,8 @@ struct StreamIndex: Sendable {
                 let items = UnsafeMutableBufferPointer<Item>.allocate(capacity: Self.blockCapacity / 2 + 1)
                 defer { items.deallocate() }
                 var lastBlock: UInt64?
+                // A key found changed by a bad bit (``keyBeforeDamage(_:stream:key:)``), told as its block's damage.
+                var changedKey: UInt64?
                 while let current = block, current.sequence <= through {
                     lastBlock = current.sequence
                     var (stopped, beyond) = (false, false)
@@ -154,13 +156,20 @@ struct StreamIndex: Sendable {
                         }
                     } catch let error as EventLogError {
                         guard let damaged, case .corruptIndex(id, current.sequence, _) = error else { throw error }
-                        try damaged(error)
+                        if seal == .keyAndItems, let first = Self.keyBeforeDamage(current.value, stream: id, key: current.sequence) {
+                            changedKey = current.sequence
+                            try damaged(.corruptIndex(
+                                streamID: id, block: first,
+                                reason: "its key was changed to #\(current.sequence) (one bit), where lookups do not find it"))
+                        } else {
+                            try damaged(error)
+                        }
                     }
                     if stopped || beyond {
                         if beyond { try lastStretch(after: given) }
                         return !stopped
                     }
-                    block = try (following ?? Result { try Self.move(damaged: damaged) { try keys.next() } }).get()
+                    block = try (following ?? Result { try Self.move(damaged: damaged, pastChangedKey: changedKey) { try keys.next() } }).get()
                 }
                 if seal == .keyAndItems { try checkKeyPast(block, keys.beyond, after: lastBlock, stream: id, damaged: damaged) }
                 try lastStretch(after: end)
@@ -291,13 +300,15 @@ struct StreamIndex: Sendable {
     /// The block `move` finds; with `damaged`, keys out of order (which cannot be walked past) are told to it as a
     /// damaged block, and end the walk.
     private static func move(
-        damaged: ((EventLogError) throws -> Void)?, _ move: () throws -> StreamKeyCursor.Found?
+        damaged: ((EventLogError) throws -> Void)?, pastChangedKey changed: UInt64? = nil,
+        _ move: () throws -> StreamKeyCursor.Found?
     ) throws -> StreamKeyCursor.Found? {
         do {
             return try move()
         } catch let error as EventLogError {
-            guard let damaged, case .corruptIndex = error else { throw error }
-            try damaged(error)
+            guard let damaged, case .corruptIndex(_, let block, _) = error else { throw error }
+            // Keys out of order after a key already told as changed (`changed`) are that change, told once.
+            if block == nil || block != changed { try damaged(error) }
             return nil
         }
     }
@@ -595,6 +606,18 @@ struct StreamIndex: Sendable {
     static func checksum(_ block: UnsafeRawBufferPointer, stream id: UInt32, first: UInt64) -> UInt32 {
         let key = withUnsafeBytes(of: first.bigEndian) { CRC32C.checksum($0, after: withUnsafeBytes(of: id.bigEndian) { CRC32C.checksum($0) }) }
         return CRC32C.checksum(UnsafeRawBufferPointer(rebasing: block[checksumSize...]), after: key)
+    }
+
+    /// The number block `block`'s key held before one of its bits changed into `key`: the one number a bit away
+    /// from `key` that its checksum (which covers the key since format version 8) matches; `nil` when none or more
+    /// than one does. A match cannot come from damage elsewhere in the block: CRC-32C tells apart any two messages
+    /// of this size that differ in fewer than four bits.
+    static func keyBeforeDamage(_ block: UnsafeRawBufferPointer, stream id: UInt32, key: UInt64) -> UInt64? {
+        guard block.count >= checksumSize else { return nil }
+        let stored = ByteReader(bytes: block).u32(0)
+        let matching = (0..<64).lazy.map { key ^ (1 << $0) }.filter { stored == checksum(block, stream: id, first: $0) }
+        guard let first = matching.first, matching.dropFirst().isEmpty else { return nil }
+        return first
     }
 
     /// Stores in `block`'s first four bytes its checksum as format version 8 has it, under the key (`id`, `first`);

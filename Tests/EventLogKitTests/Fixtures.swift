@@ -153,6 +153,25 @@ func damageIndexBlockInPlace(_ path: String, stream id: UInt32, first: UInt64) t
     return changed
 }
 
+/// Changes, in the closed log's file at `path`, the key of database `name`'s record keyed (`id`, `sequence`) to
+/// (`id`, `changed`) where its node lies, as a bad disk would (through LMDB's API the record would move to where the
+/// new key sorts): every leaf node of that key holding the record's value. Returns how many it changed.
+func changeKeyInPlace(_ path: String, _ name: String, stream id: UInt32, sequence: UInt64, to changed: UInt64) throws -> Int {
+    let key = KeyCoding.streamSequence(id, sequence)
+    let value = try #require(try rawRecords(path, name).first { $0.key == key }?.value)
+    let file = URL(fileURLWithPath: path + "/" + LogLayout.dataFile)
+    var bytes = [UInt8](try Data(contentsOf: file))
+    var count = 0
+    for node in leafNodes(withKey: key, in: bytes) where node.valueSize == value.count {
+        let start = node.key + key.count
+        guard bytes[start..<start + value.count].elementsEqual(value) else { continue }
+        bytes.replaceSubrange(node.key..<start, with: KeyCoding.streamSequence(id, changed))
+        count += 1
+    }
+    try Data(bytes).write(to: file)
+    return count
+}
+
 /// `record` with the CRC-32C of its bytes 4… stored in its first four, as an intact record has: so that decoding a
 /// record changed on purpose goes past the checksum, to the check a test aims at.
 func resealed(_ record: [UInt8]) -> [UInt8] {

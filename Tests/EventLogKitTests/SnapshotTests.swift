@@ -25,6 +25,23 @@ struct SnapshotTests {
         #expect(try log.snapshotSequences(stream: "counter") == [sequences[2], sequences[5]])
     }
 
+    @Test("verify names a sound snapshot under a damaged key where its record says it belongs")
+    func keyChangedInPlace() throws {
+        let path = scratch.file("snapshot-key.reactorlog")
+        let log = try EventLog.open(at: path)
+        let stream = try log.counterStream()
+        var sequences: [UInt64] = []
+        for i in 1...9 { sequences.append(try stream.append(.mutation("m", i))) }
+        try stream.writeSnapshot(6, at: sequences[5])
+        try log.close()
+        let changed = sequences[5] ^ 1 << 22
+        #expect(try changeKeyInPlace(path, "snapshots", stream: 1, sequence: sequences[5], to: changed) >= 1)
+        let reader = try EventLog.openReadOnly(at: path)
+        let errors = try reader.verify().problems.filter { $0.severity == .error }
+        #expect(errors.map(\.sequence) == [sequences[5]], "\(errors)")
+        #expect(errors.first?.message == "the snapshot of stream 'counter' is corrupt: it is stored under a damaged key, #\(changed), where readers do not look for it")
+    }
+
     @Test("a snapshot at the same step replaces the earlier one")
     func overwrite() throws {
         let log = try scratch.openLog()

@@ -308,6 +308,32 @@ struct StreamIndexTests {
         #expect(try reader.verify().problems.contains { $0.severity == .error && $0.message.contains("index block of stream 'a' from this entry is damaged") })
     }
 
+    @Test("verify names a block whose key a bad bit changed by the number it held; a key changed further, without a number",
+          arguments: [1, 2])
+    func keyChangedInPlace(bits: Int) throws {
+        let path = try makeSparseLog()
+        let streamBlocks = try #require(try blocks(path)[1])
+        try #require(streamBlocks.count >= 3)
+        // A middle block's key, changed into a number past the log's last entry.
+        let first = streamBlocks[1].first
+        let changed = first ^ (bits == 1 ? 1 << 22 : 0b11 << 22)
+        #expect(try changeKeyInPlace(path, LogLayout.streamIndexDatabase, stream: 1, sequence: first, to: changed) >= 1)
+        let reader = try EventLog.openReadOnly(at: path)
+        #expect(try reader.readEntries(EntryQuery(stream: "a")).map(\.sequence) == (try scanned(reader, "a")).keys.sorted())
+        let errors = try reader.verify().problems.filter { $0.severity == .error }
+        // Named by its own number, the key would make the log's first bad entry one it never held.
+        let last = try reader.highestSequence()
+        #expect(errors.allSatisfy { ($0.sequence ?? 0) <= last }, "\(errors)")
+        if bits == 1 {
+            #expect(errors.first?.sequence == first, "\(errors)")
+            #expect(errors.first?.message == "the index block of stream 'a' from this entry is damaged: its key was changed to #\(changed) (one bit), where lookups do not find it")
+        } else {
+            #expect(errors.contains {
+                $0.sequence == nil && $0.message == "an index block of stream 'a' is damaged: its checksum does not match; its key reads #\(changed), past the log's last entry"
+            }, "\(errors)")
+        }
+    }
+
     @Test("a stream's last block damaged in the file between two commits is not continued: the writer starts a new block, and the damage stays for verify")
     func lastBlockDamagedBetweenCommits() throws {
         // The writer notes the last block it wrote of each stream, so as not to decode it again to continue it; the

@@ -44,7 +44,7 @@ struct Verify: AsyncParsableCommand {
                 }
                 let summary = "\(counted(report.entries, "entry", "entries")), \(counted(report.snapshots, "snapshot")), \(counted(report.streams, "stream")) checked"
                 if let first = report.firstError {
-                    try printLine(t.paint("DAMAGED: ", .red) + summary + "; the first bad entry is " + (first.sequence.map { "#\($0)" } ?? "in the metadata") + ".")
+                    try printLine(t.paint("DAMAGED: ", .red) + summary + "; " + (first.sequence.map { "the first bad entry is #\($0)" } ?? "the first problem is named above") + ".")
                     for line in damage.lines { try printLine(line) }
                 } else {
                     try printLine(t.paint("OK: ", .green) + summary + ".")
