@@ -103,8 +103,19 @@ struct StreamIndex: Sendable {
                 let items = UnsafeMutableBufferPointer<Item>.allocate(capacity: Self.blockCapacity / 2 + 1)
                 defer { items.deallocate() }
                 var lastBlock: UInt64?
-                // A key found changed by a bad bit (``keyBeforeDamage(_:stream:key:)``), told as its block's damage.
-                var changedKey: UInt64?
+                // The key of the last block whose key was not found changed by a bad bit (0: none yet).
+                var soundKey: UInt64 = 0
+                // The next block. A walk that tells of damage (`verify`) goes on past a key a bad bit changed
+                // (``keyBeforeDamage(_:stream:key:)``), telling it as its block's damage: one moved below the key
+                // before it is passed over, and after one moved up the keys rise again from the one before it.
+                func nextBlock() throws -> StreamKeyCursor.Found? {
+                    guard let damaged, seal == .keyAndItems else { return try keys.next() }
+                    return try keys.next { key, record, after in
+                        guard let first = Self.keyBeforeDamage(record, stream: id, key: key), first > after else { return false }
+                        try damaged(Self.keyChanged(stream: id, from: first, to: key))
+                        return true
+                    }
+                }
                 while let current = block, current.sequence <= through {
                     lastBlock = current.sequence
                     var (stopped, beyond) = (false, false)
@@ -136,7 +147,7 @@ struct StreamIndex: Sendable {
                             count += 1
                             return true
                         }
-                        following = Result { try Self.move(damaged: damaged) { try keys.next() } }
+                        following = Result { try Self.move(damaged: damaged) { try nextBlock() } }
                         // Before any item is given, its last must come before the next block: a key moved up by a
                         // whole period of the stream's kinds lands every item on the stream's later entries, and only
                         // the next block can tell. (`verify` finds it when it reaches that block.)
@@ -156,20 +167,21 @@ struct StreamIndex: Sendable {
                         }
                     } catch let error as EventLogError {
                         guard let damaged, case .corruptIndex(id, current.sequence, _) = error else { throw error }
-                        if seal == .keyAndItems, let first = Self.keyBeforeDamage(current.value, stream: id, key: current.sequence) {
-                            changedKey = current.sequence
-                            try damaged(.corruptIndex(
-                                streamID: id, block: first,
-                                reason: "its key was changed to #\(current.sequence) (one bit), where lookups do not find it"))
+                        if seal == .keyAndItems, let first = Self.keyBeforeDamage(current.value, stream: id, key: current.sequence),
+                           first > soundKey {
+                            try damaged(Self.keyChanged(stream: id, from: first, to: current.sequence))
+                            keys.resume(after: soundKey)
                         } else {
                             try damaged(error)
+                            soundKey = current.sequence
                         }
                     }
+                    if following != nil { soundKey = current.sequence }
                     if stopped || beyond {
                         if beyond { try lastStretch(after: given) }
                         return !stopped
                     }
-                    block = try (following ?? Result { try Self.move(damaged: damaged, pastChangedKey: changedKey) { try keys.next() } }).get()
+                    block = try (following ?? Result { try Self.move(damaged: damaged) { try nextBlock() } }).get()
                 }
                 if seal == .keyAndItems { try checkKeyPast(block, keys.beyond, after: lastBlock, stream: id, damaged: damaged) }
                 try lastStretch(after: end)
@@ -300,17 +312,20 @@ struct StreamIndex: Sendable {
     /// The block `move` finds; with `damaged`, keys out of order (which cannot be walked past) are told to it as a
     /// damaged block, and end the walk.
     private static func move(
-        damaged: ((EventLogError) throws -> Void)?, pastChangedKey changed: UInt64? = nil,
-        _ move: () throws -> StreamKeyCursor.Found?
+        damaged: ((EventLogError) throws -> Void)?, _ move: () throws -> StreamKeyCursor.Found?
     ) throws -> StreamKeyCursor.Found? {
         do {
             return try move()
         } catch let error as EventLogError {
-            guard let damaged, case .corruptIndex(_, let block, _) = error else { throw error }
-            // Keys out of order after a key already told as changed (`changed`) are that change, told once.
-            if block == nil || block != changed { try damaged(error) }
+            guard let damaged, case .corruptIndex = error else { throw error }
+            try damaged(error)
             return nil
         }
+    }
+
+    /// What a walk that tells of damage (`verify`) says of a block whose key a bad bit changed from `first` to `key`.
+    private static func keyChanged(stream id: UInt32, from first: UInt64, to key: UInt64) -> EventLogError {
+        .corruptIndex(streamID: id, block: first, reason: "its key was changed to #\(key) (one bit), where lookups do not find it")
     }
 
     /// Positions `cursor` on the first block of stream `id` that may hold `sequence` or a later item: the block at

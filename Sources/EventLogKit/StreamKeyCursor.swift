@@ -51,6 +51,26 @@ struct StreamKeyCursor {
         try forwards(step(try cursor.next(), after: true))
     }
 
+    /// ``next()``, handing a key of the stream that does not rise above the one the cursor is on to `misplaced` first,
+    /// with its record and that key's number: when it returns `true` (it told the record's damage), the key is passed
+    /// over and the step goes on to the one after it.
+    mutating func next(passingOver misplaced: (_ key: UInt64, _ record: UnsafeRawBufferPointer, _ after: UInt64) throws -> Bool) throws -> Found? {
+        while true {
+            let moved = try cursor.next()
+            if let moved, let position, position.stream == stream, let key = KeyCoding.decodeStreamSequence(moved.key),
+               key.stream == stream, key.sequence <= position.sequence, try misplaced(key.sequence, moved.value, position.sequence) {
+                continue
+            }
+            return try forwards(step(moved, after: true))
+        }
+    }
+
+    /// Takes the stream's key `sequence` (0: none) for the one the cursor is on, for the next step's check: after a
+    /// record whose key a bad bit raised, the keys go on rising from the one before it.
+    mutating func resume(after sequence: UInt64) {
+        position = (stream, sequence)
+    }
+
     /// Moves to the stream's previous key; `nil` at the stream's start.
     mutating func previous() throws -> Found? {
         // After a seek past the last key, LMDB's cursor has no position to step back from.

@@ -308,30 +308,40 @@ struct StreamIndexTests {
         #expect(try reader.verify().problems.contains { $0.severity == .error && $0.message.contains("index block of stream 'a' from this entry is damaged") })
     }
 
-    @Test("verify names a block whose key a bad bit changed by the number it held; a key changed further, without a number",
-          arguments: [1, 2])
-    func keyChangedInPlace(bits: Int) throws {
+    @Test("verify names a block whose key a bad bit changed by the number it held and checks the blocks after it; a key changed further, without a number",
+          arguments: ["one bit up", "one bit down", "two bits up"])
+    func keyChangedInPlace(change: String) throws {
         let path = try makeSparseLog()
         let streamBlocks = try #require(try blocks(path)[1])
         try #require(streamBlocks.count >= 3)
-        // A middle block's key, changed into a number past the log's last entry.
-        let first = streamBlocks[1].first
-        let changed = first ^ (bits == 1 ? 1 << 22 : 0b11 << 22)
+        // A middle block's key: raised past the log's last entry, or lowered below the key before it.
+        let block = change == "one bit down" ? 2 : 1
+        let first = streamBlocks[block].first
+        let changed = switch change {
+        case "one bit up": first ^ 1 << 22
+        case "one bit down": first ^ 1 << (63 - first.leadingZeroBitCount)
+        default: first ^ 0b11 << 22
+        }
+        if change == "one bit down" { try #require(changed < streamBlocks[block - 1].first) }
         #expect(try changeKeyInPlace(path, LogLayout.streamIndexDatabase, stream: 1, sequence: first, to: changed) >= 1)
         let reader = try EventLog.openReadOnly(at: path)
-        #expect(try reader.readEntries(EntryQuery(stream: "a")).map(\.sequence) == (try scanned(reader, "a")).keys.sorted())
+        let truth = try scanned(reader, "a").keys.sorted()
+        #expect(try reader.readEntries(EntryQuery(stream: "a")).map(\.sequence) == truth)
         let errors = try reader.verify().problems.filter { $0.severity == .error }
         // Named by its own number, the key would make the log's first bad entry one it never held.
         let last = try reader.highestSequence()
         #expect(errors.allSatisfy { ($0.sequence ?? 0) <= last }, "\(errors)")
-        if bits == 1 {
-            #expect(errors.first?.sequence == first, "\(errors)")
-            #expect(errors.first?.message == "the index block of stream 'a' from this entry is damaged: its key was changed to #\(changed) (one bit), where lookups do not find it")
-        } else {
+        if change == "two bits up" {
             #expect(errors.contains {
                 $0.sequence == nil && $0.message == "an index block of stream 'a' is damaged: its checksum does not match; its key reads #\(changed), past the log's last entry"
             }, "\(errors)")
+            return
         }
+        // Named once, and the walk goes on: the index misses that block's entries alone.
+        let missed = truth.count { $0 >= first && (block + 1 == streamBlocks.count || $0 < streamBlocks[block + 1].first) }
+        #expect(errors.map(\.sequence) == [first, nil], "\(errors)")
+        #expect(errors.first?.message == "the index block of stream 'a' from this entry is damaged: its key was changed to #\(changed) (one bit), where lookups do not find it")
+        #expect(errors.last?.message == "stream 'a' has \(truth.count) entries but its index lists \(truth.count - missed)")
     }
 
     @Test("a stream's last block damaged in the file between two commits is not continued: the writer starts a new block, and the damage stays for verify")
