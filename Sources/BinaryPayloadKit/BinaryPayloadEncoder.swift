@@ -190,10 +190,15 @@ package final class BinaryPayloadEncoder: Encoder {
     private static func singleKey(of payload: [UInt8]) -> String? {
         payload.withUnsafeBytes { bytes -> String? in
             var reader = BinaryPayload.Reader(bytes)
-            guard (try? reader.byte()) == BinaryPayload.object, let length = try? reader.keyLength(),
-                  let key = try? reader.text(length), (try? reader.skipValue()) != nil,
-                  (try? reader.keyLength()) == .some(nil) else { return nil }
-            return key
+            // Thrown errors are caught, not made optional: `try?` would read a malformed end as the object's end.
+            do {
+                guard try reader.byte() == BinaryPayload.object, let length = try reader.keyLength() else { return nil }
+                let key = try reader.text(length)
+                try reader.skipValue()
+                return try reader.keyLength() == nil ? key : nil
+            } catch {
+                return nil
+            }
         }
     }
 

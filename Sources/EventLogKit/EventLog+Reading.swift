@@ -79,11 +79,23 @@ extension EventLog {
             }
             return last
         } scanned: { entries throws(EventLogError) in
+            // Entries that cannot be read are passed over: one of the stream's found after them is the answer all
+            // the same. Damage after the last found may hide a later one of them, and is thrown.
             var last: UInt64?
-            try entries.forEachItem { item in
-                last = item.sequence
-                return true
+            var hiding: EventLogError?
+            while true {
+                do throws(EventLogError) {
+                    try entries.forEachItem { item in
+                        (last, hiding) = (item.sequence, nil)
+                        return true
+                    }
+                    break
+                } catch {
+                    guard try entries.skip(past: error) != nil else { throw error }
+                    hiding = error
+                }
             }
+            if let hiding { throw hiding }
             return last
         }
     }

@@ -6,8 +6,9 @@ public struct UnreadableStretch: Sendable, Hashable {
     public struct Part: Sendable, Hashable {
         /// The stream's name.
         public let stream: String
-        /// How many of its entries the stream index puts in the stretch.
-        public let entries: Int
+        /// How many of its entries the stream index puts in the stretch; `nil` when the index is damaged there too and
+        /// cannot say (the stream may then have none there).
+        public let entries: Int?
         /// The steps whose states cannot be rebuilt, in order: each from a mutation in the stretch up to, not
         /// including, the first step whose state the next snapshot that can be read holds (the snapshot's own step,
         /// or the stream's last mutation before it, the states between being the same); to `UInt64.max` when no
@@ -23,7 +24,7 @@ public struct UnreadableStretch: Sendable, Hashable {
     public let streams: [Part]
 
     /// How many entries the stream index puts in the stretch, of all streams.
-    public var count: Int { streams.reduce(0) { $0 + $1.entries } }
+    public var count: Int { streams.reduce(0) { $0 + ($1.entries ?? 0) } }
 }
 
 extension EventLog {
@@ -45,13 +46,22 @@ extension EventLog {
     }
 
     /// Stream `name`'s part in `stretch`, entries that cannot be read (as ``EntryIterator/skip(past:)`` returns it): its
-    /// entries there and the states they leave unknown, from its index and snapshots; `nil` when it has none there (or
-    /// its index cannot say). Time travel's `stepUnreadable` for such a stretch names the same steps.
+    /// entries there and the states they leave unknown, from its index and snapshots; `nil` when it has none there.
+    /// Where its index is damaged there too and cannot say, any of its states from the stretch's start to the first
+    /// snapshot that can be read at or after its end may be wrong, and all are named. Time travel's `stepUnreadable`
+    /// for such a stretch names the same steps.
     public func unreadablePart(of name: String, in stretch: ClosedRange<UInt64>) -> UnreadableStretch.Part? {
         let (first, last) = (stretch.lowerBound, stretch.upperBound)
-        guard let entries = try? sequences(stream: name, kinds: Set(EntryKind.allCases), from: first, through: last), !entries.isEmpty else {
-            return nil
+        let entries: [UInt64]
+        do {
+            entries = try sequences(stream: name, kinds: Set(EntryKind.allCases), from: first, through: last)
+        } catch {
+            // Not `nil`, which says the stream had no entry there: a mutation may have been among them.
+            let snapshots = (try? snapshotSequences(stream: name)) ?? []
+            let known = firstReadableSnapshot(stream: name, atOrAfter: last, in: snapshots)
+            return UnreadableStretch.Part(stream: name, entries: nil, statesUnknown: [first..<(known ?? .max)])
         }
+        guard !entries.isEmpty else { return nil }
         let mutations = (try? sequences(stream: name, kinds: [.mutation], from: first, through: last)) ?? []
         let snapshots = (try? snapshotSequences(stream: name)) ?? []
         // A mutation that cannot be read leaves the states from it unknown until a snapshot holds one. The snapshot

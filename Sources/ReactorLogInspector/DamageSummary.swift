@@ -17,7 +17,8 @@ struct DamageSummary {
     /// A stream's part in a stretch, as JSON.
     struct Stream: Codable {
         let name: String
-        let entries: Int
+        /// `nil`: the stream's index is damaged there too and cannot say.
+        let entries: Int?
         let statesUnknown: [States]
     }
 
@@ -58,7 +59,8 @@ struct DamageSummary {
         let range = (stretch.from...(stretch.through ?? .max)).named
         guard !stretch.streams.isEmpty else { return "\(range) cannot be read; the stream index lists no entry there." }
         let entries = stretch.streams.enumerated().map { index, part in
-            "\(index == 0 ? counted(part.entries, "entry", "entries") : String(part.entries)) of '\(part.name)'"
+            guard let count = part.entries else { return "entries of '\(part.name)' its damaged stream index cannot count" }
+            return "\(index == 0 ? counted(count, "entry", "entries") : String(count)) of '\(part.name)'"
         }
         let states = stretch.streams.filter { !$0.statesUnknown.isEmpty }.map { part in
             let spans = part.statesUnknown.map { span in

@@ -85,9 +85,14 @@ public struct TimeMachine<P: Replayer>: Sendable {
     /// the spans ``EventLog/unreadablePart(of:in:)`` leaves out of `statesUnknown`.
     private func stateHeldAhead(of step: UInt64) throws -> P.State? {
         let snapshots = try log.snapshotSequences(stream: stream.name)
-        guard let snapshot = log.firstReadableSnapshot(stream: stream.name, atOrAfter: step + 1, in: snapshots),
-              (try? log.lastSequence(stream: stream.name, kinds: [.mutation], atOrBefore: snapshot, after: step)) == .some(nil)
-        else { return nil }
+        guard let snapshot = log.firstReadableSnapshot(stream: stream.name, atOrAfter: step + 1, in: snapshots) else { return nil }
+        // Where the stream's mutations there cannot be listed (its index and the entries it would be read around both
+        // damaged), any might lie between: not `try?`, whose failure would read as none.
+        do {
+            guard try log.lastSequence(stream: stream.name, kinds: [.mutation], atOrBefore: snapshot, after: step) == nil else { return nil }
+        } catch {
+            return nil
+        }
         let point = try log.recoveryPoint(stream: stream.name, atOrBefore: snapshot)
         guard point.sequence == snapshot else { return nil }
         return try decodeState(point.state, codec: point.codec, at: point.sequence)

@@ -535,6 +535,41 @@ struct InspectorCommandTests {
         #expect(generic.status == 0, "\(generic.error)")
     }
 
+    @Test("with the stream index damaged over a damaged block too, no state is shown that may be wrong, and the range the pack hint names packs")
+    func indexAndEntriesDamaged() async throws {
+        let path = scratch.file("both-damaged.reactorlog")
+        #expect(try await reactorlog("demo", "--out", path, "--actions", "2000", "--durability", "nosync").status == 0)
+        let truth = try await reactorlog("log", path, "--stream", "counter", "--json")
+        let key = try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { $0[$0.count / 2] }
+        let damaged = key.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        #expect(try LogDamage.damageIndexBlocks(over: damaged, in: path) >= 1)
+        // Verify names the states that cannot be rebuilt, though the index cannot say whose entries were lost.
+        let stretch = try #require(try EventLog.openReadOnly(at: path).verify().unreadable.first)
+        let part = try #require(stretch.streams.first { $0.stream == "counter" })
+        #expect(part.entries == nil && part.statesUnknown.count == 1 && part.statesUnknown[0].lowerBound == stretch.entries.lowerBound, "\(part)")
+        let span = part.statesUnknown[0]
+        // Every step of the span is refused (before, each showed the state of the snapshot after the damage).
+        let lines = truth.output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let steps = lines.compactMap { $0["sequence"] as? Int }.map(UInt64.init).filter { span.contains($0) }
+        try #require(!steps.isEmpty)
+        for step in [steps.first!, steps[steps.count / 2], steps.last!] {
+            let state = try await reactorlog("state", path, "--stream", "counter", "--at", "\(step)")
+            #expect(state.status == 5 && state.error.contains("or from #\(span.upperBound) on"), "#\(step): \(state.status) \(state.output)")
+        }
+        // The hint's range packs (before, its start state was looked for through the damage, and the hint named
+        // the step it had just refused).
+        let refused = try await reactorlog("pack", path, "--out", scratch.file("refused.pack"))
+        let after = try #require(refused.error.firstMatch(of: /--from (\d+)/).flatMap { UInt64($0.1) }, "\(refused.error)")
+        #expect(refused.status == 5 && after > span.upperBound, "\(refused.error)")
+        let later = scratch.file("later.pack")
+        let packed = try await reactorlog("pack", path, "--from", "\(after)", "--out", later)
+        // (Exit 5 only where actions' call sites, kept in the damaged index blocks alone, were left out.)
+        #expect(packed.output.hasPrefix("Packed ") && (packed.status == 0 || packed.error.contains("call sites were left out")), "\(packed.error)")
+        let last = try EventLog.openReadOnly(at: path).highestSequence()
+        #expect(try await reactorlog("state", later, "--stream", "counter", "--at", "\(last)").output
+                == (try await reactorlog("state", path, "--stream", "counter", "--at", "\(last)").output))
+    }
+
     @Test("a block whose key is damaged out of the tree's order costs only its entries: listings, lookups, verify and pack go on")
     func keyOutOfPlace() async throws {
         let path = scratch.file("moved-key.reactorlog")

@@ -19,6 +19,21 @@ public enum LogDamage {
         }
     }
 
+    /// Damages, in the closed log at `path`, each stream's stream-index block that lists entry `sequence` or the last
+    /// before it (as ``flipByte(of:database:mask:choose:)`` does): the index can no longer say whose entries lie
+    /// around it. Returns how many blocks it damaged.
+    @discardableResult
+    public static func damageIndexBlocks(over sequence: UInt64, in path: String) throws -> Int {
+        let environment = try Environment(path: path)
+        let index = try environment.openDatabase("stream-index")
+        let keys = try environment.read { txn in try Self.keys(of: index, in: txn) }
+        let over = Dictionary(grouping: keys.filter { $0.count == 12 && $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } <= sequence }) {
+            $0.prefix(4)
+        }.values.compactMap(\.last)
+        for key in over { try flipByte(of: path, database: "stream-index", mask: 0x40) { _ in key } }
+        return over.count
+    }
+
     /// The keys of `database`, in order.
     public static func keys(of database: Database, in txn: Transaction) throws -> [[UInt8]] {
         try txn.withCursor(database) { cursor in

@@ -423,6 +423,36 @@ struct TimeMachineTests {
         #expect(throws: TimeTravelError.self) { try machine.bisect(through: last) { _, step in step >= bad ? .bad : .good } }
     }
 
+    @Test("past damage to a block of entries and to the index block over it, no state is taken from a snapshot ahead")
+    func noStateAheadWithoutTheIndex() throws {
+        let log = try openLog("both.reactorlog")
+        let published = try recordLedger(log, deposits: 3_000)
+        let mutations = try mutationSteps(log, "ledger")
+        let path = log.path
+        try log.close()
+        let key = try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { $0[$0.count / 2] }
+        let damaged = key.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        // The index block whose entries run into the damaged block: the stream index cannot say what it held.
+        try LogDamage.flipByte(of: path, database: "stream-index", mask: 0x40) { keys in
+            try! #require(keys.last { $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } <= damaged })
+        }
+        let reader = try EventLog.openReadOnly(at: path)
+        let machine = try TimeMachine(log: reader, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        // Each step from the damage to the next snapshot is refused, or its state is the one published: before, a
+        // failed look for mutations between a step and the next snapshot read as none, and that snapshot's state
+        // was given for the steps before it.
+        let snapshot = try #require(try reader.snapshotSequences(stream: "ledger").first { $0 > damaged + 100 })
+        var refused = 0
+        for (index, step) in mutations.enumerated() where step >= damaged && step < snapshot {
+            do {
+                #expect(try machine.state(at: step) == published[index + 1], "#\(step)")
+            } catch is TimeTravelError {
+                refused += 1
+            }
+        }
+        #expect(refused > 0)
+    }
+
     /// A ledger of 3,000 deposits in log `name`, its reactor released (its stream closed) or, `crashed`, outliving the
     /// log as in an app that crashed (no closed entry, no last snapshot); then the last block of entries damaged under
     /// its checksum. The stream's machine on the log opened read-only, the published states, the damaged block's first
