@@ -58,9 +58,11 @@ struct DamageSummary {
     private static func line(_ stretch: Stretch) -> String {
         let range = (stretch.from...(stretch.through ?? .max)).named
         guard !stretch.streams.isEmpty else { return "\(range) cannot be read; the stream index lists no entry there." }
+        // The first count names its unit ("76 entries of 'counter', 3 of 'todo'").
+        let first = stretch.streams.firstIndex { $0.entries != nil }
         let entries = stretch.streams.enumerated().map { index, part in
             guard let count = part.entries else { return "entries of '\(part.name)' its damaged stream index cannot count" }
-            return "\(index == 0 ? counted(count, "entry", "entries") : String(count)) of '\(part.name)'"
+            return "\(index == first ? counted(count, "entry", "entries") : String(count)) of '\(part.name)'"
         }
         let states = stretch.streams.filter { !$0.statesUnknown.isEmpty }.map { part in
             let spans = part.statesUnknown.map { span in
