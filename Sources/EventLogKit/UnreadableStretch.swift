@@ -53,8 +53,10 @@ extension EventLog {
     public func unreadablePart(of name: String, in stretch: ClosedRange<UInt64>) -> UnreadableStretch.Part? {
         let (first, last) = (stretch.lowerBound, stretch.upperBound)
         let entries: [UInt64]
+        var mutations: [UInt64] = []
         do {
             entries = try sequences(stream: name, kinds: Set(EntryKind.allCases), from: first, through: last)
+            if !entries.isEmpty { mutations = try sequences(stream: name, kinds: [.mutation], from: first, through: last) }
         } catch {
             // Not `nil`, which says the stream had no entry there: a mutation may have been among them.
             let snapshots = (try? snapshotSequences(stream: name)) ?? []
@@ -62,7 +64,6 @@ extension EventLog {
             return UnreadableStretch.Part(stream: name, entries: nil, statesUnknown: [first..<(known ?? .max)])
         }
         guard !entries.isEmpty else { return nil }
-        let mutations = (try? sequences(stream: name, kinds: [.mutation], from: first, through: last)) ?? []
         let snapshots = (try? snapshotSequences(stream: name)) ?? []
         // A mutation that cannot be read leaves the states from it unknown until a snapshot holds one. The snapshot
         // holds the state from the stream's last mutation before it (the index lists it): a snapshot at the mutation
