@@ -11,3 +11,14 @@ extension ClosedRange<UInt64> {
         count <= 1 ? "" : " (and \(counted(count - 1, "more stretch", "more stretches")))"
     }
 }
+
+extension Array<UInt64> {
+    /// Steps in order, named with each run of three or more consecutive ones as a range: `#229…#304, #306, #307`.
+    var namedInRuns: String {
+        var runs: [ClosedRange<UInt64>] = []
+        for step in self {
+            if let last = runs.last, last.upperBound &+ 1 == step { runs[runs.count - 1] = last.lowerBound...step } else { runs.append(step...step) }
+        }
+        return runs.map { $0.count >= 3 ? $0.named : $0.map { "#\($0)" }.joined(separator: ", ") }.joined(separator: ", ")
+    }
+}

@@ -22,7 +22,9 @@ public struct BisectProbe: Sendable, Hashable, Codable {
 public struct BisectResult: Sendable, Hashable {
     /// The first bad step, when bisect narrowed it to one.
     public let firstBad: UInt64?
-    /// When skipped steps prevented narrowing: the steps one of which is the first bad (as git reports).
+    /// When skipped steps prevented narrowing: the steps one of which is the first bad (as git reports). Where the
+    /// stream index is damaged over entries that cannot be read, every number of that stretch: which were the
+    /// stream's mutations is not known.
     public let candidates: [UInt64]
     /// The mutation at the first bad step (`nil` where its entry is in a block that cannot be read).
     public let mutation: LogEntry?
@@ -86,10 +88,11 @@ extension TimeMachine {
         var probes: [BisectProbe] = []
         /// The steps whose states the damage met so far leaves unknown, as verify names them: a state a snapshot
         /// inside a damaged block holds is judged.
-        var unreadableSteps: [Range<UInt64>] = []
+        var unreadableSteps: [(steps: Range<UInt64>, damage: EventLogError)] = []
         /// The verdict on `step`'s state; one that cannot be rebuilt for damage is skipped, except at an end.
         func probe(_ step: UInt64, end: Bool = false) throws -> BisectVerdict {
-            if !end, unreadableSteps.contains(where: { $0.contains(step) }) {
+            if !end, let known = unreadableSteps.first(where: { $0.steps.contains(step) }) {
+                unreadable = unreadable ?? known.damage
                 probes.append(BisectProbe(step: step, verdict: .skip))
                 return .skip
             }
@@ -97,7 +100,7 @@ extension TimeMachine {
             do {
                 state = try self.state(at: step)
             } catch TimeTravelError.stepUnreadable(_, _, let damage, _) where !end {
-                unreadableSteps += try statesUnknown(for: damage)
+                unreadableSteps += try statesUnknown(for: damage).map { ($0, damage) }
                 unreadable = unreadable ?? damage
                 probes.append(BisectProbe(step: step, verdict: .skip))
                 return .skip
@@ -105,6 +108,33 @@ extension TimeMachine {
             let verdict = try judge(state, step)
             probes.append(BisectProbe(step: step, verdict: verdict))
             return verdict
+        }
+        /// Notes the states `damage` leaves unknown, for the probes to skip (``BisectResult/unreadable`` names it once
+        /// one is).
+        func noteUnreadable(_ damage: EventLogError) throws {
+            unreadableSteps += try statesUnknown(for: damage).map { ($0, damage) }
+        }
+        /// The stream's mutations from `first` through `last`, as the index lists them; where damage to the index and
+        /// to the entries it would be read around stops that listing, those that can be read, and each stretch that
+        /// cannot, which may hold some (its states noted as unknown).
+        func mutations(from first: UInt64, through last: UInt64) throws -> (listed: [UInt64], unreadable: [ClosedRange<UInt64>]) {
+            let failure: EventLogError
+            do throws(EventLogError) {
+                return (try log.sequences(stream: stream.name, kinds: [.mutation], from: first, through: last), [])
+            } catch {
+                failure = error
+            }
+            guard case .corruptEntry = failure else { throw failure }
+            var listed: [UInt64] = [], stretches: [ClosedRange<UInt64>] = [], damages: [EventLogError] = []
+            var entries = log.entries(EntryQuery(from: first, through: last, stream: stream.name, kinds: [.mutation]))
+            while let entry = try entries.nextReadable(skipped: { stretch, damage in
+                stretches.append(max(stretch.lowerBound, first)...min(stretch.upperBound, last))
+                damages.append(damage)
+            }) {
+                listed.append(entry.sequence)
+            }
+            for damage in damages { try noteUnreadable(damage) }
+            return (listed, stretches)
         }
         guard from < end else {
             throw TimeTravelError.bisectPrecondition("The good step #\(from) is not before the bad step #\(end): start the bisect before the step it ends at.")
@@ -131,7 +161,16 @@ extension TimeMachine {
             // before it, and a stretch without one is known good unjudged: no state is judged twice.
             let gaps = try gaps()
             func change(atOrBefore step: UInt64, after floor: UInt64) throws -> UInt64? {
-                let mutation = try log.lastSequence(stream: stream.name, kinds: [.mutation], atOrBefore: step, after: floor)
+                let mutation: UInt64?
+                do throws(EventLogError) {
+                    mutation = try log.lastSequence(stream: stream.name, kinds: [.mutation], atOrBefore: step, after: floor)
+                } catch {
+                    // Entries that cannot be read after the last mutation found (its index damaged there too) may
+                    // hold a later one: the state at `step` itself is judged, or skipped when it cannot be rebuilt.
+                    guard case .corruptEntry = error else { throw error }
+                    try noteUnreadable(error)
+                    return step
+                }
                 let gapEnd = gaps.map(\.upperBound).filter { $0 > floor && $0 <= step }.max()
                 return [mutation, gapEnd].compactMap { $0 }.max()
             }
@@ -188,8 +227,10 @@ extension TimeMachine {
                 return try found(upper, after: lower, probes: probes, start: start)
             }
             // Bisect the mutation steps left, which the stream index lists without reading an entry (also after a
-            // skipped state). The last has the state at `upper`: bad.
-            points = try log.sequences(stream: stream.name, kinds: [.mutation], from: lower + 1, through: upper)
+            // skipped state). The last has the state at `upper`: bad. A stretch that cannot be read is one step,
+            // always skipped: the first bad step may be in it.
+            let listed = try mutations(from: lower + 1, through: upper)
+            points = (listed.listed + listed.unreadable.map(\.lowerBound)).sorted()
         } else {
             // Without a reducer only the recorded states (snapshots) can be judged, and the answer may be the
             // range between two of them.
@@ -216,7 +257,9 @@ extension TimeMachine {
             }
         }
         let before = low >= 0 ? points[low] : lower
-        let between = try log.sequences(stream: stream.name, kinds: [.mutation], from: before + 1, through: points[high])
+        // Every step of a stretch that cannot be read is a candidate: which of them were mutations is not known.
+        let listed = try mutations(from: before + 1, through: points[high])
+        let between = (listed.listed + listed.unreadable.flatMap { Array($0) }).sorted()
         guard high - low == 1 else {
             return BisectResult(
                 firstBad: nil, candidates: between, mutation: nil, action: nil, diff: nil,

@@ -568,6 +568,10 @@ struct InspectorCommandTests {
         let last = try EventLog.openReadOnly(at: path).highestSequence()
         #expect(try await reactorlog("state", later, "--stream", "counter", "--at", "\(last)").output
                 == (try await reactorlog("state", path, "--stream", "counter", "--at", "\(last)").output))
+        // A bug inside the span: bisect names the stretch among the candidates, its steps as one range.
+        let bug = steps[steps.count / 2]
+        let bisect = try await reactorlog("bisect", path, "--stream", "counter", "--run", "test \"$REACTORLOG_STEP\" -lt \(bug)")
+        #expect(bisect.status == 5 && bisect.output.hasPrefix("Bisect could not narrow it down: skipped states leave the first bad step among #\(stretch.entries.lowerBound)…#"), "\(bisect.output)\(bisect.error)")
     }
 
     @Test("a block whose key is damaged out of the tree's order costs only its entries: listings, lookups, verify and pack go on")

@@ -451,6 +451,18 @@ struct TimeMachineTests {
             }
         }
         #expect(refused > 0)
+        // Bisect lists the stream's mutations around the damage from what can be read, the stretch that cannot a
+        // step always skipped (before, the listing ended the bisect): a bug before the damage or after the snapshot is
+        // found; one inside leaves the stretch among the candidates.
+        let inside = try #require(mutations.first { $0 > damaged })
+        let after = try #require(mutations.first { $0 > snapshot })
+        let before = try #require(mutations.last { $0 < damaged - 40 })
+        for bug in [before, after] {
+            let found = try machine.bisect { _, step in step >= bug ? .bad : .good }
+            #expect(found.firstBad == bug, "bug at #\(bug): \(found.probes)")
+        }
+        let unsure = try machine.bisect { _, step in step >= inside ? .bad : .good }
+        #expect(unsure.firstBad == nil && unsure.candidates.contains(inside) && unsure.unreadable != nil, "\(unsure.candidates)")
     }
 
     /// A ledger of 3,000 deposits in log `name`, its reactor released (its stream closed) or, `crashed`, outliving the

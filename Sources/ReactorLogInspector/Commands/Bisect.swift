@@ -126,7 +126,7 @@ struct Bisect: AsyncParsableCommand {
             return
         }
         guard let firstBad = result.firstBad else {
-            try printLine("Bisect could not narrow it down: skipped states leave the first bad step among \(result.candidates.map { "#\($0)" }.joined(separator: ", ")).")
+            try printLine("Bisect could not narrow it down: skipped states leave the first bad step among \(result.candidates.namedInRuns).")
             return
         }
         try printLine(t.paint("First bad step: #\(firstBad)", .bold) + " in stream \(stream.name)")
