@@ -160,6 +160,8 @@ extension TimeMachine {
             // retention removed, at the snapshot after it), so each point is judged at the last such change at or
             // before it, and a stretch without one is known good unjudged: no state is judged twice.
             let gaps = try gaps()
+            /// The steps ``change(atOrBefore:after:)`` gave as they were, the stream's mutations there not listed.
+            var unlisted = Set<UInt64>()
             func change(atOrBefore step: UInt64, after floor: UInt64) throws -> UInt64? {
                 let mutation: UInt64?
                 do throws(EventLogError) {
@@ -169,6 +171,7 @@ extension TimeMachine {
                     // hold a later one: the state at `step` itself is judged, or skipped when it cannot be rebuilt.
                     guard case .corruptEntry = error else { throw error }
                     try noteUnreadable(error)
+                    unlisted.insert(step)
                     return step
                 }
                 let gapEnd = gaps.map(\.upperBound).filter { $0 > floor && $0 <= step }.max()
@@ -188,7 +191,9 @@ extension TimeMachine {
                 else { throw error }
                 unreadable = unreadable ?? damage
                 probes.append(BisectProbe(step: last, verdict: .skip))
-                try mustBeBad(before, "the last mutation", good: "The state at #\(before), the last that can be rebuilt before the damage, is good: if it went bad, a mutation in #\(span.lowerBound)…#\(last) did it, and their states cannot be rebuilt. \(damage.problem)")
+                // Where the stream's mutations there cannot be listed, how far they run is not known either.
+                let mutations = unlisted.contains(last) ? "from #\(span.lowerBound) on" : "in #\(span.lowerBound)…#\(last)"
+                try mustBeBad(before, "the last mutation", good: "The state at #\(before), the last that can be rebuilt before the damage, is good: if it went bad, a mutation \(mutations) did it, and their states cannot be rebuilt. \(damage.problem)")
                 last = before
             }
             var upper = last

@@ -465,15 +465,34 @@ struct TimeMachineTests {
         #expect(unsure.firstBad == nil && unsure.candidates.contains(inside) && unsure.unreadable != nil, "\(unsure.candidates)")
     }
 
+    @Test("after a crash, with the last block and the index block over it damaged, bisect's end moves before the damage and its extent is not guessed")
+    func bisectEndBeforeUnlistedDamage() throws {
+        let (first, _, damaged, mutations) = try ledgerWithLastBlockDamaged("crashed-unlisted.reactorlog", crashed: true)
+        let path = first.log.path
+        try first.log.close()
+        try LogDamage.damageIndexBlocks(over: damaged, in: path)
+        let machine = try TimeMachine(log: try EventLog.openReadOnly(at: path), stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        let end = try #require(mutations.last { $0 < damaged })
+        let bug = try #require(mutations.first { $0 > 100 })
+        #expect(try machine.bisect { _, step in step >= bug ? .bad : .good }.firstBad == bug)
+        // A bug in the damaged block: how far the stream's mutations ran past the damage cannot be listed, and is not
+        // named (the log's highest number known is the damaged block's first).
+        let good = #expect(throws: TimeTravelError.self) { try machine.bisect { _, step in step > end ? .bad : .good } }
+        #expect(good?.description.hasPrefix("The state at #\(end), the last that can be rebuilt before the damage, is good: if it went bad, a mutation from #\(damaged) on did it") == true, "\(String(describing: good))")
+    }
+
     /// A ledger of 3,000 deposits in log `name`, its reactor released (its stream closed) or, `crashed`, outliving the
-    /// log as in an app that crashed (no closed entry, no last snapshot); then the last block of entries damaged under
-    /// its checksum. The stream's machine on the log opened read-only, the published states, the damaged block's first
-    /// number and the stream's mutations.
+    /// log as in an app that crashed (no closed entry, no last snapshot); then the block holding its last mutation
+    /// damaged under its checksum. The stream's machine on the log opened read-only, the published states, the damaged
+    /// block's first number and the stream's mutations.
     private func ledgerWithLastBlockDamaged(
         _ name: String, crashed: Bool
     ) throws -> (TimeMachine<ReactorReplayer<LedgerReactor>>, [LedgerReactor.State], UInt64, [UInt64]) {
         let log = try openLog(name)
         let published: [LedgerReactor.State]
+        // The block holding the last mutation is damaged: block boundaries follow the entries' sizes, which follow the
+        // recording's clock, and now and then a closed stream's last entries start a block of their own.
+        var lastMutation: UInt64 = 0
         if crashed {
             let reactor = LedgerReactor()
             try reactor.attach(to: log, stream: "ledger")
@@ -483,12 +502,16 @@ struct TimeMachineTests {
             observation.cancel()
             try log.flush()
             published = states.withLock { $0 }
+            lastMutation = try log.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: .max) ?? 0
             try withExtendedLifetime(reactor) { try log.close() }
         } else {
             published = try recordLedger(log, deposits: 3_000)
+            lastMutation = try log.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: .max) ?? 0
             try log.close()
         }
-        let key = try LogDamage.flipByte(of: log.path, database: "entries", mask: 0x40) { $0[$0.count - 1] }
+        let key = try LogDamage.flipByte(of: log.path, database: "entries", mask: 0x40) { keys in
+            keys.last { $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } <= lastMutation } ?? keys[keys.count - 1]
+        }
         let damaged = try EventLog.openReadOnly(at: log.path)
         let machine = try TimeMachine(log: damaged, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
         let mutations = try damaged.sequences(stream: "ledger", kinds: [.mutation], from: 1, through: .max)
