@@ -476,9 +476,15 @@ struct TimeMachineTests {
         let bug = try #require(mutations.first { $0 > 100 })
         #expect(try machine.bisect { _, step in step >= bug ? .bad : .good }.firstBad == bug)
         // A bug in the damaged block: how far the stream's mutations ran past the damage cannot be listed, and is not
-        // named (the log's highest number known is the damaged block's first).
-        let good = #expect(throws: TimeTravelError.self) { try machine.bisect { _, step in step > end ? .bad : .good } }
-        #expect(good?.description.hasPrefix("The state at #\(end), the last that can be rebuilt before the damage, is good: if it went bad, a mutation from #\(damaged) on did it") == true, "\(String(describing: good))")
+        // named (the log's highest number known is the damaged block's first). Block boundaries follow the recording's
+        // clock: when a snapshot holds the state at that first number, bisect judges it and names it instead.
+        do {
+            let result = try machine.bisect { _, step in step > end ? .bad : .good }
+            #expect(result.firstBad == damaged && mutations.contains(damaged) && result.mutation == nil, "\(result.probes)")
+            #expect(try machine.log.snapshotSequences(stream: "ledger").contains(damaged))
+        } catch let error as TimeTravelError {
+            #expect(error.description.hasPrefix("The state at #\(end), the last that can be rebuilt before the damage, is good: if it went bad, a mutation from #\(damaged) on did it"), "\(error)")
+        }
     }
 
     /// A ledger of 3,000 deposits in log `name`, its reactor released (its stream closed) or, `crashed`, outliving the
