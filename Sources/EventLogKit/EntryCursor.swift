@@ -84,9 +84,13 @@ struct EntryCursor {
     /// for its numbers finds other records. The record, its key and its numbers, the cursor left on it; `nil` otherwise
     /// (a cheap look at the last record's header on a sound log).
     static func lastDamagedUpwards(_ cursor: Cursor) throws -> (record: KeyValue, key: UInt64, numbers: ClosedRange<UInt64>)? {
-        guard let last = try cursor.last(), let key = KeyCoding.decodeSequence(last.key),
-              let first = EntryBlock.misfiledFirst(last.value, key: key), let numbers = EntryBlock.numbers(last.value, key: first),
-              numbers.upperBound < key
+        try cursor.last().flatMap(damagedUpwards)
+    }
+
+    /// `last`, the tree's last record, when it is a block whose key alone is damaged upwards (``lastDamagedUpwards(_:)``).
+    static func damagedUpwards(_ last: KeyValue) -> (record: KeyValue, key: UInt64, numbers: ClosedRange<UInt64>)? {
+        guard let key = KeyCoding.decodeSequence(last.key), let first = EntryBlock.misfiledFirst(last.value, key: key),
+              let numbers = EntryBlock.numbers(last.value, key: first), numbers.upperBound < key
         else { return nil }
         return (last, key, numbers)
     }

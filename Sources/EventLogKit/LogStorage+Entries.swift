@@ -141,14 +141,13 @@ struct EntryAppender: ~Copyable {
     /// Opens the log's last block for more entries when it is an intact block with room.
     init(_ cursor: Cursor) throws {
         self.cursor = cursor
-        let damaged = try EntryCursor.lastDamagedUpwards(cursor)
-        let last: KeyValue?
+        // The tree's last record is read once a commit: the cheap look at its header finds it sound.
+        var last = try cursor.last()
+        let damaged = last.flatMap(EntryCursor.damagedUpwards)
         if let damaged {
             // The block before it is continued when it came after it: one the appends put there.
             let before = try cursor.previous()
             last = before.flatMap { KeyCoding.decodeSequence($0.key) }.map { $0 > damaged.numbers.upperBound } == true ? before : nil
-        } else {
-            last = try cursor.last()
         }
         damagedAbove = damaged?.key
         if let last, let key = KeyCoding.decodeSequence(last.key), EntryBlock.isBlock(last.value),

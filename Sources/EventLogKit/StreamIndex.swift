@@ -118,7 +118,7 @@ struct StreamIndex: Sendable {
                 }
                 while let current = block, current.sequence <= through {
                     lastBlock = current.sequence
-                    var (stopped, beyond) = (false, false)
+                    var (stopped, beyond, keyChanged) = (false, false, false)
                     // The next block, found before this one's items are given (once this one decodes); a damaged key
                     // there is thrown only when the walk goes on to it.
                     var following: Result<StreamKeyCursor.Found?, any Error>?
@@ -171,12 +171,12 @@ struct StreamIndex: Sendable {
                            first > soundKey {
                             try damaged(Self.keyChanged(stream: id, from: first, to: current.sequence))
                             keys.resume(after: soundKey)
+                            keyChanged = true
                         } else {
                             try damaged(error)
-                            soundKey = current.sequence
                         }
                     }
-                    if following != nil { soundKey = current.sequence }
+                    if !keyChanged { soundKey = current.sequence }
                     if stopped || beyond {
                         if beyond { try lastStretch(after: given) }
                         return !stopped

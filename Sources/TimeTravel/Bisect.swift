@@ -118,13 +118,11 @@ extension TimeMachine {
         /// to the entries it would be read around stops that listing, those that can be read, and each stretch that
         /// cannot, which may hold some (its states noted as unknown).
         func mutations(from first: UInt64, through last: UInt64) throws -> (listed: [UInt64], unreadable: [ClosedRange<UInt64>]) {
-            let failure: EventLogError
             do throws(EventLogError) {
                 return (try log.sequences(stream: stream.name, kinds: [.mutation], from: first, through: last), [])
             } catch {
-                failure = error
+                guard case .corruptEntry = error else { throw error }
             }
-            guard case .corruptEntry = failure else { throw failure }
             var listed: [UInt64] = [], stretches: [ClosedRange<UInt64>] = [], damages: [EventLogError] = []
             var entries = log.entries(EntryQuery(from: first, through: last, stream: stream.name, kinds: [.mutation]))
             while let entry = try entries.nextReadable(skipped: { stretch, damage in
