@@ -135,14 +135,22 @@ package final class BinaryPayloadEncoder: Encoder {
     package static func encodeDirectly<Value, Direct: BinaryPayloadEncodable>(
         _ value: Value, as direct: Direct.Type, keepingOnly filter: [BinaryPayload.PathStep]? = nil, into buffer: inout ByteBuffer
     ) throws -> String? {
+        // `Value` is `Direct`, which the cast that found the conformance established.
+        try encodeDirectly(unsafeBitCast(value, to: Direct.self), keepingOnly: filter, into: &buffer)
+    }
+
+    /// Encodes `value` through its own ``BinaryPayloadEncodable`` conformance at the end of `buffer`, which it leaves as
+    /// it was when it throws, or when the conformance wrote other than one value somewhere; returns the case name.
+    package static func encodeDirectly<Direct: BinaryPayloadEncodable>(
+        _ value: Direct, keepingOnly filter: [BinaryPayload.PathStep]? = nil, into buffer: inout ByteBuffer
+    ) throws -> String? {
         let start = buffer.count
         // The buffer is swapped into the writer and back: it has one owner at a time. Swapped back on each path, not
         // in a `defer` (see `BinaryPayloadWriter.encodeObject(_:)`).
         var writer = BinaryPayloadWriter(appendingTo: &buffer)
         writer.filter = filter
         do {
-            // `Value` is `Direct`, which the cast that found the conformance established.
-            try unsafeBitCast(value, to: Direct.self).encode(to: &writer)
+            try value.encode(to: &writer)
         } catch {
             _ = writer.finish(into: &buffer)
             buffer.truncate(to: start)
@@ -153,7 +161,7 @@ package final class BinaryPayloadEncoder: Encoder {
             buffer.truncate(to: start)
             throw EncodingError.invalidValue(value, EncodingError.Context(
                 codingPath: [],
-                debugDescription: "The BinaryPayloadEncodable conformance of \(Value.self) wrote other than one value in some place: a member, an element or the whole."
+                debugDescription: "The BinaryPayloadEncodable conformance of \(Direct.self) wrote other than one value in some place: a member, an element or the whole."
             ))
         }
         if buffer.count == start {

@@ -5,19 +5,18 @@ extension BinaryLogCodec {
     /// left as it was when encoding throws; the case name is returned. For code that encodes one type again and again
     /// (a log's writer, blame): the codec's generic entry points ask the runtime about the conformance for every
     /// value, a few hundred instructions whichever the answer.
-    package func payloadEncoder<Value: Encodable & SendableMetatype>(
-        for type: Value.Type
-    ) -> @Sendable (Value, _ keepingOnly: [BinaryPayload.PathStep]?, _ into: inout ByteBuffer) throws -> String? {
+    package func payloadEncoder<Value: Encodable & SendableMetatype>(for type: Value.Type) -> PayloadEncoder<Value> {
         guard directCoding, let direct = Value.self as? any (BinaryPayloadEncodable & SendableMetatype).Type else {
             let encoders = encoders
-            return { value, path, buffer in
+            return PayloadEncoder { value, path, buffer in
                 try BinaryPayloadEncoder.encode(value, keepingOnly: path, reusing: encoders, direct: false, into: &buffer)
             }
         }
-        func encoder<Direct: BinaryPayloadEncodable & SendableMetatype>(
-            _: Direct.Type
-        ) -> @Sendable (Value, [BinaryPayload.PathStep]?, inout ByteBuffer) throws -> String? {
-            { value, path, buffer in try BinaryPayloadEncoder.encodeDirectly(value, as: Direct.self, keepingOnly: path, into: &buffer) }
+        // Made for `Direct` and cast to `Value`, which it is (``PayloadEncoder/cast(to:)``).
+        func encoder<Direct: BinaryPayloadEncodable & SendableMetatype>(_: Direct.Type) -> PayloadEncoder<Value> {
+            PayloadEncoder<Direct> { value, path, buffer in
+                try BinaryPayloadEncoder.encodeDirectly(value, keepingOnly: path, into: &buffer)
+            }.cast(to: Value.self)
         }
         return encoder(direct)
     }

@@ -239,12 +239,10 @@ public final class EventLog: Sendable {
     /// codec otherwise makes for every value, with or without one, and go into the bytes of their batch. For the binary
     /// codec it is the codec's own encoder (called with `nil`, the whole value): a wrapper that worded its errors cost
     /// every entry two closure calls. Its errors are the codec's; ``codecError(encoding:_:)`` words one for the log.
-    package func payloadEncoder<Value: Encodable & SendableMetatype>(
-        for type: Value.Type
-    ) -> @Sendable (Value, _ keepingOnly: [BinaryPayload.PathStep]?, _ into: inout ByteBuffer) throws -> String? {
+    package func payloadEncoder<Value: Encodable & SendableMetatype>(for type: Value.Type) -> PayloadEncoder<Value> {
         guard let codec = configuration.codec as? BinaryLogCodec else {
             let codec = configuration.codec
-            return { value, _, buffer in
+            return PayloadEncoder { value, _, buffer in
                 let (payload, caseName) = try codec.encodeBytesNamingCase(value)
                 buffer.append(contentsOf: payload)
                 return caseName

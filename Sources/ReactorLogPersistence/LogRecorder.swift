@@ -123,8 +123,8 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
         private let redact: (@Sendable (Action) -> Action)?
         private let actionNames = CaseNamer.shared(for: Action.self), mutationNames = CaseNamer.shared(for: Mutation.self)
         /// The log's encoders of actions and of mutations, resolved once for their types.
-        private let encodeAction: @Sendable (Action, [BinaryPayload.PathStep]?, inout ByteBuffer) throws -> String?
-        private let encodeMutation: @Sendable (Mutation, [BinaryPayload.PathStep]?, inout ByteBuffer) throws -> String?
+        private let encodeAction: PayloadEncoder<Action>
+        private let encodeMutation: PayloadEncoder<Mutation>
         private let firstFailure = Mutex<EventLogError?>(nil)
 
         init(log: EventLog, redact: (@Sendable (Action) -> Action)?) {
@@ -142,12 +142,11 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
         func encode(_ value: any Sendable, kind: EntryKind, into buffer: inout ByteBuffer) throws -> String {
             switch kind {
             case .action:
-                let action = Self.unwrap(value, as: Action.self)
                 // Not `redact?(action) ?? action`, which looks up `Optional<Action>`'s metadata for every entry here.
-                guard let redact else { return try encoded(action, with: encodeAction, names: actionNames, into: &buffer) }
-                return try encoded(redact(action), with: encodeAction, names: actionNames, into: &buffer)
+                guard let redact else { return try encoded(boxed: value, with: encodeAction, names: actionNames, into: &buffer) }
+                return try encoded(redact(Self.unwrap(value, as: Action.self)), with: encodeAction, names: actionNames, into: &buffer)
             case .mutation:
-                return try encoded(Self.unwrap(value, as: Mutation.self), with: encodeMutation, names: mutationNames, into: &buffer)
+                return try encoded(boxed: value, with: encodeMutation, names: mutationNames, into: &buffer)
             default:
                 let record = Self.unwrap(value, as: EffectErrorRecord.self)
                 buffer.append(contentsOf: try reported { () throws(EventLogError) in try log.encodeBytesNamingCase(record).payload })
@@ -170,16 +169,25 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
             return open(value)
         }
 
-        /// A value's case name, its payload written at the end of `buffer` by `encode` (the whole value); a failure is
+        /// ``encoded(_:with:names:into:)`` of the value the recorder boxed as `T`, read where it lies in the box, with
+        /// the encoder cast to the box's own type, which is `T` (``PayloadEncoder/cast(to:)``): a value taken out of
+        /// the box (``unwrap(_:as:)``) is a copy, a count on each of its references made and dropped for every entry.
+        private func encoded<T>(boxed value: any Sendable, with encoder: PayloadEncoder<T>, names: CaseNamer, into buffer: inout ByteBuffer) throws -> String {
+            func open<Boxed>(_ boxed: Boxed) throws -> String {
+                try encoded(boxed, with: encoder.cast(to: Boxed.self), names: names, into: &buffer)
+            }
+            return try open(value)
+        }
+
+        /// A value's case name, its payload written at the end of `buffer` by `encoder` (the whole value); a failure is
         /// remembered (``failure``) and rethrown, worded by the log, so the log writes an `unencodable` entry in its
         /// place. Caught here rather than by ``reported(_:)``: a closure call for every entry.
         private func encoded<Value>(
-            _ value: Value, with encode: (Value, [BinaryPayload.PathStep]?, inout ByteBuffer) throws -> String?,
-            names: CaseNamer, into buffer: inout ByteBuffer
+            _ value: Value, with encoder: PayloadEncoder<Value>, names: CaseNamer, into buffer: inout ByteBuffer
         ) throws -> String {
             let learned: String?
             do {
-                learned = try encode(value, nil, &buffer)
+                learned = try encoder(value, into: &buffer)
             } catch {
                 let failure = log.codecError(encoding: Value.self, error)
                 remember(failure)

@@ -16,7 +16,7 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
     private let migrations: SchemaMigrations<R>
     /// The binary encoding of `R.State`, resolved once (through its hand-written conformance, if it has one): blame
     /// encodes the path's part of the state at every step.
-    private let binaryState: @Sendable (R.State, [BinaryPayload.PathStep]?, inout ByteBuffer) throws -> String?
+    private let binaryState: PayloadEncoder<R.State>
 
     /// A replayer using a reactor made by `makeReactor`, reading what earlier versions of its types recorded
     /// through `migrations` (the ones the app passes to `attach`).
@@ -75,7 +75,7 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
     /// What of `state` lies on `path`, in the binary form.
     private func kept(_ state: R.State, on path: StatePath) throws -> ByteBuffer {
         var payload = ByteBuffer(capacity: 64)
-        _ = try binaryState(state, path.binarySteps, &payload)
+        _ = try binaryState(state, keepingOnly: path.binarySteps, into: &payload)
         return payload
     }
 
