@@ -113,7 +113,9 @@ public enum BinaryPayload {
     /// bytes' closure: counting first, then appending, cost the writer thread 4% more instructions.
     @inlinable @inline(__always) static func appendText<Sink: ByteSink & ~Copyable>(_ text: String, lengthBias: UInt64, to bytes: inout Sink) {
         let appended: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in
-            Varint.append(UInt64(utf8.count) + lengthBias, to: &bytes)
+            let length = UInt64(utf8.count) + lengthBias
+            if length < 0x80 { return bytes.append(UInt8(length), then: UnsafeRawBufferPointer(utf8)) }
+            Varint.append(length, to: &bytes)
             bytes.append(UnsafeRawBufferPointer(utf8))
         }
         if appended == nil {

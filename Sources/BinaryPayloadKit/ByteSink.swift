@@ -5,6 +5,16 @@
     mutating func append(_ byte: UInt8)
     /// Appends `bytes`.
     mutating func append(_ bytes: UnsafeRawBufferPointer)
+    /// Appends `lead`, then `bytes`: a short key's or string's length and text.
+    mutating func append(_ lead: UInt8, then bytes: UnsafeRawBufferPointer)
+}
+
+extension ByteSink where Self: ~Copyable {
+    /// Appends `lead`, then `bytes`, one after the other.
+    @inlinable package mutating func append(_ lead: UInt8, then bytes: UnsafeRawBufferPointer) {
+        append(lead)
+        append(bytes)
+    }
 }
 
 extension ByteBuffer: ByteSink {}

@@ -44,6 +44,23 @@ struct HandWrittenCodingTests {
         }
     }
 
+    @Test("keys and strings of every length around the short copies write what Codable writes and read back whole", arguments: [
+        0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 125, 126, 127, 128, 300,
+    ])
+    func textOfEveryLength(bytes length: Int) throws {
+        // ASCII, and two-byte characters with one ASCII letter to make the length odd: the copies go by bytes.
+        let texts = ["k" + String(repeating: "x", count: max(length - 1, 0)), String(repeating: "é", count: length / 2) + (length % 2 == 1 ? "z" : "")]
+            .map { String($0.utf8.prefix(length))! }
+        for text in texts {
+            #expect(text.utf8.count == length)
+            let record = [text: text, "short": text]
+            try BinaryPayload.checkHandWrittenCoding(of: record)
+            try BinaryPayload.checkHandWrittenCoding(of: [text, text + "!", ""])
+            let payload = [UInt8](try BinaryLogCodec().encode(record))
+            #expect(try payload.withUnsafeBytes { try BinaryLogCodec().decode([String: String].self, from: $0) } == record)
+        }
+    }
+
     @Test("what lies on a path is written as through Codable, whatever the path", arguments: [
         [], [.key("title")], [.key("nope")], [.count], [.index(0)], [.key("scores"), .index(1)], [.key("scores"), .count],
         [.key("shapes"), .index(6), .key("mixed"), .key("tags"), .key("y")], [.key("shapes"), .count],
