@@ -136,40 +136,7 @@ package final class BinaryPayloadEncoder: Encoder {
         _ value: Value, as direct: Direct.Type, keepingOnly filter: [BinaryPayload.PathStep]? = nil, into buffer: inout ByteBuffer
     ) throws -> String? {
         // `Value` is `Direct`, which the cast that found the conformance established.
-        try encodeDirectly(unsafeBitCast(value, to: Direct.self), keepingOnly: filter, into: &buffer)
-    }
-
-    /// Encodes `value` through its own ``BinaryPayloadEncodable`` conformance at the end of `buffer`, which it leaves as
-    /// it was when it throws, or when the conformance wrote other than one value somewhere; returns the case name.
-    package static func encodeDirectly<Direct: BinaryPayloadEncodable>(
-        _ value: Direct, keepingOnly filter: [BinaryPayload.PathStep]? = nil, into buffer: inout ByteBuffer
-    ) throws -> String? {
-        let start = buffer.count
-        // The buffer is swapped into the writer and back: it has one owner at a time. Swapped back on each path, not
-        // in a `defer` (see `BinaryPayloadWriter.encodeObject(_:)`).
-        var writer = BinaryPayloadWriter(appendingTo: &buffer)
-        writer.filter = filter
-        do {
-            try value.encode(to: &writer)
-        } catch {
-            _ = writer.finish(into: &buffer)
-            buffer.truncate(to: start)
-            throw error
-        }
-        let (caseName, isWellFormed) = writer.finish(into: &buffer)
-        guard isWellFormed else {
-            buffer.truncate(to: start)
-            throw EncodingError.invalidValue(value, EncodingError.Context(
-                codingPath: [],
-                debugDescription: "The BinaryPayloadEncodable conformance of \(Direct.self) wrote other than one value in some place: a member, an element or the whole."
-            ))
-        }
-        if buffer.count == start {
-            // A value that wrote nothing is an empty object, as through `Codable`.
-            buffer.append(BinaryPayload.object)
-            buffer.append(0)
-        }
-        return caseName
+        try BinaryPayloadWriter.write(unsafeBitCast(value, to: Direct.self), keepingOnly: filter, into: &buffer)
     }
 
     /// The largest buffer kept for the next value: the encoder of a large state gives its memory back.

@@ -94,7 +94,7 @@
     }
 
     /// Drops the bytes from offset `count` on.
-    package mutating func truncate(to count: Int) {
+    @usableFromInline package mutating func truncate(to count: Int) {
         precondition(count >= 0 && count <= self.count, "truncating \(self.count) bytes to \(count)")
         self.count = count
     }

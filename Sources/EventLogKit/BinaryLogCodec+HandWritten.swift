@@ -15,7 +15,7 @@ extension BinaryLogCodec {
         // Made for `Direct` and cast to `Value`, which it is (``PayloadEncoder/cast(to:)``).
         func encoder<Direct: BinaryPayloadEncodable & SendableMetatype>(_: Direct.Type) -> PayloadEncoder<Value> {
             PayloadEncoder<Direct> { value, path, buffer in
-                try BinaryPayloadEncoder.encodeDirectly(value, keepingOnly: path, into: &buffer)
+                try BinaryPayloadWriter.write(value, keepingOnly: path, into: &buffer)
             }.cast(to: Value.self)
         }
         return encoder(direct)

@@ -13,6 +13,7 @@ import BinaryPayloadKit
     /// The encoding function.
     @usableFromInline let encode: @Sendable (Value, _ keepingOnly: [BinaryPayload.PathStep]?, _ into: inout ByteBuffer) throws -> String?
 
+    /// An encoder that runs `encode`.
     package init(_ encode: @escaping @Sendable (Value, _ keepingOnly: [BinaryPayload.PathStep]?, _ into: inout ByteBuffer) throws -> String?) {
         self.encode = encode
     }
