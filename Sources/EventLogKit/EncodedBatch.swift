@@ -39,6 +39,8 @@ struct EncodedBatch: ~Copyable {
             // Locals of the closure, not captured ones: a captured variable might change during a call, so passing
             // the encoding along counted a reference to it for every entry.
             var encoderID: EncoderID?, encoding: DeferredEncoding?
+            // The run's mutation bytes, added to its encoding's tally when the encoder changes and at the end.
+            var tallied = 0
             for index in items.indices {
                 let item = (items.baseAddress! + index).move()
                 (items.baseAddress! + index).initialize(to: .sync)
@@ -46,8 +48,12 @@ struct EncodedBatch: ~Copyable {
                 case .entry(let entry): entries.append(Self.encoded(entry, into: &payloads))
                 case .batch(let batch): for entry in batch { entries.append(Self.encoded(entry, into: &payloads)) }
                 case .deferred(let entry):
-                    if encoderID != entry.encoder { (encoderID, encoding) = (entry.encoder, encoders[entry.encoder.number]) }
-                    entries.append(entry.encoded(encoding, into: &payloads))
+                    if encoderID != entry.encoder {
+                        if tallied > 0 { encoding?.tally.add(tallied) }
+                        tallied = 0
+                        (encoderID, encoding) = (entry.encoder, encoders[entry.encoder.number])
+                    }
+                    entries.append(entry.encoded(encoding, into: &payloads, tallying: &tallied))
                 case .snapshot(let snapshot): snapshots.append(snapshot)
                 case .deferredSnapshot(let snapshot): if let made = snapshot.snapshot() { snapshots.append(made) }
                 case .sync: needsSync = true
@@ -56,6 +62,7 @@ struct EncodedBatch: ~Copyable {
                     if let opened { entries.append(Self.encoded(opened, into: &payloads)) }
                 }
             }
+            if tallied > 0 { encoding?.tally.add(tallied) }
         }
         // What is left is `.sync` in every slot, which needs no cleanup beyond the count.
         items.removeAll(keepingCapacity: true)

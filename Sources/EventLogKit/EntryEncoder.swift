@@ -28,16 +28,17 @@ final class DeferredEncoding: Sendable {
     }
 
     /// Writes the payload of `entry`'s value at the end of `buffer` and returns its case name, a mutation's size
-    /// counted in the tally; `nil`, with `buffer` as it was, when the encoder throws or makes what a record cannot
-    /// hold.
-    func encode(_ entry: borrowing DeferredEntry, into buffer: inout ByteBuffer) -> String? {
+    /// added to `tallied`, for the caller to add to ``tally`` (once for a run of entries: the tally is an atomic that
+    /// the sender reads after each mutation, and an add for each entry made the two cores pass its memory back and
+    /// forth); `nil`, with `buffer` as it was, when the encoder throws or makes what a record cannot hold.
+    func encode(_ entry: borrowing DeferredEntry, into buffer: inout ByteBuffer, tallying tallied: inout Int) -> String? {
         let start = buffer.count
         guard let caseName = try? encoder.encode(entry.value, kind: entry.kind, into: &buffer),
               caseName.utf8.count <= EntryRecord.maxCaseNameLength, buffer.count - start <= Int(UInt32.max) else {
             buffer.truncate(to: start)
             return nil
         }
-        if entry.kind == .mutation { tally.add(buffer.count - start) }
+        if entry.kind == .mutation { tallied += buffer.count - start }
         return caseName
     }
 }

@@ -84,12 +84,12 @@ struct DeferredEntry: Sendable {
     /// The entry to write, its payload encoded by `encoding` at the end of `payloads` (a mutation's size counted in
     /// its tally), or, when encoding fails, an entry that keeps the sequence gapless and says so (case name
     /// `unencodable`, codec none, no payload; docs/FORMAT.md).
-    func encoded(_ encoding: DeferredEncoding?, into payloads: inout ByteBuffer) -> EntryRecord.Encoded {
+    func encoded(_ encoding: DeferredEncoding?, into payloads: inout ByteBuffer, tallying tallied: inout Int) -> EntryRecord.Encoded {
         // A registration outlives every entry that names it (LogWriter.unregister): its absence is a bug to catch.
         assert(encoding != nil, "entry #\(sequence) names encoder \(encoder.number), which is not registered")
         let start = payloads.count
         // Called through the optional, not on a binding of it, which counted a reference for every entry.
-        if let caseName = encoding?.encode(self, into: &payloads) {
+        if let caseName = encoding?.encode(self, into: &payloads, tallying: &tallied) {
             return EntryRecord.Encoded(
                 sequence: sequence, streamID: streamID, kind: kind, codec: codec, timestamp: timestamp,
                 cause: cause, caseName: caseName, payload: start..<payloads.count, callSite: site)

@@ -155,6 +155,25 @@ struct SnapshotTests {
         #expect(stream.isSnapshotDue)
     }
 
+    @Test("the writer adds a run's payload bytes to the tally of the stream they belong to, streams interleaved")
+    func adaptiveCountsEachStreamsRun() throws {
+        let log = try scratch.openLog { $0.snapshotPolicy = .adaptive(bytes: 40) }
+        let (first, second, third) = (try log.counterStream("first"), try log.counterStream("second"), try log.counterStream("third"))
+        let payload = Data(repeating: 0x31, count: 25)
+        // Queued back to back, so that the writer mostly encodes them in one batch: runs of one stream's entries
+        // between entries of the others, the last one the batch's.
+        for stream in [first, second, first, second, third] {
+            try stream.append(.mutation) { ("m", payload) }
+        }
+        try log.flush()
+        #expect(first.isSnapshotDue)
+        #expect(second.isSnapshotDue)
+        #expect(!third.isSnapshotDue)
+        try third.append(.mutation) { ("m", payload) }
+        try log.flush()
+        #expect(third.isSnapshotDue)
+    }
+
     @Test("a clean close writes a closed marker with a snapshot; recovery starts there")
     func cleanClose() throws {
         let path = scratch.file("close.reactorlog")
