@@ -46,7 +46,7 @@ public struct BinaryPayloadWriter: ~Copyable {
         let (caseName, isWellFormed) = writer.finish(into: &buffer)
         guard isWellFormed else {
             buffer.truncate(to: start)
-            throw malformed(Value.self)
+            throw malformed(value)
         }
         if buffer.count == start {
             // A value that wrote nothing is an empty object, as through `Codable`.
@@ -56,9 +56,9 @@ public struct BinaryPayloadWriter: ~Copyable {
         return caseName
     }
 
-    /// The error of a conformance of `type` that wrote other than one value in some place.
-    @usableFromInline static func malformed<Value>(_ type: Value.Type) -> EncodingError {
-        .invalidValue(type, EncodingError.Context(
+    /// The error of `value`'s conformance, which wrote other than one value in some place.
+    @usableFromInline static func malformed<Value>(_ value: Value) -> EncodingError {
+        .invalidValue(value, EncodingError.Context(
             codingPath: [],
             debugDescription: "The BinaryPayloadEncodable conformance of \(Value.self) wrote other than one value in some place: a member, an element or the whole."
         ))
