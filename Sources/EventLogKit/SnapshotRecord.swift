@@ -29,8 +29,16 @@ enum SnapshotRecord {
     /// a damaged record. A record found under another key than these has its key damaged.
     static func recordedPosition(_ bytes: UnsafeRawBufferPointer) -> (stream: UInt32, sequence: UInt64)? {
         let reader = ByteReader(bytes: bytes)
-        guard reader.count >= headerSize, reader.checksumMatches, headerSize + Int(reader.u32(12)) == reader.count else { return nil }
+        guard headerProblem(reader) == nil else { return nil }
         return (reader.u32(8), reader.u64(16))
+    }
+
+    /// Why a record's header cannot be trusted, as a clause; `nil` when its size, checksum and length agree.
+    private static func headerProblem(_ reader: ByteReader) -> String? {
+        if reader.count < headerSize { return "the record is shorter than its header" }
+        if !reader.checksumMatches { return "its checksum does not match its contents" }
+        if headerSize + Int(reader.u32(12)) != reader.count { return "its length does not match its size" }
+        return nil
     }
 
     static func decode(
@@ -40,9 +48,7 @@ enum SnapshotRecord {
         func corrupt(_ reason: String) -> EventLogError {
             .corruptSnapshot(stream: streamName, sequence: sequence, reason: reason)
         }
-        guard reader.count >= headerSize else { throw corrupt("the record is shorter than its header") }
-        guard reader.checksumMatches else { throw corrupt("its checksum does not match its contents") }
-        guard headerSize + Int(reader.u32(12)) == reader.count else { throw corrupt("its length does not match its size") }
+        if let problem = headerProblem(reader) { throw corrupt(problem) }
         guard reader.u32(8) == streamID, reader.u64(16) == sequence else {
             throw corrupt("it records stream \(reader.u32(8)) at #\(reader.u64(16)), not where it is stored")
         }

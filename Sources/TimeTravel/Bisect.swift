@@ -89,6 +89,11 @@ extension TimeMachine {
         /// The steps whose states the damage met so far leaves unknown, as verify names them: a state a snapshot
         /// inside a damaged block holds is judged.
         var unreadableSteps: [(steps: Range<UInt64>, damage: EventLogError)] = []
+        /// Notes the states `damage` leaves unknown, for the probes to skip (``BisectResult/unreadable`` names it once
+        /// one is).
+        func noteUnreadable(_ damage: EventLogError) throws {
+            unreadableSteps += try statesUnknown(for: damage).map { ($0, damage) }
+        }
         /// The verdict on `step`'s state; one that cannot be rebuilt for damage is skipped, except at an end.
         func probe(_ step: UInt64, end: Bool = false) throws -> BisectVerdict {
             if !end, let known = unreadableSteps.first(where: { $0.steps.contains(step) }) {
@@ -100,7 +105,7 @@ extension TimeMachine {
             do {
                 state = try self.state(at: step)
             } catch TimeTravelError.stepUnreadable(_, _, let damage, _) where !end {
-                unreadableSteps += try statesUnknown(for: damage).map { ($0, damage) }
+                try noteUnreadable(damage)
                 unreadable = unreadable ?? damage
                 probes.append(BisectProbe(step: step, verdict: .skip))
                 return .skip
@@ -108,11 +113,6 @@ extension TimeMachine {
             let verdict = try judge(state, step)
             probes.append(BisectProbe(step: step, verdict: verdict))
             return verdict
-        }
-        /// Notes the states `damage` leaves unknown, for the probes to skip (``BisectResult/unreadable`` names it once
-        /// one is).
-        func noteUnreadable(_ damage: EventLogError) throws {
-            unreadableSteps += try statesUnknown(for: damage).map { ($0, damage) }
         }
         /// The stream's mutations from `first` through `last`, as the index lists them; where damage to the index and
         /// to the entries it would be read around stops that listing, those that can be read, and each stretch that
