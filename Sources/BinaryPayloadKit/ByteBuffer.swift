@@ -36,7 +36,7 @@
 
     /// Appends `lead`, then `bytes`, with one look at the room: a short key's or string's length and text, a few of
     /// them in every value a log's writer encodes. Up to 16 bytes are copied where this is called, as two words that
-    /// overlap (or two halves of one, or byte by byte below four): a call to `memcpy` cost more than such a copy.
+    /// overlap (or two halves of one, or three bytes below four): a call to `memcpy` cost more than such a copy.
     @inlinable @inline(__always) package mutating func append(_ lead: UInt8, then bytes: UnsafeRawBufferPointer) {
         let added = bytes.count
         if count + 1 + added > capacity { grow(toHold: count + 1 + added) }
@@ -46,7 +46,10 @@
         switch added {
         case 0: break
         case 1..<4:
-            for index in 0..<added { target.storeBytes(of: bytes[index], toByteOffset: index, as: UInt8.self) }
+            // The first, middle and last bytes, which overlap below three: a loop here became a call to `memcpy`.
+            target.storeBytes(of: bytes[0], as: UInt8.self)
+            target.storeBytes(of: bytes[added >> 1], toByteOffset: added >> 1, as: UInt8.self)
+            target.storeBytes(of: bytes[added - 1], toByteOffset: added - 1, as: UInt8.self)
         case 4..<8:
             target.storeBytes(of: bytes.loadUnaligned(as: UInt32.self), as: UInt32.self)
             target.storeBytes(of: bytes.loadUnaligned(fromByteOffset: added - 4, as: UInt32.self), toByteOffset: added - 4, as: UInt32.self)
