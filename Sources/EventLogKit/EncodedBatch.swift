@@ -22,48 +22,59 @@ struct EncodedBatch: ~Copyable {
     static func largestKeptBuffer(entries: Int) -> Int { max(1 << 20, 2 * 64 * entries) }
 
     /// Encodes the deferred entries (with the encoders registered when the batch was taken) and snapshots of
-    /// `items`, taking each item out of the array rather than copying it, which leaves the array empty with its
-    /// capacity (the queue's next buffer); the payloads go into `buffer`, emptied.
-    init(_ items: inout [WriteItem], encoders: NumberTable<DeferredEncoding>, into buffer: consuming ByteBuffer) {
+    /// `items`, which hold `entryCount` entries, taking each item out of the array rather than copying it, which leaves
+    /// the array empty with its capacity (the queue's next buffer); the payloads go into `buffer`, emptied.
+    init(_ items: inout [WriteItem], entryCount: Int, encoders: NumberTable<DeferredEncoding>, into buffer: consuming ByteBuffer) {
         var payloads = buffer
         payloads.truncate(to: 0)
-        var entries: [EntryRecord.Encoded] = []
         var snapshots: [Snapshot] = []
         var streams: [StreamInfo] = []
         var needsSync = false
-        entries.reserveCapacity(items.count)
-        // Each item is moved out and `.sync` left in its place, which costs nothing to destroy: an item holds a
-        // sender's value in an existential, and reversing or reading the array would copy it. Consecutive entries
-        // mostly name the same encoder: it is looked up when the number changes.
-        items.withUnsafeMutableBufferPointer { items in
-            // Locals of the closure, not captured ones: a captured variable might change during a call, so passing
-            // the encoding along counted a reference to it for every entry.
-            var encoderID: EncoderID?, encoding: DeferredEncoding?
-            // The run's mutation bytes, added to its encoding's tally when the encoder changes and at the end.
-            var tallied = 0
-            for index in items.indices {
-                let item = (items.baseAddress! + index).move()
-                (items.baseAddress! + index).initialize(to: .sync)
-                switch consume item {
-                case .entry(let entry): entries.append(Self.encoded(entry, into: &payloads))
-                case .batch(let batch): for entry in batch { entries.append(Self.encoded(entry, into: &payloads)) }
-                case .deferred(let entry):
-                    if encoderID != entry.encoder {
-                        if tallied > 0 { encoding?.tally.add(tallied) }
-                        tallied = 0
-                        (encoderID, encoding) = (entry.encoder, encoders[entry.encoder.number])
-                    }
-                    entries.append(entry.encoded(encoding, into: &payloads, tallying: &tallied))
-                case .snapshot(let snapshot): snapshots.append(snapshot)
-                case .deferredSnapshot(let snapshot): if let made = snapshot.snapshot() { snapshots.append(made) }
-                case .sync: needsSync = true
-                case .stream(let info, let opened):
-                    streams.append(info)
-                    if let opened { entries.append(Self.encoded(opened, into: &payloads)) }
-                }
+        // Entries beyond the count, which the writer's tally should never leave: kept, not lost, if it did.
+        var uncounted: [EntryRecord.Encoded] = []
+        // The entries are written into an array made for their count: an append checked the array's uniqueness and
+        // room for every entry.
+        var entries = [EntryRecord.Encoded](unsafeUninitializedCapacity: entryCount) { entries, made in
+            func add(_ entry: consuming EntryRecord.Encoded) {
+                guard made < entries.count else { return uncounted.append(entry) }
+                (entries.baseAddress! + made).initialize(to: entry)
+                made += 1
             }
-            if tallied > 0 { encoding?.tally.add(tallied) }
+            // Each item is moved out and `.sync` left in its place, which costs nothing to destroy: an item holds a
+            // sender's value in an existential, and reversing or reading the array would copy it. Consecutive entries
+            // mostly name the same encoder: it is looked up when the number changes.
+            items.withUnsafeMutableBufferPointer { items in
+                // Locals of the closure, not captured ones: a captured variable might change during a call, so passing
+                // the encoding along counted a reference to it for every entry.
+                var encoderID: EncoderID?, encoding: DeferredEncoding?
+                // The run's mutation bytes, added to its encoding's tally when the encoder changes and at the end.
+                var tallied = 0
+                for index in items.indices {
+                    let item = (items.baseAddress! + index).move()
+                    (items.baseAddress! + index).initialize(to: .sync)
+                    switch consume item {
+                    case .entry(let entry): add(Self.encoded(entry, into: &payloads))
+                    case .batch(let batch): for entry in batch { add(Self.encoded(entry, into: &payloads)) }
+                    case .deferred(let entry):
+                        if encoderID != entry.encoder {
+                            if tallied > 0 { encoding?.tally.add(tallied) }
+                            tallied = 0
+                            (encoderID, encoding) = (entry.encoder, encoders[entry.encoder.number])
+                        }
+                        add(entry.encoded(encoding, into: &payloads, tallying: &tallied))
+                    case .snapshot(let snapshot): snapshots.append(snapshot)
+                    case .deferredSnapshot(let snapshot): if let made = snapshot.snapshot() { snapshots.append(made) }
+                    case .sync: needsSync = true
+                    case .stream(let info, let opened):
+                        streams.append(info)
+                        if let opened { add(Self.encoded(opened, into: &payloads)) }
+                    }
+                }
+                if tallied > 0 { encoding?.tally.add(tallied) }
+            }
         }
+        assert(uncounted.isEmpty && entries.count == entryCount, "the batch held \(entries.count + uncounted.count) entries, counted \(entryCount)")
+        entries += uncounted
         // What is left is `.sync` in every slot, which needs no cleanup beyond the count.
         items.removeAll(keepingCapacity: true)
         self.entries = entries

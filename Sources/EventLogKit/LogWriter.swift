@@ -504,7 +504,7 @@ final class LogWriter: @unchecked Sendable {
             let result: Result<Committed, EventLogError>
             do {
                 // Consumed, so that the writer holds no encoder past the commit: one retired after it is let go.
-                result = .success(try commit(&batch, encoders: consume encoders, maintaining: step))
+                result = .success(try commit(&batch, entryCount: unwritten, encoders: consume encoders, maintaining: step))
             } catch {
                 result = .failure(error)
             }
@@ -637,16 +637,16 @@ final class LogWriter: @unchecked Sendable {
         var streams: Int
     }
 
-    /// Writes `batch` in one transaction (growing the map and redoing it when full), then, when `step` is given, a
-    /// maintenance step in the same transaction.
+    /// Writes `batch`, which holds `entryCount` entries, in one transaction (growing the map and redoing it when full),
+    /// then, when `step` is given, a maintenance step in the same transaction.
     private func commit(
-        _ batch: inout [WriteItem], encoders: NumberTable<DeferredEncoding>, maintaining step: (Maintenance, Int)?
+        _ batch: inout [WriteItem], entryCount: Int, encoders: NumberTable<DeferredEncoding>, maintaining step: (Maintenance, Int)?
     ) throws(EventLogError) -> Committed {
         // Encoding happens here, on the writer thread, before the write transaction: senders only queued values.
         // The buffer comes back after a commit; one that throws leaves an empty one, which allocates when used.
         var buffer = ByteBuffer(capacity: 0)
         swap(&buffer, &spareBytes)
-        var encoded = EncodedBatch(&batch, encoders: encoders, into: buffer)
+        var encoded = EncodedBatch(&batch, entryCount: entryCount, encoders: encoders, into: buffer)
         let lastSequence = encoded.entries.last?.sequence
         var newSites: [String: UInt32] = [:]
         var newSourceSites: [SourceSite: UInt32] = [:]
