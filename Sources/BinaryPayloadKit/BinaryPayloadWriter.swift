@@ -96,7 +96,8 @@ public struct BinaryPayloadWriter: ~Copyable {
     /// `Codable` also writes as an empty object).
     @usableFromInline mutating func finish(into buffer: inout ByteBuffer) -> (caseName: String?, isWellFormed: Bool) {
         swap(&buffer, &bytes)
-        return (topLevelKeys == 1 ? firstKey : nil, !isMalformed && values <= 1)
+        // Taken, not copied: a copy counted a reference to the case name that the writer's end dropped again.
+        return (topLevelKeys == 1 ? firstKey.take() : nil, !isMalformed && values <= 1)
     }
 
     /// Runs `write`, which must write exactly one value.
