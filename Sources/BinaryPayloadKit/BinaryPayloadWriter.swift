@@ -190,7 +190,29 @@ public struct BinaryPayloadWriter: ~Copyable {
     /// case, whose value is an object of the associated values that `associatedValues` writes (none for a case
     /// without them).
     @inlinable public mutating func encodeCase(_ name: String, _ associatedValues: (inout Keyed) throws -> Void) rethrows {
-        try encodeObject { object in try object.encode(forKey: name) { try $0.encodeObject(associatedValues) } }
+        // A filter decides member by member, as in any object.
+        guard filter == nil else {
+            return try encodeObject { object in try object.encode(forKey: name) { try $0.encodeObject(associatedValues) } }
+        }
+        // Otherwise both objects are opened at once, with the bytes and counts of the general way: the writer moves
+        // into one container and back, not two, for every value of an enum a log's writer thread encodes.
+        values += 1
+        bytes.append(BinaryPayload.object)
+        depth += 1
+        appendKey(name)
+        bytes.append(BinaryPayload.object)
+        depth += 1
+        var keyed = Keyed(consume self)
+        do {
+            try associatedValues(&keyed)
+        } catch {
+            self = (consume keyed).writer
+            throw error
+        }
+        self = (consume keyed).writer
+        bytes.append(0)
+        bytes.append(0)
+        depth -= 2
     }
 
     /// Writes an array whose elements `elements` writes.
