@@ -170,10 +170,17 @@ public struct BinaryPayloadWriter: ~Copyable {
         values += 1
         bytes.append(BinaryPayload.object)
         depth += 1
-        // The writer is moved into the container and back: a copy would count a second reference to the buffer and
-        // make the next append copy it, and an empty writer swapped in would cost its fields' counts to make and
-        // destroy, for every object of every value. Moved back on each path, not in a `defer`: release builds of
-        // Swift 6.3 lost the buffer that way, as they did when the container wrote through a pointer to the writer.
+        try writeMembers(members)
+        bytes.append(0)
+        depth -= 1
+    }
+
+    /// Runs `members` with this writer moved into an object's container, and moves it back. Moved, not copied: a
+    /// copy would count a second reference to the buffer and make the next append copy it, and an empty writer
+    /// swapped in would cost its fields' counts to make and destroy, for every object of every value. Moved back on
+    /// each path, not in a `defer`: release builds of Swift 6.3 lost the buffer that way, as they did when the
+    /// container wrote through a pointer to the writer.
+    @inlinable mutating func writeMembers(_ members: (inout Keyed) throws -> Void) rethrows {
         var keyed = Keyed(consume self)
         do {
             try members(&keyed)
@@ -182,8 +189,6 @@ public struct BinaryPayloadWriter: ~Copyable {
             throw error
         }
         self = (consume keyed).writer
-        bytes.append(0)
-        depth -= 1
     }
 
     /// Writes an enum case as a synthesized `Codable` conformance does: an object of one member named after the
@@ -202,14 +207,7 @@ public struct BinaryPayloadWriter: ~Copyable {
         appendKey(name)
         bytes.append(BinaryPayload.object)
         depth += 1
-        var keyed = Keyed(consume self)
-        do {
-            try associatedValues(&keyed)
-        } catch {
-            self = (consume keyed).writer
-            throw error
-        }
-        self = (consume keyed).writer
+        try writeMembers(associatedValues)
         bytes.append(0)
         bytes.append(0)
         depth -= 2
