@@ -10,6 +10,9 @@
     /// How many it holds before it must grow.
     @usableFromInline package private(set) var capacity: Int
 
+    /// Whether it holds no bytes.
+    @inlinable package var isEmpty: Bool { count == 0 }
+
     /// An empty buffer with room for `capacity` bytes (none allocated for 0).
     package init(capacity: Int) {
         self.capacity = max(capacity, 0)

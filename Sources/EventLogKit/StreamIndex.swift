@@ -1,3 +1,4 @@
+import BinaryPayloadKit
 import LMDB
 
 /// The stream index: each stream's entries in order, with each one's kind and, for an action, its call-site
@@ -385,11 +386,11 @@ struct StreamIndex: Sendable {
     /// Adds each of `streams`' range of `items`, as ``append(_:stream:_:tips:)`` does, through one cursor and one
     /// block buffer for all: a commit to a server's many sessions appends to hundreds of streams.
     func append(_ txn: Transaction, _ items: [Item], streams: [(stream: UInt32, range: Range<Int>)], tips: inout Tips) throws {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Self.blockCapacity + 17)
+        // A buffer of its own, not an array: an array's append checked its uniqueness for each number of each item.
+        var bytes = ByteBuffer(capacity: Self.blockCapacity + 17)
         try txn.withCursor(database) { cursor in
             for (id, range) in streams where !range.isEmpty {
-                bytes.removeAll(keepingCapacity: true)
+                bytes.truncate(to: 0)
                 try append(cursor, stream: id, items[range], into: &bytes, tips: &tips)
             }
         }
@@ -398,7 +399,7 @@ struct StreamIndex: Sendable {
     /// Appends one stream's `items`, building its blocks in `bytes` (empty, with room for a block), seeking its last
     /// block and writing its blocks with `cursor`.
     private func append(
-        _ cursor: Cursor, stream id: UInt32, _ items: ArraySlice<Item>, into bytes: inout [UInt8], tips: inout Tips
+        _ cursor: Cursor, stream id: UInt32, _ items: ArraySlice<Item>, into bytes: inout ByteBuffer, tips: inout Tips
     ) throws {
         let firstNew = items[items.startIndex]
         var (first, previous) = (firstNew.sequence, firstNew.sequence)
@@ -411,7 +412,7 @@ struct StreamIndex: Sendable {
             }
             if bytes.count + Self.size(of: item, after: previous) > Self.blockCapacity && !bytes.isEmpty {
                 try put(cursor, stream: id, first: first, bytes, lastKey: &tips.lastKey)
-                bytes.removeAll(keepingCapacity: true)
+                bytes.truncate(to: 0)
                 (first, previous) = (item.sequence, item.sequence)
             }
             Self.encode(item, after: bytes.isEmpty ? item.sequence : previous, into: &bytes)
@@ -425,7 +426,7 @@ struct StreamIndex: Sendable {
     /// block is intact (a damaged one is left for `verify`), has room, and ends before `next`. Returns the block's first
     /// and last sequence numbers, or `nil`, leaving `bytes` as it was.
     private func continueLastBlock(
-        _ cursor: Cursor, stream id: UInt32, before next: UInt64, tips: Tips, into bytes: inout [UInt8]
+        _ cursor: Cursor, stream id: UInt32, before next: UInt64, tips: Tips, into bytes: inout ByteBuffer
     ) throws -> (first: UInt64, last: UInt64)? {
         guard let found = try KeyCoding.withStreamSequence(id, .max, { key in try cursor.seek(atOrBefore: key) }),
               let key = KeyCoding.decodeStreamSequence(found.key), key.stream == id,
@@ -445,7 +446,7 @@ struct StreamIndex: Sendable {
             } catch { return nil }
         }
         guard let last, last < next else { return nil }
-        bytes.append(contentsOf: found.value[Self.checksumSize...])
+        bytes.append(UnsafeRawBufferPointer(rebasing: found.value[Self.checksumSize...]))
         return (key.sequence, last)
     }
 
@@ -488,7 +489,7 @@ struct StreamIndex: Sendable {
     /// the page the cursor is on, where a put of the transaction's own looked it up from the root.
     @discardableResult
     private func put(
-        _ cursor: Cursor, stream id: UInt32, first: UInt64, _ items: [UInt8], lastKey: inout (stream: UInt32, sequence: UInt64)
+        _ cursor: Cursor, stream id: UInt32, first: UInt64, _ items: borrowing ByteBuffer, lastKey: inout (stream: UInt32, sequence: UInt64)
     ) throws -> UInt32 {
         let key = (id, first)
         let flags: WriteFlags = key > lastKey ? .append : []
@@ -662,7 +663,7 @@ struct StreamIndex: Sendable {
 
     /// Appends `item` to a block's bytes: the distance from the item numbered `previous` (0 for a block's first),
     /// its kind byte, and for an action its call-site number, as varints.
-    private static func encode(_ item: Item, after previous: UInt64, into bytes: inout [UInt8]) {
+    private static func encode<Sink: ByteSink & ~Copyable>(_ item: Item, after previous: UInt64, into bytes: inout Sink) {
         Varint.append(item.sequence - previous, to: &bytes)
         bytes.append(item.kind)
         if item.kind == EntryKind.action.rawValue { Varint.append(UInt64(item.site), to: &bytes) }
