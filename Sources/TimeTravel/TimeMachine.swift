@@ -115,8 +115,8 @@ public struct TimeMachine<P: Replayer>: Sendable {
 
     /// The steps of the stream whose states `damage`, an entry that cannot be read, leaves unknown, in order: the spans
     /// `VerifyReport.unreadable` names for the stretch the damage starts (``EventLog/unreadablePart(of:in:)``); where
-    /// the stream index cannot say, from the damage to the first snapshot at or after the stretch's end (`UInt64.max`
-    /// without one). Empty for any other error.
+    /// the stream index cannot say, from the damage to the first snapshot that can be read at or after the stretch's
+    /// end (`UInt64.max` without one). Empty for any other error.
     func statesUnknown(for damage: EventLogError) throws -> [Range<UInt64>] {
         guard case .corruptEntry(let sequence, _) = damage else { return [] }
         var entries = log.entries(EntryQuery(from: sequence, stream: stream.name))
@@ -124,7 +124,9 @@ public struct TimeMachine<P: Replayer>: Sendable {
         if let part = log.unreadablePart(of: stream.name, in: stretch), !part.statesUnknown.isEmpty {
             return part.statesUnknown
         }
-        let snapshot = try log.snapshotSequences(stream: stream.name).first { $0 >= stretch.upperBound }
+        // A damaged snapshot holds no state: the first that can be read, as `unreadablePart` finds it.
+        let snapshots = try log.snapshotSequences(stream: stream.name)
+        let snapshot = log.firstReadableSnapshot(stream: stream.name, atOrAfter: stretch.upperBound, in: snapshots)
         return [sequence..<(snapshot ?? .max)]
     }
 

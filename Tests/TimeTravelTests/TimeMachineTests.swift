@@ -5,7 +5,7 @@ import ReactorLogPersistence
 import ReactorLogExamples
 import Synchronization
 import TestSupport
-import TimeTravel
+@testable import TimeTravel
 import Testing
 
 @Suite("Time travel", .timeLimit(.minutes(2)))
@@ -421,6 +421,27 @@ struct TimeMachineTests {
         #expect(good?.description.hasPrefix("The state at #\(end), the last that can be rebuilt before the damage, is good: if it went bad, a mutation in #\(span.lowerBound)…#\(last) did it") == true, "\(String(describing: good))")
         // An end given is judged as it is: its state cannot be rebuilt.
         #expect(throws: TimeTravelError.self) { try machine.bisect(through: last) { _, step in step >= bad ? .bad : .good } }
+    }
+
+    @Test("where the stream index names no state a damage leaves unknown, the states are known again at the first snapshot that can be read")
+    func unknownStatesEndAtAReadableSnapshot() throws {
+        let log = try openLog("unknown-to-readable.reactorlog")
+        _ = try recordLedger(log, deposits: 400)
+        let actions = try log.readEntries(EntryQuery(stream: "ledger", kinds: [.action])).map(\.sequence)
+        let snapshots = try log.snapshotSequences(stream: "ledger")
+        let path = log.path
+        try log.close()
+        // An action's entry said to be damaged: the index lists no mutation there, so the span runs from it to a
+        // snapshot, and the first one after it is damaged too.
+        let action = try #require(actions.first { $0 > 300 })
+        let (damaged, readable) = try #require(zip(snapshots, snapshots.dropFirst()).first { $0.0 >= action })
+        try LogDamage.flipByte(of: path, database: "snapshots", mask: 0x40) { keys in
+            try! #require(keys.first { $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } == damaged })
+        }
+        let machine = try TimeMachine(log: try EventLog.openReadOnly(at: path), stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        let spans = try machine.statesUnknown(for: .corruptEntry(sequence: action, reason: "a test's"))
+        // Before, the span ended at the damaged snapshot, whose state cannot be read.
+        #expect(spans == [action..<readable], "snapshots \(damaged) (damaged), \(readable)")
     }
 
     @Test("past damage to a block of entries and to the index block over it, no state is taken from a snapshot ahead")
