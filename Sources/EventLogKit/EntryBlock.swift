@@ -286,6 +286,16 @@ enum EntryBlock {
 
         var isEmpty: Bool { count == 0 }
 
+        /// Empties the builder for the next block, keeping its memory: a new builder allocated its bytes and grew its
+        /// list of names again, one allocation after another, for every block a writer fills.
+        mutating func reset() {
+            bytes.truncate(to: 0)
+            key = nil
+            count = 0
+            last = (0, 0)
+            names.removeAll(keepingCapacity: true)
+        }
+
         /// The size of the block so far, which ``write(into:)`` writes.
         var size: Int { bytes.count }
 

@@ -112,7 +112,7 @@ extension LogStorage {
             try KeyCoding.sequence(key).withUnsafeBytes { key in
                 try txn.reserve(entries, key: key, size: builder.size) { builder.write(into: $0) }
             }
-            builder = EntryBlock.Builder()
+            builder.reset()
         }
         for entry in kept {
             if builder.append(entry) { continue }
@@ -178,7 +178,7 @@ struct EntryAppender: ~Copyable {
         try withUnsafeBytes(of: key.bigEndian) { key in
             try cursor.reserve(key: key, size: builder.size, flags: flags) { builder.write(into: $0) }
         }
-        builder = EntryBlock.Builder()
+        builder.reset()
         stored = nil
     }
 }
