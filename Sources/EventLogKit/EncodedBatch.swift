@@ -40,7 +40,7 @@ struct EncodedBatch: ~Copyable {
                 (entries.baseAddress! + made).initialize(to: entry)
                 made += 1
             }
-            // Each item is moved out and `.sync` left in its place, which costs nothing to destroy: an item holds a
+            // Each item is moved out and `.sync` left in its place, which holds nothing to release: an item holds a
             // sender's value in an existential, and reversing or reading the array would copy it. Consecutive entries
             // mostly name the same encoder: it is looked up when the number changes.
             items.withUnsafeMutableBufferPointer { items in
@@ -75,7 +75,9 @@ struct EncodedBatch: ~Copyable {
         }
         assert(uncounted.isEmpty && entries.count == entryCount, "the batch held \(entries.count + uncounted.count) entries, counted \(entryCount)")
         entries += uncounted
-        // What is left is `.sync` in every slot, which needs no cleanup beyond the count.
+        // What is left is `.sync` in every slot: nothing to release, though the removal still runs the enum's destroy
+        // for each slot (about 20 instructions, 1.3% of the writer thread by callgrind; an array cannot drop its count
+        // without it).
         items.removeAll(keepingCapacity: true)
         self.entries = entries
         self.payloads = payloads
