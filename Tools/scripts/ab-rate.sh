@@ -21,7 +21,7 @@ trap 'rm -f "$results"' EXIT
 for iteration in $(seq "$iterations"); do
     for build in before after; do
         binary="$before"; [[ $build == after ]] && binary="$after"
-        "$binary" rate --rounds 2 "$@" | sed -n "s/.*in memory \([0-9.]*\) s, logged \([0-9.]*\) s + flush [0-9.]* s, rate \([0-9.]*\) [^,]*\(, core round trip \([0-9]*\) ns\)\{0,1\}$/$iteration $build \3 \1 \2 \5/p" >> "$results"
+        "$binary" rate --rounds 2 "$@" | sed -n "s/.*in memory \([0-9.]*\) s, logged \([0-9.]*\) s + flush [0-9.]* s, rate \([0-9.]*\) [^,]*\(, core round trip \([0-9]*\) ns\)\{0,1\}\(, in memory beside a busy core [0-9.]*\)\{0,1\}$/$iteration $build \3 \1 \2 \5/p" >> "$results"
     done
 done
 python3 - "$results" <<'PY'

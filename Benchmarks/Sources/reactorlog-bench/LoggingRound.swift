@@ -7,6 +7,9 @@ import ReactorLogPersistence
 struct LoggingRound {
     /// Seconds for the sends in memory, or nil when the round was logged only.
     let memory: Double?
+    /// Seconds for the same sends in memory with the other core kept busy (``BusyCore``), or nil when the round was
+    /// logged only or had one usable processor.
+    let memoryBesideBusyCore: Double?
     /// Seconds for the logged sends, the reactor attached before the timing.
     let send: Double
     /// Seconds for the final flush after the logged sends.
@@ -16,6 +19,12 @@ struct LoggingRound {
     var rate: Double? { memory.map { $0 / (send + flush) } }
     /// The same ratio for the sends alone: what a sync at the end costs (in `nosync`, everything written) left out.
     var sendsAlone: Double? { memory.map { $0 / send } }
+    /// The in-memory rate beside a busy core ÷ the rate alone: the logged rate a writer that keeps the other core busy
+    /// through the sends allows at best, on this host, whatever the sends themselves cost.
+    var busyCoreRate: Double? {
+        guard let memory, let memoryBesideBusyCore else { return nil }
+        return memory / memoryBesideBusyCore
+    }
 
     /// Measures a round of `actions` sends, to `streams` reactors in turn (a server with a reactor per session:
     /// in memory as well, so that what many live reactors cost the host's caches falls on both times); the log is
@@ -24,12 +33,14 @@ struct LoggingRound {
         actions: Int, path: String, durability: Durability, codec: BinaryLogCodec = BinaryLogCodec(),
         loggedOnly: Bool = false, streams: Int = 1
     ) throws -> LoggingRound {
-        var memory: Double?
+        var memory: Double?, memoryBesideBusyCore: Double?
         if !loggedOnly {
             // The in-memory reactors are made before their timing, as the logged ones are attached before their own.
             let reactors = (0..<streams).map { _ in BenchReactor() }
             memory = Measure.seconds { Self.send(0..<actions, to: reactors) }
-            withExtendedLifetime(reactors) {}
+            let besideBusyCore = (0..<streams).map { _ in BenchReactor() }
+            memoryBesideBusyCore = BusyCore.beside { Measure.seconds { Self.send(0..<actions, to: besideBusyCore) } }
+            withExtendedLifetime((reactors, besideBusyCore)) {}
         }
         var configuration = EventLogConfiguration(durability: durability)
         configuration.codec = codec
@@ -41,7 +52,7 @@ struct LoggingRound {
         let flush = try Measure.seconds { try log.flush() }
         withExtendedLifetime(reactors) {}
         try log.close()
-        return LoggingRound(memory: memory, send: send, flush: flush)
+        return LoggingRound(memory: memory, memoryBesideBusyCore: memoryBesideBusyCore, send: send, flush: flush)
     }
 
     /// The stream of the `index`-th of `count` reactors: "search" for one, else "search-0", "search-1", …, the names

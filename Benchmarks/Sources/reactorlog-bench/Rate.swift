@@ -56,6 +56,7 @@ struct Rate: ParsableCommand {
                     + " (sends alone \(String(format: "%.3f", sendsAlone)))"
             }
             if let roundTrip { line += ", core round trip \(Int(roundTrip.rounded())) ns" }
+            if let busyCore = round.busyCoreRate { line += ", in memory beside a busy core \(String(format: "%.3f", busyCore))" }
             print(line)
         }
     }

@@ -318,6 +318,15 @@ final class Workload {
         add("\(name), sends alone, median", Measure.percentile(measured.compactMap(\.one.sendsAlone), 0.5), "×")
         add("\(name), \(Self.manyStreams) streams, median of \(rounds) rounds",
             Measure.percentile(measured.compactMap(\.many.rate), 0.5), "×", against: "\(name), median of \(rounds) rounds")
+        // What the host allows a writer busy through the sends: the in-memory sends beside a spinning core (not
+        // measured on a single core), and the logged rate as a ratio to those.
+        let busyCore = measured.compactMap(\.one.busyCoreRate)
+        if !busyCore.isEmpty {
+            add("in memory beside a busy core ÷ alone, median of \(rounds) rounds", Measure.percentile(busyCore, 0.5), "×")
+            let besideBusyCore = measured.compactMap { round in round.one.rate.flatMap { rate in round.one.busyCoreRate.map { rate / $0 } } }
+            add("logged ÷ in memory beside a busy core, median of \(rounds) rounds",
+                Measure.percentile(besideBusyCore, 0.5), "×")
+        }
         // What the host does to the hand-off between the cores: the rate above falls as this rises (not measured on
         // a single core).
         if !roundTrips.isEmpty {

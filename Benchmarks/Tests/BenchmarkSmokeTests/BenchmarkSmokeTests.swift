@@ -34,6 +34,15 @@ struct BenchmarkSmokeTests {
         // Beside it, the cores' round trip the host moves (none on a single core).
         let roundTrip = figures.first { $0["name"] as? String == "core-to-core round trip before each round, median" }?["value"] as? Double
         if ProcessInfo.processInfo.activeProcessorCount > 1 { #expect(roundTrip ?? 0 > 0) }
+        // And what the host allows a writer busy on the other core: the in-memory rate beside a spinning core, and the
+        // logged rate as a ratio to it (neither on a single core).
+        func value(_ name: String) -> Double? { figures.first { $0["name"] as? String == name }?["value"] as? Double }
+        let busyCore = value("in memory beside a busy core ÷ alone, median of 3 rounds")
+        let besideBusyCore = value("logged ÷ in memory beside a busy core, median of 3 rounds")
+        if ProcessInfo.processInfo.activeProcessorCount > 1 {
+            #expect(busyCore ?? 0 > 0)
+            #expect(besideBusyCore ?? 0 > 0)
+        }
     }
 
     @Test("the rate probe prints the logged rate of each round")
@@ -45,10 +54,15 @@ struct BenchmarkSmokeTests {
         }
         #expect(rates.count == 2)
         #expect(rates.allSatisfy { $0 > 0 })
+        // Each round also times the in-memory sends beside a busy core, on more than one processor.
+        let busyCore = String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
+            line.split(separator: ", in memory beside a busy core ").last.flatMap { Double($0) }
+        }
+        if ProcessInfo.processInfo.activeProcessorCount > 1 { #expect(busyCore.count == 2 && busyCore.allSatisfy { $0 > 0 }) }
     }
 
     @Test(
-        "on one usable processor (taskset) the rate probe leaves the cores' round trip out instead of spinning for minutes",
+        "on one usable processor (taskset) the rate probe leaves the cores' round trip and the busy core out instead of spinning for minutes",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset"), "needs util-linux's taskset"))
     func rateProbeOnOneProcessor() throws {
         let (status, data, _) = try Self.bench(["rate", "--actions", "200", "--rounds", "1"], onProcessors: "0")
@@ -56,6 +70,7 @@ struct BenchmarkSmokeTests {
         let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("round 1:") }
         #expect(line?.contains(", rate ") == true, "\(String(describing: line))")
         #expect(line?.contains("core round trip") == false, "\(String(describing: line))")
+        #expect(line?.contains("busy core") == false, "\(String(describing: line))")
     }
 
     @Test("the record probe writes the workload to a new log, and never to a path that exists")
