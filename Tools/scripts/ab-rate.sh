@@ -4,7 +4,9 @@
 # prints each build's median and mean rate, overall and apart for the rounds whose core-to-core round trip (measured
 # before each round) was up to 150 ns and above it (the host moves it, and the logged rate with it; a low one does not
 # promise the fast phase, docs/PERFORMANCE.md says), each build's mean seconds in memory and logged (a change that
-# speeds both moves the ratio little), and in how many iterations AFTER's mean beat BEFORE's.
+# speeds both moves the ratio little), the median of its rounds' in-memory rate beside a busy core (the host's bound
+# for a writer busy through the sends: two builds compared should face the same), and in how many iterations AFTER's
+# mean beat BEFORE's.
 #     Tools/scripts/ab-rate.sh /tmp/before/Benchmarks/.build/release/reactorlog-bench \
 #         Benchmarks/.build/release/reactorlog-bench 16
 # Build the other revision in a worktree (`git worktree add /tmp/before REV`, then `swift build -c release
@@ -21,7 +23,7 @@ trap 'rm -f "$results"' EXIT
 for iteration in $(seq "$iterations"); do
     for build in before after; do
         binary="$before"; [[ $build == after ]] && binary="$after"
-        "$binary" rate --rounds 2 "$@" | sed -n "s/.*in memory \([0-9.]*\) s, logged \([0-9.]*\) s + flush [0-9.]* s, rate \([0-9.]*\) [^,]*\(, core round trip \([0-9]*\) ns\)\{0,1\}\(, in memory beside a busy core [0-9.]*\)\{0,1\}$/$iteration $build \3 \1 \2 \5/p" >> "$results"
+        "$binary" rate --rounds 2 "$@" | sed -n "s/.*in memory \([0-9.]*\) s, logged \([0-9.]*\) s + flush [0-9.]* s, rate \([0-9.]*\) [^,]*\(, core round trip \([0-9]*\) ns\)\{0,1\}\(, in memory beside a busy core \([0-9.]*\)\)\{0,1\}$/$iteration $build \3 \1 \2 trip=\5 busy=\7/p" >> "$results"
     done
 done
 python3 - "$results" <<'PY'
@@ -31,10 +33,14 @@ import statistics, sys, collections
 SLOW = 150
 rounds = collections.defaultdict(list); by_iteration = collections.defaultdict(lambda: collections.defaultdict(list))
 seconds = collections.defaultdict(list)
+# The in-memory rate beside a spinning core ÷ alone, per round: what the host allows a writer busy through the sends.
+busy_core = collections.defaultdict(list)
 for line in open(sys.argv[1]):
-    iteration, build, rate, memory, logged, *trip = line.split()
-    rounds[build].append((float(rate), float(trip[0]) if trip else None)); by_iteration[iteration][build].append(float(rate))
+    iteration, build, rate, memory, logged, trip, busy = line.split()
+    trip, busy = trip.removeprefix("trip="), busy.removeprefix("busy=")
+    rounds[build].append((float(rate), float(trip) if trip else None)); by_iteration[iteration][build].append(float(rate))
     seconds[build].append((float(memory), float(logged)))
+    if busy: busy_core[build].append(float(busy))
 if not rounds["before"] or not rounds["after"]:
     sys.exit("ab-rate.sh: a build printed no rate (with --logged-only, rate prints none)")
 def summary(rates):
@@ -42,6 +48,8 @@ def summary(rates):
 for build in ("before", "after"):
     print(f"{build}: {summary([rate for rate, _ in rounds[build]])}")
     print(f"  seconds, mean: in memory {statistics.mean(m for m, _ in seconds[build]):.4f}, logged {statistics.mean(l for _, l in seconds[build]):.4f}")
+    if busy_core[build]:
+        print(f"  in memory beside a busy core ÷ alone: median {statistics.median(busy_core[build]):.3f} (the host's bound for a busy writer)")
     if any(trip is not None for _, trip in rounds[build]):
         print(f"  core round trip up to {SLOW} ns: {summary([rate for rate, trip in rounds[build] if trip is not None and trip <= SLOW])}")
         print(f"  core round trip above {SLOW} ns: {summary([rate for rate, trip in rounds[build] if trip is not None and trip > SLOW])}")
