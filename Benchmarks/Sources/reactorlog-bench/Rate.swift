@@ -5,10 +5,17 @@ import ReactorLogPersistence
 
 /// `reactorlog-bench rate`: the logged action rate alone (the workload sent in memory, then to a log), round after
 /// round in one process. For comparing two builds run alternately (`Tools/scripts/ab-rate.sh`), where one full run
-/// per build says little on a shared machine, and for profiling the sending thread.
+/// per build says little on a shared machine, and for profiling the sending thread. Each round's line ends with what
+/// the host does to it: the cores' round trip (``CoreRoundTrip``) and the in-memory rate beside a busy core
+/// (``BusyCore``).
 struct Rate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure the logged action rate ÷ the in-memory one, round after round.")
+        abstract: "Measure the logged action rate ÷ the in-memory one, round after round.",
+        discussion: """
+            Each round also prints the cores' round trip and the in-memory rate with another core spinning ÷ alone: \
+            below 1, the host's cores are not independent, and a writer busy through the sends costs the sender up to that \
+            much whatever it shares with it.
+            """)
 
     @Option(name: .long, help: "Actions a round.")
     var actions = 333_334
