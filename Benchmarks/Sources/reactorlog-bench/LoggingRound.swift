@@ -28,19 +28,23 @@ struct LoggingRound {
 
     /// Measures a round of `actions` sends, to `streams` reactors in turn (a server with a reactor per session:
     /// in memory as well, so that what many live reactors cost the host's caches falls on both times); the log is
-    /// written to `path`, which must not exist, and removed afterwards.
+    /// written to `path`, which must not exist, and removed afterwards. With `besideBusyCore`, the in-memory sends are
+    /// timed a second time beside a busy core (``memoryBesideBusyCore``).
     static func measure(
         actions: Int, path: String, durability: Durability, codec: BinaryLogCodec = BinaryLogCodec(),
-        loggedOnly: Bool = false, streams: Int = 1
+        loggedOnly: Bool = false, streams: Int = 1, besideBusyCore timesBusyCore: Bool = true
     ) throws -> LoggingRound {
         var memory: Double?, memoryBesideBusyCore: Double?
         if !loggedOnly {
             // The in-memory reactors are made before their timing, as the logged ones are attached before their own.
             let reactors = (0..<streams).map { _ in BenchReactor() }
             memory = Measure.seconds { Self.send(0..<actions, to: reactors) }
-            let besideBusyCore = (0..<streams).map { _ in BenchReactor() }
-            memoryBesideBusyCore = BusyCore.beside { Measure.seconds { Self.send(0..<actions, to: besideBusyCore) } }
-            withExtendedLifetime((reactors, besideBusyCore)) {}
+            withExtendedLifetime(reactors) {}
+            if timesBusyCore {
+                let reactors = (0..<streams).map { _ in BenchReactor() }
+                memoryBesideBusyCore = BusyCore.beside { Measure.seconds { Self.send(0..<actions, to: reactors) } }
+                withExtendedLifetime(reactors) {}
+            }
         }
         var configuration = EventLogConfiguration(durability: durability)
         configuration.codec = codec

@@ -12,9 +12,9 @@ struct Rate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure the logged action rate ÷ the in-memory one, round after round.",
         discussion: """
-            Each round also prints the cores' round trip and the in-memory rate with another core spinning ÷ alone: \
-            below 1, the host's cores are not independent, and a writer busy through the sends costs the sender up to that \
-            much whatever it shares with it.
+            Each round also prints the cores' round trip and the in-memory rate with another core spinning ÷ \
+            alone: below 1, the host's cores are not independent, and a writer busy through the sends costs the \
+            sender up to that much whatever it shares with it.
             """)
 
     @Option(name: .long, help: "Actions a round.")

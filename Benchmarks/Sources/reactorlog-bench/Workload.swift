@@ -307,7 +307,8 @@ final class Workload {
             if let roundTrip = CoreRoundTrip.measure() { roundTrips.append(roundTrip) }
             let one = try LoggingRound.measure(actions: actions, path: path("round-\(number).reactorlog"), durability: .grouped)
             let many = try LoggingRound.measure(
-                actions: actions, path: path("round-\(number)-streams.reactorlog"), durability: .grouped, streams: Self.manyStreams)
+                actions: actions, path: path("round-\(number)-streams.reactorlog"), durability: .grouped, streams: Self.manyStreams,
+                besideBusyCore: false)
             return (one: one, many: many)
         }
         let rates = measured.compactMap(\.one.rate).sorted()
