@@ -25,6 +25,9 @@ struct LoggingRound {
         guard let memory, let memoryBesideBusyCore else { return nil }
         return memory / memoryBesideBusyCore
     }
+    /// The logged rate ÷ the in-memory rate beside a busy core: what the logging costs beyond what the host takes from
+    /// a sender beside a busy core, the final flush counted.
+    var rateBesideBusyCore: Double? { memoryBesideBusyCore.map { $0 / (send + flush) } }
 
     /// Measures a round of `actions` sends, to `streams` reactors in turn (a server with a reactor per session:
     /// in memory as well, so that what many live reactors cost the host's caches falls on both times); the log is
@@ -34,17 +37,17 @@ struct LoggingRound {
         actions: Int, path: String, durability: Durability, codec: BinaryLogCodec = BinaryLogCodec(),
         loggedOnly: Bool = false, streams: Int = 1, besideBusyCore timesBusyCore: Bool = true
     ) throws -> LoggingRound {
+        // The in-memory reactors are made before their timing, as the logged ones are attached before their own, and
+        // afresh for each timing.
+        func inMemory() -> Double {
+            let reactors = (0..<streams).map { _ in BenchReactor() }
+            defer { withExtendedLifetime(reactors) {} }
+            return Measure.seconds { Self.send(0..<actions, to: reactors) }
+        }
         var memory: Double?, memoryBesideBusyCore: Double?
         if !loggedOnly {
-            // The in-memory reactors are made before their timing, as the logged ones are attached before their own.
-            let reactors = (0..<streams).map { _ in BenchReactor() }
-            memory = Measure.seconds { Self.send(0..<actions, to: reactors) }
-            withExtendedLifetime(reactors) {}
-            if timesBusyCore {
-                let reactors = (0..<streams).map { _ in BenchReactor() }
-                memoryBesideBusyCore = BusyCore.beside { Measure.seconds { Self.send(0..<actions, to: reactors) } }
-                withExtendedLifetime(reactors) {}
-            }
+            memory = inMemory()
+            if timesBusyCore { memoryBesideBusyCore = BusyCore.beside(inMemory) }
         }
         var configuration = EventLogConfiguration(durability: durability)
         configuration.codec = codec

@@ -324,9 +324,8 @@ final class Workload {
         let busyCore = measured.compactMap(\.one.busyCoreRate)
         if !busyCore.isEmpty {
             add("in memory beside a busy core ÷ alone, median of \(rounds) rounds", Measure.percentile(busyCore, 0.5), "×")
-            let besideBusyCore = measured.compactMap { round in round.one.rate.flatMap { rate in round.one.busyCoreRate.map { rate / $0 } } }
             add("logged ÷ in memory beside a busy core, median of \(rounds) rounds",
-                Measure.percentile(besideBusyCore, 0.5), "×")
+                Measure.percentile(measured.compactMap(\.one.rateBesideBusyCore), 0.5), "×")
         }
         // What the host does to the hand-off between the cores: the rate above falls as this rises (not measured on
         // a single core).
