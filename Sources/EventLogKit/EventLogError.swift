@@ -10,6 +10,10 @@ public enum EventLogError: HintedError, Sendable, Hashable {
     case newerFormat(path: String, found: Int, supported: Int)
     /// Another process, or another ``EventLog`` in this process, already writes to the log.
     case alreadyOpen(path: String, detail: String)
+    /// The log's data file was removed or replaced while this process still holds the former one open, through an
+    /// ``EventLog`` it has not let go of, and the former lock file is still there: LMDB cannot open the new file beside
+    /// it in one process.
+    case replacedWhileOpen(path: String)
     /// A write was attempted on a log opened read-only.
     case readOnly(path: String)
     /// The log, or a stream of it, was closed.
@@ -58,6 +62,8 @@ public enum EventLogError: HintedError, Sendable, Hashable {
         case .newerFormat(let path, let found, let supported):
             "\(path) uses log format version \(found), but this ReactorLog reads versions up to \(supported)."
         case .alreadyOpen(let path, let detail): "\(path) is already open for writing (\(detail))."
+        case .replacedWhileOpen(let path):
+            "The data file of \(path) was removed or replaced while this process still has the former one open."
         case .readOnly(let path): "\(path) is open read-only, so it cannot be changed."
         case .closed(let path): "\(path) is closed."
         case .corruptEntry(let sequence, let reason): "Entry #\(sequence) is corrupt: \(reason)."
@@ -93,6 +99,7 @@ public enum EventLogError: HintedError, Sendable, Hashable {
         case .cannotCreate: "Choose a directory this user may write."
         case .newerFormat: "Upgrade ReactorLog to read it."
         case .alreadyOpen: "Close the other writer, or open the log read-only."
+        case .replacedWhileOpen: "Let go of every EventLog of the former log in this process, then open it again."
         case .readOnly: "Open it for writing to append, trim or import."
         case .closed: "Open it again to use it."
         case .corruptEntry: "Verify the log (`EventLog.verify()`) to find every damaged entry."

@@ -30,9 +30,14 @@ final class LogStorage: Sendable {
     /// The first damage found in each stream's index that a read went around (``EventLog/bypassedIndexDamage``).
     private let bypassed = Mutex<[UInt32: EventLogError]>([:])
 
+    /// The lock file this storage's environment opened: a second environment of this process must never share it
+    /// (closing either would clear the other's readers and drop its locks).
+    let lockFile: FileIdentity?
+
     private init(path: String, environment: Environment, databases: [Database], index: StreamIndex, optional: [Database?]) {
         self.path = path
         self.environment = environment
+        lockFile = FileIdentity(path: path + "/" + LogLayout.lockFile)
         self.index = index
         (meta, entries, streams, snapshots) = (databases[0], databases[1], databases[2], databases[3])
         (gaps, pins, sites, schemas) = (optional[0], optional[1], optional[2], optional[3])
@@ -54,20 +59,34 @@ final class LogStorage: Sendable {
         let key = URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
         return try openStorages.withLock { (open) throws(EventLogError) -> LogStorage in
             if let existing = open[key]?.storage {
-                if !readOnly && existing.environment.options.readOnly {
-                    throw .alreadyOpen(path: path, detail: "read-only in this process; close that EventLog before opening it for writing")
-                }
-                if !readOnly {
-                    try existing.storage { () throws in
-                        try existing.environment.setNoSync(configuration.durability == .noSync)
+                if existing.holdsFilesAt(path) {
+                    if !readOnly && existing.environment.options.readOnly {
+                        throw .alreadyOpen(path: path, detail: "read-only in this process; close that EventLog before opening it for writing")
                     }
+                    if !readOnly {
+                        try existing.storage { () throws in
+                            try existing.environment.setNoSync(configuration.durability == .noSync)
+                        }
+                    }
+                    return existing
                 }
-                return existing
+                // The log was removed or replaced since this process opened it, and a handle still holds the former
+                // files (a writer thread lets go a moment after its log closes): sharing them would write where no
+                // one can read again, or read what the path no longer holds. A new environment is opened instead,
+                // unless it would share the former's lock file.
+                if let lockFile = existing.lockFile, lockFile == FileIdentity(path: path + "/" + LogLayout.lockFile) {
+                    throw .replacedWhileOpen(path: path)
+                }
             }
             let storage = try create(path: path, readOnly: readOnly, configuration: configuration)
             open[key] = WeakStorage(storage: storage)
             return storage
         }
+    }
+
+    /// Whether the data file at `path` is still the one this storage opened.
+    private func holdsFilesAt(_ path: String) -> Bool {
+        environment.dataFileIdentity == FileIdentity(path: path + "/" + LogLayout.dataFile)
     }
 
     /// Refuses what is plainly not a log before LMDB sees it; creates the directory of a new log.

@@ -193,6 +193,16 @@ public final class Environment: @unchecked Sendable {
         try LMDBError.check(mdb_env_sync(handle, force ? 1 : 0), "mdb_env_sync")
     }
 
+    /// The device and inode of the data file this environment has open, to tell whether the file now at its path is
+    /// still that one (a log removed or replaced since is another file); `nil` when it cannot be read.
+    public var dataFileIdentity: FileIdentity? {
+        var descriptor: Int32 = -1
+        guard mdb_env_get_fd(handle, &descriptor) == MDB_SUCCESS, descriptor >= 0 else { return nil }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        return FileIdentity(status)
+    }
+
     /// Writes a copy of the environment's data file to `descriptor`, an open, empty file the caller owns (and
     /// closes, after syncing it if it needs it on disk). With `compact`, free pages are left out and the copy is
     /// renumbered (`MDB_CP_COMPACT`).

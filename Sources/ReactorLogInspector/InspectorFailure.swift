@@ -118,7 +118,7 @@ struct InspectorFailure: Error, CustomStringConvertible {
 
     private static func exit(for error: EventLogError) -> InspectorExit {
         switch error {
-        case .notFound, .notALog, .permissionDenied, .cannotCreate, .storage: .cannotOpen
+        case .notFound, .notALog, .permissionDenied, .cannotCreate, .replacedWhileOpen, .storage: .cannotOpen
         case .newerFormat: .newerFormat
         case .corruptEntry, .corruptSnapshot, .corruptStream, .corruptIndex, .corruptMetadata, .damagedFile, .codec: .corrupt
         case .unknownStream, .invalidArgument: .invalidArgument
