@@ -13,8 +13,8 @@ public struct FileIdentity: Hashable, Sendable {
 
     /// The identity `status` describes.
     public init(_ status: stat) {
-        device = UInt64(status.st_dev)
-        inode = UInt64(status.st_ino)
+        device = UInt64(truncatingIfNeeded: status.st_dev)
+        inode = UInt64(truncatingIfNeeded: status.st_ino)
     }
 
     /// The identity of the file at `path`, a symbolic link followed; `nil` when there is none.

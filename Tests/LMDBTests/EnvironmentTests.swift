@@ -30,6 +30,19 @@ struct EnvironmentTests {
         #expect(try env.write { txn in try txn.delete(db, key: Array("a".utf8)) } == false)
     }
 
+    @Test("an environment's data file identity is the file at its path until the file there is removed or replaced")
+    func dataFileIdentity() throws {
+        let env = try Environment(path: scratch.path)
+        let data = scratch.path + "/data.mdb"
+        #expect(env.dataFileIdentity != nil)
+        #expect(env.dataFileIdentity == FileIdentity(path: data))
+        try FileManager.default.moveItem(atPath: data, toPath: scratch.path + "/moved.mdb")
+        #expect(FileIdentity(path: data) == nil)
+        #expect(env.dataFileIdentity == FileIdentity(path: scratch.path + "/moved.mdb"))
+        try Data("other".utf8).write(to: URL(fileURLWithPath: data))
+        #expect(env.dataFileIdentity != FileIdentity(path: data))
+    }
+
     @Test("a read begun inside another's body runs in its transaction: the outer snapshot, however the log moved on")
     func nestedReadSharesTheTransaction() throws {
         let env = try Environment(path: scratch.path)
