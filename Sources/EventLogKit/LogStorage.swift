@@ -84,9 +84,10 @@ final class LogStorage: Sendable {
         }
     }
 
-    /// Whether the data file at `path` is still the one this storage opened.
+    /// Whether the data file at `path` is still the one this storage opened (as before, yes when that cannot be told).
     private func holdsFilesAt(_ path: String) -> Bool {
-        environment.dataFileIdentity == FileIdentity(path: path + "/" + LogLayout.dataFile)
+        guard let held = environment.dataFileIdentity else { return true }
+        return held == FileIdentity(path: path + "/" + LogLayout.dataFile)
     }
 
     /// Refuses what is plainly not a log before LMDB sees it; creates the directory of a new log.
