@@ -314,7 +314,9 @@ extension EventLog {
     ///
     /// The sequence ends when the query's limit or upper bound is reached, when the consumer stops
     /// iterating (the task is cancelled), or with an error. New entries are found by polling with short
-    /// read transactions: at most `pollInterval` apart while idle, at once while entries keep coming.
+    /// read transactions: at most `pollInterval` apart while idle, at once while entries keep coming. A log removed
+    /// or replaced at its path while followed (a new recording made in its place) ends it with
+    /// ``EventLogError/replacedWhileOpen(path:)``, rather than wait for entries the former file will never get.
     public func follow(_ query: EntryQuery = EntryQuery(), pollInterval: Duration = .milliseconds(50)) -> AsyncThrowingStream<LogEntry, any Error> {
         let storage = storage
         return AsyncThrowingStream { continuation in
@@ -329,6 +331,7 @@ extension EventLog {
                             progressed = true
                         }
                         if iterator.isComplete { break }
+                        if !progressed, !storage.holdsFilesAt(storage.path) { throw EventLogError.replacedWhileOpen(path: storage.path) }
                         iterator = iterator.resumed()
                         idle = progressed ? .milliseconds(1) : min(idle * 2, pollInterval)
                         try await Task.sleep(for: idle)

@@ -11,8 +11,9 @@ public enum EventLogError: HintedError, Sendable, Hashable {
     /// Another process, or another ``EventLog`` in this process, already writes to the log.
     case alreadyOpen(path: String, detail: String)
     /// The log's data file was removed or replaced while this process still holds the former one open, through an
-    /// ``EventLog`` it has not let go of, and the former lock file is still there: LMDB cannot open the new file beside
-    /// it in one process.
+    /// ``EventLog`` it has not let go of: thrown by an open when the former lock file is still there (LMDB cannot open
+    /// the new file beside it in one process), and by ``EventLog/follow(_:pollInterval:)``, which would otherwise
+    /// wait for entries the former file will never get.
     case replacedWhileOpen(path: String)
     /// A write was attempted on a log opened read-only.
     case readOnly(path: String)

@@ -85,7 +85,7 @@ final class LogStorage: Sendable {
     }
 
     /// Whether the data file at `path` is still the one this storage opened (as before, yes when that cannot be told).
-    private func holdsFilesAt(_ path: String) -> Bool {
+    func holdsFilesAt(_ path: String) -> Bool {
         guard let held = environment.dataFileIdentity else { return true }
         return held == FileIdentity(path: path + "/" + LogLayout.dataFile)
     }

@@ -99,6 +99,7 @@ struct InspectorFailure: Error, CustomStringConvertible {
         case .corruptEntry: "Run `reactorlog verify` to find every damaged entry."
         case .corruptSnapshot, .corruptStream, .corruptIndex, .corruptMetadata: "Run `reactorlog verify` for details."
         case .unknownStream: "Run `reactorlog info` to list its streams."
+        case .replacedWhileOpen: "Run the command again to read the log now at that path."
         default: nil
         }
     }

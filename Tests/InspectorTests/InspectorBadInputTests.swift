@@ -141,6 +141,25 @@ struct InspectorBadInputTests {
         #expect(said.hasPrefix("reactorlog: The log at \(log) cannot be opened by this user: a process began recording into it while this user, who may not write its lock file, lock.mdb, read it without one, which is safe only while no process records."), "\(said)")
     }
 
+    @Test("following a log that a new recording replaces stops with a sentence, rather than wait on the former file")
+    func followedLogReplaced() async throws {
+        let log = scratch.file("replaced.reactorlog")
+        #expect(try await Tool.run(["demo", "--out", log]).status == 0)
+        let output = Pipe()
+        let errors = scratch.file("follow.err")
+        let follow = try ChildProcess(
+            Tool.products.appendingPathComponent("reactorlog").path, ["tail", log, "--follow", "-n", "1"],
+            output: .pipe(output), error: .file(errors))
+        // The last entry printed: the follow has opened the log and waits for more.
+        let printed = LineReader(output).next() ?? ""
+        #expect(printed.contains("#73"), "\((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
+        #expect(try await Tool.run(["demo", "--out", log, "--force"]).status == 0)
+        let exit = try await follow.exit()
+        let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        #expect(exit.status == 3 && !exit.signalled, "\(said)")
+        #expect(said == "reactorlog: The data file of \(log) was removed or replaced while this process still has the former one open. Run the command again to read the log now at that path.\n")
+    }
+
     func modificationDate(_ path: String) throws -> Date? {
         try FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.modificationDate] as? Date
     }
