@@ -15,6 +15,9 @@ public enum EventLogError: HintedError, Sendable, Hashable {
     /// the new file beside it in one process), and by ``EventLog/follow(_:pollInterval:)``, which would otherwise
     /// wait for entries the former file will never get.
     case replacedWhileOpen(path: String)
+    /// The log is open read-only in this process, through an ``EventLog`` not yet let go of, so the process cannot
+    /// also open it for writing (LMDB allows one environment of a log a process).
+    case readOnlyInThisProcess(path: String)
     /// A write was attempted on a log opened read-only.
     case readOnly(path: String)
     /// The log, or a stream of it, was closed.
@@ -65,6 +68,8 @@ public enum EventLogError: HintedError, Sendable, Hashable {
         case .alreadyOpen(let path, let detail): "\(path) is already open for writing (\(detail))."
         case .replacedWhileOpen(let path):
             "The data file of \(path) was removed or replaced while this process still has the former one open."
+        case .readOnlyInThisProcess(let path):
+            "\(path) is open read-only in this process, so this process cannot also open it for writing."
         case .readOnly(let path): "\(path) is open read-only, so it cannot be changed."
         case .closed(let path): "\(path) is closed."
         case .corruptEntry(let sequence, let reason): "Entry #\(sequence) is corrupt: \(reason)."
@@ -101,6 +106,7 @@ public enum EventLogError: HintedError, Sendable, Hashable {
         case .newerFormat: "Upgrade ReactorLog to read it."
         case .alreadyOpen: "Close the other writer, or open the log read-only."
         case .replacedWhileOpen: "Let go of every EventLog of the former log in this process, then open it again."
+        case .readOnlyInThisProcess: "Let go of every read-only EventLog of it (closing one is not enough), then open it for writing."
         case .readOnly: "Open it for writing to append, trim or import."
         case .closed: "Open it again to use it."
         case .corruptEntry: "Verify the log (`EventLog.verify()`) to find every damaged entry."

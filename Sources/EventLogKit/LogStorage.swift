@@ -61,7 +61,7 @@ final class LogStorage: Sendable {
             if let existing = open[key]?.storage {
                 if existing.holdsFilesAt(path) {
                     if !readOnly && existing.environment.options.readOnly {
-                        throw .alreadyOpen(path: path, detail: "read-only in this process; close that EventLog before opening it for writing")
+                        throw .readOnlyInThisProcess(path: path)
                     }
                     if !readOnly {
                         try existing.storage { () throws in

@@ -124,7 +124,7 @@ struct InspectorFailure: Error, CustomStringConvertible {
         case .corruptEntry, .corruptSnapshot, .corruptStream, .corruptIndex, .corruptMetadata, .damagedFile, .codec: .corrupt
         case .unknownStream, .invalidArgument: .invalidArgument
         case .incompatibleSchema: .schemaMismatch
-        case .alreadyOpen, .readOnly, .closed, .streamInUse, .writeFailed: .writeFailed
+        case .alreadyOpen, .readOnlyInThisProcess, .readOnly, .closed, .streamInUse, .writeFailed: .writeFailed
         }
     }
 

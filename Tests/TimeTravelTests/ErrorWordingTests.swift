@@ -9,7 +9,7 @@ import TimeTravel
 struct ErrorWordingTests {
     static let logErrors: [EventLogError] = [
         .notFound(path: "/a"), .notFound(path: ""), .notALog(path: "/a", reason: "no data.mdb"), .newerFormat(path: "/a", found: 9, supported: 7),
-        .alreadyOpen(path: "/a", detail: "pid 4"), .readOnly(path: "/a"), .closed(path: "/a"),
+        .alreadyOpen(path: "/a", detail: "pid 4"), .replacedWhileOpen(path: "/a"), .readOnlyInThisProcess(path: "/a"), .readOnly(path: "/a"), .closed(path: "/a"),
         .corruptEntry(sequence: 3, reason: "its checksum does not match"), .corruptSnapshot(stream: "s", sequence: 4, reason: "r"),
         .corruptStream(id: 1, reason: "r"), .corruptIndex(streamID: 1, block: 5, reason: "r"), .corruptMetadata(reason: "r"),
         .damagedFile(path: "/a", reason: "it is truncated"), .permissionDenied(path: "/a", reason: "its data.mdb cannot be read"),
