@@ -59,6 +59,8 @@ public final class EventLog: Sendable {
         } else {
             try LogStorage.checkDirectory(path: path, readOnly: false)
             writerLock = try WriterLock(directory: path)
+            // Now that no process can change a page: a damaged one would crash this one at its first write.
+            try LogStorage.checkPageTrees(path: path, forWriting: true)
             storage = try LogStorage.open(path: path, readOnly: false, configuration: configuration)
             writer = try LogWriter(storage: storage, configuration: configuration)
             try storage.setWriting(true)

@@ -111,7 +111,8 @@ public enum EventLogError: HintedError, Sendable, Hashable {
         case .closed: "Open it again to use it."
         case .corruptEntry: "Verify the log (`EventLog.verify()`) to find every damaged entry."
         case .corruptSnapshot, .corruptStream, .corruptIndex, .corruptMetadata: "Verify the log (`EventLog.verify()`) for details."
-        case .damagedFile: "Nothing was read; restore the log from a copy."
+        case .damagedFile:
+            "Nothing was read: restore the log from a copy, or move it aside (keep it for a bug report) and open a new log at the path."
         case .incompatibleSchema:
             "Let attach start a new generation of the stream (its default policy), or read it with the types that recorded it."
         case .unknownStream: "List its streams with `EventLog.streams()`."

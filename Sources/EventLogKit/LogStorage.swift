@@ -90,6 +90,19 @@ final class LogStorage: Sendable {
         return held == FileIdentity(path: path + "/" + LogLayout.dataFile)
     }
 
+    /// Refuses a data file with a damaged page structure before LMDB maps it (``PageTreeCheck``): LMDB follows page
+    /// numbers and node offsets without checking them, so a damaged page would crash the process, a writer on every
+    /// launch of an app whose log it is. A writer calls this once it holds `writer.lock`, when no process can change a
+    /// page, and is also refused a page that only a writer would trip on. A reader, called beside no writer, asks the
+    /// lock again before it calls a structure damaged: a writer that began meanwhile changed the pages under the walk.
+    /// Does nothing when there is no data file yet.
+    static func checkPageTrees(path: String, forWriting: Bool) throws(EventLogError) {
+        let dataPath = path + "/" + LogLayout.dataFile
+        guard case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: dataPath, forWriting: forWriting) else { return }
+        if !forWriting, WriterLock.isHeld(directory: path, tryingTheLock: true) { return }
+        throw .damagedFile(path: path, reason: "its \(LogLayout.dataFile) \(reason)")
+    }
+
     /// Refuses what is plainly not a log before LMDB sees it; creates the directory of a new log.
     static func checkDirectory(path: String, readOnly: Bool) throws(EventLogError) {
         let files = FileManager.default
@@ -134,10 +147,10 @@ final class LogStorage: Sendable {
             // A log no process is writing may come from anywhere (a bug report): check every page LMDB can reach
             // before it maps the file. A live writer's log is its own, and its pages change under a plain read: a
             // structure found damaged is asked of the lock itself before it is called so (the kernel's table, which
-            // answers first without taking a lock, once missed a live writer under a full test run's locks).
-            if readOnly, !WriterLock.isHeld(directory: path), case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: dataPath),
-               !WriterLock.isHeld(directory: path, tryingTheLock: true) {
-                throw .damagedFile(path: path, reason: "its \(LogLayout.dataFile) \(reason)")
+            // answers first without taking a lock, once missed a live writer under a full test run's locks). A
+            // writer checks once it holds the lock (``checkPageTrees(path:forWriting:)``).
+            if readOnly, !WriterLock.isHeld(directory: path) {
+                try checkPageTrees(path: path, forWriting: false)
             }
             return
         }

@@ -16,13 +16,16 @@ import Darwin
 /// value, an overflow page number (big data), or a 48-byte database record (sub-database: a named database's
 /// tree, whose root is at byte 40 and depth at byte 6).
 ///
-/// Checked: every page number within the pages the meta page declares, each page's stored number, type, bounds
-/// and node extents, overflow runs, the depth of every leaf against its tree's declared depth, that no page is
-/// reached twice (no cycles), and that free-list page numbers lie within the file.
+/// Checked: every page number within the pages the meta page declares, each page's stored number, flags (its type
+/// alone), bounds and node extents, overflow runs, the depth of every leaf against its tree's declared depth, that
+/// no page is reached twice (no cycles), and that free-list page numbers lie within the file.
 public enum PageTreeCheck {
     /// What is wrong with the structure of the data file at `path`, or `nil` when every page LMDB can reach is
-    /// sound (or the file cannot be read; ``DataFileCheck`` reports that).
-    public static func problem(inDataFile path: String) -> DataFileCheck.Problem? {
+    /// sound (or the file cannot be read; ``DataFileCheck`` reports that). `forWriting` asks for what a writer needs
+    /// besides: each page's flags its type alone. A reader passes over the flags LMDB acts on only when it writes,
+    /// but a writer takes a page marked dirty (0x10) for one of its own transaction and writes into it in place,
+    /// through a read-only map.
+    public static func problem(inDataFile path: String, forWriting: Bool = false) -> DataFileCheck.Problem? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -33,7 +36,7 @@ public enum PageTreeCheck {
         let size = Int(status.st_size)
         guard let map = mmap(nil, size, PROT_READ, MAP_SHARED, descriptor, 0), map != MAP_FAILED else { return nil }
         defer { munmap(map, size) }
-        var walker = Walker(file: UnsafeRawBufferPointer(start: map, count: size))
+        var walker = Walker(file: UnsafeRawBufferPointer(start: map, count: size), flagsRead: forWriting ? .max : Walker.readersFlags)
         do {
             try walker.walkAll()
             return nil
@@ -58,8 +61,17 @@ public enum PageTreeCheck {
         /// The page read last.
         var buffer = UnsafeRawBufferPointer(start: nil, count: 0)
 
-        init(file: UnsafeRawBufferPointer) {
+        /// The page flags checked against a page's type: ``readersFlags`` for a reader, all of them for a writer.
+        let flagsRead: UInt16
+
+        /// The flags LMDB reads a page by: branch (0x01), leaf (0x02), overflow (0x04) and keys of a fixed size (0x20).
+        /// The others it acts on only when it writes: dirty (0x10, set in memory only, cleared before a page is
+        /// written), a sub-page (0x40, of a sorted duplicate), loose and kept (0x4000, 0x8000, in memory only).
+        static let readersFlags: UInt16 = 0x01 | 0x02 | 0x04 | 0x20
+
+        init(file: UnsafeRawBufferPointer, flagsRead: UInt16) {
             self.file = file
+            self.flagsRead = flagsRead
         }
 
         /// How many whole pages the file holds, whatever its meta pages claim.
@@ -114,8 +126,11 @@ public enum PageTreeCheck {
             try read(number, tree)
             let flags: UInt16 = Self.integer(buffer, 10)
             let lower = Int(Self.integer(buffer, 12) as UInt16), upper = Int(Self.integer(buffer, 14) as UInt16)
-            let isBranch = flags & 0x01 != 0, isLeaf = flags & 0x02 != 0
-            guard isBranch != isLeaf, flags & 0x04 == 0 else {
+            // Its type alone: another flag changes how LMDB reads the page (keys of a fixed size) or, for a writer,
+            // whether it copies the page before changing it (``readersFlags``).
+            let type = flags & flagsRead
+            let isBranch = type == 0x01, isLeaf = type == 0x02
+            guard isBranch || isLeaf else {
                 throw Failure(reason: "page \(number) of \(tree) is neither a branch nor a leaf page (flags \(flags))")
             }
             guard isLeaf == (level == depth) else {
@@ -199,7 +214,7 @@ public enum PageTreeCheck {
             try read(first, tree)
             let flags: UInt16 = Self.integer(buffer, 10)
             let pages = UInt64(Self.integer(buffer, 12) as UInt32)
-            guard flags & 0x04 != 0, pages >= 1, first + pages - 1 <= lastPage else {
+            guard flags & flagsRead == 0x04, pages >= 1, first + pages - 1 <= lastPage else {
                 throw Failure(reason: "overflow page \(first) of \(tree) is damaged")
             }
             guard UInt64(size) <= pages * UInt64(pageSize) - 16 else {

@@ -100,6 +100,7 @@ struct InspectorFailure: Error, CustomStringConvertible {
         case .corruptSnapshot, .corruptStream, .corruptIndex, .corruptMetadata: "Run `reactorlog verify` for details."
         case .unknownStream: "Run `reactorlog info` to list its streams."
         case .replacedWhileOpen: "Run the command again to read the log now at that path."
+        case .damagedFile: "Nothing was read; restore the log from a copy."
         default: nil
         }
     }

@@ -155,6 +155,41 @@ struct BadInputTests {
         try env.write { txn in try body(txn, database) }
     }
 
+    @Test("a page a writer would write into in place is refused for writing, not a crash at the first commit; the log set aside still reads")
+    func pageOnlyAWriterTripsOn() throws {
+        let path = try logOfOneEntry("dirty.reactorlog")
+        // Every leaf page marked dirty (0x10 in its flags, byte 10 of a page; 0x02 a leaf), a flag LMDB keeps in
+        // memory: before, the app's writer took such a page for one of its own transaction and wrote into it in place,
+        // through LMDB's read-only map, SIGSEGV at its first commit, at every launch.
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb")))
+        for page in 2..<bytes.count / 4096 where bytes[page * 4096 + 10] == 0x02 { bytes[page * 4096 + 10] |= 0x10 }
+        try Data(bytes).write(to: URL(fileURLWithPath: path + "/data.mdb"))
+        let error = #expect(throws: EventLogError.self) {
+            let log = try EventLog.open(at: path)
+            try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: 0).append(.action, "buy", caseName: "buy")
+            try log.flush()
+        }
+        expectOneLine(error)
+        guard case .damagedFile(_, let reason)? = error else {
+            Issue.record("expected damagedFile, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("is neither a branch nor a leaf page (flags 18)"), "\(reason)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb")) == Data(bytes), "the damaged log is left as it was")
+        // What FIELD.md has an app do: set the log aside for a bug report and record into a new one at the path.
+        let shown = try DocumentedCode.swiftBlocks(of: "docs/FIELD.md", after: "Nor does a damaged data file", before: "- Retention runs")
+        let file = try DocumentedCode.file("Tests/EventLogKitTests/BadInputTests.swift")
+        #expect(shown.count == 1 && DocumentedCode.holds(file, shown[0]), "BadInputTests.swift lacks FIELD.md's openAppLog")
+        let log = try openAppLog(at: path, configuration: EventLogConfiguration())
+        try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: 0).append(.action, "sell", caseName: "sell")
+        try log.close()
+        #expect(try EventLog.openReadOnly(at: path).readEntries(EntryQuery()).map(\.caseName) == ["opened", "sell"])
+        // A reader passes over the flag, which changes nothing it reads.
+        let name = (path as NSString).lastPathComponent + ".damaged-"
+        let aside = try #require(try FileManager.default.contentsOfDirectory(atPath: scratch.path).first { $0.hasPrefix(name) })
+        #expect(try EventLog.openReadOnly(at: scratch.file(aside)).readEntries(EntryQuery()).map(\.caseName) == ["opened", "buy"])
+    }
+
     @Test("a log whose format version is lost or not a number is damaged, not 'not a ReactorLog log': one damaged byte in the metadata's page did it", arguments: [
         (nil, "its metadata has no format version, though it holds entries"),
         ("7x", "its format version '7x' is not a number"),
@@ -380,5 +415,17 @@ struct BadInputTests {
             let attributes = try FileManager.default.attributesOfItem(atPath: path + file)
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == mode, "\(file)")
         }
+    }
+}
+
+/// docs/FIELD.md's opening of an app's log, verbatim: a log whose file is damaged is set aside, kept for a bug
+/// report, and a new one opened at the path.
+func openAppLog(at path: String, configuration: EventLogConfiguration) throws -> EventLog {
+    do {
+        return try EventLog.open(at: path, configuration: configuration)
+    } catch .damagedFile {
+        let aside = path + ".damaged-\(Int(Date().timeIntervalSince1970))"   // keep it for a bug report
+        try FileManager.default.moveItem(atPath: path, toPath: aside)
+        return try EventLog.open(at: path, configuration: configuration)
     }
 }

@@ -206,6 +206,31 @@ struct FormatReaderTests {
         #expect(refused >= 2, "\(branches)")
     }
 
+    @Test("page flags: a page of fixed-size keys is refused, as the inspector refuses it; flags LMDB acts on only when it writes are read past, as the inspector reads them")
+    func pageFlags() async throws {
+        let log = scratch.file("flags.reactorlog")
+        #expect(try await Tool.run(["demo", "--out", log]).status == 0)
+        let data = try Data(contentsOf: URL(fileURLWithPath: log + "/data.mdb"))
+        let expected = try await read([log])
+        for flag: UInt8 in [0x20, 0x10, 0x40] {
+            // Every leaf page (0x02 in the flags at byte 10), reached or left over.
+            var bytes = data
+            for page in 2..<data.count / 4096 where data[page * 4096 + 10] == 0x02 { bytes[page * 4096 + 10] |= flag }
+            let copy = scratch.file("flags-\(flag).reactorlog")
+            try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)
+            try bytes.write(to: URL(fileURLWithPath: copy + "/data.mdb"))
+            let result = try await read([copy])
+            let inspector = try await Tool.run(["info", copy])
+            if flag == 0x20 {
+                #expect(result.status == 1 && result.error.contains("is neither a branch nor a leaf page (flags \(2 | Int(flag)))"), "\(result.error)")
+                #expect(inspector.status == 5 && inspector.error.contains("is neither a branch nor a leaf page"), "\(inspector.error)")
+            } else {
+                #expect(result.status == 0 && result.output == expected.output, "flag \(flag): \(result.error)")
+                #expect(inspector.status == 0, "flag \(flag): \(inspector.error)")
+            }
+        }
+    }
+
     @Test("an index block's checksum covers its key from format version 8: a key moved by one is a mismatch; the blocks of version 6, sealed over their items alone, read")
     func indexSeals() async throws {
         let path = scratch.file("moved.reactorlog")

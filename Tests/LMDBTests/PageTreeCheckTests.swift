@@ -84,4 +84,29 @@ struct PageTreeCheckTests {
         }
         #expect(reason == "has a damaged page structure (a database whose name is damaged declares an impossible depth 0)", "\(reason)")
     }
+    @Test("a page marked with a flag LMDB acts on only when it writes is refused for writing and read on; a page of fixed-size keys is refused for both")
+    func flagsOnlyAWriterActsOn() throws {
+        let (_, bytes) = try fileEndingInOverflowPages()
+        // The leaf page of "values" (flags at byte 10, 0x02 a leaf) holding both keys: the first commit's copy, with
+        // "small" alone, is no longer reached.
+        let leaf = try #require((2..<bytes.count / 4096).first { page in
+            let contents = bytes[page * 4096..<(page + 1) * 4096]
+            return bytes[page * 4096 + 10] == 0x02 && contents.firstRange(of: Array("small".utf8)) != nil
+                && contents.firstRange(of: Array("large".utf8)) != nil
+        })
+        for (flag, reading) in [(UInt8(0x10), true), (0x40, true), (0x08, true), (0x20, false)] {
+            var marked = bytes
+            marked[leaf * 4096 + 10] |= flag
+            let path = scratch.file("flag-\(flag).mdb")
+            try Data(marked).write(to: URL(fileURLWithPath: path))
+            // Dirty (0x10): before, a writer took the page for one of its own transaction and wrote into it in place,
+            // through LMDB's read-only map: SIGSEGV at the first commit.
+            guard case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: path, forWriting: true) else {
+                Issue.record("a page flagged \(flag) passed for writing")
+                continue
+            }
+            #expect(reason == "has a damaged page structure (page \(leaf) of database 'values' is neither a branch nor a leaf page (flags \(2 | Int(flag))))")
+            #expect((PageTreeCheck.problem(inDataFile: path) == nil) == reading, "flag \(flag) for reading")
+        }
+    }
 }

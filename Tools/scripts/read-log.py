@@ -419,6 +419,11 @@ def writer_holds(path):
         os.close(descriptor)
 
 
+# The page flags LMDB reads a page by: branch, leaf, overflow, keys of a fixed size. The others it acts on only when
+# it writes, which this reader never does.
+READ_FLAGS = 0x01 | 0x02 | 0x04 | 0x20
+
+
 def check_page_trees(data_path, page_size, last_page, roots):
     """Walks every tree LMDB can reach from the current meta page and checks each page before LMDB reads it, since
     LMDB follows page numbers and node offsets unchecked (docs/FORMAT.md, "Before mapping a file"). `roots` are the
@@ -446,7 +451,7 @@ def check_page_trees(data_path, page_size, last_page, roots):
     def overflow(first, size, tree):
         body = page(first, tree)
         flags, (count,) = struct.unpack_from("<H", body, 10)[0], struct.unpack_from("<I", body, 12)
-        if not flags & 0x04 or count < 1 or first + count - 1 > last_page:
+        if flags & READ_FLAGS != 0x04 or count < 1 or first + count - 1 > last_page:
             raise ValueError(f"overflow page {first} of {tree} is damaged")
         if size > count * page_size - 16:
             raise ValueError(f"a value of {size} bytes in {tree} does not fit its {count} overflow pages")
@@ -467,8 +472,9 @@ def check_page_trees(data_path, page_size, last_page, roots):
             number, level = pending.pop()
             body = page(number, tree)
             flags, lower, upper = struct.unpack_from("<HHH", body, 10)
-            branch, leaf = bool(flags & 0x01), bool(flags & 0x02)
-            if branch == leaf or flags & 0x04:
+            # The type alone among the flags LMDB reads a page by (READ_FLAGS).
+            branch, leaf = flags & READ_FLAGS == 0x01, flags & READ_FLAGS == 0x02
+            if not (branch or leaf):
                 raise ValueError(f"page {number} of {tree} is neither a branch nor a leaf page (flags {flags})")
             if leaf != (level == depth):
                 raise ValueError(f"page {number} of {tree} is a {'leaf' if leaf else 'branch'} page at level {level} of {depth}")
