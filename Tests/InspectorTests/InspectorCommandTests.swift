@@ -530,9 +530,17 @@ struct InspectorCommandTests {
         // It is the first such step: from the one before, the state it starts from is rebuilt through the damage.
         let early = try await reactorlog("pack", path, "--from", "\(after - 1)", "--out", scratch.file("early.pack"))
         #expect(early.status == 5 && early.error.contains("pack the entries after the damage (--from \(after)), or copy"), "\(early.error)")
-        // Without the reducer an export starts from a recorded state: the step the hint names packs there too.
+        // Without the reducer (example-inspector knows only the search reactor) an export starts from a recorded state:
+        // from the snapshot after the damage, which is the step the hint names, unless a snapshot lies inside the
+        // damaged block (1 run in about 40: blocks follow the recording's clock), which holds the state the reducer
+        // goes on from sooner. Then this inspector's own hint names the later step, which packs.
         let generic = try await Tool.run("example-inspector", ["pack", path, "--from", "\(after)", "--out", scratch.file("generic.pack")])
-        #expect(generic.status == 0, "\(generic.error)")
+        if generic.status != 0 {
+            let own = try #require(generic.error.firstMatch(of: /--from (\d+)/).flatMap { Int($0.1) }, "\(generic.error)")
+            #expect(generic.status == 5 && own > after, "\(generic.error)")
+            let packed = try await Tool.run("example-inspector", ["pack", path, "--from", "\(own)", "--out", scratch.file("generic.pack")])
+            #expect(packed.status == 0, "\(packed.error)")
+        }
     }
 
     @Test("with the stream index damaged over a damaged block too, no state is shown that may be wrong, and the range the pack hint names packs")
