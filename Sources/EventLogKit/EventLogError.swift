@@ -121,6 +121,8 @@ public enum EventLogError: HintedError, Sendable, Hashable {
         case .writeFailed: "Free disk space or raise maxMapSize, then reopen the log."
         case .storage(_, let error) where error.isBadHandle:
             "A writer of a newer ReactorLog converted the log while it was open here; open it again."
+        case .storage(_, let error) where error.isCorrupted:
+            "LMDB found the data file damaged where it read; verify the log (`EventLog.verify()`) to learn what can still be read."
         case .storage: "Check the path's permissions and free space."
         }
     }

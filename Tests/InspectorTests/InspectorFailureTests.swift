@@ -1,4 +1,5 @@
 import EventLogKit
+import LMDB
 @testable import ReactorLogInspector
 import Testing
 import TimeTravel
@@ -19,6 +20,10 @@ struct InspectorFailureTests {
             (TimeTravelError.noRecordedStates(stream: "s", from: 2, through: 9), "Run an inspector that knows the reactor, or record snapshots more often.", .bisectFailed),
             (TimeTravelError.schemaMismatch(what: "Mutation #3 (bumpValue)", detail: "unknown case"), "Run an inspector built from the app version that recorded it", .schemaMismatch),
             (EventLogError.newerFormat(path: "/a", found: 9, supported: 7), EventLogError.newerFormat(path: "/a", found: 9, supported: 7).hint, .newerFormat),
+            (EventLogError.damagedFile(path: "/a", reason: "it is truncated"), "Nothing was read; restore the log from a copy.", .corrupt),
+            // A page LMDB did not find (MDB_PAGE_NOTFOUND): damage, exit 5, where it was "cannot open", exit 3.
+            (EventLogError.storage(path: "/a", LMDBError(code: -30797, operation: "mdb_cursor_get")), "run `reactorlog verify` to learn what can still be read.", .corrupt),
+            (EventLogError.storage(path: "/a", LMDBError(code: 12, operation: "mdb_env_open")), "Check the path's permissions and free space.", .cannotOpen),
         ]
         for (error, hint, exit) in cases {
             let failure = InspectorFailure(error)

@@ -17,7 +17,7 @@ struct ErrorWordingTests {
         .streamInUse(name: "s"), .invalidArgument("The limit must be positive."), .codec("Entry #3 does not decode."),
         .incompatibleSchema(stream: "s", recorded: "f1", current: "f2", problem: "a case was renamed"),
         .writeFailed(path: "/a", lastCommitted: 9, unwritten: 2, underlying: "No space left on device"),
-        .storage(path: "/a", LMDBError.dropped("entries")),
+        .storage(path: "/a", LMDBError.dropped("entries")), .storage(path: "/a", LMDBError(code: -30797, operation: "mdb_cursor_get")),
     ]
 
     static let timeTravelErrors: [TimeTravelError] = [
@@ -39,6 +39,8 @@ struct ErrorWordingTests {
         }
         #expect(EventLogError.corruptEntry(sequence: 3, reason: "r").hint.contains("EventLog.verify()"))
         #expect(EventLogError.unknownStream(name: "nope").hint.contains("EventLog.streams()"))
+        // A page LMDB did not find (MDB_PAGE_NOTFOUND) is damage, not a matter of permissions or free space.
+        #expect(EventLogError.storage(path: "/a", LMDBError(code: -30797, operation: "mdb_cursor_get")).hint.hasPrefix("LMDB found the data file damaged"))
         #expect(TimeTravelError.log(.unknownStream(name: "nope")).description == EventLogError.unknownStream(name: "nope").description)
         #expect(TimeTravelError.needsReducer(step: 5, stream: "s", nearest: []).hint.hasPrefix("Travel with a replayer"))
     }
