@@ -131,6 +131,10 @@ public enum PageTreeCheck {
             let type = flags & flagsRead
             let isBranch = type == 0x01, isLeaf = type == 0x02
             guard isBranch || isLeaf else {
+                let kind = flags & Self.readersFlags
+                if kind == 0x01 || kind == 0x02 {
+                    throw Failure(reason: "page \(number) of \(tree) is marked with flags no page on disk has (\(flags)), which a writer would act on")
+                }
                 throw Failure(reason: "page \(number) of \(tree) is neither a branch nor a leaf page (flags \(flags))")
             }
             guard isLeaf == (level == depth) else {

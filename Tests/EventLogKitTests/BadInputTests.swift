@@ -174,7 +174,7 @@ struct BadInputTests {
             Issue.record("expected damagedFile, got \(String(describing: error))")
             return
         }
-        #expect(reason.contains("is neither a branch nor a leaf page (flags 18)"), "\(reason)")
+        #expect(reason.contains("is marked with flags no page on disk has (18), which a writer would act on"), "\(reason)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb")) == Data(bytes), "the damaged log is left as it was")
         // What FIELD.md has an app do: set the log aside for a bug report and record into a new one at the path.
         let shown = try DocumentedCode.swiftBlocks(of: "docs/FIELD.md", after: "Nor does a damaged data file", before: "- Retention runs")
@@ -188,6 +188,21 @@ struct BadInputTests {
         let name = (path as NSString).lastPathComponent + ".damaged-"
         let aside = try #require(try FileManager.default.contentsOfDirectory(atPath: scratch.path).first { $0.hasPrefix(name) })
         #expect(try EventLog.openReadOnly(at: scratch.file(aside)).readEntries(EntryQuery()).map(\.caseName) == ["opened", "buy"])
+    }
+
+    @Test("an app's log cut too short to tell what it was is set aside too, by FIELD.md's opening, and recording goes on")
+    func appLogCutShort() throws {
+        let path = try logOfOneEntry("cut.reactorlog")
+        let data = try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb"))
+        try data.prefix(100).write(to: URL(fileURLWithPath: path + "/data.mdb"))
+        guard case .notALog? = #expect(throws: EventLogError.self, performing: { try EventLog.open(at: path) }) else { return }
+        let log = try openAppLog(at: path, configuration: EventLogConfiguration())
+        try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: 0).append(.action, "sell", caseName: "sell")
+        try log.close()
+        #expect(try EventLog.openReadOnly(at: path).readEntries(EntryQuery()).map(\.caseName) == ["opened", "sell"])
+        let name = (path as NSString).lastPathComponent + ".damaged-"
+        let aside = try #require(try FileManager.default.contentsOfDirectory(atPath: scratch.path).first { $0.hasPrefix(name) })
+        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.file(aside) + "/data.mdb")) == data.prefix(100), "set aside as it was")
     }
 
     @Test("a log whose format version is lost or not a number is damaged, not 'not a ReactorLog log': one damaged byte in the metadata's page did it", arguments: [
@@ -423,7 +438,7 @@ struct BadInputTests {
 func openAppLog(at path: String, configuration: EventLogConfiguration) throws -> EventLog {
     do {
         return try EventLog.open(at: path, configuration: configuration)
-    } catch .damagedFile {
+    } catch .damagedFile, .notALog {   // damaged, or cut too short to tell
         let aside = path + ".damaged-\(Int(Date().timeIntervalSince1970))"   // keep it for a bug report
         try FileManager.default.moveItem(atPath: path, toPath: aside)
         return try EventLog.open(at: path, configuration: configuration)

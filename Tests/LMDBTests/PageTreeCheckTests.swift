@@ -105,7 +105,10 @@ struct PageTreeCheckTests {
                 Issue.record("a page flagged \(flag) passed for writing")
                 continue
             }
-            #expect(reason == "has a damaged page structure (page \(leaf) of database 'values' is neither a branch nor a leaf page (flags \(2 | Int(flag))))")
+            let shape = reading
+                ? "is marked with flags no page on disk has (\(2 | Int(flag))), which a writer would act on"
+                : "is neither a branch nor a leaf page (flags \(2 | Int(flag)))"
+            #expect(reason == "has a damaged page structure (page \(leaf) of database 'values' \(shape))")
             #expect((PageTreeCheck.problem(inDataFile: path) == nil) == reading, "flag \(flag) for reading")
         }
     }
