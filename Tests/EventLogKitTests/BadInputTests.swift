@@ -155,6 +155,17 @@ struct BadInputTests {
         try env.write { txn in try body(txn, database) }
     }
 
+    /// Opens the log at `path` as FIELD.md's `openAppLog` does, records an action into a new log there, and returns
+    /// where the former log was set aside.
+    func recordThroughOpenAppLog(at path: String) throws -> String {
+        let log = try openAppLog(at: path, configuration: EventLogConfiguration())
+        try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: 0).append(.action, "sell", caseName: "sell")
+        try log.close()
+        #expect(try EventLog.openReadOnly(at: path).readEntries(EntryQuery()).map(\.caseName) == ["opened", "sell"])
+        let name = (path as NSString).lastPathComponent + ".damaged-"
+        return scratch.file(try #require(try FileManager.default.contentsOfDirectory(atPath: scratch.path).first { $0.hasPrefix(name) }))
+    }
+
     @Test("a page a writer would write into in place is refused for writing, not a crash at the first commit; the log set aside still reads")
     func pageOnlyAWriterTripsOn() throws {
         let path = try logOfOneEntry("dirty.reactorlog")
@@ -180,14 +191,9 @@ struct BadInputTests {
         let shown = try DocumentedCode.swiftBlocks(of: "docs/FIELD.md", after: "Nor does a damaged data file", before: "- Retention runs")
         let file = try DocumentedCode.file("Tests/EventLogKitTests/BadInputTests.swift")
         #expect(shown.count == 1 && DocumentedCode.holds(file, shown[0]), "BadInputTests.swift lacks FIELD.md's openAppLog")
-        let log = try openAppLog(at: path, configuration: EventLogConfiguration())
-        try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: 0).append(.action, "sell", caseName: "sell")
-        try log.close()
-        #expect(try EventLog.openReadOnly(at: path).readEntries(EntryQuery()).map(\.caseName) == ["opened", "sell"])
+        let aside = try recordThroughOpenAppLog(at: path)
         // A reader passes over the flag, which changes nothing it reads.
-        let name = (path as NSString).lastPathComponent + ".damaged-"
-        let aside = try #require(try FileManager.default.contentsOfDirectory(atPath: scratch.path).first { $0.hasPrefix(name) })
-        #expect(try EventLog.openReadOnly(at: scratch.file(aside)).readEntries(EntryQuery()).map(\.caseName) == ["opened", "buy"])
+        #expect(try EventLog.openReadOnly(at: aside).readEntries(EntryQuery()).map(\.caseName) == ["opened", "buy"])
     }
 
     @Test("an app's log cut too short to tell what it was is set aside too, by FIELD.md's opening, and recording goes on")
@@ -196,13 +202,8 @@ struct BadInputTests {
         let data = try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb"))
         try data.prefix(100).write(to: URL(fileURLWithPath: path + "/data.mdb"))
         guard case .notALog? = #expect(throws: EventLogError.self, performing: { try EventLog.open(at: path) }) else { return }
-        let log = try openAppLog(at: path, configuration: EventLogConfiguration())
-        try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: 0).append(.action, "sell", caseName: "sell")
-        try log.close()
-        #expect(try EventLog.openReadOnly(at: path).readEntries(EntryQuery()).map(\.caseName) == ["opened", "sell"])
-        let name = (path as NSString).lastPathComponent + ".damaged-"
-        let aside = try #require(try FileManager.default.contentsOfDirectory(atPath: scratch.path).first { $0.hasPrefix(name) })
-        #expect(try Data(contentsOf: URL(fileURLWithPath: scratch.file(aside) + "/data.mdb")) == data.prefix(100), "set aside as it was")
+        let aside = try recordThroughOpenAppLog(at: path)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: aside + "/data.mdb")) == data.prefix(100), "set aside as it was")
     }
 
     @Test("a log whose format version is lost or not a number is damaged, not 'not a ReactorLog log': one damaged byte in the metadata's page did it", arguments: [
