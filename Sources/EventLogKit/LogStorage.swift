@@ -135,12 +135,19 @@ final class LogStorage: Sendable {
             if let kind = Self.kind(of: status) {
                 throw .notALog(path: path, reason: "its \(LogLayout.dataFile) is \(kind), not a file")
             }
+            // A directory a writer of ReactorLog opened holds its `writer.lock`: there a data file too short or not
+            // LMDB is damage to a log (a file cut short, a first launch killed as it began the file), which an app
+            // sets aside, not another program's directory, which it must leave alone.
+            let written = access(path + "/" + LogLayout.writerLockFile, F_OK) == 0
+            func refuse(_ reason: String) -> EventLogError {
+                written ? .damagedFile(path: path, reason: reason) : .notALog(path: path, reason: reason)
+            }
             let size = Int(status.st_size)
             if size < 8192 {
-                throw .notALog(path: path, reason: "its \(LogLayout.dataFile) is \(size == 0 ? "empty" : "truncated (\(size) bytes)")")
+                throw refuse("its \(LogLayout.dataFile) is \(size == 0 ? "empty" : "truncated (\(size) bytes)")")
             }
             switch DataFileCheck.problem(inDataFile: dataPath) {
-            case .notLMDB(let reason)?: throw .notALog(path: path, reason: "its \(LogLayout.dataFile) \(reason)")
+            case .notLMDB(let reason)?: throw refuse("its \(LogLayout.dataFile) \(reason)")
             case .damaged(let reason)?: throw .damagedFile(path: path, reason: "its \(LogLayout.dataFile) \(reason)")
             case nil: break
             }

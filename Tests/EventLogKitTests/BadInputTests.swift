@@ -196,14 +196,21 @@ struct BadInputTests {
         #expect(try EventLog.openReadOnly(at: aside).readEntries(EntryQuery()).map(\.caseName) == ["opened", "buy"])
     }
 
-    @Test("an app's log cut too short to tell what it was is set aside too, by FIELD.md's opening, and recording goes on")
-    func appLogCutShort() throws {
-        let path = try logOfOneEntry("cut.reactorlog")
+    @Test("an app's log cut to a few bytes, or to none, is damaged, not 'not a log', where a writer left its lock file: set aside by FIELD.md's opening, and recording goes on", arguments: [100, 0])
+    func appLogCutShort(size: Int) throws {
+        let path = try logOfOneEntry("cut-\(size).reactorlog")
         let data = try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb"))
-        try data.prefix(100).write(to: URL(fileURLWithPath: path + "/data.mdb"))
-        guard case .notALog? = #expect(throws: EventLogError.self, performing: { try EventLog.open(at: path) }) else { return }
+        try data.prefix(size).write(to: URL(fileURLWithPath: path + "/data.mdb"))
+        // Before, `notALog`: an app that caught `damagedFile` alone stopped recording at every launch.
+        let error = #expect(throws: EventLogError.self) { try EventLog.open(at: path) }
+        #expect(error == .damagedFile(path: path, reason: "its data.mdb is \(size == 0 ? "empty" : "truncated (100 bytes)")"))
+        // Without ReactorLog's lock file the directory could be another program's: not a log, left alone.
+        let foreign = scratch.file("foreign-\(size)")
+        try FileManager.default.createDirectory(atPath: foreign, withIntermediateDirectories: false)
+        try data.prefix(size).write(to: URL(fileURLWithPath: foreign + "/data.mdb"))
+        guard case .notALog? = #expect(throws: EventLogError.self, performing: { try EventLog.open(at: foreign) }) else { return }
         let aside = try recordThroughOpenAppLog(at: path)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: aside + "/data.mdb")) == data.prefix(100), "set aside as it was")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: aside + "/data.mdb")) == data.prefix(size), "set aside as it was")
     }
 
     @Test("a log whose format version is lost or not a number is damaged, not 'not a ReactorLog log': one damaged byte in the metadata's page did it", arguments: [
@@ -439,7 +446,7 @@ struct BadInputTests {
 func openAppLog(at path: String, configuration: EventLogConfiguration) throws -> EventLog {
     do {
         return try EventLog.open(at: path, configuration: configuration)
-    } catch .damagedFile, .notALog {   // damaged, or cut too short to tell
+    } catch .damagedFile {
         let aside = path + ".damaged-\(Int(Date().timeIntervalSince1970))"   // keep it for a bug report
         try FileManager.default.moveItem(atPath: path, toPath: aside)
         return try EventLog.open(at: path, configuration: configuration)
