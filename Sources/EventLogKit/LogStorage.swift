@@ -138,9 +138,9 @@ final class LogStorage: Sendable {
             // A directory a writer of ReactorLog opened holds its `writer.lock`: there a data file too short or not
             // LMDB is damage to a log (a file cut short, a first launch killed as it began the file), which an app
             // sets aside, not another program's directory, which it must leave alone.
-            let written = access(path + "/" + LogLayout.writerLockFile, F_OK) == 0
             func refuse(_ reason: String) -> EventLogError {
-                written ? .damagedFile(path: path, reason: reason) : .notALog(path: path, reason: reason)
+                let written = access(path + "/" + LogLayout.writerLockFile, F_OK) == 0
+                return written ? .damagedFile(path: path, reason: reason) : .notALog(path: path, reason: reason)
             }
             let size = Int(status.st_size)
             if size < 8192 {

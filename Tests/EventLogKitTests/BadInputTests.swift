@@ -172,9 +172,7 @@ struct BadInputTests {
         // Every leaf page marked dirty (0x10 in its flags, byte 10 of a page; 0x02 a leaf), a flag LMDB keeps in
         // memory: before, the app's writer took such a page for one of its own transaction and wrote into it in place,
         // through LMDB's read-only map, SIGSEGV at its first commit, at every launch.
-        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb")))
-        for page in 2..<bytes.count / 4096 where bytes[page * 4096 + 10] == 0x02 { bytes[page * 4096 + 10] |= 0x10 }
-        try Data(bytes).write(to: URL(fileURLWithPath: path + "/data.mdb"))
+        let bytes = try LogDamage.markLeafPages(of: path + "/data.mdb", with: 0x10)
         let error = #expect(throws: EventLogError.self) {
             let log = try EventLog.open(at: path)
             try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: 0).append(.action, "buy", caseName: "buy")
@@ -186,7 +184,7 @@ struct BadInputTests {
             return
         }
         #expect(reason.contains("is marked with flags no page on disk has (18), which a writer would act on"), "\(reason)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb")) == Data(bytes), "the damaged log is left as it was")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb")) == bytes, "the damaged log is left as it was")
         // What FIELD.md has an app do: set the log aside for a bug report and record into a new one at the path.
         let shown = try DocumentedCode.swiftBlocks(of: "docs/FIELD.md", after: "Nor does a damaged data file", before: "- Retention runs")
         let file = try DocumentedCode.file("Tests/EventLogKitTests/BadInputTests.swift")

@@ -96,4 +96,14 @@ extension LogDamage {
         }
         throw CocoaError(.fileReadCorruptFile)
     }
+
+    /// Sets bits `flag` in the flags (byte 10) of every leaf page (flags 0x02, reached or left over) of the data file at
+    /// `source`, and writes the result to `destination` (the source itself when `nil`); returns the bytes written.
+    @discardableResult
+    public static func markLeafPages(of source: String, with flag: UInt8, writingTo destination: String? = nil) throws -> Data {
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+        for page in 2..<bytes.count / 4096 where bytes[page * 4096 + 10] == 0x02 { bytes[page * 4096 + 10] |= flag }
+        try bytes.write(to: URL(fileURLWithPath: destination ?? source))
+        return bytes
+    }
 }
