@@ -527,7 +527,7 @@ final class LogWriter: @unchecked Sendable {
             case .failure(let error):
                 let stopped = EventLogError.writeFailed(
                     path: storage.path, lastCommitted: lastCommittedSequence,
-                    unwritten: unwritten + queuedEntries, underlying: Self.reason(error))
+                    unwritten: unwritten + queuedEntries, underlying: Self.reason(error, path: storage.path))
                 failure = stopped
                 failed = asyncWaiters.map(\.continuation)
                 asyncWaiters.removeAll()
@@ -624,9 +624,21 @@ final class LogWriter: @unchecked Sendable {
         _ = try? storage.reloadStreams()
     }
 
-    private static func reason(_ error: EventLogError) -> String {
-        if case .storage(_, let lmdb) = error { return lmdb.description }
-        return error.description
+    /// Why a commit failed, for ``EventLogError/writeFailed(path:lastCommitted:unwritten:underlying:)``: LMDB's words,
+    /// and where the file system refused a write, the room it has left. A write cut short (a disk that filled as LMDB
+    /// wrote a page) reaches LMDB as an I/O error, which alone reads as a broken disk.
+    private static func reason(_ error: EventLogError, path: String) -> String {
+        guard case .storage(_, let lmdb) = error else { return error.description }
+        guard [EIO, ENOSPC, EFBIG, EDQUOT].contains(lmdb.code), let free = freeSpace(at: path) else { return lmdb.description }
+        return "\(lmdb.description), with \(free) free on its file system"
+    }
+
+    /// The bytes an unprivileged process may still write on the file system holding `path`, in words.
+    private static func freeSpace(at path: String) -> String? {
+        var status = statvfs()
+        guard statvfs(path, &status) == 0 else { return nil }
+        let bytes = UInt64(status.f_bavail) * UInt64(status.f_frsize)
+        return bytes < 1 << 20 ? "\(bytes) bytes" : bytes < 1 << 30 ? "\(bytes >> 20) MiB" : "\(bytes >> 30) GiB"
     }
 
     /// What a commit wrote: its last sequence number, whether maintenance remains (`nil` when no step ran), and how

@@ -28,6 +28,29 @@ struct CrashTests {
         }
     }
 
+    @Test("a writer whose disk fills stops with one error naming what is committed, which is intact; reopened, it appends on")
+    func diskFills() throws {
+        let scratch = ScratchDirectory()
+        let path = scratch.file("full.reactorlog")
+        // 2 MiB: a real write failure from the file system (EFBIG, as ENOSPC on a full disk), not LMDB's map limit.
+        let filling = try CrashWriterProcess(log: path, durability: .grouped, run: 1, fileSizeLimit: 2048)
+        let (exit, errors) = filling.waitForEnd()
+        #expect(!exit.signalled && exit.status == 1, "\(exit)")
+        // The limit cut a page's write short, which LMDB reports as an I/O error: the sentence adds the room left.
+        #expect(errors.contains("failed:") && errors.contains("free on its file system") && errors.contains("are committed and intact"), "\(errors)")
+        #expect(errors.split(separator: "\n").count == 1, "\(errors)")
+        #expect(filling.lastAck > 0)
+        try check(path: path, acknowledged: filling.lastAck, run: 1)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.size] as? Int)
+        #expect(size <= 2048 << 10)
+
+        let resumed = try CrashWriterProcess(log: path, durability: .grouped, run: 2)
+        _ = try resumed.waitForAcks(5)
+        resumed.kill()
+        #expect(resumed.lastAck > filling.lastAck)
+        try check(path: path, acknowledged: resumed.lastAck, run: 2)
+    }
+
     /// Starts a crash writer on one log `runs` times, kills it after a random number of `acks` and a moment, and checks
     /// the log after each kill, then with `alsoCheck`.
     private func killRepeatedly(

@@ -18,11 +18,26 @@ final class CrashWriterProcess {
             .deletingLastPathComponent().appendingPathComponent("eventlog-crash-writer")
     }
 
-    /// Starts the helper appending to stream `stream` of `log`.
-    init(log: String, durability: Durability, run: Int, stream: String = "crash") throws {
-        process = try ChildProcess(
-            Self.executable.path, [log, durability.rawValue, String(run), stream], output: .pipe(output), error: .pipe(errors))
+    /// Starts the helper appending to stream `stream` of `log`. With `fileSizeLimit` (in KiB), the child may not make a
+    /// file larger, as on a disk that fills: a write past the limit fails (`EFBIG`) instead of ending the child with
+    /// `SIGXFSZ`, which the shell leaves ignored when it starts the helper.
+    init(log: String, durability: Durability, run: Int, stream: String = "crash", fileSizeLimit: Int? = nil) throws {
+        let arguments = [log, durability.rawValue, String(run), stream]
+        if let fileSizeLimit {
+            process = try ChildProcess(
+                "/bin/sh", ["-c", "trap '' XFSZ; ulimit -f \(fileSizeLimit * 2) && exec \"$0\" \"$@\"", Self.executable.path] + arguments,
+                output: .pipe(output), error: .pipe(errors))
+        } else {
+            process = try ChildProcess(Self.executable.path, arguments, output: .pipe(output), error: .pipe(errors))
+        }
         lines = LineReader(output)
+    }
+
+    /// Reads acknowledgements until the child ends by itself; returns how it ended and what it wrote to standard error.
+    func waitForEnd() -> (exit: ChildProcess.Exit, errors: String) {
+        while let line = lines.next() { acknowledge(line) }
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.waitForExit(), message)
     }
 
     /// Reads acknowledgements until `count` more have arrived; returns the latest.

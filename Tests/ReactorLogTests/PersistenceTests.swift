@@ -229,6 +229,53 @@ struct PersistenceTests {
         #expect(mutations[1].cause == nil)
     }
 
+    @Test("a log that fills up stops recording, never the reactor: it keeps working in memory and says why, and the next attach resumes from what was committed")
+    func logFillsUp() throws {
+        var configuration = EventLogConfiguration()
+        configuration.initialMapSize = 64 << 10
+        configuration.maxMapSize = 256 << 10
+        let reported = Recorder<EventLogError>()
+        configuration.onWriteFailure = { reported.append($0) }
+        let path = scratch.file("full.reactorlog")
+        let log = try EventLog.open(at: path, configuration: configuration)
+        // The README's counter: one mutation an action, reduced at once.
+        let reactor = Readme.CounterReactor()
+        try reactor.attach(to: log, stream: "counter")
+        var sent = 0
+        // The writer finds the map full; the sender learns it at its next append.
+        while reactor.logFailure == nil && sent < 1_000_000 {
+            reactor.send(.increase)
+            sent += 1
+        }
+        for _ in 0..<10_000 { reactor.send(.increase) }
+        #expect(reactor.currentState.value == sent + 10_000)
+        guard case .writeFailed(_, let lastCommitted, _, _)? = reactor.logFailure else {
+            Issue.record("the reactor's failure is \(String(describing: reactor.logFailure)), not writeFailed")
+            return
+        }
+        #expect(reported.count == 1)
+        #expect(throws: EventLogError.self) { try log.flush() }
+        #expect(throws: EventLogError.self) { try log.close() }
+
+        let written = try EventLog.openReadOnly(at: path)
+        #expect(try written.highestSequence() == lastCommitted)
+        #expect(try written.verify().isHealthy)
+        let committed = try written.readEntries(EntryQuery(stream: "counter", kinds: [.mutation])).count
+        #expect(committed > 0 && committed < sent)
+
+        var roomier = EventLogConfiguration()
+        roomier.maxMapSize = 4 << 20
+        let reopened = try EventLog.open(at: path, configuration: roomier)
+        let resumed = Readme.CounterReactor()
+        try resumed.attach(to: reopened, stream: "counter")
+        #expect(resumed.currentState.value == committed)
+        resumed.send(.increase)
+        try reopened.flush()
+        #expect(resumed.logFailure == nil)
+        #expect(try reopened.highestSequence() > lastCommitted)
+        try reopened.close()
+    }
+
     @Test("attaching after first use, or a second reactor to an open stream, is refused with a sentence")
     func misuse() throws {
         let log = try openLog()
