@@ -117,7 +117,9 @@ extension DecodingError {
             (context.codingPath + (missingKey.map { [$0] } ?? []), context.debugDescription)
         @unknown default: ([], "\(self)")
         }
-        let field = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }
+        // `joined(separator:)`, not `joined()`, which here joined the strings as a sequence of characters, whose slice
+        // a string interpolation printed as its debug description.
+        let field = String(path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined(separator: "").drop { $0 == "." })
         return field.isEmpty ? message : "field '\(field)': \(message)"
     }
 

@@ -41,6 +41,16 @@ struct InspectorBadInputTests {
         #expect(result.error.contains("Run an inspector built from the app version that recorded it"))
         // The generic commands still read it.
         #expect(try await Tool.run(["log", path]).status == 0)
+
+        // A state of another shape names the field, as a path (before 2026-12-02 the line printed the debug
+        // description of a slice of characters in its place).
+        struct NoLoading: Codable { var value = 0 }
+        let shapePath = scratch.file("old-state.reactorlog")
+        let shapeLog = try EventLog.open(at: shapePath)
+        _ = try shapeLog.openStream(
+            named: "counter", reactorType: "ReactorLogExamples.CounterReactor", schemaFingerprint: "release-1", initialState: NoLoading())
+        try shapeLog.close()
+        try await fails(["state", shapePath, "--at", "0"], exit: 9, saying: "A recorded state no longer decodes (field 'isLoading': ")
     }
 
     /// As root, permissions do not apply: the inspector's command as nobody instead (setpriv, from util-linux).
