@@ -200,7 +200,9 @@ public final class LogStream: Sendable {
         }
     }
 
-    /// Whether the log's snapshot policy wants a snapshot of the state after the latest append.
+    /// Whether the log's snapshot policy wants a snapshot of the state after the latest append; whatever the policy,
+    /// also once a mutation of the stream was logged without its value (it could not be encoded: an `unencodable`
+    /// entry), whose following states cannot be rebuilt before a snapshot.
     public var isSnapshotDue: Bool { isSnapshotDue(after: lastSequence) }
 
     /// Whether the log's snapshot policy wants a snapshot of the state after entry `sequence`, the latest append or

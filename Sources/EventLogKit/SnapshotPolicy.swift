@@ -40,14 +40,16 @@ public enum SnapshotPolicy: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Whether a snapshot is due after `mutations` mutations, whose payload bytes `bytes` counts, since the last one.
-    /// The tally is read only by a policy of bytes: the writer thread adds to it, so reading it moves a cache line.
+    /// Whether a snapshot is due after `mutations` mutations, whose payload bytes `bytes` counts, since the last one;
+    /// under any policy, also when the writer asked for one (a mutation logged without its value). The tally is
+    /// an atomic the writer thread writes once a batch, so reading it moves a cache line once a batch at most.
     func isDue(mutations: Int, bytes: PayloadTally) -> Bool {
-        switch self {
+        let due = switch self {
         case .every(let n): mutations >= n
         case .everyMutation: mutations >= 1
         case .adaptive(let limit): mutations >= 1 && bytes.value >= limit
         case .never: false
         }
+        return due || mutations >= 1 && bytes.wantsSnapshot
     }
 }

@@ -94,6 +94,9 @@ struct DeferredEntry: Sendable {
                 sequence: sequence, streamID: streamID, kind: kind, codec: codec, timestamp: timestamp,
                 cause: cause, caseName: caseName, payload: start..<payloads.count, callSite: site)
         }
+        // A mutation without its value leaves the states after it unknown until a snapshot: the stream's owner is
+        // asked for one at its next mutation.
+        if kind == .mutation { encoding?.tally.requestSnapshot() }
         return EntryRecord.Encoded(
             sequence: sequence, streamID: streamID, kind: kind, codec: .none, timestamp: timestamp,
             cause: cause, caseName: DeferredEntry.unencodable, payload: start..<start, callSite: site)

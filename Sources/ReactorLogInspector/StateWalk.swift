@@ -78,7 +78,7 @@ struct StateWalk {
             return try read()
         } catch let error as TimeTravelError {
             switch error {
-            case .needsReducer, .stepTrimmed, .stepRemoved: return nil
+            case .needsReducer, .stepTrimmed, .stepRemoved, .valueNotRecorded: return nil
             case .stepUnreadable(_, _, let unreadable, _):
                 damage = unreadable
                 return nil

@@ -47,6 +47,10 @@ public struct BisectResult: Sendable, Hashable {
     /// When a probe's state was rebuilt through entries that cannot be read (a damaged log): the first such damage.
     /// Those probes were skipped, as a judge skips a state it cannot evaluate; the ends are never skipped for it.
     public var unreadable: EventLogError? = nil
+    /// When a probe's state was rebuilt through a mutation the log holds without its value (an `unencodable` entry):
+    /// the first such (``TimeTravelError/valueNotRecorded(step:stream:mutation:readableFrom:)``). Those probes were
+    /// skipped, as for damage.
+    public var valueNotRecorded: TimeTravelError? = nil
 }
 
 extension TimeMachine {
@@ -70,16 +74,19 @@ extension TimeMachine {
     public func bisect(
         from: UInt64? = nil, through: UInt64? = nil, judge: (P.State, UInt64) throws -> BisectVerdict
     ) throws -> BisectResult {
-        var unreadable: EventLogError?
+        var unreadable: EventLogError?, notRecorded: TimeTravelError?
         // A probe whose state cannot be rebuilt for damage is skipped; damage met otherwise (listing the stream's
         // mutations through an index block that points into it) ends the bisect, naming the steps that can be rebuilt.
-        var result = try replaying { try bisect(from: from, through: through, judge: judge, unreadable: &unreadable) }
-        result.unreadable = unreadable
+        var result = try replaying {
+            try bisect(from: from, through: through, judge: judge, unreadable: &unreadable, notRecorded: &notRecorded)
+        }
+        (result.unreadable, result.valueNotRecorded) = (unreadable, notRecorded)
         return result
     }
 
     private func bisect(
-        from: UInt64?, through: UInt64?, judge: (P.State, UInt64) throws -> BisectVerdict, unreadable: inout EventLogError?
+        from: UInt64?, through: UInt64?, judge: (P.State, UInt64) throws -> BisectVerdict, unreadable: inout EventLogError?,
+        notRecorded: inout TimeTravelError?
     ) throws -> BisectResult {
         let given = from
         let from = try from ?? earliestReplayableStep()
@@ -107,6 +114,12 @@ extension TimeMachine {
             } catch TimeTravelError.stepUnreadable(_, _, let damage, _) where !end {
                 try noteUnreadable(damage)
                 unreadable = unreadable ?? damage
+                probes.append(BisectProbe(step: step, verdict: .skip))
+                return .skip
+            } catch let error as TimeTravelError where !end {
+                // A mutation held without its value leaves the states up to the next snapshot unknown: skipped.
+                guard case .valueNotRecorded = error else { throw error }
+                notRecorded = notRecorded ?? error
                 probes.append(BisectProbe(step: step, verdict: .skip))
                 return .skip
             }

@@ -53,6 +53,49 @@ struct InspectorBadInputTests {
         try await fails(["state", shapePath, "--at", "0"], exit: 9, saying: "A recorded state no longer decodes (field 'isLoading': ")
     }
 
+    @Test("a mutation logged without its value: the steps it leaves unknown are named, and the states from the snapshot after it read")
+    func valueNotRecorded() async throws {
+        struct State: Codable { var value: Int; var isLoading = false }
+        struct Refused: Error {}
+        let path = scratch.file("unencodable.reactorlog")
+        let log = try EventLog.open(at: path)
+        let stream = try log.openStream(
+            named: "counter", reactorType: "ReactorLogExamples.CounterReactor", schemaFingerprint: "release-1",
+            initialState: State(value: 5))
+        let increase = try log.encode(["increase": [String: Int]()]), increaseValue = try log.encode(["increaseValue": [String: Int]()])
+        let first = try stream.append(.action, encoding: { ("increase", increase) })
+        let poison = try stream.append(.mutation, cause: first, encoding: { throw Refused() })
+        try await log.flush()
+        let second = try stream.append(.action, encoding: { ("increase", increase) })
+        let next = try stream.append(.mutation, cause: second, encoding: { ("increaseValue", increaseValue) })
+        #expect(stream.isSnapshotDue, "the writer asked for a snapshot, though the policy would wait for 256 mutations")
+        try stream.writeSnapshot(State(value: 7), at: next)
+        #expect(!stream.isSnapshotDue)
+        try stream.append(.mutation, cause: second, encoding: { ("increaseValue", increaseValue) })
+        try log.close()
+
+        for step in [poison, second] {
+            try await fails(
+                ["state", path, "--at", "\(step)"], exit: 2,
+                saying: "at #\(step) is rebuilt through mutation #\(poison), which the log holds without its value: it could not be encoded when it was recorded. Pick a step before #\(poison), or from #\(next) on, rebuilt from the snapshot there.")
+        }
+        #expect(try await Tool.run(["state", path, "--at", "\(first)", "--path", "value"]).output == "5\n")
+        #expect(try await Tool.run(["state", path, "--at", "\(next)", "--path", "value"]).output == "7\n")
+        #expect(try await Tool.run(["state", path, "--at", "\(next + 1)", "--path", "value"]).output == "8\n")
+        // A listing with each change goes on past it: the states it leaves unknown are said to be so.
+        let changes = try await Tool.run(["log", path, "--changes"])
+        #expect(changes.status == 0, "\(changes.error)")
+        #expect(changes.output.contains("~ value: 7 → 8"), "\(changes.output)")
+        // Bisect skips the states it leaves unknown, answers as far as the rest allows, and says why, exit 0.
+        let judge = #"python3 -c 'import json,sys; sys.exit(1 if json.load(sys.stdin)["value"] >= 7 else 0)'"#
+        let bisect = try await Tool.run(["bisect", path, "--run", judge])
+        #expect(bisect.status == 0, "\(bisect.error)")
+        #expect(bisect.output.contains("the first bad step among #\(poison), #\(next)"), "\(bisect.output)")
+        #expect(bisect.error.contains(
+            "warning: 1 state skipped (#\(poison)): mutation #\(poison) is in the log without its value (it could not be encoded when it was recorded), so the states #\(poison)…#\(second) cannot be rebuilt (a snapshot holds #\(next))."),
+            "\(bisect.error)")
+    }
+
     /// As root, permissions do not apply: the inspector's command as nobody instead (setpriv, from util-linux).
     static func otherUser(_ arguments: [String]) -> (executable: String, arguments: [String]) {
         let binary = Tool.products.appendingPathComponent("reactorlog").path

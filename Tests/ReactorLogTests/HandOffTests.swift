@@ -9,6 +9,7 @@ import ReactorLogTesting
 import Synchronization
 import TestSupport
 import Testing
+import TimeTravel
 
 /// A recorded reactor's sender only hands values over: encoding happens on the log's writer thread.
 @Suite("Logging hand-off", .serialized, .timeLimit(.minutes(1)))
@@ -110,6 +111,41 @@ struct HandOffTests {
         }
         #expect(message.hasPrefix("Could not encode a Mutation with the binary codec:"))
         #expect(try log.verify().problems.allSatisfy { $0.severity != .error })
+    }
+
+    @Test("a mutation logged without its value asks for a snapshot at the next one, whatever the policy; time travel names the steps it leaves unknown")
+    func snapshotAfterUnencodable() throws {
+        var configuration = EventLogConfiguration()
+        configuration.snapshotPolicy = .never
+        let log = try EventLog.open(at: scratch.file("poison-snapshot.reactorlog"), configuration: configuration)
+        let reactor = NotingReactor()
+        try reactor.attach(to: log, stream: "noting")
+        reactor.send(.add(1))
+        reactor.send(.poison)
+        // The writer learns that the value does not encode when it encodes it: after this, the sender knows.
+        try log.flush()
+        reactor.send(.add(2))
+        reactor.send(.add(4))
+        try log.flush()
+        let mutations = try log.readEntries(EntryQuery(stream: "noting", kinds: [.mutation]))
+        #expect(mutations.map(\.caseName) == ["add", "unencodable", "add", "add"])
+        let (poison, next) = (mutations[1].sequence, mutations[2].sequence)
+        // One snapshot, of the state after the first mutation that followed; none before it, none after.
+        #expect(try log.snapshotSequences(stream: "noting") == [next])
+
+        let machine = try TimeMachine(log: log, stream: "noting", replayer: ReactorReplayer { NotingReactor() })
+        #expect(try machine.state(at: poison - 1).total == 1)
+        for step in poison..<next {
+            #expect(throws: TimeTravelError.valueNotRecorded(step: step, stream: "noting", mutation: poison, readableFrom: next)) {
+                try machine.state(at: step)
+            }
+        }
+        #expect(try machine.state(at: next).total == 3)
+        #expect(try machine.state(at: mutations[3].sequence).total == 7)
+        let unknown = TimeTravelError.valueNotRecorded(step: poison, stream: "noting", mutation: poison, readableFrom: next)
+        #expect(unknown.description.contains("which the log holds without its value"))
+        #expect(unknown.hint == "Pick a step before #\(poison), or from #\(next) on, rebuilt from the snapshot there.")
+        try log.close()
     }
 
     /// An action whose effect emits `count` mutations at once.

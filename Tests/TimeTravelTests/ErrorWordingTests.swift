@@ -28,6 +28,7 @@ struct ErrorWordingTests {
         .noRecordedStates(stream: "s", from: 2, through: 9), .notAnAction(step: 4, stream: "s"), .bisectLogIncomplete(step: 4),
         .log(.unknownStream(name: "nope")), .decoding("Entry #3 does not decode."),
         .schemaMismatch(what: "Mutation #3 (bumpValue)", detail: "unknown case"),
+        .valueNotRecorded(step: 7, stream: "s", mutation: 6, readableFrom: 9), .valueNotRecorded(step: 7, stream: "s", mutation: 6, readableFrom: nil),
     ]
 
     @Test("every error is its problem and its hint, each a sentence, and names no command of the inspector")

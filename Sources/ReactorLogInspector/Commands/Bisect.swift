@@ -99,6 +99,14 @@ struct Bisect: AsyncParsableCommand {
                 }
                 throw InspectorFailure.readPast(["\(what) skipped, rebuilt through entries that cannot be read"], damage: damage)
             }
+            // A mutation logged without its value is no damage: the answer stands, and a warning says what was skipped.
+            if let notRecorded = result.valueNotRecorded, case .valueNotRecorded(_, _, let mutation, let readableFrom) = notRecorded {
+                let skipped = result.probes.filter { $0.verdict == .skip && !judged.contains($0.step) }.map(\.step)
+                let unknown = readableFrom.map { "the states #\(mutation)…#\($0 - 1) cannot be rebuilt (a snapshot holds #\($0))" }
+                    ?? "no state from #\(mutation) on can be rebuilt (no snapshot follows it)"
+                StandardError.writeLine(
+                    "reactorlog: warning: \(counted(skipped.count, "state")) skipped (\(skipped.map { "#\($0)" }.joined(separator: ", "))): mutation #\(mutation) is in the log without its value (it could not be encoded when it was recorded), so \(unknown).")
+            }
         }
     }
 
