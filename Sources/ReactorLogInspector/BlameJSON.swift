@@ -22,7 +22,7 @@ enum BlameJSON: Encodable {
 
     /// A stretch whose changes cannot be known: `{unreadable: {from, through}, old, new}`, the value at the path
     /// before and after it; `oldUnknown` or `newUnknown` is true where that state cannot be rebuilt either, and
-    /// `damage` names what could not be read.
+    /// `damage` names what could not be read, or `notRecorded` the mutation the log holds without its value.
     struct Unreadable: Encodable {
         /// The steps from the damage (or the range's start) to the first state after it a snapshot rebuilds.
         struct Steps: Encodable {
@@ -35,7 +35,8 @@ enum BlameJSON: Encodable {
         let new: JSONValue?
         let oldUnknown: Bool?
         let newUnknown: Bool?
-        let damage: String
+        let damage: String?
+        let notRecorded: String?
     }
 
     init(_ row: ReadableBlame.Row) {
@@ -53,7 +54,9 @@ enum BlameJSON: Encodable {
             let (old, oldUnknown) = value(stretch.old), (new, newUnknown) = value(stretch.new)
             self = .unreadable(Unreadable(
                 unreadable: Unreadable.Steps(from: stretch.steps.lowerBound, through: stretch.steps.upperBound),
-                old: old, new: new, oldUnknown: oldUnknown, newUnknown: newUnknown, damage: stretch.damage.problem))
+                old: old, new: new, oldUnknown: oldUnknown, newUnknown: newUnknown,
+                damage: stretch.cause.isDamage ? stretch.cause.problem : nil,
+                notRecorded: stretch.cause.isDamage ? nil : stretch.cause.problem))
         }
     }
 

@@ -1,10 +1,11 @@
 import EventLogKit
 import TimeTravel
 
-/// Blame over a range a damaged block of entries may cross, as `reactorlog blame` lists it: the changes before the
-/// damage, the value at the path on either side of the stretch whose changes cannot be known, and the changes from
-/// the first state after it that a snapshot rebuilds. Time travel alone refuses such a range
-/// (``TimeTravelError/stepUnreadable(step:stream:damage:readableFrom:)``); this splits it around each damage it meets.
+/// Blame over a range a damaged block of entries, or a mutation logged without its value, may cross, as `reactorlog
+/// blame` lists it: the changes before it, the value at the path on either side of the stretch whose changes cannot be
+/// known, and the changes from the first state after it that a snapshot rebuilds. Time travel alone refuses such a
+/// range (``TimeTravelError/stepUnreadable(step:stream:damage:readableFrom:)``,
+/// ``TimeTravelError/valueNotRecorded(step:stream:mutation:readableFrom:)``); this splits it around each it meets.
 struct ReadableBlame {
     /// The value at the path at one end of a stretch that could not be read.
     enum End {
@@ -14,11 +15,32 @@ struct ReadableBlame {
         case unknown
     }
 
-    /// A stretch of steps whose changes cannot be known, the damage that made it, and the value at the path before
-    /// and after it.
+    /// Why a stretch's changes cannot be known.
+    enum Cause {
+        /// Entries that cannot be read.
+        case damage(EventLogError)
+        /// A mutation the log holds without its value (``TimeTravelError/valueNotRecorded(step:stream:mutation:readableFrom:)``).
+        case notRecorded(TimeTravelError)
+
+        /// Whether it is damage, which a command that met it ends on (exit 5).
+        var isDamage: Bool {
+            if case .damage = self { true } else { false }
+        }
+
+        /// The sentence that says it.
+        var problem: String {
+            switch self {
+            case .damage(let error): error.problem
+            case .notRecorded(let error): error.problem
+            }
+        }
+    }
+
+    /// A stretch of steps whose changes cannot be known, what made it so, and the value at the path before and after
+    /// it.
     struct Unreadable {
         let steps: ClosedRange<UInt64>
-        let damage: EventLogError
+        let cause: Cause
         let old: End
         let new: End
     }
@@ -60,14 +82,22 @@ struct ReadableBlame {
             let changes = try latest.map { try machine.lastChanges(of: path, count: $0, from: from, atOrBefore: through) }
                 ?? machine.blame(path, from: from, through: through)
             return changes.map(Row.change)
-        } catch TimeTravelError.stepUnreadable(let step, let stream, let damage, let readableFrom) {
-            // The damage starts at `first`; the first state after it a snapshot rebuilds is `readableFrom`. Where no
-            // step of the range lies outside the damage, there is nothing to list.
-            guard case .corruptEntry(let first, _) = damage, first <= through,
-                  first >= from || readableFrom.map({ $0 >= from && $0 < through }) == true
-            else { throw TimeTravelError.stepUnreadable(step: step, stream: stream, damage: damage, readableFrom: readableFrom) }
+        } catch let error as TimeTravelError {
+            // The damage (or the mutation without its value) is at `first`; the first state after it a snapshot
+            // rebuilds is `readableFrom`. Where no step of the range lies outside it, there is nothing to list.
+            let (first, readableFrom, cause): (UInt64, UInt64?, Cause)
+            switch error {
+            case .stepUnreadable(_, _, let damage, let after):
+                guard case .corruptEntry(let sequence, _) = damage else { throw error }
+                (first, readableFrom, cause) = (sequence, after, .damage(damage))
+            case .valueNotRecorded(_, _, let mutation, let after):
+                (first, readableFrom, cause) = (mutation, after, .notRecorded(error))
+            default:
+                throw error
+            }
+            guard first <= through, first >= from || readableFrom.map({ $0 >= from && $0 < through }) == true else { throw error }
             let stretch = Unreadable(
-                steps: max(first, from)...min(readableFrom ?? through, through), damage: damage,
+                steps: max(first, from)...min(readableFrom ?? through, through), cause: cause,
                 old: first >= from ? value(at: first - 1) : .unknown,
                 new: readableFrom.map { $0 <= through ? value(at: $0) : .unknown } ?? .unknown)
             // Walking back, the rows after the stretch come first, and may already be enough.
@@ -82,13 +112,19 @@ struct ReadableBlame {
         }
     }
 
-    /// Throws, once the rows are written, the first stretch's damage, naming the stretches whose changes are not known
-    /// (exit 5); nothing when there are none.
+    /// Throws, once the rows are written, the first stretch's damage, naming the stretches damage leaves unknown (exit
+    /// 5); warns of stretches left by mutations logged without their values, which are no damage. Nothing when there
+    /// are none.
     func requireReadable() throws {
-        let stretches = unreadable
-        guard let first = stretches.first else { return }
-        let what = first.steps.named + ClosedRange.more(stretches.count)
-        throw InspectorFailure.readPast(["the changes in \(what) are not known, the rest listed"], damage: first.damage)
+        let damaged = unreadable.compactMap { if case .damage(let error) = $0.cause { ($0.steps, error) } else { nil } }
+        let notRecorded = unreadable.filter { !$0.cause.isDamage }
+        if let first = notRecorded.first {
+            let what = first.steps.named + ClosedRange.more(notRecorded.count)
+            StandardError.writeLine("reactorlog: warning: the changes in \(what) are not known, the rest listed: \(first.cause.problem)")
+        }
+        guard let (steps, damage) = damaged.first else { return }
+        let what = steps.named + ClosedRange.more(damaged.count)
+        throw InspectorFailure.readPast(["the changes in \(what) are not known, the rest listed"], damage: damage)
     }
 
     /// The value at the path at `step`, or `.unknown` when that state cannot be rebuilt.

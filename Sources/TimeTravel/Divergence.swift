@@ -30,7 +30,8 @@ extension TimeMachine {
     /// Replays the stream with the current reducer and compares each recorded state (snapshot) with the
     /// replayed one; returns the first that differs, or `nil` when replay reproduces every recorded state.
     /// Each stretch is replayed from the previous recorded state, so one bad step is found even when later
-    /// ones also differ. Needs the reducer. `from` defaults to ``TimeMachine/earliestReplayableStep()``, so a
+    /// ones also differ; a stretch retention removed entries of, or holding a mutation the log has without its value,
+    /// is passed over. Needs the reducer. `from` defaults to ``TimeMachine/earliestReplayableStep()``, so a
     /// trimmed stream is checked from its oldest remaining snapshot.
     public func divergence(from: UInt64? = nil, through: UInt64 = .max) throws -> Divergence? {
         try replaying { try firstDivergence(from: from, through: through) }
@@ -54,10 +55,18 @@ extension TimeMachine {
             var mutations = log.entries(EntryQuery(from: baseStep + 1, through: step, stream: stream.name, kinds: [.mutation]))
             var last: LogEntry?
             var count = 0
-            while let mutation = try mutations.next() {
-                replayed = try reduce(replayed, mutation)
-                last = mutation
-                count += 1
+            do {
+                while let mutation = try mutations.next() {
+                    replayed = try reduce(replayed, mutation)
+                    last = mutation
+                    count += 1
+                }
+            } catch TimeTravelError.valueNotRecorded {
+                // A mutation the log holds without its value: this stretch cannot be replayed, and replay restarts
+                // from the recorded state after it.
+                baseStep = step
+                base = try state(at: step)
+                continue
             }
             guard let snapshot = try log.latestSnapshot(stream: stream.name, atOrBefore: step) else { continue }
             let recorded = try decodeState(snapshot.state, codec: snapshot.codec, at: snapshot.sequence)

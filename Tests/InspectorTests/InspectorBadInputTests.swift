@@ -94,6 +94,15 @@ struct InspectorBadInputTests {
         #expect(bisect.error.contains(
             "warning: 1 state skipped (#\(poison)): mutation #\(poison) is in the log without its value (it could not be encoded when it was recorded), so the states #\(poison)…#\(second) cannot be rebuilt (a snapshot holds #\(next))."),
             "\(bisect.error)")
+        // Blame lists the changes on either side, and the value across the stretch; divergence passes over it.
+        let blame = try await Tool.run(["blame", path, "value"])
+        #expect(blame.status == 0, "\(blame.error)")
+        let rows = blame.output.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+        #expect(rows.contains("- #\(poison)…#\(next) not recorded 5 → 7 (the changes between are not known)"), "\(blame.output)")
+        #expect(rows.contains { $0.hasSuffix("#\(next + 1) increaseValue 7 → 8 by #\(second) increase") }, "\(blame.output)")
+        #expect(blame.error.contains("warning: the changes in #\(poison)…#\(next) are not known, the rest listed"), "\(blame.error)")
+        let divergence = try await Tool.run(["divergence", path])
+        #expect(divergence.status == 0 && divergence.output.contains("Replay reproduces every state"), "\(divergence.error)")
     }
 
     /// As root, permissions do not apply: the inspector's command as nobody instead (setpriv, from util-linux).

@@ -57,7 +57,7 @@ struct Blame: AsyncParsableCommand {
                 case .change(let known): change = known
                 case .unreadable(let stretch):
                     return [
-                        t.paint("-", .gray), stretch.steps.named, "not readable",
+                        t.paint("-", .gray), stretch.steps.named, stretch.cause.isDamage ? "not readable" : "not recorded",
                         Self.describe(from: stretch.old, to: stretch.new, at: statePath), "(the changes between are not known)",
                     ]
                 }
