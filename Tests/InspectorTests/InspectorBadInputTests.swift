@@ -103,6 +103,15 @@ struct InspectorBadInputTests {
         #expect(blame.error.contains("warning: the changes in #\(poison)…#\(next) are not known, the rest listed"), "\(blame.error)")
         let divergence = try await Tool.run(["divergence", path])
         #expect(divergence.status == 0 && divergence.output.contains("Replay reproduces every state"), "\(divergence.error)")
+        // A pack starts from each stream's state before its range: one inside the stretch is refused, naming the starts
+        // that work, and both of those pack.
+        try await fails(
+            ["pack", path, "--from", "\(second)", "--out", scratch.file("inside.pack")], exit: 2,
+            saying: "A pack starts from each stream's state before its range: start it at that mutation (--from \(poison)) or after the snapshot at #\(next) (--from \(next + 1)).")
+        for start in [poison, next + 1] {
+            let packed = try await Tool.run(["pack", path, "--from", "\(start)", "--out", scratch.file("from-\(start).pack")])
+            #expect(packed.status == 0, "\(packed.error)")
+        }
     }
 
     /// As root, permissions do not apply: the inspector's command as nobody instead (setpriv, from util-linux).
