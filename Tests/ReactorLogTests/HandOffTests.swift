@@ -148,6 +148,31 @@ struct HandOffTests {
         try log.close()
     }
 
+    @Test("a relaunch that meets a mutation logged without its value, with no snapshot after it, starts a new generation and says why")
+    func resumeThroughUnencodable() throws {
+        struct Refused: Error {}
+        let path = scratch.file("poison-resume.reactorlog")
+        do {
+            // The stream as the app left it when it crashed before its next mutation: no snapshot after the poison.
+            let log = try EventLog.open(at: path)
+            let stream = try log.openStream(
+                named: "noting", reactorType: String(reflecting: NotingReactor.self),
+                schemaFingerprint: NotingReactor.defaultSchemaFingerprint, initialState: NotingReactor.State())
+            let (sent, added) = (try log.encode(NotingReactor.Action.add(1)), try log.encode(NotingReactor.Mutation.add(1)))
+            let action = try stream.append(.action, encoding: { ("add", sent) })
+            try stream.append(.mutation, cause: action, encoding: { ("add", added) })
+            try stream.append(.mutation, cause: action, encoding: { throw Refused() })
+            try log.close()
+        }
+        let log = try EventLog.open(at: path)
+        let reactor = NotingReactor()
+        let change = try #require(try reactor.attach(to: log, stream: "noting"))
+        #expect(change.retiredAs == "noting@1")
+        #expect(change.problem?.contains("is in the log without its value: it could not be encoded when it was recorded") == true, "\(String(describing: change.problem))")
+        #expect(reactor.currentState.total == 0)
+        try log.close()
+    }
+
     /// An action whose effect emits `count` mutations at once.
     final class BurstReactor: Reactor {
         enum Action: Codable, Sendable { case burst(Int) }
