@@ -231,7 +231,8 @@ final class LogStorage: Sendable {
             guard options.readOnly else {
                 throw .permissionDenied(path: path, reason: "writing needs LMDB's lock file, \(LogLayout.lockFile), \(lock)")
             }
-            guard !WriterLock.isHeld(directory: path) else {
+            // Read without the readers' table beside a writer, pages it frees could be rewritten under the read.
+            guard !WriterLock.isHeld(directory: path, readings: 3) else {
                 throw .permissionDenied(path: path, reason: "a process is recording into it, and reading beside one needs LMDB's lock file, \(LogLayout.lockFile), \(lock)")
             }
             var lockless = options
