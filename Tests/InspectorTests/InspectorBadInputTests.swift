@@ -103,6 +103,11 @@ struct InspectorBadInputTests {
         #expect(blame.error.contains("warning: the changes in #\(poison)…#\(next) are not known, the rest listed"), "\(blame.error)")
         let divergence = try await Tool.run(["divergence", path])
         #expect(divergence.status == 0 && divergence.output.contains("Replay reproduces every state"), "\(divergence.error)")
+        // Show says what is missing, exit 0: the log is not damaged.
+        let shown = try await Tool.run(["show", path, "\(poison)"])
+        #expect(shown.status == 0, "\(shown.error)")
+        #expect(shown.output.contains("payload: not in the log: its value could not be encoded when it was recorded\n"), "\(shown.output)")
+        #expect(shown.output.contains("state change: not known: The state of 'counter' at #\(poison) is rebuilt through mutation #\(poison)"), "\(shown.output)")
         // A pack starts from each stream's state before its range: one inside the stretch is refused, naming the starts
         // that work, and both of those pack.
         try await fails(

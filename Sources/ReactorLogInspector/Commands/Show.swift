@@ -36,7 +36,11 @@ struct Show: AsyncParsableCommand {
             for (part, result) in [("call site", site.map { _ in }), ("cause", cause.map { _ in }), ("effect's entries", caused.map { _ in })] {
                 if case .failure(let error) = result { unshown.append((part, error)) }
             }
-            if case .failure(let error)? = change, !Self.needsReducer(error) { unshown.append(("state change", error)) }
+            // A state change that needs the reducer, or that a mutation logged without its value leaves unknown, is not
+            // damage: said so, exit 0.
+            if case .failure(let error)? = change, !Self.needsReducer(error), Self.notRecorded(error) == nil {
+                unshown.append(("state change", error))
+            }
             if output.json {
                 // Only the JSON shows the cause's call site.
                 if case .success(_?) = cause, case .failure(let error) = causeSite { unshown.append(("cause's call site", error)) }
@@ -68,13 +72,17 @@ struct Show: AsyncParsableCommand {
                 try printLine("payload:")
                 // `pretty(indent:)` indents every line after the first; the first takes the same indent here.
                 try printLine("  " + value.pretty(indent: "  "))
+            } else if entry.codec == .none, [.action, .mutation, .effectError].contains(entry.kind) {
+                try printLine("payload: not in the log: its value could not be encoded when it was recorded")
             }
             switch change {
             case .success(let diff)?:
                 try printLine("state change:")
                 for line in diff.rendered() { try printLine("  " + DiffColors.paint(line, t)) }
             case .failure(let error)?:
-                if Self.needsReducer(error) {
+                if let notRecorded = Self.notRecorded(error) {
+                    try printLine("state change: not known: " + notRecorded.problem)
+                } else if Self.needsReducer(error) {
                     let type = (try? session.stream(entry.stream).reactorType) ?? "its reactor"
                     try printLine("state change: not shown: the states around it were not recorded, and rebuilding them needs an inspector that knows \(type).")
                 } else {
@@ -99,6 +107,12 @@ struct Show: AsyncParsableCommand {
     private static func needsReducer(_ error: any Error) -> Bool {
         if case .needsReducer? = error as? TimeTravelError { return true }
         return false
+    }
+
+    /// `error` when it is a state rebuilt through a mutation the log holds without its value.
+    private static func notRecorded(_ error: any Error) -> TimeTravelError? {
+        if let error = error as? TimeTravelError, case .valueNotRecorded = error { return error }
+        return nil
     }
 
     /// After the entry is shown: the damage that left parts around it out (exit 5), so that a part left out is never
