@@ -192,7 +192,8 @@ extension EventLog {
     }
 
     /// Walks `entries` in chunks: checksum, header, sequence order, known stream, sane cause. A damaged block is
-    /// reported once, at its key, and the walk goes on after it.
+    /// reported once, at its key, and the walk goes on after it. Mutations logged without their values are no damage:
+    /// one warning a stream names the first and counts them.
     private func verifyEntries(
         streams: [UInt32: StreamInfo], through bound: UInt64, floor: UInt64, gaps: [ClosedRange<UInt64>], counts: inout [UInt32: Int],
         report: inout VerifyReport, progress: ((Int) -> Void)?
@@ -204,14 +205,19 @@ extension EventLog {
         // walk finds missing where they belong, are its damage, reported once where the walk meets it, not as a gap.
         let hidden = try storage.read { txn in try txn.withCursor(storage.entries) { try EntryCursor.lastDamagedUpwards($0)?.numbers } }
         let gaps = hidden.map { hidden in (gaps + [hidden]).sorted { $0.lowerBound < $1.lowerBound } } ?? gaps
+        var notRecorded: [UInt32: (first: UInt64, count: Int)] = [:]
         while !done {
-            typealias Chunk = (problems: [VerifyReport.Problem], counts: [UInt32: Int], checked: Int, last: UInt64, resume: UInt64, done: Bool)
+            typealias Chunk = (
+                problems: [VerifyReport.Problem], counts: [UInt32: Int], notRecorded: [UInt32: (first: UInt64, count: Int)],
+                checked: Int, last: UInt64, resume: UInt64, done: Bool
+            )
             let chunk: Chunk = try storage.read { txn in
                 try txn.withCursor(storage.entries) { causeCursor in
                     var causes = EntryCursor(causeCursor)
                     return try txn.withCursor(storage.entries) { cursor in
                         var problems: [VerifyReport.Problem] = []
                         var counts: [UInt32: Int] = [:]
+                        var notRecorded: [UInt32: (first: UInt64, count: Int)] = [:]
                         var checked = 0
                         var last = position
                         var resumeAt = resume
@@ -248,19 +254,22 @@ extension EventLog {
                             for message in try ruleProblems(header, caseName: caseName, record: bytes, sequence: sequence, causes: &causes) {
                                 problem(message, at: sequence)
                             }
+                            if header.kind == .mutation && header.codec == .none {
+                                notRecorded[header.streamID, default: (sequence, 0)].count += 1
+                            }
                         }
                         var item = try cursor.seek(atOrAfter: KeyCoding.sequence(resume))
                         while let current = item, checked < 65_536 {
                             guard let key = KeyCoding.decodeSequence(current.key) else {
                                 problem("the key after this entry is \(current.key.count) bytes, not 8", at: last)
-                                return (problems, counts, checked, last, resumeAt, true)
+                                return (problems, counts, notRecorded, checked, last, resumeAt, true)
                             }
                             resumeAt = key &+ 1
                             if key > bound {
                                 // A newer entry, committed by a live writer since the bound was read, ends the walk; a
                                 // damaged key only looks like one, and is reported.
                                 guard let reason = Self.damage(key: key, record: current.value) else {
-                                    return (problems, counts, checked, last, resumeAt, true)
+                                    return (problems, counts, notRecorded, checked, last, resumeAt, true)
                                 }
                                 // A block whose key alone is damaged is named by the first number it records.
                                 problem(reason, at: EntryBlock.recordedFirst(current.value) ?? key)
@@ -289,17 +298,26 @@ extension EventLog {
                             }
                             item = try cursor.next()
                         }
-                        return (problems, counts, checked, last, resumeAt, item == nil)
+                        return (problems, counts, notRecorded, checked, last, resumeAt, item == nil)
                     }
                 }
             }
             report.problems += chunk.problems
             counts.merge(chunk.counts, uniquingKeysWith: +)
+            notRecorded.merge(chunk.notRecorded) { ($0.first, $0.count + $1.count) }
             report.entries += chunk.checked
             position = chunk.last
             resume = chunk.resume
             done = chunk.done
             progress?(report.entries)
+        }
+        for (id, found) in notRecorded.sorted(by: { $0.value.first < $1.value.first }) {
+            let stream = "stream '\(streams[id]?.name ?? "id \(id)")'"
+            report.warning(
+                found.count == 1
+                    ? "\(stream) has a mutation logged without its value: it could not be encoded when it was recorded, so the stream's states from it to its next snapshot cannot be rebuilt"
+                    : "\(stream) has \(found.count) mutations logged without their values, the first here: they could not be encoded when they were recorded, so the stream's states from each to its next snapshot cannot be rebuilt",
+                at: found.first)
         }
     }
 

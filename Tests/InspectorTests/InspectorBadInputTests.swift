@@ -103,6 +103,9 @@ struct InspectorBadInputTests {
         #expect(blame.error.contains("warning: the changes in #\(poison)…#\(next) are not known, the rest listed"), "\(blame.error)")
         let divergence = try await Tool.run(["divergence", path])
         #expect(divergence.status == 0 && divergence.output.contains("Replay reproduces every state"), "\(divergence.error)")
+        // Verify warns of it, exit 0: the log is not damaged.
+        let verified = try await Tool.run(["verify", path])
+        #expect(verified.status == 0 && verified.output.contains("warning at #\(poison): stream 'counter' has a mutation logged without its value"), "\(verified.output)")
         // Show says what is missing, exit 0: the log is not damaged.
         let shown = try await Tool.run(["show", path, "\(poison)"])
         #expect(shown.status == 0, "\(shown.error)")
