@@ -90,16 +90,16 @@ struct Bisect: AsyncParsableCommand {
             }
             // The answer, then what damage kept from being judged (exit 5): the states rebuilt through it were skipped.
             try printAnswer(result, judged: judged.count, stream: stream, session: session)
+            // The states skipped unjudged, for either reason below.
+            let skipped = result.probes.filter { $0.verdict == .skip && !judged.contains($0.step) }.map(\.step)
             // A mutation logged without its value is no damage: the answer stands, and a warning says what was skipped.
             if let notRecorded = result.valueNotRecorded, case .valueNotRecorded(_, _, let mutation, let readableFrom) = notRecorded {
-                let skipped = result.probes.filter { $0.verdict == .skip && !judged.contains($0.step) }.map(\.step)
                 let unknown = readableFrom.map { "the states #\(mutation)…#\($0 - 1) cannot be rebuilt (a snapshot holds #\($0))" }
                     ?? "no state from #\(mutation) on can be rebuilt (no snapshot follows it)"
                 StandardError.writeLine(
                     "reactorlog: warning: \(counted(skipped.count, "state")) skipped (\(skipped.map { "#\($0)" }.joined(separator: ", "))): mutation #\(mutation) is in the log without its value (it could not be encoded when it was recorded), so \(unknown).")
             }
             if let damage = result.unreadable {
-                let skipped = result.probes.filter { $0.verdict == .skip && !judged.contains($0.step) }.map(\.step)
                 let what = if let first = skipped.min(), let last = skipped.max(), skipped.count > 1 {
                     "\(skipped.count) states in \((first...last).named) were"
                 } else {
