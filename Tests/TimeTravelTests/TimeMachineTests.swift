@@ -517,9 +517,10 @@ struct TimeMachineTests {
     ) throws -> (TimeMachine<ReactorReplayer<LedgerReactor>>, [LedgerReactor.State], UInt64, [UInt64]) {
         let log = try openLog(name)
         let published: [LedgerReactor.State]
-        // The block holding the last mutation is damaged: block boundaries follow the entries' sizes, which follow the
-        // recording's clock, and now and then a closed stream's last entries start a block of their own.
-        var lastMutation: UInt64 = 0
+        // The block holding the mutation before the last is damaged, and with it the last one when they share a block.
+        // Block boundaries follow the entries' sizes, which follow the recording's clock: now and then the last mutation
+        // starts a block of its own, and damage to that block alone would leave no state unknown.
+        var beforeLast: UInt64 = 0
         if crashed {
             let reactor = LedgerReactor()
             try reactor.attach(to: log, stream: "ledger")
@@ -529,15 +530,17 @@ struct TimeMachineTests {
             observation.cancel()
             try log.flush()
             published = states.withLock { $0 }
-            lastMutation = try log.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: .max) ?? 0
+            let last = try log.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: .max) ?? 1
+            beforeLast = try log.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: last - 1) ?? 0
             try withExtendedLifetime(reactor) { try log.close() }
         } else {
             published = try recordLedger(log, deposits: 3_000)
-            lastMutation = try log.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: .max) ?? 0
+            let last = try log.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: .max) ?? 1
+            beforeLast = try log.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: last - 1) ?? 0
             try log.close()
         }
         let key = try LogDamage.flipByte(of: log.path, database: "entries", mask: 0x40) { keys in
-            keys.last { $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } <= lastMutation } ?? keys[keys.count - 1]
+            keys.last { $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } <= beforeLast } ?? keys[keys.count - 1]
         }
         let damaged = try EventLog.openReadOnly(at: log.path)
         let machine = try TimeMachine(log: damaged, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
