@@ -60,4 +60,10 @@ public enum EntryKind: UInt8, Sendable, Hashable, CaseIterable, Codable, CustomS
 
     /// Whether this is a lifecycle marker rather than a reactor event.
     public var isLifecycle: Bool { rawValue >= EntryKind.streamOpened.rawValue }
+
+    /// Whether an entry of this kind written with `codec` is in the log without its value: an action, mutation or
+    /// effect error whose value could not be encoded when it was recorded (an `unencodable` entry, codec none; its
+    /// sequence number is kept). Replay cannot go through such a mutation: the states from it to the stream's next
+    /// snapshot are not known. Lifecycle markers have no value and are never without one.
+    public func lacksValue(codec: CodecID) -> Bool { codec == .none && !isLifecycle }
 }

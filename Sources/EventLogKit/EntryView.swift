@@ -22,6 +22,10 @@ public struct EntryView {
     public let caseName: UnsafeRawBufferPointer
     /// The payload's bytes.
     public let payload: UnsafeRawBufferPointer
+
+    /// Whether the entry is in the log without its value (its value could not be encoded; see
+    /// ``EntryKind/lacksValue(codec:)``): for a mutation, replay cannot go through it.
+    public var lacksValue: Bool { kind.lacksValue(codec: codec) }
 }
 
 extension EventLog {

@@ -254,7 +254,7 @@ extension EventLog {
                             for message in try ruleProblems(header, caseName: caseName, record: bytes, sequence: sequence, causes: &causes) {
                                 problem(message, at: sequence)
                             }
-                            if header.kind == .mutation && header.codec == .none {
+                            if header.kind == .mutation && header.kind.lacksValue(codec: header.codec) {
                                 notRecorded[header.streamID, default: (sequence, 0)].count += 1
                             }
                         }

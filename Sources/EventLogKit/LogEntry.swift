@@ -41,6 +41,10 @@ public struct LogEntry: Sendable, Hashable {
         self.payload = payload
     }
 
+    /// Whether the entry is in the log without its value (its value could not be encoded; see
+    /// ``EntryKind/lacksValue(codec:)``): for a mutation, replay cannot go through it.
+    public var lacksValue: Bool { kind.lacksValue(codec: codec) }
+
     /// ``timestamp`` as a `Date`.
     public var date: Date { Date(timeIntervalSince1970: Double(timestamp) / 1e9) }
 }

@@ -103,6 +103,11 @@ struct HandOffTests {
         let poisoned = try #require(entries.first { $0.caseName == "unencodable" })
         #expect(poisoned.kind == .mutation)
         #expect(poisoned.codec == .none && poisoned.payload.isEmpty)
+        // Readers tell those entries, and only those, as without their values; markers have codec none too.
+        #expect(entries.filter(\.lacksValue).map(\.sequence) == entries.filter { $0.caseName == "unencodable" }.map(\.sequence))
+        #expect(entries.filter(\.lacksValue).count == 2 && entries.contains { $0.kind.isLifecycle && $0.codec == .none && !$0.lacksValue })
+        let unencodable = Set(entries.filter { $0.caseName == "unencodable" }.map(\.sequence))
+        try log.forEachEntry(EntryQuery(stream: "noting")) { view in #expect(view.lacksValue == unencodable.contains(view.sequence)) }
         #expect(entries.filter { $0.kind == .mutation && $0.caseName == "add" }.count == 2)
         // Reported as the log words a codec's failure, naming the type.
         let failure = try #require(reactor.logFailure)

@@ -72,7 +72,7 @@ struct Show: AsyncParsableCommand {
                 try printLine("payload:")
                 // `pretty(indent:)` indents every line after the first; the first takes the same indent here.
                 try printLine("  " + value.pretty(indent: "  "))
-            } else if entry.codec == .none, [.action, .mutation, .effectError].contains(entry.kind) {
+            } else if entry.lacksValue {
                 try printLine("payload: not in the log: its value could not be encoded when it was recorded")
             }
             switch change {
