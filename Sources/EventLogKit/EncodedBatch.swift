@@ -106,6 +106,25 @@ struct EncodedBatch: ~Copyable {
         }
     }
 
+    /// The batch as queue items again, after a commit of it failed: its new streams' descriptors, its entries as one
+    /// batch (their payloads copied out of the buffer), its snapshots and a sync if one was asked for; with how many
+    /// entries and bytes they count for in the queue.
+    func requeued() -> (items: [WriteItem], entries: Int, bytes: Int) {
+        var items: [WriteItem] = streams.map { .stream($0, opened: nil) }
+        let pending = payloads.withUnsafeBytes { bytes in
+            entries.map { entry in
+                EntryRecord.Pending(
+                    sequence: entry.sequence, streamID: entry.streamID, kind: entry.kind, codec: entry.codec,
+                    timestamp: entry.timestamp, cause: entry.cause, caseName: entry.caseName,
+                    payload: Array(bytes[entry.payload]), callSite: entry.callSite)
+            }
+        }
+        if !pending.isEmpty { items.append(.batch(pending)) }
+        items += snapshots.map { .snapshot($0) }
+        if needsSync { items.append(.sync) }
+        return (items, pending.count, items.reduce(0) { $0 + $1.byteCount })
+    }
+
     /// The payload buffer, for the next batch (an empty one when it grew past `limit` bytes).
     consuming func takePayloads(keepingAtMost limit: Int) -> ByteBuffer {
         guard payloads.capacity <= limit else { return ByteBuffer(capacity: 0) }

@@ -315,8 +315,8 @@ extension EventLog {
             let stream = "stream '\(streams[id]?.name ?? "id \(id)")'"
             report.warning(
                 found.count == 1
-                    ? "\(stream) has a mutation logged without its value: it could not be encoded when it was recorded, so the stream's states from it to its next snapshot cannot be rebuilt"
-                    : "\(stream) has \(found.count) mutations logged without their values, the first here: they could not be encoded when they were recorded, so the stream's states from each to its next snapshot cannot be rebuilt",
+                    ? "\(stream) has a mutation logged without its value: it could not be encoded, or the log could not be written, when it was recorded, so the stream's states from it to its next snapshot cannot be rebuilt"
+                    : "\(stream) has \(found.count) mutations logged without their values, the first here: they could not be encoded, or the log could not be written, when they were recorded, so the stream's states from each to its next snapshot cannot be rebuilt",
                 at: found.first)
         }
     }

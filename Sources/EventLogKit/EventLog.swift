@@ -109,8 +109,17 @@ public final class EventLog: Sendable {
         try await requireWriter().flush()
     }
 
-    /// The failure that stopped the writer, or `nil` while it is healthy.
+    /// The failure that stopped the writer, or `nil` while it is healthy (again, once writing resumed).
     public var writeFailure: EventLogError? { writer?.currentFailure }
+
+    /// After a write failure stopped the log, tries writing again now instead of at the next retry
+    /// (``EventLogConfiguration/writeRetryInterval``), and returns once it wrote: what was queued when writing
+    /// stopped, and an `unwritten` entry in each stream whose appends were refused meanwhile, which marks its states
+    /// from there to its next snapshot as not in the log (a recorded reactor snapshots at its next mutation). Throws
+    /// the failure that still stops it (the disk has no room yet). Does nothing while writing works.
+    public func resumeWriting() throws(EventLogError) {
+        try requireWriter().resume()
+    }
 
     /// The log's metadata. Throws ``EventLogError/corruptMetadata(reason:)`` when the checksum that seals it (format
     /// version 6) does not match: one of its values is damaged, and would be passed on as if it were sound.

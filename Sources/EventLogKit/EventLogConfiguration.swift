@@ -28,8 +28,14 @@ public struct EventLogConfiguration: Sendable {
     /// `flush()`, an append in ``Durability/sync`` durability, closing — does not wait for the interval,
     /// nor does a queue half full.
     public var commitInterval: Duration = .zero
-    /// Called once, from the writer thread, when a write fails and the log stops accepting appends.
+    /// Called from the writer thread when a write fails and the log stops accepting appends: once a stop, however
+    /// many retries fail after it.
     public var onWriteFailure: (@Sendable (EventLogError) -> Void)?
+    /// How long a log stopped by a write failure (a full disk) waits before it tries again, and again after each
+    /// retry that fails; `nil` for never (``EventLog/resumeWriting()`` still does). A retry writes what was queued
+    /// when writing stopped, then takes appends again; each stream whose appends were refused meanwhile gets an
+    /// `unwritten` entry there (docs/DURABILITY.md, "When the disk fills"). Default 10 seconds.
+    public var writeRetryInterval: Duration? = .seconds(10)
 
     /// The defaults documented on each property.
     public init() {}

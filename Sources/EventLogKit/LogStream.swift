@@ -93,7 +93,12 @@ public final class LogStream: Sendable {
     @discardableResult
     public func append(_ draft: EntryDraft) throws(EventLogError) -> UInt64 {
         try checkOpen()
-        let sequence = try writer.append(draft, streamID: streamID)
+        let sequence: UInt64
+        do {
+            sequence = try writer.append(draft, streamID: streamID)
+        } catch {
+            throw draft.kind == .mutation ? refused(error) : error
+        }
         count([draft], last: sequence)
         return sequence
     }
@@ -102,7 +107,12 @@ public final class LogStream: Sendable {
     @discardableResult
     public func append(batch drafts: [EntryDraft]) throws(EventLogError) -> ClosedRange<UInt64> {
         try checkOpen()
-        let sequences = try writer.append(drafts, streamID: streamID)
+        let sequences: ClosedRange<UInt64>
+        do {
+            sequences = try writer.append(drafts, streamID: streamID)
+        } catch {
+            throw drafts.contains { $0.kind == .mutation } ? refused(error) : error
+        }
         count(drafts, last: sequences.upperBound)
         return sequences
     }
@@ -156,9 +166,14 @@ public final class LogStream: Sendable {
         callSite: (fileID: StaticString, line: UInt)? = nil, timestamp: Int64? = nil, encoder: EncoderID
     ) throws(EventLogError) -> UInt64 {
         try checkOpen()
-        let sequence = try writer.appendDeferred(
-            kind: kind, value, encoder: encoder, streamID: streamID, cause: cause, codec: codecID, callSite: callSite,
-            timestamp: timestamp)
+        let sequence: UInt64
+        do {
+            sequence = try writer.appendDeferred(
+                kind: kind, value, encoder: encoder, streamID: streamID, cause: cause, codec: codecID, callSite: callSite,
+                timestamp: timestamp)
+        } catch {
+            throw kind == .mutation ? refused(error) : error
+        }
         // A load and a store, not an atomic add (a locked instruction, 7 ns a mutation here): a recorder's appends come
         // one at a time. An append through ``append(_:)`` racing one here may go uncounted, which delays a snapshot
         // by a mutation, as a snapshot's reset racing an append already could.
@@ -177,9 +192,14 @@ public final class LogStream: Sendable {
         encoder: EncoderID
     ) throws(EventLogError) -> UInt64 {
         try checkOpen()
-        let first = try writer.appendDeferred(
-            kind: kind, count: count, value, encoder: encoder, streamID: streamID, cause: cause, codec: codecID,
-            timestamp: timestamp)
+        let first: UInt64
+        do {
+            first = try writer.appendDeferred(
+                kind: kind, count: count, value, encoder: encoder, streamID: streamID, cause: cause, codec: codecID,
+                timestamp: timestamp)
+        } catch {
+            throw kind == .mutation ? refused(error) : error
+        }
         let last = first + UInt64(count - 1)
         if kind == .mutation {
             mutations.store(mutations.load(ordering: .relaxed) &+ count, ordering: .relaxed)
@@ -202,7 +222,8 @@ public final class LogStream: Sendable {
 
     /// Whether the log's snapshot policy wants a snapshot of the state after the latest append; whatever the policy,
     /// also once a mutation of the stream was logged without its value (it could not be encoded: an `unencodable`
-    /// entry), whose following states cannot be rebuilt before a snapshot.
+    /// entry) or refused because a write failure stopped the log: the states after it cannot be rebuilt before a
+    /// snapshot.
     public var isSnapshotDue: Bool { isSnapshotDue(after: lastSequence) }
 
     /// Whether the log's snapshot policy wants a snapshot of the state after entry `sequence`, the latest append or
@@ -298,6 +319,15 @@ public final class LogStream: Sendable {
     @inline(__always)
     private func checkOpen() throws(EventLogError) {
         if closed.load(ordering: .acquiring) { throw closedError() }
+    }
+
+    /// `error`, for a mutation the log refused: when a write failure stopped it, the stream's states from there on
+    /// are not in the log, so a snapshot is asked for at its next mutation (``isSnapshotDue``), the first that can be
+    /// rebuilt again once writing resumes (the writer marks the refused stretch with an `unwritten` entry).
+    @inline(never)
+    private func refused(_ error: EventLogError) -> EventLogError {
+        if case .writeFailed = error { payloadBytes.requestSnapshot() }
+        return error
     }
 
     @inline(never)

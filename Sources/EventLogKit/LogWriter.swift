@@ -28,6 +28,15 @@ final class LogWriter: @unchecked Sendable {
     private var committedTicket: UInt64 = 0
     private var lastCommittedSequence: UInt64
     private var failure: EventLogError?
+    /// The streams whose appends were refused while a failure stopped the writer, with when the first was refused
+    /// and whether a mutation was among them: each gets an `unwritten` entry when writing resumes, so that readers
+    /// know the stream's states from there to its next snapshot are not in the log.
+    private var refused: [UInt32: (time: Int64, mutation: Bool)] = [:]
+    /// Whether the owner asked for a retry (``resume()``), how many retries have ended, and whether the last one, as
+    /// the log closes, has been made.
+    private var retryRequested = false
+    private var retriesEnded = 0
+    private var closingRetried = false
     private var closing = false
     private var finished = false
     /// Whether the writer thread is waiting for work (so an append must wake it).
@@ -97,6 +106,11 @@ final class LogWriter: @unchecked Sendable {
     /// ``EventLogConfiguration/commitInterval``; `nil` when it is zero, and in `sync` durability, whose appends all wait.
     private let commitInterval: Duration?
     private let onFailure: (@Sendable (EventLogError) -> Void)?
+    /// ``EventLogConfiguration/writeRetryInterval``.
+    private let retryInterval: Duration?
+    /// The items of the commit that failed, its entries and bytes: they go back to the front of the queue (writer
+    /// thread only).
+    private var failedBatch: (items: [WriteItem], entries: Int, bytes: Int)?
     /// The most bytes one commit takes from the queue, when retention keeps the log within a byte budget: an
     /// eighth of it, so that one commit cannot push the file past the budget.
     private let batchByteLimit: Int?
@@ -110,6 +124,7 @@ final class LogWriter: @unchecked Sendable {
         self.commitInterval = configuration.durability == .sync || configuration.commitInterval <= .zero
             ? nil : configuration.commitInterval
         self.onFailure = configuration.onWriteFailure
+        self.retryInterval = configuration.writeRetryInterval.flatMap { $0 > .zero ? $0 : nil }
         self.batchByteLimit = configuration.retention?.maxBytes.map { max(64 << 10, $0 / 8) }
         let (highest, floor, lastIndex) = try storage.read { txn in
             let highest = try storage.highestEntry(txn) ?? 0
@@ -137,7 +152,7 @@ final class LogWriter: @unchecked Sendable {
         mutex.lock()
         defer { mutex.unlock() }
         let bytes = drafts.reduce(0) { $0 + Self.queuedSize($1) }
-        try waitForRoom(entries: drafts.count, bytes: bytes)
+        try waitForRoom(entries: drafts.count, bytes: bytes, stream: streamID, mutation: drafts.contains { $0.kind == .mutation })
         let first = nextSequence
         let timestamp = WallClock.now()
         let pending = drafts.enumerated().map { index, draft in
@@ -154,7 +169,7 @@ final class LogWriter: @unchecked Sendable {
         let bytes = Self.queuedSize(draft)
         mutex.lock()
         defer { mutex.unlock() }
-        try waitForRoom(entries: 1, bytes: bytes)
+        try waitForRoom(entries: 1, bytes: bytes, stream: streamID, mutation: draft.kind == .mutation)
         let sequence = nextSequence
         nextSequence += 1
         try enqueue(.entry(Self.pending(draft, sequence: sequence, streamID: streamID)), entries: 1, bytes: bytes)
@@ -220,7 +235,7 @@ final class LogWriter: @unchecked Sendable {
     ) throws(EventLogError) -> UInt64 {
         mutex.lock()
         defer { mutex.unlock() }
-        try waitForRoom(entries: 1, bytes: DeferredEntry.estimatedSize)
+        try waitForRoom(entries: 1, bytes: DeferredEntry.estimatedSize, stream: streamID, mutation: kind == .mutation)
         let sequence = nextSequence
         nextSequence += 1
         // Made in place: an entry made first would be copied into the item and then destroyed.
@@ -242,7 +257,7 @@ final class LogWriter: @unchecked Sendable {
         let bytes = count * DeferredEntry.estimatedSize
         mutex.lock()
         defer { mutex.unlock() }
-        try waitForRoom(entries: count, bytes: bytes)
+        try waitForRoom(entries: count, bytes: bytes, stream: streamID, mutation: kind == .mutation)
         let first = nextSequence
         nextSequence += UInt64(count)
         let time = timestamp ?? WallClock.now()
@@ -319,14 +334,29 @@ final class LogWriter: @unchecked Sendable {
         }
     }
 
-    /// Waits (holding `mutex`) until the queue has room; an item larger than the whole queue is let in alone.
-    private func waitForRoom(entries: Int, bytes: Int) throws(EventLogError) {
+    /// Waits (holding `mutex`) until the queue has room; an item larger than the whole queue is let in alone. Entries
+    /// of `stream` (holding a mutation when `mutation`) refused because a failure stopped the writer are noted, for
+    /// the `unwritten` entry that marks them when writing resumes.
+    private func waitForRoom(entries: Int, bytes: Int, stream: UInt32? = nil, mutation: Bool = false) throws(EventLogError) {
         while !hasFailed && !closing && queuedEntries + queuedBytes > 0
             && (queuedEntries + entries > capacity || queuedBytes + bytes > byteCapacity) {
             spaceAvailable.wait(mutex)
         }
-        if hasFailed, let failure { throw failure }
+        if hasFailed, let failure {
+            if let stream, entries > 0 { noteRefused(stream, mutation: mutation) }
+            throw failure
+        }
         if closing { throw .closed(path: storage.path) }
+    }
+
+    /// Notes (holding `mutex`) that entries of `stream` were refused while the writer was stopped.
+    @inline(never)
+    private func noteRefused(_ stream: UInt32, mutation: Bool) {
+        if let noted = refused[stream] {
+            if mutation && !noted.mutation { refused[stream] = (noted.time, true) }
+        } else {
+            refused[stream] = (WallClock.now(), mutation)
+        }
     }
 
     /// Adds `item` to the queue (holding `mutex`), and in `sync` mode waits for its commit.
@@ -432,30 +462,32 @@ final class LogWriter: @unchecked Sendable {
     private func run() {
         while true {
             mutex.lock()
-            while queue.isEmpty && !closing && failure == nil && !maintenancePending {
-                writerWaiting = true
-                workAvailable.wait(mutex)
-                writerWaiting = false
+            if hasFailed {
+                // Stopped by a failure: the queue (the failed commit's items first) is written again when a retry is
+                // due, and nothing else is done before.
+                guard waitForRetry() else { return finish() }
+                if queue.isEmpty {
+                    resumed()
+                    mutex.unlock()
+                    continue
+                }
+            } else {
+                while queue.isEmpty && !closing && !maintenancePending {
+                    writerWaiting = true
+                    workAvailable.wait(mutex)
+                    writerWaiting = false
+                }
+                gather()
+                if queue.isEmpty && closing, let maintain = maintenance {
+                    // A last round, so a closed log is within its bounds.
+                    maintenance = nil
+                    mutex.unlock()
+                    for _ in 0..<64 where maintainAlone(maintain, Self.idleMaintenanceEntries) {}
+                    mutex.lock()
+                }
+                if queue.isEmpty && closing { return finish() }
             }
-            gather()
-            if failure == nil && queue.isEmpty && closing, let maintain = maintenance {
-                // A last round, so a closed log is within its bounds.
-                maintenance = nil
-                mutex.unlock()
-                for _ in 0..<64 where maintainAlone(maintain, Self.idleMaintenanceEntries) {}
-                mutex.lock()
-            }
-            if failure != nil || (queue.isEmpty && closing) {
-                // Nothing more is encoded: the encoders (which may hold the log) are let go.
-                encoders = NumberTable()
-                added = [:]
-                retiring = []
-                finished = true
-                committedChanged.broadcast()
-                mutex.unlock()
-                return
-            }
-            let maintain = maintenance
+            let maintain = hasFailed ? nil : maintenance
             guard !queue.isEmpty else {
                 mutex.unlock()
                 maintainWhileIdle(maintain)
@@ -515,6 +547,8 @@ final class LogWriter: @unchecked Sendable {
             mutex.lock()
             var ready: [CheckedContinuation<Void, any Error>] = []
             var failed: [CheckedContinuation<Void, any Error>] = []
+            let retrying = hasFailed
+            var stopped: EventLogError?
             switch result {
             case .success(let committed):
                 committedTicket = ticket
@@ -524,24 +558,108 @@ final class LogWriter: @unchecked Sendable {
                 if !retiring.isEmpty { retire(through: ticket) }
                 ready = asyncWaiters.filter { $0.ticket <= ticket }.map(\.continuation)
                 asyncWaiters.removeAll { $0.ticket <= ticket }
+                if retrying { resumed() }
             case .failure(let error):
-                let stopped = EventLogError.writeFailed(
+                let writeFailed = EventLogError.writeFailed(
                     path: storage.path, lastCommitted: lastCommittedSequence,
                     unwritten: unwritten + queuedEntries, underlying: Self.reason(error, path: storage.path))
-                failure = stopped
-                failed = asyncWaiters.map(\.continuation)
-                asyncWaiters.removeAll()
+                failure = writeFailed
+                // The batch goes back to the front of the queue, to be written when writing resumes.
+                if let back = failedBatch {
+                    queue.insert(contentsOf: back.items, at: 0)
+                    queuedEntries += back.entries
+                    queuedBytes += back.bytes
+                    failedBatch = nil
+                }
+                // Reported once a stop: a retry that fails again only updates the error.
+                if retrying { retriesEnded += 1 } else { stopped = writeFailed }
                 spaceAvailable.broadcast()
             }
-            let stopped = failure
+            let failedWith = failure
+            if failedWith != nil {
+                failed = asyncWaiters.map(\.continuation)
+                asyncWaiters.removeAll()
+            }
             committedChanged.broadcast()
             mutex.unlock()
             for continuation in ready { continuation.resume() }
-            if let stopped {
-                for continuation in failed { continuation.resume(throwing: stopped) }
-                onFailure?(stopped)
+            if let failedWith {
+                for continuation in failed { continuation.resume(throwing: failedWith) }
             }
+            if let stopped { onFailure?(stopped) }
         }
+    }
+
+    /// Ends the writer thread (holding `mutex`, which it releases): nothing more is encoded, so the encoders (which
+    /// may hold the log) are let go.
+    private func finish() {
+        encoders = NumberTable()
+        added = [:]
+        retiring = []
+        finished = true
+        committedChanged.broadcast()
+        mutex.unlock()
+    }
+
+    /// Waits (holding `mutex`), the writer stopped by a failure, until a retry is due: asked for (``resume()``), the
+    /// retry interval over, or the log closing, which retries once more. Returns `false` when the thread should end:
+    /// the log closes and its last retry has been made.
+    private func waitForRetry() -> Bool {
+        let due = retryInterval.map { ContinuousClock.now + $0 }
+        while !closing && !retryRequested {
+            guard let due else {
+                workAvailable.wait(mutex)
+                continue
+            }
+            let remaining = due - .now
+            guard remaining > .zero else { break }
+            workAvailable.wait(mutex, for: remaining)
+        }
+        retryRequested = false
+        if closing {
+            guard !closingRetried else { return false }
+            closingRetried = true
+        }
+        return true
+    }
+
+    /// Writing resumed after a failure (holding `mutex`): appends are taken again, and each stream whose appends were
+    /// refused meanwhile gets an `unwritten` entry (codec none, no payload; docs/FORMAT.md) under the next number, a
+    /// mutation when a mutation was refused: what replay reads from there to the stream's next snapshot would not be
+    /// its states. The stream's own handle asked for that snapshot when its mutation was refused.
+    private func resumed() {
+        failure = nil
+        retriesEnded += 1
+        for (stream, refusal) in refused.sorted(by: { ($0.value.time, $0.key) < ($1.value.time, $1.key) }) {
+            let marker = EntryRecord.Pending(
+                sequence: nextSequence, streamID: stream, kind: refusal.mutation ? .mutation : .action, codec: .none,
+                timestamp: refusal.time, cause: 0, caseName: DeferredEntry.unwritten, payload: [])
+            nextSequence += 1
+            queue.append(.entry(marker))
+            queuedEntries += 1
+            queuedBytes += marker.size
+            enqueuedTicket += 1
+        }
+        refused = [:]
+        committedChanged.broadcast()
+    }
+
+    /// Retries the writes a failure stopped, at once, and waits for the outcome: returns once the queue and an
+    /// `unwritten` entry for each stream whose appends were refused are committed, or throws the failure that stops
+    /// the writer still. Does nothing while the writer is healthy.
+    func resume() throws(EventLogError) {
+        mutex.lock()
+        defer { mutex.unlock() }
+        guard hasFailed else { return }
+        if closing { throw .closed(path: storage.path) }
+        let attempt = retriesEnded
+        retryRequested = true
+        workAvailable.signal()
+        while retriesEnded == attempt && !finished {
+            committedChanged.wait(mutex)
+        }
+        if let failure { throw failure }
+        try waitForCommit(of: enqueuedTicket)
     }
 
     /// How many entries may wait after a commit that wrote to `streamsWritten` streams: 64 for each, at least the
@@ -709,14 +827,20 @@ final class LogWriter: @unchecked Sendable {
             }
         }
         let tips: StreamIndex.Tips
-        do {
-            tips = try writeBatch(&encoded, maintaining: step)
+        do throws(EventLogError) {
+            do {
+                tips = try writeBatch(&encoded, maintaining: step)
+            } catch {
+                // A failed step undid the whole transaction: write the batch again, without it.
+                guard stepFailed else { throw error }
+                maintenanceUndone()
+                more = nil
+                tips = try writeBatch(&encoded, maintaining: nil)
+            }
         } catch {
-            // A failed step undid the whole transaction: write the batch again, without it.
-            guard stepFailed else { throw error }
-            maintenanceUndone()
-            more = nil
-            tips = try writeBatch(&encoded, maintaining: nil)
+            // Nothing of it was committed: it is kept, to be written when writing resumes.
+            failedBatch = encoded.requeued()
+            throw error
         }
         indexTips = tips
         if !encoded.streams.isEmpty { storage.committedStreams(encoded.streams.map(\.id)) }

@@ -108,6 +108,9 @@ struct DeferredEntry: Sendable {
 
     /// The case name of an entry whose value could not be encoded.
     static let unencodable = "unencodable"
+    /// The case name of the entry that marks, in a stream, the appends refused while a write failure stopped the log
+    /// (``LogWriter``'s `resumed()`).
+    static let unwritten = "unwritten"
 }
 
 /// A snapshot whose state the writer thread encodes; one whose state cannot be encoded is not written.

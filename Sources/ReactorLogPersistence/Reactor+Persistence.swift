@@ -132,9 +132,9 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
             // resume, since only mutations make the state.
             var entries = log.entries(EntryQuery(from: point.sequence + 1, stream: stream.info.name, kinds: [.mutation]))
             while let entry = try entries.next() {
-                guard !entry.lacksValue else {
+                if let missing = entry.missingValue {
                     throw EventLogError.codec(
-                        "Mutation #\(entry.sequence) is in the log without its value: it could not be encoded when it was recorded, and no snapshot after it holds the state.")
+                        "Mutation #\(entry.sequence) is in the log without its value (\(missing)), and no snapshot after it holds the state.")
                 }
                 let mutation: Mutation
                 do {

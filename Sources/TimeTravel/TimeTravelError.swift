@@ -49,7 +49,7 @@ public enum TimeTravelError: HintedError, Sendable, Hashable {
         case .stepUnreadable(let step, let stream, let damage, _):
             "The state of '\(stream)' at #\(step) is rebuilt through entries that cannot be read. \(damage.problem)"
         case .valueNotRecorded(let step, let stream, let mutation, _):
-            "The state of '\(stream)' at #\(step) is rebuilt through mutation #\(mutation), which the log holds without its value: it could not be encoded when it was recorded."
+            "The state of '\(stream)' at #\(step) is rebuilt through mutation #\(mutation), which the log holds without its value: it could not be encoded, or the log could not be written, when it was recorded."
         case .needsReducer(let step, let stream, let nearest):
             "The state of '\(stream)' at #\(step) was not recorded and rebuilding it needs the reducer. Recorded states nearby: \(nearest.isEmpty ? "none" : nearest.map { "#\($0)" }.joined(separator: ", "))."
         case .bisectPrecondition(let message), .decoding(let message): message

@@ -51,6 +51,39 @@ struct CrashTests {
         try check(path: path, acknowledged: resumed.lastAck, run: 2)
     }
 
+    @Test(
+        "a log whose disk filled resumes once it has room, by itself or when asked: what was queued is written, the appends refused meanwhile are one unwritten entry, and a snapshot follows",
+        arguments: ["now", "retry"])
+    func resumesAfterDiskFills(resume: String) throws {
+        let scratch = ScratchDirectory()
+        let path = scratch.file("refilled.reactorlog")
+        // A soft 2 MiB limit, lifted by the child once appends are refused, as a disk that gets room again.
+        let child = try CrashWriterProcess(log: path, durability: .grouped, run: 1, fileSizeLimit: 2048, resume: resume)
+        let (exit, errors) = child.waitForEnd()
+        #expect(!exit.signalled && exit.status == 0 && errors.isEmpty, "\(exit): \(errors)")
+        #expect(child.notes.count == 2 && child.notes.last == "resumed", "\(child.notes)")
+        let stopped = try #require(child.notes.first?.firstMatch(of: /stopped (\d+) committed (\d+)/))
+        let (taken, committed) = (try #require(UInt64(stopped.1)), try #require(UInt64(stopped.2)))
+        // Entries were taken that the failed commit had not written: the writer kept them and wrote them on resuming.
+        #expect(committed < taken)
+        try check(path: path, acknowledged: max(child.lastAck, taken), run: 1)
+        let log = try EventLog.openReadOnly(at: path)
+        let entries = try log.readEntries(EntryQuery(stream: "crash", kinds: [.mutation]))
+        // The three refused appends are not in the log; one entry right after what was taken stands for them.
+        let unwritten = entries.filter(\.lacksValue)
+        #expect(unwritten.map(\.sequence) == [taken + 1], "\(unwritten.map(\.sequence))")
+        #expect(unwritten.allSatisfy { $0.caseName == "unwritten" && $0.missingValue?.contains("could not be written") == true })
+        #expect(try entries.filter { !$0.lacksValue }.allSatisfy { try log.decode(Marker.self, from: $0).run == 1 })
+        #expect(entries.filter { $0.sequence > taken + 1 }.count >= 60)
+        // The stream was asked for a snapshot at its first mutation after it, though its policy is `.never`.
+        #expect(try log.snapshotSequences(stream: "crash").count == 1)
+        let snapshot = try #require(try log.snapshotSequences(stream: "crash").first)
+        #expect(snapshot > taken + 1 && snapshot <= taken + 21, "#\(snapshot) after #\(taken + 1)")
+        #expect(try log.verify().problems.contains {
+            $0.severity == .warning && $0.sequence == taken + 1 && $0.message.contains("a mutation logged without its value")
+        })
+    }
+
     /// Starts a crash writer on one log `runs` times, kills it after a random number of `acks` and a moment, and checks
     /// the log after each kill, then with `alsoCheck`.
     private func killRepeatedly(
@@ -84,7 +117,8 @@ struct CrashTests {
         while let entry = try iterator.next() {
             #expect(entry.sequence == expected, "run \(run): a gap before #\(entry.sequence)")
             expected = entry.sequence + 1
-            guard entry.kind == .mutation else { continue }
+            // A mutation without its value stands for appends refused while writing was stopped.
+            guard entry.kind == .mutation, !entry.lacksValue else { continue }
             let marker = try log.decode(Marker.self, from: entry)
             batches["\(marker.run)/\(marker.batch)", default: (marker.count, [])].indices.insert(marker.index)
         }

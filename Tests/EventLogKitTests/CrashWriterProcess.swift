@@ -11,6 +11,8 @@ final class CrashWriterProcess {
     private let lines: LineReader
     /// The highest sequence number acknowledged as durable so far.
     private(set) var lastAck: UInt64 = 0
+    /// Other lines the child printed (`stopped N`, `resumed`), in order.
+    private(set) var notes: [String] = []
 
     /// The helper executable, built next to the test bundle.
     static var executable: URL {
@@ -20,13 +22,16 @@ final class CrashWriterProcess {
 
     /// Starts the helper appending to stream `stream` of `log`. With `fileSizeLimit` (in KiB), the child may not make a
     /// file larger, as on a disk that fills: a write past the limit fails (`EFBIG`) instead of ending the child with
-    /// `SIGXFSZ`, which the shell leaves ignored when it starts the helper.
-    init(log: String, durability: Durability, run: Int, stream: String = "crash", fileSizeLimit: Int? = nil) throws {
+    /// `SIGXFSZ`, which the shell leaves ignored when it starts the helper. With `resume` (`now` or `retry`), the
+    /// limit is a soft one that the child lifts after a write failure, and resumes writing (Tools/CrashWriter).
+    init(log: String, durability: Durability, run: Int, stream: String = "crash", fileSizeLimit: Int? = nil, resume: String? = nil) throws {
         let arguments = [log, durability.rawValue, String(run), stream]
         if let fileSizeLimit {
+            var environment = ProcessInfo.processInfo.environment
+            environment["CRASH_WRITER_RESUME"] = resume
             process = try ChildProcess(
-                "/bin/sh", ["-c", "trap '' XFSZ; ulimit -f \(fileSizeLimit * 2) && exec \"$0\" \"$@\"", Self.executable.path] + arguments,
-                output: .pipe(output), error: .pipe(errors))
+                "/bin/sh", ["-c", "trap '' XFSZ; ulimit \(resume == nil ? "" : "-S ")-f \(fileSizeLimit * 2) && exec \"$0\" \"$@\"", Self.executable.path] + arguments,
+                environment: environment, output: .pipe(output), error: .pipe(errors))
         } else {
             process = try ChildProcess(Self.executable.path, arguments, output: .pipe(output), error: .pipe(errors))
         }
@@ -67,7 +72,10 @@ final class CrashWriterProcess {
     /// Takes `line` into ``lastAck`` when it is an acknowledgement; returns whether it was one.
     @discardableResult
     private func acknowledge(_ line: String) -> Bool {
-        guard line.hasPrefix("ack "), let sequence = UInt64(line.dropFirst(4)) else { return false }
+        guard line.hasPrefix("ack "), let sequence = UInt64(line.dropFirst(4)) else {
+            notes.append(line)
+            return false
+        }
         lastAck = max(lastAck, sequence)
         return true
     }

@@ -255,6 +255,9 @@ struct PersistenceTests {
         }
         #expect(reported.count == 1)
         #expect(throws: EventLogError.self) { try log.flush() }
+        // A retry meets the same full map: it throws, the log stays stopped, and the stop is not reported again.
+        #expect(throws: EventLogError.self) { try log.resumeWriting() }
+        #expect(log.writeFailure != nil && reported.count == 1)
         #expect(throws: EventLogError.self) { try log.close() }
 
         let written = try EventLog.openReadOnly(at: path)

@@ -3,6 +3,11 @@
 //
 // Usage: eventlog-crash-writer LOG sync|grouped|nosync RUN [STREAM]   (the stream: "crash" unless named; "+": a new
 // stream for each batch, as a server making a stream per session)
+//
+// With CRASH_WRITER_RESUME set (`now`: it calls resumeWriting(); `retry`: it waits for the log's own retries), a write
+// failure (a file size limit, as a full disk) does not end it: it prints `stopped N committed M` (N: the last number
+// an append took; M: the last committed), tries 3 batches more, which are refused, lifts its file size limit to the hard one, resumes, appends 60
+// batches more, prints `resumed`, and ends. It snapshots then only when the log asks.
 import EventLogKit
 import Foundation
 
@@ -20,10 +25,14 @@ struct Marker: Codable {
     let count: Int
 }
 
+let resume = ProcessInfo.processInfo.environment["CRASH_WRITER_RESUME"]
+
 do {
     var configuration = EventLogConfiguration(durability: durability)
     configuration.initialMapSize = 1 << 16
-    configuration.snapshotPolicy = .every(mutations: 50)
+    // Resuming, snapshots come only when the log asks for one: after the appends it refused.
+    configuration.snapshotPolicy = resume == nil ? .every(mutations: 50) : .never
+    configuration.writeRetryInterval = resume == "retry" ? .milliseconds(20) : nil
     let log = try EventLog.open(at: arguments[1], configuration: configuration)
     let name = arguments.count == 5 ? arguments[4] : "crash"
     let streamPerBatch = name == "+"
@@ -31,8 +40,11 @@ do {
     var generator = SystemRandomNumberGenerator()
     var batch = 0
     var total = 0
-    while true {
+    var lastTaken: UInt64 = 0
+    var resumedBatches: Int?
+    while resumedBatches.map({ $0 < 60 }) ?? true {
         batch += 1
+        if let done = resumedBatches { resumedBatches = done + 1 }
         if streamPerBatch {
             try stream.close()
             stream = try log.openStream(named: "run-\(run)-\(batch)", reactorType: "CrashWriter", schemaFingerprint: "v1", initialState: 0)
@@ -41,19 +53,70 @@ do {
         let drafts = try (0..<count).map { index in
             EntryDraft(kind: .mutation, caseName: "add", payload: try JSONEncoder().encode(Marker(run: run, batch: batch, index: index, count: count)))
         }
-        let sequences = try stream.append(batch: drafts)
-        total += count
-        if stream.isSnapshotDue {
-            try stream.writeSnapshot(total, at: sequences.upperBound)
-        }
-        if durability != .sync && batch % 8 == 0 {
-            try log.flush()
+        let sequences: ClosedRange<UInt64>
+        do {
+            sequences = try stream.append(batch: drafts)
+            lastTaken = sequences.upperBound
+            total += count
+            if stream.isSnapshotDue {
+                try stream.writeSnapshot(total, at: sequences.upperBound)
+            }
+            if durability != .sync && batch % 8 == 0 {
+                try log.flush()
+            }
+        } catch {
+            guard resume != nil, resumedBatches == nil, isWriteFailure(error) else { throw error }
+            try resumeAfterFailure(log, stream, lastTaken: lastTaken)
+            resumedBatches = 0
+            continue
         }
         if durability == .sync || batch % 8 == 0 {
             FileHandle.standardOutput.write(Data("ack \(sequences.upperBound)\n".utf8))
         }
     }
+    try log.flush()
+    FileHandle.standardOutput.write(Data("resumed\n".utf8))
+    try log.close()
 } catch {
     FileHandle.standardError.write(Data("eventlog-crash-writer: \(error)\n".utf8))
     exit(1)
+}
+
+/// After a write failure: appends that are refused, a file size limit lifted as a disk gets room again, and writing
+/// resumed, by the log's retry or at once.
+func resumeAfterFailure(_ log: EventLog, _ stream: LogStream, lastTaken: UInt64) throws {
+    guard case .writeFailed(_, let committed, _, _)? = log.writeFailure else {
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "the log has no write failure"])
+    }
+    FileHandle.standardOutput.write(Data("stopped \(lastTaken) committed \(committed)\n".utf8))
+    for index in 0..<3 {
+        let refused = EntryDraft(kind: .mutation, caseName: "add", payload: try JSONEncoder().encode(Marker(run: -1, batch: index, index: 0, count: 1)))
+        let taken: UInt64?
+        do {
+            taken = try stream.append(refused)
+        } catch {
+            guard isWriteFailure(error) else { throw error }
+            taken = nil
+        }
+        if let taken {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "append #\(taken) was taken while the log was stopped"])
+        }
+    }
+    var limit = rlimit()
+    getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit)
+    limit.rlim_cur = limit.rlim_max
+    setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit)
+    if ProcessInfo.processInfo.environment["CRASH_WRITER_RESUME"] == "now" {
+        try log.resumeWriting()
+    } else {
+        // The log retries by itself every 20 ms: nothing to await but its state.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while log.writeFailure != nil && ContinuousClock.now < deadline { usleep(2_000) }
+    }
+}
+
+/// Whether `error` is the log's write failure.
+func isWriteFailure(_ error: any Error) -> Bool {
+    if case .writeFailed? = error as? EventLogError { return true }
+    return false
 }

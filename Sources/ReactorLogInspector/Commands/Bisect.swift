@@ -97,7 +97,7 @@ struct Bisect: AsyncParsableCommand {
                 let unknown = readableFrom.map { "the states #\(mutation)…#\($0 - 1) cannot be rebuilt (a snapshot holds #\($0))" }
                     ?? "no state from #\(mutation) on can be rebuilt (no snapshot follows it)"
                 StandardError.writeLine(
-                    "reactorlog: warning: \(counted(skipped.count, "state")) skipped (\(skipped.map { "#\($0)" }.joined(separator: ", "))): mutation #\(mutation) is in the log without its value (it could not be encoded when it was recorded), so \(unknown).")
+                    "reactorlog: warning: \(counted(skipped.count, "state")) skipped (\(skipped.map { "#\($0)" }.joined(separator: ", "))): mutation #\(mutation) is in the log without its value (it could not be encoded, or the log could not be written, when it was recorded), so \(unknown).")
             }
             if let damage = result.unreadable {
                 let what = if let first = skipped.min(), let last = skipped.max(), skipped.count > 1 {

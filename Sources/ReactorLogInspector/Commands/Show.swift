@@ -72,8 +72,8 @@ struct Show: AsyncParsableCommand {
                 try printLine("payload:")
                 // `pretty(indent:)` indents every line after the first; the first takes the same indent here.
                 try printLine("  " + value.pretty(indent: "  "))
-            } else if entry.lacksValue {
-                try printLine("payload: not in the log: its value could not be encoded when it was recorded")
+            } else if let missing = entry.missingValue {
+                try printLine("payload: not in the log: " + missing)
             }
             switch change {
             case .success(let diff)?:
