@@ -112,7 +112,7 @@ let package = Package(
         // A child process for the crash tests: appends until it is killed.
         .executableTarget(
             name: "eventlog-crash-writer",
-            dependencies: ["EventLogKit"],
+            dependencies: ["EventLogKit", "ReactorLog", "ReactorLogPersistence"],
             path: "Tools/CrashWriter"
         ),
         // Feeds the decoders a log from elsewhere reaches with mutated inputs: a short run in the tests, libFuzzer on

@@ -118,7 +118,7 @@ public enum EventLogError: HintedError, Sendable, Hashable {
         case .unknownStream: "List its streams with `EventLog.streams()`."
         case .streamInUse: "Close the other LogStream first."
         case .invalidArgument, .codec: ""
-        case .writeFailed: "Free disk space or raise maxMapSize, then reopen the log."
+        case .writeFailed: "Free disk space: the log writes again at its next retry (writeRetryInterval, or resumeWriting() at once). A log at its maxMapSize needs reopening with a larger one."
         case .storage(_, let error) where error.isBadHandle:
             "A writer of a newer ReactorLog converted the log while it was open here; open it again."
         case .storage(_, let error) where error.isCorrupted:

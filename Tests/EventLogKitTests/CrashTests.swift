@@ -84,6 +84,40 @@ struct CrashTests {
         })
     }
 
+    @Test("a recorded reactor whose disk filled records on once it has room: its refused sends are one unwritten entry, a snapshot follows at its next mutation, and the last state is its own")
+    func reactorResumesAfterDiskFills() throws {
+        let scratch = ScratchDirectory()
+        let path = scratch.file("tally.reactorlog")
+        let child = try CrashWriterProcess(log: path, durability: .grouped, run: 1, stream: "tally", fileSizeLimit: 2048, resume: "now")
+        let (exit, errors) = child.waitForEnd()
+        #expect(!exit.signalled && exit.status == 0 && errors.isEmpty, "\(exit): \(errors)")
+        let resumed = try #require(child.notes.last?.firstMatch(of: /resumed (\d+)/), "\(child.notes)")
+        let count = try #require(Int(resumed.1))
+        let log = try EventLog.openReadOnly(at: path)
+        #expect(try log.verify().isHealthy)
+        let mutations = try log.readEntries(EntryQuery(stream: "tally", kinds: [.mutation]))
+        // The sends refused while the log was stopped are one entry; the ten after it are all there.
+        let unwritten = mutations.filter(\.lacksValue)
+        #expect(unwritten.count == 1 && unwritten.first?.caseName == "unwritten")
+        let marker = try #require(unwritten.first?.sequence)
+        let after = mutations.filter { $0.sequence > marker }
+        #expect(after.count == 10)
+        // Its policy takes no snapshot: the log asked for one at the first mutation after the stretch, which holds the
+        // count then; the closed entry's snapshot holds the reactor's own last count.
+        let first = try #require(after.first?.sequence)
+        #expect(try log.snapshotSequences(stream: "tally").filter { $0 > marker }.first == first)
+        let snapshot = try #require(try log.latestSnapshot(stream: "tally", atOrBefore: first))
+        #expect(try log.decode(Tally.self, from: snapshot.state, codec: snapshot.codec).count == count - 9)
+        let last = try #require(try log.latestSnapshot(stream: "tally", atOrBefore: .max))
+        let lastCount = try log.decode(Tally.self, from: last.state, codec: last.codec).count
+        #expect(last.sequence > first && lastCount == count)
+    }
+
+    /// The crash writer's reactor's state (Tools/CrashWriter).
+    private struct Tally: Decodable {
+        let count: Int
+    }
+
     /// Starts a crash writer on one log `runs` times, kills it after a random number of `acks` and a moment, and checks
     /// the log after each kill, then with `alsoCheck`.
     private func killRepeatedly(

@@ -7,9 +7,13 @@
 // With CRASH_WRITER_RESUME set (`now`: it calls resumeWriting(); `retry`: it waits for the log's own retries), a write
 // failure (a file size limit, as a full disk) does not end it: it prints `stopped N committed M` (N: the last number
 // an append took; M: the last committed), tries 3 batches more, which are refused, lifts its file size limit to the hard one, resumes, appends 60
-// batches more, prints `resumed`, and ends. It snapshots then only when the log asks.
+// batches more, prints `resumed`, and ends. It snapshots then only when the log asks. With the stream `tally`, a
+// recorded reactor does the same: it sends until its log fails, prints `stopped N committed M`, sends 100 actions
+// more, resumes, sends 10, prints `resumed COUNT` (its state's count), and ends, closing its stream.
 import EventLogKit
 import Foundation
+import ReactorLog
+import ReactorLogPersistence
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4 || arguments.count == 5, let durability = Durability(rawValue: arguments[2]), let run = Int(arguments[3]) else {
@@ -35,6 +39,10 @@ do {
     configuration.writeRetryInterval = resume == "retry" ? .milliseconds(20) : nil
     let log = try EventLog.open(at: arguments[1], configuration: configuration)
     let name = arguments.count == 5 ? arguments[4] : "crash"
+    if name == "tally" {
+        try recordTally(log)
+        exit(0)
+    }
     let streamPerBatch = name == "+"
     var stream = try log.openStream(named: streamPerBatch ? "run-\(run)" : name, reactorType: "CrashWriter", schemaFingerprint: "v1", initialState: 0)
     var generator = SystemRandomNumberGenerator()
@@ -85,10 +93,7 @@ do {
 /// After a write failure: appends that are refused, a file size limit lifted as a disk gets room again, and writing
 /// resumed, by the log's retry or at once.
 func resumeAfterFailure(_ log: EventLog, _ stream: LogStream, lastTaken: UInt64) throws {
-    guard case .writeFailed(_, let committed, _, _)? = log.writeFailure else {
-        throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "the log has no write failure"])
-    }
-    FileHandle.standardOutput.write(Data("stopped \(lastTaken) committed \(committed)\n".utf8))
+    try reportStop(log, lastTaken: lastTaken)
     for index in 0..<3 {
         let refused = EntryDraft(kind: .mutation, caseName: "add", payload: try JSONEncoder().encode(Marker(run: -1, batch: index, index: 0, count: 1)))
         let taken: UInt64?
@@ -102,6 +107,20 @@ func resumeAfterFailure(_ log: EventLog, _ stream: LogStream, lastTaken: UInt64)
             throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "append #\(taken) was taken while the log was stopped"])
         }
     }
+    try liftLimitAndResume(log)
+}
+
+/// Prints `stopped N committed M`: the last number an append took, and the last committed.
+func reportStop(_ log: EventLog, lastTaken: UInt64) throws {
+    guard case .writeFailed(_, let committed, _, _)? = log.writeFailure else {
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "the log has no write failure"])
+    }
+    FileHandle.standardOutput.write(Data("stopped \(lastTaken) committed \(committed)\n".utf8))
+}
+
+/// Lifts the file size limit to the hard one, as a disk that gets room again, and resumes writing: at once, or by
+/// waiting for the log's own retry.
+func liftLimitAndResume(_ log: EventLog) throws {
     var limit = rlimit()
     getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit)
     limit.rlim_cur = limit.rlim_max
@@ -119,4 +138,35 @@ func resumeAfterFailure(_ log: EventLog, _ stream: LogStream, lastTaken: UInt64)
 func isWriteFailure(_ error: any Error) -> Bool {
     if case .writeFailed? = error as? EventLogError { return true }
     return false
+}
+
+/// A recorded reactor that counts what it is sent.
+final class TallyReactor: Reactor {
+    enum Action: Codable, Sendable { case add }
+    enum Mutation: Codable, Sendable { case added }
+    struct State: Codable, Sendable { var count = 0 }
+
+    let initialState = State()
+    let runtime = Runtime()
+
+    func mutate(action: Action) -> Effect { .just(.added) }
+    func reduce(state: State, mutation: Mutation) -> State { State(count: state.count + 1) }
+}
+
+/// The `tally` run: a reactor sends until its log stops, 100 times more while it is stopped, and 10 times once
+/// writing resumed.
+func recordTally(_ log: EventLog) throws {
+    do {
+        let tally = TallyReactor()
+        try tally.attach(to: log, stream: "tally")
+        while tally.logFailure == nil { tally.send(.add) }
+        try reportStop(log, lastTaken: try log.highestSequence())
+        for _ in 0..<100 { tally.send(.add) }
+        try liftLimitAndResume(log)
+        for _ in 0..<10 { tally.send(.add) }
+        FileHandle.standardOutput.write(Data("resumed \(tally.currentState.count)\n".utf8))
+    }
+    // Released above, the reactor has appended its closed entry and last snapshot.
+    try log.flush()
+    try log.close()
 }
