@@ -205,10 +205,10 @@ extension EventLog {
         // walk finds missing where they belong, are its damage, reported once where the walk meets it, not as a gap.
         let hidden = try storage.read { txn in try txn.withCursor(storage.entries) { try EntryCursor.lastDamagedUpwards($0)?.numbers } }
         let gaps = hidden.map { hidden in (gaps + [hidden]).sorted { $0.lowerBound < $1.lowerBound } } ?? gaps
-        var notRecorded: [UInt32: (first: UInt64, count: Int)] = [:]
+        var notRecorded: [NotRecorded: (first: UInt64, count: Int)] = [:]
         while !done {
             typealias Chunk = (
-                problems: [VerifyReport.Problem], counts: [UInt32: Int], notRecorded: [UInt32: (first: UInt64, count: Int)],
+                problems: [VerifyReport.Problem], counts: [UInt32: Int], notRecorded: [NotRecorded: (first: UInt64, count: Int)],
                 checked: Int, last: UInt64, resume: UInt64, done: Bool
             )
             let chunk: Chunk = try storage.read { txn in
@@ -217,7 +217,7 @@ extension EventLog {
                     return try txn.withCursor(storage.entries) { cursor in
                         var problems: [VerifyReport.Problem] = []
                         var counts: [UInt32: Int] = [:]
-                        var notRecorded: [UInt32: (first: UInt64, count: Int)] = [:]
+                        var notRecorded: [NotRecorded: (first: UInt64, count: Int)] = [:]
                         var checked = 0
                         var last = position
                         var resumeAt = resume
@@ -255,7 +255,8 @@ extension EventLog {
                                 problem(message, at: sequence)
                             }
                             if header.kind == .mutation && header.kind.lacksValue(codec: header.codec) {
-                                notRecorded[header.streamID, default: (sequence, 0)].count += 1
+                                let unwritten = caseName == DeferredEntry.unwritten
+                                notRecorded[NotRecorded(stream: header.streamID, unwritten: unwritten), default: (sequence, 0)].count += 1
                             }
                         }
                         var item = try cursor.seek(atOrAfter: KeyCoding.sequence(resume))
@@ -311,13 +312,19 @@ extension EventLog {
             done = chunk.done
             progress?(report.entries)
         }
-        for (id, found) in notRecorded.sorted(by: { $0.value.first < $1.value.first }) {
-            let stream = "stream '\(streams[id]?.name ?? "id \(id)")'"
-            report.warning(
-                found.count == 1
-                    ? "\(stream) has a mutation logged without its value: it could not be encoded, or the log could not be written, when it was recorded, so the stream's states from it to its next snapshot cannot be rebuilt"
-                    : "\(stream) has \(found.count) mutations logged without their values, the first here: they could not be encoded, or the log could not be written, when they were recorded, so the stream's states from each to its next snapshot cannot be rebuilt",
-                at: found.first)
+        for (key, found) in notRecorded.sorted(by: { $0.value.first < $1.value.first }) {
+            let stream = "stream '\(streams[key.stream]?.name ?? "id \(key.stream)")'"
+            let message = switch (key.unwritten, found.count == 1) {
+            case (false, true):
+                "\(stream) has a mutation logged without its value: it could not be encoded when it was recorded, so the stream's states from it to its next snapshot cannot be rebuilt"
+            case (false, false):
+                "\(stream) has \(found.count) mutations logged without their values, the first here: they could not be encoded when they were recorded, so the stream's states from each to its next snapshot cannot be rebuilt"
+            case (true, true):
+                "\(stream) has a stretch the log could not record (a write failure stopped it, and this entry stands for what the stream appended until it wrote again), so the stream's states from here to its next snapshot cannot be rebuilt"
+            case (true, false):
+                "\(stream) has \(found.count) stretches the log could not record, the first here (a write failure stopped it, and an `unwritten` entry stands for each), so the stream's states from each to its next snapshot cannot be rebuilt"
+            }
+            report.warning(message, at: found.first)
         }
     }
 
@@ -678,4 +685,11 @@ private func writeDataFile(of environment: Environment, into directory: String, 
     guard folder >= 0 else { throw LMDBError(code: errno, operation: "open(\(directory))") }
     defer { close(folder) }
     guard fsync(folder) == 0 else { throw LMDBError(code: errno, operation: "fsync(\(directory))") }
+}
+
+/// What verify counts of a stream's mutations logged without their values: those whose values did not encode, or the
+/// `unwritten` entries that stand for what a stream appended while a write failure stopped the log.
+private struct NotRecorded: Hashable {
+    let stream: UInt32
+    let unwritten: Bool
 }

@@ -161,7 +161,9 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
         SchemaFingerprint.of(action: Action.self, mutation: Mutation.self, state: State.self)
     }
 
-    /// The first error writing to the log, if one happened; the reactor keeps working in memory after it.
+    /// The first error writing to the log, if one happened; the reactor keeps working in memory after it. It stays
+    /// once the log writes again after a failure (a disk that got room): `log.writeFailure` says whether it still
+    /// fails, and the log marks in the stream what it could not record.
     public var logFailure: EventLogError? {
         (recorder as? LogRecorder<Action, Mutation, State>)?.failure
     }

@@ -118,7 +118,7 @@ struct HandOffTests {
         #expect(message.hasPrefix("Could not encode a Mutation with the binary codec:"))
         // Verify warns of them in one line, naming the first: the log is not damaged.
         #expect(try log.verify().problems.map(\.description) == [
-            "warning at #\(poisoned.sequence): stream 'noting' has 2 mutations logged without their values, the first here: they could not be encoded, or the log could not be written, when they were recorded, so the stream's states from each to its next snapshot cannot be rebuilt",
+            "warning at #\(poisoned.sequence): stream 'noting' has 2 mutations logged without their values, the first here: they could not be encoded when they were recorded, so the stream's states from each to its next snapshot cannot be rebuilt",
         ])
     }
 
@@ -155,7 +155,7 @@ struct HandOffTests {
         let report = try log.verify()
         #expect(report.isHealthy)
         #expect(report.problems.map(\.description) == [
-            "warning at #\(poison): stream 'noting' has a mutation logged without its value: it could not be encoded, or the log could not be written, when it was recorded, so the stream's states from it to its next snapshot cannot be rebuilt",
+            "warning at #\(poison): stream 'noting' has a mutation logged without its value: it could not be encoded when it was recorded, so the stream's states from it to its next snapshot cannot be rebuilt",
         ])
         let unknown = TimeTravelError.valueNotRecorded(step: poison, stream: "noting", mutation: poison, readableFrom: next)
         #expect(unknown.description.contains("which the log holds without its value"))
