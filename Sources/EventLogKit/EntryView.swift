@@ -26,6 +26,11 @@ public struct EntryView {
     /// Whether the entry is in the log without its value (its value could not be encoded; see
     /// ``EntryKind/lacksValue(codec:)``): for a mutation, replay cannot go through it.
     public var lacksValue: Bool { kind.lacksValue(codec: codec) }
+
+    /// Why the entry has no value, or `nil` when it has one (``lacksValue``).
+    public var missingValue: MissingValue? {
+        lacksValue ? MissingValue(caseName: String(decoding: caseName, as: UTF8.self)) : nil
+    }
 }
 
 extension EventLog {

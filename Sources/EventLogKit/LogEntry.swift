@@ -45,14 +45,9 @@ public struct LogEntry: Sendable, Hashable {
     /// ``EntryKind/lacksValue(codec:)``): for a mutation, replay cannot go through it.
     public var lacksValue: Bool { kind.lacksValue(codec: codec) }
 
-    /// Why an entry that ``lacksValue`` has none, as a clause (`nil` for one that has it): its value could not be
-    /// encoded (case name `unencodable`), or the entry marks the stream's appends refused while a write failure (a
-    /// full disk) stopped the log (case name `unwritten`, written when writing resumed).
-    public var missingValue: String? {
-        guard lacksValue else { return nil }
-        return caseName == DeferredEntry.unwritten
-            ? "it stands for what the stream appended while the log could not be written (a full disk), which is not in the log"
-            : "its value could not be encoded when it was recorded"
+    /// Why the entry has no value, or `nil` when it has one (``lacksValue``).
+    public var missingValue: MissingValue? {
+        lacksValue ? MissingValue(caseName: caseName) : nil
     }
 
     /// ``timestamp`` as a `Date`.

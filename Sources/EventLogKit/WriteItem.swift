@@ -107,10 +107,10 @@ struct DeferredEntry: Sendable {
     }
 
     /// The case name of an entry whose value could not be encoded.
-    static let unencodable = "unencodable"
+    static let unencodable = MissingValue.unencodable.rawValue
     /// The case name of the entry that marks, in a stream, the appends refused while a write failure stopped the log
     /// (``LogWriter``'s `resumed()`).
-    static let unwritten = "unwritten"
+    static let unwritten = MissingValue.unwritten.rawValue
 }
 
 /// A snapshot whose state the writer thread encodes; one whose state cannot be encoded is not written.

@@ -77,7 +77,7 @@ struct ExportWriter {
             throw refusal(damage, command: command, reached: 1)
         } catch let error as TimeTravelError {
             // Or through a mutation logged without its value: the range may start at it, or after the snapshot after it.
-            guard case .valueNotRecorded(_, _, let mutation, let readableFrom) = error else { throw error }
+            guard case .valueNotRecorded(_, _, let mutation, _, let readableFrom) = error else { throw error }
             let after = readableFrom.map { " or after the snapshot at #\($0) (--from \($0 + 1))" } ?? ""
             let hint = "\(command == "export" ? "An" : "A") \(command) starts from each stream's state before its range: start it at that mutation (--from \(mutation))\(after)."
             throw InspectorFailure(error.line(hint: hint), exit: .invalidArgument)

@@ -5,7 +5,7 @@ import TimeTravel
 /// blame` lists it: the changes before it, the value at the path on either side of the stretch whose changes cannot be
 /// known, and the changes from the first state after it that a snapshot rebuilds. Time travel alone refuses such a
 /// range (``TimeTravelError/stepUnreadable(step:stream:damage:readableFrom:)``,
-/// ``TimeTravelError/valueNotRecorded(step:stream:mutation:readableFrom:)``); this splits it around each it meets.
+/// ``TimeTravelError/valueNotRecorded(step:stream:mutation:missing:readableFrom:)``); this splits it around each it meets.
 struct ReadableBlame {
     /// The value at the path at one end of a stretch that could not be read.
     enum End {
@@ -19,7 +19,7 @@ struct ReadableBlame {
     enum Cause {
         /// Entries that cannot be read.
         case damage(EventLogError)
-        /// A mutation the log holds without its value (``TimeTravelError/valueNotRecorded(step:stream:mutation:readableFrom:)``).
+        /// A mutation the log holds without its value (``TimeTravelError/valueNotRecorded(step:stream:mutation:missing:readableFrom:)``).
         case notRecorded(TimeTravelError)
 
         /// Whether it is damage, which a command that met it ends on (exit 5).
@@ -90,7 +90,7 @@ struct ReadableBlame {
             case .stepUnreadable(_, _, let damage, let after):
                 guard case .corruptEntry(let sequence, _) = damage else { throw error }
                 (first, readableFrom, cause) = (sequence, after, .damage(damage))
-            case .valueNotRecorded(_, _, let mutation, let after):
+            case .valueNotRecorded(_, _, let mutation, _, let after):
                 (first, readableFrom, cause) = (mutation, after, .notRecorded(error))
             default:
                 throw error

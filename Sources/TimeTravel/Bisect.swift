@@ -48,7 +48,7 @@ public struct BisectResult: Sendable, Hashable {
     /// Those probes were skipped, as a judge skips a state it cannot evaluate; the ends are never skipped for it.
     public var unreadable: EventLogError? = nil
     /// When a probe's state was rebuilt through a mutation the log holds without its value (an `unencodable` entry):
-    /// the first such (``TimeTravelError/valueNotRecorded(step:stream:mutation:readableFrom:)``). Those probes were
+    /// the first such (``TimeTravelError/valueNotRecorded(step:stream:mutation:missing:readableFrom:)``). Those probes were
     /// skipped, as for damage.
     public var valueNotRecorded: TimeTravelError? = nil
 }

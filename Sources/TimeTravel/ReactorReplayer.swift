@@ -40,7 +40,7 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
     /// Decodes the mutation, through the migrations from `schema`, and reduces it; a mutation that no longer
     /// decodes with `R.Mutation` throws ``TimeTravelError/schemaMismatch(what:detail:)``.
     public func reduce(_ state: R.State, _ mutation: LogEntry, recordedWith schema: String, log: EventLog) throws -> R.State {
-        try requireValue(mutation.lacksValue, of: mutation.sequence, in: mutation.stream)
+        try requireValue(mutation.lacksValue, of: mutation.sequence, in: mutation.stream, missing: mutation.missingValue)
         let decoded = try mismatch("Mutation #\(mutation.sequence) (\(mutation.caseName))") {
             try migrations.mutation(mutation, recordedWith: schema, log: log)
         }
@@ -49,7 +49,7 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
 
     /// ``reduce(_:_:recordedWith:log:)`` for a mutation read in place: decoded where it lies.
     public func reduce(_ state: R.State, view mutation: EntryView, recordedWith schema: String, log: EventLog) throws -> R.State {
-        try requireValue(mutation.lacksValue, of: mutation.sequence, in: mutation.stream)
+        try requireValue(mutation.lacksValue, of: mutation.sequence, in: mutation.stream, missing: mutation.missingValue)
         let decoded = try mismatch("Mutation #\(mutation.sequence) (\(String(decoding: mutation.caseName, as: UTF8.self)))") {
             try migrations.mutation(mutation, recordedWith: schema, log: log)
         }
@@ -58,9 +58,11 @@ public struct ReactorReplayer<R: Reactor>: Replayer where R.Action: Codable, R.M
 
     /// Throws for a mutation the log holds without its value (``LogEntry/lacksValue``), which replay cannot go
     /// through; the time machine names the step asked for and the snapshot after it.
-    private func requireValue(_ lacksValue: Bool, of sequence: UInt64, in stream: @autoclosure () -> String) throws {
+    private func requireValue(
+        _ lacksValue: Bool, of sequence: UInt64, in stream: @autoclosure () -> String, missing: @autoclosure () -> MissingValue?
+    ) throws {
         guard lacksValue else { return }
-        throw TimeTravelError.valueNotRecorded(step: sequence, stream: stream(), mutation: sequence, readableFrom: nil)
+        throw TimeTravelError.valueNotRecorded(step: sequence, stream: stream(), mutation: sequence, missing: missing() ?? .unencodable, readableFrom: nil)
     }
 
     /// The state's JSON form.

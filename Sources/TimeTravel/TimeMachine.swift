@@ -101,16 +101,16 @@ public struct TimeMachine<P: Replayer>: Sendable {
     /// Runs `body`, a replay towards `step` (by default, towards each step it reaches), saying of a block that cannot
     /// be read which steps can still be rebuilt: ``TimeTravelError/stepUnreadable(step:stream:damage:readableFrom:)``,
     /// at `step` or at the damaged entry; and the same of a mutation held without its value
-    /// (``TimeTravelError/valueNotRecorded(step:stream:mutation:readableFrom:)``). `state(at:)`, bisect, blame,
+    /// (``TimeTravelError/valueNotRecorded(step:stream:mutation:missing:readableFrom:)``). `state(at:)`, bisect, blame,
     /// divergence and what-if go through it.
     func replaying<T>(towards step: UInt64? = nil, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch TimeTravelError.valueNotRecorded(_, _, let mutation, _) {
+        } catch TimeTravelError.valueNotRecorded(_, _, let mutation, let missing, _) {
             // A mutation held without its value: every state from it is rebuilt again from the next snapshot.
             let snapshots = try log.snapshotSequences(stream: stream.name)
             let after = log.firstReadableSnapshot(stream: stream.name, atOrAfter: mutation + 1, in: snapshots)
-            throw TimeTravelError.valueNotRecorded(step: step ?? mutation, stream: stream.name, mutation: mutation, readableFrom: after)
+            throw TimeTravelError.valueNotRecorded(step: step ?? mutation, stream: stream.name, mutation: mutation, missing: missing, readableFrom: after)
         } catch let damage as EventLogError {
             guard case .corruptEntry(let sequence, _) = damage else { throw damage }
             // Every state is rebuilt again where the last span of states the damage leaves unknown ends.

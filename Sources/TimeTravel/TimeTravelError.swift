@@ -14,10 +14,11 @@ public enum TimeTravelError: HintedError, Sendable, Hashable {
     /// log's `EventLogError.corruptEntry`); `readableFrom` is the step from which every state is rebuilt
     /// again, from a snapshot at or after the stream's last mutation in the damaged stretch, when there is one.
     case stepUnreadable(step: UInt64, stream: String, damage: EventLogError, readableFrom: UInt64?)
-    /// The step's state is rebuilt by replaying `mutation`, which the log holds without its value: it could not be
-    /// encoded when it was recorded (an `unencodable` entry). `readableFrom` is the stream's first snapshot after it,
-    /// from which every state is rebuilt again, when there is one.
-    case valueNotRecorded(step: UInt64, stream: String, mutation: UInt64, readableFrom: UInt64?)
+    /// The step's state is rebuilt by replaying `mutation`, which the log holds without its value, for the reason
+    /// `missing` says (it could not be encoded, or it stands for what the stream appended while the log could not
+    /// be written). `readableFrom` is the stream's first snapshot after it, from which every state is rebuilt again,
+    /// when there is one.
+    case valueNotRecorded(step: UInt64, stream: String, mutation: UInt64, missing: MissingValue, readableFrom: UInt64?)
     /// The state at a step exists only by reducing, and no reducer was given.
     case needsReducer(step: UInt64, stream: String, nearest: [UInt64])
     /// Bisect cannot start: the first state is not good or the last is not bad.
@@ -48,8 +49,8 @@ public enum TimeTravelError: HintedError, Sendable, Hashable {
             "Retention removed the entries of '\(stream)' from #\(removed.lowerBound) to #\(removed.upperBound), so its state at #\(step) is gone."
         case .stepUnreadable(let step, let stream, let damage, _):
             "The state of '\(stream)' at #\(step) is rebuilt through entries that cannot be read. \(damage.problem)"
-        case .valueNotRecorded(let step, let stream, let mutation, _):
-            "The state of '\(stream)' at #\(step) is rebuilt through mutation #\(mutation), which the log holds without its value: it could not be encoded, or the log could not be written, when it was recorded."
+        case .valueNotRecorded(let step, let stream, let mutation, let missing, _):
+            "The state of '\(stream)' at #\(step) is rebuilt through mutation #\(mutation), which the log holds without its value: \(missing)."
         case .needsReducer(let step, let stream, let nearest):
             "The state of '\(stream)' at #\(step) was not recorded and rebuilding it needs the reducer. Recorded states nearby: \(nearest.isEmpty ? "none" : nearest.map { "#\($0)" }.joined(separator: ", "))."
         case .bisectPrecondition(let message), .decoding(let message): message
@@ -74,7 +75,7 @@ public enum TimeTravelError: HintedError, Sendable, Hashable {
         case .stepRemoved(_, _, let removed): "Pick a step before #\(removed.lowerBound), or from #\(removed.upperBound) on."
         case .stepUnreadable(_, _, let damage, let readableFrom):
             Self.around(damage, readableFrom) + " `EventLog.verify()` names every damaged entry."
-        case .valueNotRecorded(_, _, let mutation, let readableFrom):
+        case .valueNotRecorded(_, _, let mutation, _, let readableFrom):
             readableFrom.map { "Pick a step before #\(mutation), or from #\($0) on, rebuilt from the snapshot there." }
                 ?? "Pick a step before #\(mutation): no snapshot of the stream follows it."
         case .needsReducer(_, _, let nearest):

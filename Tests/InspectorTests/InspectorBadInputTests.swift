@@ -77,7 +77,7 @@ struct InspectorBadInputTests {
         for step in [poison, second] {
             try await fails(
                 ["state", path, "--at", "\(step)"], exit: 2,
-                saying: "at #\(step) is rebuilt through mutation #\(poison), which the log holds without its value: it could not be encoded, or the log could not be written, when it was recorded. Pick a step before #\(poison), or from #\(next) on, rebuilt from the snapshot there.")
+                saying: "at #\(step) is rebuilt through mutation #\(poison), which the log holds without its value: it could not be encoded when it was recorded. Pick a step before #\(poison), or from #\(next) on, rebuilt from the snapshot there.")
         }
         #expect(try await Tool.run(["state", path, "--at", "\(first)", "--path", "value"]).output == "5\n")
         #expect(try await Tool.run(["state", path, "--at", "\(next)", "--path", "value"]).output == "7\n")
@@ -92,7 +92,7 @@ struct InspectorBadInputTests {
         #expect(bisect.status == 0, "\(bisect.error)")
         #expect(bisect.output.contains("the first bad step among #\(poison), #\(next)"), "\(bisect.output)")
         #expect(bisect.error.contains(
-            "warning: 1 state skipped (#\(poison)): mutation #\(poison) is in the log without its value (it could not be encoded, or the log could not be written, when it was recorded), so the states #\(poison)…#\(second) cannot be rebuilt (a snapshot holds #\(next))."),
+            "warning: 1 state skipped (#\(poison)): mutation #\(poison) is in the log without its value (it could not be encoded when it was recorded), so the states #\(poison)…#\(second) cannot be rebuilt (a snapshot holds #\(next))."),
             "\(bisect.error)")
         // Blame lists the changes on either side, and the value across the stretch; divergence passes over it.
         let blame = try await Tool.run(["blame", path, "value"])
@@ -109,7 +109,7 @@ struct InspectorBadInputTests {
         // Show says what is missing, exit 0: the log is not damaged.
         let shown = try await Tool.run(["show", path, "\(poison)"])
         #expect(shown.status == 0, "\(shown.error)")
-        #expect(shown.output.contains("payload: not in the log: its value could not be encoded when it was recorded\n"), "\(shown.output)")
+        #expect(shown.output.contains("payload: not in the log: it could not be encoded when it was recorded\n"), "\(shown.output)")
         #expect(shown.output.contains("state change: not known: The state of 'counter' at #\(poison) is rebuilt through mutation #\(poison)"), "\(shown.output)")
         // A pack starts from each stream's state before its range: one inside the stretch is refused, naming the starts
         // that work, and both of those pack.

@@ -19,7 +19,7 @@ struct InspectorFailureTests {
             (TimeTravelError.needsReducer(step: 5, stream: "s", nearest: []), "none. Run an inspector that knows the reactor.", .needsReducer),
             (TimeTravelError.noRecordedStates(stream: "s", from: 2, through: 9), "Run an inspector that knows the reactor, or record snapshots more often.", .bisectFailed),
             (TimeTravelError.schemaMismatch(what: "Mutation #3 (bumpValue)", detail: "unknown case"), "Run an inspector built from the app version that recorded it", .schemaMismatch),
-            (TimeTravelError.valueNotRecorded(step: 7, stream: "s", mutation: 6, readableFrom: nil), "Pick a step before #6: no snapshot of the stream follows it.", .invalidArgument),
+            (TimeTravelError.valueNotRecorded(step: 7, stream: "s", mutation: 6, missing: .unencodable, readableFrom: nil), "Pick a step before #6: no snapshot of the stream follows it.", .invalidArgument),
             (EventLogError.newerFormat(path: "/a", found: 9, supported: 7), EventLogError.newerFormat(path: "/a", found: 9, supported: 7).hint, .newerFormat),
             (EventLogError.damagedFile(path: "/a", reason: "it is truncated"), "Nothing was read; restore the log from a copy.", .corrupt),
             // A page LMDB did not find (MDB_PAGE_NOTFOUND): damage, exit 5, where it was "cannot open", exit 3.

@@ -145,7 +145,7 @@ struct HandOffTests {
         let machine = try TimeMachine(log: log, stream: "noting", replayer: ReactorReplayer { NotingReactor() })
         #expect(try machine.state(at: poison - 1).total == 1)
         for step in poison..<next {
-            #expect(throws: TimeTravelError.valueNotRecorded(step: step, stream: "noting", mutation: poison, readableFrom: next)) {
+            #expect(throws: TimeTravelError.valueNotRecorded(step: step, stream: "noting", mutation: poison, missing: .unencodable, readableFrom: next)) {
                 try machine.state(at: step)
             }
         }
@@ -157,7 +157,7 @@ struct HandOffTests {
         #expect(report.problems.map(\.description) == [
             "warning at #\(poison): stream 'noting' has a mutation logged without its value: it could not be encoded when it was recorded, so the stream's states from it to its next snapshot cannot be rebuilt",
         ])
-        let unknown = TimeTravelError.valueNotRecorded(step: poison, stream: "noting", mutation: poison, readableFrom: next)
+        let unknown = TimeTravelError.valueNotRecorded(step: poison, stream: "noting", mutation: poison, missing: .unencodable, readableFrom: next)
         #expect(unknown.description.contains("which the log holds without its value"))
         #expect(unknown.hint == "Pick a step before #\(poison), or from #\(next) on, rebuilt from the snapshot there.")
         try log.close()
@@ -183,7 +183,7 @@ struct HandOffTests {
         let reactor = NotingReactor()
         let change = try #require(try reactor.attach(to: log, stream: "noting"))
         #expect(change.retiredAs == "noting@1")
-        #expect(change.problem?.contains("is in the log without its value (its value could not be encoded when it was recorded), and no snapshot after it holds the state.") == true, "\(String(describing: change.problem))")
+        #expect(change.problem?.contains("is in the log without its value (it could not be encoded when it was recorded), and no snapshot after it holds the state.") == true, "\(String(describing: change.problem))")
         #expect(reactor.currentState.total == 0)
         try log.close()
     }

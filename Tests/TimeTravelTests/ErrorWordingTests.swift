@@ -28,8 +28,22 @@ struct ErrorWordingTests {
         .noRecordedStates(stream: "s", from: 2, through: 9), .notAnAction(step: 4, stream: "s"), .bisectLogIncomplete(step: 4),
         .log(.unknownStream(name: "nope")), .decoding("Entry #3 does not decode."),
         .schemaMismatch(what: "Mutation #3 (bumpValue)", detail: "unknown case"),
-        .valueNotRecorded(step: 7, stream: "s", mutation: 6, readableFrom: 9), .valueNotRecorded(step: 7, stream: "s", mutation: 6, readableFrom: nil),
+        .valueNotRecorded(step: 7, stream: "s", mutation: 6, missing: .unencodable, readableFrom: 9), .valueNotRecorded(step: 7, stream: "s", mutation: 6, missing: .unencodable, readableFrom: nil),
+        .valueNotRecorded(step: 7, stream: "s", mutation: 6, missing: .unwritten, readableFrom: 9),
     ]
+
+    @Test("a state rebuilt through a mutation without its value says why the value is missing")
+    func missingValueWording() {
+        let cases: [(MissingValue, String)] = [
+            (.unencodable, "it could not be encoded when it was recorded"),
+            (.unwritten, "it stands for what the stream appended while the log could not be written (a full disk)"),
+        ]
+        for (missing, why) in cases {
+            let error = TimeTravelError.valueNotRecorded(step: 7, stream: "s", mutation: 6, missing: missing, readableFrom: 9)
+            #expect(error.problem == "The state of 's' at #7 is rebuilt through mutation #6, which the log holds without its value: \(why).")
+            #expect(MissingValue(caseName: missing.rawValue) == missing)
+        }
+    }
 
     @Test("every error is its problem and its hint, each a sentence, and names no command of the inspector")
     func sentencesForTheLibrary() {

@@ -93,11 +93,11 @@ struct Bisect: AsyncParsableCommand {
             // The states skipped unjudged, for either reason below.
             let skipped = result.probes.filter { $0.verdict == .skip && !judged.contains($0.step) }.map(\.step)
             // A mutation logged without its value is no damage: the answer stands, and a warning says what was skipped.
-            if let notRecorded = result.valueNotRecorded, case .valueNotRecorded(_, _, let mutation, let readableFrom) = notRecorded {
+            if let notRecorded = result.valueNotRecorded, case .valueNotRecorded(_, _, let mutation, let missing, let readableFrom) = notRecorded {
                 let unknown = readableFrom.map { "the states #\(mutation)…#\($0 - 1) cannot be rebuilt (a snapshot holds #\($0))" }
                     ?? "no state from #\(mutation) on can be rebuilt (no snapshot follows it)"
                 StandardError.writeLine(
-                    "reactorlog: warning: \(counted(skipped.count, "state")) skipped (\(skipped.map { "#\($0)" }.joined(separator: ", "))): mutation #\(mutation) is in the log without its value (it could not be encoded, or the log could not be written, when it was recorded), so \(unknown).")
+                    "reactorlog: warning: \(counted(skipped.count, "state")) skipped (\(skipped.map { "#\($0)" }.joined(separator: ", "))): mutation #\(mutation) is in the log without its value (\(missing)), so \(unknown).")
             }
             if let damage = result.unreadable {
                 let what = if let first = skipped.min(), let last = skipped.max(), skipped.count > 1 {

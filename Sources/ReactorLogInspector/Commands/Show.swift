@@ -73,7 +73,7 @@ struct Show: AsyncParsableCommand {
                 // `pretty(indent:)` indents every line after the first; the first takes the same indent here.
                 try printLine("  " + value.pretty(indent: "  "))
             } else if let missing = entry.missingValue {
-                try printLine("payload: not in the log: " + missing)
+                try printLine("payload: not in the log: \(missing)")
             }
             switch change {
             case .success(let diff)?:
