@@ -89,8 +89,9 @@ public final class EventLog: Sendable {
         _ = writer?.close()
     }
 
-    /// Commits everything appended, stops the writer thread and releases the writer lock.
-    /// Throws the write failure that stopped the log, if one did. Closing twice does nothing.
+    /// Commits everything appended, stops the writer thread and releases the writer lock. A log that a write failure
+    /// stopped tries once more to write what it holds (``resumeWriting()``), and throws the failure when that fails
+    /// too. Closing twice does nothing.
     public func close() throws(EventLogError) {
         guard closed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         let failure = writer?.close()
