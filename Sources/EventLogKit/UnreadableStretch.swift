@@ -48,8 +48,8 @@ extension EventLog {
     /// Stream `name`'s part in `stretch`, entries that cannot be read (as ``EntryIterator/skip(past:)`` returns it): its
     /// entries there and the states they leave unknown, from its index and snapshots; `nil` when it has none there.
     /// Where its index is damaged there too and cannot say, any of its states from the stretch's start to the first
-    /// snapshot that can be read at or after its end may be wrong, and all are named. Time travel's `stepUnreadable`
-    /// for such a stretch names the same steps.
+    /// snapshot that can be read at or after its end may be wrong, and all are named but those a snapshot inside the
+    /// stretch holds. Time travel's `stepUnreadable` for such a stretch names the same steps.
     public func unreadablePart(of name: String, in stretch: ClosedRange<UInt64>) -> UnreadableStretch.Part? {
         let (first, last) = (stretch.lowerBound, stretch.upperBound)
         let entries: [UInt64]
@@ -58,10 +58,18 @@ extension EventLog {
             entries = try sequences(stream: name, kinds: Set(EntryKind.allCases), from: first, through: last)
             if !entries.isEmpty { mutations = try sequences(stream: name, kinds: [.mutation], from: first, through: last) }
         } catch {
-            // Not `nil`, which says the stream had no entry there: a mutation may have been among them.
+            // Not `nil`, which says the stream had no entry there: a mutation may have been among them. Each snapshot
+            // that can be read inside the stretch holds its own step's state; the steps between are unknown.
             let snapshots = (try? snapshotSequences(stream: name)) ?? []
             let known = firstReadableSnapshot(stream: name, atOrAfter: last, in: snapshots)
-            return UnreadableStretch.Part(stream: name, entries: nil, statesUnknown: [first..<(known ?? .max)])
+            var unknown: [Range<UInt64>] = []
+            var start = first
+            for held in snapshots where held >= first && held < last && firstReadableSnapshot(stream: name, atOrAfter: held, in: [held]) != nil {
+                if held > start { unknown.append(start..<held) }
+                start = held + 1
+            }
+            unknown.append(start..<(known ?? .max))
+            return UnreadableStretch.Part(stream: name, entries: nil, statesUnknown: unknown.filter { !$0.isEmpty })
         }
         guard !entries.isEmpty else { return nil }
         let snapshots = (try? snapshotSequences(stream: name)) ?? []

@@ -560,21 +560,24 @@ struct InspectorCommandTests {
         // Verify names the states that cannot be rebuilt, though the index cannot say whose entries were lost.
         let stretch = try #require(try EventLog.openReadOnly(at: path).verify().unreadable.first)
         let part = try #require(stretch.streams.first { $0.stream == "counter" })
-        #expect(part.entries == nil && part.statesUnknown.count == 1 && part.statesUnknown[0].lowerBound == stretch.entries.lowerBound, "\(part)")
-        let span = part.statesUnknown[0]
-        // Every step of the span is refused (before, each showed the state of the snapshot after the damage).
+        // The spans run from the stretch's start (or the step after a snapshot there) to a snapshot after it; a snapshot
+        // that can be read inside the stretch holds its own step's state, which splits them.
+        let spans = part.statesUnknown
+        #expect(part.entries == nil && !spans.isEmpty && spans[0].lowerBound <= stretch.entries.lowerBound + 1, "\(part)")
+        let end = try #require(spans.last?.upperBound)
+        // Every step of the spans is refused (before, each showed the state of the snapshot after the damage).
         let lines = truth.output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        let steps = lines.compactMap { $0["sequence"] as? Int }.map(UInt64.init).filter { span.contains($0) }
+        let steps = lines.compactMap { $0["sequence"] as? Int }.map(UInt64.init).filter { step in spans.contains { $0.contains(step) } }
         try #require(!steps.isEmpty)
         for step in [steps.first!, steps[steps.count / 2], steps.last!] {
             let state = try await reactorlog("state", path, "--stream", "counter", "--at", "\(step)")
-            #expect(state.status == 5 && state.error.contains("or from #\(span.upperBound) on"), "#\(step): \(state.status) \(state.output)")
+            #expect(state.status == 5 && state.error.contains("or from #\(end) on"), "#\(step): \(state.status) \(state.output)")
         }
         // The hint's range packs (before, its start state was looked for through the damage, and the hint named
         // the step it had just refused).
         let refused = try await reactorlog("pack", path, "--out", scratch.file("refused.pack"))
         let after = try #require(refused.error.firstMatch(of: /--from (\d+)/).flatMap { UInt64($0.1) }, "\(refused.error)")
-        #expect(refused.status == 5 && after > span.upperBound, "\(refused.error)")
+        #expect(refused.status == 5 && after > end, "\(refused.error)")
         let later = scratch.file("later.pack")
         let packed = try await reactorlog("pack", path, "--from", "\(after)", "--out", later)
         // (Exit 5 only where actions' call sites, kept in the damaged index blocks alone, were left out.)
@@ -586,6 +589,44 @@ struct InspectorCommandTests {
         let bug = steps[steps.count / 2]
         let bisect = try await reactorlog("bisect", path, "--stream", "counter", "--run", "test \"$REACTORLOG_STEP\" -lt \(bug)")
         #expect(bisect.status == 5 && bisect.output.hasPrefix("Bisect could not narrow it down: skipped states leave the first bad step among #\(stretch.entries.lowerBound)…#"), "\(bisect.output)\(bisect.error)")
+    }
+
+    @Test("a snapshot inside a damaged block whose index is damaged too holds its step's state: verify and state agree on the steps around it")
+    func snapshotInsideDamagedBlock() async throws {
+        let path = scratch.file("snapshot-inside.reactorlog")
+        #expect(try await reactorlog("demo", "--out", path, "--actions", "2000", "--durability", "nosync").status == 0)
+        let (snapshots, mutations) = try {
+            let log = try EventLog.openReadOnly(at: path)
+            return (try log.snapshotSequences(stream: "counter"), try log.sequences(stream: "counter", kinds: [.mutation], from: 1, through: .max))
+        }()
+        // A block holding a counter snapshot after its first entry, and a counter mutation after the snapshot.
+        var chosen: (snapshot: UInt64, next: UInt64)?
+        let key = try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { keys in
+            let starts = keys.map { $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+            for index in starts.indices.dropLast() {
+                let (start, next) = (starts[index], starts[index + 1])
+                if let held = snapshots.first(where: { $0 > start && $0 < next }), mutations.contains(where: { $0 > held && $0 < next }) {
+                    chosen = (held, next)
+                    return keys[index]
+                }
+            }
+            return keys[0]
+        }
+        let (held, next) = try #require(chosen)
+        let truth = try await reactorlog("state", path, "--stream", "counter", "--at", "\(held)")
+        try LogDamage.damageIndexBlocks(over: key.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }, in: path)
+        let part = try #require(try EventLog.openReadOnly(at: path).verify().unreadable.first?.streams.first { $0.stream == "counter" })
+        let spans = part.statesUnknown
+        let end = try #require(spans.last?.upperBound)
+        // Before, verify named the snapshot's step among the unknown ones, which `state` showed.
+        #expect(part.entries == nil && !spans.contains { $0.contains(held) } && spans.contains { $0.contains(held + 1) }, "\(spans)")
+        let shown = try await reactorlog("state", path, "--stream", "counter", "--at", "\(held)")
+        #expect(shown.status == 0 && shown.output == truth.output, "\(shown.error)")
+        let after = try #require(mutations.first { $0 >= next })
+        for step in [held + 1, next - 1, after] {
+            let state = try await reactorlog("state", path, "--stream", "counter", "--at", "\(step)")
+            #expect(state.status == 5 && state.error.contains("or from #\(end) on") && spans.contains { $0.contains(step) }, "#\(step): \(state.status) \(state.output)")
+        }
     }
 
     @Test("a block whose key is damaged out of the tree's order costs only its entries: listings, lookups, verify and pack go on")
