@@ -37,9 +37,10 @@ struct StateWalk {
         let before = first == 0 ? 0 : first - 1
         position = before
         var damage: EventLogError?
-        start = try Self.known(damage: &damage) { try machine.json(at: before) }
+        var why = TimelineStep.Unknown.notRecorded
+        start = try Self.known(damage: &damage, why: &why) { try machine.json(at: before) }
         unshown = damage.map { ($0, 1) }
-        startUnknown = start != nil ? nil : damage != nil ? .unreadable : .notRecorded
+        startUnknown = start != nil ? nil : why
         recorded = machine.canReduce ? nil : (Set(try log.snapshotSequences(stream: machine.stream.name)), try log.highestSequence())
         (state, unknown) = (start, startUnknown)
     }
@@ -60,9 +61,10 @@ struct StateWalk {
         guard entry.kind == .mutation else { return TimelineStep(unknown: unknown) }
         let mayBeKnown = recorded.map { entry.sequence > $0.through || $0.steps.contains(entry.sequence) } ?? true
         var damage: EventLogError?
-        guard mayBeKnown, let (typed, after) = try Self.known(damage: &damage, { try machine.state(after: entry, from: typed) }) ?? nil else {
+        var why = TimelineStep.Unknown.notRecorded
+        guard mayBeKnown, let (typed, after) = try Self.known(damage: &damage, why: &why, { try machine.state(after: entry, from: typed) }) ?? nil else {
             unknownSince = unknownSince ?? entry.sequence
-            (typed, unknown) = (nil, damage != nil ? .unreadable : .notRecorded)
+            (typed, unknown) = (nil, why)
             if let damage { unshown = (unshown?.damage ?? damage, (unshown?.count ?? 0) + 1) }
             return TimelineStep(unknown: unknown)
         }
@@ -71,23 +73,28 @@ struct StateWalk {
         return TimelineStep(diff: StateDiff(from: before, to: after), spanStart: unknownSince)
     }
 
-    /// The state `read` rebuilds, or `nil` where it cannot be known: not recorded and no reducer, removed, or to be
-    /// rebuilt through damage (then `damage` says which).
-    private static func known<State>(damage: inout EventLogError?, _ read: () throws -> State) throws -> State? {
+    /// The state `read` rebuilds, or `nil` where it cannot be known, `why` saying so: not recorded and no reducer, or
+    /// removed; rebuilt through a mutation without its value; or rebuilt through damage (then `damage` says which).
+    private static func known<State>(
+        damage: inout EventLogError?, why: inout TimelineStep.Unknown, _ read: () throws -> State
+    ) throws -> State? {
         do {
             return try read()
         } catch let error as TimeTravelError {
             switch error {
-            case .needsReducer, .stepTrimmed, .stepRemoved, .valueNotRecorded: return nil
+            case .needsReducer, .stepTrimmed, .stepRemoved: return nil
+            case .valueNotRecorded:
+                why = .valueMissing
+                return nil
             case .stepUnreadable(_, _, let unreadable, _):
-                damage = unreadable
+                (damage, why) = (unreadable, .unreadable)
                 return nil
             default: throw error
             }
         } catch let error as EventLogError {
             switch error {
             case .corruptEntry, .corruptSnapshot, .corruptStream, .corruptIndex:
-                damage = error
+                (damage, why) = (error, .unreadable)
                 return nil
             default: throw error
             }

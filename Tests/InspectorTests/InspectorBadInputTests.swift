@@ -86,6 +86,21 @@ struct InspectorBadInputTests {
         let changes = try await Tool.run(["log", path, "--changes"])
         #expect(changes.status == 0, "\(changes.error)")
         #expect(changes.output.contains("~ value: 7 → 8"), "\(changes.output)")
+        // Not "not recorded", which an inspector with the reducer would mend: no reducer rebuilds these states.
+        #expect(changes.output.contains("state not known: it would be rebuilt through a mutation the log holds without its value"), "\(changes.output)")
+        #expect(!changes.output.contains("state not recorded"), "\(changes.output)")
+        let changesJSON = try await Tool.run(["log", path, "--changes", "--json"])
+        let unknownLines = changesJSON.output.split(separator: "\n").filter { $0.contains(#""stateUnknown":"valueMissing""#) }
+        #expect(unknownLines.count == 1 && unknownLines[0].contains(#""sequence":\#(poison)"#), "\(changesJSON.output)")
+        // The timeline says so too, in a browser, instead of suggesting an inspector with the reducer.
+        let page = scratch.file("unencodable.html")
+        let timeline = try await Tool.run(["timeline", path, "--out", page])
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        #expect(timeline.status == 0 && html.contains(#""v":true"#), "\(timeline.error)")
+        let browser = try await Tool.python("timeline-check.py", [
+            page, "--step", "\(poison)", "--expect-note", "Not known at this step: it would be rebuilt through a mutation the log holds without its value",
+        ])
+        #expect(browser.status == 0, "\(browser.output)\(browser.error)")
         // Bisect skips the states it leaves unknown, answers as far as the rest allows, and says why, exit 0.
         let judge = #"python3 -c 'import json,sys; sys.exit(1 if json.load(sys.stdin)["value"] >= 7 else 0)'"#
         let bisect = try await Tool.run(["bisect", path, "--run", judge])

@@ -52,6 +52,7 @@ extension Log {
         switch step.unknown {
         case .unreadable: return ["state not known: it would be rebuilt through entries that could not be read"]
         case .notRecorded: return ["state not recorded"]
+        case .valueMissing: return ["state not known: it would be rebuilt through a mutation the log holds without its value"]
         case nil: break
         }
         if let state = step.firstKnown { return ["state: " + EntryFormatter.brief(state)] }

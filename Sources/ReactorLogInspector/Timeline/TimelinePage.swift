@@ -340,6 +340,11 @@ enum TimelinePage {
           "reactorlog verify names the damage.", "unknown"));
         return;
       }
+      if (stateUnknown() && (position === 0 ? data.startValueMissing : entries[position - 1].v)) {
+        tree.replaceChildren(text("div", "Not known at this step: it would be rebuilt through a mutation the log holds without its value " +
+          "(reactorlog show names why). The stream's next snapshot holds the state again.", "unknown"));
+        return;
+      }
       if (stateUnknown()) {
         // The nearest recorded states, walked to from here: a few hundred entries apart, not the whole range.
         let back = position - 1, ahead = position;

@@ -20,6 +20,9 @@ struct TimelineStep {
         case notRecorded
         /// It would be rebuilt through entries that could not be read.
         case unreadable
+        /// It would be rebuilt through a mutation the log holds without its value (``EventLogKit/MissingValue``): no
+        /// reducer rebuilds it; the stream's next snapshot holds the state again.
+        case valueMissing
     }
 
     /// The changes as a timeline page lists them, `nil` when there are none; a first known state is one addition of
