@@ -108,6 +108,9 @@ final class LogWriter: @unchecked Sendable {
     private let onFailure: (@Sendable (EventLogError) -> Void)?
     /// ``EventLogConfiguration/writeRetryInterval``.
     private let retryInterval: Duration?
+    /// Left once the writer thread has returned from `run()` and let go of the writer (its storage with it): ``close()``
+    /// waits for that, so that a log closed here holds no environment that a later open in this process would find.
+    private let threadExited = DispatchGroup()
     /// The items of the commit that failed, its entries and bytes: they go back to the front of the queue (writer
     /// thread only).
     private var failedBatch: (items: [WriteItem], entries: Int, bytes: Int)?
@@ -138,7 +141,11 @@ final class LogWriter: @unchecked Sendable {
         lastCommittedSequence = max(highest, floor)
         nextSequence = lastCommittedSequence + 1
         indexTips = StreamIndex.Tips(lastKey: lastIndex)
-        let thread = Thread { [self] in run() }
+        threadExited.enter()
+        let thread = Thread { [weak self, threadExited] in
+            self?.run()
+            threadExited.leave()
+        }
         thread.name = "ReactorLog writer"
         thread.start()
     }
@@ -437,13 +444,15 @@ final class LogWriter: @unchecked Sendable {
     /// Commits what is queued, stops the thread and waits for it; returns the failure that stopped it, if any.
     func close() -> EventLogError? {
         mutex.lock()
-        defer { mutex.unlock() }
         closing = true
         workAvailable.signal()
         spaceAvailable.broadcast()
         while !finished {
             committedChanged.wait(mutex)
         }
+        let failure = failure
+        mutex.unlock()
+        threadExited.wait()
         return failure
     }
 
