@@ -255,8 +255,8 @@ extension EventLog {
                                 problem(message, at: sequence)
                             }
                             if header.kind == .mutation && header.kind.lacksValue(codec: header.codec) {
-                                let unwritten = caseName == DeferredEntry.unwritten
-                                notRecorded[NotRecorded(stream: header.streamID, unwritten: unwritten), default: (sequence, 0)].count += 1
+                                let key = NotRecorded(stream: header.streamID, missing: MissingValue(caseName: caseName ?? ""))
+                                notRecorded[key, default: (sequence, 0)].count += 1
                             }
                         }
                         var item = try cursor.seek(atOrAfter: KeyCoding.sequence(resume))
@@ -314,14 +314,14 @@ extension EventLog {
         }
         for (key, found) in notRecorded.sorted(by: { $0.value.first < $1.value.first }) {
             let stream = "stream '\(streams[key.stream]?.name ?? "id \(key.stream)")'"
-            let message = switch (key.unwritten, found.count == 1) {
-            case (false, true):
+            let message = switch (key.missing, found.count == 1) {
+            case (.unencodable, true):
                 "\(stream) has a mutation logged without its value: it could not be encoded when it was recorded, so the stream's states from it to its next snapshot cannot be rebuilt"
-            case (false, false):
+            case (.unencodable, false):
                 "\(stream) has \(found.count) mutations logged without their values, the first here: they could not be encoded when they were recorded, so the stream's states from each to its next snapshot cannot be rebuilt"
-            case (true, true):
+            case (.unwritten, true):
                 "\(stream) has a stretch the log could not record (a write failure stopped it, and this entry stands for what the stream appended until it wrote again), so the stream's states from here to its next snapshot cannot be rebuilt"
-            case (true, false):
+            case (.unwritten, false):
                 "\(stream) has \(found.count) stretches the log could not record, the first here (a write failure stopped it, and an `unwritten` entry stands for each), so the stream's states from each to its next snapshot cannot be rebuilt"
             }
             report.warning(message, at: found.first)
@@ -687,9 +687,8 @@ private func writeDataFile(of environment: Environment, into directory: String, 
     guard fsync(folder) == 0 else { throw LMDBError(code: errno, operation: "fsync(\(directory))") }
 }
 
-/// What verify counts of a stream's mutations logged without their values: those whose values did not encode, or the
-/// `unwritten` entries that stand for what a stream appended while a write failure stopped the log.
+/// What verify counts apart of a stream's mutations logged without their values: by stream and by why.
 private struct NotRecorded: Hashable {
     let stream: UInt32
-    let unwritten: Bool
+    let missing: MissingValue
 }

@@ -642,7 +642,7 @@ final class LogWriter: @unchecked Sendable {
         for (stream, refusal) in refused.sorted(by: { ($0.value.time, $0.key) < ($1.value.time, $1.key) }) {
             let marker = EntryRecord.Pending(
                 sequence: nextSequence, streamID: stream, kind: refusal.mutation ? .mutation : .action, codec: .none,
-                timestamp: refusal.time, cause: 0, caseName: DeferredEntry.unwritten, payload: [])
+                timestamp: refusal.time, cause: 0, caseName: MissingValue.unwritten.rawValue, payload: [])
             nextSequence += 1
             queue.append(.entry(marker))
             queuedEntries += 1

@@ -99,18 +99,12 @@ struct DeferredEntry: Sendable {
         if kind == .mutation { encoding?.tally.requestSnapshot() }
         return EntryRecord.Encoded(
             sequence: sequence, streamID: streamID, kind: kind, codec: .none, timestamp: timestamp,
-            cause: cause, caseName: DeferredEntry.unencodable, payload: start..<start, callSite: site)
+            cause: cause, caseName: MissingValue.unencodable.rawValue, payload: start..<start, callSite: site)
     }
 
     private var site: EntryRecord.Site? {
         callSite.map { .source(fileID: $0.fileID, line: $0.line) }
     }
-
-    /// The case name of an entry whose value could not be encoded.
-    static let unencodable = MissingValue.unencodable.rawValue
-    /// The case name of the entry that marks, in a stream, the appends refused while a write failure stopped the log
-    /// (``LogWriter``'s `resumed()`).
-    static let unwritten = MissingValue.unwritten.rawValue
 }
 
 /// A snapshot whose state the writer thread encodes; one whose state cannot be encoded is not written.
