@@ -243,10 +243,15 @@ extension TimeMachine {
                 return try found(upper, after: lower, probes: probes, start: start)
             }
             // Bisect the mutation steps left, which the stream index lists without reading an entry (also after a
-            // skipped state). The last has the state at `upper`: bad. A stretch that cannot be read is one step,
-            // always skipped: the first bad step may be in it.
+            // skipped state). A stretch that cannot be read is one step, always skipped: the first bad step may be in
+            // it; a snapshot inside it that can be read holds its own step's state, judged. The last point is `upper`,
+            // bad, also where it lies in such a stretch (a snapshot there, or the last step of a listing that failed).
             let listed = try mutations(from: lower + 1, through: upper)
-            points = (listed.listed + listed.unreadable.map(\.lowerBound)).sorted()
+            let heldInside = listed.unreadable.isEmpty ? [] : try log.snapshotSequences(stream: stream.name).filter { step in
+                step < upper && listed.unreadable.contains { $0.contains(step) }
+                    && log.firstReadableSnapshot(stream: stream.name, atOrAfter: step, in: [step]) != nil
+            }
+            points = Set(listed.listed + listed.unreadable.map(\.lowerBound) + heldInside + [upper]).sorted()
         } else {
             // Without a reducer only the recorded states (snapshots) can be judged, and the answer may be the
             // range between two of them.
@@ -263,9 +268,11 @@ extension TimeMachine {
         var low = -1, high = points.count - 1
         var skipped = Set<Int>()
         while high - low > 1 {
+            // The point nearest the middle not yet skipped (of two as near, the earlier): past a skipped state, its
+            // neighbours are tried outwards, up to the points next to `low` and `high`.
             let middle = (low + high) / 2
-            let order = (0..<(high - low - 1)).map { offset in middle + (offset % 2 == 0 ? offset / 2 : -(offset / 2 + 1)) }
-            guard let index = order.first(where: { $0 > low && $0 < high && !skipped.contains($0) }) else { break }
+            let unskipped = ((low + 1)..<high).lazy.filter { !skipped.contains($0) }
+            guard let index = unskipped.min(by: { (abs($0 - middle), $0) < (abs($1 - middle), $1) }) else { break }
             switch try probe(points[index]) {
             case .good: low = index
             case .bad: high = index

@@ -195,6 +195,15 @@ struct TimeMachineTests {
         }
         #expect(nearSkips.firstBad == nil)
         #expect(nearSkips.candidates == [steps[117], steps[118], steps[119]])
+        // Every state skipped but the one next to the bad end: bisect tries point after point until it meets it, with an
+        // odd or an even number of points before the end (before, with an even number, it never tried that one).
+        for count in [9, 10] {
+            let end = steps[count]
+            let lone = try machine.bisect(through: end) { _, step in
+                step == 0 || step == steps[count - 1] ? .good : step == end ? .bad : .skip
+            }
+            #expect(lone.firstBad == end, "\(count) points before the end: \(lone.probes)")
+        }
         let noBadState = #expect(throws: TimeTravelError.self) { try machine.bisect { _, _ in .good } }
         #expect(noBadState?.description.contains("is good: there is no bad state to find") == true)
         let skippedStart = #expect(throws: TimeTravelError.self) { try machine.bisect { _, _ in .skip } }
@@ -484,6 +493,12 @@ struct TimeMachineTests {
         }
         let unsure = try machine.bisect { _, step in step >= inside ? .bad : .good }
         #expect(unsure.firstBad == nil && unsure.candidates.contains(inside) && unsure.unreadable != nil, "\(unsure.candidates)")
+        // Ended at a snapshot inside the damaged stretch, bisect judges it and names the steps before it as candidates:
+        // before, the stretch's first step was taken for the bad end and its state, which cannot be rebuilt, asked for.
+        let spans = try machine.statesUnknown(for: .corruptEntry(sequence: damaged, reason: "a test's"))
+        let held = try #require(spans.count > 1 ? spans[0].upperBound : nil, "\(spans)")
+        let ended = try machine.bisect(through: held) { _, step in step >= inside ? .bad : .good }
+        #expect(ended.firstBad == nil && ended.candidates.contains(inside) && ended.candidates.last == held, "\(ended.candidates)")
     }
 
     @Test("after a crash, with the last block and the index block over it damaged, bisect's end moves before the damage and its extent is not guessed")
@@ -517,10 +532,13 @@ struct TimeMachineTests {
     ) throws -> (TimeMachine<ReactorReplayer<LedgerReactor>>, [LedgerReactor.State], UInt64, [UInt64]) {
         let log = try openLog(name)
         let published: [LedgerReactor.State]
-        // The block holding the mutation before the last is damaged, and with it the last one when they share a block.
-        // Block boundaries follow the entries' sizes, which follow the recording's clock: now and then the last mutation
-        // starts a block of its own, and damage to that block alone would leave no state unknown.
-        var beforeLast: UInt64 = 0
+        // After a crash the block holding the last mutation is damaged: the log's last block, and no snapshot holds a
+        // state after it. A closed stream's `closed` entry holds its final state, so there the block holding the
+        // mutation before the last is damaged, and with it the last one when they share a block: block boundaries
+        // follow the entries' sizes, which follow the recording's clock, and now and then the last mutation starts a
+        // block of its own, whose damage alone would leave no state unknown (and, after a crash, a readable last block
+        // behind the damaged one would leave the last state unknown but the log's end known).
+        var damagedMutation: UInt64 = 0
         if crashed {
             let reactor = LedgerReactor()
             try reactor.attach(to: log, stream: "ledger")
@@ -530,17 +548,16 @@ struct TimeMachineTests {
             observation.cancel()
             try log.flush()
             published = states.withLock { $0 }
-            let last = try log.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: .max) ?? 1
-            beforeLast = try log.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: last - 1) ?? 0
+            damagedMutation = try log.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: .max) ?? 0
             try withExtendedLifetime(reactor) { try log.close() }
         } else {
             published = try recordLedger(log, deposits: 3_000)
             let last = try log.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: .max) ?? 1
-            beforeLast = try log.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: last - 1) ?? 0
+            damagedMutation = try log.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: last - 1) ?? 0
             try log.close()
         }
         let key = try LogDamage.flipByte(of: log.path, database: "entries", mask: 0x40) { keys in
-            keys.last { $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } <= beforeLast } ?? keys[keys.count - 1]
+            keys.last { $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } <= damagedMutation } ?? keys[keys.count - 1]
         }
         let damaged = try EventLog.openReadOnly(at: log.path)
         let machine = try TimeMachine(log: damaged, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
