@@ -210,6 +210,30 @@ struct TimeMachineTests {
         #expect(skippedStart?.description.contains("was skipped") == true)
     }
 
+    @Test("against any states skipped, bisect names the first bad step or the tightest range of steps around it")
+    func bisectSkipsAtRandom() throws {
+        let log = try openLog()
+        _ = try recordLedger(log, deposits: 40)
+        let machine = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        let steps = try mutationSteps(log, "ledger")
+        var random = Xorshift(state: 0x5EED_B15E_C7)
+        for round in 0..<300 {
+            // The bug at steps[bug]; each other step but the last skipped with the round's odds, the bug's own too.
+            let bug = Int.random(in: 1..<steps.count, using: &random)
+            let odds = [0.2, 0.5, 0.8][round % 3]
+            let skipped = Set(steps.dropLast().filter { _ in Double.random(in: 0..<1, using: &random) < odds })
+            let result = try machine.bisect { _, step in
+                step == 0 || !skipped.contains(step) ? (step >= steps[bug] ? .bad : .good) : .skip
+            }
+            // The judged states nearest the bug on either side bound the answer: every step between them is skipped.
+            let good = steps[..<bug].lastIndex { !skipped.contains($0) } ?? -1
+            let bad = try #require(steps[bug...].firstIndex { !skipped.contains($0) })
+            let expected = Array(steps[(good + 1)...bad])
+            #expect(result.candidates == expected, "round \(round), bug at #\(steps[bug]): \(result.probes)")
+            #expect(result.firstBad == (expected == [steps[bug]] ? steps[bug] : nil), "round \(round)")
+        }
+    }
+
     @Test("bisect refuses a start whose state is bad, and says whether an earlier start could help")
     func bisectFromABadState() throws {
         let log = try openLog(policy: .every(mutations: 4))
