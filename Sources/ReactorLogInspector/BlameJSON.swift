@@ -39,24 +39,24 @@ enum BlameJSON: Encodable {
         let notRecorded: String?
     }
 
-    init(_ row: ReadableBlame.Row) {
+    init(_ row: BlameReport.Row) {
         switch row {
         case .change(let blame):
             self = .change(Change(
                 sequence: blame.mutation.sequence, time: EntryLine.iso8601(nanoseconds: blame.mutation.timestamp),
                 case: blame.mutation.caseName, old: blame.old, new: blame.new,
-                action: blame.action?.sequence, actionCase: blame.action?.caseName,
+                action: blame.action?.sequence ?? blame.mutation.cause, actionCase: blame.action?.caseName,
                 rangeFrom: blame.range?.lowerBound, mutationsInRange: blame.range == nil ? nil : blame.mutationsInRange))
-        case .unreadable(let stretch):
-            func value(_ end: ReadableBlame.End) -> (JSONValue?, Bool?) {
+        case .unknown(let stretch):
+            func value(_ end: BlameReport.End) -> (JSONValue?, Bool?) {
                 if case .known(let value) = end { (value, nil) } else { (nil, true) }
             }
             let (old, oldUnknown) = value(stretch.old), (new, newUnknown) = value(stretch.new)
             self = .unreadable(Unreadable(
                 unreadable: Unreadable.Steps(from: stretch.steps.lowerBound, through: stretch.steps.upperBound),
                 old: old, new: new, oldUnknown: oldUnknown, newUnknown: newUnknown,
-                damage: stretch.cause.isDamage ? stretch.cause.problem : nil,
-                notRecorded: stretch.cause.isDamage ? nil : stretch.cause.problem))
+                damage: stretch.damage == nil ? nil : stretch.problem,
+                notRecorded: stretch.damage == nil ? stretch.problem : nil))
         }
     }
 

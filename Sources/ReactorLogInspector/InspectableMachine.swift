@@ -9,8 +9,7 @@ protocol InspectableMachine: Sendable {
     func earliestReplayableStep() throws -> UInt64
     func json(at step: UInt64) throws -> JSONValue
     func diff(from a: UInt64, to b: UInt64) throws -> StateDiff
-    func blame(_ path: StatePath, from: UInt64, through: UInt64) throws -> [BlameEntry]
-    func lastChanges(of path: StatePath, count: Int, from: UInt64, atOrBefore step: UInt64) throws -> [BlameEntry]
+    func blameReport(_ path: StatePath, from: UInt64, through: UInt64, latest: Int?) throws -> BlameReport
     func bisectJSON(from: UInt64?, through: UInt64?, judge: (JSONValue, UInt64) throws -> BisectVerdict) throws -> BisectResult
     func divergence(from: UInt64?, through: UInt64) throws -> Divergence?
     func whatIfJSON(skipping skipped: Set<UInt64>, through: UInt64) throws -> (state: JSONValue, diff: StateDiff)

@@ -28,7 +28,8 @@ public struct BisectResult: Sendable, Hashable {
     public let candidates: [UInt64]
     /// The mutation at the first bad step (`nil` where its entry is in a block that cannot be read).
     public let mutation: LogEntry?
-    /// The action that caused it.
+    /// The action that caused it; `nil` for none, or where its entry cannot be read (the mutation's `cause` still
+    /// names it).
     public let action: LogEntry?
     /// How the state changed across the first bad step.
     public let diff: StateDiff?
@@ -304,14 +305,11 @@ extension TimeMachine {
 
     /// The result naming `firstBad`, whose state differs from the good one at `before`.
     private func found(_ firstBad: UInt64, after before: UInt64, probes: [BisectProbe], start: Int) throws -> BisectResult {
-        /// An entry, or `nil` where it is in a block that cannot be read (a state a snapshot holds there is judged).
-        func readable(_ sequence: UInt64) throws -> LogEntry? {
-            do { return try log.entry(at: sequence) } catch EventLogError.corruptEntry { return nil }
-        }
-        let mutation = try readable(firstBad)
+        // The mutation may lie in a block that cannot be read: a state a snapshot holds there is judged.
+        let mutation = try readableEntry(at: firstBad)
         return BisectResult(
             firstBad: firstBad, candidates: [firstBad], mutation: mutation,
-            action: try mutation?.cause.flatMap(readable),
+            action: try mutation?.cause.flatMap(readableEntry),
             diff: StateDiff(from: try json(at: before), to: try json(at: firstBad)),
             probes: probes, reconstructions: reconstructions - start, recordedBounds: nil)
     }

@@ -4,7 +4,8 @@ import EventLogKit
 public struct BlameEntry: Sendable, Hashable {
     /// The mutation.
     public internal(set) var mutation: LogEntry
-    /// The action that caused it, if any.
+    /// The action that caused it; `nil` for none, or where its entry cannot be read (its block is damaged; the
+    /// mutation's `cause` still names it).
     public internal(set) var action: LogEntry?
     /// The value before (`nil`: absent).
     public let old: JSONValue?

@@ -8,7 +8,8 @@ public struct Divergence: Sendable, Hashable, CustomStringConvertible {
     public let range: ClosedRange<UInt64>
     /// The mutation that diverges, when the range holds exactly one (the log recorded every state there).
     public let mutation: LogEntry?
-    /// The action that caused ``mutation``.
+    /// The action that caused ``mutation``; `nil` for none, or where its entry cannot be read (the mutation's `cause`
+    /// still names it).
     public let action: LogEntry?
     /// From the recorded state to the replayed one.
     public let diff: StateDiff
@@ -75,7 +76,7 @@ extension TimeMachine {
                 let exact = count == 1 ? last : nil
                 return Divergence(
                     step: step, range: (baseStep + 1)...step, mutation: exact,
-                    action: try exact?.cause.flatMap { try log.entry(at: $0) }, diff: diff)
+                    action: try exact?.cause.flatMap(readableEntry), diff: diff)
             }
             baseStep = step
             base = recorded

@@ -120,7 +120,7 @@ extension TimeMachine {
         var actionPayloads: [(change: Int, payload: Range<Int>)] = []
         for start in stride(from: 0, to: caused.count, by: 1_024) {
             let chunk = caused[start..<min(start + 1_024, caused.count)]
-            for ((index, _), action) in zip(chunk, try log.entries(at: chunk.map(\.action))) {
+            for ((index, _), action) in zip(chunk, try readableEntries(at: chunk.map(\.action))) {
                 guard let action else { continue }
                 let copy = arena.copy(action)
                 changes[index].action = copy.entry
@@ -153,7 +153,7 @@ extension TimeMachine {
             guard let last = between.last, let mutation = try log.entry(at: last) else { continue }
             let exact = between.count == 1
             changes.append(BlameEntry(
-                mutation: mutation, action: exact ? try mutation.cause.flatMap { try log.entry(at: $0) } : nil,
+                mutation: mutation, action: exact ? try mutation.cause.flatMap(readableEntry) : nil,
                 old: previous, new: value, range: exact ? nil : between[0]...last, mutationsInRange: between.count))
         }
         return changes

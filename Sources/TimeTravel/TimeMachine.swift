@@ -137,6 +137,18 @@ public struct TimeMachine<P: Replayer>: Sendable {
         return [sequence..<(snapshot ?? .max)]
     }
 
+    /// The entry at `sequence`, or `nil` where there is none or it lies in a block that cannot be read: what bisect,
+    /// blame and divergence give for a mutation's action (its number is still the mutation's `cause`), so that a
+    /// damaged action does not hide the change it caused.
+    func readableEntry(at sequence: UInt64) throws -> LogEntry? {
+        do { return try log.entry(at: sequence) } catch EventLogError.corruptEntry { return nil }
+    }
+
+    /// The entries at `sequences`, read together as ``readableEntry(at:)`` reads one.
+    func readableEntries(at sequences: [UInt64]) throws -> [LogEntry?] {
+        do { return try log.entries(at: sequences) } catch EventLogError.corruptEntry { return try sequences.map(readableEntry) }
+    }
+
     /// The stretches retention removed from the middle of the stream, in order (`StreamGap`).
     func gaps() throws -> [ClosedRange<UInt64>] {
         try log.gaps(stream: stream.name).map(\.removed)

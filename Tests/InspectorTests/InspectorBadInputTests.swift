@@ -53,6 +53,49 @@ struct InspectorBadInputTests {
         try await fails(["state", shapePath, "--at", "0"], exit: 9, saying: "A recorded state no longer decodes (field 'isLoading': ")
     }
 
+    @Test("a change whose action lies in a damaged block: blame and bisect give it without its action, and say why (exit 5)")
+    func actionInDamagedBlock() async throws {
+        struct State: Codable { var value: Int; var isLoading = false }
+        let path = scratch.file("far-cause.reactorlog")
+        let (early, lastPair, late): (UInt64, UInt64, UInt64)
+        do {
+            let log = try EventLog.open(at: path)
+            let stream = try log.openStream(
+                named: "counter", reactorType: "ReactorLogExamples.CounterReactor", schemaFingerprint: "release-1",
+                initialState: State(value: 0))
+            let increase = try log.encode(["increase": [String: Int]()]), increaseValue = try log.encode(["increaseValue": [String: Int]()])
+            // An action whose mutation comes 600 entries later, as an effect's answer may, and 300 increases between.
+            early = try stream.append(.action, encoding: { ("increase", increase) })
+            var mutation: UInt64 = 0
+            for _ in 0..<300 {
+                let action = try stream.append(.action, encoding: { ("increase", increase) })
+                mutation = try stream.append(.mutation, cause: action, encoding: { ("increaseValue", increaseValue) })
+            }
+            lastPair = mutation
+            try stream.writeSnapshot(State(value: 300), at: lastPair)
+            late = try stream.append(.mutation, cause: early, encoding: { ("increaseValue", increaseValue) })
+            try log.close()
+        }
+        try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { keys in
+            keys.last { $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } <= early } ?? keys[0]
+        }
+        // Before, blame failed on the damage and listed nothing; now the change, with the action's number.
+        let blamed = try await Tool.run(["blame", path, "value", "--stream", "counter", "--from", "\(late)"])
+        #expect(blamed.status == 5, "\(blamed.error)")
+        let row = blamed.lines.last.map { $0.split(separator: " ").joined(separator: " ") } ?? ""
+        #expect(row.hasSuffix("#\(late) increaseValue 300 → 301 by #\(early) (cannot be read)"), "\(blamed.output)")
+        #expect(blamed.error.hasPrefix("reactorlog: The action that caused #\(late) cannot be read, the change listed without it: Entry #"), "\(blamed.error)")
+        let json = try await Tool.run(["blame", path, "value", "--stream", "counter", "--from", "\(late)", "--json"])
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]])
+        #expect(json.status == 5 && objects.count == 1 && objects[0]["action"] as? Int == Int(early) && objects[0]["actionCase"] == nil)
+        // Bisect names the step and its mutation, and the action by number.
+        let bisected = try await Tool.run(["bisect", path, "--stream", "counter", "--from", "\(lastPair)", "--run", "test \"$REACTORLOG_STEP\" -lt \(late)"])
+        #expect(bisected.status == 5, "\(bisected.error)")
+        #expect(bisected.output.contains("First bad step: #\(late)"), "\(bisected.output)")
+        #expect(bisected.output.contains("caused by: #\(early) action (in a block of entries that cannot be read)"), "\(bisected.output)")
+        #expect(bisected.error.contains("The action that caused #\(late) cannot be read, the answer given without it: Entry #"), "\(bisected.error)")
+    }
+
     @Test("a mutation logged without its value: the steps it leaves unknown are named, and the states from the snapshot after it read")
     func valueNotRecorded() async throws {
         struct State: Codable { var value: Int; var isLoading = false }

@@ -151,6 +151,17 @@ struct HandOffTests {
         }
         #expect(try machine.state(at: next).total == 3)
         #expect(try machine.state(at: mutations[3].sequence).total == 7)
+        // Blame throws there; its report goes round it: the change before, the stretch with the value on either side of
+        // it, and the change after.
+        let total = try StatePath(parsing: "total")
+        #expect(throws: TimeTravelError.self) { try machine.blame(total) }
+        let blame = try machine.blameReport(total)
+        #expect(blame.changes.map(\.mutation.sequence) == [mutations[0].sequence, mutations[3].sequence])
+        let stretch = try #require(blame.unknownStretches.first)
+        #expect(blame.unknownStretches.count == 1 && stretch.steps == poison...next && stretch.damage == nil)
+        #expect(stretch.reason == .valueNotRecorded(step: poison, stream: "noting", mutation: poison, missing: .unencodable, readableFrom: next))
+        #expect(stretch.old == .known(.number(1)) && stretch.new == .known(.number(3)))
+        #expect(try machine.blameReport(total, latest: 1).rows == [blame.rows.last])
         // Verify names it, as a warning: the log is not damaged.
         let report = try log.verify()
         #expect(report.isHealthy)

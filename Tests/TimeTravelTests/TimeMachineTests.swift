@@ -477,6 +477,70 @@ struct TimeMachineTests {
         #expect(spans == [action..<readable], "snapshots \(damaged) (damaged), \(readable)")
     }
 
+    @Test("a blame report goes round a damaged block: the changes on either side as blame finds them, the value across it")
+    func blameReportPastDamage() throws {
+        let (log, damaged) = try damagedLedger("blame-report.reactorlog")
+        let machine = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        let balance = try StatePath(parsing: "balance")
+        #expect(throws: TimeTravelError.self) { try machine.blame(balance) }
+        let report = try machine.blameReport(balance)
+        let stretch = try #require(report.unknownStretches.first)
+        #expect(report.unknownStretches.count == 1 && stretch.steps.lowerBound == damaged)
+        guard case .corruptEntry(let sequence, _)? = stretch.damage else {
+            Issue.record("the stretch's damage is \(String(describing: stretch.damage))")
+            return
+        }
+        #expect(sequence == damaged)
+        // Every change before the stretch and after it, as blame finds them on either side; none inside it.
+        let before = try machine.blame(balance, from: 1, through: damaged - 1)
+        let after = try machine.blame(balance, from: stretch.steps.upperBound + 1, through: .max)
+        #expect(report.changes == before + after && !before.isEmpty && !after.isEmpty)
+        #expect(report.rows == before.map(BlameReport.Row.change) + [.unknown(stretch)] + after.map(BlameReport.Row.change))
+        #expect(stretch.old == .known(try machine.json(at: damaged - 1)[balance]))
+        #expect(stretch.new == .known(try machine.json(at: stretch.steps.upperBound)[balance]))
+        // The latest changes come from after the stretch when there are enough there; else the stretch and before.
+        #expect(try machine.blameReport(balance, latest: 2).rows == after.suffix(2).map(BlameReport.Row.change))
+        let reaching = try machine.blameReport(balance, latest: after.count + 1)
+        #expect(reaching.rows == [.change(try #require(before.last)), .unknown(stretch)] + after.map(BlameReport.Row.change))
+    }
+
+    @Test("a change whose action lies in a damaged block is found without its action: blame, the report, bisect")
+    func changeOfADamagedAction() throws {
+        let log = try openLog("far-cause.reactorlog", policy: .never)
+        let stream = try log.openStream(
+            named: "ledger", reactorType: String(reflecting: LedgerReactor.self),
+            schemaFingerprint: LedgerReactor.defaultSchemaFingerprint, initialState: LedgerReactor.State())
+        // An action whose mutation comes 600 entries later, as an effect's answer may, and deposits of 1 between.
+        let early = try stream.append(.action, LedgerReactor.Action.deposit(5), caseName: "deposit")
+        let reactor = LedgerReactor()
+        var state = reactor.initialState
+        for _ in 0..<300 {
+            let action = try stream.append(.action, LedgerReactor.Action.deposit(1), caseName: "deposit")
+            try stream.append(.mutation, LedgerReactor.Mutation.add(1), caseName: "add", cause: action)
+            state = reactor.reduce(state: state, mutation: .add(1))
+        }
+        // A snapshot far past the early action's block: the states after it are known however the blocks fall.
+        try stream.writeSnapshot(state, at: stream.lastSequence)
+        let late = try stream.append(.mutation, LedgerReactor.Mutation.add(5), caseName: "add", cause: early)
+        try stream.close()
+        let path = log.path
+        try log.close()
+        try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { keys in
+            keys.last { $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } <= early } ?? keys[0]
+        }
+        let machine = try TimeMachine(log: try EventLog.openReadOnly(at: path), stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        let balance = try StatePath(parsing: "balance")
+        // Before, looking its action up threw the damage, and the change was not listed.
+        let changes = try machine.blame(balance, from: late)
+        #expect(changes.map(\.mutation.sequence) == [late] && changes[0].action == nil && changes[0].mutation.cause == early)
+        #expect(changes[0].old == .number(300) && changes[0].new == .number(305))
+        let report = try machine.blameReport(balance)
+        #expect(report.unknownStretches.count == 1 && report.changes.map(\.mutation.sequence).last == late)
+        #expect(report.changes.last?.action == nil)
+        let bisect = try machine.bisect { state, _ in state.balance > 300 ? .bad : .good }
+        #expect(bisect.firstBad == late && bisect.action == nil && bisect.mutation?.cause == early)
+    }
+
     @Test("past damage to a block of entries and to the index block over it, no state is taken from a snapshot ahead")
     func noStateAheadWithoutTheIndex() throws {
         let log = try openLog("both.reactorlog")

@@ -88,8 +88,10 @@ struct Bisect: AsyncParsableCommand {
                 StandardError.writeLine("bisect: #\(step) \(verdictText)  \(made)")
                 return verdict
             }
-            // The answer, then what damage kept from being judged (exit 5): the states rebuilt through it were skipped.
-            try printAnswer(result, judged: judged.count, stream: stream, session: session)
+            // The answer, then what damage kept from being judged (exit 5): the states rebuilt through it were skipped,
+            // and the action that caused the first bad step may be in a block that cannot be read.
+            let actionDamage = result.action == nil ? result.mutation?.cause.flatMap(session.log.damage(reading:)) : nil
+            try printAnswer(result, judged: judged.count, actionDamaged: actionDamage != nil, stream: stream, session: session)
             // The states skipped unjudged, for either reason below.
             let skipped = result.probes.filter { $0.verdict == .skip && !judged.contains($0.step) }.map(\.step)
             // A mutation logged without its value is no damage: the answer stands, and a warning says what was skipped.
@@ -99,20 +101,28 @@ struct Bisect: AsyncParsableCommand {
                 StandardError.writeLine(
                     "reactorlog: warning: \(counted(skipped.count, "state")) skipped (\(skipped.map { "#\($0)" }.joined(separator: ", "))): mutation #\(mutation) is in the log without its value (\(missing)), so \(unknown).")
             }
-            if let damage = result.unreadable {
+            var done: [String] = []
+            if result.unreadable != nil {
                 let what = if let first = skipped.min(), let last = skipped.max(), skipped.count > 1 {
                     "\(skipped.count) states in \((first...last).named) were"
                 } else {
                     "the state at #\(skipped.first ?? 0) was"
                 }
-                throw InspectorFailure.readPast(["\(what) skipped, rebuilt through entries that cannot be read"], damage: damage)
+                done.append("\(what) skipped, rebuilt through entries that cannot be read")
+            }
+            if actionDamage != nil, let firstBad = result.firstBad {
+                done.append("the action that caused #\(firstBad) cannot be read, the answer given without it")
+            }
+            if let damage = result.unreadable ?? actionDamage {
+                throw InspectorFailure.readPast(done, damage: damage)
             }
         }
     }
 
     /// The answer: the first bad step and its change, or the range bisect could not narrow; with `--json`, as JSON.
-    /// `judged` is how many states the judge saw.
-    private func printAnswer(_ result: BisectResult, judged: Int, stream: StreamInfo, session: Session) throws {
+    /// `judged` is how many states the judge saw; `actionDamaged`, whether the action that caused the first bad step lies in a
+    /// block of entries that cannot be read.
+    private func printAnswer(_ result: BisectResult, judged: Int, actionDamaged: Bool, stream: StreamInfo, session: Session) throws {
         if output.json {
             return try printJSON(BisectJSON(
                 stream: stream.name, firstBad: result.firstBad, candidates: result.candidates,
@@ -139,7 +149,11 @@ struct Bisect: AsyncParsableCommand {
         }
         try printLine(t.paint("First bad step: #\(firstBad)", .bold) + " in stream \(stream.name)")
         try printLine("  mutation:  #\(firstBad) " + (result.mutation.map(EntryFormatter.payload) ?? "(in a block of entries that cannot be read)"))
-        if let action = result.action { try printLine("  caused by: #\(action.sequence) action \(EntryFormatter.payload(action))") }
+        if let action = result.action {
+            try printLine("  caused by: #\(action.sequence) action \(EntryFormatter.payload(action))")
+        } else if let cause = result.mutation?.cause {
+            try printLine("  caused by: #\(cause) action (\(actionDamaged ? "in a block of entries that cannot be read" : "no longer in the log"))")
+        }
         try printLine("  state change:")
         for line in result.diff?.rendered() ?? [] { try printLine("    " + DiffColors.paint(line, t)) }
         try printLine("Judged \(counted(judged, "state")), rebuilt \(result.reconstructions).")

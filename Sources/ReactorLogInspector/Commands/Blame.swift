@@ -30,7 +30,7 @@ struct Blame: AsyncParsableCommand {
             // By default, everything the log holds: in a trimmed stream or a pack, from its oldest state on.
             let from = try from ?? machine.earliestReplayableStep() + 1
             // Across a damaged block, the changes on either side of it and the value across it.
-            let blame = try ReadableBlame(machine, path: statePath, from: from, through: to ?? .max, latest: latest)
+            let blame = try machine.blameReport(statePath, from: from, through: to ?? .max, latest: latest)
             let changes = blame.changes
             if changes.isEmpty, let start = try? machine.json(at: from), start[statePath] == nil {
                 // With no change, the value at the path is the same at every step of the range: absent at its start, it
@@ -41,23 +41,24 @@ struct Blame: AsyncParsableCommand {
                     "The state of '\(stream.name)' has nothing at '\(statePath)' from #\(from) to #\(end) (at #\(end), \(there)). Check the path.",
                     exit: .invalidArgument)
             }
+            let unreadableActions = blame.unreadableActions(in: session.log)
             if output.json {
                 try printJSON(blame.rows.map(BlameJSON.init))
-                return try blame.requireReadable()
+                return try blame.requireReadable(unreadableActions: unreadableActions)
             }
             let t = session.terminal
             let times = counted(changes.count, "time")
             // With --latest, N changes found means earlier ones may exist unlisted; fewer are all there are.
             let header = changes.count == latest ? " changed at least \(times); the latest:" : " changed \(times)"
-            let unknown = blame.unreadable.isEmpty ? "" : " where the log could be read"
+            let unknown = blame.unknownStretches.isEmpty ? "" : " where the log could be read"
             try printLine(t.paint("\(stream.name): \(statePath)", .bold) + header + unknown)
             let rows = blame.rows.map { row -> [String] in
                 let change: BlameEntry
                 switch row {
                 case .change(let known): change = known
-                case .unreadable(let stretch):
+                case .unknown(let stretch):
                     return [
-                        t.paint("-", .gray), stretch.steps.named, stretch.cause.isDamage ? "not readable" : "not recorded",
+                        t.paint("-", .gray), stretch.steps.named, stretch.damage != nil ? "not readable" : "not recorded",
                         Self.describe(from: stretch.old, to: stretch.new, at: statePath), "(the changes between are not known)",
                     ]
                 }
@@ -65,7 +66,9 @@ struct Blame: AsyncParsableCommand {
                 guard let range = change.range else {
                     return [
                         t.paint(ClockTime.string(nanoseconds: change.mutation.timestamp), .gray), "#\(change.mutation.sequence)",
-                        change.mutation.caseName, values, change.action.map { "by #\($0.sequence) \(EntryFormatter.payload($0))" } ?? "",
+                        change.mutation.caseName, values,
+                        change.action.map { "by #\($0.sequence) \(EntryFormatter.payload($0))" }
+                            ?? (unreadableActions[change.mutation.sequence] == nil ? "" : "by #\(change.mutation.cause ?? 0) (cannot be read)"),
                     ]
                 }
                 return [
@@ -77,13 +80,13 @@ struct Blame: AsyncParsableCommand {
             if changes.contains(where: { $0.range != nil }) {
                 try printLine("To name the mutation in each range, run an inspector that knows \(stream.reactorType) (docs/INSPECTOR.md).")
             }
-            try blame.requireReadable()
+            try blame.requireReadable(unreadableActions: unreadableActions)
         }
     }
 
     /// The value across a stretch that could not be read, `old → new` as for a change, `?` for an end not known; where
     /// both ends are known and equal, `5 at both ends` (it may have changed and changed back).
-    static func describe(from old: ReadableBlame.End, to new: ReadableBlame.End, at path: StatePath) -> String {
+    static func describe(from old: BlameReport.End, to new: BlameReport.End, at path: StatePath) -> String {
         switch (old, new) {
         case (.known(let old), .known(let new)):
             old == new ? "\(old.map(EntryFormatter.brief) ?? "absent") at both ends" : describe(from: old, to: new, at: path)

@@ -1,0 +1,111 @@
+import EventLogKit
+
+/// Blame over a range that damage, or a mutation the log holds without its value, may cross: the changes that can be
+/// known, in order, and between them each stretch of steps whose changes cannot be, with the value at the path on
+/// either side of it. ``TimeMachine/blame(_:from:through:)`` throws at the first such stretch;
+/// ``TimeMachine/blameReport(_:from:through:latest:)`` goes round each one it meets.
+public struct BlameReport: Sendable, Hashable {
+    /// The value at the path at one end of a stretch whose changes cannot be known.
+    public enum End: Sendable, Hashable {
+        /// The value (`nil`: absent).
+        case known(JSONValue?)
+        /// Not known: the state there cannot be rebuilt either.
+        case unknown
+    }
+
+    /// A stretch of steps whose changes cannot be known, why, and the value at the path on either side of it.
+    public struct UnknownStretch: Sendable, Hashable {
+        /// The steps, from the first whose state cannot be rebuilt through the first rebuilt again (a snapshot's), or
+        /// through the range's end.
+        public let steps: ClosedRange<UInt64>
+        /// Why: ``TimeTravelError/stepUnreadable(step:stream:damage:readableFrom:)`` where entries cannot be read,
+        /// ``TimeTravelError/valueNotRecorded(step:stream:mutation:missing:readableFrom:)`` where a mutation is held
+        /// without its value.
+        public let reason: TimeTravelError
+        /// The value at the path right before the stretch.
+        public let old: End
+        /// The value at the path at the stretch's last step.
+        public let new: End
+
+        /// The damage that made the stretch, the log's `EventLogError.corruptEntry`; `nil` for a value the log does not
+        /// hold, which is no damage.
+        public var damage: EventLogError? {
+            if case .stepUnreadable(_, _, let damage, _) = reason { damage } else { nil }
+        }
+    }
+
+    /// One line of the report.
+    public enum Row: Sendable, Hashable {
+        /// A mutation that changed the value at the path.
+        case change(BlameEntry)
+        /// Steps whose changes cannot be known.
+        case unknown(UnknownStretch)
+    }
+
+    /// The changes and the stretches between them, in the order of their steps.
+    public let rows: [Row]
+
+    /// The changes that can be known, in order.
+    public var changes: [BlameEntry] {
+        rows.compactMap { if case .change(let change) = $0 { change } else { nil } }
+    }
+
+    /// The stretches whose changes cannot be known, in order; empty when the whole range could be replayed.
+    public var unknownStretches: [UnknownStretch] {
+        rows.compactMap { if case .unknown(let stretch) = $0 { stretch } else { nil } }
+    }
+}
+
+extension TimeMachine {
+    /// The mutations that changed the value at `path` from `from` through `through`, as ``blame(_:from:through:)``
+    /// finds them, and, where damage or a mutation held without its value leaves states that cannot be rebuilt, the
+    /// stretch of steps whose changes cannot be known, with the value at the path before and after it: the changes
+    /// before it are listed, and those from the first state after it that a snapshot rebuilds. With `latest`, only
+    /// the latest `latest` changes up to `through` (and the stretches among them), found walking back from it as
+    /// ``lastChanges(of:count:from:atOrBefore:)`` does. Other errors are thrown as blame throws them.
+    public func blameReport(_ path: StatePath, from: UInt64 = 1, through: UInt64 = .max, latest: Int? = nil) throws -> BlameReport {
+        BlameReport(rows: try blameRows(path, from: from, through: through, latest: latest))
+    }
+
+    private func blameRows(_ path: StatePath, from: UInt64, through: UInt64, latest: Int?) throws -> [BlameReport.Row] {
+        guard from <= through else { return [] }
+        do {
+            let changes = try latest.map { try lastChanges(of: path, count: $0, from: from, atOrBefore: through) }
+                ?? blame(path, from: from, through: through)
+            return changes.map(BlameReport.Row.change)
+        } catch let error as TimeTravelError {
+            // The damage (or the mutation without its value) is at `first`; the first state after it a snapshot
+            // rebuilds is `readableFrom`. Where no step of the range lies outside it, there is nothing to list.
+            let (first, readableFrom): (UInt64, UInt64?)
+            switch error {
+            case .stepUnreadable(_, _, let damage, let after):
+                guard case .corruptEntry(let sequence, _) = damage else { throw error }
+                (first, readableFrom) = (sequence, after)
+            case .valueNotRecorded(_, _, let mutation, _, let after):
+                (first, readableFrom) = (mutation, after)
+            default:
+                throw error
+            }
+            guard first <= through, first >= from || readableFrom.map({ $0 >= from && $0 < through }) == true else { throw error }
+            let stretch = BlameReport.UnknownStretch(
+                steps: max(first, from)...min(readableFrom ?? through, through), reason: error,
+                old: first >= from ? value(at: first - 1, of: path) : .unknown,
+                new: readableFrom.map { $0 <= through ? value(at: $0, of: path) : .unknown } ?? .unknown)
+            // Walking back, the rows after the stretch come first, and may already be enough.
+            var after: [BlameReport.Row] = []
+            if let readableFrom, readableFrom < through {
+                after = try blameRows(path, from: readableFrom + 1, through: through, latest: latest)
+            }
+            let found = after.count(where: { if case .change = $0 { true } else { false } })
+            if let latest, found >= latest { return after }
+            let before = first > from ? try blameRows(path, from: from, through: first - 1, latest: latest.map { $0 - found }) : []
+            return before + [.unknown(stretch)] + after
+        }
+    }
+
+    /// The value at `path` at `step`, or `.unknown` when that state cannot be rebuilt.
+    private func value(at step: UInt64, of path: StatePath) -> BlameReport.End {
+        guard let state = try? json(at: step) else { return .unknown }
+        return .known(state[path])
+    }
+}
