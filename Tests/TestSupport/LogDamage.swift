@@ -34,6 +34,14 @@ public enum LogDamage {
         return over.count
     }
 
+    /// The first numbers of the blocks of `database` (`entries`) of the closed log at `path`, in order: each key's last
+    /// 8 bytes, big-endian.
+    public static func firstNumbers(of path: String, database name: String) throws -> [UInt64] {
+        let environment = try Environment(path: path)
+        let database = try environment.openDatabase(name)
+        return try environment.read { txn in try keys(of: database, in: txn) }.map { $0.suffix(8).reduce(0) { $0 << 8 | UInt64($1) } }
+    }
+
     /// The keys of `database`, in order.
     public static func keys(of database: Database, in txn: Transaction) throws -> [[UInt8]] {
         try txn.withCursor(database) { cursor in

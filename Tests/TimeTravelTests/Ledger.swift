@@ -41,17 +41,24 @@ final class LedgerReactor: Reactor {
 }
 
 /// Records a ledger session of `deposits` deposits (amounts 1...9 cycling) into `log`, releases the reactor
-/// and commits; returns every published state, the initial one first.
-func recordLedger(_ log: EventLog, deposits: Int, bugAtDeposit: Int? = nil, stream: String = "ledger") throws -> [LedgerReactor.State] {
+/// and commits; returns every published state, the initial one first. `crashed`, the log is left as an app that
+/// crashed leaves it instead: closed while the reactor lives, so the stream has no `closed` entry and no last snapshot.
+func recordLedger(
+    _ log: EventLog, deposits: Int, bugAtDeposit: Int? = nil, stream: String = "ledger", crashed: Bool = false
+) throws -> [LedgerReactor.State] {
     let published = Mutex<[LedgerReactor.State]>([])
-    do {
-        let reactor = LedgerReactor(bugAtDeposit: bugAtDeposit)
-        try reactor.attach(to: log, stream: stream)
-        let observation = reactor.observe { state in published.withLock { $0.append(state) } }
-        for index in 0..<deposits { reactor.send(.deposit(index % 9 + 1)) }
-        observation.cancel()
+    var reactor: LedgerReactor? = LedgerReactor(bugAtDeposit: bugAtDeposit)
+    try reactor?.attach(to: log, stream: stream)
+    let observation = reactor?.observe { state in published.withLock { $0.append(state) } }
+    for index in 0..<deposits { reactor?.send(.deposit(index % 9 + 1)) }
+    observation?.cancel()
+    if crashed {
+        try log.flush()
+        try withExtendedLifetime(reactor) { try log.close() }
+    } else {
+        // Released, the reactor appends its closed marker and last snapshot: commit them too.
+        reactor = nil
+        try log.flush()
     }
-    // Released above, the reactor has appended its closed marker and last snapshot: commit them too.
-    try log.flush()
     return published.withLock { $0 }
 }

@@ -626,24 +626,13 @@ struct TimeMachineTests {
         // follow the entries' sizes, which follow the recording's clock, and now and then the last mutation starts a
         // block of its own, whose damage alone would leave no state unknown (and, after a crash, a readable last block
         // behind the damaged one would leave the last state unknown but the log's end known).
-        var damagedMutation: UInt64 = 0
-        if crashed {
-            let reactor = LedgerReactor()
-            try reactor.attach(to: log, stream: "ledger")
-            let states = Mutex<[LedgerReactor.State]>([])
-            let observation = reactor.observe { state in states.withLock { $0.append(state) } }
-            for index in 0..<3_000 { reactor.send(.deposit(index % 9 + 1)) }
-            observation.cancel()
-            try log.flush()
-            published = states.withLock { $0 }
-            damagedMutation = try log.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: .max) ?? 0
-            try withExtendedLifetime(reactor) { try log.close() }
-        } else {
-            published = try recordLedger(log, deposits: 3_000)
-            let last = try log.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: .max) ?? 1
-            damagedMutation = try log.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: last - 1) ?? 0
-            try log.close()
-        }
+        published = try recordLedger(log, deposits: 3_000, crashed: crashed)
+        if !crashed { try log.close() }
+        let damagedMutation = try {
+            let recorded = try EventLog.openReadOnly(at: log.path)
+            let last = try recorded.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: .max) ?? 1
+            return crashed ? last : try recorded.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: last - 1) ?? 0
+        }()
         let key = try LogDamage.flipByte(of: log.path, database: "entries", mask: 0x40) { keys in
             keys.last { $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } <= damagedMutation } ?? keys[keys.count - 1]
         }
