@@ -5,7 +5,7 @@ import Testing
 
 /// `EventLogConfiguration.commitInterval`: appends gather between commits, and nothing that waits for a commit waits
 /// for the interval. The time limit is what fails a test whose commit waits for an hour-long interval.
-@Suite("The commit interval", .timeLimit(.minutes(1)))
+@Suite("The commit interval", .timeLimit(.minutes(3)))
 struct CommitIntervalTests {
     let scratch = ScratchDirectory()
 

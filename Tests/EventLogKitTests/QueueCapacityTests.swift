@@ -6,7 +6,7 @@ import Testing
 /// The writer's queue holds more entries while commits write to many streams (`LogWriter.entryCapacity(base:streamsWritten:)`):
 /// each commit rewrites a page of the index for every stream it touches, so a server's many sessions need larger
 /// commits to keep up.
-@Suite("The queue's capacity", .timeLimit(.minutes(1)))
+@Suite("The queue's capacity", .timeLimit(.minutes(3)))
 struct QueueCapacityTests {
     let scratch = ScratchDirectory()
 

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("reactorlog tail --follow", .timeLimit(.minutes(1)))
+@Suite("reactorlog tail --follow", .timeLimit(.minutes(3)))
 struct FollowTests {
     /// Runs `tail LOG --follow -n 5` with `options` on a log another process keeps writing, hands each line it prints
     /// to `read` until `read` returns `false` (or the follow ends), then stops it; returns how it ended and what it

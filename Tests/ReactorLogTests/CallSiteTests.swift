@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// Each recorded action knows where it was sent from.
-@Suite("Call sites", .timeLimit(.minutes(1)))
+@Suite("Call sites", .timeLimit(.minutes(3)))
 struct CallSiteTests {
     typealias QueryReactor = TimingOperatorTests.QueryReactor
 

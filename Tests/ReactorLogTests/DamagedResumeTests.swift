@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// An app that records in the field starts even when its stream cannot be resumed because of damage.
-@Suite("Resuming a damaged stream", .timeLimit(.minutes(1)))
+@Suite("Resuming a damaged stream", .timeLimit(.minutes(3)))
 struct DamagedResumeTests {
     let scratch = ScratchDirectory()
 

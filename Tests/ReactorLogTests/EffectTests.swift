@@ -2,7 +2,7 @@ import ReactorLog
 import TestSupport
 import Testing
 
-@Suite("Effects", .timeLimit(.minutes(1)))
+@Suite("Effects", .timeLimit(.minutes(3)))
 struct EffectTests {
     /// Each action returns the effect the test puts in `next`; mutations append to a list.
     final class ScriptReactor: Reactor {

@@ -15,7 +15,7 @@ struct ScriptedSearchService: GitHubSearchService {
     }
 }
 
-@Suite("Examples", .timeLimit(.minutes(1)))
+@Suite("Examples", .timeLimit(.minutes(3)))
 struct ExampleTests {
     @Test("the GitHub Search example's hand-written binary coding agrees with Codable for every case, nil optionals too")
     func gitHubSearchHandWrittenCoding() throws {

@@ -73,7 +73,7 @@ extension ProfileViewReactor.Mutation: BinaryPayloadCodable {
 
 extension ProfileViewReactor.Mutation: Equatable {}
 
-@Suite("The guide's examples", .timeLimit(.minutes(1)))
+@Suite("The guide's examples", .timeLimit(.minutes(3)))
 struct GuideExampleTests {
     @Test("the guide's first reactor, its test and its hand-written coding are this file's, verbatim")
     func guideIsVerbatim() throws {

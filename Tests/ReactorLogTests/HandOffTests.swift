@@ -12,7 +12,7 @@ import Testing
 import TimeTravel
 
 /// A recorded reactor's sender only hands values over: encoding happens on the log's writer thread.
-@Suite("Logging hand-off", .serialized, .timeLimit(.minutes(1)))
+@Suite("Logging hand-off", .serialized, .timeLimit(.minutes(3)))
 struct HandOffTests {
     let scratch = ScratchDirectory()
 

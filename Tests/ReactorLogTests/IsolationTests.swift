@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// The dispatch rules: no thread waits for another's user code, one total order, schedulers.
-@Suite("Isolation and dispatch", .timeLimit(.minutes(1)))
+@Suite("Isolation and dispatch", .timeLimit(.minutes(3)))
 struct IsolationTests {
     /// Adds one per mutation; its `reduce` can be made to wait for a gate, on the first mutation only.
     final class GatedReactor: Reactor {

@@ -6,7 +6,7 @@ import ReactorLogExamples
 import TestSupport
 import Testing
 
-@Suite("Persistence", .timeLimit(.minutes(1)))
+@Suite("Persistence", .timeLimit(.minutes(3)))
 struct PersistenceTests {
     let scratch = ScratchDirectory()
 

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// The ReactorKit behaviours the first runtime missed, and what migrating users stumbled on.
-@Suite("ReactorKit parity", .timeLimit(.minutes(1)))
+@Suite("ReactorKit parity", .timeLimit(.minutes(3)))
 struct ReactorKitParityTests {
     /// Every action computes its mutation from `currentState` when its effect starts.
     final class DeferredCounter: Reactor {

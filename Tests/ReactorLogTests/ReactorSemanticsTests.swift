@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// ReactorKit's behaviours, one test each, in this runtime's API.
-@Suite("Reactor semantics", .timeLimit(.minutes(1)))
+@Suite("Reactor semantics", .timeLimit(.minutes(3)))
 struct ReactorSemanticsTests {
     /// Records the order in which the runtime calls each hook.
     final class HookReactor: Reactor {

@@ -7,7 +7,7 @@ import Testing
 import TimeTravel
 
 /// An app that records in the field and is killed mid-checkout resumes in a usable state.
-@Suite("Resume", .timeLimit(.minutes(1)))
+@Suite("Resume", .timeLimit(.minutes(3)))
 struct ResumeTests {
     let scratch = ScratchDirectory()
 

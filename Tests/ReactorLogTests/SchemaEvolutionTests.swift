@@ -8,7 +8,7 @@ import TimeTravel
 
 /// A cart app's types change between releases; the log recorded by the old release must never stop the new one
 /// from starting, and nothing may be appended to a stream the new types cannot replay.
-@Suite("Schema evolution", .timeLimit(.minutes(1)))
+@Suite("Schema evolution", .timeLimit(.minutes(3)))
 struct SchemaEvolutionTests {
     let scratch = ScratchDirectory()
 

@@ -10,7 +10,7 @@ import TimeTravel
 /// Three releases of a cart app whose types change incompatibly each time. Release 3 reads everything the two
 /// before it recorded, through migrations, in one stream that keeps growing: at start-up, in time travel and in
 /// the app's own inspector.
-@Suite("Schema migrations", .timeLimit(.minutes(1)))
+@Suite("Schema migrations", .timeLimit(.minutes(3)))
 struct SchemaMigrationTests {
     let scratch = ScratchDirectory()
 

@@ -5,7 +5,7 @@ import ReactorLogTesting
 import Testing
 
 /// The test store: exhaustive assertions, fed-back mutations, effects that must end, a test clock.
-@Suite("Test store", .timeLimit(.minutes(1)))
+@Suite("Test store", .timeLimit(.minutes(3)))
 struct TestStoreTests {
     /// Ticks once after two seconds on its clock, unless stopped first.
     final class TimerReactor: Reactor {

@@ -4,7 +4,7 @@ import ReactorLogTesting
 import Testing
 
 /// Timing operators in transform hooks, on a test clock.
-@Suite("Timing operators", .timeLimit(.minutes(1)))
+@Suite("Timing operators", .timeLimit(.minutes(3)))
 struct TimingOperatorTests {
     /// Debounces or throttles query updates; other actions pass at once.
     final class QueryReactor: Reactor {

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// The seed's three uses of `transform`.
-@Suite("Transforms", .timeLimit(.minutes(1)))
+@Suite("Transforms", .timeLimit(.minutes(3)))
 struct TransformTests {
     final class UserReactor: Reactor {
         enum Action: Sendable, CustomStringConvertible {

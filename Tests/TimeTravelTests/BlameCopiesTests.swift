@@ -6,7 +6,7 @@ import Testing
 
 /// Blame copies each change's mutation and action into one shared buffer (``EntryArena``): the copies must be the
 /// log's own entries, payload bytes and all, and decode as they do.
-@Suite("Blame's copies of entries", .timeLimit(.minutes(1)))
+@Suite("Blame's copies of entries", .timeLimit(.minutes(3)))
 struct BlameCopiesTests {
     let scratch = ScratchDirectory()
 

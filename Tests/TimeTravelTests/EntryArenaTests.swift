@@ -5,7 +5,7 @@ import Testing
 @testable import TimeTravel
 
 /// ``EntryArena``: copies whose payloads are slices of one buffer.
-@Suite("Entry arena", .timeLimit(.minutes(1)))
+@Suite("Entry arena", .timeLimit(.minutes(3)))
 struct EntryArenaTests {
     let scratch = ScratchDirectory()
 
