@@ -49,7 +49,9 @@ extension EventLog {
     /// entries there and the states they leave unknown, from its index and snapshots; `nil` when it has none there.
     /// Where its index is damaged there too and cannot say, any of its states from the stretch's start to the first
     /// snapshot that can be read at or after its end may be wrong, and all are named but those a snapshot inside the
-    /// stretch holds. Time travel's `stepUnreadable` for such a stretch names the same steps.
+    /// stretch holds and, after such a snapshot, where the index is whole again, those before the stream's first
+    /// mutation in the rest of the stretch (none when it has none there). Time travel's `stepUnreadable` for such a
+    /// stretch names the same steps.
     public func unreadablePart(of name: String, in stretch: ClosedRange<UInt64>) -> UnreadableStretch.Part? {
         let (first, last) = (stretch.lowerBound, stretch.upperBound)
         let entries: [UInt64]
@@ -59,16 +61,25 @@ extension EventLog {
             if !entries.isEmpty { mutations = try sequences(stream: name, kinds: [.mutation], from: first, through: last) }
         } catch {
             // Not `nil`, which says the stream had no entry there: a mutation may have been among them. Each snapshot
-            // that can be read inside the stretch holds its own step's state; the steps between are unknown.
+            // that can be read inside the stretch holds its own step's state; the steps between are unknown. After such
+            // a snapshot, where the index can list the stream's entries (its damage ends before), the states are
+            // replayed from the snapshot up to the first of its mutations the stretch holds, as time travel does.
             let snapshots = (try? snapshotSequences(stream: name)) ?? []
             let known = firstReadableSnapshot(stream: name, atOrAfter: last, in: snapshots)
             var unknown: [Range<UInt64>] = []
             var start = first
+            func noteUnknown(upTo end: UInt64?) {
+                let through = min(last, end.map { $0 - 1 } ?? last)
+                guard start > first, start <= through,
+                      let listed = try? sequences(stream: name, kinds: [.mutation], from: start, through: through)
+                else { return unknown.append(start..<(end ?? .max)) }
+                if let mutation = listed.first { unknown.append(mutation..<(end ?? .max)) }
+            }
             for held in snapshots where held >= first && held < last && firstReadableSnapshot(stream: name, atOrAfter: held, in: [held]) != nil {
-                if held > start { unknown.append(start..<held) }
+                if held > start { noteUnknown(upTo: held) }
                 start = held + 1
             }
-            unknown.append(start..<(known ?? .max))
+            noteUnknown(upTo: known)
             return UnreadableStretch.Part(stream: name, entries: nil, statesUnknown: unknown.filter { !$0.isEmpty })
         }
         guard !entries.isEmpty else { return nil }

@@ -541,6 +541,62 @@ struct TimeMachineTests {
         #expect(bisect.firstBad == late && bisect.action == nil && bisect.mutation?.cause == early)
     }
 
+    @Test("where the index over a damaged block is whole again after a snapshot inside it, verify and time travel agree on every state after the snapshot")
+    func snapshotInsideDamageThenIndexWhole() throws {
+        let log = try openLog("index-whole-again.reactorlog", policy: .never)
+        let ledger = try log.openStream(
+            named: "ledger", reactorType: String(reflecting: LedgerReactor.self),
+            schemaFingerprint: LedgerReactor.defaultSchemaFingerprint, initialState: LedgerReactor.State())
+        let filler = try log.openStream(named: "filler", reactorType: "Filler", schemaFingerprint: "v1", initialState: 0)
+        // Rounds of 16 deposits, a snapshot at the last, then 300 entries of another stream: a block of entries whose
+        // ledger entries end at a snapshot holds no ledger mutation after it.
+        let reactor = LedgerReactor()
+        var state = reactor.initialState
+        var states: [UInt64: LedgerReactor.State] = [:], snapshots: [UInt64] = []
+        for _ in 0..<40 {
+            for _ in 0..<16 {
+                let action = try ledger.append(.action, LedgerReactor.Action.deposit(1), caseName: "deposit")
+                let mutation = try ledger.append(.mutation, LedgerReactor.Mutation.add(1), caseName: "add", cause: action)
+                state = reactor.reduce(state: state, mutation: .add(1))
+                states[mutation] = state
+            }
+            try ledger.writeSnapshot(state, at: ledger.lastSequence)
+            snapshots.append(ledger.lastSequence)
+            for _ in 0..<300 { try filler.append(.action, 1, caseName: "tick") }
+        }
+        let path = log.path
+        try log.close()
+        // A block of entries that holds an index block's first ledger entry and the snapshot of that round, and ends
+        // before the next round, damaged with the index block before it (over the block's start): the ledger's index
+        // is whole again from that entry.
+        let blocks = try LogDamage.firstNumbers(of: path, database: "entries")
+        let indexStarts = try LogDamage.firstNumbers(of: path, database: "stream-index").dropFirst()
+        let (block, snapshot) = try #require(indexStarts.lazy.compactMap { start -> (UInt64, UInt64)? in
+            guard let block = blocks.last(where: { $0 <= start }), let snapshot = snapshots.first(where: { $0 > start }) else { return nil }
+            let next = blocks.first { $0 > block } ?? .max
+            return block < start && snapshot < next && next <= snapshot + 300 ? (block, snapshot) : nil
+        }.first)
+        try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { keys in
+            try! #require(keys.first { $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } == block })
+        }
+        try LogDamage.damageIndexBlocks(over: block, in: path)
+        let damaged = try EventLog.openReadOnly(at: path)
+        let spans = try #require(try damaged.verify().unreadable.first?.streams.first { $0.stream == "ledger" }?.statesUnknown)
+        // Before, verify named every state from the snapshot to the next one unknown, which time travel rebuilt.
+        #expect(spans.allSatisfy { $0.upperBound <= snapshot }, "\(spans), snapshot #\(snapshot)")
+        let machine = try TimeMachine(log: damaged, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        let next = try #require(snapshots.first { $0 > snapshot })
+        for step in states.keys.sorted() where step >= block && step <= next + 40 {
+            let unknown = spans.contains { $0.contains(step) }
+            do {
+                let rebuilt = try machine.state(at: step)
+                #expect(!unknown && rebuilt == states[step], "#\(step): \(spans)")
+            } catch is TimeTravelError {
+                #expect(unknown, "#\(step) refused: \(spans)")
+            }
+        }
+    }
+
     @Test("past damage to a block of entries and to the index block over it, no state is taken from a snapshot ahead")
     func noStateAheadWithoutTheIndex() throws {
         let log = try openLog("both.reactorlog")
