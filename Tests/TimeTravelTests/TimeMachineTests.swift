@@ -22,6 +22,14 @@ struct TimeMachineTests {
         try log.readEntries(EntryQuery(stream: stream, kinds: [.mutation])).map(\.sequence)
     }
 
+    /// Stream `ledger` of `log`, opened as LedgerReactor's recorder opens it, for a test to append to by hand the
+    /// layouts a reactor does not write.
+    func handWrittenLedger(in log: EventLog) throws -> LogStream {
+        try log.openStream(
+            named: "ledger", reactorType: String(reflecting: LedgerReactor.self),
+            schemaFingerprint: LedgerReactor.defaultSchemaFingerprint, initialState: LedgerReactor.State())
+    }
+
     @Test("the state at every step equals the state the live reactor published (Ledger, Todo, GitHub Search)")
     func everyStep() async throws {
         let log = try openLog()
@@ -507,9 +515,7 @@ struct TimeMachineTests {
     @Test("a change whose action lies in a damaged block is found without its action: blame, the report, bisect")
     func changeOfADamagedAction() throws {
         let log = try openLog("far-cause.reactorlog", policy: .never)
-        let stream = try log.openStream(
-            named: "ledger", reactorType: String(reflecting: LedgerReactor.self),
-            schemaFingerprint: LedgerReactor.defaultSchemaFingerprint, initialState: LedgerReactor.State())
+        let stream = try handWrittenLedger(in: log)
         // An action whose mutation comes 600 entries later, as an effect's answer may, and deposits of 1 between.
         let early = try stream.append(.action, LedgerReactor.Action.deposit(5), caseName: "deposit")
         let reactor = LedgerReactor()
@@ -544,9 +550,7 @@ struct TimeMachineTests {
     @Test("where the index over a damaged block is whole again after a snapshot inside it, verify and time travel agree on every state after the snapshot")
     func snapshotInsideDamageThenIndexWhole() throws {
         let log = try openLog("index-whole-again.reactorlog", policy: .never)
-        let ledger = try log.openStream(
-            named: "ledger", reactorType: String(reflecting: LedgerReactor.self),
-            schemaFingerprint: LedgerReactor.defaultSchemaFingerprint, initialState: LedgerReactor.State())
+        let ledger = try handWrittenLedger(in: log)
         let filler = try log.openStream(named: "filler", reactorType: "Filler", schemaFingerprint: "v1", initialState: 0)
         // Rounds of 16 deposits, a snapshot at the last, then 300 entries of another stream: a block of entries whose
         // ledger entries end at a snapshot holds no ledger mutation after it.
