@@ -50,8 +50,8 @@ extension EventLog {
     /// Where its index is damaged there too and cannot say, any of its states from the stretch's start to the first
     /// snapshot that can be read at or after its end may be wrong, and all are named but those a snapshot inside the
     /// stretch holds and, after such a snapshot, where the index is whole again, those before the stream's first
-    /// mutation in the rest of the stretch (none when it has none there). Time travel's `stepUnreadable` for such a
-    /// stretch names the same steps.
+    /// mutation in the rest of the stretch (none when it has none there), and those from the stream's last mutation
+    /// before a snapshot that holds their state. Time travel's `stepUnreadable` for such a stretch names the same steps.
     public func unreadablePart(of name: String, in stretch: ClosedRange<UInt64>) -> UnreadableStretch.Part? {
         let (first, last) = (stretch.lowerBound, stretch.upperBound)
         let entries: [UInt64]
@@ -72,8 +72,20 @@ extension EventLog {
                 let through = min(last, end.map { $0 - 1 } ?? last)
                 guard start > first, start <= through,
                       let listed = try? sequences(stream: name, kinds: [.mutation], from: start, through: through)
-                else { return unknown.append(start..<(end ?? .max)) }
-                if let mutation = listed.first { unknown.append(mutation..<(end ?? .max)) }
+                else { return unknown.append(start..<heldFrom(start, upTo: end)) }
+                if let mutation = listed.first { unknown.append(mutation..<heldFrom(mutation, upTo: end)) }
+            }
+            // The first step from which the snapshot at `end` holds the state: after the stream's last mutation before
+            // it, as time travel finds it, looking from each step for a mutation up to the snapshot (a look from further
+            // back may meet the damaged index block and give up). At most 1,024 steps back; `.max` without a snapshot.
+            func heldFrom(_ lower: UInt64, upTo end: UInt64?) -> UInt64 {
+                guard let snapshot = end else { return .max }
+                func noMutation(after step: UInt64) -> Bool {
+                    do { return try lastSequence(stream: name, kinds: [.mutation], atOrBefore: snapshot, after: step) == nil } catch { return false }
+                }
+                var held = snapshot
+                while held > lower, snapshot - held < 1_024, noMutation(after: held - 1) { held -= 1 }
+                return held
             }
             for held in snapshots where held >= first && held < last && firstReadableSnapshot(stream: name, atOrAfter: held, in: [held]) != nil {
                 if held > start { noteUnknown(upTo: held) }

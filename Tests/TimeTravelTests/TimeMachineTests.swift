@@ -547,13 +547,16 @@ struct TimeMachineTests {
         #expect(bisect.firstBad == late && bisect.action == nil && bisect.mutation?.cause == early)
     }
 
-    @Test("where the index over a damaged block is whole again after a snapshot inside it, verify and time travel agree on every state after the snapshot")
-    func snapshotInsideDamageThenIndexWhole() throws {
+    @Test(
+        "where the index over a damaged block is whole again after a snapshot inside it, verify and time travel agree on every state after the snapshot",
+        arguments: [(fillers: 300, snapshotAtAction: false), (fillers: 24, snapshotAtAction: true)])
+    func snapshotInsideDamageThenIndexWhole(fillers: Int, snapshotAtAction: Bool) throws {
         let log = try openLog("index-whole-again.reactorlog", policy: .never)
         let ledger = try handWrittenLedger(in: log)
         let filler = try log.openStream(named: "filler", reactorType: "Filler", schemaFingerprint: "v1", initialState: 0)
-        // Rounds of 16 deposits, a snapshot at the last, then 300 entries of another stream: a block of entries whose
-        // ledger entries end at a snapshot holds no ledger mutation after it.
+        // Rounds of 16 deposits, a snapshot at the last (or at an action after it, as a recorder's may land), then
+        // entries of another stream: 300 of them, so that a block of entries whose ledger entries end at a snapshot
+        // holds no ledger mutation after it; or 24, so that it holds the next round's first ones.
         let reactor = LedgerReactor()
         var state = reactor.initialState
         var states: [UInt64: LedgerReactor.State] = [:], snapshots: [UInt64] = []
@@ -564,21 +567,23 @@ struct TimeMachineTests {
                 state = reactor.reduce(state: state, mutation: .add(1))
                 states[mutation] = state
             }
+            if snapshotAtAction { states[try ledger.append(.action, LedgerReactor.Action.deposit(0), caseName: "deposit")] = state }
             try ledger.writeSnapshot(state, at: ledger.lastSequence)
             snapshots.append(ledger.lastSequence)
-            for _ in 0..<300 { try filler.append(.action, 1, caseName: "tick") }
+            for _ in 0..<fillers { try filler.append(.action, 1, caseName: "tick") }
         }
         let path = log.path
         try log.close()
-        // A block of entries that holds an index block's first ledger entry and the snapshot of that round, and ends
-        // before the next round, damaged with the index block before it (over the block's start): the ledger's index
-        // is whole again from that entry.
+        // A block of entries that holds an index block's first ledger entry and the snapshot of that round (and, with
+        // 300 fillers, ends before the next round; with 24, after its first mutations), damaged with the index block
+        // before it (over the block's start): the ledger's index is whole again from that entry.
         let blocks = try LogDamage.firstNumbers(of: path, database: "entries")
         let indexStarts = try LogDamage.firstNumbers(of: path, database: "stream-index").dropFirst()
         let (block, snapshot) = try #require(indexStarts.lazy.compactMap { start -> (UInt64, UInt64)? in
             guard let block = blocks.last(where: { $0 <= start }), let snapshot = snapshots.first(where: { $0 > start }) else { return nil }
             let next = blocks.first { $0 > block } ?? .max
-            return block < start && snapshot < next && next <= snapshot + 300 ? (block, snapshot) : nil
+            let roundEnds = snapshotAtAction ? next > snapshot + UInt64(fillers) + 2 : next <= snapshot + UInt64(fillers)
+            return block < start && snapshot < next && roundEnds ? (block, snapshot) : nil
         }.first)
         try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { keys in
             try! #require(keys.first { $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } == block })
@@ -587,7 +592,7 @@ struct TimeMachineTests {
         let damaged = try EventLog.openReadOnly(at: path)
         let spans = try #require(try damaged.verify().unreadable.first?.streams.first { $0.stream == "ledger" }?.statesUnknown)
         // Before, verify named every state from the snapshot to the next one unknown, which time travel rebuilt.
-        #expect(spans.allSatisfy { $0.upperBound <= snapshot }, "\(spans), snapshot #\(snapshot)")
+        if !snapshotAtAction { #expect(spans.allSatisfy { $0.upperBound <= snapshot }, "\(spans), snapshot #\(snapshot)") }
         let machine = try TimeMachine(log: damaged, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
         let next = try #require(snapshots.first { $0 > snapshot })
         for step in states.keys.sorted() where step >= block && step <= next + 40 {
