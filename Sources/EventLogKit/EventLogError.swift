@@ -51,7 +51,8 @@ public enum EventLogError: HintedError, Sendable, Hashable {
     case codec(String)
     /// A stream was recorded with types its reader's types cannot decode (a schema change).
     case incompatibleSchema(stream: String, recorded: String, current: String, problem: String)
-    /// The writer could not commit: the log stopped accepting appends; everything committed before is intact.
+    /// The writer could not commit: everything committed before is intact, the queued entries (`unwritten` of them)
+    /// are written when a retry commits, and appends are refused until then (docs/DURABILITY.md, "When the disk fills").
     case writeFailed(path: String, lastCommitted: UInt64, unwritten: Int, underlying: String)
     /// LMDB reported an error.
     case storage(path: String, LMDBError)
@@ -90,7 +91,7 @@ public enum EventLogError: HintedError, Sendable, Hashable {
         case .streamInUse(let name): "Stream '\(name)' is already open for writing in this log."
         case .invalidArgument(let message), .codec(let message): message
         case .writeFailed(let path, let lastCommitted, let unwritten, let underlying):
-            "Writing to \(path) failed: \(underlying). Entries up to #\(lastCommitted) are committed and intact; \(unwritten) queued entries were not written, and the log accepts no more appends."
+            "Writing to \(path) failed: \(underlying). Entries up to #\(lastCommitted) are committed and intact; \(unwritten) queued entries wait to be written, and appends are refused until writing resumes."
         case .storage(let path, let error): "LMDB error on \(path): \(error)."
         }
     }
@@ -118,7 +119,7 @@ public enum EventLogError: HintedError, Sendable, Hashable {
         case .unknownStream: "List its streams with `EventLog.streams()`."
         case .streamInUse: "Close the other LogStream first."
         case .invalidArgument, .codec: ""
-        case .writeFailed: "Free disk space: the log writes again at its next retry (writeRetryInterval, or resumeWriting() at once). A log at its maxMapSize needs reopening with a larger one."
+        case .writeFailed: "Free disk space: the log writes again at its next retry (writeRetryInterval, or resumeWriting() at once). Reopen a log at its maxMapSize with a larger one, and one LMDB stopped for good (MDB_PANIC: its meta page could not be written)."
         case .storage(_, let error) where error.isBadHandle:
             "A writer of a newer ReactorLog converted the log while it was open here; open it again."
         case .storage(_, let error) where error.isCorrupted:

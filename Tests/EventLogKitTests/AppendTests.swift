@@ -292,7 +292,7 @@ struct AppendTests {
             #expect(lastCommitted >= committed)
             #expect(unwritten > 0)
             #expect(underlying.contains("MDB_MAP_FULL") || underlying.contains("map"))
-            #expect(error?.description.contains("Entries up to #\(lastCommitted) are committed and intact") == true)
+            #expect(error?.description.contains("Entries up to #\(lastCommitted) are committed and intact; \(unwritten) queued entries wait to be written, and appends are refused until writing resumes.") == true)
             #expect(throws: EventLogError.self) { try stream.append(.action("after")) }
             #expect(log.writeFailure != nil)
             committed = lastCommitted
