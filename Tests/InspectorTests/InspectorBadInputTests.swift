@@ -96,6 +96,42 @@ struct InspectorBadInputTests {
         #expect(bisected.error.contains("The action that caused #\(late) cannot be read, the answer given without it: Entry #"), "\(bisected.error)")
     }
 
+    @Test("a change whose action retention removed: blame and bisect name the action by number, no longer in the log (exit 0)")
+    func actionTrimmed() async throws {
+        struct State: Codable { var value: Int; var isLoading = false }
+        let path = scratch.file("trimmed-cause.reactorlog")
+        let (early, lastPair, late): (UInt64, UInt64, UInt64)
+        do {
+            let log = try EventLog.open(at: path)
+            let stream = try log.openStream(
+                named: "counter", reactorType: "ReactorLogExamples.CounterReactor", schemaFingerprint: "release-1",
+                initialState: State(value: 0))
+            let increase = try log.encode(["increase": [String: Int]()]), increaseValue = try log.encode(["increaseValue": [String: Int]()])
+            // An action whose mutation comes after a snapshot, as an effect's answer may: a trim there removes the
+            // action and keeps the mutation.
+            early = try stream.append(.action, encoding: { ("increase", increase) })
+            var mutation: UInt64 = 0
+            for _ in 0..<3 {
+                let action = try stream.append(.action, encoding: { ("increase", increase) })
+                mutation = try stream.append(.mutation, cause: action, encoding: { ("increaseValue", increaseValue) })
+            }
+            lastPair = mutation
+            try stream.writeSnapshot(State(value: 3), at: lastPair)
+            late = try stream.append(.mutation, cause: early, encoding: { ("increaseValue", increaseValue) })
+            try log.trim(before: late)
+            #expect(try log.entry(at: early) == nil && log.entry(at: late) != nil)
+            try log.close()
+        }
+        let blamed = try await Tool.run(["blame", path, "value", "--stream", "counter"])
+        #expect(blamed.status == 0 && blamed.error.isEmpty, "\(blamed.error)")
+        let row = blamed.lines.last.map { $0.split(separator: " ").joined(separator: " ") } ?? ""
+        #expect(row.hasSuffix("#\(late) increaseValue 3 → 4 by #\(early) (no longer in the log)"), "\(blamed.output)")
+        let bisected = try await Tool.run(["bisect", path, "--stream", "counter", "--run", "test \"$REACTORLOG_STEP\" -lt \(late)"])
+        #expect(bisected.status == 0, "\(bisected.error)")
+        #expect(bisected.output.contains("First bad step: #\(late)"), "\(bisected.output)")
+        #expect(bisected.output.contains("caused by: #\(early) action (no longer in the log)"), "\(bisected.output)")
+    }
+
     @Test("a mutation logged without its value: the steps it leaves unknown are named, and the states from the snapshot after it read")
     func valueNotRecorded() async throws {
         struct State: Codable { var value: Int; var isLoading = false }

@@ -68,7 +68,9 @@ struct Blame: AsyncParsableCommand {
                         t.paint(ClockTime.string(nanoseconds: change.mutation.timestamp), .gray), "#\(change.mutation.sequence)",
                         change.mutation.caseName, values,
                         change.action.map { "by #\($0.sequence) \(EntryFormatter.payload($0))" }
-                            ?? (unreadableActions[change.mutation.sequence] == nil ? "" : "by #\(change.mutation.cause ?? 0) (cannot be read)"),
+                            ?? change.mutation.cause.map { cause in
+                                "by #\(cause) (\(unreadableActions[change.mutation.sequence] == nil ? "no longer in the log" : "cannot be read"))"
+                            } ?? "",
                     ]
                 }
                 return [
