@@ -53,29 +53,37 @@ struct InspectorBadInputTests {
         try await fails(["state", shapePath, "--at", "0"], exit: 9, saying: "A recorded state no longer decodes (field 'isLoading': ")
     }
 
+    /// A counter log whose last mutation's action comes first, `increases` actions and their mutations before that
+    /// mutation and a snapshot after them, as an effect's answer may come long after its action: `prepare` gets the
+    /// open log and the last mutation's number before the log closes. Returns the numbers of the far action, of the
+    /// last increase's mutation (where the snapshot is) and of the last mutation.
+    private func farCauseLog(
+        at path: String, increases: Int, prepare: (EventLog, UInt64) throws -> Void = { _, _ in }
+    ) throws -> (early: UInt64, lastPair: UInt64, late: UInt64) {
+        struct State: Codable { var value: Int; var isLoading = false }
+        let log = try EventLog.open(at: path)
+        let stream = try log.openStream(
+            named: "counter", reactorType: "ReactorLogExamples.CounterReactor", schemaFingerprint: "release-1",
+            initialState: State(value: 0))
+        let increase = try log.encode(["increase": [String: Int]()]), increaseValue = try log.encode(["increaseValue": [String: Int]()])
+        let early = try stream.append(.action, encoding: { ("increase", increase) })
+        var lastPair: UInt64 = 0
+        for _ in 0..<increases {
+            let action = try stream.append(.action, encoding: { ("increase", increase) })
+            lastPair = try stream.append(.mutation, cause: action, encoding: { ("increaseValue", increaseValue) })
+        }
+        try stream.writeSnapshot(State(value: increases), at: lastPair)
+        let late = try stream.append(.mutation, cause: early, encoding: { ("increaseValue", increaseValue) })
+        try prepare(log, late)
+        try log.close()
+        return (early, lastPair, late)
+    }
+
     @Test("a change whose action lies in a damaged block: blame and bisect give it without its action, and say why (exit 5)")
     func actionInDamagedBlock() async throws {
-        struct State: Codable { var value: Int; var isLoading = false }
         let path = scratch.file("far-cause.reactorlog")
-        let (early, lastPair, late): (UInt64, UInt64, UInt64)
-        do {
-            let log = try EventLog.open(at: path)
-            let stream = try log.openStream(
-                named: "counter", reactorType: "ReactorLogExamples.CounterReactor", schemaFingerprint: "release-1",
-                initialState: State(value: 0))
-            let increase = try log.encode(["increase": [String: Int]()]), increaseValue = try log.encode(["increaseValue": [String: Int]()])
-            // An action whose mutation comes 600 entries later, as an effect's answer may, and 300 increases between.
-            early = try stream.append(.action, encoding: { ("increase", increase) })
-            var mutation: UInt64 = 0
-            for _ in 0..<300 {
-                let action = try stream.append(.action, encoding: { ("increase", increase) })
-                mutation = try stream.append(.mutation, cause: action, encoding: { ("increaseValue", increaseValue) })
-            }
-            lastPair = mutation
-            try stream.writeSnapshot(State(value: 300), at: lastPair)
-            late = try stream.append(.mutation, cause: early, encoding: { ("increaseValue", increaseValue) })
-            try log.close()
-        }
+        // The action's mutation comes 600 entries later.
+        let (early, lastPair, late) = try farCauseLog(at: path, increases: 300)
         try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { keys in
             keys.last { $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } <= early } ?? keys[0]
         }
@@ -98,30 +106,13 @@ struct InspectorBadInputTests {
 
     @Test("a change whose action retention removed: blame and bisect name the action by number, no longer in the log (exit 0)")
     func actionTrimmed() async throws {
-        struct State: Codable { var value: Int; var isLoading = false }
         let path = scratch.file("trimmed-cause.reactorlog")
-        let (early, lastPair, late): (UInt64, UInt64, UInt64)
-        do {
-            let log = try EventLog.open(at: path)
-            let stream = try log.openStream(
-                named: "counter", reactorType: "ReactorLogExamples.CounterReactor", schemaFingerprint: "release-1",
-                initialState: State(value: 0))
-            let increase = try log.encode(["increase": [String: Int]()]), increaseValue = try log.encode(["increaseValue": [String: Int]()])
-            // An action whose mutation comes after a snapshot, as an effect's answer may: a trim there removes the
-            // action and keeps the mutation.
-            early = try stream.append(.action, encoding: { ("increase", increase) })
-            var mutation: UInt64 = 0
-            for _ in 0..<3 {
-                let action = try stream.append(.action, encoding: { ("increase", increase) })
-                mutation = try stream.append(.mutation, cause: action, encoding: { ("increaseValue", increaseValue) })
-            }
-            lastPair = mutation
-            try stream.writeSnapshot(State(value: 3), at: lastPair)
-            late = try stream.append(.mutation, cause: early, encoding: { ("increaseValue", increaseValue) })
+        // A trim at the snapshot removes the action and keeps its mutation.
+        let (early, _, late) = try farCauseLog(at: path, increases: 3) { log, late in
             try log.trim(before: late)
-            #expect(try log.entry(at: early) == nil && log.entry(at: late) != nil)
-            try log.close()
         }
+        let trimmed = try EventLog.openReadOnly(at: path)
+        #expect(try trimmed.entry(at: early) == nil && trimmed.entry(at: late) != nil)
         let blamed = try await Tool.run(["blame", path, "value", "--stream", "counter"])
         #expect(blamed.status == 0 && blamed.error.isEmpty, "\(blamed.error)")
         let row = blamed.lines.last.map { $0.split(separator: " ").joined(separator: " ") } ?? ""
