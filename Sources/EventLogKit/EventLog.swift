@@ -52,12 +52,13 @@ public final class EventLog: Sendable {
         self.path = path
         self.isReadOnly = readOnly
         self.configuration = configuration
+        // What is plainly not a log is refused before LMDB sees it, and before a writer takes its lock file.
+        try LogStorage.checkDirectory(path: path, readOnly: readOnly)
         if readOnly {
             writerLock = nil
             storage = try LogStorage.open(path: path, readOnly: true, configuration: configuration)
             writer = nil
         } else {
-            try LogStorage.checkDirectory(path: path, readOnly: false)
             writerLock = try WriterLock(directory: path)
             // Now that no process can change a page: a damaged one would crash this one at its first write.
             try LogStorage.checkPageTrees(path: path, forWriting: true)

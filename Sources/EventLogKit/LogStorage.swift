@@ -53,9 +53,9 @@ final class LogStorage: Sendable {
         weak var storage: LogStorage?
     }
 
-    /// Opens the log at `path`, sharing an environment this process already has open.
+    /// Opens the log at `path`, sharing an environment this process already has open. The caller has checked the
+    /// directory (``checkDirectory(path:readOnly:)``), and a writer its page trees too.
     static func open(path: String, readOnly: Bool, configuration: EventLogConfiguration) throws(EventLogError) -> LogStorage {
-        try checkDirectory(path: path, readOnly: readOnly)
         let key = URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
         return try openStorages.withLock { (open) throws(EventLogError) -> LogStorage in
             if let existing = open[key]?.storage {
