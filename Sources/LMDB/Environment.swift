@@ -24,7 +24,8 @@ public final class Environment: @unchecked Sendable {
     /// The options it was opened with.
     public let options: EnvironmentOptions
 
-    /// Opens (or, unless read-only, creates) the environment in the existing directory `path`.
+    /// Opens (or, unless read-only, creates) the environment in the existing directory `path`. The files it creates have
+    /// copy-on-write turned off (btrfs), so that a full disk there fails writes instead of ending the process.
     public init(path: String, options: EnvironmentOptions = EnvironmentOptions()) throws(LMDBError) {
         var env: OpaquePointer?
         try LMDBError.check(mdb_env_create(&env), "mdb_env_create")
@@ -39,6 +40,7 @@ public final class Environment: @unchecked Sendable {
             if options.readOnly { flags |= UInt32(MDB_RDONLY) }
             if options.noSync { flags |= UInt32(MDB_NOSYNC) }
             if options.noLock { flags |= UInt32(MDB_NOLOCK) }
+            EnvironmentFiles.prepare(in: path, options: options)
             try LMDBError.check(mdb_env_open(env, path, flags, options.fileMode), "mdb_env_open")
             var dead: Int32 = 0
             try LMDBError.check(mdb_reader_check(env, &dead), "mdb_reader_check")
@@ -205,8 +207,10 @@ public final class Environment: @unchecked Sendable {
 
     /// Writes a copy of the environment's data file to `descriptor`, an open, empty file the caller owns (and
     /// closes, after syncing it if it needs it on disk). With `compact`, free pages are left out and the copy is
-    /// renumbered (`MDB_CP_COMPACT`).
+    /// renumbered (`MDB_CP_COMPACT`). The file gets copy-on-write turned off first (btrfs), as a new environment's data
+    /// file does.
     public func copy(toDescriptor descriptor: Int32, compact: Bool) throws(LMDBError) {
+        EnvironmentFiles.turnOffCopyOnWrite(descriptor)
         try resizeLock.withShared { () throws(LMDBError) in
             try LMDBError.check(
                 mdb_env_copyfd2(handle, descriptor, compact ? UInt32(MDB_CP_COMPACT) : 0), "mdb_env_copyfd2")

@@ -85,6 +85,44 @@ struct CrashTests {
         })
     }
 
+    /// On btrfs every overwrite needs new room. A log whose files kept copy-on-write died of `SIGBUS` in LMDB's lock
+    /// file, which LMDB writes through a map, when the disk filled, or stopped for good (`MDB_PANIC`) when its meta
+    /// page could not be written; a reader opening it on the full disk died the same way.
+    @Test(
+        "a log on a full copy-on-write file system (btrfs) stops with an error, reopens to read while the disk is full, and resumes once it has room",
+        .enabled(if: BtrfsVolume.canMount, "needs root, loop devices and mkfs.btrfs (Tools/scripts/setup.sh --tests)"))
+    func copyOnWriteDiskFills() throws {
+        let scratch = ScratchDirectory()
+        let volume = try BtrfsVolume(in: scratch)
+        let path = volume.path + "/full.reactorlog"
+        let filler = try volume.fill(leaving: 3 << 20, name: "filler")
+        let child = try CrashWriterProcess(log: path, durability: .grouped, run: 1, resume: "now", freeing: filler)
+        let (exit, errors) = child.waitForEnd()
+        #expect(!exit.signalled && exit.status == 0 && errors.isEmpty, "\(exit): \(errors)")
+        #expect(child.notes.count == 2 && child.notes.last == "resumed", "\(child.notes)")
+        let taken = try #require(child.notes.first?.firstMatch(of: /stopped (\d+) committed \d+/).flatMap { UInt64($0.1) })
+        try check(path: path, acknowledged: max(child.lastAck, taken), run: 1)
+        for file in ["data.mdb", "lock.mdb"] { #expect(!copiesOnWrite(path + "/" + file), "\(file)") }
+        // Full again: a reader process, the first to open the log, writes LMDB's table of readers into the lock file.
+        let refill = try volume.fill(leaving: 0, name: "filler-2")
+        let inspector = CrashWriterProcess.executable.deletingLastPathComponent().appendingPathComponent("reactorlog").path
+        let reader = try ChildProcess(inspector, ["log", path, "--limit", "1"]).waitForExit()
+        #expect(!reader.signalled && reader.status == 0, "\(reader)")
+        // A copy's data file has copy-on-write off too: how a log made before gets such files.
+        unlink(refill)
+        sync()
+        try EventLog.openReadOnly(at: path).copy(to: volume.path + "/copy.reactorlog")
+        #expect(!copiesOnWrite(volume.path + "/copy.reactorlog/data.mdb"))
+    }
+
+    /// Whether the file at `path` copies on write: btrfs' `FS_NOCOW_FL` is not set (FS_IOC_GETFLAGS of <linux/fs.h>).
+    private func copiesOnWrite(_ path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        defer { close(descriptor) }
+        var flags: Int32 = 0
+        return ioctl(descriptor, 0x8008_6601, &flags) != 0 || flags & 0x0080_0000 == 0
+    }
+
     @Test("a recorded reactor whose disk filled records on once it has room: its refused sends are one unwritten entry, a snapshot follows at its next mutation, and the last state is its own")
     func reactorResumesAfterDiskFills() throws {
         let scratch = ScratchDirectory()

@@ -23,10 +23,18 @@ final class CrashWriterProcess {
     /// Starts the helper appending to stream `stream` of `log`. With `fileSizeLimit` (in KiB), the child may not make a
     /// file larger, as on a disk that fills: a write past the limit fails (`EFBIG`) instead of ending the child with
     /// `SIGXFSZ`, which the shell leaves ignored when it starts the helper. With `resume` (`now` or `retry`), the
-    /// limit is a soft one that the child lifts after a write failure, and resumes writing (Tools/CrashWriter).
-    init(log: String, durability: Durability, run: Int, stream: String = "crash", fileSizeLimit: Int? = nil, resume: String? = nil) throws {
+    /// limit is a soft one that the child lifts after a write failure, and resumes writing (Tools/CrashWriter). With
+    /// `freeing`, a file that fills the disk, the child removes it after a write failure instead, and resumes.
+    init(
+        log: String, durability: Durability, run: Int, stream: String = "crash", fileSizeLimit: Int? = nil, resume: String? = nil,
+        freeing filler: String? = nil
+    ) throws {
         let arguments = [log, durability.rawValue, String(run), stream]
-        if let fileSizeLimit {
+        if let filler {
+            var environment = ProcessInfo.processInfo.environment
+            (environment["CRASH_WRITER_RESUME"], environment["CRASH_WRITER_FREE"]) = (resume ?? "now", filler)
+            process = try ChildProcess(Self.executable.path, arguments, environment: environment, output: .pipe(output), error: .pipe(errors))
+        } else if let fileSizeLimit {
             var environment = ProcessInfo.processInfo.environment
             environment["CRASH_WRITER_RESUME"] = resume
             process = try ChildProcess(

@@ -9,7 +9,9 @@
 // an append took; M: the last committed), tries 3 batches more, which are refused, lifts its file size limit to the hard one, resumes, appends 60
 // batches more, prints `resumed`, and ends. It snapshots then only when the log asks. With the stream `tally`, a
 // recorded reactor does the same: it sends until its log fails, prints `stopped N committed M`, sends 100 actions
-// more, resumes, sends 10, prints `resumed COUNT` (its state's count), and ends, closing its stream.
+// more, resumes, sends 10, prints `resumed COUNT` (its state's count), and ends, closing its stream. With
+// CRASH_WRITER_FREE set to a file's path, the disk gets room again by that file's removal instead (a full disk, not a
+// file size limit).
 import EventLogKit
 import Foundation
 import ReactorLog
@@ -118,13 +120,19 @@ func reportStop(_ log: EventLog, lastTaken: UInt64) throws {
     FileHandle.standardOutput.write(Data("stopped \(lastTaken) committed \(committed)\n".utf8))
 }
 
-/// Lifts the file size limit to the hard one, as a disk that gets room again, and resumes writing: at once, or by
-/// waiting for the log's own retry.
+/// Lifts the file size limit to the hard one, or removes the file that filled the disk, as a disk that gets room
+/// again, and resumes writing: at once, or by waiting for the log's own retry.
 func liftLimitAndResume(_ log: EventLog) throws {
-    var limit = rlimit()
-    getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit)
-    limit.rlim_cur = limit.rlim_max
-    setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit)
+    if let filler = ProcessInfo.processInfo.environment["CRASH_WRITER_FREE"] {
+        // The file system's next commit frees the file's room (btrfs keeps it until then): `sync` makes one.
+        unlink(filler)
+        sync()
+    } else {
+        var limit = rlimit()
+        getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit)
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit)
+    }
     if ProcessInfo.processInfo.environment["CRASH_WRITER_RESUME"] == "now" {
         try log.resumeWriting()
     } else {

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The README's test command: installs what is missing (liblmdb-dev, the browser of the timeline test), then runs
+# The README's test command: installs what is missing (liblmdb-dev, the browser of the timeline test, btrfs-progs), then runs
 # the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-Tools/scripts/setup.sh --browser
+Tools/scripts/setup.sh --tests
 # The benchmark is a package of its own (Benchmarks/), so that GRDB never reaches the library's users:
 # build it and run its smoke test first, then the library's suite.
 swift build --package-path Benchmarks --build-tests

@@ -16,7 +16,7 @@ error; and the browser made no network request but the page's own file. Prints o
 exits 0. With --report, prints how long loading took and how long a step takes in the page (the arrow key's handler
 and the layout after it, 200 steps back and forth), without the browser driver's round trips.
 
-Needs Debian's chromium, chromium-driver and python3-selenium (Tools/scripts/setup.sh --browser installs them).
+Needs Debian's chromium, chromium-driver and python3-selenium (Tools/scripts/setup.sh --tests installs them).
 """
 import argparse
 import decimal
@@ -33,7 +33,7 @@ try:
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import Select, WebDriverWait
 except ImportError:
-    sys.exit("timeline-check: Python's selenium is missing: run Tools/scripts/setup.sh --browser "
+    sys.exit("timeline-check: Python's selenium is missing: run Tools/scripts/setup.sh --tests "
              "(apt-get install python3-selenium chromium chromium-driver).")
 
 

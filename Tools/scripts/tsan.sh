@@ -11,7 +11,7 @@
 # 25 minutes on two cores.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-Tools/scripts/setup.sh --browser
+Tools/scripts/setup.sh --tests
 swift build --build-tests --sanitize=thread --scratch-path .build-tsan 2>&1 | grep -E "error:|warning:|Build complete"
 clang -shared -fPIC -O2 -o .build-tsan/tsan-mutex.so Tools/scripts/tsan-mutex.c -ldl
 export LD_PRELOAD="$PWD/.build-tsan/tsan-mutex.so"
