@@ -41,6 +41,9 @@ public enum EventLogError: HintedError, Sendable, Hashable {
     case permissionDenied(path: String, reason: String)
     /// A new log cannot be created at the path: `reason` says why, as a clause.
     case cannotCreate(path: String, reason: String)
+    /// The log is on a file system mounted read-only (as Linux remounts one after disk errors), so it cannot be opened
+    /// for writing; it can be read.
+    case readOnlyFileSystem(path: String)
     /// No stream has that name.
     case unknownStream(name: String)
     /// The stream is already open for writing through another ``LogStream``.
@@ -64,6 +67,7 @@ public enum EventLogError: HintedError, Sendable, Hashable {
         case .notALog(let path, let reason): "\(path) is not a ReactorLog log: \(reason)."
         case .permissionDenied(let path, let reason): "The log at \(path) cannot be opened by this user: \(reason)."
         case .cannotCreate(let path, let reason): "No log can be created at \(path): \(reason)."
+        case .readOnlyFileSystem(let path): "The log at \(path) is on a file system mounted read-only, so it cannot be opened for writing."
         case .newerFormat(let path, let found, let supported):
             "\(path) uses log format version \(found), but this ReactorLog reads versions up to \(supported)."
         case .alreadyOpen(let path, let detail): "\(path) is already open for writing (\(detail))."
@@ -104,6 +108,7 @@ public enum EventLogError: HintedError, Sendable, Hashable {
         case .notALog: "Point at a directory written by ReactorLog."
         case .permissionDenied: "Run as the log's owner, or copy the log into a directory of your own and open the copy."
         case .cannotCreate: "Choose a directory this user may write."
+        case .readOnlyFileSystem: "Open it read-only (`EventLog.openReadOnly(at:)`), or copy it into a writable directory and open the copy."
         case .newerFormat: "Upgrade ReactorLog to read it."
         case .alreadyOpen: "Close the other writer, or open the log read-only."
         case .replacedWhileOpen: "Let go of every EventLog of the former log in this process, then open it again."

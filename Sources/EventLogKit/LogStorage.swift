@@ -114,7 +114,8 @@ final class LogStorage: Sendable {
             } catch {
                 let parent = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
                 if files.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue, access(parent, W_OK) != 0 {
-                    throw .cannotCreate(path: path, reason: "this user may not write in \(parent)")
+                    throw .cannotCreate(
+                        path: path, reason: errno == EROFS ? "\(parent) is on a file system mounted read-only" : "this user may not write in \(parent)")
                 }
                 throw .notFound(path: parent == "." ? path : parent)
             }

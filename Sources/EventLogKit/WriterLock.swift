@@ -17,7 +17,12 @@ final class WriterLock: Sendable {
         // Never through a link (LogStorage refuses one before; this closes the window after its check).
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
-            throw .notALog(path: directory, reason: "cannot create \(LogLayout.writerLockFile): \(String(cString: strerror(errno)))")
+            switch errno {
+            case EROFS: throw .readOnlyFileSystem(path: directory)
+            case EACCES, EPERM:
+                throw .permissionDenied(path: directory, reason: "it may not write its \(LogLayout.writerLockFile), which a writer needs")
+            default: throw .notALog(path: directory, reason: "cannot create \(LogLayout.writerLockFile): \(String(cString: strerror(errno)))")
+            }
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             var buffer = [UInt8](repeating: 0, count: 32)

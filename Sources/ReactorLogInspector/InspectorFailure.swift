@@ -101,6 +101,7 @@ struct InspectorFailure: Error, CustomStringConvertible {
         case .unknownStream: "Run `reactorlog info` to list its streams."
         case .replacedWhileOpen: "Run the command again to read the log now at that path."
         case .damagedFile: "Nothing was read; restore the log from a copy."
+        case .readOnlyFileSystem: "Commands that only read it work; to change it, copy it into a writable directory (`reactorlog compact`) and change the copy."
         case .storage(_, let lmdb) where lmdb.isCorrupted: "LMDB found the data file damaged where it read; run `reactorlog verify` to learn what can still be read."
         default: nil
         }
@@ -122,7 +123,7 @@ struct InspectorFailure: Error, CustomStringConvertible {
     private static func exit(for error: EventLogError) -> InspectorExit {
         switch error {
         case .storage(_, let lmdb) where lmdb.isCorrupted: .corrupt
-        case .notFound, .notALog, .permissionDenied, .cannotCreate, .replacedWhileOpen, .storage: .cannotOpen
+        case .notFound, .notALog, .permissionDenied, .cannotCreate, .readOnlyFileSystem, .replacedWhileOpen, .storage: .cannotOpen
         case .newerFormat: .newerFormat
         case .corruptEntry, .corruptSnapshot, .corruptStream, .corruptIndex, .corruptMetadata, .damagedFile, .codec: .corrupt
         case .unknownStream, .invalidArgument: .invalidArgument

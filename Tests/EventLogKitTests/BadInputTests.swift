@@ -14,6 +14,37 @@ struct BadInputTests {
         #expect(error?.description.contains("\n") == false)
     }
 
+    /// Before, a writer's open called such a log "not a ReactorLog log" (its writer.lock could not be made).
+    @Test(
+        "a log on a file system mounted read-only: a writer is refused saying so, a reader reads it, a new log there is refused, and the inspector names it",
+        .enabled(if: BtrfsVolume.canMount, "needs root, loop devices and mkfs.btrfs (Tools/scripts/setup.sh --tests)"))
+    func readOnlyFileSystem() throws {
+        let volume = try BtrfsVolume(in: scratch)
+        let path = volume.path + "/mounted.reactorlog"
+        do {
+            let log = try EventLog.open(at: path)
+            let stream = try log.openStream(named: "s", reactorType: "T", schemaFingerprint: "f", initialState: 0)
+            try stream.append(.action("tap"))
+            try log.close()
+        }
+        // Let go above: a file open for writing would keep the file system from becoming read-only.
+        try volume.remountReadOnly()
+        let error = #expect(throws: EventLogError.self) { try EventLog.open(at: path) }
+        #expect(error == .readOnlyFileSystem(path: path))
+        expectOneLine(error)
+        #expect(try EventLog.openReadOnly(at: path).readEntries(EntryQuery(stream: "s")).map(\.caseName) == ["opened", "tap"])
+        let created = #expect(throws: EventLogError.self) { try EventLog.open(at: volume.path + "/new.reactorlog") }
+        #expect(created == .cannotCreate(path: volume.path + "/new.reactorlog", reason: "\(volume.path) is on a file system mounted read-only"))
+        let inspector = CrashWriterProcess.executable.deletingLastPathComponent().appendingPathComponent("reactorlog").path
+        let errors = Pipe()
+        let trim = try ChildProcess(inspector, ["trim", path, "--before", "2"], error: .pipe(errors))
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let exit = trim.waitForExit()
+        #expect(!exit.signalled && exit.status == 3, "\(exit)")
+        #expect(message.hasPrefix("reactorlog: The log at \(path) is on a file system mounted read-only, so it cannot be opened for writing. Commands that only read it work;"), "\(message)")
+        #expect(message.split(separator: "\n").count == 1, "\(message)")
+    }
+
     @Test("a missing path, read-only, is not found")
     func missingPath() {
         let path = scratch.file("absent.reactorlog")

@@ -31,6 +31,11 @@ final class BtrfsVolume {
         try Self.run("/usr/bin/mount", ["-o", "loop", image, path])
     }
 
+    /// Mounts the file system read-only, as Linux does with one whose disk reported errors.
+    func remountReadOnly() throws {
+        try Self.run("/usr/bin/mount", ["-o", "remount,ro", path])
+    }
+
     deinit {
         try? Self.run("/usr/bin/umount", [path])
     }
