@@ -28,8 +28,8 @@ public struct EventLogConfiguration: Sendable {
     /// `flush()`, an append in ``Durability/sync`` durability, closing — does not wait for the interval,
     /// nor does a queue half full.
     public var commitInterval: Duration = .zero
-    /// Called from the writer thread when a write fails and the log stops accepting appends: once a stop, however
-    /// many retries fail after it.
+    /// Called from the writer thread when a write fails and the log stops accepting appends until a retry writes
+    /// again (``writeRetryInterval``): once a stop, however many retries fail after it.
     public var onWriteFailure: (@Sendable (EventLogError) -> Void)?
     /// How long a log stopped by a write failure (a full disk) waits before it tries again, and again after each
     /// retry that fails; `nil` for never (``EventLog/resumeWriting()`` still does). A retry writes what was queued

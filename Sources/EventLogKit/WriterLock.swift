@@ -20,7 +20,7 @@ final class WriterLock: Sendable {
             switch errno {
             case EROFS: throw .readOnlyFileSystem(path: directory)
             case EACCES, EPERM:
-                throw .permissionDenied(path: directory, reason: "it may not write its \(LogLayout.writerLockFile), which a writer needs")
+                throw .permissionDenied(path: directory, reason: "its \(LogLayout.writerLockFile), which a writer needs, cannot be written")
             default: throw .notALog(path: directory, reason: "cannot create \(LogLayout.writerLockFile): \(String(cString: strerror(errno)))")
             }
         }

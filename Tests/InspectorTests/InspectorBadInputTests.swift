@@ -273,6 +273,13 @@ struct InspectorBadInputTests {
         let trim = try await asOtherUser(["trim", log, "--before", "10"])
         #expect(trim.status == 3, "\(trim.error)")
         #expect(trim.error.hasPrefix("reactorlog: The log at \(log) cannot be opened by this user: its data.mdb cannot be written."), "\(trim.error)")
+        // The writer's lock file not this user's to write: before, "not a ReactorLog log: cannot create writer.lock".
+        if getuid() == 0 {
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: log + "/writer.lock")
+            let locked = try await asOtherUser(["trim", log, "--before", "10"])
+            #expect(locked.status == 3, "\(locked.error)")
+            #expect(locked.error.hasPrefix("reactorlog: The log at \(log) cannot be opened by this user: its writer.lock, which a writer needs, cannot be written."), "\(locked.error)")
+        }
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: log)
     }
 
