@@ -30,7 +30,7 @@ public final class Environment: @unchecked Sendable {
         var env: OpaquePointer?
         try LMDBError.check(mdb_env_create(&env), "mdb_env_create")
         guard let env else { throw LMDBError(code: ENOMEM, operation: "mdb_env_create") }
-        do {
+        do throws(LMDBError) {
             try LMDBError.check(mdb_env_set_maxdbs(env, options.maxDatabases), "mdb_env_set_maxdbs")
             try LMDBError.check(mdb_env_set_maxreaders(env, options.maxReaders), "mdb_env_set_maxreaders")
             if !options.readOnly {
@@ -40,8 +40,13 @@ public final class Environment: @unchecked Sendable {
             if options.readOnly { flags |= UInt32(MDB_RDONLY) }
             if options.noSync { flags |= UInt32(MDB_NOSYNC) }
             if options.noLock { flags |= UInt32(MDB_NOLOCK) }
-            EnvironmentFiles.prepare(in: path, options: options)
-            try LMDBError.check(mdb_env_open(env, path, flags, options.fileMode), "mdb_env_open")
+            let madeDataFile = try EnvironmentFiles.prepare(in: path, options: options)
+            do throws(LMDBError) {
+                try LMDBError.check(mdb_env_open(env, path, flags, options.fileMode), "mdb_env_open")
+            } catch {
+                if madeDataFile { EnvironmentFiles.removeUnbegunDataFile(in: path) }
+                throw error
+            }
             var dead: Int32 = 0
             try LMDBError.check(mdb_reader_check(env, &dead), "mdb_reader_check")
         } catch {

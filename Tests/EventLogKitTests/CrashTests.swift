@@ -115,6 +115,31 @@ struct CrashTests {
         #expect(!copiesOnWrite(volume.path + "/copy.reactorlog/data.mdb"))
     }
 
+    /// LMDB makes a new log's lock file with holes and writes its first page through its map: on a full disk the
+    /// process died of `SIGBUS` (btrfs and tmpfs alike), so an app first launched on a full disk crashed.
+    @Test(
+        "a new log on a full disk: the open fails with one line naming the room, and once there is room the log is made",
+        .enabled(if: BtrfsVolume.canMount, "needs root, loop devices and mkfs.btrfs (Tools/scripts/setup.sh --tests)"))
+    func newLogOnFullDisk() throws {
+        let scratch = ScratchDirectory()
+        let volume = try BtrfsVolume(in: scratch)
+        let filler = try volume.fill(leaving: 0, name: "filler")
+        let path = volume.path + "/new.reactorlog"
+        let inspector = CrashWriterProcess.executable.deletingLastPathComponent().appendingPathComponent("reactorlog").path
+        let errors = Pipe()
+        let refused = try ChildProcess(inspector, ["demo", "--out", path], error: .pipe(errors))
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let exit = refused.waitForExit()
+        #expect(!exit.signalled && exit.status != 0, "\(exit): \(message)")
+        #expect(message.hasPrefix("reactorlog: ") && message.contains("No space left on device") && message.split(separator: "\n").count == 1, "\(message)")
+        #expect(!FileManager.default.fileExists(atPath: path + "/data.mdb"), "an empty data file would read as a damaged log")
+        unlink(filler)
+        sync()
+        let made = try ChildProcess(inspector, ["demo", "--out", path, "--force"]).waitForExit()
+        #expect(!made.signalled && made.status == 0, "\(made)")
+        #expect(try EventLog.openReadOnly(at: path).verify().isHealthy)
+    }
+
     /// Whether the file at `path` copies on write: btrfs' `FS_NOCOW_FL` is not set (FS_IOC_GETFLAGS of <linux/fs.h>).
     private func copiesOnWrite(_ path: String) -> Bool {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)

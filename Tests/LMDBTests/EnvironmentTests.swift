@@ -30,6 +30,26 @@ struct EnvironmentTests {
         #expect(try env.write { txn in try txn.delete(db, key: Array("a".utf8)) } == false)
     }
 
+    /// LMDB lengthens a lock file it makes without writing it: pages it writes later through its map need room then,
+    /// and on a full disk that write ends the process (`SIGBUS`). A new lock file is written whole instead.
+    @Test("a new environment's lock file has every byte written, LMDB's table of readers fits it, and an existing one is left as it is")
+    func lockFileWrittenWhole() throws {
+        _ = try Environment(path: scratch.path)
+        var status = stat()
+        #expect(stat(scratch.path + "/lock.mdb", &status) == 0)
+        #expect(Int(status.st_size) >= 8192 && Int(status.st_blocks) * 512 >= Int(status.st_size), "\(status.st_size) bytes, \(status.st_blocks) blocks")
+        let other = scratch.path + "/other"
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: false)
+        // A lock file left with a hole (as LMDB makes one) is LMDB's to use as it is.
+        let descriptor = open(other + "/lock.mdb", O_WRONLY | O_CREAT, 0o600)
+        #expect(ftruncate(descriptor, 8192) == 0)
+        close(descriptor)
+        let env = try Environment(path: other)
+        let db = try env.openDatabase("things", flags: .create)
+        try env.write { txn in try txn.put(db, key: key(1), value: [1]) }
+        #expect(stat(other + "/lock.mdb", &status) == 0 && status.st_size == 8192)
+    }
+
     @Test("an environment's data file identity is the file at its path until the file there is removed or replaced")
     func dataFileIdentity() throws {
         let env = try Environment(path: scratch.path)

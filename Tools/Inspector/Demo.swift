@@ -61,9 +61,10 @@ struct Demo: AsyncParsableCommand {
                 "\(out) holds files that are not the log's (\(others.sorted().joined(separator: ", "))); demo --force replaces only a log. Move them, or choose another --out.",
                 exit: .invalidArgument)
         }
-        // Only a ReactorLog log is replaced: opening it proves it is one, and opening it for writing proves
-        // that no other process writes it (that fails, naming the process).
-        try EventLog.openReadOnly(at: out).close()
+        // Only a ReactorLog log is replaced: opening it proves it is one (unless it never began, its first open
+        // refused for want of room: lock files only), and opening it for writing proves that no other process writes
+        // it (that fails, naming the process).
+        if FileManager.default.fileExists(atPath: out + "/data.mdb") { try EventLog.openReadOnly(at: out).close() }
         try EventLog.open(at: out).close()
         for file in EventLog.files {
             let path = out + "/" + file
