@@ -32,7 +32,8 @@ public final class EventLog: Sendable {
     /// Whether the log was opened with ``openReadOnly(at:)``.
     public let isReadOnly: Bool
     /// Whether the log is read without LMDB's lock file, `lock.mdb`: opened read-only by a user who may not write
-    /// that file or create it (another user's log, a directory only readable), while no process recorded into it.
+    /// that file or create it (another user's log, a directory only readable), or where a disk with no room cannot
+    /// hold a new one, while no process recorded into it.
     /// Reading needs the lock file only beside a writer, so every read first checks that none has begun since, and
     /// throws ``EventLogError/permissionDenied(path:reason:)`` if one has.
     public var readsWithoutLockFile: Bool { storage.readsWithoutLockFile }

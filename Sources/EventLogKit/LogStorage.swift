@@ -225,6 +225,12 @@ final class LogStorage: Sendable {
             return try Environment(path: path, options: options)
         } catch {
             if error.isInvalidFile { throw .notALog(path: path, reason: "its \(LogLayout.dataFile) is not an LMDB file") }
+            // No room for the lock file a log lacks (one copied onto a full disk): read without it, as below.
+            if options.readOnly, !options.noLock, error.code == ENOSPC || error.code == EDQUOT, !WriterLock.isHeld(directory: path, readings: 3) {
+                var lockless = options
+                lockless.noLock = true
+                return try openEnvironment(path: path, options: lockless)
+            }
             guard error.code == EACCES else { throw .storage(path: path, error) }
             guard !options.noLock, let lock = lockFileDenied(in: path) else {
                 throw .permissionDenied(path: path, reason: "its \(LogLayout.dataFile) cannot be \(options.readOnly ? "read" : "written")")

@@ -138,6 +138,16 @@ struct CrashTests {
         let made = try ChildProcess(inspector, ["demo", "--out", path, "--force"]).waitForExit()
         #expect(!made.signalled && made.status == 0, "\(made)")
         #expect(try EventLog.openReadOnly(at: path).verify().isHealthy)
+        // A log without its lock file (as one copied from a bug report) on a full disk is read without one.
+        unlink(path + "/lock.mdb")
+        _ = try volume.fill(leaving: 0, name: "filler-2")
+        let output = Pipe()
+        let info = try ChildProcess(inspector, ["info", path], output: .pipe(output))
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let shown = info.waitForExit()
+        #expect(!shown.signalled && shown.status == 0, "\(shown)")
+        #expect(text.contains("read without LMDB's lock file, which this user may not write or the disk has no room for"), "\(text)")
+        #expect(!FileManager.default.fileExists(atPath: path + "/lock.mdb"))
     }
 
     /// Whether the file at `path` copies on write: btrfs' `FS_NOCOW_FL` is not set (FS_IOC_GETFLAGS of <linux/fs.h>).

@@ -52,7 +52,8 @@ struct Info: AsyncParsableCommand {
         let highestSequence: UInt64
         /// The log's files, or the export's file.
         let sizeBytes: Int
-        /// Whether the log was read without LMDB's lock file, which this user may not write (`EventLog.readsWithoutLockFile`).
+        /// Whether the log was read without LMDB's lock file, which this user may not write or the disk has no room for
+        /// (`EventLog.readsWithoutLockFile`).
         let readWithoutLockFile: Bool
         let streams: [StreamJSON]
         let pins: [PinJSON]
@@ -112,7 +113,7 @@ struct Info: AsyncParsableCommand {
             let numbered = UInt64(report.entries) == report.highestSequence ? "" : " (numbered up to #\(report.highestSequence))"
             try printLine("\(counted(report.entries, "entry", "entries"))\(numbered), \(Self.size(report.sizeBytes)) \(report.export ? "in the file" : "on disk")")
             if report.readWithoutLockFile {
-                try printLine("read without LMDB's lock file, which this user may not write: a process that begins recording into the log ends the read")
+                try printLine("read without LMDB's lock file, which this user may not write or the disk has no room for: a process that begins recording into the log ends the read")
             }
             try printLine("")
             let rows = [["stream", "reactor", "entries", "actions", "mutations", "errors", "range", "first", "last", "snapshots"]] + zip(streams, clocks).map { s, clock in
