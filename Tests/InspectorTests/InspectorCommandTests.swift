@@ -689,9 +689,11 @@ struct InspectorCommandTests {
         let lastKey = try LogDamage.moveKeyInFile(of: lastPath) { $0[$0.count - 1] }
         let lastFirst = lastKey.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         let lastNumber = number(try #require(whole[0].last))
+        // The last commit may have made a block of one entry (the closed marker alone).
+        let leftOut = lastFirst == lastNumber ? "#\(lastFirst) was left out" : "#\(lastFirst)…#\(lastNumber) were left out"
         for (arguments, lines) in zip(listings, whole) {
             let result = try await Tool.run(arguments)
-            #expect(result.status == 5 && result.error.contains("#\(lastFirst)…#\(lastNumber) were left out"), "\(result.error)")
+            #expect(result.status == 5 && result.error.contains(leftOut), "\(result.error)")
             #expect(result.lines == lines.filter { number($0) < lastFirst })
         }
     }
