@@ -107,7 +107,7 @@ public enum EventLogError: HintedError, Sendable, Hashable {
         case .notFound: "Check the path; a log is a directory such as demo.reactorlog/."
         case .notALog: "Point at a directory written by ReactorLog."
         case .permissionDenied: "Run as the log's owner, or copy the log into a directory of your own and open the copy."
-        case .cannotCreate: "Choose a directory this user may write."
+        case .cannotCreate: "Choose a directory this user may write, on a file system with room."
         case .readOnlyFileSystem: "Open it read-only (`EventLog.openReadOnly(at:)`), or copy it into a writable directory and open the copy."
         case .newerFormat: "Upgrade ReactorLog to read it."
         case .alreadyOpen: "Close the other writer, or open the log read-only."

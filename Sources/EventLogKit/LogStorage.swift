@@ -109,17 +109,17 @@ final class LogStorage: Sendable {
         var isDirectory: ObjCBool = false
         if !files.fileExists(atPath: path, isDirectory: &isDirectory) {
             if readOnly { throw .notFound(path: path) }
-            do {
-                try files.createDirectory(atPath: path, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-            } catch {
-                let parent = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
-                if files.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue, access(parent, W_OK) != 0 {
-                    throw .cannotCreate(
-                        path: path, reason: errno == EROFS ? "\(parent) is on a file system mounted read-only" : "this user may not write in \(parent)")
-                }
-                throw .notFound(path: parent == "." ? path : parent)
+            // mkdir itself, for its errno: another process making the same log at once (EEXIST) is no failure.
+            guard mkdir(path, 0o700) != 0, errno != EEXIST else { return }
+            let code = errno
+            let parent = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+            switch code {
+            case ENOENT, ENOTDIR: throw .notFound(path: parent == "." ? path : parent)
+            case EACCES, EPERM: throw .cannotCreate(path: path, reason: "this user may not write in \(parent)")
+            case EROFS: throw .cannotCreate(path: path, reason: "\(parent) is on a file system mounted read-only")
+            case ENOSPC, EDQUOT: throw .cannotCreate(path: path, reason: "the file system holding \(parent) has no room left")
+            default: throw .cannotCreate(path: path, reason: "making its directory failed (\(String(cString: strerror(code))))")
             }
-            return
         }
         guard isDirectory.boolValue else {
             throw .notALog(path: path, reason: "it is a file, not a log directory")

@@ -17,9 +17,9 @@ struct BadInputTests {
     /// Before, a writer's open called such a log "not a ReactorLog log" (its writer.lock could not be made).
     @Test(
         "a log on a file system mounted read-only: a writer is refused saying so, a reader reads it, a new log there is refused, and the inspector names it",
-        .enabled(if: BtrfsVolume.canMount, "needs root, loop devices and mkfs.btrfs (Tools/scripts/setup.sh --tests)"))
+        .enabled(if: LoopVolume.canMount, "needs root, loop devices, mkfs.btrfs (Tools/scripts/setup.sh --tests) and mkfs.ext4"))
     func readOnlyFileSystem() throws {
-        let volume = try BtrfsVolume(in: scratch)
+        let volume = try LoopVolume(.btrfs, in: scratch)
         let path = volume.path + "/mounted.reactorlog"
         do {
             let log = try EventLog.open(at: path)

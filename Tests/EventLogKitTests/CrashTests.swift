@@ -90,10 +90,10 @@ struct CrashTests {
     /// page could not be written; a reader opening it on the full disk died the same way.
     @Test(
         "a log on a full copy-on-write file system (btrfs) stops with an error, reopens to read while the disk is full, and resumes once it has room",
-        .enabled(if: BtrfsVolume.canMount, "needs root, loop devices and mkfs.btrfs (Tools/scripts/setup.sh --tests)"))
+        .enabled(if: LoopVolume.canMount, "needs root, loop devices, mkfs.btrfs (Tools/scripts/setup.sh --tests) and mkfs.ext4"))
     func copyOnWriteDiskFills() throws {
         let scratch = ScratchDirectory()
-        let volume = try BtrfsVolume(in: scratch)
+        let volume = try LoopVolume(.btrfs, in: scratch)
         let path = volume.path + "/full.reactorlog"
         let filler = try volume.fill(leaving: 3 << 20, name: "filler")
         let child = try CrashWriterProcess(log: path, durability: .grouped, run: 1, resume: "now", freeing: filler)
@@ -116,13 +116,15 @@ struct CrashTests {
     }
 
     /// LMDB makes a new log's lock file with holes and writes its first page through its map: on a full disk the
-    /// process died of `SIGBUS` (btrfs and tmpfs alike), so an app first launched on a full disk crashed.
+    /// process died of `SIGBUS` (btrfs and tmpfs alike), so an app first launched on a full disk crashed. On a full
+    /// ext4 volume the log's directory itself could not be made, which the open called "No log at" the parent.
     @Test(
         "a new log on a full disk: the open fails with one line naming the room, and once there is room the log is made",
-        .enabled(if: BtrfsVolume.canMount, "needs root, loop devices and mkfs.btrfs (Tools/scripts/setup.sh --tests)"))
-    func newLogOnFullDisk() throws {
+        .enabled(if: LoopVolume.canMount, "needs root, loop devices, mkfs.btrfs (Tools/scripts/setup.sh --tests) and mkfs.ext4"),
+        arguments: [LoopVolume.FileSystem.btrfs, .ext4])
+    func newLogOnFullDisk(fileSystem: LoopVolume.FileSystem) throws {
         let scratch = ScratchDirectory()
-        let volume = try BtrfsVolume(in: scratch)
+        let volume = try LoopVolume(fileSystem, in: scratch)
         let filler = try volume.fill(leaving: 0, name: "filler")
         let path = volume.path + "/new.reactorlog"
         let inspector = CrashWriterProcess.executable.deletingLastPathComponent().appendingPathComponent("reactorlog").path
@@ -131,7 +133,9 @@ struct CrashTests {
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let exit = refused.waitForExit()
         #expect(!exit.signalled && exit.status != 0, "\(exit): \(message)")
-        #expect(message.hasPrefix("reactorlog: ") && message.contains("No space left on device") && message.split(separator: "\n").count == 1, "\(message)")
+        // btrfs makes the directory, and the lock file has no room; ext4 cannot make the directory.
+        let room = fileSystem == .btrfs ? "write(lock.mdb) failed: No space left on device" : "the file system holding \(volume.path) has no room left"
+        #expect(message.hasPrefix("reactorlog: ") && message.contains(room) && message.split(separator: "\n").count == 1, "\(message)")
         #expect(!FileManager.default.fileExists(atPath: path + "/data.mdb"), "an empty data file would read as a damaged log")
         unlink(filler)
         sync()

@@ -1,33 +1,48 @@
 import Foundation
 import TestSupport
 
-/// A btrfs file system of 120 MiB in an image file, mounted through a loop device for one test and unmounted when it
-/// goes: a copy-on-write file system that a test can fill.
-final class BtrfsVolume {
+/// A file system of 120 MiB in an image file, mounted through a loop device for one test and unmounted when it goes:
+/// a disk a test can fill. btrfs copies on write; ext4 is made with no blocks kept for root, so that the tests, which
+/// run as root, meet a full disk as other users do.
+final class LoopVolume {
+    /// The kinds of file system a volume can hold.
+    enum FileSystem {
+        case btrfs, ext4
+
+        /// The tool and arguments that make it in an image file.
+        fileprivate func make(_ image: String) -> (String, [String]) {
+            switch self {
+            case .btrfs: ("/usr/sbin/mkfs.btrfs", ["-q", "-f", image])
+            case .ext4: ("/usr/sbin/mkfs.ext4", ["-q", "-F", "-m", "0", image])
+            }
+        }
+    }
+
     /// Where the file system is mounted.
     let path: String
 
-    private static let makeFileSystem = "/usr/sbin/mkfs.btrfs"
-
     /// Whether this machine can mount one: root, loop devices, btrfs in the kernel, `mkfs.btrfs` (btrfs-progs, which
-    /// Tools/scripts/setup.sh installs for the tests), and a trial mount that works (a container may not allow it).
+    /// Tools/scripts/setup.sh installs for the tests) and `mkfs.ext4`, and a trial mount that works (a container may
+    /// not allow it).
     static let canMount: Bool = {
-        guard geteuid() == 0, access(makeFileSystem, X_OK) == 0, access("/dev/loop-control", F_OK) == 0,
+        guard geteuid() == 0, access("/dev/loop-control", F_OK) == 0,
+              [FileSystem.btrfs, .ext4].allSatisfy({ access($0.make("").0, X_OK) == 0 }),
               (try? String(contentsOfFile: "/proc/filesystems", encoding: .utf8))?.contains("\tbtrfs") == true else { return false }
         let scratch = ScratchDirectory()
         // Unmounted as the expression ends, before the scratch directory goes.
-        return (try? BtrfsVolume(in: scratch)) != nil
+        return (try? LoopVolume(.btrfs, in: scratch)) != nil
     }()
 
     /// Makes the file system in `scratch` and mounts it.
-    init(in scratch: ScratchDirectory) throws {
-        let image = scratch.file("btrfs.img")
+    init(_ fileSystem: FileSystem, in scratch: ScratchDirectory) throws {
+        let image = scratch.file("volume.img")
         path = scratch.file("volume")
         guard FileManager.default.createFile(atPath: image, contents: nil), truncate(image, 120 << 20) == 0 else {
             throw Failure("cannot make the image file \(image)")
         }
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-        try Self.run(Self.makeFileSystem, ["-q", "-f", image])
+        let (tool, arguments) = fileSystem.make(image)
+        try Self.run(tool, arguments)
         try Self.run("/usr/bin/mount", ["-o", "loop", image, path])
     }
 

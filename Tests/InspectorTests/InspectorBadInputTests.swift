@@ -262,7 +262,7 @@ struct InspectorBadInputTests {
             let new = log + "/new.reactorlog"
             let created = try await asOtherUser(["demo", "--out", new])
             #expect(created.status == 3, "\(created.error)")
-            #expect(created.error == "reactorlog: No log can be created at \(new): this user may not write in \(log). Choose a directory this user may write.\n")
+            #expect(created.error == "reactorlog: No log can be created at \(new): this user may not write in \(log). Choose a directory this user may write, on a file system with room.\n")
         }
         // A command that writes (trim), the directory and lock files open to all, the data file read-only.
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: log)
