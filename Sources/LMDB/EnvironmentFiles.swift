@@ -18,30 +18,21 @@ import Darwin
 /// that exists is left as it is: the flag takes only on an empty file, and LMDB's lock protocol forbids touching a
 /// lock file another process may have open.
 enum EnvironmentFiles {
-    /// Makes in `directory` the data file (unless `readOnly`) and the lock file (unless `noLock`) when they do not
-    /// exist yet: an empty data file, which LMDB takes for a new environment, and a lock file of zeros large enough
-    /// for LMDB's table of readers, which LMDB then initializes. Returns whether it made the data file. Throws when
-    /// the file system has no room for the lock file (which LMDB would make with holes, and crash writing); otherwise
-    /// it does nothing it cannot do, and LMDB then makes or refuses the files as before.
+    /// Makes in `directory` the lock file (unless `noLock`) and the data file (unless `readOnly`) when they do not
+    /// exist yet: a lock file of zeros large enough for LMDB's table of readers, which LMDB then initializes, and an
+    /// empty data file, which LMDB takes for a new environment. Returns whether it made the data file. Throws, having
+    /// made no data file, when the file system has no room for the lock file (which LMDB would make with holes, and
+    /// crash writing); otherwise it does nothing it cannot do, and LMDB then makes or refuses the files as before.
     static func prepare(in directory: String, options: EnvironmentOptions) throws(LMDBError) -> Bool {
-        var madeDataFile = false
-        if !options.readOnly {
-            let descriptor = open(directory + "/data.mdb", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, options.fileMode)
-            if descriptor >= 0 {
-                turnOffCopyOnWrite(descriptor)
-                close(descriptor)
-                madeDataFile = true
-            }
-        }
         if !options.noLock {
-            do throws(LMDBError) {
-                try makeLockFile(directory + "/lock.mdb", size: lockFileSize(maxReaders: options.maxReaders), mode: options.fileMode)
-            } catch {
-                if madeDataFile { removeUnbegunDataFile(in: directory) }
-                throw error
-            }
+            try makeLockFile(in: directory, size: lockFileSize(maxReaders: options.maxReaders), mode: options.fileMode)
         }
-        return madeDataFile
+        guard !options.readOnly else { return false }
+        let descriptor = open(directory + "/data.mdb", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, options.fileMode)
+        guard descriptor >= 0 else { return false }
+        turnOffCopyOnWrite(descriptor)
+        close(descriptor)
+        return true
     }
 
     /// Removes the data file ``prepare(in:options:)`` made when LMDB could not begin it (a full disk): left empty, it
@@ -52,15 +43,15 @@ enum EnvironmentFiles {
         if lstat(path, &status) == 0, status.st_size < 2 * 4096 { unlink(path) }
     }
 
-    /// Makes the lock file at `path` unless it exists: written whole (zeros, copy-on-write off) as a file without a
-    /// name, then linked at `path`, which fails if another process made one meanwhile. Where the system cannot make
-    /// a file without a name, an empty one, as LMDB would. Throws when the zeros cannot be written (no room).
-    private static func makeLockFile(_ path: String, size: Int, mode: mode_t) throws(LMDBError) {
+    /// Makes the lock file in `directory` unless it exists: written whole (zeros, copy-on-write off) as a file without
+    /// a name, then linked at its name, which fails if another process made one meanwhile. Where the system cannot
+    /// make a file without a name, an empty one, as LMDB would. Throws when the zeros cannot be written (no room).
+    private static func makeLockFile(in directory: String, size: Int, mode: mode_t) throws(LMDBError) {
+        let path = directory + "/lock.mdb"
         guard access(path, F_OK) != 0, errno == ENOENT else { return }
         #if os(Linux)
-        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         // O_TMPFILE: __O_TMPFILE of <fcntl.h> (the same on every Linux platform Swift runs on) with O_DIRECTORY.
-        let unnamed = open(directory.isEmpty ? "/" : directory, O_WRONLY | O_DIRECTORY | 0x40_0000 | O_CLOEXEC, mode)
+        let unnamed = open(directory, O_WRONLY | O_DIRECTORY | 0x40_0000 | O_CLOEXEC, mode)
         if unnamed >= 0 {
             defer { close(unnamed) }
             turnOffCopyOnWrite(unnamed)
