@@ -224,12 +224,16 @@ final class LogStorage: Sendable {
         do {
             return try Environment(path: path, options: options)
         } catch {
-            if error.isInvalidFile { throw .notALog(path: path, reason: "its \(LogLayout.dataFile) is not an LMDB file") }
-            // No room for the lock file a log lacks (one copied onto a full disk): read without it, as below.
-            if options.readOnly, !options.noLock, error.code == ENOSPC || error.code == EDQUOT, !WriterLock.isHeld(directory: path, readings: 3) {
+            // Read without the readers' table beside a writer, pages it frees could be rewritten under the read.
+            func withoutLockFile() throws(EventLogError) -> Environment {
                 var lockless = options
                 lockless.noLock = true
                 return try openEnvironment(path: path, options: lockless)
+            }
+            if error.isInvalidFile { throw .notALog(path: path, reason: "its \(LogLayout.dataFile) is not an LMDB file") }
+            // No room for the lock file a log lacks (one copied onto a full disk): read without it, as below.
+            if options.readOnly, !options.noLock, error.code == ENOSPC || error.code == EDQUOT, !WriterLock.isHeld(directory: path, readings: 3) {
+                return try withoutLockFile()
             }
             guard error.code == EACCES else { throw .storage(path: path, error) }
             guard !options.noLock, let lock = lockFileDenied(in: path) else {
@@ -238,13 +242,10 @@ final class LogStorage: Sendable {
             guard options.readOnly else {
                 throw .permissionDenied(path: path, reason: "writing needs LMDB's lock file, \(LogLayout.lockFile), \(lock)")
             }
-            // Read without the readers' table beside a writer, pages it frees could be rewritten under the read.
             guard !WriterLock.isHeld(directory: path, readings: 3) else {
                 throw .permissionDenied(path: path, reason: "a process is recording into it, and reading beside one needs LMDB's lock file, \(LogLayout.lockFile), \(lock)")
             }
-            var lockless = options
-            lockless.noLock = true
-            return try openEnvironment(path: path, options: lockless)
+            return try withoutLockFile()
         }
     }
 
