@@ -53,6 +53,22 @@ struct InspectorBadInputTests {
         try await fails(["state", shapePath, "--at", "0"], exit: 9, saying: "A recorded state no longer decodes (field 'isLoading': ")
     }
 
+    /// A log with a stream `counter` written by hand as the example CounterReactor records it, which the inspector's
+    /// reducer replays.
+    private enum CounterLog {
+        struct State: Codable { var value: Int; var isLoading = false }
+
+        /// Opens a new log at `path` with the stream starting at `value`, and the payloads of its `increase` action
+        /// and `increaseValue` mutation.
+        static func open(at path: String, value: Int) throws -> (log: EventLog, stream: LogStream, increase: Data, increaseValue: Data) {
+            let log = try EventLog.open(at: path)
+            let stream = try log.openStream(
+                named: "counter", reactorType: "ReactorLogExamples.CounterReactor", schemaFingerprint: "release-1",
+                initialState: State(value: value))
+            return (log, stream, try log.encode(["increase": [String: Int]()]), try log.encode(["increaseValue": [String: Int]()]))
+        }
+    }
+
     /// A counter log whose last mutation's action comes first, `increases` actions and their mutations before that
     /// mutation and a snapshot after them, as an effect's answer may come long after its action: `prepare` gets the
     /// open log and the last mutation's number before the log closes. Returns the numbers of the far action, of the
@@ -60,19 +76,14 @@ struct InspectorBadInputTests {
     private func farCauseLog(
         at path: String, increases: Int, prepare: (EventLog, UInt64) throws -> Void = { _, _ in }
     ) throws -> (early: UInt64, lastPair: UInt64, late: UInt64) {
-        struct State: Codable { var value: Int; var isLoading = false }
-        let log = try EventLog.open(at: path)
-        let stream = try log.openStream(
-            named: "counter", reactorType: "ReactorLogExamples.CounterReactor", schemaFingerprint: "release-1",
-            initialState: State(value: 0))
-        let increase = try log.encode(["increase": [String: Int]()]), increaseValue = try log.encode(["increaseValue": [String: Int]()])
+        let (log, stream, increase, increaseValue) = try CounterLog.open(at: path, value: 0)
         let early = try stream.append(.action, encoding: { ("increase", increase) })
         var lastPair: UInt64 = 0
         for _ in 0..<increases {
             let action = try stream.append(.action, encoding: { ("increase", increase) })
             lastPair = try stream.append(.mutation, cause: action, encoding: { ("increaseValue", increaseValue) })
         }
-        try stream.writeSnapshot(State(value: increases), at: lastPair)
+        try stream.writeSnapshot(CounterLog.State(value: increases), at: lastPair)
         let late = try stream.append(.mutation, cause: early, encoding: { ("increaseValue", increaseValue) })
         try prepare(log, late)
         try log.close()
@@ -125,14 +136,10 @@ struct InspectorBadInputTests {
 
     @Test("a mutation logged without its value: the steps it leaves unknown are named, and the states from the snapshot after it read")
     func valueNotRecorded() async throws {
-        struct State: Codable { var value: Int; var isLoading = false }
+        typealias State = CounterLog.State
         struct Refused: Error {}
         let path = scratch.file("unencodable.reactorlog")
-        let log = try EventLog.open(at: path)
-        let stream = try log.openStream(
-            named: "counter", reactorType: "ReactorLogExamples.CounterReactor", schemaFingerprint: "release-1",
-            initialState: State(value: 5))
-        let increase = try log.encode(["increase": [String: Int]()]), increaseValue = try log.encode(["increaseValue": [String: Int]()])
+        let (log, stream, increase, increaseValue) = try CounterLog.open(at: path, value: 5)
         let first = try stream.append(.action, encoding: { ("increase", increase) })
         let poison = try stream.append(.mutation, cause: first, encoding: { throw Refused() })
         try await log.flush()
