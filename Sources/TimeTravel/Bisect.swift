@@ -193,9 +193,14 @@ extension TimeMachine {
                 throw TimeTravelError.bisectPrecondition("Stream '\(stream.name)' has no mutation between #\(from) and #\(end): nothing to bisect.")
             }
             // Without an end given, damage that leaves the last state unknown (a crash after a damaged last block) moves
-            // the end to the last mutation before the states it leaves unknown; the state at the end was skipped.
+            // the end to the last mutation before the states it leaves unknown; the state at the end was skipped. Where
+            // the stream's mutations at the log's end cannot be listed but a snapshot there holds the state, that state
+            // is the last that can be rebuilt, and a good one says so.
+            let endDamage = through == nil && unlisted.contains(last) ? unreadableSteps.last?.damage : nil
             do {
-                try mustBeBad(last, "the last mutation")
+                try mustBeBad(last, "the last mutation", good: endDamage.map { damage in
+                    "The state at #\(last), the last that can be rebuilt before the damage, is good: if it went bad, a mutation after it did it, and their states cannot be rebuilt. \(damage.problem)"
+                })
             } catch let error as TimeTravelError where through == nil {
                 guard case .stepUnreadable(_, _, let damage, _) = error,
                       let span = try statesUnknown(for: damage).first(where: { $0.contains(last) }),
