@@ -676,6 +676,43 @@ struct TimeMachineTests {
         }
     }
 
+    @Test("on a closed log whose last block starts at a snapshot, that block and the index over it damaged, a good state there is named the last that can be rebuilt before the damage")
+    func bisectEndAtSnapshotBeforeUnlistedDamage() throws {
+        // Mutations alone, each with a snapshot, then the stream closed with its final state: whatever entry the last
+        // block of entries starts at, a snapshot holds its state (the layout a recorder's timing makes only now and
+        // then, seen once by the random sweep).
+        let log = try openLog("end-snapshot.reactorlog", policy: .never)
+        let ledger = try handWrittenLedger(in: log)
+        let reactor = LedgerReactor()
+        var state = reactor.initialState
+        var mutations: [UInt64] = []
+        for _ in 0..<400 {
+            mutations.append(try ledger.append(.mutation, LedgerReactor.Mutation.add(1), caseName: "add"))
+            state = reactor.reduce(state: state, mutation: .add(1))
+            try ledger.writeSnapshot(state, at: mutations[mutations.count - 1])
+        }
+        try ledger.close(finalState: try log.encode(state))
+        let path = log.path
+        try log.close()
+        let blocks = try LogDamage.firstNumbers(of: path, database: "entries")
+        let damaged = try #require(blocks.last)
+        let bug = try #require(mutations.first { $0 > damaged }, "the last block holds no mutation after its first: \(blocks.suffix(3))")
+        try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { $0[$0.count - 1] }
+        #expect(try LogDamage.damageIndexBlocks(over: damaged, in: path) == 1)
+        let machine = try TimeMachine(log: try EventLog.openReadOnly(at: path), stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        // The log's highest number known is the damaged block's first; its state, held by a snapshot, is good, and the
+        // bug lies after it in entries that cannot be read. Before, bisect said there was no bad state to find.
+        #expect {
+            try machine.bisect { _, step in step >= bug ? .bad : .good }
+        } throws: { error in
+            "\(error)".hasPrefix("The state at #\(damaged), the last that can be rebuilt before the damage, is good: if it went bad, a mutation after it did it")
+        }
+        // A bug at or before it is found, the damage no obstacle.
+        let early = try #require(mutations.last { $0 < damaged - 10 })
+        #expect(try machine.bisect { _, step in step >= early ? .bad : .good }.firstBad == early)
+        #expect(try machine.bisect { _, step in step >= damaged ? .bad : .good }.firstBad == damaged)
+    }
+
     /// A ledger of 3,000 deposits in log `name`, its reactor released (its stream closed) or, `crashed`, outliving the
     /// log as in an app that crashed (no closed entry, no last snapshot); then the block holding its last mutation
     /// damaged under its checksum. The stream's machine on the log opened read-only, the published states, the damaged
