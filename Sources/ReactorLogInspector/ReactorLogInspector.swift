@@ -82,7 +82,8 @@ public enum ReactorLogInspector {
             let message = ReactorLogCommand.message(for: error)
                 .split(separator: "\n").first.map(String.init) ?? "\(error)"
             let usage = UsageLine(
-                name: commandName, commands: ReactorLogCommand.configuration.subcommands.map { $0._commandName })
+                name: commandName, commands: ReactorLogCommand.configuration.subcommands.map { $0._commandName },
+                options: UsageLine.options(ofCommandsIn: ReactorLogCommand.self))
             let line = usage.text(message: message, arguments: arguments ?? Array(CommandLine.arguments.dropFirst()))
             StandardError.writeLine("\(commandName): \(line)")
             Foundation.exit(InspectorExit.usage.rawValue)

@@ -1,18 +1,21 @@
+import ArgumentParser
 import Foundation
 
 /// The one line a usage error prints: the parser's message as a sentence, then where to read more. A first
 /// argument that names no command is said to be one: a log named before its command gets the command order, a
-/// mistyped command the nearest name.
+/// mistyped command the nearest name; an option the command does not have is named before any other fault.
 struct UsageLine {
     /// The inspector's command name (`reactorlog`).
     let name: String
     /// The names of its commands.
     let commands: [String]
+    /// Each command's long options (`--stream`), each with whether it takes a value.
+    var options: [String: [String: Bool]] = [:]
 
     /// The line for the parser's `message` about `arguments`, the command line after the command name.
     func text(message: String, arguments: [String]) -> String {
         guard let first = arguments.first, !first.hasPrefix("-"), first != "help", !commands.contains(first) else {
-            var sentence = Self.negativeValue(message: message, arguments: arguments) ?? message
+            var sentence = unknownOption(arguments: arguments) ?? Self.negativeValue(message: message, arguments: arguments) ?? message
             if let last = sentence.last, !".?!".contains(last) { sentence += "." }
             let help = arguments.first.map { commands.contains($0) ? "\(name) help \($0)" : "\(name) help" } ?? "\(name) help"
             return "\(sentence) See '\(help)'."
@@ -24,6 +27,61 @@ struct UsageLine {
         let nearest = commands.map { (command: $0, distance: Self.distance($0, first)) }.min { $0.distance < $1.distance }
         let suggestion = nearest.flatMap { $0.distance <= 2 ? " Did you mean '\($0.command)'?" : nil } ?? ""
         return "Unknown command '\(first)'.\(suggestion) See '\(name) help'."
+    }
+
+    /// An option `arguments`' command does not have, named with the nearest it has: the parser reports a missing
+    /// argument, or a command's own check of its arguments, before an unknown option, so that `--steam` for
+    /// `--stream` read as a missing stream. `nil` when every option is the command's (or its options are not known).
+    func unknownOption(arguments: [String]) -> String? {
+        guard let command = arguments.first, let known = options[command] else { return nil }
+        // A value is the argument after its option, unless that begins with '-' (the parser then finds it missing).
+        var valueNext = false
+        for token in arguments.dropFirst() {
+            if token == "--" { break }
+            if valueNext && !token.hasPrefix("-") {
+                valueNext = false
+                continue
+            }
+            guard token.hasPrefix("--") else { continue }
+            let option = token.split(separator: "=", maxSplits: 1).first.map(String.init) ?? token
+            guard let takesValue = known[option] else {
+                let nearest = known.keys.map { (option: $0, distance: Self.distance($0, option)) }.min {
+                    ($0.distance, $0.option) < ($1.distance, $1.option)
+                }
+                let suggestion = nearest.flatMap { $0.distance <= 2 ? " Did you mean '\($0.option)'?" : nil } ?? ""
+                return "Unknown option '\(option)'.\(suggestion)"
+            }
+            valueNext = takesValue && !token.contains("=")
+        }
+        return nil
+    }
+
+    /// Each command's long options as ``options`` holds them, from the parser's description of `root` (the JSON of
+    /// `--experimental-dump-help`); empty when it cannot be read.
+    static func options(ofCommandsIn root: any ParsableCommand.Type) -> [String: [String: Bool]] {
+        struct Description: Decodable {
+            struct Command: Decodable {
+                struct Argument: Decodable {
+                    struct Name: Decodable { let kind: String; let name: String }
+                    let kind: String
+                    let names: [Name]?
+                }
+                let commandName: String
+                let arguments: [Argument]?
+                let subcommands: [Command]?
+            }
+            let command: Command
+        }
+        guard let description = try? JSONDecoder().decode(Description.self, from: Data(root._dumpHelp().utf8)) else { return [:] }
+        var options: [String: [String: Bool]] = [:]
+        for command in description.command.subcommands ?? [] {
+            for argument in command.arguments ?? [] {
+                for name in argument.names ?? [] where name.kind == "long" {
+                    options[command.commandName, default: [:]]["--" + name.name] = argument.kind == "option"
+                }
+            }
+        }
+        return options
     }
 
     /// For `--at -1`, which the parser reads as an option and then says the value is missing: what is wrong with the

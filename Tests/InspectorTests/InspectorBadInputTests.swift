@@ -406,6 +406,13 @@ struct InspectorBadInputTests {
         // A command name is shown with its control characters made visible, as text from a log is.
         try await fails(["\u{1B}]0;pwned\u{7}"], exit: 64, saying: "Unknown command '\\u{1B}]0;pwned\\u{7}'. See 'reactorlog help'.")
         try await fails(["log", demo, "--limit", "abc"], exit: 64, saying: "--limit")
+        // A mistyped option is named, with the nearest the command has, before a missing argument or a command's own
+        // check (which said '--at' was missing, or that bisect needs --run).
+        try await fails(["state", demo, "--steam", "search"], exit: 64, saying: "Unknown option '--steam'. Did you mean '--stream'? See 'reactorlog help state'.")
+        try await fails(["bisect", demo, "--stream", "search", "--runn", "true"], exit: 64, saying: "Unknown option '--runn'. Did you mean '--run'?")
+        try await fails(["what-if", demo, "--without", "31"], exit: 64, saying: "Unknown option '--without'. See 'reactorlog help what-if'.")
+        try await fails(["state", demo, "--stream=search", "--path", "--steam"], exit: 64, saying: "Unknown option '--steam'.")
+        try await fails(["state", demo, "--stream=search", "--path", "--at"], exit: 64, saying: "Missing value for '--path <path>'.")
         let help = try await Tool.run(["log", "--help"])
         #expect(help.status == 0)
         #expect(help.output.contains("USAGE: reactorlog log"))
