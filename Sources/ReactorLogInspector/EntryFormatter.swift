@@ -151,8 +151,7 @@ struct EntryFormatter {
         }
         if entry.kind == .effectError, case .object(let members) = value, members.count == 2,
            case .string(let type)? = members["type"], case .string(let message)? = members["message"] {
-            let text = "\(type): \(message)"
-            return text.count <= 100 ? text : String(text.prefix(99)) + "…"
+            return Self.cut("\(type): \(message)", to: 100)
         }
         // A binary payload keeps a case's labels in their declared order, which Swift prints them in: read where
         // the order could differ from the fallback's (a labeled argument among two or more, or more than ten).
@@ -169,7 +168,7 @@ struct EntryFormatter {
     /// (a binary payload's recorded order), else unlabeled ones first, then by label.
     static func swiftLike(_ value: JSONValue, labels: [String]? = nil, depth: Int = 0) -> String {
         switch value {
-        case .string(let text) where depth == 0: return text
+        case .string(let text) where depth == 0: return Self.cut(text, to: 100)
         case .object(let members) where members.count == 1 && depth <= 1:
             guard let (name, inner) = members.first else { return value.description }
             if case .object(let arguments) = inner, arguments.isEmpty { return name }
@@ -204,5 +203,14 @@ struct EntryFormatter {
         let count = text.count
         if case .array(let values) = value, count > 60 { return "[…\(values.count)]" }
         return count <= 60 ? text : String(text.prefix(57)) + "…"
+    }
+
+    /// `text`, or its first characters and `…` in `limit` characters when it is longer: a listing's line stays a
+    /// line to read, however long a string the log holds (`show` prints it whole).
+    static func cut(_ text: String, to limit: Int) -> String {
+        guard text.utf8.count > limit, let end = text.index(text.startIndex, offsetBy: limit, limitedBy: text.endIndex),
+              end != text.endIndex
+        else { return text }
+        return String(text[..<text.index(before: end)]) + "…"
     }
 }

@@ -21,8 +21,9 @@ public enum InspectorCommandSupport {
         try await inspect(body)
     }
 
-    /// Writes a line to standard output, with the control characters of anything read from a log shown
-    /// visibly; a failed write is an error (exit code 8).
+    /// Writes one line to standard output, with the control characters of anything read from a log shown
+    /// visibly, newlines and tabs too (`\u{A}`), so that a name or a string a log holds cannot add lines; a failed
+    /// write is an error (exit code 8). Write text of several lines a line at a time.
     public static func writeLine(_ text: String = "") throws {
         try printLine(text)
     }

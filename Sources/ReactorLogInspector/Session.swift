@@ -171,21 +171,28 @@ func closingEmptyContainers(_ json: Data) -> Data {
     return Data(out)
 }
 
-/// Writes a line of human-readable text to standard output (``StandardOutput``): anything read from a log is shown
+/// Writes one line of human-readable text to standard output (``StandardOutput``): anything read from a log is shown
 /// with its control characters made visible (``Terminal/visible(_:colored:keepNewlines:)``), so a log cannot retitle,
-/// clear or hide the user's terminal.
+/// clear or hide the user's terminal, and its newlines and tabs too, so that a name or a string a log holds cannot
+/// break the line into lines that read as entries or rows it does not have.
 func printLine(_ text: String = "") throws {
+    try write(Terminal.visible(text, colored: Terminal.current.colored, keepNewlines: false) + "\n")
+}
+
+/// Writes text of several lines that the inspector laid out itself (JSON printed over lines, whose strings are
+/// escaped), its control characters but newlines and tabs made visible as ``printLine(_:)`` makes them.
+func printLines(_ text: String) throws {
     try write(Terminal.visible(text, colored: Terminal.current.colored) + "\n")
 }
 
-/// Writes a line of human-readable text whose bytes (valid UTF-8) `body` appends straight into standard output's
+/// Writes one line of human-readable text whose bytes (valid UTF-8) `body` appends straight into standard output's
 /// buffer, made visible as ``printLine(_:)`` makes a string's: a listing's lines, with no string made for each.
 func printLine(appending body: (inout [UInt8]) -> Void) throws {
     let colored = Terminal.current.colored
     try StandardOutput.append { bytes in
         let start = bytes.count
         body(&bytes)
-        Terminal.makeVisible(&bytes, from: start, colored: colored)
+        Terminal.makeVisible(&bytes, from: start, colored: colored, keepNewlines: false)
         bytes.append(UInt8(ascii: "\n"))
     }
 }

@@ -46,8 +46,8 @@ struct Terminal: Sendable {
 
     /// The bytes of `bytes` from `start` on, valid UTF-8, made safe for a terminal in place as
     /// ``visible(_:colored:keepNewlines:)`` makes a string: what a line written straight into a buffer goes through.
-    static func makeVisible(_ bytes: inout [UInt8], from start: Int, colored: Bool) {
-        let changed = bytes[start...].withUnsafeBufferPointer { visibleBytes($0, colored: colored, keepNewlines: true) }
+    static func makeVisible(_ bytes: inout [UInt8], from start: Int, colored: Bool, keepNewlines: Bool) {
+        let changed = bytes[start...].withUnsafeBufferPointer { visibleBytes($0, colored: colored, keepNewlines: keepNewlines) }
         if let changed { bytes.replaceSubrange(start..., with: changed) }
     }
 

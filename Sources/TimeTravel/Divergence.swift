@@ -14,8 +14,13 @@ public struct Divergence: Sendable, Hashable, CustomStringConvertible {
     /// From the recorded state to the replayed one.
     public let diff: StateDiff
 
-    /// A sentence, then the diff, indented.
+    /// ``summary``, then the diff, indented, a line for each change.
     public var description: String {
+        "\(summary) Recorded → replayed:\n" + diff.rendered().map { "  " + $0 }.joined(separator: "\n")
+    }
+
+    /// One sentence: where replay first disagrees, and the mutation (and its action) or the range to look in.
+    public var summary: String {
         let culprit: String
         if let mutation {
             let cause = action.map { ", caused by #\($0.sequence) \($0.caseName)" } ?? ""
@@ -23,7 +28,7 @@ public struct Divergence: Sendable, Hashable, CustomStringConvertible {
         } else {
             culprit = "between #\(range.lowerBound) and #\(range.upperBound) (snapshots are that far apart; record every state to narrow it to one mutation)"
         }
-        return "Replay diverges from the recording \(culprit). Recorded → replayed:\n" + diff.rendered().map { "  " + $0 }.joined(separator: "\n")
+        return "Replay diverges from the recording \(culprit)."
     }
 }
 

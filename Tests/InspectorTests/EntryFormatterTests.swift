@@ -76,6 +76,20 @@ struct EntryFormatterTests {
         #expect(EntryFormatter.payload(Self.entry(try Self.binary(#"{"twice":{"a":1,"a":2}}"#))) == "twice(a: 2)")
     }
 
+    @Test("a string payload, or an effect's error, longer than 100 characters is cut to 100 in a listing; a shorter one is whole")
+    func longStrings() throws {
+        func shown(_ json: String, kind: EntryKind = .action) throws -> String {
+            EntryFormatter.payload(LogEntry(
+                sequence: 1, streamID: 1, stream: "board", kind: kind, timestamp: 0, cause: nil, caseName: "m",
+                codec: .binary, payload: try Self.binary(json)))
+        }
+        // Before, a string was listed whole: a 30 MB payload was a 30 MB line.
+        let long = try shown("\"" + String(repeating: "é", count: 30_000) + "\"")
+        #expect(long == String(repeating: "é", count: 99) + "…")
+        #expect(try shown("\"" + String(repeating: "x", count: 100) + "\"") == String(repeating: "x", count: 100))
+        #expect(try shown(#"{"type":"E","message":"\#(String(repeating: "m", count: 200))"}"#, kind: .effectError) == "E: " + String(repeating: "m", count: 96) + "…")
+    }
+
     @Test("damaged payloads show the same read in place or whole")
     func caseReadInPlaceDamaged() throws {
         let seeds = try [

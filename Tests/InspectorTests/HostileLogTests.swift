@@ -48,6 +48,33 @@ struct HostileLogTests {
         #expect(entry["payload"] as? String == Self.attacks)
     }
 
+    @Test("a name or a string holding newlines stays on its line: no listing, table or header gains a line the log does not have")
+    func newlines() async throws {
+        let path = scratch.file("newlines.reactorlog")
+        let log = try EventLog.open(at: path)
+        // Each would, printed as it is, add a line that reads as an entry of the listing.
+        let forged = "\n12:00:00.000 #99 shop action   refund(1000000)\n\t"
+        let stream = try log.openStream(named: "shop" + forged, reactorType: "Shop" + forged, schemaFingerprint: "v1", initialState: ["note": "x"])
+        let action = try stream.append(.action, "buy" + forged, caseName: "buy" + forged)
+        try stream.append(.mutation, ["note" + forged: "x"], caseName: "setNote" + forged, cause: action)
+        try stream.append(.effectError, ["type": "Failure" + forged, "message": "lost" + forged], caseName: "effectError")
+        try stream.close(finalState: try log.encode(["note" + forged: "x"]))
+        try log.close()
+        // #1 the stream's opened marker, #2 the action, #3 the mutation, #4 the error, #5 the closed marker.
+        let listing = try await Tool.run(["log", path])
+        #expect(listing.status == 0 && listing.lines.count == 5, "\(listing.output)")
+        #expect(listing.lines.allSatisfy { $0.wholeMatch(of: /\d\d:\d\d:\d\d\.\d{3} #\d .*/) != nil }, "\(listing.output)")
+        #expect(listing.lines[1].hasSuffix("action   buy\\u{A}12:00:00.000 #99 shop action   refund(1000000)\\u{A}\\u{9}"), "\(listing.lines[1])")
+        for arguments in [
+            ["log", path, "--changes"], ["tail", path, "-n", "5"], ["info", path], ["show", path, "2"], ["show", path, "3"], ["show", path, "4"],
+            ["state", path, "--stream", "shop" + forged, "--at", "5"], ["diff", path, "0", "5", "--stream", "shop" + forged],
+        ] {
+            let result = try await Tool.run(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.error)")
+            #expect(!result.lines.contains { $0.hasPrefix("12:00") || $0.hasPrefix("\t") }, "\(arguments): \(result.output)")
+        }
+    }
+
     @Test("an error naming a hostile stream stays on one line and shows its control characters")
     func hostileError() async throws {
         let log = try hostileLog()

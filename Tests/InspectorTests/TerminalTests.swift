@@ -39,9 +39,11 @@ struct TerminalTests {
                 }
                 // In place in a buffer, as a listing's line is, after bytes already written that it leaves alone.
                 let written = Array("\u{1B}]0;title\u{7}".utf8)
-                var buffer = written + Array(text.utf8)
-                Terminal.makeVisible(&buffer, from: written.count, colored: colored)
-                #expect(buffer == written + Array(Self.rule(text, colored: colored, keepNewlines: true).utf8), "\(Array(text.unicodeScalars))")
+                for keepNewlines in [false, true] {
+                    var buffer = written + Array(text.utf8)
+                    Terminal.makeVisible(&buffer, from: written.count, colored: colored, keepNewlines: keepNewlines)
+                    #expect(buffer == written + Array(Self.rule(text, colored: colored, keepNewlines: keepNewlines).utf8), "\(Array(text.unicodeScalars))")
+                }
             }
         }
     }

@@ -38,7 +38,8 @@ struct DivergenceCommand: AsyncParsableCommand {
                     mutation: found?.mutation.map { EntryJSON($0) }, action: found?.action.map { EntryJSON($0) },
                     changes: found.map { ChangeJSON.list($0.diff) } ?? []))
             } else if let found {
-                try printLine(found.description)
+                try printLine(found.summary + " Recorded → replayed:")
+                for line in found.diff.rendered() { try printLine("  " + line) }
             } else {
                 try printLine("Replay reproduces every state recorded in stream \(stream.name).")
             }

@@ -71,7 +71,7 @@ struct Show: AsyncParsableCommand {
             if let value = (try? JSONValue(payload: entry.payload, codec: entry.codec)) ?? nil {
                 try printLine("payload:")
                 // `pretty(indent:)` indents every line after the first; the first takes the same indent here.
-                try printLine("  " + value.pretty(indent: "  "))
+                try printLines("  " + value.pretty(indent: "  "))
             } else if let missing = entry.missingValue {
                 try printLine("payload: not in the log: \(missing)")
             }

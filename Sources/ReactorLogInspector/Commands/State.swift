@@ -34,7 +34,7 @@ struct State: AsyncParsableCommand {
                     "The state of '\(stream.name)' at #\(at) has nothing at '\(statePath)' (\(MissingPath(path: statePath, state: state))). Check the path, or print the whole state to see its paths.",
                     exit: .invalidArgument)
             }
-            try printLine(value.pretty())
+            try printLines(value.pretty())
         }
     }
 }
