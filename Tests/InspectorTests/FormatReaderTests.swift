@@ -32,6 +32,24 @@ struct FormatReaderTests {
         #expect(!FileManager.default.fileExists(atPath: copy + "/lock.mdb"))
     }
 
+    @Test("what a log holds is printed as the inspector prints it: control characters, newlines too, shown as text, one line an entry")
+    func hostileText() async throws {
+        let path = scratch.file("hostile.reactorlog")
+        let log = try EventLog.open(at: path)
+        let forged = "\n12:00:00.000 #99 shop action refund\u{1B}]0;pwned\u{7}\u{202E}"
+        let stream = try log.openStream(named: "shop" + forged, reactorType: "Shop", schemaFingerprint: "v1", initialState: 0)
+        let action = try stream.append(.action, 1, caseName: "buy" + forged)
+        try stream.append(.mutation, 1, caseName: "add" + forged, cause: action)
+        try log.close()
+        let result = try await read([path])
+        #expect(result.status == 0, "\(result.error)")
+        // The format line, three entries (the stream's opened marker first), the snapshots' line.
+        #expect(result.lines.count == 5, "\(result.output)")
+        #expect(result.lines[2].contains(#"shop\u{A}12:00:00.000 #99 shop action refund\u{1B}]0;pwned\u{7}\u{202E} action buy\u{A}"#), "\(result.lines[2])")
+        let controls = result.output.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) || $0 == "\u{202E}" }
+        #expect(controls.isEmpty, "\(controls.map { String($0.value, radix: 16) })")
+    }
+
     @Test("it refuses an entry that breaks a rule, naming it", arguments: [
         (EntryDraft(kind: .action, caseName: "buy", payload: Data("1".utf8), cause: 2), "an action with a cause"),
         (EntryDraft(kind: .mutation, caseName: "add", payload: Data("NaN".utf8)), "not valid JSON"),

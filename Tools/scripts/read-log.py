@@ -13,6 +13,7 @@ import json
 import math
 import mmap
 import os
+import signal
 import stat
 import struct
 import sys
@@ -72,6 +73,15 @@ def text_field(data, what):
         return bytes(data).decode("utf-8")
     except UnicodeDecodeError:
         sys.exit(f"{what} breaks a rule: it is not UTF-8")
+
+
+def visible(text):
+    """`text` safe to print: control characters (newlines and tabs too), DEL, C1 controls and bidirectional
+    overrides as `\\u{XX}`, as the inspector shows them, so that what a log holds can neither drive the terminal nor
+    add a line."""
+    return "".join(
+        f"\\u{{{ord(c):X}}}" if ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F or 0x202A <= ord(c) <= 0x202E or 0x2066 <= ord(c) <= 0x2069
+        else c for c in text)
 
 
 def refuse_constant(name):
@@ -627,7 +637,7 @@ def main():
             if floors[stream_id] > floor:
                 sys.exit(f"stream '{name}' breaks a rule: its sequence floor {floors[stream_id]} is above the log's ({floor})")
         codec_name = txn.get(b"codec", db=meta)
-        print(f"format {version}, codec {text_field(codec_name, 'the codec name') if codec_name else 'unknown'}, streams {sorted(names.values())}")
+        print(visible(f"format {version}, codec {text_field(codec_name, 'the codec name') if codec_name else 'unknown'}, streams {sorted(names.values())}"))
 
         # Version 3: a stream resumed with other types keeps, per finished era, the fingerprint of the types that
         # wrote its numbers up to the era's end; a reader decodes those payloads as they say (or migrates them).
@@ -640,7 +650,7 @@ def main():
                 if version < 3:
                     sys.exit(f"schema era {key.hex()} breaks a rule: the log says format version {version}")
                 fingerprint = text_field(record[16:], f"schema era {key.hex()}")
-                print(f"schema era: stream '{names[stream_id]}' up to #{through} written by {fingerprint}")
+                print(visible(f"schema era: stream '{names[stream_id]}' up to #{through} written by {fingerprint}"))
 
         # Call sites: an action's index value may carry, after its kind, the number of its text in `sites`.
         sites = {}
@@ -676,7 +686,7 @@ def main():
             payload = payload_text(codec, payload_bytes, f"entry #{sequence}")
             when = datetime.datetime.fromtimestamp(timestamp / 1e9, datetime.timezone.utc).strftime("%H:%M:%S.%f")[:-3]
             caused = f" <- #{cause}" if cause else ""
-            print(f"{when} #{sequence} {names[stream_id]} {KINDS[kind]} {case} {payload}{caused}{sent_from(stream_id, sequence)}")
+            print(visible(f"{when} #{sequence} {names[stream_id]} {KINDS[kind]} {case} {payload}{caused}{sent_from(stream_id, sequence)}"))
 
         if only is None:
             previous = 0
@@ -718,8 +728,15 @@ def main():
 
 
 if __name__ == "__main__":
+    # A reader that closes the pipe (`read-log.py LOG | head`) ends the listing quietly, as it ends `cat`.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         main()
     except lmdb.Error as error:
         # A damaged page LMDB noticed while reading: one line, as for any other damage.
-        sys.exit(f"{[a for a in sys.argv[1:] if a != '--copy'][0]}: LMDB error: {error}")
+        sys.exit(visible(f"{[a for a in sys.argv[1:] if a != '--copy'][0]}: LMDB error: {error}"))
+    except SystemExit as stop:
+        # A refusal names what the log holds (a stream's name): one line, shown as any other line is.
+        if isinstance(stop.code, str):
+            sys.exit(visible(stop.code))
+        raise
