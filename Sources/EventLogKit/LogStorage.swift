@@ -170,8 +170,12 @@ final class LogStorage: Sendable {
         if contents.contains(LogLayout.unfinishedCopyFile) {
             throw .notALog(path: path, reason: "it has no \(LogLayout.dataFile), only \(LogLayout.unfinishedCopyFile), of a copy that has not finished: it was stopped, or is still being written")
         }
-        if readOnly { throw .notALog(path: path, reason: "it has no \(LogLayout.dataFile)") }
         let foreign = contents.filter { $0 != LogLayout.lockFile && $0 != LogLayout.writerLockFile }
+        if readOnly {
+            // Lock files alone: a writer's first open that made the directory and could not make the log (no room).
+            let unbegun = foreign.isEmpty && contents.contains(LogLayout.writerLockFile)
+            throw .notALog(path: path, reason: "it has no \(LogLayout.dataFile)" + (unbegun ? ": a writer opened it and has not begun the log (its first open failed, as on a full disk, or is under way)" : ""))
+        }
         if !foreign.isEmpty {
             throw .notALog(path: path, reason: "the directory holds other files (\(foreign.sorted().prefix(3).joined(separator: ", "))) and no \(LogLayout.dataFile)")
         }

@@ -137,6 +137,13 @@ struct CrashTests {
         let room = fileSystem == .btrfs ? "write(lock.mdb) failed: No space left on device" : "the file system holding \(volume.path) has no room left"
         #expect(message.hasPrefix("reactorlog: ") && message.contains(room) && message.split(separator: "\n").count == 1, "\(message)")
         #expect(!FileManager.default.fileExists(atPath: path + "/data.mdb"), "an empty data file would read as a damaged log")
+        if fileSystem == .btrfs {
+            // The directory the open made, with its lock files alone, reads as a log that was never begun.
+            let errors = Pipe()
+            let read = try ChildProcess(inspector, ["info", path], error: .pipe(errors))
+            let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(read.waitForExit().status == 3 && said.contains("it has no data.mdb: a writer opened it and has not begun the log"), "\(said)")
+        }
         unlink(filler)
         sync()
         let made = try ChildProcess(inspector, ["demo", "--out", path, "--force"]).waitForExit()
