@@ -55,9 +55,9 @@ struct StandardOutputTests {
         if TimeZone.current == utc { #expect(ClockTime.string(nanoseconds: 999_500_000) == "00:00:00.999") }
     }
 
-    @Test("a column is padded by characters, so a name with an emoji is shown whole")
-    func paddingCountsCharacters() {
-        #expect(Table.render([["🚀x", "1"], ["abc", "2"]]) == ["🚀x   1", "abc  2"])
+    @Test("a column is padded by the columns a terminal shows, so a name with an emoji is shown whole and lines up")
+    func paddingCountsColumns() {
+        #expect(Table.render([["🚀x", "1"], ["abc", "2"]]) == ["🚀x  1", "abc  2"])
         #expect("#7".padded(to: 4) == "#7  ")
         #expect("#12345".padded(to: 4) == "#12345")
     }

@@ -22,6 +22,18 @@ struct TerminalTests {
         #expect(Terminal.visible("a\nb\tc", colored: colored, keepNewlines: false) == #"a\u{A}b\u{9}c"#)
     }
 
+    @Test("columns are counted as a terminal shows them: two for a wide character or an emoji picture, one for any other; tables line up")
+    func columns() {
+        #expect("search".columns == 6 && "".columns == 0)
+        #expect("検索".columns == 4 && "ｶﾀｶﾅ".columns == 4 && "ＡＢ".columns == 4 && "한국".columns == 4)
+        #expect("café".columns == 4 && "cafe\u{301}".columns == 4)
+        #expect("🛒 basket".columns == 9 && "❤️".columns == 2 && "👩‍👩‍👧".columns == 2 && "→".columns == 1)
+        #expect("検索".padded(to: 6) == "検索  ")
+        // Before, characters were counted: the second column began two places early after each wide name.
+        let lines = Table.render([["stream", "entries"], ["検索", "3"], ["🛒 cart", "12"], ["café", "7"]])
+        #expect(lines == ["stream   entries", "検索     3", "🛒 cart  12", "café     7"])
+    }
+
     @Test("it agrees with the rule read scalar by scalar, over random text of controls, overrides, colour codes and other scripts, as a string and in place in a buffer")
     func agreesWithTheRule() {
         let pieces: [String] = [
