@@ -63,7 +63,7 @@ struct Session {
     /// The stream named `name`; without a name, the only stream, or the stream of `step`'s entry.
     func stream(_ name: String?, step: UInt64? = nil) throws -> StreamInfo {
         if let name {
-            guard let info = try log.stream(named: name) else { throw EventLogError.unknownStream(name: name) }
+            guard let info = try log.stream(named: name) else { throw try unknownStream(name) }
             return info
         }
         let streams = try log.streams()
@@ -73,6 +73,17 @@ struct Session {
         throw InspectorFailure(
             "The log has \(streams.count) streams (\(streams.map(\.name).joined(separator: ", "))): choose one with --stream.",
             exit: .invalidArgument)
+    }
+
+    /// Refuses a stream name the log does not have, with the nearest it has (a typo, a change of case) and its
+    /// streams: up to five named, the rest counted.
+    private func unknownStream(_ name: String) throws -> InspectorFailure {
+        let names = try log.streams().map(\.name)
+        let suggestion = UsageLine.nearest(to: name, among: names).map { ": did you mean '\($0)'?" } ?? "."
+        let listed = names.isEmpty ? "It has no stream yet." : names.count <= 5
+            ? "Its streams: \(names.joined(separator: ", "))."
+            : "Its streams: \(names.prefix(5).joined(separator: ", ")) and \(names.count - 5) more (`reactorlog info` lists them)."
+        return InspectorFailure("The log has no stream named '\(name)'\(suggestion) \(listed)", exit: .invalidArgument)
     }
 
     /// Time travel over `stream`: with the reactor's own reduce when this inspector knows its type, else

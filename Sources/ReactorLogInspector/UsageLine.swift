@@ -24,8 +24,7 @@ struct UsageLine {
             return "'\(first)' is a log, not a command: the command comes first, as in '\(name) info \(first)'. "
                 + "See '\(name) help'."
         }
-        let nearest = commands.map { (command: $0, distance: Self.distance($0, first)) }.min { $0.distance < $1.distance }
-        let suggestion = nearest.flatMap { $0.distance <= 2 ? " Did you mean '\($0.command)'?" : nil } ?? ""
+        let suggestion = Self.nearest(to: first, among: commands).map { " Did you mean '\($0)'?" } ?? ""
         return "Unknown command '\(first)'.\(suggestion) See '\(name) help'."
     }
 
@@ -45,10 +44,7 @@ struct UsageLine {
             guard token.hasPrefix("--") else { continue }
             let option = token.split(separator: "=", maxSplits: 1).first.map(String.init) ?? token
             guard let takesValue = known[option] else {
-                let nearest = known.keys.map { (option: $0, distance: Self.distance($0, option)) }.min {
-                    ($0.distance, $0.option) < ($1.distance, $1.option)
-                }
-                let suggestion = nearest.flatMap { $0.distance <= 2 ? " Did you mean '\($0.option)'?" : nil } ?? ""
+                let suggestion = Self.nearest(to: option, among: Array(known.keys)).map { " Did you mean '\($0)'?" } ?? ""
                 return "Unknown option '\(option)'.\(suggestion)"
             }
             valueNext = takesValue && !token.contains("=")
@@ -93,6 +89,17 @@ struct UsageLine {
             return "\(option) is \(value), but it takes a number of 0 or more."
         }
         return nil
+    }
+
+    /// The name of `names` nearest to `typed`, when it is near enough to be what was meant: a character inserted,
+    /// deleted or replaced for each three typed, at least one and at most two, a change of case counted as none (so
+    /// `h8` is not taken for `a1`); of two as near, the first in order.
+    static func nearest(to typed: String, among names: [String]) -> String? {
+        let allowed = min(2, max(1, typed.count / 3))
+        let nearest = names.map { (name: $0, distance: distance($0.lowercased(), typed.lowercased())) }.min {
+            ($0.distance, $0.name) < ($1.distance, $1.name)
+        }
+        return nearest.flatMap { $0.distance <= allowed ? $0.name : nil }
     }
 
     /// How many characters must be inserted, deleted or replaced to turn `a` into `b`.

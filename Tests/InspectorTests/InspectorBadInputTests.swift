@@ -371,7 +371,17 @@ struct InspectorBadInputTests {
     @Test("an unknown stream, a step out of range, a malformed path, an unknown kind, a bad time, a missing entry")
     func badArguments() async throws {
         let before = try modificationDate(demo)
-        try await fails(["log", demo, "--stream", "nope"], exit: 2, saying: "no stream named 'nope'. Run `reactorlog info` to list its streams.")
+        try await fails(["log", demo, "--stream", "nope"], exit: 2, saying: "The log has no stream named 'nope'. Its streams: search, todo, counter.")
+        // A typo or a change of case is named with the stream meant, by every command that takes --stream.
+        try await fails(["state", demo, "--stream", "Search", "--at", "3"], exit: 2, saying: "no stream named 'Search': did you mean 'search'? Its streams:")
+        for command in [["tail"], ["export"], ["pack", "--out", scratch.file("typo.pack")], ["timeline", "--out", scratch.file("typo.html")], ["blame", "items"]] {
+            try await fails([command[0], demo] + command.dropFirst() + ["--stream", "todoo"], exit: 2, saying: "no stream named 'todoo': did you mean 'todo'?")
+        }
+        let many = scratch.file("many.reactorlog")
+        let log = try EventLog.open(at: many)
+        for name in ["a1", "b2", "c3", "d4", "e5", "f6", "g7"] { _ = try log.openStream(named: name, reactorType: "R", schemaFingerprint: "v1", initialState: 0) }
+        try log.close()
+        try await fails(["log", many, "--stream", "h8"], exit: 2, saying: "no stream named 'h8'. Its streams: a1, b2, c3, d4, e5 and 2 more (`reactorlog info` lists them).")
         try await fails(["state", demo, "--stream", "search", "--at", "99999"], exit: 2, saying: "Step #99999 is past the log's last step")
         try await fails(["state", demo, "--stream", "search", "--at", "5", "--path", "repos["], exit: 2, saying: "is not a state path")
         try await fails(["blame", demo, "a..b", "--stream", "search"], exit: 2, saying: "is not a state path")
@@ -480,7 +490,8 @@ struct InspectorBadInputTests {
         // A case no entry has reads as a typo, with the cases there are; one outside the range lists nothing.
         try await fails(
             ["log", demo, "--stream", "search", "--case", "setQery"], exit: 2,
-            saying: "No entry of stream 'search' has the case 'setQery': its cases are Failure, appendRepos, closed, loadNextPage, opened, setLoadingNextPage, setQuery, setRepos, updateQuery.")
+            saying: "No entry of stream 'search' has the case 'setQery': did you mean 'setQuery'? Its cases are Failure, appendRepos, closed, loadNextPage, opened, setLoadingNextPage, setQuery, setRepos, updateQuery.")
+        try await fails(["log", demo, "--case", "frobnicate"], exit: 2, saying: "No entry of the log has the case 'frobnicate': its cases are Failure,")
         let outside = try await Tool.run(["log", demo, "--stream", "search", "--case", "setQuery", "--from", "40"])
         #expect(outside.status == 0 && outside.output.isEmpty && outside.error.isEmpty, "\(outside.error)")
         // An empty command would exit 0 for every state and call them all good.

@@ -29,7 +29,7 @@ struct Log: AsyncParsableCommand {
             let query = try EntryQuery(
                 from: from, through: to ?? .max, limit: try EntryFilters.count(limit, option: "--limit"), stream: stream, kinds: EntryFilters.kinds(kind),
                 caseName: caseName, since: since, until: until)
-            if let stream, try session.log.stream(named: stream) == nil { throw EventLogError.unknownStream(name: stream) }
+            if let stream { _ = try session.stream(stream) }
             let width = try session.log.streams().map(\.name.columns).max() ?? 0
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(try session.log.highestSequence())".count)
             if changes {
@@ -66,7 +66,10 @@ struct Log: AsyncParsableCommand {
             if !entry.caseName.isEmpty { names.insert(entry.caseName) }
         }
         let owner = stream.map { "stream '\($0)'" } ?? "the log"
-        let known = names.isEmpty ? "it has no named cases" : "its cases are \(names.sorted().joined(separator: ", "))"
-        throw InspectorFailure("No entry of \(owner) has the case '\(caseName)': \(known).", exit: .invalidArgument)
+        let sorted = names.sorted()
+        let cases = "cases are \(sorted.joined(separator: ", "))"
+        let said = sorted.isEmpty ? "it has no named cases"
+            : UsageLine.nearest(to: caseName, among: sorted).map { "did you mean '\($0)'? Its \(cases)" } ?? "its \(cases)"
+        throw InspectorFailure("No entry of \(owner) has the case '\(caseName)': \(said).", exit: .invalidArgument)
     }
 }

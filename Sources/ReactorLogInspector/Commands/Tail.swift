@@ -20,7 +20,7 @@ struct Tail: AsyncParsableCommand {
                     "\(log.log) is an export, which never grows: --follow needs a log directory that a process writes. Drop --follow to list its last entries.",
                     exit: .invalidArgument)
             }
-            if let stream, try session.log.stream(named: stream) == nil { throw EventLogError.unknownStream(name: stream) }
+            if let stream { _ = try session.stream(stream) }
             let highest = try session.log.highestSequence()
             let count = UInt64(try EntryFilters.count(lines, option: "--lines") ?? 0)
             // The latest entries of the stream asked for, wherever they lie among the others' (a stream that ended
