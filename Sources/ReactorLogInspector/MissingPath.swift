@@ -8,11 +8,15 @@ struct MissingPath: CustomStringConvertible {
     /// The state, as JSON.
     let state: JSONValue
 
+    /// How many of the path's components, from the root, the state has.
+    private var depth: Int {
+        (0..<path.components.count).last { state[StatePath(Array(path.components.prefix($0)))] != nil } ?? 0
+    }
+
     /// `the state has isLoading, value`, `repos holds 30 items`, `query is "rx"`.
     var description: String {
-        let depth = (0..<path.components.count).last { state[StatePath(Array(path.components.prefix($0)))] != nil } ?? 0
         let known = StatePath(Array(path.components.prefix(depth)))
-        let holder = depth == 0 ? "the state" : "\(known)"
+        let holder = known.components.isEmpty ? "the state" : "\(known)"
         switch state[known] {
         case .object(let members)?:
             let names = members.keys.sorted()
@@ -21,5 +25,19 @@ struct MissingPath: CustomStringConvertible {
         case let value?: return "\(holder) is \(EntryFormatter.brief(value))"
         case nil: return "\(holder) is absent"
         }
+    }
+
+    /// The path meant, where the first member the state lacks is a typo or a change of case away from one it has and
+    /// the rest of the path is there too: `repos.count` for `repo.count`, `nextPage` for `nextpage`.
+    var meant: StatePath? {
+        let depth = depth
+        guard depth < path.components.count, case .key(let typed) = path.components[depth],
+              case .object(let members)? = state[StatePath(Array(path.components.prefix(depth)))],
+              let name = UsageLine.nearest(to: typed, among: members.keys.sorted())
+        else { return nil }
+        var components = path.components
+        components[depth] = .key(name)
+        let candidate = StatePath(components)
+        return state[candidate] != nil ? candidate : nil
     }
 }

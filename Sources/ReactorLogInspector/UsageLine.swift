@@ -102,16 +102,20 @@ struct UsageLine {
         return nearest.flatMap { $0.distance <= allowed ? $0.name : nil }
     }
 
-    /// How many characters must be inserted, deleted or replaced to turn `a` into `b`.
+    /// How many characters must be inserted, deleted, replaced or swapped with the next to turn `a` into `b`
+    /// (`titel` is one from `title`).
     static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
-        var previous = Array(0...b.count)
-        for (i, x) in a.enumerated() {
-            var current = [i + 1]
-            for (j, y) in b.enumerated() {
-                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+        // Rows of the table for a's first i - 2, i - 1 and i characters.
+        var beforePrevious: [Int] = [], previous = Array(0...b.count)
+        for i in stride(from: 1, through: a.count, by: 1) {
+            var current = [i]
+            for j in stride(from: 1, through: b.count, by: 1) {
+                var best = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { best = min(best, beforePrevious[j - 2] + 1) }
+                current.append(best)
             }
-            previous = current
+            (beforePrevious, previous) = (previous, current)
         }
         return previous[b.count]
     }

@@ -389,12 +389,13 @@ struct InspectorBadInputTests {
         // A path in no state of the range reads as a mistake, not as a value that never changed; with what is there.
         try await fails(
             ["blame", demo, "repo", "--stream", "search"], exit: 2,
-            saying: "The state of 'search' has nothing at 'repo' from #1 to #33 (at #33, the state has isLoadingNextPage, nextPage, query, repos). Check the path.")
+            saying: "The state of 'search' has nothing at 'repo' from #1 to #33 (at #33, the state has isLoadingNextPage, nextPage, query, repos). Did you mean 'repos'?")
         try await fails(["blame", demo, "repos[99].name", "--stream", "search", "-n", "3"], exit: 2, saying: "(at #33, repos holds 30 items)")
         try await fails(["blame", demo, "repos[29]", "--stream", "search", "--to", "12"], exit: 2, saying: "from #1 to #12 (at #12, repos holds 10 items)")
         try await fails(["blame", demo, "query.name", "--stream", "search", "--json"], exit: 2, saying: #"(at #33, query is "rx")"#)
         try await fails(["state", demo, "--at", "0"], exit: 2, saying: "choose one with --stream")
-        try await fails(["log", demo, "--kind", "mutations"], exit: 2, saying: "is not an entry kind")
+        try await fails(["log", demo, "--kind", "mutations"], exit: 2, saying: "'mutations' is not an entry kind. Did you mean 'mutation'? Use action,")
+        try await fails(["log", demo, "--kind", "snapshot"], exit: 2, saying: "'snapshot' is not an entry kind. Use action,")
         try await fails(["log", demo, "--since", "yesterday"], exit: 2, saying: "is not a time")
         try await fails(["show", demo, "99999"], exit: 2, saying: "The log has no entry #99999 (its entries run #1…#73).")
         try await fails(["diff", demo, "1", "99999", "--stream", "search"], exit: 2, saying: "past the log's last step")
@@ -402,7 +403,12 @@ struct InspectorBadInputTests {
         try await fails(["diff", demo, "3", "40"], exit: 2,
                         saying: "#3 is an entry of stream 'search' and #40 of 'todo': a diff compares one stream's states. Choose it with --stream.")
         #expect(try await Tool.run(["diff", demo, "3", "40", "--stream", "todo"]).status == 0)
-        try await fails(["state", demo, "--stream", "search", "--at", "29", "--path", "nothing.here"], exit: 2, saying: "has nothing at 'nothing.here' (the state has isLoadingNextPage, nextPage, query, repos).")
+        try await fails(["state", demo, "--stream", "search", "--at", "29", "--path", "nothing.here"], exit: 2, saying: "has nothing at 'nothing.here' (the state has isLoadingNextPage, nextPage, query, repos). Check the path,")
+        // A member one typo or a change of case away is named, with the rest of the path, when the state has it all.
+        try await fails(["state", demo, "--stream", "search", "--at", "29", "--path", "nextpage"], exit: 2, saying: "(the state has isLoadingNextPage, nextPage, query, repos). Did you mean 'nextPage'?")
+        try await fails(["state", demo, "--stream", "search", "--at", "29", "--path", "repo[0]"], exit: 2, saying: "Did you mean 'repos[0]'?")
+        try await fails(["state", demo, "--stream", "todo", "--at", "50", "--path", "items[0].titel"], exit: 2, saying: "Did you mean 'items[0].title'?")
+        try await fails(["state", demo, "--stream", "search", "--at", "29", "--path", "repo[99]"], exit: 2, saying: "Check the path,")
         #expect(try modificationDate(demo) == before)
     }
 

@@ -38,7 +38,7 @@ struct Blame: AsyncParsableCommand {
                 let end = max(from, min(to ?? .max, try session.log.highestSequence(stream: stream.name)))
                 let there = MissingPath(path: statePath, state: (try? machine.json(at: end)) ?? start)
                 throw InspectorFailure(
-                    "The state of '\(stream.name)' has nothing at '\(statePath)' from #\(from) to #\(end) (at #\(end), \(there)). Check the path.",
+                    "The state of '\(stream.name)' has nothing at '\(statePath)' from #\(from) to #\(end) (at #\(end), \(there)). " + (there.meant.map { "Did you mean '\($0)'?" } ?? "Check the path."),
                     exit: .invalidArgument)
             }
             let unreadableActions = blame.unreadableActions(in: session.log)

@@ -30,8 +30,9 @@ struct State: AsyncParsableCommand {
                 return try printJSON(StateJSON(stream: stream.name, step: at, path: statePath.description, value: value))
             }
             guard let value else {
+                let missing = MissingPath(path: statePath, state: state)
                 throw InspectorFailure(
-                    "The state of '\(stream.name)' at #\(at) has nothing at '\(statePath)' (\(MissingPath(path: statePath, state: state))). Check the path, or print the whole state to see its paths.",
+                    "The state of '\(stream.name)' at #\(at) has nothing at '\(statePath)' (\(missing)). " + (missing.meant.map { "Did you mean '\($0)'?" } ?? "Check the path, or print the whole state to see its paths."),
                     exit: .invalidArgument)
             }
             try printLines(value.pretty())
