@@ -122,7 +122,13 @@ final class LogStorage: Sendable {
             }
         }
         guard isDirectory.boolValue else {
-            throw .notALog(path: path, reason: "it is a file, not a log directory")
+            // A log's own file named instead of its directory (a data.mdb attached to a bug report alone).
+            let name = (path as NSString).lastPathComponent
+            guard [LogLayout.dataFile, LogLayout.lockFile, LogLayout.writerLockFile].contains(name) else {
+                throw .notALog(path: path, reason: "it is a file, not a log directory")
+            }
+            let parent = (path as NSString).deletingLastPathComponent
+            throw .notALog(path: path, reason: "it is one of a log's files; open the directory that holds it, \(parent.isEmpty ? "." : parent) (a \(LogLayout.dataFile) alone goes in a directory of its own, such as bug.reactorlog/)")
         }
         try checkLockFiles(in: path)
         let dataPath = path + "/" + LogLayout.dataFile

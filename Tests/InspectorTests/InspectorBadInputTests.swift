@@ -353,6 +353,8 @@ struct InspectorBadInputTests {
         let file = scratch.file("notes.txt")
         _ = FileManager.default.createFile(atPath: file, contents: Data("hi".utf8))
         try await fails(["verify", file], exit: 3, saying: "it is a file, not a log directory")
+        // A log's data file named instead of its directory: the directory to open.
+        try await fails(["info", demo + "/data.mdb"], exit: 3, saying: "is not a ReactorLog log: it is one of a log's files; open the directory that holds it, \(demo) (a data.mdb alone")
         #expect(try FileManager.default.contentsOfDirectory(atPath: photos) == ["cat.jpg"])
     }
 
