@@ -106,13 +106,13 @@ final class LogStorage: Sendable {
     /// Refuses what is plainly not a log before LMDB sees it; creates the directory of a new log.
     static func checkDirectory(path: String, readOnly: Bool) throws(EventLogError) {
         let files = FileManager.default
+        let parent = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         var isDirectory: ObjCBool = false
         if !files.fileExists(atPath: path, isDirectory: &isDirectory) {
             if readOnly { throw .notFound(path: path) }
             // mkdir itself, for its errno: another process making the same log at once (EEXIST) is no failure.
             guard mkdir(path, 0o700) != 0, errno != EEXIST else { return }
             let code = errno
-            let parent = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
             switch code {
             case ENOENT, ENOTDIR: throw .notFound(path: parent == "." ? path : parent)
             case EACCES, EPERM: throw .cannotCreate(path: path, reason: "this user may not write in \(parent)")
@@ -127,8 +127,7 @@ final class LogStorage: Sendable {
             guard [LogLayout.dataFile, LogLayout.lockFile, LogLayout.writerLockFile].contains(name) else {
                 throw .notALog(path: path, reason: "it is a file, not a log directory")
             }
-            let parent = (path as NSString).deletingLastPathComponent
-            throw .notALog(path: path, reason: "it is one of a log's files; open the directory that holds it, \(parent.isEmpty ? "." : parent) (a \(LogLayout.dataFile) alone goes in a directory of its own, such as bug.reactorlog/)")
+            throw .notALog(path: path, reason: "it is one of a log's files; open the directory that holds it, \(parent) (a \(LogLayout.dataFile) alone goes in a directory of its own, such as bug.reactorlog/)")
         }
         try checkLockFiles(in: path)
         let dataPath = path + "/" + LogLayout.dataFile

@@ -202,7 +202,7 @@ struct EntryFormatter {
         if text.utf8.count <= 60 { return text }
         let count = text.count
         if case .array(let values) = value, count > 60 { return "[…\(values.count)]" }
-        return count <= 60 ? text : String(text.prefix(57)) + "…"
+        return count <= 60 ? text : cut(text, to: 58)
     }
 
     /// `text`, or its first characters and `…` in `limit` characters when it is longer: a listing's line stays a

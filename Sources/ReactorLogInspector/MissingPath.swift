@@ -13,9 +13,14 @@ struct MissingPath: CustomStringConvertible {
         (0..<path.components.count).last { state[StatePath(Array(path.components.prefix($0)))] != nil } ?? 0
     }
 
+    /// The part of the path the state has.
+    private func known(depth: Int) -> StatePath {
+        StatePath(Array(path.components.prefix(depth)))
+    }
+
     /// `the state has isLoading, value`, `repos holds 30 items`, `query is "rx"`.
     var description: String {
-        let known = StatePath(Array(path.components.prefix(depth)))
+        let known = known(depth: depth)
         let holder = known.components.isEmpty ? "the state" : "\(known)"
         switch state[known] {
         case .object(let members)?:
@@ -32,7 +37,7 @@ struct MissingPath: CustomStringConvertible {
     var meant: StatePath? {
         let depth = depth
         guard depth < path.components.count, case .key(let typed) = path.components[depth],
-              case .object(let members)? = state[StatePath(Array(path.components.prefix(depth)))],
+              case .object(let members)? = state[known(depth: depth)],
               let name = UsageLine.nearest(to: typed, among: members.keys.sorted())
         else { return nil }
         var components = path.components

@@ -731,10 +731,11 @@ if __name__ == "__main__":
     # A reader that closes the pipe (`read-log.py LOG | head`) ends the listing quietly, as it ends `cat`.
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
-        main()
-    except lmdb.Error as error:
-        # A damaged page LMDB noticed while reading: one line, as for any other damage.
-        sys.exit(visible(f"{[a for a in sys.argv[1:] if a != '--copy'][0]}: LMDB error: {error}"))
+        try:
+            main()
+        except lmdb.Error as error:
+            # A damaged page LMDB noticed while reading: one line, as for any other damage.
+            sys.exit(f"{[a for a in sys.argv[1:] if a != '--copy'][0]}: LMDB error: {error}")
     except SystemExit as stop:
         # A refusal names what the log holds (a stream's name): one line, shown as any other line is.
         if isinstance(stop.code, str):

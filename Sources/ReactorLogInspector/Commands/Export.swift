@@ -34,8 +34,8 @@ struct Export: AsyncParsableCommand {
 
     func run() async throws {
         try await inspect(opening: log.log) { session in
+            if let stream { _ = try session.stream(stream) }
             let streams = try session.log.streams().filter { stream == nil || $0.name == stream }
-            if let stream, streams.isEmpty { _ = try session.stream(stream) }
             let writer = ExportWriter(session: session, streams: streams, stream: stream, from: from, through: to ?? .max, redaction: Redaction(keys: redact))
             if from > 1 || to != nil { try StepRange.requireEntries(in: session.log, stream: stream, from: from, through: to ?? .max) }
             let sink = try OutputSink(path: output, force: force, mode: session.fileMode)

@@ -34,8 +34,8 @@ struct Pack: AsyncParsableCommand {
 
     func run() async throws {
         try await inspect(opening: log.log) { session in
+            if let stream { _ = try session.stream(stream) }
             let streams = try session.log.streams().filter { stream == nil || $0.name == stream }
-            if let stream, streams.isEmpty { _ = try session.stream(stream) }
             let (start, through) = try range(in: session.log)
             let writer = ExportWriter(session: session, streams: streams, stream: stream, from: start, through: through, redaction: Redaction(keys: redact))
             if from != nil || to != nil { try StepRange.requireEntries(in: session.log, stream: stream, from: start, through: through) }
