@@ -314,7 +314,8 @@ extension EventLog {
     ///
     /// The sequence ends when the query's limit or upper bound is reached, when the consumer stops
     /// iterating (the task is cancelled), or with an error. New entries are found by polling with short
-    /// read transactions: at most `pollInterval` apart while idle, at once while entries keep coming. A log removed
+    /// read transactions: at most `pollInterval` apart while idle, at once while entries keep coming. A query of a
+    /// stream the log does not have yet waits for it, and gives its entries from its first once it begins. A log removed
     /// or replaced at its path while followed (a new recording made in its place) ends it with
     /// ``EventLogError/replacedWhileOpen(path:)``, rather than wait for entries the former file will never get.
     public func follow(_ query: EntryQuery = EntryQuery(), pollInterval: Duration = .milliseconds(50)) -> AsyncThrowingStream<LogEntry, any Error> {

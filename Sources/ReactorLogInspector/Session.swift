@@ -78,12 +78,28 @@ struct Session {
     /// Refuses a stream name the log does not have, with the nearest it has (a typo, a change of case) and its
     /// streams: up to five named, the rest counted.
     private func unknownStream(_ name: String) throws -> InspectorFailure {
+        let (suggestion, listed) = try streamsBeside(name)
+        return InspectorFailure("The log has no stream named '\(name)'\(suggestion.map { ": did you mean '\($0)'?" } ?? ".") \(listed)", exit: .invalidArgument)
+    }
+
+    /// `name` when the log has a stream by that name; else `nil`, after a note on standard error that the command
+    /// waits for it, with the nearest name the log has and its streams, so that a typo is seen while it waits
+    /// (`tail --follow`, as `tail -F` waits for a file).
+    func awaitedStream(_ name: String) throws -> StreamInfo? {
+        if let info = try log.stream(named: name) { return info }
+        let (suggestion, listed) = try streamsBeside(name)
+        printDiagnostic("The log has no stream named '\(name)' yet\(suggestion.map { " (did you mean '\($0)'?)" } ?? ""): waiting for its first entry. \(listed)")
+        return nil
+    }
+
+    /// The stream name nearest `name` (a typo, a change of case), if any, and a sentence naming the log's streams: up
+    /// to five, the rest counted.
+    private func streamsBeside(_ name: String) throws -> (suggestion: String?, listed: String) {
         let names = try log.streams().map(\.name)
-        let suggestion = UsageLine.nearest(to: name, among: names).map { ": did you mean '\($0)'?" } ?? "."
         let listed = names.isEmpty ? "It has no stream yet." : names.count <= 5
             ? "Its streams: \(names.joined(separator: ", "))."
             : "Its streams: \(names.prefix(5).joined(separator: ", ")) and \(names.count - 5) more (`reactorlog info` lists them)."
-        return InspectorFailure("The log has no stream named '\(name)'\(suggestion) \(listed)", exit: .invalidArgument)
+        return (UsageLine.nearest(to: name, among: names), listed)
     }
 
     /// Time travel over `stream`: with the reactor's own reduce when this inspector knows its type, else

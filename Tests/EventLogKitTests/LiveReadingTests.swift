@@ -61,6 +61,29 @@ struct LiveReadingTests {
         #expect(seen == [2, 4, 6, 8])
     }
 
+    @Test("a reader of a stream the log does not have yet finds it once it begins, so a follow can start before its reactor")
+    func streamBegunLater() async throws {
+        let log = try scratch.openLog()
+        let early = try log.counterStream("early")
+        try early.append(.action("a"))
+        try await log.flush()
+        var late = log.entries(EntryQuery(stream: "late"))
+        #expect(try late.next() == nil)
+        let stream = try log.counterStream("late")
+        try stream.append(.action("a"))
+        try early.append(.action("a"))
+        try stream.append(.mutation("m", 1))
+        try await log.flush()
+        late = late.resumed()
+        var found: [String] = []
+        while let entry = try late.next() { found.append("\(entry.stream) \(entry.kind)") }
+        #expect(found == ["late opened", "late action", "late mutation"])
+        // `follow`, which the inspector's `tail --follow --stream` is built on, polls with this iterator.
+        var followed: [UInt64] = []
+        for try await entry in log.follow(EntryQuery(limit: 3, stream: "late")) { followed.append(entry.sequence) }
+        #expect(followed == [3, 4, 6])
+    }
+
     @Test("a follower in another process's log sees entries written by that process")
     func followAcrossProcesses() async throws {
         let path = scratch.file("shared.reactorlog")

@@ -1,3 +1,4 @@
+import EventLogKit
 import Foundation
 import TestSupport
 import Testing
@@ -77,5 +78,44 @@ struct FollowTests {
             #expect(span.old.map { span.new - $0 } == span.through - since + 1, "\(span)")
         }
         #expect(zip(spans, spans.dropFirst()).allSatisfy { $1.since == $0.through + 1 && $1.old == $0.new }, "\(spans)")
+    }
+
+    @Test("tail --follow --stream S waits for a stream the log does not have yet, says so with the streams it has, and prints the stream's entries once it begins")
+    func waitsForStream() async throws {
+        let scratch = ScratchDirectory()
+        let path = scratch.file("late.reactorlog")
+        let log = try EventLog.open(at: path)
+        let tick = try log.encode(["tick": [String: Int]()])
+        let search = try log.openStream(named: "search", reactorType: "Search", schemaFingerprint: "1", initialState: ["n": 0])
+        _ = try search.append(.action, encoding: { ("tick", tick) })
+        try await log.flush()
+
+        let output = Pipe()
+        let errors = Pipe()
+        let tail = try ChildProcess(
+            Tool.products.appendingPathComponent("reactorlog").path, ["tail", path, "--follow", "--stream", "todo"],
+            output: .pipe(output), error: .pipe(errors))
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(45))
+            tail.signal(SIGKILL)
+        }
+        defer { watchdog.cancel() }
+        // Before it waits, it says what it waits for: a typo would otherwise wait unseen.
+        let note = LineReader(errors).next()
+        #expect(note == "reactorlog: The log has no stream named 'todo' yet: waiting for its first entry. Its streams: search.")
+
+        let todo = try log.openStream(named: "todo", reactorType: "Todo", schemaFingerprint: "1", initialState: ["n": 0])
+        let action = try todo.append(.action, encoding: { ("tick", tick) })
+        _ = try search.append(.action, encoding: { ("tick", tick) })
+        _ = try todo.append(.mutation, cause: action, encoding: { ("tick", tick) })
+        try await log.flush()
+        let lines = LineReader(output)
+        let printed = [lines.next(), lines.next(), lines.next()]
+        tail.signal(SIGTERM)
+        _ = try await tail.exit()
+        try log.close()
+        // The stream's opening, its action and the mutation, and nothing of the stream it did not ask for.
+        let words = printed.map { $0?.split(separator: " ").dropFirst(2).map(String.init) }
+        #expect(words == [["todo", "opened"], ["todo", "action", "tick"], ["todo", "mutation", "tick"]], "\(printed)")
     }
 }

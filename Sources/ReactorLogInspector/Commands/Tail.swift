@@ -8,7 +8,7 @@ struct Tail: AsyncParsableCommand {
 
     @OptionGroup var log: LogArgument
     @Option(name: [.customShort("n"), .long], help: "How many of the latest entries to show first.") var lines = 10
-    @Option(name: .long, help: "Only this stream.") var stream: String?
+    @Option(name: .long, help: "Only this stream; with --follow, one the log does not have yet is waited for.") var stream: String?
     @Flag(name: .long, help: "Keep printing new entries until interrupted.") var follow = false
     @Flag(name: .long, help: "Under each mutation, what it changed in its stream's state.") var changes = false
     @OptionGroup var output: OutputOptions
@@ -20,7 +20,8 @@ struct Tail: AsyncParsableCommand {
                     "\(log.log) is an export, which never grows: --follow needs a log directory that a process writes. Drop --follow to list its last entries.",
                     exit: .invalidArgument)
             }
-            if let stream { _ = try session.stream(stream) }
+            // Followed, a stream not yet in the log is waited for (a reactor that has not begun); listed, it is refused.
+            if let stream { _ = try follow ? session.awaitedStream(stream) : session.stream(stream) }
             let highest = try session.log.highestSequence()
             let count = UInt64(try EntryFilters.count(lines, option: "--lines") ?? 0)
             // The latest entries of the stream asked for, wherever they lie among the others' (a stream that ended
@@ -30,7 +31,7 @@ struct Tail: AsyncParsableCommand {
             } else {
                 highest > count ? highest - count + 1 : 1
             }
-            let width = try session.log.streams().map(\.name.columns).max() ?? 0
+            let width = max(try session.log.streams().map(\.name.columns).max() ?? 0, stream?.columns ?? 0)
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(highest)".count)
             var json = output.json ? try EntryJSONWriter(log: session.log, stream: stream, following: follow) : nil
             var follower = changes ? ChangeFollower(session: session) : nil
