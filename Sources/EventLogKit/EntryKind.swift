@@ -28,12 +28,12 @@ public enum EntryKind: UInt8, Sendable, Hashable, CaseIterable, Codable, CustomS
     /// The kind named `name` as in ``description`` (`error`, `opened`) or as its case in Swift
     /// (`effectError`, `streamOpened`), or `nil`.
     public init?(name: String) {
-        guard let kind = Self.allCases.first(where: { $0.description == name || $0.caseName == name }) else { return nil }
+        guard let kind = Self.allCases.first(where: { $0.description == name || $0.swiftName == name }) else { return nil }
         self = kind
     }
 
-    /// The kind's name in Swift, as `init(name:)` also accepts it.
-    private var caseName: String {
+    /// The kind's case name in Swift (`effectError`, `streamOpened`), which ``init(name:)`` also accepts.
+    public var swiftName: String {
         switch self {
         case .action: "action"
         case .mutation: "mutation"

@@ -7,7 +7,7 @@ enum EntryFilters {
         guard !names.isEmpty else { return nil }
         return Set(try names.map { name in
             guard let kind = EntryKind(name: name) else {
-                let meant = UsageLine.nearest(to: name, among: EntryKind.allCases.map(\.description)).map { " Did you mean '\($0)'?" } ?? ""
+                let meant = UsageLine.nearest(to: name, among: EntryKind.allCases.map(\.description) + EntryKind.allCases.map(\.swiftName)).map { " Did you mean '\($0)'?" } ?? ""
                 throw InspectorFailure("'\(name)' is not an entry kind.\(meant) Use action, mutation, error, opened, resumed or closed (or effectError, streamOpened, streamResumed, streamClosed).", exit: .invalidArgument)
             }
             return kind

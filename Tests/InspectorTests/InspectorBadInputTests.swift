@@ -398,6 +398,8 @@ struct InspectorBadInputTests {
         try await fails(["state", demo, "--at", "0"], exit: 2, saying: "choose one with --stream")
         try await fails(["log", demo, "--kind", "mutations"], exit: 2, saying: "'mutations' is not an entry kind. Did you mean 'mutation'? Use action,")
         try await fails(["log", demo, "--kind", "snapshot"], exit: 2, saying: "'snapshot' is not an entry kind. Use action,")
+        try await fails(["log", demo, "--kind", "effecterror"], exit: 2, saying: "'effecterror' is not an entry kind. Did you mean 'effectError'?")
+        try await fails(["log", demo, "--kind", "streamopend"], exit: 2, saying: "Did you mean 'streamOpened'?")
         try await fails(["log", demo, "--since", "yesterday"], exit: 2, saying: "is not a time")
         try await fails(["show", demo, "99999"], exit: 2, saying: "The log has no entry #99999 (its entries run #1…#73).")
         try await fails(["diff", demo, "1", "99999", "--stream", "search"], exit: 2, saying: "past the log's last step")
