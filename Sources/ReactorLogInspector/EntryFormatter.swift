@@ -34,7 +34,7 @@ struct EntryFormatter {
         Self.pad(&bytes, from: number, to: sequenceWidth)
         bytes.append(space)
         bytes.append(contentsOf: entry.stream.utf8)
-        let missing = streamWidth - entry.stream.columns
+        let missing = streamWidth - entry.stream.shownColumns
         if missing > 0 { bytes.append(contentsOf: repeatElement(space, count: missing)) }
         bytes.append(space)
         if indent && entry.cause != nil && entry.kind != .action { bytes.append(contentsOf: repeatElement(space, count: 2)) }

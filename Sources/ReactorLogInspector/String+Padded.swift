@@ -15,6 +15,14 @@ extension String {
         return reduce(0) { $0 + Self.columns(of: $1) }
     }
 
+    /// The columns the string takes once a line holding it is made visible (``Terminal/visible(_:colored:keepNewlines:)``):
+    /// a control character a log's name may hold takes its escape's columns (`\u{1B}`, six). For a name padded before
+    /// its line is made visible, as a listing's stream column is.
+    var shownColumns: Int {
+        if utf8.allSatisfy({ (0x20..<0x7F).contains($0) }) { return utf8.count }
+        return Terminal.visible(self, colored: false, keepNewlines: false).columns
+    }
+
     /// The columns of one character: two where its first scalar is wide, or it asks to be shown as an emoji picture.
     private static func columns(of character: Character) -> Int {
         let scalars = character.unicodeScalars

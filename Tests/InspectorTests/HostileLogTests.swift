@@ -75,6 +75,23 @@ struct HostileLogTests {
         }
     }
 
+    @Test("a stream name holding control characters is padded by its escapes' columns: the listing's columns line up")
+    func controlCharactersAlign() async throws {
+        let path = scratch.file("aligned.reactorlog")
+        let log = try EventLog.open(at: path)
+        for name in ["a\u{1B}b\tc", "plainname"] {
+            let stream = try log.openStream(named: name, reactorType: "T", schemaFingerprint: "v1", initialState: ["n": 0])
+            try stream.append(.action, "go", caseName: "go")
+        }
+        try log.close()
+        for arguments in [["log", path], ["tail", path, "-n", "4"]] {
+            let result = try await Tool.run(arguments)
+            // `a\u{1B}b\u{9}c` takes 15 columns, `plainname` 9: each action's kind begins in the same column.
+            let starts = result.lines.filter { $0.hasSuffix(" go") }.map { $0.ranges(of: "action").first?.lowerBound.utf16Offset(in: $0) }
+            #expect(starts.count == 2 && Set(starts).count == 1, "\(arguments): \(result.output)")
+        }
+    }
+
     @Test("an error naming a hostile stream stays on one line and shows its control characters")
     func hostileError() async throws {
         let log = try hostileLog()

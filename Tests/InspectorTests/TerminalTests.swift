@@ -29,6 +29,8 @@ struct TerminalTests {
         #expect("café".columns == 4 && "cafe\u{301}".columns == 4)
         #expect("🛒 basket".columns == 9 && "❤️".columns == 2 && "👩‍👩‍👧".columns == 2 && "→".columns == 1)
         #expect("検索".padded(to: 6) == "検索  ")
+        // As a line shows them once made visible: a control character by its escape.
+        #expect("a\u{1B}b".shownColumns == 8 && "\n".shownColumns == 5 && "検索".shownColumns == 4 && "plain".shownColumns == 5)
         // Before, characters were counted: the second column began two places early after each wide name.
         let lines = Table.render([["stream", "entries"], ["検索", "3"], ["🛒 cart", "12"], ["café", "7"]])
         #expect(lines == ["stream   entries", "検索     3", "🛒 cart  12", "café     7"])

@@ -30,7 +30,7 @@ struct Log: AsyncParsableCommand {
                 from: from, through: to ?? .max, limit: try EntryFilters.count(limit, option: "--limit"), stream: stream, kinds: EntryFilters.kinds(kind),
                 caseName: caseName, since: since, until: until)
             if let stream { _ = try session.stream(stream) }
-            let width = try session.log.streams().map(\.name.columns).max() ?? 0
+            let width = try session.log.streams().map(\.name.shownColumns).max() ?? 0
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(try session.log.highestSequence())".count)
             if changes {
                 let listed = try listChanges(session, query, formatter: formatter)

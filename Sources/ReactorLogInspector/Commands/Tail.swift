@@ -31,7 +31,7 @@ struct Tail: AsyncParsableCommand {
             } else {
                 highest > count ? highest - count + 1 : 1
             }
-            let width = max(try session.log.streams().map(\.name.columns).max() ?? 0, stream?.columns ?? 0)
+            let width = max(try session.log.streams().map(\.name.shownColumns).max() ?? 0, stream?.shownColumns ?? 0)
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(highest)".count)
             var json = output.json ? try EntryJSONWriter(log: session.log, stream: stream, following: follow) : nil
             var follower = changes ? ChangeFollower(session: session) : nil
