@@ -29,10 +29,20 @@ struct InspectorCommandTests {
         #expect(again.error.contains("already exists"))
         let forced = try await reactorlog("demo", "--out", demo, "--force")
         #expect(forced.status == 0)
-        #expect(forced.output.contains("reactorlog bisect"))
         let synthetic = try await reactorlog("demo", "--out", scratch.file("long.reactorlog"), "--actions", "5000", "--durability", "nosync")
         #expect(synthetic.status == 0)
         #expect(!synthetic.output.contains("--stream search"), "a synthetic session has no search stream to suggest")
+        // What to try next, a command a line (once a single line with its newlines shown as `\u{A}`); those that
+        // only read run on the log just recorded.
+        for (result, count) in [(forced, 6), (synthetic, 4)] {
+            #expect(result.lines.first?.hasSuffix(". Try:") == true && result.lines.count == count + 1, "\(result.output)")
+            let commands = result.lines.dropFirst().map { $0.split(separator: " ").map(String.init) }
+            #expect(commands.allSatisfy { $0.first == "reactorlog" } && commands.contains { $0.dropFirst().first == "bisect" } == (count == 6), "\(result.output)")
+            for command in commands where ["info", "log", "state", "blame", "tail"].contains(command.dropFirst().first) {
+                let run = try await Tool.run(Array(command.dropFirst()))
+                #expect(run.status == 0 && !run.output.isEmpty, "\(command): \(run.error)")
+            }
+        }
         let info = try json(try await reactorlog("info", scratch.file("long.reactorlog"), "--json"))
         #expect(info["highestSequence"] as? Int == 20_002)
     }

@@ -159,24 +159,17 @@ struct Demo: AsyncParsableCommand {
 
     /// What to try next: on the demo session, the tour; on a synthetic one, commands about its counter stream.
     private func printNextSteps() throws {
-        guard actions == nil else {
-            return try InspectorCommandSupport.writeLine("""
-                Recorded \(out). Try:
-                  reactorlog info \(out)
-                  reactorlog tail \(out)
-                  reactorlog blame \(out) value --from 1 --to 1000
-                  reactorlog timeline \(out) --out counter.timeline.html
-                """)
-        }
-        try InspectorCommandSupport.writeLine("""
-            Recorded \(out). Try:
-              reactorlog info \(out)
-              reactorlog log \(out) --stream search
-              reactorlog state \(out) --stream search --at 29 --path repos.count
-              reactorlog blame \(out) nextPage --stream search
-              reactorlog bisect \(out) --stream search --run 'python3 Tools/scripts/unique-repos.py'
-              reactorlog timeline \(out) --stream search --out search.timeline.html
-            """)
+        let commands = actions != nil ? [
+            "info \(out)", "tail \(out)", "blame \(out) value --from 1 --to 1000", "timeline \(out) --out counter.timeline.html",
+        ] : [
+            "info \(out)", "log \(out) --stream search", "state \(out) --stream search --at 29 --path repos.count",
+            "blame \(out) nextPage --stream search",
+            "bisect \(out) --stream search --run 'python3 Tools/scripts/unique-repos.py'",
+            "timeline \(out) --stream search --out search.timeline.html",
+        ]
+        // A line at a time: a line written is one line, its newlines shown as text.
+        try InspectorCommandSupport.writeLine("Recorded \(out). Try:")
+        for command in commands { try InspectorCommandSupport.writeLine("  reactorlog " + command) }
     }
 }
 
