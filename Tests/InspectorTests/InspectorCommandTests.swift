@@ -270,9 +270,15 @@ struct InspectorCommandTests {
             let expected = Self.entries(of: name, in: listed.output)
             #expect(expected.count > 10 && Self.entries(of: name, in: everyStream.output) == expected, "\(name)")
         }
-        // One stream's state: a log of several needs --stream.
+        // Without --stream, every stream's, each mutation's change in its own stream's state: what tail lists
+        // (before 2026-12-02, refused with exit 2).
         let several = try await reactorlog("log", demo, "--changes")
-        #expect(several.status == 2 && several.error.contains("choose one with --stream"), "\(several.error)")
+        #expect(several.status == 0 && several.output == everyStream.output, "\(several.error)")
+        // The filters keep the entries listed, not the states: each toggle's change is the one it made.
+        let toggles = try await reactorlog("log", demo, "--changes", "--case", "toggle", "--kind", "mutation")
+        #expect(toggles.lines.filter { $0.hasPrefix(" ") }.map { $0.trimmingCharacters(in: .whitespaces) }.prefix(2) == [
+            "~ items[0].isDone: false → true", "~ items[1].isDone: false → true",
+        ], "\(toggles.output)")
     }
 
     @Test("log --changes and tail --changes span a stretch retention removed with the change across it, with or without the reducer")

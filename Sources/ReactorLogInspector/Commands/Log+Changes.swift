@@ -5,12 +5,14 @@ extension Log {
     /// Ends a walk once the listing has its `--limit` of entries.
     private struct Listed: Error {}
 
-    /// `log --changes`: one stream's entries as `log` lists them, each mutation followed by what it changed in the
-    /// stream's state, as TCA's `_printChanges()` prints them; the JSON adds `changes` to a mutation's line, and
-    /// `changesSince` where the states before it are not in the log. Lists the entries `query` matches, up to its
-    /// limit; returns how many.
+    /// `log --changes`: entries as `log` lists them, each mutation followed by what it changed in its stream's state,
+    /// as TCA's `_printChanges()` prints them; the JSON adds `changes` to a mutation's line, and `changesSince` where
+    /// the states before it are not in the log. Lists the entries `query` matches, up to its limit; returns how many.
     @discardableResult
     func listChanges(_ session: Session, _ query: EntryQuery, formatter: EntryFormatter) throws -> Int {
+        guard try self.stream != nil || session.log.streams().count <= 1 else {
+            return try listChangesOfEveryStream(session, query, formatter: formatter)
+        }
         let stream = try session.stream(self.stream)
         let machine = try session.machine(for: stream)
         // The state before the first entry listed must be known: a trimmed stream lists from its oldest snapshot on.
@@ -19,8 +21,6 @@ extension Log {
         let last = min(to ?? .max, try session.log.highestSequence())
         guard first <= last else { return 0 }
         var json = output.json ? try EntryJSONWriter(log: session.log, stream: stream.name, following: false) : nil
-        let pad = formatter.changeIndent
-        let terminal = session.terminal
         var listed = 0
         var readable = ReadableEntries()
         var walk = try StateWalk(machine, log: session.log, from: first)
@@ -32,19 +32,51 @@ extension Log {
                 guard query.matches(entry) else { return }
                 if let limit = query.limit, listed >= limit { throw Listed() }
                 listed += 1
-                if json != nil {
-                    try json?.write(entry, changes: entry.kind == .mutation ? try Self.changesJSON(step) : nil)
-                    return
-                }
-                try printLine { formatter.appendLine(entry, to: &$0) }
-                guard entry.kind == .mutation else { return }
-                for line in Self.changeLines(step) { try printLine(pad + DiffColors.paint(line, terminal)) }
+                try Self.write(entry, change: entry.kind == .mutation ? step : nil, formatter: formatter, json: &json)
             }
         } catch is Listed {}
         readable.unshownStates = walk.unshown
         try readable.require(rest: "listed")
         try json?.requireCallSites()
         return listed
+    }
+
+    /// `log --changes` of a log of several streams without `--stream`: every stream's entries in the log's order,
+    /// each mutation with what it changed in its own stream's state, followed a stream at a time as `tail --changes`
+    /// follows them (``ChangeFollower``).
+    private func listChangesOfEveryStream(_ session: Session, _ query: EntryQuery, formatter: EntryFormatter) throws -> Int {
+        let last = min(to ?? .max, try session.log.highestSequence())
+        guard from <= last else { return 0 }
+        var json = output.json ? try EntryJSONWriter(log: session.log, stream: nil, following: false) : nil
+        var follower = ChangeFollower(session: session)
+        var listed = 0
+        var readable = ReadableEntries()
+        do {
+            // Every mutation in the range is followed, also those the filters leave out, so each change listed is
+            // the one its mutation made.
+            try readable.forEach(in: session.log, EntryQuery(from: from, through: last), skipped: { follower.skip($0) }) { entry in
+                let step = entry.kind == .mutation ? try follower.change(made: entry) : nil
+                guard query.matches(entry) else { return }
+                if let limit = query.limit, listed >= limit { throw Listed() }
+                listed += 1
+                try Self.write(entry, change: step, formatter: formatter, json: &json)
+            }
+        } catch is Listed {}
+        readable.unshownStates = follower.unshown
+        try readable.require(rest: "listed")
+        try json?.requireCallSites()
+        return listed
+    }
+
+    /// Writes `entry`'s line and, for a mutation, what it changed (`change`): indented under it, or as the members
+    /// its JSON line adds when `json` is given (`log --changes` and `tail --changes`).
+    static func write(_ entry: LogEntry, change: TimelineStep?, formatter: EntryFormatter, json: inout EntryJSONWriter?) throws {
+        if json != nil {
+            try json?.write(entry, changes: try change.flatMap(changesJSON))
+            return
+        }
+        try printLine { formatter.appendLine(entry, to: &$0) }
+        for line in change.map(changeLines) ?? [] { try printLine(formatter.changeIndent + DiffColors.paint(line, formatter.terminal)) }
     }
 
     /// What a mutation changed, as lines under it (`log` and `tail`).

@@ -16,7 +16,7 @@ struct Log: AsyncParsableCommand {
     @Option(name: .long, help: "Only entries since this time: ISO 8601 (2026-11-21T22:37:55Z) or HH:MM[:SS[.sss]] today, local time.") var since: String?
     @Option(name: .long, help: "Only entries until this time, through its last digit (14:03 is up to 14:03:59.999…).") var until: String?
     @Option(name: .long, help: "At most this many entries.") var limit: Int?
-    @Flag(name: .long, help: "Under each mutation, what it changed in the stream's state (one stream: --stream, or a log of one).") var changes = false
+    @Flag(name: .long, help: "Under each mutation, what it changed in its stream's state.") var changes = false
     @OptionGroup var output: OutputOptions
 
     func validate() throws {

@@ -35,15 +35,9 @@ struct Tail: AsyncParsableCommand {
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(highest)".count)
             var json = output.json ? try EntryJSONWriter(log: session.log, stream: stream, following: follow) : nil
             var follower = changes ? ChangeFollower(session: session) : nil
-            let pad = formatter.changeIndent
             let emit = { (entry: LogEntry) throws -> Void in
                 let change = entry.kind == .mutation ? try follower?.change(made: entry) : nil
-                if json != nil {
-                    try json?.write(entry, changes: try change.flatMap(Log.changesJSON))
-                } else {
-                    try printLine { formatter.appendLine(entry, to: &$0) }
-                    for line in change.map(Log.changeLines) ?? [] { try printLine(pad + DiffColors.paint(line, session.terminal)) }
-                }
+                try Log.write(entry, change: change, formatter: formatter, json: &json)
             }
             let query = EntryQuery(from: start, stream: stream)
             if follow {
