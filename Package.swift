@@ -56,8 +56,11 @@ let package = Package(
                 .product(name: "SwiftDiagnostics", package: "swift-syntax"),
             ]
         ),
-        // The persistent action/mutation log. Knows Codable, not reactors; re-exports BinaryPayloadKit.
-        .target(name: "EventLogKit", dependencies: ["LMDB", "BinaryPayloadKit", "CCRC32C"]),
+        // The persistent action/mutation log. Knows Codable, not reactors; re-exports BinaryPayloadKit. Splits paths
+        // with swift-system's FilePath: Foundation's `deletingLastPathComponent` traps on a one-character path.
+        .target(
+            name: "EventLogKit",
+            dependencies: ["LMDB", "BinaryPayloadKit", "CCRC32C", .product(name: "SystemPackage", package: "swift-system")]),
         // The reactor runtime: ReactorKit's semantics on Swift concurrency. Knows a recorder protocol, not LMDB;
         // the payload format only so that `Pulse`, a piece of state, writes itself in it.
         .target(

@@ -1,6 +1,7 @@
 import Foundation
 import LMDB
 import Synchronization
+import SystemPackage
 
 /// One open log environment and its databases, shared by every ``EventLog`` of this process on the same
 /// directory (LMDB forbids opening an environment twice in one process).
@@ -106,7 +107,9 @@ final class LogStorage: Sendable {
     /// Refuses what is plainly not a log before LMDB sees it; creates the directory of a new log.
     static func checkDirectory(path: String, readOnly: Bool) throws(EventLogError) {
         let files = FileManager.default
-        let parent = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        // FilePath, not NSString: `("x" as NSString).deletingLastPathComponent` traps (swift-corelibs-foundation 6.3).
+        let directory = FilePath(path).removingLastComponent().string
+        let parent = directory.isEmpty ? "." : directory
         var isDirectory: ObjCBool = false
         if !files.fileExists(atPath: path, isDirectory: &isDirectory) {
             if readOnly { throw .notFound(path: path) }
@@ -123,7 +126,7 @@ final class LogStorage: Sendable {
         }
         guard isDirectory.boolValue else {
             // A log's own file named instead of its directory (a data.mdb attached to a bug report alone).
-            let name = (path as NSString).lastPathComponent
+            let name = FilePath(path).lastComponent?.string ?? path
             guard [LogLayout.dataFile, LogLayout.lockFile, LogLayout.writerLockFile].contains(name) else {
                 throw .notALog(path: path, reason: "it is a file, not a log directory")
             }

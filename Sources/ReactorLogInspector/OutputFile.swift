@@ -31,8 +31,9 @@ final class OutputFile {
                 throw InspectorFailure("\(path) is \(what); the inspector will not replace it. Choose another --output.", exit: .invalidArgument)
             }
         }
-        let directory = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
+        // FilePath, not NSString, whose `deletingLastPathComponent` traps on a one-character path.
+        let directory = FilePath(path).removingLastComponent().string
+        let name = FilePath(path).lastComponent?.string ?? path
         var created: (String, FileDescriptor)?
         for _ in 0..<8 where created == nil {
             let candidate = (directory.isEmpty ? "" : directory + "/") + ".\(name).\(UInt64.random(in: 0...UInt64.max)).partial"

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -44,8 +45,9 @@ final class StagingDirectory: Sendable {
 
     /// Staging directories of `destination` whose process is gone.
     private static func removeAbandoned(beside destination: String) {
-        let directory = (destination as NSString).deletingLastPathComponent
-        let prefix = (destination as NSString).lastPathComponent + ".importing-"
+        // FilePath, not NSString, whose `deletingLastPathComponent` traps on a one-character path.
+        let directory = FilePath(destination).removingLastComponent().string
+        let prefix = (FilePath(destination).lastComponent?.string ?? destination) + ".importing-"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)) ?? []
         for name in names where name.hasPrefix(prefix) {
             let parts = name.dropFirst(prefix.count).split(separator: "-")

@@ -342,6 +342,25 @@ struct InspectorBadInputTests {
         try FileManager.default.attributesOfItem(atPath: path + "/data.mdb")[.modificationDate] as? Date
     }
 
+    @Test("one-character paths, a log opened as `.` among them, are paths like any other: no command traps on them")
+    func oneCharacterPaths() async throws {
+        // Foundation's `deletingLastPathComponent` traps on a path of one character (swift-corelibs-foundation 6.3):
+        // every command that makes a file, a log or a directory beside one did, and opening `.` or `x`.
+        let directory = scratch.file("short")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let tool = Tool.products.appendingPathComponent("reactorlog").path
+        let steps: [(arguments: String, status: Int32)] = [
+            ("demo --out z", 0), ("info z", 0), ("timeline z --stream search --out h", 0), ("export z --output j", 0),
+            ("import j k", 0), ("pack z --out p", 0), ("compact z c", 0), ("info x", 3), ("info h", 3), ("demo --out z", 2),
+        ]
+        for (arguments, status) in steps {
+            let result = try await Tool.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "cd '\(directory)' && '\(tool)' \(arguments)"])
+            #expect(!result.crashed && result.status == status, "\(arguments): \(result.error)")
+        }
+        let inside = try await Tool.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "cd '\(directory)/z' && '\(tool)' log . --limit 1"])
+        #expect(!inside.crashed && inside.status == 0 && inside.output.hasSuffix("#1  search  opened\n"), "\(inside.error)")
+    }
+
     @Test("a missing path, a directory that is not a log, a plain file")
     func notLogs() async throws {
         try await fails(["info", scratch.file("nope.reactorlog")], exit: 3, saying: "No log at")
