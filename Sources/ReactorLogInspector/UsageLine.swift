@@ -15,7 +15,8 @@ struct UsageLine {
     /// The line for the parser's `message` about `arguments`, the command line after the command name.
     func text(message: String, arguments: [String]) -> String {
         guard let first = arguments.first, !first.hasPrefix("-"), first != "help", !commands.contains(first) else {
-            var sentence = unknownOption(arguments: arguments) ?? Self.negativeValue(message: message, arguments: arguments) ?? message
+            var sentence = unknownOption(arguments: arguments) ?? Self.negativeValue(message: message, arguments: arguments)
+                ?? outputPath(message: message, arguments: arguments) ?? message
             if let last = sentence.last, !".?!".contains(last) { sentence += "." }
             let help = arguments.first.map { commands.contains($0) ? "\(name) help \($0)" : "\(name) help" } ?? "\(name) help"
             return "\(sentence) See '\(help)'."
@@ -78,6 +79,16 @@ struct UsageLine {
             }
         }
         return options
+    }
+
+    /// For `demo new.reactorlog`, a path given where the command takes it after an option: the option meant
+    /// (`--out new.reactorlog`). Only for an argument with a `.` or a `/`, which reads as a path.
+    func outputPath(message: String, arguments: [String]) -> String? {
+        guard let command = arguments.first, let known = options[command],
+              let option = ["--out", "--output"].first(where: { known[$0] == true }),
+              let path = message.wholeMatch(of: /Unexpected argument '(.+)'/)?.1, path.contains(where: { $0 == "." || $0 == "/" })
+        else { return nil }
+        return "Unexpected argument '\(path)': did you mean '\(option) \(path)'?"
     }
 
     /// For `--at -1`, which the parser reads as an option and then says the value is missing: what is wrong with the

@@ -452,6 +452,10 @@ struct InspectorBadInputTests {
         try await fails(["what-if", demo, "--without", "31"], exit: 64, saying: "Unknown option '--without'. See 'reactorlog help what-if'.")
         try await fails(["state", demo, "--stream=search", "--path", "--steam"], exit: 64, saying: "Unknown option '--steam'.")
         try await fails(["state", demo, "--stream=search", "--path", "--at"], exit: 64, saying: "Missing value for '--path <path>'.")
+        // A path where the command takes it after --out or --output: the option meant.
+        try await fails(["demo", "new.reactorlog"], exit: 64, saying: "Unexpected argument 'new.reactorlog': did you mean '--out new.reactorlog'? See 'reactorlog help demo'.")
+        try await fails(["export", demo, "bug.jsonl"], exit: 64, saying: "did you mean '--output bug.jsonl'?")
+        try await fails(["timeline", demo, "search"], exit: 64, saying: "Unexpected argument 'search'. See 'reactorlog help timeline'.")
         let help = try await Tool.run(["log", "--help"])
         #expect(help.status == 0)
         #expect(help.output.contains("USAGE: reactorlog log"))
