@@ -117,7 +117,13 @@ final class LogStorage: Sendable {
             guard mkdir(path, 0o700) != 0, errno != EEXIST else { return }
             let code = errno
             switch code {
-            case ENOENT, ENOTDIR: throw .notFound(path: parent == "." ? path : parent)
+            case ENOENT, ENOTDIR:
+                // A directory missing on the way to the log (a typo in it, or not made yet), unless the parent is there.
+                var isParentDirectory: ObjCBool = false
+                guard files.fileExists(atPath: parent, isDirectory: &isParentDirectory), isParentDirectory.boolValue else {
+                    throw .cannotCreate(path: path, reason: "\(parent) does not exist or is not a directory")
+                }
+                throw .cannotCreate(path: path, reason: "making its directory failed (\(String(cString: strerror(code))))")
             case EACCES, EPERM: throw .cannotCreate(path: path, reason: "this user may not write in \(parent)")
             case EROFS: throw .cannotCreate(path: path, reason: "\(parent) is on a file system mounted read-only")
             case ENOSPC, EDQUOT: throw .cannotCreate(path: path, reason: "the file system holding \(parent) has no room left")

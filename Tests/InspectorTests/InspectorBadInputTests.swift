@@ -365,6 +365,11 @@ struct InspectorBadInputTests {
     func notLogs() async throws {
         try await fails(["info", scratch.file("nope.reactorlog")], exit: 3, saying: "No log at")
         try await fails(["info", ""], exit: 3, saying: "No log at an empty path. Check the path")
+        // A new log whose directory is missing: not 'No log at' the directory, which reads as a log looked for.
+        let nowhere = scratch.file("missing/deeper/new.reactorlog")
+        try await fails(["demo", "--out", nowhere], exit: 3, saying: "No log can be created at \(nowhere): \(scratch.file("missing/deeper")) does not exist or is not a directory.")
+        // A log directory given to import, which reads an export: not "is empty".
+        try await fails(["import", demo, scratch.file("copy.reactorlog")], exit: 2, saying: "\(demo) is a directory, not an export")
         let photos = scratch.file("photos")
         try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: false)
         _ = FileManager.default.createFile(atPath: photos + "/cat.jpg", contents: Data([1]))
