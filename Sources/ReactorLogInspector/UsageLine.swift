@@ -92,15 +92,22 @@ struct UsageLine {
     }
 
     /// For `--at -1`, which the parser reads as an option and then says the value is missing: what is wrong with the
-    /// value, as every number the inspector takes is 0 or more.
+    /// value, as every number the inspector takes is 0 or more. For an option that takes text (`--since -1`), how to
+    /// give a value that begins with '-'.
     static func negativeValue(message: String, arguments: [String]) -> String? {
         for (option, value) in zip(arguments, arguments.dropFirst())
         where option.hasPrefix("-") && message.hasPrefix("Missing value for '\(option) ")
             && value.count > 1 && value.first == "-" && value.dropFirst().allSatisfy(\.isNumber) {
+            guard numberOptions.contains(option) else {
+                return "\(option) is followed by \(value), which reads as an option; a value that begins with '-' is written \(option)=\(value)."
+            }
             return "\(option) is \(value), but it takes a number of 0 or more."
         }
         return nil
     }
+
+    /// The options whose value is a number (a step, a count, seconds).
+    static let numberOptions: Set = ["--at", "--from", "--to", "--before", "--skip", "--limit", "--lines", "--latest", "-n", "--timeout", "--actions"]
 
     /// The name of `names` nearest to `typed`, when it is near enough to be what was meant: a character inserted,
     /// deleted or replaced for each three typed, at least one and at most two, a change of case counted as none (so

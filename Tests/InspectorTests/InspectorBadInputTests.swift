@@ -524,6 +524,7 @@ struct InspectorBadInputTests {
         // Written apart, the parser takes a negative number for an option and would say the value is missing.
         try await fails(["state", demo, "--stream", "search", "--at", "-1"], exit: 64, saying: "reactorlog: --at is -1, but it takes a number of 0 or more. See 'reactorlog help state'.")
         try await fails(["tail", demo, "-n", "-3"], exit: 64, saying: "reactorlog: -n is -3, but it takes a number of 0 or more. See 'reactorlog help tail'.")
+        try await fails(["log", demo, "--since", "-1"], exit: 64, saying: "reactorlog: --since is followed by -1, which reads as an option; a value that begins with '-' is written --since=-1.")
         try await fails(["bisect", demo, "--stream", "search", "--from", "18446744073709551615", "--run", "true"], exit: 7, saying: "is not before the bad step")
         // A case no entry has reads as a typo, with the cases there are; one outside the range lists nothing.
         try await fails(
