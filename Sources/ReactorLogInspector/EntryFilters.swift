@@ -73,6 +73,7 @@ enum EntryFilters {
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime]
         if let date = iso.date(from: whole) {
+            try requireCalendarTime(whole, text)
             seconds = try wholeSeconds(date.timeIntervalSince1970, text)
         } else if let clock = timeOfDay(whole) {
             // A fraction follows seconds only.
@@ -90,6 +91,22 @@ enum EntryFilters {
             throw InspectorFailure("'\(text)' is out of range: a log holds times from 1678 to 2262.", exit: .invalidArgument)
         }
         return (start + fraction)...(start + fraction + unit - 1)
+    }
+
+    /// Refuses a day its month does not have (`2026-02-30`) and hour 24, which the ISO 8601 parser moves on into the
+    /// next month or day (it refuses month 13, day 32 and minute 60 itself): a time that is not on the calendar.
+    private static func requireCalendarTime(_ whole: String, _ text: String) throws {
+        guard let match = whole.firstMatch(of: /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2})/),
+              let year = Int(match.1), let month = Int(match.2), let day = Int(match.3), let hour = Int(match.4), (1...12).contains(month)
+        else { return }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        guard day <= days else {
+            throw InspectorFailure("'\(text)' is not a date: month \(month) of \(year) has \(days) days.", exit: .invalidArgument)
+        }
+        guard hour < 24 else {
+            throw InspectorFailure("'\(text)' is not a time: hours run from 0 to 23.", exit: .invalidArgument)
+        }
     }
 
     /// The hours, minutes and, if given, seconds of `HH:MM[:SS]`; `nil` when `text` is not two or three numbers between

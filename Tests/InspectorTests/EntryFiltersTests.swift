@@ -18,6 +18,10 @@ struct EntryFiltersTests {
         #expect(try EntryFilters.time("2026-11-21T22:37:55.123456789Z") == (start + 123_456_789)...(start + 123_456_789))
         #expect(try EntryFilters.time("2026-11-21T23:37:55.25+01:00") == (start + 250_000_000)...(start + 259_999_999))
         #expect(try EntryFilters.time("1969-12-31T23:59:59.5Z") == -500_000_000...(-400_000_001))
+        // Leap days where the calendar has them (2000 is a leap year, 2100 is not).
+        #expect(try EntryFilters.time("2024-02-29T00:00:00Z").lowerBound == 1_709_164_800_000_000_000)
+        #expect(try EntryFilters.time("2000-02-29T00:00:00Z").lowerBound == 951_782_400_000_000_000)
+        #expect(throws: InspectorFailure.self) { try EntryFilters.time("2100-02-29T00:00:00Z") }
     }
 
     @Test("a time of day names its minute or its second today, in local time")

@@ -517,6 +517,16 @@ struct InspectorBadInputTests {
         try await fails(["log", demo, "--since", "99999-01-01T00:00:00Z"], exit: 2, saying: "is out of range")
         try await fails(["log", demo, "--since", "25:99"], exit: 2, saying: "is not a time of day")
         try await fails(["log", demo, "--since", "12:60"], exit: 2, saying: "is not a time of day")
+        // A day its month does not have, or hour 24, which the ISO 8601 parser would move on to March 2 or the next day.
+        try await fails(["log", demo, "--since", "2026-02-30T00:00:00Z"], exit: 2, saying: "'2026-02-30T00:00:00Z' is not a date: month 2 of 2026 has 28 days.")
+        try await fails(["log", demo, "--until", "2026-04-31T10:00:00.5+02:00"], exit: 2, saying: "is not a date: month 4 of 2026 has 30 days.")
+        try await fails(["log", demo, "--since", "2026-01-01T24:00:00Z"], exit: 2, saying: "is not a time: hours run from 0 to 23.")
+        // Times when no entry was written (a time of day is today's, and the log may be from another day): said, with
+        // when its entries were written; a span that holds entries the other filters leave out lists nothing.
+        try await fails(["log", demo, "--since", "2262-01-01T00:00:00Z"], exit: 2, saying: "The log has no entry since 2262-01-01T00:00:00Z: its entries were written between 20")
+        try await fails(["log", demo, "--stream", "todo", "--until", "2000-01-01T00:00:00Z", "--changes"], exit: 2, saying: "Stream 'todo' has no entry until 2000-01-01T00:00:00Z")
+        let none = try await Tool.run(["log", demo, "--since", "2000-01-01T00:00:00Z", "--kind", "error", "--stream", "todo"])
+        #expect(none.status == 0 && none.output.isEmpty, "\(none.error)")
         try await fails(["log", demo, "--until", "12:59.5"], exit: 2, saying: "is not a time of day")
         try await fails(["log", demo, "--since", "12:31", "--until", "12:30"], exit: 2, saying: "--until 12:30 is before --since 12:31")
         try await fails(["log", demo, "--limit=-1"], exit: 2, saying: "--limit is -1")

@@ -34,7 +34,7 @@ struct Log: AsyncParsableCommand {
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(try session.log.highestSequence())".count)
             if changes {
                 let listed = try listChanges(session, query, formatter: formatter)
-                if listed == 0, let caseName { try Self.requireCase(caseName, stream: stream, in: session.log) }
+                if listed == 0 { try requireMatches(in: session.log) }
                 return
             }
             var json = output.json ? try EntryJSONWriter(log: session.log, stream: stream, following: false) : nil
@@ -50,8 +50,16 @@ struct Log: AsyncParsableCommand {
             }
             try readable.require(rest: "listed")
             try json?.requireCallSites()
-            if !printed, let caseName { try Self.requireCase(caseName, stream: stream, in: session.log) }
+            if !printed { try requireMatches(in: session.log) }
         }
+    }
+
+    /// After a listing with nothing in it, refuses a filter that matches nothing in the whole log (of `--stream`), which
+    /// reads as a mistake rather than an answer: a case no entry has, or times when no entry was written (`--since
+    /// 14:00`, today, on a log recorded yesterday). A filter that matches outside the range listed is an answer: none.
+    private func requireMatches(in log: EventLog) throws {
+        if let caseName { try Self.requireCase(caseName, stream: stream, in: log) }
+        if since != nil || until != nil { _ = try EntryFilters.steps(since: since, until: until, stream: stream, in: log) }
     }
 
     /// Refuses a case name no entry has (a typo, `setQery`), which would otherwise read as a case with no entries in
