@@ -90,6 +90,43 @@ struct InspectorBadInputTests {
         return (early, lastPair, late)
     }
 
+    @Test("divergence without --stream replays every stream: one that diverges exits 1; one whose reducer is unknown exits 6, after the others")
+    func divergenceOfEveryStream() async throws {
+        // Two counters, each an increase; the first recorded a state its reducer does not make (a reducer changed since).
+        func record(at path: String, counterRecorded: Int, third: (type: String, name: String)?) throws {
+            let (log, counter, increase, increaseValue) = try CounterLog.open(at: path, value: 0)
+            let steady = try log.openStream(
+                named: "steady", reactorType: "ReactorLogExamples.CounterReactor", schemaFingerprint: "release-1", initialState: CounterLog.State(value: 0))
+            for (stream, recorded) in [(counter, counterRecorded), (steady, 1)] {
+                let action = try stream.append(.action, encoding: { ("increase", increase) })
+                let mutation = try stream.append(.mutation, cause: action, encoding: { ("increaseValue", increaseValue) })
+                try stream.writeSnapshot(CounterLog.State(value: recorded), at: mutation)
+            }
+            if let third { _ = try log.openStream(named: third.name, reactorType: third.type, schemaFingerprint: "1", initialState: ["n": 0]) }
+            try log.close()
+        }
+        let path = scratch.file("diverging.reactorlog")
+        try record(at: path, counterRecorded: 5, third: nil)
+        let every = try await Tool.run(["divergence", path])
+        #expect(every.status == 1, "\(every.error)")
+        #expect(every.lines.first?.hasPrefix("counter: Replay diverges from the recording at #4 (mutation increaseValue, caused by #3 increase).") == true, "\(every.output)")
+        #expect(every.lines.last == "steady: Replay reproduces every recorded state.", "\(every.output)")
+        let json = try await Tool.run(["divergence", path, "--json"])
+        let reports = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]])
+        #expect(reports.map { $0["stream"] as? String } == ["counter", "steady"] && reports.map { $0["diverges"] as? Bool } == [true, false])
+        // One stream asked for: its report alone, as before.
+        let one = try await Tool.run(["divergence", path, "--stream", "steady"])
+        #expect(one.status == 0 && one.output == "Replay reproduces every state recorded in stream steady.\n", "\(one.error)")
+
+        // A stream this inspector has no reducer for is not passed over as reproduced: exit 6 once the others are told.
+        let unknown = scratch.file("unknown-reducer.reactorlog")
+        try record(at: unknown, counterRecorded: 1, third: ("Mystery", "mystery"))
+        let all = try await Tool.run(["divergence", unknown])
+        #expect(all.status == 6 && all.lines.count == 2, "\(all.output)")
+        #expect(all.error == "reactorlog: Divergence needs the reducer of mystery (Mystery), which this inspector does not know. The other streams were checked. Build an inspector that registers it (docs/INSPECTOR.md).\n")
+        try await fails(["divergence", unknown, "--stream", "mystery"], exit: 6, saying: "Divergence needs the reducer of mystery (Mystery), which this inspector does not know.")
+    }
+
     @Test("a change whose action lies in a damaged block: blame and bisect give it without its action, and say why (exit 5)")
     func actionInDamagedBlock() async throws {
         let path = scratch.file("far-cause.reactorlog")

@@ -6,10 +6,10 @@ import TimeTravel
 struct DivergenceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "divergence",
-        abstract: "Replay a stream with the current reducer and report the first step where it differs from the recorded states.")
+        abstract: "Replay a stream (or every stream) with the current reducer and report the first step where it differs from the recorded states.")
 
     @OptionGroup var log: LogArgument
-    @OptionGroup var streamOption: StreamOption
+    @Option(name: .long, help: "Only this stream (default: every stream of the log).") var stream: String?
     @OptionGroup var output: OutputOptions
 
     struct DivergenceJSON: Codable {
@@ -24,26 +24,46 @@ struct DivergenceCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await inspect(opening: log.log) { session in
-            let stream = try session.stream(streamOption.stream)
-            let machine = try session.machine(for: stream)
-            guard machine.canReduce else {
-                throw InspectorFailure(
-                    "Divergence needs the reducer of \(stream.reactorType), which this inspector does not know. Build an inspector that registers it (docs/INSPECTOR.md).",
-                    exit: .needsReducer)
-            }
-            let found = try machine.divergence(from: nil, through: .max)
-            if output.json {
-                try printJSON(DivergenceJSON(
+            // One stream asked for, or the log's only one: its report alone, as before; else every stream's in turn.
+            let streams = try stream == nil && session.log.streams().count > 1 ? session.log.streams() : [session.stream(stream)]
+            let several = streams.count > 1
+            var reports: [DivergenceJSON] = []
+            var unchecked: [StreamInfo] = []
+            for stream in streams {
+                let machine = try session.machine(for: stream)
+                guard machine.canReduce else {
+                    unchecked.append(stream)
+                    continue
+                }
+                let found = try machine.divergence(from: nil, through: .max)
+                reports.append(DivergenceJSON(
                     stream: stream.name, diverges: found != nil, step: found?.step, from: found?.range.lowerBound,
                     mutation: found?.mutation.map { EntryJSON($0) }, action: found?.action.map { EntryJSON($0) },
                     changes: found.map { ChangeJSON.list($0.diff) } ?? []))
-            } else if let found {
-                try printLine(found.summary + " Recorded → replayed:")
-                for line in found.diff.rendered() { try printLine("  " + line) }
-            } else {
-                try printLine("Replay reproduces every state recorded in stream \(stream.name).")
+                guard !output.json else { continue }
+                if let found {
+                    try printLine((several ? "\(stream.name): " : "") + found.summary + " Recorded → replayed:")
+                    for line in found.diff.rendered() { try printLine("  " + line) }
+                } else {
+                    try printLine(several ? "\(stream.name): Replay reproduces every recorded state." : "Replay reproduces every state recorded in stream \(stream.name).")
+                }
             }
-            if found != nil { throw ExitCode(InspectorExit.finding.rawValue) }
+            if output.json, !reports.isEmpty {
+                if several { try printJSON(reports) } else { try printJSON(reports[0]) }
+            }
+            if reports.contains(where: \.diverges) { throw ExitCode(InspectorExit.finding.rawValue) }
+            if !unchecked.isEmpty { throw Self.needsReducers(unchecked, checked: reports.count) }
         }
+    }
+
+    /// The streams whose reducer this inspector does not know, which replay cannot check: exit 6, after the others'
+    /// reports, so that exit 0 always means every stream was replayed.
+    private static func needsReducers(_ unchecked: [StreamInfo], checked: Int) -> InspectorFailure {
+        let named = unchecked.map { "\($0.name) (\($0.reactorType))" }.joined(separator: ", ")
+        let what = unchecked.count == 1 ? "the reducer of \(named)" : "the reducers of \(named)"
+        let rest = checked == 0 ? "" : " The other streams were checked."
+        return InspectorFailure(
+            "Divergence needs \(what), which this inspector does not know.\(rest) Build an inspector that registers it (docs/INSPECTOR.md).",
+            exit: .needsReducer)
     }
 }
