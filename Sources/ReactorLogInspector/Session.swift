@@ -102,6 +102,28 @@ struct Session {
         return (UsageLine.nearest(to: name, among: names), listed)
     }
 
+    /// The stream `name`; with none named in a log of several, the one stream whose latest known state has something
+    /// at `path` (`blame LOG nextPage`: the path says which reactor is meant). Refused when no stream's state has the
+    /// path or several do (naming them), and as ``stream(_:step:)`` refuses when the log has more than 64 streams to
+    /// look through.
+    func stream(_ name: String?, holding path: StatePath) throws -> StreamInfo {
+        let streams = try log.streams()
+        guard name == nil, (2...64).contains(streams.count) else { return try stream(name) }
+        let holding = streams.filter { info in
+            // Its last state, rebuilt with the reducer; without it, the last one the log recorded (else the initial one).
+            guard let machine = try? machine(for: info),
+                  let step = try? machine.canReduce ? log.highestSequence(stream: info.name) : log.snapshotSequences(stream: info.name).last ?? 0,
+                  let state = try? machine.json(at: step)
+            else { return false }
+            return state[path] != nil
+        }
+        if holding.count == 1, let only = holding.first { return only }
+        let which = holding.isEmpty ? "no stream's latest state has '\(path)'" : "the states of \(holding.map(\.name).joined(separator: ", ")) have '\(path)'"
+        throw InspectorFailure(
+            "The log has \(streams.count) streams (\(streams.prefix(5).map(\.name).joined(separator: ", "))\(streams.count > 5 ? ", …" : "")), and \(which): choose one with --stream.",
+            exit: .invalidArgument)
+    }
+
     /// Time travel over `stream`: with the reactor's own reduce when this inspector knows its type, else
     /// from the states the log recorded.
     func machine(for stream: StreamInfo) throws -> any InspectableMachine {

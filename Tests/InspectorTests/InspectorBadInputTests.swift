@@ -127,6 +127,18 @@ struct InspectorBadInputTests {
         try await fails(["divergence", unknown, "--stream", "mystery"], exit: 6, saying: "Divergence needs the reducer of mystery (Mystery), which this inspector does not know.")
     }
 
+    @Test("blame without --stream in a log of several blames the one stream whose state has the path; none or several are refused, named")
+    func blameFindsTheStream() async throws {
+        #expect(try await Tool.run(["blame", demo, "nextPage"]).output == (try await Tool.run(["blame", demo, "nextPage", "--stream", "search"])).output)
+        try await fails(["blame", demo, "nextPage", "--stream", "todo"], exit: 2, saying: "The state of 'todo' has nothing at 'nextPage'")
+        try await fails(["blame", demo, "nope"], exit: 2, saying: "The log has 3 streams (search, todo, counter), and no stream's latest state has 'nope': choose one with --stream.")
+        let path = scratch.file("two-counters.reactorlog")
+        let (log, _, _, _) = try CounterLog.open(at: path, value: 0)
+        _ = try log.openStream(named: "steady", reactorType: "ReactorLogExamples.CounterReactor", schemaFingerprint: "release-1", initialState: CounterLog.State(value: 0))
+        try log.close()
+        try await fails(["blame", path, "value"], exit: 2, saying: "and the states of counter, steady have 'value': choose one with --stream.")
+    }
+
     @Test("a change whose action lies in a damaged block: blame and bisect give it without its action, and say why (exit 5)")
     func actionInDamagedBlock() async throws {
         let path = scratch.file("far-cause.reactorlog")

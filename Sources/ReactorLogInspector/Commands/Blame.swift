@@ -25,7 +25,7 @@ struct Blame: AsyncParsableCommand {
     func run() async throws {
         try await inspect(opening: log.log) { session in
             let statePath = try StatePath(parsing: path)
-            let stream = try session.stream(streamOption.stream)
+            let stream = try session.stream(streamOption.stream, holding: statePath)
             let machine = try session.machine(for: stream)
             // By default, everything the log holds: in a trimmed stream or a pack, from its oldest state on.
             let from = try from ?? machine.earliestReplayableStep() + 1
