@@ -10,6 +10,11 @@ struct BisectSession {
 
     /// Reads the session in `file`.
     init(file: String) throws(InspectorFailure) {
+        guard !FileManager.default.isDirectory(atPath: file) else {
+            throw InspectorFailure(
+                "\(file) is a directory, not a bisect session: give the file an earlier bisect's standard error or --json output was saved in.",
+                exit: .invalidArgument)
+        }
         guard let data = FileManager.default.contents(atPath: file) else {
             throw InspectorFailure("Cannot read \(file). Check the path of the bisect session to replay.", exit: .cannotOpen)
         }

@@ -22,9 +22,7 @@ struct Session {
 
     /// Whether `path` is a file that starts like JSON: an export or a pack, not a log directory.
     private static func isExportFile(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-              let handle = FileHandle(forReadingAtPath: path)
+        guard !FileManager.default.isDirectory(atPath: path), let handle = FileHandle(forReadingAtPath: path)
         else { return false }
         defer { try? handle.close() }
         let start = (try? handle.read(upToCount: 64)) ?? Data()

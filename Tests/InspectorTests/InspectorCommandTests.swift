@@ -741,6 +741,8 @@ struct InspectorCommandTests {
         let lacking = try await reactorlog("bisect", demo, "--stream", "search", "--replay", partial)
         #expect(lacking.status == 7)
         #expect(lacking.error.hasSuffix("reactorlog: \(partial) has no verdict for #17, which this bisect needs. Add --run to judge the steps it lacks.\n"), "\(lacking.error)")
+        let directory = try await reactorlog("bisect", demo, "--stream", "search", "--replay", demo)
+        #expect(directory.status == 2 && directory.error.contains("\(demo) is a directory, not a bisect session"), "\(directory.error)")
         let completed = try await reactorlog("bisect", demo, "--stream", "search", "--replay", partial, "--run", "python3 \(script)")
         #expect(completed.output == found.output)
 

@@ -24,8 +24,7 @@ struct Import: AsyncParsableCommand {
             guard !FileManager.default.fileExists(atPath: log) else {
                 throw InspectorFailure("\(log) already exists. Import builds a new log: choose a new path.", exit: .invalidArgument)
             }
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
+            if FileManager.default.isDirectory(atPath: file) {
                 throw InspectorFailure(
                     "\(file) is a directory, not an export: import reads the one file `\(ReactorLogInspector.commandName) export` or `pack` writes. A log directory is read as it is; `compact` copies one.",
                     exit: .invalidArgument)
