@@ -125,6 +125,11 @@ struct InspectorBadInputTests {
         #expect(all.status == 6 && all.lines.count == 2, "\(all.output)")
         #expect(all.error == "reactorlog: Divergence needs the reducer of mystery (Mystery), which this inspector does not know. The other streams were checked. Build an inspector that registers it (docs/INSPECTOR.md).\n")
         try await fails(["divergence", unknown, "--stream", "mystery"], exit: 6, saying: "Divergence needs the reducer of mystery (Mystery), which this inspector does not know.")
+        // Beside a divergence, which is the answer (exit 1), the stream it could not check is still named.
+        let both = scratch.file("diverging-and-unknown.reactorlog")
+        try record(at: both, counterRecorded: 5, third: ("Mystery", "mystery"))
+        let found = try await Tool.run(["divergence", both])
+        #expect(found.status == 1 && found.error.hasPrefix("reactorlog: warning: Divergence needs the reducer of mystery (Mystery)"), "\(found.error)")
     }
 
     @Test("blame without --stream in a log of several blames the one stream whose state has the path; none or several are refused, named")

@@ -51,8 +51,13 @@ struct DivergenceCommand: AsyncParsableCommand {
             if output.json, !reports.isEmpty {
                 if several { try printJSON(reports) } else { try printJSON(reports[0]) }
             }
-            if reports.contains(where: \.diverges) { throw ExitCode(InspectorExit.finding.rawValue) }
-            if !unchecked.isEmpty { throw Self.needsReducers(unchecked, checked: reports.count) }
+            // A divergence found is the answer (exit 1); the streams replay could not check are still named.
+            let needs = unchecked.isEmpty ? nil : Self.needsReducers(unchecked, checked: reports.count)
+            if reports.contains(where: \.diverges) {
+                if let needs { printDiagnostic("warning: " + needs.message) }
+                throw ExitCode(InspectorExit.finding.rawValue)
+            }
+            if let needs { throw needs }
         }
     }
 
