@@ -72,6 +72,14 @@ public enum ReactorLogInspector {
             // The command has already said why, in one line (see `inspect`).
             Foundation.exit(code.rawValue)
         } catch {
+            let given = arguments ?? Array(CommandLine.arguments.dropFirst())
+            let commands = ReactorLogCommand.configuration.subcommands.map { $0._commandName }
+            let usage = UsageLine(name: commandName, commands: commands, options: UsageLine.options(ofCommandsIn: ReactorLogCommand.self))
+            // `help nope` gets the parser's help of the whole tool, exit 0: said to be no command, as `nope` alone is.
+            if given.first == "help", let topic = given.dropFirst().first, topic != "help", !commands.contains(topic), !topic.hasPrefix("-") {
+                StandardError.writeLine("\(commandName): \(usage.text(message: "", arguments: [topic]))")
+                Foundation.exit(InspectorExit.usage.rawValue)
+            }
             let code = ReactorLogCommand.exitCode(for: error)
             if code == .success {
                 // Help and the version: standard output, a failed write reported as any command's is.
@@ -81,11 +89,7 @@ public enum ReactorLogInspector {
             }
             let message = ReactorLogCommand.message(for: error)
                 .split(separator: "\n").first.map(String.init) ?? "\(error)"
-            let usage = UsageLine(
-                name: commandName, commands: ReactorLogCommand.configuration.subcommands.map { $0._commandName },
-                options: UsageLine.options(ofCommandsIn: ReactorLogCommand.self))
-            let line = usage.text(message: message, arguments: arguments ?? Array(CommandLine.arguments.dropFirst()))
-            StandardError.writeLine("\(commandName): \(line)")
+            StandardError.writeLine("\(commandName): \(usage.text(message: message, arguments: given))")
             Foundation.exit(InspectorExit.usage.rawValue)
         }
     }

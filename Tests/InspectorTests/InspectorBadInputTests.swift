@@ -500,6 +500,8 @@ struct InspectorBadInputTests {
         try await fails(["frobnicate"], exit: 64, saying: "Unknown command 'frobnicate'. See 'reactorlog help'.")
         // A mistyped command gets the nearest name; a log named before its command, the order.
         try await fails(["stat", demo, "--at", "3"], exit: 64, saying: "Unknown command 'stat'. Did you mean 'state'?")
+        // Help of a command that does not exist is no help of the whole tool (exit 0), as the parser gives it.
+        try await fails(["help", "blaem"], exit: 64, saying: "reactorlog: Unknown command 'blaem'. Did you mean 'blame'? See 'reactorlog help'.")
         try await fails([demo], exit: 64, saying: "is a log, not a command: the command comes first, as in 'reactorlog info \(demo)'")
         // A command name is shown with its control characters made visible, as text from a log is.
         try await fails(["\u{1B}]0;pwned\u{7}"], exit: 64, saying: "Unknown command '\\u{1B}]0;pwned\\u{7}'. See 'reactorlog help'.")
