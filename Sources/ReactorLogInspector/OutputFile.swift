@@ -32,8 +32,9 @@ final class OutputFile {
             }
         }
         // FilePath, not NSString, whose `deletingLastPathComponent` traps on a one-character path.
-        let directory = FilePath(path).removingLastComponent().string
-        let name = FilePath(path).lastComponent?.string ?? path
+        let file = FilePath(path)
+        let directory = file.removingLastComponent().string
+        let name = file.lastComponent?.string ?? path
         var created: (String, FileDescriptor)?
         for _ in 0..<8 where created == nil {
             let candidate = (directory.isEmpty ? "" : directory + "/") + ".\(name).\(UInt64.random(in: 0...UInt64.max)).partial"

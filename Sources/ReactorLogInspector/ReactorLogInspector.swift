@@ -74,10 +74,9 @@ public enum ReactorLogInspector {
         } catch {
             let given = arguments ?? Array(CommandLine.arguments.dropFirst())
             let commands = ReactorLogCommand.configuration.subcommands.map { $0._commandName }
-            let usage = UsageLine(name: commandName, commands: commands, options: UsageLine.options(ofCommandsIn: ReactorLogCommand.self))
             // `help nope` gets the parser's help of the whole tool, exit 0: said to be no command, as `nope` alone is.
             if given.first == "help", let topic = given.dropFirst().first, topic != "help", !commands.contains(topic), !topic.hasPrefix("-") {
-                StandardError.writeLine("\(commandName): \(usage.text(message: "", arguments: [topic]))")
+                StandardError.writeLine("\(commandName): \(UsageLine(name: commandName, commands: commands).text(message: "", arguments: [topic]))")
                 Foundation.exit(InspectorExit.usage.rawValue)
             }
             let code = ReactorLogCommand.exitCode(for: error)
@@ -89,6 +88,8 @@ public enum ReactorLogInspector {
             }
             let message = ReactorLogCommand.message(for: error)
                 .split(separator: "\n").first.map(String.init) ?? "\(error)"
+            // Each command's options, from the parser's description of them, only for a usage error.
+            let usage = UsageLine(name: commandName, commands: commands, options: UsageLine.options(ofCommandsIn: ReactorLogCommand.self))
             StandardError.writeLine("\(commandName): \(usage.text(message: message, arguments: given))")
             Foundation.exit(InspectorExit.usage.rawValue)
         }

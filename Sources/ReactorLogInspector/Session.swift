@@ -105,8 +105,9 @@ struct Session {
     /// path or several do (naming them), and as ``stream(_:step:)`` refuses when the log has more than 64 streams to
     /// look through.
     func stream(_ name: String?, holding path: StatePath) throws -> StreamInfo {
+        guard name == nil else { return try stream(name) }
         let streams = try log.streams()
-        guard name == nil, (2...64).contains(streams.count) else { return try stream(name) }
+        guard (2...64).contains(streams.count) else { return try stream(nil) }
         let holding = streams.filter { info in
             // Its last state, rebuilt with the reducer; without it, the last one the log recorded (else the initial one).
             guard let machine = try? machine(for: info),

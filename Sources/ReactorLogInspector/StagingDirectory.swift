@@ -46,8 +46,9 @@ final class StagingDirectory: Sendable {
     /// Staging directories of `destination` whose process is gone.
     private static func removeAbandoned(beside destination: String) {
         // FilePath, not NSString, whose `deletingLastPathComponent` traps on a one-character path.
-        let directory = FilePath(destination).removingLastComponent().string
-        let prefix = (FilePath(destination).lastComponent?.string ?? destination) + ".importing-"
+        let file = FilePath(destination)
+        let directory = file.removingLastComponent().string
+        let prefix = (file.lastComponent?.string ?? destination) + ".importing-"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)) ?? []
         for name in names where name.hasPrefix(prefix) {
             let parts = name.dropFirst(prefix.count).split(separator: "-")

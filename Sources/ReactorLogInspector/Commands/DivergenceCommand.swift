@@ -25,7 +25,8 @@ struct DivergenceCommand: AsyncParsableCommand {
     func run() async throws {
         try await inspect(opening: log.log) { session in
             // One stream asked for, or the log's only one: its report alone, as before; else every stream's in turn.
-            let streams = try stream == nil && session.log.streams().count > 1 ? session.log.streams() : [session.stream(stream)]
+            let all = try session.log.streams()
+            let streams = try stream == nil && all.count > 1 ? all : [session.stream(stream)]
             let several = streams.count > 1
             var reports: [DivergenceJSON] = []
             var unchecked: [StreamInfo] = []
