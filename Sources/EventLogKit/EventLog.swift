@@ -86,6 +86,44 @@ public final class EventLog: Sendable {
         try EventLog(path: path, readOnly: true, configuration: EventLogConfiguration())
     }
 
+    /// Opens the log at `path` read-only as ``openReadOnly(at:)`` does, once there is one: while nothing is at the
+    /// path (in a directory that exists) or a writer is beginning the log there, it tries again every `pollInterval`,
+    /// and `waiting` is called before the first wait. A follower can so be started before the program that records.
+    ///
+    /// Anything else that is not a log is thrown at once, as ``openReadOnly(at:)`` throws it; so is a missing
+    /// directory on the way to `path`. Cancelling the task ends the wait with `CancellationError`.
+    public static func openReadOnlyOnceBegun(
+        at path: String, pollInterval: Duration = .milliseconds(50), waiting: () -> Void = {}
+    ) async throws -> EventLog {
+        var waited = false
+        while true {
+            do {
+                return try openReadOnly(at: path)
+            } catch {
+                guard isUnbegun(path, refusedWith: error) else { throw error }
+            }
+            if !waited { waiting() }
+            waited = true
+            try await Task.sleep(for: pollInterval)
+        }
+    }
+
+    /// Whether `error`, from opening `path` read-only, means that a log is yet to be begun there: nothing at the path
+    /// in a directory that exists, a directory holding nothing but lock files (a writer makes the directory, then takes
+    /// its lock, then makes the data file), or a writer holding the log's lock while it makes the data file.
+    private static func isUnbegun(_ path: String, refusedWith error: EventLogError) -> Bool {
+        switch error {
+        case .notFound:
+            return FileManager.default.isDirectory(atPath: SplitPath(path).directory)
+        case .notALog, .damagedFile:
+            let contents = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [LogLayout.dataFile]
+            return contents.allSatisfy { [LogLayout.lockFile, LogLayout.writerLockFile].contains($0) }
+                || WriterLock.isHeld(directory: path, tryingTheLock: true)
+        default:
+            return false
+        }
+    }
+
     deinit {
         if writer != nil && !closed.load(ordering: .acquiring) { try? storage.setWriting(false) }
         _ = writer?.close()

@@ -1,7 +1,6 @@
 import Foundation
 import LMDB
 import Synchronization
-import SystemPackage
 
 /// One open log environment and its databases, shared by every ``EventLog`` of this process on the same
 /// directory (LMDB forbids opening an environment twice in one process).
@@ -107,9 +106,7 @@ final class LogStorage: Sendable {
     /// Refuses what is plainly not a log before LMDB sees it; creates the directory of a new log.
     static func checkDirectory(path: String, readOnly: Bool) throws(EventLogError) {
         let files = FileManager.default
-        // FilePath, not NSString: `("x" as NSString).deletingLastPathComponent` traps (swift-corelibs-foundation 6.3).
-        let directory = FilePath(path).removingLastComponent().string
-        let parent = directory.isEmpty ? "." : directory
+        let parent = SplitPath(path).directory
         var isDirectory: ObjCBool = false
         if !files.fileExists(atPath: path, isDirectory: &isDirectory) {
             if readOnly { throw .notFound(path: path) }
@@ -119,8 +116,7 @@ final class LogStorage: Sendable {
             switch code {
             case ENOENT, ENOTDIR:
                 // A directory missing on the way to the log (a typo in it, or not made yet), unless the parent is there.
-                var isParentDirectory: ObjCBool = false
-                guard files.fileExists(atPath: parent, isDirectory: &isParentDirectory), isParentDirectory.boolValue else {
+                guard files.isDirectory(atPath: parent) else {
                     throw .cannotCreate(path: path, reason: "\(parent) does not exist or is not a directory")
                 }
                 throw .cannotCreate(path: path, reason: "making its directory failed (\(String(cString: strerror(code))))")
@@ -132,8 +128,7 @@ final class LogStorage: Sendable {
         }
         guard isDirectory.boolValue else {
             // A log's own file named instead of its directory (a data.mdb attached to a bug report alone).
-            let name = FilePath(path).lastComponent?.string ?? path
-            guard [LogLayout.dataFile, LogLayout.lockFile, LogLayout.writerLockFile].contains(name) else {
+            guard [LogLayout.dataFile, LogLayout.lockFile, LogLayout.writerLockFile].contains(SplitPath(path).name) else {
                 throw .notALog(path: path, reason: "it is a file, not a log directory")
             }
             throw .notALog(path: path, reason: "it is one of a log's files; open the directory that holds it, \(parent) (a \(LogLayout.dataFile) alone goes in a directory of its own, such as bug.reactorlog/)")

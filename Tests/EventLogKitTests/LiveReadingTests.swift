@@ -84,6 +84,55 @@ struct LiveReadingTests {
         #expect(followed == [3, 4, 6])
     }
 
+    @Test(
+        "an opener of a log not begun yet waits, saying so once, and opens it once a writer begins it; cancelled, it stops",
+        .timeLimit(.minutes(1)))
+    func openerWaitsForLog() async throws {
+        let path = scratch.file("later.reactorlog")
+        let (waits, waiting) = AsyncStream.makeStream(of: Void.self)
+        let opener = Task {
+            try await EventLog.openReadOnlyOnceBegun(at: path, pollInterval: .milliseconds(5)) { waiting.yield() }
+        }
+        var calls = waits.makeAsyncIterator()
+        #expect(await calls.next() != nil)
+        let writer = try scratch.openLog("later.reactorlog")
+        try writer.counterStream().append(.action("a"))
+        try await writer.flush()
+        let reader = try await opener.value
+        waiting.finish()
+        #expect(await calls.next() == nil, "the waiting closure is called once, before the first wait")
+        #expect(try reader.highestSequence() == 2)
+
+        // An empty directory is a log about to begin (a writer makes it, then its files): waited for, until cancelled.
+        let empty = scratch.file("empty.reactorlog")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: false)
+        let (emptyWaits, emptyWaiting) = AsyncStream.makeStream(of: Void.self)
+        let cancelled = Task {
+            try await EventLog.openReadOnlyOnceBegun(at: empty, pollInterval: .milliseconds(5)) { emptyWaiting.yield() }
+        }
+        var emptyCalls = emptyWaits.makeAsyncIterator()
+        #expect(await emptyCalls.next() != nil)
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+    }
+
+    @Test("an opener waiting for a log refuses at once what is not one, and a path whose directory is missing", .timeLimit(.minutes(1)))
+    func openerRefusesWhatIsNotALog() async throws {
+        let file = scratch.file("log.txt")
+        _ = FileManager.default.createFile(atPath: file, contents: Data("hello".utf8))
+        let foreign = scratch.file("photos")
+        try FileManager.default.createDirectory(atPath: foreign, withIntermediateDirectories: false)
+        _ = FileManager.default.createFile(atPath: foreign + "/cat.jpg", contents: Data([1, 2, 3]))
+        let missing = scratch.file("no/such/x.reactorlog")
+        for path in [file, foreign, missing] {
+            let error = await #expect(throws: EventLogError.self) {
+                try await EventLog.openReadOnlyOnceBegun(at: path) { Issue.record("waited for \(path)") }
+            }
+            let direct = #expect(throws: EventLogError.self) { try EventLog.openReadOnly(at: path) }
+            #expect(error != nil && error == direct, "\(path)")
+        }
+    }
+
     @Test("a follower in another process's log sees entries written by that process")
     func followAcrossProcesses() async throws {
         let path = scratch.file("shared.reactorlog")

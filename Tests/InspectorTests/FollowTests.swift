@@ -118,4 +118,40 @@ struct FollowTests {
         let words = printed.map { $0?.split(separator: " ").dropFirst(2).map(String.init) }
         #expect(words == [["todo", "opened"], ["todo", "action", "tick"], ["todo", "mutation", "tick"]], "\(printed)")
     }
+
+    @Test("tail --follow of a log not begun yet waits for it, says so, and prints its entries from the first; with no directory to hold it, it is refused")
+    func waitsForLog() async throws {
+        let scratch = ScratchDirectory()
+        let path = scratch.file("new.reactorlog")
+        let output = Pipe()
+        let errors = Pipe()
+        let tail = try ChildProcess(
+            Tool.products.appendingPathComponent("reactorlog").path, ["tail", path, "--follow"],
+            output: .pipe(output), error: .pipe(errors))
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(45))
+            tail.signal(SIGKILL)
+        }
+        defer { watchdog.cancel() }
+        #expect(LineReader(errors).next() == "reactorlog: No log at \(path) yet: waiting for a program to begin recording there.")
+
+        // The log begun after the follow: by this process, which makes the directory, its files and its metadata
+        // while the follow tries to open it.
+        let log = try EventLog.open(at: path)
+        let tick = try log.encode(["tick": [String: Int]()])
+        let counter = try log.openStream(named: "counter", reactorType: "Counter", schemaFingerprint: "1", initialState: ["n": 0])
+        _ = try counter.append(.action, encoding: { ("tick", tick) })
+        try await log.flush()
+        let lines = LineReader(output)
+        let printed = [lines.next(), lines.next()]
+        tail.signal(SIGTERM)
+        _ = try await tail.exit()
+        try log.close()
+        let words = printed.map { $0?.split(separator: " ").dropFirst(1).map(String.init) }
+        #expect(words == [["#1", "counter", "opened"], ["#2", "counter", "action", "tick"]], "\(printed)")
+
+        // A directory missing on the way is a wrong path, not a log to come.
+        let missing = try await Tool.run(["tail", scratch.file("nowhere/new.reactorlog"), "--follow"])
+        #expect(missing.status == 3 && missing.error.contains("No log at"), "\(missing.error)")
+    }
 }

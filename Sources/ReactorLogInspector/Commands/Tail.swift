@@ -14,7 +14,8 @@ struct Tail: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        try await inspect(opening: log.log) { session in
+        // Followed, a log not begun yet is waited for, as a stream is below.
+        try await inspect(opening: log.log, awaitingLog: follow) { session in
             if follow && session.isExport {
                 throw InspectorFailure(
                     "\(log.log) is an export, which never grows: --follow needs a log directory that a process writes. Drop --follow to list its last entries.",
