@@ -1,4 +1,5 @@
 import Dispatch
+import EventLogKit
 import Foundation
 import SystemPackage
 
@@ -31,13 +32,10 @@ final class OutputFile {
                 throw InspectorFailure("\(path) is \(what); the inspector will not replace it. Choose another --output.", exit: .invalidArgument)
             }
         }
-        // FilePath, not NSString, whose `deletingLastPathComponent` traps on a one-character path.
-        let file = FilePath(path)
-        let directory = file.removingLastComponent().string
-        let name = file.lastComponent?.string ?? path
+        let file = SplitPath(path)
         var created: (String, FileDescriptor)?
         for _ in 0..<8 where created == nil {
-            let candidate = (directory.isEmpty ? "" : directory + "/") + ".\(name).\(UInt64.random(in: 0...UInt64.max)).partial"
+            let candidate = file.sibling(".\(file.name).\(UInt64.random(in: 0...UInt64.max)).partial")
             // Watching for interrupts before the file exists, so that none finds it there unwatched.
             let handlers = Interrupts.handle { event in
                 unlink(candidate)

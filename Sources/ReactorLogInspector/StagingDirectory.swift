@@ -1,6 +1,6 @@
 import Dispatch
+import EventLogKit
 import Foundation
-import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,16 +45,14 @@ final class StagingDirectory: Sendable {
 
     /// Staging directories of `destination` whose process is gone.
     private static func removeAbandoned(beside destination: String) {
-        // FilePath, not NSString, whose `deletingLastPathComponent` traps on a one-character path.
-        let file = FilePath(destination)
-        let directory = file.removingLastComponent().string
-        let prefix = (file.lastComponent?.string ?? destination) + ".importing-"
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)) ?? []
+        let file = SplitPath(destination)
+        let prefix = file.name + ".importing-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: file.directory)) ?? []
         for name in names where name.hasPrefix(prefix) {
             let parts = name.dropFirst(prefix.count).split(separator: "-")
             guard parts.count == 2, let pid = Int32(parts[0]), UInt64(parts[1]) != nil else { continue }
             guard kill(pid, 0) != 0 && errno == ESRCH else { continue }
-            try? FileManager.default.removeItem(atPath: (directory.isEmpty ? "" : directory + "/") + name)
+            try? FileManager.default.removeItem(atPath: file.sibling(name))
         }
     }
 }
