@@ -80,7 +80,7 @@ struct Session {
         if let step, let entry = try log.entry(at: step), let info = try log.stream(named: entry.stream) { return info }
         guard !streams.isEmpty else { throw InspectorFailure("The log has no stream yet.", exit: .invalidArgument) }
         throw InspectorFailure(
-            "The log has \(streams.count) streams (\(streams.map(\.name).joined(separator: ", "))): choose one with --stream.",
+            "The log has \(streams.count) streams: \(Self.listed(streams.map(\.name))). Choose one with --stream.",
             exit: .invalidArgument)
     }
 
@@ -101,14 +101,20 @@ struct Session {
         return nil
     }
 
-    /// The stream name nearest `name` (a typo, a change of case), if any, and a sentence naming the log's streams: up
-    /// to five, the rest counted.
+    /// The stream name nearest `name` (a typo, a change of case), if any, and a sentence naming the log's streams
+    /// (``listed(_:)``).
     private func streamsBeside(_ name: String) throws -> (suggestion: String?, listed: String) {
         let names = try log.streams().map(\.name)
-        let listed = names.isEmpty ? "It has no stream yet." : names.count <= 5
-            ? "Its streams: \(names.joined(separator: ", "))."
-            : "Its streams: \(names.prefix(5).joined(separator: ", ")) and \(names.count - 5) more (`reactorlog info` lists them)."
+        let listed = names.isEmpty ? "It has no stream yet." : "Its streams: \(Self.listed(names))."
         return (UsageLine.nearest(to: name, among: names), listed)
+    }
+
+    /// Stream names as a refusal lists them, in the log's order: up to five named, the rest counted, with where to
+    /// see them all (`a1, b2, c3, d4, e5 and 2 more (`reactorlog info` lists them)`), so that one line stays one line
+    /// in a server's log of thousands.
+    private static func listed(_ names: [String]) -> String {
+        guard names.count > 5 else { return names.joined(separator: ", ") }
+        return "\(names.prefix(5).joined(separator: ", ")) and \(names.count - 5) more (`reactorlog info` lists them)"
     }
 
     /// The stream `name`; with none named in a log of several, the one stream whose latest known state has something
@@ -128,9 +134,9 @@ struct Session {
             return state[path] != nil
         }
         if holding.count == 1, let only = holding.first { return only }
-        let which = holding.isEmpty ? "no stream's latest state has '\(path)'" : "the states of \(holding.map(\.name).joined(separator: ", ")) have '\(path)'"
+        let which = holding.isEmpty ? "No stream's latest state has '\(path)'" : "The states of \(holding.map(\.name).joined(separator: ", ")) have '\(path)'"
         throw InspectorFailure(
-            "The log has \(streams.count) streams (\(streams.prefix(5).map(\.name).joined(separator: ", "))\(streams.count > 5 ? ", …" : "")), and \(which): choose one with --stream.",
+            "The log has \(streams.count) streams: \(Self.listed(streams.map(\.name))). \(which): choose one with --stream.",
             exit: .invalidArgument)
     }
 

@@ -136,12 +136,12 @@ struct InspectorBadInputTests {
     func blameFindsTheStream() async throws {
         #expect(try await Tool.run(["blame", demo, "nextPage"]).output == (try await Tool.run(["blame", demo, "nextPage", "--stream", "search"])).output)
         try await fails(["blame", demo, "nextPage", "--stream", "todo"], exit: 2, saying: "The state of 'todo' has nothing at 'nextPage'")
-        try await fails(["blame", demo, "nope"], exit: 2, saying: "The log has 3 streams (search, todo, counter), and no stream's latest state has 'nope': choose one with --stream.")
+        try await fails(["blame", demo, "nope"], exit: 2, saying: "The log has 3 streams: search, todo, counter. No stream's latest state has 'nope': choose one with --stream.")
         let path = scratch.file("two-counters.reactorlog")
         let (log, _, _, _) = try CounterLog.open(at: path, value: 0)
         _ = try log.openStream(named: "steady", reactorType: "ReactorLogExamples.CounterReactor", schemaFingerprint: "release-1", initialState: CounterLog.State(value: 0))
         try log.close()
-        try await fails(["blame", path, "value"], exit: 2, saying: "and the states of counter, steady have 'value': choose one with --stream.")
+        try await fails(["blame", path, "value"], exit: 2, saying: "The states of counter, steady have 'value': choose one with --stream.")
     }
 
     @Test("a change whose action lies in a damaged block: blame and bisect give it without its action, and say why (exit 5)")
@@ -462,6 +462,7 @@ struct InspectorBadInputTests {
         for name in ["a1", "b2", "c3", "d4", "e5", "f6", "g7"] { _ = try log.openStream(named: name, reactorType: "R", schemaFingerprint: "v1", initialState: 0) }
         try log.close()
         try await fails(["log", many, "--stream", "h8"], exit: 2, saying: "no stream named 'h8'. Its streams: a1, b2, c3, d4, e5 and 2 more (`reactorlog info` lists them).")
+        try await fails(["state", many, "--at", "0"], exit: 2, saying: "The log has 7 streams: a1, b2, c3, d4, e5 and 2 more (`reactorlog info` lists them). Choose one with --stream.")
         try await fails(["state", demo, "--stream", "search", "--at", "99999"], exit: 2, saying: "Step #99999 is past the log's last step")
         try await fails(["state", demo, "--stream", "search", "--at", "5", "--path", "repos["], exit: 2, saying: "is not a state path")
         try await fails(["blame", demo, "a..b", "--stream", "search"], exit: 2, saying: "is not a state path")
@@ -473,7 +474,7 @@ struct InspectorBadInputTests {
         try await fails(["blame", demo, "repos[99].name", "--stream", "search", "-n", "3"], exit: 2, saying: "(at #33, repos holds 30 items)")
         try await fails(["blame", demo, "repos[29]", "--stream", "search", "--to", "12"], exit: 2, saying: "from #1 to #12 (at #12, repos holds 10 items)")
         try await fails(["blame", demo, "query.name", "--stream", "search", "--json"], exit: 2, saying: #"(at #33, query is "rx")"#)
-        try await fails(["state", demo, "--at", "0"], exit: 2, saying: "choose one with --stream")
+        try await fails(["state", demo, "--at", "0"], exit: 2, saying: "The log has 3 streams: search, todo, counter. Choose one with --stream.")
         try await fails(["log", demo, "--kind", "mutations"], exit: 2, saying: "'mutations' is not an entry kind. Did you mean 'mutation'? Use action,")
         try await fails(["log", demo, "--kind", "snapshot"], exit: 2, saying: "'snapshot' is not an entry kind. Use action,")
         try await fails(["log", demo, "--kind", "effecterror"], exit: 2, saying: "'effecterror' is not an entry kind. Did you mean 'effectError'?")
