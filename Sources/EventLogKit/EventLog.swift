@@ -54,18 +54,30 @@ public final class EventLog: Sendable {
         self.isReadOnly = readOnly
         self.configuration = configuration
         // What is plainly not a log is refused before LMDB sees it, and before a writer takes its lock file.
-        try LogStorage.checkDirectory(path: path, readOnly: readOnly)
+        let madeDirectory = try LogStorage.checkDirectory(path: path, readOnly: readOnly)
         if readOnly {
             writerLock = nil
             storage = try LogStorage.open(path: path, readOnly: true, configuration: configuration)
             writer = nil
         } else {
-            writerLock = try WriterLock(directory: path)
-            // Now that no process can change a page: a damaged one would crash this one at its first write.
-            try LogStorage.checkPageTrees(path: path, forWriting: true)
-            storage = try LogStorage.open(path: path, readOnly: false, configuration: configuration)
-            writer = try LogWriter(storage: storage, configuration: configuration)
-            try storage.setWriting(true)
+            do {
+                writerLock = try WriterLock(directory: path)
+            } catch {
+                // Without the lock, only a directory left empty is this open's to remove.
+                if madeDirectory { rmdir(path) }
+                throw error
+            }
+            do {
+                // Now that no process can change a page: a damaged one would crash this one at its first write.
+                try LogStorage.checkPageTrees(path: path, forWriting: true)
+                storage = try LogStorage.open(path: path, readOnly: false, configuration: configuration)
+                writer = try LogWriter(storage: storage, configuration: configuration)
+                try storage.setWriting(true)
+            } catch {
+                // A first open that failed (no room for the lock file) leaves no half-made log behind.
+                if madeDirectory { LogStorage.removeUnbegun(path: path) }
+                throw error
+            }
         }
         if configuration.retention != nil {
             writer?.setMaintenance { [weak self] txn, allowance in try self?.retentionStep(in: txn, removingAtMost: allowance) ?? false }

@@ -103,15 +103,18 @@ final class LogStorage: Sendable {
         throw .damagedFile(path: path, reason: "its \(LogLayout.dataFile) \(reason)")
     }
 
-    /// Refuses what is plainly not a log before LMDB sees it; creates the directory of a new log.
-    static func checkDirectory(path: String, readOnly: Bool) throws(EventLogError) {
+    /// Refuses what is plainly not a log before LMDB sees it; creates the directory of a new log, and returns whether
+    /// it did (a writer whose first open then fails removes it again: ``removeUnbegun(path:)``).
+    @discardableResult
+    static func checkDirectory(path: String, readOnly: Bool) throws(EventLogError) -> Bool {
         let files = FileManager.default
         let parent = SplitPath(path).directory
         var isDirectory: ObjCBool = false
         if !files.fileExists(atPath: path, isDirectory: &isDirectory) {
             if readOnly { throw .notFound(path: path) }
             // mkdir itself, for its errno: another process making the same log at once (EEXIST) is no failure.
-            guard mkdir(path, 0o700) != 0, errno != EEXIST else { return }
+            if mkdir(path, 0o700) == 0 { return true }
+            guard errno != EEXIST else { return false }
             let code = errno
             switch code {
             case ENOENT, ENOTDIR:
@@ -169,7 +172,7 @@ final class LogStorage: Sendable {
             if readOnly, !WriterLock.isHeld(directory: path) {
                 try checkPageTrees(path: path, forWriting: false)
             }
-            return
+            return false
         }
         if errno == EACCES { throw .permissionDenied(path: path, reason: "its \(LogLayout.dataFile) cannot be read") }
         if lstat(dataPath, &status) == 0 {
@@ -181,13 +184,30 @@ final class LogStorage: Sendable {
         }
         let foreign = contents.filter { $0 != LogLayout.lockFile && $0 != LogLayout.writerLockFile }
         if readOnly {
-            // Lock files alone: a writer's first open that made the directory and could not make the log (no room).
+            // Lock files alone: a writer beginning the log, or one whose first open failed before 2026-12-03 (no room).
             let unbegun = foreign.isEmpty && contents.contains(LogLayout.writerLockFile)
             throw .notALog(path: path, reason: "it has no \(LogLayout.dataFile)" + (unbegun ? ": a writer opened it and has not begun the log (its first open failed, as on a full disk, or is under way)" : ""))
         }
         if !foreign.isEmpty {
             throw .notALog(path: path, reason: "the directory holds other files (\(foreign.sorted().prefix(3).joined(separator: ", "))) and no \(LogLayout.dataFile)")
         }
+        return false
+    }
+
+    /// Removes the directory a writer's first open made (``checkDirectory(path:readOnly:)``) when the open then failed,
+    /// as on a full disk, with the lock files it made there and a data file it left empty, so that no half-made log
+    /// is left for readers to puzzle over. Called holding the writer's lock; anything else in the directory (another
+    /// writer's log begun meanwhile) keeps it, untouched.
+    static func removeUnbegun(path: String) {
+        var status = stat()
+        let dataPath = path + "/" + LogLayout.dataFile
+        if lstat(dataPath, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFREG, status.st_size == 0 else { return }
+            unlink(dataPath)
+        }
+        unlink(path + "/" + LogLayout.lockFile)
+        unlink(path + "/" + LogLayout.writerLockFile)
+        rmdir(path)
     }
 
     /// Refuses lock files that are not the log's own. LMDB opens `lock.mdb` for writing and writes its reader table
