@@ -109,9 +109,8 @@ struct Session {
         return (UsageLine.nearest(to: name, among: names), listed)
     }
 
-    /// Stream names as a refusal lists them, in the log's order: up to five named, the rest counted, with where to
-    /// see them all (`a1, b2, c3, d4, e5 and 2 more (`reactorlog info` lists them)`), so that one line stays one line
-    /// in a server's log of thousands.
+    /// Stream names as a refusal lists them, in the log's order: up to five named, then how many more and that
+    /// `reactorlog info` lists them all, so that one line stays one line in a server's log of thousands.
     private static func listed(_ names: [String]) -> String {
         guard names.count > 5 else { return names.joined(separator: ", ") }
         return "\(names.prefix(5).joined(separator: ", ")) and \(names.count - 5) more (`reactorlog info` lists them)"
