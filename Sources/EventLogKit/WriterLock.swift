@@ -14,6 +14,27 @@ final class WriterLock: Sendable {
 
     init(directory: String) throws(EventLogError) {
         let path = directory + "/" + LogLayout.writerLockFile
+        var fd: Int32 = -1
+        // The file locked must still be the one at the path: a lock on a file removed meanwhile (by a first open that
+        // failed beside this one, `LogStorage.removeUnbegun`, or `demo --force` replacing the log) would let the next
+        // writer lock a new file beside this one. Such a lock is let go of and taken again.
+        while fd < 0 {
+            fd = try Self.lock(path, in: directory)
+            var locked = stat(), named = stat()
+            if fstat(fd, &locked) != 0 || lstat(path, &named) != 0 || locked.st_dev != named.st_dev || locked.st_ino != named.st_ino {
+                close(fd)
+                fd = -1
+            }
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = pwrite(fd, pid, pid.count, 0)
+        descriptor = Mutex(fd)
+    }
+
+    /// Opens `path`, the `writer.lock` of `directory`, making it if need be, and locks it; refused when another writer
+    /// holds it, naming the process.
+    private static func lock(_ path: String, in directory: String) throws(EventLogError) -> Int32 {
         // Never through a link (LogStorage refuses one before; this closes the window after its check).
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
@@ -21,6 +42,8 @@ final class WriterLock: Sendable {
             case EROFS: throw .readOnlyFileSystem(path: directory)
             case EACCES, EPERM:
                 throw .permissionDenied(path: directory, reason: "its \(LogLayout.writerLockFile), which a writer needs, cannot be written")
+            case ENOENT:
+                throw .cannotCreate(path: directory, reason: "the directory was removed as this writer opened it (by another process's first open, which failed, or by a log replaced there); open it again")
             default: throw .notALog(path: directory, reason: "cannot create \(LogLayout.writerLockFile): \(String(cString: strerror(errno)))")
             }
         }
@@ -34,10 +57,7 @@ final class WriterLock: Sendable {
                 ? "by another EventLog in this process" : "by process \(holder.isEmpty ? "unknown" : holder)"
             throw .alreadyOpen(path: directory, detail: detail)
         }
-        let pid = Array("\(getpid())\n".utf8)
-        _ = ftruncate(fd, 0)
-        _ = pwrite(fd, pid, pid.count, 0)
-        descriptor = Mutex(fd)
+        return fd
     }
 
     /// Whether a writer holds the log in `directory` now (in any process, this one included). On Linux the kernel's
