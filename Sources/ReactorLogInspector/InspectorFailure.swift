@@ -96,6 +96,7 @@ struct InspectorFailure: Error, CustomStringConvertible {
     /// The inspector's hint where it differs from the library's: a command to run instead of a call to make.
     private static func hint(for error: EventLogError) -> String? {
         switch error {
+        case .notFound(let path): UsageLine.nearestPath(to: path).map { "Did you mean \($0)?" }
         case .corruptEntry: "Run `reactorlog verify` to find every damaged entry."
         case .corruptSnapshot, .corruptStream, .corruptIndex, .corruptMetadata: "Run `reactorlog verify` for details."
         case .unknownStream: "Run `reactorlog info` to list its streams."

@@ -26,7 +26,8 @@ struct Session {
     static func open(_ path: String, awaitingLog: Bool) async throws -> Session {
         if !awaitingLog || isExportFile(path) { return try open(path) }
         let log = try await EventLog.openReadOnlyOnceBegun(at: path) {
-            printDiagnostic("No log at \(path) yet: waiting for a program to begin recording there.")
+            let meant = UsageLine.nearestPath(to: path).map { " (did you mean \($0)?)" } ?? ""
+            printDiagnostic("No log at \(path) yet\(meant): waiting for a program to begin recording there.")
         }
         return Session(log: log, path: path)
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import EventLogKit
 import Foundation
 
 /// The one line a usage error prints: the parser's message as a sentence, then where to read more. A first
@@ -118,6 +119,16 @@ struct UsageLine {
             ($0.distance, $0.name) < ($1.distance, $1.name)
         }
         return nearest.flatMap { $0.distance <= allowed ? $0.name : nil }
+    }
+
+    /// The path meant by `path`, where nothing is: the entry of its directory whose name is ``nearest(to:among:)`` its
+    /// last component (`demo.reactorlgo` means `demo.reactorlog`), written as `path` was, in the same directory.
+    static func nearestPath(to path: String) -> String? {
+        let split = SplitPath(path)
+        guard !split.name.isEmpty else { return nil }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: split.directory)) ?? []
+        guard let name = nearest(to: split.name, among: names.filter { !$0.hasPrefix(".") }) else { return nil }
+        return path.contains("/") ? split.sibling(name) : name
     }
 
     /// How many characters must be inserted, deleted, replaced or swapped with the next to turn `a` into `b`

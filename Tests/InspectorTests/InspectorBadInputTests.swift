@@ -417,7 +417,12 @@ struct InspectorBadInputTests {
 
     @Test("a missing path, a directory that is not a log, a plain file")
     func notLogs() async throws {
-        try await fails(["info", scratch.file("nope.reactorlog")], exit: 3, saying: "No log at")
+        try await fails(["info", scratch.file("nope.reactorlog")], exit: 3, saying: "No log at \(scratch.file("nope.reactorlog")). Check the path")
+        // A name a typo away from an entry of its directory is named with it, written as the path was.
+        try await fails(["info", scratch.file("demo.reactorlgo")], exit: 3, saying: "No log at \(scratch.file("demo.reactorlgo")). Did you mean \(demo)?")
+        let tool = Tool.products.appendingPathComponent("reactorlog").path
+        let typed = try await Tool.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "cd '\(scratch.path)' && '\(tool)' log Demo.reactorlog"])
+        #expect(typed.status == 3 && typed.error == "reactorlog: No log at Demo.reactorlog. Did you mean demo.reactorlog?\n", "\(typed.error)")
         try await fails(["info", ""], exit: 3, saying: "No log at an empty path. Check the path")
         // A new log whose directory is missing: not 'No log at' the directory, which reads as a log looked for.
         let nowhere = scratch.file("missing/deeper/new.reactorlog")
