@@ -122,12 +122,13 @@ struct UsageLine {
     }
 
     /// The path meant by `path`, where nothing is: the entry of its directory whose name is ``nearest(to:among:)`` its
-    /// last component (`demo.reactorlgo` means `demo.reactorlog`), written as `path` was, in the same directory.
+    /// last component (`demo.reactorlgo` means `demo.reactorlog`), written as `path` was, in the same directory; never
+    /// the name itself, which may have appeared since nothing was found there.
     static func nearestPath(to path: String) -> String? {
         let split = SplitPath(path)
         guard !split.name.isEmpty else { return nil }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: split.directory)) ?? []
-        guard let name = nearest(to: split.name, among: names.filter { !$0.hasPrefix(".") }) else { return nil }
+        guard let name = nearest(to: split.name, among: names.filter { !$0.hasPrefix(".") && $0 != split.name }) else { return nil }
         return path.contains("/") ? split.sibling(name) : name
     }
 
