@@ -14,46 +14,69 @@ struct Tail: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        // Followed, a log not begun yet is waited for, as a stream is below.
-        try await inspect(opening: log.log, awaitingLog: follow) { session in
-            if follow && session.isExport {
-                throw InspectorFailure(
-                    "\(log.log) is an export, which never grows: --follow needs a log directory that a process writes. Drop --follow to list its last entries.",
-                    exit: .invalidArgument)
-            }
-            // Followed, a stream not yet in the log is waited for (a reactor that has not begun); listed, it is refused.
-            if let stream { _ = try follow ? session.awaitedStream(stream) : session.stream(stream) }
-            let highest = try session.log.highestSequence()
-            let count = UInt64(try EntryFilters.count(lines, option: "--lines") ?? 0)
-            // The latest entries of the stream asked for, wherever they lie among the others' (a stream that ended
-            // long ago included); of the log, the last numbers.
-            let start = if let stream {
-                try session.log.firstOfLatest(Int(count), stream: stream, atOrBefore: highest) ?? highest + 1
-            } else {
-                highest > count ? highest - count + 1 : 1
-            }
-            let width = max(try session.log.streams().map(\.name.shownColumns).max() ?? 0, stream?.shownColumns ?? 0)
-            let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(highest)".count)
-            var json = output.json ? try EntryJSONWriter(log: session.log, stream: stream, following: follow) : nil
-            var follower = changes ? ChangeFollower(session: session) : nil
-            let emit = { (entry: LogEntry) throws -> Void in
-                let change = entry.kind == .mutation ? try follower?.change(made: entry) : nil
-                try Log.write(entry, change: change, formatter: formatter, json: &json)
-            }
-            let query = EntryQuery(from: start, stream: stream)
-            if follow {
-                // Each entry written at once, also into a pipe: the next may be a while coming.
-                for try await entry in session.log.follow(query) {
-                    try emit(entry)
-                    try StandardOutput.flush()
+        guard follow else {
+            try await inspect(opening: log.log) { session in try await show(session, following: false) }
+            return
+        }
+        // As `tail -F` follows a file: a log not begun yet is waited for, and one removed or replaced at its path is
+        // followed on in the log now there, from its first entry, once the former is let go of.
+        try await inspect {
+            var replaced = false
+            while true {
+                let session = try await Session.open(log.log, awaitingLog: true)
+                do {
+                    try await show(session, following: true, fromFirst: replaced)
+                    return
+                } catch EventLogError.replacedWhileOpen {
+                    printDiagnostic("\(log.log) was removed or replaced: following the log at that path from its first entry.")
+                    replaced = true
                 }
-            } else {
-                var readable = ReadableEntries()
-                try readable.forEach(in: session.log, EntryQuery(from: start, through: highest, stream: stream), skipped: { follower?.skip($0) }, emit)
-                readable.unshownStates = follower?.unshown
-                try readable.require(rest: "listed")
-                try json?.requireCallSites()
             }
+        }
+    }
+
+    /// The latest entries of `session`'s log (`fromFirst`, all of them), and while `following`, every entry written
+    /// after them.
+    private func show(_ session: Session, following: Bool, fromFirst: Bool = false) async throws {
+        if following && session.isExport {
+            throw InspectorFailure(
+                "\(log.log) is an export, which never grows: --follow needs a log directory that a process writes. Drop --follow to list its last entries.",
+                exit: .invalidArgument)
+        }
+        // Followed, a stream not yet in the log is waited for (a reactor that has not begun); listed, it is refused.
+        if let stream { _ = try following ? session.awaitedStream(stream) : session.stream(stream) }
+        let highest = try session.log.highestSequence()
+        let count = UInt64(try EntryFilters.count(lines, option: "--lines") ?? 0)
+        // The latest entries of the stream asked for, wherever they lie among the others' (a stream that ended
+        // long ago included); of the log, the last numbers.
+        let start: UInt64 = if fromFirst {
+            1
+        } else if let stream {
+            try session.log.firstOfLatest(Int(count), stream: stream, atOrBefore: highest) ?? highest + 1
+        } else {
+            highest > count ? highest - count + 1 : 1
+        }
+        let width = max(try session.log.streams().map(\.name.shownColumns).max() ?? 0, stream?.shownColumns ?? 0)
+        let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(highest)".count)
+        var json = output.json ? try EntryJSONWriter(log: session.log, stream: stream, following: following) : nil
+        var follower = changes ? ChangeFollower(session: session) : nil
+        let emit = { (entry: LogEntry) throws -> Void in
+            let change = entry.kind == .mutation ? try follower?.change(made: entry) : nil
+            try Log.write(entry, change: change, formatter: formatter, json: &json)
+        }
+        let query = EntryQuery(from: start, stream: stream)
+        if following {
+            // Each entry written at once, also into a pipe: the next may be a while coming.
+            for try await entry in session.log.follow(query) {
+                try emit(entry)
+                try StandardOutput.flush()
+            }
+        } else {
+            var readable = ReadableEntries()
+            try readable.forEach(in: session.log, EntryQuery(from: start, through: highest, stream: stream), skipped: { follower?.skip($0) }, emit)
+            readable.unshownStates = follower?.unshown
+            try readable.require(rest: "listed")
+            try json?.requireCallSites()
         }
     }
 }
