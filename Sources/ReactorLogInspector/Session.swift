@@ -20,11 +20,11 @@ struct Session {
         return Session(log: try EventLog.openReadOnly(at: path), path: path)
     }
 
-    /// Opens `path` as ``open(_:)`` does; `awaitingLog`, a log not begun yet is waited for (`tail --follow`, as `tail -F`
-    /// waits for a file), after a note on standard error that says so: nothing at the path, in a directory that exists,
-    /// or a writer beginning the log there (``EventLog/openReadOnlyOnceBegun(at:pollInterval:waiting:)``).
-    static func open(_ path: String, awaitingLog: Bool) async throws -> Session {
-        if !awaitingLog || isExportFile(path) { return try open(path) }
+    /// Opens `path` as ``open(_:)`` does, but waits for a log not begun yet (`tail --follow`, as `tail -F` waits for a
+    /// file), after a note on standard error that says so: nothing at the path, in a directory that exists, or a writer
+    /// beginning the log there (``EventLog/openReadOnlyOnceBegun(at:pollInterval:waiting:)``).
+    static func openOnceBegun(_ path: String) async throws -> Session {
+        if isExportFile(path) { return try open(path) }
         let log = try await EventLog.openReadOnlyOnceBegun(at: path) {
             let meant = UsageLine.nearestPath(to: path).map { " (did you mean \($0)?)" } ?? ""
             printDiagnostic("No log at \(path) yet\(meant): waiting for a program to begin recording there.")
@@ -172,13 +172,12 @@ func inspect(_ body: () async throws -> Void) async throws {
     }
 }
 
-/// Runs a command body on the log at `path`, opened read-only (``Session/open(_:awaitingLog:)``), as ``inspect(_:)``
-/// runs one.
+/// Runs a command body on the log at `path`, opened read-only (``Session/open(_:)``), as ``inspect(_:)`` runs one.
 /// When the body's reads went around damage to a stream's index (``EventLog/bypassedIndexDamage``), its output is
 /// whole, but the log is damaged: a warning line says so for each such stream, and the exit stays 0.
-func inspect(opening path: String, awaitingLog: Bool = false, _ body: (Session) async throws -> Void) async throws {
+func inspect(opening path: String, _ body: (Session) async throws -> Void) async throws {
     try await inspect {
-        let session = try await Session.open(path, awaitingLog: awaitingLog)
+        let session = try Session.open(path)
         try await body(session)
         let damages = session.log.bypassedIndexDamage
         guard !damages.isEmpty else { return }

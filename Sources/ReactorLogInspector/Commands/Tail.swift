@@ -23,7 +23,7 @@ struct Tail: AsyncParsableCommand {
         try await inspect {
             var replaced = false
             while true {
-                let session = try await Session.open(log.log, awaitingLog: true)
+                let session = try await Session.openOnceBegun(log.log)
                 do {
                     try await show(session, following: true, fromFirst: replaced)
                     return
