@@ -119,7 +119,7 @@ struct FollowTests {
         #expect(words == [["todo", "opened"], ["todo", "action", "tick"], ["todo", "mutation", "tick"]], "\(printed)")
     }
 
-    @Test("tail --follow of a log not begun yet waits for it, says so, and prints its entries from the first; with no directory to hold it, it is refused")
+    @Test("tail --follow of a log not begun yet waits for it, says so (with the path meant for a typo), and prints its entries from the first; with no directory to hold it, it is refused")
     func waitsForLog() async throws {
         let scratch = ScratchDirectory()
         let path = scratch.file("new.reactorlog")
@@ -153,5 +153,15 @@ struct FollowTests {
         // A directory missing on the way is a wrong path, not a log to come.
         let missing = try await Tool.run(["tail", scratch.file("nowhere/new.reactorlog"), "--follow"])
         #expect(missing.status == 3 && missing.error.contains("No log at"), "\(missing.error)")
+
+        // A path a typo away from the log: the wait is said with the path meant, so the typo is seen.
+        let typo = scratch.file("new.reactorlgo")
+        let typoErrors = Pipe()
+        let waiting = try ChildProcess(
+            Tool.products.appendingPathComponent("reactorlog").path, ["tail", typo, "--follow"], error: .pipe(typoErrors))
+        let note = LineReader(typoErrors).next()
+        waiting.signal(SIGTERM)
+        _ = try await waiting.exit()
+        #expect(note == "reactorlog: No log at \(typo) yet (did you mean \(path)?): waiting for a program to begin recording there.")
     }
 }
