@@ -126,7 +126,8 @@ public final class EventLog: Sendable {
     private static func isUnbegun(_ path: String, refusedWith error: EventLogError) -> Bool {
         switch error {
         case .notFound:
-            return FileManager.default.isDirectory(atPath: SplitPath(path).directory)
+            // An empty path is no place a log could begin.
+            return !path.isEmpty && FileManager.default.isDirectory(atPath: SplitPath(path).directory)
         case .notALog, .damagedFile:
             let contents = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [LogLayout.dataFile]
             return contents.allSatisfy { [LogLayout.lockFile, LogLayout.writerLockFile].contains($0) }

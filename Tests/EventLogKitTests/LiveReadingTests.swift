@@ -116,7 +116,7 @@ struct LiveReadingTests {
         await #expect(throws: CancellationError.self) { try await cancelled.value }
     }
 
-    @Test("an opener waiting for a log refuses at once what is not one, and a path whose directory is missing", .timeLimit(.minutes(1)))
+    @Test("an opener waiting for a log refuses at once what is not one, a path whose directory is missing, and an empty path", .timeLimit(.minutes(1)))
     func openerRefusesWhatIsNotALog() async throws {
         let file = scratch.file("log.txt")
         _ = FileManager.default.createFile(atPath: file, contents: Data("hello".utf8))
@@ -124,7 +124,7 @@ struct LiveReadingTests {
         try FileManager.default.createDirectory(atPath: foreign, withIntermediateDirectories: false)
         _ = FileManager.default.createFile(atPath: foreign + "/cat.jpg", contents: Data([1, 2, 3]))
         let missing = scratch.file("no/such/x.reactorlog")
-        for path in [file, foreign, missing] {
+        for path in [file, foreign, missing, ""] {
             let error = await #expect(throws: EventLogError.self) {
                 try await EventLog.openReadOnlyOnceBegun(at: path) { Issue.record("waited for \(path)") }
             }
