@@ -130,7 +130,7 @@ public final class EventLog: Sendable {
             return !path.isEmpty && FileManager.default.isDirectory(atPath: SplitPath(path).directory)
         case .notALog, .damagedFile:
             let contents = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [LogLayout.dataFile]
-            return contents.allSatisfy { [LogLayout.lockFile, LogLayout.writerLockFile].contains($0) }
+            return contents.allSatisfy(LogLayout.lockFiles.contains)
                 || WriterLock.isHeld(directory: path, tryingTheLock: true)
         default:
             return false

@@ -5,6 +5,8 @@ enum LogLayout {
     static let dataFile = "data.mdb"
     static let lockFile = "lock.mdb"
     static let writerLockFile = "writer.lock"
+    /// The files a log directory holds beside its data: a directory of these alone holds no log yet.
+    static let lockFiles = [lockFile, writerLockFile]
     /// The data file of a copy being written (``EventLog/copy(to:compact:claimed:)``), renamed `data.mdb` once it is whole.
     static let unfinishedCopyFile = "data.mdb.unfinished"
 

@@ -182,7 +182,7 @@ final class LogStorage: Sendable {
         if contents.contains(LogLayout.unfinishedCopyFile) {
             throw .notALog(path: path, reason: "it has no \(LogLayout.dataFile), only \(LogLayout.unfinishedCopyFile), of a copy that has not finished: it was stopped, or is still being written")
         }
-        let foreign = contents.filter { $0 != LogLayout.lockFile && $0 != LogLayout.writerLockFile }
+        let foreign = contents.filter { !LogLayout.lockFiles.contains($0) }
         if readOnly {
             // Lock files alone: a writer beginning the log, or one whose first open failed before 2026-12-03 (no room).
             let unbegun = foreign.isEmpty && contents.contains(LogLayout.writerLockFile)
@@ -205,8 +205,7 @@ final class LogStorage: Sendable {
             guard status.st_mode & S_IFMT == S_IFREG, status.st_size == 0 else { return }
             unlink(dataPath)
         }
-        unlink(path + "/" + LogLayout.lockFile)
-        unlink(path + "/" + LogLayout.writerLockFile)
+        for name in LogLayout.lockFiles { unlink(path + "/" + name) }
         rmdir(path)
     }
 
@@ -215,7 +214,7 @@ final class LogStorage: Sendable {
     /// (a bug report's archive) whose lock file links to one of the user's files would have it overwritten. A lock
     /// file that is missing is made anew.
     private static func checkLockFiles(in path: String) throws(EventLogError) {
-        for name in [LogLayout.lockFile, LogLayout.writerLockFile] {
+        for name in LogLayout.lockFiles {
             var status = stat()
             guard lstat(path + "/" + name, &status) == 0 else { continue }
             let what = kind(of: status) ?? (status.st_nlink > 1 ? "a file with other names (hard links)" : nil)
