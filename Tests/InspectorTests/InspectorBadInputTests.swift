@@ -441,6 +441,12 @@ struct InspectorBadInputTests {
         try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: false)
         _ = FileManager.default.createFile(atPath: photos + "/cat.jpg", contents: Data([1]))
         try await fails(["log", photos], exit: 3, saying: "is not a ReactorLog log: it has no data.mdb")
+        // A writer's lock files alone (a first open killed, or one that failed before 2026-12-03, when a failed open
+        // left them): a log never begun, as CrashTests.newLogOnFullDisk checked of the full disk's leftovers before.
+        let unbegun = scratch.file("unbegun.reactorlog")
+        try FileManager.default.createDirectory(atPath: unbegun, withIntermediateDirectories: false)
+        for name in ["lock.mdb", "writer.lock"] { _ = FileManager.default.createFile(atPath: unbegun + "/" + name, contents: Data()) }
+        try await fails(["info", unbegun], exit: 3, saying: "it has no data.mdb: a writer opened it and has not begun the log")
         let file = scratch.file("notes.txt")
         _ = FileManager.default.createFile(atPath: file, contents: Data("hi".utf8))
         try await fails(["verify", file], exit: 3, saying: "it is a file, not a log directory")
