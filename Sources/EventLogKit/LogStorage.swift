@@ -64,9 +64,12 @@ final class LogStorage: Sendable {
                         throw .readOnlyInThisProcess(path: path)
                     }
                     if !readOnly {
+                        // The writer's own durability and map limit, not those of the handle it shares with (a
+                        // writer reopened with a larger maxMapSize after its map filled, while a reader kept it).
                         try existing.storage { () throws in
                             try existing.environment.setNoSync(configuration.durability == .noSync)
                         }
+                        existing.environment.setMaxMapSize(configuration.maxMapSize)
                     }
                     return existing
                 }

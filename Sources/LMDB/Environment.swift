@@ -1,4 +1,5 @@
 import CLMDB
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -23,6 +24,8 @@ public final class Environment: @unchecked Sendable {
     public let path: String
     /// The options it was opened with.
     public let options: EnvironmentOptions
+    /// The size the map may grow to: `options.maxMapSize` until ``setMaxMapSize(_:)`` changes it.
+    private let maxMapSize: Atomic<Int>
 
     /// Opens (or, unless read-only, creates) the environment in the existing directory `path`. The files it creates have
     /// copy-on-write turned off (btrfs), so that a full disk there fails writes instead of ending the process.
@@ -56,6 +59,7 @@ public final class Environment: @unchecked Sendable {
         self.handle = env
         self.path = path
         self.options = options
+        maxMapSize = Atomic(options.maxMapSize)
     }
 
     deinit {
@@ -190,6 +194,12 @@ public final class Environment: @unchecked Sendable {
         }
     }
 
+    /// Sets the size the map may grow to, for later growth: a writer that shares this environment with an earlier one
+    /// of the process brings its own limit.
+    public func setMaxMapSize(_ size: Int) {
+        maxMapSize.store(size, ordering: .relaxed)
+    }
+
     /// Turns `MDB_NOSYNC` on or off for later commits.
     public func setNoSync(_ noSync: Bool) throws(LMDBError) {
         try LMDBError.check(mdb_env_set_flags(handle, UInt32(MDB_NOSYNC), noSync ? 1 : 0), "mdb_env_set_flags")
@@ -233,9 +243,10 @@ public final class Environment: @unchecked Sendable {
     private func growMap() throws(LMDBError) {
         try resizeLock.withExclusive { () throws(LMDBError) in
             let current = mapSize
-            let grown = min(current * 2, options.maxMapSize)
+            let limit = maxMapSize.load(ordering: .relaxed)
+            let grown = min(current * 2, limit)
             guard grown > current else {
-                throw LMDBError(code: MDB_MAP_FULL, operation: "growing the map beyond \(options.maxMapSize) bytes")
+                throw LMDBError(code: MDB_MAP_FULL, operation: "growing the map beyond \(limit) bytes")
             }
             try LMDBError.check(mdb_env_set_mapsize(handle, grown), "mdb_env_set_mapsize")
         }
