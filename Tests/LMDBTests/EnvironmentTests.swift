@@ -195,6 +195,45 @@ struct EnvironmentTests {
         #expect(count == 200)
     }
 
+    @Test("a map set larger holds more without growing; the bytes in use count whole pages and grow with the data")
+    func mapSizeAndUse() throws {
+        let env = try Self.smallMap(at: scratch.path)
+        let db = try env.openDatabase("big", flags: .create)
+        let empty = env.usedBytes
+        #expect(empty > 0 && empty % env.pageSize == 0)
+        try env.setMapSize(4 << 20)
+        #expect(env.mapSize == 4 << 20)
+        try env.write { txn in
+            for i in 0..<1000 { try txn.put(db, key: key(UInt64(i)), value: [UInt8](repeating: 3, count: 1000)) }
+        }
+        #expect(env.mapSize == 4 << 20, "a megabyte of values fits the map set, so it did not grow")
+        let used = env.usedBytes
+        #expect(used % env.pageSize == 0)
+        #expect(used >= 1000 * 1000 && used <= env.mapSize, "\(used) bytes in use")
+    }
+
+    @Test("a database of integer keys orders them as numbers, in the machine's byte order")
+    func integerKeys() throws {
+        let env = try Environment(path: scratch.path)
+        let db = try env.openDatabase("numbers", flags: [.create, .integerKey])
+        func native(_ n: UInt64) -> [UInt8] { withUnsafeBytes(of: n) { Array($0) } }
+        try env.write { txn in
+            for n: UInt64 in [256, 1, 65_536, 2] { try txn.put(db, key: native(n), value: [UInt8(n % 251)]) }
+        }
+        let order = try env.read { txn in
+            try txn.withCursor(db) { cursor in
+                var keys: [UInt64] = []
+                var item = try cursor.first()
+                while let current = item {
+                    keys.append(current.key.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
+                    item = try cursor.next()
+                }
+                return keys
+            }
+        }
+        #expect(order == [1, 2, 256, 65_536], "little-endian bytes compared as bytes would put 256 first")
+    }
+
     @Test("growth stops at maxMapSize with a map-full error")
     func mapLimit() throws {
         let env = try Self.smallMap(at: scratch.path, growingAtMostTo: 256 << 10)

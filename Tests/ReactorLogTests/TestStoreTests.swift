@@ -238,6 +238,26 @@ struct TestStoreTests {
         await store.finish()
     }
 
+    @Test("skipReceivedMutations drops the fed-back mutations unasserted and goes on from the state they produced")
+    func skipReceived() async {
+        let clock = TestClock()
+        let store = patientStore(TimerReactor(clock: clock))
+        await store.send(.start) { $0.isRunning = true }
+        await clock.advance(by: .seconds(2))
+        // The timer's effect feeds back tick and setRunning(false), and ends.
+        await store.reactor.waitForEffects()
+        store.skipReceivedMutations()
+        // Still exhaustive: a mutation left pending would fail this send, and its expected state starts from the
+        // skipped ones' (one tick, not running).
+        await store.send(.start) {
+            $0.isRunning = true
+            #expect($0.ticks == 1)
+        }
+        await store.send(.stop)
+        await store.receive(.setRunning(false)) { $0.isRunning = false }
+        await store.finish()
+    }
+
     @Test("non-exhaustive: only the asserted fields are checked, and fed-back mutations may be skipped")
     func nonExhaustive() async {
         let clock = TestClock()

@@ -146,4 +146,54 @@ struct RetentionTests {
         #expect(remaining.allSatisfy { $0.timestamp >= now - 2 * 3_600_000_000_000 }, "nothing older than the hour before the last kept snapshot")
         #expect(remaining.count <= 3)
     }
+
+    @Test("an unpinned window is kept no longer: retention removes it like any other stretch, and pins are read back as written")
+    func unpinnedWindowRemoved() throws {
+        let path = scratch.file("unpin.reactorlog")
+        var configuration = EventLogConfiguration(durability: .noSync)
+        configuration.snapshotPolicy = .every(mutations: 16)
+        configuration.retention = RetentionPolicy(maxEntries: 500)
+        /// Appends `count` deposits (an action and its mutation each) to stream "counter", with its snapshots.
+        func record(_ count: Int, from first: Int) throws {
+            let log = try EventLog.open(at: path, configuration: configuration)
+            let stream = try log.openStream(named: "counter", reactorType: "Counter", schemaFingerprint: "v1", initialState: Data("0".utf8))
+            for index in first..<(first + count) {
+                let action = try stream.append(EntryDraft(kind: .action, caseName: "add", payload: Data("{}".utf8)))
+                let mutation = try stream.append(EntryDraft(kind: .mutation, caseName: "add", payload: Data("{\"add\":{\"_0\":\(index)}}".utf8), cause: action))
+                if stream.isSnapshotDue { try stream.writeSnapshot(index, at: mutation) }
+            }
+            try log.close()
+        }
+        let window: ClosedRange<UInt64> = 100...200
+        do {
+            let log = try EventLog.open(at: path, configuration: configuration)
+            try log.pin(window, reason: "ticket 12")
+            try log.close()
+        }
+        try record(2_000, from: 1)
+        do {
+            // A read-only log of the path is let go at the end of this scope, so that it can be opened for writing.
+            let pinned = try EventLog.openReadOnly(at: path)
+            #expect(try pinned.pins().map(\.range) == [window])
+            #expect(try pinned.pins().first?.reason == "ticket 12")
+            #expect(Set(try pinned.sequences(stream: "counter", kinds: [.action, .mutation])).isSuperset(of: window), "the pinned window survives retention")
+        }
+
+        do {
+            let log = try EventLog.open(at: path, configuration: configuration)
+            let pin = try #require(try log.pins().first)
+            try log.unpin(pin)
+            #expect(try log.pins().isEmpty)
+            try log.close()
+        }
+        try record(2_000, from: 2_001)
+        let reader = try EventLog.openReadOnly(at: path)
+        let kept = try reader.sequences(stream: "counter", kinds: [.action, .mutation])
+        #expect(!kept.contains { window.contains($0) }, "retention removed the window once unpinned: \(kept.prefix(3))")
+        #expect(kept.count <= 500 + 64, "\(kept.count) entries kept")
+        #expect(try reader.verify().isHealthy)
+        #expect(throws: EventLogError.self, "a reader cannot remove a pin") {
+            try reader.unpin(LogPin(range: window, reason: "ticket 12", createdAt: 0))
+        }
+    }
 }
