@@ -12,14 +12,16 @@ import Darwin
 final class WriterLock: Sendable {
     private let descriptor: Mutex<Int32?>
 
-    init(directory: String) throws(EventLogError) {
+    /// Locks the `writer.lock` of `directory`. `betweenOpenAndLock` runs in that window on each try, for the tests of
+    /// what another process may do there.
+    init(directory: String, betweenOpenAndLock: () -> Void = {}) throws(EventLogError) {
         let path = directory + "/" + LogLayout.writerLockFile
         var fd: Int32 = -1
         // The file locked must still be the one at the path: a lock on a file removed meanwhile (by a first open that
         // failed beside this one, `LogStorage.removeUnbegun`, or `demo --force` replacing the log) would let the next
         // writer lock a new file beside this one. Such a lock is let go of and taken again.
         while fd < 0 {
-            fd = try Self.lock(path, in: directory)
+            fd = try Self.lock(path, in: directory, betweenOpenAndLock: betweenOpenAndLock)
             var locked = stat(), named = stat()
             if fstat(fd, &locked) != 0 || lstat(path, &named) != 0 || locked.st_dev != named.st_dev || locked.st_ino != named.st_ino {
                 close(fd)
@@ -34,7 +36,7 @@ final class WriterLock: Sendable {
 
     /// Opens `path`, the `writer.lock` of `directory`, making it if need be, and locks it; refused when another writer
     /// holds it, naming the process.
-    private static func lock(_ path: String, in directory: String) throws(EventLogError) -> Int32 {
+    private static func lock(_ path: String, in directory: String, betweenOpenAndLock: () -> Void) throws(EventLogError) -> Int32 {
         // Never through a link (LogStorage refuses one before; this closes the window after its check).
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
@@ -47,6 +49,7 @@ final class WriterLock: Sendable {
             default: throw .notALog(path: directory, reason: "cannot create \(LogLayout.writerLockFile): \(String(cString: strerror(errno)))")
             }
         }
+        betweenOpenAndLock()
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             var buffer = [UInt8](repeating: 0, count: 32)
             let count = pread(fd, &buffer, buffer.count, 0)

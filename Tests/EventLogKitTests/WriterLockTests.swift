@@ -32,6 +32,23 @@ struct WriterLockTests {
         #expect(WriterLock.isListedAsLocked(path) != true)
     }
 
+    @Test("a lock file removed between a writer's open and its lock is not what it keeps: it locks the file now there, and the next writer is refused")
+    func lockFileRemovedBeforeLocking() throws {
+        let directory = scratch.file("raced")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        let path = directory + "/" + LogLayout.writerLockFile
+        var tries = 0
+        // As a first open that failed beside this one removes what it made, on this writer's first try only.
+        let writer = try WriterLock(directory: directory) {
+            tries += 1
+            if tries == 1 { #expect(unlink(path) == 0) }
+        }
+        defer { writer.release() }
+        #expect(tries == 2, "the lock on the removed file was let go of and taken again on the file at the path")
+        #expect(WriterLock.isHeld(directory: directory, tryingTheLock: true), "the file at the path is the one locked")
+        #expect(throws: EventLogError.self, "a second writer finds the lock held") { try WriterLock(directory: directory) }
+    }
+
     @Test("the kernel's table is read to its end, however many locks it lists")
     func wholeLockTable() throws {
         guard FileManager.default.isReadableFile(atPath: "/proc/locks") else { return }
