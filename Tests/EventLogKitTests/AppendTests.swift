@@ -174,12 +174,15 @@ struct AppendTests {
         do {
             let log = try scratch.openLog()
             let stream = try log.counterStream()
+            #expect(!stream.wasResumed)
+            #expect(stream.markerSequence == 1)
             try stream.append(.action("a"))
             try log.close()
         }
         let log = try scratch.openLog()
         let stream = try log.counterStream()
         #expect(stream.wasResumed)
+        #expect(stream.markerSequence == 3, "the streamResumed marker's number")
         let next = try stream.append(.action("b"))
         try log.flush()
         #expect(next == 4)

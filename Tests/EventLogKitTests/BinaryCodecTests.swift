@@ -304,7 +304,9 @@ struct BinaryCodecTests {
             let cut = Data(payload[..<length])
             #expect(throws: (any Error).self) { try codec.decode(Action.self, from: cut) }
             #expect(throws: BinaryPayload.Malformed.self) { try BinaryPayload.json(cut) }
+            #expect(!cut.withUnsafeBytes { BinaryPayload.isWellFormed($0) }, "cut at \(length) of \(payload.count)")
         }
+        #expect(payload.withUnsafeBytes { BinaryPayload.isWellFormed($0) })
         for index in payload.indices {
             for bit in 0..<8 {
                 var bytes = payload
@@ -317,6 +319,7 @@ struct BinaryCodecTests {
         }
         // Trailing bytes are for `verify` to find; decoding reads only the value.
         #expect(throws: BinaryPayload.Malformed.self) { try BinaryPayload.json(Data(payload + [0])) }
+        #expect(!(payload + [0]).withUnsafeBytes { BinaryPayload.isWellFormed($0) }, "one value and nothing after it")
     }
 
     @Test("a struct or a dictionary cut after its last member, losing only end marks, is refused")
