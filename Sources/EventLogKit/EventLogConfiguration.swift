@@ -31,6 +31,10 @@ public struct EventLogConfiguration: Sendable {
     /// Called from the writer thread when a write fails and the log stops accepting appends until a retry writes
     /// again (``writeRetryInterval``): once a stop, however many retries fail after it.
     public var onWriteFailure: (@Sendable (EventLogError) -> Void)?
+    /// Called from the writer thread when a log stopped by a write failure writes again (a retry, or
+    /// ``EventLog/resumeWriting()``): with the failure, and how many appends of each stream were refused meanwhile
+    /// and which `unwritten` entry stands for them, counts the log itself does not keep.
+    public var onWriteResumed: (@Sendable (WriteResumption) -> Void)?
     /// How long a log stopped by a write failure (a full disk) waits before it tries again, and again after each
     /// retry that fails; `nil` for never (``EventLog/resumeWriting()`` still does). A retry writes what was queued
     /// when writing stopped, then takes appends again; each stream whose appends were refused meanwhile gets an

@@ -28,10 +28,10 @@ final class LogWriter: @unchecked Sendable {
     private var committedTicket: UInt64 = 0
     private var lastCommittedSequence: UInt64
     private var failure: EventLogError?
-    /// The streams whose appends were refused while a failure stopped the writer, with when the first was refused
-    /// and whether a mutation was among them: each gets an `unwritten` entry when writing resumes, so that readers
-    /// know the stream's states from there to its next snapshot are not in the log.
-    private var refused: [UInt32: (time: Int64, mutation: Bool)] = [:]
+    /// The streams whose appends were refused while a failure stopped the writer, with how many and when: each gets an
+    /// `unwritten` entry when writing resumes, so that readers know the stream's states from there to its next
+    /// snapshot are not in the log, and the owner learns the counts (``EventLogConfiguration/onWriteResumed``).
+    private var refused: [UInt32: Refusal] = [:]
     /// Whether the owner asked for a retry (``resume()``), how many retries have ended, and whether the last one, as
     /// the log closes, has been made.
     private var retryRequested = false
@@ -106,6 +106,8 @@ final class LogWriter: @unchecked Sendable {
     /// ``EventLogConfiguration/commitInterval``; `nil` when it is zero, and in `sync` durability, whose appends all wait.
     private let commitInterval: Duration?
     private let onFailure: (@Sendable (EventLogError) -> Void)?
+    /// ``EventLogConfiguration/onWriteResumed``.
+    private let onResumed: (@Sendable (WriteResumption) -> Void)?
     /// ``EventLogConfiguration/writeRetryInterval``.
     private let retryInterval: Duration?
     /// Left once the writer thread has returned from `run()` and let go of the writer (its storage with it): ``close()``
@@ -127,6 +129,7 @@ final class LogWriter: @unchecked Sendable {
         self.commitInterval = configuration.durability == .sync || configuration.commitInterval <= .zero
             ? nil : configuration.commitInterval
         self.onFailure = configuration.onWriteFailure
+        self.onResumed = configuration.onWriteResumed
         self.retryInterval = configuration.writeRetryInterval.flatMap { $0 > .zero ? $0 : nil }
         self.batchByteLimit = configuration.retention?.maxBytes.map { max(64 << 10, $0 / 8) }
         let (highest, floor, lastIndex) = try storage.read { txn in
@@ -159,7 +162,7 @@ final class LogWriter: @unchecked Sendable {
         mutex.lock()
         defer { mutex.unlock() }
         let bytes = drafts.reduce(0) { $0 + Self.queuedSize($1) }
-        try waitForRoom(entries: drafts.count, bytes: bytes, stream: streamID, mutation: drafts.contains { $0.kind == .mutation })
+        try waitForRoom(entries: drafts.count, bytes: bytes, stream: streamID, mutations: drafts.count { $0.kind == .mutation })
         let first = nextSequence
         let timestamp = WallClock.now()
         let pending = drafts.enumerated().map { index, draft in
@@ -176,7 +179,7 @@ final class LogWriter: @unchecked Sendable {
         let bytes = Self.queuedSize(draft)
         mutex.lock()
         defer { mutex.unlock() }
-        try waitForRoom(entries: 1, bytes: bytes, stream: streamID, mutation: draft.kind == .mutation)
+        try waitForRoom(entries: 1, bytes: bytes, stream: streamID, mutations: draft.kind == .mutation ? 1 : 0)
         let sequence = nextSequence
         nextSequence += 1
         try enqueue(.entry(Self.pending(draft, sequence: sequence, streamID: streamID)), entries: 1, bytes: bytes)
@@ -242,7 +245,7 @@ final class LogWriter: @unchecked Sendable {
     ) throws(EventLogError) -> UInt64 {
         mutex.lock()
         defer { mutex.unlock() }
-        try waitForRoom(entries: 1, bytes: DeferredEntry.estimatedSize, stream: streamID, mutation: kind == .mutation)
+        try waitForRoom(entries: 1, bytes: DeferredEntry.estimatedSize, stream: streamID, mutations: kind == .mutation ? 1 : 0)
         let sequence = nextSequence
         nextSequence += 1
         // Made in place: an entry made first would be copied into the item and then destroyed.
@@ -264,7 +267,7 @@ final class LogWriter: @unchecked Sendable {
         let bytes = count * DeferredEntry.estimatedSize
         mutex.lock()
         defer { mutex.unlock() }
-        try waitForRoom(entries: count, bytes: bytes, stream: streamID, mutation: kind == .mutation)
+        try waitForRoom(entries: count, bytes: bytes, stream: streamID, mutations: kind == .mutation ? count : 0)
         let first = nextSequence
         nextSequence += UInt64(count)
         let time = timestamp ?? WallClock.now()
@@ -342,27 +345,39 @@ final class LogWriter: @unchecked Sendable {
     }
 
     /// Waits (holding `mutex`) until the queue has room; an item larger than the whole queue is let in alone. Entries
-    /// of `stream` (holding a mutation when `mutation`) refused because a failure stopped the writer are noted, for
-    /// the `unwritten` entry that marks them when writing resumes.
-    private func waitForRoom(entries: Int, bytes: Int, stream: UInt32? = nil, mutation: Bool = false) throws(EventLogError) {
+    /// of `stream` (`mutations` of them mutations) refused because a failure stopped the writer are noted, for the
+    /// `unwritten` entry that marks them when writing resumes.
+    private func waitForRoom(entries: Int, bytes: Int, stream: UInt32? = nil, mutations: Int = 0) throws(EventLogError) {
         while !hasFailed && !closing && queuedEntries + queuedBytes > 0
             && (queuedEntries + entries > capacity || queuedBytes + bytes > byteCapacity) {
             spaceAvailable.wait(mutex)
         }
         if hasFailed, let failure {
-            if let stream, entries > 0 { noteRefused(stream, mutation: mutation) }
+            if let stream, entries > 0 { noteRefused(stream, entries: entries, mutations: mutations) }
             throw failure
         }
         if closing { throw .closed(path: storage.path) }
     }
 
-    /// Notes (holding `mutex`) that entries of `stream` were refused while the writer was stopped.
+    /// Notes (holding `mutex`) that `entries` entries of `stream`, `mutations` of them mutations, were refused while
+    /// the writer was stopped.
     @inline(never)
-    private func noteRefused(_ stream: UInt32, mutation: Bool) {
-        if let noted = refused[stream] {
-            if mutation && !noted.mutation { refused[stream] = (noted.time, true) }
-        } else {
-            refused[stream] = (WallClock.now(), mutation)
+    private func noteRefused(_ stream: UInt32, entries: Int, mutations: Int) {
+        let now = WallClock.now()
+        refused[stream, default: Refusal(first: now, last: now, entries: 0, mutations: 0)].add(entries: entries, mutations: mutations, at: now)
+    }
+
+    /// The appends of one stream refused while the writer was stopped.
+    private struct Refusal {
+        let first: Int64
+        var last: Int64
+        var entries: Int
+        var mutations: Int
+
+        mutating func add(entries: Int, mutations: Int, at time: Int64) {
+            last = max(last, time)
+            self.entries += entries
+            self.mutations += mutations
         }
     }
 
@@ -476,8 +491,9 @@ final class LogWriter: @unchecked Sendable {
                 // due, and nothing else is done before.
                 guard waitForRetry() else { return finish() }
                 if queue.isEmpty {
-                    resumed()
+                    let resumption = resumed()
                     mutex.unlock()
+                    report(resumption)
                     continue
                 }
             } else {
@@ -558,6 +574,7 @@ final class LogWriter: @unchecked Sendable {
             var failed: [CheckedContinuation<Void, any Error>] = []
             let retrying = hasFailed
             var stopped: EventLogError?
+            var resumption: Resumption?
             switch result {
             case .success(let committed):
                 committedTicket = ticket
@@ -567,7 +584,7 @@ final class LogWriter: @unchecked Sendable {
                 if !retiring.isEmpty { retire(through: ticket) }
                 ready = asyncWaiters.filter { $0.ticket <= ticket }.map(\.continuation)
                 asyncWaiters.removeAll { $0.ticket <= ticket }
-                if retrying { resumed() }
+                if retrying { resumption = resumed() }
             case .failure(let error):
                 let writeFailed = EventLogError.writeFailed(
                     path: storage.path, lastCommitted: lastCommittedSequence,
@@ -596,6 +613,7 @@ final class LogWriter: @unchecked Sendable {
                 for continuation in failed { continuation.resume(throwing: failedWith) }
             }
             if let stopped { onFailure?(stopped) }
+            report(resumption)
         }
     }
 
@@ -636,13 +654,17 @@ final class LogWriter: @unchecked Sendable {
     /// refused meanwhile gets an `unwritten` entry (codec none, no payload; docs/FORMAT.md) under the next number, a
     /// mutation when a mutation was refused: what replay reads from there to the stream's next snapshot would not be
     /// its states. The stream's own handle asked for that snapshot when its mutation was refused.
-    private func resumed() {
+    /// Returns what the owner is told once `mutex` is let go (``report(_:)``).
+    private func resumed() -> Resumption? {
+        let overcome = failure
         failure = nil
         retriesEnded += 1
-        for (stream, refusal) in refused.sorted(by: { ($0.value.time, $0.key) < ($1.value.time, $1.key) }) {
+        var marked: [(stream: UInt32, refusal: Refusal, unwritten: UInt64)] = []
+        for (stream, refusal) in refused.sorted(by: { ($0.value.first, $0.key) < ($1.value.first, $1.key) }) {
             let marker = EntryRecord.Pending(
-                sequence: nextSequence, streamID: stream, kind: refusal.mutation ? .mutation : .action, codec: .none,
-                timestamp: refusal.time, cause: 0, caseName: MissingValue.unwritten.rawValue, payload: [])
+                sequence: nextSequence, streamID: stream, kind: refusal.mutations > 0 ? .mutation : .action, codec: .none,
+                timestamp: refusal.first, cause: 0, caseName: MissingValue.unwritten.rawValue, payload: [])
+            marked.append((stream, refusal, nextSequence))
             nextSequence += 1
             queue.append(.entry(marker))
             queuedEntries += 1
@@ -651,6 +673,26 @@ final class LogWriter: @unchecked Sendable {
         }
         refused = [:]
         committedChanged.broadcast()
+        guard onResumed != nil, let overcome else { return nil }
+        return Resumption(failure: overcome, marked: marked)
+    }
+
+    /// What writing resumed past, for the owner: the failure, and each stream's refused appends with its `unwritten`
+    /// entry's number.
+    private struct Resumption {
+        let failure: EventLogError
+        let marked: [(stream: UInt32, refusal: Refusal, unwritten: UInt64)]
+    }
+
+    /// Tells the owner that writing resumed (writer thread, not holding `mutex`: the owner's code may append).
+    private func report(_ resumption: Resumption?) {
+        guard let resumption, let onResumed else { return }
+        let refused = resumption.marked.map { stream, refusal, unwritten in
+            WriteResumption.RefusedAppends(
+                stream: (try? storage.stream(id: stream))?.name ?? "stream \(stream)", entries: refusal.entries,
+                mutations: refusal.mutations, firstRefusedAt: refusal.first, lastRefusedAt: refusal.last, unwrittenEntry: unwritten)
+        }
+        onResumed(WriteResumption(failure: resumption.failure, refused: refused))
     }
 
     /// Retries the writes a failure stopped, at once, and waits for the outcome: returns once the queue and an

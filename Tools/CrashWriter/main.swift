@@ -7,7 +7,9 @@
 // With CRASH_WRITER_RESUME set (`now`: it calls resumeWriting(); `retry`: it waits for the log's own retries), a write
 // failure (a file size limit, as a full disk) does not end it: it prints `stopped N committed M` (N: the last number
 // an append took; M: the last committed), tries 3 batches more, which are refused, lifts its file size limit to the hard one, resumes, appends 60
-// batches more, prints `resumed`, and ends. It snapshots then only when the log asks. With the stream `tally`, a
+// batches more, prints what the log reported as it resumed (`refused STREAM ENTRIES MUTATIONS UNWRITTEN after FAILURE,
+// in order; K refused here`, a line a stream: "in order" when the first refusal's time is not after the last's, K the
+// entries of the appends that threw here) and `resumed`, and ends. It snapshots then only when the log asks. With the stream `tally`, a
 // recorded reactor does the same: it sends until its log fails, prints `stopped N committed M`, sends 100 actions
 // more, resumes, sends 10, prints `resumed COUNT` (its state's count), and ends, closing its stream. With
 // CRASH_WRITER_FREE set to a file's path, the disk gets room again by that file's removal instead (a full disk, not a
@@ -15,6 +17,7 @@
 import EventLogKit
 import Foundation
 import ReactorLog
+import Synchronization
 import ReactorLogPersistence
 
 let arguments = CommandLine.arguments
@@ -32,6 +35,8 @@ struct Marker: Codable {
 }
 
 let resume = ProcessInfo.processInfo.environment["CRASH_WRITER_RESUME"]
+/// What the log reported when it resumed writing.
+let resumptions = Mutex<[WriteResumption]>([])
 
 do {
     var configuration = EventLogConfiguration(durability: durability)
@@ -39,6 +44,7 @@ do {
     // Resuming, snapshots come only when the log asks for one: after the appends it refused.
     configuration.snapshotPolicy = resume == nil ? .every(mutations: 50) : .never
     configuration.writeRetryInterval = resume == "retry" ? .milliseconds(20) : nil
+    configuration.onWriteResumed = { report in resumptions.withLock { $0.append(report) } }
     let log = try EventLog.open(at: arguments[1], configuration: configuration)
     let name = arguments.count == 5 ? arguments[4] : "crash"
     if name == "tally" {
@@ -52,6 +58,9 @@ do {
     var total = 0
     var lastTaken: UInt64 = 0
     var resumedBatches: Int?
+    /// The entries of appends that threw: the batch the failure stopped, when an append rather than a flush met it,
+    /// and the three refused after it.
+    var refusedHere = 0
     while resumedBatches.map({ $0 < 60 }) ?? true {
         batch += 1
         if let done = resumedBatches { resumedBatches = done + 1 }
@@ -64,8 +73,10 @@ do {
             EntryDraft(kind: .mutation, caseName: "add", payload: try JSONEncoder().encode(Marker(run: run, batch: batch, index: index, count: count)))
         }
         let sequences: ClosedRange<UInt64>
+        var taken = false
         do {
             sequences = try stream.append(batch: drafts)
+            taken = true
             lastTaken = sequences.upperBound
             total += count
             if stream.isSnapshotDue {
@@ -76,7 +87,9 @@ do {
             }
         } catch {
             guard resume != nil, resumedBatches == nil, isWriteFailure(error) else { throw error }
+            if !taken { refusedHere += count }
             try resumeAfterFailure(log, stream, lastTaken: lastTaken)
+            refusedHere += 3
             resumedBatches = 0
             continue
         }
@@ -84,7 +97,20 @@ do {
             FileHandle.standardOutput.write(Data("ack \(sequences.upperBound)\n".utf8))
         }
     }
+    // Flushed, the report is in: the writer made it before the commits after the one that resumed.
     try log.flush()
+    for resumption in resumptions.withLock({ $0 }) {
+        let failure = if case .writeFailed = resumption.failure { "writeFailed" } else { "\(resumption.failure)" }
+        for refused in resumption.refused {
+            let times = refused.firstRefusedAt <= refused.lastRefusedAt ? "in order" : "out of order"
+            let line = """
+                refused \(refused.stream) \(refused.entries) \(refused.mutations) \(refused.unwrittenEntry) after \(failure), \(times); \
+                \(refusedHere) refused here
+
+                """
+            FileHandle.standardOutput.write(Data(line.utf8))
+        }
+    }
     FileHandle.standardOutput.write(Data("resumed\n".utf8))
     try log.close()
 } catch {

@@ -1,0 +1,46 @@
+/// What a log stopped by a write failure (a full disk) reports when it writes again
+/// (``EventLogConfiguration/onWriteResumed``): the failure it got past, and for each stream whose appends it refused
+/// meanwhile, how many it refused, when, and the `unwritten` entry that stands for them in the log. The log itself
+/// keeps only that entry (docs/DURABILITY.md, "When the disk fills"): this is where an app learns what the stretch
+/// lost, to count it in its own telemetry or a bug report.
+public struct WriteResumption: Sendable, Equatable {
+    /// The failure that had stopped writing, as ``EventLog/writeFailure`` held it last.
+    public let failure: EventLogError
+    /// The appends refused while writing was stopped, one item a stream, in the order of each stream's first refusal;
+    /// empty when nothing was appended meanwhile.
+    public let refused: [RefusedAppends]
+
+    /// The appends of one stream refused while writing was stopped.
+    public struct RefusedAppends: Sendable, Equatable {
+        /// The stream's name.
+        public let stream: String
+        /// How many entries were refused (an append of a batch counts each of its entries).
+        public let entries: Int
+        /// How many of them were mutations: while any was, the stream's states from ``unwrittenEntry`` to its next
+        /// snapshot are not in the log.
+        public let mutations: Int
+        /// When the first and the last were refused: nanoseconds since 1970-01-01 UTC.
+        public let firstRefusedAt: Int64
+        /// See ``firstRefusedAt``.
+        public let lastRefusedAt: Int64
+        /// The sequence number of the `unwritten` entry that stands for them in the stream, queued as writing
+        /// resumed and committed with the next commit (``EventLog/flush()`` waits for it).
+        public let unwrittenEntry: UInt64
+
+        /// A stream's refused appends; the log makes them.
+        public init(stream: String, entries: Int, mutations: Int, firstRefusedAt: Int64, lastRefusedAt: Int64, unwrittenEntry: UInt64) {
+            self.stream = stream
+            self.entries = entries
+            self.mutations = mutations
+            self.firstRefusedAt = firstRefusedAt
+            self.lastRefusedAt = lastRefusedAt
+            self.unwrittenEntry = unwrittenEntry
+        }
+    }
+
+    /// A resumption; the log makes them.
+    public init(failure: EventLogError, refused: [RefusedAppends]) {
+        self.failure = failure
+        self.refused = refused
+    }
+}
