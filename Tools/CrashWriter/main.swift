@@ -5,20 +5,20 @@
 // stream for each batch, as a server making a stream per session)
 //
 // With CRASH_WRITER_RESUME set (`now`: it calls resumeWriting(); `retry`: it waits for the log's own retries), a write
-// failure (a file size limit, as a full disk) does not end it: it prints `stopped N committed M` (N: the last number
-// an append took; M: the last committed), tries 3 batches more, which are refused, lifts its file size limit to the hard one, resumes, appends 60
-// batches more, prints what the log reported as it resumed (`refused STREAM ENTRIES MUTATIONS UNWRITTEN after FAILURE,
-// in order; K refused here`, a line a stream: "in order" when the first refusal's time is not after the last's, K the
-// entries of the appends that threw here) and `resumed`, and ends. It snapshots then only when the log asks. With the stream `tally`, a
-// recorded reactor does the same: it sends until its log fails, prints `stopped N committed M`, sends 100 actions
-// more, resumes, sends 10, prints `resumed COUNT` (its state's count), and ends, closing its stream. With
-// CRASH_WRITER_FREE set to a file's path, the disk gets room again by that file's removal instead (a full disk, not a
-// file size limit).
+// failure (a file size limit, as a full disk) does not end it: it prints `stopped N committed M` (N: the last number an
+// append took; M: the last committed), tries 3 batches more, which are refused, lifts its file size limit to the hard
+// one, resumes, appends 60 batches more, prints what the log reported as it resumed (`refused STREAM ENTRIES MUTATIONS
+// UNWRITTEN after FAILURE, in order; K refused here`, a line a stream: "in order" when the first refusal's time is not
+// after the last's, K the entries of the appends that threw here) and `resumed`, and ends. It snapshots then only when
+// the log asks. With the stream `tally`, a recorded reactor does the same: it sends until its log fails, prints
+// `stopped N committed M`, sends 100 actions more, resumes, sends 10, prints `resumed COUNT` (its state's count), and
+// ends, closing its stream. With CRASH_WRITER_FREE set to a file's path, the disk gets room again by that file's
+// removal instead (a full disk, not a file size limit).
 import EventLogKit
 import Foundation
 import ReactorLog
-import Synchronization
 import ReactorLogPersistence
+import Synchronization
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4 || arguments.count == 5, let durability = Durability(rawValue: arguments[2]), let run = Int(arguments[3]) else {
