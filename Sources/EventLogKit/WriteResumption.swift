@@ -24,7 +24,7 @@ public struct WriteResumption: Sendable, Equatable {
         /// See ``firstRefusedAt``.
         public let lastRefusedAt: Int64
         /// The sequence number of the `unwritten` entry that stands for them in the stream, queued as writing
-        /// resumed and committed with the next commit (``EventLog/flush()`` waits for it).
+        /// resumed and committed with the next commit (the log's `flush()` waits for it).
         public let unwrittenEntry: UInt64
 
         /// A stream's refused appends; the log makes them.
