@@ -673,7 +673,7 @@ final class LogWriter: @unchecked Sendable {
         }
         refused = [:]
         committedChanged.broadcast()
-        guard onResumed != nil, let overcome else { return nil }
+        guard let overcome, !marked.isEmpty || onResumed != nil else { return nil }
         return Resumption(failure: overcome, marked: marked)
     }
 
@@ -684,15 +684,26 @@ final class LogWriter: @unchecked Sendable {
         let marked: [(stream: UInt32, refusal: Refusal, unwritten: UInt64)]
     }
 
-    /// Tells the owner that writing resumed (writer thread, not holding `mutex`: the owner's code may append).
+    /// Pins each `unwritten` entry with what it stands for, which its record has no room for, and tells the owner that
+    /// writing resumed (writer thread, not holding `mutex`: the owner's code may append).
     private func report(_ resumption: Resumption?) {
-        guard let resumption, let onResumed else { return }
+        guard let resumption else { return }
         let refused = resumption.marked.map { stream, refusal, unwritten in
             WriteResumption.RefusedAppends(
                 stream: (try? storage.stream(id: stream))?.name ?? "stream \(stream)", entries: refusal.entries,
                 mutations: refusal.mutations, firstRefusedAt: refusal.first, lastRefusedAt: refusal.last, unwrittenEntry: unwritten)
         }
-        onResumed(WriteResumption(failure: resumption.failure, refused: refused))
+        if let pins = storage.pins, !refused.isEmpty {
+            // Its own transaction, before the entries' commit: a pin may name a number not yet written. A failure to
+            // write it loses only the note; the owner still gets the counts.
+            try? storage.write { txn in
+                for appends in refused {
+                    let pin = LogPin(range: appends.unwrittenEntry...appends.unwrittenEntry, reason: appends.pinReason, createdAt: WallClock.now())
+                    try txn.put(pins, key: PinRecord.key(pin.range), value: PinRecord.encode(pin))
+                }
+            }
+        }
+        onResumed?(WriteResumption(failure: resumption.failure, refused: refused))
     }
 
     /// Retries the writes a failure stopped, at once, and waits for the outcome: returns once the queue and an

@@ -27,6 +27,16 @@ public struct WriteResumption: Sendable, Equatable {
         /// resumed and committed with the next commit (the log's `flush()` waits for it).
         public let unwrittenEntry: UInt64
 
+        /// The reason of the pin the log gives the `unwritten` entry (``EventLog/pins()``), which keeps these counts
+        /// in the log: `write failure: 'search' lost 22 entries (18 mutations) over 3.215 s`.
+        public var pinReason: String {
+            let milliseconds = max(0, lastRefusedAt - firstRefusedAt) / 1_000_000
+            let fraction = String(milliseconds % 1000)
+            let span = "\(milliseconds / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction) s"
+            return "write failure: '\(stream)' lost \(entries) \(entries == 1 ? "entry" : "entries") "
+                + "(\(mutations) \(mutations == 1 ? "mutation" : "mutations")) over \(span)"
+        }
+
         /// A stream's refused appends; the log makes them.
         public init(stream: String, entries: Int, mutations: Int, firstRefusedAt: Int64, lastRefusedAt: Int64, unwrittenEntry: UInt64) {
             self.stream = stream

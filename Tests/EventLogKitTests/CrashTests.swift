@@ -65,7 +65,7 @@ struct CrashTests {
         let stopped = try #require(child.notes.first?.firstMatch(of: /stopped (\d+) committed (\d+)/))
         let (taken, committed) = (try #require(UInt64(stopped.1)), try #require(UInt64(stopped.2)))
         // The log told its owner what the unwritten entry stands for: the three appends it refused, each a mutation.
-        try expectRefused(child.notes, unwritten: taken + 1)
+        try expectRefused(child.notes, unwritten: taken + 1, in: path)
         // Entries were taken that the failed commit had not written: the writer kept them and wrote them on resuming.
         #expect(committed < taken)
         try check(path: path, acknowledged: max(child.lastAck, taken), run: 1)
@@ -90,11 +90,16 @@ struct CrashTests {
     /// Checks the crash writer's note of what the log reported as it resumed (``EventLogConfiguration/onWriteResumed``):
     /// every entry of the appends that threw in the writer (the three after the failure, and the batch the failure
     /// stopped when an append met it rather than a flush), all mutations, and the `unwritten` entry standing for them.
-    func expectRefused(_ notes: [String], unwritten: UInt64, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    /// The log keeps the counts as the reason of a pin of that entry.
+    func expectRefused(_ notes: [String], unwritten: UInt64, in path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let note = try #require(notes.dropFirst().first?.wholeMatch(of: /refused crash (\d+) (\d+) (\d+) after writeFailed, in order; (\d+) refused here/), "\(notes)", sourceLocation: sourceLocation)
         let (entries, mutations, entry, here) = (Int(note.1), Int(note.2), UInt64(note.3), Int(note.4))
         #expect(entries == here && mutations == here && (here ?? 0) >= 3, "\(notes)", sourceLocation: sourceLocation)
         #expect(entry == unwritten, "\(notes)", sourceLocation: sourceLocation)
+        let pins = try EventLog.openReadOnly(at: path).pins()
+        #expect(pins.map(\.range) == [unwritten...unwritten], sourceLocation: sourceLocation)
+        let reason = try #require(pins.first?.reason, sourceLocation: sourceLocation)
+        #expect(reason.hasPrefix("write failure: 'crash' lost \(here ?? 0) entries (\(here ?? 0) mutations) over "), "\(reason)", sourceLocation: sourceLocation)
     }
 
     /// On btrfs every overwrite needs new room. A log whose files kept copy-on-write died of `SIGBUS` in LMDB's lock
@@ -113,7 +118,7 @@ struct CrashTests {
         #expect(!exit.signalled && exit.status == 0 && errors.isEmpty, "\(exit): \(errors)")
         #expect(child.notes.count == 3 && child.notes.last == "resumed", "\(child.notes)")
         let taken = try #require(child.notes.first?.firstMatch(of: /stopped (\d+) committed \d+/).flatMap { UInt64($0.1) })
-        try expectRefused(child.notes, unwritten: taken + 1)
+        try expectRefused(child.notes, unwritten: taken + 1, in: path)
         try check(path: path, acknowledged: max(child.lastAck, taken), run: 1)
         for file in ["data.mdb", "lock.mdb"] { #expect(!copiesOnWrite(path + "/" + file), "\(file)") }
         // Full again: a reader process, the first to open the log, writes LMDB's table of readers into the lock file.
