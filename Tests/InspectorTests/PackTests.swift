@@ -335,4 +335,19 @@ struct RetentionInspectorTests {
         }
         #expect(try await Tool.run(["verify", copy]).status == 0)
     }
+
+    @Test("show names the pins whose window holds the entry, in its rows and its JSON, and none elsewhere")
+    func showNamesPins() async throws {
+        let log = try Self.gappedLog(at: scratch.file("pinned.reactorlog"))
+        let inside = try await Tool.run(["show", log, "42"])
+        #expect(inside.status == 0, "\(inside.error)")
+        #expect(inside.output.contains("  pinned  ticket 17 (#40…#45)\n"), "\(inside.output)")
+        let json = try JSONSerialization.jsonObject(with: Data(try await Tool.run(["show", log, "42", "--json"]).output.utf8)) as? [String: Any]
+        let pins = try #require(json?["pins"] as? [[String: Any]])
+        #expect(pins.count == 1 && pins.first?["reason"] as? String == "ticket 17" && pins.first?["from"] as? Int == 40)
+        let outside = try await Tool.run(["show", log, "46"])
+        #expect(outside.status == 0 && !outside.output.contains("pinned"), "\(outside.output)")
+        let outsideJSON = try JSONSerialization.jsonObject(with: Data(try await Tool.run(["show", log, "46", "--json"]).output.utf8)) as? [String: Any]
+        #expect(outsideJSON?["pins"] == nil)
+    }
 }

@@ -33,6 +33,15 @@ struct Info: AsyncParsableCommand {
         let through: UInt64
         let reason: String
         let createdAt: String
+
+        init(_ pin: LogPin) {
+            (from, through, reason) = (pin.range.lowerBound, pin.range.upperBound, pin.reason)
+            createdAt = EntryLine.iso8601(nanoseconds: pin.createdAt)
+        }
+
+        /// The entries it keeps, as the inspector writes a range: `#40…#45`, `#40…end` for one open to the future,
+        /// `#40` for one entry (an `unwritten` entry's pin).
+        var window: String { from == through ? "#\(from)" : "#\(from)…" + (through == .max ? "end" : "#\(through)") }
     }
 
     struct InfoJSON: Codable {
@@ -98,9 +107,7 @@ struct Info: AsyncParsableCommand {
                 entries: streams.reduce(0) { $0 + $1.entries }, highestSequence: try session.log.highestSequence(),
                 sizeBytes: session.isExport ? Self.fileSize(log.log) : session.log.sizeOnDisk,
                 readWithoutLockFile: session.log.readsWithoutLockFile, streams: streams,
-                pins: try session.log.pins().map {
-                    PinJSON(from: $0.range.lowerBound, through: $0.range.upperBound, reason: $0.reason, createdAt: EntryLine.iso8601(nanoseconds: $0.createdAt))
-                })
+                pins: try session.log.pins().map(PinJSON.init))
             if output.json {
                 try printJSON(report)
                 return try Self.requireReadable(unreadable)
@@ -143,7 +150,7 @@ struct Info: AsyncParsableCommand {
             if !report.pins.isEmpty {
                 try printLine("")
                 try printLine("pins (windows retention keeps):")
-                for line in Table.render(report.pins.map { ["#\($0.from)…" + ($0.through == .max ? "end" : "#\($0.through)"), $0.reason, $0.createdAt] }) {
+                for line in Table.render(report.pins.map { [$0.window, $0.reason, $0.createdAt] }) {
                     try printLine("  " + line)
                 }
             }

@@ -17,6 +17,8 @@ struct Show: AsyncParsableCommand {
         /// What a mutation changed in its stream's state; absent for other kinds, or where the states around it
         /// cannot be rebuilt here.
         let change: [ChangeJSON]?
+        /// The pins whose window holds the entry (what `info` lists); absent when none does.
+        let pins: [Info.PinJSON]?
     }
 
     func run() async throws {
@@ -32,8 +34,12 @@ struct Show: AsyncParsableCommand {
             let causeSite = Result { try (try cause.get()).flatMap { try session.log.callSite(of: $0) } }
             let caused = Result { entry.kind == .action ? try session.log.entries(causedBy: sequence, stream: entry.stream, limit: 1000) : [] }
             let change = entry.kind == .mutation ? Result { try Self.change(made: entry, in: session) } : nil
+            // An `unwritten` entry's pin says what it stands for, which its record has no room for.
+            let pins = Result { try session.log.pins().filter { $0.range.contains(sequence) } }
             var unshown: [(part: String, error: any Error)] = []
-            for (part, result) in [("call site", site.map { _ in }), ("cause", cause.map { _ in }), ("effect's entries", caused.map { _ in })] {
+            for (part, result) in [
+                ("call site", site.map { _ in }), ("cause", cause.map { _ in }), ("effect's entries", caused.map { _ in }), ("pins", pins.map { _ in }),
+            ] {
                 if case .failure(let error) = result { unshown.append((part, error)) }
             }
             // A state change that needs the reducer, or that a mutation logged without its value leaves unknown, is not
@@ -47,7 +53,8 @@ struct Show: AsyncParsableCommand {
                 try printJSON(ShowJSON(
                     entry: EntryJSON(entry, callSite: (try? site.get()) ?? nil),
                     cause: (try? cause.get())?.map { EntryJSON($0, callSite: (try? causeSite.get()) ?? nil) }, caused: ((try? caused.get()) ?? []).map { EntryJSON($0) },
-                    change: (try? change?.get()).map(ChangeJSON.list)))
+                    change: (try? change?.get()).map(ChangeJSON.list),
+                    pins: (try? pins.get()).flatMap { $0.isEmpty ? nil : $0.map(Info.PinJSON.init) }))
                 return try Self.requireShown(unshown, sequence: sequence)
             }
             let formatter = EntryFormatter(terminal: session.terminal, streamWidth: 0)
@@ -66,6 +73,11 @@ struct Show: AsyncParsableCommand {
             switch cause {
             case .success(let cause): rows.append(["cause", cause.map { "#\($0.sequence) \($0.kind) \(EntryFormatter.payload($0))" } ?? "none"])
             case .failure(let error): rows.append(["cause", "not shown: " + InspectorFailure(error).message])
+            }
+            switch pins {
+            case .success(let pins):
+                for pin in pins { rows.append(["pinned", "\(pin.reason) (\(Info.PinJSON(pin).window))"]) }
+            case .failure(let error): rows.append(["pinned", "not shown: " + InspectorFailure(error).message])
             }
             for line in Table.render(rows) { try printLine("  " + line) }
             if let value = (try? JSONValue(payload: entry.payload, codec: entry.codec)) ?? nil {
