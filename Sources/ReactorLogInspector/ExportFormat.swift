@@ -42,6 +42,9 @@ struct ExportHeader: Codable {
     var redacted: [String]?
     /// The header's own version: 2 carries starting states and floors; absent means 1.
     var exportVersion: Int?
+    /// The log's pins whose window meets the exported range (absent when none): what retention keeps, and what an
+    /// `unwritten` entry stands for.
+    var pins: [ExportPin]?
 
     /// The header version this inspector writes and reads.
     static let currentExportVersion = 2
@@ -51,6 +54,15 @@ struct ExportHeader: Codable {
 struct ExportRange: Codable {
     let from: UInt64
     let through: UInt64
+}
+
+/// A pin in an export (``LogPin``).
+struct ExportPin: Codable {
+    let from: UInt64
+    let through: UInt64
+    let reason: String
+    /// When it was pinned: nanoseconds since 1970.
+    let createdAt: Int64
 }
 
 /// A finished schema era of a stream in an export (``SchemaHistory/Era``).

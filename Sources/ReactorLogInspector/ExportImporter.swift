@@ -102,6 +102,10 @@ struct ExportImporter {
         }
         let streamFloors = header.streams.filter { created.contains($0.name) }.map(floor)
         try log.raiseSequenceFloor(to: max(gapEnd, header.sequenceFloor ?? 0, streamFloors.max() ?? 0))
+        for pin in header.pins ?? [] {
+            guard pin.from >= 1, pin.from <= pin.through else { throw bad(1, "its pin #\(pin.from)…#\(pin.through) is not a range") }
+            try log.restorePin(LogPin(range: pin.from...pin.through, reason: pin.reason, createdAt: pin.createdAt))
+        }
     }
 
     private func floor(_ stream: ExportHeader.Stream) -> UInt64 {

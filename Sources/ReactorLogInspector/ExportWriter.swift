@@ -126,6 +126,12 @@ struct ExportWriter {
         return start
     }
 
+    /// The log's pins whose window meets the range; `nil` when none does.
+    private func pins() throws -> [ExportPin]? {
+        let pins = try session.log.pins().filter { $0.range.overlaps(from...max(from, through)) }
+        return pins.isEmpty ? nil : pins.map { ExportPin(from: $0.range.lowerBound, through: $0.range.upperBound, reason: $0.reason, createdAt: $0.createdAt) }
+    }
+
     /// Writes the range; `reached` follows the first number not read yet.
     private func writeRange(format: Export.Format, to sink: OutputSink, reached: inout UInt64) throws -> Summary {
         let starts = try starts()
@@ -135,7 +141,8 @@ struct ExportWriter {
             streams: try starts.map(streamHeader), createdAt: metadata.createdAt, createdBy: metadata.createdBy, snapshotPolicy: metadata.snapshotPolicy?.description,
             sequenceFloor: min(metadata.sequenceFloor, through),
             range: from > 1 || through < .max ? ExportRange(from: from, through: through) : nil,
-            redacted: redaction.isEmpty ? nil : redaction.keys.sorted(), exportVersion: ExportHeader.currentExportVersion)
+            redacted: redaction.isEmpty ? nil : redaction.keys.sorted(), exportVersion: ExportHeader.currentExportVersion,
+            pins: try pins())
         var summary = Summary(starts: starts)
         let after = Dictionary(uniqueKeysWithValues: starts.map { ($0.info.name, $0.after) })
         let first = starts.map { $0.after + 1 }.min().map { min($0, from) } ?? from

@@ -330,10 +330,20 @@ struct RetentionInspectorTests {
         let imported = try await Tool.run(["import", export, copy])
         #expect(imported.status == 0, "\(imported.error)")
         #expect(try EventLog.openReadOnly(at: copy).gaps(stream: "shop") == EventLog.openReadOnly(at: log).gaps(stream: "shop"))
+        #expect(try EventLog.openReadOnly(at: copy).pins() == EventLog.openReadOnly(at: log).pins(), "the pin, its time kept")
         for step in ["16", "36", "41", "56"] {
             #expect(try await Tool.run(["state", copy, "--at", step]).output == (try await Tool.run(["state", log, "--at", step])).output, "#\(step)")
         }
         #expect(try await Tool.run(["verify", copy]).status == 0)
+
+        // A pack carries the pins whose window meets its range, and no other.
+        let late = scratch.file("late.pack")
+        #expect(try await Tool.run(["pack", log, "--from", "50", "--out", late]).status == 0)
+        #expect(!(try String(contentsOfFile: late, encoding: .utf8)).contains("ticket 17"))
+        let pinned = scratch.file("pinned.pack")
+        #expect(try await Tool.run(["pack", log, "--from", "44", "--out", pinned]).status == 0)
+        let packInfo = try await Tool.run(["info", pinned])
+        #expect(packInfo.output.contains("#40…#45  ticket 17"), "\(packInfo.output)")
     }
 
     @Test("show names the pins whose window holds the entry, in its rows and its JSON, and none elsewhere")
