@@ -1,8 +1,8 @@
 /// What a log stopped by a write failure (a full disk) reports when it writes again
 /// (``EventLogConfiguration/onWriteResumed``): the failure it got past, and for each stream whose appends it refused
-/// meanwhile, how many it refused, when, and the `unwritten` entry that stands for them in the log. The log itself
-/// keeps only that entry (docs/DURABILITY.md, "When the disk fills"): this is where an app learns what the stretch
-/// lost, to count it in its own telemetry or a bug report.
+/// meanwhile, how many it refused, when, and the `unwritten` entry that stands for them in the log. The log keeps
+/// that entry and a pin of it whose reason counts them (``RefusedAppends/pinReason``; docs/DURABILITY.md, "When the
+/// disk fills"): this is where an app gets the counts as values, for its own telemetry.
 public struct WriteResumption: Sendable, Equatable {
     /// The failure that had stopped writing, as ``EventLog/writeFailure`` held it last.
     public let failure: EventLogError
