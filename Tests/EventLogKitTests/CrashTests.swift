@@ -200,6 +200,11 @@ struct CrashTests {
         let marker = try #require(unwritten.first?.sequence)
         let after = mutations.filter { $0.sequence > marker }
         #expect(after.count == 10)
+        // Its pin counts them: the 100 sends made while stopped (an action and a mutation each), and the parts of the
+        // send that met the failure.
+        let pin = try #require(try log.pins().first { $0.range == marker...marker })
+        let counts = try #require(pin.reason.wholeMatch(of: /write failure: 'tally' lost (\d+) entries \((\d+) mutations\) over \d+\.\d{3} s/), "\(pin.reason)")
+        #expect((200...202).contains(Int(counts.1) ?? 0) && (100...101).contains(Int(counts.2) ?? 0), "\(pin.reason)")
         // Its policy takes no snapshot: the log asked for one at the first mutation after the stretch, which holds the
         // count then; the closed entry's snapshot holds the reactor's own last count.
         let first = try #require(after.first?.sequence)
