@@ -312,15 +312,18 @@ extension EventLog {
             done = chunk.done
             progress?(report.entries)
         }
+        // An `unwritten` entry's pin counts what it stands for (a damaged pin record is `verify`'s to name elsewhere).
+        let pins = notRecorded.keys.contains { $0.missing == .unwritten } ? (try? self.pins()) ?? [] : []
         for (key, found) in notRecorded.sorted(by: { $0.value.first < $1.value.first }) {
             let stream = "stream '\(streams[key.stream]?.name ?? "id \(key.stream)")'"
+            let counted = pins.first { $0.range == found.first...found.first }.map { "; its pin: \($0.reason)" } ?? ""
             let message = switch (key.missing, found.count == 1) {
             case (.unencodable, true):
                 "\(stream) has a mutation logged without its value: it could not be encoded when it was recorded, so the stream's states from it to its next snapshot cannot be rebuilt"
             case (.unencodable, false):
                 "\(stream) has \(found.count) mutations logged without their values, the first here: they could not be encoded when they were recorded, so the stream's states from each to its next snapshot cannot be rebuilt"
             case (.unwritten, true):
-                "\(stream) has a stretch the log could not record (a write failure stopped it, and this entry stands for what the stream appended until it wrote again), so the stream's states from here to its next snapshot cannot be rebuilt"
+                "\(stream) has a stretch the log could not record (a write failure stopped it, and this entry stands for what the stream appended until it wrote again\(counted)), so the stream's states from here to its next snapshot cannot be rebuilt"
             case (.unwritten, false):
                 "\(stream) has \(found.count) stretches the log could not record, the first here (a write failure stopped it, and an `unwritten` entry stands for each), so the stream's states from each to its next snapshot cannot be rebuilt"
             }

@@ -81,9 +81,11 @@ struct CrashTests {
         #expect(try log.snapshotSequences(stream: "crash").count == 1)
         let snapshot = try #require(try log.snapshotSequences(stream: "crash").first)
         #expect(snapshot > taken + 1 && snapshot <= taken + 21, "#\(snapshot) after #\(taken + 1)")
+        // The warning quotes the entry's pin, which counts what it stands for.
+        let pin = try #require(try log.pins().first?.reason)
         #expect(try log.verify().problems.contains {
             $0.severity == .warning && $0.sequence == taken + 1
-                && $0.message == "stream 'crash' has a stretch the log could not record (a write failure stopped it, and this entry stands for what the stream appended until it wrote again), so the stream's states from here to its next snapshot cannot be rebuilt"
+                && $0.message == "stream 'crash' has a stretch the log could not record (a write failure stopped it, and this entry stands for what the stream appended until it wrote again; its pin: \(pin)), so the stream's states from here to its next snapshot cannot be rebuilt"
         })
     }
 
