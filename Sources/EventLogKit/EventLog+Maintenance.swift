@@ -37,6 +37,7 @@ extension EventLog {
         verifyStreams(streamsByID, floor: meta.sequenceFloor, report: &report)
         let gaps = try verifyGaps(streams: streamsByID, report: &report)
         try verifySchemaEras(streams: streamsByID, formatVersion: meta.formatVersion, report: &report)
+        try verifyPins(report: &report)
         var counts: [UInt32: Int] = [:]
         try verifyEntries(
             streams: streamsByID, through: bound, floor: meta.sequenceFloor, gaps: gaps.values.flatMap { $0 }.sorted { $0.lowerBound < $1.lowerBound },
@@ -65,6 +66,27 @@ extension EventLog {
 
     /// Each gap record is intact, names a stream the log describes, and ends at a snapshot of that stream, with
     /// none of the stream's entries left inside it. Returns the gaps by stream id.
+    /// Every pin record reads: its checksum, its key and its bounds match (``PinRecord``).
+    private func verifyPins(report: inout VerifyReport) throws(EventLogError) {
+        guard let database = storage.pins else { return }
+        let damaged = try storage.read { txn in
+            try txn.withCursor(database) { cursor in
+                var damaged: [String] = []
+                var item = try cursor.first()
+                while let current = item {
+                    if PinRecord.decode(key: current.key, record: current.value) == nil {
+                        let bounds = current.key.count == 16
+                            ? " (its key says #\(UInt64(bigEndian: current.key.loadUnaligned(as: UInt64.self)))…#\(UInt64(bigEndian: current.key.loadUnaligned(fromByteOffset: 8, as: UInt64.self))))" : ""
+                        damaged.append("a pin record is damaged\(bounds): its checksum, key or bounds do not match, so retention, which must keep the pin's window, stops until it is unpinned")
+                    }
+                    item = try cursor.next()
+                }
+                return damaged
+            }
+        }
+        for problem in damaged { report.error(problem) }
+    }
+
     private func verifyGaps(streams: [UInt32: StreamInfo], report: inout VerifyReport) throws(EventLogError) -> [UInt32: [ClosedRange<UInt64>]] {
         guard let database = storage.gaps else { return [:] }
         let (gaps, problems): ([UInt32: [ClosedRange<UInt64>]], [(String, UInt64?)]) = try storage.read { txn in
@@ -312,7 +334,7 @@ extension EventLog {
             done = chunk.done
             progress?(report.entries)
         }
-        // An `unwritten` entry's pin counts what it stands for (a damaged pin record is `verify`'s to name elsewhere).
+        // An `unwritten` entry's pin counts what it stands for (a damaged pin record is named by `verifyPins`).
         let pins = notRecorded.keys.contains { $0.missing == .unwritten } ? (try? self.pins()) ?? [] : []
         for (key, found) in notRecorded.sorted(by: { $0.value.first < $1.value.first }) {
             let stream = "stream '\(streams[key.stream]?.name ?? "id \(key.stream)")'"

@@ -401,6 +401,24 @@ struct BadInputTests {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
+    @Test("a pin record whose bytes were changed on disk is named by verify, with the bounds its key gives")
+    func flippedPin() throws {
+        let path = scratch.file("pin.reactorlog")
+        do {
+            let log = try EventLog.open(at: path)
+            try log.counterStream().append(.action("a"))
+            try log.pin(1...2, reason: "PIN-TO-FLIP, ticket 9")
+            try log.close()
+        }
+        #expect(try EventLog.openReadOnly(at: path).verify().isHealthy)
+        try CorruptFile.flipByte(in: path + "/data.mdb", after: Array("PIN-TO-FLIP".utf8))
+        let report = try EventLog.openReadOnly(at: path).verify()
+        #expect(report.problems.map(\.description).contains {
+            $0.contains("a pin record is damaged (its key says #1…#2): its checksum, key or bounds do not match, so retention, which must keep the pin's window, stops until it is unpinned")
+        }, "\(report.problems)")
+        #expect(!report.isHealthy)
+    }
+
     @Test("a block whose bytes were changed on disk fails its checksum, naming its first entry; the blocks around it read, and a range before it never reads it")
     func flippedByte() throws {
         let path = scratch.file("flip.reactorlog")
