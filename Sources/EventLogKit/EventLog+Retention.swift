@@ -12,19 +12,14 @@ extension EventLog {
     }
 
     private func writePin(_ range: ClosedRange<UInt64>, reason: String, in txn: Transaction) throws {
-        try writePin(LogPin(range: range, reason: reason, createdAt: WallClock.now()), in: txn)
-    }
-
-    private func writePin(_ pin: LogPin, in txn: Transaction) throws {
-        guard let pins = storage.pins else { throw EventLogError.invalidArgument("This log cannot hold pins.") }
-        try txn.put(pins, key: PinRecord.key(pin.range), value: PinRecord.encode(pin))
+        try storage.writePin(LogPin(range: range, reason: reason, createdAt: WallClock.now()), txn)
     }
 
     /// Records `pin` as its source log recorded it, its time kept (``pin(_:reason:)`` takes the present): for tools
     /// that rebuild a log from elsewhere, as `reactorlog import` does.
     public func restorePin(_ pin: LogPin) throws(EventLogError) {
         _ = try requireWriter()
-        try storage.write { txn in try writePin(pin, in: txn) }
+        try storage.write { txn in try storage.writePin(pin, txn) }
     }
 
     /// Pins `before` entries before `sequence` and `after` entries after it: the window around an action, an

@@ -33,7 +33,7 @@ public struct EventLogConfiguration: Sendable {
     public var onWriteFailure: (@Sendable (EventLogError) -> Void)?
     /// Called from the writer thread when a log stopped by a write failure writes again (a retry, or
     /// ``EventLog/resumeWriting()``): with the failure, and how many appends of each stream were refused meanwhile
-    /// and which `unwritten` entry stands for them, counts the log itself does not keep.
+    /// and which `unwritten` entry stands for them (the log keeps the counts as the reason of a pin of that entry).
     public var onWriteResumed: (@Sendable (WriteResumption) -> Void)?
     /// How long a log stopped by a write failure (a full disk) waits before it tries again, and again after each
     /// retry that fails; `nil` for never (``EventLog/resumeWriting()`` still does). A retry writes what was queued

@@ -555,6 +555,13 @@ final class LogStorage: Sendable {
         }
     }
 
+    /// Writes `pin` in `txn` (``PinRecord``): the one place a pin is written, by the owner's calls and by the writer's
+    /// pin of each `unwritten` entry.
+    func writePin(_ pin: LogPin, _ txn: Transaction) throws {
+        guard let pins else { throw EventLogError.invalidArgument("This log cannot hold pins.") }
+        try txn.put(pins, key: PinRecord.key(pin.range), value: PinRecord.encode(pin))
+    }
+
     /// Sets `format-version` to `version` in `txn` unless it is already that or higher.
     private func raiseFormatVersion(_ txn: Transaction, to version: Int) throws {
         guard try LogLayout.formatVersion(txn, meta: meta) ?? 0 < version else { return }

@@ -574,7 +574,7 @@ final class LogWriter: @unchecked Sendable {
             var failed: [CheckedContinuation<Void, any Error>] = []
             let retrying = hasFailed
             var stopped: EventLogError?
-            var resumption: Resumption?
+            var resumption: WriteResumption?
             switch result {
             case .success(let committed):
                 committedTicket = ticket
@@ -655,16 +655,19 @@ final class LogWriter: @unchecked Sendable {
     /// mutation when a mutation was refused: what replay reads from there to the stream's next snapshot would not be
     /// its states. The stream's own handle asked for that snapshot when its mutation was refused.
     /// Returns what the owner is told once `mutex` is let go (``report(_:)``).
-    private func resumed() -> Resumption? {
+    private func resumed() -> WriteResumption? {
         let overcome = failure
         failure = nil
         retriesEnded += 1
-        var marked: [(stream: UInt32, refusal: Refusal, unwritten: UInt64)] = []
+        var marked: [WriteResumption.RefusedAppends] = []
         for (stream, refusal) in refused.sorted(by: { ($0.value.first, $0.key) < ($1.value.first, $1.key) }) {
             let marker = EntryRecord.Pending(
                 sequence: nextSequence, streamID: stream, kind: refusal.mutations > 0 ? .mutation : .action, codec: .none,
                 timestamp: refusal.first, cause: 0, caseName: MissingValue.unwritten.rawValue, payload: [])
-            marked.append((stream, refusal, nextSequence))
+            // The stream's name from the descriptors this writer keeps (no read: it knows every stream of the log).
+            marked.append(WriteResumption.RefusedAppends(
+                stream: (try? storage.stream(id: stream))?.name ?? "stream \(stream)", entries: refusal.entries,
+                mutations: refusal.mutations, firstRefusedAt: refusal.first, lastRefusedAt: refusal.last, unwrittenEntry: nextSequence))
             nextSequence += 1
             queue.append(.entry(marker))
             queuedEntries += 1
@@ -674,36 +677,24 @@ final class LogWriter: @unchecked Sendable {
         refused = [:]
         committedChanged.broadcast()
         guard let overcome, !marked.isEmpty || onResumed != nil else { return nil }
-        return Resumption(failure: overcome, marked: marked)
-    }
-
-    /// What writing resumed past, for the owner: the failure, and each stream's refused appends with its `unwritten`
-    /// entry's number.
-    private struct Resumption {
-        let failure: EventLogError
-        let marked: [(stream: UInt32, refusal: Refusal, unwritten: UInt64)]
+        return WriteResumption(failure: overcome, refused: marked)
     }
 
     /// Pins each `unwritten` entry with what it stands for, which its record has no room for, and tells the owner that
     /// writing resumed (writer thread, not holding `mutex`: the owner's code may append).
-    private func report(_ resumption: Resumption?) {
+    private func report(_ resumption: WriteResumption?) {
         guard let resumption else { return }
-        let refused = resumption.marked.map { stream, refusal, unwritten in
-            WriteResumption.RefusedAppends(
-                stream: (try? storage.stream(id: stream))?.name ?? "stream \(stream)", entries: refusal.entries,
-                mutations: refusal.mutations, firstRefusedAt: refusal.first, lastRefusedAt: refusal.last, unwrittenEntry: unwritten)
-        }
-        if let pins = storage.pins, !refused.isEmpty {
+        if storage.pins != nil, !resumption.refused.isEmpty {
             // Its own transaction, before the entries' commit: a pin may name a number not yet written. A failure to
             // write it loses only the note; the owner still gets the counts.
             try? storage.write { txn in
-                for appends in refused {
-                    let pin = LogPin(range: appends.unwrittenEntry...appends.unwrittenEntry, reason: appends.pinReason, createdAt: WallClock.now())
-                    try txn.put(pins, key: PinRecord.key(pin.range), value: PinRecord.encode(pin))
+                for appends in resumption.refused {
+                    let entry = appends.unwrittenEntry
+                    try storage.writePin(LogPin(range: entry...entry, reason: appends.pinReason, createdAt: WallClock.now()), txn)
                 }
             }
         }
-        onResumed?(WriteResumption(failure: resumption.failure, refused: refused))
+        onResumed?(resumption)
     }
 
     /// Retries the writes a failure stopped, at once, and waits for the outcome: returns once the queue and an
