@@ -6,6 +6,9 @@ extension ClosedRange<UInt64> {
         return lowerBound == upperBound ? "#\(lowerBound)" : "#\(lowerBound)…#\(upperBound)"
     }
 
+    /// A pin's window as a table shows it: ``named``, but `#5…end` for one open to the future.
+    var window: String { upperBound == .max ? "#\(lowerBound)…end" : named }
+
     /// What follows the first of `count` stretches named alone: ` (and 2 more stretches)`, nothing for one.
     static func more(_ count: Int) -> String {
         count <= 1 ? "" : " (and \(counted(count - 1, "more stretch", "more stretches")))"

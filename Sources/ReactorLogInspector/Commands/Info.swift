@@ -39,9 +39,8 @@ struct Info: AsyncParsableCommand {
             createdAt = EntryLine.iso8601(nanoseconds: pin.createdAt)
         }
 
-        /// The entries it keeps, as the inspector writes a range: `#40…#45`, `#40…end` for one open to the future,
-        /// `#40` for one entry (an `unwritten` entry's pin).
-        var window: String { from == through ? "#\(from)" : "#\(from)…" + (through == .max ? "end" : "#\(through)") }
+        /// The entries it keeps: `#40…#45`, `#40…end` for one open to the future, `#40` for one entry.
+        var window: String { (from...through).window }
     }
 
     struct InfoJSON: Codable {
