@@ -88,8 +88,7 @@ do {
         } catch {
             guard resume != nil, resumedBatches == nil, isWriteFailure(error) else { throw error }
             if !taken { refusedHere += count }
-            try resumeAfterFailure(log, stream, lastTaken: lastTaken)
-            refusedHere += 3
+            refusedHere += try resumeAfterFailure(log, stream, lastTaken: lastTaken)
             resumedBatches = 0
             continue
         }
@@ -119,10 +118,11 @@ do {
 }
 
 /// After a write failure: appends that are refused, a file size limit lifted as a disk gets room again, and writing
-/// resumed, by the log's retry or at once.
-func resumeAfterFailure(_ log: EventLog, _ stream: LogStream, lastTaken: UInt64) throws {
+/// resumed, by the log's retry or at once; returns how many entries were refused.
+func resumeAfterFailure(_ log: EventLog, _ stream: LogStream, lastTaken: UInt64) throws -> Int {
     try reportStop(log, lastTaken: lastTaken)
-    for index in 0..<3 {
+    let refusedCount = 3
+    for index in 0..<refusedCount {
         let refused = EntryDraft(kind: .mutation, caseName: "add", payload: try JSONEncoder().encode(Marker(run: -1, batch: index, index: 0, count: 1)))
         let taken: UInt64?
         do {
@@ -136,6 +136,7 @@ func resumeAfterFailure(_ log: EventLog, _ stream: LogStream, lastTaken: UInt64)
         }
     }
     try liftLimitAndResume(log)
+    return refusedCount
 }
 
 /// Prints `stopped N committed M`: the last number an append took, and the last committed.
