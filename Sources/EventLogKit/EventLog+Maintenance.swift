@@ -64,29 +64,17 @@ extension EventLog {
         }
     }
 
-    /// Each gap record is intact, names a stream the log describes, and ends at a snapshot of that stream, with
-    /// none of the stream's entries left inside it. Returns the gaps by stream id.
     /// Every pin record reads: its checksum, its key and its bounds match (``PinRecord``).
     private func verifyPins(report: inout VerifyReport) throws(EventLogError) {
-        guard let database = storage.pins else { return }
-        let damaged = try storage.read { txn in
-            try txn.withCursor(database) { cursor in
-                var damaged: [String] = []
-                var item = try cursor.first()
-                while let current = item {
-                    if PinRecord.decode(key: current.key, record: current.value) == nil {
-                        let bounds = current.key.count == 16
-                            ? " (its key says #\(UInt64(bigEndian: current.key.loadUnaligned(as: UInt64.self)))…#\(UInt64(bigEndian: current.key.loadUnaligned(fromByteOffset: 8, as: UInt64.self))))" : ""
-                        damaged.append("a pin record is damaged\(bounds): its checksum, key or bounds do not match, so retention, which must keep the pin's window, stops until it is unpinned")
-                    }
-                    item = try cursor.next()
-                }
-                return damaged
-            }
+        for pin in try pins() where pin.isDamaged {
+            let (first, last) = (pin.range.lowerBound, pin.range.upperBound)
+            let window = last < .max ? "#\(first)…#\(last)" : first > 1 ? "#\(first) onward" : "every entry"
+            report.error("a pin record is damaged (its checksum, key or bounds do not match): its reason is lost, and retention keeps \(window), every window it may have meant, until it is unpinned")
         }
-        for problem in damaged { report.error(problem) }
     }
 
+    /// Each gap record is intact, names a stream the log describes, and ends at a snapshot of that stream, with
+    /// none of the stream's entries left inside it. Returns the gaps by stream id.
     private func verifyGaps(streams: [UInt32: StreamInfo], report: inout VerifyReport) throws(EventLogError) -> [UInt32: [ClosedRange<UInt64>]] {
         guard let database = storage.gaps else { return [:] }
         let (gaps, problems): ([UInt32: [ClosedRange<UInt64>]], [(String, UInt64?)]) = try storage.read { txn in

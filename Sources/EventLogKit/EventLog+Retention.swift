@@ -28,32 +28,42 @@ extension EventLog {
         try pin((sequence > before ? sequence - before : 1)...(sequence &+ after), reason: reason)
     }
 
-    /// Every pin, in order of their first sequence number.
+    /// Every pin, in order of their first sequence number. A pin whose record is damaged is among them, marked
+    /// (``LogPin/isDamaged``), with the window retention keeps in its place.
     public func pins() throws(EventLogError) -> [LogPin] {
         try storage.read { txn in try pins(in: txn) }
     }
 
     private func pins(in txn: Transaction) throws -> [LogPin] {
+        try pinRecords(in: txn).map(\.pin)
+    }
+
+    /// Every pin record, with the key it is stored under.
+    private func pinRecords(in txn: Transaction) throws -> [(key: [UInt8], pin: LogPin)] {
         guard let pins = storage.pins else { return [] }
         return try txn.withCursor(pins) { cursor in
-            var found: [LogPin] = []
+            var found: [(key: [UInt8], pin: LogPin)] = []
             var item = try cursor.first()
             while let current = item {
-                guard let pin = PinRecord.decode(key: current.key, record: current.value) else {
-                    throw EventLogError.corruptMetadata(reason: "a pin record is damaged")
-                }
-                found.append(pin)
+                found.append((Array(current.key), PinRecord.decode(key: current.key, record: current.value)))
                 item = try cursor.next()
             }
             return found
         }
     }
 
-    /// Removes a pin; retention may then remove its entries.
+    /// Removes a pin, a damaged one too (as ``pins()`` lists it); retention may then remove its entries.
     public func unpin(_ pin: LogPin) throws(EventLogError) {
         _ = try requireWriter()
         guard let pins = storage.pins else { return }
-        try storage.write { txn in _ = try txn.delete(pins, key: PinRecord.key(pin.range)) }
+        try storage.write { txn in
+            guard pin.isDamaged else {
+                _ = try txn.delete(pins, key: PinRecord.key(pin.range))
+                return
+            }
+            // A damaged record's key may not be the one its window gives: find it by what it reads as.
+            for record in try pinRecords(in: txn) where record.pin == pin { _ = try txn.delete(pins, key: record.key) }
+        }
     }
 
     // MARK: Gaps

@@ -25,12 +25,24 @@ enum PinRecord {
         return bytes
     }
 
-    /// The pin a record describes, checked against its key; `nil` when it is damaged.
-    static func decode(key: UnsafeRawBufferPointer, record bytes: UnsafeRawBufferPointer) -> LogPin? {
+    /// The pin a record describes, checked against its key; for a damaged record, a damaged pin
+    /// (``LogPin/isDamaged``) whose window is every one the record may have meant: retention keeps it.
+    static func decode(key: UnsafeRawBufferPointer, record bytes: UnsafeRawBufferPointer) -> LogPin {
         let reader = ByteReader(bytes: bytes)
-        guard reader.count >= headerSize, reader.checksumMatches, key.count == 16 else { return nil }
-        let first = reader.u64(8), last = reader.u64(16)
-        guard first <= last, Array(key) == Self.key(first...last), let reason = reader.string(headerSize..<reader.count) else { return nil }
-        return LogPin(range: first...last, reason: reason, createdAt: reader.i64(24))
+        let sealed = reader.count >= headerSize && reader.checksumMatches
+        let recorded = sealed ? bounds(reader.u64(8), reader.u64(16)) : nil
+        let keyed = key.count == 16
+            ? bounds(UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: key.loadUnaligned(fromByteOffset: 8, as: UInt64.self))) : nil
+        if let recorded, recorded == keyed, let reason = reader.string(headerSize..<reader.count) {
+            return LogPin(range: recorded, reason: reason, createdAt: reader.i64(24))
+        }
+        // The key's bounds, and the record's when its checksum vouches for them; every number when neither reads.
+        let windows = [recorded, keyed].compactMap { $0 }
+        let window = (windows.map(\.lowerBound).min() ?? 1)...(windows.map(\.upperBound).max() ?? .max)
+        return LogPin(damagedWindow: window)
+    }
+
+    private static func bounds(_ first: UInt64, _ last: UInt64) -> ClosedRange<UInt64>? {
+        first <= last ? first...last : nil
     }
 }

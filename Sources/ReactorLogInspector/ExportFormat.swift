@@ -63,6 +63,9 @@ struct ExportPin: Codable {
     let reason: String
     /// When it was pinned: nanoseconds since 1970.
     let createdAt: Int64
+    /// True for a pin whose record was damaged in the source log (``LogPin/isDamaged``): its reason and time are
+    /// lost, its window is kept.
+    var damaged: Bool?
 }
 
 /// A finished schema era of a stream in an export (``SchemaHistory/Era``).

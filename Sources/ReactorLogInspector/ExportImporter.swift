@@ -104,9 +104,15 @@ struct ExportImporter {
         try log.raiseSequenceFloor(to: max(gapEnd, header.sequenceFloor ?? 0, streamFloors.max() ?? 0))
         for pin in header.pins ?? [] {
             guard pin.from >= 1, pin.from <= pin.through else { throw bad(1, "its pin #\(pin.from)…#\(pin.through) is not a range") }
-            try log.restorePin(LogPin(range: pin.from...pin.through, reason: pin.reason, createdAt: pin.createdAt))
+            // A pin damaged in the source log keeps its window here, pinned anew and saying so.
+            try log.restorePin(pin.damaged == true
+                ? LogPin(range: pin.from...pin.through, reason: Self.damagedPinReason, createdAt: Int64(Date().timeIntervalSince1970 * 1e9))
+                : LogPin(range: pin.from...pin.through, reason: pin.reason, createdAt: pin.createdAt))
         }
     }
+
+    /// The reason of a pin restored for one whose record was damaged in the source log.
+    static let damagedPinReason = "kept for a pin whose record was damaged (its reason was lost)"
 
     private func floor(_ stream: ExportHeader.Stream) -> UInt64 {
         max(stream.startsAfter ?? 0, stream.sequenceFloor ?? 0)

@@ -129,7 +129,9 @@ struct ExportWriter {
     /// The log's pins whose window meets the range; `nil` when none does.
     private func pins() throws -> [ExportPin]? {
         let pins = try session.log.pins().filter { $0.range.overlaps(from...max(from, through)) }
-        return pins.isEmpty ? nil : pins.map { ExportPin(from: $0.range.lowerBound, through: $0.range.upperBound, reason: $0.reason, createdAt: $0.createdAt) }
+        return pins.isEmpty ? nil : pins.map {
+            ExportPin(from: $0.range.lowerBound, through: $0.range.upperBound, reason: $0.reason, createdAt: $0.createdAt, damaged: $0.isDamaged ? true : nil)
+        }
     }
 
     /// Writes the range; `reached` follows the first number not read yet.

@@ -401,7 +401,7 @@ struct BadInputTests {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
-    @Test("a pin record whose bytes were changed on disk is named by verify, with the bounds its key gives")
+    @Test("a pin record whose bytes were changed on disk reads as a damaged pin of the window its key gives; verify names it; unpin removes it")
     func flippedPin() throws {
         let path = scratch.file("pin.reactorlog")
         do {
@@ -412,11 +412,62 @@ struct BadInputTests {
         }
         #expect(try EventLog.openReadOnly(at: path).verify().isHealthy)
         try CorruptFile.flipByte(in: path + "/data.mdb", after: Array("PIN-TO-FLIP".utf8))
-        let report = try EventLog.openReadOnly(at: path).verify()
-        #expect(report.problems.map(\.description).contains {
-            $0.contains("a pin record is damaged (its key says #1…#2): its checksum, key or bounds do not match, so retention, which must keep the pin's window, stops until it is unpinned")
-        }, "\(report.problems)")
-        #expect(!report.isHealthy)
+        do {
+            let reader = try EventLog.openReadOnly(at: path)
+            let report = try reader.verify()
+            #expect(report.problems.map(\.description).contains {
+                $0.contains("a pin record is damaged (its checksum, key or bounds do not match): its reason is lost, and retention keeps #1…#2, every window it may have meant, until it is unpinned")
+            }, "\(report.problems)")
+            #expect(!report.isHealthy)
+            #expect(try reader.pins() == [LogPin(damagedWindow: 1...2)])
+        }
+        do {
+            let log = try EventLog.open(at: path)
+            try log.unpin(try #require(try log.pins().first))
+            #expect(try log.pins().isEmpty)
+            try log.close()
+        }
+        #expect(try EventLog.openReadOnly(at: path).verify().isHealthy)
+    }
+
+    @Test("a pin record under a damaged key stands for both windows, its key's and its own, and unpin removes it")
+    func rekeyedPin() throws {
+        let path = scratch.file("rekeyed-pin.reactorlog")
+        do {
+            let log = try EventLog.open(at: path)
+            try log.counterStream().append(.action("a"))
+            try log.pin(10...20, reason: "ticket 9")
+            try log.close()
+        }
+        try LogDamage.rekey(of: path, database: LogLayout.pinsDatabase, from: PinRecord.key(10...20), to: PinRecord.key(30...40))
+        do {
+            let reader = try EventLog.openReadOnly(at: path)
+            #expect(try reader.pins() == [LogPin(damagedWindow: 10...40)])
+            #expect(try reader.verify().problems.map(\.description).contains { $0.contains("retention keeps #10…#40") })
+        }
+        do {
+            let log = try EventLog.open(at: path)
+            try log.unpin(try #require(try log.pins().first))
+            #expect(try log.pins().isEmpty, "the record is found under its damaged key")
+            try log.close()
+        }
+    }
+
+    @Test("a damaged pin record stands for every window it may have meant: its key's, its own bounds' when its checksum holds, every number when neither reads")
+    func damagedPinWindows() {
+        let pin = LogPin(range: 10...20, reason: "ticket 9", createdAt: 5)
+        let record = PinRecord.encode(pin)
+        var broken = record
+        broken[record.count - 1] ^= 0x01
+        func read(key: [UInt8], _ record: [UInt8]) -> LogPin {
+            key.withUnsafeBytes { key in record.withUnsafeBytes { PinRecord.decode(key: key, record: $0) } }
+        }
+        #expect(read(key: PinRecord.key(10...20), record) == pin)
+        #expect(read(key: PinRecord.key(10...20), broken) == LogPin(damagedWindow: 10...20), "a record failing its checksum: its key's window")
+        #expect(read(key: PinRecord.key(30...40), record) == LogPin(damagedWindow: 10...40), "an intact record under another key: both windows")
+        #expect(read(key: [1, 2, 3], record) == LogPin(damagedWindow: 10...20), "an intact record under a key too short")
+        let backwards = withUnsafeBytes(of: (UInt64(40).bigEndian, UInt64(30).bigEndian)) { Array($0) }
+        #expect(read(key: backwards, broken) == LogPin(damagedWindow: 1...UInt64.max), "neither reads: every number")
     }
 
     @Test("a block whose bytes were changed on disk fails its checksum, naming its first entry; the blocks around it read, and a range before it never reads it")

@@ -360,4 +360,34 @@ struct RetentionInspectorTests {
         let outsideJSON = try JSONSerialization.jsonObject(with: Data(try await Tool.run(["show", log, "46", "--json"]).output.utf8)) as? [String: Any]
         #expect(outsideJSON?["pins"] == nil)
     }
+
+    @Test("a damaged pin record: info and show name it damaged, verify fails on it, and export and import keep its window as a pin anew")
+    func damagedPin() async throws {
+        let log = try Self.gappedLog(at: scratch.file("damaged-pin.reactorlog"))
+        // The middle of the record: its last sequence number, under its checksum; the key still says #40…#45.
+        try LogDamage.flipByte(of: log, database: "pins", mask: 0x40) { $0[0] }
+        let said = "a damaged pin record: its reason is lost; its window is kept (reactorlog verify)"
+        let info = try await Tool.run(["info", log])
+        #expect(info.status == 0, "\(info.error)")
+        #expect(info.output.contains("#40…#45  \(said)"), "\(info.output)")
+        let json = try JSONSerialization.jsonObject(with: Data(try await Tool.run(["info", log, "--json"]).output.utf8)) as? [String: Any]
+        let pin = try #require((json?["pins"] as? [[String: Any]])?.first)
+        #expect(pin["damaged"] as? Bool == true && pin["from"] as? Int == 40 && pin["through"] as? Int == 45 && pin["createdAt"] == nil, "\(pin)")
+        let show = try await Tool.run(["show", log, "42"])
+        #expect(show.output.contains("  pinned  \(said) (#40…#45)\n"), "\(show.output)")
+        let verify = try await Tool.run(["verify", log])
+        #expect(verify.status != 0)
+        #expect((verify.output + verify.error).contains("retention keeps #40…#45"), "\(verify.output)\(verify.error)")
+
+        let export = scratch.file("damaged-pin.jsonl")
+        #expect(try await Tool.run(["export", log, "--output", export]).status == 0)
+        let copy = scratch.file("damaged-pin-copy.reactorlog")
+        let imported = try await Tool.run(["import", export, copy])
+        #expect(imported.status == 0, "\(imported.error)")
+        let restored = try EventLog.openReadOnly(at: copy).pins()
+        #expect(restored.map(\.range) == [40...45] && !restored[0].isDamaged, "\(restored)")
+        #expect(restored.first?.reason == "kept for a pin whose record was damaged (its reason was lost)")
+        #expect(try await Tool.run(["verify", copy]).status == 0)
+    }
 }
+

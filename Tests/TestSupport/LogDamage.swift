@@ -19,6 +19,19 @@ public enum LogDamage {
         }
     }
 
+    /// Moves one record of database `name` of the closed log at `path` from key `old` to key `new`, its bytes
+    /// untouched: what a bad bit in a key does.
+    public static func rekey(of path: String, database name: String, from old: [UInt8], to new: [UInt8]) throws {
+        let environment = try Environment(path: path)
+        let database = try environment.openDatabase(name)
+        try environment.write { txn in
+            guard let record = try txn.get(database, key: old) else { throw CocoaError(.fileReadCorruptFile) }
+            let bytes = Array(record)
+            _ = try txn.delete(database, key: old)
+            try txn.put(database, key: new, value: bytes)
+        }
+    }
+
     /// Damages, in the closed log at `path`, each stream's stream-index block that lists entry `sequence` or the last
     /// before it (as ``flipByte(of:database:mask:choose:)`` does): the index can no longer say whose entries lie
     /// around it. Returns how many blocks it damaged.

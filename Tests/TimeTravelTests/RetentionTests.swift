@@ -147,30 +147,42 @@ struct RetentionTests {
         #expect(remaining.count <= 3)
     }
 
-    @Test("an unpinned window is kept no longer: retention removes it like any other stretch, and pins are read back as written")
-    func unpinnedWindowRemoved() throws {
-        let path = scratch.file("unpin.reactorlog")
+    /// Keeps at most 500 entries, a snapshot every 16 mutations.
+    static let smallBudget = {
         var configuration = EventLogConfiguration(durability: .noSync)
         configuration.snapshotPolicy = .every(mutations: 16)
         configuration.retention = RetentionPolicy(maxEntries: 500)
-        /// Appends `count` deposits (an action and its mutation each) to stream "counter", with its snapshots.
-        func record(_ count: Int, from first: Int) throws {
-            let log = try EventLog.open(at: path, configuration: configuration)
-            let stream = try log.openStream(named: "counter", reactorType: "Counter", schemaFingerprint: "v1", initialState: Data("0".utf8))
-            for index in first..<(first + count) {
-                let action = try stream.append(EntryDraft(kind: .action, caseName: "add", payload: Data("{}".utf8)))
-                let mutation = try stream.append(EntryDraft(kind: .mutation, caseName: "add", payload: Data("{\"add\":{\"_0\":\(index)}}".utf8), cause: action))
-                if stream.isSnapshotDue { try stream.writeSnapshot(index, at: mutation) }
-            }
-            try log.close()
+        return configuration
+    }()
+
+    /// Appends `count` deposits (an action and its mutation each) to stream "counter" of the log at `path`, with its
+    /// snapshots, under ``smallBudget``.
+    func record(_ count: Int, from first: Int, at path: String) throws {
+        let log = try EventLog.open(at: path, configuration: Self.smallBudget)
+        let stream = try log.openStream(named: "counter", reactorType: "Counter", schemaFingerprint: "v1", initialState: Data("0".utf8))
+        for index in first..<(first + count) {
+            let action = try stream.append(EntryDraft(kind: .action, caseName: "add", payload: Data("{}".utf8)))
+            let mutation = try stream.append(EntryDraft(kind: .mutation, caseName: "add", payload: Data("{\"add\":{\"_0\":\(index)}}".utf8), cause: action))
+            if stream.isSnapshotDue { try stream.writeSnapshot(index, at: mutation) }
         }
-        let window: ClosedRange<UInt64> = 100...200
-        do {
-            let log = try EventLog.open(at: path, configuration: configuration)
-            try log.pin(window, reason: "ticket 12")
-            try log.close()
-        }
-        try record(2_000, from: 1)
+        try log.close()
+    }
+
+    /// The window ``pinWindow(at:)`` pins.
+    static let window: ClosedRange<UInt64> = 100...200
+
+    /// Makes a log at `path` under ``smallBudget`` with ``window`` pinned, reason `ticket 12`, before any entry.
+    func pinWindow(at path: String) throws {
+        let log = try EventLog.open(at: path, configuration: Self.smallBudget)
+        try log.pin(Self.window, reason: "ticket 12")
+        try log.close()
+    }
+
+    @Test("an unpinned window is kept no longer: retention removes it like any other stretch, and pins are read back as written")
+    func unpinnedWindowRemoved() throws {
+        let path = scratch.file("unpin.reactorlog"), window = Self.window
+        try pinWindow(at: path)
+        try record(2_000, from: 1, at: path)
         do {
             // A read-only log of the path is let go at the end of this scope, so that it can be opened for writing.
             let pinned = try EventLog.openReadOnly(at: path)
@@ -180,13 +192,13 @@ struct RetentionTests {
         }
 
         do {
-            let log = try EventLog.open(at: path, configuration: configuration)
+            let log = try EventLog.open(at: path, configuration: Self.smallBudget)
             let pin = try #require(try log.pins().first)
             try log.unpin(pin)
             #expect(try log.pins().isEmpty)
             try log.close()
         }
-        try record(2_000, from: 2_001)
+        try record(2_000, from: 2_001, at: path)
         let reader = try EventLog.openReadOnly(at: path)
         let kept = try reader.sequences(stream: "counter", kinds: [.action, .mutation])
         #expect(!kept.contains { window.contains($0) }, "retention removed the window once unpinned: \(kept.prefix(3))")
@@ -195,5 +207,21 @@ struct RetentionTests {
         #expect(throws: EventLogError.self, "a reader cannot remove a pin") {
             try reader.unpin(LogPin(range: window, reason: "ticket 12", createdAt: 0))
         }
+    }
+
+    @Test("a pin whose record is damaged keeps the window its key names through retention, which goes on removing around it")
+    func damagedPinKeepsItsWindow() throws {
+        let path = scratch.file("damaged-pin.reactorlog"), window = Self.window
+        try pinWindow(at: path)
+        // The middle of the record: its last sequence number, under its checksum.
+        try LogDamage.flipByte(of: path, database: "pins", mask: 0x40) { $0[0] }
+        try record(2_000, from: 1, at: path)
+        let reader = try EventLog.openReadOnly(at: path)
+        let pins = try reader.pins()
+        #expect(pins.map(\.range) == [window] && pins.allSatisfy(\.isDamaged), "\(pins)")
+        let kept = try reader.sequences(stream: "counter", kinds: [.action, .mutation])
+        #expect(Set(kept).isSuperset(of: window), "the damaged pin's window survives retention")
+        #expect(kept.count <= 500 + window.count + 64, "retention went on around it: \(kept.count) entries kept")
+        #expect(try reader.gaps(stream: "counter").contains { $0.removed.lowerBound > window.upperBound }, "retention removed entries after the window")
     }
 }

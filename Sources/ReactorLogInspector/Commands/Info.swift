@@ -31,16 +31,24 @@ struct Info: AsyncParsableCommand {
     struct PinJSON: Codable {
         let from: UInt64
         let through: UInt64
+        /// Empty for a damaged pin.
         let reason: String
-        let createdAt: String
+        /// Absent for a damaged pin.
+        let createdAt: String?
+        /// True for a pin whose record is damaged (``LogPin/isDamaged``); absent otherwise.
+        let damaged: Bool?
 
         init(_ pin: LogPin) {
             (from, through, reason) = (pin.range.lowerBound, pin.range.upperBound, pin.reason)
-            createdAt = EntryLine.iso8601(nanoseconds: pin.createdAt)
+            createdAt = pin.isDamaged ? nil : EntryLine.iso8601(nanoseconds: pin.createdAt)
+            damaged = pin.isDamaged ? true : nil
         }
 
         /// The entries it keeps: `#40…#45`, `#40…end` for one open to the future, `#40` for one entry.
         var window: String { (from...through).window }
+
+        /// Its reason, or for a damaged pin what is known of it.
+        var said: String { damaged == true ? "a damaged pin record: its reason is lost; its window is kept (reactorlog verify)" : reason }
     }
 
     struct InfoJSON: Codable {
@@ -149,7 +157,7 @@ struct Info: AsyncParsableCommand {
             if !report.pins.isEmpty {
                 try printLine("")
                 try printLine("pins (windows retention keeps):")
-                for line in Table.render(report.pins.map { [$0.window, $0.reason, $0.createdAt] }) {
+                for line in Table.render(report.pins.map { [$0.window, $0.said, $0.createdAt ?? ""] }) {
                     try printLine("  " + line)
                 }
             }

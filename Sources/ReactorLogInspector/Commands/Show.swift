@@ -76,7 +76,7 @@ struct Show: AsyncParsableCommand {
             }
             switch pins {
             case .success(let pins):
-                for pin in pins { rows.append(["pinned", "\(pin.reason) (\(pin.range.window))"]) }
+                for pin in pins.map(Info.PinJSON.init) { rows.append(["pinned", "\(pin.said) (\(pin.window))"]) }
             case .failure(let error): rows.append(["pinned", "not shown: " + InspectorFailure(error).message])
             }
             for line in Table.render(rows) { try printLine("  " + line) }
