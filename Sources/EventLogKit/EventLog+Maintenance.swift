@@ -74,7 +74,8 @@ extension EventLog {
     }
 
     /// Each gap record is intact, names a stream the log describes, and ends at a snapshot of that stream, with
-    /// none of the stream's entries left inside it. Returns the gaps by stream id.
+    /// none of the stream's entries left inside it. Returns the gaps by stream id, a damaged record's as readers
+    /// take it (``LogStorage/gap(_:stream:at:record:after:)``).
     private func verifyGaps(streams: [UInt32: StreamInfo], report: inout VerifyReport) throws(EventLogError) -> [UInt32: [ClosedRange<UInt64>]] {
         guard let database = storage.gaps else { return [:] }
         let (gaps, problems): ([UInt32: [ClosedRange<UInt64>]], [(String, UInt64?)]) = try storage.read { txn in
@@ -84,26 +85,36 @@ extension EventLog {
                 var item = try cursor.first()
                 while let current = item {
                     defer { item = try? cursor.next() }
-                    guard let gap = GapRecord.decode(key: current.key, record: current.value) else {
-                        problems.append(("a gap record is damaged (its checksum, key or bounds do not match)", nil))
+                    guard let key = KeyCoding.decodeStreamSequence(current.key) else {
+                        problems.append(("a gap record is damaged: its key does not read", nil))
                         continue
                     }
-                    guard let info = streams[gap.stream] else {
-                        problems.append(("a gap names stream id \(gap.stream), which the log does not describe", gap.removed.upperBound))
+                    guard let info = streams[key.stream] else {
+                        problems.append(("a gap names stream id \(key.stream), which the log does not describe", key.sequence))
                         continue
                     }
-                    gaps[gap.stream, default: []].append(gap.removed)
-                    if try txn.get(storage.snapshots, key: KeyCoding.streamSequence(gap.stream, gap.removed.upperBound)) == nil {
-                        problems.append(("the gap of stream '\(info.name)' from #\(gap.removed.lowerBound) ends here, but the stream has no snapshot here to replay from", gap.removed.upperBound))
+                    let previousEnd = gaps[key.stream]?.last?.upperBound ?? 0
+                    guard let gap = try storage.gap(txn, stream: key.stream, at: key.sequence, record: current.value, after: previousEnd) else {
+                        let owner = GapRecord.decode(current.value).map { "stream id \($0.stream)" } ?? "another stream"
+                        problems.append(("a gap record is damaged: it is stored under stream '\(info.name)', but is the gap of \(owner)", key.sequence))
+                        continue
+                    }
+                    let (first, last) = (gap.removed.lowerBound, gap.removed.upperBound)
+                    if gap.isDamaged {
+                        problems.append(("the gap record of stream '\(info.name)' is damaged (its checksum, key or bounds do not match): readers take the gap as #\(first)…#\(last), from the stream's entries", key.sequence))
+                    }
+                    gaps[key.stream, default: []].append(gap.removed)
+                    if try txn.get(storage.snapshots, key: KeyCoding.streamSequence(key.stream, last)) == nil {
+                        problems.append(("the gap of stream '\(info.name)' from #\(first) ends here, but the stream has no snapshot here to replay from", last))
                     }
                     var inside: UInt64?
                     // A damaged block is reported with the index.
-                    _ = try? storage.index.forEach(txn, stream: gap.stream, from: gap.removed.lowerBound, through: gap.removed.upperBound) { item in
+                    _ = try? storage.index.forEach(txn, stream: key.stream, from: first, through: last) { item in
                         inside = item.sequence
                         return false
                     }
                     if let inside {
-                        problems.append(("stream '\(info.name)' still holds this entry, inside its gap #\(gap.removed.lowerBound)…#\(gap.removed.upperBound)", inside))
+                        problems.append(("stream '\(info.name)' still holds this entry, inside its gap #\(first)…#\(last)", inside))
                     }
                 }
             }

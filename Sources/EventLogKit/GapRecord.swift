@@ -19,10 +19,18 @@ enum GapRecord {
 
     /// The gap a record describes, checked against its key; `nil` when it is damaged.
     static func decode(key: UnsafeRawBufferPointer, record bytes: UnsafeRawBufferPointer) -> (stream: UInt32, removed: ClosedRange<UInt64>)? {
+        guard let gap = decode(bytes), let key = KeyCoding.decodeStreamSequence(key), key.stream == gap.stream, key.sequence == gap.removed.upperBound else {
+            return nil
+        }
+        return gap
+    }
+
+    /// The gap a record describes, its key aside (one a bad bit moved); `nil` when the record itself is damaged.
+    static func decode(_ bytes: UnsafeRawBufferPointer) -> (stream: UInt32, removed: ClosedRange<UInt64>)? {
         let reader = ByteReader(bytes: bytes)
-        guard reader.count == size, reader.checksumMatches, let key = KeyCoding.decodeStreamSequence(key) else { return nil }
+        guard reader.count == size, reader.checksumMatches else { return nil }
         let stream = reader.u32(4), first = reader.u64(8), resumesAt = reader.u64(16)
-        guard key.stream == stream, key.sequence == resumesAt, first >= 1, first <= resumesAt else { return nil }
+        guard first >= 1, first <= resumesAt else { return nil }
         return (stream, first...resumesAt)
     }
 }

@@ -29,9 +29,43 @@ extension LogStorage {
         _ = try deleteKeys(txn, gaps, "gap", stream: id, from: 0) { $0 <= sequence }
     }
 
-    /// Stream `id`'s gaps, as this transaction sees them, in order; a damaged record is an error.
+    /// Stream `id`'s gaps, as this transaction sees them, in order; a damaged record stands for the gap
+    /// ``gap(_:stream:at:record:after:)`` reads from it.
     func gapRanges(_ txn: Transaction, stream id: UInt32) throws -> [ClosedRange<UInt64>] {
-        try streamRecords(txn, gaps, stream: id, what: "gap") { GapRecord.decode(key: $0, record: $1)?.removed }
+        guard let gaps else { return [] }
+        // Copied out (24 bytes each, a few per stream): reading a damaged one looks in the stream index.
+        let records: [(resumesAt: UInt64, record: [UInt8])] = try txn.withCursor(gaps) { cursor in
+            var keys = StreamKeyCursor(cursor, stream: id, .records("gap"))
+            var found: [(resumesAt: UInt64, record: [UInt8])] = []
+            var item = try keys.seek(atOrAfter: 0)
+            while let current = item {
+                found.append((current.sequence, Array(current.value)))
+                item = try keys.next()
+            }
+            return found
+        }
+        var ranges: [ClosedRange<UInt64>] = []
+        for (resumesAt, record) in records {
+            let gap = try record.withUnsafeBytes { try self.gap(txn, stream: id, at: resumesAt, record: $0, after: ranges.last?.upperBound ?? 0) }
+            if let gap { ranges.append(gap.removed) }
+        }
+        return ranges
+    }
+
+    /// The gap the record stored under (`id`, `resumesAt`) in `gaps` stands for, and whether the record is damaged:
+    /// - intact, the gap it holds;
+    /// - under a key a bad bit changed, the gap its record holds, or `nil` when that is another stream's;
+    /// - itself damaged, the gap from just after the stream's last entry before `resumesAt` (and after `previousEnd`,
+    ///   where the stream's gap before it ends) up to `resumesAt`, where its key says the stream's snapshot is.
+    ///   That holds the gap written, and every number it adds holds none of the stream's entries, so time travel
+    ///   treats the two alike.
+    func gap(_ txn: Transaction, stream id: UInt32, at resumesAt: UInt64, record: UnsafeRawBufferPointer, after previousEnd: UInt64) throws
+        -> (removed: ClosedRange<UInt64>, isDamaged: Bool)? {
+        let key = KeyCoding.streamSequence(id, resumesAt)
+        if let gap = key.withUnsafeBytes({ GapRecord.decode(key: $0, record: record) }) { return (gap.removed, false) }
+        if let gap = GapRecord.decode(record) { return gap.stream == id ? (gap.removed, true) : nil }
+        let lastBefore = resumesAt > 1 ? try index.last(txn, stream: id, atOrBefore: resumesAt - 1)?.sequence ?? 0 : 0
+        return (min(max(lastBefore, previousEnd) + 1, resumesAt)...resumesAt, true)
     }
 
     /// Deletes the (stream, sequence) keys of `database`, which holds `what` records, for stream `id` from `first` on

@@ -389,5 +389,50 @@ struct RetentionInspectorTests {
         #expect(restored.first?.reason == "kept for a pin whose record was damaged (its reason was lost)")
         #expect(try await Tool.run(["verify", copy]).status == 0)
     }
+
+    @Test("a damaged gap record stands for the gap the stream's entries show: info, state, export read on, verify names it, and a removal across it writes it anew")
+    func damagedGap() async throws {
+        let log = try Self.gappedLog(at: scratch.file("damaged-gap.reactorlog"))
+        let sound = try Self.gappedLog(at: scratch.file("sound-gap.reactorlog"))
+        // The middle of the record: the gap's first number, under its checksum; the key still says stream 1, #36.
+        try LogDamage.flipByte(of: log, database: "gaps", mask: 0x40) { $0[0] }
+        let info = try await Tool.run(["info", log])
+        #expect(info.status == 0, "\(info.error)")
+        #expect(info.output.contains("shop  #20…#36"), "\(info.output)")
+        for step in ["16", "41", "56"] {
+            let state = try await Tool.run(["state", log, "--at", step]), expected = try await Tool.run(["state", sound, "--at", step])
+            #expect(state.status == 0 && state.output == expected.output, "#\(step): \(state.error)")
+        }
+        let inside = try await Tool.run(["state", log, "--at", "26"])
+        #expect(inside.status == 2 && inside.error.contains("Retention removed the entries of 'shop' from #20 to #36"), "\(inside.error)")
+        let export = try await Tool.run(["export", log])
+        #expect(export.status == 0 && export.output.contains("\"gaps\":[{\"from\":20,\"through\":36}]"), "\(export.error)")
+        let verify = try await Tool.run(["verify", log])
+        #expect(verify.status == 1)
+        #expect(verify.output.contains(
+            "error at #36: the gap record of stream 'shop' is damaged (its checksum, key or bounds do not match): readers take the gap as #20…#36, from the stream's entries"
+        ), "\(verify.output)")
+        #expect(!verify.output.contains("missing before it"), "the entries the gap removed are not damage: \(verify.output)")
+
+        // Removing a stretch that reaches the gap's snapshot merges the two into a new record.
+        do {
+            let writer = try EventLog.open(at: log)
+            try writer.removeEntries(10..<42)
+            try writer.close()
+        }
+        #expect(try EventLog.openReadOnly(at: log).gaps(stream: "shop").map(\.removed) == [10...41])
+        #expect(try await Tool.run(["verify", log]).status == 0)
+    }
+
+    @Test("a gap record under a key a bad bit changed is read as its record says, and verify names it")
+    func movedGapKey() async throws {
+        let log = try Self.gappedLog(at: scratch.file("moved-gap.reactorlog"))
+        func key(_ sequence: UInt64) -> [UInt8] { [0, 0, 0, 1] + withUnsafeBytes(of: sequence.bigEndian) { Array($0) } }
+        try LogDamage.rekey(of: log, database: "gaps", from: key(36), to: key(38))
+        #expect(try EventLog.openReadOnly(at: log).gaps(stream: "shop").map(\.removed) == [20...36])
+        let verify = try await Tool.run(["verify", log])
+        #expect(verify.status == 1 && verify.output.contains("error at #38: the gap record of stream 'shop' is damaged"), "\(verify.output)")
+        #expect(try await Tool.run(["state", log, "--at", "26"]).status == 2)
+    }
 }
 
