@@ -134,13 +134,24 @@ extension EventLog {
                 var item = try cursor.first()
                 while let current = item {
                     defer { item = try? cursor.next() }
-                    guard let (stream, era) = SchemaEraRecord.decode(key: current.key, record: current.value) else {
-                        problems.append(("a schema era record is damaged (its checksum, key or text do not match)", nil))
+                    guard let (stream, through) = KeyCoding.decodeStreamSequence(current.key) else {
+                        problems.append(("a schema era record is damaged: its key does not read", nil))
                         continue
                     }
                     guard let info = streams[stream] else {
-                        problems.append(("a schema era names stream id \(stream), which the log does not describe", era.through))
+                        problems.append(("a schema era names stream id \(stream), which the log does not describe", through))
                         continue
+                    }
+                    guard let (era, isDamaged) = SchemaEraRecord.read(stream: stream, through: through, record: current.value) else {
+                        let owner = SchemaEraRecord.decode(current.value).map { "stream id \($0.stream)" } ?? "another stream"
+                        problems.append(("a schema era record is damaged: it is stored under stream '\(info.name)', but is the era of \(owner)", through))
+                        continue
+                    }
+                    if isDamaged {
+                        let known = era.fingerprint == SchemaHistory.unknownFingerprint
+                            ? "the types that wrote the era are not known, so migrations refuse its payloads"
+                            : "it is read as its record says, written by '\(era.fingerprint)'"
+                        problems.append(("the schema era record of stream '\(info.name)' through #\(era.through) is damaged (its checksum, key or text do not match): \(known)", through))
                     }
                     if formatVersion < LogLayout.schemaErasFormatVersion {
                         problems.append(("stream '\(info.name)' has a schema era, but the log says format version \(formatVersion); eras need version 3", era.through))

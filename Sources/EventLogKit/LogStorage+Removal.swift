@@ -32,24 +32,12 @@ extension LogStorage {
     /// Stream `id`'s gaps, as this transaction sees them, in order; a damaged record stands for the gap
     /// ``gap(_:stream:at:record:after:)`` reads from it.
     func gapRanges(_ txn: Transaction, stream id: UInt32) throws -> [ClosedRange<UInt64>] {
-        guard let gaps else { return [] }
-        // Copied out (24 bytes each, a few per stream): reading a damaged one looks in the stream index.
-        let records: [(resumesAt: UInt64, record: [UInt8])] = try txn.withCursor(gaps) { cursor in
-            var keys = StreamKeyCursor(cursor, stream: id, .records("gap"))
-            var found: [(resumesAt: UInt64, record: [UInt8])] = []
-            var item = try keys.seek(atOrAfter: 0)
-            while let current = item {
-                found.append((current.sequence, Array(current.value)))
-                item = try keys.next()
-            }
-            return found
+        var previousEnd: UInt64 = 0
+        return try streamRecords(txn, gaps, stream: id, what: "gap") { resumesAt, record in
+            let gap = try gap(txn, stream: id, at: resumesAt, record: record, after: previousEnd)
+            previousEnd = gap?.removed.upperBound ?? previousEnd
+            return gap?.removed
         }
-        var ranges: [ClosedRange<UInt64>] = []
-        for (resumesAt, record) in records {
-            let gap = try record.withUnsafeBytes { try self.gap(txn, stream: id, at: resumesAt, record: $0, after: ranges.last?.upperBound ?? 0) }
-            if let gap { ranges.append(gap.removed) }
-        }
-        return ranges
     }
 
     /// The gap the record stored under (`id`, `resumesAt`) in `gaps` stands for, and whether the record is damaged:

@@ -527,16 +527,17 @@ final class LogStorage: Sendable {
         try txn.put(schemas, key: key, value: SchemaEraRecord.encode(stream: stream, era: era))
     }
 
-    /// Stream `id`'s finished schema eras, oldest first.
+    /// Stream `id`'s finished schema eras, oldest first; a damaged record stands for the era
+    /// ``SchemaEraRecord/read(stream:through:record:)`` reads from it.
     func schemaEras(_ txn: Transaction, stream id: UInt32) throws -> [SchemaHistory.Era] {
-        try streamRecords(txn, schemas, stream: id, what: "schema era") { SchemaEraRecord.decode(key: $0, record: $1)?.era }
+        try streamRecords(txn, schemas, stream: id, what: "schema era") { SchemaEraRecord.read(stream: id, through: $0, record: $1)?.era }
     }
 
     /// The records of `database` (keyed by stream id, then sequence number) of stream `id`, in order, each
-    /// decoded by `decode`; a record it refuses throws, naming it as `what`.
+    /// read by `read` from its sequence number and bytes; one it gives `nil` for is left out.
     func streamRecords<Record>(
         _ txn: Transaction, _ database: Database?, stream id: UInt32, what: String,
-        decode: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Record?
+        read: (UInt64, UnsafeRawBufferPointer) throws -> Record?
     ) throws -> [Record] {
         guard let database else { return [] }
         return try txn.withCursor(database) { cursor in
@@ -544,11 +545,7 @@ final class LogStorage: Sendable {
             var found: [Record] = []
             var item = try keys.seek(atOrAfter: 0)
             while let current = item {
-                let key = KeyCoding.streamSequence(id, current.sequence)
-                guard let record = key.withUnsafeBytes({ decode($0, current.value) }) else {
-                    throw EventLogError.corruptMetadata(reason: "the \(what) record of stream \(id) at #\(current.sequence) is damaged")
-                }
-                found.append(record)
+                if let record = try read(current.sequence, current.value) { found.append(record) }
                 item = try keys.next()
             }
             return found

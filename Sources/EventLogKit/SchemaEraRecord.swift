@@ -20,11 +20,27 @@ enum SchemaEraRecord {
 
     /// The era a record describes, checked against its key; `nil` when it is damaged.
     static func decode(key: UnsafeRawBufferPointer, record bytes: UnsafeRawBufferPointer) -> (stream: UInt32, era: SchemaHistory.Era)? {
+        guard let found = decode(bytes), let key = KeyCoding.decodeStreamSequence(key), key.stream == found.stream, key.sequence == found.era.through else {
+            return nil
+        }
+        return found
+    }
+
+    /// The era a record describes, its key aside (one a bad bit moved); `nil` when the record itself is damaged.
+    static func decode(_ bytes: UnsafeRawBufferPointer) -> (stream: UInt32, era: SchemaHistory.Era)? {
         let reader = ByteReader(bytes: bytes)
-        guard reader.count > headerSize, reader.checksumMatches, let key = KeyCoding.decodeStreamSequence(key),
-              key.stream == reader.u32(4), key.sequence == reader.u64(8),
-              let fingerprint = reader.string(headerSize..<reader.count)
-        else { return nil }
-        return (key.stream, SchemaHistory.Era(fingerprint: fingerprint, through: key.sequence))
+        guard reader.count > headerSize, reader.checksumMatches, let fingerprint = reader.string(headerSize..<reader.count) else { return nil }
+        return (reader.u32(4), SchemaHistory.Era(fingerprint: fingerprint, through: reader.u64(8)))
+    }
+
+    /// The era the record stored under (`id`, `through`) stands for, and whether the record is damaged: intact, the
+    /// era it holds; under a key a bad bit changed, the era its record holds, or `nil` when that is another
+    /// stream's; itself damaged, an era through `through` written by types not known
+    /// (``SchemaHistory/unknownFingerprint``).
+    static func read(stream id: UInt32, through: UInt64, record bytes: UnsafeRawBufferPointer) -> (era: SchemaHistory.Era, isDamaged: Bool)? {
+        let key = KeyCoding.streamSequence(id, through)
+        if let found = key.withUnsafeBytes({ decode(key: $0, record: bytes) }) { return (found.era, false) }
+        if let found = decode(bytes) { return found.stream == id ? (found.era, true) : nil }
+        return (SchemaHistory.Era(fingerprint: SchemaHistory.unknownFingerprint, through: through), true)
     }
 }

@@ -17,6 +17,10 @@ public struct SchemaHistory: Sendable, Hashable {
         }
     }
 
+    /// The fingerprint of an era whose record in the log is damaged: the types that wrote it are not known.
+    /// Migrations refuse its payloads (with none registered, payloads are decoded as they are, as always).
+    public static let unknownFingerprint = "(unknown: its schema era record is damaged)"
+
     /// The finished eras, oldest first; empty for a stream whose types never changed.
     public let eras: [Era]
     /// The fingerprint of the types writing the stream now: every number after the last era's.

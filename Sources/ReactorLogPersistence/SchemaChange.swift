@@ -59,7 +59,9 @@ enum SchemaCompatibility {
                 try body()
                 return nil
             } catch {
-                return "\(what) no longer decodes (\(error))"
+                // A sentence's own full stop does not end the parenthesis.
+                let reason = "\(error)"
+                return "\(what) no longer decodes (\(reason.hasSuffix(".") ? String(reason.dropLast()) : reason))"
             }
         }
         if info.sequenceFloor == 0, let problem = check("the initial state", {

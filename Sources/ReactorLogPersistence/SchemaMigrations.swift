@@ -75,7 +75,7 @@ public struct SchemaMigrations<R: Reactor>: Sendable where R.Mutation: Codable, 
     /// A mutation read in place (`EntryView`) as `R.Mutation`, as `mutation(_:recordedWith:log:)` does: decoded
     /// where it lies when no step applies, so replay copies nothing.
     public func mutation(_ view: EntryView, recordedWith fingerprint: String, log: EventLog) throws -> R.Mutation {
-        guard steps.isEmpty || steps[fingerprint] == nil, view.codec.isReadableAsJSON else {
+        guard steps.isEmpty || (steps[fingerprint] == nil && fingerprint != SchemaHistory.unknownFingerprint), view.codec.isReadableAsJSON else {
             return try decode(R.Mutation.self, Data(view.payload), codec: view.codec, from: fingerprint, log: log, mutation: true)
         }
         if view.codec == .binary { return try binaryMutation(view.payload) }
@@ -94,6 +94,9 @@ public struct SchemaMigrations<R: Reactor>: Sendable where R.Mutation: Codable, 
         _ type: Value.Type, _ data: Data, codec: CodecID, from fingerprint: String, log: EventLog, mutation: Bool
     ) throws -> Value {
         guard !steps.isEmpty else { return try Self.decode(type, data, codec: codec, log: log) }
+        guard fingerprint != SchemaHistory.unknownFingerprint else {
+            throw MigrationFailure(from: "an unknown version", reason: "the stream's schema era record naming it is damaged, so which steps apply is not known")
+        }
         var (data, codec, fingerprint, taken) = (data, codec, fingerprint, 0)
         while let step = steps[fingerprint] {
             taken += 1
