@@ -60,7 +60,9 @@ extension TimeMachine {
     /// The mutations that changed the value at `path` from `from` through `through`, as ``blame(_:from:through:)``
     /// finds them, and, where damage or a mutation held without its value leaves states that cannot be rebuilt, the
     /// stretch of steps whose changes cannot be known, with the value at the path before and after it: the changes
-    /// before it are listed, and those from the first state after it that a snapshot rebuilds. With `latest`, only
+    /// before it are listed, and those from the first state after it that a snapshot rebuilds. Without a reducer, the
+    /// steps from the first mutation after the last recorded state to the range's end are such a stretch too
+    /// (``TimeTravelError/needsReducer(step:stream:nearest:)``). With `latest`, only
     /// the latest `latest` changes up to `through` (and the stretches among them), found walking back from it as
     /// ``lastChanges(of:count:from:atOrBefore:)`` does. Other errors are thrown as blame throws them.
     public func blameReport(_ path: StatePath, from: UInt64 = 1, through: UInt64 = .max, latest: Int? = nil) throws -> BlameReport {
@@ -72,7 +74,8 @@ extension TimeMachine {
         do {
             let changes = try latest.map { try lastChanges(of: path, count: $0, from: from, atOrBefore: through) }
                 ?? blame(path, from: from, through: through)
-            return changes.map(BlameReport.Row.change)
+            let unrecorded = try unrecordedEnd(of: path, from: from, through: through)
+            return changes.map(BlameReport.Row.change) + (unrecorded.map { [.unknown($0)] } ?? [])
         } catch let error as TimeTravelError {
             // The damage (or the mutation without its value) is at `first`; the first state after it a snapshot
             // rebuilds is `readableFrom`. Where no step of the range lies outside it, there is nothing to list.
@@ -101,6 +104,19 @@ extension TimeMachine {
             let before = first > from ? try blameRows(path, from: from, through: first - 1, latest: latest.map { $0 - found }) : []
             return before + [.unknown(stretch)] + after
         }
+    }
+
+    /// Without a reducer, which compares recorded states only, the steps from the first mutation after the last
+    /// state recorded up to `through` (at most the last step), whose changes cannot be known; `nil` with a
+    /// reducer, or when no mutation follows that state.
+    private func unrecordedEnd(of path: StatePath, from: UInt64, through: UInt64) throws -> BlameReport.UnknownStretch? {
+        guard !replayer.canReduce else { return nil }
+        let end = min(through, try lastStep())
+        let recorded = try log.recoveryPoint(stream: stream.name, atOrBefore: end).sequence
+        guard let first = try log.sequences(stream: stream.name, kinds: [.mutation], from: max(recorded + 1, from), through: end).first else { return nil }
+        return BlameReport.UnknownStretch(
+            steps: first...end, reason: .needsReducer(step: first, stream: stream.name, nearest: recorded > 0 ? [recorded] : []),
+            old: value(at: first - 1, of: path), new: .unknown)
     }
 
     /// The value at `path` at `step`, or `.unknown` when that state cannot be rebuilt.

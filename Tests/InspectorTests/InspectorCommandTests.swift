@@ -1098,6 +1098,26 @@ struct GenericModeTests {
         #expect(changes.first?["sequence"] as? Int == 49)
     }
 
+    @Test("blame without the reducer says the changes after the last recorded state are not known, not that there were none")
+    func blameUnrecordedEnd() async throws {
+        let log = try userLog()
+        // Recorded at #17; mutations #19 and after are not, up to #33.
+        let result = try await Tool.run(["blame", log, "itemCount", "--to", "20"])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.contains("items: itemCount changed 1 time where its states are known\n"), "\(result.output)")
+        let unknownRow = result.output.split(separator: "\n").first { $0.contains("#19…#20") }.map { $0.split(separator: " ").joined(separator: " ") }
+        #expect(unknownRow == "- #19…#20 not recorded 8 → ? (the changes between are not known)", "\(result.output)")
+        #expect(result.error.contains(
+            "warning: the changes in #19…#20 are not known, the rest listed: The state of 'items' at #19 was not recorded and rebuilding it needs the reducer. Recorded states nearby: #17."
+        ), "\(result.error)")
+        let json = try await Tool.run(["blame", log, "itemCount", "--to", "20", "--json"])
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]])
+        #expect((rows.last?["unreadable"] as? [String: Int]) == ["from": 19, "through": 20], "\(rows)")
+        // Where the range ends at a recorded state, every change between recorded states is listed, and nothing is unknown.
+        let whole = try await Tool.run(["blame", log, "itemCount"])
+        #expect(whole.error.isEmpty && !whole.output.contains("are not known"), "\(whole.output)\(whole.error)")
+    }
+
     @Test("state, diff and blame show a decimal's every digit, and see a change in its twentieth")
     func longDecimals() async throws {
         let path = scratch.file("ledger.reactorlog")

@@ -50,7 +50,8 @@ struct Blame: AsyncParsableCommand {
             let times = counted(changes.count, "time")
             // With --latest, N changes found means earlier ones may exist unlisted; fewer are all there are.
             let header = changes.count == latest ? " changed at least \(times); the latest:" : " changed \(times)"
-            let unknown = blame.unknownStretches.isEmpty ? "" : " where the log could be read"
+            let stretches = blame.unknownStretches
+            let unknown = stretches.isEmpty ? "" : stretches.contains { $0.damage != nil } ? " where the log could be read" : " where its states are known"
             try printLine(t.paint("\(stream.name): \(statePath)", .bold) + header + unknown)
             let rows = blame.rows.map { row -> [String] in
                 let change: BlameEntry
