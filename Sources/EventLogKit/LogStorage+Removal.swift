@@ -53,7 +53,9 @@ extension LogStorage {
         if let gap = key.withUnsafeBytes({ GapRecord.decode(key: $0, record: record) }) { return (gap.removed, false) }
         if let gap = GapRecord.decode(record) { return gap.stream == id ? (gap.removed, true) : nil }
         let lastBefore = resumesAt > 1 ? try index.last(txn, stream: id, atOrBefore: resumesAt - 1)?.sequence ?? 0 : 0
-        return (min(max(lastBefore, previousEnd) + 1, resumesAt)...resumesAt, true)
+        // (Compared, not added to: a hostile record may end the gap before it at the last number there is.)
+        let before = max(lastBefore, previousEnd)
+        return ((before < resumesAt ? before + 1 : resumesAt)...resumesAt, true)
     }
 
     /// Deletes the (stream, sequence) keys of `database`, which holds `what` records, for stream `id` from `first` on

@@ -453,6 +453,27 @@ struct BadInputTests {
         }
     }
 
+    @Test("hostile gap records, one ending its gap at the last number there is and a damaged one after it, read without trapping")
+    func hostileGaps() throws {
+        let path = scratch.file("hostile-gaps.reactorlog")
+        do {
+            let log = try EventLog.open(at: path)
+            try log.counterStream().append(.action("a"))
+            try log.close()
+        }
+        do {
+            // Stream 1: a sound record of #5…#(2^64 − 1) under the key of #10, as a bad bit in a key leaves one, then
+            // a record under the key of #20 whose checksum fails.
+            let environment = try Environment(path: path)
+            let gaps = try environment.openDatabase(LogLayout.gapsDatabase)
+            try environment.write { txn in
+                try txn.put(gaps, key: KeyCoding.streamSequence(1, 10), value: GapRecord.encode((1, 5...UInt64.max)))
+                try txn.put(gaps, key: KeyCoding.streamSequence(1, 20), value: [UInt8](repeating: 7, count: GapRecord.size))
+            }
+        }
+        #expect(try EventLog.openReadOnly(at: path).gaps(stream: "counter").map(\.removed) == [5...UInt64.max, 20...20])
+    }
+
     @Test("a damaged pin record stands for every window it may have meant: its key's, its own bounds' when its checksum holds, every number when neither reads")
     func damagedPinWindows() {
         let pin = LogPin(range: 10...20, reason: "ticket 9", createdAt: 5)
