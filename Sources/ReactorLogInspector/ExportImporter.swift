@@ -103,7 +103,7 @@ struct ExportImporter {
         let streamFloors = header.streams.filter { created.contains($0.name) }.map(floor)
         try log.raiseSequenceFloor(to: max(gapEnd, header.sequenceFloor ?? 0, streamFloors.max() ?? 0))
         for pin in header.pins ?? [] {
-            guard pin.from >= 1, pin.from <= pin.through else { throw bad(1, "its pin #\(pin.from)…#\(pin.through) is not a range") }
+            guard pin.from <= pin.through else { throw bad(1, "its pin #\(pin.from)…#\(pin.through) is not a range") }
             // A pin damaged in the source log keeps its window here, pinned anew and saying so.
             try log.restorePin(pin.damaged == true
                 ? LogPin(range: pin.from...pin.through, reason: Self.damagedPinReason, createdAt: Int64(Date().timeIntervalSince1970 * 1e9))

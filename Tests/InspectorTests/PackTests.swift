@@ -346,6 +346,22 @@ struct RetentionInspectorTests {
         #expect(packInfo.output.contains("#40…#45  ticket 17"), "\(packInfo.output)")
     }
 
+    @Test("a pin from #0, which the library takes, is exported and imported as it is")
+    func pinFromZero() async throws {
+        let path = scratch.file("zero-pin.reactorlog")
+        let log = try EventLog.open(at: path)
+        let stream = try log.openStream(named: "shop", reactorType: "MyApp.Shop", schemaFingerprint: "v1", initialState: 0)
+        for index in 1...3 { _ = try stream.append(.mutation, ["add": ["_0": index]], caseName: "add") }
+        try log.pin(0...2, reason: "from the start")
+        try log.close()
+        let export = scratch.file("zero-pin.jsonl")
+        #expect(try await Tool.run(["export", path, "--output", export]).status == 0)
+        let copy = scratch.file("zero-pin-copy.reactorlog")
+        let imported = try await Tool.run(["import", export, copy])
+        #expect(imported.status == 0, "\(imported.error)")
+        #expect(try EventLog.openReadOnly(at: copy).pins() == EventLog.openReadOnly(at: path).pins())
+    }
+
     @Test("show names the pins whose window holds the entry, in its rows and its JSON, and none elsewhere")
     func showNamesPins() async throws {
         let log = try Self.gappedLog(at: scratch.file("pinned.reactorlog"))
