@@ -69,8 +69,8 @@ extension EventLog {
     // MARK: Gaps
 
     /// Where retention removed entries from the middle of stream `name`, in order. A gap whose record is damaged
-    /// is read from the stream's entries: from just after its last entry before the gap's snapshot (``verify(progress:)``
-    /// names the damage).
+    /// is read from the stream's entries: from just after its last entry before the gap's snapshot
+    /// (``verify(progress:)`` names the damage).
     public func gaps(stream name: String) throws(EventLogError) -> [StreamGap] {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
         return try storage.read { txn in try storage.gapRanges(txn, stream: info.id) }.map { StreamGap(stream: name, removed: $0) }

@@ -17,7 +17,8 @@ extension EventLog {
     }
 
     /// Which types wrote which numbers of stream `name`: its finished eras and its current fingerprint. An era
-    /// whose record is damaged has the fingerprint ``SchemaHistory/unknownFingerprint`` (``verify(progress:)`` names it).
+    /// whose record is damaged has the fingerprint ``SchemaHistory/unknownFingerprint``
+    /// (``verify(progress:)`` names it).
     public func schemaHistory(stream name: String) throws(EventLogError) -> SchemaHistory {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
         return SchemaHistory(eras: try storage.read { txn in try storage.schemaEras(txn, stream: info.id) }, current: info.schemaFingerprint)
