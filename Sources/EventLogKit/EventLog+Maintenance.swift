@@ -86,7 +86,13 @@ extension EventLog {
                 while let current = item {
                     defer { item = try? cursor.next() }
                     guard let key = KeyCoding.decodeStreamSequence(current.key) else {
-                        problems.append(("a gap record is damaged: its key does not read", nil))
+                        let taken = GapRecord.decode(current.value).map { gap in
+                            // Readers take it: its removed entries are no damage.
+                            if streams[gap.stream] != nil { gaps[gap.stream, default: []].append(gap.removed) }
+                            let name = streams[gap.stream].map { "stream '\($0.name)'" } ?? "stream id \(gap.stream)"
+                            return "readers take it as its record says, the gap of \(name) #\(gap.removed.lowerBound)…#\(gap.removed.upperBound)"
+                        }
+                        problems.append(("a gap record's key is \(current.key.count) bytes, not 12: \(taken ?? "its record is damaged too, so readers leave it out")", nil))
                         continue
                     }
                     guard let info = streams[key.stream] else {
@@ -118,7 +124,7 @@ extension EventLog {
                     }
                 }
             }
-            return (gaps, problems)
+            return (gaps.mapValues { $0.sorted { $0.lowerBound < $1.lowerBound } }, problems)
         }
         for (message, sequence) in problems { report.error(message, at: sequence) }
         return gaps
@@ -135,7 +141,11 @@ extension EventLog {
                 while let current = item {
                     defer { item = try? cursor.next() }
                     guard let (stream, through) = KeyCoding.decodeStreamSequence(current.key) else {
-                        problems.append(("a schema era record is damaged: its key does not read", nil))
+                        let taken = SchemaEraRecord.decode(current.value).map { found in
+                            let name = streams[found.stream].map { "stream '\($0.name)'" } ?? "stream id \(found.stream)"
+                            return "readers take it as its record says, the era of \(name) through #\(found.era.through) written by '\(found.era.fingerprint)'"
+                        }
+                        problems.append(("a schema era record's key is \(current.key.count) bytes, not 12: \(taken ?? "its record is damaged too, so readers leave it out")", nil))
                         continue
                     }
                     guard let info = streams[stream] else {
@@ -592,7 +602,7 @@ extension EventLog {
             let streamHighest = try highestSequence(stream: info.name)
             let removed = try storage.deleteEntries(txn, stream: info.id, from: 0, through: base)
             removedSnapshots += try storage.deleteSnapshots(txn, stream: info.id, from: 0, before: base)
-            try storage.deleteGaps(txn, stream: info.id, through: base)
+            try storage.deleteGaps(txn, stream: info.id, endingIn: 0...base)
             var updated = info
             updated.sequenceFloor = max(info.sequenceFloor, streamHighest)
             try txn.put(storage.streams, key: KeyCoding.stream(info.id), value: StreamRecord.encode(updated))

@@ -92,7 +92,7 @@ extension EventLog {
     /// ``removeEntries(_:)`` of `streams` (every stream of the log) inside `txn`: what retention does between
     /// commits, in the writer's own transaction.
     private func removeStretch(_ range: Range<UInt64>, streams: [StreamInfo], in txn: Transaction) throws -> TrimReport {
-        guard let gaps = storage.gaps else { throw EventLogError.invalidArgument("This log cannot record gaps.") }
+        guard storage.gaps != nil else { throw EventLogError.invalidArgument("This log cannot record gaps.") }
         var results: [TrimReport.StreamResult] = []
         var removedEntries = 0, removedSnapshots = 0
         for info in streams {
@@ -105,7 +105,7 @@ extension EventLog {
             // A gap this one reaches into loses its snapshot: the two become one.
             let merged = try storage.gapRanges(txn, stream: info.id).filter { $0.upperBound >= range.lowerBound && $0.upperBound <= base }
             let first = min(range.lowerBound, merged.map(\.lowerBound).min() ?? range.lowerBound)
-            for old in merged { _ = try txn.delete(gaps, key: KeyCoding.streamSequence(info.id, old.upperBound)) }
+            try storage.deleteGaps(txn, stream: info.id, endingIn: range.lowerBound...base)
             try storage.recordGap(txn, stream: info.id, removed: first...base)
             let removed = try storage.deleteEntries(txn, stream: info.id, from: range.lowerBound, through: base)
             removedSnapshots += try storage.deleteSnapshots(txn, stream: info.id, from: range.lowerBound, before: base)

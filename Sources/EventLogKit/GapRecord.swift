@@ -25,6 +25,12 @@ enum GapRecord {
         return gap
     }
 
+    /// The key a sound record belongs under (its stream and the number it resumes at), read from its bytes alone:
+    /// how a record under a key that does not read is placed; `nil` when the record is damaged too.
+    static func key(of bytes: UnsafeRawBufferPointer) -> (stream: UInt32, sequence: UInt64)? {
+        decode(bytes).map { ($0.stream, $0.removed.upperBound) }
+    }
+
     /// The gap a record describes, its key aside (one a bad bit moved); `nil` when the record itself is damaged.
     static func decode(_ bytes: UnsafeRawBufferPointer) -> (stream: UInt32, removed: ClosedRange<UInt64>)? {
         let reader = ByteReader(bytes: bytes)

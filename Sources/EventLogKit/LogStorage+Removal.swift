@@ -6,7 +6,12 @@ extension LogStorage {
     func latestSnapshotSequence(_ txn: Transaction, stream id: UInt32, atOrBefore sequence: UInt64) throws -> UInt64? {
         try txn.withCursor(snapshots) { cursor in
             var keys = StreamKeyCursor(cursor, stream: id, .records("snapshot"))
-            return try keys.seek(atOrBefore: sequence)?.sequence
+            do {
+                return try keys.seek(atOrBefore: sequence)?.sequence
+            } catch EventLogError.corruptMetadata {
+                // A key that does not read (verify names it) does not stop a trim: the snapshots' keys in page order.
+                return try keys.scan(atOrBefore: sequence).first?.sequence
+            }
         }
     }
 
@@ -20,20 +25,22 @@ extension LogStorage {
 
     /// Deletes stream `id`'s snapshots numbered from `first` up to (not including) `end`; returns how many.
     func deleteSnapshots(_ txn: Transaction, stream id: UInt32, from first: UInt64, before end: UInt64) throws -> Int {
-        try deleteKeys(txn, snapshots, "snapshot", stream: id, from: first) { $0 < end }
+        guard end > first else { return 0 }
+        return try deleteKeys(txn, snapshots, "snapshot", stream: id, in: first...end - 1, placing: { _ in nil })
     }
 
-    /// Deletes stream `id`'s gap records whose snapshot is at or before `sequence`: the stretch before them is gone.
-    func deleteGaps(_ txn: Transaction, stream id: UInt32, through sequence: UInt64) throws {
+    /// Deletes stream `id`'s gap records whose snapshot is numbered in `range`: the stretch before them is gone, or
+    /// a new gap takes them in. A record under a key that does not read goes where its bytes say it belongs.
+    func deleteGaps(_ txn: Transaction, stream id: UInt32, endingIn range: ClosedRange<UInt64>) throws {
         guard let gaps else { return }
-        _ = try deleteKeys(txn, gaps, "gap", stream: id, from: 0) { $0 <= sequence }
+        _ = try deleteKeys(txn, gaps, "gap", stream: id, in: range, placing: GapRecord.key(of:))
     }
 
     /// Stream `id`'s gaps, as this transaction sees them, in order; a damaged record stands for the gap
     /// ``gap(_:stream:at:record:after:)`` reads from it.
     func gapRanges(_ txn: Transaction, stream id: UInt32) throws -> [ClosedRange<UInt64>] {
         var previousEnd: UInt64 = 0
-        return try streamRecords(txn, gaps, stream: id, what: "gap") { resumesAt, record in
+        return try streamRecords(txn, gaps, stream: id, what: "gap", placing: GapRecord.key(of:)) { resumesAt, record in
             let gap = try gap(txn, stream: id, at: resumesAt, record: record, after: previousEnd)
             previousEnd = gap?.removed.upperBound ?? previousEnd
             return gap?.removed
@@ -58,18 +65,34 @@ extension LogStorage {
         return ((before < resumesAt ? before + 1 : resumesAt)...resumesAt, true)
     }
 
-    /// Deletes the (stream, sequence) keys of `database`, which holds `what` records, for stream `id` from `first` on
-    /// while `matches` says so.
-    private func deleteKeys(_ txn: Transaction, _ database: Database, _ what: String, stream id: UInt32, from first: UInt64, while matches: (UInt64) -> Bool) throws -> Int {
+    /// Deletes the (stream, sequence) keys of `database`, which holds `what` records, for stream `id` numbered in
+    /// `range`; returns how many. When the keys are damaged (``StreamKeyCursor``'s checks), the rest are found by
+    /// walking the whole database, each record placed by ``LogStorage/placedKey(_:placing:)``: one bad key does not
+    /// stop a trim.
+    private func deleteKeys(
+        _ txn: Transaction, _ database: Database, _ what: String, stream id: UInt32, in range: ClosedRange<UInt64>,
+        placing: (UnsafeRawBufferPointer) -> (stream: UInt32, sequence: UInt64)?
+    ) throws -> Int {
         try txn.withCursor(database) { cursor in
-            var keys = StreamKeyCursor(cursor, stream: id, .records(what))
             var count = 0
-            var item = try keys.seek(atOrAfter: first)
-            while let current = item, matches(current.sequence) {
-                try cursor.deleteCurrent()
-                count += 1
-                guard current.sequence < .max else { break }
-                item = try keys.seek(atOrAfter: current.sequence + 1)
+            do {
+                var keys = StreamKeyCursor(cursor, stream: id, .records(what))
+                var item = try keys.seek(atOrAfter: range.lowerBound)
+                while let current = item, range.contains(current.sequence) {
+                    try cursor.deleteCurrent()
+                    count += 1
+                    item = current.sequence < .max ? try keys.seek(atOrAfter: current.sequence + 1) : nil
+                }
+            } catch EventLogError.corruptMetadata {
+                // LMDB leaves a cursor on the item after the one it deletes, which `next` then gives.
+                var item = try cursor.first()
+                while let current = item {
+                    if let key = Self.placedKey(current, placing: placing), key.stream == id, range.contains(key.sequence) {
+                        try cursor.deleteCurrent()
+                        count += 1
+                    }
+                    item = try cursor.next()
+                }
             }
             return count
         }

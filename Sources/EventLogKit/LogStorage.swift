@@ -530,26 +530,62 @@ final class LogStorage: Sendable {
     /// Stream `id`'s finished schema eras, oldest first; a damaged record stands for the era
     /// ``SchemaEraRecord/read(stream:through:record:)`` reads from it.
     func schemaEras(_ txn: Transaction, stream id: UInt32) throws -> [SchemaHistory.Era] {
-        try streamRecords(txn, schemas, stream: id, what: "schema era") { SchemaEraRecord.read(stream: id, through: $0, record: $1)?.era }
+        try streamRecords(txn, schemas, stream: id, what: "schema era", placing: SchemaEraRecord.key(of:)) {
+            SchemaEraRecord.read(stream: id, through: $0, record: $1)?.era
+        }
     }
 
     /// The records of `database` (keyed by stream id, then sequence number) of stream `id`, in order, each
     /// read by `read` from its sequence number and bytes; one it gives `nil` for is left out.
+    ///
+    /// When the keys are damaged (one not 12 bytes, or out of order), the database is read whole instead, in the
+    /// order of its pages: a record under a key that does not read is taken where `placing` says its sound bytes
+    /// belong (its stream and number), and left out when they do not say; ``EventLog/verify(progress:)`` names it.
+    /// So one bad key does not stop every read of the stream's metadata.
     func streamRecords<Record>(
         _ txn: Transaction, _ database: Database?, stream id: UInt32, what: String,
+        placing: (UnsafeRawBufferPointer) -> (stream: UInt32, sequence: UInt64)?,
         read: (UInt64, UnsafeRawBufferPointer) throws -> Record?
     ) throws -> [Record] {
         guard let database else { return [] }
-        return try txn.withCursor(database) { cursor in
-            var keys = StreamKeyCursor(cursor, stream: id, .records(what))
-            var found: [Record] = []
-            var item = try keys.seek(atOrAfter: 0)
-            while let current = item {
-                if let record = try read(current.sequence, current.value) { found.append(record) }
-                item = try keys.next()
+        let keys: [StreamKeyCursor.Found] = try txn.withCursor(database) { cursor in
+            do {
+                var keys = StreamKeyCursor(cursor, stream: id, .records(what))
+                var found: [StreamKeyCursor.Found] = []
+                var item = try keys.seek(atOrAfter: 0)
+                while let current = item {
+                    found.append(current)
+                    item = try keys.next()
+                }
+                return found
+            } catch EventLogError.corruptMetadata {
+                return try Self.placedRecords(cursor, stream: id, placing: placing)
             }
-            return found
         }
+        return try keys.compactMap { try read($0.sequence, $0.value) }
+    }
+
+    /// Every record of the database `cursor` walks that is stream `id`'s, by its key or, under a key that does not
+    /// read, by what `placing` reads from its bytes; in order of number, the first of two under one number.
+    private static func placedRecords(
+        _ cursor: Cursor, stream id: UInt32, placing: (UnsafeRawBufferPointer) -> (stream: UInt32, sequence: UInt64)?
+    ) throws -> [StreamKeyCursor.Found] {
+        var found: [StreamKeyCursor.Found] = []
+        var item = try cursor.first()
+        while let current = item {
+            if let key = placedKey(current, placing: placing), key.stream == id { found.append((key.sequence, current.value)) }
+            item = try cursor.next()
+        }
+        var seen = Set<UInt64>()
+        return found.enumerated().sorted { ($0.element.sequence, $0.offset) < ($1.element.sequence, $1.offset) }
+            .map(\.element).filter { seen.insert($0.sequence).inserted }
+    }
+
+    /// The (stream, sequence number) a record of a database keyed so stands for: its key or, when that does not
+    /// read, what `placing` reads from its bytes.
+    static func placedKey(_ item: KeyValue, placing: (UnsafeRawBufferPointer) -> (stream: UInt32, sequence: UInt64)?)
+        -> (stream: UInt32, sequence: UInt64)? {
+        KeyCoding.decodeStreamSequence(item.key) ?? placing(item.value)
     }
 
     /// Writes `pin` in `txn` (``PinRecord``): the one place a pin is written, by the owner's calls and by the writer's

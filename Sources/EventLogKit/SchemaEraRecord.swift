@@ -26,6 +26,12 @@ enum SchemaEraRecord {
         return found
     }
 
+    /// The key a sound record belongs under (its stream and the era's last number), read from its bytes alone: how
+    /// a record under a key that does not read is placed; `nil` when the record is damaged too.
+    static func key(of bytes: UnsafeRawBufferPointer) -> (stream: UInt32, sequence: UInt64)? {
+        decode(bytes).map { ($0.stream, $0.era.through) }
+    }
+
     /// The era a record describes, its key aside (one a bad bit moved); `nil` when the record itself is damaged.
     static func decode(_ bytes: UnsafeRawBufferPointer) -> (stream: UInt32, era: SchemaHistory.Era)? {
         let reader = ByteReader(bytes: bytes)

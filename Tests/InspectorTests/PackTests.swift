@@ -450,5 +450,38 @@ struct RetentionInspectorTests {
         #expect(verify.status == 1 && verify.output.contains("error at #38: the gap record of stream 'shop' is damaged"), "\(verify.output)")
         #expect(try await Tool.run(["state", log, "--at", "26"]).status == 2)
     }
-}
 
+    @Test("a gap record under a key of the wrong length is read as its record says: info, state, removal and trim read on, verify names it", arguments: [11, 13])
+    func gapKeyOfWrongLength(length: Int) async throws {
+        let log = try Self.gappedLog(at: scratch.file("gap-key-\(length).reactorlog"))
+        let sound = try Self.gappedLog(at: scratch.file("gap-key-sound-\(length).reactorlog"))
+        let key: [UInt8] = [0, 0, 0, 1] + withUnsafeBytes(of: UInt64(36).bigEndian) { Array($0) }
+        try LogDamage.rekey(of: log, database: "gaps", from: key, to: Array((key + [0]).prefix(length)))
+        #expect(try EventLog.openReadOnly(at: log).gaps(stream: "shop").map(\.removed) == [20...36])
+        let info = try await Tool.run(["info", log])
+        #expect(info.status == 0 && info.output.contains("shop  #20…#36"), "\(info.output)\(info.error)")
+        for step in ["16", "41"] {
+            let state = try await Tool.run(["state", log, "--at", step]), expected = try await Tool.run(["state", sound, "--at", step])
+            #expect(state.status == 0 && state.output == expected.output, "#\(step): \(state.error)")
+        }
+        #expect(try await Tool.run(["state", log, "--at", "26"]).error.contains("Retention removed the entries of 'shop' from #20 to #36"))
+        let verify = try await Tool.run(["verify", log])
+        #expect(verify.status == 1 && verify.output.contains(
+            "a gap record's key is \(length) bytes, not 12: readers take it as its record says, the gap of stream 'shop' #20…#36"
+        ), "\(verify.output)")
+        #expect(!verify.output.contains("missing"), "the entries the gap removed are not damage: \(verify.output)")
+
+        // A removal across it takes the record in, wherever its key put it; a trim past it deletes it.
+        let writer = try EventLog.open(at: log)
+        try writer.removeEntries(10..<42)
+        #expect(try writer.gaps(stream: "shop").map(\.removed) == [10...41])
+        try writer.close()
+        #expect(try await Tool.run(["verify", log]).status == 0)
+        try LogDamage.rekey(of: sound, database: "gaps", from: key, to: Array((key + [0]).prefix(length)))
+        let trimmed = try EventLog.open(at: sound)
+        #expect(try trimmed.trim(before: 50).removedEntries > 0)
+        #expect(try trimmed.gaps(stream: "shop").isEmpty)
+        try trimmed.close()
+        #expect(try await Tool.run(["verify", sound]).status == 0)
+    }
+}

@@ -143,4 +143,17 @@ struct SchemaEraInspectorTests {
         #expect(verify.status == 1 && verify.output.contains("error at #6: the schema era record of stream 'cart' through #4 is damaged"), "\(verify.output)")
         #expect(verify.output.contains("it is read as its record says, written by 'release-1'"), "\(verify.output)")
     }
+
+    @Test("an era record under a key of the wrong length is read as its record says, and verify names it", arguments: [11, 13])
+    func eraKeyOfWrongLength(length: Int) async throws {
+        let path = try migratedLog()
+        let key: [UInt8] = [0, 0, 0, 1] + withUnsafeBytes(of: UInt64(4).bigEndian) { Array($0) }
+        try LogDamage.rekey(of: path, database: "schemas", from: key, to: Array((key + [0]).prefix(length)))
+        #expect(try EventLog.openReadOnly(at: path).schemaHistory(stream: "cart").eras == [SchemaHistory.Era(fingerprint: "release-1", through: 4)])
+        #expect(try await info(path).streams.first?.schemaEras.map(\.through) == [4])
+        let verify = try await Tool.run(["verify", path])
+        #expect(verify.status == 1 && verify.output.contains(
+            "a schema era record's key is \(length) bytes, not 12: readers take it as its record says, the era of stream 'cart' through #4 written by 'release-1'"
+        ), "\(verify.output)")
+    }
 }
