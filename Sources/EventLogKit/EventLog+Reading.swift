@@ -238,9 +238,26 @@ extension EventLog {
     }
 
     /// The latest snapshot of stream `name` at or before `sequence` (one seek), or `nil`.
-    public func latestSnapshot(stream name: String, atOrBefore sequence: UInt64) throws(EventLogError) -> Snapshot? {
+    ///
+    /// With `passingOverDamage`, damage ``verify(progress:)`` reports (a snapshot's record, or the keys around it)
+    /// does not stop the read: the latest snapshot that reads serves instead, which rebuilds the same state from more
+    /// mutations. It still throws when entries between that one and `sequence` are gone (trimmed, or a gap retention
+    /// left), which only the damaged snapshot could bridge.
+    public func latestSnapshot(stream name: String, atOrBefore sequence: UInt64, passingOverDamage: Bool = false) throws(EventLogError) -> Snapshot? {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
-        return try latestSnapshot(stream: info, atOrBefore: sequence)
+        return try latestSnapshot(stream: info, atOrBefore: sequence, orEarlier: passingOverDamage)
+    }
+
+    /// The snapshot of stream `name` stored at exactly `sequence`, or `nil` when there is none: one lookup of its key,
+    /// so damage elsewhere among the stream's snapshots does not stop it. Throws
+    /// ``EventLogError/corruptSnapshot(stream:sequence:reason:)`` when its record is damaged.
+    public func snapshot(stream name: String, at sequence: UInt64) throws(EventLogError) -> Snapshot? {
+        guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
+        return try storage.read { txn in
+            let key = KeyCoding.streamSequence(info.id, sequence)
+            guard let record = try txn.get(storage.snapshots, key: key) else { return nil }
+            return try SnapshotRecord.decode(streamID: info.id, sequence: sequence, streamName: info.name, record: record)
+        }
     }
 
     /// With `orEarlier`, damage that `verify` reports (snapshot keys out of order, a snapshot's record) does not stop
@@ -271,22 +288,32 @@ extension EventLog {
     }
 
     /// The sequence numbers of every snapshot of stream `name`, in order.
-    public func snapshotSequences(stream name: String) throws(EventLogError) -> [UInt64] {
+    ///
+    /// Damaged keys among the snapshots (one not 12 bytes, or out of order, which ``verify(progress:)`` names) throw
+    /// ``EventLogError/corruptMetadata(reason:)``, so that a list is never cut short unnoticed. With
+    /// `passingOverDamage`, every key is read in the order of the database's pages instead, and the snapshot under a
+    /// key that does not read is the only one left out.
+    public func snapshotSequences(stream name: String, passingOverDamage: Bool = false) throws(EventLogError) -> [UInt64] {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
-        return try snapshotSequences(of: info)
+        return try snapshotSequences(of: info, passingOverDamage: passingOverDamage)
     }
 
-    func snapshotSequences(of info: StreamInfo) throws(EventLogError) -> [UInt64] {
+    func snapshotSequences(of info: StreamInfo, passingOverDamage: Bool = false) throws(EventLogError) -> [UInt64] {
         try storage.read { txn in
             try txn.withCursor(storage.snapshots) { cursor in
                 var keys = StreamKeyCursor(cursor, stream: info.id, .records("snapshot"))
-                var sequences: [UInt64] = []
-                var item = try keys.seek(atOrAfter: 0)
-                while let current = item {
-                    sequences.append(current.sequence)
-                    item = try keys.next()
+                do {
+                    var sequences: [UInt64] = []
+                    var item = try keys.seek(atOrAfter: 0)
+                    while let current = item {
+                        sequences.append(current.sequence)
+                        item = try keys.next()
+                    }
+                    return sequences
+                } catch EventLogError.corruptMetadata(let reason) {
+                    guard passingOverDamage else { throw EventLogError.corruptMetadata(reason: reason) }
+                    return try keys.scan(atOrBefore: .max).map(\.sequence).reversed()
                 }
-                return sequences
             }
         }
     }

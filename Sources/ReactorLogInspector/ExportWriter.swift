@@ -31,6 +31,26 @@ struct ExportWriter {
         var starts: [Start] = []
         /// The actions written without their call sites, kept in a damaged stream index (``CallSiteLookup/leftOut``).
         var leftOutSites: CallSiteLookup.LeftOut?
+        /// The snapshots left out because their records are damaged: the first damage, and how many. The export
+        /// replays the same without them, from an earlier state and more of its entries.
+        var leftOutSnapshots: CallSiteLookup.LeftOut?
+        /// Damage among the snapshots' keys: they were read past it, the snapshot under a key that does not read left out.
+        var snapshotKeyDamage: EventLogError?
+
+        /// Throws, after the export is written, the damage that left call sites or snapshots out of it (exit 5), or
+        /// nothing when none was; `rest` says what was done with the others ("written", "packed").
+        func requireWhole(rest: String) throws {
+            var done: [String] = []
+            if let (_, count) = leftOutSites {
+                done.append(count == 1 ? "an action's call site was left out" : "\(count) actions' call sites were left out")
+            }
+            if let (_, count) = leftOutSnapshots {
+                done.append(count == 1 ? "a damaged snapshot was left out" : "\(count) damaged snapshots were left out")
+            }
+            if snapshotKeyDamage != nil { done.append("the snapshots were read past a damaged key") }
+            guard let damage = leftOutSites?.damage ?? leftOutSnapshots?.damage ?? snapshotKeyDamage else { return }
+            throw InspectorFailure.readPast(["\(done.joined(separator: "; ")), the rest \(rest)"], damage: damage)
+        }
     }
 
     /// Each stream's start: right before `from`, with the state the stream's reducer rebuilds when this inspector
@@ -46,7 +66,7 @@ struct ExportWriter {
         let log = session.log
         let earliest = info.sequenceFloor > 0 ? try log.snapshotSequences(stream: info.name).first ?? 0 : 0
         func recorded(_ sequence: UInt64) throws -> Start {
-            guard sequence > 0, let snapshot = try log.latestSnapshot(stream: info.name, atOrBefore: sequence) else {
+            guard sequence > 0, let snapshot = try log.latestSnapshot(stream: info.name, atOrBefore: sequence, passingOverDamage: true) else {
                 return Start(info: info, after: 0, state: nil)
             }
             return Start(info: info, after: snapshot.sequence, state: snapshotJSON(snapshot, stream: info.name))
@@ -174,8 +194,8 @@ struct ExportWriter {
             if summary.entries % 65_536 == 0 { session.terminal.showProgress("export: \(summary.entries) entries") }
         }
         for start in starts {
-            for sequence in try session.log.snapshotSequences(stream: start.info.name) where sequence > start.after && sequence <= through {
-                guard let snapshot = try session.log.latestSnapshot(stream: start.info.name, atOrBefore: sequence) else { continue }
+            for sequence in try snapshotSequences(of: start.info.name, damage: &summary.snapshotKeyDamage) where sequence > start.after && sequence <= through {
+                guard let snapshot = try snapshot(of: start.info.name, at: sequence, leftOut: &summary.leftOutSnapshots) else { continue }
                 let line = snapshotJSON(snapshot, stream: start.info.name)
                 if format == .jsonl { try sink.write(jsonString(ExportLine(snapshot: line), pretty: false)) } else { snapshots.append(line) }
             }
@@ -204,6 +224,30 @@ struct ExportWriter {
             sequenceFloor: max(start.after, min(info.sequenceFloor, through)), startsAfter: start.after, gaps: gaps.isEmpty ? nil : gaps)
         stream.schemaEras = eras.isEmpty ? nil : eras
         return stream
+    }
+
+    /// The numbers of `stream`'s snapshots; when keys among them are damaged, every other one, the damage kept in
+    /// `damage`: the export then lacks the snapshot under the damaged key, and says so.
+    private func snapshotSequences(of stream: String, damage: inout EventLogError?) throws -> [UInt64] {
+        do {
+            return try session.log.snapshotSequences(stream: stream)
+        } catch {
+            guard case .corruptMetadata = error else { throw error }
+            damage = damage ?? error
+            return try session.log.snapshotSequences(stream: stream, passingOverDamage: true)
+        }
+    }
+
+    /// The snapshot of `stream` stored at `sequence`, or `nil` when its record is damaged, which `leftOut` counts:
+    /// the export replays the same without it.
+    private func snapshot(of stream: String, at sequence: UInt64, leftOut: inout CallSiteLookup.LeftOut?) throws -> Snapshot? {
+        do {
+            return try session.log.snapshot(stream: stream, at: sequence)
+        } catch {
+            guard case .corruptSnapshot = error else { throw error }
+            leftOut = (leftOut?.damage ?? error, (leftOut?.count ?? 0) + 1)
+            return nil
+        }
     }
 
     private func snapshotJSON(_ snapshot: Snapshot, stream: String) -> SnapshotJSON {

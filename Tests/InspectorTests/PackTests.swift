@@ -93,6 +93,59 @@ struct PackTests {
         }
     }
 
+    @Test("a damaged snapshot is left out of an export and a pack, which replay the same; each says so and exits 5")
+    func damagedSnapshot() async throws {
+        let log = try GenericModeTests.userLog(at: scratch.file("damaged-snapshot.reactorlog"))
+        // Snapshots at #17, #33, #49, #65, #81; the record of #33 damaged under its checksum.
+        let key = try LogDamage.flipByte(of: log, database: "snapshots", mask: 0x40) { $0[1] }
+        #expect(key.suffix(8).reduce(0) { $0 << 8 | UInt64($1) } == 33)
+        let said = "snapshot was left out, the rest %@: The snapshot of stream 'items' at #33 is corrupt"
+        let recorded = [17, 49, 65, 81]
+        var original: [String] = []
+        for step in recorded { original.append(try await reactorlog("state", log, "--at", "\(step)").output) }
+
+        let exported = scratch.file("damaged-snapshot.jsonl")
+        let export = try await reactorlog("export", log, "--output", exported)
+        #expect(export.status == 5 && export.error.contains("A damaged " + said.replacingOccurrences(of: "%@", with: "written")), "\(export.error)")
+        let imported = scratch.file("damaged-snapshot-imported.reactorlog")
+        #expect(try await reactorlog("import", exported, imported).status == 0)
+        #expect(try await reactorlog("verify", imported).status == 0)
+        for (step, state) in zip(recorded, original) {
+            #expect(try await reactorlog("state", imported, "--at", "\(step)").output == state, "#\(step)")
+        }
+
+        // A pack from #40 starts at the recorded state before the damaged one, and holds the entries after it.
+        let pack = scratch.file("damaged-snapshot.pack")
+        let packed = try await reactorlog("pack", log, "--from", "40", "--out", pack)
+        #expect(packed.status == 5 && packed.error.contains(said.replacingOccurrences(of: "%@", with: "packed")), "\(packed.error)")
+        #expect(packed.output.contains("from its state after #17"), "\(packed.output)")
+        for (step, state) in zip(recorded, original) {
+            #expect(try await reactorlog("state", pack, "--at", "\(step)").output == state, "#\(step)")
+        }
+    }
+
+    @Test("a snapshot under a key of the wrong length: info counts the others, an export writes them and says what it left out")
+    func snapshotKeyOfWrongLength() async throws {
+        let log = try GenericModeTests.userLog(at: scratch.file("snapshot-key.reactorlog"))
+        let key: [UInt8] = [0, 0, 0, 1] + withUnsafeBytes(of: UInt64(49).bigEndian) { Array($0) }
+        try LogDamage.rekey(of: log, database: "snapshots", from: key, to: key + [0])
+        let reader = try EventLog.openReadOnly(at: log)
+        #expect(throws: EventLogError.self) { try reader.snapshotSequences(stream: "items") }
+        #expect(try reader.snapshotSequences(stream: "items", passingOverDamage: true) == [17, 33, 65, 81])
+        let info = try JSONSerialization.jsonObject(with: Data(try await reactorlog("info", log, "--json").output.utf8)) as? [String: Any]
+        #expect((info?["streams"] as? [[String: Any]])?.first?["snapshots"] as? Int == 4, "\(String(describing: info))")
+
+        let exported = scratch.file("snapshot-key.jsonl")
+        let export = try await reactorlog("export", log, "--output", exported)
+        #expect(export.status == 5 && export.error.contains("The snapshots were read past a damaged key, the rest written: The log's metadata is corrupt"), "\(export.error)")
+        let imported = scratch.file("snapshot-key-imported.reactorlog")
+        #expect(try await reactorlog("import", exported, imported).status == 0)
+        #expect(try EventLog.openReadOnly(at: imported).snapshotSequences(stream: "items") == [17, 33, 65, 81])
+        for step in [17, 33, 65, 81] {
+            #expect(try await reactorlog("state", imported, "--at", "\(step)").output == (try await reactorlog("state", log, "--at", "\(step)")).output)
+        }
+    }
+
     @Test("a trimmed log exports and imports with its numbers, floors, snapshot times, creation times and policy")
     func trimmedRoundTrip() async throws {
         let demo = try await Tool.demoLog(in: scratch)

@@ -42,7 +42,7 @@ struct Export: AsyncParsableCommand {
             let summary = try writer.write(format: format, to: sink, command: "export")
             try sink.commit()
             if let warning = writer.redaction.unmatchedWarning { printDiagnostic(warning) }
-            try CallSiteLookup.require(summary.leftOutSites, rest: "written")
+            try summary.requireWhole(rest: "written")
         }
     }
 }

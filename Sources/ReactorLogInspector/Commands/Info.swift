@@ -102,7 +102,7 @@ struct Info: AsyncParsableCommand {
                     entries: statistics.entries, actions: statistics.kinds[.action] ?? 0,
                     mutations: statistics.kinds[.mutation] ?? 0, errors: statistics.kinds[.effectError] ?? 0,
                     first: statistics.first, last: statistics.last, firstTime: firstTime.map(EntryLine.iso8601), lastTime: lastTime.map(EntryLine.iso8601),
-                    snapshots: try session.log.snapshotSequences(stream: info.name).count,
+                    snapshots: try session.log.snapshotSequences(stream: info.name, passingOverDamage: true).count,
                     gaps: try session.log.gaps(stream: info.name).map { ExportRange(from: $0.removed.lowerBound, through: $0.removed.upperBound) },
                     schemaEras: try session.log.schemaHistory(stream: info.name).eras.map { ExportSchemaEra(fingerprint: $0.fingerprint, through: $0.through) }))
             }

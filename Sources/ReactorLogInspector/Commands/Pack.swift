@@ -46,7 +46,7 @@ struct Pack: AsyncParsableCommand {
             let size = Info.fileSize(path)
             try printLine("Packed \(counted(summary.entries, "entry", "entries")) of \(describe(summary.starts)) into \(path) (\(Self.bytes(size))).")
             if let warning = writer.redaction.unmatchedWarning { printDiagnostic(warning) }
-            try CallSiteLookup.require(summary.leftOutSites, rest: "packed")
+            try summary.requireWhole(rest: "packed")
         }
     }
 
