@@ -35,6 +35,7 @@ extension EventLog {
         report.streams = streamsByID.count
         try verifyMetadataSeal(formatVersion: meta.formatVersion, report: &report)
         verifyStreams(streamsByID, floor: meta.sequenceFloor, report: &report)
+        try verifyStreamKeys(streamsByID, report: &report)
         let gaps = try verifyGaps(streams: streamsByID, report: &report)
         try verifySchemaEras(streams: streamsByID, formatVersion: meta.formatVersion, report: &report)
         try verifyPins(report: &report)
@@ -171,6 +172,29 @@ extension EventLog {
             return problems
         }
         for (message, sequence) in problems { report.error(message, at: sequence) }
+    }
+
+    /// Every stream descriptor's key is a stream id: one that is not is named with what readers take instead
+    /// (``LogStorage``'s reading of descriptors places a sound record by the id it holds).
+    private func verifyStreamKeys(_ streams: [UInt32: StreamInfo], report: inout VerifyReport) throws(EventLogError) {
+        let problems: [String] = try storage.read { txn in
+            try txn.withCursor(storage.streams) { cursor in
+                var problems: [String] = []
+                var item = try cursor.first()
+                while let current = item {
+                    if KeyCoding.decodeStream(current.key) == nil, let id = StreamRecord.recordedID(current.value) {
+                        let underOwnKey = try txn.get(storage.streams, key: KeyCoding.stream(id)) != nil
+                        let taken = underOwnKey
+                            ? "readers take the descriptor under id \(id)'s own key"
+                            : "readers take it as its record says, the descriptor of stream '\(streams[id]?.name ?? "?")' (id \(id))"
+                        problems.append("a stream descriptor's key is \(current.key.count) bytes, not 4: \(taken)")
+                    }
+                    item = try cursor.next()
+                }
+                return problems
+            }
+        }
+        for message in problems { report.error(message) }
     }
 
     /// Stream names are unique, and a stream's trim floor never exceeds the log's (which a trim records first).

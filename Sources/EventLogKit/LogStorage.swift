@@ -726,21 +726,27 @@ final class LogStorage: Sendable {
         return loaded
     }
 
-    /// The stream descriptors in the log with ids above `lowest`, or all of them.
+    /// The stream descriptors in the log with ids above `lowest`, or all of them. A sound record under a key that is
+    /// not 4 bytes is read as the id it holds says (``EventLog/verify(progress:)`` names the key), unless a record
+    /// under that id's own key, which a writer wrote since, is there too.
     private func readDescriptors(above lowest: UInt32?) throws(EventLogError) -> [StreamInfo] {
         try read { txn in
-            var found: [StreamInfo] = []
+            var found: [StreamInfo] = [], placed: [StreamInfo] = []
             try txn.withCursor(streams) { cursor in
                 var item = try lowest.map { try cursor.seek(atOrAfter: KeyCoding.stream($0 + 1)) } ?? cursor.first()
                 while let current = item {
-                    guard let id = KeyCoding.decodeStream(current.key) else {
-                        throw EventLogError.corruptStream(id: 0, reason: "a key is \(current.key.count) bytes, not 4")
+                    if let id = KeyCoding.decodeStream(current.key) {
+                        found.append(try StreamRecord.decode(id: id, record: current.value))
+                    } else if let id = StreamRecord.recordedID(current.value), lowest.map({ id > $0 }) ?? true {
+                        placed.append(try StreamRecord.decode(id: id, record: current.value))
+                    } else if StreamRecord.recordedID(current.value) == nil {
+                        throw EventLogError.corruptStream(id: 0, reason: "a key is \(current.key.count) bytes, not 4, and its record is damaged")
                     }
-                    found.append(try StreamRecord.decode(id: id, record: current.value))
                     item = try cursor.next()
                 }
             }
-            return found
+            let ids = Set(found.map(\.id))
+            return found + placed.filter { !ids.contains($0.id) }
         }
     }
 

@@ -42,6 +42,14 @@ enum StreamRecord {
         return bytes
     }
 
+    /// The stream id a sound record holds, read from its bytes alone: how a record under a key that does not read is
+    /// placed; `nil` when the record is damaged too.
+    static func recordedID(_ bytes: UnsafeRawBufferPointer) -> UInt32? {
+        let reader = ByteReader(bytes: bytes)
+        guard reader.count >= headerSize, reader.checksumMatches else { return nil }
+        return reader.u32(8)
+    }
+
     static func decode(id: UInt32, record bytes: UnsafeRawBufferPointer) throws(EventLogError) -> StreamInfo {
         let reader = ByteReader(bytes: bytes)
         guard reader.count >= headerSize else { throw .corruptStream(id: id, reason: "the record is shorter than its header") }

@@ -6,9 +6,9 @@ import EventLogKit
 /// They are read from the streams' indexes a window of 65,536 steps at a time, each distinct site escaped once;
 /// one action at a time when following a log being written (a window read now would miss later sites), and after a
 /// window met a damaged index block, since a lookup per action then reads only the action's own block. Call sites
-/// are kept in the index alone: an action whose block is damaged is written without its site and counted
-/// (``leftOut``), and ``require(_:rest:)`` ends the command with exit 5, so that a line without its site is never
-/// mistaken for an action that recorded none.
+/// are kept in the index alone: an action whose block is damaged, or whose site's record is, is written without its
+/// site and counted (``leftOut``), and ``require(_:rest:)`` ends the command with exit 5, so that a line without its
+/// site is never mistaken for an action that recorded none.
 struct CallSiteLookup {
     /// The first damage that left an action's call site out, and how many were left out.
     typealias LeftOut = (damage: EventLogError, count: Int)
@@ -51,15 +51,25 @@ struct CallSiteLookup {
                 do {
                     return try fromWindow(at: sequence)
                 } catch let error as EventLogError {
-                    guard case .corruptIndex = error else { throw error }
+                    guard Self.losesSites(error) else { throw error }
                     windowed = false
                 }
             }
             return try log.callSite(at: sequence)
         } catch let error as EventLogError {
-            guard case .corruptIndex = error else { throw error }
+            guard Self.losesSites(error) else { throw error }
             leftOut = (leftOut?.damage ?? error, (leftOut?.count ?? 0) + 1)
             return nil
+        }
+    }
+
+    /// Whether `damage`, thrown by a lookup of call sites, costs actions their sites and nothing else: a damaged
+    /// stream index, where the sites' numbers are kept, or a site record damaged or missing (which the lookup
+    /// reports against the entry that names it).
+    private static func losesSites(_ damage: EventLogError) -> Bool {
+        switch damage {
+        case .corruptIndex, .corruptEntry: true
+        default: false
         }
     }
 
