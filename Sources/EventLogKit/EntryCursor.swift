@@ -208,7 +208,19 @@ struct EntryCursor {
     }
 
     /// The log's last entry.
+    ///
+    /// A block whose key lost bytes sorts before its place, among the keys it is a prefix of, and the block before it
+    /// would pass for the last in silence: readers would take the log for shorter, and a writer would number entries
+    /// it holds again. A key that is not 8 bytes first in the tree (a size damaged to 0 sorts there), or where the
+    /// last key less its last byte sorts, is thrown as damage instead. Two lookups more than the last record's.
     mutating func last() throws -> Found? {
+        let last = try cursor.last()
+        if let last, last.key.count == 8 {
+            for shorter in [try cursor.first(), try cursor.seek(atOrAfter: UnsafeRawBufferPointer(rebasing: last.key[0..<7]))] {
+                guard let shorter, shorter.key.count != 8 else { continue }
+                throw EventLogError.corruptEntry(sequence: 0, reason: "a key of the log is \(shorter.key.count) bytes, not 8")
+            }
+        }
         var entry = try enter(try cursor.last(), after: nil)
         while let next = try nextInBlock() { entry = next }
         return entry

@@ -74,6 +74,24 @@ struct InspectorBadInputTests {
         #expect(try await Tool.run(["verify", log]).status == 1)
     }
 
+    @Test("the last block under a key that lost a byte sorts before its place: the log's end still counts it, and a writer never numbers its entries again")
+    func lastBlockKeyCut() async throws {
+        let log = scratch.file("last-block-key.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        // The demo log's two blocks start at #1 and #32: the second's key less its last byte sorts before the first's.
+        let key: [UInt8] = withUnsafeBytes(of: UInt64(32).bigEndian) { Array($0) }
+        try LogDamage.rekey(of: log, database: "entries", from: key, to: Array(key.prefix(7)))
+        #expect(try EventLog.openReadOnly(at: log).highestSequence() == 73)
+        let info = try await Tool.run(["info", log])
+        #expect(info.output.contains("(numbered up to #73)"), "\(info.output)")
+        let verify = try await Tool.run(["verify", log])
+        #expect(verify.status == 1 && verify.output.contains("the first bad entry is #32"), "\(verify.output)")
+        let writer = try EventLog.open(at: log)
+        let stream = try writer.openStream(named: "later", reactorType: "MyApp.Later", schemaFingerprint: "v1", initialState: 0)
+        #expect(try stream.append(.mutation, ["add": ["_0": 1]], caseName: "add") > 73)
+        try writer.close()
+    }
+
     @Test("a stream recorded with other types than the inspector's is a schema mismatch (exit 9), never damage")
     func schemaMismatch() async throws {
         // A Counter stream as an older release would have written it: its mutation case had another name.
