@@ -214,16 +214,27 @@ struct EntryCursor {
     /// it holds again. A key that is not 8 bytes first in the tree (a size damaged to 0 sorts there), or where the
     /// last key less its last byte sorts, is thrown as damage instead. Two lookups more than the last record's.
     mutating func last() throws -> Found? {
-        let last = try cursor.last()
-        if let last, last.key.count == 8 {
-            for shorter in [try cursor.first(), try cursor.seek(atOrAfter: UnsafeRawBufferPointer(rebasing: last.key[0..<7]))] {
-                guard let shorter, shorter.key.count != 8 else { continue }
-                throw EventLogError.corruptEntry(sequence: 0, reason: "a key of the log is \(shorter.key.count) bytes, not 8")
-            }
+        if let size = try Self.shorterKeyBeforeEnd(cursor) {
+            throw EventLogError.corruptEntry(sequence: 0, reason: "a key of the log is \(size) bytes, not 8")
         }
+        return try lastInTree()
+    }
+
+    /// The last entry of the tree's last record, which ``last()`` checks is the log's.
+    mutating func lastInTree() throws -> Found? {
         var entry = try enter(try cursor.last(), after: nil)
         while let next = try nextInBlock() { entry = next }
         return entry
+    }
+
+    /// The size of a key that lost bytes and hides the log's last block (``last()``), or `nil`: a key that is not
+    /// 8 bytes first in the tree, or where the last key less its last byte sorts, while the last key is 8.
+    static func shorterKeyBeforeEnd(_ cursor: Cursor) throws -> Int? {
+        guard let last = try cursor.last(), last.key.count == 8 else { return nil }
+        for shorter in [try cursor.first(), try cursor.seek(atOrAfter: UnsafeRawBufferPointer(rebasing: last.key[0..<7]))] {
+            if let shorter, shorter.key.count != 8 { return shorter.key.count }
+        }
+        return nil
     }
 
     /// The entry after ``found`` in the block the cursor is on, or the first numbered `sequence` or higher after it;

@@ -50,6 +50,17 @@ extension EventLog {
         return max(last, floor, writer?.committedSequence ?? 0)
     }
 
+    /// The entries of stream `name` (of every stream, `nil`) a key that lost bytes hides past the end of a walk over
+    /// the log, and that damage; `nil` when none are hidden. Readers that read past damage ask once their walk ends,
+    /// since the walk ends there without an error.
+    package func hiddenTail(stream name: String?) throws(EventLogError) -> (numbers: ClosedRange<UInt64>, damage: EventLogError)? {
+        let id = try name.map { (name) throws(EventLogError) -> UInt32 in
+            guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
+            return info.id
+        }
+        return try storage.read { txn in try storage.hiddenTail(txn, stream: id) }
+    }
+
     /// The highest sequence number of stream `name`: 0 for an unknown or empty stream; never lowered by trimming.
     public func highestSequence(stream name: String) throws(EventLogError) -> UInt64 {
         guard let info = try storage.stream(named: name) else { return 0 }

@@ -29,6 +29,21 @@ extension LogStorage {
         }
     }
 
+    /// The numbers the stream index lists past the log's last readable entry when a key that lost bytes hides the
+    /// last block (``EntryCursor/shorterKeyBeforeEnd(_:)``), of stream `id` or of every stream, with the damage;
+    /// `nil` when none is hidden. A walk over the entries ends before them without an error: readers ask at its end.
+    func hiddenTail(_ txn: Transaction, stream id: UInt32?) throws -> (numbers: ClosedRange<UInt64>, damage: EventLogError)? {
+        try txn.withCursor(entries) { cursor in
+            guard let size = try EntryCursor.shorterKeyBeforeEnd(cursor) else { return nil }
+            var walk = EntryCursor(cursor)
+            let readable = (try? walk.lastInTree()?.sequence) ?? nil ?? 0
+            let listed = try id.map { (try? index.last(txn, stream: $0, atOrBefore: .max)?.sequence) ?? nil ?? 0 } ?? highestListed(txn)
+            guard listed > readable else { return nil }
+            let reason = "a key of the log is \(size) bytes, not 8, and sorts before its place: the entries from #\(readable + 1) to #\(listed), which the stream index lists, cannot be found"
+            return ((readable + 1)...listed, .corruptEntry(sequence: readable + 1, reason: reason))
+        }
+    }
+
     /// The highest number the stream index lists, over every stream; a damaged index block is passed over.
     private func highestListed(_ txn: Transaction) throws -> UInt64 {
         let ids: [UInt32] = try txn.withCursor(streams) { cursor in

@@ -193,6 +193,11 @@ struct ExportWriter {
             summary.entries += 1
             if summary.entries % 65_536 == 0 { session.terminal.showProgress("export: \(summary.entries) entries") }
         }
+        // A key that lost bytes can hide the log's last block, and the walk then ends before it without an error.
+        if let (numbers, damage) = try session.log.hiddenTail(stream: stream), numbers.lowerBound <= through {
+            reached = numbers.lowerBound
+            throw damage
+        }
         for start in starts {
             for sequence in try snapshotSequences(of: start.info.name, damage: &summary.snapshotKeyDamage) where sequence > start.after && sequence <= through {
                 guard let snapshot = try snapshot(of: start.info.name, at: sequence, leftOut: &summary.leftOutSnapshots) else { continue }

@@ -74,7 +74,7 @@ struct InspectorBadInputTests {
         #expect(try await Tool.run(["verify", log]).status == 1)
     }
 
-    @Test("the last block under a key that lost a byte sorts before its place: the log's end still counts it, and a writer never numbers its entries again")
+    @Test("the last block under a key that lost a byte sorts before its place: the log's end still counts it, log and export name what it hides, and a writer never numbers its entries again")
     func lastBlockKeyCut() async throws {
         let log = scratch.file("last-block-key.reactorlog")
         try FileManager.default.copyItem(atPath: demo, toPath: log)
@@ -86,6 +86,13 @@ struct InspectorBadInputTests {
         #expect(info.output.contains("(numbered up to #73)"), "\(info.output)")
         let verify = try await Tool.run(["verify", log])
         #expect(verify.status == 1 && verify.output.contains("the first bad entry is #32"), "\(verify.output)")
+        // A walk over the entries ends before the hidden block without an error: readers ask at its end.
+        let hidden = "a key of the log is 7 bytes, not 8, and sorts before its place: the entries from #32 to #73, which the stream index lists, cannot be found"
+        let listed = try await Tool.run(["log", log])
+        #expect(listed.status == 5 && listed.error.contains("#32…#73 were left out, the rest listed: Entry #32 is corrupt: \(hidden)"), "\(listed.error)")
+        #expect(listed.lines.count == 31)
+        let export = try await Tool.run(["export", log])
+        #expect(export.status == 5 && export.error.contains("export the entries before the damage (--to 31)"), "\(export.error)")
         let writer = try EventLog.open(at: log)
         let stream = try writer.openStream(named: "later", reactorType: "MyApp.Later", schemaFingerprint: "v1", initialState: 0)
         #expect(try stream.append(.mutation, ["add": ["_0": 1]], caseName: "add") > 73)
