@@ -87,13 +87,14 @@ extension EventLog {
                 while let current = item {
                     defer { item = try? cursor.next() }
                     guard let key = KeyCoding.decodeStreamSequence(current.key) else {
-                        let taken = GapRecord.decode(current.value).map { gap in
+                        var taken = "its record is damaged too, so readers leave it out"
+                        if let gap = GapRecord.decode(current.value) {
                             // Readers take it: its removed entries are no damage.
                             if streams[gap.stream] != nil { gaps[gap.stream, default: []].append(gap.removed) }
                             let name = streams[gap.stream].map { "stream '\($0.name)'" } ?? "stream id \(gap.stream)"
-                            return "readers take it as its record says, the gap of \(name) #\(gap.removed.lowerBound)…#\(gap.removed.upperBound)"
+                            taken = "readers take it as its record says, the gap of \(name) #\(gap.removed.lowerBound)…#\(gap.removed.upperBound)"
                         }
-                        problems.append(("a gap record's key is \(current.key.count) bytes, not 12: \(taken ?? "its record is damaged too, so readers leave it out")", nil))
+                        problems.append(("a gap record's key is \(current.key.count) bytes, not 12: \(taken)", nil))
                         continue
                     }
                     guard let info = streams[key.stream] else {

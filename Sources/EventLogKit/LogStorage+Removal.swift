@@ -71,7 +71,7 @@ extension LogStorage {
     /// stop a trim.
     private func deleteKeys(
         _ txn: Transaction, _ database: Database, _ what: String, stream id: UInt32, in range: ClosedRange<UInt64>,
-        placing: (UnsafeRawBufferPointer) -> (stream: UInt32, sequence: UInt64)?
+        placing: RecordPlacing
     ) throws -> Int {
         try txn.withCursor(database) { cursor in
             var count = 0

@@ -544,7 +544,7 @@ final class LogStorage: Sendable {
     /// So one bad key does not stop every read of the stream's metadata.
     func streamRecords<Record>(
         _ txn: Transaction, _ database: Database?, stream id: UInt32, what: String,
-        placing: (UnsafeRawBufferPointer) -> (stream: UInt32, sequence: UInt64)?,
+        placing: RecordPlacing,
         read: (UInt64, UnsafeRawBufferPointer) throws -> Record?
     ) throws -> [Record] {
         guard let database else { return [] }
@@ -568,7 +568,7 @@ final class LogStorage: Sendable {
     /// Every record of the database `cursor` walks that is stream `id`'s, by its key or, under a key that does not
     /// read, by what `placing` reads from its bytes; in order of number, the first of two under one number.
     private static func placedRecords(
-        _ cursor: Cursor, stream id: UInt32, placing: (UnsafeRawBufferPointer) -> (stream: UInt32, sequence: UInt64)?
+        _ cursor: Cursor, stream id: UInt32, placing: RecordPlacing
     ) throws -> [StreamKeyCursor.Found] {
         var found: [StreamKeyCursor.Found] = []
         var item = try cursor.first()
@@ -576,14 +576,18 @@ final class LogStorage: Sendable {
             if let key = placedKey(current, placing: placing), key.stream == id { found.append((key.sequence, current.value)) }
             item = try cursor.next()
         }
+        // The sort is stable: of two records under one number, the first in the tree's order is kept.
         var seen = Set<UInt64>()
-        return found.enumerated().sorted { ($0.element.sequence, $0.offset) < ($1.element.sequence, $1.offset) }
-            .map(\.element).filter { seen.insert($0.sequence).inserted }
+        return found.sorted { $0.sequence < $1.sequence }.filter { seen.insert($0.sequence).inserted }
     }
+
+    /// How a record of a database keyed by (stream, sequence number) says, from its own sound bytes, which key it
+    /// belongs under (``GapRecord/key(of:)``, ``SchemaEraRecord/key(of:)``); `nil` when it cannot say.
+    typealias RecordPlacing = (UnsafeRawBufferPointer) -> (stream: UInt32, sequence: UInt64)?
 
     /// The (stream, sequence number) a record of a database keyed so stands for: its key or, when that does not
     /// read, what `placing` reads from its bytes.
-    static func placedKey(_ item: KeyValue, placing: (UnsafeRawBufferPointer) -> (stream: UInt32, sequence: UInt64)?)
+    static func placedKey(_ item: KeyValue, placing: RecordPlacing)
         -> (stream: UInt32, sequence: UInt64)? {
         KeyCoding.decodeStreamSequence(item.key) ?? placing(item.value)
     }
@@ -737,9 +741,9 @@ final class LogStorage: Sendable {
                 while let current = item {
                     if let id = KeyCoding.decodeStream(current.key) {
                         found.append(try StreamRecord.decode(id: id, record: current.value))
-                    } else if let id = StreamRecord.recordedID(current.value), lowest.map({ id > $0 }) ?? true {
-                        placed.append(try StreamRecord.decode(id: id, record: current.value))
-                    } else if StreamRecord.recordedID(current.value) == nil {
+                    } else if let id = StreamRecord.recordedID(current.value) {
+                        if lowest.map({ id > $0 }) ?? true { placed.append(try StreamRecord.decode(id: id, record: current.value)) }
+                    } else {
                         throw EventLogError.corruptStream(id: 0, reason: "a key is \(current.key.count) bytes, not 4, and its record is damaged")
                     }
                     item = try cursor.next()

@@ -77,8 +77,12 @@ struct CallSiteLookup {
     /// nothing when none was; `rest` says what was done with the others ("listed", "written").
     static func require(_ leftOut: LeftOut?, rest: String) throws {
         guard let (damage, count) = leftOut else { return }
-        let what = count == 1 ? "an action's call site was" : "\(count) actions' call sites were"
-        throw InspectorFailure.readPast(["\(what) left out, the rest \(rest)"], damage: damage)
+        throw InspectorFailure.readPast(["\(leftOutClause(count)), the rest \(rest)"], damage: damage)
+    }
+
+    /// What `count` actions left without their call sites are, as a clause: `an action's call site was left out`.
+    static func leftOutClause(_ count: Int) -> String {
+        count == 1 ? "an action's call site was left out" : "\(count) actions' call sites were left out"
     }
 
     private mutating func fromWindow(at sequence: UInt64) throws -> String? {

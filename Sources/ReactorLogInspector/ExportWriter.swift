@@ -41,9 +41,7 @@ struct ExportWriter {
         /// nothing when none was; `rest` says what was done with the others ("written", "packed").
         func requireWhole(rest: String) throws {
             var done: [String] = []
-            if let (_, count) = leftOutSites {
-                done.append(count == 1 ? "an action's call site was left out" : "\(count) actions' call sites were left out")
-            }
+            if let (_, count) = leftOutSites { done.append(CallSiteLookup.leftOutClause(count)) }
             if let (_, count) = leftOutSnapshots {
                 done.append(count == 1 ? "a damaged snapshot was left out" : "\(count) damaged snapshots were left out")
             }
