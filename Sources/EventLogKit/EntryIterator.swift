@@ -38,6 +38,8 @@ public struct EntryIterator {
     private var bypassingIndex: Bool
     /// Keys of records damaged out of their place in the tree's order, passed over: a scan steps over them.
     private var passedOver: Set<UInt64> = []
+    /// The entry the last chunk stopped at because its stream's descriptor is damaged, and that stream's id.
+    private var undescribed: (sequence: UInt64, stream: UInt32)?
     /// Whether a scan of the whole log looked, at its end, for the log's last block with its key damaged upwards.
     private var lookedBehind = false
     /// The next sequence number the iterator will examine.
@@ -232,18 +234,35 @@ public struct EntryIterator {
     }
 
     /// The next entry that can be read, or `nil` when none is left now: each stretch that cannot be read is passed over
-    /// (``skip(past:)``) and handed to `skipped` with the damage that made it, before the entries after it. Damage that
-    /// cannot be passed over is thrown.
+    /// (``skip(past:)``) and handed to `skipped` with the damage that made it, before the entries after it. A sound
+    /// entry of a stream whose descriptor is damaged (``EventLog/damagedStreams()``) is passed over as a stretch of
+    /// its own, handed over with the descriptor's ``EventLogError/corruptStream(id:reason:)``. Damage that cannot be
+    /// passed over is thrown.
     public mutating func nextReadable(skipped: (ClosedRange<UInt64>, EventLogError) -> Void) throws(EventLogError) -> LogEntry? {
         while true {
             do {
                 return try next()
             } catch {
+                if let (sequence, damage) = try passOverUndescribed(error) {
+                    skipped(sequence...sequence, damage)
+                    continue
+                }
                 guard let stretch = try skip(past: error) else { throw error }
                 // A block behind the iterator, out of the query's range, is passed over unnamed.
                 if queryRange.map({ stretch.overlaps($0) }) == true { skipped(stretch, error) }
             }
         }
+    }
+
+    /// When `error` is the iterator's stop at a sound entry of a stream whose descriptor is damaged, moves past that
+    /// entry and returns its number and the descriptor's damage; else moves nowhere and returns `nil`.
+    mutating func passOverUndescribed(_ error: EventLogError) throws(EventLogError) -> (UInt64, EventLogError)? {
+        guard case .corruptEntry(let sequence, _) = error, let found = undescribed, found.sequence == sequence,
+              let damage = storage.damagedDescriptors[found.stream]
+        else { return nil }
+        undescribed = nil
+        guard try skip(past: error) != nil else { return nil }
+        return (sequence, damage)
     }
 
     /// Resolves the query's stream once; `false` when it names a stream the log does not have (yet).
@@ -286,6 +305,8 @@ public struct EntryIterator {
             for entry in raw { buffer.append(try entry.entry(names: &names, storage: storage)) }
         } catch {
             failure = error
+            let header = raw[buffer.count].header
+            if storage.damagedDescriptors[header.streamID] != nil { undescribed = (header.sequence, header.streamID) }
         }
         bufferIndex = 0
         if let failure, bypass(failure, after: buffer.last?.sequence) { return }
@@ -325,9 +346,10 @@ public struct EntryIterator {
     }
 
     /// Calls `body` with each entry that is left, read in place, chunk by chunk in short read transactions
-    /// (``EventLog/forEachEntry(_:_:)``). A chunk of every stream stops at an entry of a stream not yet known, so
-    /// that the streams are read again outside its transaction.
-    mutating func forEachInPlace(_ body: (EntryView) throws -> Void) throws {
+    /// (``EventLog/forEachEntry(_:undescribed:_:)``). A chunk of every stream stops at an entry of a stream not yet
+    /// known, so that the streams are read again outside its transaction; an entry of a stream whose descriptor is
+    /// damaged is then handed to `undescribed` and passed over, or without it thrown as damage.
+    mutating func forEachInPlace(undescribed: ((UInt64, EventLogError) -> Void)? = nil, _ body: (EntryView) throws -> Void) throws {
         // A scan of every stream names each entry's stream from the streams read afresh (another process may have
         // renamed one); a stream's own scan names them all after the query's stream, with no lookup an entry (the
         // path of replay and time travel).
@@ -370,8 +392,14 @@ public struct EntryIterator {
             if let unknown {
                 // The cache's copy let go of first, as ``RawEntry/entry(names:storage:)`` does.
                 streams = [:]
-                guard try storage.stream(id: unknown) != nil else {
-                    throw EventLogError.corruptEntry(sequence: next, reason: "it names stream id \(unknown), which the log does not describe")
+                if try storage.stream(id: unknown) == nil {
+                    if let undescribed, let damage = storage.damagedDescriptors[unknown] {
+                        undescribed(next, damage)
+                        nextSequence = next &+ 1
+                        streams = storage.cachedStreams
+                        continue
+                    }
+                    throw EventLogError.corruptEntry(sequence: next, reason: "it names stream id \(unknown), \(storage.undescribed(unknown))")
                 }
                 streams = storage.cachedStreams
             }

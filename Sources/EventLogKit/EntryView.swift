@@ -2,7 +2,7 @@ import Foundation
 
 /// An entry read in place, inside a read transaction: its case name and payload point into the log's memory map,
 /// so reading millions of entries copies nothing. Valid only during the call that receives it
-/// (``EventLog/forEachEntry(_:_:)``); copy what must outlive it.
+/// (``EventLog/forEachEntry(_:undescribed:_:)``); copy what must outlive it.
 public struct EntryView {
     /// The entry's sequence number.
     public let sequence: UInt64
@@ -41,16 +41,27 @@ extension EventLog {
     ///
     /// A query of one stream walks the stream's index (the path of replay and time travel); a query with a limit
     /// goes through ``entries(_:)`` and its copies.
-    public func forEachEntry(_ query: EntryQuery = EntryQuery(), _ body: (EntryView) throws -> Void) throws {
+    ///
+    /// An entry of a stream whose descriptor is damaged (``damagedStreams()``) ends the walk with
+    /// ``EventLogError/corruptEntry(sequence:reason:)``; given `undescribed`, it is passed over instead and handed to
+    /// `undescribed` with its number and the descriptor's damage (`reactorlog export` writes the other streams).
+    public func forEachEntry(
+        _ query: EntryQuery = EntryQuery(), undescribed: ((UInt64, EventLogError) -> Void)? = nil, _ body: (EntryView) throws -> Void
+    ) throws {
         guard query.limit == nil else {
             var iterator = entries(query)
-            while let entry = try iterator.next() {
-                try entry.withView(body)
+            while true {
+                do {
+                    guard let entry = try iterator.next() else { return }
+                    try entry.withView(body)
+                } catch let error as EventLogError {
+                    guard let undescribed, let (sequence, damage) = try iterator.passOverUndescribed(error) else { throw error }
+                    undescribed(sequence, damage)
+                }
             }
-            return
         }
         var iterator = entries(query)
-        try iterator.forEachInPlace(body)
+        try iterator.forEachInPlace(undescribed: undescribed, body)
     }
 }
 

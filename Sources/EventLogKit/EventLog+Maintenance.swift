@@ -33,6 +33,7 @@ extension EventLog {
             return report
         }
         report.streams = streamsByID.count
+        let damagedDescriptors = storage.damagedDescriptors
         try verifyMetadataSeal(formatVersion: meta.formatVersion, report: &report)
         verifyStreams(streamsByID, floor: meta.sequenceFloor, report: &report)
         try verifyStreamKeys(streamsByID, report: &report)
@@ -43,6 +44,9 @@ extension EventLog {
         try verifyEntries(
             streams: streamsByID, through: bound, floor: meta.sequenceFloor, gaps: gaps.values.flatMap { $0 }.sorted { $0.lowerBound < $1.lowerBound },
             counts: &counts, report: &report, progress: progress)
+        for (id, damage) in damagedDescriptors.sorted(by: { $0.key < $1.key }) {
+            report.error(Self.descriptorDamage(id: id, damage, entries: counts[id] ?? 0))
+        }
         try verifyIndex(streams: streamsByID, through: bound, counts: counts, report: &report)
         try verifySnapshots(streams: streamsByID, through: bound, policy: meta.snapshotPolicy, report: &report)
         try verifySnapshotKeys(streams: streamsByID, through: bound, gaps: gaps, report: &report)
@@ -98,7 +102,10 @@ extension EventLog {
                         continue
                     }
                     guard let info = streams[key.stream] else {
-                        problems.append(("a gap names stream id \(key.stream), which the log does not describe", key.sequence))
+                        // A stream whose descriptor is damaged is named once, with its entries.
+                        if !storage.hasDamagedDescriptor(key.stream) {
+                            problems.append(("a gap names stream id \(key.stream), which the log does not describe", key.sequence))
+                        }
                         continue
                     }
                     let previousEnd = gaps[key.stream]?.last?.upperBound ?? 0
@@ -151,7 +158,9 @@ extension EventLog {
                         continue
                     }
                     guard let info = streams[stream] else {
-                        problems.append(("a schema era names stream id \(stream), which the log does not describe", through))
+                        if !storage.hasDamagedDescriptor(stream) {
+                            problems.append(("a schema era names stream id \(stream), which the log does not describe", through))
+                        }
                         continue
                     }
                     guard let (era, isDamaged) = SchemaEraRecord.read(stream: stream, through: through, record: current.value) else {
@@ -198,6 +207,20 @@ extension EventLog {
         for message in problems { report.error(message) }
     }
 
+    /// What a damaged descriptor costs: a sentence for ``verify(progress:)``, naming how many `entries` it leaves
+    /// without a stream.
+    private static func descriptorDamage(id: UInt32, _ damage: EventLogError, entries: Int) -> String {
+        guard id != 0, case .corruptStream(_, let reason) = damage else {
+            return "a stream descriptor's key is not a stream id and its record is damaged: if it described a stream, that stream's entries read as damaged"
+        }
+        let lost = switch entries {
+        case 0: "none of its entries is left"
+        case 1: "its one entry cannot be named, so readers leave it out"
+        default: "its \(entries) entries cannot be named, so readers leave them out"
+        }
+        return "the descriptor of stream id \(id) is damaged (\(reason)): \(lost), with its snapshots; the other streams read on"
+    }
+
     /// Stream names are unique, and a stream's trim floor never exceeds the log's (which a trim records first).
     private func verifyStreams(_ streams: [UInt32: StreamInfo], floor: UInt64, report: inout VerifyReport) {
         var seen: [String: UInt32] = [:]
@@ -232,7 +255,9 @@ extension EventLog {
                     }
                     guard key.sequence <= bound else { continue }
                     guard let info = streams[key.stream] else {
-                        problems.append(("a snapshot names stream id \(key.stream), which the log does not describe", key.sequence))
+                        if !storage.hasDamagedDescriptor(key.stream) {
+                            problems.append(("a snapshot names stream id \(key.stream), which the log does not describe", key.sequence))
+                        }
                         continue
                     }
                     let isOldest = oldest.insert(key.stream).inserted
@@ -311,7 +336,7 @@ extension EventLog {
                         }
                         func check(_ header: EntryRecord.Header, in bytes: UnsafeRawBufferPointer) throws {
                             let sequence = header.sequence
-                            if streams[header.streamID] == nil {
+                            if streams[header.streamID] == nil && !storage.hasDamagedDescriptor(header.streamID) {
                                 problem("it names stream id \(header.streamID), which the log does not describe", at: sequence)
                             } else {
                                 counts[header.streamID, default: 0] += 1

@@ -202,6 +202,16 @@ public final class EventLog: Sendable {
         try storage.allStreams().values.sorted { $0.id < $1.id }
     }
 
+    /// The stream descriptors that cannot be read, one ``EventLogError/corruptStream(id:reason:)`` each, by id: their
+    /// streams are missing from ``streams()``, their entries read as damaged (``EntryIterator/nextReadable(skipped:)``
+    /// passes over them), and their ids are never given to a new stream. Empty for a sound log; the other streams
+    /// read as ever.
+    public func damagedStreams() throws(EventLogError) -> [EventLogError] {
+        _ = try storage.allStreams()
+        let damaged = storage.damagedDescriptors
+        return damaged.keys.sorted().compactMap { damaged[$0] }
+    }
+
     /// The stream named `name`, or `nil`.
     public func stream(named name: String) throws(EventLogError) -> StreamInfo? {
         try storage.stream(named: name)

@@ -722,35 +722,62 @@ final class LogStorage: Sendable {
 
     // MARK: Streams
 
-    /// Reads every stream descriptor into the cache; returns those read.
+    /// Reads every stream descriptor into the cache; returns those read. A descriptor that cannot be read is kept
+    /// as damage (``damagedDescriptors``): its stream's entries are damaged to a reader, the other streams read on.
     @discardableResult
     func reloadStreams() throws(EventLogError) -> [UInt32: StreamInfo] {
-        let loaded = Dictionary(try readDescriptors(above: nil).map { ($0.id, $0) }, uniquingKeysWith: { $1 })
-        streamCache.withLock { $0.replace(with: loaded) }
+        let (found, damaged) = try readDescriptors(above: nil)
+        let loaded = Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+        streamCache.withLock { $0.replace(with: loaded, damaged: damaged) }
         return loaded
+    }
+
+    /// The descriptors that could not be read, by the id of their key (0 for a key of the wrong length whose record
+    /// is damaged too), as last read.
+    var damagedDescriptors: [UInt32: EventLogError] { streamCache.withLock { $0.damaged } }
+
+    /// Whether stream `id`'s descriptor is damaged.
+    func hasDamagedDescriptor(_ id: UInt32) -> Bool {
+        streamCache.withLock { $0.damaged[id] != nil }
+    }
+
+    /// Why an entry, snapshot or other record naming stream `id`, which has no descriptor, cannot be read: the end of
+    /// a sentence, after "it names stream id N".
+    func undescribed(_ id: UInt32) -> String {
+        guard case .corruptStream(_, let reason) = streamCache.withLock({ $0.damaged[id] }) else {
+            return "which the log does not describe"
+        }
+        return "whose descriptor is damaged (\(reason))"
     }
 
     /// The stream descriptors in the log with ids above `lowest`, or all of them. A sound record under a key that is
     /// not 4 bytes is read as the id it holds says (``EventLog/verify(progress:)`` names the key), unless a record
     /// under that id's own key, which a writer wrote since, is there too.
-    private func readDescriptors(above lowest: UInt32?) throws(EventLogError) -> [StreamInfo] {
+    /// A record that cannot be read is returned as damage, by its key's id (0 when its key is not an id either), unless
+    /// a sound record gives its stream.
+    private func readDescriptors(above lowest: UInt32?) throws(EventLogError) -> (found: [StreamInfo], damaged: [UInt32: EventLogError]) {
         try read { txn in
-            var found: [StreamInfo] = [], placed: [StreamInfo] = []
+            var found: [StreamInfo] = [], placed: [StreamInfo] = [], damaged: [UInt32: EventLogError] = [:]
             try txn.withCursor(streams) { cursor in
+                func decode(_ id: UInt32, _ record: UnsafeRawBufferPointer, into read: inout [StreamInfo]) {
+                    do { read.append(try StreamRecord.decode(id: id, record: record)) } catch { damaged[id] = error }
+                }
                 var item = try lowest.map { try cursor.seek(atOrAfter: KeyCoding.stream($0 + 1)) } ?? cursor.first()
                 while let current = item {
                     if let id = KeyCoding.decodeStream(current.key) {
-                        found.append(try StreamRecord.decode(id: id, record: current.value))
+                        decode(id, current.value, into: &found)
                     } else if let id = StreamRecord.recordedID(current.value) {
-                        if lowest.map({ id > $0 }) ?? true { placed.append(try StreamRecord.decode(id: id, record: current.value)) }
-                    } else {
-                        throw EventLogError.corruptStream(id: 0, reason: "a key is \(current.key.count) bytes, not 4, and its record is damaged")
+                        if lowest.map({ id > $0 }) ?? true { decode(id, current.value, into: &placed) }
+                    } else if lowest == nil {
+                        damaged[0] = .corruptStream(id: 0, reason: "a key is \(current.key.count) bytes, not 4, and its record is damaged")
                     }
                     item = try cursor.next()
                 }
             }
             let ids = Set(found.map(\.id))
-            return found + placed.filter { !ids.contains($0.id) }
+            let read = found + placed.filter { !ids.contains($0.id) }
+            for info in read { damaged[info.id] = nil }
+            return (read, damaged)
         }
     }
 
@@ -780,9 +807,9 @@ final class LogStorage: Sendable {
     func stream(id: UInt32) throws(EventLogError) -> StreamInfo? {
         let (cached, complete, highest) = streamCache.withLock { ($0.byID[id], $0.isComplete, $0.highestID) }
         if cached != nil || complete || id <= highest { return cached }
-        let found = try readDescriptors(above: highest)
+        let (found, damaged) = try readDescriptors(above: highest)
         return streamCache.withLock { cache in
-            for info in found { cache.insert(info) }
+            cache.add(found, damaged: damaged)
             return cache.byID[id]
         }
     }
@@ -832,7 +859,7 @@ final class LogStorage: Sendable {
     /// The name of stream `id`, for decoding entries; an id without a descriptor means damage.
     func streamName(id: UInt32, sequence: UInt64) throws(EventLogError) -> String {
         guard let info = try stream(id: id) else {
-            throw .corruptEntry(sequence: sequence, reason: "it names stream id \(id), which the log does not describe")
+            throw .corruptEntry(sequence: sequence, reason: "it names stream id \(id), \(undescribed(id))")
         }
         return info.name
     }

@@ -31,7 +31,7 @@ struct RawEntry {
             names = storage.cachedStreams
         }
         guard let info = found else {
-            throw .corruptEntry(sequence: header.sequence, reason: "it names stream id \(header.streamID), which the log does not describe")
+            throw .corruptEntry(sequence: header.sequence, reason: "it names stream id \(header.streamID), \(storage.undescribed(header.streamID))")
         }
         return LogEntry(
             sequence: header.sequence, streamID: header.streamID, stream: info.name, kind: header.kind,

@@ -8,8 +8,11 @@ struct StreamCache: Sendable {
     private(set) var byID: [UInt32: StreamInfo] = [:]
     /// Each descriptor's id, by its name.
     private var ids: [String: UInt32] = [:]
-    /// The highest id read: streams get ids in order and keep them, so every stream a lookup of an unknown id may
-    /// find lies above it.
+    /// The descriptors that could not be read, by the id of their key (0 for a key of the wrong length whose record
+    /// is damaged too): their streams are missing from ``byID``, and their ids are never given again.
+    private(set) var damaged: [UInt32: EventLogError] = [:]
+    /// The highest id read, a damaged descriptor's too: streams get ids in order and keep them, so every stream a
+    /// lookup of an unknown id may find lies above it.
     private(set) var highestID: UInt32 = 0
     /// Whether this process holds the log's writer lock: it alone changes the descriptors, each change passes
     /// through ``insert(_:)``, and an id or a name missing here is no stream of the log.
@@ -26,14 +29,24 @@ struct StreamCache: Sendable {
     /// Replaces every descriptor with `loaded`, as read from the log. Of two streams a damaged log gives one name, the
     /// name finds the first. While ``isComplete``, the descriptors read only replace those of their ids: a stream
     /// this process made may be pending, or committed after the read began, and the cache is what gives ids.
-    mutating func replace(with loaded: [UInt32: StreamInfo]) {
+    /// The descriptors that could not be read replace those known before.
+    mutating func replace(with loaded: [UInt32: StreamInfo], damaged: [UInt32: EventLogError]) {
+        self.damaged = damaged
         if isComplete {
             for info in loaded.values.sorted(by: { $0.id < $1.id }) { insert(info) }
+            highestID = max(highestID, damaged.keys.max() ?? 0)
             return
         }
         byID = loaded
         ids = Dictionary(loaded.map { ($0.value.name, $0.key) }, uniquingKeysWith: min)
-        highestID = loaded.keys.max() ?? 0
+        highestID = max(loaded.keys.max() ?? 0, damaged.keys.max() ?? 0)
+    }
+
+    /// Adds descriptors read above ``highestID``: `found`, and the damage of those that could not be read.
+    mutating func add(_ found: [StreamInfo], damaged: [UInt32: EventLogError]) {
+        for info in found { insert(info) }
+        self.damaged.merge(damaged) { $1 }
+        highestID = max(highestID, damaged.keys.max() ?? 0)
     }
 
     /// `template` with the next stream id, kept as pending; `nil` when a stream has its name. Only while ``isComplete``:
@@ -59,7 +72,7 @@ struct StreamCache: Sendable {
             if let name = byID.removeValue(forKey: id)?.name, ids[name] == id { ids[name] = nil }
         }
         pending = []
-        highestID = byID.keys.max() ?? 0
+        highestID = max(byID.keys.max() ?? 0, damaged.keys.max() ?? 0)
     }
 
     /// Adds `info`, or replaces the descriptor of its id, which may have had another name.

@@ -34,7 +34,11 @@ extension EventLog {
         var found: [ClosedRange<UInt64>] = []
         var iterator = entries()
         do {
-            while try iterator.nextReadable(skipped: { stretch, _ in found.append(stretch) }) != nil {}
+            // A sound entry of a stream whose descriptor is damaged is no stretch: verify names the descriptor.
+            while try iterator.nextReadable(skipped: { stretch, damage in
+                if case .corruptStream = damage { return }
+                found.append(stretch)
+            }) != nil {}
         } catch {
             // Damage that cannot be read past ends the list: what was found before it stands.
         }

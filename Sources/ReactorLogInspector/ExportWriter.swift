@@ -36,6 +36,9 @@ struct ExportWriter {
         var leftOutSnapshots: CallSiteLookup.LeftOut?
         /// Damage among the snapshots' keys: they were read past it, the snapshot under a key that does not read left out.
         var snapshotKeyDamage: EventLogError?
+        /// The entries left out because their streams' descriptors are damaged, by stream id: the first damage, and how
+        /// many. The export holds the other streams whole.
+        var leftOutStreams: [UInt32: CallSiteLookup.LeftOut] = [:]
 
         /// Throws, after the export is written, the damage that left call sites or snapshots out of it (exit 5), or
         /// nothing when none was; `rest` says what was done with the others ("written", "packed").
@@ -46,7 +49,12 @@ struct ExportWriter {
                 done.append(count == 1 ? "a damaged snapshot was left out" : "\(count) damaged snapshots were left out")
             }
             if snapshotKeyDamage != nil { done.append("the snapshots were read past a damaged key") }
-            guard let damage = leftOutSites?.damage ?? leftOutSnapshots?.damage ?? snapshotKeyDamage else { return }
+            for id in leftOutStreams.keys.sorted() {
+                let count = leftOutStreams[id]?.count ?? 0
+                done.append("\(counted(count, "entry", "entries")) of stream id \(id), whose descriptor is damaged, \(count == 1 ? "was" : "were") left out")
+            }
+            let streamDamage = leftOutStreams.keys.min().flatMap { leftOutStreams[$0]?.damage }
+            guard let damage = streamDamage ?? leftOutSites?.damage ?? leftOutSnapshots?.damage ?? snapshotKeyDamage else { return }
             throw InspectorFailure.readPast(["\(done.joined(separator: "; ")), the rest \(rest)"], damage: damage)
         }
     }
@@ -177,7 +185,10 @@ struct ExportWriter {
         // Read in place: nothing is copied out of the log but the line itself.
         var sites = try CallSiteLookup(log: session.log, streams: starts.map(\.info.name), following: false)
         reached = first
-        try session.log.forEachEntry(query) { entry in
+        try session.log.forEachEntry(query, undescribed: { _, damage in
+            guard case .corruptStream(let id, _) = damage else { return }
+            summary.leftOutStreams[id] = (summary.leftOutStreams[id]?.damage ?? damage, (summary.leftOutStreams[id]?.count ?? 0) + 1)
+        }) { entry in
             reached = entry.sequence + 1
             guard let start = after[entry.stream], entry.sequence > start else { return }
             let site = entry.kind == .action ? try sites.json(at: entry.sequence) : nil

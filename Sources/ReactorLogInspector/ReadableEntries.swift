@@ -9,6 +9,9 @@ struct ReadableEntries {
     private(set) var leftOut: [ClosedRange<UInt64>] = []
     /// The damage that made the first.
     private var firstDamage: EventLogError?
+    /// Sound entries of streams whose descriptors are damaged, passed over, by stream id: how many, and the damage.
+    /// Not stretches: the other streams' states do not depend on them.
+    private var unnamed: [UInt32: (damage: EventLogError, count: Int)] = [:]
     /// The first damage a state shown with the entries could not be rebuilt through, and how many it left unknown.
     typealias Unshown = (damage: EventLogError, count: Int)
     /// States left unknown by damage, as a ``StateWalk`` over the entries counted them.
@@ -21,6 +24,10 @@ struct ReadableEntries {
     ) throws {
         var iterator = log.entries(query)
         while let entry = try iterator.nextReadable(skipped: { stretch, damage in
+            if case .corruptStream(let id, _) = damage {
+                unnamed[id, default: (damage, 0)].count += 1
+                return
+            }
             firstDamage = firstDamage ?? damage
             leftOut.append(stretch)
             skipped(stretch)
@@ -46,11 +53,20 @@ struct ReadableEntries {
         return "\(what) left out\(more)"
     }
 
+    /// What was left out of streams whose descriptors are damaged, as clauses: `3 entries of stream id 2 were left out`.
+    var unnamedSummary: [String] {
+        unnamed.keys.sorted().map { id in
+            let count = unnamed[id]?.count ?? 0
+            return "\(counted(count, "entry", "entries")) of stream id \(id) \(count == 1 ? "was" : "were") left out"
+        }
+    }
+
     /// Throws, after the rest is written, the damage that left entries out, or else states unknown (exit 5), or
     /// nothing when none did; `rest` says what was done with the others ("listed", "shown").
     func require(rest: String) throws {
-        if let firstDamage, let summary = leftOutSummary {
-            throw InspectorFailure.readPast(["\(summary), the rest \(rest)"], damage: firstDamage)
+        let leftOut = (leftOutSummary.map { [$0] } ?? []) + unnamedSummary
+        if let damage = firstDamage ?? unnamed.keys.min().flatMap({ unnamed[$0]?.damage }), !leftOut.isEmpty {
+            throw InspectorFailure.readPast([(leftOut + ["the rest \(rest)"]).joined(separator: ", ")], damage: damage)
         }
         if let (damage, count) = unshownStates {
             let what = count == 1 ? "a state was" : "\(count) states were"

@@ -89,7 +89,12 @@ struct Session {
     /// streams: up to five named, the rest counted.
     private func unknownStream(_ name: String) throws -> InspectorFailure {
         let (suggestion, listed) = try streamsBeside(name)
-        return InspectorFailure("The log has no stream named '\(name)'\(suggestion.map { ": did you mean '\($0)'?" } ?? ".") \(listed)", exit: .invalidArgument)
+        let said = "The log has no stream named '\(name)'\(suggestion.map { ": did you mean '\($0)'?" } ?? ".") \(listed)"
+        // A stream whose descriptor is damaged has lost its name: it may be the one asked for.
+        let damaged = try log.damagedStreams().count
+        guard suggestion == nil, damaged > 0 else { return InspectorFailure(said, exit: .invalidArgument) }
+        let which = damaged == 1 ? "A stream's descriptor is" : "\(damaged) streams' descriptors are"
+        return InspectorFailure("\(said) \(which) damaged, so \(damaged == 1 ? "its name" : "their names") cannot be read: `reactorlog verify` names the damage.", exit: .corrupt)
     }
 
     /// `name` when the log has a stream by that name; else `nil`, after a note on standard error that the command

@@ -329,6 +329,60 @@ struct BadInputTests {
         #expect(try log.recoveryPoint(stream: "counter", atOrBefore: sequences[1]).sequence == sequences[1])
     }
 
+    /// Before, every open of such a log failed, a writer's too ("The descriptor of stream id 3 is corrupt"): one bad
+    /// bit in one stream's descriptor cost every stream of a log attached to a bug report, and an app its recording.
+    @Test("a damaged stream descriptor costs only its own stream: the others read, its entries are passed over as its damage, and a writer never gives its id again")
+    func damagedDescriptor() throws {
+        let path = scratch.file("damaged-descriptor.reactorlog")
+        do {
+            let log = try EventLog.open(at: path)
+            let streams = try ["a", "b", "c"].map { try log.openStream(named: $0, reactorType: "T", schemaFingerprint: "f", initialState: 0) }
+            for _ in 1...3 { for stream in streams { try stream.append(.action("tap")) } }
+            try log.close()
+        }
+        _ = try LogDamage.flipByte(of: path, database: LogLayout.streamsDatabase, mask: 0x20) { _ in [0, 0, 0, 3] }
+        let damage = EventLogError.corruptStream(id: 3, reason: "its checksum does not match its contents")
+        do {
+            let log = try EventLog.openReadOnly(at: path)
+            #expect(try log.streams().map(\.name) == ["a", "b"])
+            #expect(try log.damagedStreams() == [damage])
+            #expect(try log.readEntries(EntryQuery(stream: "b")).map(\.caseName) == ["opened", "tap", "tap", "tap"])
+            // Read plainly, the first entry of stream 3 is damage, named with its descriptor's.
+            let stopped = #expect(throws: EventLogError.self) { try log.readEntries() }
+            #expect(stopped == .corruptEntry(sequence: 3, reason: "it names stream id 3, whose descriptor is damaged (its checksum does not match its contents)"))
+            // Read past damage, each of its entries is passed over with the descriptor's damage; the others are all there.
+            var iterator = log.entries()
+            var read: [String] = [], passed: [UInt64] = []
+            while let entry = try iterator.nextReadable(skipped: { stretch, error in
+                #expect(error == damage && stretch.count == 1)
+                passed.append(stretch.lowerBound)
+            }) { read.append(entry.stream) }
+            #expect(read == ["a", "b", "a", "b", "a", "b", "a", "b"] && passed == [3, 6, 9, 12])
+            var viewed = 0, undescribed: [UInt64] = []
+            try log.forEachEntry(undescribed: { sequence, error in
+                #expect(error == damage)
+                undescribed.append(sequence)
+            }) { _ in viewed += 1 }
+            #expect(viewed == 8 && undescribed == passed)
+            let report = try log.verify()
+            #expect(report.problems.map(\.message) == [
+                "the descriptor of stream id 3 is damaged (its checksum does not match its contents): its 4 entries cannot be named, so readers leave them out, with its snapshots; the other streams read on",
+            ])
+        }
+        // Let go of above. A writer opens the log; a stream of the lost name is a new one, under an id never given before.
+        let writer = try EventLog.open(at: path)
+        let again = try writer.openStream(named: "c", reactorType: "T", schemaFingerprint: "f", initialState: 0)
+        #expect(again.info.id == 4 && !again.wasResumed)
+        try again.append(.action("tap"))
+        try writer.close()
+        let after = try EventLog.openReadOnly(at: path)
+        #expect(try after.streams().map(\.id) == [1, 2, 4] && after.damagedStreams() == [damage])
+        #expect(try after.readEntries(EntryQuery(stream: "c")).map(\.sequence) == [13, 14])
+        var kept = 0
+        try after.forEachEntry(undescribed: { _, _ in kept += 1 }) { _ in }
+        #expect(kept == 4)
+    }
+
     @Test("a snapshot whose record is damaged: a state is rebuilt from the snapshot before it, while latestSnapshot names the damage")
     func damagedSnapshotRecord() throws {
         let (path, sequences) = try logOfSnapshots("snapshot-record.reactorlog")

@@ -49,6 +49,41 @@ struct InspectorBadInputTests {
         #expect(after.output.contains("readers take the descriptor under id 2's own key"), "\(after.output)")
     }
 
+    /// Before, every command refused such a log, `verify` too, telling the user to run `verify`.
+    @Test("a damaged stream descriptor: the other streams are listed, shown, verified and exported whole, its entries left out and counted (exit 5)")
+    func damagedDescriptor() async throws {
+        let log = scratch.file("damaged-descriptor.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        _ = try LogDamage.flipByte(of: log, database: "streams", mask: 0x40) { _ in [0, 0, 0, 2] }
+        let todo = try await Tool.run(["log", demo, "--stream", "todo"]).lines.count
+        let lost = "\(todo) entries of stream id 2"
+        let listed = try await Tool.run(["log", log]), sound = try await Tool.run(["log", demo])
+        #expect(listed.status == 5 && listed.error.contains("\(lost) were left out, the rest listed: The descriptor of stream id 2 is corrupt"), "\(listed.error)")
+        #expect(listed.lines == sound.lines.filter { !$0.contains(" todo ") })
+        let info = try await Tool.run(["info", log])
+        #expect(info.status == 5 && info.error.contains("A stream whose descriptor is damaged was left out, the rest shown"), "\(info.error)")
+        #expect(info.lines.contains { $0.hasPrefix("search ") } && info.lines.contains { $0.hasPrefix("counter ") } && !info.lines.contains { $0.hasPrefix("todo ") })
+        let verify = try await Tool.run(["verify", log])
+        #expect(verify.status == 1 && verify.output.contains(
+            "the descriptor of stream id 2 is damaged (its checksum does not match its contents): its \(todo) entries cannot be named"
+        ), "\(verify.output)\(verify.error)")
+        // A state of another stream is as ever; the damaged one's name is unknown, and the refusal says why.
+        let state = try await Tool.run(["state", log, "--stream", "search", "--at", "10"])
+        let soundState = try await Tool.run(["state", demo, "--stream", "search", "--at", "10"])
+        #expect(state.status == 0 && state.output == soundState.output)
+        try await fails(["state", log, "--stream", "todo", "--at", "40"], exit: 5, saying: "A stream's descriptor is damaged, so its name cannot be read")
+        // The export holds the other streams whole, and imports to a log that lists just what the damaged one does.
+        let export = try await Tool.run(["export", log]), whole = try await Tool.run(["export", demo])
+        #expect(export.status == 5 && export.error.contains("\(lost), whose descriptor is damaged, were left out, the rest written"), "\(export.error)")
+        let entryLines = { (result: Tool.Result) in result.lines.filter { $0.hasPrefix("{\"entry\"") } }
+        #expect(entryLines(export) == entryLines(whole).filter { !$0.contains("\"stream\":\"todo\"") } && !entryLines(export).isEmpty)
+        let exported = scratch.file("damaged-descriptor.jsonl"), imported = scratch.file("damaged-descriptor-imported.reactorlog")
+        try export.output.write(toFile: exported, atomically: true, encoding: .utf8)
+        #expect(try await Tool.run(["import", exported, imported]).status == 0)
+        let reread = try await Tool.run(["log", imported])
+        #expect(reread.status == 0 && reread.lines == listed.lines)
+    }
+
     @Test("a damaged call-site record: log --json, export and pack write every line, its actions without it, and exit 5, never passing it on in silence")
     func damagedCallSite() async throws {
         let log = scratch.file("damaged-site.reactorlog")

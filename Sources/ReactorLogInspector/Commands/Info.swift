@@ -72,12 +72,23 @@ struct Info: AsyncParsableCommand {
         /// (`EventLog.readsWithoutLockFile`).
         let readWithoutLockFile: Bool
         let streams: [StreamJSON]
+        /// The streams whose descriptors are damaged, left out of `streams` and `entries`; absent when none is.
+        let damagedStreams: [DamagedStreamJSON]?
         let pins: [PinJSON]
+    }
+
+    /// A stream whose descriptor cannot be read (`EventLog.damagedStreams()`).
+    struct DamagedStreamJSON: Codable {
+        /// Its id, as its entries name it; 0 for a descriptor whose key is not an id either.
+        let id: UInt32
+        /// What is wrong with the descriptor.
+        let reason: String
     }
 
     func run() async throws {
         try await inspect(opening: log.log) { session in
             let meta = try session.log.metadata()
+            let damaged = try session.log.damagedStreams()
             var streams: [StreamJSON] = []
             // A stream's first or last entry in a damaged block leaves its time out, not the whole report.
             var unreadable: (damage: EventLogError, count: Int)?
@@ -114,10 +125,14 @@ struct Info: AsyncParsableCommand {
                 entries: streams.reduce(0) { $0 + $1.entries }, highestSequence: try session.log.highestSequence(),
                 sizeBytes: session.isExport ? Self.fileSize(log.log) : session.log.sizeOnDisk,
                 readWithoutLockFile: session.log.readsWithoutLockFile, streams: streams,
+                damagedStreams: damaged.isEmpty ? nil : damaged.compactMap { damage in
+                    guard case .corruptStream(let id, let reason) = damage else { return nil }
+                    return DamagedStreamJSON(id: id, reason: reason)
+                },
                 pins: try session.log.pins().map(PinJSON.init))
             if output.json {
                 try printJSON(report)
-                return try Self.requireReadable(unreadable)
+                return try Self.requireReadable(unreadable, damaged: damaged)
             }
             let t = session.terminal
             let kind = report.export ? "an export of a log of format" : "format"
@@ -161,15 +176,21 @@ struct Info: AsyncParsableCommand {
                     try printLine("  " + line)
                 }
             }
-            try Self.requireReadable(unreadable)
+            try Self.requireReadable(unreadable, damaged: damaged)
         }
     }
 
-    /// After the report: the damage that left a time out of it, as the command's error (exit 5).
-    private static func requireReadable(_ unreadable: (damage: EventLogError, count: Int)?) throws {
-        guard let (damage, count) = unreadable else { return }
-        let what = (count == 1 ? "a stream's first or last time was" : "\(count) first or last times were") + " left out, the rest shown"
-        throw InspectorFailure.readPast([what], damage: damage)
+    /// After the report: the damage that left a time or a stream out of it, as the command's error (exit 5).
+    private static func requireReadable(_ unreadable: (damage: EventLogError, count: Int)?, damaged: [EventLogError]) throws {
+        var leftOut: [String] = []
+        if !damaged.isEmpty {
+            leftOut.append(damaged.count == 1 ? "a stream whose descriptor is damaged was" : "\(damaged.count) streams whose descriptors are damaged were")
+        }
+        if let (_, count) = unreadable {
+            leftOut.append(count == 1 ? "a stream's first or last time was" : "\(count) first or last times were")
+        }
+        guard let damage = damaged.first ?? unreadable?.damage else { return }
+        throw InspectorFailure.readPast([leftOut.joined(separator: " and ") + " left out, the rest shown"], damage: damage)
     }
 
     static func size(_ bytes: Int) -> String {
