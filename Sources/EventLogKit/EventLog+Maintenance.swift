@@ -250,7 +250,12 @@ extension EventLog {
                 while let current = item {
                     defer { item = try? cursor.next() }
                     guard let key = KeyCoding.decodeStreamSequence(current.key) else {
-                        problems.append(("a snapshot key is \(current.key.count) bytes, not 12", nil))
+                        var taken = "its record is damaged too, so readers leave it out"
+                        if let placed = SnapshotRecord.recordedPosition(current.value) {
+                            let name = streams[placed.stream].map { "stream '\($0.name)'" } ?? "stream id \(placed.stream)"
+                            taken = "readers take it as its record says, the snapshot of \(name) at #\(placed.sequence)"
+                        }
+                        problems.append(("a snapshot key is \(current.key.count) bytes, not 12: \(taken)", nil))
                         continue
                     }
                     guard key.sequence <= bound else { continue }

@@ -261,20 +261,37 @@ extension EventLog {
 
     /// The snapshot of stream `name` stored at exactly `sequence`, or `nil` when there is none: one lookup of its key,
     /// so damage elsewhere among the stream's snapshots does not stop it. Throws
-    /// ``EventLogError/corruptSnapshot(stream:sequence:reason:)`` when its record is damaged.
+    /// ``EventLogError/corruptSnapshot(stream:sequence:reason:)`` when its record is damaged. When its key is not
+    /// there, one seek tells whether the keys around it are damaged, and only then are they read to find it under a
+    /// key of the wrong length, where its record places it.
     public func snapshot(stream name: String, at sequence: UInt64) throws(EventLogError) -> Snapshot? {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
         return try storage.read { txn in
             let key = KeyCoding.streamSequence(info.id, sequence)
-            guard let record = try txn.get(storage.snapshots, key: key) else { return nil }
-            return try SnapshotRecord.decode(streamID: info.id, sequence: sequence, streamName: info.name, record: record)
+            func decode(_ record: UnsafeRawBufferPointer) throws(EventLogError) -> Snapshot {
+                try SnapshotRecord.decode(streamID: info.id, sequence: sequence, streamName: info.name, record: record)
+            }
+            if let record = try txn.get(storage.snapshots, key: key) { return try decode(record) }
+            return try txn.withCursor(storage.snapshots) { cursor -> Snapshot? in
+                var keys = StreamKeyCursor(cursor, stream: info.id, .records("snapshot"))
+                do {
+                    _ = try keys.seek(atOrBefore: sequence)
+                    return nil
+                } catch EventLogError.corruptMetadata {
+                    let found = try keys.scan(atOrBefore: sequence, placing: SnapshotRecord.recordedPosition).found.first
+                    guard let found, found.sequence == sequence else { return nil }
+                    return try decode(found.value)
+                }
+            }
         }
     }
 
-    /// With `orEarlier`, damage that `verify` reports (snapshot keys out of order, a snapshot's record) does not stop
-    /// a rebuild: the latest intact snapshot a read of every key finds serves instead, since replaying more mutations
-    /// from an earlier one rebuilds the same state, unless entries on the way are gone (a trim's, or a gap retention
-    /// left), which only the damaged snapshot could bridge.
+    /// A snapshot under a key of the wrong length is read where its record places it: when every key reads or is
+    /// placed so, the latest is the one a sound tree gives. With `orEarlier`, other damage that `verify` reports
+    /// (snapshot keys out of order, a snapshot's record) does not stop a rebuild either: the latest intact snapshot a
+    /// read of every key finds serves instead, since replaying more mutations from an earlier one rebuilds the same
+    /// state, unless entries on the way are gone (a trim's, or a gap retention left), which only the damaged snapshot
+    /// could bridge.
     func latestSnapshot(stream info: StreamInfo, atOrBefore sequence: UInt64, orEarlier: Bool = false) throws(EventLogError) -> Snapshot? {
         try storage.read { txn in
             try txn.withCursor(storage.snapshots) { cursor -> Snapshot? in
@@ -285,9 +302,14 @@ extension EventLog {
                 do {
                     guard let found = try keys.seek(atOrBefore: sequence) else { return nil }
                     return try decode(found)
-                } catch let damage as EventLogError where orEarlier {
+                } catch let damage as EventLogError {
+                    let keysDamaged = if case .corruptMetadata = damage { true } else { false }
+                    guard keysDamaged || orEarlier else { throw damage }
+                    let scan = try keys.scan(atOrBefore: sequence, placing: SnapshotRecord.recordedPosition)
+                    if keysDamaged, scan.isWhole, !orEarlier { return try scan.found.first.map(decode) }
+                    guard orEarlier else { throw damage }
                     let gaps = try storage.gapRanges(txn, stream: info.id)
-                    let earlier = try keys.scan(atOrBefore: sequence).lazy.compactMap { try? decode($0) }.first
+                    let earlier = scan.found.lazy.compactMap { try? decode($0) }.first
                     let from = earlier?.sequence ?? 0
                     if earlier == nil && info.sequenceFloor > 0 || gaps.contains(where: { $0.lowerBound > from && $0.lowerBound <= sequence }) {
                         throw damage
@@ -300,10 +322,11 @@ extension EventLog {
 
     /// The sequence numbers of every snapshot of stream `name`, in order.
     ///
-    /// Damaged keys among the snapshots (one not 12 bytes, or out of order, which ``verify(progress:)`` names) throw
+    /// A snapshot under a key of the wrong length (which ``verify(progress:)`` names) is listed where its record places
+    /// it. Other damage among the keys (out of order, or of the wrong length with a damaged record) throws
     /// ``EventLogError/corruptMetadata(reason:)``, so that a list is never cut short unnoticed. With
     /// `passingOverDamage`, every key is read in the order of the database's pages instead, and the snapshot under a
-    /// key that does not read is the only one left out.
+    /// key that neither reads nor is placed is the only one left out.
     public func snapshotSequences(stream name: String, passingOverDamage: Bool = false) throws(EventLogError) -> [UInt64] {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
         return try snapshotSequences(of: info, passingOverDamage: passingOverDamage)
@@ -322,8 +345,11 @@ extension EventLog {
                     }
                     return sequences
                 } catch EventLogError.corruptMetadata(let reason) {
-                    guard passingOverDamage else { throw EventLogError.corruptMetadata(reason: reason) }
-                    return try keys.scan(atOrBefore: .max).map(\.sequence).reversed()
+                    // With every key read or placed by its record, the list is whole.
+                    let scan = try keys.scan(atOrBefore: .max, placing: SnapshotRecord.recordedPosition)
+                    guard passingOverDamage || scan.isWhole else { throw EventLogError.corruptMetadata(reason: reason) }
+                    var seen = Set<UInt64>()
+                    return scan.found.reversed().map(\.sequence).filter { seen.insert($0).inserted }
                 }
             }
         }

@@ -9,8 +9,9 @@ extension LogStorage {
             do {
                 return try keys.seek(atOrBefore: sequence)?.sequence
             } catch EventLogError.corruptMetadata {
-                // A key that does not read (verify names it) does not stop a trim: the snapshots' keys in page order.
-                return try keys.scan(atOrBefore: sequence).first?.sequence
+                // A key that does not read (verify names it) does not stop a trim: the snapshots' keys in page order,
+                // one of the wrong length where its record places it, as readers take it.
+                return try keys.scan(atOrBefore: sequence, placing: SnapshotRecord.recordedPosition).found.first?.sequence
             }
         }
     }
@@ -26,7 +27,7 @@ extension LogStorage {
     /// Deletes stream `id`'s snapshots numbered from `first` up to (not including) `end`; returns how many.
     func deleteSnapshots(_ txn: Transaction, stream id: UInt32, from first: UInt64, before end: UInt64) throws -> Int {
         guard end > first else { return 0 }
-        return try deleteKeys(txn, snapshots, "snapshot", stream: id, in: first...end - 1, placing: { _ in nil })
+        return try deleteKeys(txn, snapshots, "snapshot", stream: id, in: first...end - 1, placing: SnapshotRecord.recordedPosition)
     }
 
     /// Deletes stream `id`'s gap records whose snapshot is numbered in `range`: the stretch before them is gone, or

@@ -79,20 +79,39 @@ struct StreamKeyCursor {
         return try onStream(step(moved, after: false))
     }
 
-    /// The stream's keys at or before `sequence`, latest first, among all the database's keys read in the order of
-    /// its pages, passing over keys that are not 12 bytes: for a reader that may take an earlier key than the last
-    /// (a snapshot to replay from) when a seek finds the keys out of order, or the last one's record damaged.
-    mutating func scan(atOrBefore sequence: UInt64) throws -> [Found] {
+    /// What ``scan(atOrBefore:placing:)`` found: the stream's keys, latest first, and whether they are all of them.
+    struct Scan {
+        /// The stream's keys at or before the number asked for, latest first; of two under one number, the first in
+        /// the tree's order first.
         var found: [Found] = []
+        /// Whether every key of the database was read or placed and the 12-byte keys are in order: the list is then
+        /// the one a sound tree would give, though a seek found damage.
+        var isWhole = true
+    }
+
+    /// The stream's keys at or before `sequence`, latest first, among all the database's keys read in the order of
+    /// its pages: for a reader that may take an earlier key than the last (a snapshot to replay from) when a seek
+    /// finds the keys out of order, or the last one's record damaged. A key that is not 12 bytes is placed where its
+    /// record says (``LogStorage/placedKey(_:placing:)``), or else passed over.
+    mutating func scan(atOrBefore sequence: UInt64, placing: LogStorage.RecordPlacing = { _ in nil }) throws -> Scan {
+        var scan = Scan()
+        var previous: (stream: UInt32, sequence: UInt64)?
         var item = try cursor.first()
         while let current = item {
-            if let key = KeyCoding.decodeStreamSequence(current.key), key.stream == stream, key.sequence <= sequence {
-                found.append((key.sequence, current.value))
+            if let key = KeyCoding.decodeStreamSequence(current.key) {
+                if let previous, !(previous < key) { scan.isWhole = false }
+                previous = key
+            }
+            if let key = LogStorage.placedKey(current, placing: placing) {
+                if key.stream == stream, key.sequence <= sequence { scan.found.append((key.sequence, current.value)) }
+            } else {
+                scan.isWhole = false
             }
             item = try cursor.next()
         }
         position = nil
-        return found.sorted { $0.sequence > $1.sequence }
+        scan.found.sort { $0.sequence > $1.sequence }
+        return scan
     }
 
     // MARK: Checks
