@@ -23,6 +23,9 @@ struct ExportWriter {
         let after: UInt64
         /// The state right after `after`, when it is above 0.
         let state: SnapshotJSON?
+        /// The damage that left the stream's entries up to `after` out: its base, the snapshot a trim left that they
+        /// replay from, cannot be read, and the stream starts from the next snapshot that can.
+        var lostBase: EventLogError?
     }
 
     /// What was written.
@@ -53,7 +56,11 @@ struct ExportWriter {
                 let count = leftOutStreams[id]?.count ?? 0
                 done.append("\(counted(count, "entry", "entries")) of stream id \(id), whose descriptor is damaged, \(count == 1 ? "was" : "were") left out")
             }
-            let streamDamage = leftOutStreams.keys.min().flatMap { leftOutStreams[$0]?.damage }
+            let lostBases = starts.filter { $0.lostBase != nil }
+            for start in lostBases {
+                done.append("the entries of '\(start.info.name)' up to #\(start.after) were left out, the snapshot a trim left for them damaged")
+            }
+            let streamDamage = leftOutStreams.keys.min().flatMap { leftOutStreams[$0]?.damage } ?? lostBases.first?.lostBase
             guard let damage = streamDamage ?? leftOutSites?.damage ?? leftOutSnapshots?.damage ?? snapshotKeyDamage else { return }
             throw InspectorFailure.readPast(["\(done.joined(separator: "; ")), the rest \(rest)"], damage: damage)
         }
@@ -70,7 +77,7 @@ struct ExportWriter {
 
     private func start(of info: StreamInfo) throws -> Start {
         let log = session.log
-        let earliest = info.sequenceFloor > 0 ? try log.snapshotSequences(stream: info.name).first ?? 0 : 0
+        let (earliest, lostBase) = info.sequenceFloor > 0 ? try base(of: info) : (0, nil)
         func recorded(_ sequence: UInt64) throws -> Start {
             guard sequence > 0, let snapshot = try log.latestSnapshot(stream: info.name, atOrBefore: sequence, passingOverDamage: true) else {
                 return Start(info: info, after: 0, state: nil)
@@ -78,7 +85,9 @@ struct ExportWriter {
             return Start(info: info, after: snapshot.sequence, state: snapshotJSON(snapshot, stream: info.name))
         }
         guard from > 1, let before = try log.lastSequence(stream: info.name, atOrBefore: from - 1), before > earliest else {
-            return try recorded(earliest)
+            var start = try recorded(earliest)
+            start.lostBase = lostBase
+            return start
         }
         let machine = try session.machine(for: info)
         if machine.canReduce, let entry = try log.entry(at: before) {
@@ -88,6 +97,36 @@ struct ExportWriter {
                 state: state, stateBase64: nil))
         }
         return try recorded(before)
+    }
+
+    /// The oldest snapshot of trimmed stream `info` that can be read, and the damage that left it out when the stream's
+    /// entries before it cannot be replayed: the trim's base, which they replay from, is damaged (its record, or a key
+    /// that does not place it). When no snapshot reads, the first damage is thrown.
+    private func base(of info: StreamInfo) throws -> (UInt64, EventLogError?) {
+        let log = session.log
+        var damage: EventLogError?
+        let listed: [UInt64]
+        do {
+            listed = try log.snapshotSequences(stream: info.name)
+        } catch {
+            guard case .corruptMetadata = error else { throw error }
+            damage = error
+            listed = try log.snapshotSequences(stream: info.name, passingOverDamage: true)
+        }
+        for sequence in listed {
+            do {
+                guard try log.snapshot(stream: info.name, at: sequence) != nil else { continue }
+            } catch {
+                guard case .corruptSnapshot = error else { throw error }
+                damage = damage ?? error
+                continue
+            }
+            // The base describes an entry the trim removed: an entry at or before this one was replayed from another.
+            let lost = try log.lastSequence(stream: info.name, atOrBefore: sequence) != nil
+            return (sequence, lost ? damage : nil)
+        }
+        if let damage { throw damage }
+        return (0, nil)
     }
 
     /// Writes the export to `sink`: JSON lines as the log is read, or one document. `command` names it in a refusal

@@ -81,9 +81,11 @@ extension TimeMachine {
             // rebuilds is `readableFrom`. Where no step of the range lies outside it, there is nothing to list.
             let (first, readableFrom): (UInt64, UInt64?)
             switch error {
-            case .stepUnreadable(_, _, let damage, let after):
-                guard case .corruptEntry(let sequence, _) = damage else { throw error }
+            case .stepUnreadable(_, _, .corruptEntry(let sequence, _), let after):
                 (first, readableFrom) = (sequence, after)
+            case .stepUnreadable(_, _, .corruptSnapshot(_, let base, _), let after):
+                // A trimmed stream's base: the states after it are unknown.
+                (first, readableFrom) = (base + 1, after)
             case .valueNotRecorded(_, _, let mutation, _, let after):
                 (first, readableFrom) = (mutation, after)
             default:

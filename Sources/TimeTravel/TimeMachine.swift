@@ -51,7 +51,17 @@ public struct TimeMachine<P: Replayer>: Sendable {
         let last = try lastStep()
         guard step <= last else { throw TimeTravelError.stepOutOfRange(step: step, stream: stream.name, highest: last) }
         counter.increment()
-        let point = try log.recoveryPoint(stream: stream.name, atOrBefore: step)
+        let point: RecoveryPoint
+        do {
+            point = try log.recoveryPoint(stream: stream.name, atOrBefore: step)
+        } catch {
+            // Only a trimmed stream's base snapshot, which nothing before it can stand in for, stops the recovery:
+            // the states up to the next snapshot that reads are unknown, and every state from it is rebuilt again.
+            guard case .corruptSnapshot = error else { throw error }
+            let snapshots = try log.snapshotSequences(stream: stream.name, passingOverDamage: true)
+            let after = log.firstReadableSnapshot(stream: stream.name, atOrAfter: step + 1, in: snapshots)
+            throw TimeTravelError.stepUnreadable(step: step, stream: stream.name, damage: error, readableFrom: after)
+        }
         let trimmed = try (log.stream(named: stream.name)?.sequenceFloor ?? 0) > 0
         if point.isInitialState, trimmed {
             let earliest = try log.snapshotSequences(stream: stream.name).first ?? last

@@ -48,7 +48,11 @@ public enum TimeTravelError: HintedError, Sendable, Hashable {
         case .stepRemoved(let step, let stream, let removed):
             "Retention removed the entries of '\(stream)' from #\(removed.lowerBound) to #\(removed.upperBound), so its state at #\(step) is gone."
         case .stepUnreadable(let step, let stream, let damage, _):
-            "The state of '\(stream)' at #\(step) is rebuilt through entries that cannot be read. \(damage.problem)"
+            if case .corruptSnapshot = damage {
+                "The state of '\(stream)' at #\(step) is rebuilt from the snapshot a trim left as the stream's base, which cannot be read. \(damage.problem)"
+            } else {
+                "The state of '\(stream)' at #\(step) is rebuilt through entries that cannot be read. \(damage.problem)"
+            }
         case .valueNotRecorded(let step, let stream, let mutation, let missing, _):
             "The state of '\(stream)' at #\(step) is rebuilt through mutation #\(mutation), which the log holds without its value: \(missing)."
         case .needsReducer(let step, let stream, let nearest):

@@ -82,6 +82,38 @@ struct InspectorBadInputTests {
         #expect(try await Tool.run(["import", exported, imported]).status == 0)
         let reread = try await Tool.run(["log", imported])
         #expect(reread.status == 0 && reread.lines == listed.lines)
+        // A trim removes nothing of the stream it cannot name, and says so.
+        let trim = try await Tool.run(["trim", log, "--before", "60"])
+        #expect(trim.status == 0 && trim.output.contains("stream id 2: kept whole (its descriptor is damaged"), "\(trim.output)\(trim.error)")
+        let after = try await Tool.run(["log", log])
+        #expect(after.error.contains("\(lost) were left out"), "\(after.error)")
+    }
+
+    /// Before, export, pack and blame of the whole log failed on it, and a state before the next snapshot named
+    /// "entries that cannot be read".
+    @Test("a trimmed stream's base snapshot whose record is damaged: export and pack start the stream at its next snapshot and name what they left out; blame and state name the unknown stretch")
+    func damagedBase() async throws {
+        let sound = scratch.file("trimmed-base.reactorlog"), log = scratch.file("damaged-base.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: sound)
+        #expect(try await Tool.run(["trim", sound, "--before", "30"]).output.contains("search: 27 removed; replays from the snapshot at #27"))
+        try FileManager.default.copyItem(atPath: sound, toPath: log)
+        _ = try LogDamage.flipByte(of: log, database: "snapshots", mask: 0x40) { _ in [0, 0, 0, 1] + withUnsafeBytes(of: UInt64(27).bigEndian) { Array($0) } }
+        let export = try await Tool.run(["export", log]), whole = try await Tool.run(["export", sound])
+        #expect(export.status == 5 && export.error.contains(
+            "The entries of 'search' up to #33 were left out, the snapshot a trim left for them damaged, the rest written: The snapshot of stream 'search' at #27 is corrupt"
+        ), "\(export.error)")
+        let entries = { (result: Tool.Result) in result.lines.filter { $0.hasPrefix("{\"entry\"") } }
+        #expect(entries(export) == entries(whole).filter { !$0.contains("\"stream\":\"search\"") } && !entries(export).isEmpty)
+        let exported = scratch.file("damaged-base.jsonl"), imported = scratch.file("damaged-base-imported.reactorlog")
+        try export.output.write(toFile: exported, atomically: true, encoding: .utf8)
+        #expect(try await Tool.run(["import", exported, imported]).status == 0)
+        #expect(try await Tool.run(["verify", imported]).status == 0)
+        let pack = try await Tool.run(["pack", log, "--out", scratch.file("damaged-base.pack")])
+        #expect(pack.status == 5 && pack.output.contains("'search' (from its state after #33)"), "\(pack.output)\(pack.error)")
+        // States after the base and before the next snapshot are unknown, and said to be; from it on, as ever.
+        try await fails(["state", log, "--stream", "search", "--at", "30"], exit: 5, saying: "rebuilt from the snapshot a trim left as the stream's base, which cannot be read")
+        let blame = try await Tool.run(["blame", log, "--stream", "search", "query"])
+        #expect(blame.status == 5 && blame.output.contains("#28…#33  not readable  ? → \"rx\""), "\(blame.output)\(blame.error)")
     }
 
     @Test("a damaged call-site record: log --json, export and pack write every line, its actions without it, and exit 5, never passing it on in silence")

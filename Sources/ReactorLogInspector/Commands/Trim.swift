@@ -29,6 +29,7 @@ struct Trim: AsyncParsableCommand {
             configuration.snapshotPolicy = meta.snapshotPolicy ?? .default
             let writable = try EventLog.open(at: log.log, configuration: configuration)
             let report = try writable.trim(before: before)
+            let damaged = try writable.damagedStreams()
             try writable.close()
             let (entries, snapshots) = (counted(report.removedEntries, "entry", "entries"), counted(report.removedSnapshots, "snapshot"))
             try printLine("Removed \(entries) and \(snapshots) before #\(before).")
@@ -38,6 +39,10 @@ struct Trim: AsyncParsableCommand {
                 } else {
                     try printLine("  \(stream.stream): kept whole (no snapshot before #\(before))")
                 }
+            }
+            // A stream whose descriptor is damaged has no name and no trim floor to record: nothing of it is removed.
+            for case .corruptStream(let id, _) in damaged where id != 0 {
+                try printLine("  stream id \(id): kept whole (its descriptor is damaged; `reactorlog verify` names it)")
             }
         }
     }
