@@ -116,6 +116,18 @@ struct InspectorBadInputTests {
         #expect(blame.status == 5 && blame.output.contains("#28…#33  not readable  ? → \"rx\""), "\(blame.output)\(blame.error)")
     }
 
+    /// Before, blame took a path whose every change lay in the damage for a typo: "has nothing at 'query' … Did you
+    /// mean 'query'?", exit 2.
+    @Test("blame of a path that appears only inside a damaged first block names the unknown stretch; a typo is still refused")
+    func blamePathInsideDamage() async throws {
+        let log = scratch.file("first-block.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        _ = try LogDamage.flipByte(of: log, database: "entries", mask: 0x40) { $0[0] }
+        let blame = try await Tool.run(["blame", log, "--stream", "search", "query"])
+        #expect(blame.status == 5 && blame.output.contains("not readable  absent → \"rx\""), "\(blame.output)\(blame.error)")
+        try await fails(["blame", log, "--stream", "search", "quer"], exit: 2, saying: "has nothing at 'quer'")
+    }
+
     @Test("a damaged call-site record: log --json, export and pack write every line, its actions without it, and exit 5, never passing it on in silence")
     func damagedCallSite() async throws {
         let log = scratch.file("damaged-site.reactorlog")
