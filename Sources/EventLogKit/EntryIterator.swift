@@ -258,7 +258,7 @@ public struct EntryIterator {
     /// entry and returns its number and the descriptor's damage; else moves nowhere and returns `nil`.
     mutating func passOverUndescribed(_ error: EventLogError) throws(EventLogError) -> (UInt64, EventLogError)? {
         guard case .corruptEntry(let sequence, _) = error, let found = undescribed, found.sequence == sequence,
-              let damage = storage.damagedDescriptors[found.stream]
+              let damage = storage.descriptorDamage(found.stream)
         else { return nil }
         undescribed = nil
         guard try skip(past: error) != nil else { return nil }
@@ -306,7 +306,7 @@ public struct EntryIterator {
         } catch {
             failure = error
             let header = raw[buffer.count].header
-            if storage.damagedDescriptors[header.streamID] != nil { undescribed = (header.sequence, header.streamID) }
+            if storage.hasDamagedDescriptor(header.streamID) { undescribed = (header.sequence, header.streamID) }
         }
         bufferIndex = 0
         if let failure, bypass(failure, after: buffer.last?.sequence) { return }
@@ -393,7 +393,7 @@ public struct EntryIterator {
                 // The cache's copy let go of first, as ``RawEntry/entry(names:storage:)`` does.
                 streams = [:]
                 if try storage.stream(id: unknown) == nil {
-                    if let undescribed, let damage = storage.damagedDescriptors[unknown] {
+                    if let undescribed, let damage = storage.descriptorDamage(unknown) {
                         undescribed(next, damage)
                         nextSequence = next &+ 1
                         streams = storage.cachedStreams

@@ -736,15 +736,20 @@ final class LogStorage: Sendable {
     /// is damaged too), as last read.
     var damagedDescriptors: [UInt32: EventLogError] { streamCache.withLock { $0.damaged } }
 
+    /// The damage of stream `id`'s descriptor, when it could not be read.
+    func descriptorDamage(_ id: UInt32) -> EventLogError? {
+        streamCache.withLock { $0.damaged[id] }
+    }
+
     /// Whether stream `id`'s descriptor is damaged.
     func hasDamagedDescriptor(_ id: UInt32) -> Bool {
-        streamCache.withLock { $0.damaged[id] != nil }
+        descriptorDamage(id) != nil
     }
 
     /// Why an entry, snapshot or other record naming stream `id`, which has no descriptor, cannot be read: the end of
     /// a sentence, after "it names stream id N".
     func undescribed(_ id: UInt32) -> String {
-        guard case .corruptStream(_, let reason) = streamCache.withLock({ $0.damaged[id] }) else {
+        guard case .corruptStream(_, let reason) = descriptorDamage(id) else {
             return "which the log does not describe"
         }
         return "whose descriptor is damaged (\(reason))"

@@ -53,8 +53,7 @@ struct ExportWriter {
             }
             if snapshotKeyDamage != nil { done.append("the snapshots were read past a damaged key") }
             for id in leftOutStreams.keys.sorted() {
-                let count = leftOutStreams[id]?.count ?? 0
-                done.append("\(counted(count, "entry", "entries")) of stream id \(id), whose descriptor is damaged, \(count == 1 ? "was" : "were") left out")
+                done.append(ReadableEntries.undescribedClause(leftOutStreams[id]?.count ?? 0, stream: id))
             }
             let lostBases = starts.filter { $0.lostBase != nil }
             for start in lostBases {

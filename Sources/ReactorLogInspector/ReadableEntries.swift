@@ -53,12 +53,15 @@ struct ReadableEntries {
         return "\(what) left out\(more)"
     }
 
-    /// What was left out of streams whose descriptors are damaged, as clauses: `3 entries of stream id 2 were left out`.
+    /// What was left out of streams whose descriptors are damaged, as clauses (``undescribedClause(_:stream:)``).
     var unnamedSummary: [String] {
-        unnamed.keys.sorted().map { id in
-            let count = unnamed[id]?.count ?? 0
-            return "\(counted(count, "entry", "entries")) of stream id \(id) \(count == 1 ? "was" : "were") left out"
-        }
+        unnamed.keys.sorted().map { id in Self.undescribedClause(unnamed[id]?.count ?? 0, stream: id) }
+    }
+
+    /// `3 entries of stream id 2, whose descriptor is damaged, were left out`: what a listing, an export or a pack
+    /// says of a stream it could not name.
+    static func undescribedClause(_ count: Int, stream id: UInt32) -> String {
+        "\(counted(count, "entry", "entries")) of stream id \(id), whose descriptor is damaged, \(count == 1 ? "was" : "were") left out"
     }
 
     /// Throws, after the rest is written, the damage that left entries out, or else states unknown (exit 5), or

@@ -40,9 +40,11 @@ struct Blame: AsyncParsableCommand {
                 let atEnd = try? machine.json(at: end)
                 let there = MissingPath(path: statePath, state: atEnd ?? start)
                 let absentAtEnd = atEnd.map { $0[statePath] == nil } ?? true
-                if blame.unknownStretches.isEmpty || absentAtEnd { throw InspectorFailure(
-                    "The state of '\(stream.name)' has nothing at '\(statePath)' from #\(from) to #\(end) (at #\(end), \(there)). " + (there.meant.map { "Did you mean '\($0)'?" } ?? "Check the path."),
-                    exit: .invalidArgument) }
+                if blame.unknownStretches.isEmpty || absentAtEnd {
+                    throw InspectorFailure(
+                        "The state of '\(stream.name)' has nothing at '\(statePath)' from #\(from) to #\(end) (at #\(end), \(there)). " + (there.meant.map { "Did you mean '\($0)'?" } ?? "Check the path."),
+                        exit: .invalidArgument)
+                }
             }
             let unreadableActions = blame.unreadableActions(in: session.log)
             if output.json {
