@@ -348,8 +348,7 @@ extension EventLog {
                     // With every key read or placed by its record, the list is whole.
                     let scan = try keys.scan(atOrBefore: .max, placing: SnapshotRecord.recordedPosition)
                     guard passingOverDamage || scan.isWhole else { throw EventLogError.corruptMetadata(reason: reason) }
-                    var seen = Set<UInt64>()
-                    return scan.found.reversed().map(\.sequence).filter { seen.insert($0).inserted }
+                    return scan.ascendingOnce.map(\.sequence)
                 }
             }
         }

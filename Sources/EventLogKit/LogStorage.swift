@@ -549,8 +549,8 @@ final class LogStorage: Sendable {
     ) throws -> [Record] {
         guard let database else { return [] }
         let keys: [StreamKeyCursor.Found] = try txn.withCursor(database) { cursor in
+            var keys = StreamKeyCursor(cursor, stream: id, .records(what))
             do {
-                var keys = StreamKeyCursor(cursor, stream: id, .records(what))
                 var found: [StreamKeyCursor.Found] = []
                 var item = try keys.seek(atOrAfter: 0)
                 while let current = item {
@@ -559,26 +559,10 @@ final class LogStorage: Sendable {
                 }
                 return found
             } catch EventLogError.corruptMetadata {
-                return try Self.placedRecords(cursor, stream: id, placing: placing)
+                return try keys.scan(atOrBefore: .max, placing: placing).ascendingOnce
             }
         }
         return try keys.compactMap { try read($0.sequence, $0.value) }
-    }
-
-    /// Every record of the database `cursor` walks that is stream `id`'s, by its key or, under a key that does not
-    /// read, by what `placing` reads from its bytes; in order of number, the first of two under one number.
-    private static func placedRecords(
-        _ cursor: Cursor, stream id: UInt32, placing: RecordPlacing
-    ) throws -> [StreamKeyCursor.Found] {
-        var found: [StreamKeyCursor.Found] = []
-        var item = try cursor.first()
-        while let current = item {
-            if let key = placedKey(current, placing: placing), key.stream == id { found.append((key.sequence, current.value)) }
-            item = try cursor.next()
-        }
-        // The sort is stable: of two records under one number, the first in the tree's order is kept.
-        var seen = Set<UInt64>()
-        return found.sorted { $0.sequence < $1.sequence }.filter { seen.insert($0.sequence).inserted }
     }
 
     /// How a record of a database keyed by (stream, sequence number) says, from its own sound bytes, which key it

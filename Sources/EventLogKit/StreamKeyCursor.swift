@@ -87,6 +87,12 @@ struct StreamKeyCursor {
         /// Whether every key of the database was read or placed and the 12-byte keys are in order: the list is then
         /// the one a sound tree would give, though a seek found damage.
         var isWhole = true
+
+        /// ``found`` in order of number, one a number: of two under one, the first in the tree's order.
+        var ascendingOnce: [Found] {
+            var seen = Set<UInt64>()
+            return found.filter { seen.insert($0.sequence).inserted }.reversed()
+        }
     }
 
     /// The stream's keys at or before `sequence`, latest first, among all the database's keys read in the order of
@@ -110,6 +116,7 @@ struct StreamKeyCursor {
             item = try cursor.next()
         }
         position = nil
+        // The sort is stable: of two under one number, the first in the tree's order stays first.
         scan.found.sort { $0.sequence > $1.sequence }
         return scan
     }

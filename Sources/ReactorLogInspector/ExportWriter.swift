@@ -76,7 +76,8 @@ struct ExportWriter {
 
     private func start(of info: StreamInfo) throws -> Start {
         let log = session.log
-        let (earliest, lostBase) = info.sequenceFloor > 0 ? try base(of: info) : (0, nil)
+        let (base, lostBase) = info.sequenceFloor > 0 ? try base(of: info) : (nil, nil)
+        let earliest = base?.sequence ?? 0
         func recorded(_ sequence: UInt64) throws -> Start {
             guard sequence > 0, let snapshot = try log.latestSnapshot(stream: info.name, atOrBefore: sequence, passingOverDamage: true) else {
                 return Start(info: info, after: 0, state: nil)
@@ -84,9 +85,8 @@ struct ExportWriter {
             return Start(info: info, after: snapshot.sequence, state: snapshotJSON(snapshot, stream: info.name))
         }
         guard from > 1, let before = try log.lastSequence(stream: info.name, atOrBefore: from - 1), before > earliest else {
-            var start = try recorded(earliest)
-            start.lostBase = lostBase
-            return start
+            guard let base else { return Start(info: info, after: 0, state: nil) }
+            return Start(info: info, after: base.sequence, state: snapshotJSON(base, stream: info.name), lostBase: lostBase)
         }
         let machine = try session.machine(for: info)
         if machine.canReduce, let entry = try log.entry(at: before) {
@@ -101,31 +101,21 @@ struct ExportWriter {
     /// The oldest snapshot of trimmed stream `info` that can be read, and the damage that left it out when the stream's
     /// entries before it cannot be replayed: the trim's base, which they replay from, is damaged (its record, or a key
     /// that does not place it). When no snapshot reads, the first damage is thrown.
-    private func base(of info: StreamInfo) throws -> (UInt64, EventLogError?) {
-        let log = session.log
+    private func base(of info: StreamInfo) throws -> (Snapshot?, EventLogError?) {
         var damage: EventLogError?
-        let listed: [UInt64]
-        do {
-            listed = try log.snapshotSequences(stream: info.name)
-        } catch {
-            guard case .corruptMetadata = error else { throw error }
-            damage = error
-            listed = try log.snapshotSequences(stream: info.name, passingOverDamage: true)
-        }
-        for sequence in listed {
+        for sequence in try snapshotSequences(of: info.name, damage: &damage) {
             do {
-                guard try log.snapshot(stream: info.name, at: sequence) != nil else { continue }
+                guard let snapshot = try session.log.snapshot(stream: info.name, at: sequence) else { continue }
+                // The base describes an entry the trim removed: an entry at or before this one was replayed from another.
+                let lost = try session.log.lastSequence(stream: info.name, atOrBefore: sequence) != nil
+                return (snapshot, lost ? damage : nil)
             } catch {
                 guard case .corruptSnapshot = error else { throw error }
                 damage = damage ?? error
-                continue
             }
-            // The base describes an entry the trim removed: an entry at or before this one was replayed from another.
-            let lost = try log.lastSequence(stream: info.name, atOrBefore: sequence) != nil
-            return (sequence, lost ? damage : nil)
         }
         if let damage { throw damage }
-        return (0, nil)
+        return (nil, nil)
     }
 
     /// Writes the export to `sink`: JSON lines as the log is read, or one document. `command` names it in a refusal
@@ -225,7 +215,7 @@ struct ExportWriter {
         reached = first
         try session.log.forEachEntry(query, undescribed: { _, damage in
             guard case .corruptStream(let id, _) = damage else { return }
-            summary.leftOutStreams[id] = (summary.leftOutStreams[id]?.damage ?? damage, (summary.leftOutStreams[id]?.count ?? 0) + 1)
+            summary.leftOutStreams[id, default: (damage, 0)].count += 1
         }) { entry in
             reached = entry.sequence + 1
             guard let start = after[entry.stream], entry.sequence > start else { return }
