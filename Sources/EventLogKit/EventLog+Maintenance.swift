@@ -95,7 +95,7 @@ extension EventLog {
                         if let gap = GapRecord.decode(current.value) {
                             // Readers take it: its removed entries are no damage.
                             if streams[gap.stream] != nil { gaps[gap.stream, default: []].append(gap.removed) }
-                            let name = streams[gap.stream].map { "stream '\($0.name)'" } ?? "stream id \(gap.stream)"
+                            let name = Self.named(gap.stream, in: streams)
                             taken = "readers take it as its record says, the gap of \(name) #\(gap.removed.lowerBound)…#\(gap.removed.upperBound)"
                         }
                         problems.append(("a gap record's key is \(current.key.count) bytes, not 12: \(taken)", nil))
@@ -151,7 +151,7 @@ extension EventLog {
                     defer { item = try? cursor.next() }
                     guard let (stream, through) = KeyCoding.decodeStreamSequence(current.key) else {
                         let taken = SchemaEraRecord.decode(current.value).map { found in
-                            let name = streams[found.stream].map { "stream '\($0.name)'" } ?? "stream id \(found.stream)"
+                            let name = Self.named(found.stream, in: streams)
                             return "readers take it as its record says, the era of \(name) through #\(found.era.through) written by '\(found.era.fingerprint)'"
                         }
                         problems.append(("a schema era record's key is \(current.key.count) bytes, not 12: \(taken ?? "its record is damaged too, so readers leave it out")", nil))
@@ -207,6 +207,11 @@ extension EventLog {
         for message in problems { report.error(message) }
     }
 
+    /// Stream `id` as a verify message names it: `stream 'shop'`, or `stream id 7` when the log does not describe it.
+    private static func named(_ id: UInt32, in streams: [UInt32: StreamInfo]) -> String {
+        streams[id].map { "stream '\($0.name)'" } ?? "stream id \(id)"
+    }
+
     /// What a damaged descriptor costs: a sentence for ``verify(progress:)``, naming how many `entries` it leaves
     /// without a stream.
     private static func descriptorDamage(id: UInt32, _ damage: EventLogError, entries: Int) -> String {
@@ -252,7 +257,7 @@ extension EventLog {
                     guard let key = KeyCoding.decodeStreamSequence(current.key) else {
                         var taken = "its record is damaged too, so readers leave it out"
                         if let placed = SnapshotRecord.recordedPosition(current.value) {
-                            let name = streams[placed.stream].map { "stream '\($0.name)'" } ?? "stream id \(placed.stream)"
+                            let name = Self.named(placed.stream, in: streams)
                             taken = "readers take it as its record says, the snapshot of \(name) at #\(placed.sequence)"
                         }
                         problems.append(("a snapshot key is \(current.key.count) bytes, not 12: \(taken)", nil))
