@@ -63,9 +63,11 @@ struct EntryCursor {
     /// record's key is damaged above its place in the tree's order, the seek went wrong there, and the entry is in a
     /// record after it (``holder(pastOutOfPlace:)``); when its block records a first number at or below `sequence`
     /// (its key alone is damaged), the entry is in it, and its damage is thrown; so too when the tree's last block is
-    /// one whose key alone is damaged, upwards, and records a first number at or below `sequence`. `nil` otherwise: the
-    /// log has no such entry.
+    /// one whose key alone is damaged, upwards, and records a first number at or below `sequence`; and when that record's
+    /// key grew past 8 bytes from `sequence` (``KeyCoding/grownSequence(_:)``). `nil` otherwise: the log has no such entry.
     private mutating func pastOutOfPlace(_ sequence: UInt64, from record: KeyValue?) throws -> Found? {
+        // A key that grew sorts right after its number: a seek for that number lands before it.
+        if let record, KeyCoding.grownSequence(record.key) == sequence { return try enter(record, after: nil, from: sequence) }
         if let record, let key = KeyCoding.decodeSequence(record.key), key > sequence {
             if let holder = try holder(pastOutOfPlace: sequence) { return try within(holder, sequence) }
             if let first = EntryBlock.misfiledFirst(record.value, key: key), first <= sequence {
@@ -176,7 +178,7 @@ struct EntryCursor {
         let previous = found?.sequence
         if let next = try nextInBlock() { return next }
         let record = try passing(try cursor.next())
-        if let record, let key = KeyCoding.decodeSequence(record.key), key > limit {
+        if let record, let key = KeyCoding.decodeSequence(record.key) ?? KeyCoding.grownSequence(record.key), key > limit {
             // Past the limit, unless the key alone is damaged upwards and its block's numbers are within it: its
             // damage is thrown (a range read ended there in silence before 2026-12-01).
             if EntryBlock.misfiledFirst(record.value, key: key).map({ $0 > limit }) ?? true {
@@ -253,6 +255,10 @@ struct EntryCursor {
         found = nil
         guard let record else { return nil }
         guard let key = KeyCoding.decodeSequence(record.key) else {
+            if let grown = KeyCoding.grownSequence(record.key) {
+                // Named, as a damaged block is, by its first number: which entries it holds is not known.
+                throw EventLogError.corruptEntry(sequence: grown, reason: Self.grownKeyReason(record.key.count))
+            }
             let place = previous.map { "after #\($0)" } ?? "of the log"
             throw EventLogError.corruptEntry(sequence: previous ?? 0, reason: "a key \(place) is \(record.key.count) bytes, not 8")
         }
@@ -263,5 +269,10 @@ struct EntryCursor {
             found = Found(header: try EntryRecord.header(key: key, record: record.value), bytes: record.value)
         }
         return found
+    }
+
+    /// Why the entries of a record whose key grew past 8 bytes (``KeyCoding/grownSequence(_:)``) cannot be read.
+    static func grownKeyReason(_ size: Int) -> String {
+        "the key of the record that holds it is \(size) bytes, not 8 (a damaged key size), so the record cannot be read"
     }
 }

@@ -124,14 +124,17 @@ public struct EntryIterator {
     /// where the iterator stands to the next sound record after it; a scan of the whole log steps over it from then on.
     /// A block whose key alone is damaged holds the numbers its checksum vouches for; when they lie behind the iterator
     /// (its key was damaged upwards, and a writer went on appending before it in the tree's order), the iterator stays
-    /// where it stands, stepping over the key from then on. Returns `nil` and moves nowhere for any other error, for
-    /// damage already passed, and when the record after the damage cannot be found (a key that is not a number).
+    /// where it stands, stepping over the key from then on. A record whose key grew past 8 bytes (its size damaged)
+    /// holds the numbers from the one its first 8 bytes give to the next record's first. Returns `nil` and moves
+    /// nowhere for any other error, for damage already passed, and when the record after the damage cannot be found
+    /// (a key that is not a number).
     public mutating func skip(past error: EventLogError) throws(EventLogError) -> ClosedRange<UInt64>? {
         guard case .corruptEntry(let sequence, _) = error else { return nil }
         let position = nextSequence
         var outOfPlace: UInt64?, behind: UInt64?
         let stretch: ClosedRange<UInt64>? = try storage.read { txn in
             try txn.withCursor(storage.entries) { cursor -> ClosedRange<UInt64>? in
+                if let grown = try Self.grown(sequence, from: position, cursor) { return grown }
                 // The record stored under the damaged number, or else one before it that holds that entry.
                 if let record = try cursor.seek(atOrBefore: KeyCoding.sequence(sequence)),
                    let key = KeyCoding.decodeSequence(record.key) {
@@ -172,6 +175,20 @@ public struct EntryIterator {
         if behind == nil { nextSequence = stretch.upperBound &+ 1 }
         reachedEnd = false
         return stretch
+    }
+
+    /// When entry `sequence` is in a record whose key grew past 8 bytes (``KeyCoding/grownSequence(_:)``): the record
+    /// stored at or before its number, or right after it when the key grew from the number itself, the numbers it
+    /// holds: from its key's number (or `position`, when later) up to the next record's first number, or to the end;
+    /// `.some(nil)` when nothing lies between. `nil` for any other record.
+    private static func grown(_ sequence: UInt64, from position: UInt64, _ cursor: Cursor) throws(LMDBError) -> ClosedRange<UInt64>?? {
+        var landed = try cursor.seek(atOrBefore: KeyCoding.sequence(sequence))
+        if landed.flatMap({ KeyCoding.grownSequence($0.key) }) == nil { landed = landed == nil ? try cursor.first() : try cursor.next() }
+        guard let landed, let grown = KeyCoding.grownSequence(landed.key), grown <= sequence else { return nil }
+        let start = max(grown, position)
+        guard let next = try cursor.next() else { return start...UInt64.max }
+        guard let first = KeyCoding.decodeSequence(next.key) ?? KeyCoding.grownSequence(next.key), first > start else { return .some(nil) }
+        return start...(first - 1)
     }
 
     /// Whether a record holds entry `sequence` and is sound, is damaged, or holds other numbers.

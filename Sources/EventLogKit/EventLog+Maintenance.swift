@@ -364,6 +364,14 @@ extension EventLog {
                         var item = try cursor.seek(atOrAfter: KeyCoding.sequence(resume))
                         while let current = item, checked < 65_536 {
                             guard let key = KeyCoding.decodeSequence(current.key) else {
+                                if let grown = KeyCoding.grownSequence(current.key) {
+                                    // It stays where its number puts it: the walk goes on after it.
+                                    problem(EntryCursor.grownKeyReason(current.key.count), at: grown)
+                                    afterDamage = true
+                                    resumeAt = grown &+ 1
+                                    item = try cursor.next()
+                                    continue
+                                }
                                 problem("the key after this entry is \(current.key.count) bytes, not 8", at: last)
                                 return (problems, counts, notRecorded, checked, last, resumeAt, true)
                             }

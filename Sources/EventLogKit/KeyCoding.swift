@@ -40,6 +40,14 @@ enum KeyCoding {
         return UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
     }
 
+    /// The number a key of `entries` longer than 8 bytes sorts at: its first 8 bytes. A bad bit in the size LMDB keeps
+    /// for a key (unchecked) grows it by bytes of the record's value, which then starts that much later: the record
+    /// stays where its number put it in the tree's order, and cannot be read. `nil` for a key of 8 bytes or fewer.
+    static func grownSequence(_ key: UnsafeRawBufferPointer) -> UInt64? {
+        guard key.count > 8 else { return nil }
+        return UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+    }
+
     /// Reads a 4-byte stream key.
     static func decodeStream(_ key: UnsafeRawBufferPointer) -> UInt32? {
         guard key.count == 4 else { return nil }

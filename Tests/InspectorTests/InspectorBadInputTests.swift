@@ -178,6 +178,48 @@ struct InspectorBadInputTests {
         try writer.close()
     }
 
+    @Test(
+        "a block whose key grew (a bad bit in its size) is damage where its number puts it: readers go on past it, verify names it, a writer appends after it",
+        arguments: [(first: UInt64(1), mask: UInt8(0x01)), (first: UInt64(32), mask: UInt8(0x10))])
+    func grownEntryKey(first: UInt64, mask: UInt8) async throws {
+        let log = scratch.file("grown-key-\(first).reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        // The demo log's two blocks hold #1…#31 and #32…#73. The key takes the value's first bytes: 9 or 24 of them.
+        let key: [UInt8] = withUnsafeBytes(of: first.bigEndian) { Array($0) }
+        try LogDamage.growKeyInFile(of: log, mask: mask) { _ in key }
+        let (size, lost, kept) = first == 1 ? (9, "#1…#31", 42) : (24, "#32 and every entry after it", 31)
+        let damage = "Entry #\(first) is corrupt: the key of the record that holds it is \(size) bytes, not 8 (a damaged key size), so the record cannot be read"
+        let verify = try await Tool.run(["verify", log])
+        #expect(verify.status == 1 && verify.output.contains("the first bad entry is #\(first)") && verify.output.contains("\(lost) cannot be read"), "\(verify.output)")
+        let listed = try await Tool.run(["log", log])
+        #expect(listed.status == 5 && listed.error.contains("\(lost) were left out, the rest listed: \(damage)"), "\(listed.error)")
+        #expect(listed.lines.count == kept)
+        if first == 32 {
+            // A range that ends before the damaged block is whole: the record past it is not read.
+            let before = try await Tool.run(["export", log, "--to", "31"])
+            #expect(before.status == 0 && before.lines.count > 31, "\(before.error)")
+        }
+        // Entries of the other block read, the state through them too; one of the damaged block is named as such.
+        let (sound, lostOne) = first == 1 ? ("40", "31") : ("31", "40")
+        #expect(try await Tool.run(["show", log, sound]).status == 0)
+        try await fails(["show", log, lostOne], exit: 5, saying: damage)
+        let timeline = try await Tool.run(["timeline", log, "--stream", "search", "--out", scratch.file("grown-\(first).html")])
+        #expect(timeline.status == 5 && timeline.output.contains("\(lost) were left out"), "\(timeline.output)\(timeline.error)")
+        let blame = try await Tool.run(["blame", log, "--stream", "search", "query"])
+        #expect(blame.status == 5 && blame.error.contains("are not known, the rest listed: \(damage)"), "\(blame.error)")
+        // A trim through it refuses, as through a damaged block, and changes nothing.
+        try await fails(["trim", log, "--before", "40"], exit: 5, saying: damage)
+        #expect(try await Tool.run(["verify", log]).output == verify.output)
+        // A writer numbers on after every entry the log holds, the damaged ones too, and readers find what it appends.
+        let writer = try EventLog.open(at: log)
+        let stream = try writer.openStream(named: "later", reactorType: "MyApp.Later", schemaFingerprint: "v1", initialState: 0)
+        let appended = try stream.append(.mutation, ["add": ["_0": 1]], caseName: "add")
+        #expect(appended > 73)
+        try writer.close()
+        let after = try await Tool.run(["log", log])
+        #expect(after.status == 5 && after.output.contains("#\(appended) later"), "\(after.output)\(after.error)")
+    }
+
     @Test("a stream recorded with other types than the inspector's is a schema mismatch (exit 9), never damage")
     func schemaMismatch() async throws {
         // A Counter stream as an older release would have written it: its mutation case had another name.

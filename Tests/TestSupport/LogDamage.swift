@@ -92,30 +92,18 @@ extension LogDamage {
     /// bytes), one whose bit 22 is clear. Returns the key it damaged.
     @discardableResult
     public static func moveKeyInFile(of path: String, choose: ([[UInt8]]) -> [UInt8]) throws -> [UInt8] {
-        func keys() throws -> [[UInt8]] {
-            let environment = try Environment(path: path)
-            let database = try environment.openDatabase("entries")
-            return try environment.read { txn in try Self.keys(of: database, in: txn) }
-        }
-        let key = choose(try keys())
-        let file = URL(fileURLWithPath: path).appendingPathComponent("data.mdb")
-        let original = [UInt8](try Data(contentsOf: file))
-        // A leaf node of `entries` is its header (the data's size, flags, then the key's size, 8) and the key: the
-        // page's flags (at byte 10 of its 4,096) say leaf (2), where a branch page holds a copy of some keys. Pages
-        // LMDB freed may hold older copies of the node: each match is tried until the log's keys change.
-        let page = 4096
-        var offset = 2 * page
-        while offset + key.count <= original.count {
-            defer { offset += 1 }
-            guard original[offset..<offset + key.count].elementsEqual(key), original[offset - 2] == 8, original[offset - 1] == 0,
-                  original[offset - offset % page + 10] & 2 != 0 else { continue }
-            var bytes = original
-            bytes[offset + key.count - 3] |= 0x40
-            try Data(bytes).write(to: file)
-            if try !keys().contains(key) { return key }
-            try Data(original).write(to: file)
-        }
-        throw CocoaError(.fileReadCorruptFile)
+        // Bit 22 of the big-endian key is in its sixth byte.
+        try editLeafNode(of: path, choose: choose) { bytes, offset in bytes[offset + 5] |= 0x40 }
+    }
+
+    /// Damages the key size of one record of the `entries` database in the closed log at `path` where it lies in the
+    /// file, past LMDB: bits `mask` of the low byte of the size in its leaf node are flipped (8 grows to 9 with mask 1),
+    /// so that the key takes the first bytes of the record's value and the value starts that much later (a flipped bit
+    /// in a node's header, which LMDB does not check). `choose` picks the record from the database's keys. Returns the
+    /// key it damaged.
+    @discardableResult
+    public static func growKeyInFile(of path: String, mask: UInt8 = 1, choose: ([[UInt8]]) -> [UInt8]) throws -> [UInt8] {
+        try editLeafNode(of: path, choose: choose) { bytes, offset in bytes[offset - 2] ^= mask }
     }
 
     /// Sets bits `flag` in the flags (byte 10) of every leaf page (flags 0x02, reached or left over) of the data file at
@@ -126,5 +114,34 @@ extension LogDamage {
         for page in 2..<bytes.count / 4096 where bytes[page * 4096 + 10] == 0x02 { bytes[page * 4096 + 10] |= flag }
         try bytes.write(to: URL(fileURLWithPath: destination ?? source))
         return bytes
+    }
+
+    /// Edits, with `edit` (given the file's bytes and the offset of the key in them), the leaf node of `entries` that
+    /// holds the key `choose` picks, in the closed log at `path`, and returns that key. A leaf node of `entries` is its
+    /// header (the data's size, flags, then the key's size, 8) and the key: the page's flags (at byte 10 of its 4,096)
+    /// say leaf (2), where a branch page holds a copy of some keys. Pages LMDB freed may hold older copies of the node:
+    /// each match is tried until the log's keys change.
+    private static func editLeafNode(of path: String, choose: ([[UInt8]]) -> [UInt8], _ edit: (inout [UInt8], Int) -> Void) throws -> [UInt8] {
+        func keys() throws -> [[UInt8]] {
+            let environment = try Environment(path: path)
+            let database = try environment.openDatabase("entries")
+            return try environment.read { txn in try Self.keys(of: database, in: txn) }
+        }
+        let key = choose(try keys())
+        let file = URL(fileURLWithPath: path).appendingPathComponent("data.mdb")
+        let original = [UInt8](try Data(contentsOf: file))
+        let page = 4096
+        var offset = 2 * page
+        while offset + key.count <= original.count {
+            defer { offset += 1 }
+            guard original[offset..<offset + key.count].elementsEqual(key), original[offset - 2] == 8, original[offset - 1] == 0,
+                  original[offset - offset % page + 10] & 2 != 0 else { continue }
+            var bytes = original
+            edit(&bytes, offset)
+            try Data(bytes).write(to: file)
+            if try !keys().contains(key) { return key }
+            try Data(original).write(to: file)
+        }
+        throw CocoaError(.fileReadCorruptFile)
     }
 }
