@@ -52,7 +52,7 @@ struct EntryCursor {
                 return outcome
             }
         }
-        guard let record = try KeyCoding.withSequence(sequence, { key in try cursor.seek(atOrBefore: key) }) else {
+        guard let record = try EntryKey.seek(atOrBefore: sequence, cursor) else {
             return try pastOutOfPlace(sequence, from: try cursor.first())
         }
         if let entry = try within(record, sequence) { return entry }
@@ -64,10 +64,11 @@ struct EntryCursor {
     /// record after it (``holder(pastOutOfPlace:)``); when its block records a first number at or below `sequence`
     /// (its key alone is damaged), the entry is in it, and its damage is thrown; so too when the tree's last block is
     /// one whose key alone is damaged, upwards, and records a first number at or below `sequence`; and when that record's
-    /// key grew past 8 bytes from `sequence` (``KeyCoding/grownSequence(_:)``). `nil` otherwise: the log has no such entry.
+    /// key's size is damaged and it stands for `sequence` (``EntryKey/damagedSizeNumber(_:)``). `nil` otherwise: the
+    /// log has no such entry.
     private mutating func pastOutOfPlace(_ sequence: UInt64, from record: KeyValue?) throws -> Found? {
         // A key that grew sorts right after its number: a seek for that number lands before it.
-        if let record, KeyCoding.grownSequence(record.key) == sequence { return try enter(record, after: nil, from: sequence) }
+        if let record, EntryKey.damagedSizeNumber(record) == sequence { return try enter(record, after: nil, from: sequence) }
         if let record, let key = KeyCoding.decodeSequence(record.key), key > sequence {
             if let holder = try holder(pastOutOfPlace: sequence) { return try within(holder, sequence) }
             if let first = EntryBlock.misfiledFirst(record.value, key: key), first <= sequence {
@@ -149,7 +150,7 @@ struct EntryCursor {
     /// The first entry numbered `sequence` or higher.
     mutating func seek(atOrAfter sequence: UInt64) throws -> Found? {
         // The record at or before the number may be a block that holds it.
-        if let record = try KeyCoding.withSequence(sequence, { key in try cursor.seek(atOrBefore: key) }) {
+        if let record = try EntryKey.seek(atOrBefore: sequence, cursor) {
             var entry = try enter(try passing(record), after: nil, from: sequence)
             // A block that ends before the number leaves it to the next record.
             if entry == nil, block != nil { entry = try next(steppingOverOutOfPlace: sequence) }
@@ -159,7 +160,9 @@ struct EntryCursor {
             }
             return nil
         }
-        return try enter(try passing(try KeyCoding.withSequence(sequence) { key in try cursor.seek(atOrAfter: key) }), after: nil)
+        // Nothing is stored at or before it: the first record is after it (LMDB's seek would pass one whose key lost
+        // bytes, `EntryKey`).
+        return try enter(try passing(try cursor.first()), after: nil)
     }
 
     /// `record`, or where the cursor lands stepping forward past the records ``passedOver`` names.
@@ -178,7 +181,7 @@ struct EntryCursor {
         let previous = found?.sequence
         if let next = try nextInBlock() { return next }
         let record = try passing(try cursor.next())
-        if let record, let key = KeyCoding.decodeSequence(record.key) ?? KeyCoding.grownSequence(record.key), key > limit {
+        if let record, let key = EntryKey.number(record), key > limit {
             // Past the limit, unless the key alone is damaged upwards and its block's numbers are within it: its
             // damage is thrown (a range read ended there in silence before 2026-12-01).
             if EntryBlock.misfiledFirst(record.value, key: key).map({ $0 > limit }) ?? true {
@@ -234,7 +237,8 @@ struct EntryCursor {
     static func shorterKeyBeforeEnd(_ cursor: Cursor) throws -> Int? {
         guard let last = try cursor.last(), last.key.count == 8 else { return nil }
         for shorter in [try cursor.first(), try cursor.seek(atOrAfter: UnsafeRawBufferPointer(rebasing: last.key[0..<7]))] {
-            if let shorter, shorter.key.count != 8 { return shorter.key.count }
+            // One that a damaged key size shrank stays in its place, and is read as damage there.
+            if let shorter, shorter.key.count != 8, EntryKey.damagedSizeNumber(shorter) == nil { return shorter.key.count }
         }
         return nil
     }
@@ -255,9 +259,9 @@ struct EntryCursor {
         found = nil
         guard let record else { return nil }
         guard let key = KeyCoding.decodeSequence(record.key) else {
-            if let grown = KeyCoding.grownSequence(record.key) {
+            if let number = EntryKey.damagedSizeNumber(record) {
                 // Named, as a damaged block is, by its first number: which entries it holds is not known.
-                throw EventLogError.corruptEntry(sequence: grown, reason: Self.grownKeyReason(record.key.count))
+                throw EventLogError.corruptEntry(sequence: number, reason: EntryKey.damagedSizeReason(record.key.count))
             }
             let place = previous.map { "after #\($0)" } ?? "of the log"
             throw EventLogError.corruptEntry(sequence: previous ?? 0, reason: "a key \(place) is \(record.key.count) bytes, not 8")
@@ -269,10 +273,5 @@ struct EntryCursor {
             found = Found(header: try EntryRecord.header(key: key, record: record.value), bytes: record.value)
         }
         return found
-    }
-
-    /// Why the entries of a record whose key grew past 8 bytes (``KeyCoding/grownSequence(_:)``) cannot be read.
-    static func grownKeyReason(_ size: Int) -> String {
-        "the key of the record that holds it is \(size) bytes, not 8 (a damaged key size), so the record cannot be read"
     }
 }

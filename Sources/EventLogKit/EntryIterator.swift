@@ -124,8 +124,8 @@ public struct EntryIterator {
     /// where the iterator stands to the next sound record after it; a scan of the whole log steps over it from then on.
     /// A block whose key alone is damaged holds the numbers its checksum vouches for; when they lie behind the iterator
     /// (its key was damaged upwards, and a writer went on appending before it in the tree's order), the iterator stays
-    /// where it stands, stepping over the key from then on. A record whose key grew past 8 bytes (its size damaged)
-    /// holds the numbers from the one its first 8 bytes give to the next record's first. Returns `nil` and moves
+    /// where it stands, stepping over the key from then on. A record whose key size is damaged, grown past 8 bytes or
+    /// shrunk, holds the numbers from the one its key still tells to the next record's first. Returns `nil` and moves
     /// nowhere for any other error, for damage already passed, and when the record after the damage cannot be found
     /// (a key that is not a number).
     public mutating func skip(past error: EventLogError) throws(EventLogError) -> ClosedRange<UInt64>? {
@@ -134,9 +134,9 @@ public struct EntryIterator {
         var outOfPlace: UInt64?, behind: UInt64?
         let stretch: ClosedRange<UInt64>? = try storage.read { txn in
             try txn.withCursor(storage.entries) { cursor -> ClosedRange<UInt64>? in
-                if let grown = try Self.grown(sequence, from: position, cursor) { return grown }
+                if let damaged = try Self.damagedSize(sequence, from: position, cursor) { return damaged }
                 // The record stored under the damaged number, or else one before it that holds that entry.
-                if let record = try cursor.seek(atOrBefore: KeyCoding.sequence(sequence)),
+                if let record = try EntryKey.seek(atOrBefore: sequence, cursor),
                    let key = KeyCoding.decodeSequence(record.key) {
                     switch Self.check(record, key: key, holding: sequence) {
                     case .holds:
@@ -177,17 +177,17 @@ public struct EntryIterator {
         return stretch
     }
 
-    /// When entry `sequence` is in a record whose key grew past 8 bytes (``KeyCoding/grownSequence(_:)``): the record
-    /// stored at or before its number, or right after it when the key grew from the number itself, the numbers it
+    /// When entry `sequence` is in a record whose key size is damaged (``EntryKey/damagedSizeNumber(_:)``): the record
+    /// stored at or before its number, or right after it when its key grew from the number itself, the numbers it
     /// holds: from its key's number (or `position`, when later) up to the next record's first number, or to the end;
     /// `.some(nil)` when nothing lies between. `nil` for any other record.
-    private static func grown(_ sequence: UInt64, from position: UInt64, _ cursor: Cursor) throws(LMDBError) -> ClosedRange<UInt64>?? {
-        var landed = try cursor.seek(atOrBefore: KeyCoding.sequence(sequence))
-        if landed.flatMap({ KeyCoding.grownSequence($0.key) }) == nil { landed = landed == nil ? try cursor.first() : try cursor.next() }
-        guard let landed, let grown = KeyCoding.grownSequence(landed.key), grown <= sequence else { return nil }
-        let start = max(grown, position)
+    private static func damagedSize(_ sequence: UInt64, from position: UInt64, _ cursor: Cursor) throws(LMDBError) -> ClosedRange<UInt64>?? {
+        var landed = try EntryKey.seek(atOrBefore: sequence, cursor)
+        if landed.flatMap(EntryKey.damagedSizeNumber) == nil { landed = landed == nil ? try cursor.first() : try cursor.next() }
+        guard let landed, let number = EntryKey.damagedSizeNumber(landed), number <= sequence else { return nil }
+        let start = max(number, position)
         guard let next = try cursor.next() else { return start...UInt64.max }
-        guard let first = KeyCoding.decodeSequence(next.key) ?? KeyCoding.grownSequence(next.key), first > start else { return .some(nil) }
+        guard let first = EntryKey.number(next), first > start else { return .some(nil) }
         return start...(first - 1)
     }
 

@@ -361,14 +361,14 @@ extension EventLog {
                                 notRecorded[key, default: (sequence, 0)].count += 1
                             }
                         }
-                        var item = try cursor.seek(atOrAfter: KeyCoding.sequence(resume))
+                        var item = try EntryKey.seek(atOrAfter: resume, cursor)
                         while let current = item, checked < 65_536 {
                             guard let key = KeyCoding.decodeSequence(current.key) else {
-                                if let grown = KeyCoding.grownSequence(current.key) {
+                                if let number = EntryKey.damagedSizeNumber(current) {
                                     // It stays where its number puts it: the walk goes on after it.
-                                    problem(EntryCursor.grownKeyReason(current.key.count), at: grown)
+                                    problem(EntryKey.damagedSizeReason(current.key.count), at: number)
                                     afterDamage = true
-                                    resumeAt = grown &+ 1
+                                    resumeAt = number &+ 1
                                     item = try cursor.next()
                                     continue
                                 }

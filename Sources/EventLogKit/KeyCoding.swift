@@ -7,8 +7,10 @@ enum KeyCoding {
 
     /// Calls `body` with ``sequence(_:)``'s key, made on the stack: a reader seeks by one for each entry it looks up
     /// away from the last, and an array's was an allocation.
-    static func withSequence<Result>(_ sequence: UInt64, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try withUnsafeBytes(of: sequence.bigEndian) { try body($0) }
+    static func withSequence<Result, Failure: Error>(
+        _ sequence: UInt64, _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try withUnsafeBytes(of: sequence.bigEndian) { (key) throws(Failure) in try body(key) }
     }
 
     /// The 4-byte key of a stream: its id.
@@ -37,14 +39,6 @@ enum KeyCoding {
     /// Reads an 8-byte sequence key.
     static func decodeSequence(_ key: UnsafeRawBufferPointer) -> UInt64? {
         guard key.count == 8 else { return nil }
-        return UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
-    }
-
-    /// The number a key of `entries` longer than 8 bytes sorts at: its first 8 bytes. A bad bit in the size LMDB keeps
-    /// for a key (unchecked) grows it by bytes of the record's value, which then starts that much later: the record
-    /// stays where its number put it in the tree's order, and cannot be read. `nil` for a key of 8 bytes or fewer.
-    static func grownSequence(_ key: UnsafeRawBufferPointer) -> UInt64? {
-        guard key.count > 8 else { return nil }
         return UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
     }
 

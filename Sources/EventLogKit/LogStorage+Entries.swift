@@ -20,11 +20,11 @@ extension LogStorage {
             do {
                 return try entries.last()?.sequence
             } catch EventLogError.corruptEntry(let sequence, let reason) {
-                guard let last = try cursor.last(), let key = KeyCoding.decodeSequence(last.key) ?? KeyCoding.grownSequence(last.key) else {
+                guard let last = try cursor.last(), let key = EntryKey.number(last) else {
                     throw EventLogError.corruptEntry(sequence: sequence, reason: reason)
                 }
-                // A block whose key alone is damaged says where it starts: its key may be any number. A key that grew
-                // keeps its number.
+                // A block whose key alone is damaged says where it starts: its key may be any number. A key whose
+                // size is damaged keeps its number.
                 return max(EntryBlock.recordedFirst(last.value) ?? key, try highestListed(txn))
             }
         }
@@ -87,14 +87,16 @@ extension LogStorage {
         while next < sequences.count {
             let target = sequences[next]
             let looked: (key: UInt64, kept: [EntryRecord.Pending], removed: Int, end: UInt64)? = try txn.withCursor(entries) { cursor in
-                // A record whose key grew holds the entries from its number on, which cannot be read, so nor removed.
-                if let grown = try cursor.seek(atOrAfter: KeyCoding.sequence(target)), KeyCoding.grownSequence(grown.key) == target {
-                    throw EventLogError.corruptEntry(sequence: target, reason: EntryCursor.grownKeyReason(grown.key.count))
+                // A record whose key size is damaged holds the entries from its number on, which cannot be read, so
+                // nor removed. One whose key grew sorts after its own number.
+                if let grown = try cursor.seek(atOrAfter: KeyCoding.sequence(target)), grown.key.count > 8,
+                   EntryKey.damagedSizeNumber(grown) == target {
+                    throw EventLogError.corruptEntry(sequence: target, reason: EntryKey.damagedSizeReason(grown.key.count))
                 }
-                guard let record = try cursor.seek(atOrBefore: KeyCoding.sequence(target)) else { return nil }
+                guard let record = try EntryKey.seek(atOrBefore: target, cursor) else { return nil }
                 guard let key = KeyCoding.decodeSequence(record.key) else {
-                    guard let grown = KeyCoding.grownSequence(record.key) else { return nil }
-                    throw EventLogError.corruptEntry(sequence: grown, reason: EntryCursor.grownKeyReason(record.key.count))
+                    guard let number = EntryKey.damagedSizeNumber(record) else { return nil }
+                    throw EventLogError.corruptEntry(sequence: number, reason: EntryKey.damagedSizeReason(record.key.count))
                 }
                 guard EntryBlock.isBlock(record.value) else {
                     if key == target { try cursor.deleteCurrent() }

@@ -97,12 +97,12 @@ extension LogDamage {
     }
 
     /// Damages the key size of one record of the `entries` database in the closed log at `path` where it lies in the
-    /// file, past LMDB: bits `mask` of the low byte of the size in its leaf node are flipped (8 grows to 9 with mask 1),
-    /// so that the key takes the first bytes of the record's value and the value starts that much later (a flipped bit
-    /// in a node's header, which LMDB does not check). `choose` picks the record from the database's keys. Returns the
-    /// key it damaged.
+    /// file, past LMDB: bits `mask` of the low byte of the size in its leaf node are flipped (8 grows to 9 with mask 1,
+    /// shrinks to 0 with mask 8), so that the key takes the first bytes of the record's value and the value starts that
+    /// much later, or the other way round (a flipped bit in a node's header, which LMDB does not check). `choose` picks
+    /// the record from the database's keys. Returns the key it damaged.
     @discardableResult
-    public static func growKeyInFile(of path: String, mask: UInt8 = 1, choose: ([[UInt8]]) -> [UInt8]) throws -> [UInt8] {
+    public static func damageKeySizeInFile(of path: String, mask: UInt8 = 1, choose: ([[UInt8]]) -> [UInt8]) throws -> [UInt8] {
         try editLeafNode(of: path, choose: choose) { bytes, offset in bytes[offset - 2] ^= mask }
     }
 

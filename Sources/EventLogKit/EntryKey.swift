@@ -1,0 +1,53 @@
+import LMDB
+
+/// The key of a record of `entries`, its first entry's number in 8 bytes, big-endian; and what a damaged key size
+/// makes of it.
+///
+/// LMDB keeps each key's size in its node, unchecked. One bad bit there grows the key past 8 bytes (it takes the
+/// record's first bytes, and the record is read from a byte or more on) or, for bit 3, shrinks it to nothing (the
+/// record read from where the key starts, so that its first bytes are the key). Either way the record stays where it
+/// was in the tree, among the numbers it held, and cannot be read: readers take it as a damaged block, from its
+/// number to the next record's first. A shrunken key compares below every other key, so a seek for a number below
+/// its own that compares with it is drawn onto it: ``seek(atOrBefore:_:)`` steps back over it.
+enum EntryKey {
+    /// The number `record` is stored under: its 8-byte key's, or the one a damaged key size leaves
+    /// (``damagedSizeNumber(_:)``); `nil` when neither tells it.
+    static func number(_ record: KeyValue) -> UInt64? {
+        KeyCoding.decodeSequence(record.key) ?? damagedSizeNumber(record)
+    }
+
+    /// The number of a record whose key size is damaged: a key grown past 8 bytes still begins with it; a key that
+    /// lost bytes has the rest of it in what LMDB takes for the record's first bytes, trusted only when the bytes
+    /// after them begin a block recording that number as its first. `nil` for a key of 8 bytes, or one that tells none.
+    static func damagedSizeNumber(_ record: KeyValue) -> UInt64? {
+        let lost = 8 - record.key.count
+        guard lost != 0 else { return nil }
+        guard lost > 0 else { return UInt64(bigEndian: record.key.loadUnaligned(as: UInt64.self)) }
+        guard record.value.count > lost + EntryBlock.headerSize else { return nil }
+        let number = (Array(record.key) + Array(record.value.prefix(lost))).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let block = UnsafeRawBufferPointer(rebasing: record.value[lost...])
+        return EntryBlock.isBlock(block) && ByteReader(bytes: block).u64(15) == number ? number : nil
+    }
+
+    /// Why the entries of a record whose key size is damaged (``damagedSizeNumber(_:)``) cannot be read.
+    static func damagedSizeReason(_ size: Int) -> String {
+        "the key of the record that holds it is \(size) bytes, not 8 (a damaged key size), so the record cannot be read"
+    }
+
+    /// The record stored at or before entry `sequence`, the cursor left on it: LMDB's seek, stepping back over a
+    /// record whose key lost bytes and whose number is above `sequence`, where a seek that compared with it went.
+    static func seek(atOrBefore sequence: UInt64, _ cursor: Cursor) throws(LMDBError) -> KeyValue? {
+        var record = try KeyCoding.withSequence(sequence) { key throws(LMDBError) in try cursor.seek(atOrBefore: key) }
+        while let current = record, current.key.count < 8, let number = damagedSizeNumber(current), number > sequence {
+            record = try cursor.previous()
+        }
+        return record
+    }
+
+    /// The first record stored at or after entry `sequence`, the cursor left on it, found by ``seek(atOrBefore:_:)``:
+    /// LMDB's seek for it would pass a record whose key lost bytes.
+    static func seek(atOrAfter sequence: UInt64, _ cursor: Cursor) throws(LMDBError) -> KeyValue? {
+        guard let before = try seek(atOrBefore: sequence, cursor) else { return try cursor.first() }
+        return number(before) == sequence ? before : try cursor.next()
+    }
+}
