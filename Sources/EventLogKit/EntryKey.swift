@@ -36,8 +36,19 @@ enum EntryKey {
 
     /// The record stored at or before entry `sequence`, the cursor left on it: LMDB's seek, stepping back over a
     /// record whose key lost bytes and whose number is above `sequence`, where a seek that compared with it went.
+    /// Inlined: a lookup of one stream's entry among many streams' seeks once an entry, and the call cost 0.4% of a
+    /// replay's instructions (docs/PERFORMANCE.md).
+    @inline(__always)
     static func seek(atOrBefore sequence: UInt64, _ cursor: Cursor) throws(LMDBError) -> KeyValue? {
-        var record = try KeyCoding.withSequence(sequence) { key throws(LMDBError) in try cursor.seek(atOrBefore: key) }
+        let record = try KeyCoding.withSequence(sequence) { key throws(LMDBError) in try cursor.seek(atOrBefore: key) }
+        guard let record, record.key.count < 8 else { return record }
+        return try stepBack(from: record, over: sequence, cursor)
+    }
+
+    /// `record`, or the first record before it whose key is not one that lost bytes and stands for a number above
+    /// `sequence` (``seek(atOrBefore:_:)``).
+    private static func stepBack(from record: KeyValue, over sequence: UInt64, _ cursor: Cursor) throws(LMDBError) -> KeyValue? {
+        var record: KeyValue? = record
         while let current = record, current.key.count < 8, let number = damagedSizeNumber(current), number > sequence {
             record = try cursor.previous()
         }
