@@ -112,4 +112,44 @@ struct PageTreeCheckTests {
             #expect((PageTreeCheck.problem(inDataFile: path) == nil) == reading, "flag \(flag) for reading")
         }
     }
+
+    @Test(
+        "a record whose key size grew past its page's end is read for reading while it stays in the file, refused for writing",
+        arguments: [UInt16(7), UInt16(5 + 0x8000)])
+    func keySizePastThePage(size: UInt16) throws {
+        var (path, bytes) = try fileEndingInOverflowPages()
+        // The leaf node of "small" ends its page (LMDB lays a page's nodes from its end, and "small" came first): its
+        // key size (2 bytes before the key) is 5, and 5 bytes of value end the page. A bad bit makes the size 7 or 32,773.
+        let key = Array("small".utf8)
+        let nodes = (8192..<bytes.count - 16).filter { at in
+            bytes[at - 2] == 5 && bytes[at - 1] == 0 && Array(bytes[at..<at + 5]) == key && (at + 10) % 4096 == 0
+        }
+        try #require(!nodes.isEmpty)
+        for at in nodes { withUnsafeBytes(of: size.littleEndian) { bytes.replaceSubrange(at - 2..<at, with: $0) } }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        // Only a writer's copy or split of the page would write past it.
+        #expect(PageTreeCheck.problem(inDataFile: path) == nil)
+        guard case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: path, forWriting: true) else {
+            Issue.record("a key size past the page passed for writing")
+            return
+        }
+        #expect(reason.contains(size == 7 ? "the value of node 1 of page" : "the key of node 1 of page") && reason.contains("runs past its page"), "\(reason)")
+        // LMDB reads the record, key and value, from bytes of the file: the key begins as it did.
+        var options = EnvironmentOptions()
+        options.readOnly = true
+        let env = try Environment(path: URL(fileURLWithPath: path).deletingLastPathComponent().path, options: options)
+        let db = try env.openDatabase("values")
+        let read = try env.read { txn in
+            try txn.withCursor(db) { cursor in
+                var found: [(key: Int, value: Int, prefix: [UInt8])] = []
+                var item = try cursor.first()
+                while let current = item {
+                    found.append((current.key.count, current.value.count, Array(current.key.prefix(5))))
+                    item = try cursor.next()
+                }
+                return found
+            }
+        }
+        #expect(read.map(\.key) == [5, Int(size)] && read.map(\.prefix) == [Array("large".utf8), key] && read[1].value == 5)
+    }
 }
