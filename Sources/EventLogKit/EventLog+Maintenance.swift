@@ -251,6 +251,7 @@ extension EventLog {
             return try txn.withCursor(storage.snapshots) { cursor in
                 var problems: [(String, UInt64?)] = []
                 var oldest: Set<UInt32> = []
+                var previous: (stream: UInt32, sequence: UInt64)?
                 var item = try cursor.first()
                 while let current = item {
                     defer { item = try? cursor.next() }
@@ -259,10 +260,14 @@ extension EventLog {
                         if let placed = SnapshotRecord.recordedPosition(current.value) {
                             let name = Self.named(placed.stream, in: streams)
                             taken = "readers take it as its record says, the snapshot of \(name) at #\(placed.sequence)"
+                        } else if let placed = LogStorage.damagedSizeKey(current, after: previous) {
+                            let name = Self.named(placed.stream, in: streams)
+                            taken = "its size is damaged: readers take it as the snapshot of \(name) at #\(placed.sequence), whose record is read from the wrong bytes, so they leave it out"
                         }
                         problems.append(("a snapshot key is \(current.key.count) bytes, not 12: \(taken)", nil))
                         continue
                     }
+                    previous = key
                     guard key.sequence <= bound else { continue }
                     guard let info = streams[key.stream] else {
                         if !storage.hasDamagedDescriptor(key.stream) {

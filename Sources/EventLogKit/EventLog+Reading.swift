@@ -302,12 +302,17 @@ extension EventLog {
                 do {
                     guard let found = try keys.seek(atOrBefore: sequence) else { return nil }
                     return try decode(found)
-                } catch let damage as EventLogError {
+                } catch var damage as EventLogError {
                     let keysDamaged = if case .corruptMetadata = damage { true } else { false }
                     guard keysDamaged || orEarlier else { throw damage }
                     let scan = try keys.scan(atOrBefore: sequence, placing: SnapshotRecord.recordedPosition)
                     if keysDamaged, scan.isWhole, !orEarlier { return try scan.found.first.map(decode) }
                     guard orEarlier else { throw damage }
+                    // With every key read or placed, the keys are a sound tree's: what counts is the latest record's
+                    // damage, as under a sound key (a trimmed stream's base then costs the states before the next).
+                    if keysDamaged, scan.isWhole, let latest = scan.found.first {
+                        do throws(EventLogError) { _ = try decode(latest) } catch { damage = error }
+                    }
                     let gaps = try storage.gapRanges(txn, stream: info.id)
                     let earlier = scan.found.lazy.compactMap { try? decode($0) }.first
                     let from = earlier?.sequence ?? 0

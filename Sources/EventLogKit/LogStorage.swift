@@ -576,6 +576,22 @@ final class LogStorage: Sendable {
         KeyCoding.decodeStreamSequence(item.key) ?? placing(item.value)
     }
 
+    /// The (stream, sequence number) a record of a database keyed so stands for when a bad bit changed its key's size
+    /// (LMDB does not check it; the record stays where it was, read from the wrong bytes, so it is damaged): a grown
+    /// key's first 12 bytes, or a shrunk key's bytes and the record's first ones, which are the rest of it, when that
+    /// sorts after `previous`, the key before it in the tree. `nil` otherwise.
+    static func damagedSizeKey(_ item: KeyValue, after previous: (stream: UInt32, sequence: UInt64)?)
+        -> (stream: UInt32, sequence: UInt64)? {
+        let lost = 12 - item.key.count
+        if lost < 0 { return KeyCoding.decodeStreamSequence(UnsafeRawBufferPointer(rebasing: item.key.prefix(12))) }
+        guard lost > 0, item.value.count >= lost else { return nil }
+        let bytes = Array(item.key) + Array(item.value.prefix(lost))
+        guard let key = bytes.withUnsafeBytes({ KeyCoding.decodeStreamSequence($0) }), previous.map({ $0 < key }) ?? true else {
+            return nil
+        }
+        return key
+    }
+
     /// Writes `pin` in `txn` (``PinRecord``): the one place a pin is written, by the owner's calls and by the writer's
     /// pin of each `unwritten` entry.
     func writePin(_ pin: LogPin, _ txn: Transaction) throws {

@@ -297,16 +297,25 @@ struct BadInputTests {
         #expect(throws: expected) { try EventLog.open(at: path) }
     }
 
-    @Test("a snapshot key of the wrong size is damage, not the end of a stream's snapshots: an export lost the snapshots after it")
+    /// Before 2026-12-04 (session 76) the list refused it ("a key where a search for #0 lands is 13 bytes, not 12"),
+    /// and states that needed a snapshot with it.
+    @Test("a snapshot key of the wrong size is damage, not the end of a stream's snapshots: one whose size grew is placed by its first 12 bytes, its record damaged")
     func damagedSnapshotKey() throws {
         let path = try logOfOneEntry("snapshot-key.reactorlog")
         // A key size damaged by one, as the sweep found: the stream's key runs one byte into its record.
         try damage(path, database: "snapshots") { txn, snapshots in
             try txn.put(snapshots, key: [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0x5D], value: Array("x".utf8))
         }
-        #expect(throws: EventLogError.corruptMetadata(reason: "among stream 1's snapshot keys, a key where a search for #0 lands is 13 bytes, not 12")) {
-            try EventLog.openReadOnly(at: path).snapshotSequences(stream: "shop")
+        let log = try EventLog.openReadOnly(at: path)
+        #expect(try log.snapshotSequences(stream: "shop") == [1])
+        let error = #expect(throws: EventLogError.self) { try log.latestSnapshot(stream: "shop", atOrBefore: 1) }
+        guard case .corruptSnapshot(stream: "shop", sequence: 1, _)? = error else {
+            Issue.record("not the snapshot's damage: \(String(describing: error))")
+            return
         }
+        #expect(try log.verify().problems.contains {
+            $0.message == "a snapshot key is 13 bytes, not 12: its size is damaged: readers take it as the snapshot of stream 'shop' at #1, whose record is read from the wrong bytes, so they leave it out"
+        })
     }
 
     @Test("a snapshot key whose size is damaged to 0 breaks LMDB's order, and a seek then passes the stream's first snapshots: refused, not left out")
@@ -317,12 +326,17 @@ struct BadInputTests {
         // first, finds it below, and goes right, past the first two.
         try Self.setKeySize(0, ofSnapshot: sequences[2], in: path)
         let log = try EventLog.openReadOnly(at: path)
-        let error = #expect(throws: EventLogError.self) { try log.snapshotSequences(stream: "counter") }
-        #expect(error == .corruptMetadata(reason: "among stream 1's snapshot keys, a key where a search for #0 lands is 0 bytes, not 12"))
-        // A seek to the latest snapshot at or before a step checks the same way.
-        #expect(throws: EventLogError.self) { try log.latestSnapshot(stream: "counter", atOrBefore: sequences[3]) }
+        // Its record begins with the rest of its key, which sorts between the keys around it: the list is whole, and
+        // the snapshot there is damaged (before 2026-12-04, session 76, the list and seeks refused the log's snapshots).
+        #expect(try log.snapshotSequences(stream: "counter") == sequences)
+        #expect(try log.latestSnapshot(stream: "counter", atOrBefore: sequences[3])?.sequence == sequences[3])
+        let error = #expect(throws: EventLogError.self) { try log.latestSnapshot(stream: "counter", atOrBefore: sequences[2]) }
+        guard case .corruptSnapshot(stream: "counter", sequence: sequences[2], _)? = error else {
+            Issue.record("not the snapshot's damage: \(String(describing: error))")
+            return
+        }
         #expect(try log.verify().problems.contains {
-            $0.severity == .error && $0.message == "a snapshot key is 0 bytes, not 12: its record is damaged too, so readers leave it out"
+            $0.severity == .error && $0.message.hasPrefix("a snapshot key is 0 bytes, not 12: its size is damaged: readers take it as the snapshot of stream 'counter' at #\(sequences[2])")
         })
         // Where to rebuild from: an earlier snapshot serves, found by reading every key, so time travel and a resume
         // go on (replaying one mutation more where the damaged key's snapshot was).
@@ -411,7 +425,8 @@ struct BadInputTests {
         }
         let log = try EventLog.openReadOnly(at: path)
         let error = #expect(throws: EventLogError.self) { try log.recoveryPoint(stream: "counter", atOrBefore: hidden) }
-        #expect(error?.description.contains(damagedKey ? "0 bytes, not 12" : "its checksum does not match") == true)
+        // A key whose size is damaged is placed by its bytes, so the damage named is its record's either way.
+        #expect(error == .corruptSnapshot(stream: "counter", sequence: hidden, reason: "its checksum does not match its contents"))
         // Past the damage, the snapshot after it serves as ever.
         #expect(try log.recoveryPoint(stream: "counter", atOrBefore: sequences[4]).sequence == sequences[4])
     }

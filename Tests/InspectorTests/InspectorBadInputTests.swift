@@ -91,29 +91,42 @@ struct InspectorBadInputTests {
 
     /// Before, export, pack and blame of the whole log failed on it, and a state before the next snapshot named
     /// "entries that cannot be read".
-    @Test("a trimmed stream's base snapshot whose record is damaged: export and pack start the stream at its next snapshot and name what they left out; blame and state name the unknown stretch")
-    func damagedBase() async throws {
-        let sound = scratch.file("trimmed-base.reactorlog"), log = scratch.file("damaged-base.reactorlog")
+    ///
+    /// A key size damaged in the file (its record then read from the wrong bytes) is the same loss: before 2026-12-04
+    /// (session 76) it made state, blame, timeline and bisect of the stream stop at "the log's metadata is corrupt".
+    @Test(
+        "a trimmed stream's base snapshot whose record is damaged, or whose key size is: export and pack start the stream at its next snapshot and name what they left out; blame and state name the unknown stretch",
+        arguments: [nil, UInt8(0x01), 0x08])
+    func damagedBase(keySize: UInt8?) async throws {
+        let sound = scratch.file("trimmed-base-\(String(describing: keySize)).reactorlog"), log = scratch.file("damaged-base-\(String(describing: keySize)).reactorlog")
         try FileManager.default.copyItem(atPath: demo, toPath: sound)
         #expect(try await Tool.run(["trim", sound, "--before", "30"]).output.contains("search: 27 removed; replays from the snapshot at #27"))
         try FileManager.default.copyItem(atPath: sound, toPath: log)
-        _ = try LogDamage.flipByte(of: log, database: "snapshots", mask: 0x40) { _ in [0, 0, 0, 1] + withUnsafeBytes(of: UInt64(27).bigEndian) { Array($0) } }
+        let base = [0, 0, 0, 1] + withUnsafeBytes(of: UInt64(27).bigEndian) { Array($0) }
+        if let keySize {
+            // 12 bytes grown to 13, or shrunk to 4.
+            try LogDamage.damageKeySizeInFile(of: log, database: "snapshots", mask: keySize) { _ in base }
+        } else {
+            _ = try LogDamage.flipByte(of: log, database: "snapshots", mask: 0x40) { _ in base }
+        }
         let export = try await Tool.run(["export", log]), whole = try await Tool.run(["export", sound])
         #expect(export.status == 5 && export.error.contains(
             "The entries of 'search' up to #33 were left out, the snapshot a trim left for them damaged, the rest written: The snapshot of stream 'search' at #27 is corrupt"
         ), "\(export.error)")
         let entries = { (result: Tool.Result) in result.lines.filter { $0.hasPrefix("{\"entry\"") } }
         #expect(entries(export) == entries(whole).filter { !$0.contains("\"stream\":\"search\"") } && !entries(export).isEmpty)
-        let exported = scratch.file("damaged-base.jsonl"), imported = scratch.file("damaged-base-imported.reactorlog")
+        let exported = scratch.file("damaged-base-\(String(describing: keySize)).jsonl"), imported = scratch.file("damaged-base-imported-\(String(describing: keySize)).reactorlog")
         try export.output.write(toFile: exported, atomically: true, encoding: .utf8)
         #expect(try await Tool.run(["import", exported, imported]).status == 0)
         #expect(try await Tool.run(["verify", imported]).status == 0)
-        let pack = try await Tool.run(["pack", log, "--out", scratch.file("damaged-base.pack")])
+        let pack = try await Tool.run(["pack", log, "--out", scratch.file("damaged-base-\(String(describing: keySize)).pack")])
         #expect(pack.status == 5 && pack.output.contains("'search' (from its state after #33)"), "\(pack.output)\(pack.error)")
         // States after the base and before the next snapshot are unknown, and said to be; from it on, as ever.
         try await fails(["state", log, "--stream", "search", "--at", "30"], exit: 5, saying: "rebuilt from the snapshot a trim left as the stream's base, which cannot be read")
         let blame = try await Tool.run(["blame", log, "--stream", "search", "query"])
         #expect(blame.status == 5 && blame.output.contains("#28…#33  not readable  ? → \"rx\""), "\(blame.output)\(blame.error)")
+        let timeline = try await Tool.run(["timeline", log, "--stream", "search", "--out", scratch.file("damaged-base-\(String(describing: keySize)).html")])
+        #expect(timeline.status == 5 && timeline.output.hasPrefix("Wrote"), "\(timeline.output)\(timeline.error)")
     }
 
     /// Before, blame took a path whose every change lay in the damage for a typo: "has nothing at 'query' … Did you

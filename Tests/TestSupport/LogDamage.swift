@@ -96,14 +96,16 @@ extension LogDamage {
         try editLeafNode(of: path, choose: choose) { bytes, offset in bytes[offset + 5] |= 0x40 }
     }
 
-    /// Damages the key size of one record of the `entries` database in the closed log at `path` where it lies in the
+    /// Damages the key size of one record of `database` (`entries` unless named) in the closed log at `path` where it lies in the
     /// file, past LMDB: bits `mask` of the low byte of the size in its leaf node are flipped (8 grows to 9 with mask 1,
     /// shrinks to 0 with mask 8), so that the key takes the first bytes of the record's value and the value starts that
     /// much later, or the other way round (a flipped bit in a node's header, which LMDB does not check). `choose` picks
     /// the record from the database's keys. Returns the key it damaged.
     @discardableResult
-    public static func damageKeySizeInFile(of path: String, mask: UInt8 = 1, choose: ([[UInt8]]) -> [UInt8]) throws -> [UInt8] {
-        try editLeafNode(of: path, choose: choose) { bytes, offset in bytes[offset - 2] ^= mask }
+    public static func damageKeySizeInFile(
+        of path: String, database: String = "entries", mask: UInt8 = 1, choose: ([[UInt8]]) -> [UInt8]
+    ) throws -> [UInt8] {
+        try editLeafNode(of: path, database: database, choose: choose) { bytes, offset in bytes[offset - 2] ^= mask }
     }
 
     /// Sets bits `flag` in the flags (byte 10) of every leaf page (flags 0x02, reached or left over) of the data file at
@@ -116,15 +118,17 @@ extension LogDamage {
         return bytes
     }
 
-    /// Edits, with `edit` (given the file's bytes and the offset of the key in them), the leaf node of `entries` that
-    /// holds the key `choose` picks, in the closed log at `path`, and returns that key. A leaf node of `entries` is its
-    /// header (the data's size, flags, then the key's size, 8) and the key: the page's flags (at byte 10 of its 4,096)
-    /// say leaf (2), where a branch page holds a copy of some keys. Pages LMDB freed may hold older copies of the node:
-    /// each match is tried until the log's keys change.
-    private static func editLeafNode(of path: String, choose: ([[UInt8]]) -> [UInt8], _ edit: (inout [UInt8], Int) -> Void) throws -> [UInt8] {
+    /// Edits, with `edit` (given the file's bytes and the offset of the key in them), the leaf node of `database` that
+    /// holds the key `choose` picks, in the closed log at `path`, and returns that key. A leaf node is its header (the
+    /// data's size, flags, then the key's size) and the key: the page's flags (at byte 10 of its 4,096) say leaf (2),
+    /// where a branch page holds a copy of some keys. Pages LMDB freed may hold older copies of the node: each match
+    /// is tried until the log's keys change.
+    private static func editLeafNode(
+        of path: String, database name: String = "entries", choose: ([[UInt8]]) -> [UInt8], _ edit: (inout [UInt8], Int) -> Void
+    ) throws -> [UInt8] {
         func keys() throws -> [[UInt8]] {
             let environment = try Environment(path: path)
-            let database = try environment.openDatabase("entries")
+            let database = try environment.openDatabase(name)
             return try environment.read { txn in try Self.keys(of: database, in: txn) }
         }
         let key = choose(try keys())
@@ -134,7 +138,7 @@ extension LogDamage {
         var offset = 2 * page
         while offset + key.count <= original.count {
             defer { offset += 1 }
-            guard original[offset..<offset + key.count].elementsEqual(key), original[offset - 2] == 8, original[offset - 1] == 0,
+            guard original[offset..<offset + key.count].elementsEqual(key), original[offset - 2] == key.count, original[offset - 1] == 0,
                   original[offset - offset % page + 10] & 2 != 0 else { continue }
             var bytes = original
             edit(&bytes, offset)
