@@ -215,6 +215,10 @@ struct InspectorBadInputTests {
             // A range that ends before the damaged block is whole: the record past it is not read.
             let before = try await Tool.run(["export", log, "--to", "31"])
             #expect(before.status == 0 && before.lines.count > 31, "\(before.error)")
+            // The latest entries that can be read, not the last numbers, all damaged (before, tail listed nothing).
+            let tail = try await Tool.run(["tail", log])
+            #expect(tail.status == 5 && tail.lines.first?.contains("#22 search") == true && tail.lines.count == 10, "\(tail.output)")
+            #expect(tail.error.contains("\(lost) were left out, the rest listed"), "\(tail.error)")
         }
         // Entries of the other block read, the state through them too; one of the damaged block is named as such.
         let (sound, lostOne) = first == 1 ? ("40", "31") : ("31", "40")

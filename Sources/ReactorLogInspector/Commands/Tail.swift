@@ -49,13 +49,16 @@ struct Tail: AsyncParsableCommand {
         let count = UInt64(try EntryFilters.count(lines, option: "--lines") ?? 0)
         // The latest entries of the stream asked for, wherever they lie among the others' (a stream that ended
         // long ago included); of the log, the last numbers.
-        let start: UInt64 = if fromFirst {
+        let latest: UInt64 = if fromFirst {
             1
         } else if let stream {
             try session.log.firstOfLatest(Int(count), stream: stream, atOrBefore: highest) ?? highest + 1
         } else {
             highest > count ? highest - count + 1 : 1
         }
+        // Listed, the latest that can be read: where damage leaves fewer in those numbers, from further back.
+        let start = following || latest > highest
+            ? latest : Self.start(ofLatest: Int(count), readableFrom: latest, through: highest, stream: stream, in: session.log)
         let width = max(try session.log.streams().map(\.name.shownColumns).max() ?? 0, stream?.shownColumns ?? 0)
         let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(highest)".count)
         var json = output.json ? try EntryJSONWriter(log: session.log, stream: stream, following: following) : nil
@@ -78,5 +81,28 @@ struct Tail: AsyncParsableCommand {
             try readable.require(rest: "listed")
             try json?.requireCallSites()
         }
+    }
+
+    /// Where the latest `count` entries that can be read begin, through `highest`: `start`, when its range holds that
+    /// many, or else where a range reaching further back (twice as far each time, down to #1) finds them. Damage, or
+    /// entries a trim or retention removed, can leave fewer in the last numbers: a log whose last block is damaged
+    /// listed nothing before (2026-12-04), only what it left out. Damage the reading cannot pass leaves `start`, for the
+    /// listing to name.
+    static func start(ofLatest count: Int, readableFrom start: UInt64, through highest: UInt64, stream: String?, in log: EventLog) -> UInt64 {
+        var (from, reach) = (start, max(highest - start + 1, 1))
+        while count > 0 {
+            var found: [UInt64] = []
+            var iterator = log.entries(EntryQuery(from: from, through: highest, stream: stream))
+            do {
+                while let entry = try iterator.nextReadable(skipped: { _, _ in }) { found.append(entry.sequence) }
+            } catch {
+                return start
+            }
+            if found.count >= count { return found[found.count - count] }
+            guard from > 1 else { return from }
+            from = from > reach ? from - reach : 1
+            reach = reach > UInt64.max / 2 ? .max : reach * 2
+        }
+        return start
     }
 }
