@@ -68,8 +68,8 @@ extension LogStorage {
 
     /// Deletes the (stream, sequence) keys of `database`, which holds `what` records, for stream `id` numbered in
     /// `range`; returns how many. When the keys are damaged (``StreamKeyCursor``'s checks), the rest are found by
-    /// walking the whole database, each record placed by ``LogStorage/placedKey(_:placing:)``: one bad key does not
-    /// stop a trim.
+    /// walking the whole database, each record placed as a reader places it (``LogStorage/forEachPlaced(_:placing:_:)``):
+    /// one bad key does not stop a trim, and one whose size is damaged goes with the others.
     private func deleteKeys(
         _ txn: Transaction, _ database: Database, _ what: String, stream id: UInt32, in range: ClosedRange<UInt64>,
         placing: RecordPlacing
@@ -85,14 +85,10 @@ extension LogStorage {
                     item = current.sequence < .max ? try keys.seek(atOrAfter: current.sequence + 1) : nil
                 }
             } catch EventLogError.corruptMetadata {
-                // LMDB leaves a cursor on the item after the one it deletes, which `next` then gives.
-                var item = try cursor.first()
-                while let current = item {
-                    if let key = Self.placedKey(current, placing: placing), key.stream == id, range.contains(key.sequence) {
-                        try cursor.deleteCurrent()
-                        count += 1
-                    }
-                    item = try cursor.next()
+                _ = try Self.forEachPlaced(cursor, placing: placing) { key, _ in
+                    guard key.stream == id, range.contains(key.sequence) else { return }
+                    try cursor.deleteCurrent()
+                    count += 1
                 }
             }
             return count

@@ -576,6 +576,36 @@ final class LogStorage: Sendable {
         KeyCoding.decodeStreamSequence(item.key) ?? placing(item.value)
     }
 
+    /// Calls `body` with each record of a database keyed by (stream, sequence number), read through `cursor` in the
+    /// order of its pages, and the key it stands for: its own, where its record places it (``placedKey(_:placing:)``),
+    /// or where its bytes do when a bad bit changed its size (``damagedSizeKey(_:after:)``); a record none places is
+    /// passed over. `body` may delete the record (LMDB then leaves the cursor on the one after it, which the next step
+    /// gives). Returns whether every record was placed and the keys of 12 bytes, and those a damaged size placed, rose.
+    static func forEachPlaced(
+        _ cursor: Cursor, placing: RecordPlacing, _ body: ((stream: UInt32, sequence: UInt64), KeyValue) throws -> Void
+    ) throws -> Bool {
+        var isWhole = true
+        var previous: (stream: UInt32, sequence: UInt64)?
+        var item = try cursor.first()
+        while let current = item {
+            if let key = KeyCoding.decodeStreamSequence(current.key) {
+                if let previous, !(previous < key) { isWhole = false }
+                previous = key
+            }
+            if let key = placedKey(current, placing: placing) {
+                try body(key, current)
+            } else if let key = damagedSizeKey(current, after: previous) {
+                // Checked against the next key as a 12-byte one is.
+                previous = key
+                try body(key, current)
+            } else {
+                isWhole = false
+            }
+            item = try cursor.next()
+        }
+        return isWhole
+    }
+
     /// The (stream, sequence number) a record of a database keyed so stands for when a bad bit changed its key's size
     /// (LMDB does not check it; the record stays where it was, read from the wrong bytes, so it is damaged): a grown
     /// key's first 12 bytes, or a shrunk key's bytes and the record's first ones, which are the rest of it, when that

@@ -98,27 +98,12 @@ struct StreamKeyCursor {
     /// The stream's keys at or before `sequence`, latest first, among all the database's keys read in the order of
     /// its pages: for a reader that may take an earlier key than the last (a snapshot to replay from) when a seek
     /// finds the keys out of order, or the last one's record damaged. A key that is not 12 bytes is placed where its
-    /// record says (``LogStorage/placedKey(_:placing:)``), where its bytes say when a bad bit changed its size
-    /// (``LogStorage/damagedSizeKey(_:after:)``), or else passed over.
+    /// record says, or where its bytes say when a bad bit changed its size, or else passed over
+    /// (``LogStorage/forEachPlaced(_:placing:_:)``).
     mutating func scan(atOrBefore sequence: UInt64, placing: LogStorage.RecordPlacing = { _ in nil }) throws -> Scan {
         var scan = Scan()
-        var previous: (stream: UInt32, sequence: UInt64)?
-        var item = try cursor.first()
-        while let current = item {
-            if let key = KeyCoding.decodeStreamSequence(current.key) {
-                if let previous, !(previous < key) { scan.isWhole = false }
-                previous = key
-            }
-            if let key = LogStorage.placedKey(current, placing: placing) {
-                if key.stream == stream, key.sequence <= sequence { scan.found.append((key.sequence, current.value)) }
-            } else if let key = LogStorage.damagedSizeKey(current, after: previous) {
-                // Checked against the next key as a 12-byte one is.
-                previous = key
-                if key.stream == stream, key.sequence <= sequence { scan.found.append((key.sequence, current.value)) }
-            } else {
-                scan.isWhole = false
-            }
-            item = try cursor.next()
+        scan.isWhole = try LogStorage.forEachPlaced(cursor, placing: placing) { key, record in
+            if key.stream == stream, key.sequence <= sequence { scan.found.append((key.sequence, record.value)) }
         }
         position = nil
         // The sort is stable: of two under one number, the first in the tree's order stays first.

@@ -129,6 +129,25 @@ struct InspectorBadInputTests {
         #expect(timeline.status == 5 && timeline.output.hasPrefix("Wrote"), "\(timeline.output)\(timeline.error)")
     }
 
+    /// Before 2026-12-04 (session 76) the trim left it behind: its walk over the snapshots, once a seek met the key,
+    /// placed a record by its key or its own bytes only.
+    @Test("a trim takes away a snapshot whose key size is damaged with the others before its cut, and verify then passes")
+    func trimTakesDamagedKeySize() async throws {
+        let log = scratch.file("trim-key-size.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        let key = [0, 0, 0, 1] + withUnsafeBytes(of: UInt64(14).bigEndian) { Array($0) }
+        // Shrunk to 4 bytes: grown, the first record of its page would run past it, and a writer is refused that page.
+        try LogDamage.damageKeySizeInFile(of: log, database: "snapshots", mask: 0x08) { _ in key }
+        let before = try await Tool.run(["verify", log])
+        #expect(before.status == 1 && before.output.contains(
+            "a snapshot key is 4 bytes, not 12: its size is damaged: readers take it as the snapshot of stream 'search' at #14"
+        ), "\(before.output)")
+        let trim = try await Tool.run(["trim", log, "--before", "30"])
+        #expect(trim.status == 0 && trim.output.contains("search: 27 removed; replays from the snapshot at #27"), "\(trim.output)\(trim.error)")
+        let after = try await Tool.run(["verify", log])
+        #expect(after.status == 0, "\(after.output)")
+    }
+
     /// Before, blame took a path whose every change lay in the damage for a typo: "has nothing at 'query' … Did you
     /// mean 'query'?", exit 2.
     @Test("blame of a path that appears only inside a damaged first block names the unknown stretch; a typo is still refused")
