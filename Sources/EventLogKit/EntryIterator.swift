@@ -177,14 +177,11 @@ public struct EntryIterator {
         return stretch
     }
 
-    /// When entry `sequence` is in a record whose key size is damaged (``EntryKey/damagedSizeNumber(_:)``): the record
-    /// stored at or before its number, or right after it when its key grew from the number itself, the numbers it
-    /// holds: from its key's number (or `position`, when later) up to the next record's first number, or to the end;
-    /// `.some(nil)` when nothing lies between. `nil` for any other record.
+    /// When entry `sequence` is in a record whose key size is damaged (``EntryKey/damagedSizeRecord(holding:_:)``), the
+    /// numbers it holds: from its key's number (or `position`, when later) up to the next record's first number, or
+    /// to the end; `.some(nil)` when nothing lies between. `nil` for any other record.
     private static func damagedSize(_ sequence: UInt64, from position: UInt64, _ cursor: Cursor) throws(LMDBError) -> ClosedRange<UInt64>?? {
-        var landed = try EntryKey.seek(atOrBefore: sequence, cursor)
-        if landed.flatMap(EntryKey.damagedSizeNumber) == nil { landed = landed == nil ? try cursor.first() : try cursor.next() }
-        guard let landed, let number = EntryKey.damagedSizeNumber(landed), number <= sequence else { return nil }
+        guard let (_, number) = try EntryKey.damagedSizeRecord(holding: sequence, cursor) else { return nil }
         let start = max(number, position)
         guard let next = try cursor.next() else { return start...UInt64.max }
         guard let first = EntryKey.number(next), first > start else { return .some(nil) }

@@ -55,6 +55,16 @@ enum EntryKey {
         return record
     }
 
+    /// The record whose key size is damaged that holds entry `sequence`, and its number, the cursor left on it: the
+    /// record stored at or before the number, or the one right after it when its key grew from the number itself (a
+    /// grown key sorts after its own number). `nil` when the entry is in no such record.
+    static func damagedSizeRecord(holding sequence: UInt64, _ cursor: Cursor) throws(LMDBError) -> (record: KeyValue, number: UInt64)? {
+        var landed = try seek(atOrBefore: sequence, cursor)
+        if landed.flatMap(damagedSizeNumber) == nil { landed = landed == nil ? try cursor.first() : try cursor.next() }
+        guard let landed, let number = damagedSizeNumber(landed), number <= sequence else { return nil }
+        return (landed, number)
+    }
+
     /// The first record stored at or after entry `sequence`, the cursor left on it, found by ``seek(atOrBefore:_:)``:
     /// LMDB's seek for it would pass a record whose key lost bytes.
     static func seek(atOrAfter sequence: UInt64, _ cursor: Cursor) throws(LMDBError) -> KeyValue? {

@@ -308,13 +308,19 @@ extension EventLog {
                     let scan = try keys.scan(atOrBefore: sequence, placing: SnapshotRecord.recordedPosition)
                     if keysDamaged, scan.isWhole, !orEarlier { return try scan.found.first.map(decode) }
                     guard orEarlier else { throw damage }
-                    // With every key read or placed, the keys are a sound tree's: what counts is the latest record's
-                    // damage, as under a sound key (a trimmed stream's base then costs the states before the next).
-                    if keysDamaged, scan.isWhole, let latest = scan.found.first {
-                        do throws(EventLogError) { _ = try decode(latest) } catch { damage = error }
+                    // The latest snapshot that reads, each decoded once. With every key read or placed, the keys are a
+                    // sound tree's: what counts is then the latest record's damage, as under a sound key (a trimmed
+                    // stream's base then costs the states before the next).
+                    var earlier: Snapshot?
+                    for (index, found) in scan.found.enumerated() {
+                        do throws(EventLogError) {
+                            earlier = try decode(found)
+                            break
+                        } catch {
+                            if index == 0, keysDamaged, scan.isWhole { damage = error }
+                        }
                     }
                     let gaps = try storage.gapRanges(txn, stream: info.id)
-                    let earlier = scan.found.lazy.compactMap { try? decode($0) }.first
                     let from = earlier?.sequence ?? 0
                     if earlier == nil && info.sequenceFloor > 0 || gaps.contains(where: { $0.lowerBound > from && $0.lowerBound <= sequence }) {
                         throw damage

@@ -88,16 +88,12 @@ extension LogStorage {
             let target = sequences[next]
             let looked: (key: UInt64, kept: [EntryRecord.Pending], removed: Int, end: UInt64)? = try txn.withCursor(entries) { cursor in
                 // A record whose key size is damaged holds the entries from its number on, which cannot be read, so
-                // nor removed. One whose key grew sorts after its own number.
-                if let grown = try cursor.seek(atOrAfter: KeyCoding.sequence(target)), grown.key.count > 8,
-                   EntryKey.damagedSizeNumber(grown) == target {
-                    throw EventLogError.corruptEntry(sequence: target, reason: EntryKey.damagedSizeReason(grown.key.count))
+                // nor removed.
+                if let damaged = try EntryKey.damagedSizeRecord(holding: target, cursor) {
+                    throw EventLogError.corruptEntry(sequence: damaged.number, reason: EntryKey.damagedSizeReason(damaged.record.key.count))
                 }
-                guard let record = try EntryKey.seek(atOrBefore: target, cursor) else { return nil }
-                guard let key = KeyCoding.decodeSequence(record.key) else {
-                    guard let number = EntryKey.damagedSizeNumber(record) else { return nil }
-                    throw EventLogError.corruptEntry(sequence: number, reason: EntryKey.damagedSizeReason(record.key.count))
-                }
+                guard let record = try EntryKey.seek(atOrBefore: target, cursor),
+                      let key = KeyCoding.decodeSequence(record.key) else { return nil }
                 guard EntryBlock.isBlock(record.value) else {
                     if key == target { try cursor.deleteCurrent() }
                     return nil
