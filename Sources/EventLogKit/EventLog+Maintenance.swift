@@ -86,36 +86,46 @@ extension EventLog {
         let (gaps, problems): ([UInt32: [ClosedRange<UInt64>]], [(String, UInt64?)]) = try storage.read { txn in
             var gaps: [UInt32: [ClosedRange<UInt64>]] = [:]
             var problems: [(String, UInt64?)] = []
-            try txn.withCursor(database) { cursor in
-                var item = try cursor.first()
-                while let current = item {
-                    defer { item = try? cursor.next() }
-                    guard let key = KeyCoding.decodeStreamSequence(current.key) else {
-                        var taken = "its record is damaged too, so readers leave it out"
-                        if let gap = GapRecord.decode(current.value) {
-                            // Readers take it: its removed entries are no damage.
-                            if streams[gap.stream] != nil { gaps[gap.stream, default: []].append(gap.removed) }
-                            let name = Self.named(gap.stream, in: streams)
-                            taken = "readers take it as its record says, the gap of \(name) #\(gap.removed.lowerBound)…#\(gap.removed.upperBound)"
-                        }
-                        problems.append(("a gap record's key is \(current.key.count) bytes, not 12: \(taken)", nil))
-                        continue
+            _ = try txn.withCursor(database) { cursor in
+                try LogStorage.forEachPlaced(cursor, placing: GapRecord.key(of:)) { placement, current in
+                    let key: (stream: UInt32, sequence: UInt64)
+                    switch placement {
+                    case .key(let stream, let sequence), .damagedSize(let stream, let sequence):
+                        key = (stream, sequence)
+                    case .record:
+                        // Readers take it: its removed entries are no damage.
+                        guard let gap = GapRecord.decode(current.value) else { return }
+                        if streams[gap.stream] != nil { gaps[gap.stream, default: []].append(gap.removed) }
+                        let name = Self.named(gap.stream, in: streams)
+                        problems.append((
+                            "a gap record's key is \(current.key.count) bytes, not 12: readers take it as its record says, the gap of \(name) #\(gap.removed.lowerBound)…#\(gap.removed.upperBound)",
+                            nil
+                        ))
+                        return
+                    case .none:
+                        problems.append(("a gap record's key is \(current.key.count) bytes, not 12: its record is damaged too, so readers leave it out", nil))
+                        return
                     }
                     guard let info = streams[key.stream] else {
                         // A stream whose descriptor is damaged is named once, with its entries.
                         if !storage.hasDamagedDescriptor(key.stream) {
                             problems.append(("a gap names stream id \(key.stream), which the log does not describe", key.sequence))
                         }
-                        continue
+                        return
                     }
                     let previousEnd = gaps[key.stream]?.last?.upperBound ?? 0
                     guard let gap = try storage.gap(txn, stream: key.stream, at: key.sequence, record: current.value, after: previousEnd) else {
                         let owner = GapRecord.decode(current.value).map { "stream id \($0.stream)" } ?? "another stream"
                         problems.append(("a gap record is damaged: it is stored under stream '\(info.name)', but is the gap of \(owner)", key.sequence))
-                        continue
+                        return
                     }
                     let (first, last) = (gap.removed.lowerBound, gap.removed.upperBound)
-                    if gap.isDamaged {
+                    if case .damagedSize = placement {
+                        problems.append((
+                            "a gap record's key is \(current.key.count) bytes, not 12: its size is damaged, so its record is read from the wrong bytes: readers take the gap of stream '\(info.name)' up to #\(last) as #\(first)…#\(last), from the stream's entries",
+                            nil
+                        ))
+                    } else if gap.isDamaged {
                         problems.append(("the gap record of stream '\(info.name)' is damaged (its checksum, key or bounds do not match): readers take the gap as #\(first)…#\(last), from the stream's entries", key.sequence))
                     }
                     gaps[key.stream, default: []].append(gap.removed)
@@ -145,33 +155,39 @@ extension EventLog {
         guard let database = storage.schemas else { return }
         let problems: [(String, UInt64?)] = try storage.read { txn in
             var problems: [(String, UInt64?)] = []
-            try txn.withCursor(database) { cursor in
-                var item = try cursor.first()
-                while let current = item {
-                    defer { item = try? cursor.next() }
-                    guard let (stream, through) = KeyCoding.decodeStreamSequence(current.key) else {
-                        let taken = SchemaEraRecord.decode(current.value).map { found in
-                            let name = Self.named(found.stream, in: streams)
-                            return "readers take it as its record says, the era of \(name) through #\(found.era.through) written by '\(found.era.fingerprint)'"
-                        }
-                        problems.append(("a schema era record's key is \(current.key.count) bytes, not 12: \(taken ?? "its record is damaged too, so readers leave it out")", nil))
-                        continue
+            _ = try txn.withCursor(database) { cursor in
+                try LogStorage.forEachPlaced(cursor, placing: SchemaEraRecord.key(of:)) { placement, current in
+                    let (stream, through): (UInt32, UInt64)
+                    let size = "a schema era record's key is \(current.key.count) bytes, not 12"
+                    switch placement {
+                    case .key(let id, let sequence), .damagedSize(let id, let sequence):
+                        (stream, through) = (id, sequence)
+                    case .record:
+                        guard let found = SchemaEraRecord.decode(current.value) else { return }
+                        let name = Self.named(found.stream, in: streams)
+                        problems.append(("\(size): readers take it as its record says, the era of \(name) through #\(found.era.through) written by '\(found.era.fingerprint)'", nil))
+                        return
+                    case .none:
+                        problems.append(("\(size): its record is damaged too, so readers leave it out", nil))
+                        return
                     }
                     guard let info = streams[stream] else {
                         if !storage.hasDamagedDescriptor(stream) {
                             problems.append(("a schema era names stream id \(stream), which the log does not describe", through))
                         }
-                        continue
+                        return
                     }
                     guard let (era, isDamaged) = SchemaEraRecord.read(stream: stream, through: through, record: current.value) else {
                         let owner = SchemaEraRecord.decode(current.value).map { "stream id \($0.stream)" } ?? "another stream"
                         problems.append(("a schema era record is damaged: it is stored under stream '\(info.name)', but is the era of \(owner)", through))
-                        continue
+                        return
                     }
-                    if isDamaged {
-                        let known = era.fingerprint == SchemaHistory.unknownFingerprint
-                            ? "the types that wrote the era are not known, so migrations refuse its payloads"
-                            : "it is read as its record says, written by '\(era.fingerprint)'"
+                    let known = era.fingerprint == SchemaHistory.unknownFingerprint
+                        ? "the types that wrote the era are not known, so migrations refuse its payloads"
+                        : "it is read as its record says, written by '\(era.fingerprint)'"
+                    if case .damagedSize = placement {
+                        problems.append(("\(size): its size is damaged, so its record is read from the wrong bytes: readers take it as the era of stream '\(info.name)' through #\(through), and \(known)", nil))
+                    } else if isDamaged {
                         problems.append(("the schema era record of stream '\(info.name)' through #\(era.through) is damaged (its checksum, key or text do not match): \(known)", through))
                     }
                     if formatVersion < LogLayout.schemaErasFormatVersion {
@@ -251,40 +267,40 @@ extension EventLog {
             return try txn.withCursor(storage.snapshots) { cursor in
                 var problems: [(String, UInt64?)] = []
                 var oldest: Set<UInt32> = []
-                var previous: (stream: UInt32, sequence: UInt64)?
-                var item = try cursor.first()
-                while let current = item {
-                    defer { item = try? cursor.next() }
-                    guard let key = KeyCoding.decodeStreamSequence(current.key) else {
-                        var taken = "its record is damaged too, so readers leave it out"
-                        if let placed = SnapshotRecord.recordedPosition(current.value) {
-                            let name = Self.named(placed.stream, in: streams)
-                            taken = "readers take it as its record says, the snapshot of \(name) at #\(placed.sequence)"
-                        } else if let placed = LogStorage.damagedSizeKey(current, after: previous) {
-                            let name = Self.named(placed.stream, in: streams)
-                            taken = "its size is damaged: readers take it as the snapshot of \(name) at #\(placed.sequence), whose record is read from the wrong bytes, so they leave it out"
-                        }
-                        problems.append(("a snapshot key is \(current.key.count) bytes, not 12: \(taken)", nil))
-                        continue
+                _ = try LogStorage.forEachPlaced(cursor, placing: SnapshotRecord.recordedPosition) { placement, current in
+                    let size = "a snapshot key is \(current.key.count) bytes, not 12"
+                    let key: (stream: UInt32, sequence: UInt64)
+                    switch placement {
+                    case .key(let stream, let sequence):
+                        key = (stream, sequence)
+                    case .record(let stream, let sequence):
+                        problems.append(("\(size): readers take it as its record says, the snapshot of \(Self.named(stream, in: streams)) at #\(sequence)", nil))
+                        return
+                    case .damagedSize(let stream, let sequence):
+                        let name = Self.named(stream, in: streams)
+                        problems.append(("\(size): its size is damaged: readers take it as the snapshot of \(name) at #\(sequence), whose record is read from the wrong bytes, so they leave it out", nil))
+                        return
+                    case .none:
+                        problems.append(("\(size): its record is damaged too, so readers leave it out", nil))
+                        return
                     }
-                    previous = key
-                    guard key.sequence <= bound else { continue }
+                    guard key.sequence <= bound else { return }
                     guard let info = streams[key.stream] else {
                         if !storage.hasDamagedDescriptor(key.stream) {
                             problems.append(("a snapshot names stream id \(key.stream), which the log does not describe", key.sequence))
                         }
-                        continue
+                        return
                     }
                     let isOldest = oldest.insert(key.stream).inserted
                     // A damaged entry is reported by the walk over the entries, not here.
                     let entry: EntryCursor.Found?
-                    do { entry = try entries.entry(key.sequence) } catch { continue }
+                    do { entry = try entries.entry(key.sequence) } catch { return }
                     guard let entry else {
                         let endsGap = gaps[key.stream]?.contains { $0.upperBound == key.sequence } ?? false
                         if !(isOldest && key.sequence <= info.sequenceFloor) && !endsGap {
                             problems.append(("the snapshot of stream '\(info.name)' describes this entry, which the log does not hold", key.sequence))
                         }
-                        continue
+                        return
                     }
                     if entry.header.streamID != key.stream {
                         let owner = streams[entry.header.streamID]?.name ?? "id \(entry.header.streamID)"

@@ -85,8 +85,8 @@ extension LogStorage {
                     item = current.sequence < .max ? try keys.seek(atOrAfter: current.sequence + 1) : nil
                 }
             } catch EventLogError.corruptMetadata {
-                _ = try Self.forEachPlaced(cursor, placing: placing) { key, _ in
-                    guard key.stream == id, range.contains(key.sequence) else { return }
+                _ = try Self.forEachPlaced(cursor, placing: placing) { placement, _ in
+                    guard let key = placement.key, key.stream == id, range.contains(key.sequence) else { return }
                     try cursor.deleteCurrent()
                     count += 1
                 }

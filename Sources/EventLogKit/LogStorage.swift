@@ -569,20 +569,36 @@ final class LogStorage: Sendable {
     /// belongs under (``GapRecord/key(of:)``, ``SchemaEraRecord/key(of:)``); `nil` when it cannot say.
     typealias RecordPlacing = (UnsafeRawBufferPointer) -> (stream: UInt32, sequence: UInt64)?
 
-    /// The (stream, sequence number) a record of a database keyed so stands for: its key or, when that does not
-    /// read, what `placing` reads from its bytes.
-    static func placedKey(_ item: KeyValue, placing: RecordPlacing)
-        -> (stream: UInt32, sequence: UInt64)? {
-        KeyCoding.decodeStreamSequence(item.key) ?? placing(item.value)
+    /// Where a record of a database keyed by (stream, sequence number) stands, as readers place it
+    /// (``LogStorage/forEachPlaced(_:placing:_:)``).
+    enum Placement {
+        /// Under its own key of 12 bytes.
+        case key(stream: UInt32, sequence: UInt64)
+        /// Where its sound record says, its key not reading.
+        case record(stream: UInt32, sequence: UInt64)
+        /// Where its bytes say, a bad bit having changed its key's size (``damagedSizeKey(_:after:)``): the record
+        /// itself is read from the wrong bytes.
+        case damagedSize(stream: UInt32, sequence: UInt64)
+        /// Nowhere: neither its key nor its record reads, so readers leave it out.
+        case none
+
+        /// The (stream, sequence number) it stands for; `nil` for ``none``.
+        var key: (stream: UInt32, sequence: UInt64)? {
+            switch self {
+            case .key(let stream, let sequence), .record(let stream, let sequence), .damagedSize(let stream, let sequence):
+                (stream, sequence)
+            case .none: nil
+            }
+        }
     }
 
     /// Calls `body` with each record of a database keyed by (stream, sequence number), read through `cursor` in the
-    /// order of its pages, and the key it stands for: its own, where its record places it (``placedKey(_:placing:)``),
-    /// or where its bytes do when a bad bit changed its size (``damagedSizeKey(_:after:)``); a record none places is
-    /// passed over. `body` may delete the record (LMDB then leaves the cursor on the one after it, which the next step
-    /// gives). Returns whether every record was placed and the keys of 12 bytes, and those a damaged size placed, rose.
+    /// order of its pages, and where readers place it (``Placement``): under its own key, where its record says
+    /// (`placing`), or where its bytes do when a bad bit changed its key's size. `body` may delete the record (LMDB
+    /// then leaves the cursor on the one after it, which the next step gives). Returns whether every record was placed
+    /// and the keys of 12 bytes, and those a damaged size placed, rose.
     static func forEachPlaced(
-        _ cursor: Cursor, placing: RecordPlacing, _ body: ((stream: UInt32, sequence: UInt64), KeyValue) throws -> Void
+        _ cursor: Cursor, placing: RecordPlacing, _ body: (Placement, KeyValue) throws -> Void
     ) throws -> Bool {
         var isWhole = true
         var previous: (stream: UInt32, sequence: UInt64)?
@@ -591,15 +607,16 @@ final class LogStorage: Sendable {
             if let key = KeyCoding.decodeStreamSequence(current.key) {
                 if let previous, !(previous < key) { isWhole = false }
                 previous = key
-            }
-            if let key = placedKey(current, placing: placing) {
-                try body(key, current)
+                try body(.key(stream: key.stream, sequence: key.sequence), current)
+            } else if let key = placing(current.value) {
+                try body(.record(stream: key.stream, sequence: key.sequence), current)
             } else if let key = damagedSizeKey(current, after: previous) {
                 // Checked against the next key as a 12-byte one is.
                 previous = key
-                try body(key, current)
+                try body(.damagedSize(stream: key.stream, sequence: key.sequence), current)
             } else {
                 isWhole = false
+                try body(.none, current)
             }
             item = try cursor.next()
         }

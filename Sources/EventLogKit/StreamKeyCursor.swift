@@ -102,8 +102,8 @@ struct StreamKeyCursor {
     /// (``LogStorage/forEachPlaced(_:placing:_:)``).
     mutating func scan(atOrBefore sequence: UInt64, placing: LogStorage.RecordPlacing = { _ in nil }) throws -> Scan {
         var scan = Scan()
-        scan.isWhole = try LogStorage.forEachPlaced(cursor, placing: placing) { key, record in
-            if key.stream == stream, key.sequence <= sequence { scan.found.append((key.sequence, record.value)) }
+        scan.isWhole = try LogStorage.forEachPlaced(cursor, placing: placing) { placement, record in
+            if let key = placement.key, key.stream == stream, key.sequence <= sequence { scan.found.append((key.sequence, record.value)) }
         }
         position = nil
         // The sort is stable: of two under one number, the first in the tree's order stays first.

@@ -557,4 +557,31 @@ struct RetentionInspectorTests {
         try trimmed.close()
         #expect(try await Tool.run(["verify", sound]).status == 0)
     }
+
+    @Test("a gap record whose key size a bad bit changed is read from the stream's entries: verify says so, and finds no entries missing", arguments: [UInt8(1), 8])
+    func gapKeySizeDamaged(mask: UInt8) async throws {
+        let log = try Self.gappedLog(at: scratch.file("gap-size-\(mask).reactorlog"))
+        let key: [UInt8] = [0, 0, 0, 1] + withUnsafeBytes(of: UInt64(36).bigEndian) { Array($0) }
+        try LogDamage.damageKeySizeInFile(of: log, database: "gaps", mask: mask) { _ in key }
+        #expect(try EventLog.openReadOnly(at: log).gaps(stream: "shop").map(\.removed) == [20...36])
+        #expect(try await Tool.run(["state", log, "--at", "26"]).error.contains("Retention removed the entries of 'shop' from #20 to #36"))
+        let verify = try await Tool.run(["verify", log])
+        let size = mask == 1 ? 13 : 4
+        #expect(verify.status == 1 && verify.output.contains(
+            "error: a gap record's key is \(size) bytes, not 12: its size is damaged, so its record is read from the wrong bytes: readers take the gap of stream 'shop' up to #36 as #20…#36, from the stream's entries"
+        ), "\(verify.output)")
+        #expect(!verify.output.contains("missing") && !verify.output.contains("does not hold"), "the gap's entries are no damage: \(verify.output)")
+
+        // A grown key on a page's one record runs its value past the page, which a writer refuses to copy or split;
+        // a shrunk one is taken in by a removal across it, whose new gap record replaces it.
+        guard mask == 8 else {
+            #expect(throws: EventLogError.self) { try EventLog.open(at: log) }
+            return
+        }
+        let writer = try EventLog.open(at: log)
+        try writer.removeEntries(10..<42)
+        #expect(try writer.gaps(stream: "shop").map(\.removed) == [10...41])
+        try writer.close()
+        #expect(try await Tool.run(["verify", log]).status == 0)
+    }
 }

@@ -156,4 +156,17 @@ struct SchemaEraInspectorTests {
             "a schema era record's key is \(length) bytes, not 12: readers take it as its record says, the era of stream 'cart' through #4 written by 'release-1'"
         ), "\(verify.output)")
     }
+
+    @Test("an era record whose key size a bad bit changed is read as an era of types not known, and verify says so", arguments: [UInt8(1), 8])
+    func eraKeySizeDamaged(mask: UInt8) async throws {
+        let path = try migratedLog()
+        let key: [UInt8] = [0, 0, 0, 1] + withUnsafeBytes(of: UInt64(4).bigEndian) { Array($0) }
+        try LogDamage.damageKeySizeInFile(of: path, database: "schemas", mask: mask) { _ in key }
+        let unknown = [SchemaHistory.Era(fingerprint: SchemaHistory.unknownFingerprint, through: 4)]
+        #expect(try EventLog.openReadOnly(at: path).schemaHistory(stream: "cart").eras == unknown)
+        let verify = try await Tool.run(["verify", path])
+        #expect(verify.status == 1 && verify.output.contains(
+            "error: a schema era record's key is \(mask == 1 ? 13 : 4) bytes, not 12: its size is damaged, so its record is read from the wrong bytes: readers take it as the era of stream 'cart' through #4, and the types that wrote the era are not known, so migrations refuse its payloads"
+        ), "\(verify.output)")
+    }
 }
