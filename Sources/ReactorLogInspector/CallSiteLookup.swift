@@ -10,9 +10,6 @@ import EventLogKit
 /// site and counted (``leftOut``), and ``require(_:rest:)`` ends the command with exit 5, so that a line without its
 /// site is never mistaken for an action that recorded none.
 struct CallSiteLookup {
-    /// The first damage that left an action's call site out, and how many were left out.
-    typealias LeftOut = (damage: EventLogError, count: Int)
-
     private let log: EventLog
     private let streams: [String]
     private let following: Bool
@@ -21,7 +18,7 @@ struct CallSiteLookup {
     private var end: UInt64 = 0
     private var window: [UInt64: String] = [:]
     private var escaped: [String: [UInt8]] = [:]
-    private(set) var leftOut: LeftOut?
+    private(set) var leftOut = DamageTally()
 
     /// A lookup for the actions of `streams`; `following` when entries keep coming from a log being written.
     init(log: EventLog, streams: [String], following: Bool) throws {
@@ -58,7 +55,7 @@ struct CallSiteLookup {
             return try log.callSite(at: sequence)
         } catch let error as EventLogError {
             guard Self.losesSites(error) else { throw error }
-            leftOut = (leftOut?.damage ?? error, (leftOut?.count ?? 0) + 1)
+            leftOut.add(error)
             return nil
         }
     }
@@ -75,9 +72,9 @@ struct CallSiteLookup {
 
     /// Throws, after the lines are written, the damage that left `leftOut`'s call sites out of them (exit 5), or
     /// nothing when none was; `rest` says what was done with the others ("listed", "written").
-    static func require(_ leftOut: LeftOut?, rest: String) throws {
-        guard let (damage, count) = leftOut else { return }
-        throw InspectorFailure.readPast(["\(leftOutClause(count)), the rest \(rest)"], damage: damage)
+    static func require(_ leftOut: DamageTally, rest: String) throws {
+        guard let damage = leftOut.first else { return }
+        throw InspectorFailure.readPast(["\(leftOutClause(leftOut.count)), the rest \(rest)"], damage: damage)
     }
 
     /// What `count` actions left without their call sites are, as a clause: `an action's call site was left out`.

@@ -26,7 +26,7 @@ struct ChangeFollower {
     }
 
     /// The first damage a state could not be rebuilt through, in any stream, and how many states it left unknown.
-    var unshown: ReadableEntries.Unshown? {
-        walks.values.compactMap(\.unshown).reduce(nil) { total, next in (total?.damage ?? next.damage, (total?.count ?? 0) + next.count) }
+    var unshown: DamageTally {
+        walks.values.reduce(into: DamageTally()) { total, walk in total.add(walk.unshown) }
     }
 }

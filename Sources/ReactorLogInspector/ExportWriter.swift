@@ -33,23 +33,25 @@ struct ExportWriter {
         var entries = 0
         var starts: [Start] = []
         /// The actions written without their call sites, kept in a damaged stream index (``CallSiteLookup/leftOut``).
-        var leftOutSites: CallSiteLookup.LeftOut?
+        var leftOutSites = DamageTally()
         /// The snapshots left out because their records are damaged: the first damage, and how many. The export
         /// replays the same without them, from an earlier state and more of its entries.
-        var leftOutSnapshots: CallSiteLookup.LeftOut?
+        var leftOutSnapshots = DamageTally()
         /// Damage among the snapshots' keys: they were read past it, the snapshot under a key that does not read left out.
         var snapshotKeyDamage: EventLogError?
         /// The entries left out because their streams' descriptors are damaged, by stream id: the first damage, and how
         /// many. The export holds the other streams whole.
-        var leftOutStreams: [UInt32: CallSiteLookup.LeftOut] = [:]
+        var leftOutStreams: [UInt32: DamageTally] = [:]
 
         /// Throws, after the export is written, the damage that left call sites or snapshots out of it (exit 5), or
         /// nothing when none was; `rest` says what was done with the others ("written", "packed").
         func requireWhole(rest: String) throws {
             var done: [String] = []
-            if let (_, count) = leftOutSites { done.append(CallSiteLookup.leftOutClause(count)) }
-            if let (_, count) = leftOutSnapshots {
-                done.append(count == 1 ? "a damaged snapshot was left out" : "\(count) damaged snapshots were left out")
+            if leftOutSites.count > 0 { done.append(CallSiteLookup.leftOutClause(leftOutSites.count)) }
+            switch leftOutSnapshots.count {
+            case 0: break
+            case 1: done.append("a damaged snapshot was left out")
+            case let count: done.append("\(count) damaged snapshots were left out")
             }
             if snapshotKeyDamage != nil { done.append("the snapshots were read past a damaged key") }
             for id in leftOutStreams.keys.sorted() {
@@ -59,8 +61,8 @@ struct ExportWriter {
             for start in lostBases {
                 done.append("the entries of '\(start.info.name)' up to #\(start.after) were left out, the snapshot a trim left for them damaged")
             }
-            let streamDamage = leftOutStreams.keys.min().flatMap { leftOutStreams[$0]?.damage } ?? lostBases.first?.lostBase
-            guard let damage = streamDamage ?? leftOutSites?.damage ?? leftOutSnapshots?.damage ?? snapshotKeyDamage else { return }
+            let streamDamage = leftOutStreams.keys.min().flatMap { leftOutStreams[$0]?.first } ?? lostBases.first?.lostBase
+            guard let damage = streamDamage ?? leftOutSites.first ?? leftOutSnapshots.first ?? snapshotKeyDamage else { return }
             throw InspectorFailure.readPast(["\(done.joined(separator: "; ")), the rest \(rest)"], damage: damage)
         }
     }
@@ -215,7 +217,7 @@ struct ExportWriter {
         reached = first
         try session.log.forEachEntry(query, undescribed: { _, damage in
             guard case .corruptStream(let id, _) = damage else { return }
-            summary.leftOutStreams[id, default: (damage, 0)].count += 1
+            summary.leftOutStreams[id, default: DamageTally()].add(damage)
         }) { entry in
             reached = entry.sequence + 1
             guard let start = after[entry.stream], entry.sequence > start else { return }
@@ -282,12 +284,12 @@ struct ExportWriter {
 
     /// The snapshot of `stream` stored at `sequence`, or `nil` when its record is damaged, which `leftOut` counts:
     /// the export replays the same without it.
-    private func snapshot(of stream: String, at sequence: UInt64, leftOut: inout CallSiteLookup.LeftOut?) throws -> Snapshot? {
+    private func snapshot(of stream: String, at sequence: UInt64, leftOut: inout DamageTally) throws -> Snapshot? {
         do {
             return try session.log.snapshot(stream: stream, at: sequence)
         } catch {
             guard case .corruptSnapshot = error else { throw error }
-            leftOut = (leftOut?.damage ?? error, (leftOut?.count ?? 0) + 1)
+            leftOut.add(error)
             return nil
         }
     }

@@ -11,11 +11,9 @@ struct ReadableEntries {
     private var firstDamage: EventLogError?
     /// Sound entries of streams whose descriptors are damaged, passed over, by stream id: how many, and the damage.
     /// Not stretches: the other streams' states do not depend on them.
-    private var unnamed: [UInt32: (damage: EventLogError, count: Int)] = [:]
-    /// The first damage a state shown with the entries could not be rebuilt through, and how many it left unknown.
-    typealias Unshown = (damage: EventLogError, count: Int)
-    /// States left unknown by damage, as a ``StateWalk`` over the entries counted them.
-    var unshownStates: Unshown?
+    private var unnamed: [UInt32: DamageTally] = [:]
+    /// States shown with the entries that damage left unknown, as a ``StateWalk`` over them counted them.
+    var unshownStates = DamageTally()
 
     /// Calls `body` with each entry `query` selects from `log`, passing over what cannot be read; `skipped` hears of
     /// each stretch passed over, before the entries after it.
@@ -25,7 +23,7 @@ struct ReadableEntries {
         var iterator = log.entries(query)
         while let entry = try iterator.nextReadable(skipped: { stretch, damage in
             if case .corruptStream(let id, _) = damage {
-                unnamed[id, default: (damage, 0)].count += 1
+                unnamed[id, default: DamageTally()].add(damage)
                 return
             }
             firstDamage = firstDamage ?? damage
@@ -68,11 +66,11 @@ struct ReadableEntries {
     /// nothing when none did; `rest` says what was done with the others ("listed", "shown").
     func require(rest: String) throws {
         let leftOut = (leftOutSummary.map { [$0] } ?? []) + unnamedSummary
-        if let damage = firstDamage ?? unnamed.keys.min().flatMap({ unnamed[$0]?.damage }), !leftOut.isEmpty {
+        if let damage = firstDamage ?? unnamed.keys.min().flatMap({ unnamed[$0]?.first }), !leftOut.isEmpty {
             throw InspectorFailure.readPast([(leftOut + ["the rest \(rest)"]).joined(separator: ", ")], damage: damage)
         }
-        if let (damage, count) = unshownStates {
-            let what = count == 1 ? "a state was" : "\(count) states were"
+        if let damage = unshownStates.first {
+            let what = unshownStates.count == 1 ? "a state was" : "\(unshownStates.count) states were"
             throw InspectorFailure.readPast(["\(what) not shown, the rest \(rest)"], damage: damage)
         }
     }

@@ -28,7 +28,7 @@ struct StateWalk {
     private let recorded: (steps: Set<UInt64>, through: UInt64)?
     /// The first damage a state could not be rebuilt through, and how many states (the one before the first entry, and
     /// after mutations) it left unknown.
-    private(set) var unshown: ReadableEntries.Unshown?
+    private(set) var unshown = DamageTally()
 
     /// A walk of `machine`'s stream from entry `first` on.
     init(_ machine: any InspectableMachine, log: EventLog, from first: UInt64) throws {
@@ -39,7 +39,7 @@ struct StateWalk {
         var damage: EventLogError?
         var why = TimelineStep.Unknown.notRecorded
         start = try Self.known(damage: &damage, why: &why) { try machine.json(at: before) }
-        unshown = damage.map { ($0, 1) }
+        if let damage { unshown.add(damage) }
         startUnknown = start != nil ? nil : why
         recorded = machine.canReduce ? nil : (Set(try log.snapshotSequences(stream: machine.stream.name)), try log.highestSequence())
         (state, unknown) = (start, startUnknown)
@@ -65,7 +65,7 @@ struct StateWalk {
         guard mayBeKnown, let (typed, after) = try Self.known(damage: &damage, why: &why, { try machine.state(after: entry, from: typed) }) ?? nil else {
             unknownSince = unknownSince ?? entry.sequence
             (typed, unknown) = (nil, why)
-            if let damage { unshown = (unshown?.damage ?? damage, (unshown?.count ?? 0) + 1) }
+            if let damage { unshown.add(damage) }
             return TimelineStep(unknown: unknown)
         }
         defer { (state, self.typed, unknownSince, unknown) = (after, typed, nil, nil) }

@@ -91,7 +91,7 @@ struct Info: AsyncParsableCommand {
             let damaged = try session.log.damagedStreams()
             var streams: [StreamJSON] = []
             // A stream's first or last entry in a damaged block leaves its time out, not the whole report.
-            var unreadable: (damage: EventLogError, count: Int)?
+            var unreadable = DamageTally()
             // Each stream's first and last times, for the table: local, as `log` lists them.
             var clocks: [(first: String, last: String)] = []
             func time(_ sequence: UInt64?) throws -> Int64? {
@@ -100,7 +100,7 @@ struct Info: AsyncParsableCommand {
                     return try session.log.entry(at: sequence)?.timestamp
                 } catch {
                     guard case .corruptEntry = error else { throw error }
-                    unreadable = (unreadable?.damage ?? error, (unreadable?.count ?? 0) + 1)
+                    unreadable.add(error)
                     return nil
                 }
             }
@@ -181,15 +181,17 @@ struct Info: AsyncParsableCommand {
     }
 
     /// After the report: the damage that left a time or a stream out of it, as the command's error (exit 5).
-    private static func requireReadable(_ unreadable: (damage: EventLogError, count: Int)?, damaged: [EventLogError]) throws {
+    private static func requireReadable(_ unreadable: DamageTally, damaged: [EventLogError]) throws {
         var leftOut: [String] = []
         if !damaged.isEmpty {
             leftOut.append(damaged.count == 1 ? "a stream whose descriptor is damaged was" : "\(damaged.count) streams whose descriptors are damaged were")
         }
-        if let (_, count) = unreadable {
-            leftOut.append(count == 1 ? "a stream's first or last time was" : "\(count) first or last times were")
+        switch unreadable.count {
+        case 0: break
+        case 1: leftOut.append("a stream's first or last time was")
+        case let count: leftOut.append("\(count) first or last times were")
         }
-        guard let damage = damaged.first ?? unreadable?.damage else { return }
+        guard let damage = damaged.first ?? unreadable.first else { return }
         throw InspectorFailure.readPast([leftOut.joined(separator: " and ") + " left out, the rest shown"], damage: damage)
     }
 

@@ -77,7 +77,7 @@ struct Tail: AsyncParsableCommand {
         } else {
             var readable = ReadableEntries()
             try readable.forEach(in: session.log, EntryQuery(from: start, through: highest, stream: stream), skipped: { follower?.skip($0) }, emit)
-            readable.unshownStates = follower?.unshown
+            readable.unshownStates = follower?.unshown ?? DamageTally()
             try readable.require(rest: "listed")
             try json?.requireCallSites()
         }
