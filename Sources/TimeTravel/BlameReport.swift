@@ -60,7 +60,8 @@ extension TimeMachine {
     /// The mutations that changed the value at `path` from `from` through `through`, as ``blame(_:from:through:)``
     /// finds them, and, where damage or a mutation held without its value leaves states that cannot be rebuilt, the
     /// stretch of steps whose changes cannot be known, with the value at the path before and after it: the changes
-    /// before it are listed, and those from the first state after it that a snapshot rebuilds. Without a reducer, the
+    /// before it are listed, and those from the first state after it that a snapshot rebuilds. A damaged block that
+    /// holds snapshots of the stream makes a stretch up to each state they hold (the spans `verify` names). Without a reducer, the
     /// steps from the first mutation after the last recorded state to the range's end are such a stretch too
     /// (``TimeTravelError/needsReducer(step:stream:nearest:)``). With `latest`, only
     /// the latest `latest` changes up to `through` (and the stretches among them), found walking back from it as
@@ -78,7 +79,8 @@ extension TimeMachine {
             return changes.map(BlameReport.Row.change) + (unrecorded.map { [.unknown($0)] } ?? [])
         } catch let error as TimeTravelError {
             // The damage (or the mutation without its value) is at `first`; the first state after it a snapshot
-            // rebuilds is `readableFrom`. Where no step of the range lies outside it, there is nothing to list.
+            // rebuilds is `readableFrom`. Where no step of the range lies outside what it leaves unknown, there is
+            // nothing to list.
             let (first, readableFrom): (UInt64, UInt64?)
             switch error {
             case .stepUnreadable(_, _, .corruptEntry(let sequence, _), let after):
@@ -91,11 +93,8 @@ extension TimeMachine {
             default:
                 throw error
             }
-            guard first <= through, first >= from || readableFrom.map({ $0 >= from && $0 < through }) == true else { throw error }
-            let stretch = BlameReport.UnknownStretch(
-                steps: max(first, from)...min(readableFrom ?? through, through), reason: error,
-                old: first >= from ? value(at: first - 1, of: path) : .unknown,
-                new: readableFrom.map { $0 <= through ? value(at: $0, of: path) : .unknown } ?? .unknown)
+            let stretches = try unknownStretches(of: path, for: error, first: first, readableFrom: readableFrom, from: from, through: through)
+            guard !stretches.isEmpty else { throw error }
             // Walking back, the rows after the stretch come first, and may already be enough.
             var after: [BlameReport.Row] = []
             if let readableFrom, readableFrom < through {
@@ -104,8 +103,44 @@ extension TimeMachine {
             let found = after.count(where: { if case .change = $0 { true } else { false } })
             if let latest, found >= latest { return after }
             let before = first > from ? try blameRows(path, from: from, through: first - 1, latest: latest.map { $0 - found }) : []
-            return before + [.unknown(stretch)] + after
+            return before + stretches.map(BlameReport.Row.unknown) + after
         }
+    }
+
+    /// The stretches `error` leaves unknown from `first` through `readableFrom` (the range's end when `nil`), within
+    /// `from`…`through`: one, or, where damage to entries spans snapshots that hold states inside it, one up to each
+    /// such state (the spans ``statesUnknown(for:)`` names, as `verify` does), so that a change is placed between the
+    /// two known states around it. No mutation of the stream lies between two spans: the value at a span's start is
+    /// the one at the end of the span before. A stretch is left out where the range holds no step of it, or none
+    /// outside it, past it: the range's steps there are known, or all unknown.
+    private func unknownStretches(
+        of path: StatePath, for error: TimeTravelError, first: UInt64, readableFrom: UInt64?, from: UInt64, through: UInt64
+    ) throws -> [BlameReport.UnknownStretch] {
+        var bounds: [(first: UInt64, end: UInt64?)] = [(first, readableFrom)]
+        if case .stepUnreadable(_, _, let damage, _) = error, case .corruptEntry = damage {
+            let spans = try statesUnknown(for: damage)
+            if spans.count > 1 {
+                bounds = spans.enumerated().map { index, span in
+                    (index == 0 ? min(first, span.lowerBound) : span.lowerBound, index == spans.count - 1 ? readableFrom : span.upperBound)
+                }
+            }
+        }
+        var stretches: [BlameReport.UnknownStretch] = []
+        var old: BlameReport.End = first >= from ? value(at: first - 1, of: path) : .unknown
+        for (start, end) in bounds {
+            let new = end.map { $0 <= through ? value(at: $0, of: path) : .unknown } ?? .unknown
+            defer { old = new }
+            guard start <= through, start >= from || end.map({ $0 >= from && $0 < through }) == true else { continue }
+            // Each stretch's reason names the state that ends it.
+            let reason = if bounds.count > 1, case .stepUnreadable(_, let stream, let damage, _) = error {
+                TimeTravelError.stepUnreadable(step: max(start, from), stream: stream, damage: damage, readableFrom: end)
+            } else {
+                error
+            }
+            stretches.append(BlameReport.UnknownStretch(
+                steps: max(start, from)...min(end ?? through, through), reason: reason, old: start >= from ? old : .unknown, new: new))
+        }
+        return stretches
     }
 
     /// Without a reducer, which compares recorded states only, the steps from the first mutation after the last

@@ -149,15 +149,32 @@ struct InspectorBadInputTests {
     }
 
     /// Before, blame took a path whose every change lay in the damage for a typo: "has nothing at 'query' … Did you
-    /// mean 'query'?", exit 2.
-    @Test("blame of a path that appears only inside a damaged first block names the unknown stretch; a typo is still refused")
+    /// mean 'query'?", exit 2. Before 2026-12-04 (session 77), it named the whole block as one stretch,
+    /// `#1…#32  not readable  absent → "rx"`, though the snapshots at #14 and #27 inside it hold the states there.
+    @Test("blame across a damaged block names a stretch up to each snapshot inside it, with the value there; a typo is still refused")
     func blamePathInsideDamage() async throws {
         let log = scratch.file("first-block.reactorlog")
         try FileManager.default.copyItem(atPath: demo, toPath: log)
         _ = try LogDamage.flipByte(of: log, database: "entries", mask: 0x40) { $0[0] }
         let blame = try await Tool.run(["blame", log, "--stream", "search", "query"])
-        #expect(blame.status == 5 && blame.output.contains("not readable  absent → \"rx\""), "\(blame.output)\(blame.error)")
+        #expect(blame.status == 5 && blame.output.components(separatedBy: "\n").filter { $0.hasPrefix("-") }.map(Self.squeezed) == [
+            "- #1…#14 not readable absent → \"swift\" (the changes between are not known)",
+            "- #16…#27 not readable \"swift\" → \"rx\" (the changes between are not known)",
+            "- #28…#32 not readable \"rx\" at both ends (the changes between are not known)",
+        ], "\(blame.output)\(blame.error)")
+        #expect(blame.error.contains("The changes in #1…#14 (and 2 more stretches) are not known, the rest listed: Entry #1 is corrupt"), "\(blame.error)")
+        // A range that starts inside the damage starts at the span it meets, its value there not known.
+        let inside = try await Tool.run(["blame", log, "--stream", "search", "nextPage", "--from", "20", "--to", "30"])
+        #expect(inside.status == 5 && inside.output.components(separatedBy: "\n").filter { $0.hasPrefix("-") }.map(Self.squeezed) == [
+            "- #20…#27 not readable ? → 2 (the changes between are not known)",
+            "- #28…#30 not readable 2 → ? (the changes between are not known)",
+        ], "\(inside.output)\(inside.error)")
         try await fails(["blame", log, "--stream", "search", "quer"], exit: 2, saying: "has nothing at 'quer'")
+    }
+
+    /// `line` with each run of spaces (a table's columns) made one.
+    private static func squeezed(_ line: String) -> String {
+        line.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
     }
 
     @Test("a damaged call-site record: log --json, export and pack write every line, its actions without it, and exit 5, never passing it on in silence")

@@ -368,7 +368,7 @@ struct InspectorCommandTests {
         #expect(try #require(UInt64(across.1)) < damaged)
     }
 
-    @Test("blame across a damaged block lists the changes on either side, and the value across the stretch it cannot know")
+    @Test("blame across a damaged block lists the changes on either side, and the value across each stretch it cannot know")
     func blamePastDamage() async throws {
         let path = scratch.file("damaged-blame.reactorlog")
         #expect(try await reactorlog("demo", "--out", path, "--actions", "2000", "--durability", "nosync").status == 0)
@@ -380,37 +380,49 @@ struct InspectorCommandTests {
         try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { LogDamage.blockBeforeUnreadableStates($0, snapshots: snapshots) }
         let blamed = try await reactorlog("blame", path, "value", "--stream", "counter")
         #expect(blamed.status == 5, "\(blamed.error)")
-        let named = try #require(
-            blamed.error.firstMatch(of: /The changes in #(\d+)…#(\d+) are not known, the rest listed: Entry #\d+ is corrupt/), "\(blamed.error)")
-        let (first, last) = (try #require(UInt64(named.1)), try #require(UInt64(named.2)))
-        #expect(snapshots.contains(last), "the stretch ends at the first state after the damage a snapshot rebuilds")
-        // The healthy log's changes before the stretch and after it, and between them one line for the stretch, the
-        // value at its ends being the healthy log's there.
+        // A stretch's line: its steps, and the value at its ends (one, said once, when they are equal).
+        func stretches(_ result: Tool.Result) throws -> [(steps: ClosedRange<UInt64>, old: String, new: String)] {
+            try rows(result).filter { $0.hasPrefix("- ") }.map { row in
+                let match = try #require(row.firstMatch(of: /#(\d+)…#(\d+) not readable (\S+) (?:→ (\S+)|at both ends) \(the changes between are not known\)/))
+                let steps = try #require(UInt64(match.1))...(try #require(UInt64(match.2)))
+                return (steps, String(match.3), String(match.4 ?? match.3))
+            }
+        }
+        // One stretch up to each state a snapshot inside the block holds (none may lie there), the first from the damage.
+        let across = try stretches(blamed)
+        let (first, last) = (try #require(across.first?.steps.lowerBound), try #require(across.last?.steps.upperBound))
+        #expect(snapshots.contains(last), "the last stretch ends at the first state after the damage a snapshot rebuilds")
+        #expect(across.dropLast().allSatisfy { snapshots.contains($0.steps.upperBound) }, "\(across.map(\.steps))")
+        let more = across.count == 1 ? "" : across.count == 2 ? " (and 1 more stretch)" : " (and \(across.count - 1) more stretches)"
+        let line = "The changes in #\(first)…#\(across[0].steps.upperBound)\(more) are not known, the rest listed: Entry #\(first) is corrupt"
+        #expect(blamed.error.contains(line), "\(blamed.error)")
+        // The healthy log's changes before the damage and after it, and between them the stretches, the value at each
+        // end being the healthy log's there: no mutation lies between two stretches, so one's end is the next one's start.
         let before = healthy.filter { step($0) < first }, after = healthy.filter { step($0) > last }
         let value = { (row: String, side: Int) in row.firstMatch(of: /(\d+) → (\d+)/).map { side == 0 ? String($0.1) : String($0.2) } ?? "" }
-        let across = "- #\(first)…#\(last) not readable \(value(before.last!, 1)) → \(value(after.first!, 0)) (the changes between are not known)"
-        #expect(rows(blamed) == before + [across] + after)
+        #expect(rows(blamed) == before + rows(blamed).filter { $0.hasPrefix("- ") } + after)
+        #expect(across.map(\.old) == [value(before.last!, 1)] + across.dropLast().map(\.new) && across.last?.new == value(after.first!, 0))
         #expect(blamed.lines.first == "counter: value changed \(before.count + after.count) times where the log could be read")
-        // The latest changes walk back across it too: those after it, the stretch, and the rest from before it.
+        // The latest changes walk back across it too: those after it, the stretches, and the rest from before it.
         let latest = try await reactorlog("blame", path, "value", "--stream", "counter", "-n", "\(after.count + 2)")
-        #expect(latest.status == 5 && rows(latest) == before.suffix(2) + [across] + after, "\(latest.output)")
-        // JSON has the same rows: the changes known, and in their place the stretch with the value at either end.
+        #expect(latest.status == 5 && rows(latest) == before.suffix(2) + rows(blamed).filter { $0.hasPrefix("- ") } + after, "\(latest.output)")
+        // JSON has the same rows: the changes known, and in their place the stretches with the value at either end.
         let json = try await reactorlog("blame", path, "value", "--stream", "counter", "--json")
         let objects = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]])
         #expect(json.status == 5 && objects.compactMap { ($0["sequence"] as? Int).map { UInt64($0) } } == (before + after).map { step($0) })
         let stretch = try #require(objects.firstIndex { $0["unreadable"] != nil })
         let steps = try #require(objects[stretch]["unreadable"] as? [String: Any])
-        #expect(stretch == before.count && steps["from"] as? Int == Int(first) && steps["through"] as? Int == Int(last))
+        #expect(stretch == before.count && steps["from"] as? Int == Int(first) && steps["through"] as? Int == Int(across[0].steps.upperBound))
         #expect((objects[stretch]["old"] as? Int).map(String.init) == value(before.last!, 1))
-        #expect((objects[stretch]["new"] as? Int).map(String.init) == value(after.first!, 0))
+        #expect((objects[stretch + across.count - 1]["new"] as? Int).map(String.init) == value(after.first!, 0))
         #expect(objects[stretch]["oldUnknown"] == nil && objects[stretch]["newUnknown"] == nil)
         #expect((objects[stretch]["damage"] as? String)?.hasPrefix("Entry #\(first) is corrupt") == true)
-        // From inside the stretch, the value at its start is not known either.
+        // From inside the first stretch, the value at its start is not known either.
         let fromInside = try await reactorlog("blame", path, "value", "--stream", "counter", "--from", "\(first + 1)", "--json")
         let head = try #require((try JSONSerialization.jsonObject(with: Data(fromInside.output.utf8)) as? [[String: Any]])?.first)
         #expect(fromInside.status == 5 && head["oldUnknown"] as? Bool == true && head["old"] == nil && head["new"] != nil)
-        // A range inside the stretch has nothing to list: the refusal names the steps that can be rebuilt.
-        let inside = try await reactorlog("blame", path, "value", "--stream", "counter", "--from", "\(first + 1)", "--to", "\(last - 1)")
+        // A range inside it has nothing to list: the refusal names the steps that can be rebuilt.
+        let inside = try await reactorlog("blame", path, "value", "--stream", "counter", "--from", "\(first + 1)", "--to", "\(across[0].steps.upperBound - 1)")
         #expect(inside.status == 5 && inside.error.contains("Pick a step before #\(first), or from #\(last) on"), "\(inside.error)")
         // A second damaged block, in the last quarter: walking back, -n meets it first, yet the line names the first
         // stretch and its own damage.
@@ -419,13 +431,11 @@ struct InspectorCommandTests {
         }
         let twice = try await reactorlog("blame", path, "value", "--stream", "counter")
         let walkedBack = try await reactorlog("blame", path, "value", "--stream", "counter", "-n", "\(healthy.count)")
-        let line = "The changes in #\(first)…#\(last) (and 1 more stretch) are not known, the rest listed: Entry #\(first) is corrupt"
-        #expect(twice.error.contains(line) && walkedBack.error.contains(line), "\(twice.error)\n\(walkedBack.error)")
-        let spans = try rows(twice).filter { $0.contains("not readable") }.map { row in
-            let match = try #require(row.firstMatch(of: /#(\d+)…#(\d+) not readable/))
-            return try #require(UInt64(match.1))...(try #require(UInt64(match.2)))
-        }
-        #expect(spans.count == 2 && rows(walkedBack) == rows(twice))
+        let spans = try stretches(twice).map(\.steps)
+        let prefix = "The changes in #\(first)…#\(across[0].steps.upperBound) (and \(spans.count - 1) more stretch"
+        #expect(twice.error.contains(prefix) && walkedBack.error.contains(prefix), "\(twice.error)\n\(walkedBack.error)")
+        #expect(twice.error.contains("are not known, the rest listed: Entry #\(first) is corrupt"), "\(twice.error)")
+        #expect(spans.count > across.count && rows(walkedBack) == rows(twice))
         #expect(rows(twice).filter { !$0.contains("not readable") } == healthy.filter { row in !spans.contains { $0.contains(step(row)) } })
     }
 

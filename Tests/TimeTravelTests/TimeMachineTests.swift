@@ -485,31 +485,45 @@ struct TimeMachineTests {
         #expect(spans == [action..<readable], "snapshots \(damaged) (damaged), \(readable)")
     }
 
-    @Test("a blame report goes round a damaged block: the changes on either side as blame finds them, the value across it")
+    @Test("a blame report goes round a damaged block: the changes on either side as blame finds them, the value across each span of it that snapshots bound")
     func blameReportPastDamage() throws {
-        let (log, damaged) = try damagedLedger("blame-report.reactorlog")
+        var sound: TimeMachine<ReactorReplayer<LedgerReactor>>?
+        let (log, damaged) = try damagedLedger("blame-report.reactorlog") { log in
+            let copy = scratch.file("blame-report-sound.reactorlog")
+            try FileManager.default.copyItem(atPath: log.path, toPath: copy)
+            sound = try TimeMachine(log: try EventLog.openReadOnly(at: copy), stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        }
+        let truth = try #require(sound)
         let machine = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
         let balance = try StatePath(parsing: "balance")
         #expect(throws: TimeTravelError.self) { try machine.blame(balance) }
         let report = try machine.blameReport(balance)
-        let stretch = try #require(report.unknownStretches.first)
-        #expect(report.unknownStretches.count == 1 && stretch.steps.lowerBound == damaged)
-        guard case .corruptEntry(let sequence, _)? = stretch.damage else {
-            Issue.record("the stretch's damage is \(String(describing: stretch.damage))")
+        let stretches = report.unknownStretches
+        let first = try #require(stretches.first), last = try #require(stretches.last)
+        guard case .corruptEntry(let sequence, _)? = first.damage else {
+            Issue.record("the stretch's damage is \(String(describing: first.damage))")
             return
         }
-        #expect(sequence == damaged)
-        // Every change before the stretch and after it, as blame finds them on either side; none inside it.
+        #expect(sequence == damaged && first.steps.lowerBound == damaged)
+        // One stretch for each span of states the damage leaves unknown (a snapshot inside the block ends one), as
+        // verify names them, each with the value at the known states around it.
+        let spans = try machine.statesUnknown(for: .corruptEntry(sequence: damaged, reason: "a test's"))
+        #expect(stretches.map(\.steps.upperBound) == spans.map(\.upperBound))
+        #expect(stretches.dropFirst().map(\.steps.lowerBound) == spans.dropFirst().map(\.lowerBound))
+        for stretch in stretches {
+            #expect(stretch.old == .known(try truth.json(at: stretch.steps.lowerBound - 1)[balance]), "\(stretch.steps)")
+            #expect(stretch.new == .known(try truth.json(at: stretch.steps.upperBound)[balance]), "\(stretch.steps)")
+        }
+        // Every change before the damage and after it, as blame finds them on either side; none inside it.
         let before = try machine.blame(balance, from: 1, through: damaged - 1)
-        let after = try machine.blame(balance, from: stretch.steps.upperBound + 1, through: .max)
+        let after = try machine.blame(balance, from: last.steps.upperBound + 1, through: .max)
         #expect(report.changes == before + after && !before.isEmpty && !after.isEmpty)
-        #expect(report.rows == before.map(BlameReport.Row.change) + [.unknown(stretch)] + after.map(BlameReport.Row.change))
-        #expect(stretch.old == .known(try machine.json(at: damaged - 1)[balance]))
-        #expect(stretch.new == .known(try machine.json(at: stretch.steps.upperBound)[balance]))
-        // The latest changes come from after the stretch when there are enough there; else the stretch and before.
+        let across = stretches.map(BlameReport.Row.unknown)
+        #expect(report.rows == before.map(BlameReport.Row.change) + across + after.map(BlameReport.Row.change))
+        // The latest changes come from after the damage when there are enough there; else the stretches and before.
         #expect(try machine.blameReport(balance, latest: 2).rows == after.suffix(2).map(BlameReport.Row.change))
         let reaching = try machine.blameReport(balance, latest: after.count + 1)
-        #expect(reaching.rows == [.change(try #require(before.last)), .unknown(stretch)] + after.map(BlameReport.Row.change))
+        #expect(reaching.rows == [.change(try #require(before.last))] + across + after.map(BlameReport.Row.change))
     }
 
     @Test("a change whose action lies in a damaged block is found without its action: blame, the report, bisect")
