@@ -17,7 +17,7 @@ import Darwin
 /// tree, whose root is at byte 40 and depth at byte 6).
 ///
 /// Checked: every page number within the pages the meta page declares, each page's stored number, flags (its type
-/// alone), bounds and node extents, overflow runs, the depth of every leaf against its tree's declared depth, that
+/// alone), bounds and node extents (for a writer, that no node runs into another), overflow runs, the depth of every leaf against its tree's declared depth, that
 /// no page is reached twice (no cycles), and that free-list page numbers lie within the file.
 public enum PageTreeCheck {
     /// What is wrong with the structure of the data file at `path`, or `nil` when every page LMDB can reach is
@@ -60,6 +60,8 @@ public enum PageTreeCheck {
         var seen: [UInt64] = []
         /// The page read last.
         var buffer = UnsafeRawBufferPointer(start: nil, count: 0)
+        /// For a writer, the extents of the nodes of the page read last (where each starts and ends, and its index).
+        var extents: [(start: Int, end: Int, index: Int)] = []
 
         /// The page flags checked against a page's type: ``readersFlags`` for a reader, all of them for a writer.
         let flagsRead: UInt16
@@ -159,6 +161,12 @@ public enum PageTreeCheck {
             let pageStart = Int(number) * pageSize
             let lenient = isLeaf && !named && !free && flagsRead == Self.readersFlags
             func inFile(_ end: Int) -> Bool { lenient && pageStart + end <= file.count }
+            // A writer moves a page's nodes by the sizes they state (to delete one, insert one, copy or split the page):
+            // a node that runs into the next, a key size grown by a bad bit, would have it write over that node, then past
+            // its page. LMDB lays nodes end to end (each of an even size) from the page's end down to `upper`, so in a
+            // sound page they fill that space at most; only where they state more are they sorted to name the one.
+            let checksExtents = flagsRead != Self.readersFlags
+            extents.removeAll(keepingCapacity: true)
             for index in 0..<count {
                 let offset = Int(Self.integer(buffer, 16 + 2 * index) as UInt16)
                 guard offset >= upper, offset + 8 <= pageSize else {
@@ -173,6 +181,7 @@ public enum PageTreeCheck {
                 }
                 if isBranch {
                     children.append(low | high << 16 | UInt64(nodeFlags) << 32)
+                    if checksExtents { extents.append((offset, dataStart, index)) }
                     continue
                 }
                 let dataSize = Int(low | high << 16)
@@ -184,11 +193,13 @@ public enum PageTreeCheck {
                         throw Failure(reason: "node \(index) of page \(number) (\(tree)) runs past its page")
                     }
                     overflows.append((Self.integer(buffer, dataStart), dataSize))
+                    if checksExtents { extents.append((offset, dataStart + 8, index)) }
                     continue
                 }
                 guard dataStart + dataSize <= pageSize || (nodeFlags == 0 && inFile(dataStart + dataSize)) else {
                     throw Failure(reason: "the value of node \(index) of page \(number) (\(tree)) runs past its page")
                 }
+                if checksExtents { extents.append((offset, dataStart + dataSize, index)) }
                 if nodeFlags & 0x02 != 0 {
                     guard named, dataSize == 48 else {
                         throw Failure(reason: "node \(index) of page \(number) (\(tree)) describes a database where none can be")
@@ -201,6 +212,13 @@ public enum PageTreeCheck {
                 } else if free {
                     freePages += try Self.freeList(buffer, dataStart, dataSize, page: number)
                 }
+            }
+            if checksExtents, extents.reduce(0, { $0 + ($1.end - $1.start + 1) & ~1 }) > pageSize - upper {
+                extents.sort { $0.start < $1.start }
+                for (node, next) in zip(extents, extents.dropFirst()) where node.end > next.start {
+                    throw Failure(reason: "node \(node.index) of page \(number) (\(tree)) runs into node \(next.index), which a writer would write over")
+                }
+                throw Failure(reason: "the nodes of page \(number) (\(tree)) state more bytes than it holds, which a writer would write past")
             }
             if let beyond = freePages.first(where: { $0 < 2 || $0 > lastPage }) {
                 throw Failure(reason: "the free list names page \(beyond), outside pages 2…\(lastPage)")

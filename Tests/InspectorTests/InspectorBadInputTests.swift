@@ -148,6 +148,22 @@ struct InspectorBadInputTests {
         #expect(after.status == 0, "\(after.output)")
     }
 
+    /// Before 2026-12-04 (session 77) the trim aborted in LMDB (`malloc(): invalid size (unsorted)`, signal 6): it
+    /// moved the page's nodes by the sizes they state, the grown one over its neighbour and past the page.
+    @Test("a trim on a log whose snapshot key grew into the next record is refused with one line, the log unchanged; readers read on")
+    func trimRefusesKeyIntoNextRecord() async throws {
+        let log = scratch.file("key-into-next.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        // The snapshot of 'search' at #27: 28 bytes, not 12, its node below #14's in the page.
+        try LogDamage.damageKeySizeInFile(of: log, database: "snapshots", mask: 0x10) { $0[1] }
+        let file = URL(fileURLWithPath: log).appendingPathComponent("data.mdb")
+        let before = try Data(contentsOf: file)
+        _ = try await fails(["trim", log, "--before", "50"], exit: 5, saying: "runs into node")
+        #expect(try Data(contentsOf: file) == before)
+        let verify = try await Tool.run(["verify", log])
+        #expect(verify.status == 1 && verify.output.contains("a snapshot key is 28 bytes, not 12: its size is damaged"), "\(verify.output)")
+    }
+
     /// Before, blame took a path whose every change lay in the damage for a typo: "has nothing at 'query' … Did you
     /// mean 'query'?", exit 2. Before 2026-12-04 (session 77), it named the whole block as one stretch,
     /// `#1…#32  not readable  absent → "rx"`, though the snapshots at #14 and #27 inside it hold the states there.
@@ -228,7 +244,7 @@ struct InspectorBadInputTests {
     }
 
     @Test(
-        "a block whose key size is damaged (one bad bit) is damage where its number puts it: readers go on past it, verify names it, a writer appends after it",
+        "a block whose key size is damaged (one bad bit) is damage where its number puts it: readers go on past it, verify names it, a writer appends after a shrunk one and is refused a grown one",
         arguments: [(first: UInt64(32), mask: UInt8(0x01)), (first: UInt64(32), mask: UInt8(0x10)), (first: UInt64(1), mask: UInt8(0x08)),
                     (first: UInt64(32), mask: UInt8(0x08))])
     func damagedEntryKeySize(first: UInt64, mask: UInt8) async throws {
@@ -238,6 +254,13 @@ struct InspectorBadInputTests {
         // bytes; one shrunk to 0 leaves its 8 bytes as the record's first, and compares below every other key. (The
         // first block's record ends its page, which a grown key would make it run past: the page walk refuses that.)
         let key: [UInt8] = withUnsafeBytes(of: first.bigEndian) { Array($0) }
+        // LMDB lays a node (8 bytes of header, the key, the record) in an even number of bytes: a key grown by one byte
+        // into the padding of a record of an odd size stays inside its node.
+        let recordSize: Int = try {
+            let environment = try Environment(path: log)
+            let entries = try environment.openDatabase("entries")
+            return try environment.read { txn in try txn.get(entries, key: key)?.count ?? 0 }
+        }()
         try LogDamage.damageKeySizeInFile(of: log, mask: mask) { _ in key }
         let size = Int(8 ^ mask)
         let (lost, kept) = first == 1 ? ("#1…#31", 42) : ("#32 and every entry after it", 31)
@@ -264,9 +287,17 @@ struct InspectorBadInputTests {
         #expect(timeline.status == 5 && timeline.output.contains("\(lost) were left out"), "\(timeline.output)\(timeline.error)")
         let blame = try await Tool.run(["blame", log, "--stream", "search", "query"])
         #expect(blame.status == 5 && blame.error.contains("are not known, the rest listed: \(damage)"), "\(blame.error)")
-        // A trim through it refuses, as through a damaged block, and changes nothing.
-        try await fails(["trim", log, "--before", "40"], exit: 5, saying: damage)
+        // A trim through it refuses, as through a damaged block, and changes nothing. A grown key runs into the next
+        // record of its page, which a writer would move by the sizes they state (over that record): it is refused the
+        // log before LMDB opens it (before 2026-12-04, session 77, it appended after it).
+        let grown = size > 8 && (16 + recordSize + 1) & ~1 < 8 + size + recordSize
+        _ = try await fails(["trim", log, "--before", "40"], exit: 5, saying: grown ? "runs into node 0, which a writer would write over" : damage)
         #expect(try await Tool.run(["verify", log]).output == verify.output)
+        guard !grown else {
+            #expect(throws: EventLogError.self) { try EventLog.open(at: log) }
+            #expect(try await Tool.run(["verify", log]).output == verify.output)
+            return
+        }
         // A writer numbers on after every entry the log holds, the damaged ones too, and readers find what it appends.
         let writer = try EventLog.open(at: log)
         let stream = try writer.openStream(named: "later", reactorType: "MyApp.Later", schemaFingerprint: "v1", initialState: 0)

@@ -152,4 +152,35 @@ struct PageTreeCheckTests {
         }
         #expect(read.map(\.key) == [5, Int(size)] && read.map(\.prefix) == [Array("large".utf8), key] && read[1].value == 5)
     }
+
+    /// Before 2026-12-04 (session 77) the check passed it, and a trim that deleted a record of such a page aborted in
+    /// LMDB's memory allocator (`malloc(): invalid size`): LMDB moved the page's nodes by the sizes they state.
+    @Test("a node whose key size grew into the next node's bytes is read for reading, refused for writing")
+    func keySizeIntoTheNextNode() throws {
+        let directory = scratch.file("grown")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        do {
+            let env = try Environment(path: directory)
+            let db = try env.openDatabase("values", flags: .create)
+            try env.write { txn in
+                for index in 0..<10 { try txn.put(db, key: Array("key\(index)".utf8), value: Array("value-\(index)".utf8)) }
+            }
+        }
+        let path = directory + "/data.mdb"
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        // Written in order, key0 ends the page and key5 lies below key4: a size of 20, not 4, runs 16 bytes into key4.
+        let key = Array("key5".utf8)
+        let nodes = (8192..<bytes.count - 4).filter { at in
+            bytes[at - 2] == 4 && bytes[at - 1] == 0 && Array(bytes[at..<at + 4]) == key && bytes[at - at % 4096 + 10] & 2 != 0
+        }
+        try #require(!nodes.isEmpty)
+        for at in nodes { bytes[at - 2] = 20 }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(PageTreeCheck.problem(inDataFile: path) == nil)
+        guard case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: path, forWriting: true) else {
+            Issue.record("a key size into the next node passed for writing")
+            return
+        }
+        #expect(reason.contains("node 5 of page") && reason.contains("(database 'values') runs into node 4, which a writer would write over"), "\(reason)")
+    }
 }
