@@ -60,8 +60,6 @@ public enum PageTreeCheck {
         var seen: [UInt64] = []
         /// The page read last.
         var buffer = UnsafeRawBufferPointer(start: nil, count: 0)
-        /// For a writer, the extents of the nodes of the page read last (where each starts and ends, and its index).
-        var extents: [(start: Int, end: Int, index: Int)] = []
 
         /// The page flags checked against a page's type: ``readersFlags`` for a reader, all of them for a writer.
         let flagsRead: UInt16
@@ -164,9 +162,9 @@ public enum PageTreeCheck {
             // A writer moves a page's nodes by the sizes they state (to delete one, insert one, copy or split the page):
             // a node that runs into the next, a key size grown by a bad bit, would have it write over that node, then past
             // its page. LMDB lays nodes end to end (each of an even size) from the page's end down to `upper`, so in a
-            // sound page they fill that space at most; only where they state more are they sorted to name the one.
+            // sound page they fill that space at most; only where they state more are they read again to name the one.
             let checksExtents = flagsRead != Self.readersFlags
-            extents.removeAll(keepingCapacity: true)
+            var stated = 0
             for index in 0..<count {
                 let offset = Int(Self.integer(buffer, 16 + 2 * index) as UInt16)
                 guard offset >= upper, offset + 8 <= pageSize else {
@@ -181,7 +179,7 @@ public enum PageTreeCheck {
                 }
                 if isBranch {
                     children.append(low | high << 16 | UInt64(nodeFlags) << 32)
-                    if checksExtents { extents.append((offset, dataStart, index)) }
+                    if checksExtents { stated += (dataStart - offset + 1) & ~1 }
                     continue
                 }
                 let dataSize = Int(low | high << 16)
@@ -193,13 +191,13 @@ public enum PageTreeCheck {
                         throw Failure(reason: "node \(index) of page \(number) (\(tree)) runs past its page")
                     }
                     overflows.append((Self.integer(buffer, dataStart), dataSize))
-                    if checksExtents { extents.append((offset, dataStart + 8, index)) }
+                    if checksExtents { stated += (dataStart + 8 - offset + 1) & ~1 }
                     continue
                 }
                 guard dataStart + dataSize <= pageSize || (nodeFlags == 0 && inFile(dataStart + dataSize)) else {
                     throw Failure(reason: "the value of node \(index) of page \(number) (\(tree)) runs past its page")
                 }
-                if checksExtents { extents.append((offset, dataStart + dataSize, index)) }
+                if checksExtents { stated += (dataStart + dataSize - offset + 1) & ~1 }
                 if nodeFlags & 0x02 != 0 {
                     guard named, dataSize == 48 else {
                         throw Failure(reason: "node \(index) of page \(number) (\(tree)) describes a database where none can be")
@@ -213,13 +211,7 @@ public enum PageTreeCheck {
                     freePages += try Self.freeList(buffer, dataStart, dataSize, page: number)
                 }
             }
-            if checksExtents, extents.reduce(0, { $0 + ($1.end - $1.start + 1) & ~1 }) > pageSize - upper {
-                extents.sort { $0.start < $1.start }
-                for (node, next) in zip(extents, extents.dropFirst()) where node.end > next.start {
-                    throw Failure(reason: "node \(node.index) of page \(number) (\(tree)) runs into node \(next.index), which a writer would write over")
-                }
-                throw Failure(reason: "the nodes of page \(number) (\(tree)) state more bytes than it holds, which a writer would write past")
-            }
+            if checksExtents, stated > pageSize - upper { throw overlap(count: count, isBranch: isBranch, page: number, tree: tree) }
             if let beyond = freePages.first(where: { $0 < 2 || $0 > lastPage }) {
                 throw Failure(reason: "the free list names page \(beyond), outside pages 2…\(lastPage)")
             }
@@ -229,6 +221,23 @@ public enum PageTreeCheck {
         }
 
         /// A free-list record: a count, then that many page numbers.
+        /// What is wrong with the page read last, whose `count` nodes state more bytes than it holds: the node that runs
+        /// into another, in the order of their offsets.
+        func overlap(count: Int, isBranch: Bool, page number: UInt64, tree: String) -> Failure {
+            let extents = (0..<count).map { index in
+                let offset = Int(Self.integer(buffer, 16 + 2 * index) as UInt16)
+                let dataStart = offset + 8 + Int(Self.integer(buffer, offset + 6) as UInt16)
+                let flags: UInt16 = Self.integer(buffer, offset + 4)
+                let dataSize = Int(Self.integer(buffer, offset) as UInt16) | Int(Self.integer(buffer, offset + 2) as UInt16) << 16
+                let end = isBranch ? dataStart : flags & 0x01 != 0 ? dataStart + 8 : dataStart + dataSize
+                return (start: offset, end: end, index: index)
+            }.sorted { $0.start < $1.start }
+            for (node, next) in zip(extents, extents.dropFirst()) where node.end > next.start {
+                return Failure(reason: "node \(node.index) of page \(number) (\(tree)) runs into node \(next.index), which a writer would write over")
+            }
+            return Failure(reason: "the nodes of page \(number) (\(tree)) state more bytes than it holds, which a writer would write past")
+        }
+
         static func freeList(_ buffer: UnsafeRawBufferPointer, _ start: Int, _ size: Int, page: UInt64) throws -> [UInt64] {
             guard size >= 8, size % 8 == 0 else { throw Failure(reason: "a free-list record of page \(page) has \(size) bytes") }
             let count: UInt64 = integer(buffer, start)
