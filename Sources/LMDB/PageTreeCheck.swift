@@ -17,8 +17,9 @@ import Darwin
 /// tree, whose root is at byte 40 and depth at byte 6).
 ///
 /// Checked: every page number within the pages the meta page declares, each page's stored number, flags (its type
-/// alone), bounds and node extents (for a writer, that no node runs into another), overflow runs, the depth of every leaf against its tree's declared depth, that
-/// no page is reached twice (no cycles), and that free-list page numbers lie within the file.
+/// alone), bounds and node extents (for a writer, that no node runs into another), overflow runs, the depth of every
+/// leaf against its tree's declared depth, that no page is reached twice (no cycles), and that free-list page numbers
+/// lie within the file.
 public enum PageTreeCheck {
     /// What is wrong with the structure of the data file at `path`, or `nil` when every page LMDB can reach is
     /// sound (or the file cannot be read; ``DataFileCheck`` reports that). `forWriting` asks for what a writer needs
@@ -220,7 +221,6 @@ public enum PageTreeCheck {
             for (root, depth, name) in subtrees { try walk(root: root, depth: depth, tree: name, named: false, free: false) }
         }
 
-        /// A free-list record: a count, then that many page numbers.
         /// What is wrong with the page read last, whose `count` nodes state more bytes than it holds: the node that runs
         /// into another, in the order of their offsets.
         func overlap(count: Int, isBranch: Bool, page number: UInt64, tree: String) -> Failure {
@@ -238,6 +238,7 @@ public enum PageTreeCheck {
             return Failure(reason: "the nodes of page \(number) (\(tree)) state more bytes than it holds, which a writer would write past")
         }
 
+        /// A free-list record: a count, then that many page numbers.
         static func freeList(_ buffer: UnsafeRawBufferPointer, _ start: Int, _ size: Int, page: UInt64) throws -> [UInt64] {
             guard size >= 8, size % 8 == 0 else { throw Failure(reason: "a free-list record of page \(page) has \(size) bytes") }
             let count: UInt64 = integer(buffer, start)
