@@ -98,12 +98,14 @@ final class LogStorage: Sendable {
     /// launch of an app whose log it is. A writer calls this once it holds `writer.lock`, when no process can change a
     /// page, and is also refused a page that only a writer would trip on. A reader, called beside no writer, asks the
     /// lock again before it calls a structure damaged: a writer that began meanwhile changed the pages under the walk.
-    /// Does nothing when there is no data file yet.
+    /// A writer refused a page that readers take is told that readers can still open the log, so that its owner
+    /// reads (or exports) it before setting it aside. Does nothing when there is no data file yet.
     static func checkPageTrees(path: String, forWriting: Bool) throws(EventLogError) {
         let dataPath = path + "/" + LogLayout.dataFile
         guard case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: dataPath, forWriting: forWriting) else { return }
         if !forWriting, WriterLock.isHeld(directory: path, tryingTheLock: true) { return }
-        throw .damagedFile(path: path, reason: "its \(LogLayout.dataFile) \(reason)")
+        let readable = forWriting && PageTreeCheck.problem(inDataFile: dataPath) == nil
+        throw .damagedFile(path: path, reason: "its \(LogLayout.dataFile) \(reason)" + (readable ? ", which only a writer trips on: readers can still open it" : ""))
     }
 
     /// Refuses what is plainly not a log before LMDB sees it; creates the directory of a new log, and returns whether
