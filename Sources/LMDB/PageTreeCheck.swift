@@ -167,23 +167,20 @@ public enum PageTreeCheck {
             let checksExtents = flagsRead != Self.readersFlags
             var stated = 0
             for index in 0..<count {
-                let offset = Int(Self.integer(buffer, 16 + 2 * index) as UInt16)
+                let offset = nodeOffset(index)
                 guard offset >= upper, offset + 8 <= pageSize else {
                     throw Failure(reason: "node \(index) of page \(number) (\(tree)) lies outside its page")
                 }
-                let low = UInt64(Self.integer(buffer, offset) as UInt16), high = UInt64(Self.integer(buffer, offset + 2) as UInt16)
-                let nodeFlags: UInt16 = Self.integer(buffer, offset + 4)
-                let keySize = Int(Self.integer(buffer, offset + 6) as UInt16)
-                let dataStart = offset + 8 + keySize
+                let node = Node(buffer, at: offset)
+                let (nodeFlags, dataStart, dataSize) = (node.flags, node.dataStart, node.dataSize)
                 guard dataStart <= pageSize || inFile(dataStart) else {
                     throw Failure(reason: "the key of node \(index) of page \(number) (\(tree)) runs past its page")
                 }
+                if checksExtents { stated += node.evenSize(isBranch: isBranch) }
                 if isBranch {
-                    children.append(low | high << 16 | UInt64(nodeFlags) << 32)
-                    if checksExtents { stated += (dataStart - offset + 1) & ~1 }
+                    children.append(node.child)
                     continue
                 }
-                let dataSize = Int(low | high << 16)
                 guard nodeFlags & ~0x03 == 0, !(nodeFlags & 0x01 != 0 && nodeFlags & 0x02 != 0) else {
                     throw Failure(reason: "node \(index) of page \(number) (\(tree)) has impossible flags \(nodeFlags)")
                 }
@@ -192,13 +189,11 @@ public enum PageTreeCheck {
                         throw Failure(reason: "node \(index) of page \(number) (\(tree)) runs past its page")
                     }
                     overflows.append((Self.integer(buffer, dataStart), dataSize))
-                    if checksExtents { stated += (dataStart + 8 - offset + 1) & ~1 }
                     continue
                 }
                 guard dataStart + dataSize <= pageSize || (nodeFlags == 0 && inFile(dataStart + dataSize)) else {
                     throw Failure(reason: "the value of node \(index) of page \(number) (\(tree)) runs past its page")
                 }
-                if checksExtents { stated += (dataStart + dataSize - offset + 1) & ~1 }
                 if nodeFlags & 0x02 != 0 {
                     guard named, dataSize == 48 else {
                         throw Failure(reason: "node \(index) of page \(number) (\(tree)) describes a database where none can be")
@@ -224,18 +219,50 @@ public enum PageTreeCheck {
         /// What is wrong with the page read last, whose `count` nodes state more bytes than it holds: the node that runs
         /// into another, in the order of their offsets.
         func overlap(count: Int, isBranch: Bool, page number: UInt64, tree: String) -> Failure {
-            let extents = (0..<count).map { index in
-                let offset = Int(Self.integer(buffer, 16 + 2 * index) as UInt16)
-                let dataStart = offset + 8 + Int(Self.integer(buffer, offset + 6) as UInt16)
-                let flags: UInt16 = Self.integer(buffer, offset + 4)
-                let dataSize = Int(Self.integer(buffer, offset) as UInt16) | Int(Self.integer(buffer, offset + 2) as UInt16) << 16
-                let end = isBranch ? dataStart : flags & 0x01 != 0 ? dataStart + 8 : dataStart + dataSize
-                return (start: offset, end: end, index: index)
-            }.sorted { $0.start < $1.start }
-            for (node, next) in zip(extents, extents.dropFirst()) where node.end > next.start {
-                return Failure(reason: "node \(node.index) of page \(number) (\(tree)) runs into node \(next.index), which a writer would write over")
+            let nodes = (0..<count).map { index in (node: Node(buffer, at: nodeOffset(index)), index: index) }.sorted { $0.node.offset < $1.node.offset }
+            for (lower, next) in zip(nodes, nodes.dropFirst()) where lower.node.end(isBranch: isBranch) > next.node.offset {
+                return Failure(reason: "node \(lower.index) of page \(number) (\(tree)) runs into node \(next.index), which a writer would write over")
             }
             return Failure(reason: "the nodes of page \(number) (\(tree)) state more bytes than it holds, which a writer would write past")
+        }
+
+        /// Where node `index` of the page read last lies: its offset, from the table after the page's header.
+        func nodeOffset(_ index: Int) -> Int {
+            Int(Self.integer(buffer, 16 + 2 * index) as UInt16)
+        }
+
+        /// A node's header as it states it, read from the page at `offset`: 2 + 2 bytes of size (a branch node's
+        /// child page number, with the flags as its high bits), 2 of flags, 2 of key size; the key, then the data.
+        struct Node {
+            let offset: Int
+            let low: UInt64
+            let high: UInt64
+            let flags: UInt16
+            let keySize: Int
+
+            init(_ page: UnsafeRawBufferPointer, at offset: Int) {
+                self.offset = offset
+                low = UInt64(Walker.integer(page, offset) as UInt16)
+                high = UInt64(Walker.integer(page, offset + 2) as UInt16)
+                flags = Walker.integer(page, offset + 4)
+                keySize = Int(Walker.integer(page, offset + 6) as UInt16)
+            }
+
+            var dataStart: Int { offset + 8 + keySize }
+            var dataSize: Int { Int(low | high << 16) }
+            /// A branch node's child page number.
+            var child: UInt64 { low | high << 16 | UInt64(flags) << 32 }
+
+            /// Where the node ends as it states: after its key in a branch page, after an overflow run's page number
+            /// (big data, flag 0x01), or after its value.
+            func end(isBranch: Bool) -> Int {
+                isBranch ? dataStart : flags & 0x01 != 0 ? dataStart + 8 : dataStart + dataSize
+            }
+
+            /// The bytes the node states it takes, made even as LMDB lays it: what a writer moves it by.
+            func evenSize(isBranch: Bool) -> Int {
+                (end(isBranch: isBranch) - offset + 1) & ~1
+            }
         }
 
         /// A free-list record: a count, then that many page numbers.

@@ -9,18 +9,34 @@ import Testing
 struct PageTreeCheckTests {
     let scratch = ScratchDirectory()
 
-    /// A data file whose last pages are one value's run of overflow pages (a 1 MiB value, 257 pages), written last.
-    func fileEndingInOverflowPages() throws -> (path: String, bytes: [UInt8]) {
-        let directory = scratch.file("overflow")
+    /// The data file of a new environment in the scratch directory `name`, whose database "values" each of `writes`
+    /// (a transaction each) filled, and its bytes.
+    func dataFile(_ name: String, writes: [(Transaction, Database) throws -> Void]) throws -> (path: String, bytes: [UInt8]) {
+        let directory = scratch.file(name)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
         do {
             let env = try Environment(path: directory)
             let db = try env.openDatabase("values", flags: .create)
-            try env.write { txn in try txn.put(db, key: Array("small".utf8), value: Array("value".utf8)) }
-            try env.write { txn in try txn.put(db, key: Array("large".utf8), value: [UInt8](repeating: 7, count: 1 << 20)) }
+            for write in writes { try env.write { txn in try write(txn, db) } }
         }
         let path = directory + "/data.mdb"
         return (path, try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))))
+    }
+
+    /// A data file whose last pages are one value's run of overflow pages (a 1 MiB value, 257 pages), written last.
+    func fileEndingInOverflowPages() throws -> (path: String, bytes: [UInt8]) {
+        try dataFile("overflow", writes: [
+            { txn, db in try txn.put(db, key: Array("small".utf8), value: Array("value".utf8)) },
+            { txn, db in try txn.put(db, key: Array("large".utf8), value: [UInt8](repeating: 7, count: 1 << 20)) },
+        ])
+    }
+
+    /// The offsets in `bytes`, a data file, of the leaf nodes that hold `key` (the key's own offset: its size, 2 bytes,
+    /// lies before it); pages LMDB freed may hold older copies.
+    func leafNodes(holding key: [UInt8], in bytes: [UInt8]) -> [Int] {
+        (8192..<bytes.count - key.count).filter { at in
+            bytes[at - 2] == key.count && bytes[at - 1] == 0 && Array(bytes[at..<at + key.count]) == key && bytes[at - at % 4096 + 10] & 2 != 0
+        }
     }
 
     @Test("a sound file passes; a cut one is refused at the first page past its end")
@@ -121,9 +137,7 @@ struct PageTreeCheckTests {
         // The leaf node of "small" ends its page (LMDB lays a page's nodes from its end, and "small" came first): its
         // key size (2 bytes before the key) is 5, and 5 bytes of value end the page. A bad bit makes the size 7 or 32,773.
         let key = Array("small".utf8)
-        let nodes = (8192..<bytes.count - 16).filter { at in
-            bytes[at - 2] == 5 && bytes[at - 1] == 0 && Array(bytes[at..<at + 5]) == key && (at + 10) % 4096 == 0
-        }
+        let nodes = leafNodes(holding: key, in: bytes).filter { at in (at + 10) % 4096 == 0 }
         try #require(!nodes.isEmpty)
         for at in nodes { withUnsafeBytes(of: size.littleEndian) { bytes.replaceSubrange(at - 2..<at, with: $0) } }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -157,22 +171,12 @@ struct PageTreeCheckTests {
     /// LMDB's memory allocator (`malloc(): invalid size`): LMDB moved the page's nodes by the sizes they state.
     @Test("a node whose key size grew into the next node's bytes is read for reading, refused for writing")
     func keySizeIntoTheNextNode() throws {
-        let directory = scratch.file("grown")
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-        do {
-            let env = try Environment(path: directory)
-            let db = try env.openDatabase("values", flags: .create)
-            try env.write { txn in
-                for index in 0..<10 { try txn.put(db, key: Array("key\(index)".utf8), value: Array("value-\(index)".utf8)) }
-            }
-        }
-        let path = directory + "/data.mdb"
-        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        var (path, bytes) = try dataFile("grown", writes: [{ txn, db in
+            for index in 0..<10 { try txn.put(db, key: Array("key\(index)".utf8), value: Array("value-\(index)".utf8)) }
+        }])
         // Written in order, key0 ends the page and key5 lies below key4: a size of 20, not 4, runs 16 bytes into key4.
         let key = Array("key5".utf8)
-        let nodes = (8192..<bytes.count - 4).filter { at in
-            bytes[at - 2] == 4 && bytes[at - 1] == 0 && Array(bytes[at..<at + 4]) == key && bytes[at - at % 4096 + 10] & 2 != 0
-        }
+        let nodes = leafNodes(holding: key, in: bytes)
         try #require(!nodes.isEmpty)
         for at in nodes { bytes[at - 2] = 20 }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
