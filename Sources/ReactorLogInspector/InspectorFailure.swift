@@ -113,8 +113,8 @@ struct InspectorFailure: Error, CustomStringConvertible {
         switch error {
         case .needsReducer(_, _, let nearest): "\(nearest.isEmpty ? "Run" : "Read one of those, or run") an inspector that knows the reactor."
         case .noRecordedStates: "Run an inspector that knows the reactor, or record snapshots more often."
-        case .stepUnreadable(_, _, let damage, let readableFrom):
-            TimeTravelError.around(damage, readableFrom) + " `reactorlog verify` names every damaged entry."
+        case .stepUnreadable(_, _, let damage, let statesUnknown):
+            TimeTravelError.around(damage, statesUnknown) + " `reactorlog verify` names every damaged entry."
         case .schemaMismatch:
             "Run an inspector built from the app version that recorded it, or the generic `reactorlog`, which reads recorded states without the types."
         default: nil

@@ -112,8 +112,8 @@ extension TimeMachine {
             let state: P.State
             do {
                 state = try self.state(at: step)
-            } catch TimeTravelError.stepUnreadable(_, _, let damage, _) where !end {
-                try noteUnreadable(damage)
+            } catch TimeTravelError.stepUnreadable(_, _, let damage, let statesUnknown) where !end {
+                unreadableSteps += statesUnknown.map { ($0, damage) }
                 unreadable = unreadable ?? damage
                 probes.append(BisectProbe(step: step, verdict: .skip))
                 return .skip
@@ -202,8 +202,8 @@ extension TimeMachine {
                     "The state at #\(last), the last that can be rebuilt before the damage, is good: if it went bad, a mutation after it did it, and their states cannot be rebuilt. \(damage.problem)"
                 })
             } catch let error as TimeTravelError where through == nil {
-                guard case .stepUnreadable(_, _, let damage, _) = error,
-                      let span = try statesUnknown(for: damage).first(where: { $0.contains(last) }),
+                guard case .stepUnreadable(_, _, let damage, let statesUnknown) = error,
+                      let span = statesUnknown.first(where: { $0.contains(last) }),
                       let before = try change(atOrBefore: span.lowerBound - 1, after: from)
                 else { throw error }
                 unreadable = unreadable ?? damage

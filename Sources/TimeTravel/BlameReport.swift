@@ -18,7 +18,7 @@ public struct BlameReport: Sendable, Hashable {
         /// The steps, from the first whose state cannot be rebuilt through the first rebuilt again (a snapshot's), or
         /// through the range's end.
         public let steps: ClosedRange<UInt64>
-        /// Why: ``TimeTravelError/stepUnreadable(step:stream:damage:readableFrom:)`` where entries cannot be read,
+        /// Why: ``TimeTravelError/stepUnreadable(step:stream:damage:statesUnknown:)`` where entries cannot be read,
         /// ``TimeTravelError/valueNotRecorded(step:stream:mutation:missing:readableFrom:)`` where a mutation is held
         /// without its value.
         public let reason: TimeTravelError
@@ -81,19 +81,19 @@ extension TimeMachine {
             // The damage (or the mutation without its value) is at `first`; the first state after it a snapshot
             // rebuilds is `readableFrom`. Where no step of the range lies outside what it leaves unknown, there is
             // nothing to list.
-            let (first, readableFrom): (UInt64, UInt64?)
+            let (first, readableFrom, spans): (UInt64, UInt64?, [Range<UInt64>])
             switch error {
-            case .stepUnreadable(_, _, .corruptEntry(let sequence, _), let after):
-                (first, readableFrom) = (sequence, after)
-            case .stepUnreadable(_, _, .corruptSnapshot(_, let base, _), let after):
+            case .stepUnreadable(_, _, .corruptEntry(let sequence, _), let statesUnknown):
+                (first, readableFrom, spans) = (sequence, Self.end(of: statesUnknown), statesUnknown)
+            case .stepUnreadable(_, _, .corruptSnapshot(_, let base, _), let statesUnknown):
                 // A trimmed stream's base: the states after it are unknown.
-                (first, readableFrom) = (base + 1, after)
+                (first, readableFrom, spans) = (base + 1, Self.end(of: statesUnknown), [])
             case .valueNotRecorded(_, _, let mutation, _, let after):
-                (first, readableFrom) = (mutation, after)
+                (first, readableFrom, spans) = (mutation, after, [])
             default:
                 throw error
             }
-            let stretches = try unknownStretches(of: path, for: error, first: first, readableFrom: readableFrom, from: from, through: through)
+            let stretches = unknownStretches(of: path, for: error, first: first, readableFrom: readableFrom, spans: spans, from: from, through: through)
             guard !stretches.isEmpty else { throw error }
             // Walking back, the rows after the stretch come first, and may already be enough.
             var after: [BlameReport.Row] = []
@@ -107,33 +107,35 @@ extension TimeMachine {
         }
     }
 
+    /// The step from which the states `statesUnknown` names are rebuilt again; `nil` where no snapshot follows them.
+    private static func end(of statesUnknown: [Range<UInt64>]) -> UInt64? {
+        statesUnknown.last.flatMap { $0.upperBound == .max ? nil : $0.upperBound }
+    }
+
     /// The stretches `error` leaves unknown from `first` through `readableFrom` (the range's end when `nil`), within
     /// `from`…`through`: one, or, where damage to entries spans snapshots that hold states inside it, one up to each
-    /// such state (the spans ``statesUnknown(for:)`` names, as `verify` does), so that a change is placed between the
-    /// two known states around it. No mutation of the stream lies between two spans: the value at a span's start is
-    /// the one at the end of the span before. A stretch is left out where the range holds no step of it, or none
+    /// such state (`spans`, the error's `statesUnknown`, as `verify` names them), so that a change is placed between
+    /// the two known states around it. No mutation of the stream lies between two spans: the value at a span's start
+    /// is the one at the end of the span before. A stretch is left out where the range holds no step of it, or none
     /// outside it, past it: the range's steps there are known, or all unknown.
     private func unknownStretches(
-        of path: StatePath, for error: TimeTravelError, first: UInt64, readableFrom: UInt64?, from: UInt64, through: UInt64
-    ) throws -> [BlameReport.UnknownStretch] {
-        var bounds: [(first: UInt64, end: UInt64?)] = [(first, readableFrom)]
-        if case .stepUnreadable(_, _, let damage, _) = error, case .corruptEntry = damage {
-            let spans = try statesUnknown(for: damage)
-            if spans.count > 1 {
-                bounds = spans.enumerated().map { index, span in
-                    (index == 0 ? min(first, span.lowerBound) : span.lowerBound, index == spans.count - 1 ? readableFrom : span.upperBound)
-                }
+        of path: StatePath, for error: TimeTravelError, first: UInt64, readableFrom: UInt64?, spans: [Range<UInt64>],
+        from: UInt64, through: UInt64
+    ) -> [BlameReport.UnknownStretch] {
+        let bounds: [(first: UInt64, end: UInt64?)] = spans.count > 1
+            ? spans.enumerated().map { index, span in
+                (index == 0 ? min(first, span.lowerBound) : span.lowerBound, index == spans.count - 1 ? readableFrom : span.upperBound)
             }
-        }
+            : [(first, readableFrom)]
         var stretches: [BlameReport.UnknownStretch] = []
         var old: BlameReport.End = first >= from ? value(at: first - 1, of: path) : .unknown
         for (start, end) in bounds {
             let new = end.map { $0 <= through ? value(at: $0, of: path) : .unknown } ?? .unknown
             defer { old = new }
             guard start <= through, start >= from || end.map({ $0 >= from && $0 < through }) == true else { continue }
-            // Each stretch's reason names the state that ends it.
+            // Each stretch's reason names its own first step.
             let reason = if bounds.count > 1, case .stepUnreadable(_, let stream, let damage, _) = error {
-                TimeTravelError.stepUnreadable(step: max(start, from), stream: stream, damage: damage, readableFrom: end)
+                TimeTravelError.stepUnreadable(step: max(start, from), stream: stream, damage: damage, statesUnknown: spans)
             } else {
                 error
             }

@@ -60,7 +60,8 @@ public struct TimeMachine<P: Replayer>: Sendable {
             guard case .corruptSnapshot = error else { throw error }
             let snapshots = try log.snapshotSequences(stream: stream.name, passingOverDamage: true)
             let after = log.firstReadableSnapshot(stream: stream.name, atOrAfter: step + 1, in: snapshots)
-            throw TimeTravelError.stepUnreadable(step: step, stream: stream.name, damage: error, readableFrom: after)
+            let base = if case .corruptSnapshot(_, let sequence, _) = error { sequence } else { step }
+            throw TimeTravelError.stepUnreadable(step: step, stream: stream.name, damage: error, statesUnknown: [base..<(after ?? .max)])
         }
         let trimmed = try (log.stream(named: stream.name)?.sequenceFloor ?? 0) > 0
         if point.isInitialState, trimmed {
@@ -109,10 +110,10 @@ public struct TimeMachine<P: Replayer>: Sendable {
     }
 
     /// Runs `body`, a replay towards `step` (by default, towards each step it reaches), saying of a block that cannot
-    /// be read which steps can still be rebuilt: ``TimeTravelError/stepUnreadable(step:stream:damage:readableFrom:)``,
-    /// at `step` or at the damaged entry; and the same of a mutation held without its value
-    /// (``TimeTravelError/valueNotRecorded(step:stream:mutation:missing:readableFrom:)``). `state(at:)`, bisect, blame,
-    /// divergence and what-if go through it.
+    /// be read which steps can still be rebuilt: ``TimeTravelError/stepUnreadable(step:stream:damage:statesUnknown:)``,
+    /// at `step` or at the first step whose state the damage leaves unknown; and the same of a mutation held without
+    /// its value (``TimeTravelError/valueNotRecorded(step:stream:mutation:missing:readableFrom:)``). `state(at:)`,
+    /// bisect, blame, divergence and what-if go through it.
     func replaying<T>(towards step: UInt64? = nil, _ body: () throws -> T) throws -> T {
         do {
             return try body()
@@ -123,10 +124,9 @@ public struct TimeMachine<P: Replayer>: Sendable {
             throw TimeTravelError.valueNotRecorded(step: step ?? mutation, stream: stream.name, mutation: mutation, missing: missing, readableFrom: after)
         } catch let damage as EventLogError {
             guard case .corruptEntry(let sequence, _) = damage else { throw damage }
-            // Every state is rebuilt again where the last span of states the damage leaves unknown ends.
-            let last = try statesUnknown(for: damage).last?.upperBound
-            let after = last == .max ? nil : last
-            throw TimeTravelError.stepUnreadable(step: step ?? sequence, stream: stream.name, damage: damage, readableFrom: after)
+            // Without a step asked for, the first whose state the damage leaves unknown.
+            let unknown = try statesUnknown(for: damage)
+            throw TimeTravelError.stepUnreadable(step: step ?? unknown.first?.lowerBound ?? sequence, stream: stream.name, damage: damage, statesUnknown: unknown)
         }
     }
 

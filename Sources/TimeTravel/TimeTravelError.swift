@@ -10,10 +10,13 @@ public enum TimeTravelError: HintedError, Sendable, Hashable {
     case stepTrimmed(step: UInt64, stream: String, earliest: UInt64)
     /// The step lies in a stretch retention removed from the middle of the stream (`StreamGap`).
     case stepRemoved(step: UInt64, stream: String, removed: ClosedRange<UInt64>)
-    /// The step's state is rebuilt by replaying mutations of which one cannot be read (`damage`, the
-    /// log's `EventLogError.corruptEntry`); `readableFrom` is the step from which every state is rebuilt
-    /// again, from a snapshot at or after the stream's last mutation in the damaged stretch, when there is one.
-    case stepUnreadable(step: UInt64, stream: String, damage: EventLogError, readableFrom: UInt64?)
+    /// The step's state is rebuilt by replaying mutations of which one cannot be read (`damage`, the log's
+    /// `EventLogError.corruptEntry`), or from a trimmed stream's base snapshot that cannot be read
+    /// (`EventLogError.corruptSnapshot`). `statesUnknown` are the steps whose states the damage leaves unknown, in
+    /// order, as `UnreadableStretch.Part.statesUnknown` names them: `step` lies in one; a snapshot inside the damaged
+    /// stretch holds the states between two; and the last ends where every state is rebuilt again, from a snapshot
+    /// after the damage (at `UInt64.max` when none follows).
+    case stepUnreadable(step: UInt64, stream: String, damage: EventLogError, statesUnknown: [Range<UInt64>])
     /// The step's state is rebuilt by replaying `mutation`, which the log holds without its value, for the reason
     /// `missing` says (it could not be encoded, or it stands for what the stream appended while the log could not
     /// be written). `readableFrom` is the stream's first snapshot after it, from which every state is rebuilt again,
@@ -77,8 +80,8 @@ public enum TimeTravelError: HintedError, Sendable, Hashable {
         case .stepOutOfRange(_, _, let highest): "Pick a step from 0 (the initial state) to #\(highest)."
         case .stepTrimmed(_, _, let earliest): "Pick a step from #\(earliest) on."
         case .stepRemoved(_, _, let removed): "Pick a step before #\(removed.lowerBound), or from #\(removed.upperBound) on."
-        case .stepUnreadable(_, _, let damage, let readableFrom):
-            Self.around(damage, readableFrom) + " `EventLog.verify()` names every damaged entry."
+        case .stepUnreadable(_, _, let damage, let statesUnknown):
+            Self.around(damage, statesUnknown) + " `EventLog.verify()` names every damaged entry."
         case .valueNotRecorded(_, _, let mutation, _, let readableFrom):
             readableFrom.map { "Pick a step before #\(mutation), or from #\($0) on, rebuilt from the snapshot there." }
                 ?? "Pick a step before #\(mutation): no snapshot of the stream follows it."
@@ -93,11 +96,26 @@ public enum TimeTravelError: HintedError, Sendable, Hashable {
         }
     }
 
-    /// The steps a ``stepUnreadable(step:stream:damage:readableFrom:)`` leaves, as a sentence: before the damage,
-    /// and from the first snapshot after it.
-    public static func around(_ damage: EventLogError, _ readableFrom: UInt64?) -> String {
-        let before = if case .corruptEntry(let sequence, _) = damage { "a step before #\(sequence)" } else { "another step" }
-        return readableFrom.map { "Pick \(before), or from #\($0) on, rebuilt from a snapshot after the damage." }
-            ?? "Pick \(before): no snapshot follows the damage."
+    /// The steps a ``stepUnreadable(step:stream:damage:statesUnknown:)`` leaves, as sentences: those before the
+    /// damage (none before a trimmed stream's base), those from the first snapshot after it, and the states snapshots
+    /// inside it hold.
+    public static func around(_ damage: EventLogError, _ statesUnknown: [Range<UInt64>]) -> String {
+        guard let first = statesUnknown.first, let last = statesUnknown.last else {
+            return "Pick another step."
+        }
+        let before: String? = if case .corruptEntry = damage, first.lowerBound > 0 { "a step before #\(first.lowerBound)" } else { nil }
+        let after: String? = last.upperBound == .max ? nil : "from #\(last.upperBound) on, rebuilt from a snapshot after the damage"
+        let pick = switch (before, after) {
+        case (let before?, let after?): "Pick \(before), or \(after)."
+        case (let before?, nil): "Pick \(before): no snapshot follows the damage."
+        case (nil, let after?): "Pick a step \(after)."
+        case (nil, nil): "No state after the damage can be rebuilt: no snapshot follows it."
+        }
+        let held = zip(statesUnknown, statesUnknown.dropFirst()).map { span, next in
+            next.lowerBound - span.upperBound == 1 ? "#\(span.upperBound)" : "#\(span.upperBound)…#\(next.lowerBound - 1)"
+        }
+        guard let lastHeld = held.last else { return pick }
+        let listed = held.count == 1 ? lastHeld : held.dropLast().joined(separator: ", ") + " and " + lastHeld
+        return pick + " Snapshots inside the damage hold the states at \(listed) too."
     }
 }

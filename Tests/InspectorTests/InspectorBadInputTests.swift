@@ -190,6 +190,25 @@ struct InspectorBadInputTests {
         try await fails(["blame", log, "--stream", "search", "quer"], exit: 2, saying: "has nothing at 'quer'")
     }
 
+    /// Before 2026-12-04 (session 78), a state inside the damage said "Pick a step before #1, or from #32 on": true,
+    /// but #1 and #2 are known too, and so are the states the snapshots at #14 and #27 inside the block hold.
+    @Test("a state inside a damaged block names every state that can still be rebuilt: before the damage, those snapshots inside it hold, and after it")
+    func stateInsideDamageNamesKnownStates() async throws {
+        let log = scratch.file("first-block-state.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        _ = try LogDamage.flipByte(of: log, database: "entries", mask: 0x40) { $0[0] }
+        let hint = "Pick a step before #3, or from #32 on, rebuilt from a snapshot after the damage. Snapshots inside the damage hold the states at #14…#15 and #27 too."
+        for step in [3, 13, 16, 26, 28, 31] {
+            try await fails(["state", log, "--stream", "search", "--at", "\(step)"], exit: 5, saying: "at #\(step) is rebuilt through entries that cannot be read. Entry #1 is corrupt: its block's checksum does not match its contents (the block of entries from it). \(hint)")
+        }
+        // Each state the hint names is the undamaged log's.
+        for step in [0, 2, 14, 15, 27, 32, 33] {
+            let damaged = try await Tool.run(["state", log, "--stream", "search", "--at", "\(step)"])
+            let sound = try await Tool.run(["state", demo, "--stream", "search", "--at", "\(step)"])
+            #expect(damaged.status == 0 && damaged.output == sound.output, "#\(step): \(damaged.error)")
+        }
+    }
+
     /// `line` with each run of spaces (a table's columns) made one.
     private static func squeezed(_ line: String) -> String {
         line.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")

@@ -30,7 +30,29 @@ struct ErrorWordingTests {
         .schemaMismatch(what: "Mutation #3 (bumpValue)", detail: "unknown case"),
         .valueNotRecorded(step: 7, stream: "s", mutation: 6, missing: .unencodable, readableFrom: 9), .valueNotRecorded(step: 7, stream: "s", mutation: 6, missing: .unencodable, readableFrom: nil),
         .valueNotRecorded(step: 7, stream: "s", mutation: 6, missing: .unwritten, readableFrom: 9),
+    ] + stepsUnreadable.map(\.error)
+
+    /// Damage to entries and to a trimmed stream's base snapshot, with and without snapshots inside it or after it,
+    /// and the hint naming the steps that can still be rebuilt.
+    static let stepsUnreadable: [(error: TimeTravelError, hint: String)] = [
+        (.stepUnreadable(step: 16, stream: "s", damage: .corruptEntry(sequence: 1, reason: "r"), statesUnknown: [3..<14, 16..<27, 28..<32]),
+         "Pick a step before #3, or from #32 on, rebuilt from a snapshot after the damage. Snapshots inside the damage hold the states at #14…#15 and #27 too."),
+        (.stepUnreadable(step: 5, stream: "s", damage: .corruptEntry(sequence: 4, reason: "r"), statesUnknown: [5..<9]),
+         "Pick a step before #5, or from #9 on, rebuilt from a snapshot after the damage."),
+        (.stepUnreadable(step: 5, stream: "s", damage: .corruptEntry(sequence: 4, reason: "r"), statesUnknown: [5..<7, 9..<11, 12..<20, 30..<(.max)]),
+         "Pick a step before #5: no snapshot follows the damage. Snapshots inside the damage hold the states at #7…#8, #11 and #20…#29 too."),
+        (.stepUnreadable(step: 5, stream: "s", damage: .corruptSnapshot(stream: "s", sequence: 4, reason: "r"), statesUnknown: [4..<9]),
+         "Pick a step from #9 on, rebuilt from a snapshot after the damage."),
+        (.stepUnreadable(step: 5, stream: "s", damage: .corruptSnapshot(stream: "s", sequence: 4, reason: "r"), statesUnknown: [4..<(.max)]),
+         "No state after the damage can be rebuilt: no snapshot follows it."),
     ]
+
+    @Test("a state rebuilt through damage names every step whose state can still be rebuilt")
+    func unreadableWording() {
+        for (error, hint) in Self.stepsUnreadable {
+            #expect(error.hint == hint + " `EventLog.verify()` names every damaged entry.", "\(error)")
+        }
+    }
 
     @Test("a state rebuilt through a mutation without its value says why the value is missing")
     func missingValueWording() {

@@ -357,16 +357,25 @@ struct TimeMachineTests {
         // The first mutation in the stretch whose state was not recorded is rebuilt through the damage.
         let step = try #require(mutations.first { !snapshots.contains($0) })
         let error = #expect(throws: TimeTravelError.self) { try machine.state(at: step) }
-        guard case .stepUnreadable(step, "ledger", .corruptEntry(damaged, _), snapshot)? = error else {
+        // It names the states verify names unknown, the last span ending at that snapshot.
+        guard case .stepUnreadable(step, "ledger", .corruptEntry(damaged, _), let unknown)? = error,
+              let first = unknown.first, unknown.last?.upperBound == snapshot,
+              unknown == log.unreadablePart(of: "ledger", in: stretch)?.statesUnknown
+        else {
             Issue.record("\(String(describing: error))")
             return
         }
-        #expect(error?.hint == "Pick a step before #\(damaged), or from #\(snapshot) on, rebuilt from a snapshot after the damage. `EventLog.verify()` names every damaged entry.")
-        // The steps it names are rebuilt; blame through the damage names the damaged entry.
-        #expect(try machine.state(at: damaged - 1).deposits > 0)
-        #expect(try machine.state(at: snapshot + 1).deposits > 0)
+        let held = zip(unknown, unknown.dropFirst()).flatMap { Array($0.upperBound..<$1.lowerBound) }
+        let hint = try #require(error?.hint)
+        #expect(hint.hasPrefix("Pick a step before #\(first.lowerBound), or from #\(snapshot) on, rebuilt from a snapshot after the damage. "), "\(hint)")
+        #expect(hint.contains("Snapshots inside the damage hold the states at #") == !held.isEmpty, "\(hint)")
+        // The steps it names are rebuilt: before the first span, those snapshots inside the damage hold, and from the
+        // snapshot after it. Blame through the damage names the damaged entry.
+        for known in [first.lowerBound - 1, snapshot, snapshot + 1] + held {
+            #expect(try machine.state(at: known).deposits > 0)
+        }
         let blamed = #expect(throws: TimeTravelError.self) { try machine.blame(try StatePath(parsing: "balance")) }
-        if case .stepUnreadable(let at, _, _, let from)? = blamed { #expect(at == damaged && from == snapshot) } else { Issue.record("\(String(describing: blamed))") }
+        if case .stepUnreadable(let at, _, _, let spans)? = blamed { #expect(at == first.lowerBound && spans == unknown) } else { Issue.record("\(String(describing: blamed))") }
         // A bisect skips the states it cannot rebuild: a bug that came in the damaged stretch is narrowed to it, or
         // found at its first mutation when a snapshot there holds that state (block boundaries vary from run to run).
         let good = try machine.state(at: damaged - 1).deposits
@@ -402,9 +411,9 @@ struct TimeMachineTests {
             do {
                 _ = try machine.state(at: step)
                 #expect(!unknown, "#\(step) was rebuilt")
-            } catch TimeTravelError.stepUnreadable(_, _, _, let readableFrom) {
-                // The error's hint names the step from which every state is rebuilt again: where verify's spans end.
-                #expect(unknown && readableFrom == last, "#\(step) could not be rebuilt; readable from \(String(describing: readableFrom))")
+            } catch TimeTravelError.stepUnreadable(_, _, _, let spans) {
+                // The error names the spans verify names, which its hint words.
+                #expect(unknown && spans == part.statesUnknown, "#\(step) could not be rebuilt; unknown \(spans)")
             }
         }
     }
