@@ -50,9 +50,21 @@ extension EventLog {
         try verifyIndex(streams: streamsByID, through: bound, counts: counts, report: &report)
         try verifySnapshots(streams: streamsByID, through: bound, policy: meta.snapshotPolicy, report: &report)
         try verifySnapshotKeys(streams: streamsByID, through: bound, gaps: gaps, report: &report)
+        // After the records: where a bad bit made both, the record it damaged is the first problem named.
+        verifyPagesForWriters(report: &report)
         // What damaged entries leave: read again past each, only when something is damaged.
         if !report.isHealthy { report.unreadable = try unreadableStretches() }
         return report
+    }
+
+    /// A page of the data file that only a writer trips on (its opening checked what readers need), so that a log
+    /// writers are refused is not called healthy: a record's flags a bad bit set, say, which readers pass over. Not
+    /// beside a live writer, whose pages change under the walk; a writer of this log checked them when it opened.
+    private func verifyPagesForWriters(report: inout VerifyReport) {
+        guard !WriterLock.isHeld(directory: path), let problem = LogStorage.pageTreeProblem(path: path, forWriting: true),
+              !WriterLock.isHeld(directory: path, tryingTheLock: true)
+        else { return }
+        report.error("the log's " + problem)
     }
 
     /// The metadata's seal matches its keys and values; a log of format version 6 or more has one.

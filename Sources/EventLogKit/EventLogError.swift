@@ -100,6 +100,15 @@ public enum EventLogError: HintedError, Sendable, Hashable {
         }
     }
 
+    /// Whether this is a ``damagedFile(path:reason:)`` that only a writer is refused: readers can still open the log,
+    /// and reading or exporting it loses nothing.
+    public var refusesOnlyWriters: Bool {
+        if case .damagedFile(_, let reason) = self { reason.hasSuffix(Self.readersCanOpen) } else { false }
+    }
+
+    /// How a ``damagedFile(path:reason:)`` that only a writer is refused ends.
+    static let readersCanOpen = ", which only a writer trips on: readers can still open it"
+
     /// What to do about it, for a program using the library (empty where ``problem`` says it already). A library
     /// error names the library's calls, never the inspector's commands.
     public var hint: String {
@@ -117,6 +126,8 @@ public enum EventLogError: HintedError, Sendable, Hashable {
         case .closed: "Open it again to use it."
         case .corruptEntry: "Verify the log (`EventLog.verify()`) to find every damaged entry."
         case .corruptSnapshot, .corruptStream, .corruptIndex, .corruptMetadata: "Verify the log (`EventLog.verify()`) for details."
+        case .damagedFile where refusesOnlyWriters:
+            "Nothing was written: open it read-only to read or export it, or move it aside (keep it for a bug report) and open a new log at the path."
         case .damagedFile:
             "Nothing was read: restore the log from a copy, or move it aside (keep it for a bug report) and open a new log at the path."
         case .incompatibleSchema:

@@ -101,11 +101,18 @@ final class LogStorage: Sendable {
     /// A writer refused a page that readers take is told that readers can still open the log, so that its owner
     /// reads (or exports) it before setting it aside. Does nothing when there is no data file yet.
     static func checkPageTrees(path: String, forWriting: Bool) throws(EventLogError) {
+        guard let reason = pageTreeProblem(path: path, forWriting: forWriting) else { return }
+        throw .damagedFile(path: path, reason: "its " + reason)
+    }
+
+    /// What ``checkPageTrees(path:forWriting:)`` refuses, as the clause its error gives (`data.mdb has …`); `nil`
+    /// where it refuses nothing.
+    static func pageTreeProblem(path: String, forWriting: Bool) -> String? {
         let dataPath = path + "/" + LogLayout.dataFile
-        guard case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: dataPath, forWriting: forWriting) else { return }
-        if !forWriting, WriterLock.isHeld(directory: path, tryingTheLock: true) { return }
+        guard case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: dataPath, forWriting: forWriting) else { return nil }
+        if !forWriting, WriterLock.isHeld(directory: path, tryingTheLock: true) { return nil }
         let readable = forWriting && PageTreeCheck.problem(inDataFile: dataPath) == nil
-        throw .damagedFile(path: path, reason: "its \(LogLayout.dataFile) \(reason)" + (readable ? ", which only a writer trips on: readers can still open it" : ""))
+        return "\(LogLayout.dataFile) \(reason)" + (readable ? EventLogError.readersCanOpen : "")
     }
 
     /// Refuses what is plainly not a log before LMDB sees it; creates the directory of a new log, and returns whether

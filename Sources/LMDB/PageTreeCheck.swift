@@ -23,9 +23,9 @@ import Darwin
 public enum PageTreeCheck {
     /// What is wrong with the structure of the data file at `path`, or `nil` when every page LMDB can reach is
     /// sound (or the file cannot be read; ``DataFileCheck`` reports that). `forWriting` asks for what a writer needs
-    /// besides: each page's flags its type alone. A reader passes over the flags LMDB acts on only when it writes,
-    /// but a writer takes a page marked dirty (0x10) for one of its own transaction and writes into it in place,
-    /// through a read-only map.
+    /// besides: each page's flags its type alone, and each record's flags those LMDB gives records. A reader passes
+    /// over the flags LMDB acts on only when it writes, but a writer takes a page marked dirty (0x10) for one of its
+    /// own transaction and writes into it in place, through a read-only map.
     public static func problem(inDataFile path: String, forWriting: Bool = false) -> DataFileCheck.Problem? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
@@ -172,7 +172,7 @@ public enum PageTreeCheck {
                     throw Failure(reason: "node \(index) of page \(number) (\(tree)) lies outside its page")
                 }
                 let node = Node(buffer, at: offset)
-                let (nodeFlags, dataStart, dataSize) = (node.flags, node.dataStart, node.dataSize)
+                let (dataStart, dataSize) = (node.dataStart, node.dataSize)
                 guard dataStart <= pageSize || inFile(dataStart) else {
                     throw Failure(reason: "the key of node \(index) of page \(number) (\(tree)) runs past its page")
                 }
@@ -181,8 +181,12 @@ public enum PageTreeCheck {
                     children.append(node.child)
                     continue
                 }
-                guard nodeFlags & ~0x03 == 0, !(nodeFlags & 0x01 != 0 && nodeFlags & 0x02 != 0) else {
-                    throw Failure(reason: "node \(index) of page \(number) (\(tree)) has impossible flags \(nodeFlags)")
+                // LMDB reads a record by three of its flags only: big data (0x01), a sub-database (0x02) and duplicates
+                // (0x04). A reader of a database's own records passes over the others, which a bad bit may set; a
+                // writer, which copies them with the record, is refused them.
+                let nodeFlags = lenient ? node.flags & 0x07 : node.flags
+                guard nodeFlags & ~0x03 == 0, nodeFlags & 0x03 != 0x03 else {
+                    throw Failure(reason: "node \(index) of page \(number) (\(tree)) has flags no record has (\(node.flags))")
                 }
                 if nodeFlags & 0x01 != 0 {
                     guard dataStart + 8 <= pageSize else {

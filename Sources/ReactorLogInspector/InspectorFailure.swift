@@ -101,6 +101,8 @@ struct InspectorFailure: Error, CustomStringConvertible {
         case .corruptSnapshot, .corruptStream, .corruptIndex, .corruptMetadata: "Run `reactorlog verify` for details."
         case .unknownStream: "Run `reactorlog info` to list its streams."
         case .replacedWhileOpen: "Run the command again to read the log now at that path."
+        case .damagedFile where error.refusesOnlyWriters:
+            "Nothing was written; commands that only read it work, and `reactorlog export` then `reactorlog import` make a new log from it to write to."
         case .damagedFile: "Nothing was read; restore the log from a copy."
         case .readOnlyFileSystem: "Commands that only read it work; to change it, copy it into a writable directory (`reactorlog compact`) and change the copy."
         case .storage(_, let lmdb) where lmdb.isCorrupted: "LMDB found the data file damaged where it read; run `reactorlog verify` to learn what can still be read."

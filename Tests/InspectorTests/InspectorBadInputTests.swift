@@ -156,14 +156,42 @@ struct InspectorBadInputTests {
         try FileManager.default.copyItem(atPath: demo, toPath: log)
         // The snapshot of 'search' at #27: 28 bytes, not 12, its node below #14's in the page.
         try LogDamage.damageKeySizeInFile(of: log, database: "snapshots", mask: 0x10) { $0[1] }
-        let file = URL(fileURLWithPath: log).appendingPathComponent("data.mdb")
-        let before = try Data(contentsOf: file)
-        _ = try await fails(
-            ["trim", log, "--before", "50"], exit: 5,
-            saying: "runs into node 0, which a writer would write over), which only a writer trips on: readers can still open it")
-        #expect(try Data(contentsOf: file) == before)
+        try await trimRefused(log, saying: "runs into node 0, which a writer would write over), which only a writer trips on: readers can still open it")
         let verify = try await Tool.run(["verify", log])
         #expect(verify.status == 1 && verify.output.contains("a snapshot key is 28 bytes, not 12: its size is damaged"), "\(verify.output)")
+    }
+
+    /// Checks that `trim --before 50` on `log` is refused (exit 5) with one line holding `text`, its data file unchanged.
+    private func trimRefused(_ log: String, saying text: String) async throws {
+        let file = URL(fileURLWithPath: log).appendingPathComponent("data.mdb")
+        let before = try Data(contentsOf: file)
+        _ = try await fails(["trim", log, "--before", "50"], exit: 5, saying: text)
+        #expect(try Data(contentsOf: file) == before)
+    }
+
+    /// Before 2026-12-04 (session 78) a bad bit among a record's node flags that LMDB does not read records by refused
+    /// the whole log to every command (exit 5), and verify could not run.
+    @Test("a bad bit in a record's node flags: every entry reads as before, verify names it, a trim is refused with one line, the log unchanged; export and import make a log to write to")
+    func recordFlagOnlyAWriterTripsOn() async throws {
+        let log = scratch.file("record-flag.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        try LogDamage.flipRecordFlagsInFile(of: log, mask: 0x100) { $0[1] }
+        for command in [["log", "--json"], ["export"], ["state", "--at", "50", "--stream", "search"]] {
+            let damaged = try await Tool.run([command[0], log] + command.dropFirst()), sound = try await Tool.run([command[0], demo] + command.dropFirst())
+            #expect(damaged.status == 0 && damaged.output == sound.output, "\(command): \(damaged.error)")
+        }
+        // The reader in Python, which follows docs/FORMAT.md, passes over it too.
+        let python = try await Tool.python("read-log.py", [log]), pythonSound = try await Tool.python("read-log.py", [demo])
+        #expect(python.status == 0 && python.output == pythonSound.output, "\(python.error)")
+        let verify = try await Tool.run(["verify", log])
+        #expect(verify.status == 1 && verify.output.contains("error: the log's data.mdb has a damaged page structure (node "), "\(verify.output)")
+        #expect(verify.output.contains("(database 'entries') has flags no record has (256)), which only a writer trips on: readers can still open it"), "\(verify.output)")
+        try await trimRefused(log, saying: "which only a writer trips on: readers can still open it. Nothing was written; commands that only read it work, and `reactorlog export` then `reactorlog import` make a new log from it to write to.")
+        let export = scratch.file("record-flag.jsonl"), fresh = scratch.file("record-flag-imported.reactorlog")
+        #expect(try await Tool.run(["export", log, "--output", export]).status == 0)
+        #expect(try await Tool.run(["import", export, fresh]).status == 0)
+        #expect(try await Tool.run(["trim", fresh, "--before", "50"]).status == 0)
+        #expect(try await Tool.run(["verify", fresh]).status == 0)
     }
 
     /// Before, blame took a path whose every change lay in the damage for a typo: "has nothing at 'query' … Did you

@@ -22,6 +22,10 @@ struct InspectorFailureTests {
             (TimeTravelError.valueNotRecorded(step: 7, stream: "s", mutation: 6, missing: .unencodable, readableFrom: nil), "Pick a step before #6: no snapshot of the stream follows it.", .invalidArgument),
             (EventLogError.newerFormat(path: "/a", found: 9, supported: 7), EventLogError.newerFormat(path: "/a", found: 9, supported: 7).hint, .newerFormat),
             (EventLogError.damagedFile(path: "/a", reason: "it is truncated"), "Nothing was read; restore the log from a copy.", .corrupt),
+            (EventLogError.damagedFile(path: "/a", reason: "its data.mdb has a damaged page structure (…), which only a writer trips on: readers can still open it"),
+             "Nothing was written; commands that only read it work", .corrupt),
+            (TimeTravelError.stepUnreadable(step: 5, stream: "s", damage: .corruptEntry(sequence: 4, reason: "r"), statesUnknown: [5..<9]),
+             "Pick a step before #5, or from #9 on, rebuilt from a snapshot after the damage. `reactorlog verify` names every damaged entry.", .corrupt),
             // A page LMDB did not find (MDB_PAGE_NOTFOUND): damage, exit 5, where it was "cannot open", exit 3.
             (EventLogError.storage(path: "/a", LMDBError(code: -30797, operation: "mdb_cursor_get")), "run `reactorlog verify` to learn what can still be read.", .corrupt),
             (EventLogError.storage(path: "/a", LMDBError(code: 12, operation: "mdb_env_open")), "Check the path's permissions and free space.", .cannotOpen),

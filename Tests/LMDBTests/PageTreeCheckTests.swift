@@ -188,3 +188,40 @@ struct PageTreeCheckTests {
         #expect(reason.contains("node 5 of page") && reason.contains("(database 'values') runs into node 4, which a writer would write over"), "\(reason)")
     }
 }
+
+extension PageTreeCheckTests {
+    /// LMDB reads a record by three of its flags: big data (bit 0), a sub-database (bit 1) and duplicates (bit 2), the
+    /// last of which, on a database without duplicates, makes its cursor follow a sub-cursor it does not have. Before
+    /// 2026-12-04 (session 78) a bad bit in any of a record's 16 flag bits refused the log to readers.
+    @Test("a record's flag bit LMDB does not read it by is passed over for reading and refused for writing; sub-database and duplicates are refused for both", arguments: 1..<16)
+    func recordFlag(bit: Int) throws {
+        var (path, bytes) = try dataFile("flag-\(bit)", writes: [{ txn, db in
+            for index in 0..<10 { try txn.put(db, key: Array("key\(index)".utf8), value: Array("value-\(index)".utf8)) }
+        }])
+        let key = Array("key5".utf8)
+        let nodes = leafNodes(holding: key, in: bytes)
+        try #require(!nodes.isEmpty)
+        // The node's flags lie 4 bytes before its key: after its data size, before its key size.
+        for at in nodes { bytes[at - 4 + bit / 8] ^= UInt8(1 << (bit % 8)) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let forWriting = PageTreeCheck.problem(inDataFile: path, forWriting: true)
+        guard case .damaged(let reason)? = forWriting else {
+            Issue.record("a record's flag \(bit) passed for writing")
+            return
+        }
+        if bit <= 2 {
+            #expect(PageTreeCheck.problem(inDataFile: path) == forWriting)
+            return
+        }
+        #expect(reason.contains("node 5 of page") && reason.contains("(database 'values') has flags no record has (\(1 << bit))"), "\(reason)")
+        #expect(PageTreeCheck.problem(inDataFile: path) == nil)
+        // Readers read the record whole: LMDB passes over that flag.
+        var options = EnvironmentOptions()
+        options.readOnly = true
+        let env = try Environment(path: String(path.dropLast("/data.mdb".count)), options: options)
+        let value = try env.read { txn in
+            try txn.get(try #require(try txn.openDatabase("values")), key: key).map { Array($0) }
+        }
+        #expect(value == Array("value-5".utf8))
+    }
+}

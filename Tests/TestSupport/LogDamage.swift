@@ -108,6 +108,29 @@ extension LogDamage {
         try editLeafNode(of: path, database: database, choose: choose) { bytes, offset in bytes[offset - 2] ^= mask }
     }
 
+    /// Flips bits `mask` of the flags of one record of `database` (`entries` unless named) in the closed log at `path`,
+    /// past LMDB: in every leaf node holding the key `choose` picks, reached or in a page LMDB freed. The flags are the
+    /// 2 bytes 4 before the key, after the data's size; `mask` is their value read little-endian. Returns the key.
+    @discardableResult
+    public static func flipRecordFlagsInFile(
+        of path: String, database name: String = "entries", mask: UInt16, choose: ([[UInt8]]) -> [UInt8]
+    ) throws -> [UInt8] {
+        let environment = try Environment(path: path)
+        let database = try environment.openDatabase(name)
+        let key = choose(try environment.read { txn in try Self.keys(of: database, in: txn) })
+        let file = URL(fileURLWithPath: path).appendingPathComponent("data.mdb")
+        var bytes = [UInt8](try Data(contentsOf: file))
+        let page = 4096
+        for offset in 2 * page..<bytes.count - key.count
+        where bytes[offset..<offset + key.count].elementsEqual(key) && bytes[offset - 2] == key.count && bytes[offset - 1] == 0
+            && bytes[offset - offset % page + 10] & 2 != 0 {
+            bytes[offset - 4] ^= UInt8(mask & 0xFF)
+            bytes[offset - 3] ^= UInt8(mask >> 8)
+        }
+        try Data(bytes).write(to: file)
+        return key
+    }
+
     /// Sets bits `flag` in the flags (byte 10) of every leaf page (flags 0x02, reached or left over) of the data file at
     /// `source`, and writes the result to `destination` (the source itself when `nil`); returns the bytes written.
     @discardableResult

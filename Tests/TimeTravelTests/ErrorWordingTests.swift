@@ -12,7 +12,9 @@ struct ErrorWordingTests {
         .alreadyOpen(path: "/a", detail: "pid 4"), .replacedWhileOpen(path: "/a"), .readOnlyInThisProcess(path: "/a"), .readOnly(path: "/a"), .closed(path: "/a"),
         .corruptEntry(sequence: 3, reason: "its checksum does not match"), .corruptSnapshot(stream: "s", sequence: 4, reason: "r"),
         .corruptStream(id: 1, reason: "r"), .corruptIndex(streamID: 1, block: 5, reason: "r"), .corruptMetadata(reason: "r"),
-        .damagedFile(path: "/a", reason: "it is truncated"), .permissionDenied(path: "/a", reason: "its data.mdb cannot be read"),
+        .damagedFile(path: "/a", reason: "it is truncated"),
+        .damagedFile(path: "/a", reason: "its data.mdb has a damaged page structure (node 0 of page 13 (database 'entries') has flags no record has (8)), which only a writer trips on: readers can still open it"),
+        .permissionDenied(path: "/a", reason: "its data.mdb cannot be read"),
         .cannotCreate(path: "/a", reason: "this user may not write in /"), .unknownStream(name: "nope"),
         .streamInUse(name: "s"), .invalidArgument("The limit must be positive."), .codec("Entry #3 does not decode."),
         .incompatibleSchema(stream: "s", recorded: "f1", current: "f2", problem: "a case was renamed"),
@@ -76,6 +78,8 @@ struct ErrorWordingTests {
         }
         #expect(EventLogError.corruptEntry(sequence: 3, reason: "r").hint.contains("EventLog.verify()"))
         #expect(EventLogError.unknownStream(name: "nope").hint.contains("EventLog.streams()"))
+        // Damage only a writer trips on says that the log still reads.
+        #expect(Self.logErrors.filter(\.refusesOnlyWriters).map(\.hint) == ["Nothing was written: open it read-only to read or export it, or move it aside (keep it for a bug report) and open a new log at the path."])
         // A page LMDB did not find (MDB_PAGE_NOTFOUND) is damage, not a matter of permissions or free space.
         #expect(EventLogError.storage(path: "/a", LMDBError(code: -30797, operation: "mdb_cursor_get")).hint.hasPrefix("LMDB found the data file damaged"))
         #expect(TimeTravelError.log(.unknownStream(name: "nope")).description == EventLogError.unknownStream(name: "nope").description)
