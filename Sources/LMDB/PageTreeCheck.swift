@@ -182,9 +182,9 @@ public enum PageTreeCheck {
                     continue
                 }
                 // LMDB reads a record by three of its flags only: big data (0x01), a sub-database (0x02) and duplicates
-                // (0x04). A reader of a database's own records passes over the others, which a bad bit may set; a
-                // writer, which copies them with the record, is refused them.
-                let nodeFlags = lenient ? node.flags & 0x07 : node.flags
+                // (0x04), also a named database's record as it opens the database. A reader passes over the others,
+                // which a bad bit may set; a writer, which copies them with the record, is refused them.
+                let nodeFlags = flagsRead == Self.readersFlags ? node.flags & 0x07 : node.flags
                 guard nodeFlags & ~0x03 == 0, nodeFlags & 0x03 != 0x03 else {
                     throw Failure(reason: "node \(index) of page \(number) (\(tree)) has flags no record has (\(node.flags))")
                 }

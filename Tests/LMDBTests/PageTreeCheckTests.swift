@@ -193,7 +193,9 @@ extension PageTreeCheckTests {
     /// LMDB reads a record by three of its flags: big data (bit 0), a sub-database (bit 1) and duplicates (bit 2), the
     /// last of which, on a database without duplicates, makes its cursor follow a sub-cursor it does not have. Before
     /// 2026-12-04 (session 78) a bad bit in any of a record's 16 flag bits refused the log to readers.
-    @Test("a record's flag bit LMDB does not read it by is passed over for reading and refused for writing; sub-database and duplicates are refused for both", arguments: 1..<16)
+    @Test(
+        "a record's flag bit LMDB does not read it by is passed over for reading and refused for writing; sub-database and duplicates are refused for both",
+        arguments: 1..<16)
     func recordFlag(bit: Int) throws {
         var (path, bytes) = try dataFile("flag-\(bit)", writes: [{ txn, db in
             for index in 0..<10 { try txn.put(db, key: Array("key\(index)".utf8), value: Array("value-\(index)".utf8)) }
@@ -223,5 +225,29 @@ extension PageTreeCheckTests {
             try txn.get(try #require(try txn.openDatabase("values")), key: key).map { Array($0) }
         }
         #expect(value == Array("value-5".utf8))
+    }
+
+    /// A named database's record, in the main database, is opened by the same three flags.
+    @Test("a named database's record with a flag bit LMDB does not open it by: opened for reading, refused for writing")
+    func namedDatabaseFlag() throws {
+        var (path, bytes) = try dataFile("named-flag", writes: [{ txn, db in try txn.put(db, key: Array("key".utf8), value: Array("value".utf8)) }])
+        let name = Array("values".utf8)
+        let nodes = leafNodes(holding: name, in: bytes)
+        try #require(!nodes.isEmpty)
+        for at in nodes { bytes[at - 3] ^= 0x01 }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        guard case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: path, forWriting: true) else {
+            Issue.record("a named database's record flag 0x100 passed for writing")
+            return
+        }
+        #expect(reason.contains("(the main database) has flags no record has (258)"), "\(reason)")
+        #expect(PageTreeCheck.problem(inDataFile: path) == nil)
+        var options = EnvironmentOptions()
+        options.readOnly = true
+        let env = try Environment(path: String(path.dropLast("/data.mdb".count)), options: options)
+        let value = try env.read { txn in
+            try txn.get(try #require(try txn.openDatabase("values")), key: Array("key".utf8)).map { Array($0) }
+        }
+        #expect(value == Array("value".utf8))
     }
 }

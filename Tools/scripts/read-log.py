@@ -506,9 +506,9 @@ def check_page_trees(data_path, page_size, last_page, roots):
                     pending.append((low | high << 16 | node_flags << 32, level + 1))
                     continue
                 size = low | high << 16
-                # LMDB reads a record by three of its flags only (big data, sub-database, duplicates): in a database's
-                # own records, a reader passes over the others, as the Swift reader does.
-                read_flags = node_flags if named or free else node_flags & 0x07
+                # LMDB reads a record by three of its flags only (big data, sub-database, duplicates): a reader passes
+                # over the others, as the Swift reader does.
+                read_flags = node_flags & 0x07
                 if read_flags & ~0x03 or read_flags == 0x03:
                     raise ValueError(f"node {index} of page {number} ({tree}) has flags no record has ({node_flags})")
                 node_flags = read_flags
