@@ -57,10 +57,9 @@ public struct TimeMachine<P: Replayer>: Sendable {
         } catch {
             // Only a trimmed stream's base snapshot, which nothing before it can stand in for, stops the recovery:
             // the states up to the next snapshot that reads are unknown, and every state from it is rebuilt again.
-            guard case .corruptSnapshot = error else { throw error }
+            guard case .corruptSnapshot(_, let base, _) = error else { throw error }
             let snapshots = try log.snapshotSequences(stream: stream.name, passingOverDamage: true)
             let after = log.firstReadableSnapshot(stream: stream.name, atOrAfter: step + 1, in: snapshots)
-            let base = if case .corruptSnapshot(_, let sequence, _) = error { sequence } else { step }
             throw TimeTravelError.stepUnreadable(step: step, stream: stream.name, damage: error, statesUnknown: [base..<(after ?? .max)])
         }
         let trimmed = try (log.stream(named: stream.name)?.sequenceFloor ?? 0) > 0

@@ -122,7 +122,7 @@ struct InspectorBadInputTests {
         let pack = try await Tool.run(["pack", log, "--out", scratch.file("damaged-base-\(String(describing: keySize)).pack")])
         #expect(pack.status == 5 && pack.output.contains("'search' (from its state after #33)"), "\(pack.output)\(pack.error)")
         // States after the base and before the next snapshot are unknown, and said to be; from it on, as ever.
-        try await fails(["state", log, "--stream", "search", "--at", "30"], exit: 5, saying: "rebuilt from the snapshot a trim left as the stream's base, which cannot be read")
+        try await fails(["state", log, "--stream", "search", "--at", "30"], exit: 5, saying: "rebuilt from the snapshot a trim left as the stream's base, which cannot be read. The snapshot of stream 'search' at #27 is corrupt: its checksum does not match its contents. Pick a step from #33 on, rebuilt from a snapshot after the damage.")
         let blame = try await Tool.run(["blame", log, "--stream", "search", "query"])
         #expect(blame.status == 5 && blame.output.contains("#28…#33  not readable  ? → \"rx\""), "\(blame.output)\(blame.error)")
         let timeline = try await Tool.run(["timeline", log, "--stream", "search", "--out", scratch.file("damaged-base-\(String(describing: keySize)).html")])
