@@ -9,7 +9,7 @@ import Testing
 /// Time travel over damage whose place is drawn at random, so that the layouts a loaded host's clock makes now and
 /// then (a snapshot inside the damaged block, an action and its mutation on either side of a block's end, the last
 /// mutation alone in its block) are met by every run, not by one in fifty.
-@Suite("Time travel past random damage", .timeLimit(.minutes(2)))
+@Suite("Time travel past random damage", .timeLimit(.minutes(3)))
 struct DamageSweepTests {
     let scratch = ScratchDirectory()
 
