@@ -237,6 +237,21 @@ struct InspectorBadInputTests {
         }
     }
 
+    /// Before 2026-12-04 (session 78), what-if on a damaged mutation gave the log's error alone, which did not say that
+    /// the step asked for was the one it could not read.
+    @Test("what-if on a mutation in a damaged block says it cannot leave out what it cannot read; one after the damage is left out as on the undamaged log")
+    func whatIfInsideDamage() async throws {
+        let log = scratch.file("first-block-what-if.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        _ = try LogDamage.flipByte(of: log, database: "entries", mask: 0x40) { $0[0] }
+        try await fails(
+            ["what-if", log, "--skip", "20", "--stream", "search"], exit: 5,
+            saying: "#20 cannot be read, so what it did is not known and what-if cannot leave it out: Entry #1 is corrupt")
+        let damaged = try await Tool.run(["what-if", log, "--skip", "38", "--stream", "todo"])
+        let sound = try await Tool.run(["what-if", demo, "--skip", "38", "--stream", "todo"])
+        #expect(damaged.status == 0 && damaged.output == sound.output && !sound.output.isEmpty, "\(damaged.error)")
+    }
+
     /// `line` with each run of spaces (a table's columns) made one.
     private static func squeezed(_ line: String) -> String {
         line.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")

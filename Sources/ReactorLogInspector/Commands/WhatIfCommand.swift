@@ -69,9 +69,18 @@ struct WhatIfCommand: AsyncParsableCommand {
         return name + (mutations == 0 ? " (which caused no mutation)" : " and its \(counted(mutations, "mutation", "mutations"))")
     }
 
-    /// The entry at `step`, which must be one.
+    /// The entry at `step`, which must be one the log can read: what a damaged one did is not known.
     private func entry(_ step: UInt64, in log: EventLog) throws -> LogEntry {
-        guard let entry = try log.entry(at: step) else {
+        let read: LogEntry?
+        do throws(EventLogError) {
+            read = try log.entry(at: step)
+        } catch {
+            guard case .corruptEntry = error else { throw error }
+            throw InspectorFailure(
+                "#\(step) cannot be read, so what it did is not known and what-if cannot leave it out: \(error.problem) Skip a mutation or an action the log can read; `reactorlog verify` names every damaged entry.",
+                exit: .corrupt)
+        }
+        guard let entry = read else {
             let held = try StepRange.held(in: log, stream: nil).map { ": its entries run \($0)" } ?? ""
             throw InspectorFailure("#\(step) is not an entry of the log\(held). Skip a mutation, or an action.", exit: .invalidArgument)
         }
