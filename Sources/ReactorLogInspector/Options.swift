@@ -30,7 +30,13 @@ enum StepRange {
     /// export or a timeline of it would hold nothing to look at.
     static func requireEntries(in log: EventLog, stream: String?, from: UInt64, through: UInt64) throws {
         var inRange = log.entries(EntryQuery(from: from, through: through, limit: 1, stream: stream))
-        guard try inRange.next() == nil else { return }
+        do throws(EventLogError) {
+            guard try inRange.next() == nil else { return }
+        } catch {
+            // Entries that cannot be read are entries: the command's own reading names the damage and what it can do.
+            guard case .corruptEntry = error else { throw error }
+            return
+        }
         let owner = stream.map { "Stream '\($0)'" } ?? "The log"
         let range = through == .max ? "from #\(from) on" : "in #\(from)…#\(through)"
         guard let held = try held(in: log, stream: stream) else {

@@ -252,6 +252,23 @@ struct InspectorBadInputTests {
         #expect(damaged.status == 0 && damaged.output == sound.output && !sound.output.isEmpty, "\(damaged.error)")
     }
 
+    /// Before 2026-12-04 (session 78), a range inside a damaged block was refused by the check that it holds entries,
+    /// with the log's error alone.
+    @Test("a range inside a damaged block: log names the block it left out, export and pack name the ranges they can write")
+    func rangeInsideDamage() async throws {
+        let log = scratch.file("first-block-range.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        _ = try LogDamage.flipByte(of: log, database: "entries", mask: 0x40) { $0[0] }
+        let listed = try await fails(["log", log, "--from", "20", "--to", "25"], exit: 5, saying: "#20…#31 were left out, the rest listed: Entry #1 is corrupt")
+        #expect(listed.output.isEmpty)
+        try await fails(
+            ["export", log, "--from", "20", "--to", "25"], exit: 5,
+            saying: "An export holds every entry of its range and each stream's state before it: copy the whole log")
+        try await fails(
+            ["pack", log, "--stream", "search", "--from", "20", "--out", scratch.file("inside.pack")], exit: 5,
+            saying: "A pack holds every entry of its range and each stream's state before it: pack the entries after the damage (--from 33)")
+    }
+
     /// `line` with each run of spaces (a table's columns) made one.
     private static func squeezed(_ line: String) -> String {
         line.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
