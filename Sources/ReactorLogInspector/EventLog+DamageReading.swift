@@ -11,4 +11,15 @@ extension EventLog {
             return error
         }
     }
+
+    /// The entry at `step` (`nil` where the log has none), for a command that needs it whole: one inside a block of
+    /// entries that cannot be read is refused (exit 5) as `#20 cannot be read, so <consequence>: <the damage> <hint>`.
+    func entry(at step: UInt64, neededSo consequence: String, hint: String) throws -> LogEntry? {
+        do throws(EventLogError) {
+            return try entry(at: step)
+        } catch {
+            guard case .corruptEntry = error else { throw error }
+            throw InspectorFailure("#\(step) cannot be read, so \(consequence): \(error.problem) \(hint)", exit: .corrupt)
+        }
+    }
 }

@@ -237,16 +237,19 @@ struct InspectorBadInputTests {
         }
     }
 
-    /// Before 2026-12-04 (session 78), what-if on a damaged mutation gave the log's error alone, which did not say that
-    /// the step asked for was the one it could not read.
-    @Test("what-if on a mutation in a damaged block says it cannot leave out what it cannot read; one after the damage is left out as on the undamaged log")
-    func whatIfInsideDamage() async throws {
+    /// Before 2026-12-04 (session 78), what-if and show on an entry in a damaged block gave the log's error alone,
+    /// which did not say that the step asked for was the one they could not read.
+    @Test("show and what-if on an entry in a damaged block say they cannot read it; what-if of one after the damage is as on the undamaged log")
+    func stepInsideDamageByName() async throws {
         let log = scratch.file("first-block-what-if.reactorlog")
         try FileManager.default.copyItem(atPath: demo, toPath: log)
         _ = try LogDamage.flipByte(of: log, database: "entries", mask: 0x40) { $0[0] }
         try await fails(
             ["what-if", log, "--skip", "20", "--stream", "search"], exit: 5,
             saying: "#20 cannot be read, so what it did is not known and what-if cannot leave it out: Entry #1 is corrupt")
+        try await fails(
+            ["show", log, "20"], exit: 5,
+            saying: "#20 cannot be read, so it cannot be shown: Entry #1 is corrupt: its block's checksum does not match its contents (the block of entries from it). `reactorlog log` lists")
         let damaged = try await Tool.run(["what-if", log, "--skip", "38", "--stream", "todo"])
         let sound = try await Tool.run(["what-if", demo, "--skip", "38", "--stream", "todo"])
         #expect(damaged.status == 0 && damaged.output == sound.output && !sound.output.isEmpty, "\(damaged.error)")

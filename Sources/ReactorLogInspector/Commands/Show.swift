@@ -23,7 +23,10 @@ struct Show: AsyncParsableCommand {
 
     func run() async throws {
         try await inspect(opening: log.log) { session in
-            guard let entry = try session.log.entry(at: sequence) else {
+            let read = try session.log.entry(
+                at: sequence, neededSo: "it cannot be shown",
+                hint: "`\(ReactorLogInspector.commandName) log` lists the entries that can be read around it; `\(ReactorLogInspector.commandName) verify` names every damaged entry.")
+            guard let entry = read else {
                 let held = try StepRange.held(in: session.log, stream: nil).map { "its entries run \($0)" } ?? "it holds no entries"
                 throw InspectorFailure("The log has no entry #\(sequence) (\(held)). Run `\(ReactorLogInspector.commandName) log` to list them.", exit: .invalidArgument)
             }

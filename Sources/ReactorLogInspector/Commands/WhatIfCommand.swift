@@ -71,15 +71,9 @@ struct WhatIfCommand: AsyncParsableCommand {
 
     /// The entry at `step`, which must be one the log can read: what a damaged one did is not known.
     private func entry(_ step: UInt64, in log: EventLog) throws -> LogEntry {
-        let read: LogEntry?
-        do throws(EventLogError) {
-            read = try log.entry(at: step)
-        } catch {
-            guard case .corruptEntry = error else { throw error }
-            throw InspectorFailure(
-                "#\(step) cannot be read, so what it did is not known and what-if cannot leave it out: \(error.problem) Skip a mutation or an action the log can read; `reactorlog verify` names every damaged entry.",
-                exit: .corrupt)
-        }
+        let read = try log.entry(
+            at: step, neededSo: "what it did is not known and what-if cannot leave it out",
+            hint: "Skip a mutation or an action the log can read; `\(ReactorLogInspector.commandName) verify` names every damaged entry.")
         guard let entry = read else {
             let held = try StepRange.held(in: log, stream: nil).map { ": its entries run \($0)" } ?? ""
             throw InspectorFailure("#\(step) is not an entry of the log\(held). Skip a mutation, or an action.", exit: .invalidArgument)
