@@ -93,10 +93,6 @@ extension TimeMachine {
             default:
                 throw error
             }
-            if let unknown = spans.first?.lowerBound, through < unknown {
-                // The range ends between the damage and the first state it leaves unknown: actions only lie there.
-                return first > from ? try blameRows(path, from: from, through: first - 1, latest: latest) : []
-            }
             let stretches = unknownStretches(of: path, for: error, first: first, readableFrom: readableFrom, spans: spans, from: from, through: through)
             guard !stretches.isEmpty else { throw error }
             // Walking back, the rows after the stretch come first, and may already be enough.
@@ -126,11 +122,11 @@ extension TimeMachine {
         of path: StatePath, for error: TimeTravelError, first: UInt64, readableFrom: UInt64?, spans: [Range<UInt64>],
         from: UInt64, through: UInt64
     ) -> [BlameReport.UnknownStretch] {
-        // Each span from the first state it leaves unknown: the actions between the damaged entry and the block's first
-        // mutation change no state. The changes listed before stop at the damage, whose block is not read again.
-        let bounds: [(first: UInt64, end: UInt64?)] = spans.isEmpty
-            ? [(first, readableFrom)]
-            : spans.map { ($0.lowerBound, $0.upperBound == .max ? nil : $0.upperBound) }
+        let bounds: [(first: UInt64, end: UInt64?)] = spans.count > 1
+            ? spans.enumerated().map { index, span in
+                (index == 0 ? min(first, span.lowerBound) : span.lowerBound, index == spans.count - 1 ? readableFrom : span.upperBound)
+            }
+            : [(first, readableFrom)]
         var stretches: [BlameReport.UnknownStretch] = []
         var old: BlameReport.End = first >= from ? value(at: first - 1, of: path) : .unknown
         for (start, end) in bounds {

@@ -204,11 +204,11 @@ struct InspectorBadInputTests {
         _ = try LogDamage.flipByte(of: log, database: "entries", mask: 0x40) { $0[0] }
         let blame = try await Tool.run(["blame", log, "--stream", "search", "query"])
         #expect(blame.status == 5 && blame.output.components(separatedBy: "\n").filter { $0.hasPrefix("-") }.map(Self.squeezed) == [
-            "- #3…#14 not readable absent → \"swift\" (the changes between are not known)",
+            "- #1…#14 not readable absent → \"swift\" (the changes between are not known)",
             "- #16…#27 not readable \"swift\" → \"rx\" (the changes between are not known)",
             "- #28…#32 not readable \"rx\" at both ends (the changes between are not known)",
         ], "\(blame.output)\(blame.error)")
-        #expect(blame.error.contains("The changes in #3…#14 (and 2 more stretches) are not known, the rest listed: Entry #1 is corrupt"), "\(blame.error)")
+        #expect(blame.error.contains("The changes in #1…#14 (and 2 more stretches) are not known, the rest listed: Entry #1 is corrupt"), "\(blame.error)")
         // A range that starts inside the damage starts at the span it meets, its value there not known.
         let inside = try await Tool.run(["blame", log, "--stream", "search", "nextPage", "--from", "20", "--to", "30"])
         #expect(inside.status == 5 && inside.output.components(separatedBy: "\n").filter { $0.hasPrefix("-") }.map(Self.squeezed) == [

@@ -388,16 +388,14 @@ struct InspectorCommandTests {
                 return (steps, String(match.3), String(match.4 ?? match.3))
             }
         }
-        // One stretch up to each state a snapshot inside the block holds (none may lie there), the first from the first
-        // state the damage leaves unknown: the damaged entry's, or a later one where the block starts with actions.
+        // One stretch up to each state a snapshot inside the block holds (none may lie there), the first from the damage.
         let across = try stretches(blamed)
         let (first, last) = (try #require(across.first?.steps.lowerBound), try #require(across.last?.steps.upperBound))
         #expect(snapshots.contains(last), "the last stretch ends at the first state after the damage a snapshot rebuilds")
         #expect(across.dropLast().allSatisfy { snapshots.contains($0.steps.upperBound) }, "\(across.map(\.steps))")
         let more = across.count == 1 ? "" : across.count == 2 ? " (and 1 more stretch)" : " (and \(across.count - 1) more stretches)"
-        let line = "The changes in #\(first)…#\(across[0].steps.upperBound)\(more) are not known, the rest listed: Entry #"
-        let damage = try #require(blamed.error.firstMatch(of: /the rest listed: Entry #(\d+) is corrupt/).flatMap { UInt64($0.1) })
-        #expect(blamed.error.contains(line) && damage <= first, "\(blamed.error)")
+        let line = "The changes in #\(first)…#\(across[0].steps.upperBound)\(more) are not known, the rest listed: Entry #\(first) is corrupt"
+        #expect(blamed.error.contains(line), "\(blamed.error)")
         // The healthy log's changes before the damage and after it, and between them the stretches, the value at each
         // end being the healthy log's there: no mutation lies between two stretches, so one's end is the next one's start.
         let before = healthy.filter { step($0) < first }, after = healthy.filter { step($0) > last }
@@ -418,7 +416,7 @@ struct InspectorCommandTests {
         #expect((objects[stretch]["old"] as? Int).map(String.init) == value(before.last!, 1))
         #expect((objects[stretch + across.count - 1]["new"] as? Int).map(String.init) == value(after.first!, 0))
         #expect(objects[stretch]["oldUnknown"] == nil && objects[stretch]["newUnknown"] == nil)
-        #expect((objects[stretch]["damage"] as? String)?.hasPrefix("Entry #\(damage) is corrupt") == true)
+        #expect((objects[stretch]["damage"] as? String)?.hasPrefix("Entry #\(first) is corrupt") == true)
         // From inside the first stretch, the value at its start is not known either.
         let fromInside = try await reactorlog("blame", path, "value", "--stream", "counter", "--from", "\(first + 1)", "--json")
         let head = try #require((try JSONSerialization.jsonObject(with: Data(fromInside.output.utf8)) as? [[String: Any]])?.first)
@@ -438,7 +436,7 @@ struct InspectorCommandTests {
         let spans = try stretches(twice).map(\.steps)
         let prefix = "The changes in #\(first)…#\(across[0].steps.upperBound) (and \(spans.count - 1) more stretch"
         #expect(twice.error.contains(prefix) && walkedBack.error.contains(prefix), "\(twice.error)\n\(walkedBack.error)")
-        #expect(twice.error.contains("are not known, the rest listed: Entry #\(damage) is corrupt"), "\(twice.error)")
+        #expect(twice.error.contains("are not known, the rest listed: Entry #\(first) is corrupt"), "\(twice.error)")
         #expect(spans.count > across.count && rows(walkedBack) == rows(twice))
         #expect(rows(twice).filter { !$0.contains("not readable") } == healthy.filter { row in !spans.contains { $0.contains(step(row)) } })
     }

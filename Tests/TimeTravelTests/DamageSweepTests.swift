@@ -71,12 +71,6 @@ struct DamageSweepTests {
                 !listed.contains(step) && !report.unknownStretches.contains { $0.steps.contains(step) }
             }
             #expect(unaccounted.isEmpty, "\(unaccounted.prefix(5)), \(context), stretches \(report.unknownStretches.map(\.steps))")
-            // The first stretch starts at the first state the damage leaves unknown; a range that ends before it (the
-            // block starting with actions) holds every change up to its end.
-            if let unknown = report.unknownStretches.first?.steps.lowerBound, unknown > damaged {
-                let upTo = try machine.blameReport(balance, through: unknown - 1)
-                #expect(upTo.unknownStretches.isEmpty && upTo.changes == truth.filter { $0.mutation.sequence < unknown }, "\(context)")
-            }
 
             // Bisect at a bug inside the damaged block and three random ones: the bug, or a range holding it; where the
             // last state cannot be rebuilt (a crash, or the last block and the index over it damaged), a bug past the
