@@ -123,9 +123,7 @@ extension TimeMachine {
         from: UInt64, through: UInt64
     ) -> [BlameReport.UnknownStretch] {
         let bounds: [(first: UInt64, end: UInt64?)] = spans.count > 1
-            ? spans.enumerated().map { index, span in
-                (index == 0 ? min(first, span.lowerBound) : span.lowerBound, index == spans.count - 1 ? readableFrom : span.upperBound)
-            }
+            ? spans.enumerated().map { index, span in (index == 0 ? min(first, span.lowerBound) : span.lowerBound, Self.end(of: [span])) }
             : [(first, readableFrom)]
         var stretches: [BlameReport.UnknownStretch] = []
         var old: BlameReport.End = first >= from ? value(at: first - 1, of: path) : .unknown
