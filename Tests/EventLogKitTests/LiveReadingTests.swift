@@ -86,7 +86,7 @@ struct LiveReadingTests {
 
     @Test(
         "an opener of a log not begun yet waits, saying so once, and opens it once a writer begins it; cancelled, it stops",
-        .timeLimit(.minutes(1)))
+        .timeLimit(.minutes(3)))
     func openerWaitsForLog() async throws {
         let path = scratch.file("later.reactorlog")
         let (waits, waiting) = AsyncStream.makeStream(of: Void.self)
@@ -116,7 +116,7 @@ struct LiveReadingTests {
         await #expect(throws: CancellationError.self) { try await cancelled.value }
     }
 
-    @Test("an opener waiting for a log refuses at once what is not one, a path whose directory is missing, and an empty path", .timeLimit(.minutes(1)))
+    @Test("an opener waiting for a log refuses at once what is not one, a path whose directory is missing, and an empty path", .timeLimit(.minutes(3)))
     func openerRefusesWhatIsNotALog() async throws {
         let file = scratch.file("log.txt")
         _ = FileManager.default.createFile(atPath: file, contents: Data("hello".utf8))
