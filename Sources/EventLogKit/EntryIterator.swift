@@ -248,7 +248,8 @@ public struct EntryIterator {
     }
 
     /// The next entry that can be read, or `nil` when none is left now: each stretch that cannot be read is passed over
-    /// (``skip(past:)``) and handed to `skipped` with the damage that made it, before the entries after it. A sound
+    /// (``skip(past:)``) and handed to `skipped` with the damage that made it, before the entries after it, cut to the
+    /// query's range unless it runs to the log's end. A sound
     /// entry of a stream whose descriptor is damaged (``EventLog/damagedStreams()``) is passed over as a stretch of
     /// its own, handed over with the descriptor's ``EventLogError/corruptStream(id:reason:)``. Damage that cannot be
     /// passed over is thrown.
@@ -262,8 +263,10 @@ public struct EntryIterator {
                     continue
                 }
                 guard let stretch = try skip(past: error) else { throw error }
-                // A block behind the iterator, out of the query's range, is passed over unnamed.
-                if queryRange.map({ stretch.overlaps($0) }) == true { skipped(stretch, error) }
+                // A block behind the iterator, out of the query's range, is passed over unnamed; one in it is named
+                // within the range, but one that runs to the log's end still says so.
+                guard let range = queryRange, stretch.overlaps(range) else { continue }
+                skipped(stretch.upperBound == .max ? stretch : stretch.clamped(to: range), error)
             }
         }
     }

@@ -14,6 +14,8 @@ struct ReadableEntries {
     private var unnamed: [UInt32: DamageTally] = [:]
     /// States shown with the entries that damage left unknown, as a ``StateWalk`` over them counted them.
     var unshownStates = DamageTally()
+    /// Whether any entry was read, so that the closing error speaks of a rest only when there is one.
+    private var readAny = false
 
     /// Calls `body` with each entry `query` selects from `log`, passing over what cannot be read; `skipped` hears of
     /// each stretch passed over, before the entries after it.
@@ -30,6 +32,7 @@ struct ReadableEntries {
             leftOut.append(stretch)
             skipped(stretch)
         }) {
+            readAny = true
             try body(entry)
         }
         // A key that lost bytes can hide the log's last block: the walk then ends before it without an error.
@@ -63,11 +66,11 @@ struct ReadableEntries {
     }
 
     /// Throws, after the rest is written, the damage that left entries out, or else states unknown (exit 5), or
-    /// nothing when none did; `rest` says what was done with the others ("listed", "shown").
+    /// nothing when none did; `rest` says what was done with the others ("listed", "shown"), when any were read.
     func require(rest: String) throws {
         let leftOut = (leftOutSummary.map { [$0] } ?? []) + unnamedSummary
         if let damage = firstDamage ?? unnamed.keys.min().flatMap({ unnamed[$0]?.first }), !leftOut.isEmpty {
-            throw InspectorFailure.readPast([(leftOut + ["the rest \(rest)"]).joined(separator: ", ")], damage: damage)
+            throw InspectorFailure.readPast([(leftOut + (readAny ? ["the rest \(rest)"] : [])).joined(separator: ", ")], damage: damage)
         }
         if let damage = unshownStates.first {
             let what = unshownStates.count == 1 ? "a state was" : "\(unshownStates.count) states were"

@@ -91,8 +91,9 @@ struct StreamReadTests {
         // A lookup of one of its entries, which the tree's order puts elsewhere, meets its damage: it is not missing.
         #expect(throws: EventLogError.self) { try log.entry(at: first + 1) }
         // A read of a range that ends before the tree's end never meets the block, yet names it when the range holds
-        // its numbers (it listed the entries around them as if nothing were missing); a range after it does not.
-        for (range, expected) in [(first - 2...first + 2, [stretch]), (first - 2...highest + 5, [stretch]), (highest + 1...UInt64.max, [])] {
+        // its numbers (it listed the entries around them as if nothing were missing), as far as the range goes; a range
+        // after it does not.
+        for (range, expected) in [(first - 2...first + 2, [first...first + 2]), (first - 2...highest + 5, [stretch]), (highest + 1...UInt64.max, [])] {
             var iterator = log.entries(EntryQuery(from: range.lowerBound, through: range.upperBound))
             var read: [UInt64] = [], named: [ClosedRange<UInt64>] = []
             while let entry = try iterator.nextReadable(skipped: { range, _ in named.append(range) }) { read.append(entry.sequence) }

@@ -256,14 +256,17 @@ struct InspectorBadInputTests {
     }
 
     /// Before 2026-12-04 (session 78), a range inside a damaged block was refused by the check that it holds entries,
-    /// with the log's error alone.
-    @Test("a range inside a damaged block: log names the block it left out, export and pack name the ranges they can write")
+    /// with the log's error alone; until session 79 the listing named the block past the range's end (`#20…#31`) and
+    /// a rest it had not listed.
+    @Test("a range inside a damaged block: log names the part of the block in its range, export and pack name the ranges they can write")
     func rangeInsideDamage() async throws {
         let log = scratch.file("first-block-range.reactorlog")
         try FileManager.default.copyItem(atPath: demo, toPath: log)
         _ = try LogDamage.flipByte(of: log, database: "entries", mask: 0x40) { $0[0] }
-        let listed = try await fails(["log", log, "--from", "20", "--to", "25"], exit: 5, saying: "#20…#31 were left out, the rest listed: Entry #1 is corrupt")
-        #expect(listed.output.isEmpty)
+        let inside = try await fails(["log", log, "--from", "20", "--to", "25"], exit: 5, saying: "reactorlog: #20…#25 were left out: Entry #1 is corrupt")
+        #expect(inside.output.isEmpty)
+        let across = try await fails(["log", log, "--from", "20", "--to", "33"], exit: 5, saying: "reactorlog: #20…#31 were left out, the rest listed: Entry #1 is corrupt")
+        #expect(across.lines.map { $0.split(separator: " ")[1] } == ["#32", "#33"])
         try await fails(
             ["export", log, "--from", "20", "--to", "25"], exit: 5,
             saying: "An export holds every entry of its range and each stream's state before it: copy the whole log")
