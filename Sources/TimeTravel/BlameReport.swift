@@ -93,7 +93,14 @@ extension TimeMachine {
             default:
                 throw error
             }
-            let stretches = unknownStretches(of: path, for: error, first: first, readableFrom: readableFrom, spans: spans, from: from, through: through)
+            // A damaged block's changes begin at the stream's first mutation in it (the actions before change no state);
+            // where the index cannot say, at the damage.
+            let start = spans.isEmpty ? first : firstMutation(from: first, through: spans[0].lowerBound) ?? first
+            if through < start {
+                return first > from ? try blameRows(path, from: from, through: first - 1, latest: latest) : []
+            }
+            let stretches = unknownStretches(
+                of: path, for: error, first: first, start: start, readableFrom: readableFrom, spans: spans, from: from, through: through)
             guard !stretches.isEmpty else { throw error }
             // Walking back, the rows after the stretch come first, and may already be enough.
             var after: [BlameReport.Row] = []
@@ -112,21 +119,29 @@ extension TimeMachine {
         statesUnknown.last.flatMap { $0.upperBound == .max ? nil : $0.upperBound }
     }
 
-    /// The stretches `error` leaves unknown from `first` through `readableFrom` (the range's end when `nil`), within
-    /// `from`…`through`: one, or, where damage to entries spans snapshots that hold states inside it, one up to each
-    /// such state (`spans`, the error's `statesUnknown`, as `verify` names them), so that a change is placed between
-    /// the two known states around it. No mutation of the stream lies between two spans: the value at a span's start
-    /// is the one at the end of the span before. A stretch is left out where the range holds no step of it, or none
-    /// outside it, past it: the range's steps there are known, or all unknown.
+    /// The stream's first mutation from `first` through `last`, as its index lists them; `nil` when there is none, or
+    /// the index cannot say.
+    private func firstMutation(from first: UInt64, through last: UInt64) -> UInt64? {
+        (try? log.sequences(stream: stream.name, kinds: [.mutation], from: first, through: last))?.first
+    }
+
+    /// The stretches `error`, met at `first`, leaves unknown from `start` (the first step whose change it hides:
+    /// `first`, or a damaged block's first mutation of the stream) through `readableFrom` (the range's end when
+    /// `nil`), within `from`…`through`: one, or, where damage to entries spans snapshots that hold states inside it,
+    /// one up to each such state (`spans`, the error's `statesUnknown`, as `verify` names them), so that a change is
+    /// placed between the two known states around it. No mutation of the stream lies between two spans: the value at
+    /// a span's start is the one at the end of the span before. A stretch is left out where the range holds no step of
+    /// it, or none outside it, past it: the range's steps there are known, or all unknown.
     private func unknownStretches(
-        of path: StatePath, for error: TimeTravelError, first: UInt64, readableFrom: UInt64?, spans: [Range<UInt64>],
-        from: UInt64, through: UInt64
+        of path: StatePath, for error: TimeTravelError, first: UInt64, start: UInt64, readableFrom: UInt64?,
+        spans: [Range<UInt64>], from: UInt64, through: UInt64
     ) -> [BlameReport.UnknownStretch] {
         let bounds: [(first: UInt64, end: UInt64?)] = spans.count > 1
-            ? spans.enumerated().map { index, span in (index == 0 ? min(first, span.lowerBound) : span.lowerBound, Self.end(of: [span])) }
-            : [(first, readableFrom)]
+            ? spans.enumerated().map { index, span in (index == 0 ? min(start, span.lowerBound) : span.lowerBound, Self.end(of: [span])) }
+            : [(start, readableFrom)]
         var stretches: [BlameReport.UnknownStretch] = []
-        var old: BlameReport.End = first >= from ? value(at: first - 1, of: path) : .unknown
+        // No mutation of the stream lies from `first` up to `start`: the value before the one is the value before the other.
+        var old: BlameReport.End = start >= from ? value(at: first - 1, of: path) : .unknown
         for (start, end) in bounds {
             let new = end.map { $0 <= through ? value(at: $0, of: path) : .unknown } ?? .unknown
             defer { old = new }

@@ -196,19 +196,28 @@ struct InspectorBadInputTests {
 
     /// Before, blame took a path whose every change lay in the damage for a typo: "has nothing at 'query' … Did you
     /// mean 'query'?", exit 2. Before 2026-12-04 (session 77), it named the whole block as one stretch,
-    /// `#1…#32  not readable  absent → "rx"`, though the snapshots at #14 and #27 inside it hold the states there.
-    @Test("blame across a damaged block names a stretch up to each snapshot inside it, with the value there; a typo is still refused")
+    /// `#1…#32  not readable  absent → "rx"`, though the snapshots at #14 and #27 inside it hold the states there;
+    /// until session 79 the first stretch began at the damaged entry (#1), not the block's first mutation (#3), and a
+    /// range inside the damage that the path is absent at the start of was refused as a typo.
+    @Test("blame across a damaged block names a stretch from its first mutation up to each snapshot inside it, with the value there; a typo is still refused")
     func blamePathInsideDamage() async throws {
         let log = scratch.file("first-block.reactorlog")
         try FileManager.default.copyItem(atPath: demo, toPath: log)
         _ = try LogDamage.flipByte(of: log, database: "entries", mask: 0x40) { $0[0] }
         let blame = try await Tool.run(["blame", log, "--stream", "search", "query"])
         #expect(blame.status == 5 && blame.output.components(separatedBy: "\n").filter { $0.hasPrefix("-") }.map(Self.squeezed) == [
-            "- #1…#14 not readable absent → \"swift\" (the changes between are not known)",
+            "- #3…#14 not readable absent → \"swift\" (the changes between are not known)",
             "- #16…#27 not readable \"swift\" → \"rx\" (the changes between are not known)",
             "- #28…#32 not readable \"rx\" at both ends (the changes between are not known)",
         ], "\(blame.output)\(blame.error)")
-        #expect(blame.error.contains("The changes in #1…#14 (and 2 more stretches) are not known, the rest listed: Entry #1 is corrupt"), "\(blame.error)")
+        #expect(blame.error.contains("The changes in #3…#14 (and 2 more stretches) are not known, the rest listed: Entry #1 is corrupt"), "\(blame.error)")
+        // A range that ends before the block's first mutation knows every state: the path is absent throughout. One
+        // that ends inside it cannot say whether the path appeared: the stretch, not a typo.
+        try await fails(["blame", log, "--stream", "search", "query", "--to", "2"], exit: 2, saying: "has nothing at 'query' from #1 to #2")
+        let early = try await Tool.run(["blame", log, "--stream", "search", "query", "--from", "2", "--to", "5"])
+        #expect(early.status == 5 && early.output.components(separatedBy: "\n").filter { $0.hasPrefix("-") }.map(Self.squeezed) == [
+            "- #3…#5 not readable absent → ? (the changes between are not known)",
+        ], "\(early.output)\(early.error)")
         // A range that starts inside the damage starts at the span it meets, its value there not known.
         let inside = try await Tool.run(["blame", log, "--stream", "search", "nextPage", "--from", "20", "--to", "30"])
         #expect(inside.status == 5 && inside.output.components(separatedBy: "\n").filter { $0.hasPrefix("-") }.map(Self.squeezed) == [

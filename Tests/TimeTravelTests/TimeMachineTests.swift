@@ -513,7 +513,9 @@ struct TimeMachineTests {
             Issue.record("the stretch's damage is \(String(describing: first.damage))")
             return
         }
-        #expect(sequence == damaged && first.steps.lowerBound == damaged)
+        // The first stretch starts at the block's first mutation of the stream: the actions before it change nothing.
+        let firstMutation = try truth.log.sequences(stream: "ledger", kinds: [.mutation], from: damaged, through: .max).first
+        #expect(sequence == damaged && first.steps.lowerBound == firstMutation)
         // One stretch for each span of states the damage leaves unknown (a snapshot inside the block ends one), as
         // verify names them, each with the value at the known states around it.
         let spans = try machine.statesUnknown(for: .corruptEntry(sequence: damaged, reason: "a test's"))

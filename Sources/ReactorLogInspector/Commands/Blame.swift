@@ -35,11 +35,12 @@ struct Blame: AsyncParsableCommand {
             if changes.isEmpty, let start = try? machine.json(at: from), start[statePath] == nil {
                 // With no change, the value at the path is the same at every step of the range: absent at its start, it
                 // is absent throughout. What the state has at the range's end says what the path may have meant. Across
-                // steps whose changes are not known (damage), it may have appeared there: then it is absent at the end too.
+                // steps whose changes are not known (damage), it may have appeared there: a typo then is absent at the
+                // end too, where the end's state is known.
                 let end = max(from, min(to ?? .max, try session.log.highestSequence(stream: stream.name)))
                 let atEnd = try? machine.json(at: end)
                 let there = MissingPath(path: statePath, state: atEnd ?? start)
-                let absentAtEnd = atEnd.map { $0[statePath] == nil } ?? true
+                let absentAtEnd = atEnd.map { $0[statePath] == nil } ?? blame.unknownStretches.isEmpty
                 if blame.unknownStretches.isEmpty || absentAtEnd {
                     throw InspectorFailure(
                         "The state of '\(stream.name)' has nothing at '\(statePath)' from #\(from) to #\(end) (at #\(end), \(there)). " + (there.meant.map { "Did you mean '\($0)'?" } ?? "Check the path."),
