@@ -3,7 +3,7 @@ import EventLogKit
 import Foundation
 import SystemPackage
 
-/// A file the inspector writes (`export --output`): created new and private, never through a symbolic
+/// A file the inspector writes (`export --output`, `pack --out`, `timeline --out`): created new and private, never through a symbolic
 /// link, never replacing a file unless asked, and removed again if writing fails.
 ///
 /// - Without `force`, an existing path is refused.
@@ -20,16 +20,18 @@ final class OutputFile {
     /// Removes the unfinished file on SIGINT and SIGTERM until the file is committed.
     private var interrupts: [any DispatchSourceSignal] = []
 
-    init(path: String, force: Bool, mode: FilePermissions) throws {
+    /// Opens `path` for writing, staged beside it; `option` is the command's option that names the file (`--out`),
+    /// which a refusal's hint names.
+    init(path: String, force: Bool, mode: FilePermissions, option: String) throws {
         self.path = path
         var status = stat()
         if lstat(path, &status) == 0 {
             guard force else {
-                throw InspectorFailure("\(path) already exists. Choose another --output, or pass --force to replace it.", exit: .invalidArgument)
+                throw InspectorFailure("\(path) already exists. Choose another \(option), or pass --force to replace it.", exit: .invalidArgument)
             }
             guard status.st_mode & S_IFMT == S_IFREG else {
                 let what = status.st_mode & S_IFMT == S_IFLNK ? "a symbolic link" : "not a regular file"
-                throw InspectorFailure("\(path) is \(what); the inspector will not replace it. Choose another --output.", exit: .invalidArgument)
+                throw InspectorFailure("\(path) is \(what); the inspector will not replace it. Choose another \(option).", exit: .invalidArgument)
             }
         }
         let file = SplitPath(path)

@@ -28,15 +28,22 @@ struct SafeOutputTests {
         #expect(leftovers.isEmpty)
     }
 
-    @Test("an existing file is kept unless --force, which replaces it")
+    /// Before session 79 every command's refusal said `Choose another --output`, though `pack` and `timeline` take
+    /// `--out`.
+    @Test("an existing file is kept unless --force, which replaces it; the refusal names the command's own option")
     func existingFile() async throws {
         let out = scratch.file("keep.jsonl")
         try Data("precious\n".utf8).write(to: URL(fileURLWithPath: out))
         let refused = try await Tool.run(["export", demo, "--output", out])
         #expect(refused.status == 2)
-        #expect(refused.error.contains("already exists"))
+        #expect(refused.error.contains("already exists. Choose another --output, or pass --force to replace it."), "\(refused.error)")
         #expect(try String(contentsOfFile: out, encoding: .utf8) == "precious\n")
         #expect(try await Tool.run(["export", demo, "--output", out, "--force"]).status == 0)
+        #expect(try String(contentsOfFile: out, encoding: .utf8).hasPrefix(#"{"reactorlog":"#))
+        for command in [["pack", demo], ["timeline", demo, "--stream", "search"]] {
+            let again = try await Tool.run(command + ["--out", out])
+            #expect(again.status == 2 && again.error.contains("already exists. Choose another --out, or pass --force"), "\(command): \(again.error)")
+        }
         #expect(try String(contentsOfFile: out, encoding: .utf8).hasPrefix(#"{"reactorlog":"#))
     }
 

@@ -38,7 +38,7 @@ struct Export: AsyncParsableCommand {
             let streams = try session.log.streams().filter { stream == nil || $0.name == stream }
             let writer = ExportWriter(session: session, streams: streams, stream: stream, from: from, through: to ?? .max, redaction: Redaction(keys: redact))
             if from > 1 || to != nil { try StepRange.requireEntries(in: session.log, stream: stream, from: from, through: to ?? .max) }
-            let sink = try OutputSink(path: output, force: force, mode: session.fileMode)
+            let sink = try OutputSink(path: output, force: force, mode: session.fileMode, option: "--output")
             let summary = try writer.write(format: format, to: sink, command: "export")
             try sink.commit()
             if let warning = writer.redaction.unmatchedWarning { printDiagnostic(warning) }
@@ -51,8 +51,8 @@ struct Export: AsyncParsableCommand {
 final class OutputSink {
     private let file: OutputFile?
 
-    init(path: String?, force: Bool, mode: FilePermissions) throws {
-        file = try path.map { try OutputFile(path: $0, force: force, mode: mode) }
+    init(path: String?, force: Bool, mode: FilePermissions, option: String) throws {
+        file = try path.map { try OutputFile(path: $0, force: force, mode: mode, option: option) }
     }
 
     /// Writes a line of JSON made by an encoder, escaped as ``writeJSONLine(_:)`` escapes it.

@@ -40,7 +40,7 @@ struct Pack: AsyncParsableCommand {
             let writer = ExportWriter(session: session, streams: streams, stream: stream, from: start, through: through, redaction: Redaction(keys: redact))
             if from != nil || to != nil { try StepRange.requireEntries(in: session.log, stream: stream, from: start, through: through) }
             let path = out ?? Self.defaultPath(for: log.log)
-            let sink = try OutputSink(path: path, force: force, mode: session.fileMode)
+            let sink = try OutputSink(path: path, force: force, mode: session.fileMode, option: "--out")
             let summary = try writer.write(format: .jsonl, to: sink, command: "pack")
             try sink.commit()
             let size = Info.fileSize(path)

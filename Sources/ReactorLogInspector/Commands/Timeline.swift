@@ -44,7 +44,7 @@ struct Timeline: AsyncParsableCommand {
                 machine: machine, log: session.log, logName: log.log, from: from, through: to, limit: limit, sites: &sites, readable: &readable
             ) { count in session.terminal.showProgress("timeline: \(count) entries") }
             let path = out ?? Self.defaultName(stream: stream.name)
-            let file = try OutputFile(path: path, force: force, mode: session.fileMode)
+            let file = try OutputFile(path: path, force: force, mode: session.fileMode, option: "--out")
             try file.write(TimelinePage.html(document))
             try file.commit()
             session.terminal.endProgress()
