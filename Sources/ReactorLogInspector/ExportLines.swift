@@ -14,7 +14,17 @@ struct ExportLines {
     init(reader: LineReader, file: String) throws {
         self.reader = reader
         self.file = file
-        guard let first = try reader.nextLine(file: file, number: 1) else {
+        let first: String?
+        do {
+            first = try reader.nextLine(file: file, number: 1)
+        } catch is LineReader.NotText {
+            // Not a damaged export (whose lines are named by number) but some other file: a log's data file above all.
+            let what = SplitPath(file).name == "data.mdb"
+                ? "but a log's data file: the inspector reads the directory that holds it as it is, with no import (`compact` copies a log)"
+                : "it is not text, as every export is. Write it with `\(ReactorLogInspector.commandName) export` or `pack`"
+            throw InspectorFailure("\(file) is not a ReactorLog export\(what.hasPrefix("but") ? " " : ": ")\(what).", exit: .invalidArgument)
+        }
+        guard let first else {
             throw InspectorFailure("\(file) is empty. Give it a file written by `\(ReactorLogInspector.commandName) export`.", exit: .invalidArgument)
         }
         if let line = try? decoder.decode(ExportLine.self, from: Data(first.utf8)), let header = line.reactorlog {
@@ -85,6 +95,10 @@ struct ExportLines {
 
 /// Reads a text file line by line, a buffer at a time; a line that is not valid UTF-8 is an error.
 final class LineReader {
+    /// The first line is not valid UTF-8: the file is no text at all. (A later line's is an ``InspectorFailure``
+    /// naming it.)
+    struct NotText: Error {}
+
     private let handle: FileHandle
     private var buffer = Data()
     private var atEnd = false
@@ -118,6 +132,7 @@ final class LineReader {
 
     private func text(_ bytes: Data, file: String, number: Int) throws -> String {
         guard let text = String(bytes: bytes, encoding: .utf8) else {
+            if number == 1 { throw NotText() }
             throw InspectorFailure("\(file) line \(number) cannot be imported: it is not valid UTF-8. Nothing was imported.", exit: .invalidArgument)
         }
         return text

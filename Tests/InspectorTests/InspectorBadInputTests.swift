@@ -1061,6 +1061,16 @@ struct InspectorBadInputTests {
         #expect(!FileManager.default.fileExists(atPath: target))
         try await fails(["import", garbage, demo], exit: 2, saying: "already exists")
         try await fails(["import", scratch.file("missing.jsonl"), target], exit: 3, saying: "Cannot read")
+        // A file that is not text at all, a log's data file above all, is named for what it is (before session 79:
+        // `line 1 cannot be imported: it is not valid UTF-8`); a later line that is not text is named by its number.
+        try await fails(["import", demo + "/data.mdb", target], exit: 2, saying: "data.mdb is not a ReactorLog export but a log's data file: the inspector reads the directory that holds it as it is")
+        let binary = scratch.file("photo.jpg")
+        _ = FileManager.default.createFile(atPath: binary, contents: Data([0xFF, 0xD8, 0xFF, 0xE0, 0x0A]))
+        try await fails(["import", binary, target], exit: 2, saying: "photo.jpg is not a ReactorLog export: it is not text, as every export is.")
+        let header = try #require(try await Tool.run(["export", demo]).lines.first)
+        _ = FileManager.default.createFile(atPath: binary, contents: Data((header + "\n").utf8) + Data([0xFF, 0x0A]))
+        try await fails(["import", binary, target], exit: 2, saying: "photo.jpg line 2 cannot be imported: it is not valid UTF-8")
+        #expect(!FileManager.default.fileExists(atPath: target))
 
         let export = scratch.file("demo.jsonl")
         _ = try await Tool.run(["export", demo, "--output", export])
