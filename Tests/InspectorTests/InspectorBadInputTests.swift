@@ -936,12 +936,16 @@ struct InspectorBadInputTests {
         }
     }
 
-    @Test("tail --follow of a pack, which never grows, is refused at once")
+    /// Before session 79, trim read the pack, then refused it as `not a ReactorLog log: it is a file`.
+    @Test("tail --follow and trim of a pack, which never changes, are refused at once, the pack left as it was")
     func followPack() async throws {
         let pack = scratch.file("follow.pack")
         #expect(try await Tool.run(["pack", demo, "--out", pack]).status == 0)
+        let packed = try Data(contentsOf: URL(fileURLWithPath: pack))
         try await fails(["tail", pack, "--follow"], exit: 2, saying: "is an export, which never grows: --follow needs a log directory that a process writes.")
+        try await fails(["trim", pack, "--before", "3"], exit: 2, saying: "follow.pack is an export, which trim does not change. Import it into a log (`reactorlog import")
         #expect(try await Tool.run(["tail", pack, "-n", "1"]).lines.count == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: pack)) == packed)
     }
 
     @Test("a pack opened where no temporary log can be made names TMPDIR")

@@ -15,8 +15,13 @@ struct Trim: AsyncParsableCommand {
             // Read, and let go of, before the log is opened for writing: one process holds a log one way at a time.
             let meta: LogMetadata, last: UInt64
             do {
-                let reader = try Session.open(log.log).log
-                (meta, last) = (try reader.metadata(), try reader.highestSequence())
+                let session = try Session.open(log.log)
+                if session.isExport {
+                    throw InspectorFailure(
+                        "\(log.log) is an export, which trim does not change. Import it into a log (`\(ReactorLogInspector.commandName) import \(log.log) LOG`) and trim that, or export the range you want (--from).",
+                        exit: .invalidArgument)
+                }
+                (meta, last) = (try session.log.metadata(), try session.log.highestSequence())
             }
             // A step past the end is a typo more often than a wish to empty the log, which --before LAST+1 does.
             if before > last + 1 {
