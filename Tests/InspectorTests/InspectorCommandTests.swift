@@ -65,6 +65,8 @@ struct InspectorCommandTests {
     func log() async throws {
         let lines = try await reactorlog("log", demo, "--stream", "search", "--limit", "3").lines
         #expect(lines.count == 3)
+        // `-n`, as `git log -n` (and `tail -n`, `blame -n`), is --limit's short name.
+        #expect(try await reactorlog("log", demo, "--stream", "search", "-n", "3").lines == lines)
         #expect(lines[1].hasSuffix(#"#2  search  action   updateQuery("s")"#))
         #expect(lines[2].hasSuffix(#"#3  search    mutation setQuery("s")"#))
         // A marker ends at its kind; an effect's error reads as Swift prints one, `Type: message`.

@@ -15,7 +15,7 @@ struct Log: AsyncParsableCommand {
     @Option(name: .customLong("case"), help: "Only entries with this case name, such as updateQuery.") var caseName: String?
     @Option(name: .long, help: "Only entries since this time: ISO 8601 (2026-11-21T22:37:55Z) or HH:MM[:SS[.sss]] today, local time.") var since: String?
     @Option(name: .long, help: "Only entries until this time, through its last digit (14:03 is up to 14:03:59.999…).") var until: String?
-    @Option(name: .long, help: "At most this many entries.") var limit: Int?
+    @Option(name: [.customShort("n"), .long], help: "At most this many entries, the first ones (as `git log -n`; `tail -n` shows the last).") var limit: Int?
     @Flag(name: .long, help: "Under each mutation, what it changed in its stream's state.") var changes = false
     @OptionGroup var output: OutputOptions
 
