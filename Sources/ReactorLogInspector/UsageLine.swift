@@ -93,7 +93,7 @@ struct UsageLine {
     }
 
     /// For `--at -1`, which the parser reads as an option and then says the value is missing: what is wrong with the
-    /// value, as every number the inspector takes is 0 or more. For an option that takes text (`--since -1`), how to
+    /// value, as every number the inspector takes is 0 or more (1 or more for some). For an option that takes text (`--since -1`), how to
     /// give a value that begins with '-'.
     static func negativeValue(message: String, arguments: [String]) -> String? {
         for (option, value) in zip(arguments, arguments.dropFirst())
@@ -102,9 +102,18 @@ struct UsageLine {
             guard numberOptions.contains(option) else {
                 return "\(option) is followed by \(value), which reads as an option; a value that begins with '-' is written \(option)=\(value)."
             }
-            return "\(option) is \(value), but it takes a number of 0 or more."
+            return "\(option) is \(value), but it takes \(smallest(option, command: arguments.first))."
         }
         return nil
+    }
+
+    /// The numbers `option` of `command` takes, as its own check says them when the number is too small.
+    private static func smallest(_ option: String, command: String?) -> String {
+        switch (command, option) {
+        case (_, "--timeout"): "a number of seconds above 0"
+        case (_, "--actions"), (_, "--latest"), ("blame", "-n"), ("timeline", "--limit"): "a number of 1 or more"
+        default: "a number of 0 or more"
+        }
     }
 
     /// The options whose value is a number (a step, a count, seconds).

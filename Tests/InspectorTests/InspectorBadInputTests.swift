@@ -994,6 +994,10 @@ struct InspectorBadInputTests {
         // Written apart, the parser takes a negative number for an option and would say the value is missing.
         try await fails(["state", demo, "--stream", "search", "--at", "-1"], exit: 64, saying: "reactorlog: --at is -1, but it takes a number of 0 or more. See 'reactorlog help state'.")
         try await fails(["tail", demo, "-n", "-3"], exit: 64, saying: "reactorlog: -n is -3, but it takes a number of 0 or more. See 'reactorlog help tail'.")
+        // Where 0 is refused too, the sentence does not offer it (before session 79 it said "0 or more" for all).
+        try await fails(["blame", demo, "--stream", "search", "query", "-n", "-3"], exit: 64, saying: "reactorlog: -n is -3, but it takes a number of 1 or more.")
+        try await fails(["demo", "--out", scratch.file("negative.reactorlog"), "--actions", "-5"], exit: 64, saying: "reactorlog: --actions is -5, but it takes a number of 1 or more.")
+        try await fails(["bisect", demo, "--stream", "search", "--run", "true", "--timeout", "-5"], exit: 64, saying: "reactorlog: --timeout is -5, but it takes a number of seconds above 0.")
         try await fails(["log", demo, "--since", "-1"], exit: 64, saying: "reactorlog: --since is followed by -1, which reads as an option; a value that begins with '-' is written --since=-1.")
         try await fails(["bisect", demo, "--stream", "search", "--from", "18446744073709551615", "--run", "true"], exit: 7, saying: "is not before the bad step")
         // A case no entry has reads as a typo, with the cases there are; one outside the range lists nothing.
