@@ -57,4 +57,21 @@ struct MetaPage {
     static func current(of pages: [MetaPage]) -> MetaPage? {
         pages.filter(\.isValid).max { $0.transaction < $1.transaction }
     }
+
+    /// Of `pages` (both meta pages), the one to read a log from when the other cannot be: where both are valid, the
+    /// one LMDB does not make current, the commit before the last, whose trees LMDB keeps whole until the next commit;
+    /// where only one is (LMDB then opens neither), that one. With the index of the other page, which a copy to be
+    /// read this way must overwrite. `nil` unless both pages were found and the fallback's page size is the first's.
+    static func fallback(of pages: [MetaPage]) -> (page: MetaPage, replacing: Int)? {
+        guard pages.count == 2, let size = pages[0].pageSize else { return nil }
+        let valid = pages.indices.filter { pages[$0].isValid && pages[$0].pageSize == size }
+        switch valid.count {
+        case 1: return (pages[valid[0]], 1 - valid[0])
+        case 2:
+            // LMDB makes the first current on a tie.
+            let current = pages[1].transaction > pages[0].transaction ? 1 : 0
+            return (pages[1 - current], current)
+        default: return nil
+        }
+    }
 }

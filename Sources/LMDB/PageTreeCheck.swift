@@ -27,6 +27,18 @@ public enum PageTreeCheck {
     /// over the flags LMDB acts on only when it writes, but a writer takes a page marked dirty (0x10) for one of its
     /// own transaction and writes into it in place, through a read-only map.
     public static func problem(inDataFile path: String, forWriting: Bool = false) -> DataFileCheck.Problem? {
+        problem(inDataFile: path, forWriting: forWriting, choosing: MetaPage.current)
+    }
+
+    /// What ``problem(inDataFile:forWriting:)`` says to a reader of the trees the fallback meta page records
+    /// (``MetaPage/fallback(of:)``); `nil` when they are sound.
+    static func fallbackProblem(inDataFile path: String) -> DataFileCheck.Problem? {
+        problem(inDataFile: path, forWriting: false) { MetaPage.fallback(of: $0)?.page }
+    }
+
+    private static func problem(
+        inDataFile path: String, forWriting: Bool, choosing meta: @escaping ([MetaPage]) -> MetaPage?
+    ) -> DataFileCheck.Problem? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -37,7 +49,7 @@ public enum PageTreeCheck {
         let size = Int(status.st_size)
         guard let map = mmap(nil, size, PROT_READ, MAP_SHARED, descriptor, 0), map != MAP_FAILED else { return nil }
         defer { munmap(map, size) }
-        var walker = Walker(file: UnsafeRawBufferPointer(start: map, count: size), flagsRead: forWriting ? .max : Walker.readersFlags)
+        var walker = Walker(file: UnsafeRawBufferPointer(start: map, count: size), flagsRead: forWriting ? .max : Walker.readersFlags, meta: meta)
         do {
             try walker.walkAll()
             return nil
@@ -70,20 +82,24 @@ public enum PageTreeCheck {
         /// written), a sub-page (0x40, of a sorted duplicate), loose and kept (0x4000, 0x8000, in memory only).
         static let readersFlags: UInt16 = 0x01 | 0x02 | 0x04 | 0x20
 
-        init(file: UnsafeRawBufferPointer, flagsRead: UInt16) {
+        /// Which of the meta pages the walk starts from.
+        let meta: ([MetaPage]) -> MetaPage?
+
+        init(file: UnsafeRawBufferPointer, flagsRead: UInt16, meta: @escaping ([MetaPage]) -> MetaPage?) {
             self.file = file
             self.flagsRead = flagsRead
+            self.meta = meta
         }
 
         /// How many whole pages the file holds, whatever its meta pages claim.
         var filePages: UInt64 { UInt64(file.count / pageSize) }
 
         mutating func walkAll() throws {
-            // The current meta page (``DataFileCheck`` has vouched for it), read where the file holds it.
+            // The chosen meta page (the current one, which ``DataFileCheck`` has vouched for), read where the file holds it.
             let metas = MetaPage.pages { [file] offset in
                 offset + MetaPage.size <= file.count ? UnsafeRawBufferPointer(rebasing: file[offset..<offset + MetaPage.size]) : nil
             }
-            guard let meta = MetaPage.current(of: metas), let pageSize = meta.pageSize else { return }
+            guard let meta = self.meta(metas), let pageSize = meta.pageSize else { return }
             self.pageSize = pageSize
             lastPage = meta.lastPage
             seen = [UInt64](repeating: 0, count: Int(filePages / 64) + 1)

@@ -11,13 +11,41 @@ struct Session {
     let path: String
     /// Whether `path` is an export or a pack, read into a private temporary log.
     var isExport = false
+    /// How a log that LMDB refuses was read from its other meta page (``EventLog/openFromOtherMetaPage(at:copyingInto:)``);
+    /// `nil` for a log read as it is.
+    var otherMetaPage: OtherMetaPage?
+
+    /// What refused a log read from its other meta page, and what that page holds.
+    struct OtherMetaPage {
+        /// Why the log could not be read as it is: the problem of the error that refused it.
+        let reason: String
+        /// Whether the other page holds the commit before the last, so that what the last wrote is missing.
+        let isCommitBefore: Bool
+    }
     let terminal = Terminal.current
 
     /// Opens `path` read-only: a log directory, or an export or pack (a file), which is imported into a private
-    /// temporary log first.
+    /// temporary log first. A log whose last commit cannot be read, where the commit before it can, is opened as it
+    /// stood then.
     static func open(_ path: String) throws -> Session {
         if isExportFile(path) { return try openExport(path) }
-        return Session(log: try EventLog.openReadOnly(at: path), path: path)
+        do {
+            return Session(log: try EventLog.openReadOnly(at: path), path: path)
+        } catch {
+            guard let session = openFromOtherMetaPage(path, refusedWith: error) else { throw error }
+            return session
+        }
+    }
+
+    /// The log at `path` read from its other meta page, through a copy in a private temporary directory that is
+    /// removed at once (the open log keeps its file); `nil` when that cannot be read either.
+    private static func openFromOtherMetaPage(_ path: String, refusedWith error: EventLogError) -> Session? {
+        guard FileManager.default.isDirectory(atPath: path),
+              let staging = try? StagingDirectory(beside: (NSTemporaryDirectory() as NSString).appendingPathComponent("reactorlog-open"))
+        else { return nil }
+        defer { staging.remove() }
+        guard let (log, isCommitBefore) = EventLog.openFromOtherMetaPage(at: path, copyingInto: staging.path) else { return nil }
+        return Session(log: log, path: path, otherMetaPage: OtherMetaPage(reason: String(error.problem.dropLast()), isCommitBefore: isCommitBefore))
     }
 
     /// Opens `path` as ``open(_:)`` does, but waits for a log not begun yet (`tail --follow`, as `tail -F` waits for a
@@ -59,6 +87,19 @@ struct Session {
         defer { staging.remove() }
         _ = try ExportImporter.importAll(reader, file: path, into: staging.path)
         return Session(log: try EventLog.openReadOnly(at: staging.path), path: path, isExport: true)
+    }
+
+    /// What was read of a log read from its other meta page, as a sentence.
+    var readFromOtherMetaPage: String {
+        guard let other = otherMetaPage else { return "" }
+        return other.isCommitBefore
+            ? "\(path) was read as it stood one commit before its last, which cannot be read (\(other.reason)), so what the last commit wrote is missing."
+            : "\(path) was read whole, from its sound meta page: LMDB refuses it as it is (\(other.reason)), its other meta page damaged."
+    }
+
+    /// The size of what was opened: the export's file, or the log's data file (also where a copy of it was read).
+    var sizeOnDisk: Int {
+        isExport ? Info.fileSize(path) : otherMetaPage != nil ? Info.fileSize(path + "/data.mdb") : log.sizeOnDisk
     }
 
     /// The permissions of the log's data file (or of the export opened): files the inspector writes from the log
@@ -183,7 +224,18 @@ func inspect(_ body: () async throws -> Void) async throws {
 func inspect(opening path: String, _ body: (Session) async throws -> Void) async throws {
     try await inspect {
         let session = try Session.open(path)
-        try await body(session)
+        do {
+            try await body(session)
+        } catch where session.otherMetaPage != nil && !(error is ExitCode) {
+            // The command's failure, about the log read from its other meta page: say first which log that was. (A
+            // finding, as verify's, names the meta page itself.)
+            printDiagnostic("warning: \(session.readFromOtherMetaPage)")
+            throw error
+        }
+        if session.otherMetaPage != nil {
+            throw InspectorFailure(
+                "\(session.readFromOtherMetaPage) `\(ReactorLogInspector.commandName) compact` copies what was read into a sound log.", exit: .corrupt)
+        }
         let damages = session.log.bypassedIndexDamage
         guard !damages.isEmpty else { return }
         let names = Dictionary(try session.log.streams().map { ($0.id, $0.name) }) { first, _ in first }

@@ -379,7 +379,8 @@ struct InspectorCommandTests {
         let step = { (row: String) in row.firstMatch(of: /#(\d+)\s/).flatMap { UInt64($0.1) } ?? 0 }
         let healthy = rows(try await reactorlog("blame", path, "value", "--stream", "counter"))
         let snapshots = try EventLog.openReadOnly(at: path).snapshotSequences(stream: "counter")
-        try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { LogDamage.blockBeforeUnreadableStates($0, snapshots: snapshots) }
+        let key = try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { LogDamage.blockBeforeUnreadableStates($0, snapshots: snapshots) }
+        let damaged = key.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         let blamed = try await reactorlog("blame", path, "value", "--stream", "counter")
         #expect(blamed.status == 5, "\(blamed.error)")
         // A stretch's line: its steps, and the value at its ends (one, said once, when they are equal).
@@ -390,13 +391,15 @@ struct InspectorCommandTests {
                 return (steps, String(match.3), String(match.4 ?? match.3))
             }
         }
-        // One stretch up to each state a snapshot inside the block holds (none may lie there), the first from the damage.
+        // One stretch up to each state a snapshot inside the block holds (none may lie there), the first from the block's
+        // first mutation of the stream (the damaged entry, or a later one where the block starts with an action).
         let across = try stretches(blamed)
         let (first, last) = (try #require(across.first?.steps.lowerBound), try #require(across.last?.steps.upperBound))
+        #expect(first >= damaged && first <= damaged + 1, "the block starts at #\(damaged), the stretch at #\(first)")
         #expect(snapshots.contains(last), "the last stretch ends at the first state after the damage a snapshot rebuilds")
         #expect(across.dropLast().allSatisfy { snapshots.contains($0.steps.upperBound) }, "\(across.map(\.steps))")
         let more = across.count == 1 ? "" : across.count == 2 ? " (and 1 more stretch)" : " (and \(across.count - 1) more stretches)"
-        let line = "The changes in #\(first)…#\(across[0].steps.upperBound)\(more) are not known, the rest listed: Entry #\(first) is corrupt"
+        let line = "The changes in #\(first)…#\(across[0].steps.upperBound)\(more) are not known, the rest listed: Entry #\(damaged) is corrupt"
         #expect(blamed.error.contains(line), "\(blamed.error)")
         // The healthy log's changes before the damage and after it, and between them the stretches, the value at each
         // end being the healthy log's there: no mutation lies between two stretches, so one's end is the next one's start.
@@ -418,7 +421,7 @@ struct InspectorCommandTests {
         #expect((objects[stretch]["old"] as? Int).map(String.init) == value(before.last!, 1))
         #expect((objects[stretch + across.count - 1]["new"] as? Int).map(String.init) == value(after.first!, 0))
         #expect(objects[stretch]["oldUnknown"] == nil && objects[stretch]["newUnknown"] == nil)
-        #expect((objects[stretch]["damage"] as? String)?.hasPrefix("Entry #\(first) is corrupt") == true)
+        #expect((objects[stretch]["damage"] as? String)?.hasPrefix("Entry #\(damaged) is corrupt") == true)
         // From inside the first stretch, the value at its start is not known either.
         let fromInside = try await reactorlog("blame", path, "value", "--stream", "counter", "--from", "\(first + 1)", "--json")
         let head = try #require((try JSONSerialization.jsonObject(with: Data(fromInside.output.utf8)) as? [[String: Any]])?.first)
@@ -438,7 +441,7 @@ struct InspectorCommandTests {
         let spans = try stretches(twice).map(\.steps)
         let prefix = "The changes in #\(first)…#\(across[0].steps.upperBound) (and \(spans.count - 1) more stretch"
         #expect(twice.error.contains(prefix) && walkedBack.error.contains(prefix), "\(twice.error)\n\(walkedBack.error)")
-        #expect(twice.error.contains("are not known, the rest listed: Entry #\(first) is corrupt"), "\(twice.error)")
+        #expect(twice.error.contains("are not known, the rest listed: Entry #\(damaged) is corrupt"), "\(twice.error)")
         #expect(spans.count > across.count && rows(walkedBack) == rows(twice))
         #expect(rows(twice).filter { !$0.contains("not readable") } == healthy.filter { row in !spans.contains { $0.contains(step(row)) } })
     }

@@ -171,4 +171,25 @@ extension LogDamage {
         }
         throw CocoaError(.fileReadCorruptFile)
     }
+
+    /// One of a data file's two meta pages: the one LMDB reads the log from (the higher transaction id, the first on
+    /// a tie), or the other, which records the commit before.
+    public enum MetaPageChoice: Sendable {
+        case current, other
+    }
+
+    /// Flips bits `mask` of byte `offset` of a meta page of the closed log at `path` (16: LMDB's magic; 128: the main
+    /// database's root page number; 144: the transaction id; the layout is in `MetaPage`'s documentation), past LMDB;
+    /// returns the page's index (0 or 1).
+    @discardableResult
+    public static func flipMetaPage(of path: String, _ choice: MetaPageChoice, at offset: Int, mask: UInt8) throws -> Int {
+        let file = URL(fileURLWithPath: path).appendingPathComponent("data.mdb")
+        var bytes = [UInt8](try Data(contentsOf: file))
+        let transaction = { (page: Int) in bytes[page * 4096 + 144..<page * 4096 + 152].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        let current = transaction(1) > transaction(0) ? 1 : 0
+        let page = choice == .current ? current : 1 - current
+        bytes[page * 4096 + offset] ^= mask
+        try Data(bytes).write(to: file)
+        return page
+    }
 }

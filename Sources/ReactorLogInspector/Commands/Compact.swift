@@ -28,7 +28,7 @@ struct Compact: AsyncParsableCommand {
                 try session.log.copy(to: destination, compact: true) { made in claim.madeDirectory.withLock { $0 = made } }
             }
             let copy = try EventLog.openReadOnly(at: destination)
-            try printLine("Wrote \(destination): \(Info.size(copy.sizeOnDisk)) (from \(Info.size(session.log.sizeOnDisk))).")
+            try printLine("Wrote \(destination): \(Info.size(copy.sizeOnDisk)) (from \(Info.size(session.sizeOnDisk))).")
         }
     }
 }

@@ -123,7 +123,7 @@ struct Info: AsyncParsableCommand {
                 createdAt: EntryLine.iso8601(nanoseconds: meta.createdAt),
                 createdBy: meta.createdBy, writtenBy: meta.writtenBy, export: session.isExport,
                 entries: streams.reduce(0) { $0 + $1.entries }, highestSequence: try session.log.highestSequence(),
-                sizeBytes: session.isExport ? Self.fileSize(log.log) : session.log.sizeOnDisk,
+                sizeBytes: session.sizeOnDisk,
                 readWithoutLockFile: session.log.readsWithoutLockFile, streams: streams,
                 damagedStreams: damaged.isEmpty ? nil : damaged.compactMap { damage in
                     guard case .corruptStream(let id, let reason) = damage else { return nil }

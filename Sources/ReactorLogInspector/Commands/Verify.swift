@@ -30,27 +30,40 @@ struct Verify: AsyncParsableCommand {
         try await inspect(opening: log.log) { session in
             let report = try session.log.verify { checked in session.terminal.showProgress("verify: \(checked) entries checked") }
             session.terminal.endProgress()
+            // What was checked of a log that LMDB refuses is what its other meta page holds: the refusal is the first
+            // problem.
+            let lastCommit = session.otherMetaPage.map { other in
+                ProblemJSON(
+                    severity: VerifyReport.Problem.Severity.error.rawValue, sequence: nil,
+                    message: other.isCommitBefore
+                        ? "the log's last commit cannot be read (\(other.reason)): what follows is the log as it stood one commit before, without what the last commit wrote; `\(ReactorLogInspector.commandName) compact` copies that into a sound log"
+                        : "one of the log's meta pages is damaged, so LMDB refuses the log (\(other.reason)): what follows is the log read from the other, its last commit whole; `\(ReactorLogInspector.commandName) compact` copies it into a sound log")
+            }
+            let healthy = report.isHealthy && lastCommit == nil
             // On a damaged log, what the damage leaves unread, and so what can still be done with the rest.
             let damage = DamageSummary(report.unreadable)
             if output.json {
                 try printJSON(VerifyJSON(
-                    healthy: report.isHealthy, entries: report.entries, snapshots: report.snapshots, streams: report.streams,
-                    problems: report.problems.map { ProblemJSON(severity: $0.severity.rawValue, sequence: $0.sequence, message: $0.message) },
+                    healthy: healthy, entries: report.entries, snapshots: report.snapshots, streams: report.streams,
+                    problems: (lastCommit.map { [$0] } ?? [])
+                        + report.problems.map { ProblemJSON(severity: $0.severity.rawValue, sequence: $0.sequence, message: $0.message) },
                     unreadable: damage.stretches.isEmpty ? nil : damage.stretches))
             } else {
                 let t = session.terminal
+                if let lastCommit { try printLine(t.paint("\(lastCommit.severity): \(lastCommit.message)", .red)) }
                 for problem in report.problems {
                     try printLine(t.paint(problem.description, problem.severity == .error ? .red : .yellow))
                 }
                 let summary = "\(counted(report.entries, "entry", "entries")), \(counted(report.snapshots, "snapshot")), \(counted(report.streams, "stream")) checked"
-                if let first = report.firstError {
-                    try printLine(t.paint("DAMAGED: ", .red) + summary + "; " + (first.sequence.map { "the first bad entry is #\($0)" } ?? "the first problem is named above") + ".")
+                if !healthy {
+                    let first = report.firstError?.sequence.flatMap { lastCommit == nil ? $0 : nil }
+                    try printLine(t.paint("DAMAGED: ", .red) + summary + "; " + (first.map { "the first bad entry is #\($0)" } ?? "the first problem is named above") + ".")
                     for line in damage.lines { try printLine(line) }
                 } else {
                     try printLine(t.paint("OK: ", .green) + summary + ".")
                 }
             }
-            if !report.isHealthy { throw ExitCode(InspectorExit.finding.rawValue) }
+            if !healthy { throw ExitCode(InspectorExit.finding.rawValue) }
         }
     }
 }

@@ -1,0 +1,42 @@
+import Foundation
+import LMDB
+
+extension EventLog {
+    /// Opens, read-only, a log that LMDB refuses because the meta page it would read the log from cannot be read (a
+    /// damaged meta page, or damage to pages its commit alone reaches), from the other meta page, where that one
+    /// records a commit whose trees are whole: LMDB keeps the commit before the last whole until the next commit, and
+    /// its meta page beside the last's. The log is read from a copy of its data file made in `directory` (an empty
+    /// directory of the caller's, private to it, which may be removed once the log is open); the log itself is only
+    /// read. `isCommitBefore` says whether what was read is the commit before the last (whose entries end where
+    /// that commit ended), or the last one (the other meta page, not valid, recorded an older commit).
+    ///
+    /// `nil` when that cannot be read either, the data file opens as it is (what refused the log was not its meta
+    /// pages) or is of a newer format, or a writer has the log open (its pages change under a copy): the error of
+    /// ``openReadOnly(at:)`` is then the one to report.
+    public static func openFromOtherMetaPage(at path: String, copyingInto directory: String) -> (log: EventLog, isCommitBefore: Bool)? {
+        guard !WriterLock.isHeld(directory: path, readings: 3) else { return nil }
+        var status = stat()
+        let source = path + "/" + LogLayout.dataFile
+        guard stat(source, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+        let (asItIs, other) = (directory + "/as-it-is", directory + "/other")
+        guard mkdir(asItIs, 0o700) == 0, mkdir(other, 0o700) == 0 else { return nil }
+        // The data file alone, as it is: where it opens on its own, what refused the log is not its meta pages (its
+        // lock files, say), and where it is of a newer format, an older commit would hide that.
+        let mode = status.st_mode & 0o666
+        guard FallbackCopy.make(from: source, to: asItIs + "/" + LogLayout.dataFile, mode: mode, fallback: false) != nil else { return nil }
+        do {
+            _ = try openReadOnly(at: asItIs)
+            return nil
+        } catch {
+            switch error {
+            case .damagedFile, .notALog, .corruptMetadata, .storage: break
+            default: return nil
+            }
+        }
+        unlink(asItIs + "/" + LogLayout.dataFile)
+        guard let made = FallbackCopy.make(from: source, to: other + "/" + LogLayout.dataFile, mode: mode),
+              let log = try? openReadOnly(at: other)
+        else { return nil }
+        return (log, made.isCommitBefore)
+    }
+}

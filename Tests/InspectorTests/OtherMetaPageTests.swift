@@ -1,0 +1,82 @@
+import EventLogKit
+import Foundation
+import TestSupport
+import Testing
+
+/// A log that LMDB refuses because the meta page it reads the log from is damaged, read from the other one. Before
+/// session 79 every command refused such a log whole ("not a ReactorLog log", exit 3, where the main database's root
+/// pointed at another tree's page), though the commit before the last was whole in the file.
+@Suite("Reading from the other meta page", .serialized, .timeLimit(.minutes(2)))
+struct OtherMetaPageTests {
+    let scratch = ScratchDirectory()
+    let demo: String
+
+    init() async throws {
+        demo = try await Tool.demoLog(in: scratch)
+    }
+
+    private func damagedCopy(_ name: String, _ choice: LogDamage.MetaPageChoice, at offset: Int, mask: UInt8) throws -> (path: String, data: Data) {
+        let path = scratch.file(name)
+        try FileManager.default.copyItem(atPath: demo, toPath: path)
+        try LogDamage.flipMetaPage(of: path, choice, at: offset, mask: mask)
+        return (path, try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb")))
+    }
+
+    /// The main database's root moved 256 pages on, out of the file, and LMDB's magic number flipped. (A root moved
+    /// onto another page of the file reads as the demo log's layout has it: the log's former root, or another tree.)
+    @Test(
+        "a damaged current meta page: every command reads the log as it stood one commit before, says so and exits 5; verify names it, compact saves it; the log is left as it was",
+        arguments: [(129, UInt8(0x01)), (16, 0x01)])
+    func commitBefore(offset: Int, mask: UInt8) async throws {
+        let (log, before) = try damagedCopy("current-\(offset)-\(mask).reactorlog", .current, at: offset, mask: mask)
+        let sound = try await Tool.run(["log", demo, "--json"]).lines
+        let listed = try await Tool.run(["log", log, "--json"])
+        // A prefix of the sound log's entries: the last commit's are missing, nothing else.
+        #expect(listed.status == 5 && !listed.lines.isEmpty && listed.lines.count < sound.count, "\(listed.error)")
+        #expect(Array(sound.prefix(listed.lines.count)) == listed.lines)
+        #expect(listed.error.hasPrefix("reactorlog: \(log) was read as it stood one commit before its last, which cannot be read ("), "\(listed.error)")
+        #expect(listed.error.contains("so what the last commit wrote is missing. `reactorlog compact` copies what was read into a sound log."))
+        #expect(listed.error.filter { $0 == "\n" }.count == 1)
+        let last = listed.lines.count
+        let state = try await Tool.run(["state", log, "--stream", "counter", "--at", "\(last)"])
+        let soundState = try await Tool.run(["state", demo, "--stream", "counter", "--at", "\(last)"])
+        #expect(state.status == 5 && state.output == soundState.output)
+        // A command's own failure comes after a line that says which log it read.
+        let past = try await Tool.run(["show", log, "\(sound.count)"])
+        #expect(past.status == 2 && past.error.hasPrefix("reactorlog: warning: \(log) was read as it stood one commit before"), "\(past.error)")
+        let verified = try await Tool.run(["verify", log])
+        #expect(verified.status == 1 && verified.lines.first?.hasPrefix("error: the log's last commit cannot be read (") == true, "\(verified.output)")
+        #expect(verified.lines.contains { $0.hasPrefix("DAMAGED: \(last) entries") })
+        let saved = scratch.file("saved-\(offset)-\(mask).reactorlog")
+        #expect(try await Tool.run(["compact", log, saved]).status == 5)
+        #expect(try await Tool.run(["verify", saved]).status == 0)
+        #expect(try await Tool.run(["log", saved, "--json"]).lines == listed.lines)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: log + "/data.mdb")) == before)
+    }
+
+    @Test("a damaged other meta page, which makes LMDB refuse the log, leaves the last commit whole: read whole, exit 5")
+    func lastCommitWhole() async throws {
+        let (log, _) = try damagedCopy("other-magic.reactorlog", .other, at: 16, mask: 0x01)
+        let listed = try await Tool.run(["log", log, "--json"]), sound = try await Tool.run(["log", demo, "--json"])
+        #expect(listed.status == 5 && listed.lines == sound.lines, "\(listed.error)")
+        #expect(listed.error.contains("was read whole, from its sound meta page: LMDB refuses it as it is ("), "\(listed.error)")
+        let verified = try await Tool.run(["verify", log])
+        #expect(verified.status == 1 && verified.lines.first?.hasPrefix("error: one of the log's meta pages is damaged, so LMDB refuses the log") == true)
+    }
+
+    @Test("a log refused for anything but its data file's meta pages is refused as before, never read from the other page")
+    func notForOtherRefusals() async throws {
+        // A lock file that is a directory: the data file opens on its own, so nothing is read from the other page.
+        let locked = scratch.file("lock-dir.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: locked)
+        try? FileManager.default.removeItem(atPath: locked + "/lock.mdb")
+        try FileManager.default.createDirectory(atPath: locked + "/lock.mdb", withIntermediateDirectories: false)
+        let refused = try await Tool.run(["info", locked])
+        #expect(refused.status == 3 && !refused.error.contains("meta page") && !refused.error.contains("one commit before"), "\(refused.error)")
+        // Both meta pages damaged: nothing to read from.
+        let (both, _) = try damagedCopy("both.reactorlog", .current, at: 129, mask: 0x01)
+        try LogDamage.flipMetaPage(of: both, .other, at: 129, mask: 0x01)
+        let neither = try await Tool.run(["info", both])
+        #expect(neither.status == 5 && neither.error.contains("damaged page structure") && !neither.error.contains("one commit before"), "\(neither.error)")
+    }
+}
