@@ -160,13 +160,7 @@ final class LogStorage: Sendable {
             if let kind = Self.kind(of: status) {
                 throw .notALog(path: path, reason: "its \(LogLayout.dataFile) is \(kind), not a file")
             }
-            // A directory a writer of ReactorLog opened holds its `writer.lock`: there a data file too short or not
-            // LMDB is damage to a log (a file cut short, a first launch killed as it began the file), which an app
-            // sets aside, not another program's directory, which it must leave alone.
-            func refuse(_ reason: String) -> EventLogError {
-                let written = access(path + "/" + LogLayout.writerLockFile, F_OK) == 0
-                return written ? .damagedFile(path: path, reason: reason) : .notALog(path: path, reason: reason)
-            }
+            func refuse(_ reason: String) -> EventLogError { damagedOrForeign(path: path, reason) }
             let size = Int(status.st_size)
             if size < 8192 {
                 throw refuse("its \(LogLayout.dataFile) is \(size == 0 ? "empty" : "truncated (\(size) bytes)")")
@@ -313,7 +307,7 @@ final class LogStorage: Sendable {
                 if !databases.isEmpty {
                     throw .damagedFile(path: path, reason: "its main database no longer lists ReactorLog's '\(name)' database")
                 }
-                throw .notALog(path: path, reason: "it is an LMDB environment without ReactorLog's '\(name)' database")
+                throw damagedOrForeign(path: path, "it is an LMDB environment without ReactorLog's '\(name)' database")
             } catch where error.isIncompatible || error.isCorrupted {
                 // `meta`'s record refused is damage when the main database lists ReactorLog's other databases.
                 if databases.isEmpty, (try? environment.databaseNames())?.contains(LogLayout.entriesDatabase) != true {
@@ -378,6 +372,16 @@ final class LogStorage: Sendable {
         if !names.isEmpty && !names.contains(LogLayout.metaDatabase) {
             throw .notALog(path: path, reason: "it is another program's LMDB environment (it holds \(names.prefix(3).joined(separator: ", ")))")
         }
+    }
+
+    /// A directory a writer of ReactorLog opened holds its `writer.lock`: there a data file too short or not LMDB, or
+    /// (to a reader, before any writer of this open took the lock) whose main database does not list ReactorLog's
+    /// `meta`, is damage to a log (a file cut short, a first launch killed as it began the file, a main database's
+    /// root moved by a bad bit onto another tree's page), which an app sets aside; elsewhere, it is another
+    /// program's file, which it must leave alone.
+    private static func damagedOrForeign(path: String, _ reason: String) -> EventLogError {
+        let written = access(path + "/" + LogLayout.writerLockFile, F_OK) == 0
+        return written ? .damagedFile(path: path, reason: reason) : .notALog(path: path, reason: reason)
     }
 
     /// Checks the format version; a new log gets its metadata, an existing one records its new writer, and an index
