@@ -60,6 +60,8 @@ public final class EventLog: Sendable {
             storage = try LogStorage.open(path: path, readOnly: true, configuration: configuration)
             writer = nil
         } else {
+            // Whether a writer of ReactorLog opened the directory before: its lock file, which this writer makes.
+            let writtenBefore = access(path + "/" + LogLayout.writerLockFile, F_OK) == 0
             do {
                 writerLock = try WriterLock(directory: path)
             } catch {
@@ -76,6 +78,11 @@ public final class EventLog: Sendable {
             } catch {
                 // A first open that failed (no room for the lock file) leaves no half-made log behind.
                 if madeDirectory { LogStorage.removeUnbegun(path: path) }
+                // What a writer opened before and LMDB now opens as no log (a main database's root a bad bit moved onto
+                // another tree's page reads as another program's) is damage to that log, which an app sets aside.
+                if writtenBefore, case .notALog(let path, let reason) = error {
+                    throw .damagedFile(path: path, reason: "\(reason), though a writer of ReactorLog opened it before (its \(LogLayout.writerLockFile))")
+                }
                 throw error
             }
         }
