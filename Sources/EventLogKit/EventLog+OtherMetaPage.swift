@@ -16,16 +16,14 @@ extension EventLog {
     public static func openFromOtherMetaPage(at path: String, copyingInto directory: String) -> (log: EventLog, isCommitBefore: Bool)? {
         guard !WriterLock.isHeld(directory: path, readings: 3) else { return nil }
         var status = stat()
-        let source = path + "/" + LogLayout.dataFile
-        guard stat(source, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
-        let (asItIs, other) = (directory + "/as-it-is", directory + "/other")
-        guard mkdir(asItIs, 0o700) == 0, mkdir(other, 0o700) == 0 else { return nil }
+        let source = path + "/" + LogLayout.dataFile, copy = directory + "/" + LogLayout.dataFile
+        guard stat(source, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+              FallbackCopy.copy(from: source, to: copy, mode: status.st_mode & 0o666)
+        else { return nil }
         // The data file alone, as it is: where it opens on its own, what refused the log is not its meta pages (its
         // lock files, say), and where it is of a newer format, an older commit would hide that.
-        let mode = status.st_mode & 0o666
-        guard FallbackCopy.make(from: source, to: asItIs + "/" + LogLayout.dataFile, mode: mode, fallback: false) != nil else { return nil }
         do {
-            _ = try openReadOnly(at: asItIs)
+            _ = try openReadOnly(at: directory)
             return nil
         } catch {
             switch error {
@@ -33,10 +31,7 @@ extension EventLog {
             default: return nil
             }
         }
-        unlink(asItIs + "/" + LogLayout.dataFile)
-        guard let made = FallbackCopy.make(from: source, to: other + "/" + LogLayout.dataFile, mode: mode),
-              let log = try? openReadOnly(at: other)
-        else { return nil }
+        guard let made = FallbackCopy.pointAtFallback(dataFile: copy), let log = try? openReadOnly(at: directory) else { return nil }
         return (log, made.isCommitBefore)
     }
 }

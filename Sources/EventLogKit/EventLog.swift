@@ -61,7 +61,7 @@ public final class EventLog: Sendable {
             writer = nil
         } else {
             // Whether a writer of ReactorLog opened the directory before: its lock file, which this writer makes.
-            let writtenBefore = access(path + "/" + LogLayout.writerLockFile, F_OK) == 0
+            let writtenBefore = LogStorage.wasWritten(path)
             do {
                 writerLock = try WriterLock(directory: path)
             } catch {

@@ -380,8 +380,12 @@ final class LogStorage: Sendable {
     /// root moved by a bad bit onto another tree's page), which an app sets aside; elsewhere, it is another
     /// program's file, which it must leave alone.
     private static func damagedOrForeign(path: String, _ reason: String) -> EventLogError {
-        let written = access(path + "/" + LogLayout.writerLockFile, F_OK) == 0
-        return written ? .damagedFile(path: path, reason: reason) : .notALog(path: path, reason: reason)
+        wasWritten(path) ? .damagedFile(path: path, reason: reason) : .notALog(path: path, reason: reason)
+    }
+
+    /// Whether a writer of ReactorLog opened the directory at `path`: it holds the `writer.lock` a writer makes.
+    static func wasWritten(_ path: String) -> Bool {
+        access(path + "/" + LogLayout.writerLockFile, F_OK) == 0
     }
 
     /// Checks the format version; a new log gets its metadata, an existing one records its new writer, and an index

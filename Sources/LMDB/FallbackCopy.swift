@@ -4,41 +4,29 @@ import Glibc
 import Darwin
 #endif
 
-/// A copy of an LMDB data file that LMDB reads from the file's fallback meta page: of two valid meta pages, the one
-/// LMDB does not read, which records the commit before the last; of one valid page, that one. LMDB 0.9.24 always reads
-/// the meta page with the higher transaction id and refuses a file either of whose meta pages is not valid; it has no
-/// way to be pointed at the other (`MDB_PREVSNAPSHOT` came in 0.9.26). So the copy's other meta page is overwritten by
-/// the fallback one: both then record the same commit. The source file is only read.
+/// A copy of an LMDB data file, and what makes LMDB read it from the file's fallback meta page: of two valid meta
+/// pages, the one LMDB does not read, which records the commit before the last; of one valid page, that one. LMDB
+/// 0.9.24 always reads the meta page with the higher transaction id and refuses a file either of whose meta pages is
+/// not valid; it has no way to be pointed at the other (`MDB_PREVSNAPSHOT` came in 0.9.26). So the copy's other meta
+/// page is overwritten by the fallback one: both then record the same commit. A log's own file is only ever read.
 public enum FallbackCopy {
-    /// A copy made.
+    /// A copy pointed at its fallback meta page.
     public struct Made: Sendable {
         /// Whether the copy holds the commit before the last: the fallback page's transaction id is below the other's.
-        /// `false` where the other page, not valid, recorded the older commit, or this is a copy as it is.
+        /// `false` where the other page, not valid, recorded the older commit.
         public let isCommitBefore: Bool
     }
 
-    /// Copies the data file at `source` to `destination` (a new file, created exclusively with `mode`) with its
-    /// fallback meta page in place of the other, when the fallback records trees a reader can walk
-    /// (``PageTreeCheck``); with `fallback` false, as it is. Returns what it made, or `nil`. The source must not
-    /// change meanwhile: no writer may have it open. A copy begun and not finished is removed.
-    public static func make(from source: String, to destination: String, mode: mode_t = 0o600, fallback: Bool = true) -> Made? {
+    /// Copies the data file at `source` to `destination`, a new file created exclusively with `mode`; `false` when it
+    /// cannot, leaving no file. The source must not change meanwhile: no writer may have it open.
+    public static func copy(from source: String, to destination: String, mode: mode_t = 0o600) -> Bool {
         let input = open(source, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { return nil }
+        guard input >= 0 else { return false }
         defer { close(input) }
         var status = stat()
-        guard fstat(input, &status) == 0 else { return nil }
-        let size = Int(status.st_size)
-        var header = [UInt8](repeating: 0, count: MetaPage.size)
-        let metas = header.withUnsafeMutableBytes { buffer in
-            MetaPage.pages { offset in
-                pread(input, buffer.baseAddress, MetaPage.size, off_t(offset)) == MetaPage.size ? UnsafeRawBufferPointer(buffer) : nil
-            }
-        }
-        let chosen = MetaPage.fallback(of: metas)
-        guard !fallback || chosen.map({ size >= 2 * ($0.page.pageSize ?? size) }) == true && PageTreeCheck.fallbackProblem(inDataFile: source) == nil
-        else { return nil }
+        guard fstat(input, &status) == 0 else { return false }
         let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
-        guard output >= 0 else { return nil }
+        guard output >= 0 else { return false }
         var copied = false
         defer {
             close(output)
@@ -46,24 +34,40 @@ public enum FallbackCopy {
         }
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         var offset = 0
-        while offset < size {
+        while offset < Int(status.st_size) {
             let read = chunk.withUnsafeMutableBytes { pread(input, $0.baseAddress, $0.count, off_t(offset)) }
             guard read > 0, chunk.withUnsafeBytes({ write(all: UnsafeRawBufferPointer(rebasing: $0[0..<read]), to: output, at: offset) })
-            else { return nil }
+            else { return false }
             offset += read
         }
-        guard fallback, let (meta, replacing) = chosen, let pageSize = meta.pageSize else {
-            copied = fsync(output) == 0
-            return copied ? Made(isCommitBefore: false) : nil
+        copied = fsync(output) == 0
+        return copied
+    }
+
+    /// Overwrites, in the data file at `path` (a copy: never a log's own file), the meta page LMDB would not fall back
+    /// to with the fallback one, when the fallback records trees a reader can walk (``PageTreeCheck``); `nil`, the
+    /// file unchanged, when there is no such page.
+    public static func pointAtFallback(dataFile path: String) -> Made? {
+        guard PageTreeCheck.fallbackProblem(inDataFile: path) == nil else { return nil }
+        let descriptor = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        var header = [UInt8](repeating: 0, count: MetaPage.size)
+        let metas = header.withUnsafeMutableBytes { buffer in
+            MetaPage.pages { offset in
+                pread(descriptor, buffer.baseAddress, MetaPage.size, off_t(offset)) == MetaPage.size ? UnsafeRawBufferPointer(buffer) : nil
+            }
         }
+        guard let (meta, replacing) = MetaPage.fallback(of: metas), let pageSize = meta.pageSize, Int(status.st_size) >= 2 * pageSize
+        else { return nil }
         // The fallback page over the other, its page number (the first 8 bytes) that of the place it now holds.
         var page = [UInt8](repeating: 0, count: pageSize)
-        let fallbackIndex = 1 - replacing
-        guard page.withUnsafeMutableBytes({ pread(input, $0.baseAddress, pageSize, off_t(fallbackIndex * pageSize)) }) == pageSize
+        guard page.withUnsafeMutableBytes({ pread(descriptor, $0.baseAddress, pageSize, off_t((1 - replacing) * pageSize)) }) == pageSize
         else { return nil }
         withUnsafeBytes(of: UInt64(replacing).littleEndian) { page.replaceSubrange(0..<8, with: $0) }
-        guard page.withUnsafeBytes({ write(all: $0, to: output, at: replacing * pageSize) }), fsync(output) == 0 else { return nil }
-        copied = true
+        guard page.withUnsafeBytes({ write(all: $0, to: descriptor, at: replacing * pageSize) }), fsync(descriptor) == 0 else { return nil }
         return Made(isCommitBefore: meta.transaction < metas[replacing].transaction)
     }
 

@@ -56,7 +56,7 @@ struct Verify: AsyncParsableCommand {
                 }
                 let summary = "\(counted(report.entries, "entry", "entries")), \(counted(report.snapshots, "snapshot")), \(counted(report.streams, "stream")) checked"
                 if !healthy {
-                    let first = report.firstError?.sequence.flatMap { lastCommit == nil ? $0 : nil }
+                    let first = lastCommit == nil ? report.firstError?.sequence : nil
                     try printLine(t.paint("DAMAGED: ", .red) + summary + "; " + (first.map { "the first bad entry is #\($0)" } ?? "the first problem is named above") + ".")
                     for line in damage.lines { try printLine(line) }
                 } else {
