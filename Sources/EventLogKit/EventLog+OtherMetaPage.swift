@@ -8,12 +8,16 @@ extension EventLog {
     /// its meta page beside the last's. The log is read from a copy of its data file made in `directory` (an empty
     /// directory of the caller's, private to it, which may be removed once the log is open); the log itself is only
     /// read. `isCommitBefore` says whether what was read is the commit before the last (whose entries end where
-    /// that commit ended), or the last one (the other meta page, not valid, recorded an older commit).
+    /// that commit ended), or the last one (the other meta page, not valid, recorded an older commit). `problem` says
+    /// why LMDB refuses the log as it is, as a clause without the log's path ("one of its meta pages lacks LMDB's
+    /// magic number"), for a sentence of the caller's.
     ///
     /// `nil` when that cannot be read either, the data file opens as it is (what refused the log was not its meta
     /// pages) or is of a newer format, or a writer has the log open (its pages change under a copy): the error of
     /// ``openReadOnly(at:)`` is then the one to report.
-    public static func openFromOtherMetaPage(at path: String, copyingInto directory: String) -> (log: EventLog, isCommitBefore: Bool)? {
+    public static func openFromOtherMetaPage(
+        at path: String, copyingInto directory: String
+    ) -> (log: EventLog, isCommitBefore: Bool, problem: String)? {
         guard !WriterLock.isHeld(directory: path, readings: 3) else { return nil }
         var status = stat()
         let source = path + "/" + LogLayout.dataFile, copy = directory + "/" + LogLayout.dataFile
@@ -22,16 +26,19 @@ extension EventLog {
         else { return nil }
         // The data file alone, as it is: where it opens on its own, what refused the log is not its meta pages (its
         // lock files, say), and where it is of a newer format, an older commit would hide that.
+        let refusal: String
         do {
             _ = try openReadOnly(at: directory)
             return nil
         } catch {
             switch error {
-            case .damagedFile, .notALog, .corruptMetadata, .storage: break
+            case .damagedFile(_, let reason), .notALog(_, let reason): refusal = reason
+            case .corruptMetadata(let reason): refusal = "its metadata is corrupt: \(reason)"
+            case .storage(_, let error): refusal = "LMDB reports \(error)"
             default: return nil
             }
         }
         guard let made = FallbackCopy.pointAtFallback(dataFile: copy), let log = try? openReadOnly(at: directory) else { return nil }
-        return (log, made.isCommitBefore)
+        return (log, made.isCommitBefore, made.replacedPageProblem ?? refusal)
     }
 }

@@ -15,6 +15,10 @@ public enum FallbackCopy {
         /// Whether the copy holds the commit before the last: the fallback page's transaction id is below the other's.
         /// `false` where the other page, not valid, recorded the older commit.
         public let isCommitBefore: Bool
+        /// What is wrong with the meta page the copy overwrote, where LMDB does not take it for a meta page at all, as a
+        /// clause ("one of its meta pages lacks LMDB's magic number"); `nil` where it is one, and what LMDB refused
+        /// lies in what it records (a root, the last page) or in the pages only its commit reaches.
+        public let replacedPageProblem: String?
     }
 
     /// Copies the data file at `source` to `destination`, a new file created exclusively with `mode`; `false` when it
@@ -68,7 +72,15 @@ public enum FallbackCopy {
         else { return nil }
         withUnsafeBytes(of: UInt64(replacing).littleEndian) { page.replaceSubrange(0..<8, with: $0) }
         guard page.withUnsafeBytes({ write(all: $0, to: descriptor, at: replacing * pageSize) }), fsync(descriptor) == 0 else { return nil }
-        return Made(isCommitBefore: meta.transaction < metas[replacing].transaction)
+        let replaced = metas[replacing]
+        let problem: String? = if replaced.isValid {
+            nil
+        } else if replaced.isLMDB {
+            "one of its meta pages gives version \(replaced.version), where LMDB's is 1"
+        } else {
+            "one of its meta pages lacks LMDB's magic number"
+        }
+        return Made(isCommitBefore: meta.transaction < replaced.transaction, replacedPageProblem: problem)
     }
 
     /// Writes all of `bytes` at `offset`; `false` when a write fails.

@@ -17,8 +17,8 @@ struct Session {
 
     /// What refused a log read from its other meta page, and what that page holds.
     struct OtherMetaPage {
-        /// Why the log could not be read as it is: the problem of the error that refused it.
-        let reason: String
+        /// Why LMDB refuses the log as it is, a clause without its path.
+        let problem: String
         /// Whether the other page holds the commit before the last, so that what the last wrote is missing.
         let isCommitBefore: Bool
     }
@@ -32,20 +32,20 @@ struct Session {
         do {
             return Session(log: try EventLog.openReadOnly(at: path), path: path)
         } catch {
-            guard let session = openFromOtherMetaPage(path, refusedWith: error) else { throw error }
+            guard let session = openFromOtherMetaPage(path) else { throw error }
             return session
         }
     }
 
     /// The log at `path` read from its other meta page, through a copy in a private temporary directory that is
     /// removed at once (the open log keeps its file); `nil` when that cannot be read either.
-    private static func openFromOtherMetaPage(_ path: String, refusedWith error: EventLogError) -> Session? {
+    private static func openFromOtherMetaPage(_ path: String) -> Session? {
         guard FileManager.default.isDirectory(atPath: path),
               let staging = try? StagingDirectory(beside: (NSTemporaryDirectory() as NSString).appendingPathComponent("reactorlog-open"))
         else { return nil }
         defer { staging.remove() }
-        guard let (log, isCommitBefore) = EventLog.openFromOtherMetaPage(at: path, copyingInto: staging.path) else { return nil }
-        return Session(log: log, path: path, otherMetaPage: OtherMetaPage(reason: String(error.problem.dropLast()), isCommitBefore: isCommitBefore))
+        guard let read = EventLog.openFromOtherMetaPage(at: path, copyingInto: staging.path) else { return nil }
+        return Session(log: read.log, path: path, otherMetaPage: OtherMetaPage(problem: read.problem, isCommitBefore: read.isCommitBefore))
     }
 
     /// Opens `path` as ``open(_:)`` does, but waits for a log not begun yet (`tail --follow`, as `tail -F` waits for a
@@ -93,8 +93,8 @@ struct Session {
     var readFromOtherMetaPage: String {
         guard let other = otherMetaPage else { return "" }
         return other.isCommitBefore
-            ? "\(path) was read as it stood one commit before its last, which cannot be read (\(other.reason)), so what the last commit wrote is missing."
-            : "\(path) was read whole, from its sound meta page: LMDB refuses it as it is (\(other.reason)), its other meta page damaged."
+            ? "\(path) was read as it stood one commit before its last, so what the last commit wrote is missing; LMDB refuses the log as it is: \(other.problem)."
+            : "\(path) was read whole, from its sound meta page; LMDB refuses the log as it is: \(other.problem)."
     }
 
     /// The size of what was opened: the export's file, or the log's data file (also where a copy of it was read).

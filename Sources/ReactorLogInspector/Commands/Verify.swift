@@ -36,8 +36,8 @@ struct Verify: AsyncParsableCommand {
                 ProblemJSON(
                     severity: VerifyReport.Problem.Severity.error.rawValue, sequence: nil,
                     message: other.isCommitBefore
-                        ? "the log's last commit cannot be read (\(other.reason)): what follows is the log as it stood one commit before, without what the last commit wrote; `\(ReactorLogInspector.commandName) compact` copies that into a sound log"
-                        : "one of the log's meta pages is damaged, so LMDB refuses the log (\(other.reason)): what follows is the log read from the other, its last commit whole; `\(ReactorLogInspector.commandName) compact` copies it into a sound log")
+                        ? "LMDB refuses the log as it is (\(other.problem)): what follows is the log as it stood one commit before its last, without what the last commit wrote; `\(ReactorLogInspector.commandName) compact` copies that into a sound log"
+                        : "LMDB refuses the log as it is (\(other.problem)): what follows is the log read whole from its sound meta page; `\(ReactorLogInspector.commandName) compact` copies it into a sound log")
             }
             let healthy = report.isHealthy && lastCommit == nil
             // On a damaged log, what the damage leaves unread, and so what can still be done with the rest.
