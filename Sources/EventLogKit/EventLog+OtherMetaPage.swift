@@ -18,12 +18,7 @@ extension EventLog {
     public static func openFromOtherMetaPage(
         at path: String, copyingInto directory: String
     ) -> (log: EventLog, isCommitBefore: Bool, problem: String)? {
-        guard !WriterLock.isHeld(directory: path, readings: 3) else { return nil }
-        var status = stat()
-        let source = path + "/" + LogLayout.dataFile, copy = directory + "/" + LogLayout.dataFile
-        guard stat(source, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
-              FallbackCopy.copy(from: source, to: copy, mode: status.st_mode & 0o666)
-        else { return nil }
+        guard let copy = copyDataFile(of: path, into: directory) else { return nil }
         // The data file alone, as it is: where it opens on its own, what refused the log is not its meta pages (its
         // lock files, say), and where it is of a newer format, an older commit would hide that.
         let refusal: String
@@ -40,5 +35,40 @@ extension EventLog {
         }
         guard let made = FallbackCopy.pointAtFallback(dataFile: copy), let log = try? openReadOnly(at: directory) else { return nil }
         return (log, made.isCommitBefore, made.replacedPageProblem ?? refusal)
+    }
+
+    /// Where a bad bit in a meta page's transaction id may have made LMDB read `log`, open read-only, from the page of
+    /// the commit before the last (`LMDB.DataFileCheck.transactionProblem(inDataFile:)`): the log as the other meta
+    /// page records it, when that commit holds entries past `log`'s and so is the later one, read from a copy of the data
+    /// file made in `directory`, as ``openFromOtherMetaPage(at:copyingInto:)`` reads one; with what is wrong with the
+    /// ids, a clause. `nil` where the ids are sound, a writer has the log open, or the other commit holds no entry past
+    /// `log`'s: LMDB then reads the last commit, or which commit is the last cannot be told from the entries.
+    public static func openLaterCommit(than log: EventLog, copyingInto directory: String) -> (log: EventLog, problem: String)? {
+        guard let problem = log.metaPageTransactionProblem,
+              let copy = copyDataFile(of: log.path, into: directory), FallbackCopy.pointAtFallback(dataFile: copy) != nil,
+              let other = try? openReadOnly(at: directory),
+              let highest = try? log.highestSequence(), let otherHighest = try? other.highestSequence(), otherHighest > highest
+        else { return nil }
+        return (other, problem)
+    }
+
+    /// Why the transaction ids of the data file's meta pages are not what LMDB's commits leave, a clause about the data
+    /// file ("has meta pages whose transaction ids, …"): a bad bit in one, which may have made LMDB read the log as it
+    /// stood one commit before its last (``openLaterCommit(than:copyingInto:)``), and over whose other page a writer's
+    /// commit would go (a writer is refused the log). `nil` where they are sound. Read from the file each time.
+    public var metaPageTransactionProblem: String? {
+        DataFileCheck.transactionProblem(inDataFile: path + "/" + LogLayout.dataFile)
+    }
+
+    /// Copies the data file of the log at `path` into `directory`, with its permissions; the copy's path, or `nil` where
+    /// a writer has the log open (its pages change under a copy) or the file cannot be copied.
+    private static func copyDataFile(of path: String, into directory: String) -> String? {
+        guard !WriterLock.isHeld(directory: path, readings: 3) else { return nil }
+        var status = stat()
+        let source = path + "/" + LogLayout.dataFile, copy = directory + "/" + LogLayout.dataFile
+        guard stat(source, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+              FallbackCopy.copy(from: source, to: copy, mode: status.st_mode & 0o666)
+        else { return nil }
+        return copy
     }
 }

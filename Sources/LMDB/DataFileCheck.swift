@@ -9,8 +9,8 @@ import Darwin
 /// reads the two meta pages with plain reads and says what is wrong, so that a damaged file (a truncated
 /// download, a full disk, a foreign file) is refused with a sentence instead.
 ///
-/// Pages 0 and 1 are meta pages; of those with LMDB's magic and version, the one
-/// with the higher transaction id is current, as LMDB chooses, and its page size must be possible.
+/// Pages 0 and 1 are meta pages; of those with LMDB's magic and version, each that LMDB may read the log from
+/// (`MetaPage.readable(of:)`) must have a possible page size and claim no page past the file's end.
 public enum DataFileCheck {
     /// What is wrong with a data file; each reason ends a sentence about the file ("is truncated: …").
     public enum Problem: Sendable, Equatable {
@@ -25,36 +25,47 @@ public enum DataFileCheck {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: MetaPage.size)
-        let metas = bytes.withUnsafeMutableBytes { buffer in
-            MetaPage.pages { offset in
-                pread(descriptor, buffer.baseAddress, MetaPage.size, off_t(offset)) == MetaPage.size ? UnsafeRawBufferPointer(buffer) : nil
-            }
-        }
+        let metas = MetaPage.pages(of: descriptor)
         guard !metas.isEmpty else {
             return .notLMDB("is not an LMDB file (too short for a meta page)")
         }
         guard metas.contains(where: \.isLMDB) else {
             return .notLMDB("is not an LMDB file (no LMDB meta page)")
         }
-        guard let current = MetaPage.current(of: metas) else {
+        let readable = MetaPage.readable(of: metas)
+        guard !readable.isEmpty else {
             return .damaged("has damaged meta pages (no valid version)")
-        }
-        guard let pageSize = current.pageSize else {
-            return .damaged("has a damaged meta page: its page size is \(current.pageSizeField)")
         }
         // The size is read after the meta pages: a live writer writes a commit's pages before its meta page and
         // never shrinks the file, so a size read later covers every page the meta page read earlier claims.
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return nil }
         let size = UInt64(status.st_size)
-        let (needed, overflow) = (current.lastPage &+ 1).multipliedReportingOverflow(by: UInt64(pageSize))
-        if overflow || current.lastPage >= UInt64.max / 2 {
-            return .damaged("has a meta page claiming an impossible size (\(current.lastPage) pages)")
-        }
-        guard size >= needed, size >= 2 * UInt64(pageSize) else {
-            return .damaged("is truncated: its meta page says it uses \(current.lastPage + 1) pages (\(needed) bytes), but the file holds \(size) bytes")
+        // Every page LMDB may read the log from: two where a bad bit broke the transaction ids' parity (a hostile file
+        // whose other page claimed pages past the file's end crashed every command with SIGBUS before session 80).
+        for current in readable {
+            guard let pageSize = current.pageSize else {
+                return .damaged("has a damaged meta page: its page size is \(current.pageSizeField)")
+            }
+            let (needed, overflow) = (current.lastPage &+ 1).multipliedReportingOverflow(by: UInt64(pageSize))
+            if overflow || current.lastPage >= UInt64.max / 2 {
+                return .damaged("has a meta page claiming an impossible size (\(current.lastPage) pages)")
+            }
+            guard size >= needed, size >= 2 * UInt64(pageSize) else {
+                return .damaged("is truncated: its meta page says it uses \(current.lastPage + 1) pages (\(needed) bytes), but the file holds \(size) bytes")
+            }
         }
         return nil
+    }
+
+    /// Why the transaction ids of the meta pages of the data file at `path` are not what LMDB's commits leave, as a
+    /// clause ("has meta pages whose transaction ids, …"); `nil` where they are, or the pages cannot be read or are
+    /// not both valid. A bad bit in one may have made LMDB read the page of the commit before the last.
+    public static func transactionProblem(inDataFile path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        let metas = MetaPage.pages(of: descriptor)
+        return MetaPage.transactionProblem(of: metas)
     }
 }

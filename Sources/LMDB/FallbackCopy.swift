@@ -58,12 +58,7 @@ public enum FallbackCopy {
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return nil }
-        var header = [UInt8](repeating: 0, count: MetaPage.size)
-        let metas = header.withUnsafeMutableBytes { buffer in
-            MetaPage.pages { offset in
-                pread(descriptor, buffer.baseAddress, MetaPage.size, off_t(offset)) == MetaPage.size ? UnsafeRawBufferPointer(buffer) : nil
-            }
-        }
+        let metas = MetaPage.pages(of: descriptor)
         guard let (meta, replacing) = MetaPage.fallback(of: metas), let pageSize = meta.pageSize, Int(status.st_size) >= 2 * pageSize
         else { return nil }
         // The fallback page over the other, its page number (the first 8 bytes) that of the place it now holds.

@@ -1,5 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One of the two meta pages an LMDB data file begins with, as its bytes say (LMDB 0.9, 64-bit), unchecked: read by
-/// ``DataFileCheck`` and ``PageTreeCheck`` before LMDB maps the file, one parser and one rule for which page is current.
+/// ``DataFileCheck`` and ``PageTreeCheck`` before LMDB maps the file, one parser and one rule for which pages LMDB reads.
 ///
 /// After a 16-byte page header a meta page holds the magic `0xBEEFC0DE` (byte 16), version 1 (byte 20), the map's
 /// address and size, then two 48-byte database records, the free list's (byte 40, whose first field, `md_pad`, is the
@@ -51,11 +57,44 @@ struct MetaPage {
         return [first, second]
     }
 
-    /// Of `pages`, the one LMDB makes current: the valid one with the higher transaction id, the first on a tie, whatever
-    /// its page size (which the caller must check: a damaged size in the current page made LMDB divide by zero or
-    /// read past its map).
-    static func current(of pages: [MetaPage]) -> MetaPage? {
-        pages.filter(\.isValid).max { $0.transaction < $1.transaction }
+    /// The meta pages of the open file `descriptor`, read with `pread` (``pages(_:)``).
+    static func pages(of descriptor: Int32) -> [MetaPage] {
+        var bytes = [UInt8](repeating: 0, count: size)
+        return bytes.withUnsafeMutableBytes { buffer in
+            pages { offset in
+                pread(descriptor, buffer.baseAddress, size, off_t(offset)) == size ? UnsafeRawBufferPointer(buffer) : nil
+            }
+        }
+    }
+
+    /// Of `pages`, those LMDB may read the log from, whatever their page size (which the caller must check: a damaged
+    /// size made LMDB divide by zero or read past its map). LMDB takes the highest transaction id of the valid pages (the
+    /// first on a tie) for the last commit's, then reads, with its lock file, the page at the index of that id's parity
+    /// (`me_metas[txnid & 1]`), and without one (`MDB_NOLOCK`) the page with that id: one page where the ids' parity is
+    /// sound (page 0 even, page 1 odd), both where a bad bit broke it. Empty where no page is valid.
+    static func readable(of pages: [MetaPage]) -> [MetaPage] {
+        guard let highest = Self.highest(of: pages) else { return [] }
+        let byParity = Int(pages[highest].transaction & 1)
+        guard byParity != highest, byParity < pages.count, pages[byParity].isValid else { return [pages[highest]] }
+        return [pages[byParity], pages[highest]]
+    }
+
+    /// The index of the valid page of `pages` with the highest transaction id, the first on a tie.
+    private static func highest(of pages: [MetaPage]) -> Int? {
+        pages.indices.filter { pages[$0].isValid }.max { pages[$0].transaction < pages[$1].transaction }
+    }
+
+    /// Why the transaction ids of `pages` (both meta pages, valid) are not what LMDB's commits leave, as a clause; `nil`
+    /// where they are, or a page is missing or not valid. A commit writes its meta page at the index of its transaction
+    /// id's parity, the id one above the last's, so page 0 holds an even id and page 1 the odd one next to it (a new
+    /// file's pages both hold 0). A bad bit in an id that does not break this leaves LMDB reading the page it would
+    /// anyway, unless it makes the older page current, which no check of the ids alone tells.
+    static func transactionProblem(of pages: [MetaPage]) -> String? {
+        guard pages.count == 2, pages.allSatisfy(\.isValid) else { return nil }
+        let (even, odd) = (pages[0].transaction, pages[1].transaction)
+        if even == 0 && odd == 0 { return nil }
+        guard even % 2 != 0 || odd % 2 != 1 || max(even, odd) - min(even, odd) != 1 else { return nil }
+        return "has meta pages whose transaction ids, \(even) and \(odd), no run of commits leaves (page 0 holds an even one, page 1 the odd one next to it): one is damaged, and the page LMDB reads may hold the commit before the last"
     }
 
     /// Of `pages` (both meta pages), the one to read a log from when the other cannot be: where both are valid, the
@@ -68,8 +107,8 @@ struct MetaPage {
         switch valid.count {
         case 1: return (pages[valid[0]], 1 - valid[0])
         case 2:
-            // LMDB makes the first current on a tie.
-            let current = pages[1].transaction > pages[0].transaction ? 1 : 0
+            // The page LMDB reads with its lock file (``readable(of:)``).
+            let current = highest(of: pages).map { Int(pages[$0].transaction & 1) } ?? 0
             return (pages[1 - current], current)
         default: return nil
         }

@@ -25,19 +25,21 @@ public enum PageTreeCheck {
     /// sound (or the file cannot be read; ``DataFileCheck`` reports that). `forWriting` asks for what a writer needs
     /// besides: each page's flags its type alone, and each record's flags those LMDB gives records. A reader passes
     /// over the flags LMDB acts on only when it writes, but a writer takes a page marked dirty (0x10) for one of its
-    /// own transaction and writes into it in place, through a read-only map.
+    /// own transaction and writes into it in place, through a read-only map; and meta pages whose transaction ids
+    /// commits cannot leave (`MetaPage.transactionProblem(of:)`), as its commit would overwrite the page LMDB does not
+    /// read, which may be the last commit's.
     public static func problem(inDataFile path: String, forWriting: Bool = false) -> DataFileCheck.Problem? {
-        problem(inDataFile: path, forWriting: forWriting, choosing: MetaPage.current)
+        problem(inDataFile: path, forWriting: forWriting, choosing: MetaPage.readable)
     }
 
     /// What ``problem(inDataFile:forWriting:)`` says to a reader of the trees the fallback meta page records
     /// (``MetaPage/fallback(of:)``); `nil` when they are sound.
     static func fallbackProblem(inDataFile path: String) -> DataFileCheck.Problem? {
-        problem(inDataFile: path, forWriting: false) { MetaPage.fallback(of: $0)?.page }
+        problem(inDataFile: path, forWriting: false) { MetaPage.fallback(of: $0).map { [$0.page] } ?? [] }
     }
 
     private static func problem(
-        inDataFile path: String, forWriting: Bool, choosing meta: @escaping ([MetaPage]) -> MetaPage?
+        inDataFile path: String, forWriting: Bool, choosing meta: @escaping ([MetaPage]) -> [MetaPage]
     ) -> DataFileCheck.Problem? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
@@ -49,10 +51,15 @@ public enum PageTreeCheck {
         let size = Int(status.st_size)
         guard let map = mmap(nil, size, PROT_READ, MAP_SHARED, descriptor, 0), map != MAP_FAILED else { return nil }
         defer { munmap(map, size) }
-        var walker = Walker(file: UnsafeRawBufferPointer(start: map, count: size), flagsRead: forWriting ? .max : Walker.readersFlags, meta: meta)
+        let file = UnsafeRawBufferPointer(start: map, count: size)
+        var walker = Walker(file: file, flagsRead: forWriting ? .max : Walker.readersFlags, meta: meta)
         do {
             try walker.walkAll()
-            return nil
+            // A writer would commit over the page LMDB does not read, which may hold the last commit.
+            guard forWriting else { return nil }
+            return MetaPage.transactionProblem(of: MetaPage.pages { offset in
+                offset + MetaPage.size <= size ? UnsafeRawBufferPointer(rebasing: file[offset..<offset + MetaPage.size]) : nil
+            }).map { .damaged($0) }
         } catch let failure as Failure {
             return .damaged("has a damaged page structure (\(failure.reason))")
         } catch {
@@ -82,10 +89,10 @@ public enum PageTreeCheck {
         /// written), a sub-page (0x40, of a sorted duplicate), loose and kept (0x4000, 0x8000, in memory only).
         static let readersFlags: UInt16 = 0x01 | 0x02 | 0x04 | 0x20
 
-        /// Which of the meta pages the walk starts from.
-        let meta: ([MetaPage]) -> MetaPage?
+        /// The meta pages the walk starts from, one after the other.
+        let meta: ([MetaPage]) -> [MetaPage]
 
-        init(file: UnsafeRawBufferPointer, flagsRead: UInt16, meta: @escaping ([MetaPage]) -> MetaPage?) {
+        init(file: UnsafeRawBufferPointer, flagsRead: UInt16, meta: @escaping ([MetaPage]) -> [MetaPage]) {
             self.file = file
             self.flagsRead = flagsRead
             self.meta = meta
@@ -95,16 +102,19 @@ public enum PageTreeCheck {
         var filePages: UInt64 { UInt64(file.count / pageSize) }
 
         mutating func walkAll() throws {
-            // The chosen meta page (the current one, which ``DataFileCheck`` has vouched for), read where the file holds it.
+            // The chosen meta pages (those LMDB may read, which ``DataFileCheck`` has vouched for), read where the file
+            // holds them, each walked on its own.
             let metas = MetaPage.pages { [file] offset in
                 offset + MetaPage.size <= file.count ? UnsafeRawBufferPointer(rebasing: file[offset..<offset + MetaPage.size]) : nil
             }
-            guard let meta = self.meta(metas), let pageSize = meta.pageSize else { return }
-            self.pageSize = pageSize
-            lastPage = meta.lastPage
-            seen = [UInt64](repeating: 0, count: Int(filePages / 64) + 1)
-            try walk(root: meta.freeRoot, depth: meta.freeDepth, tree: "the free list", named: false, free: true)
-            try walk(root: meta.mainRoot, depth: meta.mainDepth, tree: "the main database", named: true, free: false)
+            for meta in self.meta(metas) {
+                guard let pageSize = meta.pageSize else { continue }
+                self.pageSize = pageSize
+                lastPage = meta.lastPage
+                seen = [UInt64](repeating: 0, count: Int(filePages / 64) + 1)
+                try walk(root: meta.freeRoot, depth: meta.freeDepth, tree: "the free list", named: false, free: true)
+                try walk(root: meta.mainRoot, depth: meta.mainDepth, tree: "the main database", named: true, free: false)
+            }
         }
 
         static func integer<T: FixedWidthInteger>(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> T {

@@ -15,12 +15,21 @@ struct Session {
     /// `nil` for a log read as it is.
     var otherMetaPage: OtherMetaPage?
 
-    /// What refused a log read from its other meta page, and what that page holds.
+    /// Why a log was read from the meta page LMDB does not read it from, and what that page holds.
     struct OtherMetaPage {
-        /// Why LMDB refuses the log as it is, a clause without its path.
+        /// What the page read holds.
+        enum Commit {
+            /// The commit before the last, which LMDB refuses: what the last wrote is missing.
+            case before
+            /// The last commit, where LMDB refuses the log for its other page.
+            case lastWhole
+            /// The last commit, which holds entries past the commit LMDB reads, where the pages' transaction ids show a
+            /// bad bit (``EventLog/openLaterCommit(than:copyingInto:)``).
+            case laterThanLMDBReads
+        }
+        /// Why the log was not read as LMDB reads it, a clause without its path.
         let problem: String
-        /// Whether the other page holds the commit before the last, so that what the last wrote is missing.
-        let isCommitBefore: Bool
+        let commit: Commit
     }
     let terminal = Terminal.current
 
@@ -30,7 +39,8 @@ struct Session {
     static func open(_ path: String) throws -> Session {
         if isExportFile(path) { return try openExport(path) }
         do {
-            return Session(log: try EventLog.openReadOnly(at: path), path: path)
+            let log = try EventLog.openReadOnly(at: path)
+            return openLaterCommit(than: log, path: path) ?? Session(log: log, path: path)
         } catch {
             guard let session = openFromOtherMetaPage(path) else { throw error }
             return session
@@ -45,7 +55,18 @@ struct Session {
         else { return nil }
         defer { staging.remove() }
         guard let read = EventLog.openFromOtherMetaPage(at: path, copyingInto: staging.path) else { return nil }
-        return Session(log: read.log, path: path, otherMetaPage: OtherMetaPage(problem: read.problem, isCommitBefore: read.isCommitBefore))
+        return Session(log: read.log, path: path, otherMetaPage: OtherMetaPage(problem: read.problem, commit: read.isCommitBefore ? .before : .lastWhole))
+    }
+
+    /// The log at `path`, which LMDB reads as `log`, read from its other meta page where a bad bit in a transaction id
+    /// made LMDB read the commit before the last (``EventLog/openLaterCommit(than:copyingInto:)``); `nil` otherwise.
+    private static func openLaterCommit(than log: EventLog, path: String) -> Session? {
+        guard log.metaPageTransactionProblem != nil,
+              let staging = try? StagingDirectory(beside: (NSTemporaryDirectory() as NSString).appendingPathComponent("reactorlog-open"))
+        else { return nil }
+        defer { staging.remove() }
+        guard let read = EventLog.openLaterCommit(than: log, copyingInto: staging.path) else { return nil }
+        return Session(log: read.log, path: path, otherMetaPage: OtherMetaPage(problem: "its data.mdb " + read.problem, commit: .laterThanLMDBReads))
     }
 
     /// Opens `path` as ``open(_:)`` does, but waits for a log not begun yet (`tail --follow`, as `tail -F` waits for a
@@ -92,9 +113,13 @@ struct Session {
     /// What was read of a log read from its other meta page, as a sentence.
     var readFromOtherMetaPage: String {
         guard let other = otherMetaPage else { return "" }
-        return other.isCommitBefore
-            ? "\(path) was read as it stood one commit before its last, so what the last commit wrote is missing; LMDB refuses the log as it is: \(other.problem)."
-            : "\(path) was read whole, from its sound meta page; LMDB refuses the log as it is: \(other.problem)."
+        return switch other.commit {
+        case .before:
+            "\(path) was read as it stood one commit before its last, so what the last commit wrote is missing; LMDB refuses the log as it is: \(other.problem)."
+        case .lastWhole: "\(path) was read whole, from its sound meta page; LMDB refuses the log as it is: \(other.problem)."
+        case .laterThanLMDBReads:
+            "\(path) was read from the meta page LMDB does not read, whose commit holds entries past the other's: \(other.problem)."
+        }
     }
 
     /// The size of what was opened: the export's file, or the log's data file (also where a copy of it was read).

@@ -191,7 +191,13 @@ struct FormatReaderTests {
             try bytes.write(to: URL(fileURLWithPath: path + "/data.mdb"))
             let result = try await read([path])
             #expect(result.status == 1, "\(name): \(result.error)")
-            #expect(result.error.hasPrefix("\(path): \(message)") && result.error.filter { $0 == "\n" }.count == 1, "\(result.error)")
+            // Refused; or, where the damaged size is the second page's, read from the first, which records the commit
+            // before and whose size places the second (FORMAT.md, "A damaged meta page"), saying why LMDB refuses the log.
+            let readFromOther = name == "sizeless" && current == 4096
+            #expect(readFromOther
+                ? result.error.hasPrefix("\(path) was read as it stood one commit before its last") && result.error.contains("as it is: \(message)")
+                : result.error.hasPrefix("\(path): \(message)"), "\(result.error)")
+            #expect(result.error.filter { $0 == "\n" }.count == 1)
         }
     }
 

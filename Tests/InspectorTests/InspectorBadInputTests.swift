@@ -194,6 +194,22 @@ struct InspectorBadInputTests {
         #expect(try await Tool.run(["verify", fresh]).status == 0)
     }
 
+    /// Before session 80 a writer took such a log and committed over the page LMDB does not read, which, where the bad
+    /// bit had lowered the last commit's id instead, held the last commit: what it wrote was lost for good.
+    @Test("a bad bit in a meta page's transaction id: the log reads as before, verify names it, a trim is refused with one line, the log unchanged")
+    func transactionIDOnlyAWriterTripsOn() async throws {
+        let log = scratch.file("transaction-id.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        // 256 added to the current page's id: LMDB still reads that page, but the ids are no longer one apart.
+        try LogDamage.flipMetaPage(of: log, .current, at: 145, mask: 0x01)
+        let damaged = try await Tool.run(["log", log, "--json"]), sound = try await Tool.run(["log", demo, "--json"])
+        #expect(damaged.status == 0 && damaged.output == sound.output, "\(damaged.error)")
+        let verify = try await Tool.run(["verify", log])
+        #expect(verify.status == 1 && verify.output.contains("error: the log's data.mdb has meta pages whose transaction ids, "), "\(verify.output)")
+        #expect(verify.output.contains("no run of commits leaves (page 0 holds an even one, page 1 the odd one next to it): one is damaged, and the page LMDB reads may hold the commit before the last, which only a writer trips on: readers can still open it"), "\(verify.output)")
+        try await trimRefused(log, saying: "no run of commits leaves")
+    }
+
     /// Before, blame took a path whose every change lay in the damage for a typo: "has nothing at 'query' … Did you
     /// mean 'query'?", exit 2. Before 2026-12-04 (session 77), it named the whole block as one stretch,
     /// `#1…#32  not readable  absent → "rx"`, though the snapshots at #14 and #27 inside it hold the states there;

@@ -58,6 +58,10 @@ struct OtherMetaPageTests {
         #expect(try await Tool.run(["compact", log, saved]).status == 5)
         #expect(try await Tool.run(["verify", saved]).status == 0)
         #expect(try await Tool.run(["log", saved, "--json"]).lines == listed.lines)
+        // The FORMAT.md reader in Python reads the same commit (FORMAT.md, "A damaged meta page"), and says so.
+        let python = try await Tool.python("read-log.py", [log]), pythonSaved = try await Tool.python("read-log.py", [saved])
+        #expect(pythonSaved.status == 0 && python.output == pythonSaved.output, "\(python.error)")
+        #expect(python.status == 1 && python.error.hasPrefix("\(log) was read as it stood one commit before its last, so what the last commit wrote is missing"), "\(python.error)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: log + "/data.mdb")) == before)
     }
 
@@ -69,6 +73,9 @@ struct OtherMetaPageTests {
         #expect(listed.error == "reactorlog: \(log) was read whole, from its sound meta page; LMDB refuses the log as it is: one of its meta pages lacks LMDB's magic number. `reactorlog compact` copies what was read into a sound log.\n", "\(listed.error)")
         let verified = try await Tool.run(["verify", log])
         #expect(verified.status == 1 && verified.lines.first?.hasPrefix("error: LMDB refuses the log as it is (one of its meta pages lacks LMDB's magic number): what follows is the log read whole from its sound meta page") == true)
+        let python = try await Tool.python("read-log.py", [log]), pythonSound = try await Tool.python("read-log.py", [demo])
+        #expect(python.status == 1 && python.output == pythonSound.output, "\(python.error)")
+        #expect(python.error == "\(log) was read whole, from its sound meta page; LMDB refuses the log as it is: one of its meta pages lacks LMDB's magic number\n")
     }
 
     @Test("a log refused for anything but its data file's meta pages is refused as before, never read from the other page")
@@ -85,5 +92,48 @@ struct OtherMetaPageTests {
         try LogDamage.flipMetaPage(of: both, .other, at: 129, mask: 0x01)
         let neither = try await Tool.run(["info", both])
         #expect(neither.status == 5 && neither.error.contains("damaged page structure") && !neither.error.contains("one commit before"), "\(neither.error)")
+        let python = try await Tool.python("read-log.py", [both])
+        #expect(python.status == 1 && python.output.isEmpty && python.error.contains("damaged meta page") && !python.error.contains("one commit before"), "\(python.error)")
+    }
+
+    /// LMDB reads the meta page at the index of the highest transaction id's parity (with its lock file): a bad bit in
+    /// the current page's id that breaks its parity makes LMDB read the other page, the commit before. Before session
+    /// 80 every command read that commit with exit 0, and verify called the log healthy.
+    @Test("a bad bit in the current meta page's transaction id: every command reads the last commit from it, says so and exits 5; verify names it")
+    func laterCommitThanLMDBReads() async throws {
+        let log = scratch.file("parity.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        let page = try LogDamage.flipMetaPage(of: log, .current, at: 144, mask: 0x01)
+        let ids = try LogDamage.metaPageTransactions(of: log)
+        let listed = try await Tool.run(["log", log, "--json"]), sound = try await Tool.run(["log", demo, "--json"])
+        #expect(listed.status == 5 && listed.lines == sound.lines, "\(listed.error)")
+        #expect(listed.error == "reactorlog: \(log) was read from the meta page LMDB does not read, whose commit holds entries past the other's: its data.mdb has meta pages whose transaction ids, \(ids[0]) and \(ids[1]), no run of commits leaves (page 0 holds an even one, page 1 the odd one next to it): one is damaged, and the page LMDB reads may hold the commit before the last. `reactorlog compact` copies what was read into a sound log.\n", "page \(page): \(listed.error)")
+        let verified = try await Tool.run(["verify", log])
+        #expect(verified.status == 1 && verified.lines.first?.hasPrefix("error: LMDB reads the log as it stood one commit before its last (its data.mdb has meta pages whose transaction ids") == true, "\(verified.output)")
+        let saved = scratch.file("parity-saved.reactorlog")
+        #expect(try await Tool.run(["compact", log, saved]).status == 5)
+        #expect(try await Tool.run(["log", saved, "--json"]).lines == sound.lines)
+        // The Python reader reads what LMDB reads, and says the ids are damaged.
+        let python = try await Tool.python("read-log.py", [log])
+        #expect(python.status == 1 && python.error.contains("no run of commits leaves"), "\(python.error)")
+    }
+
+    /// A hostile file: the page LMDB reads by the id's parity claims pages far past the file's end, which the checks
+    /// before mapping did not look at (they checked the page with the highest id): every command died of SIGBUS.
+    @Test("a meta page LMDB reads by its id's parity, not the highest id's page, is checked before LMDB maps the file: no crash")
+    func pageReadByParityIsChecked() async throws {
+        let log = scratch.file("parity-hostile.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        let ids = try LogDamage.metaPageTransactions(of: log)
+        let current = ids[1] > ids[0] ? 1 : 0, other = 1 - current
+        // The current page's id two above the other's, so of the other's parity; the other claims 10,001 pages.
+        try LogDamage.setMetaPage(of: log, page: current, at: 144, to: ids[other] + 2)
+        try LogDamage.setMetaPage(of: log, page: other, at: 136, to: 10_000)
+        try LogDamage.setMetaPage(of: log, page: other, at: 128, to: 5_000)
+        let listed = try await Tool.run(["log", log, "--json"]), sound = try await Tool.run(["log", demo, "--json"])
+        #expect(listed.status == 5 && listed.lines == sound.lines, "\(listed.error)")
+        #expect(listed.error.contains("was read whole, from its sound meta page; LMDB refuses the log as it is: its data.mdb is truncated: its meta page says it uses 10001 pages"), "\(listed.error)")
+        let python = try await Tool.python("read-log.py", [log]), pythonSound = try await Tool.python("read-log.py", [demo])
+        #expect(python.status == 1 && python.output == pythonSound.output && python.error.contains("was read whole"), "\(python.error)")
     }
 }

@@ -250,4 +250,48 @@ extension PageTreeCheckTests {
         }
         #expect(value == Array("value".utf8))
     }
+
+    /// The transaction ids of the two meta pages of the data file `bytes`.
+    func transactions(_ bytes: [UInt8]) -> [UInt64] {
+        [0, 4096].map { page in bytes[page + 144..<page + 152].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+    }
+
+    @Test("the meta pages' transaction ids that a new file, its commits and a compacting copy leave pass for writing")
+    func soundTransactionIDs() throws {
+        for commits in 0...3 {
+            let (path, bytes) = try dataFile("commits-\(commits)", writes: Array(repeating: { txn, db in
+                try txn.put(db, key: Array("key".utf8), value: Array("value".utf8))
+            }, count: commits))
+            #expect(PageTreeCheck.problem(inDataFile: path, forWriting: true) == nil, "\(transactions(bytes))")
+        }
+        let (path, _) = try dataFile("copied", writes: [{ txn, db in try txn.put(db, key: Array("key".utf8), value: Array("value".utf8)) }])
+        for compact in [true, false] {
+            let copy = scratch.file("copy-\(compact).mdb")
+            let descriptor = open(copy, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+            try #require(descriptor >= 0)
+            defer { close(descriptor) }
+            try Environment(path: String(path.dropLast("/data.mdb".count))).copy(toDescriptor: descriptor, compact: compact)
+            let copied = try [UInt8](Data(contentsOf: URL(fileURLWithPath: copy)))
+            #expect(PageTreeCheck.problem(inDataFile: copy, forWriting: true) == nil, "\(transactions(copied))")
+        }
+    }
+
+    /// A writer commits over the meta page LMDB does not read, which a damaged id may have made the last commit's.
+    @Test(
+        "meta pages whose transaction ids no run of commits leaves are refused for writing and read on",
+        arguments: [(144, UInt8(0x01)), (144, UInt8(0x80)), (4096 + 144, UInt8(0x80)), (4096 + 145, UInt8(0x01))] as [(Int, UInt8)])
+    func damagedTransactionID(offset: Int, mask: UInt8) throws {
+        var (path, bytes) = try dataFile("transaction-\(offset)-\(mask)", writes: Array(repeating: { txn, db in
+            try txn.put(db, key: Array("key".utf8), value: Array("value".utf8))
+        }, count: 4))
+        bytes[offset] ^= mask
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let ids = transactions(bytes)
+        guard case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: path, forWriting: true) else {
+            Issue.record("meta pages with transaction ids \(ids) passed for writing")
+            return
+        }
+        #expect(reason == "has meta pages whose transaction ids, \(ids[0]) and \(ids[1]), no run of commits leaves (page 0 holds an even one, page 1 the odd one next to it): one is damaged, and the page LMDB reads may hold the commit before the last")
+        #expect(PageTreeCheck.problem(inDataFile: path) == nil)
+    }
 }

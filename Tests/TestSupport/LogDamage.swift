@@ -192,4 +192,19 @@ extension LogDamage {
         try Data(bytes).write(to: file)
         return page
     }
+
+    /// The transaction ids of the two meta pages of the closed log at `path`.
+    public static func metaPageTransactions(of path: String) throws -> [UInt64] {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path).appendingPathComponent("data.mdb")))
+        return [0, 1].map { page in bytes[page * 4096 + 144..<page * 4096 + 152].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+    }
+
+    /// Writes `value` as the little-endian u64 at byte `offset` of meta page `page` (0 or 1) of the closed log at `path`
+    /// (128: the main database's root; 136: the last page; 144: the transaction id), past LMDB.
+    public static func setMetaPage(of path: String, page: Int, at offset: Int, to value: UInt64) throws {
+        let file = URL(fileURLWithPath: path).appendingPathComponent("data.mdb")
+        var bytes = [UInt8](try Data(contentsOf: file))
+        withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(page * 4096 + offset..<page * 4096 + offset + 8, with: $0) }
+        try Data(bytes).write(to: file)
+    }
 }

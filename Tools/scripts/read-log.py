@@ -5,7 +5,10 @@ It proves the format document is sufficient, and shows how to read a log from an
 Needs the `lmdb` package (pip install lmdb). Usage: read-log.py LOG [--stream NAME] [--copy]
 Prints one line per entry (an action with `@ FILE:LINE`, where it was sent from), checks every checksum and the
 rules every entry obeys (docs/FORMAT.md), and exits 1 on the first damaged record or broken rule. --copy reads
-a copy no process writes without a lock file (MDB_NOLOCK), as FORMAT.md describes.
+a copy no process writes without a lock file (MDB_NOLOCK), as FORMAT.md describes. A log that LMDB refuses for its
+data file's current meta page (or a page only its commit reaches) is read from the other meta page, through a private
+copy, when no process writes it (FORMAT.md, "A damaged meta page"): it lists what that commit holds, then exits 1
+saying so.
 """
 import datetime
 import fcntl
@@ -13,10 +16,12 @@ import json
 import math
 import mmap
 import os
+import shutil
 import signal
 import stat
 import struct
 import sys
+import tempfile
 
 import lmdb
 
@@ -394,24 +399,45 @@ def check_meta_pages(data_path, walk_trees):
         pages = [page for page in pages if page is not None]
         if not any(page[0] == 0xBEEFC0DE for page in pages):
             return "is not an LMDB file (no LMDB meta page)"
-        valid = [page for page in pages if page[0] == 0xBEEFC0DE and page[1] == 1]
+        valid = [index for index, page in enumerate(pages) if page[0] == 0xBEEFC0DE and page[1] == 1]
         if not valid:
             return "has damaged meta pages (no valid version)"
-        # LMDB's choice: the higher transaction id, the first page on a tie; it trusts that page's size.
-        current = max(valid, key=lambda page: page[4])
-        if not plausible(current[2]):
-            return f"has a damaged meta page: its page size is {current[2]}"
-        # The roots LMDB starts from (it asserts, and aborts, on a main root of 0 or 1).
-        for name, root in (("free list", current[5]), ("main database", current[6])):
-            if root != 0xFFFFFFFFFFFFFFFF and not 2 <= root <= current[3]:
-                return f"has a damaged meta page: the {name}'s root is page {root}, outside pages 2…{current[3]}"
-        needed = (current[3] + 1) * current[2]
+        # LMDB takes the highest transaction id (the first page on a tie) for the last commit's, then reads, with its
+        # lock file, the page at the index of that id's parity, and without one the page with that id: both are
+        # checked where a bad bit broke the ids' parity (FORMAT.md). It trusts the page's size.
+        highest = max(valid, key=lambda index: pages[index][4])
+        by_parity = pages[highest][4] & 1
+        readable = [pages[highest]] + ([pages[by_parity]] if by_parity != highest and by_parity in valid else [])
         size = os.fstat(file.fileno()).st_size
-        if size < needed or size < 2 * current[2]:
-            return f"is truncated: its meta page says it uses {current[3] + 1} pages ({needed} bytes), but the file holds {size} bytes"
+        for current in readable:
+            if not plausible(current[2]):
+                return f"has a damaged meta page: its page size is {current[2]}"
+            # The roots LMDB starts from (it asserts, and aborts, on a main root of 0 or 1).
+            for name, root in (("free list", current[5]), ("main database", current[6])):
+                if root != 0xFFFFFFFFFFFFFFFF and not 2 <= root <= current[3]:
+                    return f"has a damaged meta page: the {name}'s root is page {root}, outside pages 2…{current[3]}"
+            needed = (current[3] + 1) * current[2]
+            if size < needed or size < 2 * current[2]:
+                return f"is truncated: its meta page says it uses {current[3] + 1} pages ({needed} bytes), but the file holds {size} bytes"
     if walk_trees:
-        return check_page_trees(data_path, current[2], current[3], ((current[5], current[7]), (current[6], current[8])))
+        for current in readable:
+            problem = check_page_trees(data_path, current[2], current[3], ((current[5], current[7]), (current[6], current[8])))
+            if problem:
+                return problem
     return None
+
+
+def transaction_ids(data_path):
+    """The transaction ids of the data file's two meta pages, or None where either is not valid."""
+    with open(data_path, "rb") as file:
+        head = file.read(65536 + 152)
+    (size,) = struct.unpack_from("<I", head, 40) if len(head) >= 44 else (0,)
+    if not 512 <= size <= 65536 or len(head) < size + 152:
+        return None
+    pages = [struct.unpack_from("<IIQ", head, at + 16)[:2] + struct.unpack_from("<Q", head, at + 144) for at in (0, size)]
+    if any(magic != 0xBEEFC0DE or version != 1 for magic, version, _ in pages):
+        return None
+    return pages[0][2], pages[1][2]
 
 
 def writer_holds(path):
@@ -549,6 +575,78 @@ def check_page_trees(data_path, page_size, last_page, roots):
     return None
 
 
+class Refused(Exception):
+    """LMDB refuses a log as it is, or would read outside its file: the reason, a clause."""
+
+
+def open_environment(directory, lock):
+    """The log's environment and its meta, entries, streams and snapshots databases; Refused when LMDB refuses it."""
+    try:
+        env = lmdb.open(directory, readonly=True, max_dbs=16, subdir=True, lock=lock)
+        return (env, *(env.open_db(name.encode(), create=False) for name in ("meta", "entries", "streams", "snapshots")))
+    except lmdb.Error as error:
+        raise Refused(f"LMDB error: {error}") from None
+
+
+def read_from_other_meta_page(data_path, file_refused):
+    """Opens a private copy of the data file pointed at its other meta page (FORMAT.md, "A damaged meta page"): the
+    environment, its four databases, the copy's directory (the caller removes it once open), whether the copy holds
+    the commit before the last, and what is wrong with the page it replaced where LMDB does not take that for a meta
+    page (else None). None where the data file opens on its own (what refused the log was not its meta pages; asked
+    only where `file_refused` is false, as the checks before mapping passed), or the other page is not valid or its
+    trees cannot be walked."""
+    with open(data_path, "rb") as file:
+        head = file.read(65536 + 152)
+    def field(offset, layout):
+        return struct.unpack_from(layout, head, offset)[0] if offset + struct.calcsize(layout) <= len(head) else None
+    size = field(40, "<I")
+    if size is None or not (512 <= size <= 65536 and size & (size - 1) == 0) or len(head) < size + 152:
+        return None
+    # Each page: valid (the magic, version 1 and the first page's size), and its transaction id.
+    pages = [(field(at, "<I") == 0xBEEFC0DE and field(at + 4, "<I") == 1 and field(at + 24, "<I") == size, field(at + 128, "<Q"),
+              field(at, "<I"), field(at + 4, "<I")) for at in (16, size + 16)]
+    valid = [index for index, page in enumerate(pages) if page[0]]
+    if len(valid) == 1:
+        fallback = valid[0]
+    elif len(valid) == 2:
+        # The page LMDB does not read with its lock file: that at the index of the highest id's parity (the first on a
+        # tie) is the one it reads.
+        fallback = 1 - (max(pages[1][1], pages[0][1]) & 1)
+    else:
+        return None
+    replacing = 1 - fallback
+    directory = tempfile.mkdtemp(prefix="read-log-")
+    try:
+        copy = os.path.join(directory, "data.mdb")
+        shutil.copyfile(data_path, copy)
+        if not file_refused:
+            try:
+                open_environment(directory, lock=False)[0].close()
+                shutil.rmtree(directory, ignore_errors=True)
+                return None
+            except Refused:
+                pass
+        with open(copy, "r+b") as file:
+            file.seek(fallback * size)
+            page = bytearray(file.read(size))
+            page[0:8] = struct.pack("<Q", replacing)  # the page number of the place it now holds
+            file.seek(replacing * size)
+            file.write(page)
+        if check_meta_pages(copy, walk_trees=True) is None:
+            opened = open_environment(directory, lock=False)
+            _, transaction, magic, version = pages[replacing]
+            problem = None
+            if magic != 0xBEEFC0DE:
+                problem = "one of its meta pages lacks LMDB's magic number"
+            elif version != 1:
+                problem = f"one of its meta pages gives version {version}, where LMDB's is 1"
+            return (*opened, directory, pages[fallback][1] < transaction, problem)
+    except (OSError, Refused):
+        pass
+    shutil.rmtree(directory, ignore_errors=True)
+    return None
+
+
 def main():
     arguments = sys.argv[1:]
     copy = "--copy" in arguments
@@ -568,12 +666,23 @@ def main():
     if not os.path.isfile(data_path):
         sys.exit(f"{path}: it has no data.mdb that is a regular file (a log is a directory holding one)")
     # The trees are walked only when nothing writes the log: a writer reuses pages while they are read.
-    problem = check_meta_pages(data_path, walk_trees=copy or not writer_holds(path))
-    if problem:
-        sys.exit(f"{path}: its data.mdb {problem}")
-    env = lmdb.open(path, readonly=True, max_dbs=16, subdir=True, lock=not copy)
-    meta, entries, streams, snapshots = (
-        env.open_db(name.encode(), create=False) for name in ("meta", "entries", "streams", "snapshots"))
+    writing = writer_holds(path)
+    problem = check_meta_pages(data_path, walk_trees=copy or not writing)
+    other_meta_page = None
+    try:
+        if problem:
+            raise Refused(f"its data.mdb {problem}")
+        env, meta, entries, streams, snapshots = open_environment(path, lock=not copy)
+    except Refused as refusal:
+        opened = None if writing else read_from_other_meta_page(data_path, file_refused=problem is not None)
+        if opened is None:
+            sys.exit(f"{path}: {refusal}")
+        env, meta, entries, streams, snapshots, directory, is_commit_before, page_problem = opened
+        refusal = page_problem or refusal
+        other_meta_page = (
+            f"{path} was read as it stood one commit before its last, so what the last commit wrote is missing; LMDB refuses the log as it is: {refusal}"
+            if is_commit_before else f"{path} was read whole, from its sound meta page; LMDB refuses the log as it is: {refusal}")
+        shutil.rmtree(directory, ignore_errors=True)
     # The stream index: blocks in `stream-index` since version 5, a record per entry in `stream-entries` before.
     try:
         index, blocks = env.open_db(b"stream-entries", create=False), False
@@ -729,6 +838,14 @@ def main():
                 sys.exit(f"snapshot {key.hex()} breaks a rule: entry #{sequence} belongs to another stream")
             count += 1
         print(f"{count} snapshots, all checksums match")
+    if other_meta_page:
+        sys.exit(other_meta_page)
+    ids = transaction_ids(data_path)
+    if ids and ids != (0, 0) and not (ids[0] % 2 == 0 and ids[1] == ids[0] + 1 or ids[1] % 2 == 1 and ids[0] == ids[1] + 1):
+        # A commit writes its meta page at the index of its id's parity, one above the last's (FORMAT.md).
+        sys.exit(f"{path}: its data.mdb has meta pages whose transaction ids, {ids[0]} and {ids[1]}, no run of commits leaves "
+                 "(page 0 holds an even one, page 1 the odd one next to it): one is damaged, and what was read may be the "
+                 "log as it stood before its last commit")
 
 
 if __name__ == "__main__":

@@ -33,11 +33,15 @@ struct Verify: AsyncParsableCommand {
             // What was checked of a log that LMDB refuses is what its other meta page holds: the refusal is the first
             // problem.
             let lastCommit = session.otherMetaPage.map { other in
-                ProblemJSON(
-                    severity: VerifyReport.Problem.Severity.error.rawValue, sequence: nil,
-                    message: other.isCommitBefore
-                        ? "LMDB refuses the log as it is (\(other.problem)): what follows is the log as it stood one commit before its last, without what the last commit wrote; `\(ReactorLogInspector.commandName) compact` copies that into a sound log"
-                        : "LMDB refuses the log as it is (\(other.problem)): what follows is the log read whole from its sound meta page; `\(ReactorLogInspector.commandName) compact` copies it into a sound log")
+                let message: String = switch other.commit {
+                case .before:
+                    "LMDB refuses the log as it is (\(other.problem)): what follows is the log as it stood one commit before its last, without what the last commit wrote; `\(ReactorLogInspector.commandName) compact` copies that into a sound log"
+                case .lastWhole:
+                    "LMDB refuses the log as it is (\(other.problem)): what follows is the log read whole from its sound meta page; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
+                case .laterThanLMDBReads:
+                    "LMDB reads the log as it stood one commit before its last (\(other.problem)): what follows is the log read from the other meta page, whose commit holds entries past it; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
+                }
+                return ProblemJSON(severity: VerifyReport.Problem.Severity.error.rawValue, sequence: nil, message: message)
             }
             let healthy = report.isHealthy && lastCommit == nil
             // On a damaged log, what the damage leaves unread, and so what can still be done with the rest.
