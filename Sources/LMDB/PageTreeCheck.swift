@@ -39,7 +39,7 @@ public enum PageTreeCheck {
     }
 
     private static func problem(
-        inDataFile path: String, forWriting: Bool, choosing meta: @escaping ([MetaPage]) -> [MetaPage]
+        inDataFile path: String, forWriting: Bool, choosing meta: ([MetaPage]) -> [MetaPage]
     ) -> DataFileCheck.Problem? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
@@ -52,14 +52,16 @@ public enum PageTreeCheck {
         guard let map = mmap(nil, size, PROT_READ, MAP_SHARED, descriptor, 0), map != MAP_FAILED else { return nil }
         defer { munmap(map, size) }
         let file = UnsafeRawBufferPointer(start: map, count: size)
-        var walker = Walker(file: file, flagsRead: forWriting ? .max : Walker.readersFlags, meta: meta)
+        // The meta pages, read where the file holds them.
+        let metas = MetaPage.pages { offset in
+            offset + MetaPage.size <= size ? UnsafeRawBufferPointer(rebasing: file[offset..<offset + MetaPage.size]) : nil
+        }
+        var walker = Walker(file: file, flagsRead: forWriting ? .max : Walker.readersFlags)
         do {
-            try walker.walkAll()
+            try walker.walk(from: meta(metas))
             // A writer would commit over the page LMDB does not read, which may hold the last commit.
             guard forWriting else { return nil }
-            return MetaPage.transactionProblem(of: MetaPage.pages { offset in
-                offset + MetaPage.size <= size ? UnsafeRawBufferPointer(rebasing: file[offset..<offset + MetaPage.size]) : nil
-            }).map { .damaged($0) }
+            return MetaPage.transactionProblem(of: metas).map { .damaged($0) }
         } catch let failure as Failure {
             return .damaged("has a damaged page structure (\(failure.reason))")
         } catch {
@@ -89,25 +91,18 @@ public enum PageTreeCheck {
         /// written), a sub-page (0x40, of a sorted duplicate), loose and kept (0x4000, 0x8000, in memory only).
         static let readersFlags: UInt16 = 0x01 | 0x02 | 0x04 | 0x20
 
-        /// The meta pages the walk starts from, one after the other.
-        let meta: ([MetaPage]) -> [MetaPage]
-
-        init(file: UnsafeRawBufferPointer, flagsRead: UInt16, meta: @escaping ([MetaPage]) -> [MetaPage]) {
+        init(file: UnsafeRawBufferPointer, flagsRead: UInt16) {
             self.file = file
             self.flagsRead = flagsRead
-            self.meta = meta
         }
 
         /// How many whole pages the file holds, whatever its meta pages claim.
         var filePages: UInt64 { UInt64(file.count / pageSize) }
 
-        mutating func walkAll() throws {
-            // The chosen meta pages (those LMDB may read, which ``DataFileCheck`` has vouched for), read where the file
-            // holds them, each walked on its own.
-            let metas = MetaPage.pages { [file] offset in
-                offset + MetaPage.size <= file.count ? UnsafeRawBufferPointer(rebasing: file[offset..<offset + MetaPage.size]) : nil
-            }
-            for meta in self.meta(metas) {
+        /// Walks the trees of each of `metas` (those LMDB may read, which ``DataFileCheck`` has vouched for, or the
+        /// fallback), each on its own.
+        mutating func walk(from metas: [MetaPage]) throws {
+            for meta in metas {
                 guard let pageSize = meta.pageSize else { continue }
                 self.pageSize = pageSize
                 lastPage = meta.lastPage

@@ -51,22 +51,28 @@ struct Session {
     /// removed at once (the open log keeps its file); `nil` when that cannot be read either.
     private static func openFromOtherMetaPage(_ path: String) -> Session? {
         guard FileManager.default.isDirectory(atPath: path),
-              let staging = try? StagingDirectory(beside: (NSTemporaryDirectory() as NSString).appendingPathComponent("reactorlog-open"))
+              let read = inStagingDirectory({ EventLog.openFromOtherMetaPage(at: path, copyingInto: $0) })
         else { return nil }
-        defer { staging.remove() }
-        guard let read = EventLog.openFromOtherMetaPage(at: path, copyingInto: staging.path) else { return nil }
         return Session(log: read.log, path: path, otherMetaPage: OtherMetaPage(problem: read.problem, commit: read.isCommitBefore ? .before : .lastWhole))
     }
 
     /// The log at `path`, which LMDB reads as `log`, read from its other meta page where a bad bit in a transaction id
     /// made LMDB read the commit before the last (``EventLog/openLaterCommit(than:copyingInto:)``); `nil` otherwise.
     private static func openLaterCommit(than log: EventLog, path: String) -> Session? {
+        // Checked first, so that a sound log (the usual one) makes no staging directory.
         guard log.metaPageTransactionProblem != nil,
-              let staging = try? StagingDirectory(beside: (NSTemporaryDirectory() as NSString).appendingPathComponent("reactorlog-open"))
+              let read = inStagingDirectory({ EventLog.openLaterCommit(than: log, copyingInto: $0) })
+        else { return nil }
+        return Session(log: read.log, path: path, otherMetaPage: OtherMetaPage(problem: "its data.mdb " + read.problem, commit: .laterThanLMDBReads))
+    }
+
+    /// What `open` returns of a private temporary directory, which is removed once it returns (a log opened from a copy
+    /// there keeps its file); `nil` when none can be made.
+    private static func inStagingDirectory<T>(_ open: (String) -> T?) -> T? {
+        guard let staging = try? StagingDirectory(beside: (NSTemporaryDirectory() as NSString).appendingPathComponent("reactorlog-open"))
         else { return nil }
         defer { staging.remove() }
-        guard let read = EventLog.openLaterCommit(than: log, copyingInto: staging.path) else { return nil }
-        return Session(log: read.log, path: path, otherMetaPage: OtherMetaPage(problem: "its data.mdb " + read.problem, commit: .laterThanLMDBReads))
+        return open(staging.path)
     }
 
     /// Opens `path` as ``open(_:)`` does, but waits for a log not begun yet (`tail --follow`, as `tail -F` waits for a
