@@ -18,8 +18,9 @@ import Darwin
 ///
 /// Checked: every page number within the pages the meta page declares, each page's stored number, flags (its type
 /// alone), bounds and node extents (for a writer, that no node runs into another), overflow runs, the depth of every
-/// leaf against its tree's declared depth, that no page is reached twice (no cycles), and that free-list page numbers
-/// lie within the file.
+/// leaf against its tree's declared depth, that no page is reached twice (no cycles), that free-list page numbers
+/// lie within the file, and that no tree reaches a page the free list of its commit names (a root left as the commit
+/// before's, which LMDB would read silently).
 public enum PageTreeCheck {
     /// What is wrong with the structure of the data file at `path`, or `nil` when every page LMDB can reach is
     /// sound (or the file cannot be read; ``DataFileCheck`` reports that). `forWriting` asks for what a writer needs
@@ -80,6 +81,8 @@ public enum PageTreeCheck {
         var lastPage: UInt64 = 0
         /// A bit for each page of the file, set once the page is reached.
         var seen: [UInt64] = []
+        /// A bit for each page the free list names: no tree of the same commit may reach one.
+        var listedFree: [UInt64] = []
         /// The page read last.
         var buffer = UnsafeRawBufferPointer(start: nil, count: 0)
 
@@ -107,6 +110,7 @@ public enum PageTreeCheck {
                 self.pageSize = pageSize
                 lastPage = meta.lastPage
                 seen = [UInt64](repeating: 0, count: Int(filePages / 64) + 1)
+                listedFree = seen
                 try walk(root: meta.freeRoot, depth: meta.freeDepth, tree: "the free list", named: false, free: true)
                 try walk(root: meta.mainRoot, depth: meta.mainDepth, tree: "the main database", named: true, free: false)
             }
@@ -124,15 +128,33 @@ public enum PageTreeCheck {
             return true
         }
 
+        /// Notes that the free list names `pages`, after checking that the meta page declares each.
+        mutating func listFree(_ pages: [UInt64]) throws {
+            for page in pages {
+                guard page >= 2, page <= lastPage else {
+                    throw Failure(reason: "the free list names page \(page), outside pages 2…\(lastPage)")
+                }
+                if page < filePages { listedFree[Int(page / 64)] |= UInt64(1) << (page % 64) }
+            }
+        }
+
+        /// Marks page `number` reached, after checking that the free list does not name it: a commit's trees never
+        /// reach a page its free list names, so one that does is damaged, as when a tree's root is that of the commit
+        /// before, which a bad bit (or a page written back out of order) leaves it; LMDB would read that tree silently.
+        mutating func reachInUse(_ number: UInt64, _ tree: String) throws {
+            guard reach(number) else { throw Failure(reason: "\(tree) reaches page \(number) twice") }
+            guard listedFree[Int(number / 64)] & UInt64(1) << (number % 64) == 0 else {
+                throw Failure(reason: "\(tree) reaches page \(number), which the free list names as free")
+            }
+        }
+
         /// Points `buffer` at page `number`, after checking that the file declares it and holds it whole.
         mutating func read(_ number: UInt64, _ tree: String) throws {
             guard number >= 2, number <= lastPage else {
                 throw Failure(reason: "\(tree) refers to page \(number), outside pages 2…\(lastPage)")
             }
             guard number < filePages else { throw Failure(reason: "page \(number) cannot be read whole") }
-            guard reach(number) else {
-                throw Failure(reason: "\(tree) reaches page \(number) twice")
-            }
+            try reachInUse(number, tree)
             buffer = UnsafeRawBufferPointer(rebasing: file[Int(number) * pageSize..<(Int(number) + 1) * pageSize])
             let stored: UInt64 = Self.integer(buffer, 0)
             guard stored == number else { throw Failure(reason: "page \(number) says it is page \(stored)") }
@@ -233,10 +255,8 @@ public enum PageTreeCheck {
                 }
             }
             if checksExtents, stated > pageSize - upper { throw overlap(count: count, isBranch: isBranch, page: number, tree: tree) }
-            if let beyond = freePages.first(where: { $0 < 2 || $0 > lastPage }) {
-                throw Failure(reason: "the free list names page \(beyond), outside pages 2…\(lastPage)")
-            }
-            for (first, size) in overflows { try checkOverflow(first, size: size, tree: tree) }
+            try listFree(freePages)
+            for (first, size) in overflows { try checkOverflow(first, size: size, tree: tree, free: free) }
             for child in children { try walkPage(child, level: level + 1, depth: depth, tree: tree, named: named, free: free) }
             for (root, depth, name) in subtrees { try walk(root: root, depth: depth, tree: name, named: false, free: false) }
         }
@@ -300,8 +320,8 @@ public enum PageTreeCheck {
             return (0..<Int(count)).map { integer(buffer, start + 8 + 8 * $0) }
         }
 
-        /// A value stored in a run of overflow pages starting at `first`.
-        mutating func checkOverflow(_ first: UInt64, size: Int, tree: String) throws {
+        /// A value stored in a run of overflow pages starting at `first`: in the free list, a record of free pages.
+        mutating func checkOverflow(_ first: UInt64, size: Int, tree: String, free: Bool) throws {
             try read(first, tree)
             let flags: UInt16 = Self.integer(buffer, 10)
             let pages = UInt64(Self.integer(buffer, 12) as UInt32)
@@ -314,8 +334,10 @@ public enum PageTreeCheck {
             guard first + pages <= filePages else {
                 throw Failure(reason: "overflow page \(first) of \(tree) runs past the file's end")
             }
-            for page in first..<(first + pages) where page != first && !reach(page) {
-                throw Failure(reason: "\(tree) reaches page \(page) twice")
+            for page in first..<(first + pages) where page != first { try reachInUse(page, tree) }
+            if free {
+                let start = Int(first) * pageSize + 16
+                try listFree(Self.freeList(UnsafeRawBufferPointer(rebasing: file[start..<start + size]), 0, size, page: first))
             }
         }
     }

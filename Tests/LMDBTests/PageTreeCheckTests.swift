@@ -294,4 +294,50 @@ extension PageTreeCheckTests {
         #expect(reason == "has meta pages whose transaction ids, \(ids[0]) and \(ids[1]), no run of commits leaves (page 0 holds an even one, page 1 the odd one next to it): one is damaged, and the page LMDB reads may hold the commit before the last")
         #expect(PageTreeCheck.problem(inDataFile: path) == nil)
     }
+
+    /// The little-endian u64 at byte `offset` of each meta page of `bytes`, a data file.
+    func metaValues(_ bytes: [UInt8], at offset: Int) -> [UInt64] {
+        [0, 1].map { page in bytes[page * 4096 + offset..<page * 4096 + offset + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+    }
+
+    /// The last commit's main root moved onto the commit before's: a sound tree, but the older one, which LMDB would read
+    /// silently. That commit freed the page, and a commit's trees never reach a page its free list names.
+    @Test("a tree that reaches a page the free list names (the main root left as the commit before's) is refused for reading and writing")
+    func rootOfTheCommitBefore() throws {
+        var (path, bytes) = try dataFile("former-root", writes: Array(repeating: { txn, db in
+            try txn.put(db, key: Array("key".utf8), value: Array("value".utf8))
+        }, count: 3))
+        #expect(PageTreeCheck.problem(inDataFile: path, forWriting: true) == nil)
+        let (ids, roots) = (metaValues(bytes, at: 144), metaValues(bytes, at: 128))
+        let current = ids[1] > ids[0] ? 1 : 0
+        withUnsafeBytes(of: roots[1 - current].littleEndian) { bytes.replaceSubrange(current * 4096 + 128..<current * 4096 + 136, with: $0) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        for forWriting in [false, true] {
+            #expect(PageTreeCheck.problem(inDataFile: path, forWriting: forWriting) == .damaged(
+                "has a damaged page structure (the main database reaches page \(roots[1 - current]), which the free list names as free)"))
+        }
+    }
+
+    /// A commit that frees more pages than a record fits in its page stores the record in overflow pages: those are read
+    /// too. A root moved onto the freed value's first page is named as a free page, not as a page of the wrong type.
+    @Test("a free-list record in overflow pages is read: a tree that reaches one of its pages is refused")
+    func freeListInOverflowPages() throws {
+        var (path, bytes) = try dataFile("freed-overflow", writes: [
+            { txn, db in try txn.put(db, key: Array("large".utf8), value: [UInt8](repeating: 7, count: 1 << 20)) },
+            { txn, db in _ = try txn.delete(db, key: Array("large".utf8)) },
+        ])
+        #expect(PageTreeCheck.problem(inDataFile: path, forWriting: true) == nil)
+        // The freed value's run: an overflow page (flags 0x04) that counts its 257 pages; the free record's run is shorter.
+        func isFreedRun(_ page: Int) -> Bool {
+            let header = page * 4096
+            return bytes[header + 10] & 0x04 != 0 && bytes[header + 12] == 1 && bytes[header + 13] == 1
+        }
+        let freed = try #require((2..<bytes.count / 4096).first(where: isFreedRun))
+        let ids = metaValues(bytes, at: 144)
+        let current = ids[1] > ids[0] ? 1 : 0
+        withUnsafeBytes(of: UInt64(freed).littleEndian) { bytes.replaceSubrange(current * 4096 + 128..<current * 4096 + 136, with: $0) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(PageTreeCheck.problem(inDataFile: path) == .damaged(
+            "has a damaged page structure (the main database reaches page \(freed), which the free list names as free)"))
+    }
 }

@@ -195,8 +195,14 @@ extension LogDamage {
 
     /// The transaction ids of the two meta pages of the closed log at `path`.
     public static func metaPageTransactions(of path: String) throws -> [UInt64] {
+        try metaPageValues(of: path, at: 144)
+    }
+
+    /// The little-endian u64 at byte `offset` of each of the two meta pages of the closed log at `path` (128: the main
+    /// database's root; 136: the last page; 144: the transaction id).
+    public static func metaPageValues(of path: String, at offset: Int) throws -> [UInt64] {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path).appendingPathComponent("data.mdb")))
-        return [0, 1].map { page in bytes[page * 4096 + 144..<page * 4096 + 152].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        return [0, 1].map { page in bytes[page * 4096 + offset..<page * 4096 + offset + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
     }
 
     /// Writes `value` as the little-endian u64 at byte `offset` of meta page `page` (0 or 1) of the closed log at `path`

@@ -469,22 +469,40 @@ def check_page_trees(data_path, page_size, last_page, roots):
     data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
     whole_pages = len(data) // page_size
     seen = set()
+    # The pages the free list names: no tree of the same commit reaches one (a root left as the commit before's).
+    listed_free = set()
+
+    def reach(number, tree):
+        if number in seen:
+            raise ValueError(f"{tree} reaches page {number} twice")
+        if number in listed_free:
+            raise ValueError(f"{tree} reaches page {number}, which the free list names as free")
+        seen.add(number)
+
+    def list_free(record, where):
+        if len(record) < 8 or len(record) % 8:
+            raise ValueError(f"a free-list record of page {where} has {len(record)} bytes")
+        (listed,) = struct.unpack_from("<Q", record, 0)
+        if listed != len(record) // 8 - 1:
+            raise ValueError(f"a free-list record of page {where} counts {listed} pages in {len(record)} bytes")
+        for (free_page,) in struct.iter_unpack("<Q", record[8:]):
+            if not 2 <= free_page <= last_page:
+                raise ValueError(f"the free list names page {free_page}, outside pages 2…{last_page}")
+            listed_free.add(free_page)
 
     def page(number, tree):
         if not 2 <= number <= last_page:
             raise ValueError(f"{tree} refers to page {number}, outside pages 2…{last_page}")
         if number >= whole_pages:
             raise ValueError(f"page {number} cannot be read whole")
-        if number in seen:
-            raise ValueError(f"{tree} reaches page {number} twice")
-        seen.add(number)
+        reach(number, tree)
         body = data[number * page_size:(number + 1) * page_size]
         (stored,) = struct.unpack_from("<Q", body, 0)
         if stored != number:
             raise ValueError(f"page {number} says it is page {stored}")
         return body
 
-    def overflow(first, size, tree):
+    def overflow(first, size, tree, free):
         body = page(first, tree)
         flags, (count,) = struct.unpack_from("<H", body, 10)[0], struct.unpack_from("<I", body, 12)
         if flags & READ_FLAGS != 0x04 or count < 1 or first + count - 1 > last_page:
@@ -494,9 +512,9 @@ def check_page_trees(data_path, page_size, last_page, roots):
         if first + count > whole_pages:
             raise ValueError(f"overflow page {first} of {tree} runs past the file's end")
         for number in range(first + 1, first + count):
-            if number in seen:
-                raise ValueError(f"{tree} reaches page {number} twice")
-            seen.add(number)
+            reach(number, tree)
+        if free:  # a free-list record too long for its page
+            list_free(data[first * page_size + 16:first * page_size + 16 + size], first)
 
     def walk(root, depth, tree, named, free):
         if root == 0xFFFFFFFFFFFFFFFF:
@@ -541,7 +559,7 @@ def check_page_trees(data_path, page_size, last_page, roots):
                 if node_flags & 0x01:  # the value lies in overflow pages
                     if start + 8 > page_size:
                         raise ValueError(f"node {index} of page {number} ({tree}) runs past its page")
-                    overflow(struct.unpack_from("<Q", body, start)[0], size, tree)
+                    overflow(struct.unpack_from("<Q", body, start)[0], size, tree, free)
                     continue
                 if start + size > page_size:
                     raise ValueError(f"the value of node {index} of page {number} ({tree}) runs past its page")
@@ -555,14 +573,7 @@ def check_page_trees(data_path, page_size, last_page, roots):
                     (sub_root,) = struct.unpack_from("<Q", body, start + 40)
                     walk(sub_root, sub_depth, shown, False, False)
                 elif free:
-                    if size < 8 or size % 8:
-                        raise ValueError(f"a free-list record of page {number} has {size} bytes")
-                    (listed,) = struct.unpack_from("<Q", body, start)
-                    if listed != size // 8 - 1:
-                        raise ValueError(f"a free-list record of page {number} counts {listed} pages in {size} bytes")
-                    for (free_page,) in struct.iter_unpack("<Q", body[start + 8:start + size]):
-                        if not 2 <= free_page <= last_page:
-                            raise ValueError(f"the free list names page {free_page}, outside pages 2…{last_page}")
+                    list_free(body[start:start + size], number)
 
     try:
         walk(*roots[0], "the free list", False, True)
