@@ -120,14 +120,6 @@ public enum PageTreeCheck {
             T(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: T.self))
         }
 
-        /// Marks page `number` reached; `false` when it was already.
-        mutating func reach(_ number: UInt64) -> Bool {
-            let (word, bit) = (Int(number / 64), UInt64(1) << (number % 64))
-            guard seen[word] & bit == 0 else { return false }
-            seen[word] |= bit
-            return true
-        }
-
         /// Notes that the free list names `pages`, after checking that the meta page declares each.
         mutating func listFree(_ pages: [UInt64]) throws {
             for page in pages {
@@ -138,14 +130,17 @@ public enum PageTreeCheck {
             }
         }
 
-        /// Marks page `number` reached, after checking that the free list does not name it: a commit's trees never
-        /// reach a page its free list names, so one that does is damaged, as when a tree's root is that of the commit
-        /// before, which a bad bit (or a page written back out of order) leaves it; LMDB would read that tree silently.
-        mutating func reachInUse(_ number: UInt64, _ tree: String) throws {
-            guard reach(number) else { throw Failure(reason: "\(tree) reaches page \(number) twice") }
-            guard listedFree[Int(number / 64)] & UInt64(1) << (number % 64) == 0 else {
+        /// Marks page `number` reached by `tree`, after checking that no tree reached it before and that the free list
+        /// does not name it: a commit's trees never reach a page its free list names, so one that does is damaged, as
+        /// when a tree's root is that of the commit before, which a bad bit (or a page written back out of order) leaves
+        /// it; LMDB would read that tree silently.
+        mutating func reach(_ number: UInt64, _ tree: String) throws {
+            let (word, bit) = (Int(number / 64), UInt64(1) << (number % 64))
+            guard seen[word] & bit == 0 else { throw Failure(reason: "\(tree) reaches page \(number) twice") }
+            guard listedFree[word] & bit == 0 else {
                 throw Failure(reason: "\(tree) reaches page \(number), which the free list names as free")
             }
+            seen[word] |= bit
         }
 
         /// Points `buffer` at page `number`, after checking that the file declares it and holds it whole.
@@ -154,7 +149,7 @@ public enum PageTreeCheck {
                 throw Failure(reason: "\(tree) refers to page \(number), outside pages 2…\(lastPage)")
             }
             guard number < filePages else { throw Failure(reason: "page \(number) cannot be read whole") }
-            try reachInUse(number, tree)
+            try reach(number, tree)
             buffer = UnsafeRawBufferPointer(rebasing: file[Int(number) * pageSize..<(Int(number) + 1) * pageSize])
             let stored: UInt64 = Self.integer(buffer, 0)
             guard stored == number else { throw Failure(reason: "page \(number) says it is page \(stored)") }
@@ -334,7 +329,7 @@ public enum PageTreeCheck {
             guard first + pages <= filePages else {
                 throw Failure(reason: "overflow page \(first) of \(tree) runs past the file's end")
             }
-            for page in first..<(first + pages) where page != first { try reachInUse(page, tree) }
+            for page in first..<(first + pages) where page != first { try reach(page, tree) }
             if free {
                 let start = Int(first) * pageSize + 16
                 try listFree(Self.freeList(UnsafeRawBufferPointer(rebasing: file[start..<start + size]), 0, size, page: first))
