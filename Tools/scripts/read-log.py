@@ -374,54 +374,72 @@ def index_items(txn, db, blocks, keys_sealed):
             yield stream_id, sequence, kind, site
 
 
+class MetaPage:
+    """One of the data file's two meta pages, the fields of LMDB's layout this reader uses (docs/FORMAT.md, "Before
+    mapping a file")."""
+
+    def __init__(self, page):
+        self.magic, self.version = struct.unpack_from("<II", page, 16)
+        (self.page_size,) = struct.unpack_from("<I", page, 40)
+        self.last_page, self.transaction = struct.unpack_from("<QQ", page, 136)
+        (self.free_root,) = struct.unpack_from("<Q", page, 80)
+        (self.main_root,) = struct.unpack_from("<Q", page, 128)
+        (self.free_depth,) = struct.unpack_from("<H", page, 46)
+        (self.main_depth,) = struct.unpack_from("<H", page, 94)
+
+    @property
+    def valid(self):
+        """Whether LMDB takes it for a meta page: its magic number and version 1."""
+        return self.magic == 0xBEEFC0DE and self.version == 1
+
+
+def plausible_page_size(size):
+    return 512 <= size <= 65536 and size & (size - 1) == 0
+
+
+def meta_pages(data_path):
+    """The data file's meta pages: the first, and the second where the first gives a page size LMDB could have written
+    and the file holds that page; empty where the file is too short for the first."""
+    with open(data_path, "rb") as file:
+        head = file.read(65536 + 152)
+    pages = [MetaPage(head[at:at + 152]) for at in (0,) if len(head) >= 152]
+    if pages and plausible_page_size(pages[0].page_size) and len(head) >= pages[0].page_size + 152:
+        pages.append(MetaPage(head[pages[0].page_size:pages[0].page_size + 152]))
+    return pages
+
+
 def check_meta_pages(data_path, walk_trees):
     """Refuses a data file LMDB would read past the end of (docs/FORMAT.md, "Before mapping a file"); with
     `walk_trees`, one whose trees lead LMDB outside the file as well."""
-    with open(data_path, "rb") as file:
-        def meta(offset):
-            file.seek(offset)
-            page = file.read(152)
-            if len(page) < 152:
-                return None
-            magic, version = struct.unpack_from("<II", page, 16)
-            (page_size,) = struct.unpack_from("<I", page, 40)
-            last_page, transaction = struct.unpack_from("<QQ", page, 136)
-            (free_root,) = struct.unpack_from("<Q", page, 80)
-            (main_root,) = struct.unpack_from("<Q", page, 128)
-            (free_depth,) = struct.unpack_from("<H", page, 46)
-            (main_depth,) = struct.unpack_from("<H", page, 94)
-            return magic, version, page_size, last_page, transaction, free_root, main_root, free_depth, main_depth
-        first = meta(0)
-        if first is None:
-            return "is not an LMDB file (too short for a meta page)"
-        plausible = lambda size: 512 <= size <= 65536 and size & (size - 1) == 0
-        pages = [first] + ([meta(first[2])] if plausible(first[2]) else [])
-        pages = [page for page in pages if page is not None]
-        if not any(page[0] == 0xBEEFC0DE for page in pages):
-            return "is not an LMDB file (no LMDB meta page)"
-        valid = [index for index, page in enumerate(pages) if page[0] == 0xBEEFC0DE and page[1] == 1]
-        if not valid:
-            return "has damaged meta pages (no valid version)"
-        # LMDB takes the highest transaction id (the first page on a tie) for the last commit's, then reads, with its
-        # lock file, the page at the index of that id's parity, and without one the page with that id: both are
-        # checked where a bad bit broke the ids' parity (FORMAT.md). It trusts the page's size.
-        highest = max(valid, key=lambda index: pages[index][4])
-        by_parity = pages[highest][4] & 1
-        readable = [pages[highest]] + ([pages[by_parity]] if by_parity != highest and by_parity in valid else [])
-        size = os.fstat(file.fileno()).st_size
-        for current in readable:
-            if not plausible(current[2]):
-                return f"has a damaged meta page: its page size is {current[2]}"
-            # The roots LMDB starts from (it asserts, and aborts, on a main root of 0 or 1).
-            for name, root in (("free list", current[5]), ("main database", current[6])):
-                if root != 0xFFFFFFFFFFFFFFFF and not 2 <= root <= current[3]:
-                    return f"has a damaged meta page: the {name}'s root is page {root}, outside pages 2…{current[3]}"
-            needed = (current[3] + 1) * current[2]
-            if size < needed or size < 2 * current[2]:
-                return f"is truncated: its meta page says it uses {current[3] + 1} pages ({needed} bytes), but the file holds {size} bytes"
+    pages = meta_pages(data_path)
+    if not pages:
+        return "is not an LMDB file (too short for a meta page)"
+    if not any(page.magic == 0xBEEFC0DE for page in pages):
+        return "is not an LMDB file (no LMDB meta page)"
+    valid = [index for index, page in enumerate(pages) if page.valid]
+    if not valid:
+        return "has damaged meta pages (no valid version)"
+    # LMDB takes the highest transaction id (the first page on a tie) for the last commit's, then reads, with its
+    # lock file, the page at the index of that id's parity, and without one the page with that id: both are
+    # checked where a bad bit broke the ids' parity (FORMAT.md). It trusts the page's size.
+    highest = max(valid, key=lambda index: pages[index].transaction)
+    by_parity = pages[highest].transaction & 1
+    readable = [pages[highest]] + ([pages[by_parity]] if by_parity != highest and by_parity in valid else [])
+    size = os.path.getsize(data_path)
+    for current in readable:
+        if not plausible_page_size(current.page_size):
+            return f"has a damaged meta page: its page size is {current.page_size}"
+        # The roots LMDB starts from (it asserts, and aborts, on a main root of 0 or 1).
+        for name, root in (("free list", current.free_root), ("main database", current.main_root)):
+            if root != 0xFFFFFFFFFFFFFFFF and not 2 <= root <= current.last_page:
+                return f"has a damaged meta page: the {name}'s root is page {root}, outside pages 2…{current.last_page}"
+        needed = (current.last_page + 1) * current.page_size
+        if size < needed or size < 2 * current.page_size:
+            return f"is truncated: its meta page says it uses {current.last_page + 1} pages ({needed} bytes), but the file holds {size} bytes"
     if walk_trees:
         for current in readable:
-            problem = check_page_trees(data_path, current[2], current[3], ((current[5], current[7]), (current[6], current[8])))
+            problem = check_page_trees(data_path, current.page_size, current.last_page,
+                                       ((current.free_root, current.free_depth), (current.main_root, current.main_depth)))
             if problem:
                 return problem
     return None
@@ -429,15 +447,10 @@ def check_meta_pages(data_path, walk_trees):
 
 def transaction_ids(data_path):
     """The transaction ids of the data file's two meta pages, or None where either is not valid."""
-    with open(data_path, "rb") as file:
-        head = file.read(65536 + 152)
-    (size,) = struct.unpack_from("<I", head, 40) if len(head) >= 44 else (0,)
-    if not 512 <= size <= 65536 or len(head) < size + 152:
+    pages = meta_pages(data_path)
+    if len(pages) < 2 or not all(page.valid for page in pages):
         return None
-    pages = [struct.unpack_from("<IIQ", head, at + 16)[:2] + struct.unpack_from("<Q", head, at + 144) for at in (0, size)]
-    if any(magic != 0xBEEFC0DE or version != 1 for magic, version, _ in pages):
-        return None
-    return pages[0][2], pages[1][2]
+    return pages[0].transaction, pages[1].transaction
 
 
 def writer_holds(path):
@@ -606,25 +619,20 @@ def read_from_other_meta_page(data_path, file_refused):
     page (else None). None where the data file opens on its own (what refused the log was not its meta pages; asked
     only where `file_refused` is false, as the checks before mapping passed), or the other page is not valid or its
     trees cannot be walked."""
-    with open(data_path, "rb") as file:
-        head = file.read(65536 + 152)
-    def field(offset, layout):
-        return struct.unpack_from(layout, head, offset)[0] if offset + struct.calcsize(layout) <= len(head) else None
-    size = field(40, "<I")
-    if size is None or not (512 <= size <= 65536 and size & (size - 1) == 0) or len(head) < size + 152:
+    pages = meta_pages(data_path)
+    if len(pages) < 2:
         return None
-    # Each page: valid (the magic, version 1 and the first page's size), and its transaction id.
-    pages = [(field(at, "<I") == 0xBEEFC0DE and field(at + 4, "<I") == 1 and field(at + 24, "<I") == size, field(at + 128, "<Q"),
-              field(at, "<I"), field(at + 4, "<I")) for at in (16, size + 16)]
-    valid = [index for index, page in enumerate(pages) if page[0]]
+    # Valid: LMDB's magic, version 1 and the first page's size.
+    valid = [index for index, page in enumerate(pages) if page.valid and page.page_size == pages[0].page_size]
     if len(valid) == 1:
         fallback = valid[0]
     elif len(valid) == 2:
         # The page LMDB does not read with its lock file: that at the index of the highest id's parity (the first on a
         # tie) is the one it reads.
-        fallback = 1 - (max(pages[1][1], pages[0][1]) & 1)
+        fallback = 1 - (max(pages[1].transaction, pages[0].transaction) & 1)
     else:
         return None
+    size = pages[0].page_size
     replacing = 1 - fallback
     directory = tempfile.mkdtemp(prefix="read-log-")
     try:
@@ -645,13 +653,13 @@ def read_from_other_meta_page(data_path, file_refused):
             file.write(page)
         if check_meta_pages(copy, walk_trees=True) is None:
             opened = open_environment(directory, lock=False)
-            _, transaction, magic, version = pages[replacing]
+            replaced = pages[replacing]
             problem = None
-            if magic != 0xBEEFC0DE:
+            if replaced.magic != 0xBEEFC0DE:
                 problem = "one of its meta pages lacks LMDB's magic number"
-            elif version != 1:
-                problem = f"one of its meta pages gives version {version}, where LMDB's is 1"
-            return (*opened, directory, pages[fallback][1] < transaction, problem)
+            elif replaced.version != 1:
+                problem = f"one of its meta pages gives version {replaced.version}, where LMDB's is 1"
+            return (*opened, directory, pages[fallback].transaction < replaced.transaction, problem)
     except (OSError, Refused):
         pass
     shutil.rmtree(directory, ignore_errors=True)
