@@ -38,7 +38,7 @@ extension EventLog {
     }
 
     /// Where a bad bit in a meta page's transaction id may have made LMDB read `log`, open read-only, from the page of
-    /// the commit before the last (`LMDB.DataFileCheck.transactionProblem(inDataFile:)`): the log as the other meta
+    /// the commit before the last (`LMDB.PageTreeCheck.transactionProblem(inDataFile:)`): the log as the other meta
     /// page records it, when that commit holds entries past `log`'s and so is the later one, read from a copy of the data
     /// file made in `directory`, as ``openFromOtherMetaPage(at:copyingInto:)`` reads one; with what is wrong with the
     /// ids, a clause. `nil` where the ids are sound, a writer has the log open, or the other commit holds no entry past
@@ -55,9 +55,16 @@ extension EventLog {
     /// Why the transaction ids of the data file's meta pages are not what LMDB's commits leave, a clause about the data
     /// file ("has meta pages whose transaction ids, …"): a bad bit in one, which may have made LMDB read the log as it
     /// stood one commit before its last (``openLaterCommit(than:copyingInto:)``), and over whose other page a writer's
-    /// commit would go (a writer is refused the log). `nil` where they are sound. Read from the file each time.
+    /// commit would go (a writer is refused the log). `nil` where they are sound. Read from the file each time: beside a
+    /// live writer the ids alone, as its commits change the pages of the free lists that tell ids that keep their
+    /// pattern but make the commit before current.
     public var metaPageTransactionProblem: String? {
-        DataFileCheck.transactionProblem(inDataFile: path + "/" + LogLayout.dataFile)
+        let dataPath = path + "/" + LogLayout.dataFile
+        if WriterLock.isHeld(directory: path) { return PageTreeCheck.transactionProblem(inDataFile: dataPath, readingFreeLists: false) }
+        guard let problem = PageTreeCheck.transactionProblem(inDataFile: dataPath) else { return nil }
+        // A writer that began during the walk may have changed the pages under it: then the ids alone.
+        guard WriterLock.isHeld(directory: path, tryingTheLock: true) else { return problem }
+        return PageTreeCheck.transactionProblem(inDataFile: dataPath, readingFreeLists: false)
     }
 
     /// Copies the data file of the log at `path` into `directory`, with its permissions; the copy's path, or `nil` where

@@ -57,15 +57,4 @@ public enum DataFileCheck {
         }
         return nil
     }
-
-    /// Why the transaction ids of the meta pages of the data file at `path` are not what LMDB's commits leave, as a
-    /// clause ("has meta pages whose transaction ids, …"); `nil` where they are, or the pages cannot be read or are
-    /// not both valid. A bad bit in one may have made LMDB read the page of the commit before the last.
-    public static func transactionProblem(inDataFile path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        let metas = MetaPage.pages(of: descriptor)
-        return MetaPage.transactionProblem(of: metas)
-    }
 }

@@ -88,7 +88,8 @@ struct MetaPage {
     /// where they are, or a page is missing or not valid. A commit writes its meta page at the index of its transaction
     /// id's parity, the id one above the last's, so page 0 holds an even id and page 1 the odd one next to it (a new
     /// file's pages both hold 0). A bad bit in an id that does not break this leaves LMDB reading the page it would
-    /// anyway, unless it makes the older page current, which no check of the ids alone tells.
+    /// anyway, unless it makes the older page current, which no check of the ids alone tells: the pages' free lists do
+    /// (`PageTreeCheck.commitOrderProblem(file:metas:)`).
     static func transactionProblem(of pages: [MetaPage]) -> String? {
         guard pages.count == 2, pages.allSatisfy(\.isValid) else { return nil }
         let (even, odd) = (pages[0].transaction, pages[1].transaction)

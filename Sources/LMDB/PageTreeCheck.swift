@@ -27,8 +27,9 @@ public enum PageTreeCheck {
     /// besides: each page's flags its type alone, and each record's flags those LMDB gives records. A reader passes
     /// over the flags LMDB acts on only when it writes, but a writer takes a page marked dirty (0x10) for one of its
     /// own transaction and writes into it in place, through a read-only map; and meta pages whose transaction ids
-    /// commits cannot leave (`MetaPage.transactionProblem(of:)`), as its commit would overwrite the page LMDB does not
-    /// read, which may be the last commit's.
+    /// commits cannot leave, or whose free lists say the page LMDB reads is not the last commit's
+    /// (``transactionProblem(inDataFile:readingFreeLists:)``), as its commit would overwrite the page LMDB does not read,
+    /// which may be the last commit's.
     public static func problem(inDataFile path: String, forWriting: Bool = false) -> DataFileCheck.Problem? {
         problem(inDataFile: path, forWriting: forWriting, choosing: MetaPage.readable)
     }
@@ -39,9 +40,39 @@ public enum PageTreeCheck {
         problem(inDataFile: path, forWriting: false) { MetaPage.fallback(of: $0).map { [$0.page] } ?? [] }
     }
 
+    /// Why the transaction ids of the meta pages of the data file at `path` are not what LMDB's commits leave, as a
+    /// clause ("has meta pages whose transaction ids, …"); `nil` where they are, or the pages cannot be read or are not
+    /// both valid. A bad bit in one may have made LMDB read the page of the commit before the last: the ids break the
+    /// pattern commits leave (`MetaPage.transactionProblem(of:)`), or keep it but disagree with the pages' free lists
+    /// (`commitOrderProblem(file:metas:)`, with `readingFreeLists`: not beside a live writer, whose commits change the
+    /// pages of free lists under a walk).
+    public static func transactionProblem(inDataFile path: String, readingFreeLists: Bool = true) -> String? {
+        mapped(path) { file, metas in
+            MetaPage.transactionProblem(of: metas) ?? (readingFreeLists ? commitOrderProblem(file: file, metas: metas) : nil)
+        } ?? nil
+    }
+
     private static func problem(
         inDataFile path: String, forWriting: Bool, choosing meta: ([MetaPage]) -> [MetaPage]
     ) -> DataFileCheck.Problem? {
+        mapped(path) { file, metas -> DataFileCheck.Problem? in
+            var walker = Walker(file: file, flagsRead: forWriting ? .max : Walker.readersFlags)
+            do {
+                try walker.walk(from: meta(metas))
+                // A writer would commit over the page LMDB does not read, which may hold the last commit.
+                guard forWriting else { return nil }
+                return (MetaPage.transactionProblem(of: metas) ?? commitOrderProblem(file: file, metas: metas)).map { .damaged($0) }
+            } catch let failure as Failure {
+                return .damaged("has a damaged page structure (\(failure.reason))")
+            } catch {
+                return nil
+            }
+        } ?? nil
+    }
+
+    /// What `body` returns of the data file at `path`, mapped read-only, and its meta pages, read where the file holds
+    /// them; `nil` where the file cannot be opened or mapped, or is empty.
+    private static func mapped<T>(_ path: String, _ body: (UnsafeRawBufferPointer, [MetaPage]) -> T) -> T? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -53,21 +84,39 @@ public enum PageTreeCheck {
         guard let map = mmap(nil, size, PROT_READ, MAP_SHARED, descriptor, 0), map != MAP_FAILED else { return nil }
         defer { munmap(map, size) }
         let file = UnsafeRawBufferPointer(start: map, count: size)
-        // The meta pages, read where the file holds them.
         let metas = MetaPage.pages { offset in
             offset + MetaPage.size <= size ? UnsafeRawBufferPointer(rebasing: file[offset..<offset + MetaPage.size]) : nil
         }
-        var walker = Walker(file: file, flagsRead: forWriting ? .max : Walker.readersFlags)
-        do {
-            try walker.walk(from: meta(metas))
-            // A writer would commit over the page LMDB does not read, which may hold the last commit.
-            guard forWriting else { return nil }
-            return MetaPage.transactionProblem(of: metas).map { .damaged($0) }
-        } catch let failure as Failure {
-            return .damaged("has a damaged page structure (\(failure.reason))")
-        } catch {
-            return nil
+        return body(file, metas)
+    }
+
+    /// Why meta pages whose transaction ids keep the pattern commits leave disagree with their free lists, as a clause;
+    /// `nil` where they agree, or cannot be compared (a page not valid, their sizes apart, a free list that cannot be
+    /// walked). A bad bit that lowers the last commit's id below the other page's, or raises the other's above it, keeps
+    /// that pattern (38 and 37 become 36 and 37, or 38 and 39) and makes LMDB read the commit before the last without a
+    /// sign, and a writer commit over the last. The free lists tell: a commit files the pages it frees under its own id,
+    /// so no free list names an id above its page's; and a commit never takes a page the commit before it freed (that
+    /// commit's readers may still be reading it), so the trees of the page LMDB reads never start at a page the other
+    /// page's own record names.
+    static func commitOrderProblem(file: UnsafeRawBufferPointer, metas: [MetaPage]) -> String? {
+        guard metas.count == 2, metas.allSatisfy(\.isValid), let size = metas[0].pageSize, metas[1].pageSize == size
+        else { return nil }
+        let ids = "\(metas[0].transaction) and \(metas[1].transaction)"
+        var records: [(highest: UInt64, own: [UInt64])] = []
+        for meta in metas {
+            var walker = Walker(file: file, flagsRead: Walker.readersFlags)
+            walker.ownRecordKey = meta.transaction
+            guard (try? walker.walkFreeList(of: meta)) != nil else { return nil }
+            records.append((walker.highestFreeKey, walker.ownRecord))
         }
+        for index in metas.indices where records[index].highest > metas[index].transaction {
+            return "has meta pages whose transaction ids, \(ids), disagree with their free lists: page \(index)'s names pages freed by transaction \(records[index].highest), after its own, so one id is damaged, and the page LMDB reads may hold the commit before the last"
+        }
+        let current = Int(max(metas[0].transaction, metas[1].transaction) & 1), other = 1 - current
+        for root in [metas[current].mainRoot, metas[current].freeRoot] where records[other].own.contains(root) {
+            return "has meta pages whose transaction ids, \(ids), disagree with their free lists: page \(current)'s trees start at page \(root), which the commit of page \(other) freed, so one id is damaged, and the page LMDB reads may hold the commit before the last"
+        }
+        return nil
     }
 
     struct Failure: Error {
@@ -83,6 +132,12 @@ public enum PageTreeCheck {
         var seen: [UInt64] = []
         /// A bit for each page the free list names: no tree of the same commit may reach one.
         var listedFree: [UInt64] = []
+        /// The highest transaction id the free list files pages under.
+        var highestFreeKey: UInt64 = 0
+        /// The id whose record ``ownRecord`` collects, if any: the meta page's own.
+        var ownRecordKey: UInt64?
+        /// The pages the free list files under ``ownRecordKey``: those its commit freed.
+        var ownRecord: [UInt64] = []
         /// The page read last.
         var buffer = UnsafeRawBufferPointer(start: nil, count: 0)
 
@@ -105,23 +160,39 @@ public enum PageTreeCheck {
         /// Walks the trees of each of `metas` (those LMDB may read, which ``DataFileCheck`` has vouched for, or the
         /// fallback), each on its own.
         mutating func walk(from metas: [MetaPage]) throws {
-            for meta in metas {
-                guard let pageSize = meta.pageSize else { continue }
-                self.pageSize = pageSize
-                lastPage = meta.lastPage
-                seen = [UInt64](repeating: 0, count: Int(filePages / 64) + 1)
-                listedFree = seen
+            for meta in metas where prepare(for: meta) {
                 try walk(root: meta.freeRoot, depth: meta.freeDepth, tree: "the free list", named: false, free: true)
                 try walk(root: meta.mainRoot, depth: meta.mainDepth, tree: "the main database", named: true, free: false)
             }
+        }
+
+        /// Walks the free list of `meta` alone (``commitOrderProblem(file:metas:)``).
+        mutating func walkFreeList(of meta: MetaPage) throws {
+            guard prepare(for: meta) else { throw Failure(reason: "a meta page's page size is \(meta.pageSizeField)") }
+            try walk(root: meta.freeRoot, depth: meta.freeDepth, tree: "the free list", named: false, free: true)
+        }
+
+        /// Starts the walk of the trees of `meta`: false where its page size is not one LMDB could have written.
+        mutating func prepare(for meta: MetaPage) -> Bool {
+            guard let pageSize = meta.pageSize else { return false }
+            self.pageSize = pageSize
+            lastPage = meta.lastPage
+            seen = [UInt64](repeating: 0, count: Int(filePages / 64) + 1)
+            listedFree = seen
+            return true
         }
 
         static func integer<T: FixedWidthInteger>(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> T {
             T(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: T.self))
         }
 
-        /// Notes that the free list names `pages`, after checking that the meta page declares each.
-        mutating func listFree(_ pages: [UInt64]) throws {
+        /// Notes that the free list names `pages`, filed under transaction id `key` (`nil` where the key is not one),
+        /// after checking that the meta page declares each.
+        mutating func listFree(_ pages: [UInt64], key: UInt64?) throws {
+            if let key {
+                highestFreeKey = max(highestFreeKey, key)
+                if key == ownRecordKey { ownRecord += pages }
+            }
             for page in pages {
                 guard page >= 2, page <= lastPage else {
                     throw Failure(reason: "the free list names page \(page), outside pages 2…\(lastPage)")
@@ -189,8 +260,8 @@ public enum PageTreeCheck {
             // Copy what the page says before descending: `buffer` moves on to the children.
             var children: [UInt64] = []
             var subtrees: [(UInt64, UInt16, String)] = []
-            var overflows: [(UInt64, Int)] = []
-            var freePages: [UInt64] = []
+            var overflows: [(first: UInt64, size: Int, key: UInt64?)] = []
+            var freeRecords: [(key: UInt64?, pages: [UInt64])] = []
             // A reader takes a record of a database's own tree whose key or value runs past its page while both stay in
             // the file: a bad bit in the key's size (LMDB does not check it) does that to a page's first record, which
             // ends the page, and LMDB then reads only bytes of the file, which the reader finds damaged (its checksum,
@@ -230,7 +301,7 @@ public enum PageTreeCheck {
                     guard dataStart + 8 <= pageSize else {
                         throw Failure(reason: "node \(index) of page \(number) (\(tree)) runs past its page")
                     }
-                    overflows.append((Self.integer(buffer, dataStart), dataSize))
+                    overflows.append((Self.integer(buffer, dataStart), dataSize, freeKey(node)))
                     continue
                 }
                 guard dataStart + dataSize <= pageSize || (nodeFlags == 0 && inFile(dataStart + dataSize)) else {
@@ -246,12 +317,12 @@ public enum PageTreeCheck {
                         ? "database '\(String(decoding: key, as: UTF8.self))'" : "a database whose name is damaged"
                     subtrees.append((Self.integer(buffer, dataStart + 40), Self.integer(buffer, dataStart + 6), shown))
                 } else if free {
-                    freePages += try Self.freeList(buffer, dataStart, dataSize, page: number)
+                    freeRecords.append((freeKey(node), try Self.freeList(buffer, dataStart, dataSize, page: number)))
                 }
             }
             if checksExtents, stated > pageSize - upper { throw overlap(count: count, isBranch: isBranch, page: number, tree: tree) }
-            try listFree(freePages)
-            for (first, size) in overflows { try checkOverflow(first, size: size, tree: tree, free: free) }
+            for record in freeRecords { try listFree(record.pages, key: record.key) }
+            for run in overflows { try checkOverflow(run.first, size: run.size, tree: tree, free: free, key: run.key) }
             for child in children { try walkPage(child, level: level + 1, depth: depth, tree: tree, named: named, free: free) }
             for (root, depth, name) in subtrees { try walk(root: root, depth: depth, tree: name, named: false, free: false) }
         }
@@ -264,6 +335,12 @@ public enum PageTreeCheck {
                 return Failure(reason: "node \(lower.index) of page \(number) (\(tree)) runs into node \(next.index), which a writer would write over")
             }
             return Failure(reason: "the nodes of page \(number) (\(tree)) state more bytes than it holds, which a writer would write past")
+        }
+
+        /// The transaction id a free-list record of the page read last is filed under: its key, 8 bytes (`nil` where it
+        /// is not 8 bytes long, or the node is not a free-list record).
+        func freeKey(_ node: Node) -> UInt64? {
+            node.keySize == 8 ? Self.integer(buffer, node.offset + 8) : nil
         }
 
         /// Where node `index` of the page read last lies: its offset, from the table after the page's header.
@@ -315,8 +392,9 @@ public enum PageTreeCheck {
             return (0..<Int(count)).map { integer(buffer, start + 8 + 8 * $0) }
         }
 
-        /// A value stored in a run of overflow pages starting at `first`: in the free list, a record of free pages.
-        mutating func checkOverflow(_ first: UInt64, size: Int, tree: String, free: Bool) throws {
+        /// A value stored in a run of overflow pages starting at `first`: in the free list (`free`), a record of free
+        /// pages filed under `key` (``listFree(_:key:)``).
+        mutating func checkOverflow(_ first: UInt64, size: Int, tree: String, free: Bool, key: UInt64?) throws {
             try read(first, tree)
             let flags: UInt16 = Self.integer(buffer, 10)
             let pages = UInt64(Self.integer(buffer, 12) as UInt32)
@@ -332,7 +410,7 @@ public enum PageTreeCheck {
             for page in first..<(first + pages) where page != first { try reach(page, tree) }
             if free {
                 let start = Int(first) * pageSize + 16
-                try listFree(Self.freeList(UnsafeRawBufferPointer(rebasing: file[start..<start + size]), 0, size, page: first))
+                try listFree(Self.freeList(UnsafeRawBufferPointer(rebasing: file[start..<start + size]), 0, size, page: first), key: key)
             }
         }
     }

@@ -295,6 +295,63 @@ extension PageTreeCheckTests {
         #expect(PageTreeCheck.problem(inDataFile: path) == nil)
     }
 
+    /// A bad bit that lowers the last commit's id below the other page's, or raises the commit before's above it, keeps
+    /// the ids' pattern (page 0 even, page 1 the odd one next to it) and made LMDB read the commit before the last, and a
+    /// writer commit over the last, without a word. The free lists tell: none names an id above its own page's, and the
+    /// trees of the commit after never start at a page the commit before freed.
+    @Test(
+        "meta pages whose ids keep their pattern but make the commit before current are named, and refused for writing",
+        arguments: [false, true])
+    func commitBeforeMadeCurrent(raiseTheOther: Bool) throws {
+        var (path, bytes) = try dataFile("made-current-\(raiseTheOther)", writes: Array(repeating: { txn, db in
+            try txn.put(db, key: Array("key".utf8), value: Array("value".utf8))
+        }, count: 4))
+        let ids = transactions(bytes)
+        let current = ids[1] > ids[0] ? 1 : 0
+        #expect(PageTreeCheck.transactionProblem(inDataFile: path) == nil)
+        // Lower the last commit's id by two, or raise the commit before's by two: the same parity, one apart.
+        let (page, id) = raiseTheOther ? (1 - current, ids[1 - current] + 2) : (current, ids[current] - 2)
+        withUnsafeBytes(of: id.littleEndian) { bytes.replaceSubrange(page * 4096 + 144..<page * 4096 + 152, with: $0) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let damaged = transactions(bytes)
+        // The pattern commits leave, which the ids alone cannot tell from the sound file's.
+        #expect(damaged[0] % 2 == 0 && damaged[1] % 2 == 1 && max(damaged[0], damaged[1]) - min(damaged[0], damaged[1]) == 1, "\(damaged)")
+        let roots = metaValues(bytes, at: 128)
+        let reason = raiseTheOther
+            ? "has meta pages whose transaction ids, \(damaged[0]) and \(damaged[1]), disagree with their free lists: page \(page)'s trees start at page \(roots[page]), which the commit of page \(1 - page) freed, so one id is damaged, and the page LMDB reads may hold the commit before the last"
+            : "has meta pages whose transaction ids, \(damaged[0]) and \(damaged[1]), disagree with their free lists: page \(page)'s names pages freed by transaction \(ids[current]), after its own, so one id is damaged, and the page LMDB reads may hold the commit before the last"
+        #expect(PageTreeCheck.transactionProblem(inDataFile: path) == reason)
+        #expect(PageTreeCheck.problem(inDataFile: path, forWriting: true) == .damaged(reason))
+        #expect(PageTreeCheck.problem(inDataFile: path) == nil)
+    }
+
+    /// The free lists of a file that many commits left, reusing pages, agree with its meta pages after every commit.
+    @Test("the free lists of sound commits agree with their meta pages' ids")
+    func commitOrderOfSoundCommits() throws {
+        let directory = scratch.file("churn")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        let env = try Environment(path: directory)
+        let db = try env.openDatabase("values", flags: .create)
+        var random = Xorshift(state: 82)
+        for commit in 0..<60 {
+            try env.write { txn in
+                for _ in 0..<(1 + Int(random.next() % 40)) {
+                    let key = Array("key-\(random.next() % 200)".utf8)
+                    if random.next() % 3 == 0 {
+                        _ = try txn.delete(db, key: key)
+                    } else {
+                        // Now and then a value of overflow pages, whose freeing fills the free list.
+                        let size = random.next() % 10 == 0 ? 5_000 + Int(random.next() % 20_000) : 1 + Int(random.next() % 300)
+                        try txn.put(db, key: key, value: [UInt8](repeating: UInt8(commit & 0xFF), count: size))
+                    }
+                }
+            }
+            let path = directory + "/data.mdb"
+            #expect(PageTreeCheck.transactionProblem(inDataFile: path) == nil, "after commit \(commit)")
+            #expect(PageTreeCheck.problem(inDataFile: path, forWriting: true) == nil, "after commit \(commit)")
+        }
+    }
+
     /// The little-endian u64 at byte `offset` of each meta page of `bytes`, a data file.
     func metaValues(_ bytes: [UInt8], at offset: Int) -> [UInt64] {
         [0, 1].map { page in bytes[page * 4096 + offset..<page * 4096 + offset + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }

@@ -205,6 +205,16 @@ extension LogDamage {
         return [0, 1].map { page in bytes[page * 4096 + offset..<page * 4096 + offset + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
     }
 
+    /// Makes the commit before the last current in the closed log at `path` with ids that keep the pattern commits
+    /// leave (page 0 even, page 1 the odd one next to it): the last commit's id lowered by two (`lowerTheLast`), or the
+    /// older page's raised by two, as a bad bit in bit 1 does.
+    public static func makeCommitBeforeCurrent(of path: String, lowerTheLast: Bool) throws {
+        let ids = try metaPageTransactions(of: path)
+        let current = ids[1] > ids[0] ? 1 : 0
+        let (page, id) = lowerTheLast ? (current, ids[current] - 2) : (1 - current, ids[1 - current] + 2)
+        try setMetaPage(of: path, page: page, at: 144, to: id)
+    }
+
     /// Writes `value` as the little-endian u64 at byte `offset` of meta page `page` (0 or 1) of the closed log at `path`
     /// (128: the main database's root; 136: the last page; 144: the transaction id), past LMDB.
     public static func setMetaPage(of path: String, page: Int, at offset: Int, to value: UInt64) throws {

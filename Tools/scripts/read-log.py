@@ -431,7 +431,7 @@ def check_meta_pages(data_path, walk_trees):
             return f"has a damaged meta page: its page size is {current.page_size}"
         # The roots LMDB starts from (it asserts, and aborts, on a main root of 0 or 1).
         for name, root in (("free list", current.free_root), ("main database", current.main_root)):
-            if root != 0xFFFFFFFFFFFFFFFF and not 2 <= root <= current.last_page:
+            if root != EMPTY_TREE and not 2 <= root <= current.last_page:
                 return f"has a damaged meta page: the {name}'s root is page {root}, outside pages 2…{current.last_page}"
         needed = (current.last_page + 1) * current.page_size
         if size < needed or size < 2 * current.page_size:
@@ -453,6 +453,38 @@ def transaction_ids(data_path):
     return pages[0].transaction, pages[1].transaction
 
 
+def commit_order_problem(data_path):
+    """Why meta pages whose transaction ids keep the pattern commits leave disagree with their free lists, or None
+    (docs/FORMAT.md, "A damaged meta page"): no free list files pages under an id above its page's, and the trees of the
+    page LMDB reads never start at a page the other page's commit freed. Where one does, a bad bit made the commit
+    before the last current."""
+    pages = meta_pages(data_path)
+    if len(pages) < 2 or not all(page.valid for page in pages) or not plausible_page_size(pages[0].page_size) \
+            or pages[1].page_size != pages[0].page_size:
+        return None
+    records = []
+    for page in pages:
+        found = {}
+        if check_page_trees(data_path, page.page_size, page.last_page, ((page.free_root, page.free_depth), (EMPTY_TREE, 0)), found):
+            return None
+        records.append(found)
+    ids = f"{pages[0].transaction} and {pages[1].transaction}"
+    for index, page in enumerate(pages):
+        highest = max(records[index], default=0)
+        if highest > page.transaction:
+            return (f"has meta pages whose transaction ids, {ids}, disagree with their free lists: page {index}'s names pages freed by "
+                    f"transaction {highest}, after its own, so one id is damaged, and what was read may be the log as it stood before its last commit")
+    current = max(page.transaction for page in pages) & 1
+    other = 1 - current
+    freed = records[other].get(pages[other].transaction, [])
+    for root in (pages[current].main_root, pages[current].free_root):
+        if root in freed:
+            return (f"has meta pages whose transaction ids, {ids}, disagree with their free lists: page {current}'s trees start at page "
+                    f"{root}, which the commit of page {other} freed, so one id is damaged, and what was read may be the log as it stood "
+                    "before its last commit")
+    return None
+
+
 def writer_holds(path):
     """Whether a process holds the log's writer.lock: its pages then change under a reader walking them."""
     try:
@@ -468,15 +500,19 @@ def writer_holds(path):
         os.close(descriptor)
 
 
+# The root of an empty tree.
+EMPTY_TREE = 0xFFFFFFFFFFFFFFFF
+
 # The page flags LMDB reads a page by: branch, leaf, overflow, keys of a fixed size. The others it acts on only when
 # it writes, which this reader never does.
 READ_FLAGS = 0x01 | 0x02 | 0x04 | 0x20
 
 
-def check_page_trees(data_path, page_size, last_page, roots):
+def check_page_trees(data_path, page_size, last_page, roots, records=None):
     """Walks every tree LMDB can reach from the current meta page and checks each page before LMDB reads it, since
     LMDB follows page numbers and node offsets unchecked (docs/FORMAT.md, "Before mapping a file"). `roots` are the
-    free list's and the main database's (root, depth). Returns what is wrong, or None."""
+    free list's and the main database's (root, depth). `records`, a dict where given, gets the free list's records:
+    the pages filed under each transaction id. Returns what is wrong, or None."""
     # Mapped read-only, not read into memory: a page is sliced out only once the file is known to hold it.
     file = open(data_path, "rb")
     data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
@@ -492,7 +528,7 @@ def check_page_trees(data_path, page_size, last_page, roots):
             raise ValueError(f"{tree} reaches page {number}, which the free list names as free")
         seen.add(number)
 
-    def list_free(record, where):
+    def list_free(record, where, key):
         if len(record) < 8 or len(record) % 8:
             raise ValueError(f"a free-list record of page {where} has {len(record)} bytes")
         (listed,) = struct.unpack_from("<Q", record, 0)
@@ -502,6 +538,8 @@ def check_page_trees(data_path, page_size, last_page, roots):
             if not 2 <= free_page <= last_page:
                 raise ValueError(f"the free list names page {free_page}, outside pages 2…{last_page}")
             listed_free.add(free_page)
+            if records is not None and key is not None:
+                records.setdefault(key, []).append(free_page)
 
     def page(number, tree):
         if not 2 <= number <= last_page:
@@ -515,7 +553,7 @@ def check_page_trees(data_path, page_size, last_page, roots):
             raise ValueError(f"page {number} says it is page {stored}")
         return body
 
-    def overflow(first, size, tree, free):
+    def overflow(first, size, tree, free, key):
         body = page(first, tree)
         flags, (count,) = struct.unpack_from("<H", body, 10)[0], struct.unpack_from("<I", body, 12)
         if flags & READ_FLAGS != 0x04 or count < 1 or first + count - 1 > last_page:
@@ -527,11 +565,11 @@ def check_page_trees(data_path, page_size, last_page, roots):
         for number in range(first + 1, first + count):
             reach(number, tree)
         if free:  # a free-list record too long for its page
-            list_free(data[first * page_size + 16:first * page_size + 16 + size], first)
+            list_free(data[first * page_size + 16:first * page_size + 16 + size], first, key)
 
     def walk(root, depth, tree, named, free):
-        if root == 0xFFFFFFFFFFFFFFFF:
-            return  # an empty tree
+        if root == EMPTY_TREE:
+            return
         if not 1 <= depth <= 32:
             raise ValueError(f"{tree} declares an impossible depth {depth}")
         pending = [(root, 1)]
@@ -563,6 +601,8 @@ def check_page_trees(data_path, page_size, last_page, roots):
                     pending.append((low | high << 16 | node_flags << 32, level + 1))
                     continue
                 size = low | high << 16
+                # A free-list record's key: the transaction id that freed its pages.
+                key = struct.unpack_from("<Q", body, offset + 8)[0] if free and key_size == 8 else None
                 # LMDB reads a record by three of its flags only (big data, sub-database, duplicates): a reader passes
                 # over the others, as the Swift reader does.
                 read_flags = node_flags & 0x07
@@ -572,7 +612,7 @@ def check_page_trees(data_path, page_size, last_page, roots):
                 if node_flags & 0x01:  # the value lies in overflow pages
                     if start + 8 > page_size:
                         raise ValueError(f"node {index} of page {number} ({tree}) runs past its page")
-                    overflow(struct.unpack_from("<Q", body, start)[0], size, tree, free)
+                    overflow(struct.unpack_from("<Q", body, start)[0], size, tree, free, key)
                     continue
                 if start + size > page_size:
                     raise ValueError(f"the value of node {index} of page {number} ({tree}) runs past its page")
@@ -586,7 +626,7 @@ def check_page_trees(data_path, page_size, last_page, roots):
                     (sub_root,) = struct.unpack_from("<Q", body, start + 40)
                     walk(sub_root, sub_depth, shown, False, False)
                 elif free:
-                    list_free(body[start:start + size], number)
+                    list_free(body[start:start + size], number, key)
 
     try:
         walk(*roots[0], "the free list", False, True)
@@ -865,6 +905,11 @@ def main():
         sys.exit(f"{path}: its data.mdb has meta pages whose transaction ids, {ids[0]} and {ids[1]}, no run of commits leaves "
                  "(page 0 holds an even one, page 1 the odd one next to it): one is damaged, and what was read may be the "
                  "log as it stood before its last commit")
+    # Ids that keep that pattern may still have made the commit before current: the free lists tell. Not beside a
+    # writer, whose commits change their pages under the walk.
+    order = None if not ids or writing else commit_order_problem(data_path)
+    if order:
+        sys.exit(f"{path}: its data.mdb {order}")
 
 
 if __name__ == "__main__":
