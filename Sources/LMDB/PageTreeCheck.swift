@@ -110,7 +110,7 @@ public enum PageTreeCheck {
             records.append((walker.highestFreeKey, walker.ownRecord))
         }
         for index in metas.indices where records[index].highest > metas[index].transaction {
-            return "has meta pages whose transaction ids, \(ids), disagree with their free lists: page \(index)'s names pages freed by transaction \(records[index].highest), after its own, so one id is damaged, and the page LMDB reads may hold the commit before the last"
+            return "has meta pages whose transaction ids, \(ids), disagree with their free lists: page \(index)'s files pages under transaction \(records[index].highest), above its own id, so that id or the record's key is damaged, and the page LMDB reads may hold the commit before the last"
         }
         let current = Int(max(metas[0].transaction, metas[1].transaction) & 1), other = 1 - current
         for root in [metas[current].mainRoot, metas[current].freeRoot] where records[other].own.contains(root) {

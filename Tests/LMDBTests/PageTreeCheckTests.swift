@@ -319,8 +319,30 @@ extension PageTreeCheckTests {
         let roots = metaValues(bytes, at: 128)
         let reason = raiseTheOther
             ? "has meta pages whose transaction ids, \(damaged[0]) and \(damaged[1]), disagree with their free lists: page \(page)'s trees start at page \(roots[page]), which the commit of page \(1 - page) freed, so one id is damaged, and the page LMDB reads may hold the commit before the last"
-            : "has meta pages whose transaction ids, \(damaged[0]) and \(damaged[1]), disagree with their free lists: page \(page)'s names pages freed by transaction \(ids[current]), after its own, so one id is damaged, and the page LMDB reads may hold the commit before the last"
+            : "has meta pages whose transaction ids, \(damaged[0]) and \(damaged[1]), disagree with their free lists: page \(page)'s files pages under transaction \(ids[current]), above its own id, so that id or the record's key is damaged, and the page LMDB reads may hold the commit before the last"
         #expect(PageTreeCheck.transactionProblem(inDataFile: path) == reason)
+        #expect(PageTreeCheck.problem(inDataFile: path, forWriting: true) == .damaged(reason))
+        #expect(PageTreeCheck.problem(inDataFile: path) == nil)
+    }
+
+    /// A bad bit in a free-list record's key, above the page's own id, trips the same rule: LMDB reads the last commit
+    /// all the same, so readers read on, but a writer, whose commits read those keys, is refused the file.
+    @Test("a free-list key raised above its page's id is named, and refused for writing only")
+    func freeListKeyAboveItsPage() throws {
+        var (path, bytes) = try dataFile("free-key", writes: Array(repeating: { txn, db in
+            try txn.put(db, key: Array("key".utf8), value: Array("value".utf8))
+        }, count: 4))
+        let ids = transactions(bytes)
+        let current = ids[1] > ids[0] ? 1 : 0
+        // The free list's root, a leaf (depth 1 in so small a file): its first node's key, 8 bytes after the node's header.
+        let root = Int(metaValues(bytes, at: 80)[current])
+        try #require(metaValues(bytes, at: 40 + 6)[current] & 0xFFFF == 1)
+        let node = root * 4096 + (Int(bytes[root * 4096 + 16]) | Int(bytes[root * 4096 + 17]) << 8)
+        bytes[node + 8 + 3] ^= 0x01
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let reason = try #require(PageTreeCheck.transactionProblem(inDataFile: path))
+        #expect(reason.hasPrefix("has meta pages whose transaction ids, \(ids[0]) and \(ids[1]), disagree with their free lists: page \(current)'s files pages under transaction "), "\(reason)")
+        #expect(reason.contains("so that id or the record's key is damaged"))
         #expect(PageTreeCheck.problem(inDataFile: path, forWriting: true) == .damaged(reason))
         #expect(PageTreeCheck.problem(inDataFile: path) == nil)
     }

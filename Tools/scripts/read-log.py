@@ -472,8 +472,8 @@ def commit_order_problem(data_path):
     for index, page in enumerate(pages):
         highest = max(records[index], default=0)
         if highest > page.transaction:
-            return (f"has meta pages whose transaction ids, {ids}, disagree with their free lists: page {index}'s names pages freed by "
-                    f"transaction {highest}, after its own, so one id is damaged, and what was read may be the log as it stood before its last commit")
+            return (f"has meta pages whose transaction ids, {ids}, disagree with their free lists: page {index}'s files pages under "
+                    f"transaction {highest}, above its own id, so that id or the record's key is damaged, and what was read may be the log as it stood before its last commit")
     current = max(page.transaction for page in pages) & 1
     other = 1 - current
     freed = records[other].get(pages[other].transaction, [])
