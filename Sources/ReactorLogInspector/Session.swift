@@ -152,6 +152,12 @@ struct Session {
         if streams.count == 1, let only = streams.first { return only }
         if let step, let entry = try log.entry(at: step), let info = try log.stream(named: entry.stream) { return info }
         guard !streams.isEmpty else { throw InspectorFailure("The log has no stream yet.", exit: .invalidArgument) }
+        // A step past the end names no stream: that, not the streams, is what to fix.
+        if let step, case let last = try log.highestSequence(), step > last {
+            throw InspectorFailure(
+                "Step #\(step) is past the log's last step, #\(last), so no stream has a state there. Pick a step from 0 (the initial state) to #\(last).",
+                exit: .invalidArgument)
+        }
         throw InspectorFailure(
             "The log has \(streams.count) streams: \(Self.listed(streams.map(\.name))). Choose one with --stream.",
             exit: .invalidArgument)
