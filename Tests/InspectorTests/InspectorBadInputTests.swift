@@ -879,6 +879,8 @@ struct InspectorBadInputTests {
         try await fails(["log", many, "--stream", "h8"], exit: 2, saying: "no stream named 'h8'. Its streams: a1, b2, c3, d4, e5 and 2 more (`reactorlog info` lists them).")
         try await fails(["state", many, "--at", "0"], exit: 2, saying: "The log has 7 streams: a1, b2, c3, d4, e5 and 2 more (`reactorlog info` lists them). Choose one with --stream.")
         try await fails(["state", demo, "--stream", "search", "--at", "99999"], exit: 2, saying: "Step #99999 is past the log's last step")
+        // Blame starts from the state before --from, which is not the step to name.
+        try await fails(["blame", demo, "value", "--from", "100"], exit: 2, saying: "--from 100 is past the log's last step, #73, so there is nothing to blame. Pick --from and --to from 1 to #73.")
         // Without --stream, a step past the end names no stream: the range is what to fix, not the choice of stream.
         for command in [["state", "--at", "99999"], ["diff", "1", "99999"]] {
             try await fails([command[0], demo] + command.dropFirst(), exit: 2, saying: "Step #99999 is past the log's last step, #73, so no stream has a state there. Pick a step from 0 (the initial state) to #73.")
