@@ -1022,6 +1022,8 @@ struct InspectorBadInputTests {
         try await fails(["bisect", demo, "--stream", "search", "--run", "true", "--timeout", "-5"], exit: 64, saying: "reactorlog: --timeout is -5, but it takes a number of seconds above 0.")
         try await fails(["log", demo, "--since", "-1"], exit: 64, saying: "reactorlog: --since is followed by -1, which reads as an option; a value that begins with '-' is written --since=-1.")
         try await fails(["bisect", demo, "--stream", "search", "--from", "18446744073709551615", "--run", "true"], exit: 7, saying: "is not before the bad step")
+        // Both ends given the wrong way round: a usage error, as in every command that takes --from and --to.
+        try await fails(["bisect", demo, "--stream", "counter", "--from", "50", "--to", "40", "--run", "true"], exit: 64, saying: "reactorlog: --from 50 is after --to 40: give the earlier step first.")
         // A case no entry has reads as a typo, with the cases there are; one outside the range lists nothing.
         try await fails(
             ["log", demo, "--stream", "search", "--case", "setQery"], exit: 2,

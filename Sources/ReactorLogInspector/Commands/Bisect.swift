@@ -49,6 +49,7 @@ struct Bisect: AsyncParsableCommand {
         // An empty command succeeds in the shell for every state: the bisect would call everything good.
         if let run, run.allSatisfy(\.isWhitespace) { throw ValidationError("--run needs a command that judges a state, such as 'python3 check.py'.") }
         if run == nil && replay == nil { throw ValidationError("Give --run with a command that judges a state, such as 'python3 check.py', or --replay with an earlier bisect's probes.") }
+        try StepRange.validate(from: from, to: to)
     }
 
     func run() async throws {
