@@ -20,7 +20,8 @@ import Darwin
 /// alone), bounds and node extents (for a writer, that no node runs into another), overflow runs, the depth of every
 /// leaf against its tree's declared depth, that no page is reached twice (no cycles), that free-list page numbers
 /// lie within the file, and that no tree reaches a page the free list of its commit names (a root left as the commit
-/// before's, which LMDB would read silently).
+/// before's, which LMDB would read silently). LMDB's readers never read the free list, so damage to it alone is
+/// refused to a writer and passed over for a reader, whose walk goes on as though there were no free list.
 public enum PageTreeCheck {
     /// What is wrong with the structure of the data file at `path`, or `nil` when every page LMDB can reach is
     /// sound (or the file cannot be read; ``DataFileCheck`` reports that). `forWriting` asks for what a writer needs
@@ -161,7 +162,14 @@ public enum PageTreeCheck {
         /// fallback), each on its own.
         mutating func walk(from metas: [MetaPage]) throws {
             for meta in metas where prepare(for: meta) {
-                try walk(root: meta.freeRoot, depth: meta.freeDepth, tree: "the free list", named: false, free: true)
+                do {
+                    try walk(root: meta.freeRoot, depth: meta.freeDepth, tree: "the free list", named: false, free: true)
+                } catch is Failure where flagsRead == Self.readersFlags {
+                    // LMDB's readers never read the free list: its damage is a writer's alone (whose walk refuses it),
+                    // and the main database is walked as though there were none. What was marked is forgotten: pages a
+                    // damaged free list led the walk to may be the main database's.
+                    _ = prepare(for: meta)
+                }
                 try walk(root: meta.mainRoot, depth: meta.mainDepth, tree: "the main database", named: true, free: false)
             }
         }
@@ -197,7 +205,13 @@ public enum PageTreeCheck {
                 guard page >= 2, page <= lastPage else {
                     throw Failure(reason: "the free list names page \(page), outside pages 2…\(lastPage)")
                 }
-                if page < filePages { listedFree[Int(page / 64)] |= UInt64(1) << (page % 64) }
+                guard page < filePages else { continue }
+                let (word, bit) = (Int(page / 64), UInt64(1) << (page % 64))
+                // A commit frees a page once, and LMDB hands out a page named twice twice: two pages of one number.
+                guard listedFree[word] & bit == 0 else { throw Failure(reason: "the free list names page \(page) twice") }
+                // The free list is walked first: a page reached by now is one of its own tree's.
+                guard seen[word] & bit == 0 else { throw Failure(reason: "the free list names page \(page), a page of its own tree") }
+                listedFree[word] |= bit
             }
         }
 

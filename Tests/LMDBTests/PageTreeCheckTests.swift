@@ -39,6 +39,8 @@ struct PageTreeCheckTests {
         }
     }
 
+    /// The free list's pages, written last, are the first a cut takes: a writer is refused there; a reader, which never
+    /// reads the free list, where the cut reaches the value's overflow run.
     @Test("a sound file passes; a cut one is refused at the first page past its end")
     func cutFile() throws {
         let (path, bytes) = try fileEndingInOverflowPages()
@@ -46,11 +48,15 @@ struct PageTreeCheckTests {
         for pages in [1, 100, 250] {
             let cut = scratch.file("cut-\(pages).mdb")
             try Data(bytes.prefix(bytes.count - pages * 4096)).write(to: URL(fileURLWithPath: cut))
-            guard case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: cut) else {
+            guard case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: cut, forWriting: true) else {
                 Issue.record("a file cut by \(pages) pages passed")
                 continue
             }
             #expect(reason.contains("cannot be read whole"), "\(pages) pages cut: \(reason)")
+            if pages > 1 {
+                #expect(PageTreeCheck.problem(inDataFile: cut) == .damaged(
+                    "has a damaged page structure (overflow page 8 of database 'values' runs past the file's end)"))
+            }
         }
     }
 
@@ -303,11 +309,7 @@ extension PageTreeCheckTests {
         "meta pages whose ids keep their pattern but make the commit before current are named, and refused for writing",
         arguments: [false, true])
     func commitBeforeMadeCurrent(raiseTheOther: Bool) throws {
-        var (path, bytes) = try dataFile("made-current-\(raiseTheOther)", writes: Array(repeating: { txn, db in
-            try txn.put(db, key: Array("key".utf8), value: Array("value".utf8))
-        }, count: 4))
-        let ids = transactions(bytes)
-        let current = ids[1] > ids[0] ? 1 : 0
+        var (path, bytes, ids, current) = try fourCommits("made-current-\(raiseTheOther)")
         #expect(PageTreeCheck.transactionProblem(inDataFile: path) == nil)
         // Lower the last commit's id by two, or raise the commit before's by two: the same parity, one apart.
         let (page, id) = raiseTheOther ? (1 - current, ids[1 - current] + 2) : (current, ids[current] - 2)
@@ -329,15 +331,9 @@ extension PageTreeCheckTests {
     /// all the same, so readers read on, but a writer, whose commits read those keys, is refused the file.
     @Test("a free-list key raised above its page's id is named, and refused for writing only")
     func freeListKeyAboveItsPage() throws {
-        var (path, bytes) = try dataFile("free-key", writes: Array(repeating: { txn, db in
-            try txn.put(db, key: Array("key".utf8), value: Array("value".utf8))
-        }, count: 4))
-        let ids = transactions(bytes)
-        let current = ids[1] > ids[0] ? 1 : 0
-        // The free list's root, a leaf (depth 1 in so small a file): its first node's key, 8 bytes after the node's header.
-        let root = Int(metaValues(bytes, at: 80)[current])
-        try #require(metaValues(bytes, at: 40 + 6)[current] & 0xFFFF == 1)
-        let node = root * 4096 + (Int(bytes[root * 4096 + 16]) | Int(bytes[root * 4096 + 17]) << 8)
+        var (path, bytes, ids, current) = try fourCommits("free-key")
+        // The first record's key, 8 bytes after its node's header.
+        let (_, node) = try firstFreeNode(bytes, current)
         bytes[node + 8 + 3] ^= 0x01
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let reason = try #require(PageTreeCheck.transactionProblem(inDataFile: path))
@@ -345,6 +341,53 @@ extension PageTreeCheckTests {
         #expect(reason.contains("so that id or the record's key is damaged"))
         #expect(PageTreeCheck.problem(inDataFile: path, forWriting: true) == .damaged(reason))
         #expect(PageTreeCheck.problem(inDataFile: path) == nil)
+    }
+
+    /// A damaged free list, and nothing else: LMDB's readers never read the free list, so they read the last commit as it
+    /// is, and only a writer, whose commits take pages from it, is refused. A reader's walk goes on to the main database.
+    @Test(
+        "a free list damaged by a bad bit is refused for writing and passed over for reading, whose walk goes on",
+        arguments: ["a freed page's number", "a page named twice", "a page of its own tree", "the record's count", "the free list's root", "and the main root"])
+    func freeListDamage(damage: String) throws {
+        var (path, bytes, _, current) = try fourCommits("free-damage-\(damage.filter(\.isLetter))")
+        let lastPage = metaValues(bytes, at: 136)[current]
+        // The first record, after its node's 8-byte header and 8-byte key: a count, then the freed pages' numbers.
+        let (root, node) = try firstFreeNode(bytes, current)
+        let record = node + 16
+        let freed = bytes[record + 8..<record + 16].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let reason: String
+        switch damage {
+        case "a freed page's number":
+            bytes[record + 8 + 5] ^= 0x01
+            reason = "the free list names page \(freed | 1 << 40), outside pages 2…\(lastPage)"
+        case "a page named twice", "a page of its own tree":
+            // A bad bit that turns one number into another the free list names, or into its own leaf's.
+            let named = damage == "a page named twice" ? bytes[record + 16..<record + 24].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } : UInt64(root)
+            try #require(bytes[record] >= 2 && named != freed)
+            withUnsafeBytes(of: named.littleEndian) { bytes.replaceSubrange(record + 8..<record + 16, with: $0) }
+            reason = damage == "a page named twice" ? "the free list names page \(named) twice" : "the free list names page \(named), a page of its own tree"
+        case "the record's count":
+            bytes[record + 1] ^= 0x01
+            let count = bytes[record..<record + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            let size = Int(bytes[record - 16]) | Int(bytes[record - 15]) << 8
+            reason = "a free-list record of page \(root) counts \(count) pages in \(size) bytes"
+        default:
+            bytes[current * 4096 + 80 + 5] ^= 0x01
+            reason = "the free list refers to page \(root | 1 << 40), outside pages 2…\(lastPage)"
+        }
+        if damage == "and the main root" {
+            bytes[current * 4096 + 128 + 5] ^= 0x01
+            let main = metaValues(bytes, at: 128)[current]
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            #expect(PageTreeCheck.problem(inDataFile: path) == .damaged(
+                "has a damaged page structure (the main database refers to page \(main), outside pages 2…\(lastPage))"))
+            return
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(PageTreeCheck.problem(inDataFile: path) == nil)
+        #expect(PageTreeCheck.problem(inDataFile: path, forWriting: true) == .damaged("has a damaged page structure (\(reason))"))
+        // The commit order cannot be read from a damaged free list: nothing is said of the ids.
+        #expect(PageTreeCheck.transactionProblem(inDataFile: path) == nil)
     }
 
     /// The free lists of a file that many commits left, reusing pages, agree with its meta pages after every commit.
@@ -372,6 +415,24 @@ extension PageTreeCheckTests {
             #expect(PageTreeCheck.transactionProblem(inDataFile: path) == nil, "after commit \(commit)")
             #expect(PageTreeCheck.problem(inDataFile: path, forWriting: true) == nil, "after commit \(commit)")
         }
+    }
+
+    /// A data file that four commits of one key left, its bytes, its meta pages' transaction ids and the index of the
+    /// page LMDB reads.
+    func fourCommits(_ name: String) throws -> (path: String, bytes: [UInt8], ids: [UInt64], current: Int) {
+        let (path, bytes) = try dataFile(name, writes: Array(repeating: { txn, db in
+            try txn.put(db, key: Array("key".utf8), value: Array("value".utf8))
+        }, count: 4))
+        let ids = transactions(bytes)
+        return (path, bytes, ids, ids[1] > ids[0] ? 1 : 0)
+    }
+
+    /// The free list's root of meta page `current` of `bytes`, a leaf in so small a file, and the offset of its first
+    /// node.
+    func firstFreeNode(_ bytes: [UInt8], _ current: Int) throws -> (root: Int, node: Int) {
+        let root = Int(metaValues(bytes, at: 80)[current])
+        try #require(metaValues(bytes, at: 40 + 6)[current] & 0xFFFF == 1)
+        return (root, root * 4096 + (Int(bytes[root * 4096 + 16]) | Int(bytes[root * 4096 + 17]) << 8))
     }
 
     /// The little-endian u64 at byte `offset` of each meta page of `bytes`, a data file.

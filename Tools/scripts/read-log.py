@@ -429,10 +429,10 @@ def check_meta_pages(data_path, walk_trees):
     for current in readable:
         if not plausible_page_size(current.page_size):
             return f"has a damaged meta page: its page size is {current.page_size}"
-        # The roots LMDB starts from (it asserts, and aborts, on a main root of 0 or 1).
-        for name, root in (("free list", current.free_root), ("main database", current.main_root)):
-            if root != EMPTY_TREE and not 2 <= root <= current.last_page:
-                return f"has a damaged meta page: the {name}'s root is page {root}, outside pages 2…{current.last_page}"
+        # The root a reader starts from (LMDB asserts, and aborts, on one of 0 or 1); the free list's is a writer's alone.
+        root = current.main_root
+        if root != EMPTY_TREE and not 2 <= root <= current.last_page:
+            return f"has a damaged meta page: the main database's root is page {root}, outside pages 2…{current.last_page}"
         needed = (current.last_page + 1) * current.page_size
         if size < needed or size < 2 * current.page_size:
             return f"is truncated: its meta page says it uses {current.last_page + 1} pages ({needed} bytes), but the file holds {size} bytes"
@@ -537,6 +537,12 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None):
         for (free_page,) in struct.iter_unpack("<Q", record[8:]):
             if not 2 <= free_page <= last_page:
                 raise ValueError(f"the free list names page {free_page}, outside pages 2…{last_page}")
+            # A commit frees a page once, and LMDB would hand out a page named twice twice: two pages of one number.
+            if free_page in listed_free:
+                raise ValueError(f"the free list names page {free_page} twice")
+            # The free list is walked first: a page reached by now is one of its own tree's.
+            if free_page in seen:
+                raise ValueError(f"the free list names page {free_page}, a page of its own tree")
             listed_free.add(free_page)
             if records is not None and key is not None:
                 records.setdefault(key, []).append(free_page)
@@ -629,7 +635,15 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None):
                     list_free(body[start:start + size], number, key)
 
     try:
-        walk(*roots[0], "the free list", False, True)
+        try:
+            walk(*roots[0], "the free list", False, True)
+        except ValueError:
+            if records is not None:
+                raise
+            # LMDB's readers never read the free list: its damage is a writer's alone, and the main database is walked
+            # as though there were none (what a damaged free list led the walk to may be the main database's).
+            seen.clear()
+            listed_free.clear()
         walk(*roots[1], "the main database", True, False)
     except ValueError as failure:
         return f"has a damaged page structure ({failure})"
