@@ -30,7 +30,8 @@ public enum PageTreeCheck {
     /// own transaction and writes into it in place, through a read-only map; and meta pages whose transaction ids
     /// commits cannot leave, or whose free lists say the page LMDB reads is not the last commit's
     /// (``transactionProblem(inDataFile:readingFreeLists:)``), as its commit would overwrite the page LMDB does not read,
-    /// which may be the last commit's.
+    /// which may be the last commit's. A reader's walk that finds damage after a live writer committed under it walks
+    /// the new commit.
     public static func problem(inDataFile path: String, forWriting: Bool = false) -> DataFileCheck.Problem? {
         problem(inDataFile: path, forWriting: forWriting, choosing: MetaPage.readable)
     }
@@ -53,22 +54,36 @@ public enum PageTreeCheck {
         } ?? nil
     }
 
-    private static func problem(
-        inDataFile path: String, forWriting: Bool, choosing meta: ([MetaPage]) -> [MetaPage]
+    /// The walk behind ``problem(inDataFile:forWriting:)``, of the trees of the meta pages `meta` chooses. A reader's
+    /// walk runs beside any live writer, whose commits reuse pages under it: a walk that finds damage after the meta
+    /// pages' ids changed is walked again from the new ones, up to `attempts` walks in all (a writer still committing
+    /// by then is asked of `writer.lock`, by the caller). `afterReadingMetas` runs once, between the first reading of
+    /// the meta pages and the walk: a test's commits there stand for a writer's during a walk.
+    static func problem(
+        inDataFile path: String, forWriting: Bool, choosing meta: ([MetaPage]) -> [MetaPage],
+        attempts: Int = 3, afterReadingMetas: () -> Void = {}
     ) -> DataFileCheck.Problem? {
-        mapped(path) { file, metas -> DataFileCheck.Problem? in
-            var walker = Walker(file: file, flagsRead: forWriting ? .max : Walker.readersFlags)
-            do {
-                try walker.walk(from: meta(metas))
-                // A writer would commit over the page LMDB does not read, which may hold the last commit.
-                guard forWriting else { return nil }
-                return (MetaPage.transactionProblem(of: metas) ?? commitOrderProblem(file: file, metas: metas)).map { .damaged($0) }
-            } catch let failure as Failure {
-                return .damaged("has a damaged page structure (\(failure.reason))")
-            } catch {
-                return nil
-            }
-        } ?? nil
+        var problem: DataFileCheck.Problem?
+        for attempt in 1...max(1, attempts) {
+            var committed = false
+            problem = mapped(path) { file, metas -> DataFileCheck.Problem? in
+                if attempt == 1 { afterReadingMetas() }
+                var walker = Walker(file: file, flagsRead: forWriting ? .max : Walker.readersFlags)
+                do {
+                    try walker.walk(from: meta(metas))
+                    // A writer would commit over the page LMDB does not read, which may hold the last commit.
+                    guard forWriting else { return nil }
+                    return (MetaPage.transactionProblem(of: metas) ?? commitOrderProblem(file: file, metas: metas)).map { .damaged($0) }
+                } catch let failure as Failure {
+                    committed = metaPages(in: file).map(\.transaction) != metas.map(\.transaction)
+                    return .damaged("has a damaged page structure (\(failure.reason))")
+                } catch {
+                    return nil
+                }
+            } ?? nil
+            guard committed else { break }
+        }
+        return problem
     }
 
     /// What `body` returns of the data file at `path`, mapped read-only, and its meta pages, read where the file holds
@@ -85,10 +100,14 @@ public enum PageTreeCheck {
         guard let map = mmap(nil, size, PROT_READ, MAP_SHARED, descriptor, 0), map != MAP_FAILED else { return nil }
         defer { munmap(map, size) }
         let file = UnsafeRawBufferPointer(start: map, count: size)
-        let metas = MetaPage.pages { offset in
-            offset + MetaPage.size <= size ? UnsafeRawBufferPointer(rebasing: file[offset..<offset + MetaPage.size]) : nil
+        return body(file, metaPages(in: file))
+    }
+
+    /// The meta pages of `file`, a mapped data file, read where it holds them.
+    private static func metaPages(in file: UnsafeRawBufferPointer) -> [MetaPage] {
+        MetaPage.pages { offset in
+            offset + MetaPage.size <= file.count ? UnsafeRawBufferPointer(rebasing: file[offset..<offset + MetaPage.size]) : nil
         }
-        return body(file, metas)
     }
 
     /// Why meta pages whose transaction ids keep the pattern commits leave disagree with their free lists, as a clause;

@@ -1,5 +1,5 @@
 import Foundation
-import LMDB
+@testable import LMDB
 import TestSupport
 import Testing
 
@@ -388,6 +388,44 @@ extension PageTreeCheckTests {
         #expect(PageTreeCheck.problem(inDataFile: path, forWriting: true) == .damaged("has a damaged page structure (\(reason))"))
         // The commit order cannot be read from a damaged free list: nothing is said of the ids.
         #expect(PageTreeCheck.transactionProblem(inDataFile: path) == nil)
+    }
+
+    /// A reader walks beside a live writer, whose commits reuse the pages of the tree it walks: a walk that finds damage
+    /// after the meta pages' ids changed walks the new commit. Before, a writer that committed a few times during a
+    /// walk and closed before the reader asked `writer.lock` made a sound log read as damaged.
+    @Test("a walk that finds damage after a writer committed under it walks again, from the new commit")
+    func commitsDuringTheWalk() throws {
+        let walkedOnce = try problemWhileCommitting("walked-once", attempts: 1)
+        try #require(walkedOnce != nil, "the commits changed no page the walk reads")
+        #expect(try problemWhileCommitting("walked-again", attempts: 3) == nil)
+    }
+
+    /// What a reader's walk of a new file in the scratch directory `name` finds, in up to `attempts` walks, where a
+    /// writer's commits between its reading of the meta pages and its walk fill the pages of the tree it walks.
+    func problemWhileCommitting(_ name: String, attempts: Int) throws -> DataFileCheck.Problem? {
+        let directory = scratch.file(name)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        let env = try Environment(path: directory)
+        let db = try env.openDatabase("values", flags: .create)
+        try env.write { txn in
+            for key in 0..<400 { try txn.put(db, key: Array("key-\(key)".utf8), value: [UInt8](repeating: 1, count: 20 + key % 300)) }
+        }
+        // The first commit frees the tree the walk reads, and those after it fill its pages with values of 40 pages
+        // each: overflow pages, whose bytes no page header survives.
+        let commits = {
+            do {
+                for round in 1...4 {
+                    try env.write { txn in
+                        if round == 1 { for key in 0..<400 { _ = try txn.delete(db, key: Array("key-\(key)".utf8)) } }
+                        try txn.put(db, key: Array("large-\(round)".utf8), value: [UInt8](repeating: 0xAB, count: 40 * 4096))
+                    }
+                }
+            } catch {
+                Issue.record("a commit failed: \(error)")
+            }
+        }
+        return PageTreeCheck.problem(
+            inDataFile: directory + "/data.mdb", forWriting: false, choosing: MetaPage.readable, attempts: attempts, afterReadingMetas: commits)
     }
 
     /// The free lists of a file that many commits left, reusing pages, agree with its meta pages after every commit.

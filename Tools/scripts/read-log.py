@@ -408,9 +408,10 @@ def meta_pages(data_path):
     return pages
 
 
-def check_meta_pages(data_path, walk_trees):
+def check_meta_pages(data_path, walk_trees, attempts=3):
     """Refuses a data file LMDB would read past the end of (docs/FORMAT.md, "Before mapping a file"); with
-    `walk_trees`, one whose trees lead LMDB outside the file as well."""
+    `walk_trees`, one whose trees lead LMDB outside the file as well. A walk that finds damage after a writer committed
+    (the meta pages' ids changed under it) walks the new commit, up to `attempts` walks in all."""
     pages = meta_pages(data_path)
     if not pages:
         return "is not an LMDB file (too short for a meta page)"
@@ -441,7 +442,8 @@ def check_meta_pages(data_path, walk_trees):
             problem = check_page_trees(data_path, current.page_size, current.last_page,
                                        ((current.free_root, current.free_depth), (current.main_root, current.main_depth)))
             if problem:
-                return problem
+                committed = [page.transaction for page in meta_pages(data_path)] != [page.transaction for page in pages]
+                return check_meta_pages(data_path, walk_trees, attempts - 1) if committed and attempts > 1 else problem
     return None
 
 
