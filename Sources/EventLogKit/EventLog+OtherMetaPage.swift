@@ -39,17 +39,32 @@ extension EventLog {
 
     /// Where a bad bit in a meta page's transaction id may have made LMDB read `log`, open read-only, from the page of
     /// the commit before the last (`LMDB.PageTreeCheck.transactionProblem(inDataFile:)`): the log as the other meta
-    /// page records it, when that commit holds entries past `log`'s and so is the later one, read from a copy of the data
-    /// file made in `directory`, as ``openFromOtherMetaPage(at:copyingInto:)`` reads one; with what is wrong with the
-    /// ids, a clause. `nil` where the ids are sound, a writer has the log open, or the other commit holds no entry past
-    /// `log`'s: LMDB then reads the last commit, or which commit is the last cannot be told from the entries.
+    /// page records it, when that commit's entries show it the later one, read from a copy of the data file made in
+    /// `directory`, as ``openFromOtherMetaPage(at:copyingInto:)`` reads one; with what is wrong with the ids, a clause.
+    /// Entries are appended at the end and removed from the start, so a later commit's span of sequence numbers is no
+    /// lower at either end, and higher at one: entries past `log`'s, or fewer old ones (a trim, a retention step).
+    /// `nil` where the ids are sound, a writer has the log open, or the spans do not show the other commit later: LMDB
+    /// then reads the last commit, or which commit is the last cannot be told from the entries.
     public static func openLaterCommit(than log: EventLog, copyingInto directory: String) -> (log: EventLog, problem: String)? {
         guard let problem = log.metaPageTransactionProblem,
               let copy = copyDataFile(of: log.path, into: directory), FallbackCopy.pointAtFallback(dataFile: copy) != nil,
               let other = try? openReadOnly(at: directory),
-              let highest = try? log.highestSequence(), let otherHighest = try? other.highestSequence(), otherHighest > highest
+              let span = try? log.sequenceSpan(), let otherSpan = try? other.sequenceSpan(),
+              otherSpan.lowest >= span.lowest, otherSpan.highest >= span.highest, otherSpan != span
         else { return nil }
         return (other, problem)
+    }
+
+    /// The lowest sequence number the log holds (past ``highestSequence()`` where it holds none), and the highest.
+    private func sequenceSpan() throws(EventLogError) -> SequenceSpan {
+        let highest = try highestSequence()
+        return SequenceSpan(lowest: try storage.read { txn in try storage.lowestEntry(txn) } ?? highest + 1, highest: highest)
+    }
+
+    /// The lowest and highest sequence numbers of a log.
+    private struct SequenceSpan: Equatable {
+        let lowest: UInt64
+        let highest: UInt64
     }
 
     /// Why the transaction ids of the data file's meta pages are not what LMDB's commits leave, a clause about the data

@@ -23,8 +23,8 @@ struct Session {
             case before
             /// The last commit, where LMDB refuses the log for its other page.
             case lastWhole
-            /// The last commit, which holds entries past the commit LMDB reads, where the pages' transaction ids show a
-            /// bad bit (``EventLog/openLaterCommit(than:copyingInto:)``).
+            /// The last commit, which the entries show later than the commit LMDB reads, where the pages' transaction ids
+            /// show a bad bit (``EventLog/openLaterCommit(than:copyingInto:)``).
             case laterThanLMDBReads
         }
         /// Why the log was not read as LMDB reads it, a clause without its path.
@@ -124,7 +124,7 @@ struct Session {
             "\(path) was read as it stood one commit before its last, so what the last commit wrote is missing; LMDB refuses the log as it is: \(other.problem)."
         case .lastWhole: "\(path) was read whole, from its sound meta page; LMDB refuses the log as it is: \(other.problem)."
         case .laterThanLMDBReads:
-            "\(path) was read from the meta page LMDB does not read, whose commit holds entries past the other's: \(other.problem)."
+            "\(path) was read from the meta page LMDB does not read, whose entries show it the later commit: \(other.problem)."
         }
     }
 

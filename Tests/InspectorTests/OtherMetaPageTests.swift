@@ -107,7 +107,7 @@ struct OtherMetaPageTests {
         let ids = try LogDamage.metaPageTransactions(of: log)
         let listed = try await Tool.run(["log", log, "--json"]), sound = try await Tool.run(["log", demo, "--json"])
         #expect(listed.status == 5 && listed.lines == sound.lines, "\(listed.error)")
-        #expect(listed.error == "reactorlog: \(log) was read from the meta page LMDB does not read, whose commit holds entries past the other's: its data.mdb has meta pages whose transaction ids, \(ids[0]) and \(ids[1]), no run of commits leaves (page 0 holds an even one, page 1 the odd one next to it): one is damaged, and the page LMDB reads may hold the commit before the last. `reactorlog compact` copies what was read into a sound log.\n", "page \(page): \(listed.error)")
+        #expect(listed.error == "reactorlog: \(log) was read from the meta page LMDB does not read, whose entries show it the later commit: its data.mdb has meta pages whose transaction ids, \(ids[0]) and \(ids[1]), no run of commits leaves (page 0 holds an even one, page 1 the odd one next to it): one is damaged, and the page LMDB reads may hold the commit before the last. `reactorlog compact` copies what was read into a sound log.\n", "page \(page): \(listed.error)")
         let verified = try await Tool.run(["verify", log])
         #expect(verified.status == 1 && verified.lines.first?.hasPrefix("error: LMDB reads the log as it stood one commit before its last (its data.mdb has meta pages whose transaction ids") == true, "\(verified.output)")
         let saved = scratch.file("parity-saved.reactorlog")
@@ -130,12 +130,30 @@ struct OtherMetaPageTests {
         try LogDamage.makeCommitBeforeCurrent(of: log, lowerTheLast: lowerTheLast)
         let listed = try await Tool.run(["log", log, "--json"]), sound = try await Tool.run(["log", demo, "--json"])
         #expect(listed.status == 5 && listed.lines == sound.lines, "\(listed.error)")
-        #expect(listed.error.hasPrefix("reactorlog: \(log) was read from the meta page LMDB does not read, whose commit holds entries past the other's: its data.mdb has meta pages whose transaction ids") && listed.error.contains("disagree with their free lists"), "\(listed.error)")
+        #expect(listed.error.hasPrefix("reactorlog: \(log) was read from the meta page LMDB does not read, whose entries show it the later commit: its data.mdb has meta pages whose transaction ids") && listed.error.contains("disagree with their free lists"), "\(listed.error)")
         let verified = try await Tool.run(["verify", log])
         #expect(verified.status == 1 && verified.lines.first?.hasPrefix("error: LMDB reads the log as it stood one commit before its last") == true, "\(verified.output)")
         let python = try await Tool.python("read-log.py", [log])
         #expect(python.status == 1 && python.error.contains("disagree with their free lists") && python.error.contains("what was read may be the log as it stood before its last commit"), "\(python.error)")
         #expect(try await Tool.run(["trim", log, "--before", "2"]).status != 0)
+    }
+
+    /// The last commit a trim's: it holds no entry past the commit before, but fewer old ones. Before session 83 a bad bit
+    /// that made the commit before current read the trimmed entries back with exit 0, since only the highest sequence
+    /// numbers were compared.
+    @Test("ids that make the commit before a trim current: every command reads the trimmed log, says so and exits 5", arguments: [true, false])
+    func commitBeforeATrimMadeCurrent(lowerTheLast: Bool) async throws {
+        let log = scratch.file("trim-made-current-\(lowerTheLast).reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        #expect(try await Tool.run(["trim", log, "--before", "30"]).status == 0)
+        let trimmed = try await Tool.run(["log", log, "--json"]).lines
+        try #require(trimmed.count < (try await Tool.run(["log", demo, "--json"])).lines.count, "the trim removed nothing")
+        try LogDamage.makeCommitBeforeCurrent(of: log, lowerTheLast: lowerTheLast)
+        let listed = try await Tool.run(["log", log, "--json"])
+        #expect(listed.status == 5 && listed.lines == trimmed, "\(listed.error)")
+        #expect(listed.error.hasPrefix("reactorlog: \(log) was read from the meta page LMDB does not read, whose entries show it the later commit: its data.mdb has meta pages whose transaction ids"), "\(listed.error)")
+        let verified = try await Tool.run(["verify", log])
+        #expect(verified.status == 1 && verified.lines.first?.hasPrefix("error: LMDB reads the log as it stood one commit before its last") == true, "\(verified.output)")
     }
 
     /// A hostile file: the page LMDB reads by the id's parity claims pages far past the file's end, which the checks

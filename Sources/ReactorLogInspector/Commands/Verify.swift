@@ -39,7 +39,7 @@ struct Verify: AsyncParsableCommand {
                 case .lastWhole:
                     "LMDB refuses the log as it is (\(other.problem)): what follows is the log read whole from its sound meta page; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
                 case .laterThanLMDBReads:
-                    "LMDB reads the log as it stood one commit before its last (\(other.problem)): what follows is the log read from the other meta page, whose commit holds entries past it; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
+                    "LMDB reads the log as it stood one commit before its last (\(other.problem)): what follows is the log read from the other meta page, whose entries show it the later commit; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
                 }
                 return ProblemJSON(severity: VerifyReport.Problem.Severity.error.rawValue, sequence: nil, message: message)
             }
