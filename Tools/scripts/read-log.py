@@ -408,11 +408,14 @@ def meta_pages(data_path):
     return pages
 
 
-def check_meta_pages(data_path, walk_trees, attempts=3):
+def check_meta_pages(data_path, walk_trees, attempts=3, after_reading=None):
     """Refuses a data file LMDB would read past the end of (docs/FORMAT.md, "Before mapping a file"); with
     `walk_trees`, one whose trees lead LMDB outside the file as well. A walk that finds damage after a writer committed
-    (the meta pages' ids changed under it) walks the new commit, up to `attempts` walks in all."""
+    (the meta pages' ids changed under it) walks the new commit, up to `attempts` walks in all. `after_reading`, where
+    given, runs once the meta pages are read: a test's commits there stand for a writer's during a walk."""
     pages = meta_pages(data_path)
+    if after_reading:
+        after_reading()
     if not pages:
         return "is not an LMDB file (too short for a meta page)"
     if not any(page.magic == 0xBEEFC0DE for page in pages):
