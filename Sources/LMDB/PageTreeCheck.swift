@@ -169,6 +169,9 @@ public enum PageTreeCheck {
         /// written), a sub-page (0x40, of a sorted duplicate), loose and kept (0x4000, 0x8000, in memory only).
         static let readersFlags: UInt16 = 0x01 | 0x02 | 0x04 | 0x20
 
+        /// Whether the walk checks what a reader needs only (``readersFlags``), not a writer.
+        var isReader: Bool { flagsRead == Self.readersFlags }
+
         init(file: UnsafeRawBufferPointer, flagsRead: UInt16) {
             self.file = file
             self.flagsRead = flagsRead
@@ -183,7 +186,7 @@ public enum PageTreeCheck {
             for meta in metas where prepare(for: meta) {
                 do {
                     try walk(root: meta.freeRoot, depth: meta.freeDepth, tree: "the free list", named: false, free: true)
-                } catch is Failure where flagsRead == Self.readersFlags {
+                } catch is Failure where isReader {
                     // LMDB's readers never read the free list: its damage is a writer's alone (whose walk refuses it),
                     // and the main database is walked as though there were none. What was marked is forgotten: pages a
                     // damaged free list led the walk to may be the main database's.
@@ -300,13 +303,13 @@ public enum PageTreeCheck {
             // ends the page, and LMDB then reads only bytes of the file, which the reader finds damaged (its checksum,
             // its key's size). A writer is refused it: its copy or split of the page would write past the page.
             let pageStart = Int(number) * pageSize
-            let lenient = isLeaf && !named && !free && flagsRead == Self.readersFlags
+            let lenient = isLeaf && !named && !free && isReader
             func inFile(_ end: Int) -> Bool { lenient && pageStart + end <= file.count }
             // A writer moves a page's nodes by the sizes they state (to delete one, insert one, copy or split the page):
             // a node that runs into the next, a key size grown by a bad bit, would have it write over that node, then past
             // its page. LMDB lays nodes end to end (each of an even size) from the page's end down to `upper`, so in a
             // sound page they fill that space at most; only where they state more are they read again to name the one.
-            let checksExtents = flagsRead != Self.readersFlags
+            let checksExtents = !isReader
             var stated = 0
             for index in 0..<count {
                 let offset = nodeOffset(index)
@@ -326,7 +329,7 @@ public enum PageTreeCheck {
                 // LMDB reads a record by three of its flags only: big data (0x01), a sub-database (0x02) and duplicates
                 // (0x04), also a named database's record as it opens the database. A reader passes over the others,
                 // which a bad bit may set; a writer, which copies them with the record, is refused them.
-                let nodeFlags = flagsRead == Self.readersFlags ? node.flags & 0x07 : node.flags
+                let nodeFlags = isReader ? node.flags & 0x07 : node.flags
                 guard nodeFlags & ~0x03 == 0, nodeFlags & 0x03 != 0x03 else {
                     throw Failure(reason: "node \(index) of page \(number) (\(tree)) has flags no record has (\(node.flags))")
                 }

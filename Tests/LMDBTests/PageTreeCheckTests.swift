@@ -259,7 +259,7 @@ extension PageTreeCheckTests {
 
     /// The transaction ids of the two meta pages of the data file `bytes`.
     func transactions(_ bytes: [UInt8]) -> [UInt64] {
-        [0, 4096].map { page in bytes[page + 144..<page + 152].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        metaValues(bytes, at: 144)
     }
 
     @Test("the meta pages' transaction ids that a new file, its commits and a compacting copy leave pass for writing")
@@ -354,7 +354,7 @@ extension PageTreeCheckTests {
         // The first record, after its node's 8-byte header and 8-byte key: a count, then the freed pages' numbers.
         let (root, node) = try firstFreeNode(bytes, current)
         let record = node + 16
-        let freed = bytes[record + 8..<record + 16].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let freed = integer(bytes, at: record + 8)
         let reason: String
         switch damage {
         case "a freed page's number":
@@ -362,13 +362,13 @@ extension PageTreeCheckTests {
             reason = "the free list names page \(freed | 1 << 40), outside pages 2…\(lastPage)"
         case "a page named twice", "a page of its own tree":
             // A bad bit that turns one number into another the free list names, or into its own leaf's.
-            let named = damage == "a page named twice" ? bytes[record + 16..<record + 24].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } : UInt64(root)
+            let named = damage == "a page named twice" ? integer(bytes, at: record + 16) : UInt64(root)
             try #require(bytes[record] >= 2 && named != freed)
             withUnsafeBytes(of: named.littleEndian) { bytes.replaceSubrange(record + 8..<record + 16, with: $0) }
             reason = damage == "a page named twice" ? "the free list names page \(named) twice" : "the free list names page \(named), a page of its own tree"
         case "the record's count":
             bytes[record + 1] ^= 0x01
-            let count = bytes[record..<record + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            let count = integer(bytes, at: record)
             let size = Int(bytes[record - 16]) | Int(bytes[record - 15]) << 8
             reason = "a free-list record of page \(root) counts \(count) pages in \(size) bytes"
         default:
@@ -475,7 +475,12 @@ extension PageTreeCheckTests {
 
     /// The little-endian u64 at byte `offset` of each meta page of `bytes`, a data file.
     func metaValues(_ bytes: [UInt8], at offset: Int) -> [UInt64] {
-        [0, 1].map { page in bytes[page * 4096 + offset..<page * 4096 + offset + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        [0, 1].map { page in integer(bytes, at: page * 4096 + offset) }
+    }
+
+    /// The little-endian u64 at byte `offset` of `bytes`.
+    func integer(_ bytes: [UInt8], at offset: Int) -> UInt64 {
+        bytes[offset..<offset + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 
     /// The last commit's main root moved onto the commit before's: a sound tree, but the older one, which LMDB would read
