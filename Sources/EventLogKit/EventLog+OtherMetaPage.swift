@@ -84,7 +84,7 @@ extension EventLog {
 
     /// Copies the data file of the log at `path` into `directory`, with its permissions; the copy's path, or `nil` where
     /// a writer has the log open (its pages change under a copy) or the file cannot be copied.
-    private static func copyDataFile(of path: String, into directory: String) -> String? {
+    static func copyDataFile(of path: String, into directory: String) -> String? {
         guard !WriterLock.isHeld(directory: path, readings: 3) else { return nil }
         var status = stat()
         let source = path + "/" + LogLayout.dataFile, copy = directory + "/" + LogLayout.dataFile

@@ -8,7 +8,8 @@ import Darwin
 /// pages, the one LMDB does not read, which records the commit before the last; of one valid page, that one. LMDB
 /// 0.9.24 always reads the meta page with the higher transaction id and refuses a file either of whose meta pages is
 /// not valid; it has no way to be pointed at the other (`MDB_PREVSNAPSHOT` came in 0.9.26). So the copy's other meta
-/// page is overwritten by the fallback one: both then record the same commit. A log's own file is only ever read.
+/// page is overwritten by the fallback one: both then record the same commit. A copy's records with flags a bad bit
+/// set can be mended too (``mendRecordFlags(dataFile:)``). A log's own file is only ever read.
 public enum FallbackCopy {
     /// A copy pointed at its fallback meta page.
     public struct Made: Sendable {
@@ -76,6 +77,22 @@ public enum FallbackCopy {
             "one of its meta pages lacks LMDB's magic number"
         }
         return Made(isCommitBefore: meta.transaction < replaced.transaction, replacedPageProblem: problem)
+    }
+
+    /// Clears, in the data file at `path` (a copy: never a log's own file), each record's flags that LMDB never gives it,
+    /// a bad bit's (``PageTreeCheck/mendableRecords(inDataFile:)``); the records mended, empty when there were none or a
+    /// write failed (the copy is then no use).
+    public static func mendRecordFlags(dataFile path: String) -> [MendedRecord] {
+        let records = PageTreeCheck.mendableRecords(inDataFile: path)
+        guard !records.isEmpty else { return [] }
+        let descriptor = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return [] }
+        defer { close(descriptor) }
+        for record in records {
+            let written = withUnsafeBytes(of: record.flags.littleEndian) { write(all: $0, to: descriptor, at: record.flagsOffset) }
+            guard written else { return [] }
+        }
+        return fsync(descriptor) == 0 ? records : []
     }
 
     /// Writes all of `bytes` at `offset`; `false` when a write fails.

@@ -42,6 +42,23 @@ public enum PageTreeCheck {
         problem(inDataFile: path, forWriting: false) { MetaPage.fallback(of: $0).map { [$0.page] } ?? [] }
     }
 
+    /// The records, in the trees but the free list of the meta page LMDB reads the data file at `path` from (of both,
+    /// where a bad bit in a transaction id leaves either), with flags LMDB never gives them, a bad bit's
+    /// (``MendedRecord``), each once; empty where there are none, or the file cannot be read. A tree whose walk finds
+    /// other damage is walked no further than that damage.
+    public static func mendableRecords(inDataFile path: String) -> [MendedRecord] {
+        mapped(path) { file, metas -> [MendedRecord] in
+            var found: [MendedRecord] = []
+            for meta in MetaPage.readable(of: metas) {
+                var walker = Walker(file: file, flagsRead: Walker.readersFlags)
+                walker.mending = true
+                try? walker.walk(from: [meta])
+                found += walker.mends.filter { mend in !found.contains { $0.flagsOffset == mend.flagsOffset } }
+            }
+            return found
+        } ?? []
+    }
+
     /// Why the transaction ids of the meta pages of the data file at `path` are not what LMDB's commits leave, as a
     /// clause ("has meta pages whose transaction ids, …"); `nil` where they are, or the pages cannot be read or are not
     /// both valid. A bad bit in one may have made LMDB read the page of the commit before the last: the ids break the
@@ -160,6 +177,11 @@ public enum PageTreeCheck {
         var ownRecord: [UInt64] = []
         /// The page read last.
         var buffer = UnsafeRawBufferPointer(start: nil, count: 0)
+        /// Whether a reader's walk reads a record with flags LMDB never gives it (a bad bit's, ``MendedRecord``) without
+        /// them, noting it in ``mends``.
+        var mending = false
+        /// The records a ``mending`` walk read without their wrong flags.
+        var mends: [MendedRecord] = []
 
         /// The page flags checked against a page's type: ``readersFlags`` for a reader, all of them for a writer.
         let flagsRead: UInt16
@@ -329,7 +351,15 @@ public enum PageTreeCheck {
                 // LMDB reads a record by three of its flags only: big data (0x01), a sub-database (0x02) and duplicates
                 // (0x04), also a named database's record as it opens the database. A reader passes over the others,
                 // which a bad bit may set; a writer, which copies them with the record, is refused them.
-                let nodeFlags = isReader ? node.flags & 0x07 : node.flags
+                var nodeFlags = isReader ? node.flags & 0x07 : node.flags
+                if mending, isReader, !free, case let wrong = MendedRecord.wrongFlags(
+                    nodeFlags, inMainDatabase: named, keySize: node.keySize, valueSize: dataSize, valueEnd: dataStart + dataSize, pageSize: pageSize
+                ), wrong != 0 {
+                    mends.append(MendedRecord(
+                        flagsOffset: pageStart + offset + 4, flags: node.flags & ~wrong, cleared: wrong, page: number, node: index, tree: tree,
+                        valueSize: dataSize))
+                    nodeFlags &= ~wrong
+                }
                 guard nodeFlags & ~0x03 == 0, nodeFlags & 0x03 != 0x03 else {
                     throw Failure(reason: "node \(index) of page \(number) (\(tree)) has flags no record has (\(node.flags))")
                 }

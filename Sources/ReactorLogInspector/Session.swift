@@ -11,18 +11,22 @@ struct Session {
     let path: String
     /// Whether `path` is an export or a pack, read into a private temporary log.
     var isExport = false
-    /// How a log that LMDB refuses was read from its other meta page (``EventLog/openFromOtherMetaPage(at:copyingInto:)``);
-    /// `nil` for a log read as it is.
-    var otherMetaPage: OtherMetaPage?
+    /// How a log that LMDB refuses, or reads as it stood one commit before, was read instead, from a private copy of its
+    /// data file (``EventLog/openMended(at:copyingInto:)``, ``EventLog/openFromOtherMetaPage(at:copyingInto:)``); `nil`
+    /// for a log read as it is.
+    var readAround: ReadAround?
 
-    /// Why a log was read from the meta page LMDB does not read it from, and what that page holds.
-    struct OtherMetaPage {
-        /// What the page read holds.
+    /// Why a log was not read as LMDB reads it, and what was read instead.
+    struct ReadAround {
+        /// What was read.
         enum Commit {
             /// The commit before the last, which LMDB refuses: what the last wrote is missing.
             case before
             /// The last commit, where LMDB refuses the log for its other page.
             case lastWhole
+            /// The last commit, whole, from a copy whose records' big-data flags, set by bad bits, were cleared
+            /// (``EventLog/openMended(at:copyingInto:)``): `records` of them.
+            case lastMended(records: Int)
             /// The last commit, which the entries show later than the commit LMDB reads, where the pages' transaction ids
             /// show a bad bit (``EventLog/openLaterCommit(than:copyingInto:)``).
             case laterThanLMDBReads
@@ -34,17 +38,26 @@ struct Session {
     let terminal = Terminal.current
 
     /// Opens `path` read-only: a log directory, or an export or pack (a file), which is imported into a private
-    /// temporary log first. A log whose last commit cannot be read, where the commit before it can, is opened as it
-    /// stood then.
+    /// temporary log first. A log LMDB refuses for records whose big-data flag bad bits set is read whole from a copy with
+    /// those flags cleared; else, where its last commit cannot be read and the commit before it can, as it stood then.
     static func open(_ path: String) throws -> Session {
         if isExportFile(path) { return try openExport(path) }
         do {
             let log = try EventLog.openReadOnly(at: path)
             return openLaterCommit(than: log, path: path) ?? Session(log: log, path: path)
         } catch {
-            guard let session = openFromOtherMetaPage(path) else { throw error }
+            guard let session = openMended(path) ?? openFromOtherMetaPage(path) else { throw error }
             return session
         }
+    }
+
+    /// The log at `path` read whole from a copy, in a private temporary directory removed at once, whose records'
+    /// big-data flags, set by bad bits, are cleared; `nil` when it has none or the copy cannot be read either.
+    private static func openMended(_ path: String) -> Session? {
+        guard FileManager.default.isDirectory(atPath: path),
+              let read = inStagingDirectory({ EventLog.openMended(at: path, copyingInto: $0) })
+        else { return nil }
+        return Session(log: read.log, path: path, readAround: ReadAround(problem: read.problem, commit: .lastMended(records: read.records)))
     }
 
     /// The log at `path` read from its other meta page, through a copy in a private temporary directory that is
@@ -53,7 +66,7 @@ struct Session {
         guard FileManager.default.isDirectory(atPath: path),
               let read = inStagingDirectory({ EventLog.openFromOtherMetaPage(at: path, copyingInto: $0) })
         else { return nil }
-        return Session(log: read.log, path: path, otherMetaPage: OtherMetaPage(problem: read.problem, commit: read.isCommitBefore ? .before : .lastWhole))
+        return Session(log: read.log, path: path, readAround: ReadAround(problem: read.problem, commit: read.isCommitBefore ? .before : .lastWhole))
     }
 
     /// The log at `path`, which LMDB reads as `log`, read from its other meta page where a bad bit in a transaction id
@@ -63,7 +76,7 @@ struct Session {
         guard log.metaPageTransactionProblem != nil,
               let read = inStagingDirectory({ EventLog.openLaterCommit(than: log, copyingInto: $0) })
         else { return nil }
-        return Session(log: read.log, path: path, otherMetaPage: OtherMetaPage(problem: "its data.mdb " + read.problem, commit: .laterThanLMDBReads))
+        return Session(log: read.log, path: path, readAround: ReadAround(problem: "its data.mdb " + read.problem, commit: .laterThanLMDBReads))
     }
 
     /// What `open` returns of a private temporary directory, which is removed once it returns (a log opened from a copy
@@ -116,13 +129,15 @@ struct Session {
         return Session(log: try EventLog.openReadOnly(at: staging.path), path: path, isExport: true)
     }
 
-    /// What was read of a log read from its other meta page, as a sentence.
-    var readFromOtherMetaPage: String {
-        guard let other = otherMetaPage else { return "" }
+    /// What was read of a log not read as LMDB reads it, as a sentence.
+    var whatWasRead: String {
+        guard let other = readAround else { return "" }
         return switch other.commit {
         case .before:
             "\(path) was read as it stood one commit before its last, so what the last commit wrote is missing; LMDB refuses the log as it is: \(other.problem)."
         case .lastWhole: "\(path) was read whole, from its sound meta page; LMDB refuses the log as it is: \(other.problem)."
+        case .lastMended(let records):
+            "\(path) was read whole, from a copy with \(records == 1 ? "that flag" : "those flags") cleared; LMDB refuses the log as it is: \(other.problem)."
         case .laterThanLMDBReads:
             "\(path) was read from the meta page LMDB does not read, whose entries show it the later commit: \(other.problem)."
         }
@@ -130,7 +145,7 @@ struct Session {
 
     /// The size of what was opened: the export's file, or the log's data file (also where a copy of it was read).
     var sizeOnDisk: Int {
-        isExport ? Info.fileSize(path) : otherMetaPage != nil ? Info.fileSize(path + "/data.mdb") : log.sizeOnDisk
+        isExport ? Info.fileSize(path) : readAround != nil ? Info.fileSize(path + "/data.mdb") : log.sizeOnDisk
     }
 
     /// The permissions of the log's data file (or of the export opened): files the inspector writes from the log
@@ -263,15 +278,15 @@ func inspect(opening path: String, _ body: (Session) async throws -> Void) async
         let session = try Session.open(path)
         do {
             try await body(session)
-        } catch where session.otherMetaPage != nil && !(error is ExitCode) {
-            // The command's failure, about the log read from its other meta page: say first which log that was. (A
+        } catch where session.readAround != nil && !(error is ExitCode) {
+            // The command's failure, about the log not read as LMDB reads it: say first which log that was. (A
             // finding, as verify's, names the meta page itself.)
-            printDiagnostic("warning: \(session.readFromOtherMetaPage)")
+            printDiagnostic("warning: \(session.whatWasRead)")
             throw error
         }
-        if session.otherMetaPage != nil {
+        if session.readAround != nil {
             throw InspectorFailure(
-                "\(session.readFromOtherMetaPage) `\(ReactorLogInspector.commandName) compact` copies what was read into a sound log.", exit: .corrupt)
+                "\(session.whatWasRead) `\(ReactorLogInspector.commandName) compact` copies what was read into a sound log.", exit: .corrupt)
         }
         let damages = session.log.bypassedIndexDamage
         guard !damages.isEmpty else { return }

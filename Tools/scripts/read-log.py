@@ -423,12 +423,8 @@ def check_meta_pages(data_path, walk_trees, attempts=3, after_reading=None):
     valid = [index for index, page in enumerate(pages) if page.valid]
     if not valid:
         return "has damaged meta pages (no valid version)"
-    # LMDB takes the highest transaction id (the first page on a tie) for the last commit's, then reads, with its
-    # lock file, the page at the index of that id's parity, and without one the page with that id: both are
-    # checked where a bad bit broke the ids' parity (FORMAT.md). It trusts the page's size.
-    highest = max(valid, key=lambda index: pages[index].transaction)
-    by_parity = pages[highest].transaction & 1
-    readable = [pages[highest]] + ([pages[by_parity]] if by_parity != highest and by_parity in valid else [])
+    # Both pages LMDB may read are checked where a bad bit broke the ids' parity (FORMAT.md); it trusts their page size.
+    readable = readable_meta_pages(data_path, pages)
     size = os.path.getsize(data_path)
     for current in readable:
         if not plausible_page_size(current.page_size):
@@ -448,6 +444,19 @@ def check_meta_pages(data_path, walk_trees, attempts=3, after_reading=None):
                 committed = [page.transaction for page in meta_pages(data_path)] != [page.transaction for page in pages]
                 return check_meta_pages(data_path, walk_trees, attempts - 1) if committed and attempts > 1 else problem
     return None
+
+
+def readable_meta_pages(data_path, pages=None):
+    """The meta pages LMDB may read the data file from: that of the highest transaction id (the first on a tie), and,
+    where a bad bit broke the ids' parity, the one at the index of that id's parity, which LMDB reads with its lock
+    file. Empty where no page is valid."""
+    pages = pages if pages is not None else meta_pages(data_path)
+    valid = [index for index, page in enumerate(pages) if page.valid]
+    if not valid:
+        return []
+    highest = max(valid, key=lambda index: pages[index].transaction)
+    by_parity = pages[highest].transaction & 1
+    return [pages[highest]] + ([pages[by_parity]] if by_parity != highest and by_parity in valid else [])
 
 
 def transaction_ids(data_path):
@@ -513,15 +522,19 @@ EMPTY_TREE = 0xFFFFFFFFFFFFFFFF
 READ_FLAGS = 0x01 | 0x02 | 0x04 | 0x20
 
 
-def check_page_trees(data_path, page_size, last_page, roots, records=None):
+def check_page_trees(data_path, page_size, last_page, roots, records=None, mends=None):
     """Walks every tree LMDB can reach from the current meta page and checks each page before LMDB reads it, since
     LMDB follows page numbers and node offsets unchecked (docs/FORMAT.md, "Before mapping a file"). `roots` are the
     free list's and the main database's (root, depth). `records`, a dict where given, gets the free list's records:
-    the pages filed under each transaction id. Returns what is wrong, or None."""
+    the pages filed under each transaction id. `mends`, a list where given, gets the records outside the free list
+    with flags LMDB never gives them (FORMAT.md, "A record's flags"), which the walk then reads without those flags:
+    (the file offset of the node's flags, the flags mended, what was wrong). Returns what is wrong, or None."""
     # Mapped read-only, not read into memory: a page is sliced out only once the file is known to hold it.
     file = open(data_path, "rb")
     data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
     whole_pages = len(data) // page_size
+    # The largest node LMDB keeps in a page (`me_nodemax`): a larger value goes to overflow pages, a smaller never does.
+    largest_node = ((page_size - 16) // 2 & ~1) - 2
     seen = set()
     # The pages the free list names: no tree of the same commit reaches one (a root left as the commit before's).
     listed_free = set()
@@ -617,6 +630,19 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None):
                 # LMDB reads a record by three of its flags only (big data, sub-database, duplicates): a reader passes
                 # over the others, as the Swift reader does.
                 read_flags = node_flags & 0x07
+                if mends is not None and not free:
+                    # Duplicates in a file without a database that keeps them, a named database's record outside the
+                    # main database, a value flagged as stored on overflow pages that LMDB would keep in its page.
+                    wrong = read_flags & 0x04 | (0 if named else read_flags & 0x02)
+                    if read_flags & 0x01 and 8 + key_size + size <= largest_node and start + size <= page_size:
+                        wrong |= 0x01
+                    if wrong:
+                        kind = (f"as stored on overflow pages, though its {size} bytes lie in its page" if wrong & 0x01
+                                else "as holding duplicates, in a database that keeps none" if wrong & 0x04
+                                else "as a named database's, outside the main database")
+                        mends.append((number * page_size + offset + 4, node_flags & ~wrong,
+                                      f"flags a record {kind} (node {index} of page {number}, in {tree})"))
+                        read_flags &= ~wrong
                 if read_flags & ~0x03 or read_flags == 0x03:
                     raise ValueError(f"node {index} of page {number} ({tree}) has flags no record has ({node_flags})")
                 node_flags = read_flags
@@ -669,6 +695,38 @@ def open_environment(directory, lock):
         return (env, *(env.open_db(name.encode(), create=False) for name in ("meta", "entries", "streams", "snapshots")))
     except lmdb.Error as error:
         raise Refused(f"LMDB error: {error}") from None
+
+
+def read_mended(data_path):
+    """Opens a private copy of the data file whose records with flags LMDB never gives them (a bad bit's, FORMAT.md, "A
+    record's flags") have those flags cleared: the environment, its four databases, the copy's directory (the caller
+    removes it once open), and what was wrong, a clause. None where no record has such flags, or the copy mended is
+    still refused."""
+    mends, done = [], set()
+    for page in readable_meta_pages(data_path):
+        if plausible_page_size(page.page_size):
+            found = []
+            check_page_trees(data_path, page.page_size, page.last_page,
+                             ((EMPTY_TREE, 0), (page.main_root, page.main_depth)), mends=found)
+            mends += [mend for mend in found if mend[0] not in done]
+            done.update(mend[0] for mend in found)
+    if not mends:
+        return None
+    directory = tempfile.mkdtemp(prefix="read-log-")
+    try:
+        copy = os.path.join(directory, "data.mdb")
+        shutil.copyfile(data_path, copy)
+        with open(copy, "r+b") as file:
+            for at, flags, _ in mends:
+                file.seek(at)
+                file.write(struct.pack("<H", flags))
+        if check_meta_pages(copy, walk_trees=True) is None:
+            more = "" if len(mends) == 1 else f", and {len(mends) - 1} more record{'' if len(mends) == 2 else 's'} as LMDB never writes them"
+            return (*open_environment(directory, lock=False), directory, f"its data.mdb {mends[0][2]}{more}")
+    except (OSError, Refused):
+        pass
+    shutil.rmtree(directory, ignore_errors=True)
+    return None
 
 
 def read_from_other_meta_page(data_path, file_refused):
@@ -746,20 +804,26 @@ def main():
     # The trees are walked only when nothing writes the log: a writer reuses pages while they are read.
     writing = writer_holds(path)
     problem = check_meta_pages(data_path, walk_trees=copy or not writing)
-    other_meta_page = None
+    read_around = None
     try:
         if problem:
             raise Refused(f"its data.mdb {problem}")
         env, meta, entries, streams, snapshots = open_environment(path, lock=not copy)
     except Refused as refusal:
-        opened = None if writing else read_from_other_meta_page(data_path, file_refused=problem is not None)
-        if opened is None:
+        # Records with flags a bad bit set are mended first: that reads the last commit whole.
+        mended = None if writing else read_mended(data_path)
+        opened = None if writing or mended else read_from_other_meta_page(data_path, file_refused=problem is not None)
+        if mended:
+            env, meta, entries, streams, snapshots, directory, mend_problem = mended
+            read_around = f"{path} was read whole, from a copy with that flag cleared; LMDB refuses the log as it is: {mend_problem}"
+        elif opened:
+            env, meta, entries, streams, snapshots, directory, is_commit_before, page_problem = opened
+            refusal = page_problem or refusal
+            read_around = (
+                f"{path} was read as it stood one commit before its last, so what the last commit wrote is missing; LMDB refuses the log as it is: {refusal}"
+                if is_commit_before else f"{path} was read whole, from its sound meta page; LMDB refuses the log as it is: {refusal}")
+        else:
             sys.exit(f"{path}: {refusal}")
-        env, meta, entries, streams, snapshots, directory, is_commit_before, page_problem = opened
-        refusal = page_problem or refusal
-        other_meta_page = (
-            f"{path} was read as it stood one commit before its last, so what the last commit wrote is missing; LMDB refuses the log as it is: {refusal}"
-            if is_commit_before else f"{path} was read whole, from its sound meta page; LMDB refuses the log as it is: {refusal}")
         shutil.rmtree(directory, ignore_errors=True)
     # The stream index: blocks in `stream-index` since version 5, a record per entry in `stream-entries` before.
     try:
@@ -916,8 +980,8 @@ def main():
                 sys.exit(f"snapshot {key.hex()} breaks a rule: entry #{sequence} belongs to another stream")
             count += 1
         print(f"{count} snapshots, all checksums match")
-    if other_meta_page:
-        sys.exit(other_meta_page)
+    if read_around:
+        sys.exit(read_around)
     ids = transaction_ids(data_path)
     if ids and ids != (0, 0) and not (ids[0] % 2 == 0 and ids[1] == ids[0] + 1 or ids[1] % 2 == 1 and ids[0] == ids[1] + 1):
         # A commit writes its meta page at the index of its id's parity, one above the last's (FORMAT.md).

@@ -30,14 +30,16 @@ struct Verify: AsyncParsableCommand {
         try await inspect(opening: log.log) { session in
             let report = try session.log.verify { checked in session.terminal.showProgress("verify: \(checked) entries checked") }
             session.terminal.endProgress()
-            // What was checked of a log that LMDB refuses is what its other meta page holds: the refusal is the first
-            // problem.
-            let lastCommit = session.otherMetaPage.map { other in
+            // What was checked of a log that LMDB refuses is what was read instead (its other meta page, a mended copy):
+            // the refusal is the first problem.
+            let lastCommit = session.readAround.map { other in
                 let message: String = switch other.commit {
                 case .before:
                     "LMDB refuses the log as it is (\(other.problem)): what follows is the log as it stood one commit before its last, without what the last commit wrote; `\(ReactorLogInspector.commandName) compact` copies that into a sound log"
                 case .lastWhole:
                     "LMDB refuses the log as it is (\(other.problem)): what follows is the log read whole from its sound meta page; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
+                case .lastMended(let records):
+                    "LMDB refuses the log as it is (\(other.problem)): what follows is the log read whole from a copy with \(records == 1 ? "that flag" : "those flags") cleared; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
                 case .laterThanLMDBReads:
                     "LMDB reads the log as it stood one commit before its last (\(other.problem)): what follows is the log read from the other meta page, whose entries show it the later commit; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
                 }

@@ -1,0 +1,90 @@
+import Foundation
+@testable import LMDB
+import TestSupport
+import Testing
+
+/// `PageTreeCheck.mendableRecords` and `FallbackCopy.mendRecordFlags`: a record's flag that LMDB never gives it, set
+/// by a bad bit, is read without it from a copy. Before session 84 a reader refused the whole file for one such bit on
+/// a page both commits share.
+extension PageTreeCheckTests {
+    /// The flags of the leaf node of `key` at `at` (the key's offset) in `bytes`: the 2 bytes 4 before the key.
+    private func flags(at: Int, in bytes: [UInt8]) -> UInt16 {
+        UInt16(bytes[at - 4]) | UInt16(bytes[at - 3]) << 8
+    }
+
+    /// Values around LMDB's largest node in a page: 8-byte keys, values of 2,018 to 2,027 bytes.
+    private func valuesAroundTheLargestNode() throws -> (path: String, bytes: [UInt8]) {
+        try dataFile("around-the-largest-node", writes: [{ txn, db in
+            for size in 2018...2027 { try txn.put(db, key: Array(String(format: "%08d", size).utf8), value: [UInt8](repeating: 1, count: size)) }
+        }])
+    }
+
+    @Test("LMDB keeps a value in its page up to the largest node and in overflow pages past it, and nothing sound is mended")
+    func largestNodeIsLMDBs() throws {
+        let (path, bytes) = try valuesAroundTheLargestNode()
+        for size in 2018...2027 {
+            let key = Array(String(format: "%08d", size).utf8)
+            let nodes = leafNodes(holding: key, in: bytes)
+            try #require(!nodes.isEmpty)
+            let isBigData = 8 + key.count + size > MendedRecord.largestNode(pageSize: 4096)
+            #expect(nodes.allSatisfy { flags(at: $0, in: bytes) == (isBigData ? 0x01 : 0) }, "\(size) bytes")
+        }
+        #expect(MendedRecord.largestNode(pageSize: 4096) == 2038)
+        #expect(PageTreeCheck.mendableRecords(inDataFile: path).isEmpty)
+        let (overflowing, _) = try fileEndingInOverflowPages()
+        #expect(PageTreeCheck.mendableRecords(inDataFile: overflowing).isEmpty)
+    }
+
+    @Test(
+        "a flag a bad bit set on a record is read without it from a copy: the value as written, the file left as it was",
+        arguments: [(UInt16(0x01), "as stored on overflow pages, though its 2022 bytes lie in its page"),
+                    (0x04, "as holding duplicates, in a database that keeps none"),
+                    (0x02, "as a named database's, outside the main database")])
+    func flagSetByABadBit(mask: UInt16, wrong: String) throws {
+        var (path, bytes) = try valuesAroundTheLargestNode()
+        // The largest value LMDB keeps in its page: its first 8 bytes, read as a page number, lie far outside the file.
+        let key = Array("00002022".utf8)
+        let nodes = leafNodes(holding: key, in: bytes)
+        for at in nodes { bytes[at - 4] ^= UInt8(mask) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let damaged = bytes
+        #expect(PageTreeCheck.problem(inDataFile: path) != nil)
+        let records = PageTreeCheck.mendableRecords(inDataFile: path)
+        let record = try #require(records.first)
+        #expect(records.count == 1 && nodes.contains(record.flagsOffset + 4) && record.flags == 0 && record.cleared == mask)
+        #expect(record.problem == "flags a record \(wrong) (node \(record.node) of page \(record.page), in database 'values')")
+
+        let directory = scratch.file("mended-\(mask)")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        let copy = directory + "/data.mdb"
+        #expect(FallbackCopy.copy(from: path, to: copy))
+        #expect(FallbackCopy.mendRecordFlags(dataFile: copy) == records)
+        #expect(PageTreeCheck.problem(inDataFile: copy) == nil && PageTreeCheck.problem(inDataFile: copy, forWriting: true) == nil)
+        var options = EnvironmentOptions()
+        options.readOnly = true
+        let env = try Environment(path: directory, options: options)
+        let db = try env.openDatabase("values")
+        let value = try env.read { txn in try txn.get(db, key: key).map { Array($0) } }
+        #expect(value == [UInt8](repeating: 1, count: 2022))
+        #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == damaged)
+    }
+
+    @Test("a flag LMDB gives cleared by a bad bit is not mended: a big value's, a named database's")
+    func clearedFlagsAreNotMended() throws {
+        for (key, database) in [("large", "values"), ("values", nil)] {
+            var (path, bytes) = try dataFile("cleared-\(key)", writes: [{ txn, db in
+                try txn.put(db, key: Array("small".utf8), value: Array("value".utf8))
+                try txn.put(db, key: Array("large".utf8), value: [UInt8](repeating: 7, count: 1 << 20))
+            }])
+            let nodes = leafNodes(holding: Array(key.utf8), in: bytes)
+            try #require(!nodes.isEmpty)
+            for at in nodes {
+                let flag: UInt8 = database == nil ? 0x02 : 0x01
+                #expect(bytes[at - 4] & flag != 0)
+                bytes[at - 4] &= ~flag
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            #expect(PageTreeCheck.mendableRecords(inDataFile: path).isEmpty, "\(key)")
+        }
+    }
+}
