@@ -16,7 +16,10 @@ extension EventLog {
     /// a copy), or the copy mended is still refused (other damage: ``openFromOtherMetaPage(at:copyingInto:)`` may then
     /// read the commit before, into the same directory).
     public static func openMended(at path: String, copyingInto directory: String) -> (log: EventLog, records: Int, problem: String)? {
-        guard let copy = copyDataFile(of: path, into: directory) else { return nil }
+        // Walked in place first: a log refused for anything else (the usual one) is not copied for nothing.
+        guard !PageTreeCheck.mendableRecords(inDataFile: path + "/" + LogLayout.dataFile).isEmpty,
+              let copy = copyDataFile(of: path, into: directory)
+        else { return nil }
         let mended = FallbackCopy.mendRecordFlags(dataFile: copy)
         guard let first = mended.first, let log = try? openReadOnly(at: directory) else {
             // The directory is left empty, for ``openFromOtherMetaPage(at:copyingInto:)`` to copy into.

@@ -104,15 +104,16 @@ public enum PageTreeCheck {
     }
 
     /// What `body` returns of the data file at `path`, mapped read-only, and its meta pages, read where the file holds
-    /// them; `nil` where the file cannot be opened or mapped, or is empty.
+    /// them; `nil` where the file cannot be opened or mapped, is empty, or is no regular file (a pipe's open does not
+    /// wait for a writer).
     private static func mapped<T>(_ path: String, _ body: (UnsafeRawBufferPointer, [MetaPage]) -> T) -> T? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         // The pages are read in place from a read-only map of the file, whose size bounds every page read: one
         // `pread` a page spent two thirds of checking a 10.8M-entry log (446 MB) in the kernel, copying.
         var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_size > 0 else { return nil }
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > 0 else { return nil }
         let size = Int(status.st_size)
         guard let map = mmap(nil, size, PROT_READ, MAP_SHARED, descriptor, 0), map != MAP_FAILED else { return nil }
         defer { munmap(map, size) }

@@ -38,3 +38,17 @@ struct MendedRecordFlagTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: log + "/data.mdb")) == before)
     }
 }
+
+extension MendedRecordFlagTests {
+    /// A refused log is walked in place for records to mend before anything is copied: a `data.mdb` that is a pipe would
+    /// make that walk's open wait for a writer that never comes.
+    @Test("a log whose data.mdb is a pipe is refused at once, its pipe never opened for a walk")
+    func pipeIsNotWalked() async throws {
+        let log = scratch.file("pipe.reactorlog")
+        try FileManager.default.createDirectory(atPath: log, withIntermediateDirectories: false)
+        #expect(mkfifo(log + "/data.mdb", 0o600) == 0)
+        #expect(FileManager.default.createFile(atPath: log + "/writer.lock", contents: nil))
+        let refused = try await Tool.run(["info", log])
+        #expect(refused.status == 3 && refused.error == "reactorlog: \(log) is not a ReactorLog log: its data.mdb is a pipe, not a file. Point at a directory written by ReactorLog.\n", "\(refused.error)")
+    }
+}
