@@ -16,9 +16,9 @@ import Darwin
 /// value, an overflow page number (big data), or a 48-byte database record (sub-database: a named database's
 /// tree, whose root is at byte 40 and depth at byte 6).
 ///
-/// Checked: every page number within the pages the meta page declares, each page's stored number, flags (its type
-/// alone), bounds and node extents (for a writer, that no node runs into another), overflow runs, the depth of every
-/// leaf against its tree's declared depth, that no page is reached twice (no cycles), that free-list page numbers
+/// Checked: every page number within the pages the meta page declares, each page's stored number (for a reader, one
+/// bit from it will do: readers never read it), flags (its type alone), bounds and node extents (for a writer, that no
+/// node runs into another), overflow runs, the depth of every leaf against its tree's declared depth, that no page is reached twice (no cycles), that free-list page numbers
 /// lie within the file, and that no tree reaches a page the free list of its commit names (a root left as the commit
 /// before's, which LMDB would read silently). LMDB's readers never read the free list, so damage to it alone is
 /// refused to a writer and passed over for a reader, whose walk goes on as though there were no free list.
@@ -281,8 +281,14 @@ public enum PageTreeCheck {
             guard number < filePages else { throw Failure(reason: "page \(number) cannot be read whole") }
             try reach(number, tree)
             buffer = UnsafeRawBufferPointer(rebasing: file[Int(number) * pageSize..<(Int(number) + 1) * pageSize])
+            // LMDB's readers find a page by its place in the file and never read the number it stores; a writer frees
+            // and copies a page by that number. One bad bit in it leaves it one bit from the page's place, where a page
+            // number gone astray into other bytes (a value's, an overflow page's) reads as another number altogether:
+            // a reader passes over the first, and a writer is refused it.
             let stored: UInt64 = Self.integer(buffer, 0)
-            guard stored == number else { throw Failure(reason: "page \(number) says it is page \(stored)") }
+            guard stored == number || isReader && (stored ^ number).nonzeroBitCount == 1 else {
+                throw Failure(reason: "page \(number) says it is page \(stored)")
+            }
         }
 
         mutating func walk(root: UInt64, depth: UInt16, tree: String, named: Bool, free: Bool) throws {

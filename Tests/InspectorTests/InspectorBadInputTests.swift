@@ -210,6 +210,27 @@ struct InspectorBadInputTests {
         try await trimRefused(log, saying: "no run of commits leaves")
     }
 
+    /// Before session 84 one bad bit in the number a page stores refused the log to every command ("Nothing was read"
+    /// where the page is the `meta` database's, which both commits share), though LMDB's readers never read it.
+    @Test("a bad bit in the number a page stores: the log reads as before, verify names it, a trim is refused with one line, the log unchanged")
+    func pageNumberOnlyAWriterTripsOn() async throws {
+        let log = scratch.file("page-number.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        // Page 2, the first past the meta pages: the meta database's leaf in the demo log, its number's bit 35 set.
+        let file = URL(fileURLWithPath: log + "/data.mdb")
+        var bytes = [UInt8](try Data(contentsOf: file))
+        #expect(bytes[8192..<8200].elementsEqual([2, 0, 0, 0, 0, 0, 0, 0]))
+        bytes[8192 + 4] ^= 0x08
+        try Data(bytes).write(to: file)
+        let damaged = try await Tool.run(["log", log, "--json"]), sound = try await Tool.run(["log", demo, "--json"])
+        #expect(damaged.status == 0 && damaged.output == sound.output, "\(damaged.error)")
+        let python = try await Tool.python("read-log.py", [log]), pythonSound = try await Tool.python("read-log.py", [demo])
+        #expect(python.status == 0 && python.output == pythonSound.output, "\(python.error)")
+        let verify = try await Tool.run(["verify", log])
+        #expect(verify.status == 1 && verify.output.contains("error: the log's data.mdb has a damaged page structure (page 2 says it is page 34359738370), which only a writer trips on: readers can still open it"), "\(verify.output)")
+        try await trimRefused(log, saying: "(page 2 says it is page 34359738370), which only a writer trips on")
+    }
+
     /// Before, blame took a path whose every change lay in the damage for a typo: "has nothing at 'query' … Did you
     /// mean 'query'?", exit 2. Before 2026-12-04 (session 77), it named the whole block as one stretch,
     /// `#1…#32  not readable  absent → "rx"`, though the snapshots at #14 and #27 inside it hold the states there;

@@ -173,6 +173,34 @@ struct PageTreeCheckTests {
         #expect(read.map(\.key) == [5, Int(size)] && read.map(\.prefix) == [Array("large".utf8), key] && read[1].value == 5)
     }
 
+    /// LMDB's readers find a page by its place in the file; a writer frees and copies it by the number it stores.
+    @Test("a page's stored number one bit off is read for reading and refused for writing; one gone astray is refused for both")
+    func storedPageNumber() throws {
+        let (path, bytes) = try dataFile("page-number", writes: [{ txn, db in
+            for index in 0..<10 { try txn.put(db, key: Array("key\(index)".utf8), value: Array("value-\(index)".utf8)) }
+        }])
+        let key = Array("key5".utf8)
+        let holdsKey = { (page: Int) -> Bool in
+            bytes[page * 4096 + 10] == 0x02 && bytes[page * 4096..<(page + 1) * 4096].firstRange(of: key) != nil
+        }
+        let leaf = try #require((2..<bytes.count / 4096).first(where: holdsKey))
+        for (bit, reading) in [(0, true), (7, true), (35, true), (63, true), (-1, false)] {
+            var damaged = bytes
+            let stored = bit < 0 ? UInt64(leaf) ^ 0x0101_0000 : UInt64(leaf) ^ 1 << UInt64(bit)
+            withUnsafeBytes(of: stored.littleEndian) { damaged.replaceSubrange(leaf * 4096..<leaf * 4096 + 8, with: $0) }
+            try Data(damaged).write(to: URL(fileURLWithPath: path))
+            #expect(PageTreeCheck.problem(inDataFile: path, forWriting: true) == .damaged("has a damaged page structure (page \(leaf) says it is page \(stored))"))
+            #expect((PageTreeCheck.problem(inDataFile: path) == nil) == reading, "bit \(bit)")
+            guard reading else { continue }
+            var options = EnvironmentOptions()
+            options.readOnly = true
+            let env = try Environment(path: URL(fileURLWithPath: path).deletingLastPathComponent().path, options: options)
+            let db = try env.openDatabase("values")
+            let value = try env.read { txn in try txn.get(db, key: key).map { Array($0) } }
+            #expect(value == Array("value-5".utf8))
+        }
+    }
+
     /// Before 2026-12-04 (session 77) the check passed it, and a trim that deleted a record of such a page aborted in
     /// LMDB's memory allocator (`malloc(): invalid size`): LMDB moved the page's nodes by the sizes they state.
     @Test("a node whose key size grew into the next node's bytes is read for reading, refused for writing")
