@@ -8,8 +8,8 @@ import Darwin
 /// pages, the one LMDB does not read, which records the commit before the last; of one valid page, that one. LMDB
 /// 0.9.24 always reads the meta page with the higher transaction id and refuses a file either of whose meta pages is
 /// not valid; it has no way to be pointed at the other (`MDB_PREVSNAPSHOT` came in 0.9.26). So the copy's other meta
-/// page is overwritten by the fallback one: both then record the same commit. A copy's records with flags a bad bit
-/// set can be mended too (``mendRecordFlags(dataFile:)``). A log's own file is only ever read.
+/// page is overwritten by the fallback one: both then record the same commit. A copy's records whose node header a bad
+/// bit changed can be mended too (``mendRecords(dataFile:)``). A log's own file is only ever read.
 public enum FallbackCopy {
     /// A copy pointed at its fallback meta page.
     public struct Made: Sendable {
@@ -79,18 +79,21 @@ public enum FallbackCopy {
         return Made(isCommitBefore: meta.transaction < replaced.transaction, replacedPageProblem: problem)
     }
 
-    /// Clears, in the data file at `path` (a copy: never a log's own file), each record's flags that LMDB never gives it,
-    /// a bad bit's (``PageTreeCheck/mendableRecords(inDataFile:)``); the records mended, empty when there were none or a
-    /// write failed (the copy is then no use).
-    public static func mendRecordFlags(dataFile path: String) -> [MendedRecord] {
+    /// Mends, in the data file at `path` (a copy: never a log's own file), each record's node header that a bad bit
+    /// changed (``PageTreeCheck/mendableRecords(inDataFile:)``): its flags and its value's size; the records mended,
+    /// empty when there were none or a write failed (the copy is then no use).
+    public static func mendRecords(dataFile path: String) -> [MendedRecord] {
         let records = PageTreeCheck.mendableRecords(inDataFile: path)
         guard !records.isEmpty else { return [] }
         let descriptor = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { return [] }
         defer { close(descriptor) }
         for record in records {
-            let written = withUnsafeBytes(of: record.flags.littleEndian) { write(all: $0, to: descriptor, at: record.flagsOffset) }
-            guard written else { return [] }
+            var header: [UInt8] = []
+            for half in [UInt16(truncatingIfNeeded: record.valueSize), UInt16(truncatingIfNeeded: record.valueSize >> 16), record.flags] {
+                withUnsafeBytes(of: half.littleEndian) { header += $0 }
+            }
+            guard header.withUnsafeBytes({ write(all: $0, to: descriptor, at: record.nodeOffset) }) else { return [] }
         }
         return fsync(descriptor) == 0 ? records : []
     }

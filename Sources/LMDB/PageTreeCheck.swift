@@ -43,8 +43,8 @@ public enum PageTreeCheck {
     }
 
     /// The records, in the trees but the free list of the meta page LMDB reads the data file at `path` from (of both,
-    /// where a bad bit in a transaction id leaves either), with flags LMDB never gives them, a bad bit's
-    /// (``MendedRecord``), each once; empty where there are none, or the file cannot be read. A tree whose walk finds
+    /// where a bad bit in a transaction id leaves either), whose node header a bad bit changed (``MendedRecord``), each
+    /// once; empty where there are none, or the file cannot be read. A tree whose walk finds
     /// other damage is walked no further than that damage.
     public static func mendableRecords(inDataFile path: String) -> [MendedRecord] {
         mapped(path) { file, metas -> [MendedRecord] in
@@ -53,7 +53,7 @@ public enum PageTreeCheck {
                 var walker = Walker(file: file, flagsRead: Walker.readersFlags)
                 walker.mending = true
                 try? walker.walk(from: [meta])
-                found += walker.mends.filter { mend in !found.contains { $0.flagsOffset == mend.flagsOffset } }
+                found += walker.mends.filter { mend in !found.contains { $0.nodeOffset == mend.nodeOffset } }
             }
             return found
         } ?? []
@@ -178,10 +178,10 @@ public enum PageTreeCheck {
         var ownRecord: [UInt64] = []
         /// The page read last.
         var buffer = UnsafeRawBufferPointer(start: nil, count: 0)
-        /// Whether a reader's walk reads a record with flags LMDB never gives it (a bad bit's, ``MendedRecord``) without
-        /// them, noting it in ``mends``.
+        /// Whether a reader's walk reads a record whose node header a bad bit changed (``MendedRecord``) as it was
+        /// written, noting it in ``mends``.
         var mending = false
-        /// The records a ``mending`` walk read without their wrong flags.
+        /// The records a ``mending`` walk read with their headers mended.
         var mends: [MendedRecord] = []
 
         /// The page flags checked against a page's type: ``readersFlags`` for a reader, all of them for a writer.
@@ -330,7 +330,8 @@ public enum PageTreeCheck {
             // A reader takes a record of a database's own tree whose key or value runs past its page while both stay in
             // the file: a bad bit in the key's size (LMDB does not check it) does that to a page's first record, which
             // ends the page, and LMDB then reads only bytes of the file, which the reader finds damaged (its checksum,
-            // its key's size). A writer is refused it: its copy or split of the page would write past the page.
+            // its key's size). A writer is refused it: its copy or split of the page would write past the page. A value
+            // whose stated size is one bit from the size that fills its place is refused to readers too, and mended.
             let pageStart = Int(number) * pageSize
             let lenient = isLeaf && !named && !free && isReader
             func inFile(_ end: Int) -> Bool { lenient && pageStart + end <= file.count }
@@ -346,7 +347,8 @@ public enum PageTreeCheck {
                     throw Failure(reason: "node \(index) of page \(number) (\(tree)) lies outside its page")
                 }
                 let node = Node(buffer, at: offset)
-                let (dataStart, dataSize) = (node.dataStart, node.dataSize)
+                let dataStart = node.dataStart
+                var dataSize = node.dataSize
                 guard dataStart <= pageSize || inFile(dataStart) else {
                     throw Failure(reason: "the key of node \(index) of page \(number) (\(tree)) runs past its page")
                 }
@@ -363,9 +365,23 @@ public enum PageTreeCheck {
                     nodeFlags, inMainDatabase: named, keySize: node.keySize, valueSize: dataSize, valueEnd: dataStart + dataSize, pageSize: pageSize
                 ), wrong != 0 {
                     mends.append(MendedRecord(
-                        flagsOffset: pageStart + offset + 4, flags: node.flags & ~wrong, cleared: wrong, page: number, node: index, tree: tree,
-                        valueSize: dataSize))
+                        nodeOffset: pageStart + offset, flags: node.flags & ~wrong, cleared: wrong, valueSize: dataSize, statedSize: nil,
+                        page: number, node: index, tree: tree))
                     nodeFlags &= ~wrong
+                }
+                // A value's size that runs past the page, where one bad bit from it the value fills the node's place: a
+                // reader takes the value as that size from a mended copy (``FallbackCopy``), not as bytes past the page.
+                var sizeFits: Int?
+                if nodeFlags & 0x01 == 0, dataStart + dataSize > pageSize, isReader, !free {
+                    let next = (0..<count).map(nodeOffset).filter { $0 > offset }.min() ?? pageSize
+                    sizeFits = MendedRecord.sizeFilling(room: next - offset, keySize: node.keySize, stated: dataSize)
+                }
+                if mending, let size = sizeFits {
+                    mends.append(MendedRecord(
+                        nodeOffset: pageStart + offset, flags: node.flags, cleared: 0, valueSize: size, statedSize: dataSize,
+                        page: number, node: index, tree: tree))
+                    dataSize = size
+                    sizeFits = nil
                 }
                 guard nodeFlags & ~0x03 == 0, nodeFlags & 0x03 != 0x03 else {
                     throw Failure(reason: "node \(index) of page \(number) (\(tree)) has flags no record has (\(node.flags))")
@@ -377,7 +393,7 @@ public enum PageTreeCheck {
                     overflows.append((Self.integer(buffer, dataStart), dataSize, freeKey(node)))
                     continue
                 }
-                guard dataStart + dataSize <= pageSize || (nodeFlags == 0 && inFile(dataStart + dataSize)) else {
+                guard dataStart + dataSize <= pageSize || (nodeFlags == 0 && sizeFits == nil && inFile(dataStart + dataSize)) else {
                     throw Failure(reason: "the value of node \(index) of page \(number) (\(tree)) runs past its page")
                 }
                 if nodeFlags & 0x02 != 0 {

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `PageTreeCheck.mendableRecords` and `FallbackCopy.mendRecordFlags`: a record's flag that LMDB never gives it, set
+/// `PageTreeCheck.mendableRecords` and `FallbackCopy.mendRecords`: a record's flag that LMDB never gives it, set
 /// by a bad bit, is read without it from a copy. Before session 84 a reader refused the whole file for one such bit on
 /// a page both commits share.
 extension PageTreeCheckTests {
@@ -51,14 +51,14 @@ extension PageTreeCheckTests {
         #expect(PageTreeCheck.problem(inDataFile: path) != nil)
         let records = PageTreeCheck.mendableRecords(inDataFile: path)
         let record = try #require(records.first)
-        #expect(records.count == 1 && nodes.contains(record.flagsOffset + 4) && record.flags == 0 && record.cleared == mask)
+        #expect(records.count == 1 && nodes.contains(record.nodeOffset + 8) && record.flags == 0 && record.cleared == mask)
         #expect(record.problem == "flags a record \(wrong) (node \(record.node) of page \(record.page), in database 'values')")
 
         let directory = scratch.file("mended-\(mask)")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
         let copy = directory + "/data.mdb"
         #expect(FallbackCopy.copy(from: path, to: copy))
-        #expect(FallbackCopy.mendRecordFlags(dataFile: copy) == records)
+        #expect(FallbackCopy.mendRecords(dataFile: copy) == records)
         #expect(PageTreeCheck.problem(inDataFile: copy) == nil && PageTreeCheck.problem(inDataFile: copy, forWriting: true) == nil)
         var options = EnvironmentOptions()
         options.readOnly = true
@@ -67,6 +67,39 @@ extension PageTreeCheckTests {
         let value = try env.read { txn in try txn.get(db, key: key).map { Array($0) } }
         #expect(value == [UInt8](repeating: 1, count: 2022))
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == damaged)
+    }
+
+    @Test(
+        "a value's size a bad bit sent past the page is read as the size that fills the record's place, from a copy",
+        arguments: [11, 16, 19, 31])
+    func sizeSentPastThePage(bit: Int) throws {
+        var (path, bytes) = try valuesAroundTheLargestNode()
+        let key = Array("00002020".utf8)
+        let nodes = leafNodes(holding: key, in: bytes)
+        try #require(!nodes.isEmpty)
+        let stated = 2020 ^ 1 << bit
+        for at in nodes {
+            #expect(Int(bytes[at - 8]) | Int(bytes[at - 7]) << 8 == 2020)
+            bytes[at - 8 + bit / 8] ^= 1 << UInt8(bit % 8)
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        // Bit 11 leaves the value inside the file, which a reader took before session 84 (the record then read from
+        // the next page's bytes, and found damaged): the size that fills its place is known, so it is mended instead.
+        #expect(PageTreeCheck.problem(inDataFile: path) != nil)
+        let records = PageTreeCheck.mendableRecords(inDataFile: path)
+        let record = try #require(records.first)
+        #expect(records.count == 1 && nodes.contains(record.nodeOffset + 8) && record.valueSize == 2020 && record.statedSize == stated && record.cleared == 0)
+        #expect(record.problem == "gives a record's value as \(stated) bytes, though its place in its page holds 2020 (node \(record.node) of page \(record.page), in database 'values')")
+        let directory = scratch.file("mended-size-\(bit)")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        let copy = directory + "/data.mdb"
+        #expect(FallbackCopy.copy(from: path, to: copy) && FallbackCopy.mendRecords(dataFile: copy) == records)
+        #expect(PageTreeCheck.problem(inDataFile: copy, forWriting: true) == nil)
+        var options = EnvironmentOptions()
+        options.readOnly = true
+        let env = try Environment(path: directory, options: options)
+        let db = try env.openDatabase("values")
+        #expect(try env.read { txn in try txn.get(db, key: key).map { Array($0) } } == [UInt8](repeating: 1, count: 2020))
     }
 
     @Test("a flag LMDB gives cleared by a bad bit is not mended: a big value's, a named database's")

@@ -115,6 +115,24 @@ extension LogDamage {
     public static func flipRecordFlagsInFile(
         of path: String, database name: String = "entries", mask: UInt16, choose: ([[UInt8]]) -> [UInt8]
     ) throws -> [UInt8] {
+        try flipNodeHeaderInFile(of: path, database: name, mask: UInt64(mask) << 32, choose: choose)
+    }
+
+    /// Flips bits `mask` of the value's size of one record of `database` (`entries` unless named) in the closed log at
+    /// `path`, past LMDB, as ``flipRecordFlagsInFile(of:database:mask:choose:)`` flips its flags: the size is the node's
+    /// first 4 bytes, its low half first. Returns the key.
+    @discardableResult
+    public static func flipValueSizeInFile(
+        of path: String, database name: String = "entries", mask: UInt32, choose: ([[UInt8]]) -> [UInt8]
+    ) throws -> [UInt8] {
+        try flipNodeHeaderInFile(of: path, database: name, mask: UInt64(mask), choose: choose)
+    }
+
+    /// Flips bits `mask` of the first 6 bytes of the leaf nodes holding the key `choose` picks (the value's size, then the
+    /// flags), read as one little-endian number.
+    private static func flipNodeHeaderInFile(
+        of path: String, database name: String, mask: UInt64, choose: ([[UInt8]]) -> [UInt8]
+    ) throws -> [UInt8] {
         let environment = try Environment(path: path)
         let database = try environment.openDatabase(name)
         let key = choose(try environment.read { txn in try Self.keys(of: database, in: txn) })
@@ -124,8 +142,7 @@ extension LogDamage {
         for offset in 2 * page..<bytes.count - key.count
         where bytes[offset..<offset + key.count].elementsEqual(key) && bytes[offset - 2] == key.count && bytes[offset - 1] == 0
             && bytes[offset - offset % page + 10] & 2 != 0 {
-            bytes[offset - 4] ^= UInt8(mask & 0xFF)
-            bytes[offset - 3] ^= UInt8(mask >> 8)
+            for byte in 0..<6 { bytes[offset - 8 + byte] ^= UInt8(truncatingIfNeeded: mask >> UInt64(8 * byte)) }
         }
         try Data(bytes).write(to: file)
         return key

@@ -527,8 +527,8 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
     LMDB follows page numbers and node offsets unchecked (docs/FORMAT.md, "Before mapping a file"). `roots` are the
     free list's and the main database's (root, depth). `records`, a dict where given, gets the free list's records:
     the pages filed under each transaction id. `mends`, a list where given, gets the records outside the free list
-    with flags LMDB never gives them (FORMAT.md, "A record's flags"), which the walk then reads without those flags:
-    (the file offset of the node's flags, the flags mended, what was wrong). Returns what is wrong, or None."""
+    whose node header a bad bit changed (FORMAT.md, "A record's header"), which the walk then reads as mended: (the
+    node's file offset, its first 6 bytes mended, what was wrong). Returns what is wrong, or None."""
     # Mapped read-only, not read into memory: a page is sliced out only once the file is known to hold it.
     file = open(data_path, "rb")
     data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
@@ -643,9 +643,20 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                         kind = (f"as stored on overflow pages, though its {size} bytes lie in its page" if wrong & 0x01
                                 else "as holding duplicates, in a database that keeps none" if wrong & 0x04
                                 else "as a named database's, outside the main database")
-                        mends.append((number * page_size + offset + 4, node_flags & ~wrong,
+                        mends.append((number * page_size + offset, struct.pack("<HHH", low, high, node_flags & ~wrong),
                                       f"flags a record {kind} (node {index} of page {number}, in {tree})"))
                         read_flags &= ~wrong
+                    # A value's size that runs past the page, where one bad bit from it the value fills the node's place
+                    # (LMDB lays nodes end to end from the page's end, each 8 bytes, the key and the value, made even).
+                    if not read_flags & 0x01 and start + size > page_size:
+                        offsets = [struct.unpack_from("<H", body, 16 + 2 * other)[0] for other in range(count)]
+                        room = min([other for other in offsets if other > offset], default=page_size) - offset
+                        fits = [fit for fit in (room - 8 - key_size, room - 9 - key_size)
+                                if fit >= 0 and (8 + key_size + fit + 1) & ~1 == room and bin(fit ^ size).count("1") == 1]
+                        if fits:
+                            mends.append((number * page_size + offset, struct.pack("<HHH", fits[0] & 0xFFFF, fits[0] >> 16, node_flags),
+                                          f"gives a record's value as {size} bytes, though its place in its page holds {fits[0]} (node {index} of page {number}, in {tree})"))
+                            size = fits[0]
                 if read_flags & ~0x03 or read_flags == 0x03:
                     raise ValueError(f"node {index} of page {number} ({tree}) has flags no record has ({node_flags})")
                 node_flags = read_flags
@@ -701,8 +712,8 @@ def open_environment(directory, lock):
 
 
 def read_mended(data_path):
-    """Opens a private copy of the data file whose records with flags LMDB never gives them (a bad bit's, FORMAT.md, "A
-    record's flags") have those flags cleared: the environment, its four databases, the copy's directory (the caller
+    """Opens a private copy of the data file whose records' node headers a bad bit changed (FORMAT.md, "A record's
+    header") are mended: the environment, its four databases, the copy's directory (the caller
     removes it once open), and what was wrong, a clause. None where no record has such flags, or the copy mended is
     still refused."""
     mends, done = [], set()
@@ -720,11 +731,11 @@ def read_mended(data_path):
         copy = os.path.join(directory, "data.mdb")
         shutil.copyfile(data_path, copy)
         with open(copy, "r+b") as file:
-            for at, flags, _ in mends:
+            for at, header, _ in mends:
                 file.seek(at)
-                file.write(struct.pack("<H", flags))
+                file.write(header)
         if check_meta_pages(copy, walk_trees=True) is None:
-            more = "" if len(mends) == 1 else f", and {len(mends) - 1} more record{'' if len(mends) == 2 else 's'} as LMDB never writes them"
+            more = "" if len(mends) == 1 else f", and {len(mends) - 1} more record{'' if len(mends) == 2 else 's'} whose header a bad bit changed"
             return (*open_environment(directory, lock=False), directory, f"its data.mdb {mends[0][2]}{more}")
     except (OSError, Refused):
         pass
@@ -813,12 +824,12 @@ def main():
             raise Refused(f"its data.mdb {problem}")
         env, meta, entries, streams, snapshots = open_environment(path, lock=not copy)
     except Refused as refusal:
-        # Records with flags a bad bit set are mended first: that reads the last commit whole.
+        # Records whose headers a bad bit changed are mended first: that reads the last commit whole.
         mended = None if writing else read_mended(data_path)
         opened = None if writing or mended else read_from_other_meta_page(data_path, file_refused=problem is not None)
         if mended:
             env, meta, entries, streams, snapshots, directory, mend_problem = mended
-            read_around = f"{path} was read whole, from a copy with that flag cleared; LMDB refuses the log as it is: {mend_problem}"
+            read_around = f"{path} was read whole, from a copy with that record mended; LMDB refuses the log as it is: {mend_problem}"
         elif opened:
             env, meta, entries, streams, snapshots, directory, is_commit_before, page_problem = opened
             refusal = page_problem or refusal

@@ -39,7 +39,7 @@ struct Verify: AsyncParsableCommand {
                 case .lastWhole:
                     "LMDB refuses the log as it is (\(other.problem)): what follows is the log read whole from its sound meta page; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
                 case .lastMended(let records):
-                    "LMDB refuses the log as it is (\(other.problem)): what follows is the log read whole from a copy with \(records == 1 ? "that flag" : "those flags") cleared; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
+                    "LMDB refuses the log as it is (\(other.problem)): what follows is the log read whole from a copy with \(records == 1 ? "that record" : "those records") mended; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
                 case .laterThanLMDBReads:
                     "LMDB reads the log as it stood one commit before its last (\(other.problem)): what follows is the log read from the other meta page, whose entries show it the later commit; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
                 }
