@@ -2,21 +2,22 @@ import Foundation
 import LMDB
 
 extension EventLog {
-    /// Opens, read-only, a log that LMDB refuses because bad bits changed the node headers of records, as their own
+    /// Opens, read-only, a log that LMDB refuses because bad bits damaged records where LMDB finds them, as their own
     /// bytes, their pages and their trees show (`LMDB.MendedRecord`): a flag LMDB never gives the record (a value
     /// flagged as stored on overflow pages that lies in its page, whose first bytes LMDB would take for a page number; a
-    /// record flagged as holding duplicates), or a value's size that runs past the page where one bit from it the value
-    /// fills the record's place. Such a record often lies on a page both meta pages' commits share, so the commit before
-    /// cannot be read either. The log is read whole, from a copy of its data file made in `directory` (an empty
-    /// directory of the caller's, private to it, which may be removed once the log is open) with those headers mended;
-    /// the log itself is only read. What was read is what was written: each entry's checksum, and the metadata's, still
-    /// vouch for their bytes. `records` counts the records mended; `problem` says what was wrong, a clause without the
-    /// log's path ("its data.mdb flags a record as stored on overflow pages, though its 6 bytes lie in its page (…)"),
-    /// for a sentence of the caller's.
+    /// record flagged as holding duplicates), a value's size that runs past the page, a node's offset in its page or
+    /// where the page's nodes start, where one bit from what is stated the page's nodes lie end to end as LMDB lays
+    /// them. Such a record often lies on a page both meta pages' commits share, so the commit before cannot be read
+    /// either. The log is read whole, from a copy of its data file made in `directory` (an empty directory of the
+    /// caller's, private to it, which may be removed once the log is open) with those bytes mended; the log itself is
+    /// only read. What was read is what was written: each entry's checksum, and the metadata's, still vouch for their
+    /// bytes. `records` counts the records mended; `problem` says what was wrong, a clause without the log's path ("its
+    /// data.mdb flags a record as stored on overflow pages, though its 6 bytes lie in its page (…)"), for a sentence of
+    /// the caller's.
     ///
-    /// `nil`, the directory left empty, where no record's header is damaged so, a writer has the log open (its pages
-    /// change under a copy), or the copy mended is still refused (other damage: ``openFromOtherMetaPage(at:copyingInto:)``
-    /// may then read the commit before, into the same directory).
+    /// `nil`, the directory left empty, where no record is damaged so, a writer has the log open (its pages change
+    /// under a copy), or the copy mended is still refused (other damage: ``openFromOtherMetaPage(at:copyingInto:)`` may
+    /// then read the commit before, into the same directory).
     public static func openMended(at path: String, copyingInto directory: String) -> (log: EventLog, records: Int, problem: String)? {
         // Walked in place first: a log refused for anything else (the usual one) is not copied for nothing.
         guard !PageTreeCheck.mendableRecords(inDataFile: path + "/" + LogLayout.dataFile).isEmpty,
@@ -28,7 +29,7 @@ extension EventLog {
             for file in [LogLayout.dataFile] + LogLayout.lockFiles { unlink(directory + "/" + file) }
             return nil
         }
-        let more = mended.count == 1 ? "" : ", and \(mended.count - 1) more record\(mended.count == 2 ? "" : "s") whose header a bad bit changed"
+        let more = mended.count == 1 ? "" : ", and \(mended.count - 1) more record\(mended.count == 2 ? "" : "s") a bad bit damaged"
         return (log, mended.count, "its data.mdb \(first.problem)\(more)")
     }
 }

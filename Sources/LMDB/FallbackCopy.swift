@@ -8,8 +8,8 @@ import Darwin
 /// pages, the one LMDB does not read, which records the commit before the last; of one valid page, that one. LMDB
 /// 0.9.24 always reads the meta page with the higher transaction id and refuses a file either of whose meta pages is
 /// not valid; it has no way to be pointed at the other (`MDB_PREVSNAPSHOT` came in 0.9.26). So the copy's other meta
-/// page is overwritten by the fallback one: both then record the same commit. A copy's records whose node header a bad
-/// bit changed can be mended too (``mendRecords(dataFile:)``). A log's own file is only ever read.
+/// page is overwritten by the fallback one: both then record the same commit. A copy's records a bad bit damaged where
+/// LMDB finds them can be mended too (``mendRecords(dataFile:)``). A log's own file is only ever read.
 public enum FallbackCopy {
     /// A copy pointed at its fallback meta page.
     public struct Made: Sendable {
@@ -79,9 +79,9 @@ public enum FallbackCopy {
         return Made(isCommitBefore: meta.transaction < replaced.transaction, replacedPageProblem: problem)
     }
 
-    /// Mends, in the data file at `path` (a copy: never a log's own file), each record's node header that a bad bit
-    /// changed (``PageTreeCheck/mendableRecords(inDataFile:)``): its flags and its value's size; the records mended,
-    /// empty when there were none or a write failed (the copy is then no use).
+    /// Mends, in the data file at `path` (a copy: never a log's own file), each record a bad bit damaged where LMDB finds
+    /// it (``PageTreeCheck/mendableRecords(inDataFile:)``): its flags, its value's size, its offset in its page; the
+    /// records mended, empty when there were none or a write failed (the copy is then no use).
     public static func mendRecords(dataFile path: String) -> [MendedRecord] {
         let records = PageTreeCheck.mendableRecords(inDataFile: path)
         guard !records.isEmpty else { return [] }
@@ -89,11 +89,7 @@ public enum FallbackCopy {
         guard descriptor >= 0 else { return [] }
         defer { close(descriptor) }
         for record in records {
-            var header: [UInt8] = []
-            for half in [UInt16(truncatingIfNeeded: record.valueSize), UInt16(truncatingIfNeeded: record.valueSize >> 16), record.flags] {
-                withUnsafeBytes(of: half.littleEndian) { header += $0 }
-            }
-            guard header.withUnsafeBytes({ write(all: $0, to: descriptor, at: record.nodeOffset) }) else { return [] }
+            guard record.bytes.withUnsafeBytes({ write(all: $0, to: descriptor, at: record.fileOffset) }) else { return [] }
         }
         return fsync(descriptor) == 0 ? records : []
     }

@@ -1,43 +1,66 @@
-/// A record of an LMDB data file whose node header a bad bit changed, as the record's own bytes, its page and its tree
-/// show: mended in a copy by ``FallbackCopy/mendRecords(dataFile:)``. A reader of the file as it is refuses it whole
-/// (such a record usually lies on a page both meta pages' commits share), since LMDB would follow the header outside
-/// the file: a flag LMDB never gives the record (big data, 0x01, takes the value's first 8 bytes for an overflow
-/// page's number; duplicates, 0x04, reads the value as a tree of duplicates the database cannot have), or a value's
-/// size that runs past the page. Read with the header mended, the record is what was written, which its own checksum
-/// (ReactorLog's entries and metadata carry one) then confirms. Found by ``PageTreeCheck/mendableRecords(inDataFile:)``.
+/// A record of an LMDB data file that a bad bit damaged where LMDB finds it, as the record's own bytes, its page and its
+/// tree show: mended in a copy by ``FallbackCopy/mendRecords(dataFile:)``. A reader of the file as it is refuses it
+/// whole (such a record often lies on a page both meta pages' commits share), since LMDB would follow the damage
+/// outside the file: a flag LMDB never gives the record (big data, 0x01, takes the value's first 8 bytes for an
+/// overflow page's number; duplicates, 0x04, reads the value as a tree of duplicates the database cannot have), a
+/// value's size that runs past the page, or the node's offset in its page's table. Read mended, the record is what was
+/// written, which its own checksum (ReactorLog's entries and metadata carry one) then confirms. Found by
+/// ``PageTreeCheck/mendableRecords(inDataFile:)``.
 public struct MendedRecord: Sendable, Equatable {
-    /// Where in the data file the node starts: its value's size (2 + 2 bytes, little-endian, low half first), then its
-    /// flags (2 bytes), as the copy is given them.
-    public let nodeOffset: Int
-    /// The node's flags, the wrong ones cleared: what the copy is given.
-    public let flags: UInt16
-    /// The flags cleared: big data (0x01), a named database's record (0x02), duplicates (0x04); 0 where the size was
-    /// mended.
-    public let cleared: UInt16
-    /// The size of the record's value, as the copy is given it.
-    public let valueSize: Int
-    /// The size the node stated, where that is what was mended; `nil` where a flag was.
-    public let statedSize: Int?
+    /// What the bad bit changed.
+    public enum Damage: Sendable, Equatable {
+        /// Flags LMDB never gives the record, cleared: big data (0x01), a named database's record (0x02), duplicates
+        /// (0x04).
+        case flags(cleared: UInt16)
+        /// The value's size, which ran past the page: the size stated.
+        case size(stated: Int)
+        /// The node's offset in its page's table of offsets: the offset stated.
+        case offset(stated: Int)
+        /// Where the page's nodes start (`upper`, the u16 at byte 14 of the page), which LMDB's compacting copy copies
+        /// the page by: the start stated. ``node`` is then 0, ``offsetInPage`` the start mended.
+        case upper(stated: Int)
+    }
+
+    /// What the bad bit changed.
+    public let damage: Damage
+    /// Where in the data file the copy is given ``bytes``: the node's start (its value's size, 2 + 2 bytes, then its
+    /// flags, 2, little-endian), its entry in the page's table of offsets, or the page's `upper` (2 bytes each).
+    public let fileOffset: Int
+    /// What the copy is given at ``fileOffset``.
+    public let bytes: [UInt8]
     /// The page that holds the record.
     public let page: UInt64
     /// The node's index on its page.
     public let node: Int
     /// The tree the page belongs to, as the walk names it ("database 'entries'").
     public let tree: String
+    /// The size of the record's value, mended where that was damaged.
+    public let valueSize: Int
+    /// Where the node lies in its page, mended where that was damaged.
+    public let offsetInPage: Int
 
     /// What was wrong with the record, a clause of a sentence about its data file: "flags a record as stored on
     /// overflow pages, though its 6 bytes lie in its page (node 0 of page 2, in database 'meta')".
     public var problem: String {
-        let wrong = if let statedSize {
-            "gives a record's value as \(statedSize) bytes, though its place in its page holds \(valueSize)"
-        } else if cleared & 0x01 != 0 {
-            "flags a record as stored on overflow pages, though its \(valueSize) bytes lie in its page"
-        } else if cleared & 0x04 != 0 {
-            "flags a record as holding duplicates, in a database that keeps none"
-        } else {
-            "flags a record as a named database's, outside the main database"
+        let record = "(node \(node) of page \(page), in \(tree))"
+        return switch damage {
+        case .upper(let stated): "starts a page's nodes at byte \(stated), though they start at byte \(offsetInPage) (page \(page), in \(tree))"
+        case .size(let stated): "gives a record's value as \(stated) bytes, though its place in its page holds \(valueSize) \(record)"
+        case .offset(let stated): "places a record at byte \(stated) of its page, though its place is byte \(offsetInPage) \(record)"
+        case .flags(let cleared) where cleared & 0x01 != 0:
+            "flags a record as stored on overflow pages, though its \(valueSize) bytes lie in its page \(record)"
+        case .flags(let cleared) where cleared & 0x04 != 0: "flags a record as holding duplicates, in a database that keeps none \(record)"
+        case .flags: "flags a record as a named database's, outside the main database \(record)"
         }
-        return "\(wrong) (node \(node) of page \(page), in \(tree))"
+    }
+
+    /// The 6 bytes a node starts with: its value's size, low half first, then its flags.
+    static func header(valueSize: Int, flags: UInt16) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for half in [UInt16(truncatingIfNeeded: valueSize), UInt16(truncatingIfNeeded: valueSize >> 16), flags] {
+            withUnsafeBytes(of: half.littleEndian) { bytes += $0 }
+        }
+        return bytes
     }
 
     /// The flags among `flags` (those LMDB reads a record by) that LMDB never gives a record of a leaf page in the main
@@ -62,6 +85,45 @@ public struct MendedRecord: Sendable, Equatable {
     static func sizeFilling(room: Int, keySize: Int, stated: Int) -> Int? {
         let fits = [room - 8 - keySize, room - 9 - keySize].filter { $0 >= 0 && (8 + keySize + $0 + 1) & ~1 == room }
         return fits.first { ($0 ^ stated).nonzeroBitCount == 1 }
+    }
+
+    /// Of a page's node offsets (`offsets`, in the order of its table), which one a bad bit changed and what it was, where
+    /// exactly one offset, set one bit from what it states, makes the nodes lie end to end from `upper` to `pageSize`, as
+    /// LMDB lays them (each node's extent, from its offset, given by `extent`); `nil` where the nodes lie so already, or
+    /// no single bit, or more than one, does that.
+    static func offsetFilling(_ offsets: [Int], upper: Int, pageSize: Int, extent: (Int) -> Int) -> (index: Int, offset: Int)? {
+        func tiles(_ offsets: [Int]) -> Bool { Self.tiles(offsets, from: upper, pageSize: pageSize, extent: extent) }
+        guard !tiles(offsets) else { return nil }
+        var found: [(index: Int, offset: Int)] = []
+        for index in offsets.indices {
+            for bit in 0..<16 {
+                var candidate = offsets
+                candidate[index] ^= 1 << bit
+                if candidate[index] >= upper, candidate[index] + 8 <= pageSize, tiles(candidate) { found.append((index, candidate[index])) }
+            }
+        }
+        return found.count == 1 ? found[0] : nil
+    }
+
+    /// Where a page's nodes start, where its `upper` (`stated`) is one bad bit from it: the lowest of `offsets`, where
+    /// the nodes lie end to end from there to `pageSize`, as LMDB lays them (each node's extent given by `extent`);
+    /// `nil` otherwise.
+    static func upperFilling(_ offsets: [Int], stated: Int, pageSize: Int, extent: (Int) -> Int) -> Int? {
+        guard let start = offsets.min(), (start ^ stated).nonzeroBitCount == 1,
+              tiles(offsets, from: start, pageSize: pageSize, extent: extent)
+        else { return nil }
+        return start
+    }
+
+    /// Whether nodes at `offsets` lie end to end from `upper` to `pageSize`, each node's extent, from its offset, given by
+    /// `extent`.
+    static func tiles(_ offsets: [Int], from upper: Int, pageSize: Int, extent: (Int) -> Int) -> Bool {
+        var end = upper
+        for offset in offsets.sorted() {
+            guard offset == end, offset + 8 <= pageSize else { return false }
+            end = offset + extent(offset)
+        }
+        return end == pageSize
     }
 
     /// The largest node LMDB 0.9 keeps in a page of `pageSize` bytes (`me_nodemax`): half of what follows the page's

@@ -43,8 +43,8 @@ public enum PageTreeCheck {
     }
 
     /// The records, in the trees but the free list of the meta page LMDB reads the data file at `path` from (of both,
-    /// where a bad bit in a transaction id leaves either), whose node header a bad bit changed (``MendedRecord``), each
-    /// once; empty where there are none, or the file cannot be read. A tree whose walk finds
+    /// where a bad bit in a transaction id leaves either), that a bad bit damaged where LMDB finds them
+    /// (``MendedRecord``), each once; empty where there are none, or the file cannot be read. A tree whose walk finds
     /// other damage is walked no further than that damage.
     public static func mendableRecords(inDataFile path: String) -> [MendedRecord] {
         mapped(path) { file, metas -> [MendedRecord] in
@@ -53,7 +53,7 @@ public enum PageTreeCheck {
                 var walker = Walker(file: file, flagsRead: Walker.readersFlags)
                 walker.mending = true
                 try? walker.walk(from: [meta])
-                found += walker.mends.filter { mend in !found.contains { $0.nodeOffset == mend.nodeOffset } }
+                found += walker.mends.filter { mend in !found.contains { $0.fileOffset == mend.fileOffset } }
             }
             return found
         } ?? []
@@ -178,10 +178,10 @@ public enum PageTreeCheck {
         var ownRecord: [UInt64] = []
         /// The page read last.
         var buffer = UnsafeRawBufferPointer(start: nil, count: 0)
-        /// Whether a reader's walk reads a record whose node header a bad bit changed (``MendedRecord``) as it was
+        /// Whether a reader's walk reads a record a bad bit damaged where LMDB finds it (``MendedRecord``) as it was
         /// written, noting it in ``mends``.
         var mending = false
-        /// The records a ``mending`` walk read with their headers mended.
+        /// The records a ``mending`` walk read mended.
         var mends: [MendedRecord] = []
 
         /// The page flags checked against a page's type: ``readersFlags`` for a reader, all of them for a writer.
@@ -300,7 +300,8 @@ public enum PageTreeCheck {
         mutating func walkPage(_ number: UInt64, level: Int, depth: Int, tree: String, named: Bool, free: Bool) throws {
             try read(number, tree)
             let flags: UInt16 = Self.integer(buffer, 10)
-            let lower = Int(Self.integer(buffer, 12) as UInt16), upper = Int(Self.integer(buffer, 14) as UInt16)
+            let lower = Int(Self.integer(buffer, 12) as UInt16)
+            var upper = Int(Self.integer(buffer, 14) as UInt16)
             // Its type alone: another flag changes how LMDB reads the page (keys of a fixed size) or, for a writer,
             // whether it copies the page before changing it (``readersFlags``).
             let type = flags & flagsRead
@@ -314,6 +315,18 @@ public enum PageTreeCheck {
             }
             guard isLeaf == (level == depth) else {
                 throw Failure(reason: "page \(number) of \(tree) is a \(isLeaf ? "leaf" : "branch") page at level \(level) of \(depth)")
+            }
+            // Where the nodes start, a bad bit away from `upper`, which LMDB's compacting copy copies the page by: a reader
+            // takes the page from a mended copy (``FallbackCopy``).
+            if mending, isReader, !free, lower >= 16, lower <= pageSize, (lower - 16) % 2 == 0,
+               case let offsets = (0..<(lower - 16) / 2).map(nodeOffset),
+               !MendedRecord.tiles(offsets, from: upper, pageSize: pageSize, extent: { Node(buffer, at: $0).evenSize(isBranch: isBranch) }),
+               let start = MendedRecord.upperFilling(offsets, stated: upper, pageSize: pageSize, extent: { Node(buffer, at: $0).evenSize(isBranch: isBranch) }) {
+                mends.append(MendedRecord(
+                    damage: .upper(stated: upper), fileOffset: Int(number) * pageSize + 14,
+                    bytes: withUnsafeBytes(of: UInt16(start).littleEndian, Array.init), page: number, node: 0, tree: tree,
+                    valueSize: 0, offsetInPage: start))
+                upper = start
             }
             guard lower >= 16, lower <= upper, upper <= pageSize, (lower - 16) % 2 == 0 else {
                 throw Failure(reason: "page \(number) of \(tree) has impossible bounds (\(lower), \(upper))")
@@ -341,8 +354,22 @@ public enum PageTreeCheck {
             // sound page they fill that space at most; only where they state more are they read again to name the one.
             let checksExtents = !isReader
             var stated = 0
+            // A node's offset a bad bit changed, where one bit from it the page's nodes lie end to end as LMDB lays them:
+            // a reader takes the node there, from a mended copy (``FallbackCopy``).
+            var mendedOffset: (index: Int, offset: Int)?
+            if mending, isReader, !free, let found = MendedRecord.offsetFilling(
+                (0..<count).map(nodeOffset), upper: upper, pageSize: pageSize, extent: { Node(buffer, at: $0).evenSize(isBranch: isBranch) }
+            ) {
+                mendedOffset = found
+                let node = Node(buffer, at: found.offset)
+                mends.append(MendedRecord(
+                    damage: .offset(stated: nodeOffset(found.index)), fileOffset: pageStart + 16 + 2 * found.index,
+                    bytes: withUnsafeBytes(of: UInt16(found.offset).littleEndian, Array.init), page: number, node: found.index, tree: tree,
+                    valueSize: node.dataSize, offsetInPage: found.offset))
+            }
+            func offset(of index: Int) -> Int { index == mendedOffset?.index ? mendedOffset?.offset ?? 0 : nodeOffset(index) }
             for index in 0..<count {
-                let offset = nodeOffset(index)
+                let offset = offset(of: index)
                 guard offset >= upper, offset + 8 <= pageSize else {
                     throw Failure(reason: "node \(index) of page \(number) (\(tree)) lies outside its page")
                 }
@@ -361,25 +388,27 @@ public enum PageTreeCheck {
                 // (0x04), also a named database's record as it opens the database. A reader passes over the others,
                 // which a bad bit may set; a writer, which copies them with the record, is refused them.
                 var nodeFlags = isReader ? node.flags & 0x07 : node.flags
+                var headerFlags = node.flags
                 if mending, isReader, !free, case let wrong = MendedRecord.wrongFlags(
                     nodeFlags, inMainDatabase: named, keySize: node.keySize, valueSize: dataSize, valueEnd: dataStart + dataSize, pageSize: pageSize
                 ), wrong != 0 {
+                    headerFlags &= ~wrong
                     mends.append(MendedRecord(
-                        nodeOffset: pageStart + offset, flags: node.flags & ~wrong, cleared: wrong, valueSize: dataSize, statedSize: nil,
-                        page: number, node: index, tree: tree))
+                        damage: .flags(cleared: wrong), fileOffset: pageStart + offset, bytes: MendedRecord.header(valueSize: dataSize, flags: headerFlags),
+                        page: number, node: index, tree: tree, valueSize: dataSize, offsetInPage: offset))
                     nodeFlags &= ~wrong
                 }
                 // A value's size that runs past the page, where one bad bit from it the value fills the node's place: a
                 // reader takes the value as that size from a mended copy (``FallbackCopy``), not as bytes past the page.
                 var sizeFits: Int?
                 if nodeFlags & 0x01 == 0, dataStart + dataSize > pageSize, isReader, !free {
-                    let next = (0..<count).map(nodeOffset).filter { $0 > offset }.min() ?? pageSize
+                    let next = (0..<count).map(offset(of:)).filter { $0 > offset }.min() ?? pageSize
                     sizeFits = MendedRecord.sizeFilling(room: next - offset, keySize: node.keySize, stated: dataSize)
                 }
                 if mending, let size = sizeFits {
                     mends.append(MendedRecord(
-                        nodeOffset: pageStart + offset, flags: node.flags, cleared: 0, valueSize: size, statedSize: dataSize,
-                        page: number, node: index, tree: tree))
+                        damage: .size(stated: dataSize), fileOffset: pageStart + offset, bytes: MendedRecord.header(valueSize: size, flags: headerFlags),
+                        page: number, node: index, tree: tree, valueSize: size, offsetInPage: offset))
                     dataSize = size
                     sizeFits = nil
                 }

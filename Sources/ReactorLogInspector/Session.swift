@@ -24,7 +24,7 @@ struct Session {
             case before
             /// The last commit, where LMDB refuses the log for its other page.
             case lastWhole
-            /// The last commit, whole, from a copy whose records' node headers, changed by bad bits, were mended
+            /// The last commit, whole, from a copy whose records bad bits damaged were mended
             /// (``EventLog/openMended(at:copyingInto:)``): `records` of them.
             case lastMended(records: Int)
             /// The last commit, which the entries show later than the commit LMDB reads, where the pages' transaction ids
@@ -38,8 +38,8 @@ struct Session {
     let terminal = Terminal.current
 
     /// Opens `path` read-only: a log directory, or an export or pack (a file), which is imported into a private
-    /// temporary log first. A log LMDB refuses for records whose node headers bad bits changed is read whole from a copy
-    /// with those headers mended; else, where its last commit cannot be read and the commit before it can, as it stood then.
+    /// temporary log first. A log LMDB refuses for records bad bits damaged where LMDB finds them is read whole from a
+    /// copy with those records mended; else, where its last commit cannot be read and the commit before it can, as it stood then.
     static func open(_ path: String) throws -> Session {
         if isExportFile(path) { return try openExport(path) }
         do {
@@ -51,8 +51,8 @@ struct Session {
         }
     }
 
-    /// The log at `path` read whole from a copy, in a private temporary directory removed at once, whose records' node
-    /// headers, changed by bad bits, are mended; `nil` when it has none or the copy cannot be read either.
+    /// The log at `path` read whole from a copy, in a private temporary directory removed at once, whose records bad bits
+    /// damaged are mended; `nil` when it has none or the copy cannot be read either.
     private static func openMended(_ path: String) -> Session? {
         guard FileManager.default.isDirectory(atPath: path),
               let read = inStagingDirectory({ EventLog.openMended(at: path, copyingInto: $0) })

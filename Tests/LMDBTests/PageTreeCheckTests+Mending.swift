@@ -51,7 +51,8 @@ extension PageTreeCheckTests {
         #expect(PageTreeCheck.problem(inDataFile: path) != nil)
         let records = PageTreeCheck.mendableRecords(inDataFile: path)
         let record = try #require(records.first)
-        #expect(records.count == 1 && nodes.contains(record.nodeOffset + 8) && record.flags == 0 && record.cleared == mask)
+        #expect(records.count == 1 && nodes.contains(record.fileOffset + 8) && record.damage == .flags(cleared: mask))
+        #expect(record.bytes == MendedRecord.header(valueSize: 2022, flags: 0))
         #expect(record.problem == "flags a record \(wrong) (node \(record.node) of page \(record.page), in database 'values')")
 
         let directory = scratch.file("mended-\(mask)")
@@ -88,7 +89,7 @@ extension PageTreeCheckTests {
         #expect(PageTreeCheck.problem(inDataFile: path) != nil)
         let records = PageTreeCheck.mendableRecords(inDataFile: path)
         let record = try #require(records.first)
-        #expect(records.count == 1 && nodes.contains(record.nodeOffset + 8) && record.valueSize == 2020 && record.statedSize == stated && record.cleared == 0)
+        #expect(records.count == 1 && nodes.contains(record.fileOffset + 8) && record.valueSize == 2020 && record.damage == .size(stated: stated))
         #expect(record.problem == "gives a record's value as \(stated) bytes, though its place in its page holds 2020 (node \(record.node) of page \(record.page), in database 'values')")
         let directory = scratch.file("mended-size-\(bit)")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
@@ -100,6 +101,71 @@ extension PageTreeCheckTests {
         let env = try Environment(path: directory, options: options)
         let db = try env.openDatabase("values")
         #expect(try env.read { txn in try txn.get(db, key: key).map { Array($0) } } == [UInt8](repeating: 1, count: 2020))
+    }
+
+    @Test(
+        "a node's offset a bad bit changed is read where one bit from it the page's nodes lie end to end, from a copy",
+        arguments: [1, 4, 9, 15])
+    func offsetChangedByABadBit(bit: Int) throws {
+        var (path, bytes) = try dataFile("offset-\(bit)", writes: [{ txn, db in
+            for index in 0..<10 { try txn.put(db, key: Array("key\(index)".utf8), value: Array("value-\(index)".utf8)) }
+        }])
+        let key = Array("key5".utf8)
+        let leaf = try #require(leafNodes(holding: key, in: bytes).first) / 4096
+        let table = leaf * 4096 + 16
+        let count = ((Int(bytes[leaf * 4096 + 12]) | Int(bytes[leaf * 4096 + 13]) << 8) - 16) / 2
+        // The table entry of key5 (node 5: the keys were put in order), its bit flipped.
+        let index = try #require((0..<count).first { index in
+            let offset = Int(bytes[table + 2 * index]) | Int(bytes[table + 2 * index + 1]) << 8
+            return Array(bytes[leaf * 4096 + offset + 8..<leaf * 4096 + offset + 12]) == key
+        })
+        let sound = Int(bytes[table + 2 * index]) | Int(bytes[table + 2 * index + 1]) << 8
+        bytes[table + 2 * index + bit / 8] ^= 1 << UInt8(bit % 8)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(PageTreeCheck.problem(inDataFile: path) != nil)
+        let records = PageTreeCheck.mendableRecords(inDataFile: path)
+        let record = try #require(records.first)
+        #expect(records.count == 1 && record.damage == .offset(stated: sound ^ 1 << bit) && record.offsetInPage == sound && record.node == index)
+        #expect(record.problem == "places a record at byte \(sound ^ 1 << bit) of its page, though its place is byte \(sound) (node \(index) of page \(leaf), in database 'values')")
+        let directory = scratch.file("mended-offset-\(bit)")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        let copy = directory + "/data.mdb"
+        #expect(FallbackCopy.copy(from: path, to: copy) && FallbackCopy.mendRecords(dataFile: copy) == records)
+        #expect(PageTreeCheck.problem(inDataFile: copy, forWriting: true) == nil)
+        var options = EnvironmentOptions()
+        options.readOnly = true
+        let env = try Environment(path: directory, options: options)
+        let db = try env.openDatabase("values")
+        #expect(try env.read { txn in try txn.get(db, key: key).map { Array($0) } } == Array("value-5".utf8))
+    }
+
+    /// A bit that lowers `upper` leaves every node above it: readers read on, and a writer's next node goes below it,
+    /// where the page is free. One that raises it puts nodes below it, which a reader refuses.
+    @Test("a page's upper a bad bit raised is read as where its nodes start, from a copy")
+    func upperRaisedByABadBit() throws {
+        let (path, bytes) = try dataFile("upper", writes: [{ txn, db in
+            for index in 0..<10 { try txn.put(db, key: Array("key\(index)".utf8), value: Array("value-\(index)".utf8)) }
+        }])
+        let key = Array("key5".utf8)
+        let leaf = try #require(leafNodes(holding: key, in: bytes).first) / 4096
+        let sound = Int(bytes[leaf * 4096 + 14]) | Int(bytes[leaf * 4096 + 15]) << 8
+        let raising = (1..<13).filter { sound & 1 << $0 == 0 && sound | 1 << $0 <= 4096 }
+        try #require(!raising.isEmpty)
+        for bit in raising {
+            var damaged = bytes
+            damaged[leaf * 4096 + 14 + bit / 8] ^= 1 << UInt8(bit % 8)
+            try Data(damaged).write(to: URL(fileURLWithPath: path))
+            #expect(PageTreeCheck.problem(inDataFile: path) != nil)
+            let records = PageTreeCheck.mendableRecords(inDataFile: path)
+            let record = try #require(records.first)
+            #expect(records.count == 1 && record.damage == .upper(stated: sound | 1 << bit) && record.offsetInPage == sound)
+            #expect(record.problem == "starts a page's nodes at byte \(sound | 1 << bit), though they start at byte \(sound) (page \(leaf), in database 'values')")
+            let directory = scratch.file("mended-upper-\(bit)")
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+            let copy = directory + "/data.mdb"
+            #expect(FallbackCopy.copy(from: path, to: copy) && FallbackCopy.mendRecords(dataFile: copy) == records)
+            #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: copy))) == bytes, "bit \(bit)")
+        }
     }
 
     @Test("a flag LMDB gives cleared by a bad bit is not mended: a big value's, a named database's")

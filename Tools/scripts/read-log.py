@@ -527,8 +527,8 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
     LMDB follows page numbers and node offsets unchecked (docs/FORMAT.md, "Before mapping a file"). `roots` are the
     free list's and the main database's (root, depth). `records`, a dict where given, gets the free list's records:
     the pages filed under each transaction id. `mends`, a list where given, gets the records outside the free list
-    whose node header a bad bit changed (FORMAT.md, "A record's header"), which the walk then reads as mended: (the
-    node's file offset, its first 6 bytes mended, what was wrong). Returns what is wrong, or None."""
+    a bad bit damaged where LMDB finds them (FORMAT.md, "A record's header"), which the walk then reads as mended: (the
+    file offset of the bytes to mend, the bytes mended, what was wrong). Returns what is wrong, or None."""
     # Mapped read-only, not read into memory: a page is sliced out only once the file is known to hold it.
     file = open(data_path, "rb")
     data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
@@ -610,13 +610,49 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                 raise ValueError(f"page {number} of {tree} is neither a branch nor a leaf page (flags {flags})")
             if leaf != (level == depth):
                 raise ValueError(f"page {number} of {tree} is a {'leaf' if leaf else 'branch'} page at level {level} of {depth}")
+            mending = mends is not None and not free and 16 <= lower <= page_size and not (lower - 16) % 2
+            offsets = [struct.unpack_from("<H", body, 16 + 2 * index)[0] for index in range((lower - 16) // 2)] if mending else []
+
+            # What mending reads a page by: LMDB lays a page's nodes end to end, from `upper` to the page's end, each 8
+            # bytes, the key and the value (a branch's: the key), made even.
+            def extent(at):
+                low, high, node_flags, key_size = struct.unpack_from("<HHHH", body, at)
+                return (8 + key_size + (0 if branch else 8 if node_flags & 0x01 else low | high << 16) + 1) & ~1
+
+            def tiles(candidate, start):
+                end = start
+                for at in sorted(candidate):
+                    if at != end or at + 8 > page_size:
+                        return False
+                    end = at + extent(at)
+                return end == page_size
+
+            if mending and offsets and not tiles(offsets, upper):
+                # Where the nodes start, a bad bit from `upper`, which LMDB's compacting copy copies the page by.
+                start = min(offsets)
+                if bin(start ^ upper).count("1") == 1 and tiles(offsets, start):
+                    mends.append((number * page_size + 14, struct.pack("<H", start),
+                                  f"starts a page's nodes at byte {upper}, though they start at byte {start} (page {number}, in {tree})"))
+                    upper = start
             if not 16 <= lower <= upper <= page_size or (lower - 16) % 2:
                 raise ValueError(f"page {number} of {tree} has impossible bounds ({lower}, {upper})")
             count = (lower - 16) // 2
             if count == 0 and not (leaf and level == 1):
                 raise ValueError(f"page {number} of {tree} holds no node")
+            if not mending:
+                offsets = [struct.unpack_from("<H", body, 16 + 2 * index)[0] for index in range(count)]
+            elif not tiles(offsets, upper):
+                # A node's offset a bad bit changed, where one bit from it the page's nodes lie end to end.
+                found = [(index, offsets[index] ^ 1 << bit) for index in range(count) for bit in range(16)
+                         if upper <= offsets[index] ^ 1 << bit <= page_size - 8
+                         and tiles(offsets[:index] + [offsets[index] ^ 1 << bit] + offsets[index + 1:], upper)]
+                if len(found) == 1:
+                    index, place = found[0]
+                    mends.append((number * page_size + 16 + 2 * index, struct.pack("<H", place),
+                                  f"places a record at byte {offsets[index]} of its page, though its place is byte {place} (node {index} of page {number}, in {tree})"))
+                    offsets[index] = place
             for index in range(count):
-                (offset,) = struct.unpack_from("<H", body, 16 + 2 * index)
+                offset = offsets[index]
                 if offset < upper or offset + 8 > page_size:
                     raise ValueError(f"node {index} of page {number} ({tree}) lies outside its page")
                 low, high, node_flags, key_size = struct.unpack_from("<HHHH", body, offset)
@@ -712,8 +748,8 @@ def open_environment(directory, lock):
 
 
 def read_mended(data_path):
-    """Opens a private copy of the data file whose records' node headers a bad bit changed (FORMAT.md, "A record's
-    header") are mended: the environment, its four databases, the copy's directory (the caller
+    """Opens a private copy of the data file whose records a bad bit damaged where LMDB finds them (FORMAT.md, "A
+    record's header") are mended: the environment, its four databases, the copy's directory (the caller
     removes it once open), and what was wrong, a clause. None where no record has such flags, or the copy mended is
     still refused."""
     mends, done = [], set()
@@ -735,7 +771,7 @@ def read_mended(data_path):
                 file.seek(at)
                 file.write(header)
         if check_meta_pages(copy, walk_trees=True) is None:
-            more = "" if len(mends) == 1 else f", and {len(mends) - 1} more record{'' if len(mends) == 2 else 's'} whose header a bad bit changed"
+            more = "" if len(mends) == 1 else f", and {len(mends) - 1} more record{'' if len(mends) == 2 else 's'} a bad bit damaged"
             return (*open_environment(directory, lock=False), directory, f"its data.mdb {mends[0][2]}{more}")
     except (OSError, Refused):
         pass
