@@ -12,6 +12,22 @@ extension PageTreeCheckTests {
         UInt16(bytes[at - 4]) | UInt16(bytes[at - 3]) << 8
     }
 
+    /// Copies the data file at `path` into the scratch directory `name`, mends the copy, and checks that it mends
+    /// `records` and passes a writer's walk; the copy's value of `key` in "values", read through LMDB, and its bytes.
+    private func mendedCopy(of path: String, _ name: String, records: [MendedRecord], key: [UInt8]) throws -> (value: [UInt8]?, bytes: [UInt8]) {
+        let directory = scratch.file(name)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        let copy = directory + "/data.mdb"
+        #expect(FallbackCopy.copy(from: path, to: copy) && FallbackCopy.mendRecords(dataFile: copy) == records)
+        #expect(PageTreeCheck.problem(inDataFile: copy) == nil && PageTreeCheck.problem(inDataFile: copy, forWriting: true) == nil)
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: copy)))
+        var options = EnvironmentOptions()
+        options.readOnly = true
+        let env = try Environment(path: directory, options: options)
+        let db = try env.openDatabase("values")
+        return (try env.read { txn in try txn.get(db, key: key).map { Array($0) } }, bytes)
+    }
+
     /// Values around LMDB's largest node in a page: 8-byte keys, values of 2,018 to 2,027 bytes.
     private func valuesAroundTheLargestNode() throws -> (path: String, bytes: [UInt8]) {
         try dataFile("around-the-largest-node", writes: [{ txn, db in
@@ -54,19 +70,7 @@ extension PageTreeCheckTests {
         #expect(records.count == 1 && nodes.contains(record.fileOffset + 8) && record.damage == .flags(cleared: mask))
         #expect(record.bytes == MendedRecord.header(valueSize: 2022, flags: 0))
         #expect(record.problem == "flags a record \(wrong) (node \(record.node) of page \(record.page), in database 'values')")
-
-        let directory = scratch.file("mended-\(mask)")
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-        let copy = directory + "/data.mdb"
-        #expect(FallbackCopy.copy(from: path, to: copy))
-        #expect(FallbackCopy.mendRecords(dataFile: copy) == records)
-        #expect(PageTreeCheck.problem(inDataFile: copy) == nil && PageTreeCheck.problem(inDataFile: copy, forWriting: true) == nil)
-        var options = EnvironmentOptions()
-        options.readOnly = true
-        let env = try Environment(path: directory, options: options)
-        let db = try env.openDatabase("values")
-        let value = try env.read { txn in try txn.get(db, key: key).map { Array($0) } }
-        #expect(value == [UInt8](repeating: 1, count: 2022))
+        #expect(try mendedCopy(of: path, "mended-\(mask)", records: records, key: key).value == [UInt8](repeating: 1, count: 2022))
         #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))) == damaged)
     }
 
@@ -91,16 +95,7 @@ extension PageTreeCheckTests {
         let record = try #require(records.first)
         #expect(records.count == 1 && nodes.contains(record.fileOffset + 8) && record.valueSize == 2020 && record.damage == .size(stated: stated))
         #expect(record.problem == "gives a record's value as \(stated) bytes, though its place in its page holds 2020 (node \(record.node) of page \(record.page), in database 'values')")
-        let directory = scratch.file("mended-size-\(bit)")
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-        let copy = directory + "/data.mdb"
-        #expect(FallbackCopy.copy(from: path, to: copy) && FallbackCopy.mendRecords(dataFile: copy) == records)
-        #expect(PageTreeCheck.problem(inDataFile: copy, forWriting: true) == nil)
-        var options = EnvironmentOptions()
-        options.readOnly = true
-        let env = try Environment(path: directory, options: options)
-        let db = try env.openDatabase("values")
-        #expect(try env.read { txn in try txn.get(db, key: key).map { Array($0) } } == [UInt8](repeating: 1, count: 2020))
+        #expect(try mendedCopy(of: path, "mended-size-\(bit)", records: records, key: key).value == [UInt8](repeating: 1, count: 2020))
     }
 
     @Test(
@@ -127,16 +122,7 @@ extension PageTreeCheckTests {
         let record = try #require(records.first)
         #expect(records.count == 1 && record.damage == .offset(stated: sound ^ 1 << bit) && record.offsetInPage == sound && record.node == index)
         #expect(record.problem == "places a record at byte \(sound ^ 1 << bit) of its page, though its place is byte \(sound) (node \(index) of page \(leaf), in database 'values')")
-        let directory = scratch.file("mended-offset-\(bit)")
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-        let copy = directory + "/data.mdb"
-        #expect(FallbackCopy.copy(from: path, to: copy) && FallbackCopy.mendRecords(dataFile: copy) == records)
-        #expect(PageTreeCheck.problem(inDataFile: copy, forWriting: true) == nil)
-        var options = EnvironmentOptions()
-        options.readOnly = true
-        let env = try Environment(path: directory, options: options)
-        let db = try env.openDatabase("values")
-        #expect(try env.read { txn in try txn.get(db, key: key).map { Array($0) } } == Array("value-5".utf8))
+        #expect(try mendedCopy(of: path, "mended-offset-\(bit)", records: records, key: key).value == Array("value-5".utf8))
     }
 
     /// A bit that lowers `upper` leaves every node above it: readers read on, and a writer's next node goes below it,
@@ -160,11 +146,7 @@ extension PageTreeCheckTests {
             let record = try #require(records.first)
             #expect(records.count == 1 && record.damage == .upper(stated: sound | 1 << bit) && record.offsetInPage == sound)
             #expect(record.problem == "starts a page's nodes at byte \(sound | 1 << bit), though they start at byte \(sound) (page \(leaf), in database 'values')")
-            let directory = scratch.file("mended-upper-\(bit)")
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
-            let copy = directory + "/data.mdb"
-            #expect(FallbackCopy.copy(from: path, to: copy) && FallbackCopy.mendRecords(dataFile: copy) == records)
-            #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: copy))) == bytes, "bit \(bit)")
+            #expect(try mendedCopy(of: path, "mended-upper-\(bit)", records: records, key: key).bytes == bytes, "bit \(bit)")
         }
     }
 
