@@ -3,7 +3,8 @@
 /// whole (such a record often lies on a page both meta pages' commits share), since LMDB would follow the damage
 /// outside the file: a flag LMDB never gives the record (big data, 0x01, takes the value's first 8 bytes for an
 /// overflow page's number; duplicates, 0x04, reads the value as a tree of duplicates the database cannot have), a
-/// value's size that runs past the page, or the node's offset in its page's table. Read mended, the record is what was
+/// value's or a key's size that runs past the page, the node's offset in its page's table, or where the page's nodes
+/// start. Read mended, the record is what was
 /// written, which its own checksum (ReactorLog's entries and metadata carry one) then confirms. Found by
 /// ``PageTreeCheck/mendableRecords(inDataFile:)``.
 public struct MendedRecord: Sendable, Equatable {
@@ -14,6 +15,8 @@ public struct MendedRecord: Sendable, Equatable {
         case flags(cleared: UInt16)
         /// The value's size, which ran past the page: the size stated.
         case size(stated: Int)
+        /// The key's size, which ran past the page: the size stated.
+        case keySize(stated: Int)
         /// The node's offset in its page's table of offsets: the offset stated.
         case offset(stated: Int)
         /// Where the page's nodes start (`upper`, the u16 at byte 14 of the page), which LMDB's compacting copy copies
@@ -24,7 +27,8 @@ public struct MendedRecord: Sendable, Equatable {
     /// What the bad bit changed.
     public let damage: Damage
     /// Where in the data file the copy is given ``bytes``: the node's start (its value's size, 2 + 2 bytes, then its
-    /// flags, 2, little-endian), its entry in the page's table of offsets, or the page's `upper` (2 bytes each).
+    /// flags, 2, little-endian), its key's size (2 bytes after those), its entry in the page's table of offsets, or the
+    /// page's `upper` (2 bytes each).
     public let fileOffset: Int
     /// What the copy is given at ``fileOffset``.
     public let bytes: [UInt8]
@@ -38,6 +42,8 @@ public struct MendedRecord: Sendable, Equatable {
     public let valueSize: Int
     /// Where the node lies in its page, mended where that was damaged.
     public let offsetInPage: Int
+    /// The size of the record's key, mended where that was damaged (0 for a page's `upper`).
+    public let keySize: Int
 
     /// What was wrong with the record, a clause of a sentence about its data file: "flags a record as stored on
     /// overflow pages, though its 6 bytes lie in its page (node 0 of page 2, in database 'meta')".
@@ -46,6 +52,7 @@ public struct MendedRecord: Sendable, Equatable {
         return switch damage {
         case .upper(let stated): "starts a page's nodes at byte \(stated), though they start at byte \(offsetInPage) (page \(page), in \(tree))"
         case .size(let stated): "gives a record's value as \(stated) bytes, though its place in its page holds \(valueSize) \(record)"
+        case .keySize(let stated): "gives a record's key as \(stated) bytes, though its place in its page holds \(keySize) \(record)"
         case .offset(let stated): "places a record at byte \(stated) of its page, though its place is byte \(offsetInPage) \(record)"
         case .flags(let cleared) where cleared & 0x01 != 0:
             "flags a record as stored on overflow pages, though its \(valueSize) bytes lie in its page \(record)"
@@ -77,13 +84,14 @@ public struct MendedRecord: Sendable, Equatable {
         return wrong
     }
 
-    /// The size of the value of a record whose node, `keySize` bytes of key and a value held in its page, takes the
-    /// `room` bytes from its offset to the next node's (or the page's end), where the size it states, `stated`, is one
+    /// The size of one part of a node (its value held in its page, or its key) whose other part takes `besides` bytes
+    /// (the key; the value, 8 bytes of a page number for big data, or nothing in a branch page), where the node takes
+    /// the `room` bytes from its offset to the next node's (or the page's end) and the size it states, `stated`, is one
     /// bad bit from it; `nil` where no such size fills the room. LMDB lays a page's nodes end to end, each 8 bytes of
     /// header, the key and the value, made even: of the two sizes that fill the room, one at most is one bit from the
     /// size stated.
-    static func sizeFilling(room: Int, keySize: Int, stated: Int) -> Int? {
-        let fits = [room - 8 - keySize, room - 9 - keySize].filter { $0 >= 0 && (8 + keySize + $0 + 1) & ~1 == room }
+    static func sizeFilling(room: Int, besides: Int, stated: Int) -> Int? {
+        let fits = [room - 8 - besides, room - 9 - besides].filter { $0 >= 0 && (8 + besides + $0 + 1) & ~1 == room }
         return fits.first { ($0 ^ stated).nonzeroBitCount == 1 }
     }
 

@@ -325,7 +325,7 @@ public enum PageTreeCheck {
                 mends.append(MendedRecord(
                     damage: .upper(stated: upper), fileOffset: Int(number) * pageSize + 14,
                     bytes: withUnsafeBytes(of: UInt16(start).littleEndian, Array.init), page: number, node: 0, tree: tree,
-                    valueSize: 0, offsetInPage: start))
+                    valueSize: 0, offsetInPage: start, keySize: 0))
                 upper = start
             }
             guard lower >= 16, lower <= upper, upper <= pageSize, (lower - 16) % 2 == 0 else {
@@ -365,7 +365,7 @@ public enum PageTreeCheck {
                 mends.append(MendedRecord(
                     damage: .offset(stated: nodeOffset(found.index)), fileOffset: pageStart + 16 + 2 * found.index,
                     bytes: withUnsafeBytes(of: UInt16(found.offset).littleEndian, Array.init), page: number, node: found.index, tree: tree,
-                    valueSize: node.dataSize, offsetInPage: found.offset))
+                    valueSize: node.dataSize, offsetInPage: found.offset, keySize: node.keySize))
             }
             func offset(of index: Int) -> Int { index == mendedOffset?.index ? mendedOffset?.offset ?? 0 : nodeOffset(index) }
             for index in 0..<count {
@@ -373,7 +373,18 @@ public enum PageTreeCheck {
                 guard offset >= upper, offset + 8 <= pageSize else {
                     throw Failure(reason: "node \(index) of page \(number) (\(tree)) lies outside its page")
                 }
-                let node = Node(buffer, at: offset)
+                var node = Node(buffer, at: offset)
+                // A key's size a bad bit sent past the page, where one bit from it the node fills its place.
+                if mending, isReader, !free, node.dataStart > pageSize,
+                   case let next = (0..<count).map(offset(of:)).filter({ $0 > offset }).min() ?? pageSize,
+                   let keySize = MendedRecord.sizeFilling(
+                    room: next - offset, besides: isBranch ? 0 : node.flags & 0x01 != 0 ? 8 : node.dataSize, stated: node.keySize) {
+                    mends.append(MendedRecord(
+                        damage: .keySize(stated: node.keySize), fileOffset: pageStart + offset + 6,
+                        bytes: withUnsafeBytes(of: UInt16(keySize).littleEndian, Array.init), page: number, node: index, tree: tree,
+                        valueSize: node.dataSize, offsetInPage: offset, keySize: keySize))
+                    node.keySize = keySize
+                }
                 let dataStart = node.dataStart
                 var dataSize = node.dataSize
                 guard dataStart <= pageSize || inFile(dataStart) else {
@@ -395,7 +406,7 @@ public enum PageTreeCheck {
                     headerFlags &= ~wrong
                     mends.append(MendedRecord(
                         damage: .flags(cleared: wrong), fileOffset: pageStart + offset, bytes: MendedRecord.header(valueSize: dataSize, flags: headerFlags),
-                        page: number, node: index, tree: tree, valueSize: dataSize, offsetInPage: offset))
+                        page: number, node: index, tree: tree, valueSize: dataSize, offsetInPage: offset, keySize: node.keySize))
                     nodeFlags &= ~wrong
                 }
                 // A value's size that runs past the page, where one bad bit from it the value fills the node's place: a
@@ -403,12 +414,12 @@ public enum PageTreeCheck {
                 var sizeFits: Int?
                 if nodeFlags & 0x01 == 0, dataStart + dataSize > pageSize, isReader, !free {
                     let next = (0..<count).map(offset(of:)).filter { $0 > offset }.min() ?? pageSize
-                    sizeFits = MendedRecord.sizeFilling(room: next - offset, keySize: node.keySize, stated: dataSize)
+                    sizeFits = MendedRecord.sizeFilling(room: next - offset, besides: node.keySize, stated: dataSize)
                 }
                 if mending, let size = sizeFits {
                     mends.append(MendedRecord(
                         damage: .size(stated: dataSize), fileOffset: pageStart + offset, bytes: MendedRecord.header(valueSize: size, flags: headerFlags),
-                        page: number, node: index, tree: tree, valueSize: size, offsetInPage: offset))
+                        page: number, node: index, tree: tree, valueSize: size, offsetInPage: offset, keySize: node.keySize))
                     dataSize = size
                     sizeFits = nil
                 }
@@ -473,7 +484,7 @@ public enum PageTreeCheck {
             let low: UInt64
             let high: UInt64
             let flags: UInt16
-            let keySize: Int
+            var keySize: Int
 
             init(_ page: UnsafeRawBufferPointer, at offset: Int) {
                 self.offset = offset

@@ -98,6 +98,28 @@ extension PageTreeCheckTests {
         #expect(try mendedCopy(of: path, "mended-size-\(bit)", records: records, key: key).value == [UInt8](repeating: 1, count: 2020))
     }
 
+    /// A key's size grown past the file is refused to readers (LMDB would read past its map); one that stays inside the
+    /// file is taken by readers as before, and mended too where a copy is mended for other damage.
+    @Test("a key's size a bad bit sent past the page is read as the size that fills the record's place, from a copy", arguments: [12, 15])
+    func keySizeSentPastThePage(bit: Int) throws {
+        var (path, bytes) = try dataFile("key-size-\(bit)", writes: [{ txn, db in
+            for index in 0..<10 { try txn.put(db, key: Array("key\(index)".utf8), value: Array("value-\(index)".utf8)) }
+        }])
+        let key = Array("key5".utf8)
+        let nodes = leafNodes(holding: key, in: bytes)
+        try #require(!nodes.isEmpty)
+        let stated = 4 ^ 1 << bit
+        for at in nodes { bytes[at - 2 + bit / 8] ^= 1 << UInt8(bit % 8) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        // Bit 15 (32,772 bytes) runs past this file of a few pages; bit 12 stays inside it.
+        #expect((PageTreeCheck.problem(inDataFile: path) != nil) == (bit == 15) && nodes.allSatisfy { ($0 + stated > bytes.count) == (bit == 15) })
+        let records = PageTreeCheck.mendableRecords(inDataFile: path)
+        let record = try #require(records.first)
+        #expect(records.count == 1 && nodes.contains(record.fileOffset + 2) && record.keySize == 4 && record.damage == .keySize(stated: stated))
+        #expect(record.problem == "gives a record's key as \(stated) bytes, though its place in its page holds 4 (node \(record.node) of page \(record.page), in database 'values')")
+        #expect(try mendedCopy(of: path, "mended-key-\(bit)", records: records, key: key).value == Array("value-5".utf8))
+    }
+
     @Test(
         "a node's offset a bad bit changed is read where one bit from it the page's nodes lie end to end, from a copy",
         arguments: [1, 4, 9, 15])

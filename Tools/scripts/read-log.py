@@ -656,6 +656,16 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                 if offset < upper or offset + 8 > page_size:
                     raise ValueError(f"node {index} of page {number} ({tree}) lies outside its page")
                 low, high, node_flags, key_size = struct.unpack_from("<HHHH", body, offset)
+                if mending and offset + 8 + key_size > page_size:
+                    # A key's size a bad bit sent past the page, where one bit from it the node fills its place.
+                    room = min([other for other in offsets if other > offset], default=page_size) - offset
+                    besides = 0 if branch else 8 if node_flags & 0x01 else low | high << 16
+                    fits = [fit for fit in (room - 8 - besides, room - 9 - besides)
+                            if fit >= 0 and (8 + besides + fit + 1) & ~1 == room and bin(fit ^ key_size).count("1") == 1]
+                    if fits:
+                        mends.append((number * page_size + offset + 6, struct.pack("<H", fits[0]),
+                                      f"gives a record's key as {key_size} bytes, though its place in its page holds {fits[0]} (node {index} of page {number}, in {tree})"))
+                        key_size = fits[0]
                 start = offset + 8 + key_size
                 if start > page_size:
                     raise ValueError(f"the key of node {index} of page {number} ({tree}) runs past its page")
