@@ -158,9 +158,13 @@ extension EventLog {
         return found
     }
 
-    /// Whether any action of the log records a call site.
+    /// Whether any action of the log may record a call site: the log holds some, or has no `sites` database at all. Every
+    /// writer makes one, so a log without it is one of the first releases', whose actions name no site, or one whose main
+    /// database lost its record to a bad bit: the actions' site numbers in the streams' indexes then tell, and a lookup
+    /// of one throws (before session 84 a listing left every site out without a word).
     public func hasCallSites() throws(EventLogError) -> Bool {
-        try storage.highestSiteNumber() > 0
+        guard storage.sites != nil else { return true }
+        return try storage.highestSiteNumber() > 0
     }
 
     /// Where the action numbered `sequence` was sent from, or `nil` (another kind of entry, or none recorded); a site

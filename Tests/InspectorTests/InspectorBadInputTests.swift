@@ -210,6 +210,30 @@ struct InspectorBadInputTests {
         try await trimRefused(log, saying: "no run of commits leaves")
     }
 
+    /// Found by random bit flips (session 84): the main database's record of `sites` renamed by a bad bit made the log
+    /// look like one without call sites, and `log --json` and `export` left every action's site out with exit 0.
+    @Test("the main database's record of the call sites renamed by a bad bit: every action's site is named left out, exit 5")
+    func sitesDatabaseRenamed() async throws {
+        let log = scratch.file("sites-renamed.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        let file = URL(fileURLWithPath: log + "/data.mdb")
+        var bytes = [UInt8](try Data(contentsOf: file))
+        // The key "sites" (5 bytes, its size just before it) in every leaf page of the main database, reached or freed.
+        let name = Array("sites".utf8)
+        let keys = (8192..<bytes.count - name.count).filter { at in
+            bytes[at - 2] == 5 && bytes[at - 1] == 0 && Array(bytes[at..<at + 5]) == name && bytes[at - at % 4096 + 10] == 0x02
+        }
+        try #require(!keys.isEmpty)
+        for at in keys { bytes[at + 4] ^= 0x80 }
+        try Data(bytes).write(to: file)
+        for command in [["log", "--json"], ["export"]] {
+            let damaged = try await Tool.run([command[0], log] + command.dropFirst())
+            #expect(damaged.status == 5 && damaged.error.contains("call sites were left out, the rest ") && damaged.error.contains("its call site, number 1, is damaged or missing from the log"), "\(command): \(damaged.error)")
+        }
+        let verify = try await Tool.run(["verify", log])
+        #expect(verify.status == 1 && verify.output.contains("call site number 1, which the log does not hold intact"), "\(verify.output)")
+    }
+
     /// Before session 84 one bad bit in the number a page stores refused the log to every command ("Nothing was read"
     /// where the page is the `meta` database's, which both commits share), though LMDB's readers never read it.
     @Test("a bad bit in the number a page stores: the log reads as before, verify names it, a trim is refused with one line, the log unchanged")
