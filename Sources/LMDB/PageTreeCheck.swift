@@ -53,7 +53,7 @@ public enum PageTreeCheck {
                 var walker = Walker(file: file, flagsRead: Walker.readersFlags)
                 walker.mending = true
                 try? walker.walk(from: [meta])
-                found += walker.mends.filter { mend in !found.contains { $0.fileOffset == mend.fileOffset } }
+                found += walker.mended.filter { mend in !found.contains { $0.fileOffset == mend.fileOffset } }
             }
             return found
         } ?? []
@@ -161,7 +161,7 @@ public enum PageTreeCheck {
         let reason: String
     }
 
-    private struct Walker {
+    struct Walker {
         /// The whole file, mapped.
         let file: UnsafeRawBufferPointer
         var pageSize = 4096
@@ -179,10 +179,10 @@ public enum PageTreeCheck {
         /// The page read last.
         var buffer = UnsafeRawBufferPointer(start: nil, count: 0)
         /// Whether a reader's walk reads a record a bad bit damaged where LMDB finds it (``MendedRecord``) as it was
-        /// written, noting it in ``mends``.
+        /// written, noting it in ``mended`` (`PageTreeCheck+Mending.swift`).
         var mending = false
         /// The records a ``mending`` walk read mended.
-        var mends: [MendedRecord] = []
+        var mended: [MendedRecord] = []
 
         /// The page flags checked against a page's type: ``readersFlags`` for a reader, all of them for a writer.
         let flagsRead: UInt16
@@ -316,18 +316,9 @@ public enum PageTreeCheck {
             guard isLeaf == (level == depth) else {
                 throw Failure(reason: "page \(number) of \(tree) is a \(isLeaf ? "leaf" : "branch") page at level \(level) of \(depth)")
             }
-            // Where the nodes start, a bad bit away from `upper`, which LMDB's compacting copy copies the page by: a reader
-            // takes the page from a mended copy (``FallbackCopy``).
-            if mending, isReader, !free, lower >= 16, lower <= pageSize, (lower - 16) % 2 == 0,
-               case let offsets = (0..<(lower - 16) / 2).map(nodeOffset),
-               !MendedRecord.tiles(offsets, from: upper, pageSize: pageSize, extent: { Node(buffer, at: $0).evenSize(isBranch: isBranch) }),
-               let start = MendedRecord.upperFilling(offsets, stated: upper, pageSize: pageSize, extent: { Node(buffer, at: $0).evenSize(isBranch: isBranch) }) {
-                mends.append(MendedRecord(
-                    damage: .upper(stated: upper), fileOffset: Int(number) * pageSize + 14,
-                    bytes: withUnsafeBytes(of: UInt16(start).littleEndian, Array.init), page: number, node: 0, tree: tree,
-                    valueSize: 0, offsetInPage: start, keySize: 0))
-                upper = start
-            }
+            let place = Place(page: number, tree: tree, isBranch: isBranch)
+            let mends = mending && isReader && !free
+            if mends { upper = mendUpper(upper, lower: lower, place) }
             guard lower >= 16, lower <= upper, upper <= pageSize, (lower - 16) % 2 == 0 else {
                 throw Failure(reason: "page \(number) of \(tree) has impossible bounds (\(lower), \(upper))")
             }
@@ -354,37 +345,17 @@ public enum PageTreeCheck {
             // sound page they fill that space at most; only where they state more are they read again to name the one.
             let checksExtents = !isReader
             var stated = 0
-            // A node's offset a bad bit changed, where one bit from it the page's nodes lie end to end as LMDB lays them:
-            // a reader takes the node there, from a mended copy (``FallbackCopy``).
-            var mendedOffset: (index: Int, offset: Int)?
-            if mending, isReader, !free, let found = MendedRecord.offsetFilling(
-                (0..<count).map(nodeOffset), upper: upper, pageSize: pageSize, extent: { Node(buffer, at: $0).evenSize(isBranch: isBranch) }
-            ) {
-                mendedOffset = found
-                let node = Node(buffer, at: found.offset)
-                mends.append(MendedRecord(
-                    damage: .offset(stated: nodeOffset(found.index)), fileOffset: pageStart + 16 + 2 * found.index,
-                    bytes: withUnsafeBytes(of: UInt16(found.offset).littleEndian, Array.init), page: number, node: found.index, tree: tree,
-                    valueSize: node.dataSize, offsetInPage: found.offset, keySize: node.keySize))
-            }
+            let mendedOffset = mends ? mendOffset(count: count, upper: upper, place) : nil
             func offset(of index: Int) -> Int { index == mendedOffset?.index ? mendedOffset?.offset ?? 0 : nodeOffset(index) }
+            /// Where the node at `offset` may end: at the next node's offset, or the page's end.
+            func room(from offset: Int) -> Int { ((0..<count).map(offset(of:)).filter { $0 > offset }.min() ?? pageSize) - offset }
             for index in 0..<count {
                 let offset = offset(of: index)
                 guard offset >= upper, offset + 8 <= pageSize else {
                     throw Failure(reason: "node \(index) of page \(number) (\(tree)) lies outside its page")
                 }
                 var node = Node(buffer, at: offset)
-                // A key's size a bad bit sent past the page, where one bit from it the node fills its place.
-                if mending, isReader, !free, node.dataStart > pageSize,
-                   case let next = (0..<count).map(offset(of:)).filter({ $0 > offset }).min() ?? pageSize,
-                   let keySize = MendedRecord.sizeFilling(
-                    room: next - offset, besides: isBranch ? 0 : node.flags & 0x01 != 0 ? 8 : node.dataSize, stated: node.keySize) {
-                    mends.append(MendedRecord(
-                        damage: .keySize(stated: node.keySize), fileOffset: pageStart + offset + 6,
-                        bytes: withUnsafeBytes(of: UInt16(keySize).littleEndian, Array.init), page: number, node: index, tree: tree,
-                        valueSize: node.dataSize, offsetInPage: offset, keySize: keySize))
-                    node.keySize = keySize
-                }
+                if mends, node.dataStart > pageSize { mendKeySize(of: &node, index: index, room: room(from: offset), place) }
                 let dataStart = node.dataStart
                 var dataSize = node.dataSize
                 guard dataStart <= pageSize || inFile(dataStart) else {
@@ -399,27 +370,15 @@ public enum PageTreeCheck {
                 // (0x04), also a named database's record as it opens the database. A reader passes over the others,
                 // which a bad bit may set; a writer, which copies them with the record, is refused them.
                 var nodeFlags = isReader ? node.flags & 0x07 : node.flags
-                var headerFlags = node.flags
-                if mending, isReader, !free, case let wrong = MendedRecord.wrongFlags(
-                    nodeFlags, inMainDatabase: named, keySize: node.keySize, valueSize: dataSize, valueEnd: dataStart + dataSize, pageSize: pageSize
-                ), wrong != 0 {
-                    headerFlags &= ~wrong
-                    mends.append(MendedRecord(
-                        damage: .flags(cleared: wrong), fileOffset: pageStart + offset, bytes: MendedRecord.header(valueSize: dataSize, flags: headerFlags),
-                        page: number, node: index, tree: tree, valueSize: dataSize, offsetInPage: offset, keySize: node.keySize))
-                    nodeFlags &= ~wrong
-                }
+                if mends { nodeFlags = mendFlags(of: &node, read: nodeFlags, index: index, inMainDatabase: named, place) }
                 // A value's size that runs past the page, where one bad bit from it the value fills the node's place: a
                 // reader takes the value as that size from a mended copy (``FallbackCopy``), not as bytes past the page.
                 var sizeFits: Int?
                 if nodeFlags & 0x01 == 0, dataStart + dataSize > pageSize, isReader, !free {
-                    let next = (0..<count).map(offset(of:)).filter { $0 > offset }.min() ?? pageSize
-                    sizeFits = MendedRecord.sizeFilling(room: next - offset, besides: node.keySize, stated: dataSize)
+                    sizeFits = MendedRecord.sizeFilling(room: room(from: offset), besides: node.keySize, stated: dataSize)
                 }
-                if mending, let size = sizeFits {
-                    mends.append(MendedRecord(
-                        damage: .size(stated: dataSize), fileOffset: pageStart + offset, bytes: MendedRecord.header(valueSize: size, flags: headerFlags),
-                        page: number, node: index, tree: tree, valueSize: size, offsetInPage: offset, keySize: node.keySize))
+                if mends, let size = sizeFits {
+                    mendSize(of: &node, to: size, index: index, place)
                     dataSize = size
                     sizeFits = nil
                 }
@@ -483,7 +442,7 @@ public enum PageTreeCheck {
             let offset: Int
             let low: UInt64
             let high: UInt64
-            let flags: UInt16
+            var flags: UInt16
             var keySize: Int
 
             init(_ page: UnsafeRawBufferPointer, at offset: Int) {

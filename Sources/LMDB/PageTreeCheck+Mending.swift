@@ -1,0 +1,82 @@
+/// What a reader's walk that mends (``PageTreeCheck/mendableRecords(inDataFile:)``) reads as it was written: a page's
+/// records a bad bit damaged where LMDB finds them (``MendedRecord``). Each method notes the mend in ``mended`` and gives
+/// the walk what it then reads. LMDB lays a page's nodes end to end from `upper` to the page's end, each 8 bytes of
+/// header, the key and the value (a branch's: the key), made even; most mends are the one value, one bit from what the
+/// page states, that makes them do so again.
+extension PageTreeCheck.Walker {
+    /// The page read last, as its mends name it.
+    struct Place {
+        let page: UInt64
+        let tree: String
+        let isBranch: Bool
+    }
+
+    /// Notes a mend of the page read last: `bytes` at `offsetInPage` of it.
+    private mutating func note(_ damage: MendedRecord.Damage, at offsetInPage: Int, bytes: [UInt8], node: Int, _ place: Place,
+                               valueSize: Int, nodeOffset: Int, keySize: Int) {
+        mended.append(MendedRecord(
+            damage: damage, fileOffset: Int(place.page) * pageSize + offsetInPage, bytes: bytes, page: place.page, node: node,
+            tree: place.tree, valueSize: valueSize, offsetInPage: nodeOffset, keySize: keySize))
+    }
+
+    /// 2 bytes, little-endian.
+    private static func bytes(_ value: Int) -> [UInt8] {
+        withUnsafeBytes(of: UInt16(truncatingIfNeeded: value).littleEndian, Array.init)
+    }
+
+    /// The extent of the node at `offset` of the page read last, as LMDB lays it.
+    private func extent(_ place: Place) -> (Int) -> Int {
+        { [buffer] offset in Node(buffer, at: offset).evenSize(isBranch: place.isBranch) }
+    }
+
+    /// `upper`, or where the nodes start where `upper` is one bad bit from it (LMDB's readers do not read `upper`, but its
+    /// compacting copy copies the page by it).
+    mutating func mendUpper(_ upper: Int, lower: Int, _ place: Place) -> Int {
+        guard lower >= 16, lower <= pageSize, (lower - 16) % 2 == 0 else { return upper }
+        let offsets = (0..<(lower - 16) / 2).map(nodeOffset)
+        guard !MendedRecord.tiles(offsets, from: upper, pageSize: pageSize, extent: extent(place)),
+              let start = MendedRecord.upperFilling(offsets, stated: upper, pageSize: pageSize, extent: extent(place))
+        else { return upper }
+        note(.upper(stated: upper), at: 14, bytes: Self.bytes(start), node: 0, place, valueSize: 0, nodeOffset: start, keySize: 0)
+        return start
+    }
+
+    /// The node whose offset a bad bit changed, and where it lies, where one bit from it the page's `count` nodes lie end
+    /// to end; `nil` where none did.
+    mutating func mendOffset(count: Int, upper: Int, _ place: Place) -> (index: Int, offset: Int)? {
+        guard let found = MendedRecord.offsetFilling((0..<count).map(nodeOffset), upper: upper, pageSize: pageSize, extent: extent(place))
+        else { return nil }
+        let node = Node(buffer, at: found.offset)
+        note(.offset(stated: nodeOffset(found.index)), at: 16 + 2 * found.index, bytes: Self.bytes(found.offset), node: found.index, place,
+             valueSize: node.dataSize, nodeOffset: found.offset, keySize: node.keySize)
+        return found
+    }
+
+    /// Mends `node`'s key size, which runs past the page, where one bit from it the node fills its `room`.
+    mutating func mendKeySize(of node: inout Node, index: Int, room: Int, _ place: Place) {
+        let besides = place.isBranch ? 0 : node.flags & 0x01 != 0 ? 8 : node.dataSize
+        guard let keySize = MendedRecord.sizeFilling(room: room, besides: besides, stated: node.keySize) else { return }
+        note(.keySize(stated: node.keySize), at: node.offset + 6, bytes: Self.bytes(keySize), node: index, place,
+             valueSize: node.dataSize, nodeOffset: node.offset, keySize: keySize)
+        node.keySize = keySize
+    }
+
+    /// The flags a leaf's `node` is read by (`read`, of its flags), those LMDB never gives such a record cleared, in the
+    /// main database (`inMainDatabase`) or a named one's tree.
+    mutating func mendFlags(of node: inout Node, read: UInt16, index: Int, inMainDatabase: Bool, _ place: Place) -> UInt16 {
+        let wrong = MendedRecord.wrongFlags(
+            read, inMainDatabase: inMainDatabase, keySize: node.keySize, valueSize: node.dataSize, valueEnd: node.dataStart + node.dataSize,
+            pageSize: pageSize)
+        guard wrong != 0 else { return read }
+        node.flags &= ~wrong
+        note(.flags(cleared: wrong), at: node.offset, bytes: MendedRecord.header(valueSize: node.dataSize, flags: node.flags), node: index, place,
+             valueSize: node.dataSize, nodeOffset: node.offset, keySize: node.keySize)
+        return read & ~wrong
+    }
+
+    /// Mends a leaf's `node` whose value's size runs past the page to `size`, which fills its place.
+    mutating func mendSize(of node: inout Node, to size: Int, index: Int, _ place: Place) {
+        note(.size(stated: node.dataSize), at: node.offset, bytes: MendedRecord.header(valueSize: size, flags: node.flags), node: index, place,
+             valueSize: size, nodeOffset: node.offset, keySize: node.keySize)
+    }
+}
