@@ -4,9 +4,8 @@
 /// outside the file: a flag LMDB never gives the record (big data, 0x01, takes the value's first 8 bytes for an
 /// overflow page's number; duplicates, 0x04, reads the value as a tree of duplicates the database cannot have), a
 /// value's or a key's size that runs past the page, the node's offset in its page's table, or where the page's nodes
-/// start. Read mended, the record is what was
-/// written, which its own checksum (ReactorLog's entries and metadata carry one) then confirms. Found by
-/// ``PageTreeCheck/mendableRecords(inDataFile:)``.
+/// start. Read mended, the record is what was written, which its own checksum (ReactorLog's entries and metadata carry
+/// one) then confirms. Found by ``PageTreeCheck/mendableRecords(inDataFile:)``.
 public struct MendedRecord: Sendable, Equatable {
     /// What the bad bit changed.
     public enum Damage: Sendable, Equatable {

@@ -34,9 +34,7 @@ extension PageTreeCheck.Walker {
     mutating func mendUpper(_ upper: Int, lower: Int, _ place: Place) -> Int {
         guard lower >= 16, lower <= pageSize, (lower - 16) % 2 == 0 else { return upper }
         let offsets = (0..<(lower - 16) / 2).map(nodeOffset)
-        guard !MendedRecord.tiles(offsets, from: upper, pageSize: pageSize, extent: extent(place)),
-              let start = MendedRecord.upperFilling(offsets, stated: upper, pageSize: pageSize, extent: extent(place))
-        else { return upper }
+        guard let start = MendedRecord.upperFilling(offsets, stated: upper, pageSize: pageSize, extent: extent(place)) else { return upper }
         note(.upper(stated: upper), at: 14, bytes: Self.bytes(start), node: 0, place, valueSize: 0, nodeOffset: start, keySize: 0)
         return start
     }
@@ -75,7 +73,7 @@ extension PageTreeCheck.Walker {
     }
 
     /// Mends a leaf's `node` whose value's size runs past the page to `size`, which fills its place.
-    mutating func mendSize(of node: inout Node, to size: Int, index: Int, _ place: Place) {
+    mutating func mendSize(of node: Node, to size: Int, index: Int, _ place: Place) {
         note(.size(stated: node.dataSize), at: node.offset, bytes: MendedRecord.header(valueSize: size, flags: node.flags), node: index, place,
              valueSize: size, nodeOffset: node.offset, keySize: node.keySize)
     }

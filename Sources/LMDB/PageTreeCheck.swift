@@ -18,10 +18,11 @@ import Darwin
 ///
 /// Checked: every page number within the pages the meta page declares, each page's stored number (for a reader, one
 /// bit from it will do: readers never read it), flags (its type alone), bounds and node extents (for a writer, that no
-/// node runs into another), overflow runs, the depth of every leaf against its tree's declared depth, that no page is reached twice (no cycles), that free-list page numbers
-/// lie within the file, and that no tree reaches a page the free list of its commit names (a root left as the commit
-/// before's, which LMDB would read silently). LMDB's readers never read the free list, so damage to it alone is
-/// refused to a writer and passed over for a reader, whose walk goes on as though there were no free list.
+/// node runs into another), overflow runs, the depth of every leaf against its tree's declared depth, that no page is
+/// reached twice (no cycles), that free-list page numbers lie within the file, and that no tree reaches a page the
+/// free list of its commit names (a root left as the commit before's, which LMDB would read silently). LMDB's readers
+/// never read the free list, so damage to it alone is refused to a writer and passed over for a reader, whose walk goes
+/// on as though there were no free list.
 public enum PageTreeCheck {
     /// What is wrong with the structure of the data file at `path`, or `nil` when every page LMDB can reach is
     /// sound (or the file cannot be read; ``DataFileCheck`` reports that). `forWriting` asks for what a writer needs
@@ -378,7 +379,7 @@ public enum PageTreeCheck {
                     sizeFits = MendedRecord.sizeFilling(room: room(from: offset), besides: node.keySize, stated: dataSize)
                 }
                 if mends, let size = sizeFits {
-                    mendSize(of: &node, to: size, index: index, place)
+                    mendSize(of: node, to: size, index: index, place)
                     dataSize = size
                     sizeFits = nil
                 }

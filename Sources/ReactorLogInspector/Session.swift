@@ -39,7 +39,8 @@ struct Session {
 
     /// Opens `path` read-only: a log directory, or an export or pack (a file), which is imported into a private
     /// temporary log first. A log LMDB refuses for records bad bits damaged where LMDB finds them is read whole from a
-    /// copy with those records mended; else, where its last commit cannot be read and the commit before it can, as it stood then.
+    /// copy with those records mended; else, where its last commit cannot be read and the commit before it can, as it
+    /// stood then.
     static func open(_ path: String) throws -> Session {
         if isExportFile(path) { return try openExport(path) }
         do {

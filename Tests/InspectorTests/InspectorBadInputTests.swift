@@ -162,6 +162,17 @@ struct InspectorBadInputTests {
     }
 
     /// Checks that `trim --before 50` on `log` is refused (exit 5) with one line holding `text`, its data file unchanged.
+    /// A copy of the demo log in the scratch directory, named `name`, whose data file's bytes `edit` has changed.
+    private func demoCopy(_ name: String, editing edit: (inout [UInt8]) throws -> Void) throws -> String {
+        let log = scratch.file(name)
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        let file = URL(fileURLWithPath: log + "/data.mdb")
+        var bytes = [UInt8](try Data(contentsOf: file))
+        try edit(&bytes)
+        try Data(bytes).write(to: file)
+        return log
+    }
+
     private func trimRefused(_ log: String, saying text: String) async throws {
         let file = URL(fileURLWithPath: log).appendingPathComponent("data.mdb")
         let before = try Data(contentsOf: file)
@@ -214,18 +225,15 @@ struct InspectorBadInputTests {
     /// look like one without call sites, and `log --json` and `export` left every action's site out with exit 0.
     @Test("the main database's record of the call sites renamed by a bad bit: every action's site is named left out, exit 5")
     func sitesDatabaseRenamed() async throws {
-        let log = scratch.file("sites-renamed.reactorlog")
-        try FileManager.default.copyItem(atPath: demo, toPath: log)
-        let file = URL(fileURLWithPath: log + "/data.mdb")
-        var bytes = [UInt8](try Data(contentsOf: file))
-        // The key "sites" (5 bytes, its size just before it) in every leaf page of the main database, reached or freed.
-        let name = Array("sites".utf8)
-        let keys = (8192..<bytes.count - name.count).filter { at in
-            bytes[at - 2] == 5 && bytes[at - 1] == 0 && Array(bytes[at..<at + 5]) == name && bytes[at - at % 4096 + 10] == 0x02
+        let log = try demoCopy("sites-renamed.reactorlog") { bytes in
+            // The key "sites" (5 bytes, its size just before it) in every leaf page of the main database, reached or freed.
+            let name = Array("sites".utf8)
+            let keys = (8192..<bytes.count - name.count).filter { at in
+                bytes[at - 2] == 5 && bytes[at - 1] == 0 && Array(bytes[at..<at + 5]) == name && bytes[at - at % 4096 + 10] == 0x02
+            }
+            try #require(!keys.isEmpty)
+            for at in keys { bytes[at + 4] ^= 0x80 }
         }
-        try #require(!keys.isEmpty)
-        for at in keys { bytes[at + 4] ^= 0x80 }
-        try Data(bytes).write(to: file)
         for command in [["log", "--json"], ["export"]] {
             let damaged = try await Tool.run([command[0], log] + command.dropFirst())
             #expect(damaged.status == 5 && damaged.error.contains("call sites were left out, the rest ") && damaged.error.contains("its call site, number 1, is damaged or missing from the log"), "\(command): \(damaged.error)")
@@ -238,14 +246,11 @@ struct InspectorBadInputTests {
     /// where the page is the `meta` database's, which both commits share), though LMDB's readers never read it.
     @Test("a bad bit in the number a page stores: the log reads as before, verify names it, a trim is refused with one line, the log unchanged")
     func pageNumberOnlyAWriterTripsOn() async throws {
-        let log = scratch.file("page-number.reactorlog")
-        try FileManager.default.copyItem(atPath: demo, toPath: log)
-        // Page 2, the first past the meta pages: the meta database's leaf in the demo log, its number's bit 35 set.
-        let file = URL(fileURLWithPath: log + "/data.mdb")
-        var bytes = [UInt8](try Data(contentsOf: file))
-        #expect(bytes[8192..<8200].elementsEqual([2, 0, 0, 0, 0, 0, 0, 0]))
-        bytes[8192 + 4] ^= 0x08
-        try Data(bytes).write(to: file)
+        let log = try demoCopy("page-number.reactorlog") { bytes in
+            // Page 2, the first past the meta pages: the meta database's leaf in the demo log, its number's bit 35 set.
+            #expect(bytes[8192..<8200].elementsEqual([2, 0, 0, 0, 0, 0, 0, 0]))
+            bytes[8192 + 4] ^= 0x08
+        }
         let damaged = try await Tool.run(["log", log, "--json"]), sound = try await Tool.run(["log", demo, "--json"])
         #expect(damaged.status == 0 && damaged.output == sound.output, "\(damaged.error)")
         let python = try await Tool.python("read-log.py", [log]), pythonSound = try await Tool.python("read-log.py", [demo])

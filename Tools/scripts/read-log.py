@@ -522,6 +522,16 @@ EMPTY_TREE = 0xFFFFFFFFFFFFFFFF
 READ_FLAGS = 0x01 | 0x02 | 0x04 | 0x20
 
 
+def size_filling(room, besides, stated):
+    """The size of one part of a node (a value held in its page, or a key) whose other part takes `besides` bytes,
+    where the node takes the `room` bytes up to the next node (or the page's end) and the size it states, `stated`, is
+    one bad bit from it; None where no such size fills the room (FORMAT.md, "A record's header"). Nodes are 8 bytes of
+    header, the key and the value, made even: of the two sizes that fill a room, one at most is one bit from another."""
+    fits = [fit for fit in (room - 8 - besides, room - 9 - besides)
+            if fit >= 0 and (8 + besides + fit + 1) & ~1 == room and bin(fit ^ stated).count("1") == 1]
+    return fits[0] if fits else None
+
+
 def check_page_trees(data_path, page_size, last_page, roots, records=None, mends=None):
     """Walks every tree LMDB can reach from the current meta page and checks each page before LMDB reads it, since
     LMDB follows page numbers and node offsets unchecked (docs/FORMAT.md, "Before mapping a file"). `roots` are the
@@ -619,6 +629,10 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                 low, high, node_flags, key_size = struct.unpack_from("<HHHH", body, at)
                 return (8 + key_size + (0 if branch else 8 if node_flags & 0x01 else low | high << 16) + 1) & ~1
 
+            def room(at):
+                """Where the node at `at` may end: at the next node's offset above it, or the page's end."""
+                return min([other for other in offsets if other > at], default=page_size) - at
+
             def tiles(candidate, start):
                 end = start
                 for at in sorted(candidate):
@@ -658,14 +672,12 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                 low, high, node_flags, key_size = struct.unpack_from("<HHHH", body, offset)
                 if mending and offset + 8 + key_size > page_size:
                     # A key's size a bad bit sent past the page, where one bit from it the node fills its place.
-                    room = min([other for other in offsets if other > offset], default=page_size) - offset
                     besides = 0 if branch else 8 if node_flags & 0x01 else low | high << 16
-                    fits = [fit for fit in (room - 8 - besides, room - 9 - besides)
-                            if fit >= 0 and (8 + besides + fit + 1) & ~1 == room and bin(fit ^ key_size).count("1") == 1]
-                    if fits:
-                        mends.append((number * page_size + offset + 6, struct.pack("<H", fits[0]),
-                                      f"gives a record's key as {key_size} bytes, though its place in its page holds {fits[0]} (node {index} of page {number}, in {tree})"))
-                        key_size = fits[0]
+                    fit = size_filling(room(offset), besides, key_size)
+                    if fit is not None:
+                        mends.append((number * page_size + offset + 6, struct.pack("<H", fit),
+                                      f"gives a record's key as {key_size} bytes, though its place in its page holds {fit} (node {index} of page {number}, in {tree})"))
+                        key_size = fit
                 start = offset + 8 + key_size
                 if start > page_size:
                     raise ValueError(f"the key of node {index} of page {number} ({tree}) runs past its page")
@@ -689,20 +701,17 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                         kind = (f"as stored on overflow pages, though its {size} bytes lie in its page" if wrong & 0x01
                                 else "as holding duplicates, in a database that keeps none" if wrong & 0x04
                                 else "as a named database's, outside the main database")
-                        mends.append((number * page_size + offset, struct.pack("<HHH", low, high, node_flags & ~wrong),
+                        node_flags &= ~wrong
+                        mends.append((number * page_size + offset, struct.pack("<HHH", low, high, node_flags),
                                       f"flags a record {kind} (node {index} of page {number}, in {tree})"))
                         read_flags &= ~wrong
                     # A value's size that runs past the page, where one bad bit from it the value fills the node's place
                     # (LMDB lays nodes end to end from the page's end, each 8 bytes, the key and the value, made even).
-                    if not read_flags & 0x01 and start + size > page_size:
-                        offsets = [struct.unpack_from("<H", body, 16 + 2 * other)[0] for other in range(count)]
-                        room = min([other for other in offsets if other > offset], default=page_size) - offset
-                        fits = [fit for fit in (room - 8 - key_size, room - 9 - key_size)
-                                if fit >= 0 and (8 + key_size + fit + 1) & ~1 == room and bin(fit ^ size).count("1") == 1]
-                        if fits:
-                            mends.append((number * page_size + offset, struct.pack("<HHH", fits[0] & 0xFFFF, fits[0] >> 16, node_flags),
-                                          f"gives a record's value as {size} bytes, though its place in its page holds {fits[0]} (node {index} of page {number}, in {tree})"))
-                            size = fits[0]
+                    fit = size_filling(room(offset), key_size, size) if not read_flags & 0x01 and start + size > page_size else None
+                    if fit is not None:
+                        mends.append((number * page_size + offset, struct.pack("<HHH", fit & 0xFFFF, fit >> 16, node_flags),
+                                      f"gives a record's value as {size} bytes, though its place in its page holds {fit} (node {index} of page {number}, in {tree})"))
+                        size = fit
                 if read_flags & ~0x03 or read_flags == 0x03:
                     raise ValueError(f"node {index} of page {number} ({tree}) has flags no record has ({node_flags})")
                 node_flags = read_flags
