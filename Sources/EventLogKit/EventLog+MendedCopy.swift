@@ -5,7 +5,8 @@ extension EventLog {
     /// Opens, read-only, a log that LMDB refuses because bad bits damaged records where LMDB finds them, as their own
     /// bytes, their pages and their trees show (`LMDB.MendedRecord`): a flag LMDB never gives the record (a value
     /// flagged as stored on overflow pages that lies in its page, whose first bytes LMDB would take for a page number; a
-    /// record flagged as holding duplicates), a value's or a key's size that runs past the page, a node's offset in its page or
+    /// record flagged as holding duplicates; a named database's record in the main database without its flag, where its
+    /// 48 bytes describe that database's tree), a value's or a key's size that runs past the page, a node's offset in its page or
     /// where the page's nodes start, where one bit from what is stated the page's nodes lie end to end as LMDB lays
     /// them. Such a record often lies on a page both meta pages' commits share, so the commit before cannot be read
     /// either. The log is read whole, from a copy of its data file made in `directory` (an empty directory of the

@@ -3,7 +3,8 @@
 /// whole (such a record often lies on a page both meta pages' commits share), since LMDB would follow the damage
 /// outside the file: a flag LMDB never gives the record (big data, 0x01, takes the value's first 8 bytes for an
 /// overflow page's number; duplicates, 0x04, reads the value as a tree of duplicates the database cannot have), a
-/// value's or a key's size that runs past the page, the node's offset in its page's table, or where the page's nodes
+/// named database's flag cleared from its record (LMDB refuses to open the database), a value's or a key's size that
+/// runs past the page, the node's offset in its page's table, or where the page's nodes
 /// start. Read mended, the record is what was written, which its own checksum (ReactorLog's entries and metadata carry
 /// one) then confirms. Found by ``PageTreeCheck/mendableRecords(inDataFile:)``.
 public struct MendedRecord: Sendable, Equatable {
@@ -21,6 +22,10 @@ public struct MendedRecord: Sendable, Equatable {
         /// Where the page's nodes start (`upper`, the u16 at byte 14 of the page), which LMDB's compacting copy copies
         /// the page by: the start stated. ``node`` is then 0, ``offsetInPage`` the start mended.
         case upper(stated: Int)
+        /// The flag (0x02) that makes a record of the main database a named database's, which the record's 48 bytes
+        /// show it is (they describe a tree no other record reaches): set again. LMDB refuses to open the database
+        /// without it. The database as the walk names it: "database 'entries'".
+        case databaseFlag(database: String)
     }
 
     /// What the bad bit changed.
@@ -53,6 +58,8 @@ public struct MendedRecord: Sendable, Equatable {
         case .size(let stated): "gives a record's value as \(stated) bytes, though its place in its page holds \(valueSize) \(record)"
         case .keySize(let stated): "gives a record's key as \(stated) bytes, though its place in its page holds \(keySize) \(record)"
         case .offset(let stated): "places a record at byte \(stated) of its page, though its place is byte \(offsetInPage) \(record)"
+        case .databaseFlag(let database):
+            "marks the main database's record of \(database) as a plain value, though its 48 bytes describe that database's tree \(record)"
         case .flags(let cleared) where cleared & 0x01 != 0:
             "flags a record as stored on overflow pages, though its \(valueSize) bytes lie in its page \(record)"
         case .flags(let cleared) where cleared & 0x04 != 0: "flags a record as holding duplicates, in a database that keeps none \(record)"

@@ -77,4 +77,55 @@ extension PageTreeCheck.Walker {
         note(.size(stated: node.dataSize), at: node.offset, bytes: MendedRecord.header(valueSize: size, flags: node.flags), node: index, place,
              valueSize: size, nodeOffset: node.offset, keySize: node.keySize)
     }
+
+    /// A 48-byte value of the main database without a named database's flag (0x02), as the page read last holds it: a
+    /// named database's record, where a bad bit cleared that flag (LMDB then refuses to open the database).
+    struct Unflagged {
+        let place: Place
+        let node: Node
+        let index: Int
+        let name: String
+        /// The value's bytes, read as a database's record (LMDB's `MDB_db`).
+        let padding: UInt32, flags: UInt16, depth: UInt16
+        let branchPages: UInt64, leafPages: UInt64, overflowPages: UInt64, entries: UInt64, root: UInt64
+    }
+
+    /// Notes the main database's `node` of the page read last, a 48-byte value without a named database's flag, for
+    /// ``mendDatabaseFlags()``.
+    mutating func noteUnflagged(_ node: Node, index: Int, _ place: Place) {
+        let at = node.dataStart
+        unflagged.append(Unflagged(
+            place: place, node: node, index: index, name: databaseName(node),
+            padding: Self.integer(buffer, at), flags: Self.integer(buffer, at + 4), depth: Self.integer(buffer, at + 6),
+            branchPages: Self.integer(buffer, at + 8), leafPages: Self.integer(buffer, at + 16), overflowPages: Self.integer(buffer, at + 24),
+            entries: Self.integer(buffer, at + 32), root: Self.integer(buffer, at + 40)))
+    }
+
+    /// Mends each of the main database's values noted by ``noteUnflagged(_:index:_:)`` that is a named database's record
+    /// a bad bit took the flag from, as its 48 bytes show once the trees are walked: they describe a tree no other record
+    /// reaches (LMDB's persistent flags, keys alone, no padding; from its root, pages of the depth it states, as many as
+    /// it counts, sound, holding as many records as it counts), or an empty one (no root, nothing counted). The tree is
+    /// walked then, as the record's.
+    mutating func mendDatabaseFlags() {
+        let candidates = unflagged
+        unflagged = []
+        for candidate in candidates where candidate.padding == 0 && candidate.flags & ~0x0A == 0 {
+            let counted = [candidate.branchPages, candidate.leafPages, candidate.overflowPages, candidate.entries]
+            if candidate.root == UInt64.max {
+                guard candidate.depth == 0, counted.allSatisfy({ $0 == 0 }) else { continue }
+            } else {
+                var trial = self
+                trial.recordsWalked = 0
+                let reached = seen.reduce(0) { $0 + $1.nonzeroBitCount }
+                guard (try? trial.walk(root: candidate.root, depth: candidate.depth, tree: candidate.name, named: false, free: false)) != nil,
+                      trial.seen.reduce(0, { $0 + $1.nonzeroBitCount }) - reached == candidate.branchPages + candidate.leafPages + candidate.overflowPages,
+                      trial.recordsWalked == candidate.entries
+                else { continue }
+                self = trial
+            }
+            let node = candidate.node
+            note(.databaseFlag(database: candidate.name), at: node.offset, bytes: MendedRecord.header(valueSize: 48, flags: node.flags | 0x02),
+                 node: candidate.index, candidate.place, valueSize: 48, nodeOffset: node.offset, keySize: node.keySize)
+        }
+    }
 }

@@ -184,6 +184,11 @@ public enum PageTreeCheck {
         var mending = false
         /// The records a ``mending`` walk read mended.
         var mended: [MendedRecord] = []
+        /// The records of leaf pages walked outside the free list: what a named database's record counts as its entries.
+        var recordsWalked = 0
+        /// The main database's 48-byte values without a named database's flag that a ``mending`` walk read: each may be
+        /// a named database's record whose flag a bad bit cleared (``mendDatabaseFlags()``, once the trees are walked).
+        var unflagged: [Unflagged] = []
 
         /// The page flags checked against a page's type: ``readersFlags`` for a reader, all of them for a writer.
         let flagsRead: UInt16
@@ -217,6 +222,7 @@ public enum PageTreeCheck {
                     _ = prepare(for: meta)
                 }
                 try walk(root: meta.mainRoot, depth: meta.mainDepth, tree: "the main database", named: true, free: false)
+                if mending { mendDatabaseFlags() }
             }
         }
 
@@ -233,6 +239,7 @@ public enum PageTreeCheck {
             lastPage = meta.lastPage
             seen = [UInt64](repeating: 0, count: Int(filePages / 64) + 1)
             listedFree = seen
+            unflagged = []
             return true
         }
 
@@ -327,6 +334,7 @@ public enum PageTreeCheck {
             guard count >= 1 || (isLeaf && level == 1) else {
                 throw Failure(reason: "page \(number) of \(tree) holds no node")
             }
+            if isLeaf, !free { recordsWalked += count }
             // Copy what the page says before descending: `buffer` moves on to the children.
             var children: [UInt64] = []
             var subtrees: [(UInt64, UInt16, String)] = []
@@ -386,6 +394,7 @@ public enum PageTreeCheck {
                 guard nodeFlags & ~0x03 == 0, nodeFlags & 0x03 != 0x03 else {
                     throw Failure(reason: "node \(index) of page \(number) (\(tree)) has flags no record has (\(node.flags))")
                 }
+                if mends, named, nodeFlags == 0, dataSize == 48, dataStart + 48 <= pageSize { noteUnflagged(node, index: index, place) }
                 if nodeFlags & 0x01 != 0 {
                     guard dataStart + 8 <= pageSize else {
                         throw Failure(reason: "node \(index) of page \(number) (\(tree)) runs past its page")
@@ -400,11 +409,7 @@ public enum PageTreeCheck {
                     guard named, dataSize == 48 else {
                         throw Failure(reason: "node \(index) of page \(number) (\(tree)) describes a database where none can be")
                     }
-                    // A damaged key size makes the name run into other bytes: then it is not shown.
-                    let key = buffer[(offset + 8)..<dataStart]
-                    let shown = key.count <= 64 && key.allSatisfy { (0x20..<0x7F).contains($0) }
-                        ? "database '\(String(decoding: key, as: UTF8.self))'" : "a database whose name is damaged"
-                    subtrees.append((Self.integer(buffer, dataStart + 40), Self.integer(buffer, dataStart + 6), shown))
+                    subtrees.append((Self.integer(buffer, dataStart + 40), Self.integer(buffer, dataStart + 6), databaseName(node)))
                 } else if free {
                     freeRecords.append((freeKey(node), try Self.freeList(buffer, dataStart, dataSize, page: number)))
                 }
@@ -424,6 +429,14 @@ public enum PageTreeCheck {
                 return Failure(reason: "node \(lower.index) of page \(number) (\(tree)) runs into node \(next.index), which a writer would write over")
             }
             return Failure(reason: "the nodes of page \(number) (\(tree)) state more bytes than it holds, which a writer would write past")
+        }
+
+        /// The named database whose record in the main database `node` of the page read last is, as the walk names it:
+        /// "database 'entries'". A damaged key size makes the name run into other bytes: then it is not shown.
+        func databaseName(_ node: Node) -> String {
+            let key = buffer[(node.offset + 8)..<node.dataStart]
+            return key.count <= 64 && key.allSatisfy({ (0x20..<0x7F).contains($0) })
+                ? "database '\(String(decoding: key, as: UTF8.self))'" : "a database whose name is damaged"
         }
 
         /// The transaction id a free-list record of the page read last is filed under: its key, 8 bytes (`nil` where it

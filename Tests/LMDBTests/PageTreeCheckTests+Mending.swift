@@ -172,22 +172,69 @@ extension PageTreeCheckTests {
         }
     }
 
-    @Test("a flag LMDB gives cleared by a bad bit is not mended: a big value's, a named database's")
-    func clearedFlagsAreNotMended() throws {
-        for (key, database) in [("large", "values"), ("values", nil)] {
-            var (path, bytes) = try dataFile("cleared-\(key)", writes: [{ txn, db in
-                try txn.put(db, key: Array("small".utf8), value: Array("value".utf8))
-                try txn.put(db, key: Array("large".utf8), value: [UInt8](repeating: 7, count: 1 << 20))
-            }])
-            let nodes = leafNodes(holding: Array(key.utf8), in: bytes)
-            try #require(!nodes.isEmpty)
-            for at in nodes {
-                let flag: UInt8 = database == nil ? 0x02 : 0x01
-                #expect(bytes[at - 4] & flag != 0)
-                bytes[at - 4] &= ~flag
-            }
-            try Data(bytes).write(to: URL(fileURLWithPath: path))
-            #expect(PageTreeCheck.mendableRecords(inDataFile: path).isEmpty, "\(key)")
+    @Test("a big value's flag cleared by a bad bit is not mended")
+    func clearedBigDataFlagIsNotMended() throws {
+        var (path, bytes) = try dataFile("cleared-large", writes: [{ txn, db in
+            try txn.put(db, key: Array("small".utf8), value: Array("value".utf8))
+            try txn.put(db, key: Array("large".utf8), value: [UInt8](repeating: 7, count: 1 << 20))
+        }])
+        let nodes = leafNodes(holding: Array("large".utf8), in: bytes)
+        try #require(!nodes.isEmpty)
+        for at in nodes {
+            #expect(bytes[at - 4] & 0x01 != 0)
+            bytes[at - 4] &= ~0x01
         }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(PageTreeCheck.mendableRecords(inDataFile: path).isEmpty)
+    }
+
+    /// A data file with a database of values ("values", over several leaf pages and an overflow run) and an empty one
+    /// ("empty"), whose records in the main database have their named database's flag (0x02) cleared by `damage`.
+    private func databaseFlagCleared(_ name: String, in database: String, damage: (inout [UInt8], Int) -> Void = { _, _ in }) throws -> String {
+        let directory = scratch.file(name)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+        do {
+            let env = try Environment(path: directory)
+            let values = try env.openDatabase("values", flags: .create)
+            _ = try env.openDatabase("empty", flags: .create)
+            try env.write { txn in
+                for index in 0..<300 { try txn.put(values, key: Array(String(format: "key%05d", index).utf8), value: Array("value-\(index)".utf8)) }
+                try txn.put(values, key: Array("large".utf8), value: [UInt8](repeating: 7, count: 10_000))
+            }
+        }
+        let path = directory + "/data.mdb"
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let key = Array(database.utf8), nodes = leafNodes(holding: key, in: bytes)
+        try #require(!nodes.isEmpty)
+        for at in nodes {
+            #expect(bytes[at - 4] == 0x02)
+            bytes[at - 4] = 0
+            damage(&bytes, at + key.count)
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// LMDB refuses to open a named database whose record in the main database lacks the flag (`MDB_INCOMPATIBLE`), so
+    /// the last commit could not be read; the record's 48 bytes, which describe a tree no other record reaches, show
+    /// what it is. Before session 85 a reader read the commit before.
+    @Test("a named database's flag a bad bit cleared is set again where its 48 bytes describe its tree, or an empty one", arguments: ["values", "empty"])
+    func databaseFlagClearedIsMended(database: String) throws {
+        let path = try databaseFlagCleared("database-flag-\(database)", in: database)
+        let records = PageTreeCheck.mendableRecords(inDataFile: path)
+        let record = try #require(records.first)
+        #expect(records.count == 1 && record.damage == .databaseFlag(database: "database '\(database)'") && record.valueSize == 48 && record.tree == "the main database")
+        #expect(record.bytes == MendedRecord.header(valueSize: 48, flags: 0x02))
+        #expect(record.problem == "marks the main database's record of database '\(database)' as a plain value, though its 48 bytes describe that database's tree (node \(record.node) of page \(record.page), in the main database)")
+        let mended = try mendedCopy(of: path, "mended-database-\(database)", records: records, key: Array("key00150".utf8))
+        #expect(mended.value == Array("value-150".utf8))
+    }
+
+    @Test(
+        "a 48-byte value of the main database is not mended into a database's record where it counts other pages or records than its tree holds",
+        arguments: [(16, "leaf pages"), (32, "records"), (0, "padding")])
+    func databaseFlagNeedsItsTree(field: Int, what: String) throws {
+        let path = try databaseFlagCleared("database-flag-\(field)", in: "values") { bytes, value in bytes[value + field] ^= 1 }
+        #expect(PageTreeCheck.mendableRecords(inDataFile: path).isEmpty, "\(what)")
     }
 }

@@ -108,12 +108,13 @@ extension LogDamage {
         try editLeafNode(of: path, database: database, choose: choose) { bytes, offset in bytes[offset - 2] ^= mask }
     }
 
-    /// Flips bits `mask` of the flags of one record of `database` (`entries` unless named) in the closed log at `path`,
-    /// past LMDB: in every leaf node holding the key `choose` picks, reached or in a page LMDB freed. The flags are the
-    /// 2 bytes 4 before the key, after the data's size; `mask` is their value read little-endian. Returns the key.
+    /// Flips bits `mask` of the flags of one record of `database` (`entries` unless named; `nil`: the main database,
+    /// whose keys are the named databases' names) in the closed log at `path`, past LMDB: in every leaf node holding the
+    /// key `choose` picks, reached or in a page LMDB freed. The flags are the 2 bytes 4 before the key, after the data's
+    /// size; `mask` is their value read little-endian. Returns the key.
     @discardableResult
     public static func flipRecordFlagsInFile(
-        of path: String, database name: String = "entries", mask: UInt16, choose: ([[UInt8]]) -> [UInt8]
+        of path: String, database name: String? = "entries", mask: UInt16, choose: ([[UInt8]]) -> [UInt8]
     ) throws -> [UInt8] {
         try flipNodeHeaderInFile(of: path, database: name, mask: UInt64(mask) << 32, choose: choose)
     }
@@ -131,7 +132,7 @@ extension LogDamage {
     /// Flips bits `mask` of the first 6 bytes of the leaf nodes holding the key `choose` picks (the value's size, then the
     /// flags), read as one little-endian number.
     private static func flipNodeHeaderInFile(
-        of path: String, database name: String, mask: UInt64, choose: ([[UInt8]]) -> [UInt8]
+        of path: String, database name: String?, mask: UInt64, choose: ([[UInt8]]) -> [UInt8]
     ) throws -> [UInt8] {
         let environment = try Environment(path: path)
         let database = try environment.openDatabase(name)

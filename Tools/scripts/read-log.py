@@ -548,6 +548,11 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
     seen = set()
     # The pages the free list names: no tree of the same commit reaches one (a root left as the commit before's).
     listed_free = set()
+    # The records of leaf pages walked outside the free list: what a named database's record counts as its entries.
+    walked = [0]
+    # The main database's 48-byte values without a named database's flag, while mending: each may be a named database's
+    # record whose flag a bad bit cleared (mend_database_flags).
+    unflagged = []
 
     def reach(number, tree):
         if number in seen:
@@ -653,6 +658,8 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
             count = (lower - 16) // 2
             if count == 0 and not (leaf and level == 1):
                 raise ValueError(f"page {number} of {tree} holds no node")
+            if leaf and not free:
+                walked[0] += count
             if not mending:
                 offsets = [struct.unpack_from("<H", body, 16 + 2 * index)[0] for index in range(count)]
             elif not tiles(offsets, upper):
@@ -715,6 +722,9 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                 if read_flags & ~0x03 or read_flags == 0x03:
                     raise ValueError(f"node {index} of page {number} ({tree}) has flags no record has ({node_flags})")
                 node_flags = read_flags
+                if mends is not None and named and node_flags == 0 and size == 48 and start + 48 <= page_size:
+                    unflagged.append((number * page_size + offset, low, high, body[offset + 8:start], body[start:start + 48],
+                                      f"(node {index} of page {number}, in {tree})"))
                 if node_flags & 0x01:  # the value lies in overflow pages
                     if start + 8 > page_size:
                         raise ValueError(f"node {index} of page {number} ({tree}) runs past its page")
@@ -725,14 +735,45 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                 if node_flags & 0x02:  # a named database's record
                     if not named or size != 48:
                         raise ValueError(f"node {index} of page {number} ({tree}) describes a database where none can be")
-                    # A damaged key size makes the name run into other bytes: then it is not shown.
-                    key = body[offset + 8:start]
-                    shown = f"database '{key.decode()}'" if len(key) <= 64 and all(32 <= c < 127 for c in key) else "a database whose name is damaged"
                     (sub_depth,) = struct.unpack_from("<H", body, start + 6)
                     (sub_root,) = struct.unpack_from("<Q", body, start + 40)
-                    walk(sub_root, sub_depth, shown, False, False)
+                    walk(sub_root, sub_depth, database_name(body[offset + 8:start]), False, False)
                 elif free:
                     list_free(body[start:start + size], number, key)
+
+    def database_name(key):
+        """A named database as the walk names it; a damaged key size makes the name run into other bytes: then it is
+        not shown."""
+        return f"database '{key.decode()}'" if len(key) <= 64 and all(32 <= c < 127 for c in key) else "a database whose name is damaged"
+
+    def mend_database_flags():
+        """Mends each unflagged value that is a named database's record a bad bit took the flag (0x02) from, as its 48
+        bytes show once the trees are walked (FORMAT.md, "A record's header"): LMDB's persistent flags, keys alone, no
+        padding, and a tree no other record reaches, from its root, of the depth it states, of as many pages as it
+        counts and as many records; or an empty tree. The tree is walked then, as the record's."""
+        for at, low, high, key, record, where in unflagged:
+            padding, db_flags, depth, branch_pages, leaf_pages, overflow_pages, entries, root = struct.unpack("<IHHQQQQQ", record)
+            if padding or db_flags & ~0x0A:
+                continue
+            name = database_name(key)
+            if root == EMPTY_TREE:
+                if depth or branch_pages or leaf_pages or overflow_pages or entries:
+                    continue
+            else:
+                reached, mended = set(seen), len(mends)
+                walked[0] = 0
+                try:
+                    walk(root, depth, name, False, False)
+                    sound = len(seen) - len(reached) == branch_pages + leaf_pages + overflow_pages and walked[0] == entries
+                except ValueError:
+                    sound = False
+                if not sound:
+                    seen.clear()
+                    seen.update(reached)
+                    del mends[mended:]
+                    continue
+            mends.append((at, struct.pack("<HHH", low, high, 0x02),
+                          f"marks the main database's record of {name} as a plain value, though its 48 bytes describe that database's tree {where}"))
 
     try:
         try:
@@ -745,6 +786,7 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
             seen.clear()
             listed_free.clear()
         walk(*roots[1], "the main database", True, False)
+        mend_database_flags()
     except ValueError as failure:
         return f"has a damaged page structure ({failure})"
     finally:
@@ -758,10 +800,18 @@ class Refused(Exception):
 
 
 def open_environment(directory, lock):
-    """The log's environment and its meta, entries, streams and snapshots databases; Refused when LMDB refuses it."""
+    """The log's environment and its meta, entries, streams and snapshots databases; Refused when LMDB refuses it, or
+    any database the reader opens later (those a log of an older version may lack are opened here too, so that a
+    damaged record of one is a refusal, read around like the others)."""
     try:
         env = lmdb.open(directory, readonly=True, max_dbs=16, subdir=True, lock=lock)
-        return (env, *(env.open_db(name.encode(), create=False) for name in ("meta", "entries", "streams", "snapshots")))
+        opened = (env, *(env.open_db(name.encode(), create=False) for name in ("meta", "entries", "streams", "snapshots")))
+        for name in ("stream-entries", "stream-index", "gaps", "sites", "schemas"):
+            try:
+                env.open_db(name.encode(), create=False)
+            except lmdb.NotFoundError:
+                pass
+        return opened
     except lmdb.Error as error:
         raise Refused(f"LMDB error: {error}") from None
 
