@@ -6,7 +6,7 @@ extension EventLog {
     /// bytes, their pages and their trees show (`LMDB.MendedRecord`): a flag LMDB never gives the record (a value
     /// flagged as stored on overflow pages that lies in its page, whose first bytes LMDB would take for a page number; a
     /// record flagged as holding duplicates; a named database's record in the main database without its flag, where its
-    /// 48 bytes describe that database's tree), a value's or a key's size that runs past the page, a node's offset in its page or
+    /// 48 bytes describe that database's tree; its name one bit from that of a database of the log no record has), a value's or a key's size that runs past the page, a node's offset in its page or
     /// where the page's nodes start, where one bit from what is stated the page's nodes lie end to end as LMDB lays
     /// them. Such a record often lies on a page both meta pages' commits share, so the commit before cannot be read
     /// either. The log is read whole, from a copy of its data file made in `directory` (an empty directory of the
@@ -21,10 +21,11 @@ extension EventLog {
     /// then read the commit before, into the same directory).
     public static func openMended(at path: String, copyingInto directory: String) -> (log: EventLog, records: Int, problem: String)? {
         // Walked in place first: a log refused for anything else (the usual one) is not copied for nothing.
-        guard !PageTreeCheck.mendableRecords(inDataFile: path + "/" + LogLayout.dataFile).isEmpty,
+        let names = LogLayout.namedDatabases
+        guard !PageTreeCheck.mendableRecords(inDataFile: path + "/" + LogLayout.dataFile, databases: names).isEmpty,
               let copy = copyDataFile(of: path, into: directory)
         else { return nil }
-        let mended = FallbackCopy.mendRecords(dataFile: copy)
+        let mended = FallbackCopy.mendRecords(dataFile: copy, databases: names)
         guard let first = mended.first, let log = try? openReadOnly(at: directory) else {
             // The directory is left empty, for ``openFromOtherMetaPage(at:copyingInto:)`` to copy into.
             for file in [LogLayout.dataFile] + LogLayout.lockFiles { unlink(directory + "/" + file) }

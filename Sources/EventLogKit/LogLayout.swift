@@ -26,6 +26,9 @@ enum LogLayout {
     static let sitesDatabase = "sites"
     static let schemasDatabase = "schemas"
     static let optionalDatabases = [gapsDatabase, pinsDatabase, sitesDatabase, schemasDatabase]
+    /// Every database a log's main database may name: a record there whose name is one bit from one of these that no
+    /// record has is that database's, renamed by a bad bit (`PageTreeCheck.problem(inDataFile:forWriting:databases:)`).
+    static let namedDatabases = Set(allDatabases + [streamIndexDatabase, streamRecordsDatabase] + optionalDatabases)
 
     /// The format version of a log without gaps or schema eras; a log whose retention removed entries from the
     /// middle of a stream is version 2 (or more), and one with a stream whose types changed is version 3: older

@@ -109,9 +109,10 @@ final class LogStorage: Sendable {
     /// where it refuses nothing.
     static func pageTreeProblem(path: String, forWriting: Bool) -> String? {
         let dataPath = path + "/" + LogLayout.dataFile
-        guard case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: dataPath, forWriting: forWriting) else { return nil }
+        let names = LogLayout.namedDatabases
+        guard case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: dataPath, forWriting: forWriting, databases: names) else { return nil }
         if !forWriting, WriterLock.isHeld(directory: path, tryingTheLock: true) { return nil }
-        let readable = forWriting && PageTreeCheck.problem(inDataFile: dataPath) == nil
+        let readable = forWriting && PageTreeCheck.problem(inDataFile: dataPath, databases: names) == nil
         return "\(LogLayout.dataFile) \(reason)" + (readable ? EventLogError.readersCanOpen : "")
     }
 

@@ -1,12 +1,12 @@
 /// A record of an LMDB data file that a bad bit damaged where LMDB finds it, as the record's own bytes, its page and its
-/// tree show: mended in a copy by ``FallbackCopy/mendRecords(dataFile:)``. A reader of the file as it is refuses it
-/// whole (such a record often lies on a page both meta pages' commits share), since LMDB would follow the damage
-/// outside the file: a flag LMDB never gives the record (big data, 0x01, takes the value's first 8 bytes for an
+/// tree show: mended in a copy by ``FallbackCopy/mendRecords(dataFile:databases:)``. A reader of the file as it is
+/// refuses it whole (such a record often lies on a page both meta pages' commits share), since LMDB would follow the
+/// damage outside the file: a flag LMDB never gives the record (big data, 0x01, takes the value's first 8 bytes for an
 /// overflow page's number; duplicates, 0x04, reads the value as a tree of duplicates the database cannot have), a
-/// named database's flag cleared from its record (LMDB refuses to open the database), a value's or a key's size that
-/// runs past the page, the node's offset in its page's table, or where the page's nodes
-/// start. Read mended, the record is what was written, which its own checksum (ReactorLog's entries and metadata carry
-/// one) then confirms. Found by ``PageTreeCheck/mendableRecords(inDataFile:)``.
+/// named database's flag cleared from its record (LMDB refuses to open the database) or its name changed (LMDB does
+/// not find it), a value's or a key's size that runs past the page, the node's offset in its page's table, or where
+/// the page's nodes start. Read mended, the record is what was written, which its own checksum (ReactorLog's entries
+/// and metadata carry one) then confirms. Found by ``PageTreeCheck/mendableRecords(inDataFile:databases:)``.
 public struct MendedRecord: Sendable, Equatable {
     /// What the bad bit changed.
     public enum Damage: Sendable, Equatable {
@@ -26,6 +26,10 @@ public struct MendedRecord: Sendable, Equatable {
         /// show it is (they describe a tree no other record reaches): set again. LMDB refuses to open the database
         /// without it. The database as the walk names it: "database 'entries'".
         case databaseFlag(database: String)
+        /// The key of a named database's record in the main database, its name, one bit from the name of a database the
+        /// file's owner opens and no record has: the name stated, each byte that is not printable ASCII shown as `\xNN`.
+        /// LMDB does not find the database without its name. The database as the walk names it, mended.
+        case databaseName(stated: String, database: String)
     }
 
     /// What the bad bit changed.
@@ -58,6 +62,8 @@ public struct MendedRecord: Sendable, Equatable {
         case .size(let stated): "gives a record's value as \(stated) bytes, though its place in its page holds \(valueSize) \(record)"
         case .keySize(let stated): "gives a record's key as \(stated) bytes, though its place in its page holds \(keySize) \(record)"
         case .offset(let stated): "places a record at byte \(stated) of its page, though its place is byte \(offsetInPage) \(record)"
+        case .databaseName(let stated, let database):
+            "names the main database's record of \(database) '\(stated)', one bit from that name, which no record has \(record)"
         case .databaseFlag(let database):
             "marks the main database's record of \(database) as a plain value, though its 48 bytes describe that database's tree \(record)"
         case .flags(let cleared) where cleared & 0x01 != 0:
@@ -65,6 +71,15 @@ public struct MendedRecord: Sendable, Equatable {
         case .flags(let cleared) where cleared & 0x04 != 0: "flags a record as holding duplicates, in a database that keeps none \(record)"
         case .flags: "flags a record as a named database's, outside the main database \(record)"
         }
+    }
+
+    /// `key` as a sentence shows it: its bytes of printable ASCII as they are, the others as `\xNN` (hexadecimal).
+    static func shown(_ key: [UInt8]) -> String {
+        key.map { byte in
+            guard !(0x20..<0x7F).contains(byte) else { return String(UnicodeScalar(byte)) }
+            let hex = String(byte, radix: 16, uppercase: true)
+            return "\\x" + (hex.count < 2 ? "0" : "") + hex
+        }.joined()
     }
 
     /// The 6 bytes a node starts with: its value's size, low half first, then its flags.

@@ -1,4 +1,4 @@
-/// What a reader's walk that mends (``PageTreeCheck/mendableRecords(inDataFile:)``) reads as it was written: a page's
+/// What a reader's walk that mends (``PageTreeCheck/mendableRecords(inDataFile:databases:)``) reads as it was written: a page's
 /// records a bad bit damaged where LMDB finds them (``MendedRecord``). Each method notes the mend in ``mended`` and gives
 /// the walk what it then reads. LMDB lays a page's nodes end to end from `upper` to the page's end, each 8 bytes of
 /// header, the key and the value (a branch's: the key), made even; most mends are the one value, one bit from what the
@@ -126,6 +126,37 @@ extension PageTreeCheck.Walker {
             let node = candidate.node
             note(.databaseFlag(database: candidate.name), at: node.offset, bytes: MendedRecord.header(valueSize: 48, flags: node.flags | 0x02),
                  node: candidate.index, candidate.place, valueSize: 48, nodeOffset: node.offset, keySize: node.keySize)
+        }
+    }
+
+    /// A named database's record in the main database, as the page read last holds it, and its key: the database's name.
+    struct DatabaseRecord {
+        let place: Place
+        let node: Node
+        let index: Int
+        let key: [UInt8]
+    }
+
+    /// Checks the names of the main database's named databases' records against ``databaseNames``: a record whose name
+    /// is none of them, but one bit from exactly one that no record has, is that database's, renamed by a bad bit. LMDB
+    /// would not find the database (a writer would make a new, empty one in its place), so the walk refuses it; a
+    /// ``mending`` walk mends it.
+    mutating func checkDatabaseNames() throws {
+        let records = databaseRecords
+        databaseRecords = []
+        let missing = databaseNames.subtracting(records.map(\.key))
+        for record in records where !databaseNames.contains(record.key) {
+            let near = missing.filter { name in
+                name.count == record.key.count && zip(name, record.key).reduce(0) { $0 + ($1.0 ^ $1.1).nonzeroBitCount } == 1
+            }
+            guard near.count == 1, let name = near.first else { continue }
+            let database = "database '\(String(decoding: name, as: UTF8.self))'", stated = MendedRecord.shown(record.key)
+            guard mending else {
+                throw PageTreeCheck.Failure(reason: "the main database names its record of \(database) '\(stated)', one bit from that name, which no record has")
+            }
+            let node = record.node
+            note(.databaseName(stated: stated, database: database), at: node.offset + 8, bytes: name, node: record.index, record.place,
+                 valueSize: node.dataSize, nodeOffset: node.offset, keySize: node.keySize)
         }
     }
 }

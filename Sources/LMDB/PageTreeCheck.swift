@@ -33,11 +33,16 @@ public enum PageTreeCheck {
     /// (``transactionProblem(inDataFile:readingFreeLists:)``), as its commit would overwrite the page LMDB does not read,
     /// which may be the last commit's. A reader's walk that finds damage after a live writer committed under it walks
     /// the new commit.
-    public static func problem(inDataFile path: String, forWriting: Bool = false) -> DataFileCheck.Problem? {
-        problem(inDataFile: path, forWriting: forWriting, choosing: MetaPage.readable)
+    ///
+    /// `databases` names the databases the file's owner opens by name: a named database's record in the main database
+    /// whose name is none of them but one bit from one of them that no record has is damage (LMDB would not find the
+    /// database, and a writer would make a new one in its place), which a reader's copy mends
+    /// (``mendableRecords(inDataFile:databases:)``).
+    public static func problem(inDataFile path: String, forWriting: Bool = false, databases: Set<String> = []) -> DataFileCheck.Problem? {
+        problem(inDataFile: path, forWriting: forWriting, databases: databases, choosing: MetaPage.readable)
     }
 
-    /// What ``problem(inDataFile:forWriting:)`` says to a reader of the trees the fallback meta page records
+    /// What ``problem(inDataFile:forWriting:databases:)`` says to a reader of the trees the fallback meta page records
     /// (``MetaPage/fallback(of:)``); `nil` when they are sound.
     static func fallbackProblem(inDataFile path: String) -> DataFileCheck.Problem? {
         problem(inDataFile: path, forWriting: false) { MetaPage.fallback(of: $0).map { [$0.page] } ?? [] }
@@ -46,13 +51,14 @@ public enum PageTreeCheck {
     /// The records, in the trees but the free list of the meta page LMDB reads the data file at `path` from (of both,
     /// where a bad bit in a transaction id leaves either), that a bad bit damaged where LMDB finds them
     /// (``MendedRecord``), each once; empty where there are none, or the file cannot be read. A tree whose walk finds
-    /// other damage is walked no further than that damage.
-    public static func mendableRecords(inDataFile path: String) -> [MendedRecord] {
+    /// other damage is walked no further than that damage. `databases`: as for ``problem(inDataFile:forWriting:databases:)``.
+    public static func mendableRecords(inDataFile path: String, databases: Set<String> = []) -> [MendedRecord] {
         mapped(path) { file, metas -> [MendedRecord] in
             var found: [MendedRecord] = []
             for meta in MetaPage.readable(of: metas) {
                 var walker = Walker(file: file, flagsRead: Walker.readersFlags)
                 walker.mending = true
+                walker.databaseNames = Set(databases.map { Array($0.utf8) })
                 try? walker.walk(from: [meta])
                 found += walker.mended.filter { mend in !found.contains { $0.fileOffset == mend.fileOffset } }
             }
@@ -72,13 +78,13 @@ public enum PageTreeCheck {
         } ?? nil
     }
 
-    /// The walk behind ``problem(inDataFile:forWriting:)``, of the trees of the meta pages `meta` chooses. A reader's
+    /// The walk behind ``problem(inDataFile:forWriting:databases:)``, of the trees of the meta pages `meta` chooses. A reader's
     /// walk runs beside any live writer, whose commits reuse pages under it: a walk that finds damage after the meta
     /// pages' ids changed is walked again from the new ones, up to `attempts` walks in all (a writer still committing
     /// by then is asked of `writer.lock`, by the caller). `afterReadingMetas` runs once, between the first reading of
     /// the meta pages and the walk: a test's commits there stand for a writer's during a walk.
     static func problem(
-        inDataFile path: String, forWriting: Bool, choosing meta: ([MetaPage]) -> [MetaPage],
+        inDataFile path: String, forWriting: Bool, databases: Set<String> = [], choosing meta: ([MetaPage]) -> [MetaPage],
         attempts: Int = 3, afterReadingMetas: () -> Void = {}
     ) -> DataFileCheck.Problem? {
         var problem: DataFileCheck.Problem?
@@ -87,6 +93,7 @@ public enum PageTreeCheck {
             problem = mapped(path) { file, metas -> DataFileCheck.Problem? in
                 if attempt == 1 { afterReadingMetas() }
                 var walker = Walker(file: file, flagsRead: forWriting ? .max : Walker.readersFlags)
+                walker.databaseNames = Set(databases.map { Array($0.utf8) })
                 do {
                     try walker.walk(from: meta(metas))
                     // A writer would commit over the page LMDB does not read, which may hold the last commit.
@@ -189,6 +196,10 @@ public enum PageTreeCheck {
         /// The main database's 48-byte values without a named database's flag that a ``mending`` walk read: each may be
         /// a named database's record whose flag a bad bit cleared (``mendDatabaseFlags()``, once the trees are walked).
         var unflagged: [Unflagged] = []
+        /// The names of the databases the file's owner opens by name (``problem(inDataFile:forWriting:databases:)``).
+        var databaseNames: Set<[UInt8]> = []
+        /// The main database's named databases' records, while ``databaseNames`` are checked (``checkDatabaseNames()``).
+        var databaseRecords: [DatabaseRecord] = []
 
         /// The page flags checked against a page's type: ``readersFlags`` for a reader, all of them for a writer.
         let flagsRead: UInt16
@@ -223,6 +234,7 @@ public enum PageTreeCheck {
                 }
                 try walk(root: meta.mainRoot, depth: meta.mainDepth, tree: "the main database", named: true, free: false)
                 if mending { mendDatabaseFlags() }
+                try checkDatabaseNames()
             }
         }
 
@@ -240,6 +252,7 @@ public enum PageTreeCheck {
             seen = [UInt64](repeating: 0, count: Int(filePages / 64) + 1)
             listedFree = seen
             unflagged = []
+            databaseRecords = []
             return true
         }
 
@@ -410,6 +423,7 @@ public enum PageTreeCheck {
                         throw Failure(reason: "node \(index) of page \(number) (\(tree)) describes a database where none can be")
                     }
                     subtrees.append((Self.integer(buffer, dataStart + 40), Self.integer(buffer, dataStart + 6), databaseName(node)))
+                    if !databaseNames.isEmpty { databaseRecords.append(DatabaseRecord(place: place, node: node, index: index, key: Array(buffer[(offset + 8)..<dataStart]))) }
                 } else if free {
                     freeRecords.append((freeKey(node), try Self.freeList(buffer, dataStart, dataSize, page: number)))
                 }

@@ -12,14 +12,16 @@ extension PageTreeCheckTests {
         UInt16(bytes[at - 4]) | UInt16(bytes[at - 3]) << 8
     }
 
-    /// Copies the data file at `path` into the scratch directory `name`, mends the copy, and checks that it mends
-    /// `records` and passes a writer's walk; the copy's value of `key` in "values", read through LMDB, and its bytes.
-    private func mendedCopy(of path: String, _ name: String, records: [MendedRecord], key: [UInt8]) throws -> (value: [UInt8]?, bytes: [UInt8]) {
+    /// Copies the data file at `path` into the scratch directory `name`, mends the copy (of `databases`), and checks that
+    /// it mends `records` and passes a writer's walk; the copy's value of `key` in "values", read through LMDB, and its bytes.
+    private func mendedCopy(
+        of path: String, _ name: String, records: [MendedRecord], key: [UInt8], databases: Set<String> = []
+    ) throws -> (value: [UInt8]?, bytes: [UInt8]) {
         let directory = scratch.file(name)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
         let copy = directory + "/data.mdb"
-        #expect(FallbackCopy.copy(from: path, to: copy) && FallbackCopy.mendRecords(dataFile: copy) == records)
-        #expect(PageTreeCheck.problem(inDataFile: copy) == nil && PageTreeCheck.problem(inDataFile: copy, forWriting: true) == nil)
+        #expect(FallbackCopy.copy(from: path, to: copy) && FallbackCopy.mendRecords(dataFile: copy, databases: databases) == records)
+        #expect(PageTreeCheck.problem(inDataFile: copy, databases: databases) == nil && PageTreeCheck.problem(inDataFile: copy, forWriting: true, databases: databases) == nil)
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: copy)))
         var options = EnvironmentOptions()
         options.readOnly = true
@@ -236,5 +238,54 @@ extension PageTreeCheckTests {
     func databaseFlagNeedsItsTree(field: Int, what: String) throws {
         let path = try databaseFlagCleared("database-flag-\(field)", in: "values") { bytes, value in bytes[value + field] ^= 1 }
         #expect(PageTreeCheck.mendableRecords(inDataFile: path).isEmpty, "\(what)")
+    }
+}
+
+/// A named database's record renamed by a bad bit (`PageTreeCheck.Walker.checkDatabaseNames`): LMDB does not find the
+/// database, and a writer would make a new, empty one in its place.
+extension PageTreeCheckTests {
+    /// A data file of ten values in "values", the last byte of that name's record in the main database set to `last`.
+    private func valuesRenamed(_ name: String, last: UInt8) throws -> String {
+        var (path, bytes) = try dataFile(name, writes: [{ txn, db in
+            for index in 0..<10 { try txn.put(db, key: Array("key\(index)".utf8), value: Array("value-\(index)".utf8)) }
+        }])
+        let nodes = leafNodes(holding: Array("values".utf8), in: bytes)
+        try #require(!nodes.isEmpty)
+        for at in nodes { bytes[at + 5] = last }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test("a named database's name one bit from that of a database no record has: damage to readers and writers that name it, mended in a copy")
+    func databaseRenamed() throws {
+        // 's' (0x73) with bit 4 cleared: "valuec".
+        let path = try valuesRenamed("renamed", last: 0x63)
+        let databases: Set<String> = ["values", "other"]
+        #expect(PageTreeCheck.problem(inDataFile: path) == nil)
+        let named = "the main database names its record of database 'values' 'valuec', one bit from that name, which no record has"
+        for forWriting in [false, true] {
+            #expect(PageTreeCheck.problem(inDataFile: path, forWriting: forWriting, databases: databases) == .damaged("has a damaged page structure (\(named))"))
+        }
+        let records = PageTreeCheck.mendableRecords(inDataFile: path, databases: databases)
+        let record = try #require(records.first)
+        #expect(records.count == 1 && record.damage == .databaseName(stated: "valuec", database: "database 'values'") && record.bytes == Array("values".utf8))
+        #expect(record.problem == "names the main database's record of database 'values' 'valuec', one bit from that name, which no record has (node \(record.node) of page \(record.page), in the main database)")
+        #expect(try mendedCopy(of: path, "mended-renamed", records: records, key: Array("key5".utf8), databases: databases).value == Array("value-5".utf8))
+    }
+
+    @Test("a named database's name one bit from two names no record has, or none, is not taken for either")
+    func databaseRenamedAmbiguously() throws {
+        // "valuer" is one bit from "values" and from "valuep"; "valuez" from neither.
+        for (last, databases) in [(UInt8(0x72), Set(["values", "valuep"])), (0x7A, ["values"])] {
+            let path = try valuesRenamed("renamed-\(last)", last: last)
+            #expect(PageTreeCheck.problem(inDataFile: path, databases: databases) == nil)
+            #expect(PageTreeCheck.mendableRecords(inDataFile: path, databases: databases).isEmpty)
+        }
+    }
+
+    @Test("a name's bytes that are not printable ASCII are shown as \\xNN")
+    func shownKey() {
+        #expect(MendedRecord.shown(Array("site".utf8) + [0xF3]) == "site\\xF3")
+        #expect(MendedRecord.shown([0x00, 0x7F, 0x20]) == "\\x00\\x7F ")
     }
 }

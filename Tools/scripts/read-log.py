@@ -516,6 +516,9 @@ def writer_holds(path):
 
 # The root of an empty tree.
 EMPTY_TREE = 0xFFFFFFFFFFFFFFFF
+# Every database a log's main database may name (FORMAT.md, "A record's header"): a record whose name is one bit from
+# one of these that no record has is that database's, renamed by a bad bit.
+DATABASE_NAMES = {b"meta", b"entries", b"streams", b"snapshots", b"stream-index", b"stream-entries", b"gaps", b"pins", b"sites", b"schemas"}
 
 # The page flags LMDB reads a page by: branch, leaf, overflow, keys of a fixed size. The others it acts on only when
 # it writes, which this reader never does.
@@ -553,6 +556,8 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
     # The main database's 48-byte values without a named database's flag, while mending: each may be a named database's
     # record whose flag a bad bit cleared (mend_database_flags).
     unflagged = []
+    # The main database's named databases' records: (the file offset of the key, the key, where the record is).
+    database_records = []
 
     def reach(number, tree):
         if number in seen:
@@ -738,6 +743,8 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                     (sub_depth,) = struct.unpack_from("<H", body, start + 6)
                     (sub_root,) = struct.unpack_from("<Q", body, start + 40)
                     walk(sub_root, sub_depth, database_name(body[offset + 8:start]), False, False)
+                    database_records.append((number * page_size + offset + 8, bytes(body[offset + 8:start]),
+                                             f"(node {index} of page {number}, in {tree})"))
                 elif free:
                     list_free(body[start:start + size], number, key)
 
@@ -775,6 +782,22 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
             mends.append((at, struct.pack("<HHH", low, high, 0x02),
                           f"marks the main database's record of {name} as a plain value, though its 48 bytes describe that database's tree {where}"))
 
+    def check_database_names():
+        """A named database's record whose name is none of DATABASE_NAMES, but one bit from exactly one that no record
+        has, is that database's, renamed by a bad bit: LMDB would not find it, so it is damage, mended where mending."""
+        missing = DATABASE_NAMES - {key for _, key, _ in database_records}
+        for at, key, where in database_records:
+            if key in DATABASE_NAMES:
+                continue
+            near = [name for name in missing if len(name) == len(key) and sum(bin(a ^ b).count("1") for a, b in zip(name, key)) == 1]
+            if len(near) != 1:
+                continue
+            stated = "".join(chr(c) if 32 <= c < 127 else f"\\x{c:02X}" for c in key)
+            database = f"database '{near[0].decode()}'"
+            if mends is None:
+                raise ValueError(f"the main database names its record of {database} '{stated}', one bit from that name, which no record has")
+            mends.append((at, near[0], f"names the main database's record of {database} '{stated}', one bit from that name, which no record has {where}"))
+
     try:
         try:
             walk(*roots[0], "the free list", False, True)
@@ -787,6 +810,7 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
             listed_free.clear()
         walk(*roots[1], "the main database", True, False)
         mend_database_flags()
+        check_database_names()
     except ValueError as failure:
         return f"has a damaged page structure ({failure})"
     finally:
