@@ -41,10 +41,10 @@ enum EntryFilters {
         let span = [since.map { "since \($0)" }, until.map { "until \($0)" }].compactMap { $0 }.joined(separator: " ")
         let highest = try stream.map { try log.highestSequence(stream: $0) } ?? log.highestSequence()
         guard let earliest = try entry(), let latest = try log.entry(at: highest) else {
-            throw InspectorFailure("\(owner) has no entries, so none \(span).", exit: .invalidArgument)
+            throw InspectorFailure.lacking("\(owner) has no entries, so none \(span).")
         }
         let held = "\(EntryLine.iso8601(nanoseconds: earliest.timestamp)) and \(EntryLine.iso8601(nanoseconds: latest.timestamp))"
-        throw InspectorFailure("\(owner) has no entry \(span): its entries were written between \(held). Choose times between them.", exit: .invalidArgument)
+        throw InspectorFailure.lacking("\(owner) has no entry \(span): its entries were written between \(held). Choose times between them.")
     }
 
     /// The first entry (of `stream`, if given) at or after the time `since` and at or before step `through`.

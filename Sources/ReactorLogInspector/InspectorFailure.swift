@@ -33,12 +33,23 @@ public enum InspectorExit: Int32, Sendable, CaseIterable {
 struct InspectorFailure: Error, CustomStringConvertible {
     let message: String
     let exit: InspectorExit
+    /// Whether the failure is that the log lacks what was asked for (a step, an entry, a stream, a case, a time): where
+    /// the log was read as it stood one commit before its last, its last commit may hold it, and the failure is the
+    /// damage's (``inspect(opening:_:)``).
+    var isAboutWhatTheLogLacks = false
 
     var description: String { message }
 
     init(_ message: String, exit: InspectorExit) {
         self.message = message
         self.exit = exit
+    }
+
+    /// A failure for an argument that asks for what the log lacks (``isAboutWhatTheLogLacks``): exit 2.
+    static func lacking(_ message: String) -> InspectorFailure {
+        var failure = InspectorFailure(message, exit: .invalidArgument)
+        failure.isAboutWhatTheLogLacks = true
+        return failure
     }
 
     /// The inspector's reading of any error.
@@ -58,6 +69,7 @@ struct InspectorFailure: Error, CustomStringConvertible {
             case .replayDiverges: self.init(Self.firstLine(message), exit: .finding)
             case .decoding, .stepUnreadable: self.init(message, exit: .corrupt)
             case .schemaMismatch: self.init(message, exit: .schemaMismatch)
+            case .stepOutOfRange: self = .lacking(message)
             default: self.init(message, exit: .invalidArgument)
             }
         default:

@@ -40,9 +40,9 @@ enum StepRange {
         let owner = stream.map { "Stream '\($0)'" } ?? "The log"
         let range = through == .max ? "from #\(from) on" : "in #\(from)…#\(through)"
         guard let held = try held(in: log, stream: stream) else {
-            throw InspectorFailure("\(owner) has no entries, so none \(range).", exit: .invalidArgument)
+            throw InspectorFailure.lacking("\(owner) has no entries, so none \(range).")
         }
-        throw InspectorFailure("\(owner) has no entry \(range): its entries run \(held). Choose --from and --to inside them.", exit: .invalidArgument)
+        throw InspectorFailure.lacking("\(owner) has no entry \(range): its entries run \(held). Choose --from and --to inside them.")
     }
 
     /// Where the entries (of `stream`, when given) run, `#20…#45`: a pack or a trimmed log starts past #1. `nil`

@@ -170,9 +170,8 @@ struct Session {
         guard !streams.isEmpty else { throw InspectorFailure("The log has no stream yet.", exit: .invalidArgument) }
         // A step past the end names no stream: that, not the streams, is what to fix.
         if let step, case let last = try log.highestSequence(), step > last {
-            throw InspectorFailure(
-                "Step #\(step) is past the log's last step, #\(last), so no stream has a state there. Pick a step from 0 (the initial state) to #\(last).",
-                exit: .invalidArgument)
+            throw InspectorFailure.lacking(
+                "Step #\(step) is past the log's last step, #\(last), so no stream has a state there. Pick a step from 0 (the initial state) to #\(last).")
         }
         throw InspectorFailure(
             "The log has \(streams.count) streams: \(Self.listed(streams.map(\.name))). Choose one with --stream.",
@@ -186,7 +185,7 @@ struct Session {
         let said = "The log has no stream named '\(name)'\(suggestion.map { ": did you mean '\($0)'?" } ?? ".") \(listed)"
         // A stream whose descriptor is damaged has lost its name: it may be the one asked for.
         let damaged = try log.damagedStreams().count
-        guard suggestion == nil, damaged > 0 else { return InspectorFailure(said, exit: .invalidArgument) }
+        guard suggestion == nil, damaged > 0 else { return .lacking(said) }
         let which = damaged == 1 ? "A stream's descriptor is" : "\(damaged) streams' descriptors are"
         return InspectorFailure("\(said) \(which) damaged, so \(damaged == 1 ? "its name" : "their names") cannot be read: `reactorlog verify` names the damage.", exit: .corrupt)
     }
@@ -283,7 +282,10 @@ func inspect(opening path: String, _ body: (Session) async throws -> Void) async
             // The command's failure, about the log not read as LMDB reads it: say first which log that was. (A
             // finding, as verify's, names the meta page itself.)
             printDiagnostic("warning: \(session.whatWasRead)")
-            throw error
+            // What the log lacks may be what its last commit wrote: then the damage, not the argument, is at fault.
+            let failure = InspectorFailure(error)
+            guard case .before? = session.readAround?.commit, failure.isAboutWhatTheLogLacks else { throw error }
+            throw InspectorFailure("\(failure.message) What the log's last commit wrote, missing from this read, may hold it.", exit: .corrupt)
         }
         if session.readAround != nil {
             throw InspectorFailure(

@@ -31,9 +31,8 @@ struct Blame: AsyncParsableCommand {
             let from = try from ?? machine.earliestReplayableStep() + 1
             // Blame starts from the state before --from: past the end, that step is not the one to name.
             if case let last = try session.log.highestSequence(), from > last {
-                throw InspectorFailure(
-                    "--from \(from) is past the log's last step, #\(last), so there is nothing to blame. Pick --from and --to from 1 to #\(last).",
-                    exit: .invalidArgument)
+                throw InspectorFailure.lacking(
+                    "--from \(from) is past the log's last step, #\(last), so there is nothing to blame. Pick --from and --to from 1 to #\(last).")
             }
             // Across a damaged block, the changes on either side of it and the value across it.
             let blame = try machine.blameReport(statePath, from: from, through: to ?? .max, latest: latest)

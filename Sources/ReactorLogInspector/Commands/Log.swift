@@ -78,6 +78,6 @@ struct Log: AsyncParsableCommand {
         let cases = "cases are \(sorted.joined(separator: ", "))"
         let said = sorted.isEmpty ? "it has no named cases"
             : UsageLine.nearest(to: caseName, among: sorted).map { "did you mean '\($0)'? Its \(cases)" } ?? "its \(cases)"
-        throw InspectorFailure("No entry of \(owner) has the case '\(caseName)': \(said).", exit: .invalidArgument)
+        throw InspectorFailure.lacking("No entry of \(owner) has the case '\(caseName)': \(said).")
     }
 }
