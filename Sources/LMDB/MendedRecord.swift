@@ -4,9 +4,9 @@
 /// damage outside the file: a flag LMDB never gives the record (big data, 0x01, takes the value's first 8 bytes for an
 /// overflow page's number; duplicates, 0x04, reads the value as a tree of duplicates the database cannot have), a
 /// named database's flag cleared from its record (LMDB refuses to open the database) or its name changed (LMDB does
-/// not find it), a value's or a key's size that runs past the page, the node's offset in its page's table, or where
-/// the page's nodes start. Read mended, the record is what was written, which its own checksum (ReactorLog's entries
-/// and metadata carry one) then confirms. Found by ``PageTreeCheck/mendableRecords(inDataFile:databases:)``.
+/// not find it), a branch node's child page number (LMDB reads another page in its place), a value's or a key's size
+/// that runs past the page, the node's offset in its page's table, or where the page's nodes start. Read mended, the
+/// record is what was written, which its own checksum (ReactorLog's entries and metadata carry one) then confirms. Found by ``PageTreeCheck/mendableRecords(inDataFile:databases:)``.
 public struct MendedRecord: Sendable, Equatable {
     /// What the bad bit changed.
     public enum Damage: Sendable, Equatable {
@@ -30,6 +30,10 @@ public struct MendedRecord: Sendable, Equatable {
         /// file's owner opens and no record has: the name stated, each byte that is not printable ASCII shown as `\xNN`.
         /// LMDB does not find the database without its name. The database as the walk names it, mended.
         case databaseName(stated: String, database: String)
+        /// A branch node's child page number (the node's first 6 bytes: 2 + 2 of its size fields, 2 of its flags, as
+        /// one 48-bit number), one bit from `page`, the page whose subtree no other page reaches and whose keys lie
+        /// where the branch's keys put the child: the number stated.
+        case childPage(stated: UInt64, page: UInt64)
     }
 
     /// What the bad bit changed.
@@ -62,6 +66,8 @@ public struct MendedRecord: Sendable, Equatable {
         case .size(let stated): "gives a record's value as \(stated) bytes, though its place in its page holds \(valueSize) \(record)"
         case .keySize(let stated): "gives a record's key as \(stated) bytes, though its place in its page holds \(keySize) \(record)"
         case .offset(let stated): "places a record at byte \(stated) of its page, though its place is byte \(offsetInPage) \(record)"
+        case .childPage(let stated, let page):
+            "gives a branch node's child as page \(stated), though its child is page \(page), one bit from it, which nothing else reaches \(record)"
         case .databaseName(let stated, let database):
             "names the main database's record of \(database) '\(stated)', one bit from that name, which no record has \(record)"
         case .databaseFlag(let database):
@@ -71,6 +77,11 @@ public struct MendedRecord: Sendable, Equatable {
         case .flags(let cleared) where cleared & 0x04 != 0: "flags a record as holding duplicates, in a database that keeps none \(record)"
         case .flags: "flags a record as a named database's, outside the main database \(record)"
         }
+    }
+
+    /// The 6 bytes a branch node starts with: its child's page number, 48 bits, little-endian.
+    static func header(child page: UInt64) -> [UInt8] {
+        (0..<6).map { UInt8(truncatingIfNeeded: page >> UInt64(8 * $0)) }
     }
 
     /// `key` as a sentence shows it: its bytes of printable ASCII as they are, the others as `\xNN` (hexadecimal).

@@ -12,7 +12,7 @@ extension PageTreeCheck.Walker {
     }
 
     /// Notes a mend of the page read last: `bytes` at `offsetInPage` of it.
-    private mutating func note(_ damage: MendedRecord.Damage, at offsetInPage: Int, bytes: [UInt8], node: Int, _ place: Place,
+    mutating func note(_ damage: MendedRecord.Damage, at offsetInPage: Int, bytes: [UInt8], node: Int, _ place: Place,
                                valueSize: Int, nodeOffset: Int, keySize: Int) {
         mended.append(MendedRecord(
             damage: damage, fileOffset: Int(place.page) * pageSize + offsetInPage, bytes: bytes, page: place.page, node: node,

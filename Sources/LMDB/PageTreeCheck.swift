@@ -200,6 +200,19 @@ public enum PageTreeCheck {
         var databaseNames: Set<[UInt8]> = []
         /// The main database's named databases' records, while ``databaseNames`` are checked (``checkDatabaseNames()``).
         var databaseRecords: [DatabaseRecord] = []
+        /// The first and the last key of the leaf pages a ``mending`` walk read, in the order read: a subtree's keys.
+        var leafKeys: (first: [UInt8], last: [UInt8])?
+        /// The branch nodes whose child a ``mending`` walk could not walk: each may name a page one bad bit from its
+        /// child's (``mendChildPages()``, once the trees are walked).
+        var unwalkedChildren: [UnwalkedChild] = []
+        /// The pages and records a ``mending`` walk read of each tree, by the tree's name, and those the named
+        /// databases' records count (``mendChildPages()``).
+        var tallies: [String: Tally] = [:], declared: [String: Tally] = [:]
+        /// The branch node each page a ``mending`` walk read as a child was read for, and the keys of its subtree, by
+        /// the page's number.
+        var claims: [UInt64: (child: UnwalkedChild, keys: (first: [UInt8], last: [UInt8])?)] = [:]
+        /// What a ``mending`` walk changed, in order, that a child's walk found wrong takes back (``undo(to:)``).
+        var journal: [Change] = []
 
         /// The page flags checked against a page's type: ``readersFlags`` for a reader, all of them for a writer.
         let flagsRead: UInt16
@@ -235,6 +248,7 @@ public enum PageTreeCheck {
                 try walk(root: meta.mainRoot, depth: meta.mainDepth, tree: "the main database", named: true, free: false)
                 if mending { mendDatabaseFlags() }
                 try checkDatabaseNames()
+                if mending { try mendChildPages() }
             }
         }
 
@@ -253,6 +267,8 @@ public enum PageTreeCheck {
             listedFree = seen
             unflagged = []
             databaseRecords = []
+            unwalkedChildren = []
+            (tallies, declared, claims, journal) = ([:], [:], [:], [])
             return true
         }
 
@@ -292,6 +308,10 @@ public enum PageTreeCheck {
                 throw Failure(reason: "\(tree) reaches page \(number), which the free list names as free")
             }
             seen[word] |= bit
+            if mending {
+                tallies[tree, default: Tally()].pages += 1
+                journal.append(.reached(number, tree))
+            }
         }
 
         /// Points `buffer` at page `number`, after checking that the file declares it and holds it whole.
@@ -348,8 +368,14 @@ public enum PageTreeCheck {
                 throw Failure(reason: "page \(number) of \(tree) holds no node")
             }
             if isLeaf, !free { recordsWalked += count }
+            if mending, isLeaf {
+                tallies[tree, default: Tally()].records += UInt64(count)
+                journal.append(.records(tree, count))
+            }
+            if mends, isLeaf, count > 0 { noteLeafKeys(count: count) }
             // Copy what the page says before descending: `buffer` moves on to the children.
             var children: [UInt64] = []
+            var branchNodes: [(node: Node, key: [UInt8])] = []
             var subtrees: [(UInt64, UInt16, String)] = []
             var overflows: [(first: UInt64, size: Int, key: UInt64?)] = []
             var freeRecords: [(key: UInt64?, pages: [UInt64])] = []
@@ -386,6 +412,7 @@ public enum PageTreeCheck {
                 if checksExtents { stated += node.evenSize(isBranch: isBranch) }
                 if isBranch {
                     children.append(node.child)
+                    if mends { branchNodes.append((node, Array(buffer[(offset + 8)..<min(dataStart, pageSize)]))) }
                     continue
                 }
                 // LMDB reads a record by three of its flags only: big data (0x01), a sub-database (0x02) and duplicates
@@ -423,6 +450,10 @@ public enum PageTreeCheck {
                         throw Failure(reason: "node \(index) of page \(number) (\(tree)) describes a database where none can be")
                     }
                     subtrees.append((Self.integer(buffer, dataStart + 40), Self.integer(buffer, dataStart + 6), databaseName(node)))
+                    if mending {
+                        journal.append(.declared(databaseName(node), declared[databaseName(node)]))
+                        declared[databaseName(node)] = Tally(described: buffer, at: dataStart)
+                    }
                     if !databaseNames.isEmpty { databaseRecords.append(DatabaseRecord(place: place, node: node, index: index, key: Array(buffer[(offset + 8)..<dataStart]))) }
                 } else if free {
                     freeRecords.append((freeKey(node), try Self.freeList(buffer, dataStart, dataSize, page: number)))
@@ -431,7 +462,20 @@ public enum PageTreeCheck {
             if checksExtents, stated > pageSize - upper { throw overlap(count: count, isBranch: isBranch, page: number, tree: tree) }
             for record in freeRecords { try listFree(record.pages, key: record.key) }
             for run in overflows { try checkOverflow(run.first, size: run.size, tree: tree, free: free, key: run.key) }
-            for child in children { try walkPage(child, level: level + 1, depth: depth, tree: tree, named: named, free: free) }
+            for (index, child) in children.enumerated() {
+                guard mends else {
+                    try walkPage(child, level: level + 1, depth: depth, tree: tree, named: named, free: free)
+                    continue
+                }
+                // A child walked apart, so that a page number a bad bit changed is mended once every tree is walked.
+                var unwalked = UnwalkedChild(
+                    place: place, node: branchNodes[index].node, index: index, level: level + 1, depth: depth, named: named,
+                    keys: (index > 0 ? branchNodes[index].key : nil, index + 1 < count ? branchNodes[index + 1].key : nil))
+                if let failure = walkChild(child, unwalked) {
+                    unwalked.failure = failure
+                    unwalkedChildren.append(unwalked)
+                }
+            }
             for (root, depth, name) in subtrees { try walk(root: root, depth: depth, tree: name, named: false, free: false) }
         }
 

@@ -80,3 +80,40 @@ extension MendedRecordTests {
         #expect(refused.status == 3 && refused.error == "reactorlog: \(log) is not a ReactorLog log: its data.mdb is a pipe, not a file. Point at a directory written by ReactorLog.\n", "\(refused.error)")
     }
 }
+
+extension MendedRecordTests {
+    /// The page that heads the `entries` database's tree in the last commit of the data file `bytes`: the meta page of
+    /// the higher transaction id (at byte 144 of either) gives the main database's root (at byte 128), whose record of
+    /// `entries` (its key, then LMDB's 48 bytes of a database) gives the root at byte 40 of those.
+    private func entriesRoot(in bytes: [UInt8]) throws -> Int {
+        func number(_ at: Int) -> Int { (0..<8).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+        let meta = number(144) >= number(4096 + 144) ? 0 : 4096
+        let main = number(meta + 128) * 4096, key = Array("entries".utf8)
+        let at = try #require((main + 16..<main + 4096 - key.count).first { bytes[$0..<$0 + key.count].elementsEqual(key) && bytes[$0 - 2] == key.count })
+        return number(at + key.count + 40)
+    }
+
+    /// Before session 85 a bad bit in the page number a branch node gives its child made every reader read the log as it
+    /// stood one commit before its last (the child is another page, read twice, or none): the page the number is one bit
+    /// from, which nothing else reaches and whose keys lie where the branch's put the child, is the child.
+    @Test("a branch node's child page number a bad bit changed: every command reads the log whole, exit 5; the Python reader too", arguments: [4, 30])
+    func childPageChanged(bit: Int) async throws {
+        let sound = scratch.file("branched-\(bit).reactorlog"), log = scratch.file("child-\(bit).reactorlog")
+        #expect(try await Tool.run(["demo", "--out", sound, "--actions", "2000"]).status == 0)
+        try FileManager.default.copyItem(atPath: sound, toPath: log)
+        let file = URL(fileURLWithPath: log + "/data.mdb")
+        var bytes = [UInt8](try Data(contentsOf: file))
+        let root = try entriesRoot(in: bytes)
+        try #require(bytes[root * 4096 + 10] == 0x01, "the entries tree is a single leaf")
+        let node = root * 4096 + (Int(bytes[root * 4096 + 18]) | Int(bytes[root * 4096 + 19]) << 8)
+        let child = (0..<6).reduce(0) { $0 | Int(bytes[node + $1]) << (8 * $1) }
+        bytes[node + bit / 8] ^= 1 << UInt8(bit % 8)
+        try Data(bytes).write(to: file)
+        let listed = try await Tool.run(["log", log, "--json"]), soundList = try await Tool.run(["log", sound, "--json"])
+        #expect(listed.status == 5 && listed.lines == soundList.lines, "\(listed.error)")
+        let said = "was read whole, from a copy with that record mended; LMDB refuses the log as it is: its data.mdb gives a branch node's child as page \(child ^ 1 << bit), though its child is page \(child), one bit from it, which nothing else reaches (node 1 of page \(root), in database 'entries')"
+        #expect(listed.error == "reactorlog: \(log) \(said). `reactorlog compact` copies what was read into a sound log.\n", "\(listed.error)")
+        let python = try await Tool.python("read-log.py", [log]), pythonSound = try await Tool.python("read-log.py", [sound])
+        #expect(python.status == 1 && python.output == pythonSound.output && python.error == "\(log) \(said)\n", "\(python.error)")
+    }
+}

@@ -289,3 +289,54 @@ extension PageTreeCheckTests {
         #expect(MendedRecord.shown([0x00, 0x7F, 0x20]) == "\\x00\\x7F ")
     }
 }
+
+/// A branch node's child page number changed by a bad bit (`PageTreeCheck.Walker.mendChildPages`): LMDB would read
+/// another page for the child, and the walk refuses the file; the child's own page, which nothing else reaches, shows it.
+extension PageTreeCheckTests {
+    /// A data file whose "values" tree is a branch page over several leaves (600 keys "key00000"…), and that branch
+    /// page's offset in the file and its nodes' offsets in the page.
+    private func branchedValues(_ name: String) throws -> (path: String, bytes: [UInt8], branch: Int, nodes: [Int]) {
+        let (path, bytes) = try dataFile(name, writes: [{ txn, db in
+            for index in 0..<600 { try txn.put(db, key: Array(String(format: "key%05d", index).utf8), value: Array("value-\(index)".utf8)) }
+        }])
+        // The branch page: flags 0x01, whose first node's child is a leaf holding "key00000".
+        let branch = try #require(stride(from: 8192, to: bytes.count, by: 4096).first { bytes[$0 + 10] == 0x01 })
+        let count = (Int(bytes[branch + 12]) | Int(bytes[branch + 13]) << 8 - 16) / 2
+        let nodes = (0..<count).map { Int(bytes[branch + 16 + 2 * $0]) | Int(bytes[branch + 17 + 2 * $0]) << 8 }
+        try #require(nodes.count >= 3)
+        return (path, bytes, branch, nodes)
+    }
+
+    @Test("a branch node's child page number a bad bit changed is read as the page one bit from it that heads the child's subtree", arguments: [0, 1, 2, 9, 30, 47])
+    func childPageChanged(bit: Int) throws {
+        var (path, bytes, branch, nodes) = try branchedValues("child-\(bit)")
+        let node = branch + nodes[1]
+        let child = (0..<6).reduce(UInt64(0)) { $0 | UInt64(bytes[node + $1]) << UInt64(8 * $1) }
+        bytes[node + bit / 8] ^= 1 << UInt8(bit % 8)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(PageTreeCheck.problem(inDataFile: path) != nil)
+        let records = PageTreeCheck.mendableRecords(inDataFile: path)
+        let record = try #require(records.first)
+        let stated = child ^ 1 << UInt64(bit)
+        #expect(records.count == 1 && record.damage == .childPage(stated: stated, page: child) && record.node == 1 && record.page == UInt64(branch / 4096))
+        #expect(record.problem == "gives a branch node's child as page \(stated), though its child is page \(child), one bit from it, which nothing else reaches (node 1 of page \(branch / 4096), in database 'values')")
+        #expect(try mendedCopy(of: path, "mended-child-\(bit)", records: records, key: Array("key00300".utf8)).value == Array("value-300".utf8))
+    }
+
+    @Test("a branch node's child page number is not mended by two bad bits, nor to a page whose keys lie outside the branch's keys around the child")
+    func childPageNeedsItsKeys() throws {
+        for damage in ["two bits", "keys"] {
+            var (path, bytes, branch, nodes) = try branchedValues("child-\(damage)")
+            let node = branch + nodes[1]
+            bytes[node] ^= damage == "two bits" ? 0x03 : 0x01
+            if damage == "keys" {
+                // Node 1's key, "key0NNNN", raised past every key of its child: "key9NNNN".
+                #expect(bytes[node + 8..<node + 12].elementsEqual(Array("key0".utf8)))
+                bytes[node + 11] = UInt8(ascii: "9")
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            #expect(PageTreeCheck.problem(inDataFile: path) != nil)
+            #expect(PageTreeCheck.mendableRecords(inDataFile: path).isEmpty, "\(damage)")
+        }
+    }
+}

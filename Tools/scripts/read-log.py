@@ -558,6 +558,64 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
     unflagged = []
     # The main database's named databases' records: (the file offset of the key, the key, where the record is).
     database_records = []
+    # While mending: the first and last key of the leaf pages read, in order (a subtree's keys); the branch nodes whose
+    # child could not be walked (mend_child_pages); the pages and records read of each tree, and those each named
+    # database's record counts; and the branch node each page read as a child was read for, with its subtree's keys.
+    leaf_keys = [None]
+    unwalked = []
+    tallies, declared, claims = {}, {}, {}
+    # What a walk that mends changed, in order, that a child's walk found wrong takes back (restore).
+    journal = []
+
+    def snapshot():
+        """Where a walk that mends stands, for restore: its journal's length and what it keeps besides."""
+        return len(journal), len(mends), walked[0], len(unflagged), len(database_records), leaf_keys[0], len(unwalked)
+
+    def restore(state):
+        """Takes back what the walk did since `state`: the pages it reached, what it tallied, claimed, noted and mended."""
+        at, mended, records, unflagged_count, named_count, leaf_keys[0], unwalked_count = state
+        for change in reversed(journal[at:]):
+            if change[0] == "reached":
+                seen.discard(change[1])
+                tallies[change[2]][0] -= 1
+            elif change[0] == "records":
+                tallies[change[1]][1] -= change[2]
+            elif change[0] == "claim":
+                claims.pop(change[1], None)
+            elif change[2] is None:
+                declared.pop(change[1], None)
+            else:
+                declared[change[1]] = change[2]
+        del journal[at:]
+        del mends[mended:]
+        walked[0] = records
+        del unflagged[unflagged_count:]
+        del database_records[named_count:]
+        del unwalked[unwalked_count:]
+
+    def holds(child, first, last):
+        """Whether keys from `first` to `last` lie where the branch's keys around `child` put it."""
+        return (child["low"] is None or first >= child["low"]) and (child["high"] is None or last < child["high"])
+
+    def walk_child(number, child):
+        """Walks page `number` as `child`'s (a walk that mends walks each child apart), keeping what it read where its
+        pages are sound and its keys lie where the branch's keys put it; else takes the walk back and returns what was
+        wrong: the failure, or "keys"."""
+        state = snapshot()
+        leaf_keys[0] = None
+        try:
+            walk(number, child["depth"], child["tree"], child["named"], False, child["level"])
+        except ValueError as failure:
+            restore(state)
+            return failure
+        keys = leaf_keys[0]
+        if keys is not None and not holds(child, *keys):
+            restore(state)
+            return "keys"
+        leaf_keys[0] = (state[5][0] if state[5] else keys[0], keys[1]) if keys else state[5]
+        journal.append(("claim", number))
+        claims[number] = (child, keys)
+        return None
 
     def reach(number, tree):
         if number in seen:
@@ -565,6 +623,9 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
         if number in listed_free:
             raise ValueError(f"{tree} reaches page {number}, which the free list names as free")
         seen.add(number)
+        if mends is not None:
+            tallies.setdefault(tree, [0, 0])[0] += 1
+            journal.append(("reached", number, tree))
 
     def list_free(record, where, key):
         if len(record) < 8 or len(record) % 8:
@@ -614,12 +675,12 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
         if free:  # a free-list record too long for its page
             list_free(data[first * page_size + 16:first * page_size + 16 + size], first, key)
 
-    def walk(root, depth, tree, named, free):
+    def walk(root, depth, tree, named, free, level=1):
         if root == EMPTY_TREE:
             return
         if not 1 <= depth <= 32:
             raise ValueError(f"{tree} declares an impossible depth {depth}")
-        pending = [(root, 1)]
+        pending = [(root, level)]
         while pending:
             number, level = pending.pop()
             body = page(number, tree)
@@ -665,6 +726,16 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                 raise ValueError(f"page {number} of {tree} holds no node")
             if leaf and not free:
                 walked[0] += count
+            if mends is not None and leaf:
+                tallies.setdefault(tree, [0, 0])[1] += count
+                journal.append(("records", tree, count))
+            if mends is not None and not free and leaf and count:
+                def key_at(index):
+                    (at,) = struct.unpack_from("<H", body, 16 + 2 * index)
+                    return bytes(body[at + 8:min(at + 8 + struct.unpack_from("<H", body, at + 6)[0], page_size)]) if at + 8 <= page_size else b""
+                leaf_keys[0] = (leaf_keys[0][0] if leaf_keys[0] else key_at(0), key_at(count - 1))
+            # While mending, a branch's children are walked apart, in order, after its nodes: (node, child, offset, key).
+            children = []
             if not mending:
                 offsets = [struct.unpack_from("<H", body, 16 + 2 * index)[0] for index in range(count)]
             elif not tiles(offsets, upper):
@@ -695,7 +766,10 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                     raise ValueError(f"the key of node {index} of page {number} ({tree}) runs past its page")
                 if branch:
                     # A branch node's child: the two size fields and the flags, as one 48-bit page number.
-                    pending.append((low | high << 16 | node_flags << 32, level + 1))
+                    if mends is not None and not free:
+                        children.append((index, low | high << 16 | node_flags << 32, offset, bytes(body[offset + 8:min(start, page_size)])))
+                    else:
+                        pending.append((low | high << 16 | node_flags << 32, level + 1))
                     continue
                 size = low | high << 16
                 # A free-list record's key: the transaction id that freed its pages.
@@ -742,11 +816,25 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                         raise ValueError(f"node {index} of page {number} ({tree}) describes a database where none can be")
                     (sub_depth,) = struct.unpack_from("<H", body, start + 6)
                     (sub_root,) = struct.unpack_from("<Q", body, start + 40)
+                    if mends is not None:
+                        counts, name = struct.unpack_from("<QQQQ", body, start + 8), database_name(body[offset + 8:start])
+                        journal.append(("declared", name, declared.get(name)))
+                        declared[name] = (sum(counts[:3]), counts[3])
                     walk(sub_root, sub_depth, database_name(body[offset + 8:start]), False, False)
                     database_records.append((number * page_size + offset + 8, bytes(body[offset + 8:start]),
                                              f"(node {index} of page {number}, in {tree})"))
                 elif free:
                     list_free(body[start:start + size], number, key)
+            # A child walked apart, so that a page number a bad bit changed is mended once every tree is walked.
+            for index, child_page, offset, key in children:
+                child = {"page": number, "index": index, "stated": child_page, "offset": number * page_size + offset,
+                         "level": level + 1, "depth": depth, "tree": tree, "named": named,
+                         "low": key if index > 0 else None,
+                         "high": children[index + 1][3] if index + 1 < len(children) else None}
+                failure = walk_child(child_page, child)
+                if failure is not None:
+                    child["failure"] = None if failure == "keys" else failure
+                    unwalked.append(child)
 
     def database_name(key):
         """A named database as the walk names it; a damaged key size makes the name run into other bytes: then it is
@@ -767,17 +855,15 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                 if depth or branch_pages or leaf_pages or overflow_pages or entries:
                     continue
             else:
-                reached, mended = set(seen), len(mends)
+                state, reached = snapshot(), len(seen)
                 walked[0] = 0
                 try:
                     walk(root, depth, name, False, False)
-                    sound = len(seen) - len(reached) == branch_pages + leaf_pages + overflow_pages and walked[0] == entries
+                    sound = len(seen) - reached == branch_pages + leaf_pages + overflow_pages and walked[0] == entries
                 except ValueError:
                     sound = False
                 if not sound:
-                    seen.clear()
-                    seen.update(reached)
-                    del mends[mended:]
+                    restore(state)
                     continue
             mends.append((at, struct.pack("<HHH", low, high, 0x02),
                           f"marks the main database's record of {name} as a plain value, though its 48 bytes describe that database's tree {where}"))
@@ -798,6 +884,46 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                 raise ValueError(f"the main database names its record of {database} '{stated}', one bit from that name, which no record has")
             mends.append((at, near[0], f"names the main database's record of {database} '{stated}', one bit from that name, which no record has {where}"))
 
+    def mend_child_pages():
+        """Mends the child page number of each unwalked branch node that a bad bit changed (FORMAT.md, "A record's
+        header"): of the pages one bit from the number stated, exactly one heads a sound subtree of the child's level
+        that no other page reaches, whose keys lie where the branch's keys put the child and not where those of another
+        branch node the page stated was read for would put it; and every named database then holds the pages and records
+        its record counts. Raises the walk's failure for a child that is not so; one whose pages were sound but whose
+        keys lie elsewhere is walked as it is."""
+        mended_child = False
+        while unwalked:
+            child = unwalked.pop(0)
+            stated = child["stated"]
+            found, pending = [], len(unwalked)
+            for bit in range(48):
+                candidate = stated ^ 1 << bit
+                if not 2 <= candidate <= last_page or candidate >= whole_pages or candidate in seen:
+                    continue
+                state = snapshot()
+                leaf_keys[0] = None
+                sound = walk_child(candidate, child) is None and len(unwalked) == pending
+                keys, claim = leaf_keys[0], claims.get(stated)
+                if sound and claim and keys and holds(claim[0], *keys) and (claim[1] is None or holds(child, *claim[1])):
+                    sound = False
+                restore(state)
+                if sound:
+                    found.append(candidate)
+            if len(found) != 1:
+                if child["failure"] is not None:
+                    raise child["failure"]
+                walk(stated, child["depth"], child["tree"], child["named"], False, child["level"])
+                continue
+            walk_child(found[0], child)
+            mended_child = True
+            mends.append((child["offset"], struct.pack("<Q", found[0])[:6],
+                          f"gives a branch node's child as page {stated}, though its child is page {found[0]}, one bit from it, which nothing else reaches (node {child['index']} of page {child['page']}, in {child['tree']})"))
+        if mended_child:
+            for tree, counted in sorted(declared.items()):
+                read = tallies.get(tree, [0, 0])
+                if tuple(read) != counted:
+                    raise ValueError(f"{tree} counts {counted[0]} pages and {counted[1]} records, but its pages as mended hold {read[0]} and {read[1]}")
+
     try:
         try:
             walk(*roots[0], "the free list", False, True)
@@ -811,6 +937,8 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
         walk(*roots[1], "the main database", True, False)
         mend_database_flags()
         check_database_names()
+        if mends is not None:
+            mend_child_pages()
     except ValueError as failure:
         return f"has a damaged page structure ({failure})"
     finally:

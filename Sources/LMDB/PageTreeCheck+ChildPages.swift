@@ -1,0 +1,168 @@
+/// A reader's walk that mends (``PageTreeCheck/mendableRecords(inDataFile:databases:)``) of a branch node's child page
+/// number that a bad bit changed: LMDB would read another page in the child's place. Such a walk walks each child of a
+/// branch apart and takes back a child whose pages are damaged, or whose keys lie outside the branch's keys around it
+/// (``walkChild(_:_:)``, ``undo(to:)``); once every tree is walked, the page one bit from the number stated that heads
+/// the child's subtree is the child (``mendChildPages()``).
+extension PageTreeCheck.Walker {
+    /// Notes the first and the last key of the page read last, a leaf of `count` nodes, in ``leafKeys``.
+    mutating func noteLeafKeys(count: Int) {
+        func key(_ index: Int) -> [UInt8] {
+            let node = Node(buffer, at: nodeOffset(index))
+            return node.offset + 8 <= pageSize ? Array(buffer[(node.offset + 8)..<min(node.dataStart, pageSize)]) : []
+        }
+        leafKeys = (leafKeys?.first ?? key(0), key(count - 1))
+    }
+
+    /// A branch node whose child a ``mending`` walk could not walk, as the branch page holds it.
+    struct UnwalkedChild {
+        let place: Place
+        let node: Node
+        let index: Int
+        /// The child's level in its tree, and the tree's depth.
+        let level: Int, depth: Int
+        let named: Bool
+        /// The branch's keys around the child: its node's (none for the first node, whose key LMDB leaves empty) and the
+        /// next node's (none for the last): the child's keys lie from the first up to the second.
+        let keys: (low: [UInt8]?, high: [UInt8]?)
+        /// What the walk of the child found; `nil` where it found the child's keys outside the branch's keys around it,
+        /// its pages sound.
+        var failure: PageTreeCheck.Failure?
+
+        /// Whether keys from `first` to `last` lie where the branch's keys put the child.
+        func holds(_ first: [UInt8], _ last: [UInt8]) -> Bool {
+            (keys.low.map { !first.lexicographicallyPrecedes($0) } ?? true) && (keys.high.map { last.lexicographicallyPrecedes($0) } ?? true)
+        }
+    }
+
+    /// Walks page `number` as `child`'s (a ``mending`` walk walks each child apart), keeping what the walk found where the
+    /// child's pages are sound and its keys lie where the branch's keys put it; else leaves the walk as it was and
+    /// returns what was wrong: the failure, or `.some(nil)` for keys outside the branch's.
+    mutating func walkChild(_ number: UInt64, _ child: UnwalkedChild) -> PageTreeCheck.Failure?? {
+        let mark = mark()
+        leafKeys = nil
+        do {
+            try walkPage(number, level: child.level, depth: child.depth, tree: child.place.tree, named: child.named, free: false)
+        } catch {
+            undo(to: mark)
+            return .some(error as? PageTreeCheck.Failure)
+        }
+        let keys = leafKeys
+        if let keys {
+            guard child.holds(keys.first, keys.last) else {
+                undo(to: mark)
+                return .some(nil)
+            }
+            leafKeys = (mark.leafKeys?.first ?? keys.first, keys.last)
+        } else {
+            leafKeys = mark.leafKeys
+        }
+        journal.append(.claim(number))
+        claims[number] = (child, keys)
+        return nil
+    }
+
+    /// A change a ``mending`` walk made, in ``journal``.
+    enum Change {
+        /// A page reached by a tree: its bit in ``seen``, a page of its tally.
+        case reached(UInt64, String)
+        /// Records of a tree's leaf page, in its tally.
+        case records(String, Int)
+        /// A page read as a branch node's child (``claims``).
+        case claim(UInt64)
+        /// A named database's record read, and what ``declared`` held for its name before.
+        case declared(String, Tally?)
+    }
+
+    /// Where a ``mending`` walk stands, for ``undo(to:)``: its journal's length and what it keeps besides.
+    struct Mark {
+        let journal: Int, mended: Int, unwalked: Int, unflagged: Int, databaseRecords: Int, recordsWalked: Int
+        let leafKeys: (first: [UInt8], last: [UInt8])?
+    }
+
+    func mark() -> Mark {
+        Mark(journal: journal.count, mended: mended.count, unwalked: unwalkedChildren.count, unflagged: unflagged.count,
+             databaseRecords: databaseRecords.count, recordsWalked: recordsWalked, leafKeys: leafKeys)
+    }
+
+    /// Takes back what the walk did since `mark`: the pages it reached, what it tallied, claimed, noted and mended.
+    mutating func undo(to mark: Mark) {
+        for change in journal[mark.journal...].reversed() {
+            switch change {
+            case .reached(let page, let tree):
+                seen[Int(page / 64)] &= ~(1 << (page % 64))
+                tallies[tree]?.pages -= 1
+            case .records(let tree, let count): tallies[tree]?.records -= UInt64(count)
+            case .claim(let page): claims[page] = nil
+            case .declared(let name, let before): declared[name] = before
+            }
+        }
+        journal.removeSubrange(mark.journal...)
+        mended.removeSubrange(mark.mended...)
+        unwalkedChildren.removeSubrange(mark.unwalked...)
+        unflagged.removeSubrange(mark.unflagged...)
+        databaseRecords.removeSubrange(mark.databaseRecords...)
+        recordsWalked = mark.recordsWalked
+        leafKeys = mark.leafKeys
+    }
+
+    /// Mends the child page number of each branch node noted in ``unwalkedChildren`` that a bad bit changed, as the
+    /// pages show once every tree is walked: of the pages one bit from the number stated, exactly one heads a sound
+    /// subtree of the child's level that no other page reaches, whose keys lie between the branch's keys around the
+    /// child and not between those around another branch node that the page stated was read for; and every named
+    /// database, its children mended, holds the pages and records its record counts. Throws the walk's failure for a
+    /// child that is not so; a child whose pages were sound but whose keys lie elsewhere is walked as it is (the walk does
+    /// not check the order of keys, which LMDB reads past).
+    mutating func mendChildPages() throws {
+        var mendedChild = false
+        while let child = unwalkedChildren.first {
+            unwalkedChildren.removeFirst()
+            let stated = child.node.child, pending = unwalkedChildren.count
+            var found: [UInt64] = []
+            for bit in 0..<48 {
+                let page = stated ^ 1 << UInt64(bit)
+                guard page >= 2, page <= lastPage, page < filePages, seen[Int(page / 64)] & 1 << (page % 64) == 0 else { continue }
+                let mark = mark()
+                leafKeys = nil
+                var sound = walkChild(page, child) == nil && unwalkedChildren.count == pending
+                // The page stated may be another branch node's child, read for it, where that node's number may be the one
+                // a bad bit changed (nodes of two trees whose keys overlap): where its keys would hold this page, and this
+                // node's the page stated, either node may be the damaged one.
+                if sound, let claim = claims[stated], let keys = leafKeys, claim.child.holds(keys.first, keys.last),
+                   claim.keys.map({ child.holds($0.first, $0.last) }) ?? true { sound = false }
+                undo(to: mark)
+                if sound { found.append(page) }
+            }
+            guard found.count == 1, let page = found.first else {
+                if let failure = child.failure { throw failure }
+                try walkPage(stated, level: child.level, depth: child.depth, tree: child.place.tree, named: child.named, free: false)
+                continue
+            }
+            _ = walkChild(page, child)
+            mendedChild = true
+            let node = child.node
+            note(.childPage(stated: stated, page: page), at: node.offset, bytes: MendedRecord.header(child: page), node: child.index, child.place,
+                 valueSize: 0, nodeOffset: node.offset, keySize: node.keySize)
+        }
+        // The page one bit from a number stated may be another tree's, taken for the child where that tree's keys lie
+        // where the branch's keys put it: a named database is then read with other pages and records than it counts.
+        guard mendedChild, let (tree, counted) = declared.sorted(by: { $0.key < $1.key }).first(where: { (tallies[$0.key] ?? Tally()) != $0.value })
+        else { return }
+        let read = tallies[tree] ?? Tally()
+        throw PageTreeCheck.Failure(
+            reason: "\(tree) counts \(counted.pages) pages and \(counted.records) records, but its pages as mended hold \(read.pages) and \(read.records)")
+    }
+
+    /// The pages and records of a tree: as a ``mending`` walk reads them, or as a named database's record counts them.
+    struct Tally: Equatable {
+        var pages: UInt64 = 0, records: UInt64 = 0
+
+        init() {}
+
+        /// What the named database's record at `offset` of `page` (LMDB's `MDB_db`) counts: its branch, leaf and overflow
+        /// pages, and its records.
+        init(described page: UnsafeRawBufferPointer, at offset: Int) {
+            pages = (1...3).reduce(0) { $0 + PageTreeCheck.Walker.integer(page, offset + 8 * $1) }
+            records = PageTreeCheck.Walker.integer(page, offset + 32)
+        }
+    }
+}
