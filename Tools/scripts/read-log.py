@@ -934,6 +934,8 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
             # as though there were none (what a damaged free list led the walk to may be the main database's).
             seen.clear()
             listed_free.clear()
+            journal.clear()
+            tallies.clear()
         walk(*roots[1], "the main database", True, False)
         mend_database_flags()
         check_database_names()
@@ -978,7 +980,7 @@ def read_mended(data_path):
         if plausible_page_size(page.page_size):
             found = []
             check_page_trees(data_path, page.page_size, page.last_page,
-                             ((EMPTY_TREE, 0), (page.main_root, page.main_depth)), mends=found)
+                             ((page.free_root, page.free_depth), (page.main_root, page.main_depth)), mends=found)
             mends += [mend for mend in found if mend[0] not in done]
             done.update(mend[0] for mend in found)
     if not mends:
