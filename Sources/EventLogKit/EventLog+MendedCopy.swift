@@ -6,9 +6,10 @@ extension EventLog {
     /// bytes, their pages and their trees show (`LMDB.MendedRecord`): a flag LMDB never gives the record (a value
     /// flagged as stored on overflow pages that lies in its page, whose first bytes LMDB would take for a page number; a
     /// record flagged as holding duplicates; a named database's record in the main database without its flag, where its
-    /// 48 bytes describe that database's tree; its name one bit from that of a database of the log no record has), a value's or a key's size that runs past the page, a node's offset in its page or
-    /// where the page's nodes start, where one bit from what is stated the page's nodes lie end to end as LMDB lays
-    /// them. Such a record often lies on a page both meta pages' commits share, so the commit before cannot be read
+    /// 48 bytes describe that database's tree; its name one bit from that of a database of the log no record has), a
+    /// branch node's child page number one bit from the page that heads its subtree, a value's or a key's size that runs
+    /// past the page, a node's offset in its page or where the page's nodes start, where one bit from what is stated the
+    /// page's nodes lie end to end as LMDB lays them. Such a record often lies on a page both meta pages' commits share, so the commit before cannot be read
     /// either. The log is read whole, from a copy of its data file made in `directory` (an empty directory of the
     /// caller's, private to it, which may be removed once the log is open) with those bytes mended; the log itself is
     /// only read. What was read is what was written: each entry's checksum, and the metadata's, still vouch for their

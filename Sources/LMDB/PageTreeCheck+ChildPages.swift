@@ -6,11 +6,8 @@
 extension PageTreeCheck.Walker {
     /// Notes the first and the last key of the page read last, a leaf of `count` nodes, in ``leafKeys``.
     mutating func noteLeafKeys(count: Int) {
-        func key(_ index: Int) -> [UInt8] {
-            let node = Node(buffer, at: nodeOffset(index))
-            return node.offset + 8 <= pageSize ? Array(buffer[(node.offset + 8)..<min(node.dataStart, pageSize)]) : []
-        }
-        leafKeys = (leafKeys?.first ?? key(0), key(count - 1))
+        func key(at index: Int) -> [UInt8] { self.key(of: Node(buffer, at: nodeOffset(index))) }
+        leafKeys = (leafKeys?.first ?? key(at: 0), key(at: count - 1))
     }
 
     /// A branch node whose child a ``mending`` walk could not walk, as the branch page holds it.
@@ -75,13 +72,13 @@ extension PageTreeCheck.Walker {
 
     /// Where a ``mending`` walk stands, for ``undo(to:)``: its journal's length and what it keeps besides.
     struct Mark {
-        let journal: Int, mended: Int, unwalked: Int, unflagged: Int, databaseRecords: Int, recordsWalked: Int
+        let journal: Int, mended: Int, unwalked: Int, unflagged: Int, databaseRecords: Int
         let leafKeys: (first: [UInt8], last: [UInt8])?
     }
 
     func mark() -> Mark {
         Mark(journal: journal.count, mended: mended.count, unwalked: unwalkedChildren.count, unflagged: unflagged.count,
-             databaseRecords: databaseRecords.count, recordsWalked: recordsWalked, leafKeys: leafKeys)
+             databaseRecords: databaseRecords.count, leafKeys: leafKeys)
     }
 
     /// Takes back what the walk did since `mark`: the pages it reached, what it tallied, claimed, noted and mended.
@@ -101,7 +98,6 @@ extension PageTreeCheck.Walker {
         unwalkedChildren.removeSubrange(mark.unwalked...)
         unflagged.removeSubrange(mark.unflagged...)
         databaseRecords.removeSubrange(mark.databaseRecords...)
-        recordsWalked = mark.recordsWalked
         leafKeys = mark.leafKeys
     }
 
@@ -157,6 +153,13 @@ extension PageTreeCheck.Walker {
         var pages: UInt64 = 0, records: UInt64 = 0
 
         init() {}
+
+        /// What was tallied since `before`, a tally of the same tree.
+        func since(_ before: Tally) -> Tally {
+            var added = self
+            (added.pages, added.records) = (pages - before.pages, records - before.records)
+            return added
+        }
 
         /// What the named database's record at `offset` of `page` (LMDB's `MDB_db`) counts: its branch, leaf and overflow
         /// pages, and its records.

@@ -85,9 +85,9 @@ extension PageTreeCheck.Walker {
         let node: Node
         let index: Int
         let name: String
-        /// The value's bytes, read as a database's record (LMDB's `MDB_db`).
-        let padding: UInt32, flags: UInt16, depth: UInt16
-        let branchPages: UInt64, leafPages: UInt64, overflowPages: UInt64, entries: UInt64, root: UInt64
+        /// The value's bytes, read as a database's record (LMDB's `MDB_db`): what it counts, and the rest.
+        let counted: Tally
+        let padding: UInt32, flags: UInt16, depth: UInt16, root: UInt64
     }
 
     /// Notes the main database's `node` of the page read last, a 48-byte value without a named database's flag, for
@@ -95,10 +95,9 @@ extension PageTreeCheck.Walker {
     mutating func noteUnflagged(_ node: Node, index: Int, _ place: Place) {
         let at = node.dataStart
         unflagged.append(Unflagged(
-            place: place, node: node, index: index, name: databaseName(node),
+            place: place, node: node, index: index, name: databaseName(node), counted: Tally(described: buffer, at: at),
             padding: Self.integer(buffer, at), flags: Self.integer(buffer, at + 4), depth: Self.integer(buffer, at + 6),
-            branchPages: Self.integer(buffer, at + 8), leafPages: Self.integer(buffer, at + 16), overflowPages: Self.integer(buffer, at + 24),
-            entries: Self.integer(buffer, at + 32), root: Self.integer(buffer, at + 40)))
+            root: Self.integer(buffer, at + 40)))
     }
 
     /// Mends each of the main database's values noted by ``noteUnflagged(_:index:_:)`` that is a named database's record
@@ -110,18 +109,17 @@ extension PageTreeCheck.Walker {
         let candidates = unflagged
         unflagged = []
         for candidate in candidates where candidate.padding == 0 && candidate.flags & ~0x0A == 0 {
-            let counted = [candidate.branchPages, candidate.leafPages, candidate.overflowPages, candidate.entries]
             if candidate.root == UInt64.max {
-                guard candidate.depth == 0, counted.allSatisfy({ $0 == 0 }) else { continue }
+                guard candidate.depth == 0, candidate.counted == Tally() else { continue }
             } else {
-                var trial = self
-                trial.recordsWalked = 0
-                let reached = seen.reduce(0) { $0 + $1.nonzeroBitCount }
-                guard (try? trial.walk(root: candidate.root, depth: candidate.depth, tree: candidate.name, named: false, free: false)) != nil,
-                      trial.seen.reduce(0, { $0 + $1.nonzeroBitCount }) - reached == candidate.branchPages + candidate.leafPages + candidate.overflowPages,
-                      trial.recordsWalked == candidate.entries
-                else { continue }
-                self = trial
+                // The tree walked as the record's, and taken back where it is not sound or not what the record counts.
+                let mark = mark(), before = tallies[candidate.name] ?? Tally()
+                guard (try? walk(root: candidate.root, depth: candidate.depth, tree: candidate.name, named: false, free: false)) != nil,
+                      (tallies[candidate.name] ?? Tally()).since(before) == candidate.counted
+                else {
+                    undo(to: mark)
+                    continue
+                }
             }
             let node = candidate.node
             note(.databaseFlag(database: candidate.name), at: node.offset, bytes: MendedRecord.header(valueSize: 48, flags: node.flags | 0x02),

@@ -191,8 +191,6 @@ public enum PageTreeCheck {
         var mending = false
         /// The records a ``mending`` walk read mended.
         var mended: [MendedRecord] = []
-        /// The records of leaf pages walked outside the free list: what a named database's record counts as its entries.
-        var recordsWalked = 0
         /// The main database's 48-byte values without a named database's flag that a ``mending`` walk read: each may be
         /// a named database's record whose flag a bad bit cleared (``mendDatabaseFlags()``, once the trees are walked).
         var unflagged: [Unflagged] = []
@@ -367,7 +365,6 @@ public enum PageTreeCheck {
             guard count >= 1 || (isLeaf && level == 1) else {
                 throw Failure(reason: "page \(number) of \(tree) holds no node")
             }
-            if isLeaf, !free { recordsWalked += count }
             if mending, isLeaf {
                 tallies[tree, default: Tally()].records += UInt64(count)
                 journal.append(.records(tree, count))
@@ -412,7 +409,7 @@ public enum PageTreeCheck {
                 if checksExtents { stated += node.evenSize(isBranch: isBranch) }
                 if isBranch {
                     children.append(node.child)
-                    if mends { branchNodes.append((node, Array(buffer[(offset + 8)..<min(dataStart, pageSize)]))) }
+                    if mends { branchNodes.append((node, key(of: node))) }
                     continue
                 }
                 // LMDB reads a record by three of its flags only: big data (0x01), a sub-database (0x02) and duplicates
@@ -449,12 +446,13 @@ public enum PageTreeCheck {
                     guard named, dataSize == 48 else {
                         throw Failure(reason: "node \(index) of page \(number) (\(tree)) describes a database where none can be")
                     }
-                    subtrees.append((Self.integer(buffer, dataStart + 40), Self.integer(buffer, dataStart + 6), databaseName(node)))
+                    let name = databaseName(node)
+                    subtrees.append((Self.integer(buffer, dataStart + 40), Self.integer(buffer, dataStart + 6), name))
                     if mending {
-                        journal.append(.declared(databaseName(node), declared[databaseName(node)]))
-                        declared[databaseName(node)] = Tally(described: buffer, at: dataStart)
+                        journal.append(.declared(name, declared[name]))
+                        declared[name] = Tally(described: buffer, at: dataStart)
                     }
-                    if !databaseNames.isEmpty { databaseRecords.append(DatabaseRecord(place: place, node: node, index: index, key: Array(buffer[(offset + 8)..<dataStart]))) }
+                    if !databaseNames.isEmpty { databaseRecords.append(DatabaseRecord(place: place, node: node, index: index, key: key(of: node))) }
                 } else if free {
                     freeRecords.append((freeKey(node), try Self.freeList(buffer, dataStart, dataSize, page: number)))
                 }
@@ -492,9 +490,14 @@ public enum PageTreeCheck {
         /// The named database whose record in the main database `node` of the page read last is, as the walk names it:
         /// "database 'entries'". A damaged key size makes the name run into other bytes: then it is not shown.
         func databaseName(_ node: Node) -> String {
-            let key = buffer[(node.offset + 8)..<node.dataStart]
+            let key = key(of: node)
             return key.count <= 64 && key.allSatisfy({ (0x20..<0x7F).contains($0) })
                 ? "database '\(String(decoding: key, as: UTF8.self))'" : "a database whose name is damaged"
+        }
+
+        /// The key of `node` of the page read last, up to the page's end.
+        func key(of node: Node) -> [UInt8] {
+            node.offset + 8 <= pageSize ? Array(buffer[(node.offset + 8)..<min(node.dataStart, pageSize)]) : []
         }
 
         /// The transaction id a free-list record of the page read last is filed under: its key, 8 bytes (`nil` where it

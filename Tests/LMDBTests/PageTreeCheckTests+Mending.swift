@@ -104,9 +104,7 @@ extension PageTreeCheckTests {
     /// file is taken by readers as before, and mended too where a copy is mended for other damage.
     @Test("a key's size a bad bit sent past the page is read as the size that fills the record's place, from a copy", arguments: [12, 15])
     func keySizeSentPastThePage(bit: Int) throws {
-        var (path, bytes) = try dataFile("key-size-\(bit)", writes: [{ txn, db in
-            for index in 0..<10 { try txn.put(db, key: Array("key\(index)".utf8), value: Array("value-\(index)".utf8)) }
-        }])
+        var (path, bytes) = try tenValues("key-size-\(bit)")
         let key = Array("key5".utf8)
         let nodes = leafNodes(holding: key, in: bytes)
         try #require(!nodes.isEmpty)
@@ -126,9 +124,7 @@ extension PageTreeCheckTests {
         "a node's offset a bad bit changed is read where one bit from it the page's nodes lie end to end, from a copy",
         arguments: [1, 4, 9, 15])
     func offsetChangedByABadBit(bit: Int) throws {
-        var (path, bytes) = try dataFile("offset-\(bit)", writes: [{ txn, db in
-            for index in 0..<10 { try txn.put(db, key: Array("key\(index)".utf8), value: Array("value-\(index)".utf8)) }
-        }])
+        var (path, bytes) = try tenValues("offset-\(bit)")
         let key = Array("key5".utf8)
         let leaf = try #require(leafNodes(holding: key, in: bytes).first) / 4096
         let table = leaf * 4096 + 16
@@ -153,9 +149,7 @@ extension PageTreeCheckTests {
     /// where the page is free. One that raises it puts nodes below it, which a reader refuses.
     @Test("a page's upper a bad bit raised is read as where its nodes start, from a copy")
     func upperRaisedByABadBit() throws {
-        let (path, bytes) = try dataFile("upper", writes: [{ txn, db in
-            for index in 0..<10 { try txn.put(db, key: Array("key\(index)".utf8), value: Array("value-\(index)".utf8)) }
-        }])
+        let (path, bytes) = try tenValues("upper")
         let key = Array("key5".utf8)
         let leaf = try #require(leafNodes(holding: key, in: bytes).first) / 4096
         let sound = Int(bytes[leaf * 4096 + 14]) | Int(bytes[leaf * 4096 + 15]) << 8
@@ -246,9 +240,7 @@ extension PageTreeCheckTests {
 extension PageTreeCheckTests {
     /// A data file of ten values in "values", the last byte of that name's record in the main database set to `last`.
     private func valuesRenamed(_ name: String, last: UInt8) throws -> String {
-        var (path, bytes) = try dataFile(name, writes: [{ txn, db in
-            for index in 0..<10 { try txn.put(db, key: Array("key\(index)".utf8), value: Array("value-\(index)".utf8)) }
-        }])
+        var (path, bytes) = try tenValues(name)
         let nodes = leafNodes(holding: Array("values".utf8), in: bytes)
         try #require(!nodes.isEmpty)
         for at in nodes { bytes[at + 5] = last }

@@ -23,6 +23,13 @@ struct PageTreeCheckTests {
         return (path, try [UInt8](Data(contentsOf: URL(fileURLWithPath: path))))
     }
 
+    /// A data file of ten values in "values": "key0"…"key9", "value-0"…"value-9", in one leaf page.
+    func tenValues(_ name: String) throws -> (path: String, bytes: [UInt8]) {
+        try dataFile(name, writes: [{ txn, db in
+            for index in 0..<10 { try txn.put(db, key: Array("key\(index)".utf8), value: Array("value-\(index)".utf8)) }
+        }])
+    }
+
     /// A data file whose last pages are one value's run of overflow pages (a 1 MiB value, 257 pages), written last.
     func fileEndingInOverflowPages() throws -> (path: String, bytes: [UInt8]) {
         try dataFile("overflow", writes: [
@@ -176,9 +183,7 @@ struct PageTreeCheckTests {
     /// LMDB's readers find a page by its place in the file; a writer frees and copies it by the number it stores.
     @Test("a page's stored number one bit off is read for reading and refused for writing; one gone astray is refused for both")
     func storedPageNumber() throws {
-        let (path, bytes) = try dataFile("page-number", writes: [{ txn, db in
-            for index in 0..<10 { try txn.put(db, key: Array("key\(index)".utf8), value: Array("value-\(index)".utf8)) }
-        }])
+        let (path, bytes) = try tenValues("page-number")
         let key = Array("key5".utf8)
         let holdsKey = { (page: Int) -> Bool in
             bytes[page * 4096 + 10] == 0x02 && bytes[page * 4096..<(page + 1) * 4096].firstRange(of: key) != nil
@@ -205,9 +210,7 @@ struct PageTreeCheckTests {
     /// LMDB's memory allocator (`malloc(): invalid size`): LMDB moved the page's nodes by the sizes they state.
     @Test("a node whose key size grew into the next node's bytes is read for reading, refused for writing")
     func keySizeIntoTheNextNode() throws {
-        var (path, bytes) = try dataFile("grown", writes: [{ txn, db in
-            for index in 0..<10 { try txn.put(db, key: Array("key\(index)".utf8), value: Array("value-\(index)".utf8)) }
-        }])
+        var (path, bytes) = try tenValues("grown")
         // Written in order, key0 ends the page and key5 lies below key4: a size of 20, not 4, runs 16 bytes into key4.
         let key = Array("key5".utf8)
         let nodes = leafNodes(holding: key, in: bytes)
@@ -231,9 +234,7 @@ extension PageTreeCheckTests {
         "a record's flag bit LMDB does not read it by is passed over for reading and refused for writing; sub-database and duplicates are refused for both",
         arguments: 1..<16)
     func recordFlag(bit: Int) throws {
-        var (path, bytes) = try dataFile("flag-\(bit)", writes: [{ txn, db in
-            for index in 0..<10 { try txn.put(db, key: Array("key\(index)".utf8), value: Array("value-\(index)".utf8)) }
-        }])
+        var (path, bytes) = try tenValues("flag-\(bit)")
         let key = Array("key5".utf8)
         let nodes = leafNodes(holding: key, in: bytes)
         try #require(!nodes.isEmpty)

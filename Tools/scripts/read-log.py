@@ -551,8 +551,6 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
     seen = set()
     # The pages the free list names: no tree of the same commit reaches one (a root left as the commit before's).
     listed_free = set()
-    # The records of leaf pages walked outside the free list: what a named database's record counts as its entries.
-    walked = [0]
     # The main database's 48-byte values without a named database's flag, while mending: each may be a named database's
     # record whose flag a bad bit cleared (mend_database_flags).
     unflagged = []
@@ -569,11 +567,11 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
 
     def snapshot():
         """Where a walk that mends stands, for restore: its journal's length and what it keeps besides."""
-        return len(journal), len(mends), walked[0], len(unflagged), len(database_records), leaf_keys[0], len(unwalked)
+        return len(journal), len(mends), len(unflagged), len(database_records), leaf_keys[0], len(unwalked)
 
     def restore(state):
         """Takes back what the walk did since `state`: the pages it reached, what it tallied, claimed, noted and mended."""
-        at, mended, records, unflagged_count, named_count, leaf_keys[0], unwalked_count = state
+        at, mended, unflagged_count, named_count, leaf_keys[0], unwalked_count = state
         for change in reversed(journal[at:]):
             if change[0] == "reached":
                 seen.discard(change[1])
@@ -588,7 +586,6 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                 declared[change[1]] = change[2]
         del journal[at:]
         del mends[mended:]
-        walked[0] = records
         del unflagged[unflagged_count:]
         del database_records[named_count:]
         del unwalked[unwalked_count:]
@@ -601,7 +598,7 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
         """Walks page `number` as `child`'s (a walk that mends walks each child apart), keeping what it read where its
         pages are sound and its keys lie where the branch's keys put it; else takes the walk back and returns what was
         wrong: the failure, or "keys"."""
-        state = snapshot()
+        state, outer = snapshot(), leaf_keys[0]
         leaf_keys[0] = None
         try:
             walk(number, child["depth"], child["tree"], child["named"], False, child["level"])
@@ -612,7 +609,7 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
         if keys is not None and not holds(child, *keys):
             restore(state)
             return "keys"
-        leaf_keys[0] = (state[5][0] if state[5] else keys[0], keys[1]) if keys else state[5]
+        leaf_keys[0] = (outer[0] if outer else keys[0], keys[1]) if keys else outer
         journal.append(("claim", number))
         claims[number] = (child, keys)
         return None
@@ -724,8 +721,6 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
             count = (lower - 16) // 2
             if count == 0 and not (leaf and level == 1):
                 raise ValueError(f"page {number} of {tree} holds no node")
-            if leaf and not free:
-                walked[0] += count
             if mends is not None and leaf:
                 tallies.setdefault(tree, [0, 0])[1] += count
                 journal.append(("records", tree, count))
@@ -855,11 +850,12 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                 if depth or branch_pages or leaf_pages or overflow_pages or entries:
                     continue
             else:
-                state, reached = snapshot(), len(seen)
-                walked[0] = 0
+                # The tree walked as the record's, and taken back where it is not sound or not what the record counts.
+                state, before = snapshot(), list(tallies.get(name, [0, 0]))
                 try:
                     walk(root, depth, name, False, False)
-                    sound = len(seen) - reached == branch_pages + leaf_pages + overflow_pages and walked[0] == entries
+                    read = tallies.get(name, [0, 0])
+                    sound = (read[0] - before[0], read[1] - before[1]) == (branch_pages + leaf_pages + overflow_pages, entries)
                 except ValueError:
                     sound = False
                 if not sound:
