@@ -10,11 +10,6 @@ package protocol EntryEncoder: AnyObject, Sendable {
     func encode(_ value: any Sendable, kind: EntryKind, into buffer: inout ByteBuffer) throws -> String
 }
 
-/// The number under which a log's writer knows an ``EntryEncoder`` registered through a ``LogStream``.
-package struct EncoderID: Sendable, Hashable {
-    let number: UInt32
-}
-
 /// What the writer thread needs for the deferred entries of one registered encoder: the encoder, and the tally
 /// of its stream's snapshot policy, which learns each mutation's payload size once it is encoded. A class: the
 /// writer passes it along for every entry, and a reference is one count where the pair was two.

@@ -134,17 +134,6 @@ public struct SchemaMigrations<R: Reactor>: Sendable where R.Mutation: Codable, 
     }
 }
 
-/// A migration step (``SchemaMigrations``) that could not convert a payload.
-public struct MigrationFailure: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The version or type migrated from.
-    public let from: String
-    /// What went wrong.
-    public let reason: String
-
-    /// A sentence.
-    public var description: String { "The migration from \(from) failed: \(reason)." }
-}
-
 /// One migration step: from payloads written by types of fingerprint `from`, to those of fingerprint `to` (`nil`:
 /// the reactor's own), as JSON. It is not nested in the generic `SchemaMigrations`, whose every use of a nested type
 /// would look up that type's metadata: replay asks for a step once a mutation.

@@ -1,59 +1,5 @@
 import EventLogKit
 
-/// A verdict on one state during a bisect, as `git bisect run` reads exit codes.
-public enum BisectVerdict: String, Sendable, Hashable, Codable {
-    /// The bug is not there yet.
-    case good
-    /// The bug is there.
-    case bad
-    /// This state cannot be judged (git bisect's exit code 125); bisect tries a neighbour.
-    case skip
-}
-
-/// One state judged during a bisect.
-public struct BisectProbe: Sendable, Hashable, Codable {
-    /// The step judged.
-    public let step: UInt64
-    /// The verdict.
-    public let verdict: BisectVerdict
-}
-
-/// What a bisect found.
-public struct BisectResult: Sendable, Hashable {
-    /// The first bad step, when bisect narrowed it to one.
-    public let firstBad: UInt64?
-    /// When skipped steps prevented narrowing: the steps one of which is the first bad (as git reports). Where the
-    /// stream index is damaged over entries that cannot be read, every number of that stretch: which were the
-    /// stream's mutations is not known.
-    public let candidates: [UInt64]
-    /// The mutation at the first bad step (`nil` where its entry is in a block that cannot be read).
-    public let mutation: LogEntry?
-    /// The action that caused it; `nil` for none, or where its entry cannot be read (the mutation's `cause` still
-    /// names it).
-    public let action: LogEntry?
-    /// How the state changed across the first bad step.
-    public let diff: StateDiff?
-    /// Every probe, in order: the session, to record and replay (``TimeMachine/bisect(from:through:replaying:)``).
-    public let probes: [BisectProbe]
-    /// How many states were rebuilt.
-    public let reconstructions: Int
-    /// Without a reducer (``RecordedStates``), bisect judges only the states the log recorded: when the first
-    /// bad state lies between two recorded steps with more than one mutation between them, these are the last
-    /// good and the first bad recorded steps, ``candidates`` lists the mutations between them and ``diff`` is
-    /// the change across the range. A reducer narrows it to one mutation.
-    public let recordedBounds: ClosedRange<UInt64>?
-    /// When the state turned bad inside a stretch retention removed (`StreamGap`): that stretch,
-    /// from its first removed step to the snapshot after it. The mutations that did it are gone.
-    public var removed: ClosedRange<UInt64>? = nil
-    /// When a probe's state was rebuilt through entries that cannot be read (a damaged log): the first such damage.
-    /// Those probes were skipped, as a judge skips a state it cannot evaluate; the ends are never skipped for it.
-    public var unreadable: EventLogError? = nil
-    /// When a probe's state was rebuilt through a mutation the log holds without its value (an `unencodable` entry):
-    /// the first such (``TimeTravelError/valueNotRecorded(step:stream:mutation:missing:readableFrom:)``). Those probes were
-    /// skipped, as for damage.
-    public var valueNotRecorded: TimeTravelError? = nil
-}
-
 extension TimeMachine {
     /// Why a bisect cannot start from `step`, whose state was judged bad: a step given can move earlier; the earliest
     /// step the log rebuilds cannot, so the bug lies before what the log holds, or in the test.
