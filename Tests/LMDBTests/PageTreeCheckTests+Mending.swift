@@ -168,20 +168,60 @@ extension PageTreeCheckTests {
         }
     }
 
-    @Test("a big value's flag cleared by a bad bit is not mended")
-    func clearedBigDataFlagIsNotMended() throws {
-        var (path, bytes) = try dataFile("cleared-large", writes: [{ txn, db in
+    /// A data file of "small" and "large" in "values", "large" `size` bytes (on overflow pages) and, with `other`, of
+    /// "other" as large, with the big-data flag of "large"'s record cleared; `damage` then changes the bytes at the
+    /// file offsets of that record's key and of "other"'s. Returns the offset of "large"'s key and its run's first page.
+    private func bigDataFlagCleared(
+        _ name: String, size: Int, other: Bool = false, damage: (inout [UInt8], _ large: Int, _ other: Int?) -> Void = { _, _, _ in }
+    ) throws -> (path: String, key: Int, first: UInt64) {
+        var (path, bytes) = try dataFile(name, writes: [{ txn, db in
             try txn.put(db, key: Array("small".utf8), value: Array("value".utf8))
-            try txn.put(db, key: Array("large".utf8), value: [UInt8](repeating: 7, count: 1 << 20))
+            try txn.put(db, key: Array("large".utf8), value: [UInt8](repeating: 7, count: size))
+            if other { try txn.put(db, key: Array("other".utf8), value: [UInt8](repeating: 8, count: size)) }
         }])
-        let nodes = leafNodes(holding: Array("large".utf8), in: bytes)
-        try #require(!nodes.isEmpty)
-        for at in nodes {
-            #expect(bytes[at - 4] & 0x01 != 0)
-            bytes[at - 4] &= ~0x01
-        }
+        let at = try #require(leafNodes(holding: Array("large".utf8), in: bytes).last)
+        #expect(flags(at: at, in: bytes) == 0x01)
+        bytes[at - 4] &= ~0x01
+        damage(&bytes, at, other ? leafNodes(holding: Array("other".utf8), in: bytes).last : nil)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        #expect(PageTreeCheck.mendableRecords(inDataFile: path).isEmpty)
+        return (path, at, (0..<8).reduce(0) { $0 | UInt64(bytes[at + 5 + $1]) << UInt64(8 * $1) })
+    }
+
+    /// LMDB reads a big value's record without its flag as the page number and the bytes after it: a value of 10,000
+    /// bytes read so lies in the file, which a reader took before (its bytes another's), and one of 1 MiB runs past it.
+    @Test("a big value's flag a bad bit cleared is set again where its place holds the first page of a run of its pages that nothing else reaches", arguments: [10_000, 1 << 20])
+    func bigDataFlagCleared(size: Int) throws {
+        let (path, at, first) = try bigDataFlagCleared("cleared-big-\(size)", size: size)
+        let damaged = try Data(contentsOf: URL(fileURLWithPath: path))
+        let pages = (15 + size) / 4096 + 1
+        let problem = "lacks the big-data flag, though its \(size) bytes lie on the \(pages) overflow pages from page \(first), which nothing else reaches"
+        #expect(PageTreeCheck.problem(inDataFile: path).map { "\($0)".contains(problem) } == true, "\(String(describing: PageTreeCheck.problem(inDataFile: path)))")
+        let records = PageTreeCheck.mendableRecords(inDataFile: path)
+        let record = try #require(records.first)
+        #expect(records.count == 1 && record.fileOffset + 8 == at && record.damage == .bigDataFlag(first: first, pages: pages))
+        #expect(record.bytes == MendedRecord.header(valueSize: size, flags: 0x01))
+        #expect(record.problem == "marks a record as held in its page, though its \(size) bytes lie on the \(pages) overflow pages from page \(first), which nothing else reaches (node \(record.node) of page \(record.page), in database 'values')")
+        #expect(try mendedCopy(of: path, "mended-big-\(size)", records: records, key: Array("large".utf8)).value == [UInt8](repeating: 7, count: size))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == damaged)
+    }
+
+    @Test("a big value's record without its flag is read as it states where its place names a run another record reaches, or one not of its length")
+    func bigDataFlagNeedsItsRun() throws {
+        // "other"'s record names the same run: its own, reached first.
+        let (shared, _, _) = try bigDataFlagCleared("cleared-big-shared", size: 10_000, other: true) { bytes, large, other in
+            let other = other!
+            for index in 0..<8 { bytes[large + 5 + index] = bytes[other + 5 + index] }
+        }
+        // The run's first page counts one page more than the value takes.
+        let (longer, _, first) = try bigDataFlagCleared("cleared-big-longer", size: 10_000)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: longer)))
+        bytes[Int(first) * 4096 + 12] += 1
+        try Data(bytes).write(to: URL(fileURLWithPath: longer))
+        for path in [shared, longer] {
+            // Read as LMDB reads it: the value's bytes lie in the file, so a reader takes it, and nothing is mended.
+            #expect(PageTreeCheck.problem(inDataFile: path) == nil)
+            #expect(PageTreeCheck.mendableRecords(inDataFile: path).isEmpty)
+        }
     }
 
     /// A data file with a database of values ("values", over several leaf pages and an overflow run) and an empty one

@@ -731,6 +731,8 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                 leaf_keys[0] = (leaf_keys[0][0] if leaf_keys[0] else key_at(0), key_at(count - 1))
             # While mending, a branch's children are walked apart, in order, after its nodes: (node, child, offset, key).
             children = []
+            # Records without the big-data flag that may have lost it to a bad bit, judged after the page's nodes.
+            cleared = []
             if not mending:
                 offsets = [struct.unpack_from("<H", body, 16 + 2 * index)[0] for index in range(count)]
             elif not tiles(offsets, upper):
@@ -793,6 +795,14 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                         mends.append((number * page_size + offset, struct.pack("<HHH", fit & 0xFFFF, fit >> 16, node_flags),
                                       f"gives a record's value as {size} bytes, though its place in its page holds {fit} (node {index} of page {number}, in {tree})"))
                         size = fit
+                if (not named and not free and read_flags == 0 and 8 + key_size + size > largest_node
+                        and (8 + key_size + 8 + 1) & ~1 == room(offset) and start + 8 <= page_size
+                        # A size one bad bit from filling the place explains it instead (mended so where mending).
+                        and not (start + size > page_size and size_filling(room(offset), key_size, size) is not None)):
+                    # A value too large for its page, whose place holds its key and a page number and no more: a
+                    # big-data record whose flag a bad bit may have cleared (check_cleared_big_data).
+                    cleared.append((index, offset, low, high, node_flags, key_size, size, struct.unpack_from("<Q", body, start)[0]))
+                    continue
                 if read_flags & ~0x03 or read_flags == 0x03:
                     raise ValueError(f"node {index} of page {number} ({tree}) has flags no record has ({node_flags})")
                 node_flags = read_flags
@@ -820,6 +830,8 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                                              f"(node {index} of page {number}, in {tree})"))
                 elif free:
                     list_free(body[start:start + size], number, key)
+            for record in cleared:
+                check_cleared_big_data(number, tree, *record)
             # A child walked apart, so that a page number a bad bit changed is mended once every tree is walked.
             for index, child_page, offset, key in children:
                 child = {"page": number, "index": index, "stated": child_page, "offset": number * page_size + offset,
@@ -830,6 +842,29 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                 if failure is not None:
                     child["failure"] = None if failure == "keys" else failure
                     unwalked.append(child)
+
+    def check_cleared_big_data(number, tree, index, offset, low, high, node_flags, key_size, size, first):
+        """A record without the big-data flag (0x01) whose value is too large for its page and whose place holds its key
+        and a page number: where that page starts an overflow run of exactly the pages the value takes, none reached
+        by the walk so far nor named by the free list, a bad bit cleared the flag (FORMAT.md, "A record's header"). LMDB
+        would read the page number and the bytes after it as the value: the record is refused, and mended where
+        mending. Otherwise it is read as it states."""
+        pages = (16 - 1 + size) // page_size + 1
+        run = range(first, first + pages)
+        if (2 <= first and first + pages - 1 <= last_page and first + pages <= whole_pages
+                and struct.unpack_from("<H", data, first * page_size + 10)[0] & READ_FLAGS == 0x04
+                and struct.unpack_from("<I", data, first * page_size + 12)[0] == pages
+                and not any(run_page in seen or run_page in listed_free for run_page in run)):
+            if mends is None:
+                raise ValueError(f"node {index} of page {number} ({tree}) lacks the big-data flag, though its {size} bytes lie on "
+                                 f"the {pages} overflow pages from page {first}, which nothing else reaches")
+            overflow(first, size, tree, False, None)
+            mends.append((number * page_size + offset, struct.pack("<HHH", low, high, node_flags | 0x01),
+                          f"marks a record as held in its page, though its {size} bytes lie on the {pages} overflow pages from "
+                          f"page {first}, which nothing else reaches (node {index} of page {number}, in {tree})"))
+            return
+        if offset + 8 + key_size + size > page_size:
+            raise ValueError(f"the value of node {index} of page {number} ({tree}) runs past its page")
 
     def database_name(key):
         """A named database as the walk names it; a damaged key size makes the name run into other bytes: then it is

@@ -4,7 +4,8 @@
 /// damage outside the file: a flag LMDB never gives the record (big data, 0x01, takes the value's first 8 bytes for an
 /// overflow page's number; duplicates, 0x04, reads the value as a tree of duplicates the database cannot have), a
 /// named database's flag cleared from its record (LMDB refuses to open the database) or its name changed (LMDB does
-/// not find it), a branch node's child page number (LMDB reads another page in its place), a value's or a key's size
+/// not find it), a big value's flag cleared from its record (LMDB reads the overflow run's page number and the bytes
+/// after it as the value), a branch node's child page number (LMDB reads another page in its place), a value's or a key's size
 /// that runs past the page, the node's offset in its page's table, or where the page's nodes start. Read mended, the
 /// record is what was written, which its own checksum (ReactorLog's entries and metadata carry one) then confirms. Found by ``PageTreeCheck/mendableRecords(inDataFile:databases:)``.
 public struct MendedRecord: Sendable, Equatable {
@@ -34,6 +35,11 @@ public struct MendedRecord: Sendable, Equatable {
         /// one 48-bit number), one bit from `page`, the page whose subtree no other page reaches and whose keys lie
         /// where the branch's keys put the child: the number stated.
         case childPage(stated: UInt64, page: UInt64)
+        /// The big-data flag (0x01) of a record whose value LMDB keeps on overflow pages, which a bad bit cleared: set
+        /// again. Its place in its page holds the page number of the run of `pages` overflow pages from `first`, which
+        /// nothing else reaches and which is exactly as long as the value needs. LMDB would read the page number and the
+        /// bytes after it as the value.
+        case bigDataFlag(first: UInt64, pages: Int)
     }
 
     /// What the bad bit changed.
@@ -72,6 +78,8 @@ public struct MendedRecord: Sendable, Equatable {
             "names the main database's record of \(database) '\(stated)', one bit from that name, which no record has \(record)"
         case .databaseFlag(let database):
             "marks the main database's record of \(database) as a plain value, though its 48 bytes describe that database's tree \(record)"
+        case .bigDataFlag(let first, let pages):
+            "marks a record as held in its page, though its \(valueSize) bytes lie on the \(pages) overflow pages from page \(first), which nothing else reaches \(record)"
         case .flags(let cleared) where cleared & 0x01 != 0:
             "flags a record as stored on overflow pages, though its \(valueSize) bytes lie in its page \(record)"
         case .flags(let cleared) where cleared & 0x04 != 0: "flags a record as holding duplicates, in a database that keeps none \(record)"

@@ -158,3 +158,72 @@ extension PageTreeCheck.Walker {
         }
     }
 }
+
+extension PageTreeCheck.Walker {
+    /// A leaf's record without the big-data flag (0x01) whose place in its page holds an overflow run's page number and
+    /// no more, though its value is too large for LMDB to keep in a page: a record whose flag a bad bit may have
+    /// cleared, which ``checkClearedBigData(_:)`` judges once the page's nodes are read.
+    struct ClearedBigData {
+        let place: Place
+        let node: Node
+        let index: Int
+        /// The page number the record's place holds: where its overflow run starts, if the flag was cleared.
+        let first: UInt64
+        /// Whether the value, read as held in its page, lies in the file: what a reader makes of the record where it is
+        /// not mended (its bytes are then another's, which the record's checksum finds).
+        let readsInFile: Bool
+    }
+
+    /// `node`, a leaf's record without the big-data flag, as a record whose flag a bad bit may have cleared: its value is
+    /// larger than LMDB keeps in a page (``MendedRecord/largestNode(pageSize:)``) and its place, `room`, holds its key
+    /// and 8 bytes, as a big-data record's does; `nil` where it is not.
+    func clearedBigData(_ node: Node, index: Int, room: Int, readsInFile: Bool, _ place: Place) -> ClearedBigData? {
+        guard 8 + node.keySize + node.dataSize > MendedRecord.largestNode(pageSize: pageSize),
+              (8 + node.keySize + 8 + 1) & ~1 == room, node.dataStart + 8 <= pageSize
+        else { return nil }
+        return ClearedBigData(place: place, node: node, index: index, first: Self.integer(buffer, node.dataStart), readsInFile: readsInFile)
+    }
+
+    /// The overflow pages LMDB gives a value of `size` bytes (`OVPAGES`): its 16-byte header and the value, in whole pages.
+    func overflowPages(size: Int) -> UInt64 {
+        UInt64((16 - 1 + size) / pageSize + 1)
+    }
+
+    /// Whether `record`'s page number starts an overflow run of exactly the pages its value takes, none of them reached
+    /// by the walk so far or named by the free list.
+    func startsItsRun(_ record: ClearedBigData) -> Bool {
+        let first = record.first, pages = overflowPages(size: record.node.dataSize)
+        guard first >= 2, first <= lastPage, first + pages <= filePages, first + pages - 1 <= lastPage else { return false }
+        let header = Int(first) * pageSize
+        let flags: UInt16 = Self.integer(file, header + 10), stated: UInt32 = Self.integer(file, header + 12)
+        guard flags & flagsRead == 0x04, UInt64(stated) == pages else { return false }
+        return (first..<first + pages).allSatisfy { page in
+            let (word, bit) = (Int(page / 64), UInt64(1) << (page % 64))
+            return seen[word] & bit == 0 && listedFree[word] & bit == 0
+        }
+    }
+
+    /// Judges `record` (``clearedBigData(_:index:room:readsInFile:_:)``): where its page number starts an overflow run of
+    /// exactly the pages its value takes that nothing else reaches, its flag was cleared by a bad bit. LMDB then reads the
+    /// page number and the bytes after it as the value, so a reader is refused the record, and a ``mending`` walk reads
+    /// the run as the record's and mends the flag. Otherwise the record is read as it states, as LMDB reads it: a value
+    /// that runs past the file is damage.
+    mutating func checkClearedBigData(_ record: ClearedBigData) throws {
+        let node = record.node, pages = overflowPages(size: node.dataSize)
+        if startsItsRun(record) {
+            let tree = record.place.tree
+            guard mending else {
+                throw PageTreeCheck.Failure(
+                    reason: "node \(record.index) of page \(record.place.page) (\(tree)) lacks the big-data flag, though its \(node.dataSize) bytes lie on the \(pages) overflow pages from page \(record.first), which nothing else reaches")
+            }
+            try checkOverflow(record.first, size: node.dataSize, tree: tree, free: false, key: nil)
+            note(.bigDataFlag(first: record.first, pages: Int(pages)), at: node.offset,
+                 bytes: MendedRecord.header(valueSize: node.dataSize, flags: node.flags | 0x01), node: record.index, record.place,
+                 valueSize: node.dataSize, nodeOffset: node.offset, keySize: node.keySize)
+            return
+        }
+        guard node.dataStart + node.dataSize <= pageSize || record.readsInFile else {
+            throw PageTreeCheck.Failure(reason: "the value of node \(record.index) of page \(record.place.page) (\(record.place.tree)) runs past its page")
+        }
+    }
+}

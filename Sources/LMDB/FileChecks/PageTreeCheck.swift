@@ -375,6 +375,7 @@ public enum PageTreeCheck {
             var branchNodes: [(node: Node, key: [UInt8])] = []
             var subtrees: [(UInt64, UInt16, String)] = []
             var overflows: [(first: UInt64, size: Int, key: UInt64?)] = []
+            var clearedBigData: [ClearedBigData] = []
             var freeRecords: [(key: UInt64?, pages: [UInt64])] = []
             // A reader takes a record of a database's own tree whose key or value runs past its page while both stay in
             // the file: a bad bit in the key's size (LMDB does not check it) does that to a page's first record, which
@@ -423,6 +424,12 @@ public enum PageTreeCheck {
                 if nodeFlags & 0x01 == 0, dataStart + dataSize > pageSize, isReader, !free {
                     sizeFits = MendedRecord.sizeFilling(room: room(from: offset), besides: node.keySize, stated: dataSize)
                 }
+                if isReader, !named, !free, nodeFlags == 0, sizeFits == nil,
+                   let record = self.clearedBigData(
+                    node, index: index, room: room(from: offset), readsInFile: inFile(dataStart + dataSize), place) {
+                    clearedBigData.append(record)
+                    continue
+                }
                 if mends, let size = sizeFits {
                     mendSize(of: node, to: size, index: index, place)
                     dataSize = size
@@ -460,6 +467,7 @@ public enum PageTreeCheck {
             if checksExtents, stated > pageSize - upper { throw overlap(count: count, isBranch: isBranch, page: number, tree: tree) }
             for record in freeRecords { try listFree(record.pages, key: record.key) }
             for run in overflows { try checkOverflow(run.first, size: run.size, tree: tree, free: free, key: run.key) }
+            for record in clearedBigData { try checkClearedBigData(record) }
             for (index, child) in children.enumerated() {
                 guard mends else {
                     try walkPage(child, level: level + 1, depth: depth, tree: tree, named: named, free: free)
