@@ -67,7 +67,7 @@ struct InspectorFailure: Error, CustomStringConvertible {
             case .needsReducer: self.init(message, exit: .needsReducer)
             case .bisectPrecondition, .bisectLogIncomplete, .noRecordedStates: self.init(message, exit: .bisectFailed)
             case .replayDiverges: self.init(Self.firstLine(message), exit: .finding)
-            case .decoding, .stepUnreadable: self.init(message, exit: .corrupt)
+            case .decoding, .stepUnreadable, .snapshotUnreadable: self.init(message, exit: .corrupt)
             case .schemaMismatch: self.init(message, exit: .schemaMismatch)
             case .stepOutOfRange: self = .lacking(message)
             default: self.init(message, exit: .invalidArgument)
@@ -126,6 +126,8 @@ struct InspectorFailure: Error, CustomStringConvertible {
     private static func hint(for error: TimeTravelError) -> String? {
         switch error {
         case .needsReducer(_, _, let nearest): "\(nearest.isEmpty ? "Run" : "Read one of those, or run") an inspector that knows the reactor."
+        case .snapshotUnreadable(_, _, _, let nearest):
+            "\(nearest.isEmpty ? "Run" : "Read one of those, or run") an inspector that knows the reactor; `reactorlog verify` names every damaged snapshot."
         case .noRecordedStates: "Run an inspector that knows the reactor, or record snapshots more often."
         case .stepUnreadable(_, _, let damage, let statesUnknown):
             TimeTravelError.around(damage, statesUnknown) + " `reactorlog verify` names every damaged entry."

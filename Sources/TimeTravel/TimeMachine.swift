@@ -221,10 +221,24 @@ public struct TimeMachine<P: Replayer>: Sendable {
         return CausalTree(action: root, caused: caused)
     }
 
+    /// Why the state at `step` cannot be had without the reducer: it was not recorded, or its snapshot cannot be read.
+    /// The recorded states offered instead are those around it that can be read.
     func needsReducer(_ step: UInt64) throws -> TimeTravelError {
         let snapshots = try log.snapshotSequences(stream: stream.name)
-        let before = snapshots.last { $0 <= step }, after = snapshots.first { $0 > step }
-        return .needsReducer(step: step, stream: stream.name, nearest: [before, after].compactMap { $0 })
+        func damage(at sequence: UInt64) -> EventLogError? {
+            do {
+                _ = try log.latestSnapshot(stream: stream.name, atOrBefore: sequence)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let before = snapshots.last { $0 <= step && damage(at: $0) == nil }, after = snapshots.first { $0 > step && damage(at: $0) == nil }
+        let nearest = [before, after].compactMap { $0 }
+        if snapshots.contains(step), let damage = damage(at: step) {
+            return .snapshotUnreadable(step: step, stream: stream.name, damage: damage, nearest: nearest)
+        }
+        return .needsReducer(step: step, stream: stream.name, nearest: nearest)
     }
 
     /// The state right after `entry`, from the state before it.

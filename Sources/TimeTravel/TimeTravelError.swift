@@ -22,8 +22,12 @@ public enum TimeTravelError: HintedError, Sendable, Hashable {
     /// be written). `readableFrom` is the stream's first snapshot after it, from which every state is rebuilt again,
     /// when there is one.
     case valueNotRecorded(step: UInt64, stream: String, mutation: UInt64, missing: MissingValue, readableFrom: UInt64?)
-    /// The state at a step exists only by reducing, and no reducer was given.
+    /// The state at a step exists only by reducing, and no reducer was given. `nearest`: the recorded states around
+    /// it that can be read.
     case needsReducer(step: UInt64, stream: String, nearest: [UInt64])
+    /// The state at a step was recorded in a snapshot that cannot be read (`damage`), and rebuilding it needs the
+    /// reducer, which was not given. `nearest`: the recorded states around it that can be read.
+    case snapshotUnreadable(step: UInt64, stream: String, damage: EventLogError, nearest: [UInt64])
     /// Bisect cannot start: the first state is not good or the last is not bad.
     case bisectPrecondition(String)
     /// Bisect without a reducer judges recorded states only, and the stream recorded none in the range.
@@ -59,7 +63,9 @@ public enum TimeTravelError: HintedError, Sendable, Hashable {
         case .valueNotRecorded(let step, let stream, let mutation, let missing, _):
             "The state of '\(stream)' at #\(step) is rebuilt through mutation #\(mutation), which the log holds without its value: \(missing)."
         case .needsReducer(let step, let stream, let nearest):
-            "The state of '\(stream)' at #\(step) was not recorded and rebuilding it needs the reducer. Recorded states nearby: \(nearest.isEmpty ? "none" : nearest.map { "#\($0)" }.joined(separator: ", "))."
+            "The state of '\(stream)' at #\(step) was not recorded and rebuilding it needs the reducer. Recorded states nearby: \(Self.listed(nearest))."
+        case .snapshotUnreadable(let step, let stream, let damage, let nearest):
+            "The state of '\(stream)' at #\(step) was recorded in a snapshot that cannot be read, and rebuilding it needs the reducer. \(damage.problem) Recorded states nearby that read: \(Self.listed(nearest))."
         case .bisectPrecondition(let message), .decoding(let message): message
         case .noRecordedStates(let stream, let from, let through):
             "Stream '\(stream)' recorded no state between #\(from) and #\(through), and bisect without the reducer judges recorded states only."
@@ -85,7 +91,7 @@ public enum TimeTravelError: HintedError, Sendable, Hashable {
         case .valueNotRecorded(_, _, let mutation, _, let readableFrom):
             readableFrom.map { "Pick a step before #\(mutation), or from #\($0) on, rebuilt from the snapshot there." }
                 ?? "Pick a step before #\(mutation): no snapshot of the stream follows it."
-        case .needsReducer(_, _, let nearest):
+        case .needsReducer(_, _, let nearest), .snapshotUnreadable(_, _, _, let nearest):
             "\(nearest.isEmpty ? "Travel" : "Read one of those, or travel") with a replayer that has the reducer (`ReactorReplayer`)."
         case .noRecordedStates: "Bisect with a replayer that has the reducer (`ReactorReplayer`), or record snapshots more often."
         case .notAnAction: "Start the tree at an action's step (an entry of kind `.action`)."
@@ -94,6 +100,11 @@ public enum TimeTravelError: HintedError, Sendable, Hashable {
         case .log(let error): error.hint
         case .bisectPrecondition, .bisectLogIncomplete, .replayDiverges, .decoding: ""
         }
+    }
+
+    /// Steps as a sentence lists them: "#12, #40", or "none".
+    private static func listed(_ steps: [UInt64]) -> String {
+        steps.isEmpty ? "none" : steps.map { "#\($0)" }.joined(separator: ", ")
     }
 
     /// The steps a ``stepUnreadable(step:stream:damage:statesUnknown:)`` leaves, as sentences: those before the

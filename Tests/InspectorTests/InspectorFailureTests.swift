@@ -17,6 +17,8 @@ struct InspectorFailureTests {
             (TimeTravelError.log(.corruptIndex(streamID: 1, block: 5, reason: "r")), "Run `reactorlog verify` for details.", .corrupt),
             (TimeTravelError.needsReducer(step: 5, stream: "s", nearest: [4]), "Read one of those, or run an inspector that knows the reactor.", .needsReducer),
             (TimeTravelError.needsReducer(step: 5, stream: "s", nearest: []), "none. Run an inspector that knows the reactor.", .needsReducer),
+            (TimeTravelError.snapshotUnreadable(step: 5, stream: "s", damage: .corruptSnapshot(stream: "s", sequence: 5, reason: "r"), nearest: [8]),
+             "Recorded states nearby that read: #8. Read one of those, or run an inspector that knows the reactor; `reactorlog verify` names every damaged snapshot.", .corrupt),
             (TimeTravelError.noRecordedStates(stream: "s", from: 2, through: 9), "Run an inspector that knows the reactor, or record snapshots more often.", .bisectFailed),
             (TimeTravelError.schemaMismatch(what: "Mutation #3 (bumpValue)", detail: "unknown case"), "Run an inspector built from the app version that recorded it", .schemaMismatch),
             (TimeTravelError.valueNotRecorded(step: 7, stream: "s", mutation: 6, missing: .unencodable, readableFrom: nil), "Pick a step before #6: no snapshot of the stream follows it.", .invalidArgument),

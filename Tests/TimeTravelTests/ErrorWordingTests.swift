@@ -26,6 +26,7 @@ struct ErrorWordingTests {
         .malformedPath(path: "repos[", reason: "a bracket is not closed"), .stepOutOfRange(step: 9, stream: "s", highest: 5),
         .stepTrimmed(step: 1, stream: "s", earliest: 4), .stepRemoved(step: 5, stream: "s", removed: 4...8),
         .needsReducer(step: 5, stream: "s", nearest: [4, 8]), .needsReducer(step: 5, stream: "s", nearest: []),
+        .snapshotUnreadable(step: 5, stream: "s", damage: .corruptSnapshot(stream: "s", sequence: 5, reason: "r"), nearest: [8]),
         .bisectPrecondition("The state at #3 is already bad, so the bug came earlier. Start the bisect from an earlier step."),
         .noRecordedStates(stream: "s", from: 2, through: 9), .notAnAction(step: 4, stream: "s"), .bisectLogIncomplete(step: 4),
         .log(.unknownStream(name: "nope")), .decoding("Entry #3 does not decode."),

@@ -318,6 +318,41 @@ struct TimeMachineTests {
         }
     }
 
+    /// Before session 86 a state asked for at a damaged snapshot's step read "was not recorded", and offered that very
+    /// snapshot among the recorded states nearby.
+    @Test("without a reducer, a state whose snapshot cannot be read is named as recorded but unreadable, and only snapshots that read are offered")
+    func unreadableSnapshotWithoutReducer() throws {
+        let path = scratch.file("damaged-snapshot.reactorlog")
+        var configuration = EventLogConfiguration()
+        configuration.snapshotPolicy = .every(mutations: 5)
+        let log = try EventLog.open(at: path, configuration: configuration)
+        let published = try recordLedger(log, deposits: 20)
+        let steps = try mutationSteps(log, "ledger")
+        try log.close()
+        let damaged = steps[9]
+        let key = try LogDamage.flipByte(of: path, database: "snapshots", mask: 0x20) { keys in
+            keys.first { $0.suffix(8).elementsEqual(withUnsafeBytes(of: damaged.bigEndian, Array.init)) } ?? []
+        }
+        #expect(key.count == 12)
+        let read = try EventLog.openReadOnly(at: path)
+        let generic = try TimeMachine(log: read, stream: "ledger", replayer: RecordedStates())
+        let error = #expect(throws: TimeTravelError.self) { try generic.json(at: damaged) }
+        guard case .snapshotUnreadable(damaged, "ledger", .corruptSnapshot("ledger", damaged, _), let nearest)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(nearest == [steps[4], steps[14]])
+        #expect(error?.problem.hasPrefix("The state of 'ledger' at #\(damaged) was recorded in a snapshot that cannot be read, and rebuilding it needs the reducer. The snapshot of stream 'ledger' at #\(damaged) is corrupt: ") == true)
+        #expect(error?.problem.hasSuffix("Recorded states nearby that read: #\(steps[4]), #\(steps[14]).") == true)
+        // A step between offers the snapshots around it that read, not the damaged one.
+        #expect(throws: TimeTravelError.needsReducer(step: steps[11], stream: "ledger", nearest: [steps[4], steps[14]])) {
+            try generic.json(at: steps[11])
+        }
+        // With the reducer the state is rebuilt from the snapshot before it.
+        let reducing = try TimeMachine(log: read, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        #expect(try reducing.state(at: damaged) == published[10])
+    }
+
     @Test("without a reducer, states exist where recorded; elsewhere the error names the nearest recorded steps, or recordedState says nil")
     func recordedStatesOnly() throws {
         let every = try openLog("every.reactorlog", policy: .everyMutation)
