@@ -348,6 +348,9 @@ struct TimeMachineTests {
         #expect(throws: TimeTravelError.needsReducer(step: steps[11], stream: "ledger", nearest: [steps[4], steps[14]])) {
             try generic.json(at: steps[11])
         }
+        // Blame compares the states that read: the change across the damaged snapshot lies between its neighbours.
+        let changes = try generic.blame(try StatePath(parsing: "deposits"), from: steps[5], through: steps[14])
+        #expect(changes.map(\.range) == [steps[5]...steps[14]])
         // With the reducer the state is rebuilt from the snapshot before it.
         let reducing = try TimeMachine(log: read, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
         #expect(try reducing.state(at: damaged) == published[10])

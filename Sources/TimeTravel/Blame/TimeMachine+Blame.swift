@@ -137,7 +137,8 @@ extension TimeMachine {
         return Replayed(changes: changes, end: state, startJSON: startJSON, endJSON: json.end ? try replayer.json(state) : nil)
     }
 
-    /// Blame over the recorded states only.
+    /// Blame over the recorded states only: a change lies between two states that read, which may have a damaged
+    /// snapshot between them.
     private func recordedBlame(_ path: StatePath, from: UInt64, through: UInt64) throws -> [BlameEntry] {
         let end = min(through, try lastStep())
         let start = try log.recoveryPoint(stream: stream.name, atOrBefore: from == 0 ? 0 : from - 1)
@@ -146,7 +147,13 @@ extension TimeMachine {
         var changes: [BlameEntry] = []
         let gaps = try gaps()
         for point in try log.snapshotSequences(stream: stream.name) where point > previousStep && point <= end {
-            let value = try json(at: point)[path]
+            // A snapshot that cannot be read is passed over: the change is placed between the states around it.
+            let value: JSONValue?
+            do {
+                value = try json(at: point)[path]
+            } catch TimeTravelError.snapshotUnreadable {
+                continue
+            }
             defer { (previous, previousStep) = (value, point) }
             guard value != previous, !gaps.contains(where: { $0.lowerBound > previousStep && $0.lowerBound <= point }) else { continue }
             let between = try log.sequences(stream: stream.name, kinds: [.mutation], from: previousStep + 1, through: point)
