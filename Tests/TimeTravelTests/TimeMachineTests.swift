@@ -320,7 +320,7 @@ struct TimeMachineTests {
 
     /// Before session 86 a state asked for at a damaged snapshot's step read "was not recorded", and offered that very
     /// snapshot among the recorded states nearby.
-    @Test("without a reducer, a state whose snapshot cannot be read is named as recorded but unreadable, and only snapshots that read are offered")
+    @Test("without a reducer, a state whose snapshot cannot be read is named as recorded but unreadable, only snapshots that read are offered, and blame and bisect pass over it")
     func unreadableSnapshotWithoutReducer() throws {
         let path = scratch.file("damaged-snapshot.reactorlog")
         var configuration = EventLogConfiguration()
@@ -351,6 +351,15 @@ struct TimeMachineTests {
         // Blame compares the states that read: the change across the damaged snapshot lies between its neighbours.
         let changes = try generic.blame(try StatePath(parsing: "deposits"), from: steps[5], through: steps[14])
         #expect(changes.map(\.range) == [steps[5]...steps[14]])
+        // Bisect skips it, as a judge skips a state it cannot evaluate: the bug lies between the states around it.
+        let bad = Set((8...20).map { JSONValue?.some(.number(JSONNumber(integerLiteral: $0))) })
+        let bisected = try generic.bisect { state, _ in bad.contains(state["deposits"]) ? .bad : .good }
+        #expect(bisected.firstBad == nil && bisected.candidates == Array(steps[5...14]))
+        #expect(bisected.probes.contains(BisectProbe(step: damaged, verdict: .skip)))
+        guard case .corruptSnapshot("ledger", damaged, _)? = bisected.unreadable else {
+            Issue.record("\(String(describing: bisected.unreadable))")
+            return
+        }
         // With the reducer the state is rebuilt from the snapshot before it.
         let reducing = try TimeMachine(log: read, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
         #expect(try reducing.state(at: damaged) == published[10])

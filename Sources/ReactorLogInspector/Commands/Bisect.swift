@@ -109,7 +109,9 @@ struct Bisect: AsyncParsableCommand {
                 } else {
                     "the state at #\(skipped.first ?? 0) was"
                 }
-                done.append("\(what) skipped, rebuilt through entries that cannot be read")
+                // Without a reducer a state is a snapshot: one that cannot be read.
+                let why = if case .corruptSnapshot? = result.unreadable { "recorded in a snapshot that cannot be read" } else { "rebuilt through entries that cannot be read" }
+                done.append("\(what) skipped, \(why)")
             }
             if actionDamage != nil, let firstBad = result.firstBad {
                 done.append("the action that caused #\(firstBad) cannot be read, the answer given without it")

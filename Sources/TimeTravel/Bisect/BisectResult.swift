@@ -27,7 +27,8 @@ public struct BisectResult: Sendable, Hashable {
     /// When the state turned bad inside a stretch retention removed (`StreamGap`): that stretch,
     /// from its first removed step to the snapshot after it. The mutations that did it are gone.
     public var removed: ClosedRange<UInt64>? = nil
-    /// When a probe's state was rebuilt through entries that cannot be read (a damaged log): the first such damage.
+    /// When a probe's state was rebuilt through entries that cannot be read (a damaged log), or, without a reducer, was
+    /// recorded in a snapshot that cannot be read: the first such damage.
     /// Those probes were skipped, as a judge skips a state it cannot evaluate; the ends are never skipped for it.
     public var unreadable: EventLogError? = nil
     /// When a probe's state was rebuilt through a mutation the log holds without its value (an `unencodable` entry):

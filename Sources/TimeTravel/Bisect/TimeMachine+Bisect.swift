@@ -63,6 +63,11 @@ extension TimeMachine {
                 unreadable = unreadable ?? damage
                 probes.append(BisectProbe(step: step, verdict: .skip))
                 return .skip
+            } catch TimeTravelError.snapshotUnreadable(_, _, let damage, _) where !end {
+                // Without a reducer, a recorded state whose snapshot cannot be read: skipped.
+                unreadable = unreadable ?? damage
+                probes.append(BisectProbe(step: step, verdict: .skip))
+                return .skip
             } catch let error as TimeTravelError where !end {
                 // A mutation held without its value leaves the states up to the next snapshot unknown: skipped.
                 guard case .valueNotRecorded = error else { throw error }
