@@ -1,8 +1,3 @@
-import EventLogKit
-import Foundation
-import ReactorLog
-import Synchronization
-
 /// The payload of an effect-error entry.
 public struct EffectErrorRecord: Codable, Sendable, Hashable {
     /// The error's type, such as `URLError`.

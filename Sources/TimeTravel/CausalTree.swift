@@ -1,6 +1,4 @@
 import EventLogKit
-import Foundation
-import Synchronization
 
 /// An action and what its effects produced.
 public struct CausalTree: Sendable, Hashable {

@@ -1,6 +1,4 @@
 import EventLogKit
-import Foundation
-import Synchronization
 
 /// Each entry of a range with the state right after it; see ``TimeMachine/states(from:through:)``.
 public struct StateIterator<P: Replayer> {

@@ -225,18 +225,15 @@ public struct TimeMachine<P: Replayer>: Sendable {
     /// The recorded states offered instead are those around it that can be read.
     func needsReducer(_ step: UInt64) throws -> TimeTravelError {
         let snapshots = try log.snapshotSequences(stream: stream.name)
-        func damage(at sequence: UInt64) -> EventLogError? {
-            do {
-                _ = try log.latestSnapshot(stream: stream.name, atOrBefore: sequence)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        let before = snapshots.last { $0 <= step && damage(at: $0) == nil }, after = snapshots.first { $0 > step && damage(at: $0) == nil }
+        let before = snapshots.last { $0 <= step && log.firstReadableSnapshot(stream: stream.name, atOrAfter: $0, in: [$0]) != nil }
+        let after = log.firstReadableSnapshot(stream: stream.name, atOrAfter: step + 1, in: snapshots)
         let nearest = [before, after].compactMap { $0 }
-        if snapshots.contains(step), let damage = damage(at: step) {
-            return .snapshotUnreadable(step: step, stream: stream.name, damage: damage, nearest: nearest)
+        if before != step, snapshots.contains(step) {
+            do {
+                _ = try log.latestSnapshot(stream: stream.name, atOrBefore: step)
+            } catch {
+                return .snapshotUnreadable(step: step, stream: stream.name, damage: error, nearest: nearest)
+            }
         }
         return .needsReducer(step: step, stream: stream.name, nearest: nearest)
     }

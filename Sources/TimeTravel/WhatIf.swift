@@ -1,7 +1,3 @@
-import EventLogKit
-import Foundation
-import Synchronization
-
 /// The outcome of ``TimeMachine/whatIf(skipping:through:)``.
 public struct WhatIf<State: Sendable>: Sendable {
     /// The state had the mutations been skipped.

@@ -86,7 +86,8 @@ extension PageTreeCheck.Walker {
         for change in journal[mark.journal...].reversed() {
             switch change {
             case .reached(let page, let tree):
-                seen[Int(page / 64)] &= ~(1 << (page % 64))
+                let (word, bit) = Self.bit(of: page)
+                seen[word] &= ~bit
                 tallies[tree]?.pages -= 1
             case .records(let tree, let count): tallies[tree]?.records -= UInt64(count)
             case .claim(let page): claims[page] = nil
@@ -116,7 +117,7 @@ extension PageTreeCheck.Walker {
             var found: [UInt64] = []
             for bit in 0..<48 {
                 let page = stated ^ 1 << UInt64(bit)
-                guard page >= 2, page <= lastPage, page < filePages, seen[Int(page / 64)] & 1 << (page % 64) == 0 else { continue }
+                guard page >= 2, page <= lastPage, page < filePages, !isReached(page) else { continue }
                 let mark = mark()
                 leafKeys = nil
                 var sound = walkChild(page, child) == nil && unwalkedChildren.count == pending

@@ -197,10 +197,7 @@ extension PageTreeCheck.Walker {
         let header = Int(first) * pageSize
         let flags: UInt16 = Self.integer(file, header + 10), stated: UInt32 = Self.integer(file, header + 12)
         guard flags & flagsRead == 0x04, UInt64(stated) == pages else { return false }
-        return (first..<first + pages).allSatisfy { page in
-            let (word, bit) = (Int(page / 64), UInt64(1) << (page % 64))
-            return seen[word] & bit == 0 && listedFree[word] & bit == 0
-        }
+        return (first..<first + pages).allSatisfy { !isReached($0) && !isListedFree($0) }
     }
 
     /// Judges `record` (``clearedBigData(_:index:room:readsInFile:_:)``): where its page number starts an overflow run of

@@ -286,7 +286,7 @@ public enum PageTreeCheck {
                     throw Failure(reason: "the free list names page \(page), outside pages 2…\(lastPage)")
                 }
                 guard page < filePages else { continue }
-                let (word, bit) = (Int(page / 64), UInt64(1) << (page % 64))
+                let (word, bit) = Self.bit(of: page)
                 // A commit frees a page once, and LMDB hands out a page named twice twice: two pages of one number.
                 guard listedFree[word] & bit == 0 else { throw Failure(reason: "the free list names page \(page) twice") }
                 // The free list is walked first: a page reached by now is one of its own tree's.
@@ -295,12 +295,29 @@ public enum PageTreeCheck {
             }
         }
 
+        /// The word of a map of pages (``seen``, ``listedFree``) that holds page `number`'s bit, and the bit.
+        static func bit(of number: UInt64) -> (word: Int, bit: UInt64) {
+            (Int(number / 64), UInt64(1) << (number % 64))
+        }
+
+        /// Whether a tree walked so far reached page `number`.
+        func isReached(_ number: UInt64) -> Bool {
+            let (word, bit) = Self.bit(of: number)
+            return seen[word] & bit != 0
+        }
+
+        /// Whether the free list names page `number`.
+        func isListedFree(_ number: UInt64) -> Bool {
+            let (word, bit) = Self.bit(of: number)
+            return listedFree[word] & bit != 0
+        }
+
         /// Marks page `number` reached by `tree`, after checking that no tree reached it before and that the free list
         /// does not name it: a commit's trees never reach a page its free list names, so one that does is damaged, as
         /// when a tree's root is that of the commit before, which a bad bit (or a page written back out of order) leaves
         /// it; LMDB would read that tree silently.
         mutating func reach(_ number: UInt64, _ tree: String) throws {
-            let (word, bit) = (Int(number / 64), UInt64(1) << (number % 64))
+            let (word, bit) = Self.bit(of: number)
             guard seen[word] & bit == 0 else { throw Failure(reason: "\(tree) reaches page \(number) twice") }
             guard listedFree[word] & bit == 0 else {
                 throw Failure(reason: "\(tree) reaches page \(number), which the free list names as free")

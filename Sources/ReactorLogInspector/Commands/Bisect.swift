@@ -110,7 +110,7 @@ struct Bisect: AsyncParsableCommand {
                     "the state at #\(skipped.first ?? 0) was"
                 }
                 // Without a reducer a state is a snapshot: one that cannot be read.
-                let why = if case .corruptSnapshot? = result.unreadable { "recorded in a snapshot that cannot be read" } else { "rebuilt through entries that cannot be read" }
+                let why = machine.canReduce ? "rebuilt through entries that cannot be read" : "recorded in a snapshot that cannot be read"
                 done.append("\(what) skipped, \(why)")
             }
             if actionDamage != nil, let firstBad = result.firstBad {

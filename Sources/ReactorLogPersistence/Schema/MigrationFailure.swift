@@ -1,7 +1,3 @@
-import EventLogKit
-import Foundation
-import ReactorLog
-
 /// A migration step (``SchemaMigrations``) that could not convert a payload.
 public struct MigrationFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The version or type migrated from.

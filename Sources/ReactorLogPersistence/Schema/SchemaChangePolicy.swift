@@ -1,7 +1,3 @@
-import EventLogKit
-import Foundation
-import ReactorLog
-
 /// What ``ReactorLog/Reactor/attach(to:stream:schemaFingerprint:migrations:onSchemaChange:redactingActions:)`` does when the
 /// stream was recorded with types whose fingerprint differs from the reactor's.
 public enum SchemaChangePolicy: Sendable, Hashable {

@@ -1,5 +1,3 @@
-import EventLogKit
-
 /// One state judged during a bisect.
 public struct BisectProbe: Sendable, Hashable, Codable {
     /// The step judged.

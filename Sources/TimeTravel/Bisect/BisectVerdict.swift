@@ -1,5 +1,3 @@
-import EventLogKit
-
 /// A verdict on one state during a bisect, as `git bisect run` reads exit codes.
 public enum BisectVerdict: String, Sendable, Hashable, Codable {
     /// The bug is not there yet.

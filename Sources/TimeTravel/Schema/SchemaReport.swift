@@ -1,5 +1,3 @@
-import EventLogKit
-
 /// Whether a log's stream can be replayed with the current types, in the manner of Elm's debugger.
 public struct SchemaReport: Sendable, Hashable, CustomStringConvertible {
     /// The verdict.
