@@ -1109,7 +1109,8 @@ struct GenericModeTests {
         let log = try userLog()
         let result = try await Tool.run(["blame", log, "itemCount"])
         #expect(result.status == 0, "\(result.error)")
-        #expect(result.output.contains("changed 5 times"), "\(result.output)")
+        // Five pairs of recorded states differ; how many changes each hides is not known.
+        #expect(result.output.contains("items: itemCount changed between 5 pairs of recorded states\n"), "\(result.output)")
         #expect(result.output.contains("#3…#17"), "\(result.output)")
         #expect(result.output.contains("one of 8 mutations"))
         let json = try await Tool.run(["blame", log, "bad", "--json"])
@@ -1125,7 +1126,7 @@ struct GenericModeTests {
         // Recorded at #17; mutations #19 and after are not, up to #33.
         let result = try await Tool.run(["blame", log, "itemCount", "--to", "20"])
         #expect(result.status == 0, "\(result.error)")
-        #expect(result.output.contains("items: itemCount changed 1 time where its states are known\n"), "\(result.output)")
+        #expect(result.output.contains("items: itemCount changed between 1 pair of recorded states\n"), "\(result.output)")
         let unknownRow = result.output.split(separator: "\n").first { $0.contains("#19…#20") }.map { $0.split(separator: " ").joined(separator: " ") }
         #expect(unknownRow == "- #19…#20 not recorded 8 → ? (the changes between are not known)", "\(result.output)")
         #expect(result.error.contains(
@@ -1137,6 +1138,40 @@ struct GenericModeTests {
         // Where the range ends at a recorded state, every change between recorded states is listed, and nothing is unknown.
         let whole = try await Tool.run(["blame", log, "itemCount"])
         #expect(whole.error.isEmpty && !whole.output.contains("are not known"), "\(whole.output)\(whole.error)")
+    }
+
+    @Test("blame without the reducer passes over a recorded state that cannot be read, names it in the change's row and JSON, and exits 5")
+    func blameAcrossUnreadableSnapshot() async throws {
+        let path = scratch.file("damaged-snapshot.reactorlog")
+        #expect(try await Tool.run(["demo", "--out", path, "--actions", "2000", "--durability", "nosync"]).status == 0)
+        let snapshots = try EventLog.openReadOnly(at: path).snapshotSequences(stream: "counter")
+        let key = try LogDamage.flipByte(of: path, database: "snapshots", mask: 0x40) { $0[$0.count / 2] }
+        let damaged = key.suffix(8).reduce(0) { $0 << 8 | UInt64($1) }
+        let index = try #require(snapshots.firstIndex(of: damaged))
+        let (before, after) = (snapshots[index - 1], snapshots[index + 1])
+        // example-inspector does not know the counter reactor: it compares the recorded states, and one no longer reads.
+        let blamed = try await Tool.run("example-inspector", ["blame", path, "value", "--stream", "counter"])
+        #expect(blamed.status == 5, "\(blamed.error)")
+        let lines = blamed.output.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+        // Each pair of recorded states that read, one fewer than the snapshots: the damaged one joins two.
+        #expect(lines.first == "counter: value changed between \(snapshots.count - 1) pairs of recorded states", "\(blamed.output)")
+        let firstAfter = try #require(try EventLog.openReadOnly(at: path).sequences(stream: "counter", kinds: [.mutation], from: before + 1, through: after).first)
+        let row = try #require(lines.first { $0.contains("#\(firstAfter)…#\(after) ") }, "\(blamed.output)")
+        #expect(row.hasSuffix("(states between were not recorded; the one at #\(damaged) cannot be read)"), "\(row)")
+        #expect(lines.filter { $0.contains("cannot be read") }.count == 1)
+        #expect(blamed.error.hasPrefix(
+            "example-inspector: The recorded state at #\(damaged) cannot be read, the changes across it placed between the states around it: The snapshot of stream 'counter' at #\(damaged) is corrupt: "),
+            "\(blamed.error)")
+        let json = try await Tool.run("example-inspector", ["blame", path, "value", "--stream", "counter", "--json"])
+        #expect(json.status == 5)
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]])
+        #expect(rows.compactMap { $0["unreadableStates"] as? [Int] } == [[Int(damaged)]], "\(json.output.prefix(2000))")
+        #expect(rows.first { $0["unreadableStates"] != nil }?["rangeFrom"] as? Int == Int(firstAfter))
+        // The latest change, walking back from after it, names it too; a range that compares no state across it is clean.
+        let latest = try await Tool.run("example-inspector", ["blame", path, "value", "--stream", "counter", "-n", "1", "--to", "\(after)"])
+        #expect(latest.status == 5 && latest.output.contains("the one at #\(damaged) cannot be read"), "\(latest.output)\(latest.error)")
+        let clean = try await Tool.run("example-inspector", ["blame", path, "value", "--stream", "counter", "--from", "\(after + 1)"])
+        #expect(clean.status == 0 && clean.error.isEmpty, "\(clean.error)")
     }
 
     @Test("state, diff and blame show a decimal's every digit, and see a change in its twentieth")

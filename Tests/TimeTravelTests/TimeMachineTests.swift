@@ -351,6 +351,18 @@ struct TimeMachineTests {
         // Blame compares the states that read: the change across the damaged snapshot lies between its neighbours.
         let changes = try generic.blame(try StatePath(parsing: "deposits"), from: steps[5], through: steps[14])
         #expect(changes.map(\.range) == [steps[5]...steps[14]])
+        // The report names the state it passed over, with the damage, also walking back for the latest change.
+        for latest in [nil, 1] {
+            let report = try generic.blameReport(try StatePath(parsing: "deposits"), from: steps[5], through: steps[14], latest: latest)
+            #expect(report.changes == changes)
+            #expect(report.unreadableStates.map(\.step) == [damaged])
+            guard case .corruptSnapshot("ledger", damaged, _)? = report.unreadableStates.first?.damage else {
+                Issue.record("\(report.unreadableStates)")
+                return
+            }
+        }
+        // A range that compares no state across it names none.
+        #expect(try generic.blameReport(try StatePath(parsing: "deposits"), from: steps[15], through: steps[19]).unreadableStates.isEmpty)
         // Bisect skips it, as a judge skips a state it cannot evaluate: the bug lies between the states around it.
         let bad = Set((8...20).map { JSONValue?.some(.number(JSONNumber(integerLiteral: $0))) })
         let bisected = try generic.bisect { state, _ in bad.contains(state["deposits"]) ? .bad : .good }

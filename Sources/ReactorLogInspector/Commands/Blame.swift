@@ -54,15 +54,21 @@ struct Blame: AsyncParsableCommand {
             }
             let unreadableActions = blame.unreadableActions(in: session.log)
             if output.json {
-                try printJSON(blame.rows.map(BlameJSON.init))
+                try printJSON(blame.rows.map { BlameJSON($0, in: blame) })
                 return try blame.requireReadable(unreadableActions: unreadableActions)
             }
             let t = session.terminal
-            let times = counted(changes.count, "time")
             // With --latest, N changes found means earlier ones may exist unlisted; fewer are all there are.
-            let header = changes.count == latest ? " changed at least \(times); the latest:" : " changed \(times)"
+            let atLeast = changes.count == latest ? "at least " : ""
+            let changed = machine.canReduce
+                ? " changed \(atLeast)\(counted(changes.count, "time"))"
+                // Without the reducer a change is known only as a difference between two recorded states, which may
+                // hide several: the header counts those pairs, not changes.
+                : " changed between \(atLeast)\(counted(changes.count, "pair")) of recorded states"
+            let header = changed + (atLeast.isEmpty ? "" : "; the latest:")
             let stretches = blame.unknownStretches
-            let unknown = stretches.isEmpty ? "" : stretches.contains { $0.damage != nil } ? " where the log could be read" : " where its states are known"
+            let unknown = stretches.contains { $0.damage != nil } ? " where the log could be read"
+                : stretches.isEmpty || !machine.canReduce ? "" : " where its states are known"
             try printLine(t.paint("\(stream.name): \(statePath)", .bold) + header + unknown)
             let rows = blame.rows.map { row -> [String] in
                 let change: BlameEntry
@@ -85,9 +91,16 @@ struct Blame: AsyncParsableCommand {
                             } ?? "",
                     ]
                 }
+                // A recorded state passed over in the range because its snapshot cannot be read made the range wider.
+                let unreadable = blame.unreadableStates(in: range).map { "#\($0.step)" }
+                let between = switch unreadable.count {
+                case 0: "(states between were not recorded)"
+                case 1: "(states between were not recorded; the one at \(unreadable[0]) cannot be read)"
+                default: "(states between were not recorded; those at \(unreadable.joined(separator: ", ")) cannot be read)"
+                }
                 return [
                     t.paint(ClockTime.string(nanoseconds: change.mutation.timestamp), .gray), "#\(range.lowerBound)…#\(range.upperBound)",
-                    "one of \(change.mutationsInRange) mutations", values, "(states between were not recorded)",
+                    "one of \(change.mutationsInRange) mutations", values, between,
                 ]
             }
             for line in Table.render(rows) { try printLine(line) }

@@ -18,6 +18,8 @@ enum BlameJSON: Encodable {
         /// Without a reducer: the first mutation of the range the change happened in, and how many it holds.
         let rangeFrom: UInt64?
         let mutationsInRange: Int?
+        /// Without a reducer: the recorded states in the range that cannot be read, passed over (absent for none).
+        let unreadableStates: [UInt64]?
     }
 
     /// A stretch whose changes cannot be known: `{unreadable: {from, through}, old, new}`, the value at the path
@@ -39,14 +41,16 @@ enum BlameJSON: Encodable {
         let notRecorded: String?
     }
 
-    init(_ row: BlameReport.Row) {
+    /// The JSON form of `row`, a row of `report`.
+    init(_ row: BlameReport.Row, in report: BlameReport) {
         switch row {
         case .change(let blame):
             self = .change(Change(
                 sequence: blame.mutation.sequence, time: EntryLine.iso8601(nanoseconds: blame.mutation.timestamp),
                 case: blame.mutation.caseName, old: blame.old, new: blame.new,
                 action: blame.action?.sequence ?? blame.mutation.cause, actionCase: blame.action?.caseName,
-                rangeFrom: blame.range?.lowerBound, mutationsInRange: blame.range == nil ? nil : blame.mutationsInRange))
+                rangeFrom: blame.range?.lowerBound, mutationsInRange: blame.range == nil ? nil : blame.mutationsInRange,
+                unreadableStates: blame.range.map { report.unreadableStates(in: $0).map(\.step) }.flatMap { $0.isEmpty ? nil : $0 }))
         case .unknown(let stretch):
             func value(_ end: BlameReport.End) -> (JSONValue?, Bool?) {
                 if case .known(let value) = end { (value, nil) } else { (nil, true) }

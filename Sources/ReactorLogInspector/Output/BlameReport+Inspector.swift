@@ -19,9 +19,14 @@ extension BlameReport {
         return found
     }
 
-    /// Throws, once the rows are written, the first damage met: the stretches damage leaves unknown, or the actions of
-    /// `unreadableActions` (exit 5); warns of stretches left by mutations logged without their values, which are no
-    /// damage. Nothing when there are none.
+    /// The recorded states passed over inside `range`, a change's range of mutations, which made it wider.
+    func unreadableStates(in range: ClosedRange<UInt64>) -> [UnreadableState] {
+        unreadableStates.filter { range.contains($0.step) }
+    }
+
+    /// Throws, once the rows are written, the first damage met: the stretches damage leaves unknown, the actions of
+    /// `unreadableActions`, or the recorded states passed over (exit 5); warns of stretches left by mutations logged
+    /// without their values, which are no damage. Nothing when there are none.
     func requireReadable(unreadableActions: [UInt64: EventLogError] = [:]) throws {
         let damaged = unknownStretches.compactMap { stretch in stretch.damage.map { (stretch.steps, $0) } }
         let notRecorded = unknownStretches.filter { $0.damage == nil }
@@ -38,7 +43,12 @@ extension BlameReport {
             let what = actions.count == 1 ? "#\(first)" : "#\(first) and \(actions.count - 1) more"
             done.append("the action that caused \(what) cannot be read, the change listed without it")
         }
-        guard let damage = damaged.first?.1 ?? actions.first.flatMap({ unreadableActions[$0] }) else { return }
+        if let first = unreadableStates.first {
+            done.append(unreadableStates.count == 1
+                ? "the recorded state at #\(first.step) cannot be read, the changes across it placed between the states around it"
+                : "\(unreadableStates.count) recorded states from #\(first.step) cannot be read, the changes across them placed between the states around them")
+        }
+        guard let damage = damaged.first?.1 ?? actions.first.flatMap({ unreadableActions[$0] }) ?? unreadableStates.first?.damage else { return }
         throw InspectorFailure.readPast(done, damage: damage)
     }
 }

@@ -34,6 +34,15 @@ public struct BlameReport: Sendable, Hashable {
         }
     }
 
+    /// A recorded state that blame without a reducer passed over because its snapshot cannot be read: a change
+    /// across it is placed between the recorded states on either side, in a range of mutations the wider for it.
+    public struct UnreadableState: Sendable, Hashable {
+        /// The step whose state the snapshot holds.
+        public let step: UInt64
+        /// What reading the snapshot met, the log's `EventLogError.corruptSnapshot`.
+        public let damage: EventLogError
+    }
+
     /// One line of the report.
     public enum Row: Sendable, Hashable {
         /// A mutation that changed the value at the path.
@@ -44,6 +53,10 @@ public struct BlameReport: Sendable, Hashable {
 
     /// The changes and the stretches between them, in the order of their steps.
     public let rows: [Row]
+
+    /// Without a reducer, the recorded states compared that could not be read, in order; empty with a reducer, which
+    /// rebuilds a state from the snapshot before a damaged one.
+    public let unreadableStates: [UnreadableState]
 
     /// The changes that can be known, in order.
     public var changes: [BlameEntry] {
@@ -67,14 +80,16 @@ extension TimeMachine {
     /// the latest `latest` changes up to `through` (and the stretches among them), found walking back from it as
     /// ``lastChanges(of:count:from:atOrBefore:)`` does. Other errors are thrown as blame throws them.
     public func blameReport(_ path: StatePath, from: UInt64 = 1, through: UInt64 = .max, latest: Int? = nil) throws -> BlameReport {
-        BlameReport(rows: try blameRows(path, from: from, through: through, latest: latest))
+        let unreadable = UnreadableStates()
+        let rows = try blameRows(path, from: from, through: through, latest: latest, noting: unreadable)
+        return BlameReport(rows: rows, unreadableStates: unreadable.states)
     }
 
-    private func blameRows(_ path: StatePath, from: UInt64, through: UInt64, latest: Int?) throws -> [BlameReport.Row] {
+    private func blameRows(_ path: StatePath, from: UInt64, through: UInt64, latest: Int?, noting unreadable: UnreadableStates) throws -> [BlameReport.Row] {
         guard from <= through else { return [] }
         do {
-            let changes = try latest.map { try lastChanges(of: path, count: $0, from: from, atOrBefore: through) }
-                ?? blame(path, from: from, through: through)
+            let changes = try latest.map { try lastChanges(of: path, count: $0, from: from, atOrBefore: through, noting: unreadable) }
+                ?? blame(path, from: from, through: through, noting: unreadable)
             let unrecorded = try unrecordedEnd(of: path, from: from, through: through)
             return changes.map(BlameReport.Row.change) + (unrecorded.map { [.unknown($0)] } ?? [])
         } catch let error as TimeTravelError {
@@ -97,7 +112,7 @@ extension TimeMachine {
             // where the index cannot say, at the damage.
             let start = spans.isEmpty ? first : firstMutation(from: first, through: spans[0].lowerBound) ?? first
             if through < start {
-                return first > from ? try blameRows(path, from: from, through: first - 1, latest: latest) : []
+                return first > from ? try blameRows(path, from: from, through: first - 1, latest: latest, noting: unreadable) : []
             }
             let stretches = unknownStretches(
                 of: path, for: error, first: first, start: start, readableFrom: readableFrom, spans: spans, from: from, through: through)
@@ -105,11 +120,11 @@ extension TimeMachine {
             // Walking back, the rows after the stretch come first, and may already be enough.
             var after: [BlameReport.Row] = []
             if let readableFrom, readableFrom < through {
-                after = try blameRows(path, from: readableFrom + 1, through: through, latest: latest)
+                after = try blameRows(path, from: readableFrom + 1, through: through, latest: latest, noting: unreadable)
             }
             let found = after.count(where: { if case .change = $0 { true } else { false } })
             if let latest, found >= latest { return after }
-            let before = first > from ? try blameRows(path, from: from, through: first - 1, latest: latest.map { $0 - found }) : []
+            let before = first > from ? try blameRows(path, from: from, through: first - 1, latest: latest.map { $0 - found }, noting: unreadable) : []
             return before + stretches.map(BlameReport.Row.unknown) + after
         }
     }

@@ -12,14 +12,26 @@ extension TimeMachine {
     /// ends, the state it reached must equal the next one's starting state (compared as JSON); where they differ,
     /// as when the replayer reduces otherwise than the recording did, the rest is replayed on from the state
     /// reached. So the answer is always that of one replay from `from`.
+    ///
+    /// Without a reducer a recorded state whose snapshot cannot be read is passed over, the change across it placed
+    /// between the states around it; ``blameReport(_:from:through:latest:)`` names such states.
     public func blame(_ path: StatePath, from: UInt64 = 1, through: UInt64 = .max) throws -> [BlameEntry] {
-        try replaying { try blame(path, from: from, through: through, workers: ProcessInfo.processInfo.activeProcessorCount) }
+        try blame(path, from: from, through: through, noting: nil)
+    }
+
+    /// ``blame(_:from:through:)``, noting in `unreadable` the recorded states it passes over.
+    func blame(_ path: StatePath, from: UInt64, through: UInt64, noting unreadable: UnreadableStates?) throws -> [BlameEntry] {
+        try replaying {
+            try blame(path, from: from, through: through, workers: ProcessInfo.processInfo.activeProcessorCount, noting: unreadable)
+        }
     }
 
     /// ``blame(_:from:through:)`` in about `workers` × 4 stretches (one when `workers` is 1), none shorter than
     /// `minimumSpan` steps.
-    func blame(_ path: StatePath, from: UInt64, through: UInt64, workers: Int, minimumSpan: UInt64 = 16_384) throws -> [BlameEntry] {
-        guard replayer.canReduce else { return try recordedBlame(path, from: from, through: through) }
+    func blame(
+        _ path: StatePath, from: UInt64, through: UInt64, workers: Int, minimumSpan: UInt64 = 16_384, noting unreadable: UnreadableStates? = nil
+    ) throws -> [BlameEntry] {
+        guard replayer.canReduce else { return try recordedBlame(path, from: from, through: through, noting: unreadable) }
         let stretches = try blameStretches(first: from == 0 ? 0 : from - 1, through: through, workers: workers, minimumSpan: minimumSpan)
         // Where a stretch continues the one before, both make the JSON form of the state at the cut on their own thread.
         let checks = stretches.indices.map { index in
@@ -138,8 +150,8 @@ extension TimeMachine {
     }
 
     /// Blame over the recorded states only: a change lies between two states that read, which may have a damaged
-    /// snapshot between them.
-    private func recordedBlame(_ path: StatePath, from: UInt64, through: UInt64) throws -> [BlameEntry] {
+    /// snapshot between them, noted in `unreadable`.
+    private func recordedBlame(_ path: StatePath, from: UInt64, through: UInt64, noting unreadable: UnreadableStates?) throws -> [BlameEntry] {
         let end = min(through, try lastStep())
         let start = try log.recoveryPoint(stream: stream.name, atOrBefore: from == 0 ? 0 : from - 1)
         var previousStep = start.sequence
@@ -151,7 +163,8 @@ extension TimeMachine {
             let value: JSONValue?
             do {
                 value = try json(at: point)[path]
-            } catch TimeTravelError.snapshotUnreadable {
+            } catch TimeTravelError.snapshotUnreadable(_, _, let damage, _) {
+                unreadable?.note(point, damage)
                 continue
             }
             defer { (previous, previousStep) = (value, point) }
@@ -183,6 +196,11 @@ extension TimeMachine {
     /// stream's length: the latest change of a path in a 10M-entry log takes milliseconds. Without a reducer the
     /// windows compare recorded states only, as blame does.
     public func lastChanges(of path: StatePath, count: Int, from: UInt64 = 1, atOrBefore step: UInt64 = .max) throws -> [BlameEntry] {
+        try lastChanges(of: path, count: count, from: from, atOrBefore: step, noting: nil)
+    }
+
+    /// ``lastChanges(of:count:from:atOrBefore:)``, noting in `unreadable` the recorded states it passes over.
+    func lastChanges(of path: StatePath, count: Int, from: UInt64, atOrBefore step: UInt64, noting unreadable: UnreadableStates?) throws -> [BlameEntry] {
         guard count > 0 else { return [] }
         let floor = max(try earliestReplayableStep(), from == 0 ? 0 : from - 1)
         let end = min(step, try lastStep())
@@ -193,7 +211,7 @@ extension TimeMachine {
         while upper > floor {
             let lower = boundaries.count >= intervals ? boundaries[boundaries.count - intervals] : floor
             boundaries.removeLast(min(intervals, boundaries.count))
-            found = try blame(path, from: lower + 1, through: upper) + found
+            found = try blame(path, from: lower + 1, through: upper, noting: unreadable) + found
             if found.count >= count { break }
             upper = lower
             intervals *= 2
