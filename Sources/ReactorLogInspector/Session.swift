@@ -140,7 +140,7 @@ struct Session {
         case .lastMended(let records):
             "\(path) was read whole, from a copy with \(records == 1 ? "that record" : "those records") mended; LMDB refuses the log as it is: \(other.problem)."
         case .laterThanLMDBReads:
-            "\(path) was read from the meta page LMDB does not read, whose entries show it the later commit: \(other.problem)."
+            "\(path) was read from the meta page LMDB does not read, which holds the later commit: \(other.problem)."
         }
     }
 

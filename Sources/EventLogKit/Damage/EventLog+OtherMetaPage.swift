@@ -39,20 +39,24 @@ extension EventLog {
 
     /// Where a bad bit in a meta page's transaction id may have made LMDB read `log`, open read-only, from the page of
     /// the commit before the last (`LMDB.PageTreeCheck.transactionProblem(inDataFile:)`): the log as the other meta
-    /// page records it, when that commit's entries show it the later one, read from a copy of the data file made in
+    /// page records it, when that commit is the later one, read from a copy of the data file made in
     /// `directory`, as ``openFromOtherMetaPage(at:copyingInto:)`` reads one; with what is wrong with the ids, a clause.
     /// Entries are appended at the end and removed from the start, so a later commit's span of sequence numbers is no
-    /// lower at either end, and higher at one: entries past `log`'s, or fewer old ones (a trim, a retention step).
-    /// `nil` where the ids are sound, a writer has the log open, or the spans do not show the other commit later: LMDB
-    /// then reads the last commit, or which commit is the last cannot be told from the entries.
+    /// lower at either end, and higher at one: entries past `log`'s, or fewer old ones (a trim, a retention step). Where
+    /// both commits hold the same entries (the last wrote a snapshot, say), the free lists tell
+    /// (`LMDB.PageTreeCheck.fallbackIsLater(inDataFile:)`; before session 87 such a log was read as the commit before).
+    /// `nil` where the ids are sound, a writer has the log open, or neither shows the other commit later: LMDB then
+    /// reads the last commit, or which commit is the last cannot be told.
     public static func openLaterCommit(than log: EventLog, copyingInto directory: String) -> (log: EventLog, problem: String)? {
         guard let problem = log.metaPageTransactionProblem,
               let copy = copyDataFile(of: log.path, into: directory), FallbackCopy.pointAtFallback(dataFile: copy) != nil,
               let other = try? openReadOnly(at: directory),
-              let span = try? log.sequenceSpan(), let otherSpan = try? other.sequenceSpan(),
-              otherSpan.lowest >= span.lowest, otherSpan.highest >= span.highest, otherSpan != span
+              let span = try? log.sequenceSpan(), let otherSpan = try? other.sequenceSpan()
         else { return nil }
-        return (other, problem)
+        let later = otherSpan == span
+            ? PageTreeCheck.fallbackIsLater(inDataFile: log.path + "/" + LogLayout.dataFile)
+            : otherSpan.lowest >= span.lowest && otherSpan.highest >= span.highest
+        return later ? (other, problem) : nil
     }
 
     /// The lowest sequence number the log holds (past ``highestSequence()`` where it holds none), and the highest.

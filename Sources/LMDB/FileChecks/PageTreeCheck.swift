@@ -145,16 +145,8 @@ public enum PageTreeCheck {
     /// commit's readers may still be reading it), so the trees of the page LMDB reads never start at a page the other
     /// page's own record names.
     static func commitOrderProblem(file: UnsafeRawBufferPointer, metas: [MetaPage]) -> String? {
-        guard metas.count == 2, metas.allSatisfy(\.isValid), let size = metas[0].pageSize, metas[1].pageSize == size
-        else { return nil }
+        guard let records = freeRecords(file: file, metas: metas) else { return nil }
         let ids = "\(metas[0].transaction) and \(metas[1].transaction)"
-        var records: [(highest: UInt64, own: [UInt64])] = []
-        for meta in metas {
-            var walker = Walker(file: file, flagsRead: Walker.readersFlags)
-            walker.ownRecordKey = meta.transaction
-            guard (try? walker.walkFreeList(of: meta)) != nil else { return nil }
-            records.append((walker.highestFreeKey, walker.ownRecord))
-        }
         for index in metas.indices where records[index].highest > metas[index].transaction {
             return "has meta pages whose transaction ids, \(ids), disagree with their free lists: page \(index)'s files pages under transaction \(records[index].highest), above its own id, so that id or the record's key is damaged, and the page LMDB reads may hold the commit before the last"
         }
@@ -163,6 +155,34 @@ public enum PageTreeCheck {
             return "has meta pages whose transaction ids, \(ids), disagree with their free lists: page \(current)'s trees start at page \(root), which the commit of page \(other) freed, so one id is damaged, and the page LMDB reads may hold the commit before the last"
         }
         return nil
+    }
+
+    /// Of each of `metas` (both meta pages), the highest transaction id its free list files pages under, and the pages
+    /// it files under the page's own id; `nil` where a page is not valid, their sizes are apart, or a free list cannot
+    /// be walked.
+    private static func freeRecords(file: UnsafeRawBufferPointer, metas: [MetaPage]) -> [(highest: UInt64, own: [UInt64])]? {
+        guard metas.count == 2, metas.allSatisfy(\.isValid), let size = metas[0].pageSize, metas[1].pageSize == size
+        else { return nil }
+        var records: [(highest: UInt64, own: [UInt64])] = []
+        for meta in metas {
+            var walker = Walker(file: file, flagsRead: Walker.readersFlags)
+            walker.ownRecordKey = meta.transaction
+            guard (try? walker.walkFreeList(of: meta)) != nil else { return nil }
+            records.append((walker.highestFreeKey, walker.ownRecord))
+        }
+        return records
+    }
+
+    /// Whether the free lists of the data file at `path` show the commit of the meta page LMDB does not read
+    /// (``MetaPage/fallback(of:)``) later than the one it reads: a commit files the pages it frees under its own id, so
+    /// the later commit's free list names the higher id, whatever a bad bit made of the ids on the pages. What tells the
+    /// two commits apart where their entries do not (the last commit wrote a snapshot and no entry, say). `false` where
+    /// they do not, or cannot be walked.
+    public static func fallbackIsLater(inDataFile path: String) -> Bool {
+        mapped(path) { file, metas in
+            guard let (_, current) = MetaPage.fallback(of: metas), let records = freeRecords(file: file, metas: metas) else { return false }
+            return records[1 - current].highest > records[current].highest
+        } ?? false
     }
 
     struct Failure: Error {

@@ -41,7 +41,7 @@ struct Verify: AsyncParsableCommand {
                 case .lastMended(let records):
                     "LMDB refuses the log as it is (\(other.problem)): what follows is the log read whole from a copy with \(records == 1 ? "that record" : "those records") mended; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
                 case .laterThanLMDBReads:
-                    "LMDB reads the log as it stood one commit before its last (\(other.problem)): what follows is the log read from the other meta page, whose entries show it the later commit; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
+                    "LMDB reads the log as it stood one commit before its last (\(other.problem)): what follows is the log read from the other meta page, which holds the later commit; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
                 }
                 return ProblemJSON(severity: VerifyReport.Problem.Severity.error.rawValue, sequence: nil, message: message)
             }
