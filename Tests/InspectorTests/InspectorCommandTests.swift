@@ -171,6 +171,9 @@ struct InspectorCommandTests {
         #expect(items.output.contains(#"~ items[3].title: "Bisect the bug" → "Bisect the duplicate repos""#), "\(items.output)")
         #expect(items.output.contains("~ items[0].id: 1 → 5 (and 11 more)"), "\(items.output)")
         #expect(items.output.contains("#54  delete  […5] → […4]"), "\(items.output)")
+        // The empty path is the whole state, named so in the header (before, "counter:  changed", a blank).
+        let whole = try await reactorlog("blame", demo, "", "--stream", "counter")
+        #expect(whole.status == 0 && whole.output.hasPrefix("counter: the state changed 12 times\n"), "\(whole.output)\(whole.error)")
     }
 
     @Test("blame -n lists only the latest changes, the end of the full list, and says there may be more")

@@ -69,7 +69,8 @@ struct Blame: AsyncParsableCommand {
             let stretches = blame.unknownStretches
             let unknown = stretches.contains { $0.damage != nil } ? " where the log could be read"
                 : stretches.isEmpty || !machine.canReduce ? "" : " where its states are known"
-            try printLine(t.paint("\(stream.name): \(statePath)", .bold) + header + unknown)
+            // The empty path is the whole state.
+            try printLine(t.paint("\(stream.name): \(statePath.components.isEmpty ? "the state" : statePath.description)", .bold) + header + unknown)
             let rows = blame.rows.map { row -> [String] in
                 let change: BlameEntry
                 switch row {
