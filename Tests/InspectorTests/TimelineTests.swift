@@ -178,6 +178,28 @@ struct TimelineTests {
         try await browserCheck(laterOut, ["--step", "\(step)", "--expect-note", "Not known at this step: it would be rebuilt through entries that could not be read."])
     }
 
+    @Test("without the reducer, a recorded state whose snapshot cannot be read is named so in the page, the browser and log --changes, exit 5")
+    func unreadableSnapshot() async throws {
+        let path = scratch.file("damaged-snapshot.reactorlog")
+        #expect(try await Tool.run(["demo", "--out", path, "--actions", "2000", "--durability", "nosync"]).status == 0)
+        let key = try LogDamage.flipByte(of: path, database: "snapshots", mask: 0x40) { $0[$0.count / 2] }
+        let damaged = Int(key.suffix(8).reduce(0) { $0 << 8 | UInt64($1) })
+        // example-inspector does not know the counter reactor: the state at the damaged snapshot's step is not known.
+        let out = scratch.file("damaged-snapshot.html")
+        // A few entries around it: the browser steps to it with the keyboard.
+        let result = try await Tool.run("example-inspector", ["timeline", path, "--stream", "counter", "--from", "\(damaged - 3)", "--to", "\(damaged + 3)", "--out", out])
+        #expect(result.status == 5 && result.error.contains("The snapshot of stream 'counter' at #\(damaged) is corrupt"), "\(result.error)")
+        let entries = try #require(try embedded(try String(contentsOfFile: out, encoding: .utf8))["entries"] as? [[String: Any]])
+        #expect(entries.filter { $0["z"] as? Bool == true }.compactMap { $0["s"] as? Int } == [damaged])
+        #expect(!entries.contains { $0["x"] as? Bool == true }, "no entry is damaged")
+        try await browserCheck(out, ["--step", "\(damaged)", "--expect-note", "Not known at this step: it was recorded in a snapshot that cannot be read."])
+        // Before, `log --changes` said the state would be rebuilt through entries that could not be read.
+        let listed = try await Tool.run("example-inspector", ["log", path, "--stream", "counter", "--changes", "--from", "\(damaged)", "--to", "\(damaged)"])
+        #expect(listed.status == 5 && listed.lines.last?.trimmingCharacters(in: .whitespaces) == "state not known: it was recorded in a snapshot that cannot be read", "\(listed.output)")
+        let json = try await Tool.run("example-inspector", ["log", path, "--stream", "counter", "--changes", "--from", "\(damaged)", "--to", "\(damaged)", "--json"])
+        #expect(json.output.contains(#""stateUnknown":"snapshotUnreadable""#), "\(json.output)")
+    }
+
     @Test("in a browser, an integer past 2^53 and a long decimal show every digit in the tree, the diff and blame")
     func exactNumbers() async throws {
         let path = scratch.file("ids.reactorlog")

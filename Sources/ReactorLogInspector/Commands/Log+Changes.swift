@@ -83,6 +83,7 @@ extension Log {
     static func changeLines(_ step: TimelineStep) -> [String] {
         switch step.unknown {
         case .unreadable: return ["state not known: it would be rebuilt through entries that could not be read"]
+        case .snapshotUnreadable: return ["state not known: it was recorded in a snapshot that cannot be read"]
         case .notRecorded: return ["state not recorded"]
         case .valueMissing: return ["state not known: it would be rebuilt through a mutation the log holds without its value"]
         case nil: break

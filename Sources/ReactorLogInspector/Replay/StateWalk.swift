@@ -74,7 +74,8 @@ struct StateWalk {
     }
 
     /// The state `read` rebuilds, or `nil` where it cannot be known, `why` saying so: not recorded and no reducer, or
-    /// removed; rebuilt through a mutation without its value; or rebuilt through damage (then `damage` says which).
+    /// removed; rebuilt through a mutation without its value; rebuilt through damage, or recorded in a snapshot that
+    /// cannot be read (then `damage` says which).
     private static func known<State>(
         damage: inout EventLogError?, why: inout TimelineStep.Unknown, _ read: () throws -> State
     ) throws -> State? {
@@ -89,11 +90,18 @@ struct StateWalk {
             case .stepUnreadable(_, _, let unreadable, _):
                 (damage, why) = (unreadable, .unreadable)
                 return nil
+            case .snapshotUnreadable(_, _, let unreadable, _):
+                (damage, why) = (unreadable, .snapshotUnreadable)
+                return nil
             default: throw error
             }
         } catch let error as EventLogError {
             switch error {
-            case .corruptEntry, .corruptSnapshot, .corruptStream, .corruptIndex:
+            case .corruptSnapshot:
+                // Without the reducer, the state recorded at the step (a reducer passes over a damaged snapshot).
+                (damage, why) = (error, .snapshotUnreadable)
+                return nil
+            case .corruptEntry, .corruptStream, .corruptIndex:
                 (damage, why) = (error, .unreadable)
                 return nil
             default: throw error

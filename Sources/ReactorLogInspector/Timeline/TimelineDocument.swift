@@ -69,6 +69,8 @@ struct TimelineDocument: Encodable {
         let x: Bool?
         /// `true` when it is not known because it would be rebuilt through a mutation the log holds without its value.
         let v: Bool?
+        /// `true` when it is not known because the log recorded it in a snapshot that cannot be read.
+        let z: Bool?
         /// When ``d`` spans several mutations (recorded states only): the first step of that span.
         let g: UInt64?
         /// Where an action was sent from (`File.swift:42`), when the log recorded it.
@@ -83,6 +85,8 @@ struct TimelineDocument: Encodable {
     let startUnreadable: Bool?
     /// `true` when ``start`` is not known because it would be rebuilt through a mutation without its value.
     let startValueMissing: Bool?
+    /// `true` when ``start`` is not known because the log recorded it in a snapshot that cannot be read.
+    let startSnapshotUnreadable: Bool?
     let entries: [Row]
 }
 
@@ -138,7 +142,8 @@ extension TimelineDocument {
             rows.append(Row(
                 s: entry.sequence, k: entry.kind.description, c: entry.caseName,
                 p: (try? JSONValue(payload: entry.payload, codec: entry.codec)) ?? nil, r: EntryFormatter.payload(entry),
-                b: entry.cause, t: String(entry.timestamp), d: state.timelineChanges, u: state.unknown != nil ? true : nil, x: state.unknown == .unreadable ? true : nil, v: state.unknown == .valueMissing ? true : nil, g: state.spanStart,
+                b: entry.cause, t: String(entry.timestamp), d: state.timelineChanges, u: state.unknown != nil ? true : nil, x: state.unknown == .unreadable ? true : nil, v: state.unknown == .valueMissing ? true : nil,
+                z: state.unknown == .snapshotUnreadable ? true : nil, g: state.spanStart,
                 w: entry.kind == .action ? try sites.site(at: entry.sequence) : nil))
             if rows.count % 16_384 == 0 { progress(rows.count) }
         }
@@ -154,6 +159,7 @@ extension TimelineDocument {
                 generatedAt: EntryLine.iso8601(nanoseconds: Int64(Date().timeIntervalSince1970 * 1e9))),
             range: Range(first: first, last: last, shown: rows.count, available: everything.count, note: note),
             start: walk.start, startUnreadable: walk.startUnknown == .unreadable ? true : nil,
-            startValueMissing: walk.startUnknown == .valueMissing ? true : nil, entries: rows)
+            startValueMissing: walk.startUnknown == .valueMissing ? true : nil,
+            startSnapshotUnreadable: walk.startUnknown == .snapshotUnreadable ? true : nil, entries: rows)
     }
 }

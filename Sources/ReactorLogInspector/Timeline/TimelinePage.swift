@@ -340,6 +340,11 @@ enum TimelinePage {
           "reactorlog verify names the damage.", "unknown"));
         return;
       }
+      if (stateUnknown() && (position === 0 ? data.startSnapshotUnreadable : entries[position - 1].z)) {
+        tree.replaceChildren(text("div", "Not known at this step: it was recorded in a snapshot that cannot be read. " +
+          "reactorlog verify names the damage; an inspector built with this reactor's reduce rebuilds it.", "unknown"));
+        return;
+      }
       if (stateUnknown() && (position === 0 ? data.startValueMissing : entries[position - 1].v)) {
         tree.replaceChildren(text("div", "Not known at this step: it would be rebuilt through a mutation the log holds without its value " +
           "(reactorlog show names why). The stream's next snapshot holds the state again.", "unknown"));
@@ -364,7 +369,8 @@ enum TimelinePage {
       if (position === 0) { diff.append(text("div", "The state before the first entry shown.", "unknown")); return; }
       const entry = entries[position - 1];
       if (entry.u) {
-        diff.append(text("div", entry.x ? "Not known: it would be rebuilt through entries that could not be read." : "Not known: no state was recorded here.", "unknown"));
+        diff.append(text("div", entry.x ? "Not known: it would be rebuilt through entries that could not be read." :
+          entry.z ? "Not known: it was recorded in a snapshot that cannot be read." : "Not known: no state was recorded here.", "unknown"));
         return;
       }
       if (!entry.d) { diff.append(text("div", entry.k === "mutation" ? "No change." : "No change (" + (entry.k === "action" ? "an " : "a ") + entry.k + " entry).", "unknown")); return; }

@@ -20,6 +20,8 @@ struct TimelineStep {
         case notRecorded
         /// It would be rebuilt through entries that could not be read.
         case unreadable
+        /// The log recorded it in a snapshot that cannot be read, and no reducer rebuilds it.
+        case snapshotUnreadable
         /// It would be rebuilt through a mutation the log holds without its value (``EventLogKit/MissingValue``): no
         /// reducer rebuilds it; the stream's next snapshot holds the state again.
         case valueMissing
