@@ -174,7 +174,7 @@ public enum PageTreeCheck {
     }
 
     /// Whether the free lists of the data file at `path` show the commit of the meta page LMDB does not read
-    /// (``MetaPage/fallback(of:)``) later than the one it reads: a commit files the pages it frees under its own id, so
+    /// (`MetaPage.fallback(of:)`) later than the one it reads: a commit files the pages it frees under its own id, so
     /// the later commit's free list names the higher id, whatever a bad bit made of the ids on the pages. What tells the
     /// two commits apart where their entries do not (the last commit wrote a snapshot and no entry, say). `false` where
     /// they do not, or cannot be walked.
