@@ -38,29 +38,66 @@ extension TimeMachine {
     /// Each stretch is replayed from the previous recorded state, so one bad step is found even when later
     /// ones also differ; a stretch retention removed entries of, or holding a mutation the log has without its value,
     /// is passed over. Needs the reducer. `from` defaults to ``TimeMachine/earliestReplayableStep()``, so a
-    /// trimmed stream is checked from its oldest remaining snapshot.
+    /// trimmed stream is checked from its oldest remaining snapshot. Damage throws
+    /// (``TimeTravelError/stepUnreadable(step:stream:damage:statesUnknown:)``, or the log's `corruptSnapshot`);
+    /// ``divergenceReport(from:through:)`` goes round it.
     public func divergence(from: UInt64? = nil, through: UInt64 = .max) throws -> Divergence? {
-        try replaying { try firstDivergence(from: from, through: through) }
+        try replaying { try firstDivergence(from: from, through: through, passingOverDamage: false).divergence }
     }
 
-    private func firstDivergence(from: UInt64?, through: UInt64) throws -> Divergence? {
+    /// ``divergence(from:through:)`` in a damaged log: the first divergence among the recorded states that can be
+    /// checked, and the stretches that cannot (``DivergenceReport/unchecked``). A stretch whose entries cannot be read
+    /// is not replayed, and replay restarts from the next recorded state that reads; a recorded state whose snapshot
+    /// cannot be read is not compared, and replay goes on through it, so the next comparison's range spans it.
+    public func divergenceReport(from: UInt64? = nil, through: UInt64 = .max) throws -> DivergenceReport {
+        try replaying { try firstDivergence(from: from, through: through, passingOverDamage: true) }
+    }
+
+    private func firstDivergence(from: UInt64?, through: UInt64, passingOverDamage: Bool) throws -> DivergenceReport {
         let from = try from ?? earliestReplayableStep()
         guard replayer.canReduce else { throw try needsReducer(from) }
         let snapshots = try log.snapshotSequences(stream: stream.name).filter { $0 > from && $0 <= through }
+        var unchecked: [DivergenceReport.Unchecked] = []
+        /// Notes that `steps` could not be checked, joined to the stretch before when it continues it; rethrows the
+        /// damage where damage is not passed over.
+        func note(_ steps: ClosedRange<UInt64>, _ damage: EventLogError) throws {
+            guard passingOverDamage else { throw damage }
+            if let last = unchecked.last, last.steps.upperBound + 1 >= steps.lowerBound {
+                unchecked[unchecked.count - 1] = .init(steps: last.steps.lowerBound...max(last.steps.upperBound, steps.upperBound), damage: last.damage)
+            } else {
+                unchecked.append(.init(steps: steps, damage: damage))
+            }
+        }
+        // The step replay goes on from, and its state; `nil` where damage left it unknown, until a recorded state that
+        // reads. The range a divergence is placed in starts after the last state compared: past a recorded state that
+        // cannot be read, replay goes on and the range spans it, its mutations counted since.
         var baseStep = from
-        var base = try state(at: from)
+        var base: P.State?
+        var compared = from
+        var last: LogEntry?
+        var count = 0
+        do {
+            base = try state(at: from)
+        } catch TimeTravelError.stepUnreadable(_, _, let damage, _) where passingOverDamage {
+            try note(from...from, damage)
+        }
         let gaps = try gaps()
         for step in snapshots {
-            if gaps.contains(where: { $0.lowerBound > baseStep && $0.lowerBound <= step }) {
-                // Retention removed entries of this stretch: replay restarts from the recorded state after them.
-                baseStep = step
-                base = try state(at: step)
+            // The recorded state at `step`, or the damage reading it met.
+            let recorded = Result { () throws(EventLogError) in try log.latestSnapshot(stream: stream.name, atOrBefore: step) }
+            if gaps.contains(where: { $0.lowerBound > baseStep && $0.lowerBound <= step }) || base == nil {
+                // Retention removed entries of this stretch, or damage left its start unknown: replay restarts from
+                // the recorded state after them.
+                if case .failure(let damage) = recorded {
+                    try note(baseStep + 1...step, damage)
+                } else if let snapshot = try recorded.get(), snapshot.sequence == step {
+                    (baseStep, base) = (step, try decodeState(snapshot.state, codec: snapshot.codec, at: step))
+                    (compared, last, count) = (step, nil, 0)
+                }
                 continue
             }
-            var replayed = base
+            var replayed = base!
             var mutations = log.entries(EntryQuery(from: baseStep + 1, through: step, stream: stream.name, kinds: [.mutation]))
-            var last: LogEntry?
-            var count = 0
             do {
                 while let mutation = try mutations.next() {
                     replayed = try reduce(replayed, mutation)
@@ -70,23 +107,43 @@ extension TimeMachine {
             } catch TimeTravelError.valueNotRecorded {
                 // A mutation the log holds without its value: this stretch cannot be replayed, and replay restarts
                 // from the recorded state after it.
-                baseStep = step
-                base = try state(at: step)
+                (baseStep, base, compared, last, count) = (step, try state(at: step), step, nil, 0)
+                continue
+            } catch let damage as EventLogError {
+                // Entries that cannot be read: the stretch is not replayed, and replay restarts from the recorded state
+                // after it, where that reads.
+                guard case .corruptEntry = damage else { throw damage }
+                try note(baseStep + 1...step, damage)
+                if case .success(let snapshot?) = recorded, snapshot.sequence == step {
+                    (baseStep, base) = (step, try decodeState(snapshot.state, codec: snapshot.codec, at: step))
+                } else {
+                    base = nil
+                }
+                (compared, last, count) = (step, nil, 0)
                 continue
             }
-            guard let snapshot = try log.latestSnapshot(stream: stream.name, atOrBefore: step) else { continue }
-            let recorded = try decodeState(snapshot.state, codec: snapshot.codec, at: snapshot.sequence)
-            let diff = StateDiff(from: try replayer.json(recorded), to: try replayer.json(replayed))
+            let snapshot: Snapshot?
+            switch recorded {
+            case .success(let found): snapshot = found
+            case .failure(let damage):
+                // The recorded state cannot be read: not compared; replay goes on through it.
+                try note(step...step, damage)
+                (baseStep, base) = (step, replayed)
+                continue
+            }
+            guard let snapshot else { continue }
+            let recordedState = try decodeState(snapshot.state, codec: snapshot.codec, at: snapshot.sequence)
+            let diff = StateDiff(from: try replayer.json(recordedState), to: try replayer.json(replayed))
             if !diff.isEmpty {
                 let exact = count == 1 ? last : nil
-                return Divergence(
-                    step: step, range: (baseStep + 1)...step, mutation: exact,
+                let divergence = Divergence(
+                    step: step, range: (compared + 1)...step, mutation: exact,
                     action: try exact?.cause.flatMap(readableEntry), diff: diff)
+                return DivergenceReport(divergence: divergence, unchecked: unchecked)
             }
-            baseStep = step
-            base = recorded
+            (baseStep, base, compared, last, count) = (step, recordedState, step, nil, 0)
         }
-        return nil
+        return DivergenceReport(divergence: nil, unchecked: unchecked)
     }
 
     /// For tests: replays the recorded stream with the current reducer and throws

@@ -798,6 +798,28 @@ struct InspectorCommandTests {
         #expect(known.output == "20\n")
     }
 
+    @Test("divergence in a damaged log compares every recorded state it can, names the steps damage left unchecked, and exits 5")
+    func divergencePastDamage() async throws {
+        let path = scratch.file("damaged-divergence.reactorlog")
+        #expect(try await reactorlog("demo", "--out", path, "--actions", "2000", "--durability", "nosync").status == 0)
+        let entryKey = try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { $0[$0.count / 2] }
+        let damaged = entryKey.suffix(8).reduce(0) { $0 << 8 | UInt64($1) }
+        // Before, the first damage ended the command with no answer: `The state of 'counter' at #… is rebuilt through
+        // entries that cannot be read`.
+        let result = try await reactorlog("divergence", path, "--stream", "counter")
+        #expect(result.status == 5, "\(result.error)")
+        let stretch = try #require(result.output.firstMatch(of: /^Replay reproduces every recorded state it could check; damage left #(\d+)…#(\d+) unchecked.\n$/), "\(result.output)")
+        let (first, last) = (try #require(UInt64(stretch.1)), try #require(UInt64(stretch.2)))
+        #expect((first...last).contains(damaged))
+        #expect(result.error.hasPrefix("reactorlog: #\(first)…#\(last) could not be checked, the rest compared: Entry #\(damaged) is corrupt: "), "\(result.error)")
+        let json = try self.json(try await reactorlog("divergence", path, "--stream", "counter", "--json"))
+        #expect(json["diverges"] as? Bool == false)
+        #expect((json["unchecked"] as? [[String: Any]])?.map { [$0["from"] as? Int, $0["through"] as? Int] } == [[Int(first), Int(last)]])
+        // Every stream (here one): the same answer.
+        let all = try await reactorlog("divergence", path)
+        #expect(all.status == 5 && all.output == result.output && all.error == result.error, "\(all.output)\(all.error)")
+    }
+
     @Test("what-if shows the state without a mutation, or without an action's mutations, and refuses what changes no state")
     func whatIf() async throws {
         // The planted bug: #31 appended page 2 of "rx" a second time.

@@ -286,6 +286,51 @@ struct TimeMachineTests {
         #expect(range.range.contains(seven.sequence))
     }
 
+    @Test("divergenceReport goes round a damaged block and a damaged snapshot, names them unchecked, and finds a divergence after them")
+    func divergencePastDamage() throws {
+        let log = try openLog("diverge-damaged.reactorlog", policy: .every(mutations: 100))
+        // The recording's reduce had a bug at deposit 2,500; the reduce replayed here does not.
+        _ = try recordLedger(log, deposits: 3_000, bugAtDeposit: 2_500)
+        let (path, steps) = (log.path, try mutationSteps(log, "ledger"))
+        let snapshots = try log.snapshotSequences(stream: "ledger")
+        try log.close()
+        let entryKey = try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { $0[$0.count / 2] }
+        let damagedEntry = entryKey.suffix(8).reduce(0) { $0 << 8 | UInt64($1) }
+        // The last snapshot before the bug: replay goes on through it, and the divergence's range spans it.
+        let damagedSnapshot = try #require(snapshots.last { $0 < steps[2_499] })
+        let before = try #require(snapshots.last { $0 < damagedSnapshot })
+        _ = try LogDamage.flipByte(of: path, database: "snapshots", mask: 0x40) { keys in
+            keys.first { $0.suffix(8).elementsEqual(withUnsafeBytes(of: damagedSnapshot.bigEndian, Array.init)) } ?? []
+        }
+        try #require(damagedEntry < before)
+        let read = try EventLog.openReadOnly(at: path)
+        let machine = try TimeMachine(log: read, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        // divergence() throws at the damage, as it did.
+        #expect(throws: TimeTravelError.self) { try machine.divergence() }
+        let report = try machine.divergenceReport()
+        let found = try #require(report.divergence)
+        let after = try #require(snapshots.first { $0 >= steps[2_499] })
+        #expect(found.range == before + 1...after, "\(found.range)")
+        // Only the bug's million: no mutation replayed twice across the damaged snapshot.
+        #expect(found.diff.changes.map(\.path.description) == ["balance"])
+        let balance = try #require(found.diff.changes.first)
+        guard case .number(let recorded)? = balance.old, case .number(let replayed)? = balance.new else {
+            Issue.record("\(balance)")
+            return
+        }
+        #expect(replayed.doubleValue - recorded.doubleValue == 1_000_000)
+        #expect(report.unchecked.count == 2)
+        #expect(report.unchecked.first?.steps.contains(damagedEntry) == true)
+        guard case .corruptEntry? = report.unchecked.first?.damage, case .corruptSnapshot("ledger", damagedSnapshot, _)? = report.unchecked.last?.damage else {
+            Issue.record("\(report.unchecked)")
+            return
+        }
+        #expect(report.unchecked.last?.steps == damagedSnapshot...damagedSnapshot)
+        // The recording's own reduce reproduces every state that can be checked: no divergence, the same stretches.
+        let same = try TimeMachine(log: read, stream: "ledger", replayer: ReactorReplayer { LedgerReactor(bugAtDeposit: 2_500) }).divergenceReport()
+        #expect(same.divergence == nil && same.unchecked == report.unchecked)
+    }
+
     @Test("what if: skipping the bad mutation gives the state without the bug, and the log is unchanged")
     func whatIf() throws {
         let log = try openLog()

@@ -20,6 +20,15 @@ struct DivergenceCommand: AsyncParsableCommand {
         let mutation: EntryJSON?
         let action: EntryJSON?
         let changes: [ChangeJSON]
+        /// The stretches damage left unchecked (absent in a sound log).
+        let unchecked: [Unchecked]?
+
+        /// Steps whose recorded states could not be compared, and why.
+        struct Unchecked: Codable {
+            let from: UInt64
+            let through: UInt64
+            let damage: String
+        }
     }
 
     func run() async throws {
@@ -30,36 +39,64 @@ struct DivergenceCommand: AsyncParsableCommand {
             let several = streams.count > 1
             var reports: [DivergenceJSON] = []
             var unchecked: [StreamInfo] = []
+            // The first damage met in each stream, with the steps it left unchecked.
+            var damaged: [(stream: String, stretches: [DivergenceReport.Unchecked])] = []
             for stream in streams {
                 let machine = try session.machine(for: stream)
                 guard machine.canReduce else {
                     unchecked.append(stream)
                     continue
                 }
-                let found = try machine.divergence(from: nil, through: .max)
+                // Around damage: the recorded states that can be compared are, the others named after the reports.
+                let report = try machine.divergenceReport(from: nil, through: .max)
+                let found = report.divergence
+                if !report.unchecked.isEmpty { damaged.append((stream.name, report.unchecked)) }
                 reports.append(DivergenceJSON(
                     stream: stream.name, diverges: found != nil, step: found?.step, from: found?.range.lowerBound,
                     mutation: found?.mutation.map { EntryJSON($0) }, action: found?.action.map { EntryJSON($0) },
-                    changes: found.map { ChangeJSON.list($0.diff) } ?? []))
+                    changes: found.map { ChangeJSON.list($0.diff) } ?? [],
+                    unchecked: report.unchecked.isEmpty ? nil : report.unchecked.map {
+                        .init(from: $0.steps.lowerBound, through: $0.steps.upperBound, damage: $0.damage.problem)
+                    }))
                 guard !output.json else { continue }
+                let lead = several ? "\(stream.name): " : ""
                 if let found {
-                    try printLine((several ? "\(stream.name): " : "") + found.summary + " Recorded → replayed:")
+                    try printLine(lead + found.summary + " Recorded → replayed:")
                     for line in found.diff.rendered() { try printLine("  " + line) }
-                } else {
+                } else if report.unchecked.isEmpty {
                     try printLine(several ? "\(stream.name): Replay reproduces every recorded state." : "Replay reproduces every state recorded in stream \(stream.name).")
+                } else {
+                    try printLine(lead + "Replay reproduces every recorded state it could check; damage left \(Self.named(report.unchecked)) unchecked.")
                 }
             }
             if output.json, !reports.isEmpty {
                 if several { try printJSON(reports) } else { try printJSON(reports[0]) }
             }
-            // A divergence found is the answer (exit 1); the streams replay could not check are still named.
+            // A divergence found is the answer (exit 1); the streams replay could not check, and the steps damage left
+            // unchecked, are still named. Without one, damage is the answer (exit 5), then a reducer not known (6).
             let needs = unchecked.isEmpty ? nil : Self.needsReducers(unchecked, checked: reports.count)
+            let damage = damaged.first.map { first in
+                InspectorFailure.readPast(
+                    [(several ? "in stream \(first.stream), " : "") + "\(Self.named(first.stretches)) could not be checked, the rest compared"],
+                    damage: first.stretches[0].damage)
+            }
             if reports.contains(where: \.diverges) {
-                if let needs { printDiagnostic("warning: " + needs.message) }
+                for failure in [damage, needs].compactMap({ $0 }) { printDiagnostic("warning: " + failure.message) }
                 throw ExitCode(InspectorExit.finding.rawValue)
+            }
+            if let damage {
+                if let needs { printDiagnostic("warning: " + needs.message) }
+                throw damage
             }
             if let needs { throw needs }
         }
+    }
+
+    /// The steps `stretches` name, as a phrase: `#4025…#4439`, `the state at #4439`, or the first and how many more.
+    private static func named(_ stretches: [DivergenceReport.Unchecked]) -> String {
+        let first = stretches[0].steps
+        let one = first.count == 1 ? "the recorded state at #\(first.lowerBound)" : "#\(first.lowerBound)…#\(first.upperBound)"
+        return stretches.count == 1 ? one : "\(one) and \(stretches.count - 1) more \(stretches.count == 2 ? "stretch" : "stretches")"
     }
 
     /// The streams whose reducer this inspector does not know, which replay cannot check: exit 6, after the others'

@@ -11,7 +11,7 @@ protocol InspectableMachine: Sendable {
     func diff(from a: UInt64, to b: UInt64) throws -> StateDiff
     func blameReport(_ path: StatePath, from: UInt64, through: UInt64, latest: Int?) throws -> BlameReport
     func bisectJSON(from: UInt64?, through: UInt64?, judge: (JSONValue, UInt64) throws -> BisectVerdict) throws -> BisectResult
-    func divergence(from: UInt64?, through: UInt64) throws -> Divergence?
+    func divergenceReport(from: UInt64?, through: UInt64) throws -> DivergenceReport
     func whatIfJSON(skipping skipped: Set<UInt64>, through: UInt64) throws -> (state: JSONValue, diff: StateDiff)
     /// The state right after `mutation`. With the reducer: reduced from `before`, the state right before it as an
     /// earlier call returned it (`typed`), when it is given; else rebuilt. Without it: the state the log recorded
