@@ -72,6 +72,17 @@ struct DamageSweepTests {
             }
             #expect(unaccounted.isEmpty, "\(unaccounted.prefix(5)), \(context), stretches \(report.unknownStretches.map(\.steps))")
 
+            // Divergence: the recording's reduce reproduces every state that can be checked, none wrongly called
+            // divergent; damage between two recorded states is named unchecked. A changed reduce (a deposit of 7 adds 8,
+            // every ninth deposit) is found diverging.
+            let same = try machine.divergenceReport()
+            #expect(same.divergence == nil, "\(context): \(String(describing: same.divergence))")
+            if try healthy.snapshotSequences(stream: "ledger").contains(where: { $0 > damaged }) {
+                #expect(!same.unchecked.isEmpty, "\(context)")
+            }
+            let changed = try TimeMachine(log: machine.log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor(changedReduce: true) })
+            #expect(try changed.divergenceReport().divergence != nil, "\(context)")
+
             // Bisect at a bug inside the damaged block and three random ones: the bug, or a range holding it; where the
             // last state cannot be rebuilt (a crash, or the last block and the index over it damaged), a bug past the
             // damage may instead be named as after the last state that can be.
