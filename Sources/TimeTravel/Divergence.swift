@@ -48,7 +48,9 @@ extension TimeMachine {
     /// ``divergence(from:through:)`` in a damaged log: the first divergence among the recorded states that can be
     /// checked, and the stretches that cannot (``DivergenceReport/unchecked``). A stretch whose entries cannot be read
     /// is not replayed, and replay restarts from the next recorded state that reads; a recorded state whose snapshot
-    /// cannot be read is not compared, and replay goes on through it, so the next comparison's range spans it.
+    /// cannot be read is not compared, and replay goes on through it, so the next comparison's range spans it. A stretch
+    /// holding a mutation the log has without its value, which ``divergence(from:through:)`` passes over in silence, is
+    /// listed too (``DivergenceReport/Unchecked/Reason/valueNotRecorded(_:)``).
     public func divergenceReport(from: UInt64? = nil, through: UInt64 = .max) throws -> DivergenceReport {
         try replaying { try firstDivergence(from: from, through: through, passingOverDamage: true) }
     }
@@ -58,14 +60,14 @@ extension TimeMachine {
         guard replayer.canReduce else { throw try needsReducer(from) }
         let snapshots = try log.snapshotSequences(stream: stream.name).filter { $0 > from && $0 <= through }
         var unchecked: [DivergenceReport.Unchecked] = []
-        /// Notes that `steps` could not be checked, joined to the stretch before when it continues it; rethrows the
-        /// damage where damage is not passed over.
-        func note(_ steps: ClosedRange<UInt64>, _ damage: EventLogError) throws {
-            guard passingOverDamage else { throw damage }
+        /// Notes that `steps` could not be checked, joined to the stretch before when it continues it; rethrows damage
+        /// where damage is not passed over.
+        func note(_ steps: ClosedRange<UInt64>, _ reason: DivergenceReport.Unchecked.Reason) throws {
+            if case .damage(let damage) = reason, !passingOverDamage { throw damage }
             if let last = unchecked.last, last.steps.upperBound + 1 >= steps.lowerBound {
-                unchecked[unchecked.count - 1] = .init(steps: last.steps.lowerBound...max(last.steps.upperBound, steps.upperBound), damage: last.damage)
+                unchecked[unchecked.count - 1] = .init(steps: last.steps.lowerBound...max(last.steps.upperBound, steps.upperBound), reason: last.reason)
             } else {
-                unchecked.append(.init(steps: steps, damage: damage))
+                unchecked.append(.init(steps: steps, reason: reason))
             }
         }
         // The step replay goes on from, and its state; `nil` where damage left it unknown, until a recorded state that
@@ -79,7 +81,7 @@ extension TimeMachine {
         do {
             base = try state(at: from)
         } catch TimeTravelError.stepUnreadable(_, _, let damage, _) where passingOverDamage {
-            try note(from...from, damage)
+            try note(from...from, .damage(damage))
         }
         let gaps = try gaps()
         for step in snapshots {
@@ -89,7 +91,7 @@ extension TimeMachine {
                 // Retention removed entries of this stretch, or damage left its start unknown: replay restarts from
                 // the recorded state after them.
                 if case .failure(let damage) = recorded {
-                    try note(baseStep + 1...step, damage)
+                    try note(compared + 1...step, .damage(damage))
                 } else if let snapshot = try recorded.get(), snapshot.sequence == step {
                     (baseStep, base) = (step, try decodeState(snapshot.state, codec: snapshot.codec, at: step))
                     (compared, last, count) = (step, nil, 0)
@@ -104,16 +106,18 @@ extension TimeMachine {
                     last = mutation
                     count += 1
                 }
-            } catch TimeTravelError.valueNotRecorded {
+            } catch let error as TimeTravelError {
                 // A mutation the log holds without its value: this stretch cannot be replayed, and replay restarts
                 // from the recorded state after it.
+                guard case .valueNotRecorded = error else { throw error }
+                try note(compared + 1...step, .valueNotRecorded(error))
                 (baseStep, base, compared, last, count) = (step, try state(at: step), step, nil, 0)
                 continue
             } catch let damage as EventLogError {
                 // Entries that cannot be read: the stretch is not replayed, and replay restarts from the recorded state
                 // after it, where that reads.
                 guard case .corruptEntry = damage else { throw damage }
-                try note(baseStep + 1...step, damage)
+                try note(compared + 1...step, .damage(damage))
                 if case .success(let snapshot?) = recorded, snapshot.sequence == step {
                     (baseStep, base) = (step, try decodeState(snapshot.state, codec: snapshot.codec, at: step))
                 } else {
@@ -127,7 +131,7 @@ extension TimeMachine {
             case .success(let found): snapshot = found
             case .failure(let damage):
                 // The recorded state cannot be read: not compared; replay goes on through it.
-                try note(step...step, damage)
+                try note(step...step, .damage(damage))
                 (baseStep, base) = (step, replayed)
                 continue
             }

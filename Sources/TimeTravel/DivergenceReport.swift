@@ -3,17 +3,32 @@ import EventLogKit
 /// What ``TimeMachine/divergenceReport(from:through:)`` found in a log that damage may leave partly unchecked: the
 /// first divergence among the recorded states it could compare, and the stretches it could not.
 public struct DivergenceReport: Sendable, Hashable {
-    /// Steps whose recorded states could not be compared with replay, and the damage met.
+    /// Steps whose recorded states could not be compared with replay, and why.
     public struct Unchecked: Sendable, Hashable {
-        /// The steps: a stretch whose entries cannot be read (from the state compared before it through the recorded
-        /// state replay restarts from, or the last one unknown), or one recorded state whose snapshot cannot be read.
+        /// Why steps could not be checked.
+        public enum Reason: Sendable, Hashable {
+            /// Damage: the log's `corruptEntry` or `corruptSnapshot`, the first met there.
+            case damage(EventLogError)
+            /// A mutation the log holds without its value, which no reducer replays: the
+            /// ``TimeTravelError/valueNotRecorded(step:stream:mutation:missing:readableFrom:)`` replay met. No damage.
+            case valueNotRecorded(TimeTravelError)
+        }
+
+        /// The steps: a stretch that cannot be replayed (from the state compared before it through the recorded state
+        /// replay restarts from, or the last one unknown), or one recorded state whose snapshot cannot be read.
         public let steps: ClosedRange<UInt64>
-        /// The first damage met there: the log's `corruptEntry` or `corruptSnapshot`.
-        public let damage: EventLogError
+        /// Why.
+        public let reason: Reason
+
+        /// The damage met, `nil` for a value the log does not hold, which is no damage.
+        public var damage: EventLogError? {
+            if case .damage(let damage) = reason { damage } else { nil }
+        }
     }
 
     /// The first recorded state replay does not reproduce, `nil` when it reproduces every one it could compare.
     public let divergence: Divergence?
-    /// The stretches not checked, in order, up to ``divergence`` (or through the range's end); empty in a sound log.
+    /// The stretches not checked, in order, up to ``divergence`` (or through the range's end); empty in a sound log
+    /// whose every mutation has its value.
     public let unchecked: [Unchecked]
 }

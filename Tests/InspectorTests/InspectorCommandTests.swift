@@ -808,7 +808,7 @@ struct InspectorCommandTests {
         // entries that cannot be read`.
         let result = try await reactorlog("divergence", path, "--stream", "counter")
         #expect(result.status == 5, "\(result.error)")
-        let stretch = try #require(result.output.firstMatch(of: /^Replay reproduces every recorded state it could check; damage left #(\d+)…#(\d+) unchecked.\n$/), "\(result.output)")
+        let stretch = try #require(result.output.firstMatch(of: /^Replay reproduces every recorded state it could check; #(\d+)…#(\d+) could not be checked.\n$/), "\(result.output)")
         let (first, last) = (try #require(UInt64(stretch.1)), try #require(UInt64(stretch.2)))
         #expect((first...last).contains(damaged))
         #expect(result.error.hasPrefix("reactorlog: #\(first)…#\(last) could not be checked, the rest compared: Entry #\(damaged) is corrupt: "), "\(result.error)")

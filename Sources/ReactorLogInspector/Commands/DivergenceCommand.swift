@@ -20,14 +20,16 @@ struct DivergenceCommand: AsyncParsableCommand {
         let mutation: EntryJSON?
         let action: EntryJSON?
         let changes: [ChangeJSON]
-        /// The stretches damage left unchecked (absent in a sound log).
+        /// The stretches left unchecked (absent in a sound log whose every mutation has its value).
         let unchecked: [Unchecked]?
 
-        /// Steps whose recorded states could not be compared, and why.
+        /// Steps whose recorded states could not be compared, and why: `damage`, or `notRecorded` for a mutation the
+        /// log holds without its value.
         struct Unchecked: Codable {
             let from: UInt64
             let through: UInt64
-            let damage: String
+            let damage: String?
+            let notRecorded: String?
         }
     }
 
@@ -56,7 +58,9 @@ struct DivergenceCommand: AsyncParsableCommand {
                     mutation: found?.mutation.map { EntryJSON($0) }, action: found?.action.map { EntryJSON($0) },
                     changes: found.map { ChangeJSON.list($0.diff) } ?? [],
                     unchecked: report.unchecked.isEmpty ? nil : report.unchecked.map {
-                        .init(from: $0.steps.lowerBound, through: $0.steps.upperBound, damage: $0.damage.problem)
+                        .init(
+                            from: $0.steps.lowerBound, through: $0.steps.upperBound, damage: $0.damage?.problem,
+                            notRecorded: $0.damage == nil ? $0.problem : nil)
                     }))
                 guard !output.json else { continue }
                 let lead = several ? "\(stream.name): " : ""
@@ -66,7 +70,7 @@ struct DivergenceCommand: AsyncParsableCommand {
                 } else if report.unchecked.isEmpty {
                     try printLine(several ? "\(stream.name): Replay reproduces every recorded state." : "Replay reproduces every state recorded in stream \(stream.name).")
                 } else {
-                    try printLine(lead + "Replay reproduces every recorded state it could check; damage left \(Self.named(report.unchecked)) unchecked.")
+                    try printLine(lead + "Replay reproduces every recorded state it could check; \(Self.named(report.unchecked)) could not be checked.")
                 }
             }
             if output.json, !reports.isEmpty {
@@ -75,10 +79,17 @@ struct DivergenceCommand: AsyncParsableCommand {
             // A divergence found is the answer (exit 1); the streams replay could not check, and the steps damage left
             // unchecked, are still named. Without one, damage is the answer (exit 5), then a reducer not known (6).
             let needs = unchecked.isEmpty ? nil : Self.needsReducers(unchecked, checked: reports.count)
-            let damage = damaged.first.map { first in
+            // Damage ends the command (exit 5); a mutation held without its value is no damage: a warning.
+            let damage = damaged.lazy.compactMap { stream in
+                stream.stretches.first { $0.damage != nil }.map { (stream.stream, stream.stretches.filter { $0.damage != nil }, $0.damage!) }
+            }.first.map { stream, stretches, damage in
                 InspectorFailure.readPast(
-                    [(several ? "in stream \(first.stream), " : "") + "\(Self.named(first.stretches)) could not be checked, the rest compared"],
-                    damage: first.stretches[0].damage)
+                    [(several ? "in stream \(stream), " : "") + "\(Self.named(stretches)) could not be checked, the rest compared"], damage: damage)
+            }
+            for (stream, stretches) in damaged {
+                let notRecorded = stretches.filter { $0.damage == nil }
+                guard let first = notRecorded.first else { continue }
+                printDiagnostic("warning: " + (several ? "in stream \(stream), " : "") + "\(Self.named(notRecorded)) could not be checked: \(first.problem)")
             }
             if reports.contains(where: \.diverges) {
                 for failure in [damage, needs].compactMap({ $0 }) { printDiagnostic("warning: " + failure.message) }
