@@ -40,19 +40,19 @@ struct DivergenceCommand: AsyncParsableCommand {
             let streams = try stream == nil && all.count > 1 ? all : [session.stream(stream)]
             let several = streams.count > 1
             var reports: [DivergenceJSON] = []
-            var unchecked: [StreamInfo] = []
-            // The first damage met in each stream, with the steps it left unchecked.
-            var damaged: [(stream: String, stretches: [DivergenceReport.Unchecked])] = []
+            var withoutReducer: [StreamInfo] = []
+            // Each stream's steps left unchecked, and why.
+            var leftUnchecked: [(stream: String, stretches: [DivergenceReport.Unchecked])] = []
             for stream in streams {
                 let machine = try session.machine(for: stream)
                 guard machine.canReduce else {
-                    unchecked.append(stream)
+                    withoutReducer.append(stream)
                     continue
                 }
                 // Around damage: the recorded states that can be compared are, the others named after the reports.
                 let report = try machine.divergenceReport(from: nil, through: .max)
                 let found = report.divergence
-                if !report.unchecked.isEmpty { damaged.append((stream.name, report.unchecked)) }
+                if !report.unchecked.isEmpty { leftUnchecked.append((stream.name, report.unchecked)) }
                 reports.append(DivergenceJSON(
                     stream: stream.name, diverges: found != nil, step: found?.step, from: found?.range.lowerBound,
                     mutation: found?.mutation.map { EntryJSON($0) }, action: found?.action.map { EntryJSON($0) },
@@ -78,15 +78,16 @@ struct DivergenceCommand: AsyncParsableCommand {
             }
             // A divergence found is the answer (exit 1); the streams replay could not check, and the steps damage left
             // unchecked, are still named. Without one, damage is the answer (exit 5), then a reducer not known (6).
-            let needs = unchecked.isEmpty ? nil : Self.needsReducers(unchecked, checked: reports.count)
-            // Damage ends the command (exit 5); a mutation held without its value is no damage: a warning.
-            let damage = damaged.lazy.compactMap { stream in
-                stream.stretches.first { $0.damage != nil }.map { (stream.stream, stream.stretches.filter { $0.damage != nil }, $0.damage!) }
-            }.first.map { stream, stretches, damage in
-                InspectorFailure.readPast(
-                    [(several ? "in stream \(stream), " : "") + "\(Self.named(stretches)) could not be checked, the rest compared"], damage: damage)
-            }
-            for (stream, stretches) in damaged {
+            let needs = withoutReducer.isEmpty ? nil : Self.needsReducers(withoutReducer, checked: reports.count)
+            // Damage ends the command, named in the first stream it was met in (exit 5); a mutation held without its
+            // value is no damage: a warning.
+            let damage = leftUnchecked.lazy.compactMap { stream, stretches -> InspectorFailure? in
+                let damaged = stretches.filter { $0.damage != nil }
+                guard let first = damaged.first?.damage else { return nil }
+                let lead = several ? "in stream \(stream), " : ""
+                return InspectorFailure.readPast(["\(lead)\(Self.named(damaged)) could not be checked, the rest compared"], damage: first)
+            }.first
+            for (stream, stretches) in leftUnchecked {
                 let notRecorded = stretches.filter { $0.damage == nil }
                 guard let first = notRecorded.first else { continue }
                 printDiagnostic("warning: " + (several ? "in stream \(stream), " : "") + "\(Self.named(notRecorded)) could not be checked: \(first.problem)")
