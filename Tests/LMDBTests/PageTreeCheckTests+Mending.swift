@@ -168,6 +168,31 @@ extension PageTreeCheckTests {
         }
     }
 
+    /// A mending walk noted a leaf's first and last keys before it had checked their nodes' offsets: one a bad bit sent
+    /// past the page (its high byte) made every command that reads such a log crash, reading the node's header out of
+    /// the page (found by `DamagedFileTests.byteFlipSweep` in CI, 2026-12-06).
+    @Test("a leaf node's offset a bad bit sent past its page: refused, mended where one bit off, never read past the page", arguments: [0, 4, 9])
+    func nodeOffsetPastThePage(index: Int) throws {
+        let (path, bytes) = try tenValues("offset-past-\(index)")
+        let key = Array("key5".utf8)
+        let leaf = try #require(leafNodes(holding: key, in: bytes).first) / 4096
+        for mask: UInt8 in [0x10, 0x20, 0x40, 0x80, 0xF0] {
+            var damaged = bytes
+            damaged[leaf * 4096 + 16 + 2 * index + 1] ^= mask
+            try Data(damaged).write(to: URL(fileURLWithPath: path))
+            #expect(PageTreeCheck.problem(inDataFile: path) != nil, "mask \(mask)")
+            let records = PageTreeCheck.mendableRecords(inDataFile: path)
+            // One bit off, the offset is the one LMDB wrote, and a copy reads whole; more bits, nothing is mended.
+            if mask.nonzeroBitCount == 1 {
+                let record = try #require(records.first, "mask \(mask)")
+                #expect(records.count == 1 && record.damage == .offset(stated: Int(damaged[leaf * 4096 + 16 + 2 * index]) | Int(damaged[leaf * 4096 + 17 + 2 * index]) << 8))
+                #expect(try mendedCopy(of: path, "mended-offset-\(index)-\(mask)", records: records, key: key).bytes == bytes, "mask \(mask)")
+            } else {
+                #expect(records.isEmpty, "mask \(mask): \(records)")
+            }
+        }
+    }
+
     /// A data file of "small" and "large" in "values", "large" `size` bytes (on overflow pages) and, with `other`, of
     /// "other" as large, with the big-data flag of "large"'s record cleared; `damage` then changes the bytes at the
     /// file offsets of that record's key and of "other"'s. Returns the offset of "large"'s key and its run's first page.

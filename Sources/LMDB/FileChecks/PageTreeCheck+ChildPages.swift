@@ -4,10 +4,11 @@
 /// (``walkChild(_:_:)``, ``undo(to:)``); once every tree is walked, the page one bit from the number stated that heads
 /// the child's subtree is the child (``mendChildPages()``).
 extension PageTreeCheck.Walker {
-    /// Notes the first and the last key of the page read last, a leaf of `count` nodes, in ``leafKeys``.
-    mutating func noteLeafKeys(count: Int) {
-        func key(at index: Int) -> [UInt8] { self.key(of: Node(buffer, at: nodeOffset(index))) }
-        leafKeys = (leafKeys?.first ?? key(at: 0), key(at: count - 1))
+    /// Notes the keys of the nodes at `first` and `last`, the first and last of the page read last (a leaf), in
+    /// ``leafKeys``. A node whose offset a bad bit sent past its page has no key here (the walk then refuses the page).
+    mutating func noteLeafKeys(first: Int, last: Int) {
+        func key(at offset: Int) -> [UInt8] { offset + 8 <= pageSize ? self.key(of: Node(buffer, at: offset)) : [] }
+        leafKeys = (leafKeys?.first ?? key(at: first), key(at: last))
     }
 
     /// A branch node whose child a ``mending`` walk could not walk, as the branch page holds it.
