@@ -181,6 +181,25 @@ struct PageTreeCheckTests {
     }
 
     /// LMDB's readers find a page by its place in the file; a writer frees and copies it by the number it stores.
+    /// LMDB frees a root that loses its last node, so no page it reaches is empty. A bad bit that lowered a root leaf's
+    /// `lower` to 16 (two nodes, 20, to none) was let through, and LMDB's cursor, stepping to the last node, read node
+    /// 65535 past the map: every command died of SIGBUS (found by a sweep of page-header flips, 2026-12-06).
+    @Test("a leaf that holds no node, its lower a bad bit lowered, is refused for reading and writing")
+    func emptyLeaf() throws {
+        let (path, bytes) = try dataFile("empty-leaf", writes: [{ txn, db in
+            for index in 0..<2 { try txn.put(db, key: Array("key\(index)".utf8), value: Array("value-\(index)".utf8)) }
+        }])
+        let leaf = try #require(leafNodes(holding: Array("key1".utf8), in: bytes).first) / 4096
+        #expect(bytes[leaf * 4096 + 12] == 20 && bytes[leaf * 4096 + 13] == 0, "two nodes")
+        var damaged = bytes
+        damaged[leaf * 4096 + 12] ^= 0x04
+        try Data(damaged).write(to: URL(fileURLWithPath: path))
+        for forWriting in [false, true] {
+            #expect(PageTreeCheck.problem(inDataFile: path, forWriting: forWriting) == .damaged(
+                "has a damaged page structure (page \(leaf) of database 'values' holds no node)"), "forWriting: \(forWriting)")
+        }
+    }
+
     @Test("a page's stored number one bit off is read for reading and refused for writing; one gone astray is refused for both")
     func storedPageNumber() throws {
         let (path, bytes) = try tenValues("page-number")
