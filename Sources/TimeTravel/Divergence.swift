@@ -83,6 +83,15 @@ extension TimeMachine {
         } catch TimeTravelError.stepUnreadable(_, _, let damage, _) where passingOverDamage {
             try note(from...from, .damage(damage))
         }
+        /// Restarts replay from `recorded`, the recorded state at `step`, where it reads; else leaves the state unknown.
+        func restart(at step: UInt64, from recorded: Result<Snapshot?, EventLogError>) throws {
+            if case .success(let snapshot?) = recorded, snapshot.sequence == step {
+                (baseStep, base) = (step, try decodeState(snapshot.state, codec: snapshot.codec, at: step))
+            } else {
+                base = nil
+            }
+            (compared, last, count) = (step, nil, 0)
+        }
         let gaps = try gaps()
         for step in snapshots {
             // The recorded state at `step`, or the damage reading it met.
@@ -90,12 +99,8 @@ extension TimeMachine {
             if gaps.contains(where: { $0.lowerBound > baseStep && $0.lowerBound <= step }) || base == nil {
                 // Retention removed entries of this stretch, or damage left its start unknown: replay restarts from
                 // the recorded state after them.
-                if case .failure(let damage) = recorded {
-                    try note(compared + 1...step, .damage(damage))
-                } else if let snapshot = try recorded.get(), snapshot.sequence == step {
-                    (baseStep, base) = (step, try decodeState(snapshot.state, codec: snapshot.codec, at: step))
-                    (compared, last, count) = (step, nil, 0)
-                }
+                if case .failure(let damage) = recorded { try note(compared + 1...step, .damage(damage)) }
+                try restart(at: step, from: recorded)
                 continue
             }
             var replayed = base!
@@ -118,12 +123,7 @@ extension TimeMachine {
                 // after it, where that reads.
                 guard case .corruptEntry = damage else { throw damage }
                 try note(compared + 1...step, .damage(damage))
-                if case .success(let snapshot?) = recorded, snapshot.sequence == step {
-                    (baseStep, base) = (step, try decodeState(snapshot.state, codec: snapshot.codec, at: step))
-                } else {
-                    base = nil
-                }
-                (compared, last, count) = (step, nil, 0)
+                try restart(at: step, from: recorded)
                 continue
             }
             let snapshot: Snapshot?

@@ -432,7 +432,7 @@ public enum PageTreeCheck {
             var stated = 0
             let mendedOffset = mends ? mendOffset(count: count, upper: upper, place) : nil
             func offset(of index: Int) -> Int { index == mendedOffset?.index ? mendedOffset?.offset ?? 0 : nodeOffset(index) }
-            if mends, isLeaf, count > 0 { noteLeafKeys(first: offset(of: 0), last: offset(of: count - 1)) }
+            if mends, isLeaf { noteLeafKeys(first: offset(of: 0), last: offset(of: count - 1)) }
             /// Where the node at `offset` may end: at the next node's offset, or the page's end.
             func room(from offset: Int) -> Int { ((0..<count).map(offset(of:)).filter { $0 > offset }.min() ?? pageSize) - offset }
             for index in 0..<count {

@@ -104,11 +104,11 @@ struct DivergenceCommand: AsyncParsableCommand {
         }
     }
 
-    /// The steps `stretches` name, as a phrase: `#4025…#4439`, `the state at #4439`, or the first and how many more.
+    /// The steps `stretches` name, as a phrase: `#4025…#4439`, `the recorded state at #4439`, then how many more, as
+    /// blame names its stretches.
     private static func named(_ stretches: [DivergenceReport.Unchecked]) -> String {
         let first = stretches[0].steps
-        let one = first.count == 1 ? "the recorded state at #\(first.lowerBound)" : "#\(first.lowerBound)…#\(first.upperBound)"
-        return stretches.count == 1 ? one : "\(one) and \(stretches.count - 1) more \(stretches.count == 2 ? "stretch" : "stretches")"
+        return (first.count == 1 ? "the recorded state at \(first.named)" : first.named) + ClosedRange.more(stretches.count)
     }
 
     /// The streams whose reducer this inspector does not know, which replay cannot check: exit 6, after the others'

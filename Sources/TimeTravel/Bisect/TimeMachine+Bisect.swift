@@ -58,20 +58,20 @@ extension TimeMachine {
             let state: P.State
             do {
                 state = try self.state(at: step)
-            } catch TimeTravelError.stepUnreadable(_, _, let damage, let statesUnknown) where !end {
-                unreadableSteps += statesUnknown.map { ($0, damage) }
-                unreadable = unreadable ?? damage
-                probes.append(BisectProbe(step: step, verdict: .skip))
-                return .skip
-            } catch TimeTravelError.snapshotUnreadable(_, _, let damage, _) where !end {
-                // Without a reducer, a recorded state whose snapshot cannot be read: skipped.
-                unreadable = unreadable ?? damage
-                probes.append(BisectProbe(step: step, verdict: .skip))
-                return .skip
             } catch let error as TimeTravelError where !end {
-                // A mutation held without its value leaves the states up to the next snapshot unknown: skipped.
-                guard case .valueNotRecorded = error else { throw error }
-                notRecorded = notRecorded ?? error
+                switch error {
+                case .stepUnreadable(_, _, let damage, let statesUnknown):
+                    unreadableSteps += statesUnknown.map { ($0, damage) }
+                    unreadable = unreadable ?? damage
+                case .snapshotUnreadable(_, _, let damage, _):
+                    // Without a reducer, a recorded state whose snapshot cannot be read.
+                    unreadable = unreadable ?? damage
+                case .valueNotRecorded:
+                    // A mutation held without its value leaves the states up to the next snapshot unknown.
+                    notRecorded = notRecorded ?? error
+                default:
+                    throw error
+                }
                 probes.append(BisectProbe(step: step, verdict: .skip))
                 return .skip
             }
