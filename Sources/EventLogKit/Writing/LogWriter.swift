@@ -9,7 +9,7 @@ import LMDB
 /// the thread that began it, so no write transaction is ever begun anywhere else.
 final class LogWriter: @unchecked Sendable {
     // Lock discipline: every `var` in the first group is read and written only while holding `mutex`.
-    // `indexTips` belongs to the writer thread alone. Everything else is immutable. The mutex already makes
+    // `committer` and the fields that say so belong to the writer thread alone. Everything else is immutable. The mutex already makes
     // every access exclusive, so the queue, which every append modifies, skips the runtime's exclusivity check.
     private let mutex = PosixMutex()
     private let workAvailable = PosixCondition()
@@ -71,25 +71,6 @@ final class LogWriter: @unchecked Sendable {
     /// dropped once that item is committed, so every entry that names it finds it.
     private var retiring: [(id: EncoderID, ticket: UInt64)] = []
 
-    /// The index's largest key and each stream's last block written (writer thread only).
-    private var indexTips: StreamIndex.Tips
-    /// Call sites already in `sites`, by text and by the address of the compiler's file name and the line, so that
-    /// a known site costs one lookup and no formatting (writer thread only, so unchecked, as `recentSourceSites`).
-    @exclusivity(unchecked) private var siteIDs: [String: UInt32]
-    @exclusivity(unchecked) private var sourceSiteIDs: [SourceSite: UInt32] = [:]
-    /// The number the next new call site gets: one above every number in `sites`, damaged records included.
-    private var nextSiteID: UInt32
-
-    private struct SourceSite: Hashable {
-        let file: UInt
-        let line: UInt
-    }
-    /// Committed sites by the address and line hashed to one of 64 slots, looked at before `sourceSiteIDs`: hashing a
-    /// site for the dictionary cost every action about 250 instructions, and an app sends from a few places. Writer
-    /// thread only, so unchecked: the runtime's exclusivity check of a class's property cost each look 75 more.
-    @exclusivity(unchecked) private var recentSourceSites = [(site: SourceSite, id: UInt32)](repeating: (SourceSite(file: 0, line: 0), 0), count: 64)
-    /// The buffer a batch's payloads are encoded into, kept from batch to batch (writer thread only).
-    private var spareBytes = ByteBuffer(capacity: EncodedBatch.initialBuffer)
     /// The array of the batch before, emptied: the queue's next buffer, so that appends fill memory already in use
     /// (a new array grew by copying every queued item and touched fresh pages on the sender). Writer thread only;
     /// swapped in under `mutex`.
@@ -113,9 +94,8 @@ final class LogWriter: @unchecked Sendable {
     /// Left once the writer thread has returned from `run()` and let go of the writer (its storage with it): ``close()``
     /// waits for that, so that a log closed here holds no environment that a later open in this process would find.
     private let threadExited = DispatchGroup()
-    /// The items of the commit that failed, its entries and bytes: they go back to the front of the queue (writer
-    /// thread only).
-    private var failedBatch: (items: [WriteItem], entries: Int, bytes: Int)?
+    /// Encodes and writes each batch (writer thread only).
+    private var committer: BatchCommitter
     /// The most bytes one commit takes from the queue, when retention keeps the log within a byte budget: an
     /// eighth of it, so that one commit cannot push the file past the budget.
     private let batchByteLimit: Int?
@@ -132,18 +112,15 @@ final class LogWriter: @unchecked Sendable {
         self.onResumed = configuration.onWriteResumed
         self.retryInterval = configuration.writeRetryInterval.flatMap { $0 > .zero ? $0 : nil }
         self.batchByteLimit = configuration.retention?.maxBytes.map { max(64 << 10, $0 / 8) }
-        let (highest, floor, lastIndex) = try storage.read { txn in
+        let (highest, floor) = try storage.read { txn in
             let highest = try storage.highestEntry(txn) ?? 0
             let floor = try txn.get(storage.meta, key: Array(LogLayout.MetaKey.sequenceFloor.utf8))
                 .flatMap { UInt64(String(decoding: $0, as: UTF8.self)) } ?? 0
-            return (highest, floor, try storage.index.lastKey(txn) ?? (0, 0))
+            return (highest, floor)
         }
-        let sites = try storage.callSites()
-        siteIDs = sites.reduce(into: [:]) { $0[$1.value] = $1.key }
-        nextSiteID = try storage.highestSiteNumber() + 1
         lastCommittedSequence = max(highest, floor)
         nextSequence = lastCommittedSequence + 1
-        indexTips = StreamIndex.Tips(lastKey: lastIndex)
+        committer = try BatchCommitter(storage: storage, durability: durability)
         threadExited.enter()
         let thread = Thread { [weak self, threadExited] in
             self?.run()
@@ -507,7 +484,7 @@ final class LogWriter: @unchecked Sendable {
                     // A last round, so a closed log is within its bounds.
                     maintenance = nil
                     mutex.unlock()
-                    for _ in 0..<64 where maintainAlone(maintain, Self.idleMaintenanceEntries) {}
+                    for _ in 0..<64 where committer.maintain(maintain, allowance: Self.idleMaintenanceEntries) {}
                     mutex.lock()
                 }
                 if queue.isEmpty && closing { return finish() }
@@ -558,10 +535,11 @@ final class LogWriter: @unchecked Sendable {
 
             let step = maintain.flatMap { maintain in maintenanceAllowance().map { (maintain, $0) } }
             // The batch is lent to the commit, which moves its items out as it encodes them instead of copying them.
-            let result: Result<Committed, EventLogError>
+            let result: Result<BatchCommitter.Committed, EventLogError>
             do {
                 // Consumed, so that the writer holds no encoder past the commit: one retired after it is let go.
-                result = .success(try commit(&batch, entryCount: unwritten, encoders: consume encoders, maintaining: step))
+                result = .success(try committer.commit(
+                    &batch, entryCount: unwritten, encoders: consume encoders, maintaining: step, queueCapacity: capacity))
             } catch {
                 result = .failure(error)
             }
@@ -591,11 +569,10 @@ final class LogWriter: @unchecked Sendable {
                     unwritten: unwritten + queuedEntries, underlying: Self.reason(error, path: storage.path))
                 failure = writeFailed
                 // The batch goes back to the front of the queue, to be written when writing resumes.
-                if let back = failedBatch {
+                if let back = committer.takeUnwritten() {
                     queue.insert(contentsOf: back.items, at: 0)
                     queuedEntries += back.entries
                     queuedBytes += back.bytes
-                    failedBatch = nil
                 }
                 // Reported once a stop: a retry that fails again only updates the error.
                 if retrying { retriesEnded += 1 } else { stopped = writeFailed }
@@ -773,26 +750,11 @@ final class LogWriter: @unchecked Sendable {
         var more = false
         if let maintain {
             for _ in 0..<8 {
-                more = maintainAlone(maintain, Self.idleMaintenanceEntries)
+                more = committer.maintain(maintain, allowance: Self.idleMaintenanceEntries)
                 guard more, mutex.withLock({ queue.isEmpty }) else { break }
             }
         }
         mutex.withLock { maintenancePending = more }
-    }
-
-    /// One maintenance step in a transaction of its own; whether more remains. A step that fails is undone.
-    private func maintainAlone(_ maintain: Maintenance, _ allowance: Int) -> Bool {
-        do {
-            return try storage.write { txn in try maintain(txn, allowance) }
-        } catch {
-            maintenanceUndone()
-            return false
-        }
-    }
-
-    /// After a maintenance step's transaction was undone: stream descriptors it cached were never committed.
-    private func maintenanceUndone() {
-        _ = try? storage.reloadStreams()
     }
 
     /// Why a commit failed, for ``EventLogError/writeFailed(path:lastCommitted:unwritten:underlying:)``: LMDB's words,
@@ -810,220 +772,5 @@ final class LogWriter: @unchecked Sendable {
         guard statvfs(path, &status) == 0 else { return nil }
         let bytes = UInt64(status.f_bavail) * UInt64(status.f_frsize)
         return bytes < 1 << 20 ? "\(bytes) bytes" : bytes < 1 << 30 ? "\(bytes >> 20) MiB" : "\(bytes >> 30) GiB"
-    }
-
-    /// What a commit wrote: its last sequence number, whether maintenance remains (`nil` when no step ran), and how
-    /// many streams' index it wrote to.
-    private struct Committed {
-        var last: UInt64?
-        var more: Bool?
-        var streams: Int
-    }
-
-    /// Writes `batch`, which holds `entryCount` entries, in one transaction (growing the map and redoing it when full),
-    /// then, when `step` is given, a maintenance step in the same transaction.
-    private func commit(
-        _ batch: inout [WriteItem], entryCount: Int, encoders: NumberTable<DeferredEncoding>, maintaining step: (Maintenance, Int)?
-    ) throws(EventLogError) -> Committed {
-        // Encoding happens here, on the writer thread, before the write transaction: senders only queued values.
-        // The buffer comes back after a commit; one that throws leaves an empty one, which allocates when used.
-        var buffer = ByteBuffer(capacity: 0)
-        swap(&buffer, &spareBytes)
-        var encoded = EncodedBatch(&batch, entryCount: entryCount, encoders: encoders, into: buffer)
-        let lastSequence = encoded.entries.last?.sequence
-        var newSites: [String: UInt32] = [:]
-        var newSourceSites: [SourceSite: UInt32] = [:]
-        var more: Bool?
-        var streamsWritten = 0
-        var stepFailed = false
-        // The batch is passed, not captured: a local function's capture could not be consumed after (by `takePayloads`).
-        func writeBatch(_ encoded: inout EncodedBatch, maintaining step: (Maintenance, Int)?) throws(EventLogError) -> StreamIndex.Tips {
-            try storage.write { txn in
-                for info in encoded.streams {
-                    try txn.put(storage.streams, key: KeyCoding.stream(info.id), value: StreamRecord.encode(info), flags: .noOverwrite)
-                }
-                var tips = self.indexTips
-                var indexed = IndexItems(capacity: encoded.entries.count)
-                // Sites new in this transaction, made afresh when the body runs again (the map had to grow), and
-                // kept in locals until the end: the captured variables would cost an access check per entry.
-                var sites: [String: UInt32] = [:], sourceSites: [SourceSite: UInt32] = [:]
-                // In place: each entry is lent to `write` where it lies, not copied out of the array. One cursor
-                // appends them all, in blocks.
-                try txn.withCursor(storage.entries) { cursor in
-                    var appender = try EntryAppender(cursor)
-                    try encoded.withEntries { entries, payloads in
-                        for index in entries.indices {
-                            try write(&entries[index], payloads, &appender, txn, &indexed, &sites, &sourceSites)
-                        }
-                    }
-                    try appender.finish()
-                }
-                (newSites, newSourceSites) = (sites, sourceSites)
-                for index in encoded.snapshots.indices {
-                    try write(encoded.snapshots[index], txn)
-                }
-                // The index takes each stream's entries at once: its last block is rewritten once a commit.
-                let byStream = indexed.byStream()
-                try storage.index.append(txn, byStream.items, streams: byStream.streams, tips: &tips)
-                streamsWritten = byStream.streams.count
-                if let (maintain, allowance) = step {
-                    do {
-                        more = try maintain(txn, allowance)
-                    } catch let error as LMDBError where error.isMapFull || error.isMapResized {
-                        throw error
-                    } catch {
-                        stepFailed = true
-                        throw error
-                    }
-                }
-                return tips
-            }
-        }
-        let tips: StreamIndex.Tips
-        do throws(EventLogError) {
-            do {
-                tips = try writeBatch(&encoded, maintaining: step)
-            } catch {
-                // A failed step undid the whole transaction: write the batch again, without it.
-                guard stepFailed else { throw error }
-                maintenanceUndone()
-                more = nil
-                tips = try writeBatch(&encoded, maintaining: nil)
-            }
-        } catch {
-            // Nothing of it was committed: it is kept, to be written when writing resumes.
-            failedBatch = encoded.requeued()
-            throw error
-        }
-        indexTips = tips
-        if !encoded.streams.isEmpty { storage.committedStreams(encoded.streams.map(\.id)) }
-        siteIDs.merge(newSites) { old, _ in old }
-        nextSiteID += UInt32(newSites.count)
-        sourceSiteIDs.merge(newSourceSites) { old, _ in old }
-        let needsSync = encoded.needsSync
-        spareBytes = encoded.takePayloads(keepingAtMost: EncodedBatch.largestKeptBuffer(entries: capacity))
-        if needsSync && durability == .noSync {
-            try storage.storage { () throws in try storage.environment.sync(force: true) }
-        }
-        return Committed(last: lastSequence, more: more, streams: streamsWritten)
-    }
-
-    private func write(_ snapshot: Snapshot, _ txn: Transaction) throws {
-        let key = KeyCoding.streamSequence(snapshot.streamID, snapshot.sequence)
-        try key.withUnsafeBytes { key in
-            try txn.reserve(storage.snapshots, key: key, size: SnapshotRecord.size(stateBytes: snapshot.state.count)) {
-                SnapshotRecord.write(snapshot, into: $0)
-            }
-        }
-    }
-
-    /// Appends `entry` to its block and its index item to `indexed`. The entry is `inout` though it is only read: so
-    /// it is read where it lies in the batch; passed by value out of the batch's buffer it was copied first.
-    private func write(
-        _ entry: inout EntryRecord.Encoded, _ payloads: UnsafeRawBufferPointer, _ entries: inout EntryAppender, _ txn: Transaction,
-        _ indexed: inout IndexItems, _ newSites: inout [String: UInt32], _ newSourceSites: inout [SourceSite: UInt32]
-    ) throws {
-        try entries.append(entry, payload: UnsafeRawBufferPointer(rebasing: payloads[entry.payload]))
-        // An action's call site goes into the index as the number of an interned text in `sites`.
-        var item = StreamIndex.Item(sequence: entry.sequence, kind: entry.kind.rawValue)
-        if let site = entry.callSite, let id = try siteID(site, txn, &newSites, &newSourceSites) { item.site = id }
-        indexed.append(item, stream: entry.streamID)
-    }
-
-    /// A commit's index items, gathered by stream. Items are appended as they come, and each run of one stream's items
-    /// is noted where it starts; at the end the runs are moved together by stream (a counting sort of runs), the
-    /// streams in the order they first appear. A commit to one stream is one run, handed on as it is. Where an array
-    /// for each stream took its items, a batch that alternates between a server's many sessions swapped arrays in
-    /// and out every few entries.
-    private struct IndexItems {
-        private var items: [StreamIndex.Item] = []
-        /// Where each run starts in `items`, and its stream's number in `streams`.
-        private var runs: [(start: Int, group: Int32)] = []
-        /// Each stream, in the order they first appear.
-        private var streams: [UInt32] = []
-        /// Each stream's number in `streams`, looked up when a run starts.
-        private var groups = NumberTable<Int32>()
-        private var current: UInt32?
-
-        /// Room for `capacity` items.
-        init(capacity: Int) { items.reserveCapacity(capacity) }
-
-        mutating func append(_ item: StreamIndex.Item, stream: UInt32) {
-            if current != stream { startRun(stream) }
-            items.append(item)
-        }
-
-        private mutating func startRun(_ stream: UInt32) {
-            current = stream
-            let group: Int32
-            if let known = groups[stream] {
-                group = known
-            } else {
-                group = Int32(streams.count)
-                groups[stream] = group
-                streams.append(stream)
-            }
-            runs.append((items.count, group))
-        }
-
-        /// Each stream's items, in the order streams first appear: all of them in `items`, each stream's in its range.
-        consuming func byStream() -> (items: [StreamIndex.Item], streams: [(stream: UInt32, range: Range<Int>)]) {
-            guard runs.count > 1 else { return (items, streams.map { ($0, items.indices) }) }
-            func end(ofRun index: Int) -> Int { index + 1 < runs.count ? runs[index + 1].start : items.count }
-            // Each stream's item count, then where its items start.
-            var starts = [Int](repeating: 0, count: streams.count)
-            for index in runs.indices { starts[Int(runs[index].group)] += end(ofRun: index) - runs[index].start }
-            var ranges: [(stream: UInt32, range: Range<Int>)] = []
-            ranges.reserveCapacity(streams.count)
-            var start = 0
-            for (group, stream) in streams.enumerated() {
-                let count = starts[group]
-                starts[group] = start
-                ranges.append((stream, start..<start + count))
-                start += count
-            }
-            let sorted = [StreamIndex.Item](unsafeUninitializedCapacity: items.count) { sorted, initialized in
-                items.withUnsafeBufferPointer { items in
-                    for index in runs.indices {
-                        let run = runs[index].start..<end(ofRun: index), group = Int(runs[index].group)
-                        (sorted.baseAddress! + starts[group]).initialize(from: items.baseAddress! + run.lowerBound, count: run.count)
-                        starts[group] += run.count
-                    }
-                }
-                initialized = items.count
-            }
-            return (sorted, ranges)
-        }
-    }
-
-    /// The number of call site `site`, interned in `sites` in this transaction when it is new; `nil` in a log
-    /// without that database.
-    private func siteID(
-        _ site: EntryRecord.Site, _ txn: Transaction, _ newSites: inout [String: UInt32], _ newSourceSites: inout [SourceSite: UInt32]
-    ) throws -> UInt32? {
-        guard case .source(let fileID, let line) = site, fileID.hasPointerRepresentation else {
-            return try siteID(text: site.text, txn, &newSites)
-        }
-        let key = SourceSite(file: UInt(bitPattern: fileID.utf8Start), line: line)
-        let slot = Int(truncatingIfNeeded: (key.file >> 4) ^ (key.line &* 31)) & (recentSourceSites.count - 1)
-        // A file's address is never 0, so an empty slot matches nothing.
-        if recentSourceSites[slot].site == key { return recentSourceSites[slot].id }
-        if let id = sourceSiteIDs[key] {
-            recentSourceSites[slot] = (key, id)
-            return id
-        }
-        if let id = newSourceSites[key] { return id }
-        let id = try siteID(text: site.text, txn, &newSites)
-        newSourceSites[key] = id
-        return id
-    }
-
-    private func siteID(text site: String, _ txn: Transaction, _ newSites: inout [String: UInt32]) throws -> UInt32? {
-        if let id = siteIDs[site] ?? newSites[site] { return id }
-        guard let sites = storage.sites else { return nil }
-        let id = nextSiteID + UInt32(newSites.count)
-        try txn.put(sites, key: KeyCoding.stream(id), value: SiteRecord.encode(site))
-        newSites[site] = id
-        return id
     }
 }
