@@ -178,7 +178,7 @@ struct TimelineTests {
         try await browserCheck(laterOut, ["--step", "\(step)", "--expect-note", "Not known at this step: it would be rebuilt through entries that could not be read."])
     }
 
-    @Test("without the reducer, a recorded state whose snapshot cannot be read is named so in the page, the browser and log --changes, exit 5")
+    @Test("without the reducer, a recorded state whose snapshot cannot be read is named so in the page, the browser, log --changes and show, exit 5")
     func unreadableSnapshot() async throws {
         let path = scratch.file("damaged-snapshot.reactorlog")
         #expect(try await Tool.run(["demo", "--out", path, "--actions", "2000", "--durability", "nosync"]).status == 0)
@@ -198,6 +198,11 @@ struct TimelineTests {
         #expect(listed.status == 5 && listed.lines.last?.trimmingCharacters(in: .whitespaces) == "state not known: it was recorded in a snapshot that cannot be read", "\(listed.output)")
         let json = try await Tool.run("example-inspector", ["log", path, "--stream", "counter", "--changes", "--from", "\(damaged)", "--to", "\(damaged)", "--json"])
         #expect(json.output.contains(#""stateUnknown":"snapshotUnreadable""#), "\(json.output)")
+        // `show` of the mutation whose state after it is the damaged one: the state before it was not recorded either,
+        // which alone said "the states around it were not recorded", exit 0.
+        let shown = try await Tool.run("example-inspector", ["show", path, "\(damaged)"])
+        #expect(shown.status == 5, "\(shown.output)")
+        #expect(shown.lines.contains { $0.hasPrefix("state change: not shown: The state of 'counter' at #\(damaged) was recorded in a snapshot that cannot be read") }, "\(shown.output)")
     }
 
     @Test("in a browser, an integer past 2^53 and a long decimal show every digit in the tree, the diff and blame")

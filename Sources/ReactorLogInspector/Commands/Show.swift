@@ -140,8 +140,18 @@ struct Show: AsyncParsableCommand {
     }
 
     /// The difference a mutation made to its stream's state: from the state at the step before it to the state at it.
+    /// Where neither can be had, damage is what it throws: without the reducer, the state before a mutation is seldom
+    /// recorded, and that alone would hide a damaged snapshot holding the state after it.
     private static func change(made mutation: LogEntry, in session: Session) throws -> StateDiff {
         let machine = try session.machine(for: try session.stream(mutation.stream))
-        return try machine.diff(from: mutation.sequence - 1, to: mutation.sequence)
+        let before = Result { try machine.json(at: mutation.sequence - 1) }, after = Result { try machine.json(at: mutation.sequence) }
+        switch (before, after) {
+        case (.success(let before), .success(let after)):
+            return StateDiff(from: before, to: after)
+        case (.failure(let error), .failure(let other)) where needsReducer(error) && !needsReducer(other):
+            throw other
+        case (.failure(let error), _), (_, .failure(let error)):
+            throw error
+        }
     }
 }
