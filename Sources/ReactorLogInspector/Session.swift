@@ -271,8 +271,9 @@ func inspect(_ body: () async throws -> Void) async throws {
 }
 
 /// Runs a command body on the log at `path`, opened read-only (``Session/open(_:)``), as ``inspect(_:)`` runs one.
-/// When the body's reads went around damage to a stream's index (``EventLog/bypassedIndexDamage``), its output is
-/// whole, but the log is damaged: a warning line says so for each such stream, and the exit stays 0.
+/// When the body's reads went around damage to a stream's index (``EventLog/bypassedIndexDamage``) or rebuilt states
+/// from a snapshot earlier than one that cannot be read (``EventLog/passedOverSnapshotDamage``), its output is whole,
+/// but the log is damaged: a warning line says so for each such stream, and the exit stays 0.
 func inspect(opening path: String, _ body: (Session) async throws -> Void) async throws {
     try await inspect {
         let session = try Session.open(path)
@@ -292,12 +293,16 @@ func inspect(opening path: String, _ body: (Session) async throws -> Void) async
                 "\(session.whatWasRead) `\(ReactorLogInspector.commandName) compact` copies what was read into a sound log.", exit: .corrupt)
         }
         let damages = session.log.bypassedIndexDamage
-        guard !damages.isEmpty else { return }
-        let names = Dictionary(try session.log.streams().map { ($0.id, $0.name) }) { first, _ in first }
-        for damage in damages {
-            guard case .corruptIndex(let id, _, _) = damage else { continue }
-            let stream = names[id].map { "stream '\($0)'" } ?? "stream id \(id)"
-            printDiagnostic("warning: \(stream) was read from the whole log, past its damaged index; what is shown is whole: \(InspectorFailure(damage).message)")
+        if !damages.isEmpty {
+            let names = Dictionary(try session.log.streams().map { ($0.id, $0.name) }) { first, _ in first }
+            for damage in damages {
+                guard case .corruptIndex(let id, _, _) = damage else { continue }
+                let stream = names[id].map { "stream '\($0)'" } ?? "stream id \(id)"
+                printDiagnostic("warning: \(stream) was read from the whole log, past its damaged index; what is shown is whole: \(InspectorFailure(damage).message)")
+            }
+        }
+        for damage in session.log.passedOverSnapshotDamage {
+            printDiagnostic("warning: states were rebuilt from a snapshot earlier than one that cannot be read; what is shown is whole: \(InspectorFailure(damage).message)")
         }
     }
 }

@@ -399,7 +399,7 @@ struct BadInputTests {
         #expect(kept == 4)
     }
 
-    @Test("a snapshot whose record is damaged: a state is rebuilt from the snapshot before it, while latestSnapshot names the damage")
+    @Test("a snapshot whose record is damaged: a state is rebuilt from the snapshot before it, the damage kept as passed over, while latestSnapshot names it")
     func damagedSnapshotRecord() throws {
         let (path, sequences) = try logOfSnapshots("snapshot-record.reactorlog")
         // A bit of the record's timestamp (bytes 24 to 31 of the record, which follows the 12-byte key).
@@ -407,8 +407,13 @@ struct BadInputTests {
         let log = try EventLog.openReadOnly(at: path)
         let error = #expect(throws: EventLogError.self) { try log.latestSnapshot(stream: "counter", atOrBefore: sequences[2]) }
         #expect(error == .corruptSnapshot(stream: "counter", sequence: sequences[2], reason: "its checksum does not match its contents"))
+        // A rebuild that does not pass the damage notes none; one that does keeps it, once.
+        #expect(try log.recoveryPoint(stream: "counter", atOrBefore: sequences[1]).sequence == sequences[1])
+        #expect(log.passedOverSnapshotDamage.isEmpty)
         #expect(try log.recoveryPoint(stream: "counter", atOrBefore: sequences[2]).sequence == sequences[1])
+        #expect(try log.recoveryPoint(stream: "counter", atOrBefore: sequences[3]).sequence == sequences[3])
         #expect(try log.recoveryPoint(stream: "counter", atOrBefore: sequences[4]).sequence == sequences[4])
+        #expect(log.passedOverSnapshotDamage == [error])
     }
 
     @Test("with a snapshot's key or record damaged, no earlier snapshot serves to rebuild a state when entries on the way are gone: a trim's, or a gap's", arguments: [true, false], [true, false])

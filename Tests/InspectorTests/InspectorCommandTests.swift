@@ -1199,6 +1199,31 @@ struct GenericModeTests {
         #expect(clean.status == 0 && clean.error.isEmpty, "\(clean.error)")
     }
 
+    @Test("with the reducer, a state rebuilt past a snapshot that cannot be read is whole, exit 0, and a warning names the snapshot")
+    func stateAcrossUnreadableSnapshot() async throws {
+        let path = scratch.file("damaged-snapshot.reactorlog")
+        #expect(try await Tool.run(["demo", "--out", path, "--actions", "2000", "--durability", "nosync"]).status == 0)
+        let snapshots = try EventLog.openReadOnly(at: path).snapshotSequences(stream: "counter")
+        let middle = snapshots[snapshots.count / 2]
+        // The states as the sound log gives them, at the snapshot, after it, and before it.
+        let steps = [middle, middle + 5, middle - 5]
+        var sound: [String] = []
+        for step in steps { sound.append(try await Tool.run(["state", path, "--at", "\(step)", "--stream", "counter"]).output) }
+        let key = try LogDamage.flipByte(of: path, database: "snapshots", mask: 0x40) { $0[$0.count / 2] }
+        #expect(key.suffix(8).reduce(0) { $0 << 8 | UInt64($1) } == middle)
+        for (step, expected) in zip(steps, sound) {
+            // reactorlog knows the counter reactor: it rebuilds from the snapshot before, the same state.
+            let result = try await Tool.run(["state", path, "--at", "\(step)", "--stream", "counter"])
+            #expect(result.status == 0 && result.output == expected, "#\(step): \(result.output)\(result.error)")
+            let warning = "reactorlog: warning: states were rebuilt from a snapshot earlier than one that cannot be read; what is shown is whole: The snapshot of stream 'counter' at #\(middle) is corrupt: "
+            if step >= middle {
+                #expect(result.error.hasPrefix(warning) && result.error.split(separator: "\n").count == 1, "#\(step): \(result.error)")
+            } else {
+                #expect(result.error.isEmpty, "a state before the damage passes over nothing: \(result.error)")
+            }
+        }
+    }
+
     @Test("state, diff and blame show a decimal's every digit, and see a change in its twentieth")
     func longDecimals() async throws {
         let path = scratch.file("ledger.reactorlog")

@@ -295,7 +295,7 @@ extension EventLog {
     /// (snapshot keys out of order, a snapshot's record) does not stop a rebuild either: the latest intact snapshot a
     /// read of every key finds serves instead, since replaying more mutations from an earlier one rebuilds the same
     /// state, unless entries on the way are gone (a trim's, or a gap retention left), which only the damaged snapshot
-    /// could bridge.
+    /// could bridge. The damage passed over so is kept (``passedOverSnapshotDamage``).
     func latestSnapshot(stream info: StreamInfo, atOrBefore sequence: UInt64, orEarlier: Bool = false) throws(EventLogError) -> Snapshot? {
         try storage.read { txn in
             try txn.withCursor(storage.snapshots) { cursor -> Snapshot? in
@@ -316,12 +316,15 @@ extension EventLog {
                     // sound tree's: what counts is then the latest record's damage, as under a sound key (a trimmed
                     // stream's base then costs the states before the next).
                     var earlier: Snapshot?
+                    // What the rebuild passes over: a snapshot that does not read, or keys that hide where the latest is.
+                    var passedOver = keysDamaged && !scan.isWhole ? damage : nil
                     for (index, found) in scan.found.enumerated() {
                         do throws(EventLogError) {
                             earlier = try decode(found)
                             break
                         } catch {
                             if index == 0, keysDamaged, scan.isWhole { damage = error }
+                            passedOver = passedOver ?? error
                         }
                     }
                     let gaps = try storage.gapRanges(txn, stream: info.id)
@@ -329,10 +332,18 @@ extension EventLog {
                     if earlier == nil && info.sequenceFloor > 0 || gaps.contains(where: { $0.lowerBound > from && $0.lowerBound <= sequence }) {
                         throw damage
                     }
+                    if let passedOver { storage.notePassedOver(passedOver, stream: info.id) }
                     return earlier
                 }
             }
         }
+    }
+
+    /// Damage among snapshots that rebuilds of this log in this process passed over, rebuilding from an earlier snapshot
+    /// instead (``recoveryPoint(stream:atOrBefore:)``): the first found in each stream, in order of stream id. Every state
+    /// so rebuilt is the one the damaged snapshot held; what it costs is time. ``verify(progress:)`` reports all of it.
+    public var passedOverSnapshotDamage: [EventLogError] {
+        storage.passedOverSnapshotDamage
     }
 
     /// The sequence numbers of every snapshot of stream `name`, in order.
@@ -375,7 +386,8 @@ extension EventLog {
     ///
     /// When damage (which ``verify(progress:)`` reports) hides the latest snapshot or spoils its record, an earlier
     /// intact one serves, or the initial state: the same state, rebuilt from more mutations. When entries on the way
-    /// from there are gone (trimmed, or a gap retention left), the damage is thrown instead.
+    /// from there are gone (trimmed, or a gap retention left), the damage is thrown instead. The damage passed over is
+    /// kept in ``passedOverSnapshotDamage``.
     public func recoveryPoint(stream name: String, atOrBefore sequence: UInt64) throws(EventLogError) -> RecoveryPoint {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
         return try recoveryPoint(stream: info, atOrBefore: sequence)

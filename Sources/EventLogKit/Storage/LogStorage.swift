@@ -29,6 +29,9 @@ final class LogStorage: Sendable {
     private let siteCache = Mutex<[UInt32: String]>([:])
     /// The first damage found in each stream's index that a read went around (``EventLog/bypassedIndexDamage``).
     private let bypassed = Mutex<[UInt32: EventLogError]>([:])
+    /// The first damage among each stream's snapshots that a rebuild passed over for an earlier snapshot
+    /// (``EventLog/passedOverSnapshotDamage``).
+    private let passedOver = Mutex<[UInt32: EventLogError]>([:])
 
     /// The lock file this storage's environment opened: a second environment of this process must never share it
     /// (closing either would clear the other's readers and drop its locks).
@@ -809,6 +812,16 @@ final class LogStorage: Sendable {
     /// The damage ``noteBypassed(_:)`` kept, by stream id.
     var bypassedIndexDamage: [EventLogError] {
         bypassed.withLock { found in found.keys.sorted().compactMap { found[$0] } }
+    }
+
+    /// Keeps `damage`, among stream `id`'s snapshots, as passed over, unless damage there already is.
+    func notePassedOver(_ damage: EventLogError, stream id: UInt32) {
+        passedOver.withLock { if $0[id] == nil { $0[id] = damage } }
+    }
+
+    /// The damage ``notePassedOver(_:stream:)`` kept, by stream id.
+    var passedOverSnapshotDamage: [EventLogError] {
+        passedOver.withLock { found in found.keys.sorted().compactMap { found[$0] } }
     }
 
     /// Every stream, by id.
