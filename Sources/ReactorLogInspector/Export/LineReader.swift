@@ -1,0 +1,47 @@
+import Foundation
+
+/// Reads a text file line by line, a buffer at a time; a line that is not valid UTF-8 is an error.
+final class LineReader {
+    /// The first line is not valid UTF-8: the file is no text at all. (A later line's is an ``InspectorFailure``
+    /// naming it.)
+    struct NotText: Error {}
+
+    private let handle: FileHandle
+    private var buffer = Data()
+    private var atEnd = false
+
+    init?(path: String) {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        self.handle = handle
+    }
+
+    deinit {
+        try? handle.close()
+    }
+
+    /// The next line, without its newline; `nil` at the end.
+    func nextLine(file: String, number: Int) throws -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = buffer[buffer.startIndex..<newline]
+                buffer.removeSubrange(buffer.startIndex...newline)
+                return try text(line, file: file, number: number)
+            }
+            if atEnd {
+                guard !buffer.isEmpty else { return nil }
+                defer { buffer.removeAll() }
+                return try text(buffer, file: file, number: number)
+            }
+            let chunk = (try? handle.read(upToCount: 1 << 16)) ?? nil
+            if let chunk, !chunk.isEmpty { buffer.append(chunk) } else { atEnd = true }
+        }
+    }
+
+    private func text(_ bytes: Data, file: String, number: Int) throws -> String {
+        guard let text = String(bytes: bytes, encoding: .utf8) else {
+            if number == 1 { throw NotText() }
+            throw InspectorFailure("\(file) line \(number) cannot be imported: it is not valid UTF-8. Nothing was imported.", exit: .invalidArgument)
+        }
+        return text
+    }
+}
