@@ -7,8 +7,8 @@ struct Diff: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show what changed in a stream's state between two steps.")
 
     @OptionGroup var log: LogArgument
-    @Argument(help: "The earlier step.") var a: UInt64
-    @Argument(help: "The later step.") var b: UInt64
+    @Argument(help: ArgumentHelp("The earlier step (0: the initial state).", valueName: "from")) var a: UInt64
+    @Argument(help: ArgumentHelp("The later step.", valueName: "to")) var b: UInt64
     @OptionGroup var streamOption: StreamOption
     @OptionGroup var output: OutputOptions
 
