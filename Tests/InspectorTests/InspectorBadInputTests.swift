@@ -127,6 +127,18 @@ struct InspectorBadInputTests {
         #expect(blame.status == 5 && blame.output.contains("#28…#33  not readable  ? → \"rx\""), "\(blame.output)\(blame.error)")
         let timeline = try await Tool.run(["timeline", log, "--stream", "search", "--out", scratch.file("damaged-base-\(String(describing: keySize)).html")])
         #expect(timeline.status == 5 && timeline.output.hasPrefix("Wrote"), "\(timeline.output)\(timeline.error)")
+        // verify sums up what the damaged record costs: the states up to the next snapshot, as `state` says.
+        guard keySize == nil else { return }
+        let verify = try await Tool.run(["verify", log])
+        #expect(verify.status == 1 && verify.lines.contains { $0.hasPrefix("DAMAGED: ") && $0.hasSuffix("; the first problem is the snapshot at #27.") }, "\(verify.output)")
+        #expect(verify.lines.contains(
+            "The snapshot of 'search' at #27 cannot be read, and the entries before it are gone (trimmed, or removed by retention): the states of 'search' from #27 to #32 cannot be rebuilt."
+        ), "\(verify.output)")
+        #expect(!verify.output.contains("To get a sound log"), "\(verify.output)")
+        let json = try await Tool.run(["verify", log, "--json"])
+        let snapshots = try #require((try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])?["unreadableSnapshots"] as? [[String: Any]])
+        #expect(snapshots.count == 1 && snapshots[0]["at"] as? Int == 27 && snapshots[0]["stream"] as? String == "search")
+        #expect(snapshots.first?["statesUnknown"] as? [String: Int] == ["from": 27, "until": 33], "\(json.output)")
     }
 
     /// Before 2026-12-04 (session 76) the trim left it behind: its walk over the snapshots, once a seek met the key,

@@ -1199,7 +1199,7 @@ struct GenericModeTests {
         #expect(clean.status == 0 && clean.error.isEmpty, "\(clean.error)")
     }
 
-    @Test("with the reducer, a state rebuilt past a snapshot that cannot be read is whole, exit 0, and a warning names the snapshot")
+    @Test("with the reducer, a state rebuilt past a snapshot that cannot be read is whole, exit 0, and a warning names the snapshot; verify says what it costs")
     func stateAcrossUnreadableSnapshot() async throws {
         let path = scratch.file("damaged-snapshot.reactorlog")
         #expect(try await Tool.run(["demo", "--out", path, "--actions", "2000", "--durability", "nosync"]).status == 0)
@@ -1222,6 +1222,20 @@ struct GenericModeTests {
                 #expect(result.error.isEmpty, "a state before the damage passes over nothing: \(result.error)")
             }
         }
+        // verify names it as a snapshot, what it costs (nothing) and how to get a sound log; export then import does.
+        let verify = try await Tool.run(["verify", path])
+        #expect(verify.status == 1 && verify.lines.contains { $0.hasPrefix("DAMAGED: ") && $0.hasSuffix("; the first problem is the snapshot at #\(middle).") }, "\(verify.output)")
+        #expect(verify.lines.contains(
+            "The snapshot of 'counter' at #\(middle) cannot be read: no state is lost, as an inspector that knows its reactor rebuilds it from the snapshot before (without the reducer, the state there is not known)."
+        ), "\(verify.output)")
+        #expect(verify.lines.last == "To get a sound log without it: `reactorlog export LOG --output FILE`, then `reactorlog import FILE NEW`.", "\(verify.output)")
+        let json = try await Tool.run(["verify", path, "--json"])
+        let unreadable = try #require((try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])?["unreadableSnapshots"] as? [[String: Any]])
+        #expect(unreadable.count == 1 && unreadable[0]["at"] as? Int == Int(middle) && unreadable[0]["statesUnknown"] == nil, "\(json.output)")
+        let (exported, imported) = (scratch.file("damaged-snapshot.jsonl"), scratch.file("damaged-snapshot-imported.reactorlog"))
+        #expect(try await Tool.run(["export", path, "--output", exported]).status == 5)
+        #expect(try await Tool.run(["import", exported, imported]).status == 0)
+        #expect(try await Tool.run(["verify", imported]).status == 0)
     }
 
     @Test("state, diff and blame show a decimal's every digit, and see a change in its twentieth")

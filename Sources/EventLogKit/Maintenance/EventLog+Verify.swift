@@ -623,6 +623,7 @@ extension EventLog {
                                 found.append((recorded.sequence, "it is stored under a damaged key, #\(key.sequence), where readers do not look for it"))
                             } else {
                                 found.append((key.sequence, reason))
+                                report.damagedSnapshots.append(error)
                             }
                         }
                         item = try cursor.next()

@@ -34,6 +34,10 @@ public struct VerifyReport: Sendable, Hashable {
     /// When entries cannot be read: each stretch of them, in order, with the streams' entries in it and the states it
     /// leaves unknown. Empty on a healthy log, and when the damage is elsewhere (the stream index, a snapshot).
     public internal(set) var unreadable: [UnreadableStretch] = []
+    /// Each snapshot whose record cannot be read, as ``EventLogError/corruptSnapshot(stream:sequence:reason:)``, in
+    /// order of stream id and number. ``EventLog/recoveryPoint(stream:atOrBefore:)`` rebuilds the states it held from
+    /// the snapshot before, unless entries on the way are gone (a trim's, or a gap's).
+    public internal(set) var damagedSnapshots: [EventLogError] = []
 
     /// Whether no error was found (warnings allowed).
     public var isHealthy: Bool { firstError == nil }

@@ -5,7 +5,7 @@ import EventLogKit
 struct Verify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check a log's integrity: checksums, sequence order, headers, the stream index, snapshots.",
-        discussion: "Exits 1 when anything is damaged, naming the first bad entry; warnings alone exit 0.")
+        discussion: "Exits 1 when anything is damaged, naming the first bad entry (or snapshot); warnings alone exit 0.")
 
     @OptionGroup var log: LogArgument
     @OptionGroup var output: OutputOptions
@@ -24,6 +24,8 @@ struct Verify: AsyncParsableCommand {
         let problems: [ProblemJSON]
         /// When entries cannot be read: each stretch, the streams' entries in it and the states it leaves unknown.
         let unreadable: [DamageSummary.Stretch]?
+        /// Each snapshot that cannot be read, and the states it leaves unknown where it bridged entries that are gone.
+        let unreadableSnapshots: [DamageSummary.Snapshot]?
     }
 
     func run() async throws {
@@ -47,13 +49,14 @@ struct Verify: AsyncParsableCommand {
             }
             let healthy = report.isHealthy && lastCommit == nil
             // On a damaged log, what the damage leaves unread, and so what can still be done with the rest.
-            let damage = DamageSummary(report.unreadable)
+            let damage = DamageSummary(report, log: session.log)
             if output.json {
                 try printJSON(VerifyJSON(
                     healthy: healthy, entries: report.entries, snapshots: report.snapshots, streams: report.streams,
                     problems: (lastCommit.map { [$0] } ?? [])
                         + report.problems.map { ProblemJSON(severity: $0.severity.rawValue, sequence: $0.sequence, message: $0.message) },
-                    unreadable: damage.stretches.isEmpty ? nil : damage.stretches))
+                    unreadable: damage.stretches.isEmpty ? nil : damage.stretches,
+                    unreadableSnapshots: damage.snapshots.isEmpty ? nil : damage.snapshots))
             } else {
                 let t = session.terminal
                 if let lastCommit { try printLine(t.paint("\(lastCommit.severity): \(lastCommit.message)", .red)) }
@@ -63,7 +66,12 @@ struct Verify: AsyncParsableCommand {
                 let summary = "\(counted(report.entries, "entry", "entries")), \(counted(report.snapshots, "snapshot")), \(counted(report.streams, "stream")) checked"
                 if !healthy {
                     let first = lastCommit == nil ? report.firstError?.sequence : nil
-                    try printLine(t.paint("DAMAGED: ", .red) + summary + "; " + (first.map { "the first bad entry is #\($0)" } ?? "the first problem is named above") + ".")
+                    // A damaged snapshot is named so: its number is an entry's, and that entry reads.
+                    let named = first.map { first in
+                        damage.snapshots.contains { $0.at == first } && !report.unreadable.contains { $0.entries.contains(first) }
+                            ? "the first problem is the snapshot at #\(first)" : "the first bad entry is #\(first)"
+                    }
+                    try printLine(t.paint("DAMAGED: ", .red) + summary + "; " + (named ?? "the first problem is named above") + ".")
                     for line in damage.lines { try printLine(line) }
                 } else {
                     try printLine(t.paint("OK: ", .green) + summary + ".")

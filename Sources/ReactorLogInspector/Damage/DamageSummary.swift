@@ -2,7 +2,8 @@ import EventLogKit
 
 /// `verify`'s words for what damage leaves unread (``VerifyReport/unreadable``): a line a stretch of entries that
 /// cannot be read, naming its entries by stream and the steps whose states cannot be rebuilt, then what the rest
-/// allows; and the same as JSON.
+/// allows; a line a stream whose snapshots cannot be read (``VerifyReport/damagedSnapshots``), saying what they cost;
+/// and the same as JSON.
 struct DamageSummary {
     /// A stretch of entries that cannot be read, as JSON.
     struct Stretch: Codable {
@@ -29,11 +30,22 @@ struct DamageSummary {
         let until: UInt64?
     }
 
+    /// A snapshot that cannot be read, as JSON: `statesUnknown` when entries before it are gone (a trim's, or a gap's),
+    /// so that the states from it to the stream's next snapshot that reads cannot be rebuilt; else it costs no state.
+    struct Snapshot: Codable {
+        let stream: String
+        let at: UInt64
+        let statesUnknown: States?
+    }
+
     /// The stretches, as JSON.
     let stretches: [Stretch]
+    /// The snapshots, as JSON.
+    let snapshots: [Snapshot]
 
-    init(_ unreadable: [UnreadableStretch]) {
-        stretches = unreadable.map { stretch in
+    /// What `report`'s damage leaves unread of `log`.
+    init(_ report: VerifyReport, log: EventLog) {
+        stretches = report.unreadable.map { stretch in
             Stretch(
                 from: stretch.entries.lowerBound, through: stretch.entries.upperBound == .max ? nil : stretch.entries.upperBound,
                 entries: stretch.count,
@@ -43,14 +55,48 @@ struct DamageSummary {
                     })
                 })
         }
+        snapshots = report.damagedSnapshots.compactMap { damage in
+            guard case .corruptSnapshot(let stream, let sequence, _) = damage else { return nil }
+            // A rebuild goes round it, unless only it bridged entries that are gone: then it throws.
+            guard (try? log.recoveryPoint(stream: stream, atOrBefore: sequence)) == nil else {
+                return Snapshot(stream: stream, at: sequence, statesUnknown: nil)
+            }
+            let all = (try? log.snapshotSequences(stream: stream, passingOverDamage: true)) ?? []
+            let next = log.firstReadableSnapshot(stream: stream, atOrAfter: sequence + 1, in: all)
+            return Snapshot(stream: stream, at: sequence, statesUnknown: States(from: sequence, until: next))
+        }
     }
 
-    /// One line a stretch, then what the rest allows: for `verify`'s text output.
+    /// One line a stretch, then what the rest allows; one line a stream whose snapshots cannot be read, and how to get
+    /// a sound log where that is all: for `verify`'s text output.
     var lines: [String] {
-        guard !stretches.isEmpty else { return [] }
-        return stretches.map(Self.line) + [
-            "Everything else can be read: `log`, `tail`, `timeline`, `blame` and `bisect` go on past the damage, and time travel rebuilds every other state.",
-        ]
+        var lines = stretches.map(Self.line)
+        if !stretches.isEmpty {
+            lines.append("Everything else can be read: `log`, `tail`, `timeline`, `blame` and `bisect` go on past the damage, and time travel rebuilds every other state.")
+        }
+        var streams: [String] = []
+        for snapshot in snapshots where !streams.contains(snapshot.stream) { streams.append(snapshot.stream) }
+        for stream in streams {
+            let damaged = snapshots.filter { $0.stream == stream }
+            lines += damaged.compactMap(Self.lostStates)
+            let costless = damaged.filter { $0.statesUnknown == nil }.map(\.at)
+            guard let first = costless.first else { continue }
+            let which = costless.count == 1 ? "The snapshot of '\(stream)' at #\(first) cannot be read" : "\(costless.count) snapshots of '\(stream)' cannot be read (\(costless.namedInRuns))"
+            lines.append("\(which): no state is lost, as an inspector that knows its reactor rebuilds \(costless.count == 1 ? "it" : "each") from the snapshot before (without the reducer, the state there is not known).")
+        }
+        if stretches.isEmpty, !snapshots.isEmpty, snapshots.allSatisfy({ $0.statesUnknown == nil }) {
+            let name = ReactorLogInspector.commandName
+            lines.append("To get a sound log without \(snapshots.count == 1 ? "it" : "them"): `\(name) export LOG --output FILE`, then `\(name) import FILE NEW`.")
+        }
+        return lines
+    }
+
+    /// `The snapshot of 'shop' at #27 cannot be read, and the entries before it are gone: the states of 'shop' from #27
+    /// to #40 cannot be rebuilt.`; `nil` for a snapshot that costs no state.
+    private static func lostStates(_ snapshot: Snapshot) -> String? {
+        guard let unknown = snapshot.statesUnknown else { return nil }
+        let span = unknown.until.map { $0 - 1 == unknown.from ? "at #\(unknown.from)" : "from #\(unknown.from) to #\($0 - 1)" } ?? "from #\(unknown.from) on"
+        return "The snapshot of '\(snapshot.stream)' at #\(snapshot.at) cannot be read, and the entries before it are gone (trimmed, or removed by retention): the states of '\(snapshot.stream)' \(span) cannot be rebuilt."
     }
 
     /// `#2661…#2736 cannot be read: 76 entries of 'counter'; the states of 'counter' from #2661 to #3072 cannot be
