@@ -1236,6 +1236,15 @@ struct GenericModeTests {
         #expect(try await Tool.run(["export", path, "--output", exported]).status == 5)
         #expect(try await Tool.run(["import", exported, imported]).status == 0)
         #expect(try await Tool.run(["verify", imported]).status == 0)
+        // A block of entries between it and the snapshot before damaged too: its state is then among those lost.
+        let index = try #require(snapshots.firstIndex(of: middle))
+        let block = try LogDamage.flipByte(of: path, database: "entries", mask: 0x10) { keys in
+            keys.first { key in (snapshots[index - 1] + 1..<middle).contains(key.reduce(0) { $0 << 8 | UInt64($1) }) } ?? []
+        }
+        #expect(!block.isEmpty)
+        let both = try await Tool.run(["verify", path])
+        #expect(both.lines.contains("The snapshot of 'counter' at #\(middle) cannot be read either: its state is among those named above that cannot be rebuilt."), "\(both.output)")
+        #expect(!both.output.contains("no state is lost") && !both.output.contains("To get a sound log"), "\(both.output)")
     }
 
     @Test("state, diff and blame show a decimal's every digit, and see a change in its twentieth")

@@ -31,11 +31,14 @@ struct DamageSummary {
     }
 
     /// A snapshot that cannot be read, as JSON: `statesUnknown` when entries before it are gone (a trim's, or a gap's),
-    /// so that the states from it to the stream's next snapshot that reads cannot be rebuilt; else it costs no state.
+    /// so that the states from it to the stream's next snapshot that reads cannot be rebuilt, or when it lies among the
+    /// states a stretch of entries that cannot be read leaves unknown (that span); else it costs no state.
     struct Snapshot: Codable {
         let stream: String
         let at: UInt64
         let statesUnknown: States?
+        /// Whether `statesUnknown` is a stretch's, named on its own line.
+        var withinDamage: Bool? = nil
     }
 
     /// The stretches, as JSON.
@@ -55,8 +58,13 @@ struct DamageSummary {
                     })
                 })
         }
+        let stretches = stretches
         snapshots = report.damagedSnapshots.compactMap { damage in
             guard case .corruptSnapshot(let stream, let sequence, _) = damage else { return nil }
+            // Where damaged entries before it leave its state unknown, so it stays.
+            let around = stretches.lazy.flatMap(\.streams).filter { $0.name == stream }.flatMap(\.statesUnknown)
+                .first { $0.from <= sequence && $0.until.map { sequence < $0 } ?? true }
+            if let around { return Snapshot(stream: stream, at: sequence, statesUnknown: around, withinDamage: true) }
             // A rebuild goes round it, unless only it bridged entries that are gone: then it throws.
             guard (try? log.recoveryPoint(stream: stream, atOrBefore: sequence)) == nil else {
                 return Snapshot(stream: stream, at: sequence, statesUnknown: nil)
@@ -95,6 +103,9 @@ struct DamageSummary {
     /// to #40 cannot be rebuilt.`; `nil` for a snapshot that costs no state.
     private static func lostStates(_ snapshot: Snapshot) -> String? {
         guard let unknown = snapshot.statesUnknown else { return nil }
+        if snapshot.withinDamage == true {
+            return "The snapshot of '\(snapshot.stream)' at #\(snapshot.at) cannot be read either: its state is among those named above that cannot be rebuilt."
+        }
         let span = unknown.until.map { $0 - 1 == unknown.from ? "at #\(unknown.from)" : "from #\(unknown.from) to #\($0 - 1)" } ?? "from #\(unknown.from) on"
         return "The snapshot of '\(snapshot.stream)' at #\(snapshot.at) cannot be read, and the entries before it are gone (trimmed, or removed by retention): the states of '\(snapshot.stream)' \(span) cannot be rebuilt."
     }
