@@ -758,6 +758,16 @@ struct InspectorBadInputTests {
             let packed = try await Tool.run(["pack", path, "--from", "\(start)", "--out", scratch.file("from-\(start).pack")])
             #expect(packed.status == 0, "\(packed.error)")
         }
+        // With the snapshot after it damaged, verify does not call that snapshot costless: replay cannot rebuild its state.
+        let damaged = scratch.file("unencodable-damaged.reactorlog")
+        try FileManager.default.copyItem(atPath: path, toPath: damaged)
+        _ = try LogDamage.flipByte(of: damaged, database: "snapshots", mask: 0x40) { keys in
+            keys.first { $0.suffix(8).reduce(0) { $0 << 8 | UInt64($1) } == next } ?? []
+        }
+        let both = try await Tool.run(["verify", damaged])
+        #expect(both.status == 1 && both.lines.contains(
+            "The snapshot of 'counter' at #\(next) cannot be read either: its state is among those named above that cannot be rebuilt."
+        ) && !both.output.contains("no state is lost"), "\(both.output)")
     }
 
     /// As root, permissions do not apply: the inspector's command as nobody instead (setpriv, from util-linux).

@@ -65,14 +65,32 @@ struct DamageSummary {
             let around = stretches.lazy.flatMap(\.streams).filter { $0.name == stream }.flatMap(\.statesUnknown)
                 .first { $0.from <= sequence && $0.until.map { sequence < $0 } ?? true }
             if let around { return Snapshot(stream: stream, at: sequence, statesUnknown: around, withinDamage: true) }
-            // A rebuild goes round it, unless only it bridged entries that are gone: then it throws.
-            guard (try? log.recoveryPoint(stream: stream, atOrBefore: sequence)) == nil else {
-                return Snapshot(stream: stream, at: sequence, statesUnknown: nil)
-            }
             let all = (try? log.snapshotSequences(stream: stream, passingOverDamage: true)) ?? []
             let next = log.firstReadableSnapshot(stream: stream, atOrAfter: sequence + 1, in: all)
-            return Snapshot(stream: stream, at: sequence, statesUnknown: States(from: sequence, until: next))
+            // A rebuild goes round it, unless only it bridged entries that are gone: then it throws.
+            guard let point = try? log.recoveryPoint(stream: stream, atOrBefore: sequence) else {
+                return Snapshot(stream: stream, at: sequence, statesUnknown: States(from: sequence, until: next))
+            }
+            // Nor can replay rebuild its state through a mutation logged without its value (verify names it above).
+            if let missing = Self.firstMissingValue(in: log, stream: stream, after: point.sequence, through: sequence) {
+                return Snapshot(stream: stream, at: sequence, statesUnknown: States(from: missing, until: next), withinDamage: true)
+            }
+            return Snapshot(stream: stream, at: sequence, statesUnknown: nil)
         }
+    }
+
+    /// The first of stream `stream`'s mutations after `start` through `end` that the log holds without its value (or,
+    /// where they cannot be read, `start + 1`: no state there is claimed); `nil` when each has its value.
+    private static func firstMissingValue(in log: EventLog, stream: String, after start: UInt64, through end: UInt64) -> UInt64? {
+        var mutations = log.entries(EntryQuery(from: start + 1, through: end, stream: stream, kinds: [.mutation]))
+        do {
+            while let mutation = try mutations.next() {
+                if mutation.missingValue != nil { return mutation.sequence }
+            }
+        } catch {
+            return start + 1
+        }
+        return nil
     }
 
     /// One line a stretch, then what the rest allows; one line a stream whose snapshots cannot be read, and how to get
