@@ -143,7 +143,9 @@ public struct TimeMachine<P: Replayer>: Sendable {
         // A damaged snapshot holds no state: the first that can be read, as `unreadablePart` finds it.
         let snapshots = try log.snapshotSequences(stream: stream.name)
         let snapshot = log.firstReadableSnapshot(stream: stream.name, atOrAfter: stretch.upperBound, in: snapshots)
-        return [sequence..<(snapshot ?? .max)]
+        // From where the damage starts: a block whose key a bad bit raised is named by that key, but its entries start
+        // at the number it records.
+        return [min(sequence, stretch.lowerBound)..<(snapshot ?? .max)]
     }
 
     /// The entry at `sequence`, or `nil` where there is none or it lies in a block that cannot be read: what bisect,

@@ -740,6 +740,13 @@ struct InspectorCommandTests {
             #expect(result.status == 5 && result.error.contains(leftOut), "\(result.error)")
             #expect(result.lines == lines.filter { number($0) < lastFirst })
         }
+        // Blame met the damage named by the moved key, far past the range it blamed, and split its range there again
+        // and again until the stack ran out (SIGSEGV): now it names the damage, exit 5, or lists what it can.
+        for arguments in [["blame", lastPath, "value"], ["blame", lastPath, "value", "-n", "2"], ["blame", path, "value"]] {
+            let blamed = try await Tool.run(arguments)
+            #expect(!blamed.crashed && [0, 5].contains(blamed.status), "\(arguments): \(blamed.status) \(blamed.error)")
+            #expect(blamed.error.split(separator: "\n").count <= 1, "\(arguments): \(blamed.error)")
+        }
     }
 
     @Test("bisect --replay repeats a session from its probe lines or its JSON; --run judges only the steps it lacks")

@@ -99,7 +99,8 @@ extension TimeMachine {
             let (first, readableFrom, spans): (UInt64, UInt64?, [Range<UInt64>])
             switch error {
             case .stepUnreadable(_, _, .corruptEntry(let sequence, _), let statesUnknown):
-                (first, readableFrom, spans) = (sequence, Self.end(of: statesUnknown), statesUnknown)
+                // A block whose key a bad bit raised is named by that key, past the states it leaves unknown.
+                (first, readableFrom, spans) = (min(sequence, statesUnknown.first?.lowerBound ?? sequence), Self.end(of: statesUnknown), statesUnknown)
             case .stepUnreadable(_, _, .corruptSnapshot(_, let base, _), let statesUnknown):
                 // A trimmed stream's base: the states after it are unknown.
                 (first, readableFrom, spans) = (base + 1, Self.end(of: statesUnknown), [])
@@ -111,6 +112,8 @@ extension TimeMachine {
             // A damaged block's changes begin at the stream's first mutation in it (the actions before change no state);
             // where the index cannot say, at the damage.
             let start = spans.isEmpty ? first : firstMutation(from: first, through: spans[0].lowerBound) ?? first
+            // Each range blamed again is a part of this one, or the same damage would be met over and over.
+            guard first <= through else { throw error }
             if through < start {
                 return first > from ? try blameRows(path, from: from, through: first - 1, latest: latest, noting: unreadable) : []
             }
@@ -119,7 +122,7 @@ extension TimeMachine {
             guard !stretches.isEmpty else { throw error }
             // Walking back, the rows after the stretch come first, and may already be enough.
             var after: [BlameReport.Row] = []
-            if let readableFrom, readableFrom < through {
+            if let readableFrom, readableFrom < through, readableFrom >= from {
                 after = try blameRows(path, from: readableFrom + 1, through: through, latest: latest, noting: unreadable)
             }
             let found = after.count(where: { if case .change = $0 { true } else { false } })
