@@ -35,14 +35,39 @@ enum EntryKey {
     }
 
     /// The record stored at or before entry `sequence`, the cursor left on it: LMDB's seek, stepping back over a
-    /// record whose key lost bytes and whose number is above `sequence`, where a seek that compared with it went.
+    /// record whose key lost bytes and whose number is above `sequence`, where a seek that compared with it went; and
+    /// stepping forward where the seek landed below `sequence` (``misrouted(_:_:)``).
     /// Inlined: a lookup of one stream's entry among many streams' seeks once an entry, and the call cost 0.4% of a
     /// replay's instructions (docs/PERFORMANCE.md).
     @inline(__always)
     static func seek(atOrBefore sequence: UInt64, _ cursor: Cursor) throws(LMDBError) -> KeyValue? {
-        let record = try KeyCoding.withSequence(sequence) { key throws(LMDBError) in try cursor.seek(atOrBefore: key) }
+        let found = try KeyCoding.withSequence(sequence) { key throws(LMDBError) in try cursor.seek(atOrAfter: key) }
+        let record: KeyValue?
+        if let found {
+            let number = KeyCoding.decodeSequence(found.key)
+            if number == sequence {
+                record = found
+            } else if let number, number < sequence {
+                record = try misrouted(sequence, cursor)
+            } else {
+                record = try cursor.previous()
+            }
+        } else {
+            record = try cursor.last()
+        }
         guard let record, record.key.count < 8 else { return record }
         return try stepBack(from: record, over: sequence, cursor)
+    }
+
+    /// The last record at or before `sequence` where LMDB's seek for the first at or after it landed below it, which a
+    /// sound tree never does: a bad bit raised a key of a branch page, whose search then went to the leaf before the
+    /// number's own and took the next leaf's first record. The records from there are walked forward (by the pages'
+    /// order, not their keys) to the last one at or before `sequence`. ``EventLog/verify(progress:)`` names the damage.
+    static func misrouted(_ sequence: UInt64, _ cursor: Cursor) throws(LMDBError) -> KeyValue? {
+        while let next = try cursor.next() {
+            guard let number = KeyCoding.decodeSequence(next.key), number <= sequence else { return try cursor.previous() }
+        }
+        return try cursor.last()
     }
 
     /// `record`, or the first record before it whose key is not one that lost bytes and stands for a number above

@@ -349,7 +349,7 @@ extension EventLog {
             let chunk: Chunk = try storage.read { txn in
                 try txn.withCursor(storage.entries) { causeCursor in
                     var causes = EntryCursor(causeCursor)
-                    return try txn.withCursor(storage.entries) { cursor in
+                    return try txn.withCursor(storage.entries) { cursor in try txn.withCursor(storage.entries) { lookups in
                         var problems: [VerifyReport.Problem] = []
                         var counts: [UInt32: Int] = [:]
                         var notRecorded: [NotRecorded: (first: UInt64, count: Int)] = [:]
@@ -421,6 +421,13 @@ extension EventLog {
                                 item = try cursor.next()
                                 continue
                             }
+                            // A search for the number after the record lands past it: a bad bit in a key of the tree's
+                            // branch pages (which the walk does not read) sends searches to the leaf before, where
+                            // LMDB takes the next leaf's first record (`EntryKey.misrouted`).
+                            if key < .max, let landed = try KeyCoding.withSequence(key + 1, { k throws(LMDBError) in try lookups.seek(atOrAfter: k) }),
+                               let number = KeyCoding.decodeSequence(landed.key), number <= key {
+                                problem("a search for #\(key + 1) lands on #\(number): a key of the entries' branch pages is damaged, which sends searches to the wrong page (reads step forward to the entries)", at: number)
+                            }
                             if EntryBlock.isBlock(current.value) {
                                 do {
                                     var reader = try EntryBlock.Reader(key: key, block: current.value)
@@ -443,7 +450,7 @@ extension EventLog {
                             item = try cursor.next()
                         }
                         return (problems, counts, notRecorded, checked, last, resumeAt, item == nil)
-                    }
+                    } }
                 }
             }
             report.problems += chunk.problems
