@@ -28,10 +28,10 @@ final class LogStorage: Sendable {
     /// Interned call sites by number, loaded when first needed and refreshed when an unknown number turns up.
     private let siteCache = Mutex<[UInt32: String]>([:])
     /// The first damage found in each stream's index that a read went around (``EventLog/bypassedIndexDamage``).
-    private let bypassed = Mutex<[UInt32: EventLogError]>([:])
+    private let bypassed = Mutex(StreamDamageNotes())
     /// The first damage among each stream's snapshots that a rebuild passed over for an earlier snapshot
     /// (``EventLog/passedOverSnapshotDamage``).
-    private let passedOver = Mutex<[UInt32: EventLogError]>([:])
+    private let passedOver = Mutex(StreamDamageNotes())
 
     /// The lock file this storage's environment opened: a second environment of this process must never share it
     /// (closing either would clear the other's readers and drop its locks).
@@ -806,23 +806,19 @@ final class LogStorage: Sendable {
     /// Keeps `damage`, to a stream's index, as gone around, unless damage to the same stream's index already is.
     func noteBypassed(_ damage: EventLogError) {
         guard case .corruptIndex(let id, _, _) = damage else { return }
-        bypassed.withLock { if $0[id] == nil { $0[id] = damage } }
+        bypassed.withLock { $0.note(damage, stream: id) }
     }
 
     /// The damage ``noteBypassed(_:)`` kept, by stream id.
-    var bypassedIndexDamage: [EventLogError] {
-        bypassed.withLock { found in found.keys.sorted().compactMap { found[$0] } }
-    }
+    var bypassedIndexDamage: [EventLogError] { bypassed.withLock { $0.inStreamOrder } }
 
     /// Keeps `damage`, among stream `id`'s snapshots, as passed over, unless damage there already is.
     func notePassedOver(_ damage: EventLogError, stream id: UInt32) {
-        passedOver.withLock { if $0[id] == nil { $0[id] = damage } }
+        passedOver.withLock { $0.note(damage, stream: id) }
     }
 
     /// The damage ``notePassedOver(_:stream:)`` kept, by stream id.
-    var passedOverSnapshotDamage: [EventLogError] {
-        passedOver.withLock { found in found.keys.sorted().compactMap { found[$0] } }
-    }
+    var passedOverSnapshotDamage: [EventLogError] { passedOver.withLock { $0.inStreamOrder } }
 
     /// Every stream, by id.
     var cachedStreams: [UInt32: StreamInfo] { streamCache.withLock { $0.byID } }

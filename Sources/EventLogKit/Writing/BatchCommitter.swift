@@ -24,12 +24,12 @@ struct BatchCommitter: ~Copyable {
     private var spareBytes: ByteBuffer
     private var unwritten: Unwritten?
 
-    /// A committer that appends after the entries and index `storage` holds.
-    init(storage: LogStorage, durability: Durability) throws(EventLogError) {
+    /// A committer that appends to `storage`, after the stream index's tips `indexTips` (as the writer read them with
+    /// the log's highest entry).
+    init(storage: LogStorage, durability: Durability, indexTips: StreamIndex.Tips) throws(EventLogError) {
         // What can throw first: a noncopyable property is set once nothing after it can.
-        let lastIndex = try storage.read { txn in try storage.index.lastKey(txn) ?? (0, 0) }
         callSites = try CallSiteTable(storage: storage)
-        indexTips = StreamIndex.Tips(lastKey: lastIndex)
+        self.indexTips = indexTips
         self.storage = storage
         self.durability = durability
         spareBytes = ByteBuffer(capacity: EncodedBatch.initialBuffer)

@@ -28,6 +28,11 @@ struct DamageSummary {
     struct States: Codable {
         let from: UInt64
         let until: UInt64?
+
+        /// The steps as a line names them: `at #27`, `from #27 to #40`, `from #27 on`.
+        var named: String {
+            until.map { $0 - 1 == from ? "at #\(from)" : "from #\(from) to #\($0 - 1)" } ?? "from #\(from) on"
+        }
     }
 
     /// A snapshot that cannot be read, as JSON: `statesUnknown` when entries before it are gone (a trim's, or a gap's),
@@ -65,15 +70,18 @@ struct DamageSummary {
             let around = stretches.lazy.flatMap(\.streams).filter { $0.name == stream }.flatMap(\.statesUnknown)
                 .first { $0.from <= sequence && $0.until.map { sequence < $0 } ?? true }
             if let around { return Snapshot(stream: stream, at: sequence, statesUnknown: around, withinDamage: true) }
-            let all = (try? log.snapshotSequences(stream: stream, passingOverDamage: true)) ?? []
-            let next = log.firstReadableSnapshot(stream: stream, atOrAfter: sequence + 1, in: all)
+            // Where its state is lost, up to the stream's next snapshot that reads (looked for only then).
+            func unknown(from first: UInt64) -> States {
+                let all = (try? log.snapshotSequences(stream: stream, passingOverDamage: true)) ?? []
+                return States(from: first, until: log.firstReadableSnapshot(stream: stream, atOrAfter: sequence + 1, in: all))
+            }
             // A rebuild goes round it, unless only it bridged entries that are gone: then it throws.
             guard let point = try? log.recoveryPoint(stream: stream, atOrBefore: sequence) else {
-                return Snapshot(stream: stream, at: sequence, statesUnknown: States(from: sequence, until: next))
+                return Snapshot(stream: stream, at: sequence, statesUnknown: unknown(from: sequence))
             }
             // Nor can replay rebuild its state through a mutation logged without its value (verify names it above).
             if let missing = Self.firstMissingValue(in: log, stream: stream, after: point.sequence, through: sequence) {
-                return Snapshot(stream: stream, at: sequence, statesUnknown: States(from: missing, until: next), withinDamage: true)
+                return Snapshot(stream: stream, at: sequence, statesUnknown: unknown(from: missing), withinDamage: true)
             }
             return Snapshot(stream: stream, at: sequence, statesUnknown: nil)
         }
@@ -124,8 +132,7 @@ struct DamageSummary {
         if snapshot.withinDamage == true {
             return "The snapshot of '\(snapshot.stream)' at #\(snapshot.at) cannot be read either: its state is among those named above that cannot be rebuilt."
         }
-        let span = unknown.until.map { $0 - 1 == unknown.from ? "at #\(unknown.from)" : "from #\(unknown.from) to #\($0 - 1)" } ?? "from #\(unknown.from) on"
-        return "The snapshot of '\(snapshot.stream)' at #\(snapshot.at) cannot be read, and the entries before it are gone (trimmed, or removed by retention): the states of '\(snapshot.stream)' \(span) cannot be rebuilt."
+        return "The snapshot of '\(snapshot.stream)' at #\(snapshot.at) cannot be read, and the entries before it are gone (trimmed, or removed by retention): the states of '\(snapshot.stream)' \(unknown.named) cannot be rebuilt."
     }
 
     /// `#2661…#2736 cannot be read: 76 entries of 'counter'; the states of 'counter' from #2661 to #3072 cannot be
@@ -140,9 +147,7 @@ struct DamageSummary {
             return "\(index == first ? counted(count, "entry", "entries") : String(count)) of '\(part.name)'"
         }
         let states = stretch.streams.filter { !$0.statesUnknown.isEmpty }.map { part in
-            let spans = part.statesUnknown.map { span in
-                span.until.map { $0 - 1 == span.from ? "at #\(span.from)" : "from #\(span.from) to #\($0 - 1)" } ?? "from #\(span.from) on"
-            }
+            let spans = part.statesUnknown.map(\.named)
             return "'\(part.name)' " + spans.joined(separator: " and ")
         }
         let unknown = states.isEmpty
