@@ -280,13 +280,14 @@ func inspect(opening path: String, _ body: (Session) async throws -> Void) async
         do {
             try await body(session)
         } catch where session.readAround != nil && !(error is ExitCode) {
-            // The command's failure, about the log not read as LMDB reads it: say first which log that was. (A
-            // finding, as verify's, names the meta page itself.)
-            printDiagnostic("warning: \(session.whatWasRead)")
-            // What the log lacks may be what its last commit wrote: then the damage, not the argument, is at fault.
+            // The command's failure, about the log not read as LMDB reads it: one line says both. (A finding, as
+            // verify's, names the meta page itself.) What the read lacks may be what the last commit wrote: then the
+            // damage, not the argument, is at fault, and is said first.
             let failure = InspectorFailure(error)
-            guard case .before? = session.readAround?.commit, failure.isAboutWhatTheLogLacks else { throw error }
-            throw InspectorFailure("\(failure.message) What the log's last commit wrote, missing from this read, may hold it.", exit: .corrupt)
+            guard case .before? = session.readAround?.commit, failure.isAboutWhatTheLogLacks else {
+                throw InspectorFailure("\(failure.message) \(session.whatWasRead)", exit: failure.exit)
+            }
+            throw InspectorFailure("\(session.whatWasRead) What was asked for may be in that last commit: \(failure.message)", exit: .corrupt)
         }
         if session.readAround != nil {
             throw InspectorFailure(
