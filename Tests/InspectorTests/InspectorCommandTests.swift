@@ -749,6 +749,32 @@ struct InspectorCommandTests {
         }
     }
 
+    @Test("the first block's key raised by a bad bit: a listing from a number after the block starts at that number, and tail shows the last entries")
+    func firstKeyRaised() async throws {
+        let path = scratch.file("first-key.reactorlog")
+        #expect(try await reactorlog("demo", "--out", path).status == 0)
+        let healthy = try await reactorlog("log", path)
+        try LogDamage.moveKeyInFile(of: path) { $0[0] }
+        let listed = try await reactorlog("log", path)
+        let stretch = try #require(listed.error.firstMatch(of: /#1…#(\d+) were left out, the rest listed/), "\(listed.error)")
+        let through = try #require(Int(stretch.1))
+        let number = { (line: String) in line.firstMatch(of: /#(\d+)/).flatMap { Int($0.1) } ?? 0 }
+        // LMDB's search of a leaf whose first key sorts above the rest landed on that key, and found nothing before it:
+        // the entries from the number were read from the log's second record, the ones below the number included, with
+        // exit 0 (`tail -n 5` listed 42 entries of the demo log's 73). Found by the time-travel flip sweep.
+        let tail = try await reactorlog("tail", path, "-n", "5")
+        #expect(tail.status == 0 && tail.lines == Array(healthy.lines.suffix(5)), "\(tail.lines)")
+        for range in [["--from", "\(through + 8)"], ["--from", "\(through + 8)", "--to", "\(through + 12)"]] {
+            let ranged = try await Tool.run(["log", path] + range)
+            let end = range.count > 2 ? through + 12 : .max
+            #expect(ranged.status == 0 && ranged.lines == healthy.lines.filter { (through + 8...end).contains(number($0)) }, "\(range): \(ranged.lines)")
+        }
+        // A range that starts inside the block names what it leaves out, as before.
+        let inside = try await reactorlog("log", path, "--from", "\(through - 1)", "--to", "\(through + 2)")
+        #expect(inside.status == 5 && inside.error.contains("#\(through - 1)…#\(through) were left out, the rest listed"), "\(inside.error)")
+        #expect(inside.lines == healthy.lines.filter { (through + 1...through + 2).contains(number($0)) })
+    }
+
     @Test("a key of the entries' branch pages raised by a bad bit: lookups by number still find the entries, and verify names it")
     func branchKeyRaised() async throws {
         let path = scratch.file("branch-key.reactorlog")

@@ -161,8 +161,18 @@ struct EntryCursor {
             return nil
         }
         // Nothing is stored at or before it: the first record is after it (LMDB's seek would pass one whose key lost
-        // bytes, `EntryKey`).
-        return try enter(try passing(try cursor.first()), after: nil)
+        // bytes, `EntryKey`). Unless that record's key is damaged above its place: the seek landed on it and found
+        // nothing before it, and the entries from the number are in a record after it (a listing from the number
+        // began at the log's second record before 2026-12-06, with the entries below the number).
+        let first = try passing(try cursor.first())
+        if let first, let key = KeyCoding.decodeSequence(first.key), key > sequence {
+            if let holder = try holder(pastOutOfPlace: sequence) {
+                if let entry = try enter(holder, after: nil, from: sequence) { return entry }
+                return block != nil ? try next() : nil
+            }
+            _ = try passing(try cursor.first())
+        }
+        return try enter(first, after: nil)
     }
 
     /// `record`, or where the cursor lands stepping forward past the records ``passedOver`` names.
