@@ -126,83 +126,50 @@ struct DamagedFileTests {
     @Test("random byte flips: no time-travel command crashes, and every answer it gives with exit 0 is the sound log's")
     func timeTravelFlipSweep() async throws {
         // The demo log: three streams, snapshots every 8 mutations, the reducers `reactorlog` knows. Sweeps like this
-        // one by hand found blame dying of a stack overflow and bisect leaving its mutation unshown with exit 0.
+        // one by hand found blame dying of a stack overflow, bisect leaving its mutation unshown with exit 0, and tail
+        // listing 42 entries for 5.
         let log = try await Tool.demoLog(in: scratch)
-        let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: log + "/data.mdb")))
         let seed = UInt64.random(in: 1...UInt64.max)
         var generator = Xorshift(state: seed)
         let (early, late) = (Int.random(in: 1...36, using: &generator), Int.random(in: 37...73, using: &generator))
+        let sweep = try await AnswerSweep(log: log, commands: Self.timeTravel(early, late), in: scratch)
+        let flips = (0..<60).map { _ in
+            let (offset, mask) = (Int.random(in: 8192..<sweep.original.count, using: &generator), UInt8.random(in: 1...255, using: &generator))
+            return AnswerSweep.Damage(name: "byte \(offset) ^ \(mask)") { $0[offset] ^= mask }
+        }
+        let problems = try await sweep.problems(flips)
+        #expect(problems.isEmpty, "seed \(seed): \(problems)")
+    }
+
+    @Test("every page of a log zeroed, and a sector of each: no command crashes, and every answer given with exit 0 is the sound log's")
+    func zeroedPageSweep() async throws {
+        // Storage that loses power may leave a page, or a 512-byte sector of one, zeroed: a different damage from a bad
+        // bit, to page headers, node tables and records at once. Every page past the meta pages, whole and a sector.
+        let log = try await Tool.demoLog(in: scratch)
+        // Bisect, whose judge is a process a probe, is left to the flip sweep: this one runs every page each time.
+        let commands = [["info", "LOG"], ["log", "LOG"], ["verify", "LOG"]] + Self.timeTravel(20, 50).filter { $0[0] != "bisect" }
+        let sweep = try await AnswerSweep(log: log, commands: commands, in: scratch)
+        let pages = 2..<sweep.original.count / 4096
+        let damages = pages.flatMap { page in
+            let sector = page * 4096 + (page * 5 % 8) * 512
+            return [
+                AnswerSweep.Damage(name: "page \(page) zeroed") { $0.replaceSubrange(page * 4096..<(page + 1) * 4096, with: repeatElement(0, count: 4096)) },
+                AnswerSweep.Damage(name: "the sector at byte \(sector) zeroed") { $0.replaceSubrange(sector..<sector + 512, with: repeatElement(0, count: 512)) },
+            ]
+        }
+        let problems = try await sweep.problems(damages)
+        #expect(problems.isEmpty, "\(problems)")
+    }
+
+    /// The time-travel commands the sweeps run on the demo log, at steps `early` (1…36) and `late` (37…73).
+    static func timeTravel(_ early: Int, _ late: Int) -> [[String]] {
         let judge = "python3 '\(Tool.scripts.appendingPathComponent("unique-repos.py").path)'"
-        let commands: [[String]] = [
+        return [
             ["state", "LOG", "--at", "\(early)"], ["state", "LOG", "--at", "\(late)", "--stream", "search", "--path", "repos.count"],
             ["diff", "LOG", "\(early)", "\(late)", "--stream", "counter"], ["log", "LOG", "--changes", "--from", "\(early)", "--to", "\(early + 12)"],
             ["blame", "LOG", "nextPage", "--stream", "search"], ["bisect", "LOG", "--stream", "search", "--run", judge],
             ["show", "LOG", "\(late)"], ["tail", "LOG", "-n", "5"],
         ]
-        var answers: [String] = []
-        for command in commands {
-            let result = try await Tool.run(command.map { $0 == "LOG" ? log : $0 })
-            #expect(result.status == 0, "\(command): \(result.error)")
-            answers.append(result.output)
-        }
-        let sound = answers
-        let flips = (0..<60).map { _ in
-            (offset: Int.random(in: 8192..<original.count, using: &generator), mask: UInt8.random(in: 1...255, using: &generator))
-        }
-        var problems: [String] = []
-        try await withThrowingTaskGroup(of: [String].self) { group in
-            var next = 0
-            func addTrial() {
-                let (trial, flip) = (next, flips[next])
-                next += 1
-                group.addTask {
-                    var bytes = original
-                    bytes[flip.offset] ^= flip.mask
-                    let copy = scratch.file("travel-\(trial).reactorlog")
-                    try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)
-                    try Data(bytes).write(to: URL(fileURLWithPath: copy + "/data.mdb"))
-                    var problems: [String] = []
-                    defer { Self.keepOrRemove(copy, if: !problems.isEmpty) }
-                    for (command, sound) in zip(commands, sound) {
-                        let result = try await Tool.run(command.map { $0 == "LOG" ? copy : $0 })
-                        let what = "\(command[0]) \(command.dropFirst(2).joined(separator: " ")) after byte \(flip.offset) ^ \(flip.mask)"
-                        // A failure is one line; bisect's probes, and warnings of an answer that is whole, are not failures.
-                        let own = result.error.split(separator: "\n").filter { !$0.hasPrefix("bisect: ") && !$0.hasPrefix("reactorlog: warning: ") }
-                        if result.crashed { problems.append("\(what): signal \(result.status)") }
-                        else if own.count > 1 { problems.append("\(what): \(result.error.prefix(400))") }
-                        // Columns are as wide as the names the log could read: a stream whose descriptor is damaged
-                        // is left out, and a listing of the others' entries is the same but for the spaces.
-                        else if result.status == 0, Self.words(result.output) != Self.words(sound) {
-                            problems.append("\(what): a wrong answer, \(result.output.prefix(300))")
-                        }
-                    }
-                    return problems
-                }
-            }
-            for _ in 0..<2 { addTrial() }
-            while let found = try await group.next() {
-                problems += found
-                if next < flips.count { addTrial() }
-            }
-        }
-        #expect(problems.isEmpty, "seed \(seed): \(problems)")
-    }
-
-    /// `text` split at spaces, line by line: what a listing says, whatever the width of its columns.
-    static func words(_ text: String) -> [[Substring]] {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.split(separator: " ") }
-    }
-
-    /// Removes the damaged copy at `path`, or, where a command failed on it, moves it where it outlives the test and
-    /// says where: each sweep records a new log, so its seed alone does not give the same bytes again.
-    static func keepOrRemove(_ path: String, if failed: Bool) {
-        guard failed else {
-            try? FileManager.default.removeItem(atPath: path)
-            return
-        }
-        let kept = FileManager.default.temporaryDirectory.appendingPathComponent("reactorlog-flip-\(UUID().uuidString.prefix(8)).reactorlog").path
-        try? FileManager.default.moveItem(atPath: path, toPath: kept)
-        Issue.record("the damaged copy is kept at \(kept)")
     }
 
     /// What one flip did: the commands that crashed, the change verify missed, whether a command refused the copy.
@@ -220,7 +187,7 @@ struct DamagedFileTests {
         try Data(bytes).write(to: URL(fileURLWithPath: copy + "/data.mdb"))
         let export = scratch.file("flip-\(trial).jsonl")
         var outcome = FlipOutcome()
-        defer { Self.keepOrRemove(copy, if: !outcome.crashes.isEmpty || !outcome.unreported.isEmpty) }
+        defer { AnswerSweep.keepOrRemove(copy, if: !outcome.crashes.isEmpty || !outcome.unreported.isEmpty) }
         var statuses: [String: Int32] = [:]
         for command in [["info", copy], ["verify", copy], ["export", copy, "--output", export]] {
             let result = try await Tool.run(command)
