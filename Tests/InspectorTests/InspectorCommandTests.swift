@@ -775,6 +775,20 @@ struct InspectorCommandTests {
         #expect(inside.lines == healthy.lines.filter { (through + 1...through + 2).contains(number($0)) })
     }
 
+    @Test("info counts a stream's snapshots past a key that cannot be read (a zeroed node), and names the damage, exit 5")
+    func snapshotKeyDamaged() async throws {
+        let path = scratch.file("snapshot-key.reactorlog")
+        #expect(try await reactorlog("demo", "--out", path).status == 0)
+        let sound = try await reactorlog("info", path)
+        try LogDamage.zeroNodeInFile(of: path, database: "snapshots") { $0[$0.count / 2] }
+        // Found by the zeroed-page sweep: info showed one snapshot fewer, exit 0, with no word of damage.
+        let info = try await reactorlog("info", path)
+        #expect(info.status == 5 && info.error.contains(" whose keys are damaged") && info.error.contains(" were left out, the rest shown: The log's metadata is corrupt: "), "\(info.error)")
+        #expect(info.error.filter { $0 == "\n" }.count == 1 && info.lines.count == sound.lines.count)
+        let json = try await reactorlog("info", path, "--json")
+        #expect(json.status == 5 && json.error == info.error)
+    }
+
     @Test("a key of the entries' branch pages raised by a bad bit: lookups by number still find the entries, and verify names it")
     func branchKeyRaised() async throws {
         let path = scratch.file("branch-key.reactorlog")

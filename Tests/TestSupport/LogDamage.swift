@@ -96,6 +96,18 @@ extension LogDamage {
         try editLeafNode(of: path, choose: choose) { bytes, offset in bytes[offset + 5] |= 0x40 }
     }
 
+    /// Zeroes the header and the key of one record of `database` (`entries` unless named) in the closed log at `path`
+    /// where it lies in the file, past LMDB, as a zeroed sector leaves a node: its sizes, flags and key all 0. `choose`
+    /// picks the record from the database's keys. Returns the key it zeroed.
+    @discardableResult
+    public static func zeroNodeInFile(of path: String, database: String = "entries", choose: ([[UInt8]]) -> [UInt8]) throws -> [UInt8] {
+        let key = try editLeafNode(of: path, database: database, choose: choose) { bytes, offset in
+            let keySize = Int(bytes[offset - 2]) | Int(bytes[offset - 1]) << 8
+            bytes.replaceSubrange((offset - 8)..<(offset + keySize), with: repeatElement(0, count: 8 + keySize))
+        }
+        return key
+    }
+
     /// Damages the key size of one record of `database` (`entries` unless named) in the closed log at `path` where it lies in the
     /// file, past LMDB: bits `mask` of the low byte of the size in its leaf node are flipped (8 grows to 9 with mask 1,
     /// shrinks to 0 with mask 8), so that the key takes the first bytes of the record's value and the value starts that

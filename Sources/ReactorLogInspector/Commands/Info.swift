@@ -104,6 +104,17 @@ struct Info: AsyncParsableCommand {
                     return nil
                 }
             }
+            // Each stream's snapshots, counted past keys that cannot be read, which the report then names.
+            var uncounted = DamageTally()
+            func snapshots(of stream: String) throws -> Int {
+                do {
+                    return try session.log.snapshotSequences(stream: stream).count
+                } catch {
+                    guard case .corruptMetadata = error else { throw error }
+                    uncounted.add(error)
+                    return try session.log.snapshotSequences(stream: stream, passingOverDamage: true).count
+                }
+            }
             for info in try session.log.streams() {
                 let statistics = try session.log.statistics(stream: info.name)
                 let firstTime = try time(statistics.first), lastTime = try time(statistics.last)
@@ -113,7 +124,7 @@ struct Info: AsyncParsableCommand {
                     entries: statistics.entries, actions: statistics.kinds[.action] ?? 0,
                     mutations: statistics.kinds[.mutation] ?? 0, errors: statistics.kinds[.effectError] ?? 0,
                     first: statistics.first, last: statistics.last, firstTime: firstTime.map(EntryLine.iso8601), lastTime: lastTime.map(EntryLine.iso8601),
-                    snapshots: try session.log.snapshotSequences(stream: info.name, passingOverDamage: true).count,
+                    snapshots: try snapshots(of: info.name),
                     gaps: try session.log.gaps(stream: info.name).map { ExportRange(from: $0.removed.lowerBound, through: $0.removed.upperBound) },
                     schemaEras: try session.log.schemaHistory(stream: info.name).eras.map { ExportSchemaEra(fingerprint: $0.fingerprint, through: $0.through) }))
             }
@@ -132,7 +143,7 @@ struct Info: AsyncParsableCommand {
                 pins: try session.log.pins().map(PinJSON.init))
             if output.json {
                 try printJSON(report)
-                return try Self.requireReadable(unreadable, damaged: damaged)
+                return try Self.requireReadable(unreadable, damaged: damaged, uncounted: uncounted)
             }
             let t = session.terminal
             let kind = report.export ? "an export of a log of format" : "format"
@@ -176,12 +187,13 @@ struct Info: AsyncParsableCommand {
                     try printLine("  " + line)
                 }
             }
-            try Self.requireReadable(unreadable, damaged: damaged)
+            try Self.requireReadable(unreadable, damaged: damaged, uncounted: uncounted)
         }
     }
 
-    /// After the report: the damage that left a time or a stream out of it, as the command's error (exit 5).
-    private static func requireReadable(_ unreadable: DamageTally, damaged: [EventLogError]) throws {
+    /// After the report: the damage that left a time, a stream or a stream's snapshots (`uncounted`, their keys) out
+    /// of it, as the command's error (exit 5).
+    private static func requireReadable(_ unreadable: DamageTally, damaged: [EventLogError], uncounted: DamageTally) throws {
         var leftOut: [String] = []
         if !damaged.isEmpty {
             leftOut.append(damaged.count == 1 ? "a stream whose descriptor is damaged was" : "\(damaged.count) streams whose descriptors are damaged were")
@@ -191,7 +203,12 @@ struct Info: AsyncParsableCommand {
         case 1: leftOut.append("a stream's first or last time was")
         case let count: leftOut.append("\(count) first or last times were")
         }
-        guard let damage = damaged.first ?? unreadable.first else { return }
+        switch uncounted.count {
+        case 0: break
+        case 1: leftOut.append("a stream's snapshots whose keys are damaged were")
+        case let count: leftOut.append("snapshots whose keys are damaged, of \(count) streams, were")
+        }
+        guard let damage = damaged.first ?? unreadable.first ?? uncounted.first else { return }
         throw InspectorFailure.readPast([leftOut.joined(separator: " and ") + " left out, the rest shown"], damage: damage)
     }
 
