@@ -140,9 +140,12 @@ public struct TimeMachine<P: Replayer>: Sendable {
         if let part = log.unreadablePart(of: stream.name, in: stretch), !part.statesUnknown.isEmpty {
             return part.statesUnknown
         }
-        // A damaged snapshot holds no state: the first that can be read, as `unreadablePart` finds it.
+        // A damaged snapshot holds no state: the first that can be read, as `unreadablePart` finds it, at or after the
+        // stream's last entry in the stretch where its index lists them (every state is then known, but not the
+        // changes: a blame reads the mutations), else after the stretch.
         let snapshots = try log.snapshotSequences(stream: stream.name)
-        let snapshot = log.firstReadableSnapshot(stream: stream.name, atOrAfter: stretch.upperBound, in: snapshots)
+        let listed = (try? log.sequences(stream: stream.name, kinds: Set(EntryKind.allCases), from: stretch.lowerBound, through: stretch.upperBound))?.last
+        let snapshot = log.firstReadableSnapshot(stream: stream.name, atOrAfter: listed ?? stretch.upperBound, in: snapshots)
         // From where the damage starts: a block whose key a bad bit raised is named by that key, but its entries start
         // at the number it records.
         return [min(sequence, stretch.lowerBound)..<(snapshot ?? .max)]

@@ -775,6 +775,26 @@ struct InspectorCommandTests {
         #expect(inside.lines == healthy.lines.filter { (through + 1...through + 2).contains(number($0)) })
     }
 
+    @Test("blame across a raised block whose stream's states a snapshot in it still gives: the changes unknown up to that snapshot, its value known")
+    func raisedBlockStatesKnown() async throws {
+        let path = scratch.file("last-key.reactorlog")
+        #expect(try await reactorlog("demo", "--out", path).status == 0)
+        let search = try await reactorlog("log", path, "--stream", "search")
+        let number = { (line: String) in line.firstMatch(of: /#(\d+)/).flatMap { UInt64($0.1) } ?? 0 }
+        let key = try LogDamage.moveKeyInFile(of: path) { $0[$0.count - 1] }
+        let first = key.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        // The demo's last block holds the search stream's last mutation and its closing entry, whose snapshot holds
+        // the stream's last state: every state is known, the last mutation's change is not.
+        let last = number(try #require(search.lines.last))
+        try #require(first <= last, "the last block starts at #\(first), after the search stream's last entry #\(last)")
+        let blamed = try await reactorlog("blame", path, "nextPage", "--stream", "search")
+        // Before session 89: "#32 and every entry after it … 2 → ?", as if no state after the block were known.
+        #expect(blamed.status == 5 && blamed.error.contains("The changes in #\(first)…#\(last) are not known, the rest listed"), "\(blamed.error)")
+        #expect(blamed.lines.last?.contains("#\(first)…#\(last)") == true && blamed.lines.last?.contains("at both ends") == true, "\(blamed.output)")
+        let state = try await reactorlog("state", path, "--stream", "search", "--at", "\(last)", "--path", "nextPage")
+        #expect(state.status == 0 && blamed.lines.last?.contains("\(state.output.trimmingCharacters(in: .whitespacesAndNewlines)) at both ends") == true)
+    }
+
     @Test("info counts a stream's snapshots past a key that cannot be read (a zeroed node), and names the damage, exit 5")
     func snapshotKeyDamaged() async throws {
         let path = scratch.file("snapshot-key.reactorlog")
