@@ -166,10 +166,7 @@ struct EntryCursor {
         // began at the log's second record before 2026-12-06, with the entries below the number).
         let first = try passing(try cursor.first())
         if let first, let key = KeyCoding.decodeSequence(first.key), key > sequence {
-            if let holder = try holder(pastOutOfPlace: sequence) {
-                if let entry = try enter(holder, after: nil, from: sequence) { return entry }
-                return block != nil ? try next() : nil
-            }
+            if let holder = try holder(pastOutOfPlace: sequence) { return try firstEntry(from: sequence, in: holder) }
             _ = try passing(try cursor.first())
         }
         return try enter(first, after: nil)
@@ -211,10 +208,16 @@ struct EntryCursor {
             return try next()
         } catch {
             guard let holder = try holder(pastOutOfPlace: sequence) else { throw error }
-            // A block that ends before the number leaves it to the next record, as for a seek that went right.
-            if let entry = try enter(holder, after: nil, from: sequence) { return entry }
-            return block != nil ? try next() : nil
+            return try firstEntry(from: sequence, in: holder)
         }
+    }
+
+    /// The first entry numbered `sequence` or higher in `holder`, found past a key damaged out of the tree's order
+    /// (``holder(pastOutOfPlace:)``), or in the record after it: a block that ends before the number leaves it to the
+    /// next record, as for a seek that went right.
+    private mutating func firstEntry(from sequence: UInt64, in holder: KeyValue) throws -> Found? {
+        if let entry = try enter(holder, after: nil, from: sequence) { return entry }
+        return block != nil ? try next() : nil
     }
 
     /// The log's first entry.
