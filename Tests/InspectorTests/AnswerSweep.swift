@@ -6,7 +6,7 @@ import Testing
 /// crash, a failure is one line (bisect's probes, and warnings of an answer that is whole, are not failures), and an
 /// answer given with exit 0 is the sound log's, word for word (the log's path aside). Columns are as wide as the names the log could read:
 /// a stream whose descriptor is damaged is left out, and a listing of the others' entries is the same but for the
-/// spaces. Two copies at a time: on a machine of two cores the other fills the second.
+/// spaces. Two copies at a time.
 struct AnswerSweep: Sendable {
     /// One damaged copy: what it is called in a problem, and what is done to the sound log's bytes.
     struct Damage: Sendable {
@@ -38,21 +38,7 @@ struct AnswerSweep: Sendable {
 
     /// What the commands did wrong on each of `damages`, one line a problem.
     func problems(_ damages: [Damage]) async throws -> [String] {
-        var problems: [String] = []
-        try await withThrowingTaskGroup(of: [String].self) { group in
-            var next = 0
-            func addTrial() {
-                let (trial, damage) = (next, damages[next])
-                next += 1
-                group.addTask { try await answers(trial, damage) }
-            }
-            for _ in 0..<min(2, damages.count) { addTrial() }
-            while let found = try await group.next() {
-                problems += found
-                if next < damages.count { addTrial() }
-            }
-        }
-        return problems
+        try await damages.mapTwoAtATime { trial, damage in try await answers(trial, damage) }.flatMap { $0 }
     }
 
     /// The problems of one damaged copy, kept where it outlives the test when there are any.

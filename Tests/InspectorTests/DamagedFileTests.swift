@@ -100,24 +100,11 @@ struct DamagedFileTests {
         let flips = (0..<60).map { _ in
             (offset: Int.random(in: 8192..<original.count, using: &generator), mask: UInt8.random(in: 1...255, using: &generator))
         }
-        // Two trials at a time: each runs three commands one after another, and on a machine of two cores the other
-        // trial fills the second. One after another, the sweep took 176 s of its 180 s limit on a busy CI machine.
-        var crashes: [String] = [], unreported: [String] = [], refused = 0
-        try await withThrowingTaskGroup(of: FlipOutcome.self) { group in
-            var next = 0
-            func addTrial() {
-                let (trial, flip) = (next, flips[next])
-                next += 1
-                group.addTask { try await flipTrial(trial, offset: flip.offset, mask: flip.mask, original: original, clean: clean) }
-            }
-            for _ in 0..<2 { addTrial() }
-            while let outcome = try await group.next() {
-                crashes += outcome.crashes
-                unreported += outcome.unreported
-                if outcome.refused { refused += 1 }
-                if next < flips.count { addTrial() }
-            }
+        // Two trials at a time: one after another, the sweep took 176 s of its 180 s limit on a busy CI machine.
+        let outcomes = try await flips.mapTwoAtATime { trial, flip in
+            try await flipTrial(trial, offset: flip.offset, mask: flip.mask, original: original, clean: clean)
         }
+        let crashes = outcomes.flatMap(\.crashes), unreported = outcomes.flatMap(\.unreported), refused = outcomes.count(where: \.refused)
         #expect(crashes.isEmpty, "seed \(seed): \(crashes)")
         #expect(unreported.isEmpty, "seed \(seed): verify said OK, but the export changed: \(unreported)")
         #expect(refused > 0, "some flips damage what a command reads, which it refuses (exit 5)")
