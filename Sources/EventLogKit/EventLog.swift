@@ -49,15 +49,17 @@ public final class EventLog: Sendable {
     /// The highest sequence number retention has looked at for effect errors to pin.
     let retentionScan = Mutex<UInt64>(0)
 
-    private init(path: String, readOnly: Bool, configuration: EventLogConfiguration) throws(EventLogError) {
+    /// Opens the log at `path`; read-only, leaving the optional databases `passingOver` names unopened, their trees
+    /// unchecked (``openWithoutCallSites(at:)``).
+    init(path: String, readOnly: Bool, configuration: EventLogConfiguration, passingOver: Set<String> = []) throws(EventLogError) {
         self.path = path
         self.isReadOnly = readOnly
         self.configuration = configuration
         // What is plainly not a log is refused before LMDB sees it, and before a writer takes its lock file.
-        let madeDirectory = try LogStorage.checkDirectory(path: path, readOnly: readOnly)
+        let madeDirectory = try LogStorage.checkDirectory(path: path, readOnly: readOnly, passingOver: passingOver)
         if readOnly {
             writerLock = nil
-            storage = try LogStorage.open(path: path, readOnly: true, configuration: configuration)
+            storage = try LogStorage.open(path: path, readOnly: true, configuration: configuration, passingOver: passingOver)
             writer = nil
         } else {
             // Whether a writer of ReactorLog opened the directory before: its lock file, which this writer makes.

@@ -30,6 +30,9 @@ struct Session {
             /// The last commit, which the entries show later than the commit LMDB reads, where the pages' transaction ids
             /// show a bad bit (``EventLog/openLaterCommit(than:copyingInto:)``).
             case laterThanLMDBReads
+            /// The last commit, whole but for the actions' call sites, whose pages are damaged
+            /// (``EventLog/openWithoutCallSites(at:)``).
+            case lastWithoutCallSites
         }
         /// Why the log was not read as LMDB reads it, a clause without its path.
         let problem: String
@@ -39,17 +42,24 @@ struct Session {
 
     /// Opens `path` read-only: a log directory, or an export or pack (a file), which is imported into a private
     /// temporary log first. A log LMDB refuses for records bad bits damaged where LMDB finds them is read whole from a
-    /// copy with those records mended; else, where its last commit cannot be read and the commit before it can, as it
-    /// stood then.
+    /// copy with those records mended; else, where only the pages of its call sites are damaged, without them (its
+    /// entries matter more than where actions were sent from); else, where its last commit cannot be read and the
+    /// commit before it can, as it stood then.
     static func open(_ path: String) throws -> Session {
         if isExportFile(path) { return try openExport(path) }
         do {
             let log = try EventLog.openReadOnly(at: path)
             return openLaterCommit(than: log, path: path) ?? Session(log: log, path: path)
         } catch {
-            guard let session = openMended(path) ?? openFromOtherMetaPage(path) else { throw error }
+            guard let session = openMended(path) ?? openWithoutCallSites(path) ?? openFromOtherMetaPage(path) else { throw error }
             return session
         }
+    }
+
+    /// The log at `path` read in place without its call sites, whose pages alone are damaged; `nil` otherwise.
+    private static func openWithoutCallSites(_ path: String) -> Session? {
+        guard let read = EventLog.openWithoutCallSites(at: path) else { return nil }
+        return Session(log: read.log, path: path, readAround: ReadAround(problem: read.problem, commit: .lastWithoutCallSites))
     }
 
     /// The log at `path` read whole from a copy, in a private temporary directory removed at once, whose records bad bits
@@ -141,7 +151,18 @@ struct Session {
             "\(path) was read whole, from a copy with \(records == 1 ? "that record" : "those records") mended; LMDB refuses the log as it is: \(other.problem)."
         case .laterThanLMDBReads:
             "\(path) was read from the meta page LMDB does not read, which holds the later commit: \(other.problem)."
+        case .lastWithoutCallSites:
+            "\(path) was read whole but for its actions' call sites, whose pages are damaged; LMDB refuses the log as it is: \(other.problem)."
         }
+    }
+
+    /// The sentence a command on a log not read as LMDB reads it ends with: how to make a sound log of what was read.
+    var soundCopyHint: String {
+        guard case .lastWithoutCallSites? = readAround?.commit else {
+            return "`\(ReactorLogInspector.commandName) compact` copies what was read into a sound log."
+        }
+        let name = ReactorLogInspector.commandName
+        return "`\(name) export` and `\(name) import` copy what was read, without call sites, into a sound log."
     }
 
     /// The size of what was opened: the export's file, or the log's data file (also where a copy of it was read).
@@ -290,8 +311,7 @@ func inspect(opening path: String, _ body: (Session) async throws -> Void) async
             throw InspectorFailure("\(session.whatWasRead) What was asked for may be in that last commit: \(failure.message)", exit: .corrupt)
         }
         if session.readAround != nil {
-            throw InspectorFailure(
-                "\(session.whatWasRead) `\(ReactorLogInspector.commandName) compact` copies what was read into a sound log.", exit: .corrupt)
+            throw InspectorFailure("\(session.whatWasRead) \(session.soundCopyHint)", exit: .corrupt)
         }
         let damages = session.log.bypassedIndexDamage
         if !damages.isEmpty {

@@ -245,6 +245,23 @@ extension LogDamage {
         try setMetaPage(of: path, page: page, at: 144, to: id)
     }
 
+    /// The root page of the named database `name` in the closed log at `path`, as the main database's record of it
+    /// in the commit LMDB reads gives it (byte 40 of its 48); the main database must be one leaf page, as in a small log.
+    public static func databaseRoot(of path: String, database name: String) throws -> Int {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path).appendingPathComponent("data.mdb")))
+        func integer(_ at: Int, _ size: Int) -> Int { bytes[at..<at + size].reversed().reduce(0) { $0 << 8 | Int($1) } }
+        let ids = try metaPageTransactions(of: path)
+        let main = integer((ids[1] > ids[0] ? 1 : 0) * 4096 + 128, 8) * 4096
+        guard integer(main + 10, 2) & 0x02 != 0 else { throw CocoaError(.fileReadCorruptFile) }
+        for index in 0..<(integer(main + 12, 2) - 16) / 2 {
+            let node = main + integer(main + 16 + 2 * index, 2), keySize = integer(node + 6, 2)
+            if bytes[node + 8..<node + 8 + keySize].elementsEqual(name.utf8), integer(node + 4, 2) & 0x02 != 0 {
+                return integer(node + 8 + keySize + 40, 8)
+            }
+        }
+        throw CocoaError(.fileReadCorruptFile)
+    }
+
     /// Writes `value` as the little-endian u64 at byte `offset` of meta page `page` (0 or 1) of the closed log at `path`
     /// (128: the main database's root; 136: the last page; 144: the transaction id), past LMDB.
     public static func setMetaPage(of path: String, page: Int, at offset: Int, to value: UInt64) throws {

@@ -408,11 +408,12 @@ def meta_pages(data_path):
     return pages
 
 
-def check_meta_pages(data_path, walk_trees, attempts=3, after_reading=None):
+def check_meta_pages(data_path, walk_trees, attempts=3, after_reading=None, passing_over=frozenset()):
     """Refuses a data file LMDB would read past the end of (docs/FORMAT.md, "Before mapping a file"); with
     `walk_trees`, one whose trees lead LMDB outside the file as well. A walk that finds damage after a writer committed
     (the meta pages' ids changed under it) walks the new commit, up to `attempts` walks in all. `after_reading`, where
-    given, runs once the meta pages are read: a test's commits there stand for a writer's during a walk."""
+    given, runs once the meta pages are read: a test's commits there stand for a writer's during a walk. `passing_over`:
+    as for check_page_trees."""
     pages = meta_pages(data_path)
     if after_reading:
         after_reading()
@@ -439,10 +440,12 @@ def check_meta_pages(data_path, walk_trees, attempts=3, after_reading=None):
     if walk_trees:
         for current in readable:
             problem = check_page_trees(data_path, current.page_size, current.last_page,
-                                       ((current.free_root, current.free_depth), (current.main_root, current.main_depth)))
+                                       ((current.free_root, current.free_depth), (current.main_root, current.main_depth)),
+                                       passing_over=passing_over)
             if problem:
                 committed = [page.transaction for page in meta_pages(data_path)] != [page.transaction for page in pages]
-                return check_meta_pages(data_path, walk_trees, attempts - 1) if committed and attempts > 1 else problem
+                return (check_meta_pages(data_path, walk_trees, attempts - 1, passing_over=passing_over)
+                        if committed and attempts > 1 else problem)
     return None
 
 
@@ -535,13 +538,15 @@ def size_filling(room, besides, stated):
     return fits[0] if fits else None
 
 
-def check_page_trees(data_path, page_size, last_page, roots, records=None, mends=None):
+def check_page_trees(data_path, page_size, last_page, roots, records=None, mends=None, passing_over=frozenset()):
     """Walks every tree LMDB can reach from the current meta page and checks each page before LMDB reads it, since
     LMDB follows page numbers and node offsets unchecked (docs/FORMAT.md, "Before mapping a file"). `roots` are the
     free list's and the main database's (root, depth). `records`, a dict where given, gets the free list's records:
     the pages filed under each transaction id. `mends`, a list where given, gets the records outside the free list
     a bad bit damaged where LMDB finds them (FORMAT.md, "A record's header"), which the walk then reads as mended: (the
-    file offset of the bytes to mend, the bytes mended, what was wrong). Returns what is wrong, or None."""
+    file offset of the bytes to mend, the bytes mended, what was wrong). `passing_over` names databases whose trees are
+    not walked: a reader that does not read them (the call sites, where their pages alone are damaged). Returns what
+    is wrong, or None."""
     # Mapped read-only, not read into memory: a page is sliced out only once the file is known to hold it.
     file = open(data_path, "rb")
     data = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
@@ -827,7 +832,8 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
                         counts, name = struct.unpack_from("<QQQQ", body, start + 8), database_name(body[offset + 8:start])
                         journal.append(("declared", name, declared.get(name)))
                         declared[name] = (sum(counts[:3]), counts[3])
-                    walk(sub_root, sub_depth, database_name(body[offset + 8:start]), False, False)
+                    if bytes(body[offset + 8:start]) not in passing_over:
+                        walk(sub_root, sub_depth, database_name(body[offset + 8:start]), False, False)
                     database_records.append((number * page_size + offset + 8, bytes(body[offset + 8:start]),
                                              f"(node {index} of page {number}, in {tree})"))
                 elif free:
@@ -1111,6 +1117,9 @@ def main():
     writing = writer_holds(path)
     problem = check_meta_pages(data_path, walk_trees=copy or not writing)
     read_around = None
+    # Where only the pages of the call sites are damaged, the log is read in place without them (FORMAT.md, "Reading
+    # without call sites"): every action's site is then unknown, which the end says.
+    sites_lost = False
     try:
         if problem:
             raise Refused(f"its data.mdb {problem}")
@@ -1118,8 +1127,14 @@ def main():
     except Refused as refusal:
         # Records whose headers a bad bit changed are mended first: that reads the last commit whole.
         mended = None if writing else read_mended(data_path)
-        opened = None if writing or mended else read_from_other_meta_page(data_path, file_refused=problem is not None)
-        if mended:
+        sites_lost = (not writing and not mended and problem is not None
+                      and check_meta_pages(data_path, walk_trees=True, passing_over={b"sites"}) is None)
+        opened = None if writing or mended or sites_lost else read_from_other_meta_page(data_path, file_refused=problem is not None)
+        if sites_lost:
+            env, meta, entries, streams, snapshots = open_environment(path, lock=not copy)
+            directory = None
+            read_around = f"{path} was read whole but for its actions' call sites, whose pages are damaged; LMDB refuses the log as it is: {refusal}"
+        elif mended:
             env, meta, entries, streams, snapshots, directory, mend_problem = mended
             read_around = f"{path} was read whole, from a copy with that record mended; LMDB refuses the log as it is: {mend_problem}"
         elif opened:
@@ -1130,7 +1145,8 @@ def main():
                 if is_commit_before else f"{path} was read whole, from its sound meta page; LMDB refuses the log as it is: {refusal}")
         else:
             sys.exit(f"{path}: {refusal}")
-        shutil.rmtree(directory, ignore_errors=True)
+        if directory:
+            shutil.rmtree(directory, ignore_errors=True)
     # The stream index: blocks in `stream-index` since version 5, a record per entry in `stream-entries` before.
     try:
         index, blocks = env.open_db(b"stream-entries", create=False), False
@@ -1141,7 +1157,7 @@ def main():
     except lmdb.NotFoundError:
         gap_db = None
     try:
-        site_db = env.open_db(b"sites", create=False)
+        site_db = None if sites_lost else env.open_db(b"sites", create=False)
     except lmdb.NotFoundError:
         site_db = None
     try:
@@ -1232,6 +1248,8 @@ def main():
             number = listed.get((stream_id, sequence), (0, 0))[1]
             if number == 0:
                 return ""
+            if sites_lost:
+                return " @ ?"
             if number not in sites:
                 sys.exit(f"entry #{sequence} breaks a rule: call site number {number} is not in the log")
             return f" @ {sites[number]}"

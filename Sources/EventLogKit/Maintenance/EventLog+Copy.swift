@@ -4,7 +4,8 @@ import LMDB
 extension EventLog {
     /// Copies the log into `destination`, a directory that must not exist yet (or be empty), for a backup
     /// or, with `compact` (the default), to reclaim the space of trimmed entries. Safe on a live log: the
-    /// copy is one consistent snapshot of what was committed when it began.
+    /// copy is one consistent snapshot of what was committed when it began. A log opened without its call sites
+    /// (``openWithoutCallSites(at:)``) is refused, nothing written: LMDB's copy would read their damaged pages.
     ///
     /// The copy is written as `data.mdb.unfinished`, synced to disk, and only then renamed `data.mdb`: a process
     /// killed midway (or a machine that loses power) leaves no cut-off data file that looks like a log. The copy holds
@@ -19,6 +20,10 @@ extension EventLog {
     ///     created the directory: what a tool that stops the copy on a signal passes to
     ///     ``removeUnfinishedCopy(at:madeDirectory:)``.
     public func copy(to destination: String, compact: Bool = true, claimed: (_ madeDirectory: Bool) -> Void = { _ in }) throws(EventLogError) {
+        // LMDB's copy reads every database, pages this log was opened without because they are damaged.
+        guard storage.unopened.isEmpty else {
+            throw .invalidArgument("Cannot copy the log at \(path): it was opened without its call sites, whose damaged pages LMDB's copy would read. Append its entries to a new log instead, as the inspector's `export` and `import` do.")
+        }
         let files = FileManager.default
         if Self.isInside(destination, path) {
             throw .invalidArgument("Cannot copy the log to \(destination): it is inside the log itself. Choose a path outside \(path).")

@@ -22,6 +22,8 @@ final class LogStorage: Sendable {
     let sites: Database?
     /// The finished schema eras of streams whose types changed (``SchemaEraRecord``); `nil` as for ``gaps``.
     let schemas: Database?
+    /// The databases this reader left unopened, their trees unchecked (``EventLog/openWithoutCallSites(at:)``).
+    let unopened: Set<String>
     /// Stream descriptors, loaded at open and, unless this process writes the log, refreshed when an unknown id or
     /// name turns up.
     private let streamCache = Mutex(StreamCache())
@@ -37,8 +39,11 @@ final class LogStorage: Sendable {
     /// (closing either would clear the other's readers and drop its locks).
     let lockFile: FileIdentity?
 
-    private init(path: String, environment: Environment, databases: [Database], index: StreamIndex, optional: [Database?]) {
+    private init(
+        path: String, environment: Environment, databases: [Database], index: StreamIndex, optional: [Database?], unopened: Set<String>
+    ) {
         self.path = path
+        self.unopened = unopened
         self.environment = environment
         lockFile = FileIdentity(path: path + "/" + LogLayout.lockFile)
         self.index = index
@@ -57,8 +62,12 @@ final class LogStorage: Sendable {
     }
 
     /// Opens the log at `path`, sharing an environment this process already has open. The caller has checked the
-    /// directory (``checkDirectory(path:readOnly:)``), and a writer its page trees too.
-    static func open(path: String, readOnly: Bool, configuration: EventLogConfiguration) throws(EventLogError) -> LogStorage {
+    /// directory (``checkDirectory(path:readOnly:passingOver:)``), and a writer its page trees too. A reader leaves the
+    /// optional databases `passingOver` names unopened, as though the log had none (a log read without its call sites,
+    /// whose pages are damaged).
+    static func open(
+        path: String, readOnly: Bool, configuration: EventLogConfiguration, passingOver: Set<String> = []
+    ) throws(EventLogError) -> LogStorage {
         let key = URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path
         return try openStorages.withLock { (open) throws(EventLogError) -> LogStorage in
             if let existing = open[key]?.storage {
@@ -84,7 +93,7 @@ final class LogStorage: Sendable {
                     throw .replacedWhileOpen(path: path)
                 }
             }
-            let storage = try create(path: path, readOnly: readOnly, configuration: configuration)
+            let storage = try create(path: path, readOnly: readOnly, configuration: configuration, passingOver: passingOver)
             open[key] = WeakStorage(storage: storage)
             return storage
         }
@@ -102,27 +111,31 @@ final class LogStorage: Sendable {
     /// page, and is also refused a page that only a writer would trip on. A reader, called beside no writer, asks the
     /// lock again before it calls a structure damaged: a writer that began meanwhile changed the pages under the walk.
     /// A writer refused a page that readers take is told that readers can still open the log, so that its owner
-    /// reads (or exports) it before setting it aside. Does nothing when there is no data file yet.
-    static func checkPageTrees(path: String, forWriting: Bool) throws(EventLogError) {
-        guard let reason = pageTreeProblem(path: path, forWriting: forWriting) else { return }
+    /// reads (or exports) it before setting it aside. Does nothing when there is no data file yet. A reader that leaves
+    /// databases unopened (`passingOver`) needs only the other trees sound.
+    static func checkPageTrees(path: String, forWriting: Bool, passingOver: Set<String> = []) throws(EventLogError) {
+        guard let reason = pageTreeProblem(path: path, forWriting: forWriting, passingOver: passingOver) else { return }
         throw .damagedFile(path: path, reason: "its " + reason)
     }
 
-    /// What ``checkPageTrees(path:forWriting:)`` refuses, as the clause its error gives (`data.mdb has …`); `nil`
-    /// where it refuses nothing.
-    static func pageTreeProblem(path: String, forWriting: Bool) -> String? {
+    /// What ``checkPageTrees(path:forWriting:passingOver:)`` refuses, as the clause its error gives (`data.mdb has …`);
+    /// `nil` where it refuses nothing.
+    static func pageTreeProblem(path: String, forWriting: Bool, passingOver: Set<String> = []) -> String? {
         let dataPath = path + "/" + LogLayout.dataFile
         let names = LogLayout.namedDatabases
-        guard case .damaged(let reason)? = PageTreeCheck.problem(inDataFile: dataPath, forWriting: forWriting, databases: names) else { return nil }
+        guard case .damaged(let reason)? = PageTreeCheck.problem(
+            inDataFile: dataPath, forWriting: forWriting, databases: names, passingOver: passingOver)
+        else { return nil }
         if !forWriting, WriterLock.isHeld(directory: path, tryingTheLock: true) { return nil }
         let readable = forWriting && PageTreeCheck.problem(inDataFile: dataPath, databases: names) == nil
         return "\(LogLayout.dataFile) \(reason)" + (readable ? EventLogError.readersCanOpen : "")
     }
 
     /// Refuses what is plainly not a log before LMDB sees it; creates the directory of a new log, and returns whether
-    /// it did (a writer whose first open then fails removes it again: ``removeUnbegun(path:)``).
+    /// it did (a writer whose first open then fails removes it again: ``removeUnbegun(path:)``). `passingOver`: as for
+    /// ``checkPageTrees(path:forWriting:passingOver:)``.
     @discardableResult
-    static func checkDirectory(path: String, readOnly: Bool) throws(EventLogError) -> Bool {
+    static func checkDirectory(path: String, readOnly: Bool, passingOver: Set<String> = []) throws(EventLogError) -> Bool {
         let files = FileManager.default
         let parent = SplitPath(path).directory
         var isDirectory: ObjCBool = false
@@ -180,9 +193,9 @@ final class LogStorage: Sendable {
             // is called so (the kernel's table, which answers without taking a lock, once missed a live writer under a
             // full test run's locks). Not asked first: a reading of that table waited 5 to 23 ms on this project's
             // machine, more than the walk of a 1M-entry log. A writer checks once it holds the lock
-            // (``checkPageTrees(path:forWriting:)``).
+            // (``checkPageTrees(path:forWriting:passingOver:)``).
             if readOnly {
-                try checkPageTrees(path: path, forWriting: false)
+                try checkPageTrees(path: path, forWriting: false, passingOver: passingOver)
             }
             return false
         }
@@ -206,7 +219,7 @@ final class LogStorage: Sendable {
         return false
     }
 
-    /// Removes the directory a writer's first open made (``checkDirectory(path:readOnly:)``) when the open then failed,
+    /// Removes the directory a writer's first open made (``checkDirectory(path:readOnly:passingOver:)``) when the open then failed,
     /// as on a full disk, with the lock files it made there and a data file it left empty, so that no half-made log
     /// is left for readers to puzzle over. Called holding the writer's lock; anything else in the directory (another
     /// writer's log begun meanwhile) keeps it, untouched.
@@ -293,7 +306,9 @@ final class LogStorage: Sendable {
         }
     }
 
-    private static func create(path: String, readOnly: Bool, configuration: EventLogConfiguration) throws(EventLogError) -> LogStorage {
+    private static func create(
+        path: String, readOnly: Bool, configuration: EventLogConfiguration, passingOver: Set<String>
+    ) throws(EventLogError) -> LogStorage {
         var options = EnvironmentOptions()
         options.readOnly = readOnly
         options.noSync = configuration.durability == .noSync
@@ -337,7 +352,7 @@ final class LogStorage: Sendable {
         }
         var optional: [Database?] = []
         for name in LogLayout.optionalDatabases {
-            optional.append(try openOptional(name, create: !readOnly))
+            optional.append(readOnly && passingOver.contains(name) ? nil : try openOptional(name, create: !readOnly))
         }
         // A log of format version 1 to 4 has its index in `stream-entries` until a writer converts it, in the
         // transaction that drops it: while it is there, it is the index.
@@ -352,7 +367,9 @@ final class LogStorage: Sendable {
         } else {
             throw .damagedFile(path: path, reason: "its main database no longer lists ReactorLog's '\(LogLayout.streamIndexDatabase)' database")
         }
-        let storage = LogStorage(path: path, environment: environment, databases: databases, index: index, optional: optional)
+        let storage = LogStorage(
+            path: path, environment: environment, databases: databases, index: index, optional: optional,
+            unopened: readOnly ? passingOver : [])
         try storage.prepareMetadata(readOnly: readOnly, configuration: configuration)
         try storage.reloadStreams()
         return storage

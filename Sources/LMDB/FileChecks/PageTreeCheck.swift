@@ -38,11 +38,16 @@ public enum PageTreeCheck {
     /// whose name is none of them but one bit from one of them that no record has is damage (LMDB would not find the
     /// database, and a writer would make a new one in its place), which a reader's copy mends
     /// (``mendableRecords(inDataFile:databases:)``).
-    public static func problem(inDataFile path: String, forWriting: Bool = false, databases: Set<String> = []) -> DataFileCheck.Problem? {
-        problem(inDataFile: path, forWriting: forWriting, databases: databases, choosing: MetaPage.readable)
+    ///
+    /// `passingOver` names databases whose trees the walk does not enter: a reader that never opens them (a log read
+    /// without its call sites where their pages are damaged) needs the rest sound.
+    public static func problem(
+        inDataFile path: String, forWriting: Bool = false, databases: Set<String> = [], passingOver: Set<String> = []
+    ) -> DataFileCheck.Problem? {
+        problem(inDataFile: path, forWriting: forWriting, databases: databases, passingOver: passingOver, choosing: MetaPage.readable)
     }
 
-    /// What ``problem(inDataFile:forWriting:databases:)`` says to a reader of the trees the fallback meta page records
+    /// What ``problem(inDataFile:forWriting:databases:passingOver:)`` says to a reader of the trees the fallback meta page records
     /// (``MetaPage/fallback(of:)``); `nil` when they are sound.
     static func fallbackProblem(inDataFile path: String) -> DataFileCheck.Problem? {
         problem(inDataFile: path, forWriting: false) { MetaPage.fallback(of: $0).map { [$0.page] } ?? [] }
@@ -51,7 +56,7 @@ public enum PageTreeCheck {
     /// The records, in the trees but the free list of the meta page LMDB reads the data file at `path` from (of both,
     /// where a bad bit in a transaction id leaves either), that a bad bit damaged where LMDB finds them
     /// (``MendedRecord``), each once; empty where there are none, or the file cannot be read. A tree whose walk finds
-    /// other damage is walked no further than that damage. `databases`: as for ``problem(inDataFile:forWriting:databases:)``.
+    /// other damage is walked no further than that damage. `databases`: as for ``problem(inDataFile:forWriting:databases:passingOver:)``.
     public static func mendableRecords(inDataFile path: String, databases: Set<String> = []) -> [MendedRecord] {
         mapped(path) { file, metas -> [MendedRecord] in
             var found: [MendedRecord] = []
@@ -78,14 +83,14 @@ public enum PageTreeCheck {
         } ?? nil
     }
 
-    /// The walk behind ``problem(inDataFile:forWriting:databases:)``, of the trees of the meta pages `meta` chooses. A reader's
+    /// The walk behind ``problem(inDataFile:forWriting:databases:passingOver:)``, of the trees of the meta pages `meta` chooses. A reader's
     /// walk runs beside any live writer, whose commits reuse pages under it: a walk that finds damage after the meta
     /// pages' ids changed is walked again from the new ones, up to `attempts` walks in all (a writer still committing
     /// by then is asked of `writer.lock`, by the caller). `afterReadingMetas` runs once, between the first reading of
     /// the meta pages and the walk: a test's commits there stand for a writer's during a walk.
     static func problem(
-        inDataFile path: String, forWriting: Bool, databases: Set<String> = [], choosing meta: ([MetaPage]) -> [MetaPage],
-        attempts: Int = 3, afterReadingMetas: () -> Void = {}
+        inDataFile path: String, forWriting: Bool, databases: Set<String> = [], passingOver: Set<String> = [],
+        choosing meta: ([MetaPage]) -> [MetaPage], attempts: Int = 3, afterReadingMetas: () -> Void = {}
     ) -> DataFileCheck.Problem? {
         var problem: DataFileCheck.Problem?
         for attempt in 1...max(1, attempts) {
@@ -94,6 +99,7 @@ public enum PageTreeCheck {
                 if attempt == 1 { afterReadingMetas() }
                 var walker = Walker(file: file, flagsRead: forWriting ? .max : Walker.readersFlags)
                 walker.databaseNames = Set(databases.map { Array($0.utf8) })
+                walker.passedOver = Set(passingOver.map { Array($0.utf8) })
                 do {
                     try walker.walk(from: meta(metas))
                     // A writer would commit over the page LMDB does not read, which may hold the last commit.
@@ -214,8 +220,10 @@ public enum PageTreeCheck {
         /// The main database's 48-byte values without a named database's flag that a ``mending`` walk read: each may be
         /// a named database's record whose flag a bad bit cleared (``mendDatabaseFlags()``, once the trees are walked).
         var unflagged: [Unflagged] = []
-        /// The names of the databases the file's owner opens by name (``problem(inDataFile:forWriting:databases:)``).
+        /// The names of the databases the file's owner opens by name (``problem(inDataFile:forWriting:databases:passingOver:)``).
         var databaseNames: Set<[UInt8]> = []
+        /// The names of the databases whose trees the walk does not enter (``problem(inDataFile:forWriting:databases:passingOver:)``).
+        var passedOver: Set<[UInt8]> = []
         /// The main database's named databases' records, while ``databaseNames`` are checked (``checkDatabaseNames()``).
         var databaseRecords: [DatabaseRecord] = []
         /// The first and the last key of the leaf pages a ``mending`` walk read, in the order read: a subtree's keys.
@@ -494,7 +502,9 @@ public enum PageTreeCheck {
                         throw Failure(reason: "node \(index) of page \(number) (\(tree)) describes a database where none can be")
                     }
                     let name = databaseName(node)
-                    subtrees.append((Self.integer(buffer, dataStart + 40), Self.integer(buffer, dataStart + 6), name))
+                    if !passedOver.contains(key(of: node)) {
+                        subtrees.append((Self.integer(buffer, dataStart + 40), Self.integer(buffer, dataStart + 6), name))
+                    }
                     if mending {
                         journal.append(.declared(name, declared[name]))
                         declared[name] = Tally(described: buffer, at: dataStart)

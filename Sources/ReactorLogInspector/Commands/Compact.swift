@@ -13,6 +13,13 @@ struct Compact: AsyncParsableCommand {
 
     func run() async throws {
         try await inspect(opening: log.log) { session in
+            // LMDB's copy reads every page of every database, the damaged pages of the call sites too.
+            if case .lastWithoutCallSites? = session.readAround?.commit {
+                let name = ReactorLogInspector.commandName
+                throw InspectorFailure(
+                    "Cannot compact \(log.log): LMDB's copy would read the damaged pages of its call sites. `\(name) export \(log.log) FILE` and `\(name) import FILE \(destination)` copy the rest into a sound log.",
+                    exit: .corrupt)
+            }
             // Interrupted midway, the unfinished copy is removed, but only once the copy has claimed the destination
             // (a new path, an empty directory, or one a stopped copy left): before, nothing was written. (Killed, it
             // leaves a file named as unfinished, never a cut-off data.mdb, and the next copy there replaces it.)

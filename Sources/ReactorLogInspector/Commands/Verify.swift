@@ -44,6 +44,8 @@ struct Verify: AsyncParsableCommand {
                     "LMDB refuses the log as it is (\(other.problem)): what follows is the log read whole from a copy with \(records == 1 ? "that record" : "those records") mended; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
                 case .laterThanLMDBReads:
                     "LMDB reads the log as it stood one commit before its last (\(other.problem)): what follows is the log read from the other meta page, which holds the later commit; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
+                case .lastWithoutCallSites:
+                    "LMDB refuses the log as it is (\(other.problem)): the damaged pages are its call sites', so what follows is the log read whole without them; `\(ReactorLogInspector.commandName) export` and `import` copy it, without call sites, into a sound log"
                 }
                 return ProblemJSON(severity: VerifyReport.Problem.Severity.error.rawValue, sequence: nil, message: message)
             }
