@@ -29,9 +29,9 @@ func rawRecords(_ path: String, _ name: String) throws -> [(key: [UInt8], value:
 }
 
 extension EntryDraft {
-    /// An action entry whose payload is the JSON string of its case name.
-    static func action(_ name: String) -> EntryDraft {
-        EntryDraft(kind: .action, caseName: name, payload: Data("\"\(name)\"".utf8))
+    /// An action entry whose payload is the JSON string of its case name, sent from `callSite` when given.
+    static func action(_ name: String, sentFrom callSite: String? = nil) -> EntryDraft {
+        EntryDraft(kind: .action, caseName: name, payload: Data("\"\(name)\"".utf8), callSite: callSite)
     }
 
     /// A mutation entry with a JSON integer payload.

@@ -200,7 +200,7 @@ struct PageTreeCheckTests {
         }
     }
 
-    @Test("a page's stored number one bit off is read for reading and refused for writing; one gone astray is refused for both")
+    @Test("a page's stored number a bit or a byte off is read for reading and refused for writing; one gone astray is refused for both")
     func storedPageNumber() throws {
         let (path, bytes) = try tenValues("page-number")
         let key = Array("key5".utf8)
@@ -208,13 +208,15 @@ struct PageTreeCheckTests {
             bytes[page * 4096 + 10] == 0x02 && bytes[page * 4096..<(page + 1) * 4096].firstRange(of: key) != nil
         }
         let leaf = try #require((2..<bytes.count / 4096).first(where: holdsKey))
-        for (bit, reading) in [(0, true), (7, true), (35, true), (63, true), (-1, false)] {
+        // A bit, a whole byte (the low one, the sixth), or bits of two bytes, which no bad bit or byte leaves.
+        let damages: [(UInt64, Bool)] = [(1, true), (1 << 7, true), (1 << 35, true), (1 << 63, true), (0xFF, true), (0xA5 << 40, true), (0x0101_0000, false)]
+        for (mask, reading) in damages {
             var damaged = bytes
-            let stored = bit < 0 ? UInt64(leaf) ^ 0x0101_0000 : UInt64(leaf) ^ 1 << UInt64(bit)
+            let stored = UInt64(leaf) ^ mask
             withUnsafeBytes(of: stored.littleEndian) { damaged.replaceSubrange(leaf * 4096..<leaf * 4096 + 8, with: $0) }
             try Data(damaged).write(to: URL(fileURLWithPath: path))
             #expect(PageTreeCheck.problem(inDataFile: path, forWriting: true) == .damaged("has a damaged page structure (page \(leaf) says it is page \(stored))"))
-            #expect((PageTreeCheck.problem(inDataFile: path) == nil) == reading, "bit \(bit)")
+            #expect((PageTreeCheck.problem(inDataFile: path) == nil) == reading, "mask \(mask)")
             guard reading else { continue }
             var options = EnvironmentOptions()
             options.readOnly = true

@@ -656,10 +656,10 @@ def check_page_trees(data_path, page_size, last_page, roots, records=None, mends
         reach(number, tree)
         body = data[number * page_size:(number + 1) * page_size]
         (stored,) = struct.unpack_from("<Q", body, 0)
-        # LMDB's readers find a page by its place and never read the number it stores: one bad bit in that number
-        # (one bit from the page's place, where a page number gone astray into other bytes reads as another number
-        # altogether) is passed over, as the Swift reader does.
-        if stored != number and bin(stored ^ number).count("1") != 1:
+        # LMDB's readers find a page by its place and never read the number it stores: a bad bit or byte in that number
+        # (differing from the page's place in one byte, where a page number gone astray into other bytes reads as
+        # another number altogether) is passed over, as the Swift reader does.
+        if stored != number and sum(1 for byte in (stored ^ number).to_bytes(8, "little") if byte) != 1:
             raise ValueError(f"page {number} says it is page {stored}")
         return body
 

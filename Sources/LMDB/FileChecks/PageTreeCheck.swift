@@ -366,11 +366,13 @@ public enum PageTreeCheck {
             try reach(number, tree)
             buffer = UnsafeRawBufferPointer(rebasing: file[Int(number) * pageSize..<(Int(number) + 1) * pageSize])
             // LMDB's readers find a page by its place in the file and never read the number it stores; a writer frees
-            // and copies a page by that number. One bad bit in it leaves it one bit from the page's place, where a page
-            // number gone astray into other bytes (a value's, an overflow page's) reads as another number altogether:
-            // a reader passes over the first, and a writer is refused it.
+            // and copies a page by that number. A bad bit, or a bad byte, in it leaves it differing from the page's
+            // place in one byte, where a page number gone astray into other bytes (a value's, an overflow page's)
+            // reads as another number altogether: a reader passes over the first, and a writer is refused it. (Before
+            // session 90 only one bit was passed over: a byte's worth refused the whole log to every reader.)
             let stored: UInt64 = Self.integer(buffer, 0)
-            guard stored == number || isReader && (stored ^ number).nonzeroBitCount == 1 else {
+            let differingBytes = (0..<8).filter { (stored ^ number) >> UInt64(8 * $0) & 0xFF != 0 }.count
+            guard stored == number || isReader && differingBytes == 1 else {
                 throw Failure(reason: "page \(number) says it is page \(stored)")
             }
         }
