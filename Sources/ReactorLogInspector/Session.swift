@@ -24,9 +24,10 @@ struct Session {
             case before
             /// The last commit, where LMDB refuses the log for its other page.
             case lastWhole
-            /// The last commit, whole, from a copy whose records bad bits damaged were mended
-            /// (``EventLog/openMended(at:copyingInto:)``): `records` of them.
-            case lastMended(records: Int)
+            /// The last commit, from a copy whose records bad bits damaged were mended
+            /// (``EventLog/openMended(at:copyingInto:)``): `records` of them, and whose leaf pages damaged beyond that were
+            /// left out, their records missing: `pagesLeftOut` of them (whole where there are none).
+            case lastMended(records: Int, pagesLeftOut: Int)
             /// The last commit, which the entries show later than the commit LMDB reads, where the pages' transaction ids
             /// show a bad bit (``EventLog/openLaterCommit(than:copyingInto:)``).
             case laterThanLMDBReads
@@ -44,14 +45,15 @@ struct Session {
     /// temporary log first. A log LMDB refuses for records bad bits damaged where LMDB finds them is read whole from a
     /// copy with those records mended; else, where only the pages of its call sites are damaged, without them (its
     /// entries matter more than where actions were sent from); else, where its last commit cannot be read and the
-    /// commit before it can, as it stood then.
+    /// commit before it can, as it stood then; else from a copy with its leaf pages damaged beyond mending left out.
     static func open(_ path: String) throws -> Session {
         if isExportFile(path) { return try openExport(path) }
         do {
             let log = try EventLog.openReadOnly(at: path)
             return openLaterCommit(than: log, path: path) ?? Session(log: log, path: path)
         } catch {
-            guard let session = openMended(path) ?? openWithoutCallSites(path) ?? openFromOtherMetaPage(path) else { throw error }
+            guard let session = openMended(path) ?? openWithoutCallSites(path) ?? openFromOtherMetaPage(path) ?? openMended(path, leavingOutPages: true)
+            else { throw error }
             return session
         }
     }
@@ -63,12 +65,15 @@ struct Session {
     }
 
     /// The log at `path` read whole from a copy, in a private temporary directory removed at once, whose records bad bits
-    /// damaged are mended; `nil` when it has none or the copy cannot be read either.
-    private static func openMended(_ path: String) -> Session? {
+    /// damaged are mended, and with `leavingOutPages` its leaf pages damaged beyond that left out; `nil` when it has none
+    /// or the copy cannot be read either.
+    private static func openMended(_ path: String, leavingOutPages: Bool = false) -> Session? {
         guard FileManager.default.isDirectory(atPath: path),
-              let read = inStagingDirectory({ EventLog.openMended(at: path, copyingInto: $0) })
+              let read = inStagingDirectory({ EventLog.openMended(at: path, copyingInto: $0, leavingOutPages: leavingOutPages) })
         else { return nil }
-        return Session(log: read.log, path: path, readAround: ReadAround(problem: read.problem, commit: .lastMended(records: read.records)))
+        return Session(
+            log: read.log, path: path,
+            readAround: ReadAround(problem: read.problem, commit: .lastMended(records: read.records, pagesLeftOut: read.pagesLeftOut)))
     }
 
     /// The log at `path` read from its other meta page, through a copy in a private temporary directory that is
@@ -147,8 +152,10 @@ struct Session {
         case .before:
             "\(path) was read as it stood one commit before its last, so what the last commit wrote is missing; LMDB refuses the log as it is: \(other.problem)."
         case .lastWhole: "\(path) was read whole, from its sound meta page; LMDB refuses the log as it is: \(other.problem)."
-        case .lastMended(let records):
+        case .lastMended(let records, 0):
             "\(path) was read whole, from a copy with \(records == 1 ? "that record" : "those records") mended; LMDB refuses the log as it is: \(other.problem)."
+        case .lastMended(let records, let pages):
+            "\(path) was read from a copy with \(Self.leftOut(pages: pages, mended: records)); LMDB refuses the log as it is: \(other.problem)."
         case .laterThanLMDBReads:
             "\(path) was read from the meta page LMDB does not read, which holds the later commit: \(other.problem)."
         case .lastWithoutCallSites:
@@ -156,13 +163,22 @@ struct Session {
         }
     }
 
+    /// What a copy read with `pages` damaged pages left out and `mended` records mended lacks, as a clause: "a damaged
+    /// page left out, whose records are missing".
+    static func leftOut(pages: Int, mended: Int) -> String {
+        let pagesLeftOut = pages == 1 ? "a damaged page left out, whose records are missing" : "\(pages) damaged pages left out, whose records are missing"
+        return mended == 0 ? pagesLeftOut : "\(pagesLeftOut), and \(mended == 1 ? "a record" : "\(mended) records") mended"
+    }
+
     /// The sentence a command on a log not read as LMDB reads it ends with: how to make a sound log of what was read.
     var soundCopyHint: String {
-        guard case .lastWithoutCallSites? = readAround?.commit else {
-            return "`\(ReactorLogInspector.commandName) compact` copies what was read into a sound log."
-        }
         let name = ReactorLogInspector.commandName
-        return "`\(name) export` and `\(name) import` copy what was read, without call sites, into a sound log."
+        return switch readAround?.commit {
+        case .lastWithoutCallSites?: "`\(name) export` and `\(name) import` copy what was read, without call sites, into a sound log."
+        case .lastMended(_, let pages)? where pages > 0:
+            "`\(name) compact` copies what was read into a sound file, which names the missing records as damage."
+        default: "`\(name) compact` copies what was read into a sound log."
+        }
     }
 
     /// The size of what was opened: the export's file, or the log's data file (also where a copy of it was read).

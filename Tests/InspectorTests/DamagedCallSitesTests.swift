@@ -18,10 +18,7 @@ struct DamagedCallSitesTests {
         let log = scratch.file(name)
         try FileManager.default.copyItem(atPath: demo, toPath: log)
         let page = try LogDamage.databaseRoot(of: log, database: "sites")
-        let file = URL(fileURLWithPath: log + "/data.mdb")
-        var bytes = try Data(contentsOf: file)
-        bytes.replaceSubrange(page * 4096..<page * 4096 + 512, with: Data(count: 512))
-        try bytes.write(to: file)
+        try LogDamage.zeroFirstSector(of: log, page: page)
         return (demo, log, page)
     }
 
@@ -84,11 +81,7 @@ struct DamagedCallSitesTests {
         #expect(throws: EventLogError.self) { try read.log.copy(to: copy) }
         #expect(!FileManager.default.fileExists(atPath: copy))
         // The streams' page zeroed as well: the damage is not the call sites' alone.
-        let streams = try LogDamage.databaseRoot(of: log, database: "streams")
-        let file = URL(fileURLWithPath: log + "/data.mdb")
-        var bytes = try Data(contentsOf: file)
-        bytes.replaceSubrange(streams * 4096..<streams * 4096 + 512, with: Data(count: 512))
-        try bytes.write(to: file)
+        try LogDamage.zeroFirstSector(of: log, page: try LogDamage.databaseRoot(of: log, database: "streams"))
         #expect(EventLog.openWithoutCallSites(at: log) == nil)
     }
 }

@@ -15,12 +15,12 @@ extension PageTreeCheckTests {
     /// Copies the data file at `path` into the scratch directory `name`, mends the copy (of `databases`), and checks that
     /// it mends `records` and passes a writer's walk; the copy's value of `key` in "values", read through LMDB, and its bytes.
     private func mendedCopy(
-        of path: String, _ name: String, records: [MendedRecord], key: [UInt8], databases: Set<String> = []
+        of path: String, _ name: String, records: [MendedRecord], key: [UInt8], databases: Set<String> = [], leavingOutPages: Bool = false
     ) throws -> (value: [UInt8]?, bytes: [UInt8]) {
         let directory = scratch.file(name)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
         let copy = directory + "/data.mdb"
-        #expect(FallbackCopy.copy(from: path, to: copy) && FallbackCopy.mendRecords(dataFile: copy, databases: databases) == records)
+        #expect(FallbackCopy.copy(from: path, to: copy) && FallbackCopy.mendRecords(dataFile: copy, databases: databases, leavingOutPages: leavingOutPages) == records)
         #expect(PageTreeCheck.problem(inDataFile: copy, databases: databases) == nil && PageTreeCheck.problem(inDataFile: copy, forWriting: true, databases: databases) == nil)
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: copy)))
         var options = EnvironmentOptions()
@@ -378,6 +378,45 @@ extension PageTreeCheckTests {
         #expect(records.count == 1 && record.damage == .childPage(stated: stated, page: child) && record.node == 1 && record.page == UInt64(branch / 4096))
         #expect(record.problem == "gives a branch node's child as page \(stated), though its child is page \(child), one bit from it, which nothing else reaches (node 1 of page \(branch / 4096), in database 'values')")
         #expect(try mendedCopy(of: path, "mended-child-\(bit)", records: records, key: Array("key00300".utf8)).value == Array("value-300".utf8))
+    }
+
+    /// Before session 90 a zeroed sector at the start of any leaf page (its header: flags, bounds) refused the whole file
+    /// to readers: 64 of the 640 sectors of an 8,002-entry log, each read nothing.
+    @Test(
+        "a leaf page damaged beyond mending is left out of a reader's copy: one record under its lowest key, its value empty, the page's other records missing, the rest read through LMDB",
+        arguments: [0, 1, 2])
+    func damagedLeafLeftOut(index: Int) throws {
+        var (path, bytes, branch, nodes) = try branchedValues("leaf-left-out-\(index)")
+        let node = branch + nodes[index]
+        let page = (0..<6).reduce(0) { $0 | Int(bytes[node + $1]) << (8 * $1) }
+        let lowest = index == 0 ? [UInt8](repeating: 0, count: 8) : Array(bytes[node + 8..<node + 16])
+        let first = try #require((0..<600).map { Array(String(format: "key%05d", $0).utf8) }.first { bytes[page * 4096..<(page + 1) * 4096].firstRange(of: $0) != nil })
+        bytes.replaceSubrange(page * 4096..<page * 4096 + 512, with: repeatElement(0, count: 512))
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(PageTreeCheck.problem(inDataFile: path) == .damaged("has a damaged page structure (page \(page) of database 'values' is neither a branch nor a leaf page (flags 0))"))
+        // Only where asked: the commit before, which may hold the page whole, loses less.
+        #expect(PageTreeCheck.mendableRecords(inDataFile: path).isEmpty)
+        let records = PageTreeCheck.mendableRecords(inDataFile: path, leavingOutPages: true)
+        let reason = "page \(page) of database 'values' is neither a branch nor a leaf page (flags 0)"
+        #expect(records.count == 1 && records.first?.damage == .pageLeftOut(reason: reason) && records.first?.page == UInt64(page) && records.first?.leavesOut == true)
+        #expect(records.first?.problem == "has a leaf page damaged beyond mending (\(reason))")
+        // The lowest key reads as an empty value; a key the page held is missing; another leaf's key reads as before.
+        let other = Array((index == 2 ? "key00000" : "key00599").utf8)
+        #expect(try mendedCopy(of: path, "left-out-\(index)-lowest", records: records, key: lowest, leavingOutPages: true).value == [])
+        if first != lowest {
+            #expect(try mendedCopy(of: path, "left-out-\(index)-first", records: records, key: first, leavingOutPages: true).value == nil)
+        }
+        let otherValue = Array("value-\(index == 2 ? 0 : 599)".utf8)
+        #expect(try mendedCopy(of: path, "left-out-\(index)-other", records: records, key: other, leavingOutPages: true).value == otherValue)
+    }
+
+    @Test("a root leaf damaged beyond mending is not left out: no branch gives its keys")
+    func rootLeafNotLeftOut() throws {
+        var (path, bytes) = try tenValues("root-leaf")
+        let page = try #require(stride(from: 8192, to: bytes.count, by: 4096).first { bytes[$0..<$0 + 4096].firstRange(of: Array("key5".utf8)) != nil && bytes[$0 + 10] == 0x02 })
+        bytes.replaceSubrange(page..<page + 512, with: repeatElement(0, count: 512))
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(PageTreeCheck.problem(inDataFile: path) != nil && PageTreeCheck.mendableRecords(inDataFile: path, leavingOutPages: true).isEmpty)
     }
 
     @Test("a branch node's child page number is not mended by two bad bits, nor to a page whose keys lie outside the branch's keys around the child")

@@ -246,12 +246,14 @@ extension LogDamage {
     }
 
     /// The root page of the named database `name` in the closed log at `path`, as the main database's record of it
-    /// in the commit LMDB reads gives it (byte 40 of its 48); the main database must be one leaf page, as in a small log.
-    public static func databaseRoot(of path: String, database name: String) throws -> Int {
+    /// in the commit LMDB reads gives it (byte 40 of its 48), or in the commit before (`commit`); the main database must
+    /// be one leaf page, as in a small log.
+    public static func databaseRoot(of path: String, database name: String, in commit: MetaPageChoice = .current) throws -> Int {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path).appendingPathComponent("data.mdb")))
         func integer(_ at: Int, _ size: Int) -> Int { bytes[at..<at + size].reversed().reduce(0) { $0 << 8 | Int($1) } }
         let ids = try metaPageTransactions(of: path)
-        let main = integer((ids[1] > ids[0] ? 1 : 0) * 4096 + 128, 8) * 4096
+        let current = ids[1] > ids[0] ? 1 : 0
+        let main = integer((commit == .current ? current : 1 - current) * 4096 + 128, 8) * 4096
         guard integer(main + 10, 2) & 0x02 != 0 else { throw CocoaError(.fileReadCorruptFile) }
         for index in 0..<(integer(main + 12, 2) - 16) / 2 {
             let node = main + integer(main + 16 + 2 * index, 2), keySize = integer(node + 6, 2)
@@ -260,6 +262,29 @@ extension LogDamage {
             }
         }
         throw CocoaError(.fileReadCorruptFile)
+    }
+
+    /// Zeroes the first 512-byte sector of page `page` (its header and first node offsets) of the closed log at `path`, as
+    /// storage that loses power, or a sector, leaves it.
+    public static func zeroFirstSector(of path: String, page: Int) throws {
+        let file = URL(fileURLWithPath: path).appendingPathComponent("data.mdb")
+        var bytes = try Data(contentsOf: file)
+        bytes.replaceSubrange(page * 4096..<page * 4096 + 512, with: Data(count: 512))
+        try bytes.write(to: file)
+    }
+
+    /// The leaf pages of the named database `name` in the closed log at `path`, in key order, walked from its root
+    /// (``databaseRoot(of:database:in:)``) in `commit` through its branch pages.
+    public static func leafPages(of path: String, database name: String, in commit: MetaPageChoice = .current) throws -> [Int] {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path).appendingPathComponent("data.mdb")))
+        func integer(_ at: Int, _ size: Int) -> Int { bytes[at..<at + size].reversed().reduce(0) { $0 << 8 | Int($1) } }
+        func leaves(under page: Int) -> [Int] {
+            let start = page * 4096
+            guard integer(start + 10, 2) & 0x01 != 0 else { return [page] }
+            // A branch node's first 6 bytes are its child's page number.
+            return (0..<(integer(start + 12, 2) - 16) / 2).flatMap { leaves(under: integer(start + integer(start + 16 + 2 * $0, 2), 6)) }
+        }
+        return leaves(under: try databaseRoot(of: path, database: name, in: commit))
     }
 
     /// Writes `value` as the little-endian u64 at byte `offset` of meta page `page` (0 or 1) of the closed log at `path`

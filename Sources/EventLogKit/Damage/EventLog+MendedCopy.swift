@@ -13,26 +13,35 @@ extension EventLog {
     /// either. The log is read whole, from a copy of its data file made in `directory` (an empty directory of the
     /// caller's, private to it, which may be removed once the log is open) with those bytes mended; the log itself is
     /// only read. What was read is what was written: each entry's checksum, and the metadata's, still vouch for their
-    /// bytes. `records` counts the records mended; `problem` says what was wrong, a clause without the log's path ("its
-    /// data.mdb flags a record as stored on overflow pages, though its 6 bytes lie in its page (…)"), for a sentence of
-    /// the caller's.
+    /// bytes. With `leavingOutPages`, a leaf page of a database's tree damaged beyond that (its header zeroed by a bad
+    /// sector, say), which no other page reaches, is left out in the copy (`LMDB.MendedRecord.Damage.pageLeftOut(reason:)`):
+    /// its records are missing, and readers name them as damage (the log's entries, index blocks and snapshots all carry a
+    /// checksum), where before the whole log was refused. That is a last resort: a page only the last commit reaches is
+    /// whole in the commit before (``openFromOtherMetaPage(at:copyingInto:)``), which loses less. `records` counts the records mended, `pagesLeftOut` the pages left out; `problem` says
+    /// what was wrong, a clause without the log's path ("its data.mdb flags a record as stored on overflow pages, though
+    /// its 6 bytes lie in its page (…)"), for a sentence of the caller's.
     ///
     /// `nil`, the directory left empty, where no record is damaged so, a writer has the log open (its pages change
     /// under a copy), or the copy mended is still refused (other damage: ``openFromOtherMetaPage(at:copyingInto:)`` may
     /// then read the commit before, into the same directory).
-    public static func openMended(at path: String, copyingInto directory: String) -> (log: EventLog, records: Int, problem: String)? {
+    public static func openMended(
+        at path: String, copyingInto directory: String, leavingOutPages: Bool = false
+    ) -> (log: EventLog, records: Int, pagesLeftOut: Int, problem: String)? {
         // Walked in place first: a log refused for anything else (the usual one) is not copied for nothing.
         let names = LogLayout.namedDatabases
-        guard !PageTreeCheck.mendableRecords(inDataFile: path + "/" + LogLayout.dataFile, databases: names).isEmpty,
+        let dataFile = path + "/" + LogLayout.dataFile
+        guard !PageTreeCheck.mendableRecords(inDataFile: dataFile, databases: names, leavingOutPages: leavingOutPages).isEmpty,
               let copy = copyDataFile(of: path, into: directory)
         else { return nil }
-        let mended = FallbackCopy.mendRecords(dataFile: copy, databases: names)
+        let mended = FallbackCopy.mendRecords(dataFile: copy, databases: names, leavingOutPages: leavingOutPages)
         guard let first = mended.first, let log = try? openReadOnly(at: directory) else {
             // The directory is left empty, for ``openFromOtherMetaPage(at:copyingInto:)`` to copy into.
-            for file in [LogLayout.dataFile] + LogLayout.lockFiles { unlink(directory + "/" + file) }
+            emptyStaging(directory)
             return nil
         }
-        let more = mended.count == 1 ? "" : ", and \(mended.count - 1) more record\(mended.count == 2 ? "" : "s") a bad bit damaged"
-        return (log, mended.count, "its data.mdb \(first.problem)\(more)")
+        let leftOut = mended.filter(\.leavesOut).count
+        let others = mended.count - 1, plural = others == 1 ? "" : "s"
+        let more = others == 0 ? "" : leftOut == 0 ? ", and \(others) more record\(plural) a bad bit damaged" : ", and \(others) more damaged record\(plural) or page\(plural)"
+        return (log, mended.count - leftOut, leftOut, "its data.mdb \(first.problem)\(more)")
     }
 }

@@ -12,13 +12,16 @@ extension EventLog {
     /// why LMDB refuses the log as it is, as a clause without the log's path ("one of its meta pages lacks LMDB's
     /// magic number"), for a sentence of the caller's.
     ///
-    /// `nil` when that cannot be read either, the data file opens as it is (what refused the log was not its meta
-    /// pages) or is of a newer format, or a writer has the log open (its pages change under a copy): the error of
-    /// ``openReadOnly(at:)`` is then the one to report.
+    /// `nil`, the directory left empty, when that cannot be read either, the data file opens as it is (what refused the
+    /// log was not its meta pages) or is of a newer format, or a writer has the log open (its pages change under a copy):
+    /// the error of ``openReadOnly(at:)`` is then the one to report.
     public static func openFromOtherMetaPage(
         at path: String, copyingInto directory: String
     ) -> (log: EventLog, isCommitBefore: Bool, problem: String)? {
         guard let copy = copyDataFile(of: path, into: directory) else { return nil }
+        // Left empty where nothing is read, for ``openMended(at:copyingInto:leavingOutPages:)`` to copy into.
+        var read = false
+        defer { if !read { emptyStaging(directory) } }
         // The data file alone, as it is: where it opens on its own, what refused the log is not its meta pages (its
         // lock files, say), and where it is of a newer format, an older commit would hide that.
         let refusal: String
@@ -34,7 +37,13 @@ extension EventLog {
             }
         }
         guard let made = FallbackCopy.pointAtFallback(dataFile: copy), let log = try? openReadOnly(at: directory) else { return nil }
+        read = true
         return (log, made.isCommitBefore, made.replacedPageProblem ?? refusal)
+    }
+
+    /// Removes what a copy of a log that was not read left in `directory`: its data file and lock files.
+    static func emptyStaging(_ directory: String) {
+        for file in [LogLayout.dataFile] + LogLayout.lockFiles { unlink(directory + "/" + file) }
     }
 
     /// Where a bad bit in a meta page's transaction id may have made LMDB read `log`, open read-only, from the page of

@@ -82,9 +82,9 @@ public enum FallbackCopy {
     /// Mends, in the data file at `path` (a copy: never a log's own file), each record a bad bit damaged where LMDB finds
     /// it (``PageTreeCheck/mendableRecords(inDataFile:databases:)``, of the databases named `databases`): its flags,
     /// its value's size, its offset in its page, a named database's name; the records mended, empty when there were none
-    /// or a write failed (the copy is then no use).
-    public static func mendRecords(dataFile path: String, databases: Set<String> = []) -> [MendedRecord] {
-        let records = PageTreeCheck.mendableRecords(inDataFile: path, databases: databases)
+    /// or a write failed (the copy is then no use). With `leavingOutPages`, leaf pages damaged beyond mending are left out.
+    public static func mendRecords(dataFile path: String, databases: Set<String> = [], leavingOutPages: Bool = false) -> [MendedRecord] {
+        let records = PageTreeCheck.mendableRecords(inDataFile: path, databases: databases, leavingOutPages: leavingOutPages)
         guard !records.isEmpty else { return [] }
         let descriptor = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { return [] }

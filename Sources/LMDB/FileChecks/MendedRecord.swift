@@ -40,6 +40,16 @@ public struct MendedRecord: Sendable, Equatable {
         /// nothing else reaches and which is exactly as long as the value needs. LMDB would read the page number and the
         /// bytes after it as the value.
         case bigDataFlag(first: UInt64, pages: Int)
+        /// A leaf page of a named database's tree damaged beyond mending (`reason`, what the walk found), which no other
+        /// page reaches: the copy gets in its place a leaf of one record under the lowest key the branches above give
+        /// it, with an empty value, which the file's owner reads as damaged. The page's records are left out, not mended:
+        /// ``bytes`` is the whole page.
+        case pageLeftOut(reason: String)
+    }
+
+    /// Whether the copy leaves records out (``Damage/pageLeftOut(reason:)``), rather than reading them as written.
+    public var leavesOut: Bool {
+        if case .pageLeftOut = damage { true } else { false }
     }
 
     /// What the bad bit changed.
@@ -68,6 +78,7 @@ public struct MendedRecord: Sendable, Equatable {
     public var problem: String {
         let record = "(node \(node) of page \(page), in \(tree))"
         return switch damage {
+        case .pageLeftOut(let reason): "has a leaf page damaged beyond mending (\(reason))"
         case .upper(let stated): "starts a page's nodes at byte \(stated), though they start at byte \(offsetInPage) (page \(page), in \(tree))"
         case .size(let stated): "gives a record's value as \(stated) bytes, though its place in its page holds \(valueSize) \(record)"
         case .keySize(let stated): "gives a record's key as \(stated) bytes, though its place in its page holds \(keySize) \(record)"

@@ -22,6 +22,9 @@ extension PageTreeCheck.Walker {
         /// The branch's keys around the child: its node's (none for the first node, whose key LMDB leaves empty) and the
         /// next node's (none for the last): the child's keys lie from the first up to the second.
         let keys: (low: [UInt8]?, high: [UInt8]?)
+        /// The lowest key the child's subtree may hold: the branch node's, or for the first node the one the branches
+        /// above give (`nil` on the tree's leftmost path).
+        let lowestKey: [UInt8]?
         /// What the walk of the child found; `nil` where it found the child's keys outside the branch's keys around it,
         /// its pages sound.
         var failure: PageTreeCheck.Failure?
@@ -38,6 +41,7 @@ extension PageTreeCheck.Walker {
     mutating func walkChild(_ number: UInt64, _ child: UnwalkedChild) -> PageTreeCheck.Failure?? {
         let mark = mark()
         leafKeys = nil
+        lowestKey = child.lowestKey
         do {
             try walkPage(number, level: child.level, depth: child.depth, tree: child.place.tree, named: child.named, free: false)
         } catch {
@@ -131,7 +135,10 @@ extension PageTreeCheck.Walker {
                 if sound { found.append(page) }
             }
             guard found.count == 1, let page = found.first else {
-                if let failure = child.failure { throw failure }
+                if let failure = child.failure {
+                    guard leavesOutPages, leaveOut(child, failure: failure) else { throw failure }
+                    continue
+                }
                 try walkPage(stated, level: child.level, depth: child.depth, tree: child.place.tree, named: child.named, free: false)
                 continue
             }
@@ -143,11 +150,45 @@ extension PageTreeCheck.Walker {
         }
         // The page one bit from a number stated may be another tree's, taken for the child where that tree's keys lie
         // where the branch's keys put it: a named database is then read with other pages and records than it counts.
-        guard mendedChild, let (tree, counted) = declared.sorted(by: { $0.key < $1.key }).first(where: { (tallies[$0.key] ?? Tally()) != $0.value })
+        guard mendedChild, let (tree, counted) = declared.sorted(by: { $0.key < $1.key })
+            .first(where: { !treesLeftOut.contains($0.key) && (tallies[$0.key] ?? Tally()) != $0.value })
         else { return }
         let read = tallies[tree] ?? Tally()
         throw PageTreeCheck.Failure(
             reason: "\(tree) counts \(counted.pages) pages and \(counted.records) records, but its pages as mended hold \(read.pages) and \(read.records)")
+    }
+
+    /// Leaves out, where it can, the leaf page `child` of a named database's tree, which the walk of the child found
+    /// damaged (`failure`) and which no bad bit in its number explains: the copy gets in its place a leaf of one record
+    /// with an empty value under the lowest key the branches above give it (or, on the tree's leftmost path, a key of
+    /// zeros as long as the next one), so that LMDB reads the tree in order past it and the file's owner finds that record
+    /// damaged (ReactorLog's records all carry a checksum) and the page's records missing. Only a leaf that no other page
+    /// reaches and the free list does not name, so that no other tree loses a page; a branch page's subtree is not left
+    /// out. Whether it did (``MendedRecord/Damage/pageLeftOut(reason:)``).
+    mutating func leaveOut(_ child: UnwalkedChild, failure: PageTreeCheck.Failure) -> Bool {
+        let page = child.node.child
+        guard !child.named, child.level == child.depth, page >= 2, page <= lastPage, page < filePages, !isReached(page), !isListedFree(page),
+              let key = child.lowestKey ?? child.keys.high.map({ [UInt8](repeating: 0, count: $0.count) }), !key.isEmpty, key.count <= 511
+        else { return false }
+        let nodeSize = (8 + key.count + 1) & ~1
+        var bytes = [UInt8](repeating: 0, count: pageSize)
+        func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+            withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<offset + MemoryLayout<T>.size, with: $0) }
+        }
+        put(page, at: 0)
+        put(UInt16(0x02), at: 10)
+        put(UInt16(18), at: 12)
+        put(UInt16(pageSize - nodeSize), at: 14)
+        put(UInt16(pageSize - nodeSize), at: 16)
+        put(UInt16(key.count), at: pageSize - nodeSize + 6)
+        bytes.replaceSubrange(pageSize - nodeSize + 8..<pageSize - nodeSize + 8 + key.count, with: key)
+        let (word, bit) = Self.bit(of: page)
+        seen[word] |= bit
+        treesLeftOut.insert(child.place.tree)
+        mended.append(MendedRecord(
+            damage: .pageLeftOut(reason: failure.reason), fileOffset: Int(page) * pageSize, bytes: bytes, page: page, node: 0,
+            tree: child.place.tree, valueSize: 0, offsetInPage: pageSize - nodeSize, keySize: key.count))
+        return true
     }
 
     /// The pages and records of a tree: as a ``mending`` walk reads them, or as a named database's record counts them.

@@ -57,12 +57,15 @@ public enum PageTreeCheck {
     /// where a bad bit in a transaction id leaves either), that a bad bit damaged where LMDB finds them
     /// (``MendedRecord``), each once; empty where there are none, or the file cannot be read. A tree whose walk finds
     /// other damage is walked no further than that damage. `databases`: as for ``problem(inDataFile:forWriting:databases:passingOver:)``.
-    public static func mendableRecords(inDataFile path: String, databases: Set<String> = []) -> [MendedRecord] {
+    /// With `leavingOutPages`, a leaf page damaged beyond mending is left out (``MendedRecord/Damage/pageLeftOut(reason:)``):
+    /// the last resort of a reader, whose commit before the last may still hold that page whole.
+    public static func mendableRecords(inDataFile path: String, databases: Set<String> = [], leavingOutPages: Bool = false) -> [MendedRecord] {
         mapped(path) { file, metas -> [MendedRecord] in
             var found: [MendedRecord] = []
             for meta in MetaPage.readable(of: metas) {
                 var walker = Walker(file: file, flagsRead: Walker.readersFlags)
                 walker.mending = true
+                walker.leavesOutPages = leavingOutPages
                 walker.databaseNames = Set(databases.map { Array($0.utf8) })
                 try? walker.walk(from: [meta])
                 found += walker.mended.filter { mend in !found.contains { $0.fileOffset == mend.fileOffset } }
@@ -231,6 +234,13 @@ public enum PageTreeCheck {
         /// The branch nodes whose child a ``mending`` walk could not walk: each may name a page one bad bit from its
         /// child's (``mendChildPages()``, once the trees are walked).
         var unwalkedChildren: [UnwalkedChild] = []
+        /// While a ``mending`` walk reads a page as a branch node's child: the lowest key the page's subtree may hold, as
+        /// the branches above give it (`nil` on the tree's leftmost path).
+        var lowestKey: [UInt8]?
+        /// Whether a ``mending`` walk leaves out a leaf page damaged beyond mending (``leaveOut(_:failure:)``).
+        var leavesOutPages = false
+        /// The trees a ``mending`` walk leaves a page of out.
+        var treesLeftOut: Set<String> = []
         /// The pages and records a ``mending`` walk read of each tree, by the tree's name, and those the named
         /// databases' records count (``mendChildPages()``).
         var tallies: [String: Tally] = [:], declared: [String: Tally] = [:]
@@ -380,10 +390,12 @@ public enum PageTreeCheck {
         mutating func walk(root: UInt64, depth: UInt16, tree: String, named: Bool, free: Bool) throws {
             if root == UInt64.max { return }   // an empty tree
             guard depth >= 1, depth <= 32 else { throw Failure(reason: "\(tree) declares an impossible depth \(depth)") }
+            lowestKey = nil
             try walkPage(root, level: 1, depth: Int(depth), tree: tree, named: named, free: free)
         }
 
         mutating func walkPage(_ number: UInt64, level: Int, depth: Int, tree: String, named: Bool, free: Bool) throws {
+            let ownLowestKey = lowestKey
             try read(number, tree)
             let flags: UInt16 = Self.integer(buffer, 10)
             let lower = Int(Self.integer(buffer, 12) as UInt16)
@@ -528,7 +540,8 @@ public enum PageTreeCheck {
                 // A child walked apart, so that a page number a bad bit changed is mended once every tree is walked.
                 var unwalked = UnwalkedChild(
                     place: place, node: branchNodes[index].node, index: index, level: level + 1, depth: depth, named: named,
-                    keys: (index > 0 ? branchNodes[index].key : nil, index + 1 < count ? branchNodes[index + 1].key : nil))
+                    keys: (index > 0 ? branchNodes[index].key : nil, index + 1 < count ? branchNodes[index + 1].key : nil),
+                    lowestKey: index > 0 ? branchNodes[index].key : ownLowestKey)
                 if let failure = walkChild(child, unwalked) {
                     unwalked.failure = failure
                     unwalkedChildren.append(unwalked)

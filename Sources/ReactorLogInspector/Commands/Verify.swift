@@ -40,7 +40,9 @@ struct Verify: AsyncParsableCommand {
                     "LMDB refuses the log as it is (\(other.problem)): what follows is the log as it stood one commit before its last, without what the last commit wrote; `\(ReactorLogInspector.commandName) compact` copies that into a sound log"
                 case .lastWhole:
                     "LMDB refuses the log as it is (\(other.problem)): what follows is the log read whole from its sound meta page; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
-                case .lastMended(let records):
+                case .lastMended(let records, let pages) where pages > 0:
+                    "LMDB refuses the log as it is (\(other.problem)): what follows is the log read from a copy with \(Session.leftOut(pages: pages, mended: records)); `\(ReactorLogInspector.commandName) compact` copies it into a sound file, which names the missing records as damage"
+                case .lastMended(let records, _):
                     "LMDB refuses the log as it is (\(other.problem)): what follows is the log read whole from a copy with \(records == 1 ? "that record" : "those records") mended; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
                 case .laterThanLMDBReads:
                     "LMDB reads the log as it stood one commit before its last (\(other.problem)): what follows is the log read from the other meta page, which holds the later commit; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
