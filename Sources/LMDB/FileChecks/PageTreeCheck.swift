@@ -381,10 +381,15 @@ public enum PageTreeCheck {
             // reads as another number altogether: a reader passes over the first, and a writer is refused it. (Before
             // session 90 only one bit was passed over: a byte's worth refused the whole log to every reader.)
             let stored: UInt64 = Self.integer(buffer, 0)
-            let differingBytes = (0..<8).filter { (stored ^ number) >> UInt64(8 * $0) & 0xFF != 0 }.count
-            guard stored == number || isReader && differingBytes == 1 else {
+            guard stored == number || isReader && Self.differInOneByte(stored, number) else {
                 throw Failure(reason: "page \(number) says it is page \(stored)")
             }
+        }
+
+        /// Whether `a` and `b` differ in exactly one of their 8 bytes.
+        static func differInOneByte(_ a: UInt64, _ b: UInt64) -> Bool {
+            let difference = a ^ b
+            return difference != 0 && (0..<8).filter { difference >> UInt64(8 * $0) & 0xFF != 0 }.count == 1
         }
 
         mutating func walk(root: UInt64, depth: UInt16, tree: String, named: Bool, free: Bool) throws {
