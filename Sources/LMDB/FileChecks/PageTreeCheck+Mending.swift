@@ -175,11 +175,12 @@ extension PageTreeCheck.Walker {
     }
 
     /// `node`, a leaf's record without the big-data flag, as a record whose flag a bad bit may have cleared: its value is
-    /// larger than LMDB keeps in a page (``MendedRecord/largestNode(pageSize:)``) and its place, `room`, holds its key
+    /// larger than LMDB keeps in a page (``MendedRecord/largestNode(pageSize:)``) and its place (`room`, asked only then) holds its key
     /// and 8 bytes, as a big-data record's does; `nil` where it is not.
-    func clearedBigData(_ node: Node, index: Int, room: Int, readsInFile: Bool, _ place: Place) -> ClearedBigData? {
+    func clearedBigData(_ node: Node, index: Int, room: () -> Int, readsInFile: Bool, _ place: Place) -> ClearedBigData? {
+        // The size first: `room` reads every node's offset, and a reader asks this of every record.
         guard 8 + node.keySize + node.dataSize > MendedRecord.largestNode(pageSize: pageSize),
-              (8 + node.keySize + 8 + 1) & ~1 == room, node.dataStart + 8 <= pageSize
+              (8 + node.keySize + 8 + 1) & ~1 == room(), node.dataStart + 8 <= pageSize
         else { return nil }
         return ClearedBigData(place: place, node: node, index: index, first: Self.integer(buffer, node.dataStart), readsInFile: readsInFile)
     }

@@ -493,7 +493,7 @@ public enum PageTreeCheck {
                 }
                 if isReader, !named, !free, nodeFlags == 0, sizeFits == nil,
                    let record = self.clearedBigData(
-                    node, index: index, room: room(from: offset), readsInFile: inFile(dataStart + dataSize), place) {
+                    node, index: index, room: { room(from: offset) }, readsInFile: inFile(dataStart + dataSize), place) {
                     clearedBigData.append(record)
                     continue
                 }
