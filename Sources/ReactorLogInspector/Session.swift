@@ -52,7 +52,8 @@ struct Session {
             let log = try EventLog.openReadOnly(at: path)
             return openLaterCommit(than: log, path: path) ?? Session(log: log, path: path)
         } catch {
-            guard let session = openMended(path) ?? openWithoutCallSites(path) ?? openFromOtherMetaPage(path) ?? openMended(path, leavingOutPages: true)
+            guard let session = openMended(path) ?? openWithoutCallSites(path) ?? openFromOtherMetaPage(path)
+                ?? openMended(path, leavingOutPages: true)
             else { throw error }
             return session
         }
