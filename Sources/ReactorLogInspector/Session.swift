@@ -12,7 +12,7 @@ struct Session {
     /// Whether `path` is an export or a pack, read into a private temporary log.
     var isExport = false
     /// How a log that LMDB refuses, or reads as it stood one commit before, was read instead, from a private copy of its
-    /// data file (``EventLog/openMended(at:copyingInto:)``, ``EventLog/openFromOtherMetaPage(at:copyingInto:)``); `nil`
+    /// data file (``EventLog/openMended(at:copyingInto:leavingOutPages:)``, ``EventLog/openFromOtherMetaPage(at:copyingInto:)``); `nil`
     /// for a log read as it is.
     var readAround: ReadAround?
 
@@ -25,7 +25,7 @@ struct Session {
             /// The last commit, where LMDB refuses the log for its other page.
             case lastWhole
             /// The last commit, from a copy whose records bad bits damaged were mended
-            /// (``EventLog/openMended(at:copyingInto:)``): `records` of them, and whose leaf pages damaged beyond that were
+            /// (``EventLog/openMended(at:copyingInto:leavingOutPages:)``): `records` of them, and whose leaf pages damaged beyond that were
             /// left out, their records missing: `pagesLeftOut` of them (whole where there are none).
             case lastMended(records: Int, pagesLeftOut: Int)
             /// The last commit, which the entries show later than the commit LMDB reads, where the pages' transaction ids

@@ -1,4 +1,4 @@
-/// A reader's walk that mends (``PageTreeCheck/mendableRecords(inDataFile:databases:)``) of a branch node's child page
+/// A reader's walk that mends (``PageTreeCheck/mendableRecords(inDataFile:databases:leavingOutPages:)``) of a branch node's child page
 /// number that a bad bit changed: LMDB would read another page in the child's place. Such a walk walks each child of a
 /// branch apart and takes back a child whose pages are damaged, or whose keys lie outside the branch's keys around it
 /// (``walkChild(_:_:)``, ``undo(to:)``); once every tree is walked, the page one bit from the number stated that heads

@@ -37,7 +37,7 @@ public enum PageTreeCheck {
     /// `databases` names the databases the file's owner opens by name: a named database's record in the main database
     /// whose name is none of them but one bit from one of them that no record has is damage (LMDB would not find the
     /// database, and a writer would make a new one in its place), which a reader's copy mends
-    /// (``mendableRecords(inDataFile:databases:)``).
+    /// (``mendableRecords(inDataFile:databases:leavingOutPages:)``).
     ///
     /// `passingOver` names databases whose trees the walk does not enter: a reader that never opens them (a log read
     /// without its call sites where their pages are damaged) needs the rest sound.
