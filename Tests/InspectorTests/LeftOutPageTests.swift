@@ -110,6 +110,25 @@ struct LeftOutPageTests {
         #expect(pages > 30 && problems.isEmpty, "\(pages) pages: \(problems)")
     }
 
+    @Test("the root leaf of the snapshots, its header zeroed: every state is rebuilt from the entries as the sound log's, exit 5; verify names the page")
+    func snapshotsRootLeftOut() async throws {
+        let (demo, _, _) = try await leafSectorZeroed("snapshots-probe.reactorlog", database: "entries")
+        let log = scratch.file("snapshots-root.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        let root = try LogDamage.databaseRoot(of: log, database: "snapshots")
+        // A root leaf, that both commits share: the commit before, which would hold a page of the last commit alone, is no help.
+        let leaves = try LogDamage.leafPages(of: log, database: "snapshots"), before = try LogDamage.databaseRoot(of: log, database: "snapshots", in: .other)
+        try #require(leaves == [root] && before == root)
+        try LogDamage.zeroFirstSector(of: log, page: root)
+        for command in [["state", "--at", "3000"], ["state", "--at", "5999"], ["log", "--from", "2990", "--to", "3010"]] {
+            let damaged = try await Tool.run([command[0], log] + command.dropFirst()), sound = try await Tool.run([command[0], demo] + command.dropFirst())
+            #expect(damaged.status == 5 && damaged.output == sound.output && sound.status == 0, "\(command): \(damaged.error)")
+            #expect(damaged.error.contains("(page \(root) of database 'snapshots' is neither a branch nor a leaf page (flags 0))"), "\(damaged.error)")
+        }
+        let verified = try await Tool.run(["verify", log])
+        #expect(verified.status == 1 && verified.lines.first?.contains("database 'snapshots'") == true, "\(verified.output)")
+    }
+
     @Test("a stream index page whose header a zeroed sector took: listings and time travel as the sound log's, exit 5; verify names the index")
     func indexPageLeftOut() async throws {
         let (demo, log, page) = try await leafSectorZeroed("index-page.reactorlog", database: "stream-index")

@@ -15,12 +15,14 @@ extension PageTreeCheckTests {
     /// Copies the data file at `path` into the scratch directory `name`, mends the copy (of `databases`), and checks that
     /// it mends `records` and passes a writer's walk; the copy's value of `key` in "values", read through LMDB, and its bytes.
     private func mendedCopy(
-        of path: String, _ name: String, records: [MendedRecord], key: [UInt8], databases: Set<String> = [], leavingOutPages: Bool = false
+        of path: String, _ name: String, records: [MendedRecord], key: [UInt8], databases: Set<String> = [], leavingOutPages: Bool = false,
+        rootLeafKeySizes: [String: Int] = [:]
     ) throws -> (value: [UInt8]?, bytes: [UInt8]) {
         let directory = scratch.file(name)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
         let copy = directory + "/data.mdb"
-        #expect(FallbackCopy.copy(from: path, to: copy) && FallbackCopy.mendRecords(dataFile: copy, databases: databases, leavingOutPages: leavingOutPages) == records)
+        #expect(FallbackCopy.copy(from: path, to: copy) && FallbackCopy.mendRecords(
+            dataFile: copy, databases: databases, leavingOutPages: leavingOutPages, rootLeafKeySizes: rootLeafKeySizes) == records)
         #expect(PageTreeCheck.problem(inDataFile: copy, databases: databases) == nil && PageTreeCheck.problem(inDataFile: copy, forWriting: true, databases: databases) == nil)
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: copy)))
         var options = EnvironmentOptions()
@@ -410,13 +412,19 @@ extension PageTreeCheckTests {
         #expect(try mendedCopy(of: path, "left-out-\(index)-other", records: records, key: other, leavingOutPages: true).value == otherValue)
     }
 
-    @Test("a root leaf damaged beyond mending is not left out: no branch gives its keys")
+    @Test("a root leaf damaged beyond mending is not left out where no branch gives its keys and its owner gives no key size")
     func rootLeafNotLeftOut() throws {
         var (path, bytes) = try tenValues("root-leaf")
         let page = try #require(stride(from: 8192, to: bytes.count, by: 4096).first { bytes[$0..<$0 + 4096].firstRange(of: Array("key5".utf8)) != nil && bytes[$0 + 10] == 0x02 })
         bytes.replaceSubrange(page..<page + 512, with: repeatElement(0, count: 512))
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         #expect(PageTreeCheck.problem(inDataFile: path) != nil && PageTreeCheck.mendableRecords(inDataFile: path, leavingOutPages: true).isEmpty)
+        // Where its owner gives the size of its keys, it is: one record under a key of zeros, its value empty.
+        let records = PageTreeCheck.mendableRecords(inDataFile: path, leavingOutPages: true, rootLeafKeySizes: ["values": 4])
+        #expect(records.count == 1 && records.first?.leavesOut == true && records.first?.page == UInt64(page / 4096))
+        let zeros = [UInt8](repeating: 0, count: 4), roots = ["values": 4]
+        #expect(try mendedCopy(of: path, "root-leaf-zeros", records: records, key: zeros, leavingOutPages: true, rootLeafKeySizes: roots).value == [])
+        #expect(try mendedCopy(of: path, "root-leaf-key5", records: records, key: Array("key5".utf8), leavingOutPages: true, rootLeafKeySizes: roots).value == nil)
     }
 
     @Test("a branch node's child page number is not mended by two bad bits, nor to a page whose keys lie outside the branch's keys around the child")

@@ -16,7 +16,8 @@ extension EventLog {
     /// bytes. With `leavingOutPages`, a leaf page of a database's tree damaged beyond that (its header zeroed by a bad
     /// sector, say), which no other page reaches, is left out in the copy (`LMDB.MendedRecord.Damage.pageLeftOut(reason:)`):
     /// its records are missing, and readers name them as damage (the log's entries, index blocks and snapshots all carry a
-    /// checksum), where before the whole log was refused. That is a last resort: a page only the last commit reaches is
+    /// checksum), where before the whole log was refused; so is the root leaf of `snapshots` in a log whose snapshots fit one
+    /// page (every state is then rebuilt from the entries). That is a last resort: a page only the last commit reaches is
     /// whole in the commit before (``openFromOtherMetaPage(at:copyingInto:)``), which loses less. `records` counts the records mended, `pagesLeftOut` the pages left out; `problem` says
     /// what was wrong, a clause without the log's path ("its data.mdb flags a record as stored on overflow pages, though
     /// its 6 bytes lie in its page (…)"), for a sentence of the caller's.
@@ -30,10 +31,12 @@ extension EventLog {
         // Walked in place first: a log refused for anything else (the usual one) is not copied for nothing.
         let names = LogLayout.namedDatabases
         let dataFile = path + "/" + LogLayout.dataFile
-        guard !PageTreeCheck.mendableRecords(inDataFile: dataFile, databases: names, leavingOutPages: leavingOutPages).isEmpty,
+        // A root leaf of snapshots may go too: the entries rebuild every state (with the reducer), the log reads on.
+        let roots = [LogLayout.snapshotsDatabase: KeyCoding.streamSequence(0, 0).count]
+        guard !PageTreeCheck.mendableRecords(inDataFile: dataFile, databases: names, leavingOutPages: leavingOutPages, rootLeafKeySizes: roots).isEmpty,
               let copy = copyDataFile(of: path, into: directory)
         else { return nil }
-        let mended = FallbackCopy.mendRecords(dataFile: copy, databases: names, leavingOutPages: leavingOutPages)
+        let mended = FallbackCopy.mendRecords(dataFile: copy, databases: names, leavingOutPages: leavingOutPages, rootLeafKeySizes: roots)
         guard let first = mended.first, let log = try? openReadOnly(at: directory) else {
             // The directory is left empty, for ``openFromOtherMetaPage(at:copyingInto:)`` to copy into.
             emptyStaging(directory)

@@ -9,7 +9,7 @@ import Darwin
 /// 0.9.24 always reads the meta page with the higher transaction id and refuses a file either of whose meta pages is
 /// not valid; it has no way to be pointed at the other (`MDB_PREVSNAPSHOT` came in 0.9.26). So the copy's other meta
 /// page is overwritten by the fallback one: both then record the same commit. A copy's records a bad bit damaged where
-/// LMDB finds them can be mended too (``mendRecords(dataFile:databases:leavingOutPages:)``). A log's own file is only ever read.
+/// LMDB finds them can be mended too (``mendRecords(dataFile:databases:leavingOutPages:rootLeafKeySizes:)``). A log's own file is only ever read.
 public enum FallbackCopy {
     /// A copy pointed at its fallback meta page.
     public struct Made: Sendable {
@@ -80,11 +80,15 @@ public enum FallbackCopy {
     }
 
     /// Mends, in the data file at `path` (a copy: never a log's own file), each record a bad bit damaged where LMDB finds
-    /// it (``PageTreeCheck/mendableRecords(inDataFile:databases:leavingOutPages:)``, of the databases named `databases`): its flags,
+    /// it (``PageTreeCheck/mendableRecords(inDataFile:databases:leavingOutPages:rootLeafKeySizes:)``, of the databases named `databases`): its flags,
     /// its value's size, its offset in its page, a named database's name; the records mended, empty when there were none
-    /// or a write failed (the copy is then no use). With `leavingOutPages`, leaf pages damaged beyond mending are left out.
-    public static func mendRecords(dataFile path: String, databases: Set<String> = [], leavingOutPages: Bool = false) -> [MendedRecord] {
-        let records = PageTreeCheck.mendableRecords(inDataFile: path, databases: databases, leavingOutPages: leavingOutPages)
+    /// or a write failed (the copy is then no use). With `leavingOutPages`, leaf pages damaged beyond mending are left out
+    /// (and root leaves of the databases `rootLeafKeySizes` names).
+    public static func mendRecords(
+        dataFile path: String, databases: Set<String> = [], leavingOutPages: Bool = false, rootLeafKeySizes: [String: Int] = [:]
+    ) -> [MendedRecord] {
+        let records = PageTreeCheck.mendableRecords(
+            inDataFile: path, databases: databases, leavingOutPages: leavingOutPages, rootLeafKeySizes: rootLeafKeySizes)
         guard !records.isEmpty else { return [] }
         let descriptor = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { return [] }

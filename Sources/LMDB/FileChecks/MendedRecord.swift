@@ -1,5 +1,5 @@
 /// A record of an LMDB data file that a bad bit damaged where LMDB finds it, as the record's own bytes, its page and its
-/// tree show: mended in a copy by ``FallbackCopy/mendRecords(dataFile:databases:leavingOutPages:)``. A reader of the file as it is
+/// tree show: mended in a copy by ``FallbackCopy/mendRecords(dataFile:databases:leavingOutPages:rootLeafKeySizes:)``. A reader of the file as it is
 /// refuses it whole (such a record often lies on a page both meta pages' commits share), since LMDB would follow the
 /// damage outside the file: a flag LMDB never gives the record (big data, 0x01, takes the value's first 8 bytes for an
 /// overflow page's number; duplicates, 0x04, reads the value as a tree of duplicates the database cannot have), a
@@ -7,7 +7,7 @@
 /// not find it), a big value's flag cleared from its record (LMDB reads the overflow run's page number and the bytes
 /// after it as the value), a branch node's child page number (LMDB reads another page in its place), a value's or a key's size
 /// that runs past the page, the node's offset in its page's table, or where the page's nodes start. Read mended, the
-/// record is what was written, which its own checksum (ReactorLog's entries and metadata carry one) then confirms. Found by ``PageTreeCheck/mendableRecords(inDataFile:databases:leavingOutPages:)``.
+/// record is what was written, which its own checksum (ReactorLog's entries and metadata carry one) then confirms. Found by ``PageTreeCheck/mendableRecords(inDataFile:databases:leavingOutPages:rootLeafKeySizes:)``.
 public struct MendedRecord: Sendable, Equatable {
     /// What the bad bit changed.
     public enum Damage: Sendable, Equatable {

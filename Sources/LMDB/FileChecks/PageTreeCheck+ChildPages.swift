@@ -1,4 +1,4 @@
-/// A reader's walk that mends (``PageTreeCheck/mendableRecords(inDataFile:databases:leavingOutPages:)``) of a branch node's child page
+/// A reader's walk that mends (``PageTreeCheck/mendableRecords(inDataFile:databases:leavingOutPages:rootLeafKeySizes:)``) of a branch node's child page
 /// number that a bad bit changed: LMDB would read another page in the child's place. Such a walk walks each child of a
 /// branch apart and takes back a child whose pages are damaged, or whose keys lie outside the branch's keys around it
 /// (``walkChild(_:_:)``, ``undo(to:)``); once every tree is walked, the page one bit from the number stated that heads
@@ -168,8 +168,25 @@ extension PageTreeCheck.Walker {
     mutating func leaveOut(_ child: UnwalkedChild, failure: PageTreeCheck.Failure) -> Bool {
         let page = child.node.child
         guard !child.named, child.level == child.depth, page >= 2, page <= lastPage, page < filePages, !isReached(page), !isListedFree(page),
-              let key = child.lowestKey ?? child.keys.high.map({ [UInt8](repeating: 0, count: $0.count) }), !key.isEmpty, key.count <= 511
+              let key = child.lowestKey ?? child.keys.high.map({ [UInt8](repeating: 0, count: $0.count) })
         else { return false }
+        return leaveOut(page: page, of: child.place.tree, key: key, failure: failure)
+    }
+
+    /// Leaves out the root leaf `root` of the named database `tree` (its walk's name, "database 'snapshots'"), which the
+    /// walk found damaged (`failure`), where its owner gave a key size for it (``rootLeafKeySizes``): no branch gives a
+    /// root leaf's keys, so the record in its place has a key of zeros of that size. `reachedBefore`: whether another tree
+    /// reached the page, or the free list names it, before this walk did. Whether it did.
+    mutating func leaveOut(root: UInt64, of tree: String, reachedBefore: Bool, failure: PageTreeCheck.Failure) -> Bool {
+        guard !reachedBefore, root >= 2, root <= lastPage, root < filePages, let size = rootLeafKeySizes[tree] else { return false }
+        // What the failed walk noted of the page goes with it.
+        mended.removeAll { $0.page == root }
+        return leaveOut(page: root, of: tree, key: [UInt8](repeating: 0, count: size), failure: failure)
+    }
+
+    /// Writes, for the copy, in place of leaf `page` of `tree` a leaf of one record under `key` with an empty value.
+    private mutating func leaveOut(page: UInt64, of tree: String, key: [UInt8], failure: PageTreeCheck.Failure) -> Bool {
+        guard !key.isEmpty, key.count <= 511 else { return false }
         let nodeSize = (8 + key.count + 1) & ~1
         var bytes = [UInt8](repeating: 0, count: pageSize)
         func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
@@ -184,10 +201,10 @@ extension PageTreeCheck.Walker {
         bytes.replaceSubrange(pageSize - nodeSize + 8..<pageSize - nodeSize + 8 + key.count, with: key)
         let (word, bit) = Self.bit(of: page)
         seen[word] |= bit
-        treesLeftOut.insert(child.place.tree)
+        treesLeftOut.insert(tree)
         mended.append(MendedRecord(
             damage: .pageLeftOut(reason: failure.reason), fileOffset: Int(page) * pageSize, bytes: bytes, page: page, node: 0,
-            tree: child.place.tree, valueSize: 0, offsetInPage: pageSize - nodeSize, keySize: key.count))
+            tree: tree, valueSize: 0, offsetInPage: pageSize - nodeSize, keySize: key.count))
         return true
     }
 

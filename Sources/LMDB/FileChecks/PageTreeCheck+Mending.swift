@@ -1,4 +1,4 @@
-/// What a reader's walk that mends (``PageTreeCheck/mendableRecords(inDataFile:databases:leavingOutPages:)``) reads as it was written: a page's
+/// What a reader's walk that mends (``PageTreeCheck/mendableRecords(inDataFile:databases:leavingOutPages:rootLeafKeySizes:)``) reads as it was written: a page's
 /// records a bad bit damaged where LMDB finds them (``MendedRecord``). Each method notes the mend in ``mended`` and gives
 /// the walk what it then reads. LMDB lays a page's nodes end to end from `upper` to the page's end, each 8 bytes of
 /// header, the key and the value (a branch's: the key), made even; most mends are the one value, one bit from what the

@@ -37,7 +37,7 @@ public enum PageTreeCheck {
     /// `databases` names the databases the file's owner opens by name: a named database's record in the main database
     /// whose name is none of them but one bit from one of them that no record has is damage (LMDB would not find the
     /// database, and a writer would make a new one in its place), which a reader's copy mends
-    /// (``mendableRecords(inDataFile:databases:leavingOutPages:)``).
+    /// (``mendableRecords(inDataFile:databases:leavingOutPages:rootLeafKeySizes:)``).
     ///
     /// `passingOver` names databases whose trees the walk does not enter: a reader that never opens them (a log read
     /// without its call sites where their pages are damaged) needs the rest sound.
@@ -58,14 +58,18 @@ public enum PageTreeCheck {
     /// (``MendedRecord``), each once; empty where there are none, or the file cannot be read. A tree whose walk finds
     /// other damage is walked no further than that damage. `databases`: as for ``problem(inDataFile:forWriting:databases:passingOver:)``.
     /// With `leavingOutPages`, a leaf page damaged beyond mending is left out (``MendedRecord/Damage/pageLeftOut(reason:)``):
-    /// the last resort of a reader, whose commit before the last may still hold that page whole.
-    public static func mendableRecords(inDataFile path: String, databases: Set<String> = [], leavingOutPages: Bool = false) -> [MendedRecord] {
+    /// the last resort of a reader, whose commit before the last may still hold that page whole; so is the root leaf of
+    /// a database `rootLeafKeySizes` gives the key size of, under a key of zeros of that size.
+    public static func mendableRecords(
+        inDataFile path: String, databases: Set<String> = [], leavingOutPages: Bool = false, rootLeafKeySizes: [String: Int] = [:]
+    ) -> [MendedRecord] {
         mapped(path) { file, metas -> [MendedRecord] in
             var found: [MendedRecord] = []
             for meta in MetaPage.readable(of: metas) {
                 var walker = Walker(file: file, flagsRead: Walker.readersFlags)
                 walker.mending = true
                 walker.leavesOutPages = leavingOutPages
+                walker.rootLeafKeySizes = Dictionary(uniqueKeysWithValues: rootLeafKeySizes.map { ("database '\($0.key)'", $0.value) })
                 walker.databaseNames = Set(databases.map { Array($0.utf8) })
                 try? walker.walk(from: [meta])
                 found += walker.mended.filter { mend in !found.contains { $0.fileOffset == mend.fileOffset } }
@@ -239,6 +243,9 @@ public enum PageTreeCheck {
         var lowestKey: [UInt8]?
         /// Whether a ``mending`` walk leaves out a leaf page damaged beyond mending (``leaveOut(_:failure:)``).
         var leavesOutPages = false
+        /// The key size of the records of the named databases, by the walk's name of their trees ("database 'snapshots'"),
+        /// whose root leaf a ``mending`` walk may leave out (``leaveOut(root:of:reachedBefore:failure:)``).
+        var rootLeafKeySizes: [String: Int] = [:]
         /// The trees a ``mending`` walk leaves a page of out.
         var treesLeftOut: Set<String> = []
         /// The pages and records a ``mending`` walk read of each tree, by the tree's name, and those the named
@@ -396,7 +403,13 @@ public enum PageTreeCheck {
             if root == UInt64.max { return }   // an empty tree
             guard depth >= 1, depth <= 32 else { throw Failure(reason: "\(tree) declares an impossible depth \(depth)") }
             lowestKey = nil
-            try walkPage(root, level: 1, depth: Int(depth), tree: tree, named: named, free: free)
+            let reachedBefore = root < filePages && (isReached(root) || isListedFree(root))
+            do {
+                try walkPage(root, level: 1, depth: Int(depth), tree: tree, named: named, free: free)
+            } catch let failure as Failure {
+                guard mending, leavesOutPages, depth == 1, !named, !free, leaveOut(root: root, of: tree, reachedBefore: reachedBefore, failure: failure)
+                else { throw failure }
+            }
         }
 
         mutating func walkPage(_ number: UInt64, level: Int, depth: Int, tree: String, named: Bool, free: Bool) throws {
