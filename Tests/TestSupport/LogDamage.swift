@@ -249,9 +249,13 @@ extension LogDamage {
     /// in the commit LMDB reads gives it (byte 40 of its 48), or in the commit before (`commit`); the main database must
     /// be one leaf page, as in a small log.
     public static func databaseRoot(of path: String, database name: String, in commit: MetaPageChoice = .current) throws -> Int {
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path).appendingPathComponent("data.mdb")))
-        func integer(_ at: Int, _ size: Int) -> Int { bytes[at..<at + size].reversed().reduce(0) { $0 << 8 | Int($1) } }
-        let ids = try metaPageTransactions(of: path)
+        try databaseRoot(in: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path).appendingPathComponent("data.mdb"))), name, commit)
+    }
+
+    /// ``databaseRoot(of:database:in:)`` in the bytes of a data file.
+    private static func databaseRoot(in bytes: [UInt8], _ name: String, _ commit: MetaPageChoice) throws -> Int {
+        func integer(_ at: Int, _ size: Int) -> Int { littleEndian(bytes, at: at, size: size) }
+        let ids = [0, 1].map { integer($0 * 4096 + 144, 8) }
         let current = ids[1] > ids[0] ? 1 : 0
         let main = integer((commit == .current ? current : 1 - current) * 4096 + 128, 8) * 4096
         guard integer(main + 10, 2) & 0x02 != 0 else { throw CocoaError(.fileReadCorruptFile) }
@@ -277,14 +281,19 @@ extension LogDamage {
     /// (``databaseRoot(of:database:in:)``) in `commit` through its branch pages.
     public static func leafPages(of path: String, database name: String, in commit: MetaPageChoice = .current) throws -> [Int] {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path).appendingPathComponent("data.mdb")))
-        func integer(_ at: Int, _ size: Int) -> Int { bytes[at..<at + size].reversed().reduce(0) { $0 << 8 | Int($1) } }
+        func integer(_ at: Int, _ size: Int) -> Int { littleEndian(bytes, at: at, size: size) }
         func leaves(under page: Int) -> [Int] {
             let start = page * 4096
             guard integer(start + 10, 2) & 0x01 != 0 else { return [page] }
             // A branch node's first 6 bytes are its child's page number.
             return (0..<(integer(start + 12, 2) - 16) / 2).flatMap { leaves(under: integer(start + integer(start + 16 + 2 * $0, 2), 6)) }
         }
-        return leaves(under: try databaseRoot(of: path, database: name, in: commit))
+        return leaves(under: try databaseRoot(in: bytes, name, commit))
+    }
+
+    /// The little-endian integer of `size` bytes at `offset` of `bytes`.
+    private static func littleEndian(_ bytes: [UInt8], at offset: Int, size: Int) -> Int {
+        bytes[offset..<offset + size].reversed().reduce(0) { $0 << 8 | Int($1) }
     }
 
     /// Writes `value` as the little-endian u64 at byte `offset` of meta page `page` (0 or 1) of the closed log at `path`

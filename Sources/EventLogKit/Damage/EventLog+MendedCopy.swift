@@ -18,8 +18,8 @@ extension EventLog {
     /// its records are missing, and readers name them as damage (the log's entries, index blocks and snapshots all carry a
     /// checksum), where before the whole log was refused; so is the root leaf of `snapshots` in a log whose snapshots fit one
     /// page (every state is then rebuilt from the entries). That is a last resort: a page only the last commit reaches is
-    /// whole in the commit before (``openFromOtherMetaPage(at:copyingInto:)``), which loses less. `records` counts the records mended, `pagesLeftOut` the pages left out; `problem` says
-    /// what was wrong, a clause without the log's path ("its data.mdb flags a record as stored on overflow pages, though
+    /// whole in the commit before (``openFromOtherMetaPage(at:copyingInto:)``), which loses less. `records` counts the
+    /// records mended, `pagesLeftOut` the pages left out; `problem` says what was wrong, a clause without the log's path ("its data.mdb flags a record as stored on overflow pages, though
     /// its 6 bytes lie in its page (…)"), for a sentence of the caller's.
     ///
     /// `nil`, the directory left empty, where no record is damaged so, a writer has the log open (its pages change
