@@ -15,15 +15,7 @@ struct LeftOutPageTests {
     /// commit alone is whole in the commit before, which is read instead); the paths and that page's number.
     private func leafSectorZeroed(_ name: String, database: String) async throws -> (demo: String, log: String, page: Int) {
         let demo = scratch.file("demo-1500.reactorlog")
-        if !FileManager.default.fileExists(atPath: demo) {
-            #expect(try await Tool.run(["demo", "--out", demo, "--actions", "1500"]).status == 0)
-            // One entry more, in a commit of its own: the commit before then holds the pages of the three streams' ends too.
-            let log = try EventLog.open(at: demo)
-            let note = try log.openStream(named: "note", reactorType: "Note", schemaFingerprint: "1", initialState: ["n": 0])
-            try note.append(.action, ["note": "last"], caseName: "note")
-            try await log.flush()
-            try log.close()
-        }
+        try await DemoLog.withLastCommitApart(at: demo, actions: 1500)
         let log = scratch.file(name)
         try FileManager.default.copyItem(atPath: demo, toPath: log)
         let before = try LogDamage.leafPages(of: log, database: database, in: .other)

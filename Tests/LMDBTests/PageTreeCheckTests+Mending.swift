@@ -412,6 +412,79 @@ extension PageTreeCheckTests {
         #expect(try mendedCopy(of: path, "left-out-\(index)-other", records: records, key: other, leavingOutPages: true).value == otherValue)
     }
 
+    /// Before session 91 a zeroed sector at the start of a branch page refused the whole file to readers: every record
+    /// under it was lost with it, though its children were whole.
+    @Test("a branch page damaged beyond mending is rebuilt in a reader's copy from the pages under it that nothing else reaches, every record read through LMDB")
+    func damagedBranchRebuilt() throws {
+        var (path, bytes, branch, nodes) = try branchedValues("branch-rebuilt")
+        let children = nodes.map { childPage(at: branch + $0, in: bytes) }
+        bytes.replaceSubrange(branch..<branch + 512, with: repeatElement(0, count: 512))
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let page = branch / 4096, reason = "page \(branch / 4096) of database 'values' is neither a branch nor a leaf page (flags 0)"
+        #expect(PageTreeCheck.problem(inDataFile: path) == .damaged("has a damaged page structure (\(reason))"))
+        let records = PageTreeCheck.mendableRecords(inDataFile: path)
+        let record = try #require(records.first)
+        #expect(records.count == 1 && record.damage == .branchRebuilt(reason: reason, children: nodes.count) && record.page == UInt64(page) && !record.leavesOut)
+        #expect(record.problem == "has a branch page that cannot be read (\(reason)), rebuilt from the \(nodes.count) pages under it, which nothing else reaches")
+        // The rebuilt page points at the same children, in the same order.
+        let rebuilt = record.bytes
+        let offsets: [Int] = (0..<nodes.count).map { Int(rebuilt[16 + 2 * $0]) | Int(rebuilt[17 + 2 * $0]) << 8 }
+        #expect(offsets.map { childPage(at: $0, in: rebuilt) } == children)
+        for index in [0, 299, 300, 599] {
+            let key = Array(String(format: "key%05d", index).utf8)
+            #expect(try mendedCopy(of: path, "branch-rebuilt-\(index)", records: records, key: key).value == Array("value-\(index)".utf8))
+        }
+    }
+
+    @Test("a damaged branch page is not rebuilt where a page under it is damaged too, or its database's record counts other pages", arguments: ["leaf", "count"])
+    func branchRebuildNeedsEveryChild(damage: String) throws {
+        var (path, bytes, branch, nodes) = try branchedValues("branch-not-rebuilt-\(damage)")
+        bytes.replaceSubrange(branch..<branch + 512, with: repeatElement(0, count: 512))
+        if damage == "leaf" {
+            let leaf = childPage(at: branch + nodes[1], in: bytes)
+            bytes.replaceSubrange(leaf * 4096..<leaf * 4096 + 512, with: repeatElement(0, count: 512))
+        } else {
+            // The main database's record of "values" (its 48 bytes after the name) counts one leaf page more than its tree
+            // holds: in each page that holds it, the one LMDB reads and the one the commit that made the database freed.
+            let records = stride(from: 8192, to: bytes.count, by: 4096).compactMap { page in
+                bytes[page + 10] == 0x02 ? bytes[page..<page + 4096].firstRange(of: Array("values".utf8))?.upperBound : nil
+            }
+            try #require(!records.isEmpty)
+            for record in records { bytes[record + 16] &+= 1 }
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(PageTreeCheck.problem(inDataFile: path) != nil)
+        #expect(PageTreeCheck.mendableRecords(inDataFile: path).isEmpty && PageTreeCheck.mendableRecords(inDataFile: path, leavingOutPages: true).isEmpty)
+    }
+
+    @Test("a damaged branch page is not rebuilt where the free list cannot be read: an older page it names, whole where the newer one is damaged, would pass for a child")
+    func branchRebuildNeedsTheFreeList() throws {
+        // A second commit rewrites the branch and its last leaf: the free list names their older pages, which hold "value-599".
+        let (path, sound) = try dataFile("branch-free-list", writes: [
+            { txn, db in for index in 0..<600 { try txn.put(db, key: Array(String(format: "key%05d", index).utf8), value: Array("value-\(index)".utf8)) } },
+            { txn, db in try txn.put(db, key: Array("key00599".utf8), value: Array("value-599!".utf8)) },
+        ])
+        let branch = try LogDamage.databaseRoot(of: (path as NSString).deletingLastPathComponent, database: "values") * 4096
+        let meta = sound[144] > sound[4096 + 144] ? 0 : 4096
+        let freeRoot = (0..<8).reduce(0) { $0 | Int(sound[meta + 80 + $1]) << (8 * $1) }
+        let nodes = (Int(sound[branch + 12]) | Int(sound[branch + 13]) << 8 - 16) / 2
+        let lastLeaf = childPage(at: branch + (Int(sound[branch + 16 + 2 * (nodes - 1)]) | Int(sound[branch + 17 + 2 * (nodes - 1)]) << 8), in: sound)
+        try #require(sound[branch + 10] == 0x01 && freeRoot > 1 && freeRoot < sound.count / 4096)
+        var bytes = sound
+        for page in [branch / 4096, lastLeaf] { bytes.replaceSubrange(page * 4096..<page * 4096 + 512, with: repeatElement(0, count: 512)) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        // With the free list read, the older leaf is no child: the branch is not rebuilt without its newer one.
+        #expect(PageTreeCheck.mendableRecords(inDataFile: path).isEmpty)
+        bytes.replaceSubrange(freeRoot * 4096..<freeRoot * 4096 + 512, with: repeatElement(0, count: 512))
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(PageTreeCheck.mendableRecords(inDataFile: path).isEmpty)
+    }
+
+    /// The page number a branch node at `offset` of `bytes` points at: its first 6 bytes, little-endian.
+    private func childPage(at offset: Int, in bytes: [UInt8]) -> Int {
+        (0..<6).reduce(0) { $0 | Int(bytes[offset + $1]) << (8 * $1) }
+    }
+
     @Test("a root leaf damaged beyond mending is not left out where no branch gives its keys and its owner gives no key size")
     func rootLeafNotLeftOut() throws {
         var (path, bytes) = try tenValues("root-leaf")

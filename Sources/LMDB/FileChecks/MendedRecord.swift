@@ -45,6 +45,12 @@ public struct MendedRecord: Sendable, Equatable {
         /// it, with an empty value, which the file's owner reads as damaged. The page's records are left out, not mended:
         /// ``bytes`` is the whole page.
         case pageLeftOut(reason: String)
+        /// A branch page of a named database's tree damaged beyond mending (`reason`, what the walk found), which no other
+        /// page reaches: the copy gets in its place a branch of its `children`, the pages of the level below that nothing
+        /// else reaches and the free list does not name, each heading a sound subtree whose keys lie where the branches
+        /// above put the page's, in the order of their keys; the tree so rebuilt holds exactly the pages and records its
+        /// database's record counts. Nothing is left out: ``bytes`` is the whole page.
+        case branchRebuilt(reason: String, children: Int)
     }
 
     /// Whether the copy leaves records out (``Damage/pageLeftOut(reason:)``), rather than reading them as written.
@@ -79,6 +85,8 @@ public struct MendedRecord: Sendable, Equatable {
         let record = "(node \(node) of page \(page), in \(tree))"
         return switch damage {
         case .pageLeftOut(let reason): "has a leaf page damaged beyond mending (\(reason))"
+        case .branchRebuilt(let reason, let children):
+            "has a branch page that cannot be read (\(reason)), rebuilt from the \(children) page\(children == 1 ? "" : "s") under it, which nothing else reaches"
         case .upper(let stated): "starts a page's nodes at byte \(stated), though they start at byte \(offsetInPage) (page \(page), in \(tree))"
         case .size(let stated): "gives a record's value as \(stated) bytes, though its place in its page holds \(valueSize) \(record)"
         case .keySize(let stated): "gives a record's key as \(stated) bytes, though its place in its page holds \(keySize) \(record)"

@@ -77,13 +77,13 @@ extension PageTreeCheck.Walker {
 
     /// Where a ``mending`` walk stands, for ``undo(to:)``: its journal's length and what it keeps besides.
     struct Mark {
-        let journal: Int, mended: Int, unwalked: Int, unflagged: Int, databaseRecords: Int
+        let journal: Int, mended: Int, unwalked: Int, unflagged: Int, databaseRecords: Int, damagedBranches: Int
         let leafKeys: (first: [UInt8], last: [UInt8])?
     }
 
     func mark() -> Mark {
         Mark(journal: journal.count, mended: mended.count, unwalked: unwalkedChildren.count, unflagged: unflagged.count,
-             databaseRecords: databaseRecords.count, leafKeys: leafKeys)
+             databaseRecords: databaseRecords.count, damagedBranches: damagedBranches.count, leafKeys: leafKeys)
     }
 
     /// Takes back what the walk did since `mark`: the pages it reached, what it tallied, claimed, noted and mended.
@@ -104,6 +104,7 @@ extension PageTreeCheck.Walker {
         unwalkedChildren.removeSubrange(mark.unwalked...)
         unflagged.removeSubrange(mark.unflagged...)
         databaseRecords.removeSubrange(mark.databaseRecords...)
+        damagedBranches.removeSubrange(mark.damagedBranches...)
         leafKeys = mark.leafKeys
     }
 
@@ -136,6 +137,11 @@ extension PageTreeCheck.Walker {
             }
             guard found.count == 1, let page = found.first else {
                 if let failure = child.failure {
+                    if child.level < child.depth, !child.named {
+                        damagedBranches.append(DamagedBranch(
+                            page: stated, tree: child.place.tree, level: child.level, depth: child.depth, keys: child.keys, failure: failure))
+                        continue
+                    }
                     guard leavesOutPages, leaveOut(child, failure: failure) else { throw failure }
                     continue
                 }
@@ -147,6 +153,11 @@ extension PageTreeCheck.Walker {
             let node = child.node
             note(.childPage(stated: stated, page: page), at: node.offset, bytes: MendedRecord.header(child: page), node: child.index, child.place,
                  valueSize: 0, nodeOffset: node.offset, keySize: node.keySize)
+        }
+        // Once the pages every other tree reaches are known: a damaged branch's children are among those none reaches.
+        if !damagedBranches.isEmpty {
+            try rebuildDamagedBranches()
+            mendedChild = true
         }
         // The page one bit from a number stated may be another tree's, taken for the child where that tree's keys lie
         // where the branch's keys put it: a named database is then read with other pages and records than it counts.

@@ -248,6 +248,12 @@ public enum PageTreeCheck {
         var rootLeafKeySizes: [String: Int] = [:]
         /// The trees a ``mending`` walk leaves a page of out.
         var treesLeftOut: Set<String> = []
+        /// The branch pages a ``mending`` walk found damaged beyond mending, to rebuild once every tree is walked
+        /// (``rebuildDamagedBranches()``).
+        var damagedBranches: [DamagedBranch] = []
+        /// Whether the walk read the free list of its commit whole: a reader's walk goes on without one it finds damaged,
+        /// and then cannot tell a page the free list names from one a damaged page alone reaches.
+        var freeListRead = false
         /// The pages and records a ``mending`` walk read of each tree, by the tree's name, and those the named
         /// databases' records count (``mendChildPages()``).
         var tallies: [String: Tally] = [:], declared: [String: Tally] = [:]
@@ -282,6 +288,7 @@ public enum PageTreeCheck {
             for meta in metas where prepare(for: meta) {
                 do {
                     try walk(root: meta.freeRoot, depth: meta.freeDepth, tree: "the free list", named: false, free: true)
+                    freeListRead = true
                 } catch is Failure where isReader {
                     // LMDB's readers never read the free list: its damage is a writer's alone (whose walk refuses it),
                     // and the main database is walked as though there were none. What was marked is forgotten: pages a
@@ -311,6 +318,8 @@ public enum PageTreeCheck {
             unflagged = []
             databaseRecords = []
             unwalkedChildren = []
+            damagedBranches = []
+            freeListRead = false
             (tallies, declared, claims, journal) = ([:], [:], [:], [])
             return true
         }
@@ -399,14 +408,23 @@ public enum PageTreeCheck {
             return difference != 0 && (0..<8).filter { difference >> UInt64(8 * $0) & 0xFF != 0 }.count == 1
         }
 
-        mutating func walk(root: UInt64, depth: UInt16, tree: String, named: Bool, free: Bool) throws {
+        /// Walks the tree of `depth` from `root`. With `defersDamagedRoot`, a ``mending`` walk notes a root branch page of a
+        /// named database damaged beyond mending in ``damagedBranches``, to rebuild once every tree is walked.
+        mutating func walk(root: UInt64, depth: UInt16, tree: String, named: Bool, free: Bool, defersDamagedRoot: Bool = false) throws {
             if root == UInt64.max { return }   // an empty tree
             guard depth >= 1, depth <= 32 else { throw Failure(reason: "\(tree) declares an impossible depth \(depth)") }
             lowestKey = nil
             let reachedBefore = root < filePages && (isReached(root) || isListedFree(root))
+            let mark = mark()
             do {
                 try walkPage(root, level: 1, depth: Int(depth), tree: tree, named: named, free: free)
             } catch let failure as Failure {
+                if defersDamagedRoot, depth > 1, !named, !free, !reachedBefore {
+                    // A branch's failure is its page's own: its children are walked apart. What the walk marked goes.
+                    undo(to: mark)
+                    damagedBranches.append(DamagedBranch(page: root, tree: tree, level: 1, depth: Int(depth), keys: (nil, nil), failure: failure))
+                    return
+                }
                 guard mending, leavesOutPages, depth == 1, !named, !free, leaveOut(root: root, of: tree, reachedBefore: reachedBefore, failure: failure)
                 else { throw failure }
             }
@@ -565,7 +583,7 @@ public enum PageTreeCheck {
                     unwalkedChildren.append(unwalked)
                 }
             }
-            for (root, depth, name) in subtrees { try walk(root: root, depth: depth, tree: name, named: false, free: false) }
+            for (root, depth, name) in subtrees { try walk(root: root, depth: depth, tree: name, named: false, free: false, defersDamagedRoot: mends) }
         }
 
         /// What is wrong with the page read last, whose `count` nodes state more bytes than it holds: the node that runs

@@ -1,0 +1,104 @@
+/// A reader's walk that mends (``PageTreeCheck/mendableRecords(inDataFile:databases:leavingOutPages:rootLeafKeySizes:)``)
+/// of a branch page of a named database's tree damaged beyond mending (its header zeroed by a bad sector, say): LMDB
+/// would follow its damage outside the file, and every record under it would be lost with it. Its children are still in
+/// the file, whole: pages that no tree reaches and the free list does not name, as LMDB never leaves a page of its last
+/// commit otherwise. Once every tree is walked, such pages of the child's level, each the head of a sound subtree whose
+/// keys lie between the branch's keys around the damaged page, are the damaged page's children in the order of their
+/// keys; the copy gets in the page's place a branch that holds them (``rebuild(_:)``). The tree's own record vouches
+/// for the result: its pages and records, as rebuilt, must be exactly those it counts.
+extension PageTreeCheck.Walker {
+    /// A branch page a ``mending`` walk found damaged beyond mending (a root, or a branch node's child no bad bit in its
+    /// number explains), rebuilt once every tree is walked.
+    struct DamagedBranch {
+        let page: UInt64
+        let tree: String
+        /// The page's level in its tree (1: the root), and the tree's depth.
+        let level: Int, depth: Int
+        /// The keys the branches above put the page's subtree between (none for a root): from the first up to the second.
+        let keys: (low: [UInt8]?, high: [UInt8]?)
+        /// What the walk found wrong with the page.
+        let failure: PageTreeCheck.Failure
+
+        /// Whether keys from `first` to `last` lie where the branches above put the page's subtree.
+        func holds(_ first: [UInt8], _ last: [UInt8]) -> Bool {
+            (keys.low.map { !first.lexicographicallyPrecedes($0) } ?? true) && (keys.high.map { last.lexicographicallyPrecedes($0) } ?? true)
+        }
+    }
+
+    /// Rebuilds each branch noted in ``damagedBranches`` (``rebuild(_:)``); throws the walk's failure for one it cannot.
+    mutating func rebuildDamagedBranches() throws {
+        while let branch = damagedBranches.first {
+            damagedBranches.removeFirst()
+            guard rebuild(branch) else { throw branch.failure }
+        }
+    }
+
+    /// Rebuilds `branch` for the copy from the pages of its children's level that nothing reaches and the free list does
+    /// not name, each walked as the head of a subtree of the branch's tree: those whose subtrees are sound, no damage
+    /// left in them, with keys where the branches above put the branch's, are its children, in the order of their keys,
+    /// which must not overlap. Whether it did: only where the branch's page itself is reached by nothing else, the free
+    /// list was read, the children fit one page, and the tree as rebuilt holds exactly the pages and records its named
+    /// database's record counts (a page of another tree, or of an older commit the free list forgot, would be more).
+    /// Otherwise the walk is left as it was.
+    mutating func rebuild(_ branch: DamagedBranch) -> Bool {
+        let page = branch.page, childLevel = branch.level + 1
+        guard freeListRead, page >= 2, page <= lastPage, page < filePages, !isReached(page), !isListedFree(page),
+              let counted = declared[branch.tree], !treesLeftOut.contains(branch.tree)
+        else { return false }
+        let mark = mark(), before = (leafKeys, lowestKey)
+        defer { (leafKeys, lowestKey) = before }
+        var children: [(page: UInt64, first: [UInt8], last: [UInt8])] = []
+        let type: UInt16 = childLevel == branch.depth ? 0x02 : 0x01
+        for candidate in 2...min(lastPage, filePages - 1) where candidate != page && !isReached(candidate) && !isListedFree(candidate) {
+            let header = Int(candidate) * pageSize
+            let stated: UInt64 = Self.integer(file, header), flags: UInt16 = Self.integer(file, header + 10)
+            guard stated == candidate, flags & flagsRead == type else { continue }
+            let start = self.mark(), pending = unwalkedChildren.count
+            (leafKeys, lowestKey) = (nil, branch.keys.low)
+            let sound = (try? walkPage(candidate, level: childLevel, depth: branch.depth, tree: branch.tree, named: false, free: false)) != nil
+            guard sound, unwalkedChildren.count == pending, let keys = leafKeys, branch.holds(keys.first, keys.last) else {
+                undo(to: start)
+                continue
+            }
+            children.append((candidate, keys.first, keys.last))
+        }
+        children.sort { $0.first.lexicographicallyPrecedes($1.first) }
+        let ordered = zip(children, children.dropFirst()).allSatisfy { $0.last.lexicographicallyPrecedes($1.first) }
+        guard !children.isEmpty, ordered, let (bytes, upper) = branchPage(page, children: children.enumerated().map { ($1.page, $0 == 0 ? [] : $1.first) }),
+              (try? reach(page, branch.tree)) != nil, tallies[branch.tree] ?? Tally() == counted
+        else {
+            undo(to: mark)
+            return false
+        }
+        mended.append(MendedRecord(
+            damage: .branchRebuilt(reason: branch.failure.reason, children: children.count), fileOffset: Int(page) * pageSize,
+            bytes: bytes, page: page, node: 0, tree: branch.tree, valueSize: 0, offsetInPage: upper, keySize: 0))
+        return true
+    }
+
+    /// A branch page numbered `number` whose nodes point at `children` (each a page and the key LMDB searches by: none for
+    /// the first), laid as LMDB lays them: the table of offsets after the 16-byte header, the nodes from the page's end
+    /// down, each 8 bytes of header (the child's number, 48 bits, in the sizes and flags) and the key, made even; and
+    /// where its nodes start (`upper`). `nil` where they do not fit.
+    private func branchPage(_ number: UInt64, children: [(page: UInt64, key: [UInt8])]) -> (bytes: [UInt8], upper: Int)? {
+        var bytes = [UInt8](repeating: 0, count: pageSize)
+        func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+            withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<offset + MemoryLayout<T>.size, with: $0) }
+        }
+        let lower = 16 + 2 * children.count
+        var upper = pageSize
+        for (index, child) in children.enumerated() {
+            upper -= (8 + child.key.count + 1) & ~1
+            guard upper >= lower, child.key.count <= 511 else { return nil }
+            bytes.replaceSubrange(upper..<upper + 6, with: MendedRecord.header(child: child.page))
+            put(UInt16(child.key.count), at: upper + 6)
+            bytes.replaceSubrange(upper + 8..<upper + 8 + child.key.count, with: child.key)
+            put(UInt16(upper), at: 16 + 2 * index)
+        }
+        put(number, at: 0)
+        put(UInt16(0x01), at: 10)
+        put(UInt16(lower), at: 12)
+        put(UInt16(upper), at: 14)
+        return (bytes, upper)
+    }
+}
