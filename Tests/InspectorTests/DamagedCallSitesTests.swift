@@ -6,25 +6,26 @@ import Testing
 /// A log whose call sites' pages alone are damaged, read without them. The demo log keeps its sites on one page, shared
 /// by every commit after the first actions: before session 90 a zeroed sector at its start (storage that loses power
 /// mid-write) left every command nothing to read (`Nothing was read; restore the log from a copy`), though every entry
-/// was whole.
+/// was whole. Since session 91 such a page whose first sector alone is zeroed is rebuilt from its records
+/// (`RebuiltPageTests`): here the whole page is lost.
 @Suite("Reading a log without its damaged call sites", .serialized, .timeLimit(.minutes(2)))
 struct DamagedCallSitesTests {
     let scratch = ScratchDirectory()
 
-    /// A copy of a new demo log, named `name`, with the first sector of its call sites' root page zeroed; the demo log's
-    /// path, the copy's, and the root page's number.
-    private func sitesSectorZeroed(_ name: String) async throws -> (demo: String, log: String, page: Int) {
+    /// A copy of a new demo log, named `name`, with its call sites' root page zeroed whole; the demo log's path, the
+    /// copy's, and the root page's number.
+    private func sitesPageZeroed(_ name: String) async throws -> (demo: String, log: String, page: Int) {
         let demo = try await Tool.demoLog(in: scratch)
         let log = scratch.file(name)
         try FileManager.default.copyItem(atPath: demo, toPath: log)
         let page = try LogDamage.databaseRoot(of: log, database: "sites")
-        try LogDamage.zeroFirstSector(of: log, page: page)
+        try LogDamage.zeroPage(of: log, page: page)
         return (demo, log, page)
     }
 
-    @Test("a zeroed sector at the start of the call sites' page: every command reads the rest whole, one line, exit 5; verify names it; compact is refused, export and import save the rest; the Python reader too")
+    @Test("the call sites' page zeroed whole: every command reads the rest whole, one line, exit 5; verify names it; compact is refused, export and import save the rest; the Python reader too")
     func sitesPageZeroed() async throws {
-        let (demo, log, page) = try await sitesSectorZeroed("sites-zeroed.reactorlog")
+        let (demo, log, page) = try await sitesPageZeroed("sites-zeroed.reactorlog")
         let before = try Data(contentsOf: URL(fileURLWithPath: log + "/data.mdb"))
         // The page's zeroed number or flags, whichever the walk reads first (the demo's layout varies with timing).
         let problem = try #require(EventLog.openWithoutCallSites(at: log)?.problem)
@@ -66,7 +67,7 @@ struct DamagedCallSitesTests {
 
     @Test("the library reads such a log in place without its call sites, each action's site damage; a sound log, or one damaged elsewhere too, is not read so")
     func libraryReadsWithoutSites() async throws {
-        let (demo, log, _) = try await sitesSectorZeroed("sites-zeroed-library.reactorlog")
+        let (demo, log, _) = try await sitesPageZeroed("sites-zeroed-library.reactorlog")
         #expect(throws: EventLogError.self) { try EventLog.openReadOnly(at: log) }
         let read = try #require(EventLog.openWithoutCallSites(at: log))
         #expect(read.problem.hasPrefix("its data.mdb has a damaged page structure ("))
@@ -81,7 +82,7 @@ struct DamagedCallSitesTests {
         #expect(throws: EventLogError.self) { try read.log.copy(to: copy) }
         #expect(!FileManager.default.fileExists(atPath: copy))
         // The streams' page zeroed as well: the damage is not the call sites' alone.
-        try LogDamage.zeroFirstSector(of: log, page: try LogDamage.databaseRoot(of: log, database: "streams"))
+        try LogDamage.zeroPage(of: log, page: try LogDamage.databaseRoot(of: log, database: "streams"))
         #expect(EventLog.openWithoutCallSites(at: log) == nil)
     }
 }

@@ -271,9 +271,20 @@ extension LogDamage {
     /// Zeroes the first 512-byte sector of page `page` (its header and first node offsets) of the closed log at `path`, as
     /// storage that loses power, or a sector, leaves it.
     public static func zeroFirstSector(of path: String, page: Int) throws {
+        try zero(of: path, page: page, bytes: 512)
+    }
+
+    /// Zeroes the whole of page `page` of the closed log at `path`: its header and every record, which no reader can
+    /// rebuild (a root leaf whose first sector alone is zeroed is rebuilt from its records since session 91).
+    public static func zeroPage(of path: String, page: Int) throws {
+        try zero(of: path, page: page, bytes: 4096)
+    }
+
+    /// Zeroes the first `count` bytes of page `page` of the closed log at `path`.
+    private static func zero(of path: String, page: Int, bytes count: Int) throws {
         let file = URL(fileURLWithPath: path).appendingPathComponent("data.mdb")
         var bytes = try Data(contentsOf: file)
-        bytes.replaceSubrange(page * 4096..<page * 4096 + 512, with: Data(count: 512))
+        bytes.replaceSubrange(page * 4096..<page * 4096 + count, with: Data(count: count))
         try bytes.write(to: file)
     }
 

@@ -11,7 +11,8 @@ extension EventLog {
     /// past the page, a node's offset in its page or where the page's nodes start, where one bit from what is stated the
     /// page's nodes lie end to end as LMDB lays them; and a branch page damaged beyond that, rebuilt from the pages under
     /// it, which are whole, where the tree so rebuilt holds exactly what its database counts
-    /// (`LMDB.MendedRecord.Damage.branchRebuilt(reason:children:)`). Such a record often lies on a page both meta pages' commits share, so the commit before cannot be read
+    /// (`LMDB.MendedRecord.Damage.branchRebuilt(reason:children:)`), or the one page of a small database whose header
+    /// alone is damaged, rebuilt from its records (`LMDB.MendedRecord.Damage.leafRebuilt(reason:records:)`). Such a record often lies on a page both meta pages' commits share, so the commit before cannot be read
     /// either. The log is read whole, from a copy of its data file made in `directory` (an empty directory of the
     /// caller's, private to it, which may be removed once the log is open) with those bytes mended; the log itself is
     /// only read. What was read is what was written: each entry's checksum, and the metadata's, still vouch for their

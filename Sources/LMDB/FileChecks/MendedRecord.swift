@@ -51,6 +51,11 @@ public struct MendedRecord: Sendable, Equatable {
         /// above put the page's, in the order of their keys; the tree so rebuilt holds exactly the pages and records its
         /// database's record counts. Nothing is left out: ``bytes`` is the whole page.
         case branchRebuilt(reason: String, children: Int)
+        /// The root leaf of a named database whose header alone is damaged (`reason`, what the walk found): its
+        /// `records` plain records lie end to end to the page's end, as many as the database's record counts, past the
+        /// damage, from exactly one place in the page. The copy gets the page with its header and its table of offsets
+        /// written again, in the order of the keys. Nothing is left out: ``bytes`` is the whole page.
+        case leafRebuilt(reason: String, records: Int)
     }
 
     /// Whether the copy leaves records out (``Damage/pageLeftOut(reason:)``), rather than reading them as written.
@@ -87,6 +92,8 @@ public struct MendedRecord: Sendable, Equatable {
         case .pageLeftOut(let reason): "has a leaf page damaged beyond mending (\(reason))"
         case .branchRebuilt(let reason, let children):
             "has a branch page that cannot be read (\(reason)), rebuilt from the \(children) page\(children == 1 ? "" : "s") under it, which nothing else reaches"
+        case .leafRebuilt(let reason, let records):
+            "has a leaf page whose header cannot be read (\(reason)), rebuilt from the \(records == 1 ? "1 record that fills" : "\(records) records that fill") its end"
         case .upper(let stated): "starts a page's nodes at byte \(stated), though they start at byte \(offsetInPage) (page \(page), in \(tree))"
         case .size(let stated): "gives a record's value as \(stated) bytes, though its place in its page holds \(valueSize) \(record)"
         case .keySize(let stated): "gives a record's key as \(stated) bytes, though its place in its page holds \(keySize) \(record)"

@@ -409,7 +409,8 @@ public enum PageTreeCheck {
         }
 
         /// Walks the tree of `depth` from `root`. With `defersDamagedRoot`, a ``mending`` walk notes a root branch page of a
-        /// named database damaged beyond mending in ``damagedBranches``, to rebuild once every tree is walked.
+        /// named database damaged beyond mending in ``damagedBranches``, to rebuild once every tree is walked, and rebuilds
+        /// a root leaf whose header alone is damaged (``rebuildLeaf(_:tree:failure:)``).
         mutating func walk(root: UInt64, depth: UInt16, tree: String, named: Bool, free: Bool, defersDamagedRoot: Bool = false) throws {
             if root == UInt64.max { return }   // an empty tree
             guard depth >= 1, depth <= 32 else { throw Failure(reason: "\(tree) declares an impossible depth \(depth)") }
@@ -424,6 +425,10 @@ public enum PageTreeCheck {
                     undo(to: mark)
                     damagedBranches.append(DamagedBranch(page: root, tree: tree, level: 1, depth: Int(depth), keys: (nil, nil), failure: failure))
                     return
+                }
+                if defersDamagedRoot, depth == 1, !named, !free, !reachedBefore {
+                    undo(to: mark)
+                    if rebuildLeaf(root, tree: tree, failure: failure) { return }
                 }
                 guard mending, leavesOutPages, depth == 1, !named, !free, leaveOut(root: root, of: tree, reachedBefore: reachedBefore, failure: failure)
                 else { throw failure }

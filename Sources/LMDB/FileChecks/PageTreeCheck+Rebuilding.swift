@@ -102,3 +102,54 @@ extension PageTreeCheck.Walker {
         return (bytes, upper)
     }
 }
+
+/// A reader's walk that mends of a root leaf of a named database whose header alone is damaged (the first sector of
+/// the page zeroed, say): LMDB lays a leaf's nodes from the page's end down, so in a page of small records they lie past
+/// the damage, whole. The one place in the page from which they lie end to end to its end, as many as the tree's named
+/// database's record counts, is where they start; the copy gets the page with its header and its table of offsets
+/// written again, in the order of the keys (``rebuildLeaf(_:tree:failure:)``).
+extension PageTreeCheck.Walker {
+    /// Rebuilds, for the copy, root leaf `page` of the named database `tree`, which the walk found damaged (`failure`):
+    /// where exactly one place in the page starts a run of nodes that lie end to end to the page's end, as many as the
+    /// database's record counts, each a plain record (a value in the page, not on overflow pages) under a key of its own.
+    /// Whether it did; the walk then goes on as though it had read the page so.
+    mutating func rebuildLeaf(_ page: UInt64, tree: String, failure: PageTreeCheck.Failure) -> Bool {
+        guard page >= 2, page <= lastPage, page < filePages, !isReached(page), !isListedFree(page),
+              let counted = declared[tree], counted.pages == 1, counted.records >= 1, counted.records <= UInt64(pageSize / 10)
+        else { return false }
+        let count = Int(counted.records), start = Int(page) * pageSize
+        let old = UnsafeRawBufferPointer(rebasing: file[start..<start + pageSize])
+        var runs: [(upper: Int, nodes: [(offset: Int, key: [UInt8])])] = []
+        for upper in stride(from: 16 + 2 * count, to: pageSize - 8, by: 2) {
+            var offset = upper, nodes: [(offset: Int, key: [UInt8])] = []
+            while offset + 8 <= pageSize, nodes.count < count {
+                let node = Node(old, at: offset)
+                let end = (node.dataStart + node.dataSize + 1) & ~1
+                guard node.flags == 0, (1...511).contains(node.keySize), end <= pageSize else { break }
+                nodes.append((offset, Array(old[node.offset + 8..<node.dataStart])))
+                offset = end
+            }
+            if offset == pageSize, nodes.count == count { runs.append((upper, nodes)) }
+        }
+        guard runs.count == 1, let run = runs.first else { return false }
+        let nodes = run.nodes.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+        guard zip(nodes, nodes.dropFirst()).allSatisfy({ $0.key.lexicographicallyPrecedes($1.key) }), (try? reach(page, tree)) != nil
+        else { return false }
+        var bytes = [UInt8](old)
+        bytes.replaceSubrange(0..<run.upper, with: repeatElement(0, count: run.upper))
+        func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+            withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<offset + MemoryLayout<T>.size, with: $0) }
+        }
+        put(page, at: 0)
+        put(UInt16(0x02), at: 10)
+        put(UInt16(16 + 2 * count), at: 12)
+        put(UInt16(run.upper), at: 14)
+        for (index, node) in nodes.enumerated() { put(UInt16(node.offset), at: 16 + 2 * index) }
+        tallies[tree, default: Tally()].records += UInt64(count)
+        journal.append(.records(tree, count))
+        mended.append(MendedRecord(
+            damage: .leafRebuilt(reason: failure.reason, records: count), fileOffset: start, bytes: bytes, page: page, node: 0, tree: tree,
+            valueSize: 0, offsetInPage: run.upper, keySize: 0))
+        return true
+    }
+}
