@@ -448,6 +448,27 @@ struct InspectorBadInputTests {
         try writer.close()
     }
 
+    /// Before session 91 a node a zeroed sector wiped (its key and sizes 0: it tells no number) in the first or the
+    /// last block's place left `log` nothing to list: the log's end and its first record were read as damage alone.
+    @Test("a block whose node a zeroed sector wiped, the first or the last: log lists every other entry and names the block's as left out, the log's end is the index's, a writer numbers after it", arguments: [true, false])
+    func wipedBlockNode(first: Bool) async throws {
+        let log = scratch.file("wiped-\(first).reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        // The demo log's two blocks start at #1 and #32.
+        try LogDamage.zeroNodeInFile(of: log) { first ? $0[0] : $0[1] }
+        #expect(try EventLog.openReadOnly(at: log).highestSequence() == 73)
+        let listed = try await Tool.run(["log", log]), sound = try await Tool.run(["log", demo])
+        let kept = first ? Array(sound.lines.dropFirst(31)) : Array(sound.lines.prefix(31))
+        #expect(listed.status == 5 && listed.lines == kept, "\(listed.error)")
+        let named = first ? "reactorlog: #1…#31 were left out, the rest listed: " : "reactorlog: #32 and every entry after it were left out, the rest listed: "
+        #expect(listed.error.hasPrefix(named) && listed.error.filter { $0 == "\n" }.count == 1, "\(listed.error)")
+        #expect(try await Tool.run(["verify", log]).status == 1)
+        let writer = try EventLog.open(at: log)
+        let stream = try writer.openStream(named: "later", reactorType: "MyApp.Later", schemaFingerprint: "v1", initialState: 0)
+        #expect(try stream.append(.mutation, ["add": ["_0": 1]], caseName: "add") > 73)
+        try writer.close()
+    }
+
     @Test(
         "a block whose key size is damaged (one bad bit) is damage where its number puts it: readers go on past it, verify names it, a writer appends after a shrunk one and is refused a grown one",
         arguments: [(first: UInt64(32), mask: UInt8(0x01)), (first: UInt64(32), mask: UInt8(0x10)), (first: UInt64(1), mask: UInt8(0x08)),

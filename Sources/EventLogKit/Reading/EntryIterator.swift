@@ -135,12 +135,23 @@ public struct EntryIterator {
         let stretch: ClosedRange<UInt64>? = try storage.read { txn in
             try txn.withCursor(storage.entries) { cursor -> ClosedRange<UInt64>? in
                 if let damaged = try Self.damagedSize(sequence, from: position, cursor) { return damaged }
+                // Damage before any entry: the first record tells no number.
+                if sequence == 0, let first = try cursor.first(), EntryKey.number(first) == nil {
+                    return try Self.wiped(from: max(position, 1), cursor)
+                }
                 // The record stored under the damaged number, or else one before it that holds that entry.
-                if let record = try EntryKey.seek(atOrBefore: sequence, cursor),
-                   let key = KeyCoding.decodeSequence(record.key) {
+                let record = try EntryKey.seek(atOrBefore: sequence, cursor)
+                if let record, KeyCoding.decodeSequence(record.key) == nil, EntryKey.number(record) == nil, sequence < position {
+                    // Past the entries read, a record that tells no number, where a seek for the damaged one ends.
+                    return try Self.wiped(from: position, cursor)
+                }
+                if let record, let key = KeyCoding.decodeSequence(record.key) {
                     switch Self.check(record, key: key, holding: sequence) {
                     case .holds:
-                        return sequence >= position ? sequence...sequence : nil
+                        if sequence >= position { return sequence...sequence }
+                        // The damage was met after the entry, read already: in the record after it, which tells no number.
+                        guard let after = try cursor.next(), EntryKey.number(after) == nil else { return nil }
+                        return try Self.wiped(from: position, cursor)
                     case .damaged:
                         // A block whose key alone is damaged still says where its entries start.
                         if let numbers = EntryBlock.recordedNumbers(record.value), numbers.lowerBound != key {
@@ -185,6 +196,14 @@ public struct EntryIterator {
         let start = max(number, position)
         guard let next = try cursor.next() else { return start...UInt64.max }
         guard let first = EntryKey.number(next), first > start else { return .some(nil) }
+        return start...(first - 1)
+    }
+
+    /// The numbers a record that tells no number holds (a node a zeroed sector wiped: its key and sizes 0), the cursor
+    /// on it: from `start` up to the next record's first number, or to the end; `nil` when nothing lies between.
+    private static func wiped(from start: UInt64, _ cursor: Cursor) throws(LMDBError) -> ClosedRange<UInt64>? {
+        guard let next = try cursor.next() else { return start...UInt64.max }
+        guard let first = EntryKey.number(next), first > start else { return nil }
         return start...(first - 1)
     }
 
@@ -266,7 +285,10 @@ public struct EntryIterator {
                 // A block behind the iterator, out of the query's range, is passed over unnamed; one in it is named
                 // within the range, but one that runs to the log's end still says so.
                 guard let range = queryRange, stretch.overlaps(range) else { continue }
-                skipped(stretch.upperBound == .max ? stretch : stretch.clamped(to: range), error)
+                // Damage met before any entry (a first record that tells no number) is named by the stretch's first.
+                var damage = error
+                if case .corruptEntry(0, let reason) = error { damage = .corruptEntry(sequence: stretch.lowerBound, reason: reason) }
+                skipped(stretch.upperBound == .max ? stretch : stretch.clamped(to: range), damage)
             }
         }
     }

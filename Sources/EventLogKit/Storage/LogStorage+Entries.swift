@@ -20,8 +20,13 @@ extension LogStorage {
             do {
                 return try entries.last()?.sequence
             } catch EventLogError.corruptEntry(let sequence, let reason) {
-                guard let last = try cursor.last(), let key = EntryKey.number(last) else {
-                    throw EventLogError.corruptEntry(sequence: sequence, reason: reason)
+                guard let last = try cursor.last() else { throw EventLogError.corruptEntry(sequence: sequence, reason: reason) }
+                guard let key = EntryKey.number(last) else {
+                    // A record that tells no number (a node a zeroed sector wiped: its key and sizes 0): the index lists
+                    // the numbers it held, where a stream's last entries were among them.
+                    let listed = try highestListed(txn)
+                    guard listed > 0 else { throw EventLogError.corruptEntry(sequence: sequence, reason: reason) }
+                    return listed
                 }
                 // A block whose key alone is damaged says where it starts: its key may be any number. A key whose
                 // size is damaged keeps its number.

@@ -159,7 +159,8 @@ extension TimeMachine {
             : [(start, readableFrom)]
         var stretches: [BlameReport.UnknownStretch] = []
         // No mutation of the stream lies from `first` up to `start`: the value before the one is the value before the other.
-        var old: BlameReport.End = start >= from ? value(at: first - 1, of: path) : .unknown
+        // (Damage before the first entry is met at no step: nothing is before it.)
+        var old: BlameReport.End = start >= from && first > 0 ? value(at: first - 1, of: path) : .unknown
         for (start, end) in bounds {
             let new = end.map { $0 <= through ? value(at: $0, of: path) : .unknown } ?? .unknown
             defer { old = new }
