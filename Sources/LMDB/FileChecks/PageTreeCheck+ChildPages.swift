@@ -31,7 +31,7 @@ extension PageTreeCheck.Walker {
 
         /// Whether keys from `first` to `last` lie where the branch's keys put the child.
         func holds(_ first: [UInt8], _ last: [UInt8]) -> Bool {
-            (keys.low.map { !first.lexicographicallyPrecedes($0) } ?? true) && (keys.high.map { last.lexicographicallyPrecedes($0) } ?? true)
+            PageTreeCheck.Walker.keys(keys, hold: first, last)
         }
     }
 
@@ -178,7 +178,7 @@ extension PageTreeCheck.Walker {
     /// out. Whether it did (``MendedRecord/Damage/pageLeftOut(reason:)``).
     mutating func leaveOut(_ child: UnwalkedChild, failure: PageTreeCheck.Failure) -> Bool {
         let page = child.node.child
-        guard !child.named, child.level == child.depth, page >= 2, page <= lastPage, page < filePages, !isReached(page), !isListedFree(page),
+        guard !child.named, child.level == child.depth, isUnclaimed(page),
               let key = child.lowestKey ?? child.keys.high.map({ [UInt8](repeating: 0, count: $0.count) })
         else { return false }
         return leaveOut(page: page, of: child.place.tree, key: key, failure: failure)
@@ -200,15 +200,9 @@ extension PageTreeCheck.Walker {
         guard !key.isEmpty, key.count <= 511 else { return false }
         let nodeSize = (8 + key.count + 1) & ~1
         var bytes = [UInt8](repeating: 0, count: pageSize)
-        func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
-            withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<offset + MemoryLayout<T>.size, with: $0) }
-        }
-        put(page, at: 0)
-        put(UInt16(0x02), at: 10)
-        put(UInt16(18), at: 12)
-        put(UInt16(pageSize - nodeSize), at: 14)
-        put(UInt16(pageSize - nodeSize), at: 16)
-        put(UInt16(key.count), at: pageSize - nodeSize + 6)
+        bytes.storePageHeader(number: page, flags: 0x02, lower: 18, upper: pageSize - nodeSize)
+        bytes.storeLittleEndian(UInt16(pageSize - nodeSize), at: 16)
+        bytes.storeLittleEndian(UInt16(key.count), at: pageSize - nodeSize + 6)
         bytes.replaceSubrange(pageSize - nodeSize + 8..<pageSize - nodeSize + 8 + key.count, with: key)
         let (word, bit) = Self.bit(of: page)
         seen[word] |= bit

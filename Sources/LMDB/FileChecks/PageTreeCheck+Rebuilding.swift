@@ -21,7 +21,7 @@ extension PageTreeCheck.Walker {
 
         /// Whether keys from `first` to `last` lie where the branches above put the page's subtree.
         func holds(_ first: [UInt8], _ last: [UInt8]) -> Bool {
-            (keys.low.map { !first.lexicographicallyPrecedes($0) } ?? true) && (keys.high.map { last.lexicographicallyPrecedes($0) } ?? true)
+            PageTreeCheck.Walker.keys(keys, hold: first, last)
         }
     }
 
@@ -42,7 +42,7 @@ extension PageTreeCheck.Walker {
     /// Otherwise the walk is left as it was.
     mutating func rebuild(_ branch: DamagedBranch) -> Bool {
         let page = branch.page, childLevel = branch.level + 1
-        guard freeListRead, page >= 2, page <= lastPage, page < filePages, !isReached(page), !isListedFree(page),
+        guard freeListRead, isUnclaimed(page),
               let counted = declared[branch.tree], !treesLeftOut.contains(branch.tree)
         else { return false }
         let mark = mark(), before = (leafKeys, lowestKey)
@@ -82,23 +82,17 @@ extension PageTreeCheck.Walker {
     /// where its nodes start (`upper`). `nil` where they do not fit.
     private func branchPage(_ number: UInt64, children: [(page: UInt64, key: [UInt8])]) -> (bytes: [UInt8], upper: Int)? {
         var bytes = [UInt8](repeating: 0, count: pageSize)
-        func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
-            withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<offset + MemoryLayout<T>.size, with: $0) }
-        }
         let lower = 16 + 2 * children.count
         var upper = pageSize
         for (index, child) in children.enumerated() {
             upper -= (8 + child.key.count + 1) & ~1
             guard upper >= lower, child.key.count <= 511 else { return nil }
             bytes.replaceSubrange(upper..<upper + 6, with: MendedRecord.header(child: child.page))
-            put(UInt16(child.key.count), at: upper + 6)
+            bytes.storeLittleEndian(UInt16(child.key.count), at: upper + 6)
             bytes.replaceSubrange(upper + 8..<upper + 8 + child.key.count, with: child.key)
-            put(UInt16(upper), at: 16 + 2 * index)
+            bytes.storeLittleEndian(UInt16(upper), at: 16 + 2 * index)
         }
-        put(number, at: 0)
-        put(UInt16(0x01), at: 10)
-        put(UInt16(lower), at: 12)
-        put(UInt16(upper), at: 14)
+        bytes.storePageHeader(number: number, flags: 0x01, lower: lower, upper: upper)
         return (bytes, upper)
     }
 }
@@ -114,8 +108,7 @@ extension PageTreeCheck.Walker {
     /// database's record counts, each a plain record (a value in the page, not on overflow pages) under a key of its own.
     /// Whether it did; the walk then goes on as though it had read the page so.
     mutating func rebuildLeaf(_ page: UInt64, tree: String, failure: PageTreeCheck.Failure) -> Bool {
-        guard page >= 2, page <= lastPage, page < filePages, !isReached(page), !isListedFree(page),
-              let counted = declared[tree], counted.pages == 1, counted.records >= 1, counted.records <= UInt64(pageSize / 10)
+        guard isUnclaimed(page), let counted = declared[tree], counted.pages == 1, counted.records >= 1, counted.records <= UInt64(pageSize / 10)
         else { return false }
         let count = Int(counted.records), start = Int(page) * pageSize
         let old = UnsafeRawBufferPointer(rebasing: file[start..<start + pageSize])
@@ -124,7 +117,7 @@ extension PageTreeCheck.Walker {
             var offset = upper, nodes: [(offset: Int, key: [UInt8])] = []
             while offset + 8 <= pageSize, nodes.count < count {
                 let node = Node(old, at: offset)
-                let end = (node.dataStart + node.dataSize + 1) & ~1
+                let end = offset + node.evenSize(isBranch: false)
                 guard node.flags == 0, (1...511).contains(node.keySize), end <= pageSize else { break }
                 nodes.append((offset, Array(old[node.offset + 8..<node.dataStart])))
                 offset = end
@@ -137,14 +130,8 @@ extension PageTreeCheck.Walker {
         else { return false }
         var bytes = [UInt8](old)
         bytes.replaceSubrange(0..<run.upper, with: repeatElement(0, count: run.upper))
-        func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
-            withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(offset..<offset + MemoryLayout<T>.size, with: $0) }
-        }
-        put(page, at: 0)
-        put(UInt16(0x02), at: 10)
-        put(UInt16(16 + 2 * count), at: 12)
-        put(UInt16(run.upper), at: 14)
-        for (index, node) in nodes.enumerated() { put(UInt16(node.offset), at: 16 + 2 * index) }
+        bytes.storePageHeader(number: page, flags: 0x02, lower: 16 + 2 * count, upper: run.upper)
+        for (index, node) in nodes.enumerated() { bytes.storeLittleEndian(UInt16(node.offset), at: 16 + 2 * index) }
         tallies[tree, default: Tally()].records += UInt64(count)
         journal.append(.records(tree, count))
         mended.append(MendedRecord(

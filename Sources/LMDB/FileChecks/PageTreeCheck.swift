@@ -360,6 +360,18 @@ public enum PageTreeCheck {
             return seen[word] & bit != 0
         }
 
+        /// Whether page `number` lies in the pages the meta page declares and the file holds, and neither a tree walked so
+        /// far nor the free list has it: a page a damaged page alone reaches, which a reader's copy may leave out or rebuild.
+        func isUnclaimed(_ number: UInt64) -> Bool {
+            number >= 2 && number <= lastPage && number < filePages && !isReached(number) && !isListedFree(number)
+        }
+
+        /// Whether keys from `first` to `last` lie within `keys`, those a branch puts a subtree between: at or above the
+        /// first (none: no bound) and below the second.
+        static func keys(_ keys: (low: [UInt8]?, high: [UInt8]?), hold first: [UInt8], _ last: [UInt8]) -> Bool {
+            (keys.low.map { !first.lexicographicallyPrecedes($0) } ?? true) && (keys.high.map { last.lexicographicallyPrecedes($0) } ?? true)
+        }
+
         /// Whether the free list names page `number`.
         func isListedFree(_ number: UInt64) -> Bool {
             let (word, bit) = Self.bit(of: number)
