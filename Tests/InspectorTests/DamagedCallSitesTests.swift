@@ -53,7 +53,7 @@ struct DamagedCallSitesTests {
         let compact = try await Tool.run(["compact", log, compacted])
         #expect(compact.status == 5 && compact.error.hasPrefix("reactorlog: Cannot compact \(log): LMDB's copy would read the damaged pages of its call sites.") && !FileManager.default.fileExists(atPath: compacted), "\(compact.error)")
         let export = scratch.file("sites-zeroed.jsonl"), saved = scratch.file("sites-saved.reactorlog")
-        #expect(try await Tool.run(["export", log, "--output", export]).status == 5)
+        #expect(try await Tool.run(["export", log, "--out", export]).status == 5)
         #expect(try await Tool.run(["import", export, saved]).status == 0)
         #expect(try await Tool.run(["verify", saved]).status == 0)
         #expect(try await Tool.run(["log", saved, "--json"]).lines == listed.lines)

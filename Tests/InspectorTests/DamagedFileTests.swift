@@ -92,7 +92,7 @@ struct DamagedFileTests {
         let log = scratch.file("flips.reactorlog")
         #expect(try await Tool.run(["demo", "--out", log, "--actions", "3000", "--durability", "nosync"]).status == 0)
         let cleanExport = scratch.file("clean.jsonl")
-        #expect(try await Tool.run(["export", log, "--output", cleanExport]).status == 0)
+        #expect(try await Tool.run(["export", log, "--out", cleanExport]).status == 0)
         let clean = try Data(contentsOf: URL(fileURLWithPath: cleanExport))
         let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: log + "/data.mdb")))
         let seed = UInt64.random(in: 1...UInt64.max)
@@ -176,7 +176,7 @@ struct DamagedFileTests {
         var outcome = FlipOutcome()
         defer { AnswerSweep.keepOrRemove(copy, if: !outcome.crashes.isEmpty || !outcome.unreported.isEmpty) }
         var statuses: [String: Int32] = [:]
-        for command in [["info", copy], ["verify", copy], ["export", copy, "--output", export]] {
+        for command in [["info", copy], ["verify", copy], ["export", copy, "--out", export]] {
             let result = try await Tool.run(command)
             statuses[command[0]] = result.status
             if result.crashed { outcome.crashes.append("\(command[0]) after flipping byte \(offset): signal \(result.status)") }

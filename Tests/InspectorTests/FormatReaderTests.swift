@@ -100,7 +100,7 @@ struct FormatReaderTests {
         #expect(result.error.contains("the metadata: checksum mismatch"), "\(result.error)")
         #expect(try await Tool.run(["verify", path]).status == 1)
         // An export would carry the damaged time in its header as if it were sound: it is refused.
-        let export = try await Tool.run(["export", path, "--output", scratch.file("sealed.jsonl")])
+        let export = try await Tool.run(["export", path, "--out", scratch.file("sealed.jsonl")])
         #expect(export.status == 5 && export.error.contains("The log's metadata is corrupt"), "\(export.error)")
         #expect(!FileManager.default.fileExists(atPath: scratch.file("sealed.jsonl")))
     }

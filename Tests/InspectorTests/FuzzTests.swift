@@ -20,7 +20,7 @@ struct FuzzTests {
     func importCorpus() async throws {
         let demo = try await Tool.demoLog(in: scratch)
         let export = scratch.file("demo.jsonl")
-        #expect(try await Tool.run(["export", demo, "--stream", "search", "--output", export]).status == 0)
+        #expect(try await Tool.run(["export", demo, "--stream", "search", "--out", export]).status == 0)
         let original = try [UInt8](Data(contentsOf: URL(fileURLWithPath: export)))
         let seed = UInt64.random(in: 1...UInt64.max)
         var generator = Xorshift(state: seed)

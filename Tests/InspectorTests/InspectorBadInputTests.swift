@@ -211,7 +211,7 @@ struct InspectorBadInputTests {
         #expect(verify.output.contains("(database 'entries') has flags no record has (256)), which only a writer trips on: readers can still open it"), "\(verify.output)")
         try await trimRefused(log, saying: "which only a writer trips on: readers can still open it. Nothing was written; commands that only read it work, and `reactorlog export` then `reactorlog import` make a new log from it to write to.")
         let export = scratch.file("record-flag.jsonl"), fresh = scratch.file("record-flag-imported.reactorlog")
-        #expect(try await Tool.run(["export", log, "--output", export]).status == 0)
+        #expect(try await Tool.run(["export", log, "--out", export]).status == 0)
         #expect(try await Tool.run(["import", export, fresh]).status == 0)
         #expect(try await Tool.run(["trim", fresh, "--before", "50"]).status == 0)
         #expect(try await Tool.run(["verify", fresh]).status == 0)
@@ -939,7 +939,7 @@ struct InspectorBadInputTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let tool = Tool.products.appendingPathComponent("reactorlog").path
         let steps: [(arguments: String, status: Int32)] = [
-            ("demo --out z", 0), ("info z", 0), ("timeline z --stream search --out h", 0), ("export z --output j", 0),
+            ("demo --out z", 0), ("info z", 0), ("timeline z --stream search --out h", 0), ("export z --out j", 0),
             ("import j k", 0), ("pack z --out p", 0), ("compact z c", 0), ("info x", 3), ("info h", 3), ("demo --out z", 2),
         ]
         for (arguments, status) in steps {
@@ -1066,9 +1066,9 @@ struct InspectorBadInputTests {
         try await fails(["what-if", demo, "--without", "31"], exit: 64, saying: "Unknown option '--without'. See 'reactorlog help what-if'.")
         try await fails(["state", demo, "--stream=search", "--path", "--steam"], exit: 64, saying: "Unknown option '--steam'.")
         try await fails(["state", demo, "--stream=search", "--path", "--at"], exit: 64, saying: "Missing value for '--path <path>'.")
-        // A path where the command takes it after --out or --output: the option meant.
+        // A path where the command takes it after --out: the option meant.
         try await fails(["demo", "new.reactorlog"], exit: 64, saying: "Unexpected argument 'new.reactorlog': did you mean '--out new.reactorlog'? See 'reactorlog help demo'.")
-        try await fails(["export", demo, "bug.jsonl"], exit: 64, saying: "did you mean '--output bug.jsonl'?")
+        try await fails(["export", demo, "bug.jsonl"], exit: 64, saying: "did you mean '--out bug.jsonl'?")
         try await fails(["timeline", demo, "search"], exit: 64, saying: "Unexpected argument 'search'. See 'reactorlog help timeline'.")
         let help = try await Tool.run(["log", "--help"])
         #expect(help.status == 0)
@@ -1205,7 +1205,7 @@ struct InspectorBadInputTests {
         try await fails(["pack", demo, "--stream", "search", "--from", "34", "--to", "50", "--out", pack], exit: 2,
                         saying: "Stream 'search' has no entry in #34…#50: its entries run #1…#33.")
         try await fails(["pack", demo, "--from", "99", "--out", pack], exit: 2, saying: "The log has no entry from #99 on: its entries run #1…#73.")
-        try await fails(["export", demo, "--stream", "todo", "--to", "20", "--output", pack], exit: 2,
+        try await fails(["export", demo, "--stream", "todo", "--to", "20", "--out", pack], exit: 2,
                         saying: "Stream 'todo' has no entry in #1…#20: its entries run #34…#55.")
         try await fails(["timeline", demo, "--stream", "search", "--from", "40", "--to", "50", "--out", pack], exit: 2,
                         saying: "Stream 'search' has no entry in #40…#50: its entries run #1…#33.")
@@ -1236,7 +1236,7 @@ struct InspectorBadInputTests {
         #expect(!FileManager.default.fileExists(atPath: target))
 
         let export = scratch.file("demo.jsonl")
-        _ = try await Tool.run(["export", demo, "--output", export])
+        _ = try await Tool.run(["export", demo, "--out", export])
         var lines = try String(contentsOfFile: export, encoding: .utf8).split(separator: "\n").map(String.init)
         lines[5] = lines[5].replacingOccurrences(of: "\"kind\":\"", with: "\"kind\":\"x")
         try lines.joined(separator: "\n").write(toFile: export, atomically: true, encoding: .utf8)
@@ -1248,7 +1248,7 @@ struct InspectorBadInputTests {
     @Test("import is all or nothing: every malformed export is refused whole, naming its line")
     func malformedImports() async throws {
         let export = scratch.file("whole.jsonl")
-        #expect(try await Tool.run(["export", demo, "--output", export]).status == 0)
+        #expect(try await Tool.run(["export", demo, "--out", export]).status == 0)
         let text = try String(contentsOfFile: export, encoding: .utf8)
         let lines = text.split(separator: "\n").map(String.init)
         let cases: [(name: String, bytes: Data, saying: String)] = [
@@ -1276,7 +1276,7 @@ struct InspectorBadInputTests {
     @Test("import removes the staging directory a killed import of the same destination left behind")
     func abandonedStaging() async throws {
         let export = scratch.file("again.jsonl")
-        #expect(try await Tool.run(["export", demo, "--output", export]).status == 0)
+        #expect(try await Tool.run(["export", demo, "--out", export]).status == 0)
         let gone = try ChildProcess("/bin/true", [])
         _ = try await gone.exit()
         let target = scratch.file("again.reactorlog")

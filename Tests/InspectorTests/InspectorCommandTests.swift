@@ -1074,7 +1074,7 @@ struct InspectorCommandTests {
         #expect(json.error.contains("\(withoutSite.count) actions' call sites were left out, the rest listed: The index of stream id 1 is damaged"))
         // An export keeps every entry and writes the actions of the damaged block without their call sites, then exits 5.
         let exported = scratch.file("counter-index.jsonl")
-        let export = try await reactorlog("export", path, "--output", exported)
+        let export = try await reactorlog("export", path, "--out", exported)
         #expect(export.status == 5)
         #expect(export.error.contains("\(withoutSite.count) actions' call sites were left out, the rest written: The index of stream id 1"), "\(export.error)")
         let lines = try String(contentsOfFile: exported, encoding: .utf8).split(separator: "\n").map(String.init)
@@ -1124,7 +1124,7 @@ struct InspectorCommandTests {
     func exportImport() async throws {
         for format in ["jsonl", "json"] {
             let file = scratch.file("demo.\(format)")
-            #expect(try await reactorlog("export", demo, "--format", format, "--output", file).status == 0)
+            #expect(try await reactorlog("export", demo, "--format", format, "--out", file).status == 0)
             let copy = scratch.file("imported-\(format).reactorlog")
             let imported = try await reactorlog("import", file, copy)
             #expect(imported.status == 0, "\(imported.error)")
@@ -1327,12 +1327,12 @@ struct GenericModeTests {
         #expect(verify.lines.contains(
             "The snapshot of 'counter' at #\(middle) cannot be read: no state is lost, as an inspector that knows its reactor rebuilds it from the snapshot before (without the reducer, the state there is not known)."
         ), "\(verify.output)")
-        #expect(verify.lines.last == "To get a sound log without it: `reactorlog export LOG --output FILE`, then `reactorlog import FILE NEW`.", "\(verify.output)")
+        #expect(verify.lines.last == "To get a sound log without it: `reactorlog export LOG --out FILE`, then `reactorlog import FILE NEW`.", "\(verify.output)")
         let json = try await Tool.run(["verify", path, "--json"])
         let unreadable = try #require((try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])?["unreadableSnapshots"] as? [[String: Any]])
         #expect(unreadable.count == 1 && unreadable[0]["at"] as? Int == Int(middle) && unreadable[0]["statesUnknown"] == nil, "\(json.output)")
         let (exported, imported) = (scratch.file("damaged-snapshot.jsonl"), scratch.file("damaged-snapshot-imported.reactorlog"))
-        #expect(try await Tool.run(["export", path, "--output", exported]).status == 5)
+        #expect(try await Tool.run(["export", path, "--out", exported]).status == 5)
         #expect(try await Tool.run(["import", exported, imported]).status == 0)
         #expect(try await Tool.run(["verify", imported]).status == 0)
         // A block of entries between it and the snapshot before damaged too: its state is then among those lost.
@@ -1369,7 +1369,7 @@ struct GenericModeTests {
         #expect(changes.map { $0["sequence"] as? Int } == [3, 5])
         // An export writes the recorded states through the same numbers: rounded, the imported log replayed other states.
         let export = scratch.file("ledger.jsonl")
-        #expect(try await Tool.run(["export", path, "--output", export]).status == 0)
+        #expect(try await Tool.run(["export", path, "--out", export]).status == 0)
         let copy = scratch.file("ledger-imported.reactorlog")
         #expect(try await Tool.run(["import", export, copy]).status == 0)
         #expect(try await Tool.run(["state", copy, "--at", "5", "--path", "rate"]).output == "0.12345678901234567892\n")

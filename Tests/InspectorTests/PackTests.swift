@@ -105,7 +105,7 @@ struct PackTests {
         for step in recorded { original.append(try await reactorlog("state", log, "--at", "\(step)").output) }
 
         let exported = scratch.file("damaged-snapshot.jsonl")
-        let export = try await reactorlog("export", log, "--output", exported)
+        let export = try await reactorlog("export", log, "--out", exported)
         #expect(export.status == 5 && export.error.contains("A damaged " + said.replacingOccurrences(of: "%@", with: "written")), "\(export.error)")
         let imported = scratch.file("damaged-snapshot-imported.reactorlog")
         #expect(try await reactorlog("import", exported, imported).status == 0)
@@ -147,7 +147,7 @@ struct PackTests {
         ), "\(verify.output)")
 
         let exported = scratch.file("snapshot-key.jsonl")
-        let export = try await reactorlog("export", log, "--output", exported)
+        let export = try await reactorlog("export", log, "--out", exported)
         #expect(export.status == 0, "\(export.error)")
         let imported = scratch.file("snapshot-key-imported.reactorlog")
         #expect(try await reactorlog("import", exported, imported).status == 0)
@@ -174,7 +174,7 @@ struct PackTests {
         #expect(try await reactorlog("trim", trimmed, "--before", "30").status == 0)
         for format in ["jsonl", "json"] {
             let file = scratch.file("trimmed.\(format)")
-            #expect(try await reactorlog("export", trimmed, "--format", format, "--output", file).status == 0)
+            #expect(try await reactorlog("export", trimmed, "--format", format, "--out", file).status == 0)
             let copy = scratch.file("trimmed-\(format).reactorlog")
             let imported = try await reactorlog("import", file, copy)
             #expect(imported.status == 0, "\(imported.error)")
@@ -215,7 +215,7 @@ struct PackTests {
     func refusals() async throws {
         let demo = try await Tool.demoLog(in: scratch)
         let range = scratch.file("range.jsonl")
-        #expect(try await reactorlog("export", demo, "--from", "20", "--to", "30", "--stream", "search", "--output", range).status == 0)
+        #expect(try await reactorlog("export", demo, "--from", "20", "--to", "30", "--stream", "search", "--out", range).status == 0)
         let lines = try String(contentsOfFile: range, encoding: .utf8).split(separator: "\n").map(String.init)
 
         // As an export before version 2 wrote a range: no starting state, entries from the middle of the stream.
@@ -327,7 +327,7 @@ struct PackTests {
         }
         try log.close()
         let export = scratch.file("ids.jsonl"), imported = scratch.file("ids-imported.reactorlog")
-        #expect(try await reactorlog("export", path, "--output", export).status == 0)
+        #expect(try await reactorlog("export", path, "--out", export).status == 0)
         #expect(try await reactorlog("import", export, imported).status == 0)
         let original = try await reactorlog("log", path, "--json").output
         #expect(original.contains(#""_0":1795878961569513828"#), "\(original)")
@@ -398,7 +398,7 @@ struct RetentionInspectorTests {
         #expect(inside.error.contains("Retention removed the entries of 'shop' from #20 to #36"), "\(inside.error)")
 
         let export = scratch.file("gapped.jsonl")
-        #expect(try await Tool.run(["export", log, "--output", export]).status == 0)
+        #expect(try await Tool.run(["export", log, "--out", export]).status == 0)
         let copy = scratch.file("copy.reactorlog")
         let imported = try await Tool.run(["import", export, copy])
         #expect(imported.status == 0, "\(imported.error)")
@@ -428,7 +428,7 @@ struct RetentionInspectorTests {
         try log.pin(0...2, reason: "from the start")
         try log.close()
         let export = scratch.file("zero-pin.jsonl")
-        #expect(try await Tool.run(["export", path, "--output", export]).status == 0)
+        #expect(try await Tool.run(["export", path, "--out", export]).status == 0)
         let copy = scratch.file("zero-pin-copy.reactorlog")
         let imported = try await Tool.run(["import", export, copy])
         #expect(imported.status == 0, "\(imported.error)")
@@ -469,7 +469,7 @@ struct RetentionInspectorTests {
         #expect((verify.output + verify.error).contains("retention keeps #40…#45"), "\(verify.output)\(verify.error)")
 
         let export = scratch.file("damaged-pin.jsonl")
-        #expect(try await Tool.run(["export", log, "--output", export]).status == 0)
+        #expect(try await Tool.run(["export", log, "--out", export]).status == 0)
         let copy = scratch.file("damaged-pin-copy.reactorlog")
         let imported = try await Tool.run(["import", export, copy])
         #expect(imported.status == 0, "\(imported.error)")

@@ -20,7 +20,7 @@ struct SafeOutputTests {
     func newFileTakesTheLogsMode() async throws {
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: demo + "/data.mdb")
         let out = scratch.file("out.jsonl")
-        let result = try await Tool.run(["export", demo, "--output", out])
+        let result = try await Tool.run(["export", demo, "--out", out])
         #expect(result.status == 0, "\(result.error)")
         #expect(try permissions(out) == 0o600)
         #expect(try String(contentsOfFile: out, encoding: .utf8).hasPrefix(#"{"reactorlog":"#))
@@ -34,17 +34,37 @@ struct SafeOutputTests {
     func existingFile() async throws {
         let out = scratch.file("keep.jsonl")
         try Data("precious\n".utf8).write(to: URL(fileURLWithPath: out))
-        let refused = try await Tool.run(["export", demo, "--output", out])
+        let refused = try await Tool.run(["export", demo, "--out", out])
         #expect(refused.status == 2)
-        #expect(refused.error.contains("already exists. Choose another --output, or pass --force to replace it."), "\(refused.error)")
+        #expect(refused.error.contains("already exists. Choose another --out, or pass --force to replace it."), "\(refused.error)")
         #expect(try String(contentsOfFile: out, encoding: .utf8) == "precious\n")
-        #expect(try await Tool.run(["export", demo, "--output", out, "--force"]).status == 0)
+        #expect(try await Tool.run(["export", demo, "--out", out, "--force"]).status == 0)
         #expect(try String(contentsOfFile: out, encoding: .utf8).hasPrefix(#"{"reactorlog":"#))
         for command in [["pack", demo], ["timeline", demo, "--stream", "search"]] {
             let again = try await Tool.run(command + ["--out", out])
             #expect(again.status == 2 && again.error.contains("already exists. Choose another --out, or pass --force"), "\(command): \(again.error)")
         }
         #expect(try String(contentsOfFile: out, encoding: .utf8).hasPrefix(#"{"reactorlog":"#))
+    }
+
+    /// Before 2026-12-06 `export` alone took `--output` (and `pack` and `demo` no `-o`): `--out FILE` failed on it.
+    @Test("every command that writes a file takes -o and --out; export still takes --output")
+    func oneNameForTheOutput() async throws {
+        for (index, name) in ["-o", "--out", "--output"].enumerated() {
+            let file = scratch.file("named\(index).jsonl")
+            let result = try await Tool.run(["export", demo, "--stream", "todo", name, file])
+            #expect(result.status == 0, "\(name): \(result.error)")
+            #expect(try String(contentsOfFile: file, encoding: .utf8).hasPrefix(#"{"reactorlog":"#), "\(name)")
+        }
+        let pack = scratch.file("short.pack")
+        #expect(try await Tool.run(["pack", demo, "-o", pack]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: pack))
+        let page = scratch.file("short.html")
+        #expect(try await Tool.run(["timeline", demo, "--stream", "search", "-o", page]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: page))
+        let log = scratch.file("short.reactorlog")
+        #expect(try await Tool.run(["demo", "-o", log]).status == 0)
+        #expect(try await Tool.run(["info", log]).status == 0)
     }
 
     @Test("a symbolic link is never replaced nor written through, even with --force")
@@ -54,7 +74,7 @@ struct SafeOutputTests {
         let link = scratch.file("link.jsonl")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
         for extra in [[], ["--force"]] {
-            let result = try await Tool.run(["export", demo, "--output", link] + extra)
+            let result = try await Tool.run(["export", demo, "--out", link] + extra)
             #expect(result.status == 2, "\(result.error)")
             #expect(result.error.contains("symbolic link") || result.error.contains("already exists"))
         }
@@ -68,7 +88,7 @@ struct SafeOutputTests {
         #expect(try await Tool.run(["demo", "--out", big, "--actions", "50000"]).status == 0)
         // A name with a terminal's escape and a line break: the message shows them, it does not send them.
         let out = scratch.file("big-\(number)\u{1B}[2J\n.jsonl"), errors = scratch.file("export-\(number).err")
-        let export = try ChildProcess(Tool.products.appendingPathComponent("reactorlog").path, ["export", big, "--output", out], error: .file(errors))
+        let export = try ChildProcess(Tool.products.appendingPathComponent("reactorlog").path, ["export", big, "--out", out], error: .file(errors))
         // Another process: nothing to await but its unfinished file, once it holds a first block (so the export is
         // well under way, its handlers long installed; bounded by the suite's limit).
         let unfinished = { try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix(".big-\(number)\u{1B}[2J\n.jsonl.") } }

@@ -60,7 +60,7 @@ struct SchemaEraInspectorTests {
         #expect(try await Tool.run(["verify", path]).status == 0)
 
         let exported = scratch.file("cart.jsonl")
-        #expect(try await Tool.run(["export", path, "--output", exported]).status == 0)
+        #expect(try await Tool.run(["export", path, "--out", exported]).status == 0)
         let imported = scratch.file("imported.reactorlog")
         let result = try await Tool.run(["import", exported, imported])
         #expect(result.status == 0, "\(result.error)")
@@ -118,7 +118,7 @@ struct SchemaEraInspectorTests {
             #expect(result.status == 0, "\(command[0]): \(result.error)")
         }
         let exported = scratch.file("damaged.jsonl")
-        #expect(try await Tool.run(["export", path, "--output", exported]).status == 0)
+        #expect(try await Tool.run(["export", path, "--out", exported]).status == 0)
         let imported = scratch.file("damaged-imported.reactorlog")
         #expect(try await Tool.run(["import", exported, imported]).status == 0)
         #expect(try await info(imported).streams.first?.schemaEras == unknown)

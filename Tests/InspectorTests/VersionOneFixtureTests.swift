@@ -14,7 +14,7 @@ struct VersionOneFixtureTests {
         let log = try scratch.fixture("version1.reactorlog")
         #expect(try await Tool.run(["verify", log]).status == 0)
         let output = scratch.file("now.jsonl")
-        #expect(try await Tool.run(["export", log, "--output", output]).status == 0)
+        #expect(try await Tool.run(["export", log, "--out", output]).status == 0)
         let now = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
         let then = try ScratchDirectory.fixtureText("version1.export.jsonl").split(separator: "\n")
         #expect(now.count == then.count && now.count == 72)

@@ -17,7 +17,7 @@ struct Demo: AsyncParsableCommand {
             and crash tests).
             """)
 
-    @Option(name: .long, help: "Where to write the log.")
+    @Option(name: [.short, .long], help: "Where to write the log.")
     var out = "demo.reactorlog"
 
     @Option(name: .long, help: "Record N synthetic Counter actions (4 entries each) instead of the demo session.")

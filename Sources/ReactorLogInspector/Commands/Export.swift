@@ -21,8 +21,8 @@ struct Export: AsyncParsableCommand {
 
     @OptionGroup var log: LogArgument
     @Option(name: .long, help: "jsonl (one JSON object per line) or json (one document).") var format: Format = .jsonl
-    @Option(name: .shortAndLong, help: "Write to this new file instead of standard output (with the log's permissions).") var output: String?
-    @Flag(name: .long, help: "Replace the --output file if it exists (never a symbolic link).") var force = false
+    @Option(name: [.short, .customLong("out"), .customLong("output")], help: ArgumentHelp("Write to this new file instead of standard output (with the log's permissions). --output is another name for it.", valueName: "out")) var out: String?
+    @Flag(name: .long, help: "Replace the --out file if it exists (never a symbolic link).") var force = false
     @Option(name: .long, help: "Only this stream.") var stream: String?
     @Option(name: .long, help: "From this sequence number.") var from: UInt64 = 1
     @Option(name: .long, help: "Up to this sequence number.") var to: UInt64?
@@ -38,7 +38,7 @@ struct Export: AsyncParsableCommand {
             let streams = try session.log.streams().filter { stream == nil || $0.name == stream }
             let writer = ExportWriter(session: session, streams: streams, stream: stream, from: from, through: to ?? .max, redaction: Redaction(keys: redact))
             if from > 1 || to != nil { try StepRange.requireEntries(in: session.log, stream: stream, from: from, through: to ?? .max) }
-            let sink = try OutputSink(path: output, force: force, mode: session.fileMode, option: "--output")
+            let sink = try OutputSink(path: out, force: force, mode: session.fileMode, option: "--out")
             let summary = try writer.write(format: format, to: sink, command: "export")
             try sink.commit()
             if let warning = writer.redaction.unmatchedWarning { printDiagnostic(warning) }

@@ -22,7 +22,7 @@ struct Pack: AsyncParsableCommand {
     @Option(name: .long, help: "Up to the last entry before the first one after this time, through its last digit (14:03 is up to 14:03:59.999…).") var until: String?
     @Option(name: .long, help: "From this sequence number.") var from: UInt64?
     @Option(name: .long, help: "Up to this sequence number.") var to: UInt64?
-    @Option(name: .long, help: "The file to write (default: LOG's name with .pack).") var out: String?
+    @Option(name: [.short, .long], help: "The file to write (default: LOG's name with .pack).") var out: String?
     @Flag(name: .long, help: "Replace the --out file if it exists (never a symbolic link).") var force = false
     @Option(name: .long, help: "Mask the values of this object key in payloads and states (repeat for more keys).") var redact: [String] = []
 

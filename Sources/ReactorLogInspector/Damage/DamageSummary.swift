@@ -120,7 +120,7 @@ struct DamageSummary {
         }
         if stretches.isEmpty, !snapshots.isEmpty, snapshots.allSatisfy({ $0.statesUnknown == nil }) {
             let name = ReactorLogInspector.commandName
-            lines.append("To get a sound log without \(snapshots.count == 1 ? "it" : "them"): `\(name) export LOG --output FILE`, then `\(name) import FILE NEW`.")
+            lines.append("To get a sound log without \(snapshots.count == 1 ? "it" : "them"): `\(name) export LOG --out FILE`, then `\(name) import FILE NEW`.")
         }
         return lines
     }

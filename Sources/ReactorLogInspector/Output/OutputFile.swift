@@ -3,7 +3,7 @@ import EventLogKit
 import Foundation
 import SystemPackage
 
-/// A file the inspector writes (`export --output`, `pack --out`, `timeline --out`): created new and private, never through a symbolic
+/// A file the inspector writes (`export --out`, `pack --out`, `timeline --out`): created new and private, never through a symbolic
 /// link, never replacing a file unless asked, and removed again if writing fails.
 ///
 /// - Without `force`, an existing path is refused.

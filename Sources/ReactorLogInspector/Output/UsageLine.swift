@@ -85,11 +85,10 @@ struct UsageLine {
     /// For `demo new.reactorlog`, a path given where the command takes it after an option: the option meant
     /// (`--out new.reactorlog`). Only for an argument with a `.` or a `/`, which reads as a path.
     func outputPath(message: String, arguments: [String]) -> String? {
-        guard let command = arguments.first, let known = options[command],
-              let option = ["--out", "--output"].first(where: { known[$0] == true }),
+        guard let command = arguments.first, options[command]?["--out"] == true,
               let path = message.wholeMatch(of: /Unexpected argument '(.+)'/)?.1, path.contains(where: { $0 == "." || $0 == "/" })
         else { return nil }
-        return "Unexpected argument '\(path)': did you mean '\(option) \(path)'?"
+        return "Unexpected argument '\(path)': did you mean '--out \(path)'?"
     }
 
     /// For `--at -1`, which the parser reads as an option and then says the value is missing: what is wrong with the
