@@ -77,6 +77,7 @@ public enum EventLogError: HintedError, Sendable, Hashable {
             "\(path) is open read-only in this process, so this process cannot also open it for writing."
         case .readOnly(let path): "\(path) is open read-only, so it cannot be changed."
         case .closed(let path): "\(path) is closed."
+        case .corruptEntry(0, let reason): "A record of the log is corrupt: \(reason)."
         case .corruptEntry(let sequence, let reason): "Entry #\(sequence) is corrupt: \(reason)."
         case .corruptSnapshot(let stream, let sequence, let reason):
             "The snapshot of stream '\(stream)' at #\(sequence) is corrupt: \(reason)."

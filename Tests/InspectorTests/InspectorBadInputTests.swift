@@ -462,7 +462,23 @@ struct InspectorBadInputTests {
         #expect(listed.status == 5 && listed.lines == kept, "\(listed.error)")
         let named = first ? "reactorlog: #1…#31 were left out, the rest listed: " : "reactorlog: #32 and every entry after it were left out, the rest listed: "
         #expect(listed.error.hasPrefix(named) && listed.error.filter { $0 == "\n" }.count == 1, "\(listed.error)")
-        #expect(try await Tool.run(["verify", log]).status == 1)
+        // The damage is named by the first number the wiped record holds (before session 92: `Entry #0`, or the sound
+        // entry before it), and a lookup by the number sought.
+        let wiped = "the record that holds it tells no number (its key is 0 bytes, not 8), so it cannot be read"
+        #expect(listed.error.contains("Entry #\(first ? 1 : 32) is corrupt: \(wiped)"), "\(listed.error)")
+        let verify = try await Tool.run(["verify", log])
+        #expect(verify.status == 1 && verify.output.contains("the first bad entry is #\(first ? 1 : 32).") && verify.output.contains(wiped), "\(verify.output)")
+        // LMDB's search within the page lands on the wiped record from anywhere after it: an entry of the block beside
+        // it reads (before session 92 `show 31` and `log --from 20` of the last block's case said it could not).
+        let (readable, lost) = first ? ("40", "5") : ("31", "40")
+        let shown = try await Tool.run(["show", log, readable]), soundShown = try await Tool.run(["show", demo, readable])
+        #expect(shown.status == 0 && shown.output == soundShown.output, "\(shown.error)")
+        try await fails(["show", log, lost], exit: 5, saying: "Entry #\(lost) is corrupt: \(wiped)")
+        let from = try await Tool.run(["log", log, "--from", "20"])
+        #expect(from.status == 5 && from.lines == (first ? kept : Array(sound.lines[19..<31])), "\(from.error)")
+        // The latest entries that read (before session 92 `tail` of the last block's case listed none).
+        let tail = try await Tool.run(["tail", log])
+        #expect(tail.status == (first ? 0 : 5) && tail.lines == Array((first ? sound.lines : Array(sound.lines.prefix(31))).suffix(10)), "\(tail.error)")
         let writer = try EventLog.open(at: log)
         let stream = try writer.openStream(named: "later", reactorType: "MyApp.Later", schemaFingerprint: "v1", initialState: 0)
         #expect(try stream.append(.mutation, ["add": ["_0": 1]], caseName: "add") > 73)

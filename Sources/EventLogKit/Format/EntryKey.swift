@@ -34,6 +34,12 @@ enum EntryKey {
         "the key of the record that holds it is \(size) bytes, not 8 (a damaged key size), so the record cannot be read"
     }
 
+    /// Why the entries of a record that tells no number (neither its key nor a damaged key size: a node a zeroed sector
+    /// wiped, its key `size` bytes) cannot be read.
+    static func numberlessReason(_ size: Int) -> String {
+        "the record that holds it tells no number (its key is \(size) bytes, not 8), so it cannot be read"
+    }
+
     /// The record stored at or before entry `sequence`, the cursor left on it: LMDB's seek, stepping back over a
     /// record whose key lost bytes and whose number is above `sequence`, where a seek that compared with it went; and
     /// stepping forward where the seek landed below `sequence` (``misrouted(_:_:)``).
@@ -56,7 +62,32 @@ enum EntryKey {
             record = try cursor.last()
         }
         guard let record, record.key.count < 8 else { return record }
-        return try stepBack(from: record, over: sequence, cursor)
+        let stepped = try stepBack(from: record, over: sequence, cursor)
+        guard let stepped, number(stepped) == nil else { return stepped }
+        return try numberless(stepped, before: sequence, cursor)
+    }
+
+    /// Where ``seek(atOrBefore:_:)`` landed on `record`, a record that tells no number (a node a zeroed sector wiped:
+    /// its key and sizes 0), the cursor on it: such a key compares below every other wherever it lies, so LMDB's
+    /// search within its page lands on it from anywhere after it. The record at or before `sequence` is the last one
+    /// before it numbered at or below `sequence`, when that one's numbers reach `sequence` (or it is damaged, and says
+    /// nothing of them); else the record that tells no number, whose numbers are unknown. The cursor is left on the
+    /// record returned.
+    private static func numberless(_ record: KeyValue, before sequence: UInt64, _ cursor: Cursor) throws(LMDBError) -> KeyValue {
+        var steps = 0
+        var before = try cursor.previous()
+        while let current = before, number(current).map({ $0 > sequence }) ?? true {
+            steps += 1
+            before = try cursor.previous()
+        }
+        if let before, let key = KeyCoding.decodeSequence(before.key) {
+            let last = EntryBlock.isBlock(before.value) ? EntryBlock.numbers(before.value, key: key)?.upperBound : key
+            if last.map({ $0 >= sequence }) ?? true { return before }
+        }
+        // Back onto the record that tells no number, as many records on as were stepped back.
+        var current = before == nil ? try cursor.first() : try cursor.next()
+        for _ in 0..<steps { current = try cursor.next() }
+        return current ?? record
     }
 
     /// The last record at or before `sequence` where LMDB's seek for the first at or after it landed below it, which a

@@ -394,7 +394,15 @@ extension EventLog {
                                 notRecorded[key, default: (sequence, 0)].count += 1
                             }
                         }
-                        var item = try EntryKey.seek(atOrAfter: resume, cursor)
+                        // From the tree's first record where it tells no number (a node a zeroed sector wiped), which a
+                        // seek passes; a block whose key lost bytes, sorted first, is reported where the walk ends
+                        // (`hidden`).
+                        var item: KeyValue?
+                        if resume == 0, let first = try cursor.first(), EntryKey.number(first) == nil, EntryBlock.recordedFirst(first.value) == nil {
+                            item = first
+                        } else {
+                            item = try EntryKey.seek(atOrAfter: resume, cursor)
+                        }
                         while let current = item, checked < 65_536 {
                             guard let key = KeyCoding.decodeSequence(current.key) else {
                                 if let number = EntryKey.damagedSizeNumber(current) {
@@ -405,8 +413,12 @@ extension EventLog {
                                     item = try cursor.next()
                                     continue
                                 }
-                                problem("the key after this entry is \(current.key.count) bytes, not 8", at: last)
-                                return (problems, counts, notRecorded, checked, last, resumeAt, true)
+                                // A record that tells no number (a node a zeroed sector wiped) holds the entries after
+                                // the last one read: named by the first of them, and the walk goes on after it.
+                                problem(EntryKey.numberlessReason(current.key.count), at: max(last, floor) + 1)
+                                afterDamage = true
+                                item = try cursor.next()
+                                continue
                             }
                             resumeAt = key &+ 1
                             if key > bound {

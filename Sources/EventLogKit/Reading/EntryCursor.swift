@@ -233,7 +233,7 @@ struct EntryCursor {
     /// last key less its last byte sorts, is thrown as damage instead. Two lookups more than the last record's.
     mutating func last() throws -> Found? {
         if let size = try Self.shorterKeyBeforeEnd(cursor) {
-            throw EventLogError.corruptEntry(sequence: 0, reason: "a key of the log is \(size) bytes, not 8")
+            throw EventLogError.corruptEntry(sequence: 0, reason: "its key is \(size) bytes, not 8")
         }
         return try lastInTree()
     }
@@ -250,8 +250,11 @@ struct EntryCursor {
     static func shorterKeyBeforeEnd(_ cursor: Cursor) throws -> Int? {
         guard let last = try cursor.last(), last.key.count == 8 else { return nil }
         for shorter in [try cursor.first(), try cursor.seek(atOrAfter: UnsafeRawBufferPointer(rebasing: last.key[0..<7]))] {
-            // One that a damaged key size shrank stays in its place, and is read as damage there.
-            if let shorter, shorter.key.count != 8, EntryKey.damagedSizeNumber(shorter) == nil { return shorter.key.count }
+            // One that a damaged key size shrank stays in its place, and is read as damage there; so is a node a zeroed
+            // sector wiped (its key and sizes 0), which holds no block to be out of place.
+            if let shorter, shorter.key.count != 8, EntryKey.damagedSizeNumber(shorter) == nil, !shorter.value.isEmpty {
+                return shorter.key.count
+            }
         }
         return nil
     }
@@ -276,8 +279,9 @@ struct EntryCursor {
                 // Named, as a damaged block is, by its first number: which entries it holds is not known.
                 throw EventLogError.corruptEntry(sequence: number, reason: EntryKey.damagedSizeReason(record.key.count))
             }
-            let place = previous.map { "after #\($0)" } ?? "of the log"
-            throw EventLogError.corruptEntry(sequence: previous ?? 0, reason: "a key \(place) is \(record.key.count) bytes, not 8")
+            // A record that tells no number (a node a zeroed sector wiped) holds the entries after the one before it,
+            // or the one sought.
+            throw EventLogError.corruptEntry(sequence: previous.map { $0 + 1 } ?? max(sequence, 1), reason: EntryKey.numberlessReason(record.key.count))
         }
         if EntryBlock.isBlock(record.value) {
             block = try EntryBlock.Reader(key: key, block: record.value, reusing: names)

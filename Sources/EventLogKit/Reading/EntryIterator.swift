@@ -135,15 +135,12 @@ public struct EntryIterator {
         let stretch: ClosedRange<UInt64>? = try storage.read { txn in
             try txn.withCursor(storage.entries) { cursor -> ClosedRange<UInt64>? in
                 if let damaged = try Self.damagedSize(sequence, from: position, cursor) { return damaged }
-                // Damage before any entry: the first record tells no number.
-                if sequence == 0, let first = try cursor.first(), EntryKey.number(first) == nil {
-                    return try Self.wiped(from: max(position, 1), cursor)
-                }
                 // The record stored under the damaged number, or else one before it that holds that entry.
                 let record = try EntryKey.seek(atOrBefore: sequence, cursor)
-                if let record, KeyCoding.decodeSequence(record.key) == nil, EntryKey.number(record) == nil, sequence < position {
-                    // Past the entries read, a record that tells no number, where a seek for the damaged one ends.
-                    return try Self.wiped(from: position, cursor)
+                if let record, EntryKey.number(record) == nil {
+                    // A record that tells no number, where a seek for the damaged one ends (first in the tree, or past
+                    // the entries of the record before it).
+                    return try Self.wiped(from: max(position, 1), cursor)
                 }
                 if let record, let key = KeyCoding.decodeSequence(record.key) {
                     switch Self.check(record, key: key, holding: sequence) {

@@ -1,0 +1,74 @@
+@testable import EventLogKit
+import Foundation
+import TestSupport
+import Testing
+
+/// A record of `entries` that tells no number: a node a zeroed sector wiped, its key and sizes 0. Such a key compares
+/// below every other wherever it lies, so LMDB's search within its page lands on it from anywhere after it.
+@Suite("A record that tells no number")
+struct WipedRecordTests {
+    let scratch = ScratchDirectory()
+
+    /// A closed log of stream `a`'s 400 mutations, in several blocks, whose block `index` (the middle one unless given)
+    /// is wiped; its path, every number, and the numbers the wiped block held.
+    func logWithWipedBlock(index: ((Int) -> Int)? = nil) throws -> (path: String, all: [UInt64], lost: ClosedRange<UInt64>) {
+        let path = scratch.file("wiped.reactorlog")
+        do {
+            let log = try EventLog.open(at: path)
+            let a = try log.counterStream("a")
+            for i in 1...400 { try a.append(.mutation("m\(i)", i)) }
+            try log.close()
+        }
+        let firsts = try LogDamage.firstNumbers(of: path, database: "entries")
+        let wiped = index?(firsts.count) ?? firsts.count / 2
+        let highest = try EventLog.openReadOnly(at: path).highestSequence()
+        let all = Array(1...highest)
+        try LogDamage.zeroNodeInFile(of: path) { $0[wiped] }
+        let end = wiped + 1 < firsts.count ? firsts[wiped + 1] - 1 : all.last!
+        return (path, all, firsts[wiped]...end)
+    }
+
+    @Test("a lookup reads every entry around a wiped block in the middle and names each inside it by its own number")
+    func lookups() throws {
+        let (path, all, lost) = try logWithWipedBlock()
+        #expect(lost.lowerBound > 1 && lost.upperBound < all.last!)
+        let log = try EventLog.openReadOnly(at: path)
+        // Before session 92 a search landing on it from after it threw `Entry #0` for entries of the block before.
+        for sequence in [1, lost.lowerBound - 1, lost.upperBound + 1, all.last!] {
+            #expect(try log.entry(at: sequence)?.sequence == sequence)
+        }
+        for sequence in [lost.lowerBound, lost.lowerBound + 1, lost.upperBound] {
+            #expect(throws: EventLogError.corruptEntry(sequence: sequence, reason: EntryKey.numberlessReason(0))) { try log.entry(at: sequence) }
+        }
+        // A batch of lookups steps from one to the next over the records between, the wiped one among them.
+        let outside = all.filter { !lost.contains($0) }
+        #expect(try log.entries(at: outside).map { $0?.sequence } == outside)
+    }
+
+    @Test("a walk lists every other entry and names the wiped block's numbers by its first; verify names it there and checks on after it")
+    func walkAndVerify() throws {
+        let (path, all, lost) = try logWithWipedBlock()
+        let log = try EventLog.openReadOnly(at: path)
+        var iterator = log.entries()
+        var read: [UInt64] = [], skipped: [(ClosedRange<UInt64>, EventLogError)] = []
+        while let entry = try iterator.nextReadable(skipped: { skipped.append(($0, $1)) }) { read.append(entry.sequence) }
+        #expect(read == all.filter { !lost.contains($0) })
+        #expect(skipped.map(\.0) == [lost])
+        #expect(skipped.first?.1 == .corruptEntry(sequence: lost.lowerBound, reason: EntryKey.numberlessReason(0)))
+        let report = try log.verify()
+        #expect(report.firstError?.sequence == lost.lowerBound && report.firstError?.message == EntryKey.numberlessReason(0))
+        // Before session 92 the walk stopped at it: the entries after it went unchecked.
+        #expect(report.entries == all.count - lost.count)
+    }
+
+    @Test("a wiped first block: verify names it by the first number, which a seek from the start passes")
+    func firstBlock() throws {
+        let (path, all, lost) = try logWithWipedBlock { _ in 0 }
+        let log = try EventLog.openReadOnly(at: path)
+        #expect(try log.highestSequence() == all.last!)
+        let report = try log.verify()
+        #expect(report.firstError?.sequence == 1 && report.firstError?.message == EntryKey.numberlessReason(0), "\(report.problems)")
+        #expect(report.entries == all.count - lost.count)
+        #expect(throws: EventLogError.corruptEntry(sequence: 1, reason: EntryKey.numberlessReason(0))) { try log.entry(at: 1) }
+    }
+}
