@@ -554,4 +554,24 @@ extension PageTreeCheckTests {
             #expect(PageTreeCheck.mendableRecords(inDataFile: path).isEmpty, "\(damage)")
         }
     }
+
+    /// Found by session 92's sweep of random bytes over the demo log: the inspector trapped (signal 4) where LMDB's main
+    /// database describes a database whose page counts add up past 2⁶⁴, as soon as a mending walk read them.
+    @Test("a database's page counts damaged to add up past 2⁶⁴ are read as a count no walk reaches, not a trap")
+    func pageCountsPastTheLargest() throws {
+        let (path, bytes) = try valuesAroundTheLargestNode()
+        var damaged = bytes
+        let records = leafNodes(holding: Array("values".utf8), in: bytes)
+        try #require(!records.isEmpty)
+        // LMDB's MDB_db after the key: 4 bytes of padding, flags, depth, then the branch, leaf and overflow page counts.
+        for at in records { for offset in (at + 6 + 8)..<(at + 6 + 32) { damaged[offset] = 0xFF } }
+        try Data(damaged).write(to: URL(fileURLWithPath: path))
+        #expect(PageTreeCheck.mendableRecords(inDataFile: path).isEmpty)
+        #expect(PageTreeCheck.mendableRecords(inDataFile: path, leavingOutPages: true).isEmpty)
+        var options = EnvironmentOptions()
+        options.readOnly = true
+        let env = try Environment(path: (path as NSString).deletingLastPathComponent, options: options)
+        let db = try env.openDatabase("values")
+        #expect(try env.read { txn in try txn.get(db, key: Array("00002018".utf8))?.count } == 2018)
+    }
 }

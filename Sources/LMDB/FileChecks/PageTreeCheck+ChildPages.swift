@@ -227,9 +227,12 @@ extension PageTreeCheck.Walker {
         }
 
         /// What the named database's record at `offset` of `page` (LMDB's `MDB_db`) counts: its branch, leaf and overflow
-        /// pages, and its records.
+        /// pages, and its records. Damaged counts that add up past 2⁶⁴ make the most there is, which no walk tallies.
         init(described page: UnsafeRawBufferPointer, at offset: Int) {
-            pages = (1...3).reduce(0) { $0 + PageTreeCheck.Walker.integer(page, offset + 8 * $1) }
+            pages = (1...3).reduce(0) { sum, field in
+                let (total, overflow) = sum.addingReportingOverflow(PageTreeCheck.Walker.integer(page, offset + 8 * field))
+                return overflow ? .max : total
+            }
             records = PageTreeCheck.Walker.integer(page, offset + 32)
         }
     }

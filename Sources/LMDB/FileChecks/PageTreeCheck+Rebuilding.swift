@@ -42,7 +42,7 @@ extension PageTreeCheck.Walker {
     /// Otherwise the walk is left as it was.
     mutating func rebuild(_ branch: DamagedBranch) -> Bool {
         let page = branch.page, childLevel = branch.level + 1
-        guard freeListRead, isUnclaimed(page),
+        guard freeListRead, isUnclaimed(page), lastPage >= 2, filePages >= 3,
               let counted = declared[branch.tree], !treesLeftOut.contains(branch.tree)
         else { return false }
         let mark = mark(), before = (leafKeys, lowestKey)
