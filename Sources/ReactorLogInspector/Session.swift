@@ -330,14 +330,18 @@ func inspect(opening path: String, _ body: (Session) async throws -> Void) async
         if session.readAround != nil {
             throw InspectorFailure("\(session.whatWasRead) \(session.soundCopyHint)", exit: .corrupt)
         }
-        let damages = session.log.bypassedIndexDamage
-        if !damages.isEmpty {
+        // One line for every stream read past its index (a damaged page of the index reaches several): the first's damage.
+        let damages = session.log.bypassedIndexDamage.filter { if case .corruptIndex = $0 { true } else { false } }
+        if let first = damages.first {
             let names = Dictionary(try session.log.streams().map { ($0.id, $0.name) }) { first, _ in first }
-            for damage in damages {
-                guard case .corruptIndex(let id, _, _) = damage else { continue }
-                let stream = names[id].map { "stream '\($0)'" } ?? "stream id \(id)"
-                printDiagnostic("warning: \(stream) was read from the whole log, past its damaged index; what is shown is whole: \(InspectorFailure(damage).message)")
+            let streams = damages.compactMap { damage -> String? in
+                guard case .corruptIndex(let id, _, _) = damage else { return nil }
+                return names[id].map { "'\($0)'" } ?? "id \(id)"
             }
+            let read = streams.count == 1
+                ? "stream \(streams[0]) was read from the whole log, past its damaged index"
+                : "streams \(streams.dropLast().joined(separator: ", ")) and \(streams.last!) were read from the whole log, past the damage to each one's index"
+            printDiagnostic("warning: \(read); what is shown is whole: \(InspectorFailure(first).message)")
         }
         for damage in session.log.passedOverSnapshotDamage {
             printDiagnostic("warning: states were rebuilt from a snapshot earlier than one that cannot be read; what is shown is whole: \(InspectorFailure(damage).message)")

@@ -485,6 +485,27 @@ struct InspectorBadInputTests {
         try writer.close()
     }
 
+    /// Before session 92 each stream read past its index said so on a line of its own: three lines for a zeroed sector
+    /// of the one page of the index that all three streams share.
+    @Test("a zeroed sector over the stream index's page: each stream reads as the sound log's, and one warning line names every stream read past it")
+    func indexPageSectorZeroed() async throws {
+        let log = scratch.file("index-sector.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        // The page's last sector: the nodes of its first records, which LMDB lays from the page's end.
+        let page = try LogDamage.databaseRoot(of: log, database: "stream-index")
+        let file = URL(fileURLWithPath: log).appendingPathComponent("data.mdb")
+        var bytes = try Data(contentsOf: file)
+        bytes.replaceSubrange((page + 1) * 4096 - 512..<(page + 1) * 4096, with: Data(count: 512))
+        try bytes.write(to: file)
+        let info = try await Tool.run(["info", log])
+        #expect(info.status == 0 && info.error.filter { $0 == "\n" }.count == 1, "\(info.error)")
+        #expect(info.error.hasPrefix("reactorlog: warning: streams 'search', 'todo' and 'counter' were read from the whole log, past the damage to each one's index; what is shown is whole: The index of stream id 1 is damaged"), "\(info.error)")
+        for command in [["log", "--stream", "todo"], ["state", "--stream", "counter", "--at", "70"], ["blame", "query", "--stream", "search"]] {
+            let damaged = try await Tool.run([command[0], log] + command.dropFirst()), sound = try await Tool.run([command[0], demo] + command.dropFirst())
+            #expect(damaged.status == 0 && damaged.output == sound.output && damaged.error.hasPrefix("reactorlog: warning: stream '"), "\(command): \(damaged.error)")
+        }
+    }
+
     @Test(
         "a block whose key size is damaged (one bad bit) is damage where its number puts it: readers go on past it, verify names it, a writer appends after a shrunk one and is refused a grown one",
         arguments: [(first: UInt64(32), mask: UInt8(0x01)), (first: UInt64(32), mask: UInt8(0x10)), (first: UInt64(1), mask: UInt8(0x08)),
