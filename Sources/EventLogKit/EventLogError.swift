@@ -108,7 +108,7 @@ public enum EventLogError: HintedError, Sendable, Hashable {
     }
 
     /// How a ``damagedFile(path:reason:)`` that only a writer is refused ends.
-    static let readersCanOpen = ", which only a writer trips on: readers can still open it"
+    package static let readersCanOpen = ", which only a writer trips on: readers can still open it"
 
     /// What to do about it, for a program using the library (empty where ``problem`` says it already). A library
     /// error names the library's calls, never the inspector's commands.

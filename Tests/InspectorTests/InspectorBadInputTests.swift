@@ -217,6 +217,35 @@ struct InspectorBadInputTests {
         #expect(try await Tool.run(["verify", fresh]).status == 0)
     }
 
+    /// Found by session 92's damage sweep: LMDB's compacting copy reads the free list, which readers pass over, and a
+    /// key size damaged there took it past the file's map (signal 7, a crash of `compact`).
+    @Test("a damaged free list, which readers pass over: compact is refused with one line, nothing written; export and import make a sound log")
+    func compactRefusesDamagedFreeList() async throws {
+        let log = scratch.file("free-list.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        // The free list's root in the commit LMDB reads (byte 80 of a meta page), and the key size of its first node.
+        let ids = try LogDamage.metaPageTransactions(of: log), roots = try LogDamage.metaPageValues(of: log, at: 80)
+        let root = Int(roots[ids[1] > ids[0] ? 1 : 0])
+        try #require(root > 2 && root < 64, "the demo log has a free list of one page")
+        let file = URL(fileURLWithPath: log).appendingPathComponent("data.mdb")
+        var bytes = [UInt8](try Data(contentsOf: file))
+        let node = root * 4096 + (Int(bytes[root * 4096 + 16]) | Int(bytes[root * 4096 + 17]) << 8)
+        (bytes[node + 6], bytes[node + 7]) = (0xFF, 0x7F)
+        try Data(bytes).write(to: file)
+        let damaged = try await Tool.run(["log", log]), sound = try await Tool.run(["log", demo])
+        #expect(damaged.status == 0 && damaged.output == sound.output, "\(damaged.error)")
+        let copy = scratch.file("free-list-compacted.reactorlog")
+        let compact = try await Tool.run(["compact", log, copy])
+        #expect(compact.status == 5 && compact.error.filter { $0 == "\n" }.count == 1, "\(compact.error)")
+        #expect(compact.error.contains("Cannot compact \(log): its data.mdb has a damaged page structure (") && compact.error.contains("(the free list)"), "\(compact.error)")
+        #expect(compact.error.contains("which readers pass over but LMDB's compacting copy would not"), "\(compact.error)")
+        #expect(!FileManager.default.fileExists(atPath: copy))
+        let export = scratch.file("free-list.jsonl"), fresh = scratch.file("free-list-imported.reactorlog")
+        #expect(try await Tool.run(["export", log, "--out", export]).status == 0)
+        #expect(try await Tool.run(["import", export, fresh]).status == 0)
+        #expect(try await Tool.run(["verify", fresh]).status == 0)
+    }
+
     /// Before session 80 a writer took such a log and committed over the page LMDB does not read, which, where the bad
     /// bit had lowered the last commit's id instead, held the last commit: what it wrote was lost for good.
     @Test("a bad bit in a meta page's transaction id: the log reads as before, verify names it, a trim is refused with one line, the log unchanged")

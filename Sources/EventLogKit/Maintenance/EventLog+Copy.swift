@@ -5,7 +5,9 @@ extension EventLog {
     /// Copies the log into `destination`, a directory that must not exist yet (or be empty), for a backup
     /// or, with `compact` (the default), to reclaim the space of trimmed entries. Safe on a live log: the
     /// copy is one consistent snapshot of what was committed when it began. A log opened without its call sites
-    /// (``openWithoutCallSites(at:)``) is refused, nothing written: LMDB's copy would read their damaged pages.
+    /// (``openWithoutCallSites(at:)``) is refused, nothing written: LMDB's copy would read their damaged pages. So is
+    /// a compacting copy of a log whose pages only a writer trips on (``EventLogError/refusesOnlyWriters``): a damaged
+    /// free list, say, which LMDB's compacting copy reads too.
     ///
     /// The copy is written as `data.mdb.unfinished`, synced to disk, and only then renamed `data.mdb`: a process
     /// killed midway (or a machine that loses power) leaves no cut-off data file that looks like a log. The copy holds
@@ -23,6 +25,13 @@ extension EventLog {
         // LMDB's copy reads every database, pages this log was opened without because they are damaged.
         guard storage.unopened.isEmpty else {
             throw .invalidArgument("Cannot copy the log at \(path): it was opened without its call sites, whose damaged pages LMDB's copy would read. Append its entries to a new log instead, as the inspector's `export` and `import` do.")
+        }
+        // LMDB's compacting copy reads the free list and follows every record's flags, which readers pass over: damage
+        // there (a writer trips on it) would take the copy past the file's map, a crash. Not beside a live writer,
+        // whose pages change under the walk; it checked them when it opened.
+        if compact, !WriterLock.isHeld(directory: path), let problem = LogStorage.pageTreeProblem(path: path, forWriting: true),
+           !WriterLock.isHeld(directory: path, tryingTheLock: true) {
+            throw .damagedFile(path: path, reason: problem)
         }
         let files = FileManager.default
         if Self.isInside(destination, path) {
