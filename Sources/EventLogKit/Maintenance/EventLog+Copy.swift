@@ -7,7 +7,8 @@ extension EventLog {
     /// copy is one consistent snapshot of what was committed when it began. A log opened without its call sites
     /// (``openWithoutCallSites(at:)``) is refused, nothing written: LMDB's copy would read their damaged pages. So is
     /// a compacting copy of a log whose pages only a writer trips on (``EventLogError/refusesOnlyWriters``): a damaged
-    /// free list, say, which LMDB's compacting copy reads too.
+    /// free list or record flags, which LMDB's compacting copy reads too (not the meta pages' transaction ids: it writes
+    /// its own).
     ///
     /// The copy is written as `data.mdb.unfinished`, synced to disk, and only then renamed `data.mdb`: a process
     /// killed midway (or a machine that loses power) leaves no cut-off data file that looks like a log. The copy holds
@@ -27,9 +28,11 @@ extension EventLog {
             throw .invalidArgument("Cannot copy the log at \(path): it was opened without its call sites, whose damaged pages LMDB's copy would read. Append its entries to a new log instead, as the inspector's `export` and `import` do.")
         }
         // LMDB's compacting copy reads the free list and follows every record's flags, which readers pass over: damage
-        // there (a writer trips on it) would take the copy past the file's map, a crash. Not beside a live writer,
-        // whose pages change under the walk; it checked them when it opened.
-        if compact, !WriterLock.isHeld(directory: path), let problem = LogStorage.pageTreeProblem(path: path, forWriting: true),
+        // there (a writer trips on it) would take the copy past the file's map, a crash. It writes meta pages of its
+        // own: their transaction ids are no matter. Not beside a live writer, whose pages change under the walk; it
+        // checked them when it opened.
+        if compact, !WriterLock.isHeld(directory: path),
+           let problem = LogStorage.pageTreeProblem(path: path, forWriting: true, checkingCommits: false),
            !WriterLock.isHeld(directory: path, tryingTheLock: true) {
             throw .damagedFile(path: path, reason: problem)
         }

@@ -120,11 +120,11 @@ final class LogStorage: Sendable {
 
     /// What ``checkPageTrees(path:forWriting:passingOver:)`` refuses, as the clause its error gives (`data.mdb has …`);
     /// `nil` where it refuses nothing.
-    static func pageTreeProblem(path: String, forWriting: Bool, passingOver: Set<String> = []) -> String? {
+    static func pageTreeProblem(path: String, forWriting: Bool, passingOver: Set<String> = [], checkingCommits: Bool = true) -> String? {
         let dataPath = path + "/" + LogLayout.dataFile
         let names = LogLayout.namedDatabases
         guard case .damaged(let reason)? = PageTreeCheck.problem(
-            inDataFile: dataPath, forWriting: forWriting, databases: names, passingOver: passingOver)
+            inDataFile: dataPath, forWriting: forWriting, databases: names, passingOver: passingOver, checkingCommits: checkingCommits)
         else { return nil }
         if !forWriting, WriterLock.isHeld(directory: path, tryingTheLock: true) { return nil }
         let readable = forWriting && PageTreeCheck.problem(inDataFile: dataPath, databases: names) == nil
