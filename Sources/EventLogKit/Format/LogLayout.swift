@@ -27,7 +27,7 @@ enum LogLayout {
     static let schemasDatabase = "schemas"
     static let optionalDatabases = [gapsDatabase, pinsDatabase, sitesDatabase, schemasDatabase]
     /// Every database a log's main database may name: a record there whose name is one bit from one of these that no
-    /// record has is that database's, renamed by a bad bit (`PageTreeCheck.problem(inDataFile:forWriting:databases:passingOver:)`).
+    /// record has is that database's, renamed by a bad bit (`PageTreeCheck.problem(inDataFile:forWriting:databases:passingOver:checkingCommits:)`).
     static let namedDatabases = Set(allDatabases + [streamIndexDatabase, streamRecordsDatabase] + optionalDatabases)
 
     /// The format version of a log without gaps or schema eras; a log whose retention removed entries from the

@@ -52,7 +52,7 @@ public enum PageTreeCheck {
             choosing: MetaPage.readable)
     }
 
-    /// What ``problem(inDataFile:forWriting:databases:passingOver:)`` says to a reader of the trees the fallback meta page records
+    /// What ``problem(inDataFile:forWriting:databases:passingOver:checkingCommits:)`` says to a reader of the trees the fallback meta page records
     /// (``MetaPage/fallback(of:)``); `nil` when they are sound.
     static func fallbackProblem(inDataFile path: String) -> DataFileCheck.Problem? {
         problem(inDataFile: path, forWriting: false) { MetaPage.fallback(of: $0).map { [$0.page] } ?? [] }
@@ -61,7 +61,7 @@ public enum PageTreeCheck {
     /// The records, in the trees but the free list of the meta page LMDB reads the data file at `path` from (of both,
     /// where a bad bit in a transaction id leaves either), that a bad bit damaged where LMDB finds them
     /// (``MendedRecord``), each once; empty where there are none, or the file cannot be read. A tree whose walk finds
-    /// other damage is walked no further than that damage. `databases`: as for ``problem(inDataFile:forWriting:databases:passingOver:)``.
+    /// other damage is walked no further than that damage. `databases`: as for ``problem(inDataFile:forWriting:databases:passingOver:checkingCommits:)``.
     /// With `leavingOutPages`, a leaf page damaged beyond mending is left out (``MendedRecord/Damage/pageLeftOut(reason:)``):
     /// the last resort of a reader, whose commit before the last may still hold that page whole; so is the root leaf of
     /// a database `rootLeafKeySizes` gives the key size of, under a key of zeros of that size.
@@ -95,7 +95,7 @@ public enum PageTreeCheck {
         } ?? nil
     }
 
-    /// The walk behind ``problem(inDataFile:forWriting:databases:passingOver:)``, of the trees of the meta pages `meta` chooses. A reader's
+    /// The walk behind ``problem(inDataFile:forWriting:databases:passingOver:checkingCommits:)``, of the trees of the meta pages `meta` chooses. A reader's
     /// walk runs beside any live writer, whose commits reuse pages under it: a walk that finds damage after the meta
     /// pages' ids changed is walked again from the new ones, up to `attempts` walks in all (a writer still committing
     /// by then is asked of `writer.lock`, by the caller). `afterReadingMetas` runs once, between the first reading of
@@ -232,9 +232,9 @@ public enum PageTreeCheck {
         /// The main database's 48-byte values without a named database's flag that a ``mending`` walk read: each may be
         /// a named database's record whose flag a bad bit cleared (``mendDatabaseFlags()``, once the trees are walked).
         var unflagged: [Unflagged] = []
-        /// The names of the databases the file's owner opens by name (``problem(inDataFile:forWriting:databases:passingOver:)``).
+        /// The names of the databases the file's owner opens by name (``problem(inDataFile:forWriting:databases:passingOver:checkingCommits:)``).
         var databaseNames: Set<[UInt8]> = []
-        /// The names of the databases whose trees the walk does not enter (``problem(inDataFile:forWriting:databases:passingOver:)``).
+        /// The names of the databases whose trees the walk does not enter (``problem(inDataFile:forWriting:databases:passingOver:checkingCommits:)``).
         var passedOver: Set<[UInt8]> = []
         /// The main database's named databases' records, while ``databaseNames`` are checked (``checkDatabaseNames()``).
         var databaseRecords: [DatabaseRecord] = []
