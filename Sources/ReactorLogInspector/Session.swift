@@ -246,9 +246,9 @@ struct Session {
         return (UsageLine.nearest(to: name, among: names), listed)
     }
 
-    /// Stream names as a refusal lists them, in the log's order: up to five named, then how many more and that
+    /// Stream names as a refusal or a warning lists them, in the log's order: up to five named, then how many more and that
     /// `reactorlog info` lists them all, so that one line stays one line in a server's log of thousands.
-    private static func listed(_ names: [String]) -> String {
+    fileprivate static func listed(_ names: [String]) -> String {
         guard names.count > 5 else { return names.joined(separator: ", ") }
         return "\(names.prefix(5).joined(separator: ", ")) and \(names.count - 5) more (`reactorlog info` lists them)"
     }
@@ -331,17 +331,16 @@ func inspect(opening path: String, _ body: (Session) async throws -> Void) async
             throw InspectorFailure("\(session.whatWasRead) \(session.soundCopyHint)", exit: .corrupt)
         }
         // One line for every stream read past its index (a damaged page of the index reaches several): the first's damage.
-        let damages = session.log.bypassedIndexDamage.filter { if case .corruptIndex = $0 { true } else { false } }
+        let damages = session.log.bypassedIndexDamage.compactMap { damage -> (id: UInt32, damage: EventLogError)? in
+            if case .corruptIndex(let id, _, _) = damage { (id, damage) } else { nil }
+        }
         if let first = damages.first {
             let names = Dictionary(try session.log.streams().map { ($0.id, $0.name) }) { first, _ in first }
-            let streams = damages.compactMap { damage -> String? in
-                guard case .corruptIndex(let id, _, _) = damage else { return nil }
-                return names[id].map { "'\($0)'" } ?? "id \(id)"
-            }
+            let streams = damages.map { names[$0.id].map { "'\($0)'" } ?? "id \($0.id)" }
             let read = streams.count == 1
                 ? "stream \(streams[0]) was read from the whole log, past its damaged index"
-                : "streams \(streams.dropLast().joined(separator: ", ")) and \(streams.last!) were read from the whole log, past the damage to each one's index"
-            printDiagnostic("warning: \(read); what is shown is whole: \(InspectorFailure(first).message)")
+                : "streams \(Session.listed(streams)) were read from the whole log, past the damage to each one's index"
+            printDiagnostic("warning: \(read); what is shown is whole: \(InspectorFailure(first.damage).message)")
         }
         for damage in session.log.passedOverSnapshotDamage {
             printDiagnostic("warning: states were rebuilt from a snapshot earlier than one that cannot be read; what is shown is whole: \(InspectorFailure(damage).message)")

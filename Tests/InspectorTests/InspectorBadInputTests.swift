@@ -528,7 +528,7 @@ struct InspectorBadInputTests {
         try bytes.write(to: file)
         let info = try await Tool.run(["info", log])
         #expect(info.status == 0 && info.error.filter { $0 == "\n" }.count == 1, "\(info.error)")
-        #expect(info.error.hasPrefix("reactorlog: warning: streams 'search', 'todo' and 'counter' were read from the whole log, past the damage to each one's index; what is shown is whole: The index of stream id 1 is damaged"), "\(info.error)")
+        #expect(info.error.hasPrefix("reactorlog: warning: streams 'search', 'todo', 'counter' were read from the whole log, past the damage to each one's index; what is shown is whole: The index of stream id 1 is damaged"), "\(info.error)")
         for command in [["log", "--stream", "todo"], ["state", "--stream", "counter", "--at", "70"], ["blame", "query", "--stream", "search"]] {
             let damaged = try await Tool.run([command[0], log] + command.dropFirst()), sound = try await Tool.run([command[0], demo] + command.dropFirst())
             #expect(damaged.status == 0 && damaged.output == sound.output && damaged.error.hasPrefix("reactorlog: warning: stream '"), "\(command): \(damaged.error)")

@@ -80,14 +80,19 @@ enum EntryKey {
             steps += 1
             before = try cursor.previous()
         }
-        if let before, let key = KeyCoding.decodeSequence(before.key) {
-            let last = EntryBlock.isBlock(before.value) ? EntryBlock.numbers(before.value, key: key)?.upperBound : key
-            if last.map({ $0 >= sequence }) ?? true { return before }
+        if let before, let key = KeyCoding.decodeSequence(before.key), lastNumber(of: before, key: key).map({ $0 >= sequence }) ?? true {
+            return before
         }
         // Back onto the record that tells no number, as many records on as were stepped back.
         var current = before == nil ? try cursor.first() : try cursor.next()
         for _ in 0..<steps { current = try cursor.next() }
         return current ?? record
+    }
+
+    /// The number of the last entry a sound record stored under `key` holds; `nil` when it is damaged.
+    static func lastNumber(of record: KeyValue, key: UInt64) -> UInt64? {
+        guard EntryBlock.isBlock(record.value) else { return (try? EntryRecord.header(key: key, record: record.value)) != nil ? key : nil }
+        return EntryBlock.numbers(record.value, key: key)?.upperBound
     }
 
     /// The last record at or before `sequence` where LMDB's seek for the first at or after it landed below it, which a

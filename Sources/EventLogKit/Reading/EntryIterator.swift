@@ -145,10 +145,8 @@ public struct EntryIterator {
                 if let record, let key = KeyCoding.decodeSequence(record.key) {
                     switch Self.check(record, key: key, holding: sequence) {
                     case .holds:
-                        if sequence >= position { return sequence...sequence }
-                        // The damage was met after the entry, read already: in the record after it, which tells no number.
-                        guard let after = try cursor.next(), EntryKey.number(after) == nil else { return nil }
-                        return try Self.wiped(from: position, cursor)
+                        guard sequence >= position else { return nil }
+                        return sequence...sequence
                     case .damaged:
                         // A block whose key alone is damaged still says where its entries start.
                         if let numbers = EntryBlock.recordedNumbers(record.value), numbers.lowerBound != key {
@@ -247,7 +245,7 @@ public struct EntryIterator {
         // Where the sound record before the damaged one ends, when that is after `position` (a stream's reader stands
         // at the number after its own last entry).
         let end = try cursor.seek(atOrBefore: target).flatMap { record in
-            KeyCoding.decodeSequence(record.key).flatMap { lastNumber(of: record, key: $0) }
+            KeyCoding.decodeSequence(record.key).flatMap { EntryKey.lastNumber(of: record, key: $0) }
         }
         let start = max(position, end.map { $0 &+ 1 } ?? 0)
         guard let after = found.after else { return (start...UInt64.max, found.key) }
@@ -255,12 +253,6 @@ public struct EntryIterator {
               check(after, key: first, holding: first) == .holds
         else { return nil }
         return (start...(first - 1), found.key)
-    }
-
-    /// The number of the last entry a sound record holds; `nil` when it is damaged.
-    private static func lastNumber(of record: KeyValue, key: UInt64) -> UInt64? {
-        guard EntryBlock.isBlock(record.value) else { return (try? EntryRecord.header(key: key, record: record.value)) != nil ? key : nil }
-        return EntryBlock.numbers(record.value, key: key)?.upperBound
     }
 
     /// The next entry that can be read, or `nil` when none is left now: each stretch that cannot be read is passed over
@@ -282,10 +274,7 @@ public struct EntryIterator {
                 // A block behind the iterator, out of the query's range, is passed over unnamed; one in it is named
                 // within the range, but one that runs to the log's end still says so.
                 guard let range = queryRange, stretch.overlaps(range) else { continue }
-                // Damage met before any entry (a first record that tells no number) is named by the stretch's first.
-                var damage = error
-                if case .corruptEntry(0, let reason) = error { damage = .corruptEntry(sequence: stretch.lowerBound, reason: reason) }
-                skipped(stretch.upperBound == .max ? stretch : stretch.clamped(to: range), damage)
+                skipped(stretch.upperBound == .max ? stretch : stretch.clamped(to: range), error)
             }
         }
     }
