@@ -61,13 +61,16 @@ extension TimeMachine {
         let snapshots = try log.snapshotSequences(stream: stream.name).filter { $0 > from && $0 <= through }
         var unchecked: [DivergenceReport.Unchecked] = []
         /// Notes that `steps` could not be checked, joined to the stretch before when it continues it; rethrows damage
-        /// where damage is not passed over.
+        /// where damage is not passed over. A new stretch starts at the stream's first entry in it where the stream
+        /// index can tell: the steps before it hold the state compared before them (a stream that begins at #34 is not
+        /// unchecked from #1).
         func note(_ steps: ClosedRange<UInt64>, _ reason: DivergenceReport.Unchecked.Reason) throws {
             if case .damage(let damage) = reason, !passingOverDamage { throw damage }
             if let last = unchecked.last, last.steps.upperBound + 1 >= steps.lowerBound {
                 unchecked[unchecked.count - 1] = .init(steps: last.steps.lowerBound...max(last.steps.upperBound, steps.upperBound), reason: last.reason)
             } else {
-                unchecked.append(.init(steps: steps, reason: reason))
+                let own = try? log.sequences(stream: stream.name, kinds: Set(EntryKind.allCases), from: steps.lowerBound, through: steps.upperBound).first
+                unchecked.append(.init(steps: (own ?? steps.lowerBound)...steps.upperBound, reason: reason))
             }
         }
         // The step replay goes on from, and its state; `nil` where damage left it unknown, until a recorded state that

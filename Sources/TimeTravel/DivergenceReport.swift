@@ -14,8 +14,9 @@ public struct DivergenceReport: Sendable, Hashable {
             case valueNotRecorded(TimeTravelError)
         }
 
-        /// The steps: a stretch that cannot be replayed (from the state compared before it through the recorded state
-        /// replay restarts from, or the last one unknown), or one recorded state whose snapshot cannot be read.
+        /// The steps: a stretch that cannot be replayed (from the stream's first entry after the state compared before
+        /// it, where its index can tell, through the recorded state replay restarts from, or the last one unknown), or
+        /// one recorded state whose snapshot cannot be read.
         public let steps: ClosedRange<UInt64>
         /// Why.
         public let reason: Reason

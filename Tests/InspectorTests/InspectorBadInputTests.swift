@@ -508,6 +508,14 @@ struct InspectorBadInputTests {
         // The latest entries that read (before session 92 `tail` of the last block's case listed none).
         let tail = try await Tool.run(["tail", log])
         #expect(tail.status == (first ? 0 : 5) && tail.lines == Array((first ? sound.lines : Array(sound.lines.prefix(31))).suffix(10)), "\(tail.error)")
+        // A stream whose entries the wiped block holds is named unchecked from its first entry (before session 93 from
+        // #1: `todo: … #1…#55 could not be checked`, where todo's entries are #34…#55).
+        let divergence = try await Tool.run(["divergence", log])
+        let unchecked = { (stream: String, steps: String) -> String in "\(stream): Replay reproduces every recorded state it could check; \(steps) could not be checked." }
+        let expected: [String] = first
+            ? [unchecked("search", "#1…#33"), "todo: Replay reproduces every recorded state.", "counter: Replay reproduces every recorded state."]
+            : [unchecked("search", "#28…#33"), unchecked("todo", "#34…#55"), unchecked("counter", "#56…#73")]
+        #expect(divergence.status == 5 && divergence.lines == expected, "\(divergence.output)\(divergence.error)")
         let writer = try EventLog.open(at: log)
         let stream = try writer.openStream(named: "later", reactorType: "MyApp.Later", schemaFingerprint: "v1", initialState: 0)
         #expect(try stream.append(.mutation, ["add": ["_0": 1]], caseName: "add") > 73)
