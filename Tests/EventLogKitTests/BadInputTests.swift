@@ -350,12 +350,7 @@ struct BadInputTests {
     @Test("a damaged stream descriptor costs only its own stream: the others read, its entries are passed over as its damage, and a writer never gives its id again")
     func damagedDescriptor() throws {
         let path = scratch.file("damaged-descriptor.reactorlog")
-        do {
-            let log = try EventLog.open(at: path)
-            let streams = try ["a", "b", "c"].map { try log.openStream(named: $0, reactorType: "T", schemaFingerprint: "f", initialState: 0) }
-            for _ in 1...3 { for stream in streams { try stream.append(.action("tap")) } }
-            try log.close()
-        }
+        try Self.writeThreeStreams(at: path)
         _ = try LogDamage.flipByte(of: path, database: LogLayout.streamsDatabase, mask: 0x20) { _ in [0, 0, 0, 3] }
         let damage = EventLogError.corruptStream(id: 3, reason: "its checksum does not match its contents")
         do {
@@ -397,6 +392,84 @@ struct BadInputTests {
         var kept = 0
         try after.forEachEntry(undescribed: { _, _ in kept += 1 }) { _ in }
         #expect(kept == 4)
+    }
+
+    /// Writes a log of streams `a`, `b` and `c` (ids 1, 2, 3) at `path`, three actions each, taken in turn: entries #1…#12,
+    /// each stream's every third.
+    private static func writeThreeStreams(at path: String) throws {
+        let log = try EventLog.open(at: path)
+        let streams = try ["a", "b", "c"].map { try log.openStream(named: $0, reactorType: "T", schemaFingerprint: "f", initialState: 0) }
+        for _ in 1...3 { for stream in streams { try stream.append(.action("tap")) } }
+        try log.close()
+    }
+
+    /// Before session 93 such a record was damage under id 0: each entry of its stream was named on its own (`verify`
+    /// gave two lines an entry, `log` a stretch each, `it names stream id 2, which the log does not describe`), and with
+    /// the last stream's record wiped a writer gave its id to a new stream, whose name its old entries then took.
+    @Test("a stream descriptor whose node a zeroed sector wiped is placed by its neighbours: its stream's entries are passed over as its damage, and a writer never gives its id again", arguments: [UInt32(1), 2, 3])
+    func wipedDescriptor(id: UInt32) throws {
+        let path = scratch.file("wiped-descriptor-\(id).reactorlog")
+        try Self.writeThreeStreams(at: path)
+        try LogDamage.zeroNodeInFile(of: path, database: LogLayout.streamsDatabase) { _ in withUnsafeBytes(of: id.bigEndian, Array.init) }
+        let damage = EventLogError.corruptStream(id: id, reason: "the key in its place is 0 bytes, not 4, and its record is damaged")
+        let others = ["a", "b", "c"].enumerated().filter { $0.offset + 1 != Int(id) }.map(\.element)
+        do {
+            let log = try EventLog.openReadOnly(at: path)
+            #expect(try log.streams().map(\.name) == others)
+            #expect(try log.damagedStreams() == [damage])
+            var undescribed: [UInt64] = []
+            try log.forEachEntry(undescribed: { sequence, error in
+                #expect(error == damage)
+                undescribed.append(sequence)
+            }) { _ in }
+            #expect(undescribed == [0, 3, 6, 9].map { UInt64(id) + $0 })
+            #expect(try log.verify().problems.map(\.message) == [
+                "the descriptor of stream id \(id) is damaged (the key in its place is 0 bytes, not 4, and its record is damaged): its 4 entries cannot be named, so readers leave them out, with its snapshots; the other streams read on",
+            ])
+        }
+        let writer = try EventLog.open(at: path)
+        let new = try writer.openStream(named: "d", reactorType: "T", schemaFingerprint: "f", initialState: 0)
+        #expect(new.info.id == 4)
+        try new.append(.action("tap"))
+        try writer.close()
+        let after = try EventLog.openReadOnly(at: path)
+        #expect(try after.readEntries(EntryQuery(stream: "d")).map(\.sequence) == [13, 14])
+        #expect(try after.damagedStreams() == [damage])
+    }
+
+    /// Before session 93 only the one record the reader's copy keeps for the page was damage: the other streams' entries
+    /// named ids `the log does not describe`, each a stretch of damage of its own.
+    @Test("a leaf page of stream descriptors left out of a reader's copy: every id it held is named damaged, its streams' entries passed over as such")
+    func descriptorPageLeftOut() throws {
+        let path = scratch.file("descriptor-page.reactorlog")
+        do {
+            let log = try EventLog.open(at: path)
+            // Names long enough that 60 descriptors fill several leaf pages.
+            let streams = try (1...60).map {
+                try log.openStream(named: "session-\($0)-" + String(repeating: "x", count: 100), reactorType: "T", schemaFingerprint: "f", initialState: 0)
+            }
+            for stream in streams { try stream.append(.action("tap")) }
+            try log.close()
+        }
+        let leaves = try LogDamage.leafPages(of: path, database: LogLayout.streamsDatabase)
+        try #require(leaves.count >= 3)
+        try LogDamage.zeroFirstSector(of: path, page: leaves[1])
+        let staging = scratch.file("descriptor-page-copy")
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+        let log = try #require(EventLog.openMended(at: path, copyingInto: staging, leavingOutPages: true)).log
+        let lost = try log.damagedStreams().compactMap { damage -> UInt32? in
+            guard case .corruptStream(let id, _) = damage else { return nil }
+            return id
+        }
+        let kept = try log.streams().map(\.id)
+        #expect(lost.count > 1 && Set(kept).isDisjoint(with: lost) && Set(kept).union(lost) == Set(1...60), "\(lost) \(kept)")
+        var passed = Set<UInt32>(), read = 0
+        try log.forEachEntry(undescribed: { _, damage in
+            if case .corruptStream(let id, _) = damage { passed.insert(id) }
+        }) { _ in read += 1 }
+        #expect(passed == Set(lost) && read == kept.count * 2)
+        let named = try log.verify().problems.filter { $0.message.hasPrefix("the descriptor of stream id ") }
+        #expect(named.count == lost.count && named.dropFirst().allSatisfy { $0.message.contains("(its record is missing, though the log holds stream ids above it)") }, "\(named)")
     }
 
     @Test("a snapshot whose record is damaged: a state is rebuilt from the snapshot before it, the damage kept as passed over, while latestSnapshot names it")

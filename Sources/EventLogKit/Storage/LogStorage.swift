@@ -792,14 +792,34 @@ final class LogStorage: Sendable {
     /// The stream descriptors in the log with ids above `lowest`, or all of them. A sound record under a key that is
     /// not 4 bytes is read as the id it holds says (``EventLog/verify(progress:)`` names the key), unless a record
     /// under that id's own key, which a writer wrote since, is there too.
-    /// A record that cannot be read is returned as damage, by its key's id (0 when its key is not an id either), unless
-    /// a sound record gives its stream.
+    /// A record that cannot be read is returned as damage, by its key's id, unless a sound record gives its stream. One
+    /// whose key is not an id either (a node a zeroed sector wiped) is placed by its neighbours: ids are given 1, 2, …
+    /// and each stream has one record, kept in order of id, so a run of such records between ids `a` and `b` holds the
+    /// ids between them when there are as many, and a run after the last id the ones after it. Damage under ids that
+    /// cannot be placed so is kept under 0. An id below the highest that no record gives is damage too.
     private func readDescriptors(above lowest: UInt32?) throws(EventLogError) -> (found: [StreamInfo], damaged: [UInt32: EventLogError]) {
         try read { txn in
             var found: [StreamInfo] = [], placed: [StreamInfo] = [], damaged: [UInt32: EventLogError] = [:]
+            // The id of the last record that told one, and the key sizes of the records since that told none.
+            var before = lowest ?? 0, unplaced: [Int] = []
+            /// Places the records in `unplaced` before id `next` (`nil`: after the last).
+            func place(before next: UInt32?) {
+                guard let size = unplaced.first else { return }
+                defer { unplaced = [] }
+                let ids = next.map { before < $0 ? Array(before + 1..<$0) : [] } ?? unplaced.indices.map { before + 1 + UInt32($0) }
+                guard ids.count == unplaced.count else {
+                    damaged[0] = .corruptStream(id: 0, reason: "a key is \(size) bytes, not 4, and its record is damaged")
+                    return
+                }
+                for (id, size) in zip(ids, unplaced) {
+                    damaged[id] = .corruptStream(id: id, reason: "the key in its place is \(size) bytes, not 4, and its record is damaged")
+                }
+            }
             try txn.withCursor(streams) { cursor in
                 func decode(_ id: UInt32, _ record: UnsafeRawBufferPointer, into read: inout [StreamInfo]) {
                     do { read.append(try StreamRecord.decode(id: id, record: record)) } catch { damaged[id] = error }
+                    place(before: id)
+                    before = max(before, id)
                 }
                 var item = try lowest.map { try cursor.seek(atOrAfter: KeyCoding.stream($0 + 1)) } ?? cursor.first()
                 while let current = item {
@@ -807,15 +827,24 @@ final class LogStorage: Sendable {
                         decode(id, current.value, into: &found)
                     } else if let id = StreamRecord.recordedID(current.value) {
                         if lowest.map({ id > $0 }) ?? true { decode(id, current.value, into: &placed) }
-                    } else if lowest == nil {
-                        damaged[0] = .corruptStream(id: 0, reason: "a key is \(current.key.count) bytes, not 4, and its record is damaged")
+                    } else {
+                        unplaced.append(current.key.count)
                     }
                     item = try cursor.next()
                 }
+                place(before: nil)
             }
             let ids = Set(found.map(\.id))
             let read = found + placed.filter { !ids.contains($0.id) }
             for info in read { damaged[info.id] = nil }
+            // An id below the highest that no record gives lost its record (a page of them left out of a reader's
+            // copy): its stream's entries are named as its, not as a stream the log does not describe.
+            let known = Set(read.map(\.id)).union(damaged.keys)
+            if let highest = known.max(), highest > (lowest ?? 0) + 1 {
+                for id in (lowest ?? 0) + 1..<highest where !known.contains(id) {
+                    damaged[id] = .corruptStream(id: id, reason: "its record is missing, though the log holds stream ids above it")
+                }
+            }
             return (read, damaged)
         }
     }
