@@ -89,6 +89,29 @@ struct InspectorBadInputTests {
         #expect(after.error.contains("\(lost), whose descriptor is damaged, were left out"), "\(after.error)")
     }
 
+    /// Before session 93 each wiped descriptor was damage under id 0, and each entry of its stream a stretch of its own:
+    /// `log` ended `#34 was left out (and 39 more stretches)`, `verify` gave two lines an entry.
+    @Test("two stream descriptors whose nodes a zeroed sector wiped: named by the ids their places give, their entries counted in one clause")
+    func wipedDescriptors() async throws {
+        let log = scratch.file("wiped-descriptors.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        for id: UInt8 in [2, 3] { try LogDamage.zeroNodeInFile(of: log, database: "streams") { _ in [0, 0, 0, id] } }
+        let (todo, counter) = (try await Tool.run(["log", demo, "--stream", "todo"]).lines.count, try await Tool.run(["log", demo, "--stream", "counter"]).lines.count)
+        let lost = "\(todo + counter) entries of 2 streams whose descriptors are damaged (ids 2…3) were left out"
+        let damage = "The descriptor of stream id 2 is corrupt: the key in its place is 0 bytes, not 4, and its record is damaged."
+        let listed = try await Tool.run(["log", log]), sound = try await Tool.run(["log", demo])
+        #expect(listed.status == 5 && listed.error.hasPrefix("reactorlog: \(lost), the rest listed: \(damage)"), "\(listed.error)")
+        // The stream column is as wide as the widest name listed.
+        let words = { (lines: [String]) in lines.map { $0.split(separator: " ") } }
+        #expect(words(listed.lines) == words(sound.lines.filter { $0.contains(" search ") }) && listed.lines.count == 33)
+        let verify = try await Tool.run(["verify", log])
+        #expect(verify.status == 1 && verify.lines.filter { $0.hasPrefix("error: ") } == [todo, counter].enumerated().map { offset, count in
+            "error: the descriptor of stream id \(offset + 2) is damaged (the key in its place is 0 bytes, not 4, and its record is damaged): its \(count) entries cannot be named, so readers leave them out, with its snapshots; the other streams read on"
+        }, "\(verify.output)")
+        let export = try await Tool.run(["export", log])
+        #expect(export.status == 5 && export.error.hasPrefix("reactorlog: \(lost), the rest written: \(damage)"), "\(export.error)")
+    }
+
     /// Before, export, pack and blame of the whole log failed on it, and a state before the next snapshot named
     /// "entries that cannot be read".
     ///

@@ -54,15 +54,24 @@ struct ReadableEntries {
         return "\(what) left out\(more)"
     }
 
-    /// What was left out of streams whose descriptors are damaged, as clauses (``undescribedClause(_:stream:)``).
+    /// What was left out of streams whose descriptors are damaged, as a clause (``undescribedClause(_:)``), or none.
     var unnamedSummary: [String] {
-        unnamed.keys.sorted().map { id in Self.undescribedClause(unnamed[id]?.count ?? 0, stream: id) }
+        Self.undescribedClause(unnamed).map { [$0] } ?? []
     }
 
-    /// `3 entries of stream id 2, whose descriptor is damaged, were left out`: what a listing, an export or a pack
-    /// says of a stream it could not name.
-    static func undescribedClause(_ count: Int, stream id: UInt32) -> String {
-        "\(counted(count, "entry", "entries")) of stream id \(id), whose descriptor is damaged, \(count == 1 ? "was" : "were") left out"
+    /// `3 entries of stream id 2, whose descriptor is damaged, were left out`, or of several streams `540 entries of 3
+    /// streams whose descriptors are damaged (ids 20…22) were left out`: what a listing, an export or a pack says of the
+    /// streams it could not name, from how many entries of each it passed over; `nil` for none.
+    static func undescribedClause(_ streams: [UInt32: DamageTally]) -> String? {
+        let ids = streams.keys.sorted()
+        let count = ids.reduce(0) { $0 + (streams[$1]?.count ?? 0) }
+        let were = count == 1 ? "was" : "were"
+        guard let first = ids.first, let last = ids.last else { return nil }
+        guard ids.count > 1 else { return "\(counted(count, "entry", "entries")) of stream id \(first), whose descriptor is damaged, \(were) left out" }
+        let named = last - first + 1 == ids.count
+            ? "\(first)…\(last)"
+            : ids.prefix(5).map(String.init).joined(separator: ", ") + (ids.count > 5 ? " and \(ids.count - 5) more" : "")
+        return "\(counted(count, "entry", "entries")) of \(ids.count) streams whose descriptors are damaged (ids \(named)) \(were) left out"
     }
 
     /// Throws, after the rest is written, the damage that left entries out, or else states unknown (exit 5), or

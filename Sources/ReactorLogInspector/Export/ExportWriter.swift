@@ -54,9 +54,7 @@ struct ExportWriter {
             case let count: done.append("\(count) damaged snapshots were left out")
             }
             if snapshotKeyDamage != nil { done.append("the snapshots were read past a damaged key") }
-            for id in leftOutStreams.keys.sorted() {
-                done.append(ReadableEntries.undescribedClause(leftOutStreams[id]?.count ?? 0, stream: id))
-            }
+            if let clause = ReadableEntries.undescribedClause(leftOutStreams) { done.append(clause) }
             let lostBases = starts.filter { $0.lostBase != nil }
             for start in lostBases {
                 done.append("the entries of '\(start.info.name)' up to #\(start.after) were left out, the snapshot a trim left for them damaged")
