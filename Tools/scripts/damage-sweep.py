@@ -6,11 +6,12 @@ field would: reports a crash (a signal, an exit code the inspector does not give
     Tools/scripts/damage-sweep.py REACTORLOG LOG MODE SEED TRIALS
 
 REACTORLOG is the inspector binary (copy it first: a rebuild under a running sweep makes every run fail); LOG a demo
-log (`reactorlog demo`, whose three streams the commands name) or, when its name contains `big`, a Counter log
-(`reactorlog demo --actions 1500`). MODE is how each copy is damaged: `run` (1 to 48 random bytes at a random place),
-`flip` (one bit), `sector` (a random 512-byte sector zeroed), `trunc` (the file cut short), `mix` (one to three of
-those), or `allsector` (trial N zeroes sector N: TRIALS is the file's size / 512). Prints one line a finding and a
-last line `done ... bad=N`; exits 1 when N > 0. Session 92's runs are in docs/TRUST.md.
+log (`reactorlog demo`, whose three streams the commands name), or, when its name contains `big`, a Counter log
+(`reactorlog demo --actions 1500`), or, when it contains `many`, a log of 300 streams (`reactorlog-bench record LOG
+--actions 20000 --streams 300`, whose reducer the inspector does not know). MODE is how each copy is damaged: `run`
+(1 to 48 random bytes at a random place), `flip` (one bit), `sector` (a random 512-byte sector zeroed), `trunc` (the
+file cut short), `mix` (one to three of those), or `allsector` (trial N zeroes sector N: TRIALS is the file's size /
+512). Prints one line a finding and a last line `done ... bad=N`; exits 1 when N > 0. The runs are in docs/TRUST.md.
 """
 import os
 import random
@@ -27,6 +28,15 @@ FAILURES = ("Fatal error", "Stack dump", "Segmentation", "Illegal instruction", 
 
 
 def commands(log, out):
+    if "many" in os.path.basename(LOG):
+        return [
+            ["info", log], ["log", log], ["log", log, "--stream", "search-7"], ["log", log, "--json", "--from", "30000"],
+            ["show", log, "30000"], ["show", log, "65000", "--json"], ["tail", log], ["tail", log, "--stream", "search-299"],
+            ["state", log, "--stream", "search-149", "--at", "65450"], ["verify", log],
+            ["export", log, "--out", out + "/x.jsonl", "--force"], ["pack", log, "--out", out + "/p.pack", "--force"],
+            ["timeline", log, "--stream", "search-9", "--out", out + "/t.html", "--force"],
+            ["compact", log, out + "/c.reactorlog"],
+        ]
     if "big" in os.path.basename(LOG):
         return [
             ["info", log], ["log", log], ["log", log, "--json", "--from", "3000"], ["show", log, "2000"],
