@@ -126,4 +126,32 @@ struct MetadataSealTests {
         #expect(try status(path) == .intact)
         #expect(try EventLog.openReadOnly(at: path).metadata().formatVersion == EventLog.formatVersion)
     }
+
+    /// Before session 93 a wiped format version, or a wiped seal beside which LMDB's search missed the format version,
+    /// left nothing of the log read (`its metadata has no format version, though it holds entries`).
+    @Test("a metadata record a zeroed sector wiped: the values are found by walking, a value of few the seal vouches for is put back, verify names it, a writer is refused", arguments: [
+        ("format-version", true), ("codec", true), ("durability", true), ("metadata-checksum", false), ("created-at", false),
+    ] as [(String, Bool)])
+    func wipedRecord(_ key: String, _ vouched: Bool) throws {
+        let path = try makeLog("wiped-\(key).reactorlog")
+        let sound = try EventLog.openReadOnly(at: path).metadata()
+        let restored = !vouched ? nil : key == "format-version" ? String(sound.formatVersion) : key == "codec" ? sound.codec : sound.durability?.rawValue
+        try LogDamage.zeroNodeInFile(of: path, database: LogLayout.metaDatabase) { _ in Array(key.utf8) }
+        do {
+            let reader = try EventLog.openReadOnly(at: path)
+            #expect(try reader.readEntries().count == 62, "nothing written is lost")
+            let problems = try reader.verify().problems.map(\.message)
+            let value = restored.map { ", whose value its seal vouches for as \(key) \($0)" } ?? ", whose value is lost"
+            #expect(problems.first == "the metadata has a record that tells no key (a node a zeroed sector wiped)\(value)", "\(problems)")
+            if restored != nil {
+                #expect(problems.count == 1)
+                #expect(try reader.metadata() == sound)
+            } else {
+                #expect(throws: EventLogError.self) { try reader.metadata() }
+            }
+        }
+        // Let go of the reader above: a writer of this process is refused the log's damage, not the reader.
+        let refused = #expect(throws: EventLogError.self) { try EventLog.open(at: path) }
+        #expect(refused?.refusesOnlyWriters == true, "\(String(describing: refused?.description))")
+    }
 }

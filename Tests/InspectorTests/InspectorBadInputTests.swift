@@ -355,6 +355,23 @@ struct InspectorBadInputTests {
         try await trimRefused(log, saying: "(page 2 says it is page \(stored)), which only a writer trips on")
     }
 
+    /// Before session 93 every command said `its metadata has no format version, though it holds entries. Nothing was
+    /// read; restore the log from a copy`.
+    @Test("a wiped format-version record of the metadata: the seal vouches for the version, every command reads the log as the sound one, verify names it, a writer is refused")
+    func wipedFormatVersion() async throws {
+        let log = scratch.file("wiped-format-version.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        try LogDamage.zeroNodeInFile(of: log, database: "meta") { _ in Array("format-version".utf8) }
+        for command in [["log", "--json"], ["info"], ["export"], ["state", "--stream", "search", "--at", "20"]] {
+            let damaged = try await Tool.run([command[0], log] + command.dropFirst()), sound = try await Tool.run([command[0], demo] + command.dropFirst())
+            let same = command[0] == "info" ? damaged.lines.dropFirst() == sound.lines.dropFirst() : damaged.output == sound.output
+            #expect(damaged.status == 0 && same, "\(command): \(damaged.error)")
+        }
+        let verify = try await Tool.run(["verify", log])
+        #expect(verify.status == 1 && verify.lines.first == "error: the metadata has a record that tells no key (a node a zeroed sector wiped), whose value its seal vouches for as format-version \(EventLog.formatVersion)", "\(verify.output)")
+        try await trimRefused(log, saying: "its metadata has a record that tells no key (a node a zeroed sector wiped), whose value its seal vouches for as format-version \(EventLog.formatVersion), which only a writer trips on")
+    }
+
     /// Before, blame took a path whose every change lay in the damage for a typo: "has nothing at 'query' … Did you
     /// mean 'query'?", exit 2. Before 2026-12-04 (session 77), it named the whole block as one stretch,
     /// `#1…#32  not readable  absent → "rx"`, though the snapshots at #14 and #27 inside it hold the states there;

@@ -19,18 +19,25 @@ enum MetadataSeal {
 
     /// The seal `meta`'s other keys and values call for, as stored.
     static func computed(_ txn: Transaction, _ meta: Database) throws -> String {
-        let sealKey = Array(LogLayout.MetaKey.checksum.utf8)
-        var covered: [UInt8] = []
+        var records: [(key: [UInt8], value: [UInt8])] = []
         try txn.withCursor(meta) { cursor in
             var item = try cursor.first()
             while let current = item {
-                if !current.key.elementsEqual(sealKey) {
-                    for field in [current.key, current.value] {
-                        withUnsafeBytes(of: UInt32(field.count).littleEndian) { covered.append(contentsOf: $0) }
-                        covered.append(contentsOf: field)
-                    }
-                }
+                records.append((Array(current.key), Array(current.value)))
                 item = try cursor.next()
+            }
+        }
+        return computed(records)
+    }
+
+    /// The seal `records`, keys and values in key order, call for; the seal's own record is passed over.
+    static func computed(_ records: [(key: [UInt8], value: [UInt8])]) -> String {
+        let sealKey = Array(LogLayout.MetaKey.checksum.utf8)
+        var covered: [UInt8] = []
+        for record in records where record.key != sealKey {
+            for field in [record.key, record.value] {
+                withUnsafeBytes(of: UInt32(field.count).littleEndian) { covered.append(contentsOf: $0) }
+                covered.append(contentsOf: field)
             }
         }
         let hex = String(CRC32C.checksum(covered), radix: 16)

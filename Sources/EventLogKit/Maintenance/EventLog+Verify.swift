@@ -69,7 +69,9 @@ extension EventLog {
 
     /// The metadata's seal matches its keys and values; a log of format version 6 or more has one.
     private func verifyMetadataSeal(formatVersion: Int, report: inout VerifyReport) throws(EventLogError) {
-        switch try storage.read({ txn in try MetadataSeal.status(txn, storage.meta) }) {
+        let records = try storage.read { txn in try MetaRecords(txn, storage.meta) }
+        if let wiped = records.wipedRecords { report.error("the metadata has \(wiped)") }
+        switch records.seal {
         case .intact:
             break
         case .missing:

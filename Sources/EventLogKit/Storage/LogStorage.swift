@@ -29,6 +29,9 @@ final class LogStorage: Sendable {
     private let streamCache = Mutex(StreamCache())
     /// Interned call sites by number, loaded when first needed and refreshed when an unknown number turns up.
     private let siteCache = Mutex<[UInt32: String]>([:])
+    /// Whether `meta` holds a record a zeroed sector wiped, beside which LMDB's search can miss a key: its values are
+    /// then found by walking it (``MetaRecords``).
+    private let walksMeta = Mutex(false)
     /// The first damage found in each stream's index that a read went around (``EventLog/bypassedIndexDamage``).
     private let bypassed = Mutex(StreamDamageNotes())
     /// The first damage among each stream's snapshots that a rebuild passed over for an earlier snapshot
@@ -378,7 +381,7 @@ final class LogStorage: Sendable {
     /// The format version in `meta`; `nil` when it has none, it is not a number or it cannot be read, which opening
     /// the log then reports (``prepareMetadata(readOnly:configuration:)``).
     private static func formatVersion(_ environment: Environment, meta: Database) -> Int? {
-        try? environment.read { txn in try LogLayout.formatVersion(txn, meta: meta) }
+        try? environment.read { txn in try MetaRecords(txn, meta).values[LogLayout.MetaKey.formatVersion].flatMap { Int($0) } }
     }
 
     /// Refuses to add ReactorLog's databases to another program's LMDB environment: an environment that
@@ -416,7 +419,9 @@ final class LogStorage: Sendable {
     private func prepareMetadata(readOnly: Bool, configuration: EventLogConfiguration) throws(EventLogError) {
         // The environment holds ReactorLog's databases: a format version missing or not a number where the log holds
         // entries or was ever created is damage, not another program's file.
-        let existing = try metaValue(LogLayout.MetaKey.formatVersion)
+        let records = try read { txn in try MetaRecords(txn, meta) }
+        if records.wiped > 0 { walksMeta.withLock { $0 = true } }
+        let existing = records.values[LogLayout.MetaKey.formatVersion]
         if let existing {
             guard let version = Int(existing) else {
                 throw .damagedFile(path: path, reason: "its format version '\(existing)' is not a number")
@@ -429,12 +434,14 @@ final class LogStorage: Sendable {
             if count > 0 {
                 throw .damagedFile(path: path, reason: "its metadata has no format version, though it holds entries")
             }
-            if try metaValue(LogLayout.MetaKey.createdAt) != nil {
+            if records.values[LogLayout.MetaKey.createdAt] != nil {
                 throw .damagedFile(path: path, reason: "its metadata has no format version, though it says when the log was created")
             }
             if readOnly { throw .notALog(path: path, reason: "it has no format version in its metadata") }
         }
         guard !readOnly else { return }
+        // LMDB's search within the page, which a write to it takes, can miss a key beside a wiped record.
+        if let wiped = records.wipedRecords { throw .damagedFile(path: path, reason: "its metadata has \(wiped)" + EventLogError.readersCanOpen) }
         var values = [
             LogLayout.MetaKey.writtenBy: EventLog.libraryVersion,
             LogLayout.MetaKey.durability: configuration.durability.rawValue,
@@ -502,7 +509,8 @@ final class LogStorage: Sendable {
     }
 
     func metaValue(_ key: String) throws(EventLogError) -> String? {
-        try read { txn in
+        if walksMeta.withLock({ $0 }) { return try read { txn in try MetaRecords(txn, meta).values[key] } }
+        return try read { txn in
             try txn.get(meta, key: Array(key.utf8)).map { String(decoding: $0, as: UTF8.self) }
         }
     }
@@ -510,17 +518,8 @@ final class LogStorage: Sendable {
     /// The log's metadata; refused when its seal is broken unless `checkingSeal` is false (verify, which reports it).
     func metadata(checkingSeal: Bool = true) throws(EventLogError) -> LogMetadata {
         // The values and the seal's status from one snapshot of the log.
-        let (values, seal): ([String: String], MetadataSeal.Status?) = try read { txn in
-            var values: [String: String] = [:]
-            try txn.withCursor(meta) { cursor in
-                var item = try cursor.first()
-                while let current = item {
-                    values[String(decoding: current.key, as: UTF8.self)] = String(decoding: current.value, as: UTF8.self)
-                    item = try cursor.next()
-                }
-            }
-            return (values, checkingSeal ? try MetadataSeal.status(txn, meta) : nil)
-        }
+        let records = try read { txn in try MetaRecords(txn, meta) }
+        let (values, seal) = (records.values, checkingSeal ? records.seal : nil)
         // A broken seal means a value below may be damaged (a digit of the creation time, the sequence floor), and
         // what reads the metadata passes it on (an export's header): it is refused, as a writer refuses it.
         typealias Key = LogLayout.MetaKey
