@@ -439,9 +439,9 @@ struct BadInputTests {
 
     /// Before session 93 only the one record the reader's copy keeps for the page was damage: the other streams' entries
     /// named ids `the log does not describe`, each a stretch of damage of its own.
-    @Test("a leaf page of stream descriptors left out of a reader's copy: every id it held is named damaged, its streams' entries passed over as such")
-    func descriptorPageLeftOut() throws {
-        let path = scratch.file("descriptor-page.reactorlog")
+    @Test("a leaf page of stream descriptors left out of a reader's copy, a middle one or the last: every id it held is named damaged, its streams' entries passed over as such", arguments: [false, true])
+    func descriptorPageLeftOut(last: Bool) throws {
+        let path = scratch.file("descriptor-page-\(last).reactorlog")
         do {
             let log = try EventLog.open(at: path)
             // Names long enough that 60 descriptors fill several leaf pages.
@@ -453,23 +453,25 @@ struct BadInputTests {
         }
         let leaves = try LogDamage.leafPages(of: path, database: LogLayout.streamsDatabase)
         try #require(leaves.count >= 3)
-        try LogDamage.zeroFirstSector(of: path, page: leaves[1])
-        let staging = scratch.file("descriptor-page-copy")
+        try LogDamage.zeroFirstSector(of: path, page: last ? leaves[leaves.count - 1] : leaves[1])
+        let staging = scratch.file("descriptor-page-\(last)-copy")
         try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
         let log = try #require(EventLog.openMended(at: path, copyingInto: staging, leavingOutPages: true)).log
+        // The ids past the last record are known from the entries that name them: read them first.
+        var passed = Set<UInt32>(), read = 0
+        try log.forEachEntry(undescribed: { _, damage in
+            if case .corruptStream(let id, _) = damage { passed.insert(id) }
+        }) { _ in read += 1 }
         let lost = try log.damagedStreams().compactMap { damage -> UInt32? in
             guard case .corruptStream(let id, _) = damage else { return nil }
             return id
         }
         let kept = try log.streams().map(\.id)
         #expect(lost.count > 1 && Set(kept).isDisjoint(with: lost) && Set(kept).union(lost) == Set(1...60), "\(lost) \(kept)")
-        var passed = Set<UInt32>(), read = 0
-        try log.forEachEntry(undescribed: { _, damage in
-            if case .corruptStream(let id, _) = damage { passed.insert(id) }
-        }) { _ in read += 1 }
         #expect(passed == Set(lost) && read == kept.count * 2)
         let named = try log.verify().problems.filter { $0.message.hasPrefix("the descriptor of stream id ") }
-        #expect(named.count == lost.count && named.dropFirst().allSatisfy { $0.message.contains("(its record is missing, though the log holds stream ids above it)") }, "\(named)")
+        let missing = last ? "(its record is missing, though the log holds entries of it)" : "(its record is missing, though the log holds stream ids above it)"
+        #expect(named.count == lost.count && named.dropFirst().allSatisfy { $0.message.contains(missing) }, "\(named)")
     }
 
     @Test("a snapshot whose record is damaged: a state is rebuilt from the snapshot before it, the damage kept as passed over, while latestSnapshot names it")

@@ -33,7 +33,6 @@ extension EventLog {
             return report
         }
         report.streams = streamsByID.count
-        let damagedDescriptors = storage.damagedDescriptors
         try verifyMetadataSeal(formatVersion: meta.formatVersion, report: &report)
         verifyStreams(streamsByID, floor: meta.sequenceFloor, report: &report)
         try verifyStreamKeys(streamsByID, report: &report)
@@ -44,7 +43,8 @@ extension EventLog {
         try verifyEntries(
             streams: streamsByID, through: bound, floor: meta.sequenceFloor, gaps: gaps.values.flatMap { $0 }.sorted { $0.lowerBound < $1.lowerBound },
             counts: &counts, report: &report, progress: progress)
-        for (id, damage) in damagedDescriptors.sorted(by: { $0.key < $1.key }) {
+        // Read after the entries, which name the descriptors lost past the last record.
+        for (id, damage) in storage.damagedDescriptors.sorted(by: { $0.key < $1.key }) {
             report.error(Self.descriptorDamage(id: id, damage, entries: counts[id] ?? 0))
         }
         try verifyIndex(streams: streamsByID, through: bound, counts: counts, report: &report)
@@ -381,7 +381,11 @@ extension EventLog {
                         }
                         func check(_ header: EntryRecord.Header, in bytes: UnsafeRawBufferPointer) throws {
                             let sequence = header.sequence
-                            if streams[header.streamID] == nil && !storage.hasDamagedDescriptor(header.streamID) {
+                            // A stream made since the descriptors were read is found; one an entry names but no record
+                            // gives is kept as a descriptor lost (``LogStorage/stream(id:)``).
+                            let id = header.streamID
+                            if streams[id] == nil && !storage.hasDamagedDescriptor(id) && (try? storage.stream(id: id)) == nil
+                                && !storage.hasDamagedDescriptor(id) {
                                 problem("it names stream id \(header.streamID), which the log does not describe", at: sequence)
                             } else {
                                 counts[header.streamID, default: 0] += 1

@@ -883,6 +883,9 @@ final class LogStorage: Sendable {
         let (found, damaged) = try readDescriptors(above: highest)
         return streamCache.withLock { cache in
             cache.add(found, damaged: damaged)
+            // Read above the highest id, where a descriptor is committed before any entry that names it: the entry
+            // asking (its checksum sound) names a stream whose record was lost, the last page of them say.
+            if cache.byID[id] == nil { cache.noteLost(id) }
             return cache.byID[id]
         }
     }

@@ -11,6 +11,8 @@ struct StreamCache: Sendable {
     /// The descriptors that could not be read, by the id of their key (0 for a key of the wrong length whose record
     /// is damaged too): their streams are missing from ``byID``, and their ids are never given again.
     private(set) var damaged: [UInt32: EventLogError] = [:]
+    /// The descriptors ``noteLost(_:)`` kept, which a reload of the records cannot tell again.
+    private var lost: [UInt32: EventLogError] = [:]
     /// The highest id read, a damaged descriptor's too: streams get ids in order and keep them, so every stream a
     /// lookup of an unknown id may find lies above it.
     private(set) var highestID: UInt32 = 0
@@ -31,15 +33,16 @@ struct StreamCache: Sendable {
     /// this process made may be pending, or committed after the read began, and the cache is what gives ids.
     /// The descriptors that could not be read replace those known before.
     mutating func replace(with loaded: [UInt32: StreamInfo], damaged: [UInt32: EventLogError]) {
-        self.damaged = damaged
+        // The descriptors lost past the last record are known from the entries that named them, not from the records.
+        self.damaged = damaged.merging(lost.filter { loaded[$0.key] == nil }) { read, _ in read }
         if isComplete {
             for info in loaded.values.sorted(by: { $0.id < $1.id }) { insert(info) }
-            highestID = max(highestID, damaged.keys.max() ?? 0)
+            highestID = max(highestID, self.damaged.keys.max() ?? 0)
             return
         }
         byID = loaded
         ids = Dictionary(loaded.map { ($0.value.name, $0.key) }, uniquingKeysWith: min)
-        highestID = max(loaded.keys.max() ?? 0, damaged.keys.max() ?? 0)
+        highestID = max(loaded.keys.max() ?? 0, self.damaged.keys.max() ?? 0)
     }
 
     /// Adds descriptors read above ``highestID``: `found`, and the damage of those that could not be read.
@@ -47,6 +50,14 @@ struct StreamCache: Sendable {
         for info in found { insert(info) }
         self.damaged.merge(damaged) { $1 }
         highestID = max(highestID, damaged.keys.max() ?? 0)
+    }
+
+    /// Keeps stream `id`, which an entry names but no record gives, as a descriptor lost: its id is never given again.
+    mutating func noteLost(_ id: UInt32) {
+        guard damaged[id] == nil else { return }
+        lost[id] = .corruptStream(id: id, reason: "its record is missing, though the log holds entries of it")
+        damaged[id] = lost[id]
+        highestID = max(highestID, id)
     }
 
     /// `template` with the next stream id, kept as pending; `nil` when a stream has its name. Only while ``isComplete``:
