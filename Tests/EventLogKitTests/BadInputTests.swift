@@ -439,9 +439,9 @@ struct BadInputTests {
 
     /// Before session 93 only the one record the reader's copy keeps for the page was damage: the other streams' entries
     /// named ids `the log does not describe`, each a stretch of damage of its own.
-    @Test("a leaf page of stream descriptors left out of a reader's copy, a middle one or the last: every id it held is named damaged, its streams' entries passed over as such", arguments: [false, true])
-    func descriptorPageLeftOut(last: Bool) throws {
-        let path = scratch.file("descriptor-page-\(last).reactorlog")
+    @Test("a leaf page of stream descriptors left out of a reader's copy, the first, a middle one or the last: every id it held is named damaged, no other, its streams' entries passed over as such", arguments: ["first", "middle", "last"])
+    func descriptorPageLeftOut(leaf: String) throws {
+        let path = scratch.file("descriptor-page-\(leaf).reactorlog")
         do {
             let log = try EventLog.open(at: path)
             // Names long enough that 60 descriptors fill several leaf pages.
@@ -453,8 +453,8 @@ struct BadInputTests {
         }
         let leaves = try LogDamage.leafPages(of: path, database: LogLayout.streamsDatabase)
         try #require(leaves.count >= 3)
-        try LogDamage.zeroFirstSector(of: path, page: last ? leaves[leaves.count - 1] : leaves[1])
-        let staging = scratch.file("descriptor-page-\(last)-copy")
+        try LogDamage.zeroFirstSector(of: path, page: leaf == "first" ? leaves[0] : leaf == "middle" ? leaves[1] : leaves[leaves.count - 1])
+        let staging = scratch.file("descriptor-page-\(leaf)-copy")
         try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
         let log = try #require(EventLog.openMended(at: path, copyingInto: staging, leavingOutPages: true)).log
         // The ids past the last record are known from the entries that name them: read them first.
@@ -470,7 +470,7 @@ struct BadInputTests {
         #expect(lost.count > 1 && Set(kept).isDisjoint(with: lost) && Set(kept).union(lost) == Set(1...60), "\(lost) \(kept)")
         #expect(passed == Set(lost) && read == kept.count * 2)
         let named = try log.verify().problems.filter { $0.message.hasPrefix("the descriptor of stream id ") }
-        let missing = last ? "(its record is missing, though the log holds entries of it)" : "(its record is missing, though the log holds stream ids above it)"
+        let missing = leaf == "last" ? "(its record is missing, though the log holds entries of it)" : "(its record is missing, though the log holds stream ids above it)"
         #expect(named.count == lost.count && named.dropFirst().allSatisfy { $0.message.contains(missing) }, "\(named)")
     }
 

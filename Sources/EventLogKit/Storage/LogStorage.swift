@@ -794,8 +794,9 @@ final class LogStorage: Sendable {
     /// A record that cannot be read is returned as damage, by its key's id, unless a sound record gives its stream. One
     /// whose key is not an id either (a node a zeroed sector wiped) is placed by its neighbours: ids are given 1, 2, …
     /// and each stream has one record, kept in order of id, so a run of such records between ids `a` and `b` holds the
-    /// ids between them when there are as many, and a run after the last id the ones after it. Damage under ids that
-    /// cannot be placed so is kept under 0. An id below the highest that no record gives is damage too.
+    /// ids between them when there are as many (every id between, when there are more), and a run after the last id the
+    /// ones after it. Damage under ids that cannot be placed so is kept under 0. An id below the highest that no record
+    /// gives is damage too.
     private func readDescriptors(above lowest: UInt32?) throws(EventLogError) -> (found: [StreamInfo], damaged: [UInt32: EventLogError]) {
         try read { txn in
             var found: [StreamInfo] = [], placed: [StreamInfo] = [], damaged: [UInt32: EventLogError] = [:]
@@ -806,12 +807,20 @@ final class LogStorage: Sendable {
                 guard let size = unplaced.first else { return }
                 defer { unplaced = [] }
                 let ids = next.map { before < $0 ? Array(before + 1..<$0) : [] } ?? unplaced.indices.map { before + 1 + UInt32($0) }
+                guard ids.count >= unplaced.count, !ids.isEmpty else {
+                    let key = size == 4 ? "a key names id 0, which no stream has" : "a key is \(size) bytes, not 4"
+                    damaged[0] = .corruptStream(id: 0, reason: "\(key), and its record is damaged")
+                    return
+                }
                 guard ids.count == unplaced.count else {
-                    damaged[0] = .corruptStream(id: 0, reason: "a key is \(size) bytes, not 4, and its record is damaged")
+                    // More ids than records between (a page of them lost, one record keeping its place): which held
+                    // which is not known, and no id between has a record.
+                    for id in ids { damaged[id] = .corruptStream(id: id, reason: Self.missingDescriptor) }
                     return
                 }
                 for (id, size) in zip(ids, unplaced) {
-                    damaged[id] = .corruptStream(id: id, reason: "the key in its place is \(size) bytes, not 4, and its record is damaged")
+                    let key = size == 4 ? "the record in its place is under id 0, which no stream has," : "the key in its place is \(size) bytes, not 4,"
+                    damaged[id] = .corruptStream(id: id, reason: "\(key) and its record is damaged")
                 }
             }
             try txn.withCursor(streams) { cursor in
@@ -822,7 +831,9 @@ final class LogStorage: Sendable {
                 }
                 var item = try lowest.map { try cursor.seek(atOrAfter: KeyCoding.stream($0 + 1)) } ?? cursor.first()
                 while let current = item {
-                    if let id = KeyCoding.decodeStream(current.key) {
+                    // Id 0 is no stream's: a record under it (a page left out of a reader's copy keeps its place so)
+                    // is placed as one that tells no key.
+                    if let id = KeyCoding.decodeStream(current.key), id != 0 {
                         decode(id, current.value, into: &found)
                     } else if let id = StreamRecord.recordedID(current.value) {
                         if lowest.map({ id > $0 }) ?? true { decode(id, current.value, into: &placed) }
@@ -841,12 +852,15 @@ final class LogStorage: Sendable {
             let known = Set(read.map(\.id)).union(damaged.keys)
             if let highest = known.max(), highest > (lowest ?? 0) + 1 {
                 for id in (lowest ?? 0) + 1..<highest where !known.contains(id) {
-                    damaged[id] = .corruptStream(id: id, reason: "its record is missing, though the log holds stream ids above it")
+                    damaged[id] = .corruptStream(id: id, reason: Self.missingDescriptor)
                 }
             }
             return (read, damaged)
         }
     }
+
+    /// Why a descriptor below the highest id read is damage when no record gives it.
+    private static let missingDescriptor = "its record is missing, though the log holds stream ids above it"
 
     /// Keeps `damage`, to a stream's index, as gone around, unless damage to the same stream's index already is.
     func noteBypassed(_ damage: EventLogError) {
