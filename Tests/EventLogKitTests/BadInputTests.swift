@@ -474,6 +474,40 @@ struct BadInputTests {
         #expect(named.count == lost.count && named.dropFirst().allSatisfy { $0.message.contains(missing) }, "\(named)")
     }
 
+    /// Hostile bytes: a descriptor under the highest key a stream can have made a writer's next stream id overflow (a
+    /// trap), and ids far apart would have made a list of billions of the ids between them.
+    @Test("descriptors whose ids lie far apart, or at the highest a stream can have: readers read the others at once, a writer is refused a new stream in a sentence", arguments: [false, true])
+    func descriptorIDsFarApart(sound: Bool) throws {
+        let path = scratch.file("far-apart-\(sound).reactorlog")
+        try Self.writeThreeStreams(at: path)
+        let far: UInt32 = sound ? 0x7FFF_FFFF : .max
+        if sound {
+            // A record that reads (its checksum forged to match) under an id two billion past the others, and the one
+            // before it wiped: the run between ids 1 and 3 is placed, the two billion ids up to it are not listed.
+            let environment = try Environment(path: path)
+            let streams = try environment.openDatabase(LogLayout.streamsDatabase)
+            let info = StreamInfo(id: far, name: "far", reactorType: "T", schemaFingerprint: "f", createdAt: 1, initialStateCodec: .json, initialState: Data("0".utf8), sequenceFloor: 0)
+            try environment.write { txn in try txn.put(streams, key: KeyCoding.stream(far), value: StreamRecord.encode(info)) }
+            try LogDamage.zeroNodeInFile(of: path, database: LogLayout.streamsDatabase) { _ in [0, 0, 0, 2] }
+        } else {
+            // Stream 3's record moved under the highest key: damage there (it records id 3).
+            try LogDamage.rekey(of: path, database: LogLayout.streamsDatabase, from: [0, 0, 0, 3], to: [0xFF, 0xFF, 0xFF, 0xFF])
+        }
+        do {
+            let log = try EventLog.openReadOnly(at: path)
+            #expect(try log.streams().map(\.name) == (sound ? ["a", "c", "far"] : ["a", "b"]))
+            #expect(try log.readEntries(EntryQuery(stream: "a")).count == 4)
+        }
+        let writer = try EventLog.open(at: path)
+        defer { try? writer.close() }
+        if sound {
+            #expect(try writer.openStream(named: "d", reactorType: "T", schemaFingerprint: "f", initialState: 0).info.id == far + 1)
+        } else {
+            let refused = #expect(throws: EventLogError.self) { try writer.openStream(named: "d", reactorType: "T", schemaFingerprint: "f", initialState: 0) }
+            #expect(refused?.description.contains("it takes the highest id a stream can have, so no new stream can be given one") == true, "\(String(describing: refused))")
+        }
+    }
+
     @Test("a snapshot whose record is damaged: a state is rebuilt from the snapshot before it, the damage kept as passed over, while latestSnapshot names it")
     func damagedSnapshotRecord() throws {
         let (path, sequences) = try logOfSnapshots("snapshot-record.reactorlog")

@@ -806,7 +806,10 @@ final class LogStorage: Sendable {
             func place(before next: UInt32?) {
                 guard let size = unplaced.first else { return }
                 defer { unplaced = [] }
-                let ids = next.map { before < $0 ? Array(before + 1..<$0) : [] } ?? unplaced.indices.map { before + 1 + UInt32($0) }
+                // Between two ids, at most as many as a page lost could have held apiece (a key a bad bit raised, or
+                // hostile bytes, must not make a list of millions); after the last, one apiece.
+                let between = next.map { before < $0 && Int($0 - before) <= Self.placeableIDs ? Array(before + 1..<$0) : [] }
+                let ids = between ?? unplaced.indices.map { before &+ 1 &+ UInt32($0) }.filter { $0 > before }
                 guard ids.count >= unplaced.count, !ids.isEmpty else {
                     let key = size == 4 ? "a key names id 0, which no stream has" : "a key is \(size) bytes, not 4"
                     damaged[0] = .corruptStream(id: 0, reason: "\(key), and its record is damaged")
@@ -850,7 +853,9 @@ final class LogStorage: Sendable {
             // An id below the highest that no record gives lost its record (a page of them left out of a reader's
             // copy): its stream's entries are named as its, not as a stream the log does not describe.
             let known = Set(read.map(\.id)).union(damaged.keys)
-            if let highest = known.max(), highest > (lowest ?? 0) + 1 {
+            // Below the highest sound record's id (a damaged record's key may be anything), and only for as many ids
+            // missing as lost pages could have held.
+            if let highest = read.map(\.id).max(), highest > (lowest ?? 0) + 1, Int(highest - (lowest ?? 0)) - known.count <= Self.placeableIDs {
                 for id in (lowest ?? 0) + 1..<highest where !known.contains(id) {
                     damaged[id] = .corruptStream(id: id, reason: Self.missingDescriptor)
                 }
@@ -858,6 +863,9 @@ final class LogStorage: Sendable {
             return (read, damaged)
         }
     }
+
+    /// How many ids the descriptors' places may give at most: as many as 256 lost pages of the smallest records hold.
+    private static let placeableIDs = 256 * 4096 / (StreamRecord.headerSize + 8)
 
     /// Why a descriptor below the highest id read is damage when no record gives it.
     private static let missingDescriptor = "its record is missing, though the log holds stream ids above it"
@@ -920,8 +928,8 @@ final class LogStorage: Sendable {
 
     /// `template` with the next stream id, kept in the cache as pending until ``committedStreams(_:)``; `nil` when a
     /// stream has its name. Only for the writer, which holds the writer lock, so the cache knows every stream of the log.
-    func reserveStream(_ template: StreamInfo) -> StreamInfo? {
-        streamCache.withLock { $0.reserve(template) }
+    func reserveStream(_ template: StreamInfo) throws(EventLogError) -> StreamInfo? {
+        try streamCache.withLock { cache throws(EventLogError) in try cache.reserve(template) }
     }
 
     /// The writer committed the descriptors of `ids`.

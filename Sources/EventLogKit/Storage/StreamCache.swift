@@ -61,9 +61,13 @@ struct StreamCache: Sendable {
     }
 
     /// `template` with the next stream id, kept as pending; `nil` when a stream has its name. Only while ``isComplete``:
-    /// then the highest id read is the log's highest.
-    mutating func reserve(_ template: StreamInfo) -> StreamInfo? {
+    /// then the highest id read is the log's highest. Throws where no id is left above it: the highest a stream can
+    /// have is taken, by a descriptor whose key damage raised, say.
+    mutating func reserve(_ template: StreamInfo) throws(EventLogError) -> StreamInfo? {
         guard named(template.name) == nil else { return nil }
+        guard highestID < .max else {
+            throw .corruptStream(id: highestID, reason: "it takes the highest id a stream can have, so no new stream can be given one; export the log and import it into a new one")
+        }
         var info = template
         info.id = highestID + 1
         insert(info)

@@ -189,7 +189,7 @@ final class LogWriter: @unchecked Sendable {
         mutex.lock()
         defer { mutex.unlock() }
         try waitForRoom(entries: marker == nil ? 0 : 1, bytes: bytes)
-        guard let info = storage.reserveStream(template) else { return nil }
+        guard let info = try storage.reserveStream(template) else { return nil }
         let opened = marker.map { Self.pending($0, sequence: nextSequence, streamID: info.id) }
         if opened != nil { nextSequence += 1 }
         try enqueue(.stream(info, opened: opened), entries: marker == nil ? 0 : 1, bytes: bytes)
