@@ -185,12 +185,10 @@ public final class EventLog: Sendable {
     }
 
     /// The log's metadata. Throws ``EventLogError/corruptMetadata(reason:)`` when the checksum that seals it (format
-    /// version 6) does not match, or is missing: one of its values may be damaged, and would be passed on as if it were
-    /// sound. ``verify(progress:)`` names the damage; the entries still read. With `checkingSeal` false, the values as
-    /// read, for a reader that says they may be damaged (an export of such a log); a missing format version still
-    /// throws.
-    public func metadata(checkingSeal: Bool = true) throws(EventLogError) -> LogMetadata {
-        try storage.metadata(checkingSeal: checkingSeal)
+    /// version 6) does not match: one of its values is damaged, and would be passed on as if it were sound.
+    /// ``verify(progress:)`` names the damage; the entries still read.
+    public func metadata() throws(EventLogError) -> LogMetadata {
+        try storage.metadata()
     }
 
     /// The size of the log's data file in bytes.

@@ -372,23 +372,6 @@ struct InspectorBadInputTests {
         try await trimRefused(log, saying: "its metadata has a record that tells no key (a node a zeroed sector wiped), whose value its seal vouches for as format-version \(EventLog.formatVersion), which only a writer trips on")
     }
 
-    /// Before session 93 `export` refused such a log (`The log's metadata is corrupt`), so it could not be copied into
-    /// a sound one, though every entry read.
-    @Test("export of a log whose metadata lost a record its seal cannot vouch for: every entry written, the header as read, one line, exit 5; the import lists as the sound log")
-    func exportPastBrokenSeal() async throws {
-        let log = scratch.file("wiped-created-at.reactorlog")
-        try FileManager.default.copyItem(atPath: demo, toPath: log)
-        try LogDamage.zeroNodeInFile(of: log, database: "meta") { _ in Array("created-at".utf8) }
-        let export = try await Tool.run(["export", log]), sound = try await Tool.run(["export", demo])
-        #expect(export.status == 5 && export.error.hasPrefix("reactorlog: The metadata was written as read, though its seal does not vouch for it, the rest written: The log's metadata is corrupt") && export.error.filter { $0 == "\n" }.count == 1, "\(export.error)")
-        let entryLines = { (result: Tool.Result) in result.lines.filter { !$0.hasPrefix("{\"reactorlog\"") } }
-        #expect(entryLines(export) == entryLines(sound) && entryLines(export).count > 73)
-        let exported = scratch.file("wiped-created-at.jsonl"), imported = scratch.file("wiped-created-at-imported.reactorlog")
-        try export.output.write(toFile: exported, atomically: true, encoding: .utf8)
-        #expect(try await Tool.run(["import", exported, imported]).status == 0)
-        #expect(try await Tool.run(["log", imported]).output == (try await Tool.run(["log", demo])).output)
-    }
-
     /// Before, blame took a path whose every change lay in the damage for a typo: "has nothing at 'query' … Did you
     /// mean 'query'?", exit 2. Before 2026-12-04 (session 77), it named the whole block as one stretch,
     /// `#1…#32  not readable  absent → "rx"`, though the snapshots at #14 and #27 inside it hold the states there;

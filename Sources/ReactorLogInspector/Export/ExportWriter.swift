@@ -39,8 +39,6 @@ struct ExportWriter {
         var leftOutSnapshots = DamageTally()
         /// Damage among the snapshots' keys: they were read past it, the snapshot under a key that does not read left out.
         var snapshotKeyDamage: EventLogError?
-        /// The metadata's seal does not match (or is missing): the header holds its values as read.
-        var metadataDamage: EventLogError?
         /// The entries left out because their streams' descriptors are damaged, by stream id: the first damage, and how
         /// many. The export holds the other streams whole.
         var leftOutStreams: [UInt32: DamageTally] = [:]
@@ -56,14 +54,13 @@ struct ExportWriter {
             case let count: done.append("\(count) damaged snapshots were left out")
             }
             if snapshotKeyDamage != nil { done.append("the snapshots were read past a damaged key") }
-            if metadataDamage != nil { done.append("the metadata was written as read, though its seal does not vouch for it") }
             if let clause = ReadableEntries.undescribedClause(leftOutStreams) { done.append(clause) }
             let lostBases = starts.filter { $0.lostBase != nil }
             for start in lostBases {
                 done.append("the entries of '\(start.info.name)' up to #\(start.after) were left out, the snapshot a trim left for them damaged")
             }
             let streamDamage = leftOutStreams.keys.min().flatMap { leftOutStreams[$0]?.first } ?? lostBases.first?.lostBase
-            guard let damage = streamDamage ?? leftOutSites.first ?? leftOutSnapshots.first ?? snapshotKeyDamage ?? metadataDamage else { return }
+            guard let damage = streamDamage ?? leftOutSites.first ?? leftOutSnapshots.first ?? snapshotKeyDamage else { return }
             throw InspectorFailure.readPast(["\(done.joined(separator: "; ")), the rest \(rest)"], damage: damage)
         }
     }
@@ -194,15 +191,7 @@ struct ExportWriter {
     /// Writes the range; `reached` follows the first number not read yet.
     private func writeRange(format: Export.Format, to sink: OutputSink, reached: inout UInt64) throws -> Summary {
         let starts = try starts()
-        // A damaged value of the metadata (a digit of the creation time) is passed on as read, and said so: the entries
-        // are whole, and an export is how such a log is copied into a sound one.
-        let metadata: LogMetadata, metadataDamage: EventLogError?
-        do {
-            (metadata, metadataDamage) = (try session.log.metadata(), nil)
-        } catch {
-            guard case .corruptMetadata = error else { throw error }
-            (metadata, metadataDamage) = (try session.log.metadata(checkingSeal: false), error)
-        }
+        let metadata = try session.log.metadata()
         let header = ExportHeader(
             formatVersion: metadata.formatVersion, library: EventLog.libraryVersion,
             streams: try starts.map(streamHeader), createdAt: metadata.createdAt, createdBy: metadata.createdBy, snapshotPolicy: metadata.snapshotPolicy?.description,
@@ -211,7 +200,6 @@ struct ExportWriter {
             redacted: redaction.isEmpty ? nil : redaction.keys.sorted(), exportVersion: ExportHeader.currentExportVersion,
             pins: try pins())
         var summary = Summary(starts: starts)
-        summary.metadataDamage = metadataDamage
         let after = Dictionary(uniqueKeysWithValues: starts.map { ($0.info.name, $0.after) })
         let first = starts.map { $0.after + 1 }.min().map { min($0, from) } ?? from
         let query = EntryQuery(from: first, through: through, stream: stream)
