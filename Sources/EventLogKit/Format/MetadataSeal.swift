@@ -17,8 +17,8 @@ enum MetadataSeal {
         case broken(stored: String, computed: String)
     }
 
-    /// The seal `meta`'s other keys and values call for, as stored.
-    static func computed(_ txn: Transaction, _ meta: Database) throws -> String {
+    /// `meta`'s records in `txn`, in key order, as stored.
+    static func records(_ txn: Transaction, _ meta: Database) throws -> [(key: [UInt8], value: [UInt8])] {
         var records: [(key: [UInt8], value: [UInt8])] = []
         try txn.withCursor(meta) { cursor in
             var item = try cursor.first()
@@ -27,7 +27,12 @@ enum MetadataSeal {
                 item = try cursor.next()
             }
         }
-        return computed(records)
+        return records
+    }
+
+    /// The seal `meta`'s other keys and values call for, as stored.
+    static func computed(_ txn: Transaction, _ meta: Database) throws -> String {
+        computed(try records(txn, meta))
     }
 
     /// The seal `records`, keys and values in key order, call for; the seal's own record is passed over.
@@ -46,8 +51,14 @@ enum MetadataSeal {
 
     /// Whether `meta`'s seal is missing, intact or broken.
     static func status(_ txn: Transaction, _ meta: Database) throws -> Status {
-        guard let stored = try txn.get(meta, key: Array(LogLayout.MetaKey.checksum.utf8)) else { return .missing }
-        let (text, computed) = (String(decoding: stored, as: UTF8.self), try computed(txn, meta))
+        status(of: try records(txn, meta))
+    }
+
+    /// Whether the seal among `records` (in key order) is missing, intact or broken.
+    static func status(of records: [(key: [UInt8], value: [UInt8])]) -> Status {
+        let sealKey = Array(LogLayout.MetaKey.checksum.utf8)
+        guard let stored = records.first(where: { $0.key == sealKey }) else { return .missing }
+        let (text, computed) = (String(decoding: stored.value, as: UTF8.self), computed(records))
         return text == computed ? .intact : .broken(stored: text, computed: computed)
     }
 

@@ -384,11 +384,10 @@ extension EventLog {
                             // A stream made since the descriptors were read is found; one an entry names but no record
                             // gives is kept as a descriptor lost (``LogStorage/stream(id:)``).
                             let id = header.streamID
-                            if streams[id] == nil && !storage.hasDamagedDescriptor(id) && (try? storage.stream(id: id)) == nil
-                                && !storage.hasDamagedDescriptor(id) {
-                                problem("it names stream id \(header.streamID), which the log does not describe", at: sequence)
+                            if streams[id] == nil && (try? storage.stream(id: id)) == nil && !storage.hasDamagedDescriptor(id) {
+                                problem("it names stream id \(id), which the log does not describe", at: sequence)
                             } else {
-                                counts[header.streamID, default: 0] += 1
+                                counts[id, default: 0] += 1
                             }
                             let caseName = ByteReader(bytes: bytes).string(header.caseRange)
                             if caseName == nil { problem("its case name is not valid UTF-8", at: sequence) }

@@ -19,31 +19,16 @@ struct MetaRecords {
 
     /// Walks `meta` in `txn`.
     init(_ txn: Transaction, _ meta: Database) throws {
-        var records: [(key: [UInt8], value: [UInt8])] = [], wiped = 0
-        try txn.withCursor(meta) { cursor in
-            var item = try cursor.first()
-            while let current = item {
-                if current.key.isEmpty {
-                    wiped += 1
-                } else {
-                    records.append((Array(current.key), Array(current.value)))
-                }
-                item = try cursor.next()
-            }
-        }
-        self.wiped = wiped
+        let all = try MetadataSeal.records(txn, meta)
+        let records = all.filter { !$0.key.isEmpty }
+        wiped = all.count - records.count
         for record in records { values[String(decoding: record.key, as: UTF8.self)] = String(decoding: record.value, as: UTF8.self) }
-        guard let stored = values[LogLayout.MetaKey.checksum] else {
-            seal = .missing
-            return
-        }
-        let computed = MetadataSeal.computed(records)
-        seal = stored == computed ? .intact : .broken(stored: stored, computed: computed)
+        seal = MetadataSeal.status(of: records)
         guard wiped == 1, case .broken = seal else { return }
         let vouched = Self.candidates.filter { values[$0.key] == nil }.filter { candidate in
             var with = records + [(Array(candidate.key.utf8), Array(candidate.value.utf8))]
             with.sort { $0.key.lexicographicallyPrecedes($1.key) }
-            return MetadataSeal.computed(with) == stored
+            return MetadataSeal.status(of: with) == .intact
         }
         guard vouched.count == 1, let found = vouched.first else { return }
         (restored, values[found.key], seal) = (found, found.value, .intact)
