@@ -191,6 +191,14 @@ public final class EventLog: Sendable {
         try storage.metadata()
     }
 
+    /// The log's metadata as its records hold it, whether or not the checksum that seals it vouches for it, with the
+    /// ``EventLogError/corruptMetadata(reason:)`` that ``metadata()`` would throw (`nil` when the seal holds). For a
+    /// report that shows the values marked as unvouched (`reactorlog info`), never for one that passes them on as
+    /// sound. Throws only when the format version itself cannot be read.
+    public func storedMetadata() throws(EventLogError) -> (metadata: LogMetadata, sealDamage: EventLogError?) {
+        try storage.storedMetadata()
+    }
+
     /// The size of the log's data file in bytes.
     public var sizeOnDisk: Int {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/" + LogLayout.dataFile)

@@ -86,6 +86,8 @@ struct FormatReaderTests {
         try log.openStream(named: "shop", reactorType: "Shop", schemaFingerprint: "v1", initialState: 0).append(.action, "buy", caseName: "buy")
         try log.close()
         #expect(try await read([path]).status == 0)
+        let sound = try #require(try JSONSerialization.jsonObject(with: Data(try await Tool.run(["info", path, "--json"]).output.utf8)) as? [String: Any])
+        #expect(sound["metadataDamage"] == nil && sound["createdAt"] != nil)
         do {
             let environment = try Environment(path: path)
             let meta = try environment.openDatabase("meta")
@@ -99,6 +101,15 @@ struct FormatReaderTests {
         #expect(result.status == 1)
         #expect(result.error.contains("the metadata: checksum mismatch"), "\(result.error)")
         #expect(try await Tool.run(["verify", path]).status == 1)
+        // `info` shows the metadata as stored, marked so, the stream table whole, and names the damage last, exit 5
+        // (before session 94 it refused the log, which every other reading command reads).
+        let info = try await Tool.run(["info", path])
+        #expect(info.status == 5 && info.error.contains("The metadata was shown as stored: The log's metadata is corrupt: its checksum does not match"), "\(info.error)")
+        #expect(info.lines.count > 3 && info.lines[2] == "the two lines above are as stored, unvouched: the metadata's checksum does not match its keys and values, so one of them is damaged", "\(info.output)")
+        #expect(info.lines.contains { $0.hasPrefix("shop ") && $0.contains("#1…#2") }, "\(info.output)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(try await Tool.run(["info", path, "--json"]).output.utf8)) as? [String: Any])
+        #expect(json["metadataDamage"] as? String == "the metadata's checksum does not match its keys and values, so one of them is damaged")
+        #expect((json["streams"] as? [Any])?.count == 1 && json["formatVersion"] as? Int == EventLog.formatVersion)
         // An export would carry the damaged time in its header as if it were sound: it is refused.
         let export = try await Tool.run(["export", path, "--out", scratch.file("sealed.jsonl")])
         #expect(export.status == 5 && export.error.contains("The log's metadata is corrupt"), "\(export.error)")

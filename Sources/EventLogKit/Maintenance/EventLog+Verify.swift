@@ -20,7 +20,7 @@ extension EventLog {
         }
         let meta: LogMetadata
         do {
-            meta = try storage.metadata(checkingSeal: false)
+            meta = try storage.storedMetadata().metadata
         } catch {
             report.error(error.description)
             return report

@@ -515,28 +515,35 @@ final class LogStorage: Sendable {
         }
     }
 
-    /// The log's metadata; refused when its seal is broken unless `checkingSeal` is false (verify, which reports it).
-    func metadata(checkingSeal: Bool = true) throws(EventLogError) -> LogMetadata {
-        // The values and the seal's status from one snapshot of the log.
+    /// The log's metadata; refused when its seal is broken (``storedMetadata()`` reads past it).
+    func metadata() throws(EventLogError) -> LogMetadata {
+        let (metadata, sealDamage) = try storedMetadata()
+        // A broken seal means a value may be damaged (a digit of the creation time, the sequence floor), and what
+        // reads the metadata passes it on (an export's header): it is refused, as a writer refuses it.
+        if let sealDamage { throw sealDamage }
+        return metadata
+    }
+
+    /// The log's metadata as its records hold it, and what is wrong with the seal over them (`nil` when it vouches
+    /// for them), from one snapshot of the log.
+    func storedMetadata() throws(EventLogError) -> (metadata: LogMetadata, sealDamage: EventLogError?) {
         let records = try read { txn in try MetaRecords(txn, meta) }
-        let (values, seal) = (records.values, checkingSeal ? records.seal : nil)
-        // A broken seal means a value below may be damaged (a digit of the creation time, the sequence floor), and
-        // what reads the metadata passes it on (an export's header): it is refused, as a writer refuses it.
+        let values = records.values
         typealias Key = LogLayout.MetaKey
-        if let seal {
-            switch seal {
-            case .broken:
-                throw .corruptMetadata(reason: "its checksum does not match its keys and values, so one of them is damaged")
-            case .missing where values[Key.formatVersion].flatMap(Int.init) ?? 0 >= LogLayout.sealedMetadataFormatVersion:
-                throw .corruptMetadata(reason: "its checksum is missing, though the log's format version seals it")
-            default:
-                break
-            }
+        let version = values[Key.formatVersion].flatMap(Int.init)
+        let sealDamage: EventLogError?
+        switch records.seal {
+        case .broken:
+            sealDamage = .corruptMetadata(reason: "its checksum does not match its keys and values, so one of them is damaged")
+        case .missing where version ?? 0 >= LogLayout.sealedMetadataFormatVersion:
+            sealDamage = .corruptMetadata(reason: "its checksum is missing, though the log's format version seals it")
+        default:
+            sealDamage = nil
         }
-        guard let version = values[Key.formatVersion].flatMap(Int.init) else {
-            throw .corruptMetadata(reason: "the format version is missing")
-        }
-        return LogMetadata(
+        // Without a format version nothing else can be read as what it says: the seal's damage, when there is one, is
+        // the first problem.
+        guard let version else { throw sealDamage ?? .corruptMetadata(reason: "the format version is missing") }
+        let metadata = LogMetadata(
             formatVersion: version,
             createdAt: values[Key.createdAt].flatMap { Int64($0) } ?? 0,
             createdBy: values[Key.createdBy] ?? "unknown",
@@ -545,6 +552,7 @@ final class LogStorage: Sendable {
             durability: values[Key.durability].flatMap(Durability.init(rawValue:)),
             snapshotPolicy: values[Key.snapshotPolicy].flatMap(SnapshotPolicy.init),
             sequenceFloor: values[Key.sequenceFloor].flatMap { UInt64($0) } ?? 0)
+        return (metadata, sealDamage)
     }
 
     /// Records in `txn` that retention removed `removed` from stream `stream`; the log becomes format version 2

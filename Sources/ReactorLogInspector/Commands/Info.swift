@@ -75,6 +75,10 @@ struct Info: AsyncParsableCommand {
         /// The streams whose descriptors are damaged, left out of `streams` and `entries`; absent when none is.
         let damagedStreams: [DamagedStreamJSON]?
         let pins: [PinJSON]
+        /// Why the metadata above (`formatVersion` to `writtenBy`) is as stored, unvouched: what is wrong with the
+        /// checksum that seals it, such as "the metadata's checksum does not match its keys and values, so one of them
+        /// is damaged". Absent when the checksum vouches for it.
+        let metadataDamage: String?
     }
 
     /// A stream whose descriptor cannot be read (`EventLog.damagedStreams()`).
@@ -87,7 +91,8 @@ struct Info: AsyncParsableCommand {
 
     func run() async throws {
         try await inspect(opening: log.log) { session in
-            let meta = try session.log.metadata()
+            // A broken seal leaves the values shown as stored, marked, and named after the report.
+            let (meta, sealDamage) = try session.log.storedMetadata()
             let damaged = try session.log.damagedStreams()
             var streams: [StreamJSON] = []
             // A stream's first or last entry in a damaged block leaves its time out, not the whole report.
@@ -140,15 +145,19 @@ struct Info: AsyncParsableCommand {
                     guard case .corruptStream(let id, let reason) = damage else { return nil }
                     return DamagedStreamJSON(id: id, reason: reason)
                 },
-                pins: try session.log.pins().map(PinJSON.init))
+                pins: try session.log.pins().map(PinJSON.init),
+                metadataDamage: sealDamage.map(Self.sealReason))
             if output.json {
                 try printJSON(report)
-                return try Self.requireReadable(unreadable, damaged: damaged, uncounted: uncounted)
+                return try Self.requireReadable(unreadable, damaged: damaged, uncounted: uncounted, sealDamage: sealDamage)
             }
             let t = session.terminal
             let kind = report.export ? "an export of a log of format" : "format"
             try printLine("\(t.paint(log.log, .bold))  \(kind) \(report.formatVersion), codec \(report.codec), durability \(report.durability ?? "unknown"), snapshots \(report.snapshotPolicy ?? "unknown")")
             try printLine("created \(report.createdAt) by ReactorLog \(report.createdBy), last written by \(report.writtenBy)")
+            if let reason = report.metadataDamage {
+                try printLine(t.paint("the two lines above are as stored, unvouched: \(reason)", .yellow))
+            }
             // The count held, and the highest number given where the two differ (a trimmed log, a pack of a range).
             let numbered = UInt64(report.entries) == report.highestSequence ? "" : " (numbered up to #\(report.highestSequence))"
             try printLine("\(counted(report.entries, "entry", "entries"))\(numbered), \(Self.size(report.sizeBytes)) \(report.export ? "in the file" : "on disk")")
@@ -187,13 +196,22 @@ struct Info: AsyncParsableCommand {
                     try printLine("  " + line)
                 }
             }
-            try Self.requireReadable(unreadable, damaged: damaged, uncounted: uncounted)
+            try Self.requireReadable(unreadable, damaged: damaged, uncounted: uncounted, sealDamage: sealDamage)
         }
     }
 
+    /// What a broken seal's error says is wrong, as a clause: "the metadata's checksum does not match its keys and
+    /// values, ...".
+    private static func sealReason(_ damage: EventLogError) -> String {
+        guard case .corruptMetadata(let reason) = damage else { return damage.description }
+        return reason.hasPrefix("its ") ? "the metadata's " + reason.dropFirst(4) : reason
+    }
+
     /// After the report: the damage that left a time, a stream or a stream's snapshots (`uncounted`, their keys) out
-    /// of it, as the command's error (exit 5).
-    private static func requireReadable(_ unreadable: DamageTally, damaged: [EventLogError], uncounted: DamageTally) throws {
+    /// of it, or its metadata unvouched (`sealDamage`), as the command's error (exit 5).
+    private static func requireReadable(_ unreadable: DamageTally, damaged: [EventLogError], uncounted: DamageTally, sealDamage: EventLogError?) throws {
+        var done: [String] = []
+        if sealDamage != nil { done.append("the metadata was shown as stored") }
         var leftOut: [String] = []
         if !damaged.isEmpty {
             leftOut.append(damaged.count == 1 ? "a stream whose descriptor is damaged was" : "\(damaged.count) streams whose descriptors are damaged were")
@@ -208,8 +226,9 @@ struct Info: AsyncParsableCommand {
         case 1: leftOut.append("a stream's snapshots whose keys are damaged were")
         case let count: leftOut.append("snapshots whose keys are damaged, of \(count) streams, were")
         }
-        guard let damage = damaged.first ?? unreadable.first ?? uncounted.first else { return }
-        throw InspectorFailure.readPast([leftOut.joined(separator: " and ") + " left out, the rest shown"], damage: damage)
+        if !leftOut.isEmpty { done.append(leftOut.joined(separator: " and ") + " left out, the rest shown") }
+        guard let damage = sealDamage ?? damaged.first ?? unreadable.first ?? uncounted.first else { return }
+        throw InspectorFailure.readPast(done, damage: damage)
     }
 
     static func size(_ bytes: Int) -> String {
