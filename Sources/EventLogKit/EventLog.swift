@@ -185,17 +185,19 @@ public final class EventLog: Sendable {
     }
 
     /// The log's metadata. Throws ``EventLogError/corruptMetadata(reason:)`` when the checksum that seals it (format
-    /// version 6) does not match: one of its values is damaged, and would be passed on as if it were sound.
+    /// version 6) does not match: one of its values is damaged, and would be passed on as if it were sound; and when an
+    /// import carried the values over from a log whose seal did not vouch for them (``LogMetadata/unvouched``).
     /// ``verify(progress:)`` names the damage; the entries still read.
     public func metadata() throws(EventLogError) -> LogMetadata {
         try storage.metadata()
     }
 
     /// The log's metadata as its records hold it, whether or not the checksum that seals it vouches for it, with the
-    /// ``EventLogError/corruptMetadata(reason:)`` that ``metadata()`` would throw (`nil` when the seal holds). For a
-    /// report that shows the values marked as unvouched (`reactorlog info`), never for one that passes them on as
-    /// sound. Throws only when the format version itself cannot be read.
-    public func storedMetadata() throws(EventLogError) -> (metadata: LogMetadata, sealDamage: EventLogError?) {
+    /// ``EventLogError/corruptMetadata(reason:)`` that ``metadata()`` would throw (`nil` when the seal holds and no
+    /// import carried the values over unvouched, ``LogMetadata/unvouched``). For a report that shows the values marked
+    /// as unvouched (`reactorlog info`), never for one that passes them on as sound. Throws only when the format
+    /// version itself cannot be read.
+    public func storedMetadata() throws(EventLogError) -> (metadata: LogMetadata, damage: EventLogError?) {
         try storage.storedMetadata()
     }
 

@@ -33,6 +33,10 @@ public enum EventLogError: HintedError, Sendable, Hashable {
     case corruptIndex(streamID: UInt32, block: UInt64?, reason: String)
     /// The log's metadata is damaged.
     case corruptMetadata(reason: String)
+    /// The log's metadata values came to it unvouched: an import carried them over from an export whose source log's
+    /// metadata was damaged (``LogMetadata/unvouched``). `reason` says so as a clause ("its values were imported from
+    /// an export of a log where ..."). The log itself is sound.
+    case unvouchedMetadata(reason: String)
     /// The log's files are damaged where LMDB would trust them (a truncated data file): refused before
     /// anything is read.
     case damagedFile(path: String, reason: String)
@@ -90,6 +94,7 @@ public enum EventLogError: HintedError, Sendable, Hashable {
             }
         case .damagedFile(let path, let reason): "The log at \(path) is damaged: \(reason)."
         case .corruptMetadata(let reason): "The log's metadata is corrupt: \(reason)."
+        case .unvouchedMetadata(let reason): "The log's metadata is unvouched: \(reason)."
         case .incompatibleSchema(let stream, let recorded, let current, let problem):
             "Stream '\(stream)' was recorded with other types (fingerprint \(recorded), now \(current)) and no longer decodes: \(problem)."
         case .unknownStream(let name): "The log has no stream named '\(name)'."
@@ -103,8 +108,13 @@ public enum EventLogError: HintedError, Sendable, Hashable {
 
     /// Whether this is a ``damagedFile(path:reason:)`` that only a writer is refused: readers can still open the log,
     /// and reading or exporting it loses nothing.
-    public var refusesOnlyWriters: Bool {
-        if case .damagedFile(_, let reason) = self { reason.hasSuffix(Self.readersCanOpen) } else { false }
+    public var refusesOnlyWriters: Bool { damageOnlyWritersTripOn != nil }
+
+    /// For a ``damagedFile(path:reason:)`` that only a writer is refused, what is damaged, without the words about
+    /// readers ("free list is damaged: ..."); `nil` for any other error.
+    package var damageOnlyWritersTripOn: String? {
+        guard case .damagedFile(_, let reason) = self, reason.hasSuffix(Self.readersCanOpen) else { return nil }
+        return String(reason.dropLast(Self.readersCanOpen.count))
     }
 
     /// How a ``damagedFile(path:reason:)`` that only a writer is refused ends.
@@ -127,6 +137,7 @@ public enum EventLogError: HintedError, Sendable, Hashable {
         case .closed: "Open it again to use it."
         case .corruptEntry: "Verify the log (`EventLog.verify()`) to find every damaged entry."
         case .corruptSnapshot, .corruptStream, .corruptIndex, .corruptMetadata: "Verify the log (`EventLog.verify()`) for details."
+        case .unvouchedMetadata: "Its entries read as they are; `storedMetadata()` gives the values, as that log stored them."
         case .damagedFile where refusesOnlyWriters:
             "Nothing was written: open it read-only to read or export it, or move it aside (keep it for a bug report) and open a new log at the path."
         case .damagedFile:

@@ -16,4 +16,9 @@ public struct LogMetadata: Sendable, Hashable {
     public let snapshotPolicy: SnapshotPolicy?
     /// The highest sequence number when the log was last trimmed (0 when never trimmed).
     public let sequenceFloor: UInt64
+    /// Why the values above came to this log unvouched: the damage that the metadata of the log an export was written
+    /// from had, which an import records (`reactorlog import`), such as "the metadata's checksum does not match its keys
+    /// and values, so one of them is damaged". `nil` for a log whose values are its own. ``EventLog/metadata()``
+    /// refuses such a log's values, as it refuses those of a log whose seal is broken.
+    public let unvouched: String?
 }

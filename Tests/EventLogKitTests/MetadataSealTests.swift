@@ -106,9 +106,9 @@ struct MetadataSealTests {
         // As stored, for a report that marks it: the damaged time, not the one written, and the seal's damage beside it.
         let stored = try reader.storedMetadata()
         #expect(stored.metadata.createdAt != createdAt && stored.metadata.formatVersion == EventLog.formatVersion)
-        #expect(stored.sealDamage == .corruptMetadata(reason: "its checksum does not match its keys and values, so one of them is damaged"))
+        #expect(stored.damage == .corruptMetadata(reason: "its checksum does not match its keys and values, so one of them is damaged"))
         let sound = try EventLog.openReadOnly(at: try makeLog("sound.reactorlog")).storedMetadata()
-        #expect(sound.sealDamage == nil && sound.metadata.codec == "binary")
+        #expect(sound.damage == nil && sound.metadata.codec == "binary")
     }
 
     @Test("a log of version 6 or later without a seal is reported; one of version 5 has none and is sealed by the next writer")
@@ -122,7 +122,7 @@ struct MetadataSealTests {
         #expect(throws: EventLogError.corruptMetadata(reason: "its checksum is missing, though the log's format version seals it")) {
             try EventLog.openReadOnly(at: path).metadata()
         }
-        #expect(try EventLog.openReadOnly(at: path).storedMetadata().sealDamage == .corruptMetadata(reason: "its checksum is missing, though the log's format version seals it"))
+        #expect(try EventLog.openReadOnly(at: path).storedMetadata().damage == .corruptMetadata(reason: "its checksum is missing, though the log's format version seals it"))
 
         try damage(path) { meta, txn in
             try txn.put(meta, key: Array(LogLayout.MetaKey.formatVersion.utf8), value: Array("5".utf8))

@@ -1,5 +1,6 @@
 import EventLogKit
 import Foundation
+import LMDB
 import TestSupport
 import Testing
 
@@ -211,6 +212,65 @@ struct PackTests {
         }
     }
 
+    @Test("a log whose metadata's seal is broken exports its values as stored, the header saying so; import keeps them unvouched, and so do its exports")
+    func unvouchedMetadata() async throws {
+        let demo = try await Tool.demoLog(in: scratch)
+        let sound = scratch.file("sound.jsonl")
+        #expect(try await reactorlog("export", demo, "--out", sound).status == 0)
+        let soundHeader = try #require(try jsonLines(sound).first?["reactorlog"] as? [String: Any])
+        #expect(soundHeader["exportVersion"] as? Int == 2 && soundHeader["metadataDamage"] == nil)
+
+        // A second added to the creation time: still a time, which only the seal tells from the one written.
+        let damaged = scratch.file("damaged.reactorlog")
+        #expect(try await reactorlog("compact", demo, damaged).status == 0)
+        let createdAt: Int64 = try {
+            let environment = try Environment(path: damaged)
+            let meta = try environment.openDatabase("meta")
+            return try environment.write { txn in
+                let key = Array("created-at".utf8)
+                let value = try #require(try txn.get(meta, key: key))
+                let written = try #require(Int64(String(decoding: value, as: UTF8.self)))
+                try txn.put(meta, key: key, value: Array(String(written + 1_000_000_000).utf8))
+                return written + 1_000_000_000
+            }
+        }()
+        let file = scratch.file("damaged.jsonl")
+        let export = try await reactorlog("export", damaged, "--out", file)
+        #expect(export.status == 5 && export.error.contains("The header's metadata was written as stored, and says so, the rest written: The log's metadata is corrupt: its checksum does not match"), "\(export.error)")
+        let header = try #require(try jsonLines(file).first?["reactorlog"] as? [String: Any])
+        let clause = "the metadata's checksum does not match its keys and values, so one of them is damaged"
+        // Version 3, which an inspector before it refuses rather than import the values as sound.
+        #expect(header["exportVersion"] as? Int == 3 && header["metadataDamage"] as? String == clause)
+        #expect((header["createdAt"] as? NSNumber)?.int64Value == createdAt, "the value as stored")
+        let lines = { (path: String) in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst().map(String.init) }
+        #expect(try lines(file) == lines(sound), "every entry and snapshot as the sound log's export")
+
+        let copy = scratch.file("imported.reactorlog")
+        let imported = try await reactorlog("import", file, copy)
+        #expect(imported.status == 0 && imported.output.contains("are kept unvouched, as the export's header says: \(clause)"), "\(imported.output)\(imported.error)")
+        do {
+            let log = try EventLog.openReadOnly(at: copy)
+            defer { try? log.close() }
+            #expect(throws: EventLogError.unvouchedMetadata(reason: "its values were imported from an export of a log where \(clause)")) {
+                try log.metadata()
+            }
+            let stored = try log.storedMetadata()
+            #expect(stored.metadata.unvouched == clause && stored.metadata.createdAt == createdAt)
+        }
+        let verify = try await reactorlog("verify", copy)
+        #expect(verify.status == 0 && verify.output.contains("warning: the metadata's values were imported from an export of a log where \(clause)"), "\(verify.output)")
+        let info = try await reactorlog("info", copy)
+        #expect(info.status == 5 && info.lines.count > 3, "\(info.error)")
+        #expect(info.lines[2] == "the two lines above are as stored, unvouched: the metadata's values were imported from an export of a log where \(clause)")
+        #expect(try await reactorlog("log", copy, "--json").output == (try await reactorlog("log", demo, "--json")).output)
+        // Its export carries the source's clause, not one wrapped again; the export read directly is marked too.
+        let again = scratch.file("again.jsonl")
+        #expect(try await reactorlog("export", copy, "--out", again).status == 5)
+        #expect((try jsonLines(again).first?["reactorlog"] as? [String: Any])?["metadataDamage"] as? String == clause)
+        let direct = try await reactorlog("info", file)
+        #expect(direct.status == 5 && direct.lines.count > 2 && direct.lines[2].hasPrefix("the two lines above are as stored, unvouched"), "\(direct.output)")
+    }
+
     @Test("import refuses an export that would replay differently: no starting state, a missing one, a newer version")
     func refusals() async throws {
         let demo = try await Tool.demoLog(in: scratch)
@@ -234,11 +294,11 @@ struct PackTests {
         #expect(refusedMissing.error.contains("starts stream 'search' after #19 but lacks its state there"), "\(refusedMissing.error)")
 
         let newer = scratch.file("newer.jsonl")
-        try ([lines[0].replacingOccurrences(of: #""exportVersion":2"#, with: #""exportVersion":3"#)] + lines.dropFirst())
+        try ([lines[0].replacingOccurrences(of: #""exportVersion":2"#, with: #""exportVersion":4"#)] + lines.dropFirst())
             .joined(separator: "\n").write(toFile: newer, atomically: true, encoding: .utf8)
         let refusedNewer = try await reactorlog("import", newer, scratch.file("newer.reactorlog"))
         #expect(refusedNewer.status == 4)
-        #expect(refusedNewer.error.contains("export versions up to 2"), "\(refusedNewer.error)")
+        #expect(refusedNewer.error.contains("export versions up to 3"), "\(refusedNewer.error)")
     }
 
     @Test("--last keeps the entries of the last stretch of time; --redact masks a key everywhere, keeping its shape")

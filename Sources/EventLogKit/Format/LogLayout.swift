@@ -68,5 +68,8 @@ enum LogLayout {
         static let snapshotPolicy = "snapshot-policy"
         static let sequenceFloor = "sequence-floor"
         static let checksum = "metadata-checksum"
+        /// Why the log's other metadata values came to it unvouched (an import of an export whose source log's seal
+        /// was broken): absent in a log whose values are its own.
+        static let unvouched = "unvouched-metadata"
     }
 }

@@ -58,12 +58,20 @@ extension EventLog {
         try storage.write { txn in try storage.putMetadata(txn, values) }
     }
 
+    /// Records that the log's metadata values came to it unvouched, `reason` saying why (the damage the metadata of the
+    /// log an export was written from had): from then on ``metadata()`` refuses them, ``storedMetadata()`` gives them
+    /// with that damage, and an export carries it on. The import's path, after ``restoreCreation(at:by:)``.
+    package func markMetadataUnvouched(because reason: String) throws(EventLogError) {
+        _ = try requireWriter()
+        try storage.write { txn in try storage.putMetadata(txn, [LogLayout.MetaKey.unvouched: reason]) }
+    }
+
     /// Raises the log's sequence floor to `floor` (it never goes down): numbers at or below it may be missing,
     /// as after a trim, and new entries are numbered above it.
     public func raiseSequenceFloor(to floor: UInt64) throws(EventLogError) {
         let writer = try requireWriter()
         writer.skip(through: floor)
-        guard floor > (try storage.metadata().sequenceFloor) else { return }
+        guard floor > (try storage.storedMetadata().metadata.sequenceFloor) else { return }
         try storage.write { txn in
             try storage.putMetadata(txn, [LogLayout.MetaKey.sequenceFloor: String(floor)])
         }

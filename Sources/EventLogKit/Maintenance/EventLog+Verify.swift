@@ -73,7 +73,10 @@ extension EventLog {
         if let wiped = records.wipedRecords { report.error("the metadata has \(wiped)") }
         switch records.seal {
         case .intact:
-            break
+            // Sealed here, but an import carried the values over from a log whose seal did not vouch for them.
+            if let reason = records.values[LogLayout.MetaKey.unvouched] {
+                report.warning("the metadata's values were imported from an export of a log where \(reason): its creation time, snapshot policy and sequence floor may not be what that log was written with")
+            }
         case .missing:
             if formatVersion >= LogLayout.sealedMetadataFormatVersion {
                 report.error("the metadata has no checksum, but the log says format version \(formatVersion), whose metadata is sealed by one")

@@ -515,7 +515,8 @@ final class LogStorage: Sendable {
         }
     }
 
-    /// The log's metadata; refused when its seal is broken (``storedMetadata()`` reads past it).
+    /// The log's metadata; refused when its seal is broken or an import carried it over unvouched (``storedMetadata()``
+    /// reads past both).
     func metadata() throws(EventLogError) -> LogMetadata {
         let (metadata, sealDamage) = try storedMetadata()
         // A broken seal means a value may be damaged (a digit of the creation time, the sequence floor), and what
@@ -524,9 +525,9 @@ final class LogStorage: Sendable {
         return metadata
     }
 
-    /// The log's metadata as its records hold it, and what is wrong with the seal over them (`nil` when it vouches
-    /// for them), from one snapshot of the log.
-    func storedMetadata() throws(EventLogError) -> (metadata: LogMetadata, sealDamage: EventLogError?) {
+    /// The log's metadata as its records hold it, and what is wrong with the seal over them, or why an import carried
+    /// them over unvouched (`nil` when neither), from one snapshot of the log.
+    func storedMetadata() throws(EventLogError) -> (metadata: LogMetadata, damage: EventLogError?) {
         let records = try read { txn in try MetaRecords(txn, meta) }
         let values = records.values
         typealias Key = LogLayout.MetaKey
@@ -537,7 +538,10 @@ final class LogStorage: Sendable {
             sealDamage = .corruptMetadata(reason: "its checksum does not match its keys and values, so one of them is damaged")
         case .missing where version ?? 0 >= LogLayout.sealedMetadataFormatVersion:
             sealDamage = .corruptMetadata(reason: "its checksum is missing, though the log's format version seals it")
-        default:
+        case .intact:
+            // Vouched for here: but values an import carried over unvouched stay so.
+            sealDamage = values[Key.unvouched].map { .unvouchedMetadata(reason: "its values were imported from an export of a log where \($0)") }
+        case .missing:
             sealDamage = nil
         }
         // Without a format version nothing else can be read as what it says: the seal's damage, when there is one, is
@@ -551,7 +555,9 @@ final class LogStorage: Sendable {
             codec: values[Key.codec] ?? "json",
             durability: values[Key.durability].flatMap(Durability.init(rawValue:)),
             snapshotPolicy: values[Key.snapshotPolicy].flatMap(SnapshotPolicy.init),
-            sequenceFloor: values[Key.sequenceFloor].flatMap { UInt64($0) } ?? 0)
+            sequenceFloor: values[Key.sequenceFloor].flatMap { UInt64($0) } ?? 0,
+            // Where the seal is broken, what the record says is unvouched too: the seal's damage is what is reported.
+            unvouched: records.seal == .intact ? values[Key.unvouched] : nil)
         return (metadata, sealDamage)
     }
 

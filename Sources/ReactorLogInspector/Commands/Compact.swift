@@ -33,9 +33,9 @@ struct Compact: AsyncParsableCommand {
             do {
                 defer { interrupts.forEach { $0.cancel() } }
                 try session.log.copy(to: destination, compact: true) { made in claim.madeDirectory.withLock { $0 = made } }
-            } catch let error as EventLogError where error.refusesOnlyWriters {
-                guard case .damagedFile(_, let reason) = error else { throw error }
-                let name = ReactorLogInspector.commandName, damage = reason.replacingOccurrences(of: EventLogError.readersCanOpen, with: "")
+            } catch let error as EventLogError {
+                guard let damage = error.damageOnlyWritersTripOn else { throw error }
+                let name = ReactorLogInspector.commandName
                 throw InspectorFailure(
                     "Cannot compact \(log.log): its \(damage), which readers pass over but LMDB's compacting copy would not. `\(name) export \(log.log) FILE` and `\(name) import FILE \(destination)` copy every entry into a sound log.",
                     exit: .corrupt)

@@ -43,9 +43,12 @@ struct Import: AsyncParsableCommand {
             let interrupts = staging.removeOnInterrupt()
             defer { interrupts.forEach { $0.cancel() } }
             do {
-                let count = try ExportImporter.importAll(reader, file: file, into: staging.path)
+                let imported = try ExportImporter.importAll(reader, file: file, into: staging.path)
                 try FileManager.default.moveItem(atPath: staging.path, toPath: log)
-                try printLine("Imported \(counted(count, "entry", "entries")) into \(log).")
+                try printLine("Imported \(counted(imported.count, "entry", "entries")) into \(log).")
+                if let damage = imported.metadataDamage {
+                    try printLine("Its creation time, snapshot policy and floor are kept unvouched, as the export's header says: \(damage) (`reactorlog info` marks them).")
+                }
             } catch {
                 staging.remove()
                 throw error

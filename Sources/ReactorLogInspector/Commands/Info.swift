@@ -146,7 +146,7 @@ struct Info: AsyncParsableCommand {
                     return DamagedStreamJSON(id: id, reason: reason)
                 },
                 pins: try session.log.pins().map(PinJSON.init),
-                metadataDamage: sealDamage.map(Self.sealReason))
+                metadataDamage: sealDamage.map(Self.unvouchedClause))
             if output.json {
                 try printJSON(report)
                 return try Self.requireReadable(unreadable, damaged: damaged, uncounted: uncounted, sealDamage: sealDamage)
@@ -200,11 +200,15 @@ struct Info: AsyncParsableCommand {
         }
     }
 
-    /// What a broken seal's error says is wrong, as a clause: "the metadata's checksum does not match its keys and
-    /// values, ...".
-    private static func sealReason(_ damage: EventLogError) -> String {
-        guard case .corruptMetadata(let reason) = damage else { return damage.description }
-        return reason.hasPrefix("its ") ? "the metadata's " + reason.dropFirst(4) : reason
+    /// What keeps the metadata from being vouched for, as a clause: "the metadata's checksum does not match its keys
+    /// and values, ...", or "the metadata's values were imported from an export of a log where ...".
+    static func unvouchedClause(_ damage: EventLogError) -> String {
+        switch damage {
+        case .corruptMetadata(let reason), .unvouchedMetadata(let reason):
+            reason.hasPrefix("its ") ? "the metadata's " + reason.dropFirst(4) : reason
+        default:
+            damage.description
+        }
     }
 
     /// After the report: the damage that left a time, a stream or a stream's snapshots (`uncounted`, their keys) out

@@ -40,14 +40,22 @@ struct ExportHeader: Codable {
     var range: ExportRange?
     /// The object keys whose values were masked (`--redact`).
     var redacted: [String]?
-    /// The header's own version: 2 carries starting states and floors; absent means 1.
+    /// The header's own version: 2 carries starting states and floors, 3 `metadataDamage`; absent means 1.
     var exportVersion: Int?
     /// The log's pins whose window meets the exported range (absent when none): what retention keeps, and what an
     /// `unwritten` entry stands for.
     var pins: [ExportPin]?
+    /// Why `createdAt`, `createdBy`, `snapshotPolicy` and `sequenceFloor` are as the source log stored them, unvouched:
+    /// the damage of its metadata, such as "the metadata's checksum does not match its keys and values, so one of them is
+    /// damaged". Absent when the source vouched for them; `import` records it in the new log.
+    var metadataDamage: String?
 
-    /// The header version this inspector writes and reads.
-    static let currentExportVersion = 2
+    /// The header version this inspector reads up to, and writes for an export with `metadataDamage`, so that an
+    /// inspector before it refuses such an export rather than import its values as sound.
+    static let currentExportVersion = 3
+    /// The header version written for an export whose source vouched for its metadata, which inspectors since
+    /// 2026-11-25 read.
+    static let vouchedExportVersion = 2
 }
 
 /// The steps an export was asked for, or a stream's gap.

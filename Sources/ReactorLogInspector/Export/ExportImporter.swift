@@ -15,8 +15,9 @@ struct ExportImporter {
     private var gapEnd: UInt64 = 0
     private(set) var count = 0
 
-    /// Imports the export `reader` reads into a new log at `path`; returns how many entries it holds.
-    static func importAll(_ reader: LineReader, file: String, into path: String) throws -> Int {
+    /// Imports the export `reader` reads into a new log at `path`; returns how many entries it holds, and why its
+    /// metadata is unvouched when the export's header says so (``ExportHeader/metadataDamage``).
+    static func importAll(_ reader: LineReader, file: String, into path: String) throws -> (count: Int, metadataDamage: String?) {
         var lines = try ExportLines(reader: reader, file: file)
         var configuration = EventLogConfiguration()
         if let policy = lines.header.snapshotPolicy.flatMap(SnapshotPolicy.init) { configuration.snapshotPolicy = policy }
@@ -37,13 +38,15 @@ struct ExportImporter {
             }
         }
         try importer.finish()
+        // Values the source's seal did not vouch for stay unvouched here, though this log's own seal covers them.
+        if let damage = lines.header.metadataDamage { try target.markMetadataUnvouched(because: damage) }
         try target.flush()
         // The last word: a log that `verify` would call damaged is never left behind.
         if let problem = try target.verify().problems.first(where: { $0.severity == .error }) {
             throw InspectorFailure("\(file) cannot be imported: the log it describes would be inconsistent (\(problem.description)). Nothing was imported.", exit: .invalidArgument)
         }
         try target.close()
-        return importer.count
+        return (importer.count, lines.header.metadataDamage)
     }
 
     init(log: EventLog, header: ExportHeader, file: String) {

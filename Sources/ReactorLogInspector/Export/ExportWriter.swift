@@ -32,6 +32,8 @@ struct ExportWriter {
     struct Summary {
         var entries = 0
         var starts: [Start] = []
+        /// What is wrong with the metadata's seal, whose values the header carries as stored (``ExportHeader/metadataDamage``).
+        var metadataDamage: EventLogError?
         /// The actions written without their call sites, kept in a damaged stream index (``CallSiteLookup/leftOut``).
         var leftOutSites = DamageTally()
         /// The snapshots left out because their records are damaged: the first damage, and how many. The export
@@ -47,6 +49,7 @@ struct ExportWriter {
         /// nothing when none was; `rest` says what was done with the others ("written", "packed").
         func requireWhole(rest: String) throws {
             var done: [String] = []
+            if metadataDamage != nil { done.append("the header's metadata was written as stored, and says so") }
             if leftOutSites.count > 0 { done.append(CallSiteLookup.leftOutClause(leftOutSites.count)) }
             switch leftOutSnapshots.count {
             case 0: break
@@ -60,7 +63,7 @@ struct ExportWriter {
                 done.append("the entries of '\(start.info.name)' up to #\(start.after) were left out, the snapshot a trim left for them damaged")
             }
             let streamDamage = leftOutStreams.keys.min().flatMap { leftOutStreams[$0]?.first } ?? lostBases.first?.lostBase
-            guard let damage = streamDamage ?? leftOutSites.first ?? leftOutSnapshots.first ?? snapshotKeyDamage else { return }
+            guard let damage = metadataDamage ?? streamDamage ?? leftOutSites.first ?? leftOutSnapshots.first ?? snapshotKeyDamage else { return }
             throw InspectorFailure.readPast(["\(done.joined(separator: "; ")), the rest \(rest)"], damage: damage)
         }
     }
@@ -191,15 +194,18 @@ struct ExportWriter {
     /// Writes the range; `reached` follows the first number not read yet.
     private func writeRange(format: Export.Format, to sink: OutputSink, reached: inout UInt64) throws -> Summary {
         let starts = try starts()
-        let metadata = try session.log.metadata()
+        // Metadata its seal does not vouch for is written as stored, the header saying why, and named at the end.
+        let (metadata, sealDamage) = try session.log.storedMetadata()
+        let metadataDamage = sealDamage.map { metadata.unvouched ?? Info.unvouchedClause($0) }
         let header = ExportHeader(
             formatVersion: metadata.formatVersion, library: EventLog.libraryVersion,
             streams: try starts.map(streamHeader), createdAt: metadata.createdAt, createdBy: metadata.createdBy, snapshotPolicy: metadata.snapshotPolicy?.description,
             sequenceFloor: min(metadata.sequenceFloor, through),
             range: from > 1 || through < .max ? ExportRange(from: from, through: through) : nil,
-            redacted: redaction.isEmpty ? nil : redaction.keys.sorted(), exportVersion: ExportHeader.currentExportVersion,
-            pins: try pins())
-        var summary = Summary(starts: starts)
+            redacted: redaction.isEmpty ? nil : redaction.keys.sorted(),
+            exportVersion: metadataDamage == nil ? ExportHeader.vouchedExportVersion : ExportHeader.currentExportVersion,
+            pins: try pins(), metadataDamage: metadataDamage)
+        var summary = Summary(starts: starts, metadataDamage: sealDamage)
         let after = Dictionary(uniqueKeysWithValues: starts.map { ($0.info.name, $0.after) })
         let first = starts.map { $0.after + 1 }.min().map { min($0, from) } ?? from
         let query = EntryQuery(from: first, through: through, stream: stream)
