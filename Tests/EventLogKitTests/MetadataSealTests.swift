@@ -26,6 +26,15 @@ struct MetadataSealTests {
         try environment.write { txn in try change(meta, txn) }
     }
 
+    /// Flips `bits` of the last byte of `key`'s value in the log at `path`, without sealing it again.
+    func flipLastByte(of key: String, in path: String, bits: UInt8) throws {
+        try damage(path) { meta, txn in
+            var value = Array(try #require(try txn.get(meta, key: Array(key.utf8))))
+            value[value.count - 1] ^= bits
+            try txn.put(meta, key: Array(key.utf8), value: value)
+        }
+    }
+
     /// A closed log of two streams whose `meta` has every key but `sequence-floor`.
     func makeLog(_ name: String = "sealed.reactorlog") throws -> String {
         try scratch.twoStreamLog(name, mutations: 30).close()
@@ -62,18 +71,13 @@ struct MetadataSealTests {
         #expect(try status(path) == .intact)
     }
 
-    @Test("a changed byte in any value of the metadata, or in the seal, is reported by verify and refused by a writer; the entries still read", arguments: [
-        ("format-version", 0x0F), ("created-at", 0x01), ("created-by", 0x01), ("written-by", 0x01), ("codec", 0x01),
-        ("durability", 0x01), ("snapshot-policy", 0x01), ("metadata-checksum", 0x01),
+    @Test("a changed byte in a value of the metadata, or in the seal, is reported by verify and refused by a writer; the entries still read", arguments: [
+        ("created-at", 0x01), ("created-by", 0x01), ("written-by", 0x01), ("snapshot-policy", 0x01), ("metadata-checksum", 0x01),
     ] as [(String, UInt8)])
     func damagedValue(_ key: String, _ bit: UInt8) throws {
         let path = try makeLog()
-        try damage(path) { meta, txn in
-            var value = Array(try #require(try txn.get(meta, key: Array(key.utf8))))
-            // A digit stays a digit (the format version 8 becomes 7), so only the seal tells.
-            value[value.count - 1] ^= bit
-            try txn.put(meta, key: Array(key.utf8), value: value)
-        }
+        // A digit stays a digit, so only the seal tells (a key of few values is put back: `damagedValueMended`).
+        try flipLastByte(of: key, in: path, bits: bit)
         do {
             let reader = try EventLog.openReadOnly(at: path)
             defer { try? reader.close() }
@@ -89,6 +93,57 @@ struct MetadataSealTests {
             Issue.record("the refused writer sealed the damage")
             return
         }
+    }
+
+    /// Before session 94 a bad bit in the format version refused the log as one of a newer format ("upgrade
+    /// ReactorLog", for an 8 read as a 9) or as not a log at all; one in the codec or the durability left `info` and
+    /// `export` refusing it.
+    @Test("a damaged value of a key whose values are few is put back where the seal vouches for one: read as sound, named by verify, refused to a writer", arguments: [
+        ("format-version", 0x01, "9"), ("format-version", 0x0F, "7"), ("format-version", 0x40, "x"), ("codec", 0x01, "binarx"),
+        ("durability", 0x01, "groupee"),
+    ] as [(String, UInt8, String)])
+    func damagedValueMended(_ key: String, _ bit: UInt8, _ read: String) throws {
+        let path = try makeLog()
+        let sound = try EventLog.openReadOnly(at: path).metadata()
+        let written = key == "format-version" ? String(sound.formatVersion) : key == "codec" ? sound.codec : sound.durability?.rawValue
+        try flipLastByte(of: key, in: path, bits: bit)
+        do {
+            let reader = try EventLog.openReadOnly(at: path)
+            defer { try? reader.close() }
+            #expect(try reader.metadata() == sound)
+            #expect(try reader.storedMetadata().damage == nil)
+            #expect(try reader.readEntries().count == 62)
+            let problems = try reader.verify().problems.map(\.message)
+            #expect(problems == ["the metadata has a \(key) record that reads '\(read)', a damaged value: its seal vouches for \(try #require(written))"])
+        }
+        let refused = #expect(throws: EventLogError.self) { try EventLog.open(at: path) }
+        #expect(refused?.refusesOnlyWriters == true, "\(String(describing: refused?.description))")
+        guard case .broken = try status(path) else {
+            Issue.record("the refused writer sealed the value it read")
+            return
+        }
+    }
+
+    @Test("a record whose key a bad bit changed is read under its key where the seal vouches for it, the seal's own record too", arguments: [
+        ("format-version", "format-versioo"), ("created-at", "created-au"), ("metadata-checksum", "metadata-checksul"),
+        ("durability", "\\xE4urability"),
+    ])
+    func damagedKeyMended(_ key: String, _ read: String) throws {
+        let path = try makeLog()
+        let sound = try EventLog.openReadOnly(at: path).metadata()
+        // `\xE4`: the first byte with its high bit set, which is not UTF-8 (the key is compared as bytes).
+        let damaged = read.hasPrefix("\\xE4") ? [0xE4] + Array(read.utf8.dropFirst(4)) : Array(read.utf8)
+        try LogDamage.rekey(of: path, database: LogLayout.metaDatabase, from: Array(key.utf8), to: damaged)
+        do {
+            let reader = try EventLog.openReadOnly(at: path)
+            defer { try? reader.close() }
+            #expect(try reader.metadata() == sound)
+            #expect(try reader.readEntries().count == 62)
+            let problems = try reader.verify().problems.map(\.message)
+            #expect(problems == ["the metadata has a record under key '\(read)', a damaged key: its seal vouches for it as \(key)"])
+        }
+        let refused = #expect(throws: EventLogError.self) { try EventLog.open(at: path) }
+        #expect(refused?.refusesOnlyWriters == true, "\(String(describing: refused?.description))")
     }
 
     @Test("a byte a bad disk flips in created-at, leaving a valid number, is reported by verify")

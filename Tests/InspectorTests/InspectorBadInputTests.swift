@@ -1,4 +1,4 @@
-import EventLogKit
+@testable import EventLogKit
 import Foundation
 import LMDB
 import TestSupport
@@ -1103,7 +1103,11 @@ struct InspectorBadInputTests {
         do {
             let env = try Environment(path: future)
             let meta = try env.openDatabase("meta")
-            try env.write { txn in try txn.put(meta, key: Array("format-version".utf8), value: Array("99".utf8)) }
+            // As a later writer leaves it: sealed (an unsealed 99 is a bad bit, which the seal puts back).
+            try env.write { txn in
+                try txn.put(meta, key: Array("format-version".utf8), value: Array("99".utf8))
+                try MetadataSeal.seal(txn, meta)
+            }
         }
         try await fails(["info", future], exit: 4, saying: "uses log format version 99, but this ReactorLog reads versions up to \(EventLog.formatVersion)")
     }

@@ -71,5 +71,7 @@ enum LogLayout {
         /// Why the log's other metadata values came to it unvouched (an import of an export whose source log's seal
         /// was broken): absent in a log whose values are its own.
         static let unvouched = "unvouched-metadata"
+        /// Every key ReactorLog writes.
+        static let all = [formatVersion, createdAt, createdBy, writtenBy, codec, durability, snapshotPolicy, sequenceFloor, checksum, unvouched]
     }
 }

@@ -70,7 +70,7 @@ extension EventLog {
     /// The metadata's seal matches its keys and values; a log of format version 6 or more has one.
     private func verifyMetadataSeal(formatVersion: Int, report: inout VerifyReport) throws(EventLogError) {
         let records = try storage.read { txn in try MetaRecords(txn, storage.meta) }
-        if let wiped = records.wipedRecords { report.error("the metadata has \(wiped)") }
+        if let damaged = records.damagedRecords { report.error("the metadata has \(damaged)") }
         switch records.seal {
         case .intact:
             // Sealed here, but an import carried the values over from a log whose seal did not vouch for them.

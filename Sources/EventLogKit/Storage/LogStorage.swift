@@ -420,7 +420,7 @@ final class LogStorage: Sendable {
         // The environment holds ReactorLog's databases: a format version missing or not a number where the log holds
         // entries or was ever created is damage, not another program's file.
         let records = try read { txn in try MetaRecords(txn, meta) }
-        if records.wiped > 0 { walksMeta.withLock { $0 = true } }
+        if records.wiped > 0 || records.mended != nil { walksMeta.withLock { $0 = true } }
         let existing = records.values[LogLayout.MetaKey.formatVersion]
         if let existing {
             guard let version = Int(existing) else {
@@ -440,8 +440,9 @@ final class LogStorage: Sendable {
             if readOnly { throw .notALog(path: path, reason: "it has no format version in its metadata") }
         }
         guard !readOnly else { return }
-        // LMDB's search within the page, which a write to it takes, can miss a key beside a wiped record.
-        if let wiped = records.wipedRecords { throw .damagedFile(path: path, reason: "its metadata has \(wiped)" + EventLogError.readersCanOpen) }
+        // LMDB's search within the page, which a write to it takes, can miss a key beside a wiped record; and a value
+        // put back is not what the file holds, which a writer would seal as it stands.
+        if let damaged = records.damagedRecords { throw .damagedFile(path: path, reason: "its metadata has \(damaged)" + EventLogError.readersCanOpen) }
         var values = [
             LogLayout.MetaKey.writtenBy: EventLog.libraryVersion,
             LogLayout.MetaKey.durability: configuration.durability.rawValue,

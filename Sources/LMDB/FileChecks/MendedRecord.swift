@@ -119,7 +119,7 @@ public struct MendedRecord: Sendable, Equatable {
     }
 
     /// `key` as a sentence shows it: its bytes of printable ASCII as they are, the others as `\xNN` (hexadecimal).
-    static func shown(_ key: [UInt8]) -> String {
+    package static func shown(_ key: [UInt8]) -> String {
         key.map { byte in
             guard !(0x20..<0x7F).contains(byte) else { return String(UnicodeScalar(byte)) }
             let hex = String(byte, radix: 16, uppercase: true)
