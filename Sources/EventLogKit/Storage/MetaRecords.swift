@@ -36,14 +36,12 @@ struct MetaRecords {
         wiped = all.count - records.count
         for record in records { values[String(decoding: record.key, as: UTF8.self)] = String(decoding: record.value, as: UTF8.self) }
         seal = MetadataSeal.status(of: records)
-        // The keys, as stored, that are not ReactorLog's: a bad bit in one of its own.
-        let foreignKeys = records.map(\.key).filter { !LogLayout.MetaKey.all.contains(String(decoding: $0, as: UTF8.self)) }
         switch seal {
         case .intact:
             return
         case .missing:
             // Perhaps lost to a bad bit in its own record's key.
-            if wiped == 0 { mendSealKey(records, foreignKeys: foreignKeys) }
+            if wiped == 0 { mendSealKey(records, foreignKeys: Self.foreignKeys(records)) }
             return
         case .broken:
             guard wiped <= 1 else { return }
@@ -59,7 +57,7 @@ struct MetaRecords {
             default: nil
             }
         }
-        if wiped == 0 { trials += foreignKeys.flatMap { read in missing.map { Mending.key(key: $0, read: read) } } }
+        if wiped == 0 { trials += Self.foreignKeys(records).flatMap { read in missing.map { Mending.key(key: $0, read: read) } } }
         let vouched = trials.filter { MetadataSeal.status(of: Self.records(records, with: $0)) == .intact }
         guard vouched.count == 1, let found = vouched.first else { return }
         apply(found)
@@ -81,6 +79,11 @@ struct MetaRecords {
         case .key(let key, let read): values[key] = values.removeValue(forKey: String(decoding: read, as: UTF8.self))
         }
         (mended, seal) = (mending, .intact)
+    }
+
+    /// The keys of `records`, as stored, that are not ReactorLog's: a bad bit in one of its own.
+    private static func foreignKeys(_ records: [(key: [UInt8], value: [UInt8])]) -> [[UInt8]] {
+        records.map(\.key).filter { !LogLayout.MetaKey.all.contains(String(decoding: $0, as: UTF8.self)) }
     }
 
     /// `records` with `mending` in place, in key order.
