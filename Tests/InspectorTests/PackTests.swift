@@ -269,6 +269,11 @@ struct PackTests {
         #expect((try jsonLines(again).first?["reactorlog"] as? [String: Any])?["metadataDamage"] as? String == clause)
         let direct = try await reactorlog("info", file)
         #expect(direct.status == 5 && direct.lines.count > 2 && direct.lines[2].hasPrefix("the two lines above are as stored, unvouched"), "\(direct.output)")
+        // A trim writes the log: the mark stays. The damaged log itself is refused to a writer, its seal broken.
+        #expect(try await reactorlog("trim", copy, "--before", "30").status == 0)
+        #expect(try await reactorlog("info", copy).lines.dropFirst(2).first?.hasPrefix("the two lines above are as stored, unvouched") == true)
+        let refused = try await reactorlog("trim", damaged, "--before", "30")
+        #expect(refused.status == 5 && refused.error.contains("The log's metadata is corrupt: its checksum does not match"), "\(refused.error)")
     }
 
     @Test("import refuses an export that would replay differently: no starting state, a missing one, a newer version")

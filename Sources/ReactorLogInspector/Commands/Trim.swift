@@ -21,7 +21,9 @@ struct Trim: AsyncParsableCommand {
                         "\(log.log) is an export, which trim does not change. Import it into a log (`\(ReactorLogInspector.commandName) import \(log.log) LOG`) and trim that, or export the range you want (--from).",
                         exit: .invalidArgument)
                 }
-                (meta, last) = (try session.log.metadata(), try session.log.highestSequence())
+                // As stored: values an import carried over unvouched still say how the log was written, and the mark
+                // stays; a broken seal is refused by the writer below.
+                (meta, last) = (try session.log.storedMetadata().metadata, try session.log.highestSequence())
             }
             // A step past the end is a typo more often than a wish to empty the log, which --before LAST+1 does.
             if before > last + 1 {
