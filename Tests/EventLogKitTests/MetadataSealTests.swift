@@ -146,6 +146,24 @@ struct MetadataSealTests {
         #expect(refused?.refusesOnlyWriters == true, "\(String(describing: refused?.description))")
     }
 
+    /// A bad bit in the size of the format version's key makes it `format-version8` and moves its value to the byte
+    /// after it: before session 94 the log read as one with no format version, and nothing of it was read.
+    @Test("a record whose key size a bad bit changed is read as the key and value of few the seal vouches for")
+    func damagedKeySizeMended() throws {
+        let path = try makeLog()
+        let sound = try EventLog.openReadOnly(at: path).metadata()
+        try damage(path) { meta, txn in
+            _ = try txn.delete(meta, key: Array("format-version".utf8))
+            try txn.put(meta, key: Array("format-version\(sound.formatVersion)".utf8), value: [0])
+        }
+        let reader = try EventLog.openReadOnly(at: path)
+        defer { try? reader.close() }
+        #expect(try reader.metadata() == sound)
+        #expect(try reader.verify().problems.map(\.message) == [
+            "the metadata has a record under key 'format-version\(sound.formatVersion)', a damaged key size: its seal vouches for it as format-version \(sound.formatVersion)",
+        ])
+    }
+
     @Test("a byte a bad disk flips in created-at, leaving a valid number, is reported by verify")
     func flippedOnDisk() throws {
         let path = try makeLog()

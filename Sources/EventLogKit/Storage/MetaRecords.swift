@@ -16,8 +16,9 @@ struct MetaRecords {
         case wiped(key: String, value: String)
         /// A record whose value a bad bit changed: it read `read`.
         case value(key: String, value: String, read: [UInt8])
-        /// A record whose key a bad bit changed: it read `read`; its value is sound.
-        case key(key: String, read: [UInt8])
+        /// A record whose key a bad bit changed: it read `read`. Its value is sound (`value` is `nil`), or, where the bad
+        /// bit was in the key's size, which moves where the value is read from, `value`, one of the key's few.
+        case key(key: String, read: [UInt8], value: String?)
     }
 
     /// Each sound record's value, by key, and the record put back.
@@ -57,7 +58,15 @@ struct MetaRecords {
             default: nil
             }
         }
-        if wiped == 0 { trials += Self.foreignKeys(records).flatMap { read in missing.map { Mending.key(key: $0, read: read) } } }
+        if wiped == 0 {
+            trials += Self.foreignKeys(records).flatMap { read in
+                let stored = values[String(decoding: read, as: UTF8.self)]
+                return missing.flatMap { key in
+                    [Mending.key(key: key, read: read, value: nil)]
+                        + Self.candidates.filter { $0.key == key && $0.value != stored }.map { Mending.key(key: key, read: read, value: $0.value) }
+                }
+            }
+        }
         let vouched = trials.filter { MetadataSeal.status(of: Self.records(records, with: $0)) == .intact }
         guard vouched.count == 1, let found = vouched.first else { return }
         apply(found)
@@ -67,7 +76,7 @@ struct MetaRecords {
     /// only one whose key is not ReactorLog's and its value seals the rest.
     private mutating func mendSealKey(_ records: [(key: [UInt8], value: [UInt8])], foreignKeys: [[UInt8]]) {
         guard foreignKeys.count == 1, let read = foreignKeys.first else { return }
-        let mending = Mending.key(key: LogLayout.MetaKey.checksum, read: read)
+        let mending = Mending.key(key: LogLayout.MetaKey.checksum, read: read, value: nil)
         guard MetadataSeal.status(of: Self.records(records, with: mending)) == .intact else { return }
         apply(mending)
     }
@@ -76,7 +85,9 @@ struct MetaRecords {
     private mutating func apply(_ mending: Mending) {
         switch mending {
         case .wiped(let key, let value), .value(let key, let value, _): values[key] = value
-        case .key(let key, let read): values[key] = values.removeValue(forKey: String(decoding: read, as: UTF8.self))
+        case .key(let key, let read, let value):
+            let stored = values.removeValue(forKey: String(decoding: read, as: UTF8.self))
+            values[key] = value ?? stored
         }
         (mended, seal) = (mending, .intact)
     }
@@ -94,8 +105,8 @@ struct MetaRecords {
             with.append((Array(key.utf8), Array(value.utf8)))
         case .value(let key, let value, _):
             with = with.map { $0.key == Array(key.utf8) ? ($0.key, Array(value.utf8)) : $0 }
-        case .key(let key, let read):
-            with = with.map { $0.key == read ? (Array(key.utf8), $0.value) : $0 }
+        case .key(let key, let read, let value):
+            with = with.map { $0.key == read ? (Array(key.utf8), value.map { Array($0.utf8) } ?? $0.value) : $0 }
         }
         with.sort { $0.key.lexicographicallyPrecedes($1.key) }
         return with
@@ -115,8 +126,10 @@ struct MetaRecords {
         switch mended {
         case .value(let key, let value, let read):
             return "a \(key) record that reads '\(MendedRecord.shown(read))', a damaged value: its seal vouches for \(value)"
-        case .key(let key, let read):
+        case .key(let key, let read, nil):
             return "a record under key '\(MendedRecord.shown(read))', a damaged key: its seal vouches for it as \(key)"
+        case .key(let key, let read, let value?):
+            return "a record under key '\(MendedRecord.shown(read))', a damaged key size: its seal vouches for it as \(key) \(value)"
         case .wiped, nil:
             guard wiped > 0 else { return nil }
             let what = wiped == 1 ? "a record that tells no key" : "\(wiped) records that tell no key"
