@@ -249,8 +249,7 @@ struct Session {
     /// Stream names as a refusal or a warning lists them, in the log's order: up to five named, then how many more and that
     /// `reactorlog info` lists them all, so that one line stays one line in a server's log of thousands.
     fileprivate static func listed(_ names: [String]) -> String {
-        guard names.count > 5 else { return names.joined(separator: ", ") }
-        return "\(names.prefix(5).joined(separator: ", ")) and \(names.count - 5) more (`reactorlog info` lists them)"
+        firstFive(names, more: " (`reactorlog info` lists them)")
     }
 
     /// The stream `name`; with none named in a log of several, the one stream whose latest known state has something

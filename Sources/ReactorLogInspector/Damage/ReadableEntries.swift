@@ -70,7 +70,7 @@ struct ReadableEntries {
         guard ids.count > 1 else { return "\(counted(count, "entry", "entries")) of stream id \(first), whose descriptor is damaged, \(were) left out" }
         let named = last - first + 1 == ids.count
             ? "\(first)…\(last)"
-            : ids.prefix(5).map(String.init).joined(separator: ", ") + (ids.count > 5 ? " and \(ids.count - 5) more" : "")
+            : firstFive(ids.map(String.init))
         return "\(counted(count, "entry", "entries")) of \(ids.count) streams whose descriptors are damaged (ids \(named)) \(were) left out"
     }
 
