@@ -64,12 +64,48 @@ def key_fields(layout, key, what):
     return struct.unpack(layout, key)
 
 
-def meta_number(txn, meta, name):
+def meta_number(values, name):
     """A number the metadata holds as decimal text, or None when it holds none; anything else is damage."""
-    text = txn.get(name, db=meta)
+    text = values.get(name)
     if text is not None and not (0 < len(text) <= 20 and bytes(text).isdigit()):
         sys.exit(f"the metadata breaks a rule: its {name.decode()} is {bytes(text)[:24]!r}, not a number")
     return None if text is None else int(text)
+
+
+META_KEYS = [b"format-version", b"created-at", b"created-by", b"written-by", b"codec", b"durability",
+             b"snapshot-policy", b"sequence-floor", b"metadata-checksum", b"unvouched-metadata"]
+FEW_VALUES = {b"format-version": [b"%d" % v for v in range(1, 9)], b"codec": [b"json", b"binary"],
+              b"durability": [b"sync", b"grouped", b"nosync"]}
+
+
+def seal_holds(records):
+    """Whether the metadata's seal, among `records` (key, value) in key order, matches every other record."""
+    sealed, seal = b"", None
+    for key, value in records:
+        if key == b"metadata-checksum":
+            seal = value
+        else:
+            sealed += struct.pack("<I", len(key)) + key + struct.pack("<I", len(value)) + value
+    return seal is not None and seal == b"%08x" % crc32c(sealed)
+
+
+def mended_meta(records):
+    """The metadata's records with the one a bad bit damaged put back, and that record, where the seal vouches for
+    exactly one mending: a value of few in place of the one read, or a key that is not ReactorLog's under a key the
+    metadata lacks, with its value or one of few (a bad bit in the key's size moves the value). None otherwise."""
+    keys = [key for key, _ in records]
+    trials = []
+    for index, (key, value) in enumerate(records):
+        rest = records[:index] + records[index + 1:]
+        trials += [rest + [(key, other)] for other in FEW_VALUES.get(key, []) if other != value]
+        if key not in META_KEYS:
+            for missing in (name for name in META_KEYS if name not in keys):
+                trials += [rest + [(missing, other)] for other in [value] + [v for v in FEW_VALUES.get(missing, []) if v != value]]
+    vouched = [sorted(trial) for trial in trials if seal_holds(sorted(trial))]
+    if len(vouched) != 1:
+        return None
+    changed = next(record for record in vouched[0] if record not in records)
+    return vouched[0], changed
 
 
 def text_field(data, what):
@@ -1165,22 +1201,25 @@ def main():
     except lmdb.NotFoundError:
         schema_db = None
     with env.begin() as txn:
-        version = meta_number(txn, meta, b"format-version")
+        # Version 6: a CRC-32C over every other key and value, in key order, each after its length as a u32,
+        # seals the metadata. It is checked wherever it is present, and puts back one record a bad bit damaged where
+        # it vouches for exactly one mending (docs/FORMAT.md, "A damaged value or key").
+        records = [(bytes(key), bytes(value)) for key, value in txn.cursor(db=meta)]
+        if not seal_holds(records):
+            mended = mended_meta(records)
+            if mended is not None:
+                records, (key, value) = mended
+                print(visible(f"warning: the metadata's record {key!r} is damaged; its seal vouches for {value!r}"), file=sys.stderr)
+        values = dict(records)
+        version = meta_number(values, b"format-version")
         if version is None:
             sys.exit("the log has no format-version: it is not a ReactorLog log")
         if version > 8:
             sys.exit(f"format version {version} is newer than 8")
-        # Version 6: a CRC-32C over every other key and value, in key order, each after its length as a u32,
-        # seals the metadata. It is checked wherever it is present.
-        sealed, seal = b"", None
-        for key, value in txn.cursor(db=meta):
-            if key == b"metadata-checksum":
-                seal = bytes(value)
-            else:
-                sealed += struct.pack("<I", len(key)) + key + struct.pack("<I", len(value)) + value
+        seal = values.get(b"metadata-checksum")
         if seal is None and version >= 6:
             sys.exit(f"the metadata breaks a rule: no metadata-checksum in a log of format version {version}")
-        if seal is not None and seal != b"%08x" % crc32c(sealed):
+        if seal is not None and not seal_holds(records):
             sys.exit("the metadata: checksum mismatch")
         # Version 2: stretches retention removed from the middle of a stream, each ending at the snapshot replay
         # restarts from. Numbers inside them may be missing, as below the trim floor.
@@ -1194,10 +1233,10 @@ def main():
                 if txn.get(key, db=snapshots) is None:
                     sys.exit(f"gap {key.hex()} breaks a rule: no snapshot of its stream at #{resumes_at}")
                 gaps.append((first, resumes_at, stream_id))
-        durability = txn.get(b"durability", db=meta)
+        durability = values.get(b"durability")
         if durability is not None and durability not in (b"sync", b"grouped", b"nosync"):
             sys.exit(f"the metadata breaks a rule: durability '{durability.decode(errors='replace')}'")
-        floor = meta_number(txn, meta, b"sequence-floor") or 0
+        floor = meta_number(values, b"sequence-floor") or 0
         names, floors = {}, {}
         for key, record in txn.cursor(db=streams):
             checked(record, f"stream {key.hex()}")
@@ -1213,7 +1252,7 @@ def main():
             floors[stream_id] = struct.unpack_from("<Q", record, 32)[0]
             if floors[stream_id] > floor:
                 sys.exit(f"stream '{name}' breaks a rule: its sequence floor {floors[stream_id]} is above the log's ({floor})")
-        codec_name = txn.get(b"codec", db=meta)
+        codec_name = values.get(b"codec")
         print(visible(f"format {version}, codec {text_field(codec_name, 'the codec name') if codec_name else 'unknown'}, streams {sorted(names.values())}"))
 
         # Version 3: a stream resumed with other types keeps, per finished era, the fingerprint of the types that
