@@ -5,10 +5,11 @@ import LMDB
 ///
 /// A record whose node a zeroed sector wiped tells no key (0 bytes, below every other), and LMDB's search within the
 /// page can then miss a sound key beside it: with the seal's record wiped, the format version went unfound and nothing
-/// of the log was read. The walk finds every sound record. A wiped record's value is lost, and a damaged value of a key
+/// of the log was read. The walk finds every sound record. A wiped record's value is lost, a damaged value of a key
 /// whose values are few (the format version, the codec, the durability) reads as another (a format version 9, which
-/// said "upgrade ReactorLog", or one that is not a number); but where the seal is broken and vouches for exactly one
-/// of those keys' values in place of the wiped or damaged record, that one is put back (``mended``).
+/// said "upgrade ReactorLog", or one that is not a number), and a damaged key is none of ReactorLog's (the format
+/// version's lost); but where the seal is broken, or missing through its own key, and vouches for exactly one record in
+/// place of the wiped or damaged one (a value of few, a key the metadata lacks), that one is put back (``mended``).
 struct MetaRecords {
     /// A record put back in place of a damaged one, which the seal vouches for.
     enum Mending: Equatable {
