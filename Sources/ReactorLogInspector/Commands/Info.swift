@@ -77,7 +77,7 @@ struct Info: AsyncParsableCommand {
         let pins: [PinJSON]
         /// Why the metadata above (`formatVersion` to `writtenBy`) is as stored, unvouched: what is wrong with the
         /// checksum that seals it, such as "the metadata's checksum does not match its keys and values, so one of them
-        /// is damaged". Absent when the checksum vouches for it.
+        /// is damaged", or that an import carried the values over so. Absent when the checksum vouches for them.
         let metadataDamage: String?
     }
 
@@ -146,7 +146,7 @@ struct Info: AsyncParsableCommand {
                     return DamagedStreamJSON(id: id, reason: reason)
                 },
                 pins: try session.log.pins().map(PinJSON.init),
-                metadataDamage: sealDamage.map(Self.unvouchedClause))
+                metadataDamage: sealDamage?.unvouchedClause)
             if output.json {
                 try printJSON(report)
                 return try Self.requireReadable(unreadable, damaged: damaged, uncounted: uncounted, sealDamage: sealDamage)
@@ -197,17 +197,6 @@ struct Info: AsyncParsableCommand {
                 }
             }
             try Self.requireReadable(unreadable, damaged: damaged, uncounted: uncounted, sealDamage: sealDamage)
-        }
-    }
-
-    /// What keeps the metadata from being vouched for, as a clause: "the metadata's checksum does not match its keys
-    /// and values, ...", or "the metadata's values were imported from an export of a log where ...".
-    static func unvouchedClause(_ damage: EventLogError) -> String {
-        switch damage {
-        case .corruptMetadata(let reason), .unvouchedMetadata(let reason):
-            reason.hasPrefix("its ") ? "the metadata's " + reason.dropFirst(4) : reason
-        default:
-            damage.description
         }
     }
 

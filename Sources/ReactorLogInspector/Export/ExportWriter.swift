@@ -196,7 +196,7 @@ struct ExportWriter {
         let starts = try starts()
         // Metadata its seal does not vouch for is written as stored, the header saying why, and named at the end.
         let (metadata, sealDamage) = try session.log.storedMetadata()
-        let metadataDamage = sealDamage.map { metadata.unvouched ?? Info.unvouchedClause($0) }
+        let metadataDamage = sealDamage.map { metadata.unvouched ?? $0.unvouchedClause }
         let header = ExportHeader(
             formatVersion: metadata.formatVersion, library: EventLog.libraryVersion,
             streams: try starts.map(streamHeader), createdAt: metadata.createdAt, createdBy: metadata.createdBy, snapshotPolicy: metadata.snapshotPolicy?.description,
