@@ -29,8 +29,8 @@ final class LogStorage: Sendable {
     private let streamCache = Mutex(StreamCache())
     /// Interned call sites by number, loaded when first needed and refreshed when an unknown number turns up.
     private let siteCache = Mutex<[UInt32: String]>([:])
-    /// Whether `meta` holds a record a zeroed sector wiped, beside which LMDB's search can miss a key: its values are
-    /// then found by walking it (``MetaRecords``).
+    /// Whether `meta` holds a record a zeroed sector wiped, beside which LMDB's search can miss a key, or one its seal
+    /// put back, which the file does not hold: its values are then found by walking it (``MetaRecords``).
     private let walksMeta = Mutex(false)
     /// The first damage found in each stream's index that a read went around (``EventLog/bypassedIndexDamage``).
     private let bypassed = Mutex(StreamDamageNotes())
@@ -357,6 +357,9 @@ final class LogStorage: Sendable {
         for name in LogLayout.optionalDatabases {
             optional.append(readOnly && passingOver.contains(name) ? nil : try openOptional(name, create: !readOnly))
         }
+        // `meta`'s records, walked once: for the index's seal below and for opening's checks (``prepareMetadata``), which
+        // walks it again, and reports what stops the walk, when this one fails.
+        let metaRecords = try? environment.read { txn in try MetaRecords(txn, databases[0]) }
         // A log of format version 1 to 4 has its index in `stream-entries` until a writer converts it, in the
         // transaction that drops it: while it is there, it is the index.
         let index: StreamIndex
@@ -365,7 +368,7 @@ final class LogStorage: Sendable {
         } else if let blocks = try openOptional(LogLayout.streamIndexDatabase, create: !readOnly) {
             // A writer raises the log to version 8 as it opens it, sealing every block with its key; a reader of a log
             // of version 7 or less accepts either seal, as a writer may do so while it reads.
-            let sealed = !readOnly || formatVersion(environment, meta: databases[0]) ?? 0 >= LogLayout.sealedIndexKeysFormatVersion
+            let sealed = !readOnly || metaRecords?.formatVersion ?? 0 >= LogLayout.sealedIndexKeysFormatVersion
             index = StreamIndex(database: blocks, layout: .blocks, seal: sealed ? .keyAndItems : .itemsOrKeyAndItems)
         } else {
             throw .damagedFile(path: path, reason: "its main database no longer lists ReactorLog's '\(LogLayout.streamIndexDatabase)' database")
@@ -373,15 +376,9 @@ final class LogStorage: Sendable {
         let storage = LogStorage(
             path: path, environment: environment, databases: databases, index: index, optional: optional,
             unopened: readOnly ? passingOver : [])
-        try storage.prepareMetadata(readOnly: readOnly, configuration: configuration)
+        try storage.prepareMetadata(readOnly: readOnly, configuration: configuration, walked: metaRecords)
         try storage.reloadStreams()
         return storage
-    }
-
-    /// The format version in `meta`; `nil` when it has none, it is not a number or it cannot be read, which opening
-    /// the log then reports (``prepareMetadata(readOnly:configuration:)``).
-    private static func formatVersion(_ environment: Environment, meta: Database) -> Int? {
-        try? environment.read { txn in try MetaRecords(txn, meta).values[LogLayout.MetaKey.formatVersion].flatMap { Int($0) } }
     }
 
     /// Refuses to add ReactorLog's databases to another program's LMDB environment: an environment that
@@ -414,12 +411,14 @@ final class LogStorage: Sendable {
         access(path + "/" + LogLayout.writerLockFile, F_OK) == 0
     }
 
-    /// Checks the format version; a new log gets its metadata, an existing one records its new writer, and an index
-    /// of format version 1 to 4 is converted to blocks in the same transaction.
-    private func prepareMetadata(readOnly: Bool, configuration: EventLogConfiguration) throws(EventLogError) {
+    /// Checks the format version in `meta`'s records (`walked`, or walked here); a new log gets its metadata, an
+    /// existing one records its new writer, and an index of format version 1 to 4 is converted to blocks in the same
+    /// transaction.
+    private func prepareMetadata(readOnly: Bool, configuration: EventLogConfiguration, walked: MetaRecords?) throws(EventLogError) {
         // The environment holds ReactorLog's databases: a format version missing or not a number where the log holds
         // entries or was ever created is damage, not another program's file.
-        let records = try read { txn in try MetaRecords(txn, meta) }
+        let records: MetaRecords
+        if let walked { records = walked } else { records = try read { txn in try MetaRecords(txn, meta) } }
         if records.wiped > 0 || records.mended != nil { walksMeta.withLock { $0 = true } }
         let existing = records.values[LogLayout.MetaKey.formatVersion]
         if let existing {
@@ -532,7 +531,7 @@ final class LogStorage: Sendable {
         let records = try read { txn in try MetaRecords(txn, meta) }
         let values = records.values
         typealias Key = LogLayout.MetaKey
-        let version = values[Key.formatVersion].flatMap(Int.init)
+        let version = records.formatVersion
         let sealDamage: EventLogError?
         switch records.seal {
         case .broken:

@@ -113,6 +113,9 @@ struct MetaRecords {
         return with
     }
 
+    /// The format version the records hold; `nil` when they hold none or it is not a number.
+    var formatVersion: Int? { values[LogLayout.MetaKey.formatVersion].flatMap { Int($0) } }
+
     /// The values a wiped or damaged record may be put back as: those of the keys whose values are few.
     private static var candidates: [(key: String, value: String)] {
         typealias Key = LogLayout.MetaKey
