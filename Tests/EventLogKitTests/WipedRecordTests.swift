@@ -48,17 +48,23 @@ struct WipedRecordTests {
     @Test("a walk lists every other entry and names the wiped block's numbers by its first; verify names it there and checks on after it")
     func walkAndVerify() throws {
         let (path, all, lost) = try logWithWipedBlock()
+        // Before session 92 verify's walk stopped at it: the entries after it went unchecked.
+        try expectWalkAndVerify(path, all: all, lost: lost)
+    }
+
+    /// Expects a walk over the log at `path` to read every entry of `all` but `lost`, the numbers of its one wiped
+    /// record, and to skip those as one stretch named by its first; and `verify` to name it there and check the rest.
+    func expectWalkAndVerify(_ path: String, all: [UInt64], lost: ClosedRange<UInt64>, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let log = try EventLog.openReadOnly(at: path)
         var iterator = log.entries()
         var read: [UInt64] = [], skipped: [(ClosedRange<UInt64>, EventLogError)] = []
         while let entry = try iterator.nextReadable(skipped: { skipped.append(($0, $1)) }) { read.append(entry.sequence) }
-        #expect(read == all.filter { !lost.contains($0) })
-        #expect(skipped.map(\.0) == [lost])
-        #expect(skipped.first?.1 == .corruptEntry(sequence: lost.lowerBound, reason: EntryKey.numberlessReason(0)))
+        #expect(read == all.filter { !lost.contains($0) }, sourceLocation: sourceLocation)
+        #expect(skipped.map(\.0) == [lost], sourceLocation: sourceLocation)
+        #expect(skipped.first?.1 == .corruptEntry(sequence: lost.lowerBound, reason: EntryKey.numberlessReason(0)), sourceLocation: sourceLocation)
         let report = try log.verify()
-        #expect(report.firstError?.sequence == lost.lowerBound && report.firstError?.message == EntryKey.numberlessReason(0))
-        // Before session 92 the walk stopped at it: the entries after it went unchecked.
-        #expect(report.entries == all.count - lost.count)
+        #expect(report.firstError?.sequence == lost.lowerBound && report.firstError?.message == EntryKey.numberlessReason(0), "\(report.problems)", sourceLocation: sourceLocation)
+        #expect(report.entries == all.count - lost.count, sourceLocation: sourceLocation)
     }
 
     @Test("a wiped first block: verify names it by the first number, which a seek from the start passes")
@@ -70,5 +76,32 @@ struct WipedRecordTests {
         #expect(report.firstError?.sequence == 1 && report.firstError?.message == EntryKey.numberlessReason(0), "\(report.problems)")
         #expect(report.entries == all.count - lost.count)
         #expect(throws: EventLogError.corruptEntry(sequence: 1, reason: EntryKey.numberlessReason(0))) { try log.entry(at: 1) }
+    }
+
+    /// Before session 95 a walk from the start of a trimmed log named such a block `#1` (a listing left out `#1…`),
+    /// and verify named it after the log's floor, the highest number when it was trimmed: past every entry it held.
+    @Test("a wiped first block of a trimmed log: a walk, verify and a listing's stretch name it from the first number the stream index lists")
+    func firstBlockOfTrimmedLog() throws {
+        let path = scratch.file("trimmed.reactorlog")
+        var configuration = EventLogConfiguration()
+        configuration.snapshotPolicy = .every(mutations: 16)
+        do {
+            let log = try EventLog.open(at: path, configuration: configuration)
+            let a = try log.counterStream("a")
+            for i in 1...400 {
+                let sequence = try a.append(.mutation("m\(i)", i))
+                if a.isSnapshotDue { try a.writeSnapshot(Data("\(i)".utf8), codec: .json, at: sequence) }
+            }
+            try log.trim(before: 150)
+            try log.close()
+        }
+        let firsts = try LogDamage.firstNumbers(of: path, database: "entries")
+        let (kept, floor) = try { () throws -> ([UInt64], UInt64) in
+            let log = try EventLog.openReadOnly(at: path)
+            return (try log.readEntries().map(\.sequence), try log.metadata().sequenceFloor)
+        }()
+        #expect(firsts[0] > 1 && firsts[0] < 150 && kept.first == firsts[0] && floor == 401)
+        try LogDamage.zeroNodeInFile(of: path) { $0[0] }
+        try expectWalkAndVerify(path, all: kept, lost: firsts[0]...(firsts[1] - 1))
     }
 }

@@ -562,6 +562,32 @@ struct InspectorBadInputTests {
         try writer.close()
     }
 
+    /// Before session 95 the first block of a trimmed log, wiped, was named from #1: `log` left out `#1…#31` and said
+    /// `Entry #1 is corrupt`, `verify` named it after the log's floor (`error at #74`), and `export` offered the
+    /// entries before it (`--to 27`), where the trim left none.
+    @Test("a trimmed log whose first block a zeroed sector wiped: log, verify and export name it from its first entry and offer only what follows it")
+    func wipedFirstBlockOfTrimmedLog() async throws {
+        let log = scratch.file("wiped-trimmed.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        do {
+            let writer = try EventLog.open(at: log)
+            try writer.trim(before: 30)
+            try writer.close()
+        }
+        let sound = try await Tool.run(["log", log])
+        #expect(sound.lines.first?.contains(" #28 ") == true, "\(sound.output)")
+        // The first block now holds #28…#31, kept under #28.
+        try LogDamage.zeroNodeInFile(of: log) { $0[0] }
+        let wiped = "Entry #28 is corrupt: the record that holds it tells no number (its key is 0 bytes, not 8), so it cannot be read"
+        let listed = try await Tool.run(["log", log])
+        #expect(listed.status == 5 && listed.lines == Array(sound.lines.dropFirst(4)), "\(listed.error)")
+        #expect(listed.error.hasPrefix("reactorlog: #28…#31 were left out, the rest listed: \(wiped)"), "\(listed.error)")
+        let verify = try await Tool.run(["verify", log])
+        #expect(verify.status == 1 && verify.output.contains("the first bad entry is #28.") && verify.output.contains("#28…#31 cannot be read"), "\(verify.output)")
+        let export = try await fails(["export", log], exit: 5, saying: wiped)
+        #expect(!export.error.contains("--to") && export.error.contains("export the entries after the damage (--from "), "\(export.error)")
+    }
+
     /// Before session 92 each stream read past its index said so on a line of its own: three lines for a zeroed sector
     /// of the one page of the index that all three streams share.
     @Test("a zeroed sector over the stream index's page: each stream reads as the sound log's, and one warning line names every stream read past it")

@@ -422,10 +422,13 @@ extension EventLog {
                                     continue
                                 }
                                 // A record that tells no number (a node a zeroed sector wiped) holds the entries after
-                                // the last one read: named by the first of them, and the walk goes on after it.
-                                problem(EntryKey.numberlessReason(current.key.count), at: max(last, floor) + 1)
+                                // the last one read, or first in the tree those from the first the index lists: named by
+                                // the first of them, and the walk goes on after it.
+                                let following = try cursor.next()
+                                let start = try storage.wipedStart(txn, current, from: last + 1, before: following.flatMap(EntryKey.number))
+                                problem(EntryKey.numberlessReason(current.key.count), at: start ?? max(last, floor) + 1)
                                 afterDamage = true
-                                item = try cursor.next()
+                                item = following
                                 continue
                             }
                             resumeAt = key &+ 1

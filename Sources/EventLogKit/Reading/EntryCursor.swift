@@ -31,9 +31,16 @@ struct EntryCursor {
     /// for the numbers after it lands, again and again.
     private let passedOver: Set<UInt64>
 
-    init(_ cursor: Cursor, passingOver passedOver: Set<UInt64> = []) {
+    /// Where the entries of a record that tells no number start when no entry was read before it, given the record,
+    /// the number sought and the first number of the record after it (``LogStorage/wipedStart(_:_:from:before:)``);
+    /// without it, or where it tells none, the number sought, which lies below the log's first entry when a walk
+    /// from the start of a trimmed log meets the record.
+    private let wipedStart: ((KeyValue, UInt64, UInt64?) throws -> UInt64?)?
+
+    init(_ cursor: Cursor, passingOver passedOver: Set<UInt64> = [], wipedStart: ((KeyValue, UInt64, UInt64?) throws -> UInt64?)? = nil) {
         self.cursor = cursor
         self.passedOver = passedOver
+        self.wipedStart = wipedStart
     }
 
     /// Entry `sequence`, or `nil` when the log has none. A number a little above the last one found is reached by
@@ -220,6 +227,16 @@ struct EntryCursor {
         return block != nil ? try next() : nil
     }
 
+    /// The first number `record`, one that tells no number and the cursor on it, holds where a walk from `sought`
+    /// meets it before any entry (``wipedStart``); the cursor stays on it.
+    private func start(ofWiped record: KeyValue, sought: UInt64) throws -> UInt64 {
+        guard let wipedStart else { return sought }
+        // A step past the tree's end leaves the cursor where it was; a step onto a record is taken back.
+        guard let next = try cursor.next() else { return try wipedStart(record, sought, nil) ?? sought }
+        _ = try cursor.previous()
+        return try wipedStart(record, sought, EntryKey.number(next)) ?? sought
+    }
+
     /// The log's first entry.
     mutating func first() throws -> Found? {
         try enter(try cursor.first(), after: nil)
@@ -280,8 +297,8 @@ struct EntryCursor {
                 throw EventLogError.corruptEntry(sequence: number, reason: EntryKey.damagedSizeReason(record.key.count))
             }
             // A record that tells no number (a node a zeroed sector wiped) holds the entries after the one before it,
-            // or the one sought.
-            throw EventLogError.corruptEntry(sequence: previous.map { $0 + 1 } ?? max(sequence, 1), reason: EntryKey.numberlessReason(record.key.count))
+            // or from the one sought.
+            throw EventLogError.corruptEntry(sequence: try previous.map { $0 + 1 } ?? start(ofWiped: record, sought: max(sequence, 1)), reason: EntryKey.numberlessReason(record.key.count))
         }
         if EntryBlock.isBlock(record.value) {
             block = try EntryBlock.Reader(key: key, block: record.value, reusing: names)

@@ -140,7 +140,12 @@ public struct EntryIterator {
                 if let record, EntryKey.number(record) == nil {
                     // A record that tells no number, where a seek for the damaged one ends (first in the tree, or past
                     // the entries of the record before it).
-                    return try Self.wiped(from: max(position, 1), cursor)
+                    let start = max(position, 1)
+                    guard let next = try cursor.next() else {
+                        return try (storage.wipedStart(txn, record, from: start, before: nil) ?? start)...UInt64.max
+                    }
+                    guard let first = EntryKey.number(next), first > start else { return nil }
+                    return try (storage.wipedStart(txn, record, from: start, before: first) ?? start)...(first - 1)
                 }
                 if let record, let key = KeyCoding.decodeSequence(record.key) {
                     switch Self.check(record, key: key, holding: sequence) {
@@ -194,13 +199,6 @@ public struct EntryIterator {
         return start...(first - 1)
     }
 
-    /// The numbers a record that tells no number holds (a node a zeroed sector wiped: its key and sizes 0), the cursor
-    /// on it: from `start` up to the next record's first number, or to the end; `nil` when nothing lies between.
-    private static func wiped(from start: UInt64, _ cursor: Cursor) throws(LMDBError) -> ClosedRange<UInt64>? {
-        guard let next = try cursor.next() else { return start...UInt64.max }
-        guard let first = EntryKey.number(next), first > start else { return nil }
-        return start...(first - 1)
-    }
 
     /// Whether a record holds entry `sequence` and is sound, is damaged, or holds other numbers.
     private enum RecordCheck { case holds, damaged, elsewhere }
@@ -446,7 +444,7 @@ public struct EntryIterator {
         only stream: UInt32? = nil, txn: Transaction, want: Int, _ found: (EntryRecord.Header, UnsafeRawBufferPointer) throws -> Bool
     ) throws -> (UInt64, Bool) {
         try txn.withCursor(storage.entries) { cursor in
-            var entries = EntryCursor(cursor, passingOver: passedOver)
+            var entries = EntryCursor(cursor, passingOver: passedOver) { [storage] in try storage.wipedStart(txn, $0, from: $1, before: $2) }
             var matched = 0
             var next = nextSequence
             var scanned = 0

@@ -52,7 +52,33 @@ extension LogStorage {
 
     /// The highest number the stream index lists, over every stream; a damaged index block is passed over.
     private func highestListed(_ txn: Transaction) throws -> UInt64 {
-        let ids: [UInt32] = try txn.withCursor(streams) { cursor in
+        try streamIDs(txn).compactMap { try? index.last(txn, stream: $0, atOrBefore: .max)?.sequence }.max() ?? 0
+    }
+
+    /// Where the entries of `record`, one that tells no number (a node a zeroed sector wiped, its key and sizes 0),
+    /// start when it is the tree's first record: the lowest number the stream index lists from `position` below
+    /// `next`, the first number of the record after it (`nil` at the tree's end), since a trim or retention may have
+    /// removed every number below the log's first entry; a damaged index block is passed over. `nil` when the record
+    /// is not the first (its entries follow those of the one before) or the index lists none there.
+    func wipedStart(_ txn: Transaction, _ record: KeyValue, from position: UInt64, before next: UInt64?) throws -> UInt64? {
+        let end = next ?? .max
+        guard position < end, let first = try txn.withCursor(entries, { try $0.first() }),
+              first.key.baseAddress == record.key.baseAddress, first.value.baseAddress == record.value.baseAddress
+        else { return nil }
+        let listed = try streamIDs(txn).compactMap { id -> UInt64? in
+            var lowest: UInt64?
+            _ = try? index.forEach(txn, stream: id, from: position, through: end - 1, damaged: { _ in }) { item in
+                lowest = item.sequence
+                return false
+            }
+            return lowest
+        }
+        return listed.min()
+    }
+
+    /// The ids of the streams the log describes, in order; a key that is not a stream id is passed over.
+    private func streamIDs(_ txn: Transaction) throws -> [UInt32] {
+        try txn.withCursor(streams) { cursor in
             var ids: [UInt32] = []
             var item = try cursor.first()
             while let current = item {
@@ -61,7 +87,6 @@ extension LogStorage {
             }
             return ids
         }
-        return ids.compactMap { try? index.last(txn, stream: $0, atOrBefore: .max)?.sequence }.max() ?? 0
     }
 
     /// How many entries the log holds: a walk over its records, reading a block's count from its header.

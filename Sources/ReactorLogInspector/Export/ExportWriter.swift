@@ -150,7 +150,11 @@ struct ExportWriter {
         var entries = session.log.entries(EntryQuery(from: min(max(reached, 1), sequence), stream: stream))
         let stretch = ((try? entries.skip(past: error)) ?? nil) ?? sequence...sequence
         var ranges: [String] = []
-        if stretch.lowerBound > max(from, 1) { ranges.append("before the damage (--to \(stretch.lowerBound - 1))") }
+        // A range before the damage, where it holds an entry: a trim may have removed every number below it.
+        var before = session.log.entries(EntryQuery(from: max(from, 1), through: stretch.lowerBound &- 1, limit: 1, stream: stream))
+        if stretch.lowerBound > max(from, 1), ((try? before.next()) ?? nil) != nil {
+            ranges.append("before the damage (--to \(stretch.lowerBound - 1))")
+        }
         if let after = firstStart(after: stretch), after <= min(through, (try? session.log.highestSequence()) ?? 0) {
             ranges.append("after \(ranges.isEmpty ? "the damage" : "it") (--from \(after))")
         }
