@@ -2,8 +2,9 @@
 public struct LogMetadata: Sendable, Hashable {
     /// The on-disk format version (see docs/FORMAT.md).
     public let formatVersion: Int
-    /// When the log was created: nanoseconds since 1970-01-01 UTC.
-    public let createdAt: Int64
+    /// When the log was created: nanoseconds since 1970-01-01 UTC; `nil` where its record is lost to damage (read
+    /// through ``EventLog/storedMetadata()``, or from a log older than the metadata's seal).
+    public let createdAt: Int64?
     /// The ReactorLog version that created the log.
     public let createdBy: String
     /// The ReactorLog version that last opened it for writing.

@@ -562,6 +562,24 @@ struct InspectorBadInputTests {
         try writer.close()
     }
 
+    /// Before session 95 a creation time lost with its record read as 0: `info` said `created 1970-01-01T00:00:00.000Z`
+    /// and an export's header `"createdAt":0`, which an import then kept as the log's creation.
+    @Test("a creation time a zeroed sector wiped: info says it is not recorded, its JSON and an export's header leave it out")
+    func wipedCreationTime() async throws {
+        let log = scratch.file("wiped-created-at.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        try LogDamage.zeroNodeInFile(of: log, database: "meta") { _ in Array("created-at".utf8) }
+        let info = try await Tool.run(["info", log])
+        #expect(info.status == 5 && info.lines.dropFirst().first?.hasPrefix("created at a time the log no longer records by ReactorLog ") == true, "\(info.output)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(try await Tool.run(["info", log, "--json"]).output.utf8)) as? [String: Any])
+        #expect(json["createdAt"] == nil && json["createdBy"] != nil && json["metadataDamage"] != nil)
+        let export = try await Tool.run(["export", log])
+        let first = try #require(export.lines.first)
+        let header = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
+        let fields = try #require(header["reactorlog"] as? [String: Any])
+        #expect(export.status == 5 && fields["createdAt"] == nil && fields["createdBy"] != nil, "\(export.error)")
+    }
+
     /// Before session 95 the first block of a trimmed log, wiped, was named from #1: `log` left out `#1…#31` and said
     /// `Entry #1 is corrupt`, `verify` named it after the log's floor (`error at #74`), and `export` offered the
     /// entries before it (`--to 27`), where the trim left none.

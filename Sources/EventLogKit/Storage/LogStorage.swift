@@ -549,7 +549,7 @@ final class LogStorage: Sendable {
         guard let version else { throw sealDamage ?? .corruptMetadata(reason: "the format version is missing") }
         let metadata = LogMetadata(
             formatVersion: version,
-            createdAt: values[Key.createdAt].flatMap { Int64($0) } ?? 0,
+            createdAt: values[Key.createdAt].flatMap { Int64($0) },
             createdBy: values[Key.createdBy] ?? "unknown",
             writtenBy: values[Key.writtenBy] ?? "unknown",
             codec: values[Key.codec] ?? "json",

@@ -57,7 +57,8 @@ struct Info: AsyncParsableCommand {
         let codec: String
         let durability: String?
         let snapshotPolicy: String?
-        let createdAt: String
+        /// `nil` where the log's record of it is lost.
+        let createdAt: String?
         let createdBy: String
         let writtenBy: String
         /// Whether the path is an export or a pack rather than a log directory.
@@ -136,7 +137,7 @@ struct Info: AsyncParsableCommand {
             let report = InfoJSON(
                 path: log.log, formatVersion: meta.formatVersion, codec: meta.codec, durability: meta.durability?.rawValue,
                 snapshotPolicy: meta.snapshotPolicy?.description,
-                createdAt: EntryLine.iso8601(nanoseconds: meta.createdAt),
+                createdAt: meta.createdAt.map(EntryLine.iso8601(nanoseconds:)),
                 createdBy: meta.createdBy, writtenBy: meta.writtenBy, export: session.isExport,
                 entries: streams.reduce(0) { $0 + $1.entries }, highestSequence: try session.log.highestSequence(),
                 sizeBytes: session.sizeOnDisk,
@@ -154,7 +155,7 @@ struct Info: AsyncParsableCommand {
             let t = session.terminal
             let kind = report.export ? "an export of a log of format" : "format"
             try printLine("\(t.paint(log.log, .bold))  \(kind) \(report.formatVersion), codec \(report.codec), durability \(report.durability ?? "unknown"), snapshots \(report.snapshotPolicy ?? "unknown")")
-            try printLine("created \(report.createdAt) by ReactorLog \(report.createdBy), last written by \(report.writtenBy)")
+            try printLine("created \(report.createdAt ?? "at a time the log no longer records") by ReactorLog \(report.createdBy), last written by \(report.writtenBy)")
             if let reason = report.metadataDamage {
                 try printLine(t.paint("the two lines above are as stored, unvouched: \(reason)", .yellow))
             }
