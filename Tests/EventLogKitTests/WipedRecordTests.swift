@@ -82,7 +82,27 @@ struct WipedRecordTests {
     /// and verify named it after the log's floor, the highest number when it was trimmed: past every entry it held.
     @Test("a wiped first block of a trimmed log: a walk, verify and a listing's stretch name it from the first number the stream index lists")
     func firstBlockOfTrimmedLog() throws {
-        let path = scratch.file("trimmed.reactorlog")
+        let (path, firsts, kept) = try trimmedLog("trimmed.reactorlog")
+        try LogDamage.zeroNodeInFile(of: path) { $0[0] }
+        try expectWalkAndVerify(path, all: kept, lost: firsts[0]...(firsts[1] - 1))
+    }
+
+    /// Before session 95 verify named it past the log's last number, after the log's floor.
+    @Test("a wiped block after a damaged first block of a trimmed log: verify names it after the damaged block's key, among the log's numbers")
+    func afterDamagedFirstBlock() throws {
+        let (path, firsts, kept) = try trimmedLog("damaged-then-wiped.reactorlog")
+        try LogDamage.flipByte(of: path, database: "entries", mask: 0x10) { $0[0] }
+        try LogDamage.zeroNodeInFile(of: path) { $0[1] }
+        let problems = try EventLog.openReadOnly(at: path).verify().problems.filter { $0.sequence != nil }
+        #expect(problems.first?.sequence == firsts[0] && problems.first?.message.contains("checksum") == true, "\(problems)")
+        let wiped = try #require(problems.first { $0.message == EntryKey.numberlessReason(0) })
+        #expect(wiped.sequence.map { $0 > firsts[0] && $0 <= firsts[1] && $0 <= kept.last! } == true, "\(problems)")
+    }
+
+    /// A closed log of stream `a`'s 400 mutations, a snapshot every 16, trimmed before #150: its path, the first number
+    /// of each of its records, and the numbers it keeps.
+    func trimmedLog(_ name: String) throws -> (path: String, firsts: [UInt64], kept: [UInt64]) {
+        let path = scratch.file(name)
         var configuration = EventLogConfiguration()
         configuration.snapshotPolicy = .every(mutations: 16)
         do {
@@ -96,12 +116,10 @@ struct WipedRecordTests {
             try log.close()
         }
         let firsts = try LogDamage.firstNumbers(of: path, database: "entries")
-        let (kept, floor) = try { () throws -> ([UInt64], UInt64) in
-            let log = try EventLog.openReadOnly(at: path)
-            return (try log.readEntries().map(\.sequence), try log.metadata().sequenceFloor)
-        }()
-        #expect(firsts[0] > 1 && firsts[0] < 150 && kept.first == firsts[0] && floor == 401)
-        try LogDamage.zeroNodeInFile(of: path) { $0[0] }
-        try expectWalkAndVerify(path, all: kept, lost: firsts[0]...(firsts[1] - 1))
+        let log = try EventLog.openReadOnly(at: path)
+        let kept = try log.readEntries().map(\.sequence)
+        let floor = try log.metadata().sequenceFloor
+        #expect(firsts[0] > 1 && firsts[0] < 150 && kept.first == firsts[0] && firsts.count > 2 && floor == 401)
+        return (path, firsts, kept)
     }
 }

@@ -8,7 +8,8 @@ field would: reports a crash (a signal, an exit code the inspector does not give
 REACTORLOG is the inspector binary (copy it first: a rebuild under a running sweep makes every run fail); LOG a demo
 log (`reactorlog demo`, whose three streams the commands name), or, when its name contains `big`, a Counter log
 (`reactorlog demo --actions 1500`), or, when it contains `many`, a log of 300 streams (`reactorlog-bench record LOG
---actions 20000 --streams 300`, whose reducer the inspector does not know). MODE is how each copy is damaged: `run`
+--actions 20000 --streams 300`, whose reducer the inspector does not know), or, when it contains `trim`, a demo log
+trimmed before #30 (`reactorlog trim LOG --before 30`: its entries #28…#73). MODE is how each copy is damaged: `run`
 (1 to 48 random bytes at a random place), `flip` (one bit), `sector` (a random 512-byte sector zeroed), `trunc` (the
 file cut short), `mix` (one to three of those), or `allsector` (trial N zeroes sector N: TRIALS is the file's size /
 512). Prints one line a finding and a last line `done ... bad=N`; exits 1 when N > 0. The runs are in docs/TRUST.md.
@@ -46,6 +47,17 @@ def commands(log, out):
             ["export", log, "--out", out + "/x.jsonl", "--force"],
             ["timeline", log, "--stream", "counter", "--out", out + "/t.html", "--force"], ["divergence", log],
             ["what-if", log, "--stream", "counter", "--skip", "5"], ["pack", log, "--out", out + "/p.pack", "--force"],
+            ["compact", log, out + "/c.reactorlog"],
+        ]
+    if "trim" in os.path.basename(LOG):
+        return [
+            ["info", log], ["log", log], ["log", log, "--json"], ["show", log, "29"], ["show", log, "60", "--json"],
+            ["state", log, "--stream", "search", "--at", "31"], ["state", log, "--stream", "counter", "--at", "70"],
+            ["state", log, "--stream", "todo", "--at", "50", "--path", "items"], ["diff", log, "28", "33", "--stream", "search"],
+            ["blame", log, "items", "--stream", "todo"], ["blame", log, "repos", "--stream", "search", "--json"],
+            ["tail", log], ["verify", log], ["export", log, "--out", out + "/x.jsonl", "--force"],
+            ["timeline", log, "--stream", "todo", "--out", out + "/t.html", "--force"], ["divergence", log],
+            ["what-if", log, "--stream", "counter", "--skip", "60"], ["pack", log, "--out", out + "/p.pack", "--force"],
             ["compact", log, out + "/c.reactorlog"],
         ]
     return [

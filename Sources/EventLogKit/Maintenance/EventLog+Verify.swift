@@ -422,11 +422,12 @@ extension EventLog {
                                     continue
                                 }
                                 // A record that tells no number (a node a zeroed sector wiped) holds the entries after
-                                // the last one read, or first in the tree those from the first the index lists: named by
-                                // the first of them, and the walk goes on after it.
+                                // the last one read (past the key of a damaged record before it), or first in the tree
+                                // those from the first the index lists: named by the first of them, and the walk goes on
+                                // after it.
                                 let following = try cursor.next()
                                 let start = try storage.wipedStart(txn, current, from: last + 1, before: following.flatMap(EntryKey.number))
-                                problem(EntryKey.numberlessReason(current.key.count), at: start ?? max(last, floor) + 1)
+                                problem(EntryKey.numberlessReason(current.key.count), at: start ?? (resumeAt > 0 ? max(last + 1, resumeAt) : max(last, floor) + 1))
                                 afterDamage = true
                                 item = following
                                 continue
