@@ -190,7 +190,8 @@ struct StreamIndexTests {
 
     @Test("index damage where no block of the stream is known (keys out of order before its first) names no block #0")
     func damageBeforeAnyBlock() {
-        let reason = "a key where a search for #0 lands is 0 bytes, not 12"
+        // Before session 95 "a key where a search for #0 lands".
+        let reason = "a key where a search from the stream's start lands is 0 bytes, not 12"
         #expect(EventLogError.corruptIndex(streamID: 2, block: nil, reason: reason).problem == "The index of stream id 2 is damaged: \(reason).")
         #expect(EventLogError.corruptIndex(streamID: 2, block: 9, reason: reason).problem
             == "The index of stream id 2 is damaged in its block from #9: \(reason).")

@@ -140,12 +140,12 @@ public struct EntryIterator {
                 if let record, EntryKey.number(record) == nil {
                     // A record that tells no number, where a seek for the damaged one ends (first in the tree, or past
                     // the entries of the record before it).
-                    let start = max(position, 1)
-                    guard let next = try cursor.next() else {
-                        return try (storage.wipedStart(txn, record, from: start, before: nil) ?? start)...UInt64.max
-                    }
-                    guard let first = EntryKey.number(next), first > start else { return nil }
-                    return try (storage.wipedStart(txn, record, from: start, before: first) ?? start)...(first - 1)
+                    // From where the iterator stands, or first in the tree from the first number the index lists, up
+                    // to the next record's first number, or to the end.
+                    let start = max(position, 1), next = try cursor.next()
+                    let end = next.flatMap(EntryKey.number)
+                    if next != nil, end.map({ $0 > start }) != true { return nil }
+                    return try (storage.wipedStart(txn, record, from: start, before: end) ?? start)...(end.map { $0 - 1 } ?? .max)
                 }
                 if let record, let key = KeyCoding.decodeSequence(record.key) {
                     switch Self.check(record, key: key, holding: sequence) {
@@ -198,7 +198,6 @@ public struct EntryIterator {
         guard let first = EntryKey.number(next), first > start else { return .some(nil) }
         return start...(first - 1)
     }
-
 
     /// Whether a record holds entry `sequence` and is sound, is damaged, or holds other numbers.
     private enum RecordCheck { case holds, damaged, elsewhere }

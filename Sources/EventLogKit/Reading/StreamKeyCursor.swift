@@ -118,7 +118,8 @@ struct StreamKeyCursor {
     /// Seeks the first key at or after (stream, `sequence`), checking that the key before it sorts below.
     private mutating func seekChecked(_ sequence: UInt64) throws -> (key: Key, value: UnsafeRawBufferPointer)? {
         // Errors are worded only when thrown: every seek of time travel passes here.
-        func place() -> String { "where a search for #\(sequence) lands" }
+        // A search for #0 is one from the stream's start: a listing's, or a walk's.
+        func place() -> String { sequence == 0 ? "where a search from the stream's start lands" : "where a search for #\(sequence) lands" }
         let found = try KeyCoding.withStreamSequence(stream, sequence) { key in try cursor.seek(atOrAfter: key) }
         var landed: (key: Key, value: UnsafeRawBufferPointer)?
         if let found {
