@@ -24,6 +24,9 @@ struct Session {
             case before
             /// The last commit, where LMDB refuses the log for its other page.
             case lastWhole
+            /// The commit of the one meta page LMDB could read, where the other page, which LMDB refuses, cannot say
+            /// whether it held a later commit (a zeroed page): what the last commit wrote may be missing.
+            case lastOrBefore
             /// The last commit, from a copy whose records bad bits damaged were mended
             /// (``EventLog/openMended(at:copyingInto:leavingOutPages:)``): `records` of them, and whose leaf pages damaged beyond that were
             /// left out, their records missing: `pagesLeftOut` of them (whole where there are none).
@@ -34,6 +37,14 @@ struct Session {
             /// The last commit, whole but for the actions' call sites, whose pages are damaged
             /// (``EventLog/openWithoutCallSites(at:)``).
             case lastWithoutCallSites
+
+            /// Whether what the last commit wrote is, or may be, missing from what was read.
+            var mayLackTheLastCommit: Bool {
+                switch self {
+                case .before, .lastOrBefore: true
+                case .lastWhole, .lastMended, .laterThanLMDBReads, .lastWithoutCallSites: false
+                }
+            }
         }
         /// Why the log was not read as LMDB reads it, a clause without its path.
         let problem: String
@@ -83,7 +94,7 @@ struct Session {
         guard FileManager.default.isDirectory(atPath: path),
               let read = inStagingDirectory({ EventLog.openFromOtherMetaPage(at: path, copyingInto: $0) })
         else { return nil }
-        return Session(log: read.log, path: path, readAround: ReadAround(problem: read.problem, commit: read.isCommitBefore ? .before : .lastWhole))
+        return Session(log: read.log, path: path, readAround: ReadAround(problem: read.problem, commit: read.isCommitBefore.map { $0 ? .before : .lastWhole } ?? .lastOrBefore))
     }
 
     /// The log at `path`, which LMDB reads as `log`, read from its other meta page where a bad bit in a transaction id
@@ -153,6 +164,8 @@ struct Session {
         case .before:
             "\(path) was read as it stood one commit before its last, so what the last commit wrote is missing; LMDB refuses the log as it is: \(other.problem)."
         case .lastWhole: "\(path) was read whole, from its sound meta page; LMDB refuses the log as it is: \(other.problem)."
+        case .lastOrBefore:
+            "\(path) was read from its one sound meta page, which holds its last commit or the one before it (the damaged page, which would tell, is lost), so what the last commit wrote may be missing; LMDB refuses the log as it is: \(other.problem)."
         case .lastMended(let records, 0):
             "\(path) was read whole, from a copy with \(records == 1 ? "that record" : "those records") mended; LMDB refuses the log as it is: \(other.problem)."
         case .lastMended(let records, let pages):
@@ -321,7 +334,7 @@ func inspect(opening path: String, _ body: (Session) async throws -> Void) async
             // verify's, names the meta page itself.) What the read lacks may be what the last commit wrote: then the
             // damage, not the argument, is at fault, and is said first.
             let failure = InspectorFailure(error)
-            guard case .before? = session.readAround?.commit, failure.isAboutWhatTheLogLacks else {
+            guard session.readAround?.commit.mayLackTheLastCommit == true, failure.isAboutWhatTheLogLacks else {
                 throw InspectorFailure("\(failure.message) \(session.whatWasRead)", exit: failure.exit)
             }
             throw InspectorFailure("\(session.whatWasRead) What was asked for may be in that last commit: \(failure.message)", exit: .corrupt)

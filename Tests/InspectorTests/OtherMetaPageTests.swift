@@ -96,6 +96,34 @@ struct OtherMetaPageTests {
         #expect(python.error == "\(log) was read whole, from its sound meta page; LMDB refuses the log as it is: one of its meta pages lacks LMDB's magic number\n")
     }
 
+    /// Before session 95 a zeroed meta page, whose transaction id reads 0, was taken for the older commit: with the
+    /// current page zeroed, the commit before was read and every command said the log `was read whole`.
+    @Test("a zeroed meta page cannot say which commit is the later: every reader says what the last commit wrote may be missing", arguments: [true])
+    func zeroedMetaPage(current: Bool) async throws {
+        let log = scratch.file("zeroed-meta-\(current).reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        let ids = try LogDamage.metaPageTransactions(of: log)
+        let currentPage = ids[1] > ids[0] ? 1 : 0
+        try LogDamage.zeroPage(of: log, page: current ? currentPage : 1 - currentPage)
+        let sound = try await Tool.run(["log", demo, "--json"]).lines
+        let listed = try await Tool.run(["log", log, "--json"])
+        #expect(listed.status == 5 && listed.lines == (current ? Array(sound.prefix(listed.lines.count)) : sound) && !listed.lines.isEmpty, "\(listed.error)")
+        #expect(current == (listed.lines.count < sound.count))
+        let said = "was read from its one sound meta page, which holds its last commit or the one before it (the damaged page, which would tell, is lost), so what the last commit wrote may be missing; LMDB refuses the log as it is: one of its meta pages lacks LMDB's magic number"
+        #expect(listed.error == "reactorlog: \(log) \(said). `reactorlog compact` copies what was read into a sound log.\n", "\(listed.error)")
+        // What the read lacks may be in the last commit: the damage is said first, exit 5.
+        let missing = try await Tool.run(["show", log, "\(sound.count + 1)"])
+        #expect(missing.status == 5 && missing.error.contains("may be missing; LMDB refuses") && missing.error.contains("What was asked for may be in that last commit: "), "\(missing.error)")
+        let verified = try await Tool.run(["verify", log])
+        #expect(verified.status == 1 && verified.lines.first?.contains("what follows is the log as its one sound meta page records it, its last commit or the one before it") == true, "\(verified.output)")
+        let python = try await Tool.python("read-log.py", [log])
+        #expect(python.status == 1 && python.error == "\(log) \(said)\n", "\(python.error)")
+        let staging = scratch.file("zeroed-meta-staging-\(current)")
+        try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+        let opened = try #require(EventLog.openFromOtherMetaPage(at: log, copyingInto: staging))
+        #expect(opened.isCommitBefore == nil)
+    }
+
     @Test("a log refused for anything but its data file's meta pages is refused as before, never read from the other page")
     func notForOtherRefusals() async throws {
         // A lock file that is a directory: the data file opens on its own, so nothing is read from the other page.

@@ -1080,7 +1080,7 @@ def read_mended(data_path):
 def read_from_other_meta_page(data_path, file_refused):
     """Opens a private copy of the data file pointed at its other meta page (FORMAT.md, "A damaged meta page"): the
     environment, its four databases, the copy's directory (the caller removes it once open), whether the copy holds
-    the commit before the last, and what is wrong with the page it replaced where LMDB does not take that for a meta
+    the commit before the last (None where the replaced page cannot say: a zeroed page's id), and what is wrong with the page it replaced where LMDB does not take that for a meta
     page (else None). None where the data file opens on its own (what refused the log was not its meta pages; asked
     only where `file_refused` is false, as the checks before mapping passed), or the other page is not valid or its
     trees cannot be walked."""
@@ -1124,7 +1124,16 @@ def read_from_other_meta_page(data_path, file_refused):
                 problem = "one of its meta pages lacks LMDB's magic number"
             elif replaced.version != 1:
                 problem = f"one of its meta pages gives version {replaced.version}, where LMDB's is 1"
-            return (*opened, directory, pages[fallback].transaction < replaced.transaction, problem)
+            # A page LMDB takes for a meta page is compared by its id; one it does not is believed only where its id is
+            # next to the fallback's, as commits leave them: a zeroed page's id, 0, says nothing of which is later.
+            ours = pages[fallback].transaction
+            if replaced.valid or replaced.transaction == ours + 1:
+                is_commit_before = ours < replaced.transaction
+            elif replaced.transaction + 1 == ours:
+                is_commit_before = False
+            else:
+                is_commit_before = None
+            return (*opened, directory, is_commit_before, problem)
     except (OSError, Refused):
         pass
     shutil.rmtree(directory, ignore_errors=True)
@@ -1178,7 +1187,9 @@ def main():
             refusal = page_problem or refusal
             read_around = (
                 f"{path} was read as it stood one commit before its last, so what the last commit wrote is missing; LMDB refuses the log as it is: {refusal}"
-                if is_commit_before else f"{path} was read whole, from its sound meta page; LMDB refuses the log as it is: {refusal}")
+                if is_commit_before else f"{path} was read whole, from its sound meta page; LMDB refuses the log as it is: {refusal}"
+                if is_commit_before is not None else
+                f"{path} was read from its one sound meta page, which holds its last commit or the one before it (the damaged page, which would tell, is lost), so what the last commit wrote may be missing; LMDB refuses the log as it is: {refusal}")
         else:
             sys.exit(f"{path}: {refusal}")
         if directory:

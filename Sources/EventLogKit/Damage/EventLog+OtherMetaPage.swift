@@ -8,7 +8,9 @@ extension EventLog {
     /// its meta page beside the last's. The log is read from a copy of its data file made in `directory` (an empty
     /// directory of the caller's, private to it, which may be removed once the log is open); the log itself is only
     /// read. `isCommitBefore` says whether what was read is the commit before the last (whose entries end where
-    /// that commit ended), or the last one (the other meta page, not valid, recorded an older commit). `problem` says
+    /// that commit ended), or the last one (the other meta page, not valid, recorded an older commit); `nil` where the
+    /// other page cannot say which (a zeroed page: its transaction id is lost), so what the last commit wrote may be
+    /// missing. `problem` says
     /// why LMDB refuses the log as it is, as a clause without the log's path ("one of its meta pages lacks LMDB's
     /// magic number"), for a sentence of the caller's.
     ///
@@ -17,7 +19,7 @@ extension EventLog {
     /// the error of ``openReadOnly(at:)`` is then the one to report.
     public static func openFromOtherMetaPage(
         at path: String, copyingInto directory: String
-    ) -> (log: EventLog, isCommitBefore: Bool, problem: String)? {
+    ) -> (log: EventLog, isCommitBefore: Bool?, problem: String)? {
         guard let copy = copyDataFile(of: path, into: directory) else { return nil }
         // Left empty where nothing is read, for ``openMended(at:copyingInto:leavingOutPages:)`` to copy into.
         var read = false

@@ -14,8 +14,10 @@ public enum FallbackCopy {
     /// A copy pointed at its fallback meta page.
     public struct Made: Sendable {
         /// Whether the copy holds the commit before the last: the fallback page's transaction id is below the other's.
-        /// `false` where the other page, not valid, recorded the older commit.
-        public let isCommitBefore: Bool
+        /// `false` where the other page, not valid, recorded the older commit. `nil` where the other page, not valid,
+        /// tells neither: its id is not one next to the fallback's (a zeroed page's 0, say), so either commit may be the
+        /// later one.
+        public let isCommitBefore: Bool?
         /// What is wrong with the meta page the copy overwrote, where LMDB does not take it for a meta page at all, as a
         /// clause ("one of its meta pages lacks LMDB's magic number"); `nil` where it is one, and what LMDB refused
         /// lies in what it records (a root, the last page) or in the pages only its commit reaches.
@@ -76,7 +78,17 @@ public enum FallbackCopy {
         } else {
             "one of its meta pages lacks LMDB's magic number"
         }
-        return Made(isCommitBefore: meta.transaction < replaced.transaction, replacedPageProblem: problem)
+        // A page LMDB takes for a meta page is compared by its id, as LMDB compares them; one it does not is believed
+        // only where its id is next to the fallback's, as commits leave them (a bad bit elsewhere on it, its magic's
+        // say): a zeroed page's id, 0, or a random one, says nothing of which commit was the later.
+        let isCommitBefore: Bool? = if replaced.isValid || replaced.transaction == meta.transaction &+ 1 {
+            meta.transaction < replaced.transaction
+        } else if replaced.transaction &+ 1 == meta.transaction {
+            false
+        } else {
+            nil
+        }
+        return Made(isCommitBefore: isCommitBefore, replacedPageProblem: problem)
     }
 
     /// Mends, in the data file at `path` (a copy: never a log's own file), each record a bad bit damaged where LMDB finds

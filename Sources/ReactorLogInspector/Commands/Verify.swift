@@ -40,6 +40,8 @@ struct Verify: AsyncParsableCommand {
                     "LMDB refuses the log as it is (\(other.problem)): what follows is the log as it stood one commit before its last, without what the last commit wrote; `\(ReactorLogInspector.commandName) compact` copies that into a sound log"
                 case .lastWhole:
                     "LMDB refuses the log as it is (\(other.problem)): what follows is the log read whole from its sound meta page; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
+                case .lastOrBefore:
+                    "LMDB refuses the log as it is (\(other.problem)): what follows is the log as its one sound meta page records it, its last commit or the one before it (the damaged page, which would tell, is lost), so what the last commit wrote may be missing; `\(ReactorLogInspector.commandName) compact` copies it into a sound log"
                 case .lastMended(let records, let pages) where pages > 0:
                     "LMDB refuses the log as it is (\(other.problem)): what follows is the log read from a copy with \(Session.leftOut(pages: pages, mended: records)); `\(ReactorLogInspector.commandName) compact` copies it into a sound file, which names the missing records as damage"
                 case .lastMended(let records, _):
