@@ -97,14 +97,25 @@ struct OtherMetaPageTests {
     }
 
     /// Before session 95 a zeroed meta page, whose transaction id reads 0, was taken for the older commit: with the
-    /// current page zeroed, the commit before was read and every command said the log `was read whole`.
-    @Test("a zeroed meta page cannot say which commit is the later: every reader says what the last commit wrote may be missing", arguments: [true])
-    func zeroedMetaPage(current: Bool) async throws {
-        let log = scratch.file("zeroed-meta-\(current).reactorlog")
+    /// current page zeroed, the commit before was read and every command said the log `was read whole`. And a zeroed
+    /// first page (or only its first sector) left no page size to find the second by: `not a ReactorLog log`, exit 3.
+    @Test("a zeroed meta page cannot say which commit is the later: every reader says what the last commit wrote may be missing", arguments: [
+        "current", "other", "first sector",
+    ])
+    func zeroedMetaPage(_ zeroed: String) async throws {
+        let log = scratch.file("zeroed-meta-\(zeroed).reactorlog")
         try FileManager.default.copyItem(atPath: demo, toPath: log)
         let ids = try LogDamage.metaPageTransactions(of: log)
         let currentPage = ids[1] > ids[0] ? 1 : 0
-        try LogDamage.zeroPage(of: log, page: current ? currentPage : 1 - currentPage)
+        let current = zeroed == "current" || zeroed == "first sector" && currentPage == 0
+        if zeroed == "first sector" {
+            let file = URL(fileURLWithPath: log).appendingPathComponent("data.mdb")
+            var bytes = try Data(contentsOf: file)
+            bytes.replaceSubrange(0..<512, with: Data(count: 512))
+            try bytes.write(to: file)
+        } else {
+            try LogDamage.zeroPage(of: log, page: current ? currentPage : 1 - currentPage)
+        }
         let sound = try await Tool.run(["log", demo, "--json"]).lines
         let listed = try await Tool.run(["log", log, "--json"])
         #expect(listed.status == 5 && listed.lines == (current ? Array(sound.prefix(listed.lines.count)) : sound) && !listed.lines.isEmpty, "\(listed.error)")
@@ -118,7 +129,7 @@ struct OtherMetaPageTests {
         #expect(verified.status == 1 && verified.lines.first?.contains("what follows is the log as its one sound meta page records it, its last commit or the one before it") == true, "\(verified.output)")
         let python = try await Tool.python("read-log.py", [log])
         #expect(python.status == 1 && python.error == "\(log) \(said)\n", "\(python.error)")
-        let staging = scratch.file("zeroed-meta-staging-\(current)")
+        let staging = scratch.file("zeroed-meta-staging-\(zeroed)")
         try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
         let opened = try #require(EventLog.openFromOtherMetaPage(at: log, copyingInto: staging))
         #expect(opened.isCommitBefore == nil)

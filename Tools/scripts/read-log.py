@@ -435,12 +435,23 @@ def plausible_page_size(size):
 
 def meta_pages(data_path):
     """The data file's meta pages: the first, and the second where the first gives a page size LMDB could have written
-    and the file holds that page; empty where the file is too short for the first."""
+    and the file holds that page; where the first gives none (a zeroed first sector), the page at a possible size that
+    carries LMDB's magic and records that size (FORMAT.md, "Before mapping a file"); empty where the file is too short
+    for the first."""
     with open(data_path, "rb") as file:
         head = file.read(65536 + 152)
     pages = [MetaPage(head[at:at + 152]) for at in (0,) if len(head) >= 152]
-    if pages and plausible_page_size(pages[0].page_size) and len(head) >= pages[0].page_size + 152:
-        pages.append(MetaPage(head[pages[0].page_size:pages[0].page_size + 152]))
+    if pages and plausible_page_size(pages[0].page_size):
+        if len(head) >= pages[0].page_size + 152:
+            pages.append(MetaPage(head[pages[0].page_size:pages[0].page_size + 152]))
+    elif pages:
+        for size in (1 << shift for shift in range(9, 17)):
+            if len(head) < size + 152:
+                break
+            second = MetaPage(head[size:size + 152])
+            if second.magic == 0xBEEFC0DE and second.page_size == size:
+                pages.append(second)
+                break
     return pages
 
 
@@ -1087,8 +1098,9 @@ def read_from_other_meta_page(data_path, file_refused):
     pages = meta_pages(data_path)
     if len(pages) < 2:
         return None
-    # Valid: LMDB's magic, version 1 and the first page's size.
-    valid = [index for index, page in enumerate(pages) if page.valid and page.page_size == pages[0].page_size]
+    # Valid: LMDB's magic, version 1 and the first page's size (the second's, where a damaged first gives none).
+    size = pages[0].page_size if plausible_page_size(pages[0].page_size) else pages[1].page_size
+    valid = [index for index, page in enumerate(pages) if page.valid and page.page_size == size]
     if len(valid) == 1:
         fallback = valid[0]
     elif len(valid) == 2:
@@ -1097,7 +1109,6 @@ def read_from_other_meta_page(data_path, file_refused):
         fallback = 1 - (max(pages[1].transaction, pages[0].transaction) & 1)
     else:
         return None
-    size = pages[0].page_size
     replacing = 1 - fallback
     directory = tempfile.mkdtemp(prefix="read-log-")
     try:

@@ -49,13 +49,25 @@ struct MetaPage {
     }
 
     /// The file's meta pages, read by `read` (the ``size`` bytes at an offset, or `nil` past the file's end): the first
-    /// at offset 0, the second one page later by the first's page size, where LMDB reads it. A first page without a
-    /// possible page size leaves no place to look for a second.
+    /// at offset 0, the second one page later by the first's page size, where LMDB reads it. Where the first gives no
+    /// possible page size (a zeroed first sector, say), the second is the page, at one of the possible sizes, that
+    /// carries LMDB's magic and records that size as its own: before session 95 such a file was no LMDB file at all.
     static func pages(_ read: (Int) -> UnsafeRawBufferPointer?) -> [MetaPage] {
         guard let first = read(0).map(MetaPage.init) else { return [] }
-        guard let offset = first.pageSize, let second = read(offset).map(MetaPage.init) else { return [first] }
-        return [first, second]
+        if let offset = first.pageSize {
+            guard let second = read(offset).map(MetaPage.init) else { return [first] }
+            return [first, second]
+        }
+        for offset in possiblePageSizes {
+            guard let bytes = read(offset) else { break }
+            let second = MetaPage(bytes)
+            if second.isLMDB && second.pageSize == offset { return [first, second] }
+        }
+        return [first]
     }
+
+    /// The page sizes LMDB could have written, in order: the powers of two from 512 to 65,536.
+    private static let possiblePageSizes = (9...16).map { 1 << $0 }
 
     /// The meta pages of the open file `descriptor`, read with `pread` (``pages(_:)``).
     static func pages(of descriptor: Int32) -> [MetaPage] {
@@ -101,9 +113,11 @@ struct MetaPage {
     /// Of `pages` (both meta pages), the one to read a log from when the other cannot be: where both are valid, the
     /// one LMDB does not make current, the commit before the last, whose trees LMDB keeps whole until the next commit;
     /// where only one is (LMDB then opens neither), that one. With the index of the other page, which a copy to be
-    /// read this way must overwrite. `nil` unless both pages were found and the fallback's page size is the first's.
+    /// read this way must overwrite. `nil` unless both pages were found and the fallback's page size is the first's (the
+    /// second's, where a damaged first gives none).
     static func fallback(of pages: [MetaPage]) -> (page: MetaPage, replacing: Int)? {
-        guard pages.count == 2, let size = pages[0].pageSize else { return nil }
+        // The first page's size, or the second's where a damaged first gives none (``pages(_:)`` found it by it).
+        guard pages.count == 2, let size = pages[0].pageSize ?? pages[1].pageSize else { return nil }
         let valid = pages.indices.filter { pages[$0].isValid && pages[$0].pageSize == size }
         switch valid.count {
         case 1: return (pages[valid[0]], 1 - valid[0])
