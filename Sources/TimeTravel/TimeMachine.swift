@@ -43,7 +43,7 @@ public struct TimeMachine<P: Replayer>: Sendable {
     /// oldest remaining snapshot. Divergence, bisect and the replay assertion start here by default.
     public func earliestReplayableStep() throws -> UInt64 {
         guard try (log.stream(named: stream.name)?.sequenceFloor ?? 0) > 0 else { return 0 }
-        return try log.snapshotSequences(stream: stream.name).first ?? lastStep()
+        return try log.firstSnapshot(ofTrimmed: stream.name) ?? lastStep()
     }
 
     /// The state right after step `step`.
@@ -64,7 +64,7 @@ public struct TimeMachine<P: Replayer>: Sendable {
         }
         let trimmed = try (log.stream(named: stream.name)?.sequenceFloor ?? 0) > 0
         if point.isInitialState, trimmed {
-            let earliest = try log.snapshotSequences(stream: stream.name).first ?? last
+            let earliest = try earliestReplayableStep()
             throw TimeTravelError.stepTrimmed(step: step, stream: stream.name, earliest: earliest)
         }
         if let gap = try gap(after: point.sequence, through: step) {

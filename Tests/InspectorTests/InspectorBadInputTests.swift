@@ -562,6 +562,31 @@ struct InspectorBadInputTests {
         try writer.close()
     }
 
+    /// Before session 95 any snapshot key of a trimmed stream damaged past placing made `blame`, `bisect` and every
+    /// command that starts from the stream's earliest state refuse it, though its base read.
+    @Test("a trimmed stream's snapshot wiped past placing: blame reads as the sound log with a warning where the base reads, and refuses where the base may be the one lost", arguments: [1, 0])
+    func trimmedStreamSnapshotWiped(index: Int) async throws {
+        let log = scratch.file("trimmed-snapshot-\(index).reactorlog"), sound = scratch.file("trimmed-sound-\(index).reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        do {
+            let writer = try EventLog.open(at: log)
+            try writer.trim(before: 30)
+            try writer.close()
+        }
+        try FileManager.default.copyItem(atPath: log, toPath: sound)
+        // The search stream's snapshots after the trim: its base (#27), then #33.
+        let key = try LogDamage.zeroNodeInFile(of: log, database: "snapshots") { $0[index] }
+        #expect(key == KeyCoding.streamSequence(1, index == 0 ? 27 : 33))
+        let blamed = try await Tool.run(["blame", log, "repos", "--stream", "search"])
+        let expected = try await Tool.run(["blame", sound, "repos", "--stream", "search"])
+        if index == 0 {
+            #expect(blamed.status == 5 && blamed.output.isEmpty && blamed.error.contains("snapshot keys"), "\(blamed.error)")
+        } else {
+            #expect(blamed.status == 0 && blamed.output == expected.output && !expected.output.isEmpty, "\(blamed.error)")
+            #expect(blamed.error.hasPrefix("reactorlog: warning: states were rebuilt from a snapshot earlier than one that cannot be read"), "\(blamed.error)")
+        }
+    }
+
     /// Before session 95 a creation time lost with its record read as 0: `info` said `created 1970-01-01T00:00:00.000Z`
     /// and an export's header `"createdAt":0`, which an import then kept as the log's creation.
     @Test("a creation time a zeroed sector wiped: info says it is not recorded, its JSON and an export's header leave it out")

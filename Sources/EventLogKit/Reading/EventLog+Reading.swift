@@ -358,6 +358,26 @@ extension EventLog {
         return try snapshotSequences(of: info, passingOverDamage: passingOverDamage)
     }
 
+    /// The first snapshot of trimmed stream `name`, its base, where replay starts: the list's first. Where keys damaged
+    /// past placing hide some snapshots, the first that reads, when it lies before the stream's first entry: a trim
+    /// keeps one snapshot there, the base, and none earlier, so what is hidden lies after it; the damage is then kept as
+    /// passed over (``passedOverSnapshotDamage``). Otherwise the base may be among the hidden, and the keys' damage is
+    /// thrown (before session 95 it was thrown whatever the hidden snapshots were). `nil` where the stream has none.
+    package func firstSnapshot(ofTrimmed name: String) throws(EventLogError) -> UInt64? {
+        guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
+        do {
+            return try snapshotSequences(of: info).first
+        } catch {
+            guard case .corruptMetadata = error else { throw error }
+            var entries = entries(EntryQuery(limit: 1, stream: name))
+            guard let base = try snapshotSequences(of: info, passingOverDamage: true).first,
+                  let first = ((try? entries.next()) ?? nil)?.sequence, base < first
+            else { throw error }
+            storage.notePassedOver(error, stream: info.id)
+            return base
+        }
+    }
+
     func snapshotSequences(of info: StreamInfo, passingOverDamage: Bool = false) throws(EventLogError) -> [UInt64] {
         try storage.read { txn in
             try txn.withCursor(storage.snapshots) { cursor in
