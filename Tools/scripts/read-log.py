@@ -429,8 +429,12 @@ class MetaPage:
         return self.magic == 0xBEEFC0DE and self.version == 1
 
 
+# The page sizes LMDB could have written, in order: the powers of two from 512 to 65,536.
+POSSIBLE_PAGE_SIZES = [1 << shift for shift in range(9, 17)]
+
+
 def plausible_page_size(size):
-    return 512 <= size <= 65536 and size & (size - 1) == 0
+    return size in POSSIBLE_PAGE_SIZES
 
 
 def meta_pages(data_path):
@@ -445,7 +449,7 @@ def meta_pages(data_path):
         if len(head) >= pages[0].page_size + 152:
             pages.append(MetaPage(head[pages[0].page_size:pages[0].page_size + 152]))
     elif pages:
-        for size in (1 << shift for shift in range(9, 17)):
+        for size in POSSIBLE_PAGE_SIZES:
             if len(head) < size + 152:
                 break
             second = MetaPage(head[size:size + 152])

@@ -31,7 +31,7 @@ struct MetaPage {
     var isValid: Bool { isLMDB && version == 1 }
     /// The page size, when it is one LMDB could have written (a power of two from 512 to 65,536).
     var pageSize: Int? {
-        pageSizeField >= 512 && pageSizeField <= 65_536 && pageSizeField.nonzeroBitCount == 1 ? Int(pageSizeField) : nil
+        Self.possiblePageSizes.contains(Int(pageSizeField)) ? Int(pageSizeField) : nil
     }
 
     /// Reads a meta page from `bytes`, which hold at least ``size`` bytes.
