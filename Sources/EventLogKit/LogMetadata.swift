@@ -23,3 +23,11 @@ public struct LogMetadata: Sendable, Hashable {
     /// refuses such a log's values, as it refuses those of a log whose seal is broken.
     public let unvouched: String?
 }
+
+extension LogMetadata {
+    /// Why values an import carried over are unvouched, as what follows "its" or "the metadata's": "values were
+    /// imported from an export of a log where `reason`", `reason` being the source log's damage as ``unvouched`` holds it.
+    static func importedUnvouched(because reason: String) -> String {
+        "values were imported from an export of a log where \(reason)"
+    }
+}

@@ -75,7 +75,7 @@ extension EventLog {
         case .intact:
             // Sealed here, but an import carried the values over from a log whose seal did not vouch for them.
             if let reason = records.values[LogLayout.MetaKey.unvouched] {
-                report.warning("the metadata's values were imported from an export of a log where \(reason): its creation time, snapshot policy and sequence floor may not be what that log was written with")
+                report.warning("the metadata's \(LogMetadata.importedUnvouched(because: reason)): its creation time, snapshot policy and sequence floor may not be what that log was written with")
             }
         case .missing:
             if formatVersion >= LogLayout.sealedMetadataFormatVersion {

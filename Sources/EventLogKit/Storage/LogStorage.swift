@@ -540,7 +540,7 @@ final class LogStorage: Sendable {
             sealDamage = .corruptMetadata(reason: "its checksum is missing, though the log's format version seals it")
         case .intact:
             // Vouched for here: but values an import carried over unvouched stay so.
-            sealDamage = values[Key.unvouched].map { .unvouchedMetadata(reason: "its values were imported from an export of a log where \($0)") }
+            sealDamage = values[Key.unvouched].map { .unvouchedMetadata(reason: "its " + LogMetadata.importedUnvouched(because: $0)) }
         case .missing:
             sealDamage = nil
         }
