@@ -172,6 +172,14 @@ public final class EventLog: Sendable {
         try await requireWriter().flush()
     }
 
+    /// Waits until every entry and snapshot appended through this log before the call is committed, so that a read
+    /// begun after it sees them: a time machine made on the log an app writes sees what was sent before it. Forces no
+    /// sync and throws nothing; returns at once for a log opened read-only, on the writer thread, and while a write
+    /// failure stops the log (a read then sees what was committed).
+    package func awaitAppends() {
+        writer?.awaitQueuedCommits()
+    }
+
     /// The failure that stopped the writer, or `nil` while it is healthy (again, once writing resumed).
     public var writeFailure: EventLogError? { writer?.currentFailure }
 

@@ -23,7 +23,12 @@ public struct TimeMachine<P: Replayer>: Sendable {
     private let counter = ReconstructionCounter()
 
     /// A time machine over stream `name` of `log`.
+    ///
+    /// On a log this process writes, the machine first waits until everything appended through `log` before it is
+    /// committed (no sync is forced), so that it sees every step sent before it was made; ``lastStep()`` waits so too.
+    /// A reactor sent to and then replayed in a test needs no `flush()`.
     public init(log: EventLog, stream name: String, replayer: P) throws {
+        log.awaitAppends()
         guard let info = try log.stream(named: name) else { throw EventLogError.unknownStream(name: name) }
         self.log = log
         self.stream = info
@@ -34,9 +39,11 @@ public struct TimeMachine<P: Replayer>: Sendable {
     /// How many states were rebuilt from a snapshot or the initial state so far.
     public var reconstructions: Int { counter.value }
 
-    /// The highest step: the log's highest sequence number.
+    /// The highest step: the log's highest sequence number, once what was appended through the log before the call is
+    /// committed (on a log this process writes).
     public func lastStep() throws -> UInt64 {
-        try log.highestSequence()
+        log.awaitAppends()
+        return try log.highestSequence()
     }
 
     /// The earliest step whose state can be rebuilt: 0 (the initial state), or, in a trimmed stream, its

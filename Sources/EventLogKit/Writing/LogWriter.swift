@@ -39,6 +39,9 @@ final class LogWriter: @unchecked Sendable {
     private var closingRetried = false
     private var closing = false
     private var finished = false
+    /// The writer thread, once it runs: a read made there (in an encoding closure, or an `onWriteFailure` handler)
+    /// must not wait for the commit that thread is making.
+    private var writerThread: pthread_t?
     /// Whether the writer thread is waiting for work (so an append must wake it).
     private var writerWaiting = false
     /// Whether the writer thread is letting appends gather for the commit interval (so a wait for a commit, or a
@@ -397,6 +400,21 @@ final class LogWriter: @unchecked Sendable {
         if committedTicket < ticket, let failure { throw failure }
     }
 
+    /// Waits until every item queued before the call is committed, so that a read begun after it sees them: unlike
+    /// ``flush()``, it forces no sync in `noSync` durability and throws nothing. Returns at once on the writer thread
+    /// (which cannot wait for its own commit) and while a failure stops writing (a read then sees what was committed).
+    func awaitQueuedCommits() {
+        mutex.lock()
+        defer { mutex.unlock() }
+        let ticket = enqueuedTicket
+        guard committedTicket < ticket, !hasFailed, !finished else { return }
+        if let writerThread, pthread_equal(writerThread, pthread_self()) != 0 { return }
+        awaiting(ticket)
+        while committedTicket < ticket && !hasFailed && !finished {
+            committedChanged.wait(mutex)
+        }
+    }
+
     // MARK: Flushing and closing
 
     /// Blocks until everything queued so far is committed and on disk.
@@ -461,6 +479,7 @@ final class LogWriter: @unchecked Sendable {
     // MARK: The writer thread
 
     private func run() {
+        mutex.withLock { writerThread = pthread_self() }
         while true {
             mutex.lock()
             if hasFailed {
