@@ -53,3 +53,18 @@ public struct LogEntry: Sendable, Hashable {
     /// ``timestamp`` as a `Date`.
     public var date: Date { Date(timeIntervalSince1970: Double(timestamp) / 1e9) }
 }
+
+extension LogEntry: CustomStringConvertible {
+    /// The entry in one line, its payload not decoded: `#3 counter mutation increaseValue, caused by #2`; a lifecycle
+    /// marker is `#1 counter opened`, and an entry the log holds without its value says why
+    /// (`#5 counter mutation, caused by #4, its value not recorded: it could not be encoded when it was recorded`).
+    public var description: String {
+        var line = "#\(sequence) \(stream) \(kind)"
+        let missing = missingValue
+        if !kind.isLifecycle, missing == nil { line += " \(caseName)" }
+        if let cause { line += ", caused by #\(cause)" }
+        if let missing { line += ", its value not recorded: \(missing)" }
+        return line
+    }
+}
+

@@ -36,3 +36,33 @@ public struct BisectResult: Sendable, Hashable {
     /// skipped, as for damage.
     public var valueNotRecorded: TimeTravelError? = nil
 }
+
+extension BisectResult: CustomStringConvertible {
+    /// What bisect found, in a sentence: `First bad step: #31 appendRepos, caused by #29 loadNextPage (7 states
+    /// judged).` Where it could not narrow it to one step, the steps or the recorded states it lies between, or the
+    /// stretch retention removed it in; ``diff`` has the state's change.
+    public var description: String {
+        let judged = " (\(probes.count) state\(probes.count == 1 ? "" : "s") judged)."
+        if let bounds = recordedBounds {
+            let count = candidates.count
+            return "The first bad state lies between the recorded states at #\(bounds.lowerBound) (good) and #\(bounds.upperBound) (bad), "
+                + "one of the \(count) mutation\(count == 1 ? "" : "s") between them" + judged
+        }
+        if let removed {
+            return "The state turned bad in #\(removed.lowerBound)…#\(removed.upperBound), a stretch retention removed, so the mutations that did it are gone" + judged
+        }
+        guard let firstBad else {
+            let named = candidates.prefix(10).map { "#\($0)" }.joined(separator: ", ")
+            let more = candidates.count > 10 ? " and \(candidates.count - 10) more" : ""
+            return "Skipped states leave the first bad step among \(named)\(more)" + judged
+        }
+        var line = "First bad step: #\(firstBad) " + (mutation?.caseName ?? "(its entry cannot be read)")
+        if let action {
+            line += ", caused by #\(action.sequence) \(action.caseName)"
+        } else if let cause = mutation?.cause {
+            line += ", caused by #\(cause) (cannot be read)"
+        }
+        return line + judged
+    }
+}
+

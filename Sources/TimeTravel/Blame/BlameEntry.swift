@@ -32,3 +32,18 @@ public struct BlameEntry: Sendable, Hashable {
         self.mutationsInRange = mutationsInRange
     }
 }
+
+extension BlameEntry: CustomStringConvertible {
+    /// The change in one line: `#3 increaseValue: 0 → 1, by #2 increase` (`by #2` alone where the action's entry was
+    /// not read). Without a reducer, where several mutations lie between the two recorded states:
+    /// `one of #3…#9 (4 mutations, the states between not recorded): 0 → 4`. A value missing reads `absent`.
+    public var description: String {
+        let value = { (value: JSONValue?) in value.map(StateDiff.abbreviate) ?? "absent" }
+        let values = "\(value(old)) → \(value(new))"
+        if let range {
+            return "one of #\(range.lowerBound)…#\(range.upperBound) (\(mutationsInRange) mutations, the states between not recorded): \(values)"
+        }
+        let by = action.map { ", by #\($0.sequence) \($0.caseName)" } ?? mutation.cause.map { ", by #\($0)" } ?? ""
+        return "#\(mutation.sequence) \(mutation.caseName): \(values)\(by)"
+    }
+}
