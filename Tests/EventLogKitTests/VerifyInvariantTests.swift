@@ -54,6 +54,19 @@ struct VerifyInvariantTests {
         expectError(report, "entries #10 is missing before it", at: 11)
     }
 
+    @Test("a report prints its verdict and what was checked, then each problem on a line of its own")
+    func description() throws {
+        let path = try makeLog()
+        let healthy = try EventLog.openReadOnly(at: path).verify()
+        #expect(healthy.description == "OK: 62 entries, 3 snapshots, 2 streams checked.")
+        let report = try damage(path) { databases, txn in
+            try LogStorage.removeEntries([10], from: try #require(databases["entries"]), in: txn)
+        }
+        let lines = report.description.split(separator: "\n").map(String.init)
+        #expect(lines.first == "DAMAGED: 61 entries, 3 snapshots, 2 streams checked.")
+        #expect(lines.dropFirst().first?.hasPrefix("error at #11: ") == true && lines.count == report.problems.count + 1, "\(lines)")
+    }
+
     @Test("a stream index key naming another stream's entry")
     func indexKeys() throws {
         let path = try makeLog()

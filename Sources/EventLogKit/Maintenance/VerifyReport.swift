@@ -45,6 +45,12 @@ public struct VerifyReport: Sendable, Hashable {
     /// The first error found: for damaged entries, the one with the lowest sequence number.
     public var firstError: Problem? { problems.first { $0.severity == .error } }
 
+    /// What was checked: `3 entries, 1 snapshot, 1 stream checked`.
+    public var checked: String {
+        let counted = { (count: Int, noun: String, nouns: String) in "\(count) \(count == 1 ? noun : nouns)" }
+        return "\(counted(entries, "entry", "entries")), \(counted(snapshots, "snapshot", "snapshots")), \(counted(streams, "stream", "streams")) checked"
+    }
+
     mutating func error(_ message: String, at sequence: UInt64? = nil) {
         problems.append(Problem(severity: .error, sequence: sequence, message: message))
     }
@@ -53,3 +59,12 @@ public struct VerifyReport: Sendable, Hashable {
         problems.append(Problem(severity: .warning, sequence: sequence, message: message))
     }
 }
+
+extension VerifyReport: CustomStringConvertible {
+    /// The verdict and what was checked, then each problem on a line of its own: `OK: 73 entries, 7 snapshots, 3 streams
+    /// checked.`, or `DAMAGED: …` and `error at #42: …`.
+    public var description: String {
+        ([(isHealthy ? "OK: " : "DAMAGED: ") + checked + "."] + problems.map(\.description)).joined(separator: "\n")
+    }
+}
+

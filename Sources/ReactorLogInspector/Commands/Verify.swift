@@ -69,7 +69,7 @@ struct Verify: AsyncParsableCommand {
                 for problem in report.problems {
                     try printLine(t.paint(problem.description, problem.severity == .error ? .red : .yellow))
                 }
-                let summary = "\(counted(report.entries, "entry", "entries")), \(counted(report.snapshots, "snapshot")), \(counted(report.streams, "stream")) checked"
+                let summary = report.checked
                 if !healthy {
                     let first = lastCommit == nil ? report.firstError?.sequence : nil
                     // A damaged snapshot is named so: its number is an entry's, and that entry reads.
