@@ -48,7 +48,8 @@ extension TimeMachine {
     /// ``divergence(from:through:)`` in a damaged log: the first divergence among the recorded states that can be
     /// checked, and the stretches that cannot (``DivergenceReport/unchecked``). A stretch whose entries cannot be read
     /// is not replayed, and replay restarts from the next recorded state that reads; a recorded state whose snapshot
-    /// cannot be read is not compared, and replay goes on through it, so the next comparison's range spans it. A stretch
+    /// cannot be read is not compared, and replay goes on through it, so the next comparison's range spans it; so too a
+    /// snapshot whose key damage hides, the steps between the snapshots that read on either side of it named. A stretch
     /// holding a mutation the log has without its value, which ``divergence(from:through:)`` passes over in silence, is
     /// listed too (``DivergenceReport/Unchecked/Reason/valueNotRecorded(_:)``).
     public func divergenceReport(from: UInt64? = nil, through: UInt64 = .max) throws -> DivergenceReport {
@@ -58,7 +59,12 @@ extension TimeMachine {
     private func firstDivergence(from: UInt64?, through: UInt64, passingOverDamage: Bool) throws -> DivergenceReport {
         let from = try from ?? earliestReplayableStep()
         guard replayer.canReduce else { throw try needsReducer(from) }
-        let snapshots = try log.snapshotSequences(stream: stream.name).filter { $0 > from && $0 <= through }
+        // Past damage among the snapshots' keys, the recorded states that can be found, and where those hidden may lie.
+        let listing = passingOverDamage
+            ? try log.snapshotSequencesAroundDamage(stream: stream.name)
+            : (sequences: try log.snapshotSequences(stream: stream.name), damage: nil, hidden: [])
+        let snapshots = listing.sequences.filter { $0 > from && $0 <= through }
+        var hidden = listing.hidden[...]
         var unchecked: [DivergenceReport.Unchecked] = []
         /// Notes that `steps` could not be checked, joined to the stretch before when it continues it; rethrows damage
         /// where damage is not passed over. A new stretch starts at the stream's first entry in it where the stream
@@ -95,10 +101,20 @@ extension TimeMachine {
             }
             (compared, last, count) = (step, nil, 0)
         }
+        /// Notes the steps up to `step` where a recorded state whose key cannot be read may lie: not compared, replay
+        /// goes on through them, and a divergence's range spans them.
+        func noteHidden(through step: UInt64) throws {
+            while let range = hidden.first, range.lowerBound <= step, let damage = listing.damage {
+                hidden.removeFirst()
+                let (first, last) = (max(range.lowerBound, from + 1), min(range.upperBound, step))
+                if first <= last { try note(first...last, .damage(damage)) }
+            }
+        }
         let gaps = try gaps()
         for step in snapshots {
+            try noteHidden(through: step)
             // The recorded state at `step`, or the damage reading it met.
-            let recorded = Result { () throws(EventLogError) in try log.latestSnapshot(stream: stream.name, atOrBefore: step) }
+            let recorded = Result { () throws(EventLogError) in try log.snapshot(stream: stream.name, at: step) }
             if gaps.contains(where: { $0.lowerBound > baseStep && $0.lowerBound <= step }) || base == nil {
                 // Retention removed entries of this stretch, or damage left its start unknown: replay restarts from
                 // the recorded state after them.
@@ -149,6 +165,11 @@ extension TimeMachine {
                 return DivergenceReport(divergence: divergence, unchecked: unchecked)
             }
             (baseStep, base, compared, last, count) = (step, recordedState, step, nil, 0)
+        }
+        if !hidden.isEmpty {
+            // The stream's last entry, where its index reads so far; else the log's.
+            let end = try (try? log.highestSequence(stream: stream.name)) ?? log.highestSequence()
+            try noteHidden(through: min(through, end))
         }
         return DivergenceReport(divergence: nil, unchecked: unchecked)
     }

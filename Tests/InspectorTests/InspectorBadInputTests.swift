@@ -587,6 +587,19 @@ struct InspectorBadInputTests {
         }
     }
 
+    /// Before session 96 `divergence` refused a stream one of whose snapshot keys a zeroed sector wiped (exit 5, nothing
+    /// compared), though every other recorded state reads.
+    @Test("a snapshot key wiped: divergence compares the rest and names the steps where the hidden state may lie")
+    func divergencePastWipedSnapshotKey() async throws {
+        let log = scratch.file("wiped-snapshot-key.reactorlog")
+        try FileManager.default.copyItem(atPath: demo, toPath: log)
+        // search's snapshots are #14, #27 and #33: #27's key is hidden between the other two.
+        let key = try LogDamage.zeroNodeInFile(of: log, database: "snapshots") { $0[1] }
+        #expect(key == KeyCoding.streamSequence(1, 27))
+        let result = try await fails(["divergence", log, "--stream", "search"], exit: 5, saying: "#15…#32 could not be checked, the rest compared: ")
+        #expect(result.output == "Replay reproduces every recorded state it could check; #15…#32 could not be checked.\n", "\(result.output)")
+    }
+
     /// Before session 95 a creation time lost with its record read as 0: `info` said `created 1970-01-01T00:00:00.000Z`
     /// and an export's header `"createdAt":0`, which an import then kept as the log's creation.
     @Test("a creation time a zeroed sector wiped: info says it is not recorded, its JSON and an export's header leave it out")

@@ -331,6 +331,43 @@ struct TimeMachineTests {
         #expect(same.divergence == nil && same.unchecked == report.unchecked)
     }
 
+    /// Before session 96 `divergenceReport()` refused the whole stream when a snapshot's key was damaged past placing
+    /// (`The log's metadata is corrupt: among stream 1's snapshot keys, …`), though every other recorded state reads.
+    @Test("divergenceReport compares every snapshot that can be found when one's key is wiped, and names where the hidden one may lie", arguments: [2, 7])
+    func divergencePastWipedSnapshotKey(wiped index: Int) throws {
+        let log = try openLog("diverge-wiped-\(index).reactorlog", policy: .every(mutations: 4))
+        // Deposit k is action #2k and mutation #2k+1: snapshots at #9, #17, #25, …; the recording's bug at deposit 30 (#61).
+        _ = try recordLedger(log, deposits: 40, bugAtDeposit: 30)
+        let path = log.path
+        let snapshots = try log.snapshotSequences(stream: "ledger")
+        try #require(snapshots.prefix(9) == [9, 17, 25, 33, 41, 49, 57, 65, 73])
+        try log.close()
+        try LogDamage.zeroNodeInFile(of: path, database: "snapshots") { $0[index] }
+        let read = try EventLog.openReadOnly(at: path)
+        let machine = try TimeMachine(log: read, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
+        #expect(throws: EventLogError.self) { try machine.divergence() }
+        let report = try machine.divergenceReport()
+        let found = try #require(report.divergence)
+        let wiped = snapshots[index]
+        // The hidden key lies between the snapshots that read on either side of it: those steps are unchecked.
+        let hidden = snapshots[index - 1] + 1...snapshots[index + 1] - 1
+        if wiped < 61 {
+            #expect(found.step == 65 && found.range == 58...65, "\(found.range)")
+            #expect(report.unchecked.map(\.steps) == [hidden])
+        } else {
+            // The recorded state that would have shown the bug is the one hidden: the next shows it, the range spans both.
+            #expect(found.step == 73 && found.range == 58...73, "\(found.range)")
+            #expect(report.unchecked.map(\.steps) == [58...72])
+        }
+        guard case .corruptMetadata? = report.unchecked.first?.damage else {
+            Issue.record("\(report.unchecked)")
+            return
+        }
+        // The recording's own reduce: no divergence, the same stretch unchecked.
+        let same = try TimeMachine(log: read, stream: "ledger", replayer: ReactorReplayer { LedgerReactor(bugAtDeposit: 30) }).divergenceReport()
+        #expect(same.divergence == nil && same.unchecked.map(\.steps) == [hidden])
+    }
+
     @Test("what if: skipping the bad mutation gives the state without the bug, and the log is unchanged")
     func whatIf() throws {
         let log = try openLog()

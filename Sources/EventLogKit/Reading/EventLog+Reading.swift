@@ -378,6 +378,28 @@ extension EventLog {
         }
     }
 
+    /// Stream `name`'s snapshots, as ``snapshotSequences(stream:passingOverDamage:)`` lists them, with the damage among
+    /// their keys and, for each key that neither reads nor is placed, the numbers it may stand for (between the keys
+    /// that read on either side of it); no damage and none hidden where the keys read. For a reader that compares
+    /// every recorded state it can, and names the steps whose recorded state it could not (divergence).
+    package func snapshotSequencesAroundDamage(
+        stream name: String
+    ) throws(EventLogError) -> (sequences: [UInt64], damage: EventLogError?, hidden: [ClosedRange<UInt64>]) {
+        guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
+        do {
+            return (try snapshotSequences(of: info), nil, [])
+        } catch {
+            guard case .corruptMetadata = error else { throw error }
+            let scan = try storage.read { txn in
+                try txn.withCursor(storage.snapshots) { cursor in
+                    var keys = StreamKeyCursor(cursor, stream: info.id, .records("snapshot"))
+                    return try keys.scan(atOrBefore: .max, placing: SnapshotRecord.recordedPosition)
+                }
+            }
+            return (scan.ascendingOnce.map(\.sequence), error, scan.hidden)
+        }
+    }
+
     func snapshotSequences(of info: StreamInfo, passingOverDamage: Bool = false) throws(EventLogError) -> [UInt64] {
         try storage.read { txn in
             try txn.withCursor(storage.snapshots) { cursor in

@@ -87,6 +87,10 @@ struct StreamKeyCursor {
         /// Whether every key of the database was read or placed and the 12-byte keys are in order: the list is then
         /// the one a sound tree would give, though a seek found damage.
         var isWhole = true
+        /// For each key that neither reads nor is placed and may be the stream's, the numbers it may stand for: between
+        /// the 12-byte keys on either side of it in the pages, which a sound tree keeps in order (the whole range of
+        /// numbers where those keys are not in order). Numbers past the one asked for included.
+        var hidden: [ClosedRange<UInt64>] = []
 
         /// ``found`` in order of number, one a number: of two under one, the first in the tree's order.
         var ascendingOnce: [Found] {
@@ -102,9 +106,37 @@ struct StreamKeyCursor {
     /// (``LogStorage/forEachPlaced(_:placing:_:)``).
     mutating func scan(atOrBefore sequence: UInt64, placing: LogStorage.RecordPlacing = { _ in nil }) throws -> Scan {
         var scan = Scan()
+        // The last 12-byte key, whether keys not placed followed it, and whether the 12-byte keys rose.
+        var before: (stream: UInt32, sequence: UInt64)?
+        var unplaced = false, ordered = true
+        /// Notes the numbers the keys not placed since `before` may stand for, `after` being the next 12-byte key.
+        func bound(by after: (stream: UInt32, sequence: UInt64)?) {
+            let lower: UInt64? = switch before {
+            case nil: 0
+            case let key? where key.stream == stream: key.sequence == .max ? nil : key.sequence + 1
+            case let key?: key.stream < stream ? 0 : nil
+            }
+            let upper: UInt64? = switch after {
+            case nil: .max
+            case let key? where key.stream == stream: key.sequence == 0 ? nil : key.sequence - 1
+            case let key?: key.stream > stream ? .max : nil
+            }
+            if let lower, let upper, lower <= upper { scan.hidden.append(lower...upper) }
+        }
         scan.isWhole = try LogStorage.forEachPlaced(cursor, placing: placing) { placement, record in
             if let key = placement.key, key.stream == stream, key.sequence <= sequence { scan.found.append((key.sequence, record.value)) }
+            switch placement {
+            case .key(let stream, let sequence):
+                if let before, !(before < (stream, sequence)) { ordered = false }
+                if unplaced { bound(by: (stream, sequence)) }
+                (before, unplaced) = ((stream, sequence), false)
+            case .none: unplaced = true
+            case .record, .damagedSize: break
+            }
         }
+        if unplaced { bound(by: nil) }
+        // Keys out of order place nothing between them.
+        if !ordered, !scan.hidden.isEmpty { scan.hidden = [0...UInt64.max] }
         position = nil
         // The sort is stable: of two under one number, the first in the tree's order stays first.
         scan.found.sort { $0.sequence > $1.sequence }
