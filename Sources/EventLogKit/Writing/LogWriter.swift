@@ -39,9 +39,6 @@ final class LogWriter: @unchecked Sendable {
     private var closingRetried = false
     private var closing = false
     private var finished = false
-    /// The writer thread, once it runs: a read made there (in an encoding closure, or an `onWriteFailure` handler)
-    /// must not wait for the commit that thread is making.
-    private var writerThread: pthread_t?
     /// Whether the writer thread is waiting for work (so an append must wake it).
     private var writerWaiting = false
     /// Whether the writer thread is letting appends gather for the commit interval (so a wait for a commit, or a
@@ -97,6 +94,10 @@ final class LogWriter: @unchecked Sendable {
     /// Left once the writer thread has returned from `run()` and let go of the writer (its storage with it): ``close()``
     /// waits for that, so that a log closed here holds no environment that a later open in this process would find.
     private let threadExited = DispatchGroup()
+    /// The writer thread, once it runs (set under `mutex`): a read made there (in an encoding closure, or an
+    /// `onWriteFailure` handler) must not wait for the commit that thread is making. Declared after the fields every
+    /// append touches, so that their places in memory stay as they were.
+    private var writerThread: pthread_t?
     /// Encodes and writes each batch (writer thread only).
     private var committer: BatchCommitter
     /// The most bytes one commit takes from the queue, when retention keeps the log within a byte budget: an
