@@ -31,6 +31,11 @@ public enum EventLogError: HintedError, Sendable, Hashable {
     /// The stream index of stream id `streamID` is damaged: its block whose first entry is `block`, or, when `block`
     /// is nil, where no block of the stream is known (keys out of order before its first block).
     case corruptIndex(streamID: UInt32, block: UInt64?, reason: String)
+    /// The keys of stream id `streamID`'s `records` (`snapshot`, `gap`, `schema era`) are damaged: a key of the wrong
+    /// length whose record is damaged too, or keys out of order, where a seek landed. Readers that list such records go
+    /// round it (``EventLog/snapshotSequences(stream:passingOverDamage:)``); `verify` names each such key. (Before
+    /// 2026-12-07 this was a ``corruptMetadata(reason:)`` saying `among stream 1's snapshot keys, …`.)
+    case corruptKeys(streamID: UInt32, records: String, reason: String)
     /// The log's metadata is damaged.
     case corruptMetadata(reason: String)
     /// The log's metadata values came to it unvouched: an import carried them over from an export whose source log's
@@ -93,6 +98,7 @@ public enum EventLogError: HintedError, Sendable, Hashable {
                 "The index of stream id \(streamID) is damaged: \(reason)."
             }
         case .damagedFile(let path, let reason): "The log at \(path) is damaged: \(reason)."
+        case .corruptKeys(let streamID, let records, let reason): "The \(records) keys of stream id \(streamID) are damaged: \(reason)."
         case .corruptMetadata(let reason): "The log's metadata is corrupt: \(reason)."
         case .unvouchedMetadata(let reason): "The log's metadata is unvouched: \(reason)."
         case .incompatibleSchema(let stream, let recorded, let current, let problem):
@@ -136,7 +142,7 @@ public enum EventLogError: HintedError, Sendable, Hashable {
         case .readOnly: "Open it for writing to append, trim or import."
         case .closed: "Open it again to use it."
         case .corruptEntry: "Verify the log (`EventLog.verify()`) to find every damaged entry."
-        case .corruptSnapshot, .corruptStream, .corruptIndex, .corruptMetadata: "Verify the log (`EventLog.verify()`) for details."
+        case .corruptSnapshot, .corruptStream, .corruptIndex, .corruptKeys, .corruptMetadata: "Verify the log (`EventLog.verify()`) for details."
         case .unvouchedMetadata: "Its entries read as they are; `storedMetadata()` gives the values, as that log stored them."
         case .damagedFile where refusesOnlyWriters:
             "Nothing was written: open it read-only to read or export it, or move it aside (keep it for a bug report) and open a new log at the path."

@@ -110,7 +110,7 @@ struct InspectorFailure: Error, CustomStringConvertible {
         switch error {
         case .notFound(let path): UsageLine.nearestPath(to: path).map { "Did you mean \($0)?" }
         case .corruptEntry: "Run `reactorlog verify` to find every damaged entry."
-        case .corruptSnapshot, .corruptStream, .corruptIndex, .corruptMetadata: "Run `reactorlog verify` for details."
+        case .corruptSnapshot, .corruptStream, .corruptIndex, .corruptKeys, .corruptMetadata: "Run `reactorlog verify` for details."
         case .unvouchedMetadata: "Its entries read as they are; `reactorlog info` shows the values, as that log stored them."
         case .unknownStream: "Run `reactorlog info` to list its streams."
         case .replacedWhileOpen: "Run the command again to read the log now at that path."
@@ -143,7 +143,7 @@ struct InspectorFailure: Error, CustomStringConvertible {
         case .storage(_, let lmdb) where lmdb.isCorrupted: .corrupt
         case .notFound, .notALog, .permissionDenied, .cannotCreate, .readOnlyFileSystem, .replacedWhileOpen, .storage: .cannotOpen
         case .newerFormat: .newerFormat
-        case .corruptEntry, .corruptSnapshot, .corruptStream, .corruptIndex, .corruptMetadata, .unvouchedMetadata, .damagedFile, .codec: .corrupt
+        case .corruptEntry, .corruptSnapshot, .corruptStream, .corruptIndex, .corruptKeys, .corruptMetadata, .unvouchedMetadata, .damagedFile, .codec: .corrupt
         case .unknownStream, .invalidArgument: .invalidArgument
         case .incompatibleSchema: .schemaMismatch
         case .alreadyOpen, .readOnlyInThisProcess, .readOnly, .closed, .streamInUse, .writeFailed: .writeFailed

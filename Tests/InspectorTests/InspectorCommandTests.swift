@@ -803,7 +803,7 @@ struct InspectorCommandTests {
         try LogDamage.zeroNodeInFile(of: path, database: "snapshots") { $0[$0.count / 2] }
         // Found by the zeroed-page sweep: info showed one snapshot fewer, exit 0, with no word of damage.
         let info = try await reactorlog("info", path)
-        #expect(info.status == 5 && info.error.contains(" whose keys are damaged") && info.error.contains(" were left out, the rest shown: The log's metadata is corrupt: "), "\(info.error)")
+        #expect(info.status == 5 && info.error.contains(" whose keys are damaged") && info.error.contains(" were left out, the rest shown: The snapshot keys of stream id 1 are damaged: "), "\(info.error)")
         // The list's search starts at the stream's start (before session 95 worded `a search for #0`).
         #expect(info.error.contains("a key where a search from the stream's start lands is 0 bytes, not 12"), "\(info.error)")
         #expect(info.error.filter { $0 == "\n" }.count == 1 && info.lines.count == sound.lines.count)

@@ -11,7 +11,7 @@ struct ErrorWordingTests {
         .notFound(path: "/a"), .notFound(path: ""), .notALog(path: "/a", reason: "no data.mdb"), .newerFormat(path: "/a", found: 9, supported: 7),
         .alreadyOpen(path: "/a", detail: "pid 4"), .replacedWhileOpen(path: "/a"), .readOnlyInThisProcess(path: "/a"), .readOnly(path: "/a"), .closed(path: "/a"),
         .corruptEntry(sequence: 3, reason: "its checksum does not match"), .corruptSnapshot(stream: "s", sequence: 4, reason: "r"),
-        .corruptStream(id: 1, reason: "r"), .corruptIndex(streamID: 1, block: 5, reason: "r"), .corruptMetadata(reason: "r"),
+        .corruptStream(id: 1, reason: "r"), .corruptIndex(streamID: 1, block: 5, reason: "r"), .corruptKeys(streamID: 1, records: "snapshot", reason: "r"), .corruptMetadata(reason: "r"),
         .damagedFile(path: "/a", reason: "it is truncated"),
         .damagedFile(path: "/a", reason: "its data.mdb has a damaged page structure (node 0 of page 13 (database 'entries') has flags no record has (8)), which only a writer trips on: readers can still open it"),
         .permissionDenied(path: "/a", reason: "its data.mdb cannot be read"),

@@ -332,7 +332,8 @@ struct TimeMachineTests {
     }
 
     /// Before session 96 `divergenceReport()` refused the whole stream when a snapshot's key was damaged past placing
-    /// (`The log's metadata is corrupt: among stream 1's snapshot keys, …`), though every other recorded state reads.
+    /// (`The log's metadata is corrupt: among stream 1's snapshot keys, …`, now `The snapshot keys of stream id 1 are
+    /// damaged: …`), though every other recorded state reads.
     @Test("divergenceReport compares every snapshot that can be found when one's key is wiped, and names where the hidden one may lie", arguments: [2, 7])
     func divergencePastWipedSnapshotKey(wiped index: Int) throws {
         let log = try openLog("diverge-wiped-\(index).reactorlog", policy: .every(mutations: 4))
@@ -359,7 +360,7 @@ struct TimeMachineTests {
             #expect(found.step == 73 && found.range == 58...73, "\(found.range)")
             #expect(report.unchecked.map(\.steps) == [58...72])
         }
-        guard case .corruptMetadata? = report.unchecked.first?.damage else {
+        guard case .corruptKeys(1, "snapshot", _)? = report.unchecked.first?.damage else {
             Issue.record("\(report.unchecked)")
             return
         }

@@ -281,7 +281,7 @@ extension EventLog {
                 do {
                     _ = try keys.seek(atOrBefore: sequence)
                     return nil
-                } catch EventLogError.corruptMetadata {
+                } catch EventLogError.corruptKeys {
                     let found = try keys.scan(atOrBefore: sequence, placing: SnapshotRecord.recordedPosition).found.first
                     guard let found, found.sequence == sequence else { return nil }
                     return try decode(found.value)
@@ -307,7 +307,7 @@ extension EventLog {
                     guard let found = try keys.seek(atOrBefore: sequence) else { return nil }
                     return try decode(found)
                 } catch var damage as EventLogError {
-                    let keysDamaged = if case .corruptMetadata = damage { true } else { false }
+                    let keysDamaged = if case .corruptKeys = damage { true } else { false }
                     guard keysDamaged || orEarlier else { throw damage }
                     let scan = try keys.scan(atOrBefore: sequence, placing: SnapshotRecord.recordedPosition)
                     if keysDamaged, scan.isWhole, !orEarlier { return try scan.found.first.map(decode) }
@@ -350,7 +350,7 @@ extension EventLog {
     ///
     /// A snapshot under a key of the wrong length (which ``verify(progress:)`` names) is listed where its record places
     /// it. Other damage among the keys (out of order, or of the wrong length with a damaged record) throws
-    /// ``EventLogError/corruptMetadata(reason:)``, so that a list is never cut short unnoticed. With
+    /// ``EventLogError/corruptKeys(streamID:records:reason:)``, so that a list is never cut short unnoticed. With
     /// `passingOverDamage`, every key is read in the order of the database's pages instead, and the snapshot under a
     /// key that neither reads nor is placed is the only one left out.
     public func snapshotSequences(stream name: String, passingOverDamage: Bool = false) throws(EventLogError) -> [UInt64] {
@@ -368,7 +368,7 @@ extension EventLog {
         do {
             return try snapshotSequences(of: info).first
         } catch {
-            guard case .corruptMetadata = error else { throw error }
+            guard case .corruptKeys = error else { throw error }
             var entries = entries(EntryQuery(limit: 1, stream: name))
             guard let base = try snapshotSequences(of: info, passingOverDamage: true).first,
                   let first = ((try? entries.next()) ?? nil)?.sequence, base < first
@@ -389,7 +389,7 @@ extension EventLog {
         do {
             return (try snapshotSequences(of: info), nil, [])
         } catch {
-            guard case .corruptMetadata = error else { throw error }
+            guard case .corruptKeys = error else { throw error }
             let scan = try storage.read { txn in
                 try txn.withCursor(storage.snapshots) { cursor in
                     var keys = StreamKeyCursor(cursor, stream: info.id, .records("snapshot"))
@@ -412,10 +412,11 @@ extension EventLog {
                         item = try keys.next()
                     }
                     return sequences
-                } catch EventLogError.corruptMetadata(let reason) {
+                } catch let damage as EventLogError {
                     // With every key read or placed by its record, the list is whole.
+                    guard case .corruptKeys = damage else { throw damage }
                     let scan = try keys.scan(atOrBefore: .max, placing: SnapshotRecord.recordedPosition)
-                    guard passingOverDamage || scan.isWhole else { throw EventLogError.corruptMetadata(reason: reason) }
+                    guard passingOverDamage || scan.isWhole else { throw damage }
                     return scan.ascendingOnce.map(\.sequence)
                 }
             }

@@ -16,7 +16,7 @@ struct StreamKeyCursor {
         /// The stream index: damage is ``EventLogError/corruptIndex(streamID:block:reason:)``.
         case index
         /// Records named so in errors (`snapshot`, `gap`, `schema era`): damage is
-        /// ``EventLogError/corruptMetadata(reason:)``.
+        /// ``EventLogError/corruptKeys(streamID:records:reason:)``.
         case records(String)
     }
 
@@ -200,7 +200,7 @@ struct StreamKeyCursor {
             let block = position.flatMap { $0.stream == stream ? $0.sequence : nil }
             return .corruptIndex(streamID: stream, block: block, reason: reason)
         case .records(let name):
-            return .corruptMetadata(reason: "among stream \(stream)'s \(name) keys, \(reason)")
+            return .corruptKeys(streamID: stream, records: name, reason: reason)
         }
     }
 }

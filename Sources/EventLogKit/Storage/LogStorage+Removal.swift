@@ -8,7 +8,7 @@ extension LogStorage {
             var keys = StreamKeyCursor(cursor, stream: id, .records("snapshot"))
             do {
                 return try keys.seek(atOrBefore: sequence)?.sequence
-            } catch EventLogError.corruptMetadata {
+            } catch EventLogError.corruptKeys {
                 // A key that does not read (verify names it) does not stop a trim: the snapshots' keys in page order,
                 // one of the wrong length where its record places it, as readers take it.
                 return try keys.scan(atOrBefore: sequence, placing: SnapshotRecord.recordedPosition).found.first?.sequence
@@ -84,7 +84,7 @@ extension LogStorage {
                     count += 1
                     item = current.sequence < .max ? try keys.seek(atOrAfter: current.sequence + 1) : nil
                 }
-            } catch EventLogError.corruptMetadata {
+            } catch EventLogError.corruptKeys {
                 _ = try Self.forEachPlaced(cursor, placing: placing) { placement, _ in
                     guard let key = placement.key, key.stream == id, range.contains(key.sequence) else { return }
                     try cursor.deleteCurrent()

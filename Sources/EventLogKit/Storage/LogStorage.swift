@@ -611,7 +611,7 @@ final class LogStorage: Sendable {
                     item = try keys.next()
                 }
                 return found
-            } catch EventLogError.corruptMetadata {
+            } catch EventLogError.corruptKeys {
                 return try keys.scan(atOrBefore: .max, placing: placing).ascendingOnce
             }
         }

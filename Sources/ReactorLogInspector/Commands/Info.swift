@@ -116,7 +116,7 @@ struct Info: AsyncParsableCommand {
                 do {
                     return try session.log.snapshotSequences(stream: stream).count
                 } catch {
-                    guard case .corruptMetadata = error else { throw error }
+                    guard case .corruptKeys = error else { throw error }
                     uncounted.add(error)
                     return try session.log.snapshotSequences(stream: stream, passingOverDamage: true).count
                 }

@@ -284,7 +284,7 @@ struct ExportWriter {
         do {
             return try session.log.snapshotSequences(stream: stream)
         } catch {
-            guard case .corruptMetadata = error else { throw error }
+            guard case .corruptKeys = error else { throw error }
             damage = damage ?? error
             return try session.log.snapshotSequences(stream: stream, passingOverDamage: true)
         }
