@@ -7,7 +7,7 @@ public struct DivergenceReport: Sendable, Hashable {
     public struct Unchecked: Sendable, Hashable {
         /// Why steps could not be checked.
         public enum Reason: Sendable, Hashable {
-            /// Damage: the log's `corruptEntry` or `corruptSnapshot`, the first met there.
+            /// Damage: the log's `corruptEntry`, `corruptSnapshot` or `corruptKeys`, the first met there.
             case damage(EventLogError)
             /// A mutation the log holds without its value, which no reducer replays: the
             /// ``TimeTravelError/valueNotRecorded(step:stream:mutation:missing:readableFrom:)`` replay met. No damage.
@@ -33,3 +33,20 @@ public struct DivergenceReport: Sendable, Hashable {
     /// whose every mutation has its value.
     public let unchecked: [Unchecked]
 }
+
+extension DivergenceReport: CustomStringConvertible {
+    /// The answer, as the inspector's `divergence` gives it: `Replay reproduces every recorded state.`, the divergence
+    /// (``Divergence/description``), or `Replay reproduces every recorded state it could check; #15…#32 could not be
+    /// checked.`; the steps left unchecked follow a divergence on a line of their own.
+    public var description: String {
+        let named = unchecked.map { $0.steps.count == 1 ? "#\($0.steps.lowerBound)" : "#\($0.steps.lowerBound)…#\($0.steps.upperBound)" }
+            .joined(separator: ", ")
+        switch (divergence, unchecked.isEmpty) {
+        case (let divergence?, true): return divergence.description
+        case (let divergence?, false): return divergence.description + "\n\(named) could not be checked."
+        case (nil, true): return "Replay reproduces every recorded state."
+        case (nil, false): return "Replay reproduces every recorded state it could check; \(named) could not be checked."
+        }
+    }
+}
+

@@ -3,7 +3,7 @@ import TestSupport
 import TimeTravel
 import Testing
 
-/// The descriptions of blame's and bisect's answers: printed in a test or a playground, each reads as a sentence, not as
+/// The descriptions of blame's, bisect's and divergence's answers: printed in a test or a playground, each reads as a sentence, not as
 /// the structs' fields (each with its two `LogEntry`s dumped whole).
 @Suite("Blame's and bisect's answers in a line")
 struct ResultDescriptionTests {
@@ -29,6 +29,13 @@ struct ResultDescriptionTests {
         let recorded = try TimeMachine(log: log, stream: "ledger", replayer: RecordedStates())
         let ranges = try recorded.blame(StatePath(parsing: "deposits"))
         #expect(ranges.first?.description == "one of #3…#9 (4 mutations, the states between not recorded): 0 → 4")
+    }
+
+    @Test("a divergence report of a sound log: one sentence")
+    func soundDivergenceReport() throws {
+        let log = try ledger()
+        let replayed = try TimeMachine(log: log, stream: "ledger", replayer: ReactorReplayer { LedgerReactor(bugAtDeposit: 10) })
+        #expect(try replayed.divergenceReport().description == "Replay reproduces every recorded state.")
     }
 
     @Test("a bisect's answer: the first bad step, its mutation and action; without a reducer, the recorded states around it")

@@ -364,9 +364,14 @@ struct TimeMachineTests {
             Issue.record("\(report.unchecked)")
             return
         }
-        // The recording's own reduce: no divergence, the same stretch unchecked.
+        // The recording's own reduce: no divergence, the same stretch unchecked. Printed, each report reads as the
+        // inspector's answer.
         let same = try TimeMachine(log: read, stream: "ledger", replayer: ReactorReplayer { LedgerReactor(bugAtDeposit: 30) }).divergenceReport()
         #expect(same.divergence == nil && same.unchecked.map(\.steps) == [hidden])
+        #expect(same.description == "Replay reproduces every recorded state it could check; #\(hidden.lowerBound)…#\(hidden.upperBound) could not be checked.")
+        let lines = report.description.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("Replay diverges from the recording between #58 and #\(found.step) ") == true, "\(report)")
+        #expect(lines.last == "#\(report.unchecked[0].steps.lowerBound)…#\(report.unchecked[0].steps.upperBound) could not be checked.")
     }
 
     @Test("what if: skipping the bad mutation gives the state without the bug, and the log is unchanged")
