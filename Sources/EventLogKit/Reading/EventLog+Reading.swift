@@ -355,7 +355,9 @@ extension EventLog {
     /// key that neither reads nor is placed is the only one left out.
     public func snapshotSequences(stream name: String, passingOverDamage: Bool = false) throws(EventLogError) -> [UInt64] {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
-        return try snapshotSequences(of: info, passingOverDamage: passingOverDamage)
+        let listing = try snapshotListing(of: info)
+        if let damage = listing.damage, !passingOverDamage { throw damage }
+        return listing.sequences
     }
 
     /// The first snapshot of trimmed stream `name`, its base, where replay starts: the list's first. Where keys damaged
@@ -365,42 +367,33 @@ extension EventLog {
     /// thrown (before session 95 it was thrown whatever the hidden snapshots were). `nil` where the stream has none.
     package func firstSnapshot(ofTrimmed name: String) throws(EventLogError) -> UInt64? {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
-        do {
-            return try snapshotSequences(of: info).first
-        } catch {
-            guard case .corruptKeys = error else { throw error }
-            var entries = entries(EntryQuery(limit: 1, stream: name))
-            guard let base = try snapshotSequences(of: info, passingOverDamage: true).first,
-                  let first = ((try? entries.next()) ?? nil)?.sequence, base < first
-            else { throw error }
-            storage.notePassedOver(error, stream: info.id)
-            return base
+        let listing = try snapshotListing(of: info)
+        guard let damage = listing.damage else { return listing.sequences.first }
+        var entries = entries(EntryQuery(limit: 1, stream: name))
+        guard let base = listing.sequences.first, let first = ((try? entries.next()) ?? nil)?.sequence, base < first else {
+            throw damage
         }
+        storage.notePassedOver(damage, stream: info.id)
+        return base
     }
 
     /// Stream `name`'s snapshots, as ``snapshotSequences(stream:passingOverDamage:)`` lists them, with the damage among
     /// their keys and, for each key that neither reads nor is placed, the numbers it may stand for (between the keys
     /// that read on either side of it); no damage and none hidden where the keys read. For a reader that compares
-    /// every recorded state it can, and names the steps whose recorded state it could not (divergence).
+    /// every recorded state it can, and names the steps whose recorded state it could not (divergence), or counts
+    /// what it leaves out (`info`, `export`).
     package func snapshotSequencesAroundDamage(
         stream name: String
     ) throws(EventLogError) -> (sequences: [UInt64], damage: EventLogError?, hidden: [ClosedRange<UInt64>]) {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
-        do {
-            return (try snapshotSequences(of: info), nil, [])
-        } catch {
-            guard case .corruptKeys = error else { throw error }
-            let scan = try storage.read { txn in
-                try txn.withCursor(storage.snapshots) { cursor in
-                    var keys = StreamKeyCursor(cursor, stream: info.id, .records("snapshot"))
-                    return try keys.scan(atOrBefore: .max, placing: SnapshotRecord.recordedPosition)
-                }
-            }
-            return (scan.ascendingOnce.map(\.sequence), error, scan.hidden)
-        }
+        return try snapshotListing(of: info)
     }
 
-    func snapshotSequences(of info: StreamInfo, passingOverDamage: Bool = false) throws(EventLogError) -> [UInt64] {
+    /// Stream `info`'s snapshots: those a walk of their keys finds; where damage stops the walk, every key read in the
+    /// order of the database's pages, one of the wrong length where its record places it, with that damage unless
+    /// every key was read or placed so (the list is then whole), and where the keys that neither read nor are placed
+    /// may lie. One walk of the keys, and one scan more only where they are damaged.
+    func snapshotListing(of info: StreamInfo) throws(EventLogError) -> (sequences: [UInt64], damage: EventLogError?, hidden: [ClosedRange<UInt64>]) {
         try storage.read { txn in
             try txn.withCursor(storage.snapshots) { cursor in
                 var keys = StreamKeyCursor(cursor, stream: info.id, .records("snapshot"))
@@ -411,13 +404,11 @@ extension EventLog {
                         sequences.append(current.sequence)
                         item = try keys.next()
                     }
-                    return sequences
+                    return (sequences, nil, [])
                 } catch let damage as EventLogError {
-                    // With every key read or placed by its record, the list is whole.
                     guard case .corruptKeys = damage else { throw damage }
                     let scan = try keys.scan(atOrBefore: .max, placing: SnapshotRecord.recordedPosition)
-                    guard passingOverDamage || scan.isWhole else { throw damage }
-                    return scan.ascendingOnce.map(\.sequence)
+                    return (scan.ascendingOnce.map(\.sequence), scan.isWhole ? nil : damage, scan.hidden)
                 }
             }
         }

@@ -113,13 +113,9 @@ struct Info: AsyncParsableCommand {
             // Each stream's snapshots, counted past keys that cannot be read, which the report then names.
             var uncounted = DamageTally()
             func snapshots(of stream: String) throws -> Int {
-                do {
-                    return try session.log.snapshotSequences(stream: stream).count
-                } catch {
-                    guard case .corruptKeys = error else { throw error }
-                    uncounted.add(error)
-                    return try session.log.snapshotSequences(stream: stream, passingOverDamage: true).count
-                }
+                let listing = try session.log.snapshotSequencesAroundDamage(stream: stream)
+                if let damage = listing.damage { uncounted.add(damage) }
+                return listing.sequences.count
             }
             for info in try session.log.streams() {
                 let statistics = try session.log.statistics(stream: info.name)

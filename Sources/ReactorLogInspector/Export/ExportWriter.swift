@@ -281,13 +281,9 @@ struct ExportWriter {
     /// The numbers of `stream`'s snapshots; when keys among them are damaged, every other one, the damage kept in
     /// `damage`: the export then lacks the snapshot under the damaged key, and says so.
     private func snapshotSequences(of stream: String, damage: inout EventLogError?) throws -> [UInt64] {
-        do {
-            return try session.log.snapshotSequences(stream: stream)
-        } catch {
-            guard case .corruptKeys = error else { throw error }
-            damage = damage ?? error
-            return try session.log.snapshotSequences(stream: stream, passingOverDamage: true)
-        }
+        let listing = try session.log.snapshotSequencesAroundDamage(stream: stream)
+        if let found = listing.damage { damage = damage ?? found }
+        return listing.sequences
     }
 
     /// The snapshot of `stream` stored at `sequence`, or `nil` when its record is damaged, which `leftOut` counts:
