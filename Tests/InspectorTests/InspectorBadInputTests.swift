@@ -1249,7 +1249,12 @@ struct InspectorBadInputTests {
 
     @Test("a usage error is one line and exits 64; help still prints in full and exits 0")
     func usage() async throws {
-        try await fails(["state", demo], exit: 64, saying: "Missing expected argument '--at <at>'. See 'reactorlog help state'.")
+        try await fails(["state", demo], exit: 64, saying: "Give the step whose state to print, as in 'reactorlog state \(demo) 29' (0: the initial state). See 'reactorlog help state'.")
+        try await fails(["state", demo, "29", "--at", "30"], exit: 64, saying: "Two steps given, 29 and --at 30: give one. See 'reactorlog help state'.")
+        // A negative step given as an argument reads as an option to the parser, which then finds the step missing.
+        try await fails(["show", demo, "-1"], exit: 64, saying: "-1 is no step: steps are numbers of 0 or more (0: the initial state). See 'reactorlog help show'.")
+        try await fails(["diff", demo, "3", "-2", "--stream", "search"], exit: 64, saying: "-2 is no step: steps are numbers of 0 or more")
+        try await fails(["state", demo, "-1"], exit: 64, saying: "-1 is no step: steps are numbers of 0 or more")
         try await fails(["frobnicate"], exit: 64, saying: "Unknown command 'frobnicate'. See 'reactorlog help'.")
         // A mistyped command gets the nearest name; a log named before its command, the order.
         try await fails(["stat", demo, "--at", "3"], exit: 64, saying: "Unknown command 'stat'. Did you mean 'state'?")

@@ -150,6 +150,17 @@ struct InspectorCommandTests {
         #expect(value["stream"] as? String == "todo")
     }
 
+    @Test("state takes its step as an argument, as show and diff do, or as --at")
+    func stateStepAsArgument() async throws {
+        let asOption = try await reactorlog("state", demo, "--stream", "search", "--at", "29")
+        let asArgument = try await reactorlog("state", demo, "29", "--stream", "search")
+        #expect(asArgument.status == 0)
+        #expect(asArgument.output == asOption.output)
+        #expect(asArgument.output.contains(#""query": "rx""#))
+        // The same step both ways is one step.
+        #expect(try await reactorlog("state", demo, "--stream", "search", "29", "--at", "29", "--path", "repos.count").output == "20\n")
+    }
+
     @Test("diff shows what changed between two steps")
     func diff() async throws {
         let diff = try await reactorlog("diff", demo, "--stream", "search", "29", "31")

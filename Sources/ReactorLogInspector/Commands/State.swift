@@ -8,7 +8,9 @@ struct State: AsyncParsableCommand {
         abstract: "Print a stream's state right after a step (0: the initial state), as JSON.")
 
     @OptionGroup var log: LogArgument
-    @Option(name: .long, help: "The step: a sequence number.") var at: UInt64
+    @Argument(help: "The step: a sequence number (0: the initial state).") var step: UInt64?
+    @Option(name: .long, help: ArgumentHelp("The step, as an option: `state LOG --at 29` is `state LOG 29`.", valueName: "step"))
+    var at: UInt64?
     @OptionGroup var streamOption: StreamOption
     @Option(name: .long, help: "Only the value at this path, such as repos[3], user.name or repos.count.") var path: String?
     @OptionGroup var output: OutputOptions
@@ -20,7 +22,20 @@ struct State: AsyncParsableCommand {
         let value: JSONValue?
     }
 
+    func validate() throws {
+        switch (step, at) {
+        case (nil, nil):
+            throw ValidationError("Give the step whose state to print, as in '\(ReactorLogInspector.commandName) state \(log.log) 29' (0: the initial state).")
+        case let (step?, at?) where step != at:
+            throw ValidationError("Two steps given, \(step) and --at \(at): give one.")
+        default:
+            break
+        }
+    }
+
     func run() async throws {
+        // One of the two, as `validate()` checked.
+        let at = step ?? at ?? 0
         try await inspect(opening: log.log) { session in
             let statePath = try path.map { try StatePath(parsing: $0) } ?? StatePath([])
             let stream = try session.stream(streamOption.stream, step: at)

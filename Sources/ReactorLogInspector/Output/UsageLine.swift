@@ -17,7 +17,7 @@ struct UsageLine {
     func text(message: String, arguments: [String]) -> String {
         guard let first = arguments.first, !first.hasPrefix("-"), first != "help", !commands.contains(first) else {
             var sentence = unknownOption(arguments: arguments) ?? Self.negativeValue(message: message, arguments: arguments)
-                ?? outputPath(message: message, arguments: arguments) ?? message
+                ?? negativeStep(arguments: arguments) ?? outputPath(message: message, arguments: arguments) ?? message
             if let last = sentence.last, !".?!".contains(last) { sentence += "." }
             let help = arguments.first.map { commands.contains($0) ? "\(name) help \($0)" : "\(name) help" } ?? "\(name) help"
             return "\(sentence) See '\(help)'."
@@ -105,6 +105,29 @@ struct UsageLine {
         }
         return nil
     }
+
+    /// For `show LOG -1`, a negative number where a command takes a step as an argument (`show`, `diff`, `state`): the
+    /// parser reads it as an option and says the step is missing. Not for the value of an option (``negativeValue(message:arguments:)``).
+    func negativeStep(arguments: [String]) -> String? {
+        guard let command = arguments.first, Self.stepArguments.contains(command), let known = options[command] else { return nil }
+        var valueNext = false
+        for token in arguments.dropFirst() {
+            if token == "--" { break }
+            if valueNext {
+                valueNext = false
+                continue
+            }
+            if token.count > 1 && token.first == "-" && token.dropFirst().allSatisfy(\.isNumber) {
+                return "\(token) is no step: steps are numbers of 0 or more (0: the initial state)."
+            }
+            let option = token.split(separator: "=", maxSplits: 1).first.map(String.init) ?? token
+            valueNext = known[option] == true && !token.contains("=")
+        }
+        return nil
+    }
+
+    /// The commands that take a step as an argument.
+    static let stepArguments: Set = ["show", "diff", "state"]
 
     /// The numbers `option` of `command` takes, as its own check says them when the number is too small.
     private static func smallest(_ option: String, command: String?) -> String {
