@@ -1255,6 +1255,9 @@ struct InspectorBadInputTests {
         try await fails(["show", demo, "-1"], exit: 64, saying: "-1 is no step: steps are numbers of 0 or more (0: the initial state). See 'reactorlog help show'.")
         try await fails(["diff", demo, "3", "-2", "--stream", "search"], exit: 64, saying: "-2 is no step: steps are numbers of 0 or more")
         try await fails(["state", demo, "-1"], exit: 64, saying: "-1 is no step: steps are numbers of 0 or more")
+        // What is no number, with or without the '#' a step is printed with, says what a step is.
+        try await fails(["show", demo, "abc"], exit: 64, saying: "The value 'abc' is invalid for '<sequence>': a step is a number of 0 or more, such as 31 or #31. See 'reactorlog help show'.")
+        try await fails(["log", demo, "--from", "#x"], exit: 64, saying: "The value '#x' is invalid for '--from <from>': a step is a number of 0 or more, such as 31 or #31.")
         try await fails(["frobnicate"], exit: 64, saying: "Unknown command 'frobnicate'. See 'reactorlog help'.")
         // A mistyped command gets the nearest name; a log named before its command, the order.
         try await fails(["stat", demo, "--at", "3"], exit: 64, saying: "Unknown command 'stat'. Did you mean 'state'?")

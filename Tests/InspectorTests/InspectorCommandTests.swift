@@ -150,13 +150,18 @@ struct InspectorCommandTests {
         #expect(value["stream"] as? String == "todo")
     }
 
-    @Test("state takes its step as an argument, as show and diff do, or as --at")
+    @Test("state takes its step as an argument, as show and diff do, or as --at; any step may be written #N")
     func stateStepAsArgument() async throws {
         let asOption = try await reactorlog("state", demo, "--stream", "search", "--at", "29")
         let asArgument = try await reactorlog("state", demo, "29", "--stream", "search")
         #expect(asArgument.status == 0)
         #expect(asArgument.output == asOption.output)
         #expect(asArgument.output.contains(#""query": "rx""#))
+        // A step as the inspector prints it, with its '#' (quoted in a shell), is the same step, in every command.
+        #expect(try await reactorlog("state", demo, "#29", "--stream", "search").output == asOption.output)
+        #expect(try await reactorlog("show", demo, "#13").output == (try await reactorlog("show", demo, "13").output))
+        #expect(try await reactorlog("diff", demo, "#10", "#14").output == (try await reactorlog("diff", demo, "10", "14").output))
+        #expect(try await reactorlog("log", demo, "--from", "#70", "--to=#71").output.split(separator: "\n").count == 2)
         // The same step both ways is one step.
         #expect(try await reactorlog("state", demo, "--stream", "search", "29", "--at", "29", "--path", "repos.count").output == "20\n")
     }

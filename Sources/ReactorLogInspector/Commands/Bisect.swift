@@ -23,8 +23,8 @@ struct Bisect: AsyncParsableCommand {
     @Option(name: .long, help: "The command judging each state, such as 'python3 check.py'.") var run: String?
     @Option(name: .long, help: ArgumentHelp("An earlier bisect's probe lines (its standard error) or --json output, whose verdicts are used as given.", valueName: "file")) var replay: String?
     @OptionGroup var streamOption: StreamOption
-    @Option(name: .long, help: "A step whose state is good (default: the initial state, or the oldest snapshot a trim kept).") var from: UInt64?
-    @Option(name: .long, help: "A step whose state is bad (default: the stream's last mutation).") var to: UInt64?
+    @Option(name: .long, help: "A step whose state is good (default: the initial state, or the oldest snapshot a trim kept).", transform: StepArgument.parse) var from: UInt64?
+    @Option(name: .long, help: "A step whose state is bad (default: the stream's last mutation).", transform: StepArgument.parse) var to: UInt64?
     @Option(name: .long, help: "Seconds each run of CMD may take before it is stopped and the bisect with it (default: no limit).") var timeout: Double?
     @OptionGroup var output: OutputOptions
 

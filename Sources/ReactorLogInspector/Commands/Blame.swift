@@ -9,8 +9,8 @@ struct Blame: AsyncParsableCommand {
     @OptionGroup var log: LogArgument
     @Argument(help: "The path, such as nextPage, repos.count, items[2].done.") var path: String
     @OptionGroup var streamOption: StreamOption
-    @Option(name: .long, help: "From this step (default: the first whose state can be rebuilt).") var from: UInt64?
-    @Option(name: .long, help: "Up to this step.") var to: UInt64?
+    @Option(name: .long, help: "From this step (default: the first whose state can be rebuilt).", transform: StepArgument.parse) var from: UInt64?
+    @Option(name: .long, help: "Up to this step.", transform: StepArgument.parse) var to: UInt64?
     @Option(
         name: [.customShort("n"), .long],
         help: "Only the latest N changes, found walking back from --to: the cost is the distance back, not the log's length.")

@@ -7,8 +7,8 @@ struct Diff: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show what changed in a stream's state between two steps.")
 
     @OptionGroup var log: LogArgument
-    @Argument(help: ArgumentHelp("The earlier step (0: the initial state).", valueName: "from")) var a: UInt64
-    @Argument(help: ArgumentHelp("The later step.", valueName: "to")) var b: UInt64
+    @Argument(help: ArgumentHelp("The earlier step (0: the initial state).", valueName: "from"), transform: StepArgument.parse) var a: UInt64
+    @Argument(help: ArgumentHelp("The later step.", valueName: "to"), transform: StepArgument.parse) var b: UInt64
     @OptionGroup var streamOption: StreamOption
     @OptionGroup var output: OutputOptions
 

@@ -24,8 +24,8 @@ struct Export: AsyncParsableCommand {
     @Option(name: [.short, .customLong("out"), .customLong("output")], help: ArgumentHelp("Write to this new file instead of standard output (with the log's permissions). --output is another name for it.", valueName: "out")) var out: String?
     @Flag(name: .long, help: "Replace the --out file if it exists (never a symbolic link).") var force = false
     @Option(name: .long, help: "Only this stream.") var stream: String?
-    @Option(name: .long, help: "From this sequence number.") var from: UInt64 = 1
-    @Option(name: .long, help: "Up to this sequence number.") var to: UInt64?
+    @Option(name: .long, help: "From this sequence number.", transform: StepArgument.parse) var from: UInt64 = 1
+    @Option(name: .long, help: "Up to this sequence number.", transform: StepArgument.parse) var to: UInt64?
     @Option(name: .long, help: "Mask the values of this object key in payloads and states (repeat for more keys).") var redact: [String] = []
 
     func validate() throws {

@@ -9,8 +9,8 @@ struct Log: AsyncParsableCommand {
 
     @OptionGroup var log: LogArgument
     @Option(name: .long, help: "Only this stream.") var stream: String?
-    @Option(name: .long, help: "From this sequence number.") var from: UInt64 = 1
-    @Option(name: .long, help: "Up to this sequence number.") var to: UInt64?
+    @Option(name: .long, help: "From this sequence number.", transform: StepArgument.parse) var from: UInt64 = 1
+    @Option(name: .long, help: "Up to this sequence number.", transform: StepArgument.parse) var to: UInt64?
     @Option(name: .long, help: "Only entries of this kind: action, mutation, error, opened, resumed or closed.") var kind: [String] = []
     @Option(name: .customLong("case"), help: "Only entries with this case name, such as updateQuery.") var caseName: String?
     @Option(name: .long, help: "Only entries since this time: ISO 8601 (2026-11-21T22:37:55Z) or HH:MM[:SS[.sss]] today, local time.") var since: String?

@@ -20,8 +20,8 @@ struct Pack: AsyncParsableCommand {
     @Option(name: .long, help: "Only the entries of this long before the last one, such as 90s, 15m, 2h or 1d.") var last: PackDuration?
     @Option(name: .long, help: "From the first entry at or after this time: ISO 8601 or HH:MM[:SS[.sss]] today, local time.") var since: String?
     @Option(name: .long, help: "Up to the last entry before the first one after this time, through its last digit (14:03 is up to 14:03:59.999…).") var until: String?
-    @Option(name: .long, help: "From this sequence number.") var from: UInt64?
-    @Option(name: .long, help: "Up to this sequence number.") var to: UInt64?
+    @Option(name: .long, help: "From this sequence number.", transform: StepArgument.parse) var from: UInt64?
+    @Option(name: .long, help: "Up to this sequence number.", transform: StepArgument.parse) var to: UInt64?
     @Option(name: [.short, .long], help: "The file to write (default: LOG's name with .pack).") var out: String?
     @Flag(name: .long, help: "Replace the --out file if it exists (never a symbolic link).") var force = false
     @Option(name: .long, help: "Mask the values of this object key in payloads and states (repeat for more keys).") var redact: [String] = []

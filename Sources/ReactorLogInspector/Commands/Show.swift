@@ -7,7 +7,7 @@ struct Show: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show one entry in full: its payload, its cause, what it caused, and what a mutation changed.")
 
     @OptionGroup var log: LogArgument
-    @Argument(help: "The entry's sequence number.") var sequence: UInt64
+    @Argument(help: "The entry's sequence number.", transform: StepArgument.parse) var sequence: UInt64
     @OptionGroup var output: OutputOptions
 
     struct ShowJSON: Codable {

@@ -8,8 +8,8 @@ struct State: AsyncParsableCommand {
         abstract: "Print a stream's state right after a step (0: the initial state), as JSON.")
 
     @OptionGroup var log: LogArgument
-    @Argument(help: "The step: a sequence number (0: the initial state).") var step: UInt64?
-    @Option(name: .long, help: ArgumentHelp("The step, as an option: `state LOG --at 29` is `state LOG 29`.", valueName: "step"))
+    @Argument(help: "The step: a sequence number (0: the initial state).", transform: StepArgument.parse) var step: UInt64?
+    @Option(name: .long, help: ArgumentHelp("The step, as an option: `state LOG --at 29` is `state LOG 29`.", valueName: "step"), transform: StepArgument.parse)
     var at: UInt64?
     @OptionGroup var streamOption: StreamOption
     @Option(name: .long, help: "Only the value at this path, such as repos[3], user.name or repos.count.") var path: String?

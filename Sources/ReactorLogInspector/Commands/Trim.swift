@@ -8,7 +8,7 @@ struct Trim: AsyncParsableCommand {
         discussion: "Writes to the log, so no other process may be writing it. Sequence numbers are never reused.")
 
     @OptionGroup var log: LogArgument
-    @Option(name: .long, help: "Remove entries before this sequence number.") var before: UInt64
+    @Option(name: .long, help: "Remove entries before this sequence number.", transform: StepArgument.parse) var before: UInt64
 
     func run() async throws {
         try await inspect {

@@ -14,8 +14,8 @@ struct WhatIfCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var log: LogArgument
-    @Option(name: .long, help: "A mutation to leave out, or an action whose mutations to leave out (repeat for more).") var skip: [UInt64] = []
-    @Option(name: .long, help: "The step whose state to compare (default: the stream's last).") var at: UInt64?
+    @Option(name: .long, help: "A mutation to leave out, or an action whose mutations to leave out (repeat for more).", transform: StepArgument.parse) var skip: [UInt64] = []
+    @Option(name: .long, help: "The step whose state to compare (default: the stream's last).", transform: StepArgument.parse) var at: UInt64?
     @OptionGroup var streamOption: StreamOption
     @OptionGroup var output: OutputOptions
 
