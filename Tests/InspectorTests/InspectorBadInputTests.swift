@@ -1249,7 +1249,9 @@ struct InspectorBadInputTests {
 
     @Test("a usage error is one line and exits 64; help still prints in full and exits 0")
     func usage() async throws {
-        try await fails(["state", demo], exit: 64, saying: "Give the step whose state to print, as in 'reactorlog state \(demo) 29' (0: the initial state). See 'reactorlog help state'.")
+        try await fails(["state", demo], exit: 64, saying: "Give the step whose state to print, as in 'reactorlog state \(demo) 29' (0: the initial state; a step copied as #13 needs quotes, '#13': a shell takes an unquoted # for the start of a comment). See 'reactorlog help state'.")
+        // What a shell leaves of `show LOG #13`.
+        try await fails(["show", demo], exit: 64, saying: "Missing expected argument '<sequence>' (a step copied as #13 needs quotes, '#13': a shell takes an unquoted # for the start of a comment). See 'reactorlog help show'.")
         try await fails(["state", demo, "29", "--at", "30"], exit: 64, saying: "Two steps given, 29 and --at 30: give one. See 'reactorlog help state'.")
         // A negative step given as an argument reads as an option to the parser, which then finds the step missing.
         try await fails(["show", demo, "-1"], exit: 64, saying: "-1 is no step: steps are numbers of 0 or more (0: the initial state). See 'reactorlog help show'.")

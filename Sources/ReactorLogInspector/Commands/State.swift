@@ -25,7 +25,7 @@ struct State: AsyncParsableCommand {
     func validate() throws {
         switch (step, at) {
         case (nil, nil):
-            throw ValidationError("Give the step whose state to print, as in '\(ReactorLogInspector.commandName) state \(log.log) 29' (0: the initial state).")
+            throw ValidationError("Give the step whose state to print, as in '\(ReactorLogInspector.commandName) state \(log.log) 29' (0: the initial state; \(UsageLine.quotedStep)).")
         case let (step?, at?) where step != at:
             throw ValidationError("Two steps given, \(step) and --at \(at): give one.")
         default:

@@ -17,7 +17,8 @@ struct UsageLine {
     func text(message: String, arguments: [String]) -> String {
         guard let first = arguments.first, !first.hasPrefix("-"), first != "help", !commands.contains(first) else {
             var sentence = unknownOption(arguments: arguments) ?? Self.negativeValue(message: message, arguments: arguments)
-                ?? negativeStep(arguments: arguments) ?? outputPath(message: message, arguments: arguments) ?? message
+                ?? negativeStep(arguments: arguments) ?? outputPath(message: message, arguments: arguments)
+                ?? missingStep(message: message, arguments: arguments) ?? message
             if let last = sentence.last, !".?!".contains(last) { sentence += "." }
             let help = arguments.first.map { commands.contains($0) ? "\(name) help \($0)" : "\(name) help" } ?? "\(name) help"
             return "\(sentence) See '\(help)'."
@@ -125,6 +126,17 @@ struct UsageLine {
         }
         return nil
     }
+
+    /// For `show LOG #13`, where the shell took `#13` for a comment and the parser found the step missing: the parser's
+    /// message, and how to write a step copied with its `#`.
+    func missingStep(message: String, arguments: [String]) -> String? {
+        guard let command = arguments.first, Self.stepArguments.contains(command),
+              message.hasPrefix("Missing expected argument '<") else { return nil }
+        return message + " (\(Self.quotedStep))"
+    }
+
+    /// How a step copied with its `#` is written in a shell.
+    static let quotedStep = "a step copied as #13 needs quotes, '#13': a shell takes an unquoted # for the start of a comment"
 
     /// The commands that take a step as an argument.
     static let stepArguments: Set = ["show", "diff", "state"]
