@@ -20,6 +20,10 @@ struct StateDiffTests {
         for bad in ["repos[", "repos[x]", ".name", "a..b", "repos[1]x", "a.[1]", "repos[-1]"] {
             #expect(throws: TimeTravelError.self, "\(bad)") { try StatePath(parsing: bad) }
         }
+        // A range as a diff prints one (`repos[20...29]: 10 added`) names the element meant.
+        #expect(throws: TimeTravelError.malformedPath(path: "repos[20...29]", reason: "'[20...29]' is a range of elements, and a path names one, such as [20]")) {
+            try StatePath(parsing: "repos[20...29]")
+        }
     }
 
     @Test("a diff lists changed, added and removed paths and nothing unchanged")

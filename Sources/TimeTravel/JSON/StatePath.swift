@@ -46,7 +46,13 @@ public struct StatePath: Sendable, Hashable, CustomStringConvertible {
             } else if character == "[" {
                 guard let close = text[index...].firstIndex(of: "]") else { throw fail("a '[' is not closed") }
                 let digits = text[text.index(after: index)..<close]
-                guard let number = Int(digits), number >= 0 else { throw fail("'[\(digits)]' is not an index from 0") }
+                guard let number = Int(digits), number >= 0 else {
+                    // A range, as a diff names the elements a change added or removed: one of them is meant.
+                    if let range = digits.wholeMatch(of: /([0-9]+)\.\.\.[0-9]+/) {
+                        throw fail("'[\(digits)]' is a range of elements, and a path names one, such as [\(range.1)]")
+                    }
+                    throw fail("'[\(digits)]' is not an index from 0")
+                }
                 components.append(.index(number))
                 index = text.index(after: close)
                 if index < text.endIndex, text[index] != ".", text[index] != "[" { throw fail("'\(text[index])' follows an index") }
