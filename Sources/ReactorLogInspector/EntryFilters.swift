@@ -14,10 +14,19 @@ enum EntryFilters {
         })
     }
 
+    /// The bounds of `--since` and `--until` over `log` (of `stream`, if given): ``times(since:until:on:)``, a time of
+    /// day on the day of the last entry (``lastEntryDay(in:stream:)``).
+    static func times(since: String?, until: String?, in log: EventLog, stream: String?) throws -> (since: Int64?, until: Int64?) {
+        try times(since: since, until: until) { lastEntryDay(in: log, stream: stream) }
+    }
+
     /// The bounds of `--since` and `--until`, in nanoseconds since 1970: the first instant of the one, the last of the
-    /// other. Refuses an `--until` before the `--since`, which would list nothing.
-    static func times(since: String?, until: String?) throws -> (since: Int64?, until: Int64?) {
-        let first = try since.map(time)?.lowerBound, last = try until.map(time)?.upperBound
+    /// other, a time of day on the day `day` gives (asked only when a time is given). Refuses an `--until` before the
+    /// `--since`, which would list nothing.
+    static func times(since: String?, until: String?, on day: () -> Date) throws -> (since: Int64?, until: Int64?) {
+        guard since != nil || until != nil else { return (nil, nil) }
+        let day = day()
+        let first = try since.map { try time($0, on: day) }?.lowerBound, last = try until.map { try time($0, on: day) }?.upperBound
         if let first, let last, last < first {
             throw InspectorFailure("--until \(until ?? "") is before --since \(since ?? ""): give the earlier time to --since.", exit: .invalidArgument)
         }
@@ -28,7 +37,7 @@ enum EntryFilters {
     /// first entry at or after the one, up to the last before the first entry after the other; `nil` for a time not
     /// given. Refuses times that select no entry, naming when the entries were written.
     static func steps(since: String?, until: String?, stream: String?, in log: EventLog) throws -> (from: UInt64?, through: UInt64?) {
-        let (first, last) = try times(since: since, until: until)
+        let (first, last) = try times(since: since, until: until, in: log, stream: stream)
         guard first != nil || last != nil else { return (nil, nil) }
         func entry(since: Int64? = nil, through: UInt64 = .max) throws -> LogEntry? {
             try firstEntry(in: log, stream: stream, since: since, through: through)
@@ -53,10 +62,19 @@ enum EntryFilters {
         return try entries.next()
     }
 
-    /// The span of time `text` names, in nanoseconds since 1970: ISO 8601, or a time of day today in the local time
-    /// zone. A time names everything its last digit covers, so that `--since` and `--until` take a time as a listing
-    /// prints it: `09:23:28.238` is that millisecond (every entry listed at it), `14:03` that minute.
-    static func time(_ text: String) throws -> ClosedRange<Int64> {
+    /// The day a time of day names: that of the last entry of `log` (of `stream`, if given), in the local time zone, so
+    /// that a time copied from a listing of a log from another day (a bug report's) names the time listed; today for a
+    /// log being written, and for one with no entry to read.
+    static func lastEntryDay(in log: EventLog, stream: String?) -> Date {
+        let last = try? log.entry(at: stream.map { try log.highestSequence(stream: $0) } ?? log.highestSequence())
+        return last.map { Date(timeIntervalSince1970: Double($0.timestamp / 1_000_000_000)) } ?? Date()
+    }
+
+    /// The span of time `text` names, in nanoseconds since 1970: ISO 8601; a date and time in the local time zone as
+    /// `show` prints it (`2026-11-21 22:37:55.383`, or with a `T`); or a time of day in the local time zone, on `day`.
+    /// A time names everything its last digit covers, so that `--since` and `--until` take a time as a listing prints it:
+    /// `09:23:28.238` is that millisecond (every entry listed at it), `14:03` that minute.
+    static func time(_ text: String, on day: Date) throws -> ClosedRange<Int64> {
         // The fraction is read as digits: a `Date` holds about a quarter of a microsecond at today's times.
         var whole = text, fraction: Int64 = 0, unit: Int64 = 1_000_000_000
         if let dot = text.firstIndex(of: ".") {
@@ -75,16 +93,30 @@ enum EntryFilters {
         if let date = iso.date(from: whole) {
             try requireCalendarTime(whole, text)
             seconds = try wholeSeconds(date.timeIntervalSince1970, text)
+        } else if let local = whole.wholeMatch(of: /(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}:\d{2}(?::\d{2})?)/) {
+            // A date and time without a zone: local, as `show` and `info` print them.
+            let (year, month, dayOfMonth) = (Int(local.1) ?? 0, Int(local.2) ?? 0, Int(local.3) ?? 0)
+            try requireCalendarTime("\(local.1)-\(local.2)-\(local.3)T\(local.4)", text)
+            let clock = timeOfDay(String(local.4)) ?? []
+            var components = DateComponents(year: year, month: month, day: dayOfMonth)
+            (components.hour, components.minute, components.second) = (clock.first.map(Int.init), clock.dropFirst().first.map(Int.init), clock.count == 3 ? Int(clock[2]) : 0)
+            guard (1...12).contains(month), zip(clock, [24, 60, 60]).allSatisfy({ $0 < $1 }), clock.count == 3 || whole == text,
+                  let date = Calendar.current.date(from: components)
+            else {
+                throw InspectorFailure("'\(text)' is not a time. Use YYYY-MM-DD HH:MM[:SS] with months 1 to 12, hours 0 to 23 and minutes and seconds 0 to 59.", exit: .invalidArgument)
+            }
+            if clock.count == 2 { unit = 60_000_000_000 }
+            seconds = try wholeSeconds(date.timeIntervalSince1970, text)
         } else if let clock = timeOfDay(whole) {
             // A fraction follows seconds only.
             guard zip(clock, [24, 60, 60]).allSatisfy({ $0 < $1 }), clock.count == 3 || whole == text else {
                 throw InspectorFailure("'\(text)' is not a time of day. Use HH:MM[:SS] with hours 0 to 23 and minutes and seconds 0 to 59.", exit: .invalidArgument)
             }
             if clock.count == 2 { unit = 60_000_000_000 }
-            let midnight = try wholeSeconds(Calendar.current.startOfDay(for: Date()).timeIntervalSince1970, text)
+            let midnight = try wholeSeconds(Calendar.current.startOfDay(for: day).timeIntervalSince1970, text)
             seconds = midnight + clock[0] * 3600 + clock[1] * 60 + (clock.count == 3 ? clock[2] : 0)
         } else {
-            throw InspectorFailure("'\(text)' is not a time. Use ISO 8601 (2026-11-21T22:37:55Z) or HH:MM[:SS] for today.", exit: .invalidArgument)
+            throw InspectorFailure("'\(text)' is not a time. Use ISO 8601 (2026-11-21T22:37:55Z), a local date and time (2026-11-21 22:37:55), or HH:MM[:SS] on the day of the log's last entry.", exit: .invalidArgument)
         }
         let (start, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         guard !overflow, start <= .max - fraction - unit else {

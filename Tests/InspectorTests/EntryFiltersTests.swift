@@ -7,31 +7,38 @@ import Testing
 struct EntryFiltersTests {
     /// 2026-11-21T22:37:55Z in seconds since 1970.
     let second: Int64 = 1_795_300_675
+    /// The day a time of day is on: in the tests, 2025-03-10 (at noon, local time).
+    let day = Calendar.current.date(from: DateComponents(year: 2025, month: 3, day: 10, hour: 12)) ?? Date()
 
     @Test("an ISO 8601 time names the second, or the fraction of it its digits give, exactly")
     func isoSpans() throws {
         let start = second * 1_000_000_000
-        #expect(try EntryFilters.time("2026-11-21T22:37:55Z") == start...(start + 999_999_999))
-        #expect(try EntryFilters.time("2026-11-21T22:37:55.238Z") == (start + 238_000_000)...(start + 238_999_999))
-        #expect(try EntryFilters.time("2026-11-21T22:37:55.5Z") == (start + 500_000_000)...(start + 599_999_999))
+        #expect(try EntryFilters.time("2026-11-21T22:37:55Z", on: day) == start...(start + 999_999_999))
+        #expect(try EntryFilters.time("2026-11-21T22:37:55.238Z", on: day) == (start + 238_000_000)...(start + 238_999_999))
+        #expect(try EntryFilters.time("2026-11-21T22:37:55.5Z", on: day) == (start + 500_000_000)...(start + 599_999_999))
         // Nine digits name one nanosecond: a `Date` in between would round this one by about 200.
-        #expect(try EntryFilters.time("2026-11-21T22:37:55.123456789Z") == (start + 123_456_789)...(start + 123_456_789))
-        #expect(try EntryFilters.time("2026-11-21T23:37:55.25+01:00") == (start + 250_000_000)...(start + 259_999_999))
-        #expect(try EntryFilters.time("1969-12-31T23:59:59.5Z") == -500_000_000...(-400_000_001))
+        #expect(try EntryFilters.time("2026-11-21T22:37:55.123456789Z", on: day) == (start + 123_456_789)...(start + 123_456_789))
+        #expect(try EntryFilters.time("2026-11-21T23:37:55.25+01:00", on: day) == (start + 250_000_000)...(start + 259_999_999))
+        #expect(try EntryFilters.time("1969-12-31T23:59:59.5Z", on: day) == -500_000_000...(-400_000_001))
         // Leap days where the calendar has them (2000 is a leap year, 2100 is not).
-        #expect(try EntryFilters.time("2024-02-29T00:00:00Z").lowerBound == 1_709_164_800_000_000_000)
-        #expect(try EntryFilters.time("2000-02-29T00:00:00Z").lowerBound == 951_782_400_000_000_000)
-        #expect(throws: InspectorFailure.self) { try EntryFilters.time("2100-02-29T00:00:00Z") }
+        #expect(try EntryFilters.time("2024-02-29T00:00:00Z", on: day).lowerBound == 1_709_164_800_000_000_000)
+        #expect(try EntryFilters.time("2000-02-29T00:00:00Z", on: day).lowerBound == 951_782_400_000_000_000)
+        #expect(throws: InspectorFailure.self) { try EntryFilters.time("2100-02-29T00:00:00Z", on: day) }
     }
 
-    @Test("a time of day names its minute or its second today, in local time")
+    @Test("a time of day names its minute or its second on the day given, in local time; a date and time without a zone is local")
     func timesOfDay() throws {
-        let midnight = Int64(Calendar.current.startOfDay(for: Date()).timeIntervalSince1970) * 1_000_000_000
+        let midnight = Int64(Calendar.current.startOfDay(for: day).timeIntervalSince1970) * 1_000_000_000
         let at1403 = midnight + (14 * 3600 + 3 * 60) * 1_000_000_000
-        #expect(try EntryFilters.time("14:03") == at1403...(at1403 + 59_999_999_999))
-        #expect(try EntryFilters.time("14:03:05") == (at1403 + 5_000_000_000)...(at1403 + 5_999_999_999))
-        #expect(try EntryFilters.time("14:03:05.070") == (at1403 + 5_070_000_000)...(at1403 + 5_070_999_999))
-        #expect(try EntryFilters.time("0:00") == midnight...(midnight + 59_999_999_999))
+        #expect(try EntryFilters.time("14:03", on: day) == at1403...(at1403 + 59_999_999_999))
+        #expect(try EntryFilters.time("14:03:05", on: day) == (at1403 + 5_000_000_000)...(at1403 + 5_999_999_999))
+        #expect(try EntryFilters.time("14:03:05.070", on: day) == (at1403 + 5_070_000_000)...(at1403 + 5_070_999_999))
+        #expect(try EntryFilters.time("0:00", on: day) == midnight...(midnight + 59_999_999_999))
+        // As show prints a time: the same spans, on their own day whatever the day given.
+        let other = Date(timeIntervalSince1970: 0)
+        #expect(try EntryFilters.time("2025-03-10 14:03", on: other) == at1403...(at1403 + 59_999_999_999))
+        #expect(try EntryFilters.time("2025-03-10 14:03:05.070", on: other) == (at1403 + 5_070_000_000)...(at1403 + 5_070_999_999))
+        #expect(try EntryFilters.time("2025-03-10T14:03:05", on: other) == (at1403 + 5_000_000_000)...(at1403 + 5_999_999_999))
     }
 
     @Test("a malformed or out-of-range time is refused with the rule it breaks", arguments: [
@@ -42,7 +49,7 @@ struct EntryFiltersTests {
     ])
     func refused(text: String, saying: String) {
         #expect {
-            try EntryFilters.time(text)
+            try EntryFilters.time(text, on: day)
         } throws: { error in
             (error as? InspectorFailure)?.message.contains(saying) == true
         }
@@ -51,11 +58,11 @@ struct EntryFiltersTests {
     @Test("--since takes a span's first instant, --until its last, and an --until before the --since is refused")
     func bounds() throws {
         let start = second * 1_000_000_000
-        let bounds = try EntryFilters.times(since: "2026-11-21T22:37:55Z", until: "2026-11-21T22:37:55Z")
+        let bounds = try EntryFilters.times(since: "2026-11-21T22:37:55Z", until: "2026-11-21T22:37:55Z") { day }
         #expect(bounds.since == start && bounds.until == start + 999_999_999)
-        #expect(try EntryFilters.times(since: nil, until: nil) == (nil, nil))
+        #expect(try EntryFilters.times(since: nil, until: nil) { day } == (nil, nil))
         #expect {
-            try EntryFilters.times(since: "2026-11-21T22:37:56Z", until: "2026-11-21T22:37:55.999Z")
+            try EntryFilters.times(since: "2026-11-21T22:37:56Z", until: "2026-11-21T22:37:55.999Z") { day }
         } throws: { error in
             (error as? InspectorFailure)?.message == "--until 2026-11-21T22:37:55.999Z is before --since 2026-11-21T22:37:56Z: give the earlier time to --since."
         }

@@ -1344,6 +1344,10 @@ struct InspectorBadInputTests {
         try await fails(["log", demo, "--since", "2026-02-30T00:00:00Z"], exit: 2, saying: "'2026-02-30T00:00:00Z' is not a date: month 2 of 2026 has 28 days.")
         try await fails(["log", demo, "--until", "2026-04-31T10:00:00.5+02:00"], exit: 2, saying: "is not a date: month 4 of 2026 has 30 days.")
         try await fails(["log", demo, "--since", "2026-01-01T24:00:00Z"], exit: 2, saying: "is not a time: hours run from 0 to 23.")
+        // A local date and time, as show prints one, is checked as ISO 8601 is.
+        try await fails(["log", demo, "--since", "2026-02-30 10:00"], exit: 2, saying: "'2026-02-30 10:00' is not a date: month 2 of 2026 has 28 days.")
+        try await fails(["log", demo, "--since", "2026-01-01 24:00:00"], exit: 2, saying: "is not a time: hours run from 0 to 23.")
+        try await fails(["log", demo, "--until", "2026-13-01T10:00"], exit: 2, saying: "'2026-13-01T10:00' is not a time. Use YYYY-MM-DD HH:MM[:SS] with months 1 to 12")
         // Times when no entry was written (a time of day is today's, and the log may be from another day): said, with
         // when its entries were written; a span that holds entries the other filters leave out lists nothing.
         try await fails(["log", demo, "--since", "2262-01-01T00:00:00Z"], exit: 2, saying: "The log has no entry since 2262-01-01T00:00:00Z: its entries were written between 20")

@@ -112,6 +112,41 @@ struct InspectorCommandTests {
         }
     }
 
+    @Test("a time copied from a listing or from show names the time listed, on a log from another day too")
+    func timesOfAnotherDay() async throws {
+        // A bug report's log: an action and its mutation each minute from 12:01 to 12:30 local time, on 2025-03-10.
+        let path = scratch.file("another-day.reactorlog")
+        let log = try EventLog.open(at: path)
+        let stream = try log.openStream(named: "minutes", reactorType: "MyApp.MinuteReactor", schemaFingerprint: "v1", initialState: ["count": 0])
+        let noon = try #require(Calendar.current.date(from: DateComponents(year: 2025, month: 3, day: 10, hour: 12)))
+        for minute in 1...30 {
+            let time = Int64(noon.timeIntervalSince1970) * 1_000_000_000 + Int64(minute) * 60_000_000_000 + 250_000_000
+            let action = try stream.append(EntryDraft(kind: .action, caseName: "tick", payload: Data(#"{"tick":{}}"#.utf8), timestamp: time))
+            try stream.append(EntryDraft(kind: .mutation, caseName: "count", payload: Data(#"{"count":{}}"#.utf8), cause: action, timestamp: time))
+        }
+        try log.close()
+        func listed(_ arguments: String...) async throws -> [Int] {
+            let result = try await Tool.run(["log", path, "--json"] + arguments)
+            #expect(result.status == 0, "\(arguments): \(result.error)")
+            return try result.lines.map { line in
+                try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])["sequence"] as? Int ?? 0
+            }
+        }
+        // Minute 20's entries are #40 and #41, listed at 12:20:00.250; the stream's opening (#1) was written today.
+        let listing = try await reactorlog("log", path, "--from", "40", "--to", "40").output
+        #expect(listing.hasPrefix("12:20:00.250 #40"), "\(listing)")
+        #expect(try await listed("--since", "12:20:00.250", "--until", "12:20:00.250") == [40, 41])
+        #expect(try await listed("--since", "12:29") == [1, 58, 59, 60, 61])
+        // show prints the date and time in local time, which the filters take as printed, with a space or a T.
+        let shown = try #require(try await reactorlog("show", path, "40").lines.first { $0.contains("time") })
+        #expect(shown.hasSuffix("2025-03-10 12:20:00.250"), "\(shown)")
+        #expect(try await listed("--since", "2025-03-10 12:20:00.250", "--until", "2025-03-10 12:20:00.250") == [40, 41])
+        #expect(try await listed("--since", "2025-03-10T12:29", "--until", "2025-03-10 12:29:59") == [58, 59])
+        let pack = scratch.file("another-day.pack")
+        let packed = try await Tool.run(["pack", path, "--since", "12:29", "--out", pack])
+        #expect(packed.status == 0, "\(packed.error)")
+    }
+
     @Test("show prints an entry in full with its cause and what it caused")
     func show() async throws {
         let action = try await reactorlog("show", demo, "8")

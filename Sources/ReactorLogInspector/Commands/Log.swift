@@ -13,7 +13,7 @@ struct Log: AsyncParsableCommand {
     @Option(name: .long, help: "Up to this sequence number.", transform: StepArgument.parse) var to: UInt64?
     @Option(name: .long, help: "Only entries of this kind: action, mutation, error, opened, resumed or closed.") var kind: [String] = []
     @Option(name: .customLong("case"), help: "Only entries with this case name, such as updateQuery.") var caseName: String?
-    @Option(name: .long, help: "Only entries since this time: ISO 8601 (2026-11-21T22:37:55Z) or HH:MM[:SS[.sss]] today, local time.") var since: String?
+    @Option(name: .long, help: "Only entries since this time: ISO 8601 (2026-11-21T22:37:55Z), a local date and time as show prints it (2026-11-21 22:37:55.383), or HH:MM[:SS[.sss]], local time on the day of the last entry, as a listing prints it.") var since: String?
     @Option(name: .long, help: "Only entries until this time, through its last digit (14:03 is up to 14:03:59.999…).") var until: String?
     @Option(name: [.customShort("n"), .long], help: "At most this many entries, the first ones (as `git log -n`; `tail -n` shows the last).") var limit: Int?
     @Flag(name: .long, help: "Under each mutation, what it changed in its stream's state.") var changes = false
@@ -25,7 +25,7 @@ struct Log: AsyncParsableCommand {
 
     func run() async throws {
         try await inspect(opening: log.log) { session in
-            let (since, until) = try EntryFilters.times(since: since, until: until)
+            let (since, until) = try EntryFilters.times(since: since, until: until, in: session.log, stream: stream)
             let query = try EntryQuery(
                 from: from, through: to ?? .max, limit: try EntryFilters.count(limit, option: "--limit"), stream: stream, kinds: EntryFilters.kinds(kind),
                 caseName: caseName, since: since, until: until)
@@ -56,7 +56,7 @@ struct Log: AsyncParsableCommand {
 
     /// After a listing with nothing in it, refuses a filter that matches nothing in the whole log (of `--stream`), which
     /// reads as a mistake rather than an answer: a case no entry has, or times when no entry was written (`--since
-    /// 14:00`, today, on a log recorded yesterday). A filter that matches outside the range listed is an answer: none.
+    /// 14:00` on a log whose last entry was written at 13:00). A filter that matches outside the range listed is an answer: none.
     private func requireMatches(in log: EventLog) throws {
         if let caseName { try Self.requireCase(caseName, stream: stream, in: log) }
         if since != nil || until != nil { _ = try EntryFilters.steps(since: since, until: until, stream: stream, in: log) }
