@@ -3,8 +3,10 @@ import Foundation
 
 /// Parsing of the filters the commands share: kinds, counts, and times (`log`, `pack` and `timeline`).
 enum EntryFilters {
+    /// The kinds `--kind` names, repeated or separated by commas (`--kind action,mutation`); `nil` for none.
     static func kinds(_ names: [String]) throws -> Set<EntryKind>? {
         guard !names.isEmpty else { return nil }
+        let names = names.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         return Set(try names.map { name in
             guard let kind = EntryKind(name: name) else {
                 let meant = UsageLine.nearest(to: name, among: EntryKind.allCases.map(\.description) + EntryKind.allCases.map(\.swiftName)).map { " Did you mean '\($0)'?" } ?? ""

@@ -7,7 +7,8 @@ enum StepArgument {
     static func parse(_ text: String) throws -> UInt64 {
         let digits = text.hasPrefix("#") ? text.dropFirst() : Substring(text)
         guard digits.first?.isNumber == true, let step = UInt64(digits) else {
-            throw ValidationError("a step is a number of 0 or more, such as 31 or #31")
+            let more = text.contains(",") ? "; an option that takes more than one is repeated, as in --skip 31 --skip 32" : ""
+            throw ValidationError("a step is a number of 0 or more, such as 31 or #31\(more)")
         }
         return step
     }

@@ -1260,6 +1260,8 @@ struct InspectorBadInputTests {
         // What is no number, with or without the '#' a step is printed with, says what a step is.
         try await fails(["show", demo, "abc"], exit: 64, saying: "The value 'abc' is invalid for '<sequence>': a step is a number of 0 or more, such as 31 or #31. See 'reactorlog help show'.")
         try await fails(["log", demo, "--from", "#x"], exit: 64, saying: "The value '#x' is invalid for '--from <from>': a step is a number of 0 or more, such as 31 or #31.")
+        try await fails(["what-if", demo, "--skip", "31,32"], exit: 64, saying: "a step is a number of 0 or more, such as 31 or #31; an option that takes more than one is repeated, as in --skip 31 --skip 32.")
+        try await fails(["log", demo, "--kind", "action,mutations"], exit: 2, saying: "'mutations' is not an entry kind. Did you mean 'mutation'?")
         try await fails(["frobnicate"], exit: 64, saying: "Unknown command 'frobnicate'. See 'reactorlog help'.")
         // A mistyped command gets the nearest name; a log named before its command, the order.
         try await fails(["stat", demo, "--at", "3"], exit: 64, saying: "Unknown command 'stat'. Did you mean 'state'?")

@@ -76,6 +76,10 @@ struct InspectorCommandTests {
         #expect(errors.first?.hasSuffix("#21 search    error    Failure: GitHub API rate limit exceeded for 'error'") == true, "\(errors)")
         #expect(try await reactorlog("show", demo, "1").lines.first == "#1 opened")
         #expect(try await reactorlog("log", demo, "--case", "appendRepos").lines.count == 4)
+        // Kinds repeated or separated by commas are one filter.
+        let kinds = try await reactorlog("log", demo, "--kind", "action,error", "--stream", "search")
+        #expect(kinds.output == (try await reactorlog("log", demo, "--kind", "action", "--kind", "error", "--stream", "search").output))
+        #expect(kinds.lines.count == 11, "10 actions and an error")
         #expect(try await reactorlog("log", demo, "--from", "10", "--to", "12").lines.count == 3)
         #expect(try await reactorlog("log", demo, "--since", "2000-01-01T00:00:00Z", "--limit", "1").lines.count == 1)
         let entries = try await reactorlog("log", demo, "--json", "--limit", "2").lines
