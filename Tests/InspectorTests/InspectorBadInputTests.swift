@@ -1233,6 +1233,7 @@ struct InspectorBadInputTests {
         try await fails(["log", demo, "--kind", "streamopend"], exit: 2, saying: "Did you mean 'streamOpened'?")
         try await fails(["log", demo, "--since", "yesterday"], exit: 2, saying: "is not a time")
         try await fails(["show", demo, "99999"], exit: 2, saying: "The log has no entry #99999 (its entries run #1…#73).")
+        try await fails(["show", demo, "0"], exit: 2, saying: "The log has no entry #0 (its entries run #1…#73). Step 0 is a stream's initial state, which `reactorlog state \(demo) 0` prints.")
         try await fails(["diff", demo, "1", "99999", "--stream", "search"], exit: 2, saying: "past the log's last step")
         // Steps of two streams, no --stream: which stream's states to compare is left unsaid.
         try await fails(["diff", demo, "3", "40"], exit: 2,

@@ -28,7 +28,9 @@ struct Show: AsyncParsableCommand {
                 hint: "`\(ReactorLogInspector.commandName) log` lists the entries that can be read around it; `\(ReactorLogInspector.commandName) verify` names every damaged entry.")
             guard let entry = read else {
                 let held = try StepRange.held(in: session.log, stream: nil).map { "its entries run \($0)" } ?? "it holds no entries"
-                throw InspectorFailure.lacking("The log has no entry #\(sequence) (\(held)). Run `\(ReactorLogInspector.commandName) log` to list them.")
+                // Step 0 is a state, not an entry: the one `state` prints.
+                let zero = sequence == 0 ? " Step 0 is a stream's initial state, which `\(ReactorLogInspector.commandName) state \(log.log) 0` prints." : ""
+                throw InspectorFailure.lacking("The log has no entry #\(sequence) (\(held)).\(zero) Run `\(ReactorLogInspector.commandName) log` to list them.")
             }
             // What surrounds the entry is read apart from it: damage there (a damaged block of entries, a damaged
             // stream index) leaves that part out, says so, and ends the command with exit 5.
