@@ -151,6 +151,34 @@ struct InspectorCommandTests {
         #expect(packed.status == 0, "\(packed.error)")
     }
 
+    @Test("a listing over several days names each new day where it begins; info shows the days of a log from another day")
+    func listingOverDays() async throws {
+        // Entries at 23:59 on 2025-03-10, then just after midnight, then two days later (local time).
+        let path = scratch.file("over-days.reactorlog")
+        let log = try EventLog.open(at: path)
+        let stream = try log.openStream(named: "days", reactorType: "MyApp.DayReactor", schemaFingerprint: "v1", initialState: ["count": 0])
+        func nanoseconds(day: Int, hour: Int, minute: Int) throws -> Int64 {
+            let date = try #require(Calendar.current.date(from: DateComponents(year: 2025, month: 3, day: day, hour: hour, minute: minute)))
+            return Int64(date.timeIntervalSince1970) * 1_000_000_000
+        }
+        for time in [try nanoseconds(day: 10, hour: 23, minute: 59), try nanoseconds(day: 11, hour: 0, minute: 0), try nanoseconds(day: 13, hour: 12, minute: 0)] {
+            let action = try stream.append(EntryDraft(kind: .action, caseName: "tick", payload: Data(#"{"tick":{}}"#.utf8), timestamp: time))
+            try stream.append(EntryDraft(kind: .mutation, caseName: "count", payload: Data(#"{"count":{}}"#.utf8), cause: action, timestamp: time))
+        }
+        try log.close()
+        let listing = try await reactorlog("log", path, "--from", "2").lines
+        #expect(listing.map { String($0.prefix(16)) } == [
+            "23:59:00.000 #2 ", "23:59:00.000 #3 ", "-- 2025-03-11 --", "00:00:00.000 #4 ", "00:00:00.000 #5 ",
+            "-- 2025-03-13 --", "12:00:00.000 #6 ", "12:00:00.000 #7 ",
+        ], "no line before the first entry listed; one where each later day begins")
+        // The stream's opening, written today, is a day of its own; JSON lines are entries only.
+        #expect(try await reactorlog("log", path).lines.filter { $0.hasPrefix("-- ") }.count == 3)
+        #expect(try await reactorlog("tail", path, "-n", "3").lines.filter { $0.hasPrefix("-- ") } == ["-- 2025-03-13 --"])
+        #expect(try await reactorlog("log", path, "--from", "2", "--json").lines.allSatisfy { $0.hasPrefix("{") })
+        let info = try await reactorlog("info", path).lines.first { $0.hasPrefix("days ") } ?? ""
+        #expect(info.contains("2025-03-13 12:00:00.000"), "\(info)")
+    }
+
     @Test("show prints an entry in full with its cause and what it caused")
     func show() async throws {
         let action = try await reactorlog("show", demo, "8")

@@ -98,7 +98,7 @@ struct Info: AsyncParsableCommand {
             var streams: [StreamJSON] = []
             // A stream's first or last entry in a damaged block leaves its time out, not the whole report.
             var unreadable = DamageTally()
-            // Each stream's first and last times, for the table: local, as `log` lists them.
+            // Each stream's first and last times, for the table: local, as `log` lists them, with the date where it is not today.
             var clocks: [(first: String, last: String)] = []
             func time(_ sequence: UInt64?) throws -> Int64? {
                 guard let sequence else { return nil }
@@ -120,7 +120,7 @@ struct Info: AsyncParsableCommand {
             for info in try session.log.streams() {
                 let statistics = try session.log.statistics(stream: info.name)
                 let firstTime = try time(statistics.first), lastTime = try time(statistics.last)
-                clocks.append((firstTime.map(ClockTime.string) ?? "-", lastTime.map(ClockTime.string) ?? "-"))
+                clocks.append((firstTime.map(ClockTime.dated) ?? "-", lastTime.map(ClockTime.dated) ?? "-"))
                 streams.append(StreamJSON(
                     name: info.name, reactorType: info.reactorType, schemaFingerprint: info.schemaFingerprint,
                     entries: statistics.entries, actions: statistics.kinds[.action] ?? 0,

@@ -75,7 +75,7 @@ extension Log {
             try json?.write(entry, changes: try change.flatMap(changesJSON))
             return
         }
-        try printLine { formatter.appendLine(entry, to: &$0) }
+        try formatter.printListed(entry)
         for line in change.map(changeLines) ?? [] { try printLine(formatter.changeIndent + DiffColors.paint(line, formatter.terminal)) }
     }
 

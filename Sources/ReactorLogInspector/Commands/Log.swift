@@ -45,7 +45,7 @@ struct Log: AsyncParsableCommand {
                 if json != nil {
                     try json?.write(entry)
                 } else {
-                    try printLine { formatter.appendLine(entry, to: &$0) }
+                    try formatter.printListed(entry)
                 }
             }
             try readable.require(rest: "listed")

@@ -26,6 +26,13 @@ enum ClockTime {
         format(nanoseconds, cache: lastDateTime, formatter: dateTimeFormatter)
     }
 
+    /// ``string(nanoseconds:)`` for a time today, ``dateTime(nanoseconds:)`` for one on another day: where a table shows
+    /// a few times (`info`'s first and last entries), so that a log from another day, or over several, shows its days.
+    static func dated(nanoseconds: Int64) -> String {
+        let date = Date(timeIntervalSince1970: Double(nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000).quotient))
+        return Calendar.current.isDateInToday(date) ? string(nanoseconds: nanoseconds) : dateTime(nanoseconds: nanoseconds)
+    }
+
     private static let timeFormatter = formatter("HH:mm:ss")
     private static let dateTimeFormatter = formatter("yyyy-MM-dd HH:mm:ss")
 

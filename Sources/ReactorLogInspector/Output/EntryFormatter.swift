@@ -16,6 +16,16 @@ struct EntryFormatter {
         String(repeating: " ", count: ClockTime.width + sequenceWidth + streamWidth + 7)
     }
 
+    /// The local day of the entry listed last: a class, since a formatter is copied into the closures that print.
+    private let listed = ListedDay()
+
+    /// Prints `entry`'s line (``appendLine(_:indent:to:)``), after a line naming its local day, `-- 2026-12-09 --`, when
+    /// the entry listed before it was written on another day: a listing's times are times of day.
+    func printListed(_ entry: LogEntry) throws {
+        if let day = listed.dayChange(at: entry.timestamp) { try printLine(terminal.paint("-- \(day) --", .gray)) }
+        try printLine { appendLine(entry, to: &$0) }
+    }
+
     /// One line; mutations and errors with a cause are indented under their action.
     func line(_ entry: LogEntry, indent: Bool = true) -> String {
         var bytes: [UInt8] = []
