@@ -151,7 +151,7 @@ struct InspectorCommandTests {
         #expect(packed.status == 0, "\(packed.error)")
     }
 
-    @Test("a listing over several days names each new day where it begins; info shows the days of a log from another day")
+    @Test("a listing over several days names each new day where it begins; info and blame show the days of a log from another day")
     func listingOverDays() async throws {
         // Entries at 23:59 on 2025-03-10, then just after midnight, then two days later (local time).
         let path = scratch.file("over-days.reactorlog")
@@ -177,6 +177,29 @@ struct InspectorCommandTests {
         #expect(try await reactorlog("log", path, "--from", "2", "--json").lines.allSatisfy { $0.hasPrefix("{") })
         let info = try await reactorlog("info", path).lines.first { $0.hasPrefix("days ") } ?? ""
         #expect(info.contains("2025-03-13 12:00:00.000"), "\(info)")
+        // Blame's rows likewise: the demo recorded 400 days earlier (exported, its times moved back, imported).
+        let export = scratch.file("earlier.jsonl"), earlier = scratch.file("earlier.reactorlog")
+        _ = try await reactorlog("export", demo, "--out", export)
+        let back: Int64 = 400 * 86_400 * 1_000_000_000
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let moved = try String(contentsOfFile: export, encoding: .utf8).split(separator: "\n").map { line -> String in
+            guard var object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  var entry = object["entry"] as? [String: Any], let stamp = Int64(entry["timestampNanoseconds"] as? String ?? "")
+            else { return String(line) }
+            let time = stamp - back
+            (entry["timestamp"], entry["timestampNanoseconds"]) = (time, "\(time)")
+            entry["time"] = iso.string(from: Date(timeIntervalSince1970: Double(time / 1_000_000_000) + Double(time % 1_000_000_000 / 1_000_000) / 1000))
+            object["entry"] = entry
+            return String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        }
+        try (moved.joined(separator: "\n") + "\n").write(toFile: export, atomically: true, encoding: .utf8)
+        _ = try await reactorlog("import", export, earlier)
+        let blame = try await reactorlog("blame", earlier, "query", "--stream", "search").lines
+        #expect(blame.count == 7 && blame.dropFirst().allSatisfy { $0.wholeMatch(of: /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}  #.*/) != nil }, "\(blame)")
+        let local = DateFormatter()
+        local.dateFormat = "yyyy-MM-dd"
+        #expect(blame[1].hasPrefix(local.string(from: Date().addingTimeInterval(-400 * 86_400))) || blame[1].hasPrefix(local.string(from: Date().addingTimeInterval(-401 * 86_400))), "the demo, recorded today (or just before midnight), 400 days back: \(blame[1])")
     }
 
     @Test("show prints an entry in full with its cause and what it caused")

@@ -84,7 +84,7 @@ struct Blame: AsyncParsableCommand {
                 let values = Self.describe(from: change.old, to: change.new, at: statePath)
                 guard let range = change.range else {
                     return [
-                        t.paint(ClockTime.string(nanoseconds: change.mutation.timestamp), .gray), "#\(change.mutation.sequence)",
+                        t.paint(ClockTime.dated(nanoseconds: change.mutation.timestamp), .gray), "#\(change.mutation.sequence)",
                         change.mutation.caseName, values,
                         change.action.map { "by #\($0.sequence) \(EntryFormatter.payload($0))" }
                             ?? change.mutation.cause.map { cause in
@@ -100,7 +100,7 @@ struct Blame: AsyncParsableCommand {
                 default: "(states between were not recorded; those at \(unreadable.joined(separator: ", ")) cannot be read)"
                 }
                 return [
-                    t.paint(ClockTime.string(nanoseconds: change.mutation.timestamp), .gray), "#\(range.lowerBound)…#\(range.upperBound)",
+                    t.paint(ClockTime.dated(nanoseconds: change.mutation.timestamp), .gray), "#\(range.lowerBound)…#\(range.upperBound)",
                     "one of \(change.mutationsInRange) mutations", values, between,
                 ]
             }
