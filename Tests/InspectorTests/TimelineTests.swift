@@ -141,7 +141,13 @@ struct TimelineTests {
         #expect(change["p"] as? [String] == ["itemCount"])
         #expect(change["o"] as? Int == 0 && change["n"] as? Int == 8)
         #expect(entries.first { $0["s"] as? Int == 19 }?["u"] as? Bool == true)
-        try await browserCheck(out, ["--step", "33", "--expect", "itemCount=16", "--expect-diff", "~ itemCount: 8 → 16", "--blame", "itemCount=33"])
+        // A row's time since the first entry, in the unit that keeps it within its column, for a recording of days too.
+        let relative = [
+            ("217912345", "+217.912 ms"), ("12345678901", "+12.345 s"), ("754567000000", "+12:34.567"),
+            ("3723456000000", "+1:02:03.456"), ("262923000000000", "+3 d 01:02:03"), ("0", "+0.000 ms"),
+        ]
+        try await browserCheck(out, ["--step", "33", "--expect", "itemCount=16", "--expect-diff", "~ itemCount: 8 → 16", "--blame", "itemCount=33"]
+            + relative.flatMap { ["--expect-relative", "\($0.0)=\($0.1)"] })
         // Between them, the pane names the recorded states on either side.
         try await browserCheck(out, ["--step", "19", "--expect-note", "Not recorded at this step (recorded states: #17, #33)."])
         try await browserCheck(out, ["--step", "5", "--expect-note", "Not recorded at this step (recorded states: #17)."])

@@ -139,6 +139,7 @@ def main():
     parser.add_argument("--hide", action="append", default=[], choices=["action", "mutation", "error", "marker"])
     parser.add_argument("--next", type=int, default=0)
     parser.add_argument("--expect-label")
+    parser.add_argument("--expect-relative", action="append", default=[], help="NANOSECONDS=TEXT: the time since the first entry, as a row shows it")
     parser.add_argument("--play", choices=["0.1", "0.5", "1", "2", "10"])
     parser.add_argument("--screenshot")
     parser.add_argument("--report", action="store_true", help="print how long loading and stepping took")
@@ -202,6 +203,12 @@ def main():
                     failures.append("the state pane does not say %r; it says %r" % (note, pane))
 
             failures += minimap_failures(driver)
+
+            for expectation in arguments.expect_relative:
+                nanoseconds, _, expected = expectation.partition("=")
+                shown = driver.execute_script("return relativeTime({t: (t0 + BigInt(arguments[0])).toString()})", nanoseconds)
+                if shown != expected:
+                    failures.append("%s ns after the first entry shows as %r, expected %r" % (nanoseconds, shown, expected))
 
             for blame in arguments.blame:
                 path, _, sequence = blame.partition("=")

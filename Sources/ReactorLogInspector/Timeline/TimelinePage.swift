@@ -203,9 +203,20 @@ enum TimelinePage {
       return rendered.length <= limit ? rendered : rendered.slice(0, limit - 3) + "…";
     }
     function isMarker(kind) { return kind === "opened" || kind === "resumed" || kind === "closed"; }
+    // The time since the first entry in the unit that keeps it short: +217.912 ms, +12.345 s, +12:34.567,
+    // +1:02:03.456, +3 d 01:02:03 (the column is 14 characters wide; a recording may run for days).
     function relativeTime(entry) {
       const nanos = BigInt(entry.t) - t0;
-      return "+" + (Number(nanos / 1000n) / 1000).toFixed(3) + " ms";
+      const sign = nanos < 0n ? "-" : "+";
+      const micros = (nanos < 0n ? -nanos : nanos) / 1000n;
+      if (micros < 1000000n) return sign + (Number(micros) / 1000).toFixed(3) + " ms";
+      if (micros < 60000000n) return sign + (Number(micros / 1000n) / 1000).toFixed(3) + " s";
+      const millis = micros / 1000n, two = (n) => String(n).padStart(2, "0");
+      const seconds = two(millis / 1000n % 60n) + "." + String(millis % 1000n).padStart(3, "0");
+      const minutes = millis / 60000n % 60n, hours = millis / 3600000n % 24n, days = millis / 86400000n;
+      if (millis < 3600000n) return sign + minutes + ":" + seconds;
+      if (days === 0n) return sign + hours + ":" + two(minutes) + ":" + seconds;
+      return sign + days + " d " + two(hours) + ":" + two(minutes) + ":" + two(millis / 1000n % 60n);
     }
     function absoluteTime(entry) { return new Date(Number(BigInt(entry.t) / 1000000n)).toISOString(); }
 
