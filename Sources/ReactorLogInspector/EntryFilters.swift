@@ -97,26 +97,25 @@ enum EntryFilters {
             seconds = try wholeSeconds(date.timeIntervalSince1970, text)
         } else if let local = whole.wholeMatch(of: /(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}:\d{2}(?::\d{2})?)/) {
             // A date and time without a zone: local, as `show` and `info` print them.
-            let (year, month, dayOfMonth) = (Int(local.1) ?? 0, Int(local.2) ?? 0, Int(local.3) ?? 0)
             try requireCalendarTime("\(local.1)-\(local.2)-\(local.3)T\(local.4)", text)
             let clock = timeOfDay(String(local.4)) ?? []
-            var components = DateComponents(year: year, month: month, day: dayOfMonth)
-            (components.hour, components.minute, components.second) = (clock.first.map(Int.init), clock.dropFirst().first.map(Int.init), clock.count == 3 ? Int(clock[2]) : 0)
-            guard (1...12).contains(month), zip(clock, [24, 60, 60]).allSatisfy({ $0 < $1 }), clock.count == 3 || whole == text,
-                  let date = Calendar.current.date(from: components)
+            let date = DateComponents(year: Int(local.1), month: Int(local.2), day: Int(local.3))
+            guard (1...12).contains(date.month ?? 0), zip(clock, [24, 60, 60]).allSatisfy({ $0 < $1 }), clock.count == 3 || whole == text,
+                  let instant = Self.local(date, clock)
             else {
                 throw InspectorFailure("'\(text)' is not a time. Use YYYY-MM-DD HH:MM[:SS] with months 1 to 12, hours 0 to 23 and minutes and seconds 0 to 59.", exit: .invalidArgument)
             }
             if clock.count == 2 { unit = 60_000_000_000 }
-            seconds = try wholeSeconds(date.timeIntervalSince1970, text)
+            seconds = try wholeSeconds(instant.timeIntervalSince1970, text)
         } else if let clock = timeOfDay(whole) {
             // A fraction follows seconds only.
-            guard zip(clock, [24, 60, 60]).allSatisfy({ $0 < $1 }), clock.count == 3 || whole == text else {
+            guard zip(clock, [24, 60, 60]).allSatisfy({ $0 < $1 }), clock.count == 3 || whole == text,
+                  let instant = Self.local(Calendar.current.dateComponents([.year, .month, .day], from: day), clock)
+            else {
                 throw InspectorFailure("'\(text)' is not a time of day. Use HH:MM[:SS] with hours 0 to 23 and minutes and seconds 0 to 59.", exit: .invalidArgument)
             }
             if clock.count == 2 { unit = 60_000_000_000 }
-            let midnight = try wholeSeconds(Calendar.current.startOfDay(for: day).timeIntervalSince1970, text)
-            seconds = midnight + clock[0] * 3600 + clock[1] * 60 + (clock.count == 3 ? clock[2] : 0)
+            seconds = try wholeSeconds(instant.timeIntervalSince1970, text)
         } else {
             throw InspectorFailure("'\(text)' is not a time. Use ISO 8601 (2026-11-21T22:37:55Z), a local date and time (2026-11-21 22:37:55), or HH:MM[:SS] on the day of the log's last entry.", exit: .invalidArgument)
         }
@@ -125,6 +124,16 @@ enum EntryFilters {
             throw InspectorFailure("'\(text)' is out of range: a log holds times from 1678 to 2262.", exit: .invalidArgument)
         }
         return (start + fraction)...(start + fraction + unit - 1)
+    }
+
+    /// The instant of `clock` (hours, minutes and, if given, seconds) on `date`'s day, in the local time zone: by the
+    /// calendar, so that a day on which the clocks change has its hours where they are.
+    private static func local(_ date: DateComponents, _ clock: [Int64]) -> Date? {
+        var components = date
+        components.hour = clock.first.map(Int.init)
+        components.minute = clock.dropFirst().first.map(Int.init)
+        components.second = clock.count == 3 ? Int(clock[2]) : 0
+        return Calendar.current.date(from: components)
     }
 
     /// Refuses a day its month does not have (`2026-02-30`) and hour 24, which the ISO 8601 parser moves on into the

@@ -151,6 +151,24 @@ struct InspectorCommandTests {
         #expect(packed.status == 0, "\(packed.error)")
     }
 
+    @Test("a time of day on a day the clocks change is where the clocks show it", .enabled(if: FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/Europe/Berlin")))
+    func timeOnTheDayClocksChange() async throws {
+        // 2025-03-30 in Berlin: 02:00 became 03:00. Entries at 01:30, 03:30 and 04:30 local (00:30, 01:30, 02:30 UTC).
+        let path = scratch.file("clocks-change.reactorlog")
+        let log = try EventLog.open(at: path)
+        let stream = try log.openStream(named: "night", reactorType: "MyApp.NightReactor", schemaFingerprint: "v1", initialState: ["count": 0])
+        let midnightUTC: Int64 = 1_743_292_800 * 1_000_000_000
+        for minutes in [30, 90, 150] {
+            try stream.append(EntryDraft(kind: .action, caseName: "tick", payload: Data(#"{"tick":{}}"#.utf8), timestamp: midnightUTC + Int64(minutes) * 60_000_000_000))
+        }
+        try log.close()
+        let berlin = ["TZ": "Europe/Berlin"]
+        let listing = try await Tool.run(Tool.products.appendingPathComponent("reactorlog"), ["log", path, "--from", "2"], environment: berlin)
+        #expect(listing.lines.map { String($0.prefix(15)) } == ["01:30:00.000 #2", "03:30:00.000 #3", "04:30:00.000 #4"], "\(listing.output)")
+        let since = try await Tool.run(Tool.products.appendingPathComponent("reactorlog"), ["log", path, "--from", "2", "--since", "03:30"], environment: berlin)
+        #expect(since.lines.map { String($0.prefix(15)) } == ["03:30:00.000 #3", "04:30:00.000 #4"], "\(since.output)\(since.error)")
+    }
+
     @Test("a listing over several days names each new day where it begins; info and blame show the days of a log from another day")
     func listingOverDays() async throws {
         // Entries at 23:59 on 2025-03-10, then just after midnight, then two days later (local time).
