@@ -1261,6 +1261,30 @@ struct InspectorCommandTests {
         }
     }
 
+    @Test("an export whose numbers passed through a tool that reads them as doubles imports its exact times; times edited apart are refused")
+    func importAfterDoubles() async throws {
+        let file = scratch.file("doubles.jsonl")
+        #expect(try await reactorlog("export", demo, "--out", file).status == 0)
+        // What jq does to a timestamp: the nearest double, about 2^60 here, so off by up to 128 ns.
+        func rewrite(_ change: (Int64) -> Int64) throws -> String {
+            try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map { line in
+                guard let stamp = line.firstMatch(of: /"timestamp":(\d+),/) else { return String(line) }
+                return line.replacingOccurrences(of: String(stamp.0), with: "\"timestamp\":\(change(Int64(stamp.1) ?? 0)),")
+            }.joined(separator: "\n") + "\n"
+        }
+        let rounded = scratch.file("rounded.jsonl"), copy = scratch.file("rounded.reactorlog")
+        try rewrite { Int64(Double($0)) }.write(toFile: rounded, atomically: true, encoding: .utf8)
+        #expect(try String(contentsOfFile: rounded, encoding: .utf8) != (try String(contentsOfFile: file, encoding: .utf8)), "some times round")
+        let imported = try await reactorlog("import", rounded, copy)
+        #expect(imported.status == 0, "\(imported.error)")
+        #expect(try await reactorlog("log", copy, "--json").output == (try await reactorlog("log", demo, "--json").output))
+        // A timestamp moved by a second without its exact digits: which is the time cannot be told.
+        let edited = scratch.file("edited.jsonl")
+        try rewrite { $0 + 1_000_000_000 }.write(toFile: edited, atomically: true, encoding: .utf8)
+        let refused = try await Tool.run(["import", edited, scratch.file("edited.reactorlog")])
+        #expect(refused.status == 2 && refused.error.contains("line 2 cannot be imported: its timestamp") && refused.error.contains("disagree by more than a rounding: set both to the same time"), "\(refused.error)")
+    }
+
     @Test("compact copies; trim removes old entries but keeps every later state")
     func compactAndTrim() async throws {
         let copy = scratch.file("trim.reactorlog")

@@ -76,9 +76,22 @@ struct ExportImporter {
         lastSequence = entry.sequence
         try log.restoreEntry(EntryDraft(
             kind: kind, caseName: entry.case, payload: try payload(entry.payload, entry.payloadBase64, codec: entry.codec, line: line),
-            codec: try codec(entry.codec, line: line), cause: entry.cause, timestamp: entry.timestamp, callSite: entry.callSite),
+            codec: try codec(entry.codec, line: line), cause: entry.cause, timestamp: try timestamp(of: entry, line: line), callSite: entry.callSite),
             sequence: entry.sequence, stream: entry.stream)
         count += 1
+    }
+
+    /// The entry's time: its exact digits (`timestampNanoseconds`), which a tool that reads numbers as doubles keeps
+    /// (jq, which rounds `timestamp` to 17 digits), else `timestamp`. Refused when the two differ by more than such a
+    /// rounding: one was edited without the other, and neither can be taken for the time.
+    private func timestamp(of entry: EntryJSON, line: Int) throws -> Int64 {
+        guard let digits = entry.timestampNanoseconds else { return entry.timestamp }
+        guard let exact = Int64(digits) else { throw bad(line, "its timestampNanoseconds '\(digits)' is not a whole number of nanoseconds") }
+        let (difference, overflow) = exact.subtractingReportingOverflow(entry.timestamp)
+        guard !overflow, difference.magnitude <= exact.magnitude >> 50 + 1 else {
+            throw bad(line, "its timestamp \(entry.timestamp) and timestampNanoseconds \(digits) disagree by more than a rounding: set both to the same time")
+        }
+        return exact
     }
 
     mutating func add(_ snapshot: SnapshotJSON, line: Int) throws {
