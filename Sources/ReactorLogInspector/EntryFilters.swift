@@ -95,29 +95,26 @@ enum EntryFilters {
         if let date = iso.date(from: whole) {
             try requireCalendarTime(whole, text)
             seconds = try wholeSeconds(date.timeIntervalSince1970, text)
-        } else if let local = whole.wholeMatch(of: /(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}:\d{2}(?::\d{2})?)/) {
-            // A date and time without a zone: local, as `show` and `info` print them.
-            try requireCalendarTime("\(local.1)-\(local.2)-\(local.3)T\(local.4)", text)
-            let clock = timeOfDay(String(local.4)) ?? []
-            let date = DateComponents(year: Int(local.1), month: Int(local.2), day: Int(local.3))
+        } else {
+            // A date and time without a zone, local as `show` and `info` print them, or a time of day on `day`.
+            let local = whole.wholeMatch(of: /(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}:\d{2}(?::\d{2})?)/)
+            guard let clock = timeOfDay(local.map { String($0.4) } ?? whole) else {
+                throw InspectorFailure("'\(text)' is not a time. Use ISO 8601 (2026-11-21T22:37:55Z), a local date and time (2026-11-21 22:37:55), or HH:MM[:SS] on the day of the log's last entry.", exit: .invalidArgument)
+            }
+            if let local { try requireCalendarTime("\(local.1)-\(local.2)-\(local.3)T\(local.4)", text) }
+            let date = local.map { DateComponents(year: Int($0.1), month: Int($0.2), day: Int($0.3)) }
+                ?? Calendar.current.dateComponents([.year, .month, .day], from: day)
+            // A fraction follows seconds only.
             guard (1...12).contains(date.month ?? 0), zip(clock, [24, 60, 60]).allSatisfy({ $0 < $1 }), clock.count == 3 || whole == text,
                   let instant = Self.local(date, clock)
             else {
-                throw InspectorFailure("'\(text)' is not a time. Use YYYY-MM-DD HH:MM[:SS] with months 1 to 12, hours 0 to 23 and minutes and seconds 0 to 59.", exit: .invalidArgument)
+                throw InspectorFailure(local == nil
+                    ? "'\(text)' is not a time of day. Use HH:MM[:SS] with hours 0 to 23 and minutes and seconds 0 to 59."
+                    : "'\(text)' is not a time. Use YYYY-MM-DD HH:MM[:SS] with months 1 to 12, hours 0 to 23 and minutes and seconds 0 to 59.",
+                    exit: .invalidArgument)
             }
             if clock.count == 2 { unit = 60_000_000_000 }
             seconds = try wholeSeconds(instant.timeIntervalSince1970, text)
-        } else if let clock = timeOfDay(whole) {
-            // A fraction follows seconds only.
-            guard zip(clock, [24, 60, 60]).allSatisfy({ $0 < $1 }), clock.count == 3 || whole == text,
-                  let instant = Self.local(Calendar.current.dateComponents([.year, .month, .day], from: day), clock)
-            else {
-                throw InspectorFailure("'\(text)' is not a time of day. Use HH:MM[:SS] with hours 0 to 23 and minutes and seconds 0 to 59.", exit: .invalidArgument)
-            }
-            if clock.count == 2 { unit = 60_000_000_000 }
-            seconds = try wholeSeconds(instant.timeIntervalSince1970, text)
-        } else {
-            throw InspectorFailure("'\(text)' is not a time. Use ISO 8601 (2026-11-21T22:37:55Z), a local date and time (2026-11-21 22:37:55), or HH:MM[:SS] on the day of the log's last entry.", exit: .invalidArgument)
         }
         let (start, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         guard !overflow, start <= .max - fraction - unit else {

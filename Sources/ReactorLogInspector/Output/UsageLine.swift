@@ -36,21 +36,12 @@ struct UsageLine {
     /// `--stream` read as a missing stream. `nil` when every option is the command's (or its options are not known).
     func unknownOption(arguments: [String]) -> String? {
         guard let command = arguments.first, let known = options[command] else { return nil }
-        // A value is the argument after its option, unless that begins with '-' (the parser then finds it missing).
-        var valueNext = false
-        for token in arguments.dropFirst() {
-            if token == "--" { break }
-            if valueNext && !token.hasPrefix("-") {
-                valueNext = false
-                continue
-            }
-            guard token.hasPrefix("--") else { continue }
-            let option = token.split(separator: "=", maxSplits: 1).first.map(String.init) ?? token
-            guard let takesValue = known[option] else {
+        for word in Self.words(of: arguments) where word.hasPrefix("--") {
+            let option = word.split(separator: "=", maxSplits: 1).first.map(String.init) ?? word
+            guard known[option] != nil else {
                 let suggestion = Self.nearest(to: option, among: Array(known.keys)).map { " Did you mean '\($0)'?" } ?? ""
                 return "Unknown option '\(option)'.\(suggestion)"
             }
-            valueNext = takesValue && !token.contains("=")
         }
         return nil
     }
@@ -110,21 +101,16 @@ struct UsageLine {
     /// For `show LOG -1`, a negative number where a command takes a step as an argument (`show`, `diff`, `state`): the
     /// parser reads it as an option and says the step is missing. Not for the value of an option (``negativeValue(message:arguments:)``).
     func negativeStep(arguments: [String]) -> String? {
-        guard let command = arguments.first, Self.stepArguments.contains(command), let known = options[command] else { return nil }
-        var valueNext = false
-        for token in arguments.dropFirst() {
-            if token == "--" { break }
-            if valueNext {
-                valueNext = false
-                continue
-            }
-            if token.count > 1 && token.first == "-" && token.dropFirst().allSatisfy(\.isNumber) {
-                return "\(token) is no step: steps are numbers of 0 or more (0: the initial state)."
-            }
-            let option = token.split(separator: "=", maxSplits: 1).first.map(String.init) ?? token
-            valueNext = known[option] == true && !token.contains("=")
-        }
-        return nil
+        guard let command = arguments.first, Self.stepArguments.contains(command) else { return nil }
+        // No option's value: the parser takes no word that begins with '-' for one (``negativeValue(message:arguments:)``).
+        let negative = Self.words(of: arguments).first { $0.count > 1 && $0.first == "-" && $0.dropFirst().allSatisfy(\.isNumber) }
+        return negative.map { "\($0) is no step: steps are numbers of 0 or more (0: the initial state)." }
+    }
+
+    /// The words of `arguments` after the command, up to a `--`: where the parser looks for options. No word that
+    /// begins with '-' is an option's value to it, so none of those needs telling apart from one.
+    private static func words(of arguments: [String]) -> ArraySlice<String> {
+        arguments.dropFirst().prefix { $0 != "--" }
     }
 
     /// For `show LOG #13`, where the shell took `#13` for a comment and the parser found the step missing: the parser's
