@@ -50,8 +50,7 @@ enum EntryFilters {
         if let held = try entry(since: first, through: through ?? .max) { return (first.map { _ in held.sequence }, through) }
         let owner = stream.map { "Stream '\($0)'" } ?? "The log"
         let span = [since.map { "since \($0)" }, until.map { "until \($0)" }].compactMap { $0 }.joined(separator: " ")
-        let highest = try stream.map { try log.highestSequence(stream: $0) } ?? log.highestSequence()
-        guard let earliest = try entry(), let latest = try log.entry(at: highest) else {
+        guard let earliest = try entry(), let latest = try lastEntry(in: log, stream: stream) else {
             throw InspectorFailure.lacking("\(owner) has no entries, so none \(span).")
         }
         let held = "\(EntryLine.iso8601(nanoseconds: earliest.timestamp)) and \(EntryLine.iso8601(nanoseconds: latest.timestamp))"
@@ -68,8 +67,13 @@ enum EntryFilters {
     /// that a time copied from a listing of a log from another day (a bug report's) names the time listed; today for a
     /// log being written, and for one with no entry to read.
     static func lastEntryDay(in log: EventLog, stream: String?) -> Date {
-        let last = try? log.entry(at: stream.map { try log.highestSequence(stream: $0) } ?? log.highestSequence())
+        let last = try? lastEntry(in: log, stream: stream)
         return last.map { Date(timeIntervalSince1970: Double($0.timestamp / 1_000_000_000)) } ?? Date()
+    }
+
+    /// The last entry of `log` (of `stream`, if given); `nil` where there is none.
+    static func lastEntry(in log: EventLog, stream: String?) throws -> LogEntry? {
+        try log.entry(at: stream.map { try log.highestSequence(stream: $0) } ?? log.highestSequence())
     }
 
     /// The span of time `text` names, in nanoseconds since 1970: ISO 8601; a date and time in the local time zone as

@@ -61,8 +61,8 @@ extension TimeMachine {
         guard replayer.canReduce else { throw try needsReducer(from) }
         // Past damage among the snapshots' keys, the recorded states that can be found, and where those hidden may lie.
         let listing = passingOverDamage
-            ? try log.snapshotSequencesAroundDamage(stream: stream.name)
-            : (sequences: try log.snapshotSequences(stream: stream.name), damage: nil, hidden: [])
+            ? try log.snapshotListing(stream: stream.name)
+            : SnapshotListing(try log.snapshotSequences(stream: stream.name))
         let snapshots = listing.sequences.filter { $0 > from && $0 <= through }
         var hidden = listing.hidden[...]
         var unchecked: [DivergenceReport.Unchecked] = []

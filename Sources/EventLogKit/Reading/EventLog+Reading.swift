@@ -378,13 +378,10 @@ extension EventLog {
     }
 
     /// Stream `name`'s snapshots, as ``snapshotSequences(stream:passingOverDamage:)`` lists them, with the damage among
-    /// their keys and, for each key that neither reads nor is placed, the numbers it may stand for (between the keys
-    /// that read on either side of it); no damage and none hidden where the keys read. For a reader that compares
-    /// every recorded state it can, and names the steps whose recorded state it could not (divergence), or counts
-    /// what it leaves out (`info`, `export`).
-    package func snapshotSequencesAroundDamage(
-        stream name: String
-    ) throws(EventLogError) -> (sequences: [UInt64], damage: EventLogError?, hidden: [ClosedRange<UInt64>]) {
+    /// their keys and where the snapshots under keys that neither read nor are placed may lie. For a reader that
+    /// compares every recorded state it can, and names the steps whose recorded state it could not (divergence), or
+    /// counts what it leaves out (`info`, `export`).
+    package func snapshotListing(stream name: String) throws(EventLogError) -> SnapshotListing {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
         return try snapshotListing(of: info)
     }
@@ -393,7 +390,7 @@ extension EventLog {
     /// order of the database's pages, one of the wrong length where its record places it, with that damage unless
     /// every key was read or placed so (the list is then whole), and where the keys that neither read nor are placed
     /// may lie. One walk of the keys, and one scan more only where they are damaged.
-    func snapshotListing(of info: StreamInfo) throws(EventLogError) -> (sequences: [UInt64], damage: EventLogError?, hidden: [ClosedRange<UInt64>]) {
+    func snapshotListing(of info: StreamInfo) throws(EventLogError) -> SnapshotListing {
         try storage.read { txn in
             try txn.withCursor(storage.snapshots) { cursor in
                 var keys = StreamKeyCursor(cursor, stream: info.id, .records("snapshot"))
@@ -404,11 +401,11 @@ extension EventLog {
                         sequences.append(current.sequence)
                         item = try keys.next()
                     }
-                    return (sequences, nil, [])
+                    return SnapshotListing(sequences)
                 } catch let damage as EventLogError {
                     guard case .corruptKeys = damage else { throw damage }
                     let scan = try keys.scan(atOrBefore: .max, placing: SnapshotRecord.recordedPosition)
-                    return (scan.ascendingOnce.map(\.sequence), scan.isWhole ? nil : damage, scan.hidden)
+                    return SnapshotListing(scan.ascendingOnce.map(\.sequence), damage: scan.isWhole ? nil : damage, hidden: scan.hidden)
                 }
             }
         }

@@ -113,7 +113,7 @@ struct Info: AsyncParsableCommand {
             // Each stream's snapshots, counted past keys that cannot be read, which the report then names.
             var uncounted = DamageTally()
             func snapshots(of stream: String) throws -> Int {
-                let listing = try session.log.snapshotSequencesAroundDamage(stream: stream)
+                let listing = try session.log.snapshotListing(stream: stream)
                 if let damage = listing.damage { uncounted.add(damage) }
                 return listing.sequences.count
             }

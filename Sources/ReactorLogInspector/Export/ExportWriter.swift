@@ -281,7 +281,7 @@ struct ExportWriter {
     /// The numbers of `stream`'s snapshots; when keys among them are damaged, every other one, the damage kept in
     /// `damage`: the export then lacks the snapshot under the damaged key, and says so.
     private func snapshotSequences(of stream: String, damage: inout EventLogError?) throws -> [UInt64] {
-        let listing = try session.log.snapshotSequencesAroundDamage(stream: stream)
+        let listing = try session.log.snapshotListing(stream: stream)
         if let found = listing.damage { damage = damage ?? found }
         return listing.sequences
     }
