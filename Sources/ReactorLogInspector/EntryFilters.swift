@@ -77,9 +77,10 @@ enum EntryFilters {
     }
 
     /// The span of time `text` names, in nanoseconds since 1970: ISO 8601; a date and time in the local time zone as
-    /// `show` prints it (`2026-11-21 22:37:55.383`, or with a `T`); or a time of day in the local time zone, on `day`.
-    /// A time names everything its last digit covers, so that `--since` and `--until` take a time as a listing prints it:
-    /// `09:23:28.238` is that millisecond (every entry listed at it), `14:03` that minute.
+    /// `show` prints it (`2026-11-21 22:37:55.383`, or with a `T`); a date alone, that local day; or a time of day in the
+    /// local time zone, on `day`. A time names everything its last digit covers, so that `--since` and `--until` take a
+    /// time as a listing prints it: `09:23:28.238` is that millisecond (every entry listed at it), `14:03` that minute,
+    /// `2025-03-11` (a listing's day line) that day.
     static func time(_ text: String, on day: Date) throws -> ClosedRange<Int64> {
         // The fraction is read as digits: a `Date` holds about a quarter of a microsecond at today's times.
         var whole = text, fraction: Int64 = 0, unit: Int64 = 1_000_000_000
@@ -99,11 +100,23 @@ enum EntryFilters {
         if let date = iso.date(from: whole) {
             try requireCalendarTime(whole, text)
             seconds = try wholeSeconds(date.timeIntervalSince1970, text)
+        } else if let date = text.wholeMatch(of: /(\d{4})-(\d{2})-(\d{2})/) {
+            // A date alone, as a listing's day line prints it: that day in the local time zone, by the calendar (23 or
+            // 25 hours where the clocks change that day).
+            try requireCalendarTime("\(date.1)-\(date.2)-\(date.3)T00", text)
+            guard let start = Self.local(DateComponents(year: Int(date.1), month: Int(date.2), day: Int(date.3)), [0, 0]),
+                  (1...12).contains(Int(date.2) ?? 0), (1...31).contains(Int(date.3) ?? 0),
+                  let next = Calendar.current.date(byAdding: .day, value: 1, to: start)
+            else {
+                throw InspectorFailure("'\(text)' is not a date. Use YYYY-MM-DD with months 1 to 12.", exit: .invalidArgument)
+            }
+            seconds = try wholeSeconds(start.timeIntervalSince1970, text)
+            unit = (try wholeSeconds(next.timeIntervalSince1970, text) - seconds) * 1_000_000_000
         } else {
             // A date and time without a zone, local as `show` and `info` print them, or a time of day on `day`.
             let local = whole.wholeMatch(of: /(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}:\d{2}(?::\d{2})?)/)
             guard let clock = timeOfDay(local.map { String($0.4) } ?? whole) else {
-                throw InspectorFailure("'\(text)' is not a time. Use ISO 8601 (2026-11-21T22:37:55Z), a local date and time (2026-11-21 22:37:55), or HH:MM[:SS] on the day of the log's last entry.", exit: .invalidArgument)
+                throw InspectorFailure("'\(text)' is not a time. Use ISO 8601 (2026-11-21T22:37:55Z), a local date and time (2026-11-21 22:37:55), a date (2026-11-21), or HH:MM[:SS] on the day of the log's last entry.", exit: .invalidArgument)
             }
             if let local { try requireCalendarTime("\(local.1)-\(local.2)-\(local.3)T\(local.4)", text) }
             let date = local.map { DateComponents(year: Int($0.1), month: Int($0.2), day: Int($0.3)) }

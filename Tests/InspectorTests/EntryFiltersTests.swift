@@ -39,6 +39,9 @@ struct EntryFiltersTests {
         #expect(try EntryFilters.time("2025-03-10 14:03", on: other) == at1403...(at1403 + 59_999_999_999))
         #expect(try EntryFilters.time("2025-03-10 14:03:05.070", on: other) == (at1403 + 5_070_000_000)...(at1403 + 5_070_999_999))
         #expect(try EntryFilters.time("2025-03-10T14:03:05", on: other) == (at1403 + 5_000_000_000)...(at1403 + 5_999_999_999))
+        // A date alone, as a listing's day line prints it: the whole local day.
+        let nextMidnight = Int64(try #require(Calendar.current.date(byAdding: .day, value: 1, to: Calendar.current.startOfDay(for: day))).timeIntervalSince1970) * 1_000_000_000
+        #expect(try EntryFilters.time("2025-03-10", on: other) == midnight...(nextMidnight - 1))
     }
 
     @Test("a malformed or out-of-range time is refused with the rule it breaks", arguments: [
@@ -46,6 +49,7 @@ struct EntryFiltersTests {
         ("12:30:60", "is not a time of day"), ("12:-3", "is not a time"), ("12:30:5x", "is not a time"),
         ("2026-11-21T22:37:55.1234567891Z", "one to nine digits"), ("12:30:.", "one to nine digits"),
         ("2263-01-01T00:00:00Z", "is out of range"), ("99999-01-01T00:00:00Z", "is out of range"), ("yesterday", "is not a time"),
+        ("2025-02-29", "month 2 of 2025 has 28 days"), ("2025-13-01", "is not a date"), ("2025-03-00", "is not a date"), ("2025-03-10.5", "is not a time"),
     ])
     func refused(text: String, saying: String) {
         #expect {

@@ -153,20 +153,24 @@ struct InspectorCommandTests {
 
     @Test("a time of day on a day the clocks change is where the clocks show it", .enabled(if: FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/Europe/Berlin")))
     func timeOnTheDayClocksChange() async throws {
-        // 2025-03-30 in Berlin: 02:00 became 03:00. Entries at 01:30, 03:30 and 04:30 local (00:30, 01:30, 02:30 UTC).
+        // 2025-03-30 in Berlin: 02:00 became 03:00. Entries at 01:30, 03:30 and 04:30 local (00:30, 01:30, 02:30 UTC),
+        // and at 00:30 the next day (22:30 UTC: within 24 hours of the day's start, past its 23).
         let path = scratch.file("clocks-change.reactorlog")
         let log = try EventLog.open(at: path)
         let stream = try log.openStream(named: "night", reactorType: "MyApp.NightReactor", schemaFingerprint: "v1", initialState: ["count": 0])
         let midnightUTC: Int64 = 1_743_292_800 * 1_000_000_000
-        for minutes in [30, 90, 150] {
+        for minutes in [30, 90, 150, 1350] {
             try stream.append(EntryDraft(kind: .action, caseName: "tick", payload: Data(#"{"tick":{}}"#.utf8), timestamp: midnightUTC + Int64(minutes) * 60_000_000_000))
         }
         try log.close()
         let berlin = ["TZ": "Europe/Berlin"]
-        let listing = try await Tool.run(Tool.products.appendingPathComponent("reactorlog"), ["log", path, "--from", "2"], environment: berlin)
+        let listing = try await Tool.run(Tool.products.appendingPathComponent("reactorlog"), ["log", path, "--from", "2", "--to", "4"], environment: berlin)
         #expect(listing.lines.map { String($0.prefix(15)) } == ["01:30:00.000 #2", "03:30:00.000 #3", "04:30:00.000 #4"], "\(listing.output)")
-        let since = try await Tool.run(Tool.products.appendingPathComponent("reactorlog"), ["log", path, "--from", "2", "--since", "03:30"], environment: berlin)
+        let since = try await Tool.run(Tool.products.appendingPathComponent("reactorlog"), ["log", path, "--from", "2", "--to", "4", "--since", "2025-03-30 03:30"], environment: berlin)
         #expect(since.lines.map { String($0.prefix(15)) } == ["03:30:00.000 #3", "04:30:00.000 #4"], "\(since.output)\(since.error)")
+        // A date alone is that day, its 23 hours.
+        let day = try await Tool.run(Tool.products.appendingPathComponent("reactorlog"), ["log", path, "--since", "2025-03-30", "--until", "2025-03-30"], environment: berlin)
+        #expect(day.lines.map { String($0.prefix(15)) } == ["01:30:00.000 #2", "03:30:00.000 #3", "04:30:00.000 #4"], "\(day.output)\(day.error)")
     }
 
     @Test("a listing over several days names each new day where it begins; info and blame show the days of a log from another day")
@@ -193,6 +197,9 @@ struct InspectorCommandTests {
         #expect(try await reactorlog("log", path).lines.filter { $0.hasPrefix("-- ") }.count == 3)
         #expect(try await reactorlog("tail", path, "-n", "3").lines.filter { $0.hasPrefix("-- ") } == ["-- 2025-03-13 --"])
         #expect(try await reactorlog("log", path, "--from", "2", "--json").lines.allSatisfy { $0.hasPrefix("{") })
+        // A day line's date, copied into --since and --until, lists that day.
+        let day = try await reactorlog("log", path, "--since", "2025-03-11", "--until", "2025-03-11").lines
+        #expect(day.map { String($0.prefix(16)) } == ["00:00:00.000 #4 ", "00:00:00.000 #5 "], "\(day)")
         let info = try await reactorlog("info", path).lines.first { $0.hasPrefix("days ") } ?? ""
         #expect(info.contains("2025-03-13 12:00:00.000"), "\(info)")
         // Blame's rows likewise: the demo recorded 400 days earlier (exported, its times moved back, imported).

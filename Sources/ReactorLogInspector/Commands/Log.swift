@@ -13,8 +13,8 @@ struct Log: AsyncParsableCommand {
     @Option(name: .long, help: "Up to this sequence number.", transform: StepArgument.parse) var to: UInt64?
     @Option(name: .long, help: "Only entries of this kind: action, mutation, error, opened, resumed or closed (repeat it, or separate kinds with commas).") var kind: [String] = []
     @Option(name: .customLong("case"), help: "Only entries with this case name, such as updateQuery.") var caseName: String?
-    @Option(name: .long, help: "Only entries since this time: ISO 8601 (2026-11-21T22:37:55Z), a local date and time as show prints it (2026-11-21 22:37:55.383), or HH:MM[:SS[.sss]], local time on the day of the last entry, as a listing prints it.") var since: String?
-    @Option(name: .long, help: "Only entries until this time, through its last digit (14:03 is up to 14:03:59.999…).") var until: String?
+    @Option(name: .long, help: "Only entries since this time: ISO 8601 (2026-11-21T22:37:55Z), a local date and time as show prints it (2026-11-21 22:37:55.383), a date (2026-11-21: from its start), or HH:MM[:SS[.sss]], local time on the day of the last entry, as a listing prints it.") var since: String?
+    @Option(name: .long, help: "Only entries until this time, through its last digit (14:03 is up to 14:03:59.999…, 2026-11-21 up to that day's end).") var until: String?
     @Option(name: [.customShort("n"), .long], help: "At most this many entries, the first ones (as `git log -n`; `tail -n` shows the last).") var limit: Int?
     @Flag(name: .long, help: "Under each mutation, what it changed in its stream's state.") var changes = false
     @OptionGroup var output: OutputOptions

@@ -18,8 +18,8 @@ struct Pack: AsyncParsableCommand {
     @OptionGroup var log: LogArgument
     @Option(name: .long, help: "Only this stream.") var stream: String?
     @Option(name: .long, help: "Only the entries of this long before the last one, such as 90s, 15m, 2h or 1d.") var last: PackDuration?
-    @Option(name: .long, help: "From the first entry at or after this time: ISO 8601, a local date and time (2026-11-21 22:37:55), or HH:MM[:SS[.sss]] on the day of the last entry, local time.") var since: String?
-    @Option(name: .long, help: "Up to the last entry before the first one after this time, through its last digit (14:03 is up to 14:03:59.999…).") var until: String?
+    @Option(name: .long, help: "From the first entry at or after this time: ISO 8601, a local date and time (2026-11-21 22:37:55), a date (2026-11-21: from its start), or HH:MM[:SS[.sss]] on the day of the last entry, local time.") var since: String?
+    @Option(name: .long, help: "Up to the last entry before the first one after this time, through its last digit (14:03 is up to 14:03:59.999…, 2026-11-21 up to that day's end).") var until: String?
     @Option(name: .long, help: "From this sequence number.", transform: StepArgument.parse) var from: UInt64?
     @Option(name: .long, help: "Up to this sequence number.", transform: StepArgument.parse) var to: UInt64?
     @Option(name: [.short, .long], help: "The file to write (default: LOG's name with .pack).") var out: String?

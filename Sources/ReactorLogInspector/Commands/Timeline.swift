@@ -16,8 +16,8 @@ struct Timeline: AsyncParsableCommand {
     @OptionGroup var streamOption: StreamOption
     @Option(name: .long, help: "From this sequence number (default: the last --limit entries).", transform: StepArgument.parse) var from: UInt64?
     @Option(name: .long, help: "Up to this sequence number (default: the last).", transform: StepArgument.parse) var to: UInt64?
-    @Option(name: .long, help: "From the first entry at or after this time: ISO 8601, a local date and time (2026-11-21 22:37:55), or HH:MM[:SS[.sss]] on the day of the last entry, local time.") var since: String?
-    @Option(name: .long, help: "Up to the last entry before the first one after this time, through its last digit (14:03 is up to 14:03:59.999…).") var until: String?
+    @Option(name: .long, help: "From the first entry at or after this time: ISO 8601, a local date and time (2026-11-21 22:37:55), a date (2026-11-21: from its start), or HH:MM[:SS[.sss]] on the day of the last entry, local time.") var since: String?
+    @Option(name: .long, help: "Up to the last entry before the first one after this time, through its last digit (14:03 is up to 14:03:59.999…, 2026-11-21 up to that day's end).") var until: String?
     @Option(name: .long, help: "The most entries the page holds.") var limit = 100_000
     @Option(name: [.short, .long], help: "The page to write (default: STREAM.timeline.html).") var out: String?
     @Flag(name: .long, help: "Replace the --out file if it exists (never a symbolic link).") var force = false
