@@ -88,8 +88,8 @@ public enum ReactorLogInspector {
             }
             let message = ReactorLogCommand.message(for: error)
                 .split(separator: "\n").first.map(String.init) ?? "\(error)"
-            // Each command's options, from the parser's description of them, only for a usage error.
-            let usage = UsageLine(name: commandName, commands: commands, options: UsageLine.options(ofCommandsIn: ReactorLogCommand.self))
+            // Each command's options and arguments, from the parser's description of them, only for a usage error.
+            let usage = UsageLine(name: commandName, commands: commands, describing: ReactorLogCommand.self)
             StandardError.writeLine("\(commandName): \(usage.text(message: message, arguments: given))")
             Foundation.exit(InspectorExit.usage.rawValue)
         }

@@ -1277,6 +1277,11 @@ struct InspectorBadInputTests {
         try await fails(["state", demo, "--steam", "search"], exit: 64, saying: "Unknown option '--steam'. Did you mean '--stream'? See 'reactorlog help state'.")
         try await fails(["bisect", demo, "--stream", "search", "--runn", "true"], exit: 64, saying: "Unknown option '--runn'. Did you mean '--run'?")
         try await fails(["what-if", demo, "--without", "31"], exit: 64, saying: "Unknown option '--without'. See 'reactorlog help what-if'.")
+        // An option where the command takes an argument in its place (as log takes --from, diff takes two steps): the
+        // command's arguments in order.
+        try await fails(["diff", demo, "--from", "29", "--to", "31"], exit: 64, saying: "Unknown option '--from': diff takes its arguments in order, reactorlog diff <log> <from> <to>. See 'reactorlog help diff'.")
+        try await fails(["blame", demo, "--path", "nextPage"], exit: 64, saying: "Unknown option '--path': blame takes its arguments in order, reactorlog blame <log> <path>.")
+        try await fails(["compact", demo, "--out", scratch.file("new.reactorlog")], exit: 64, saying: "compact takes its arguments in order, reactorlog compact <log> <destination>.")
         try await fails(["state", demo, "--stream=search", "--path", "--steam"], exit: 64, saying: "Unknown option '--steam'.")
         try await fails(["state", demo, "--stream=search", "--path", "--at"], exit: 64, saying: "Missing value for '--path <path>'.")
         // A path where the command takes it after --out: the option meant.

@@ -12,6 +12,8 @@ struct UsageLine {
     let commands: [String]
     /// Each command's long options (`--stream`), each with whether it takes a value.
     var options: [String: [String: Bool]] = [:]
+    /// Each command's arguments, in order, by the names its help gives them (`log`, `path`).
+    var positionals: [String: [String]] = [:]
 
     /// The line for the parser's `message` about `arguments`, the command line after the command name.
     func text(message: String, arguments: [String]) -> String {
@@ -33,45 +35,22 @@ struct UsageLine {
 
     /// An option `arguments`' command does not have, named with the nearest it has: the parser reports a missing
     /// argument, or a command's own check of its arguments, before an unknown option, so that `--steam` for
-    /// `--stream` read as a missing stream. `nil` when every option is the command's (or its options are not known).
+    /// `--stream` read as a missing stream. With none near, for a command that takes more than the log as arguments,
+    /// those arguments in order: `diff --from 29`, `blame --path nextPage`, `compact --out NEW` name what the command
+    /// takes in their place. `nil` when every option is the command's (or its options are not known).
     func unknownOption(arguments: [String]) -> String? {
         guard let command = arguments.first, let known = options[command] else { return nil }
         for word in Self.words(of: arguments) where word.hasPrefix("--") {
             let option = word.split(separator: "=", maxSplits: 1).first.map(String.init) ?? word
             guard known[option] != nil else {
-                let suggestion = Self.nearest(to: option, among: Array(known.keys)).map { " Did you mean '\($0)'?" } ?? ""
-                return "Unknown option '\(option)'.\(suggestion)"
+                if let nearest = Self.nearest(to: option, among: Array(known.keys)) {
+                    return "Unknown option '\(option)'. Did you mean '\(nearest)'?"
+                }
+                guard let order = positionals[command], order.count > 1 else { return "Unknown option '\(option)'." }
+                return "Unknown option '\(option)': \(command) takes its arguments in order, \(name) \(command) \(order.map { "<\($0)>" }.joined(separator: " "))."
             }
         }
         return nil
-    }
-
-    /// Each command's long options as ``options`` holds them, from the parser's description of `root` (the JSON of
-    /// `--experimental-dump-help`); empty when it cannot be read.
-    static func options(ofCommandsIn root: any ParsableCommand.Type) -> [String: [String: Bool]] {
-        struct Description: Decodable {
-            struct Command: Decodable {
-                struct Argument: Decodable {
-                    struct Name: Decodable { let kind: String; let name: String }
-                    let kind: String
-                    let names: [Name]?
-                }
-                let commandName: String
-                let arguments: [Argument]?
-                let subcommands: [Command]?
-            }
-            let command: Command
-        }
-        guard let description = try? JSONDecoder().decode(Description.self, from: Data(root._dumpHelp().utf8)) else { return [:] }
-        var options: [String: [String: Bool]] = [:]
-        for command in description.command.subcommands ?? [] {
-            for argument in command.arguments ?? [] {
-                for name in argument.names ?? [] where name.kind == "long" {
-                    options[command.commandName, default: [:]]["--" + name.name] = argument.kind == "option"
-                }
-            }
-        }
-        return options
     }
 
     /// For `demo new.reactorlog`, a path given where the command takes it after an option: the option meant
@@ -177,5 +156,38 @@ struct UsageLine {
             (beforePrevious, previous) = (previous, current)
         }
         return previous[b.count]
+    }
+}
+
+extension UsageLine {
+    /// The line maker of `root`'s commands (`name`'s, `commands`), knowing each command's long options and arguments
+    /// from the parser's description of `root` (the JSON of `--experimental-dump-help`); neither when it cannot be read.
+    init(name: String, commands: [String], describing root: any ParsableCommand.Type) {
+        struct Description: Decodable {
+            struct Command: Decodable {
+                struct Argument: Decodable {
+                    struct Name: Decodable { let kind: String; let name: String }
+                    let kind: String
+                    let names: [Name]?
+                    let valueName: String?
+                }
+                let commandName: String
+                let arguments: [Argument]?
+                let subcommands: [Command]?
+            }
+            let command: Command
+        }
+        self.init(name: name, commands: commands)
+        guard let description = try? JSONDecoder().decode(Description.self, from: Data(root._dumpHelp().utf8)) else { return }
+        for command in description.command.subcommands ?? [] {
+            for argument in command.arguments ?? [] {
+                if argument.kind == "positional", let value = argument.valueName {
+                    positionals[command.commandName, default: []].append(value)
+                }
+                for name in argument.names ?? [] where name.kind == "long" {
+                    options[command.commandName, default: [:]]["--" + name.name] = argument.kind == "option"
+                }
+            }
+        }
     }
 }
