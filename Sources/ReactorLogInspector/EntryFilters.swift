@@ -53,7 +53,8 @@ enum EntryFilters {
         guard let earliest = try entry(), let latest = try lastEntry(in: log, stream: stream) else {
             throw InspectorFailure.lacking("\(owner) has no entries, so none \(span).")
         }
-        let held = "\(EntryLine.iso8601(nanoseconds: earliest.timestamp)) and \(EntryLine.iso8601(nanoseconds: latest.timestamp))"
+        // In local time, as listings, `info` and `show` print times: copied back, either names its millisecond.
+        let held = "\(ClockTime.dateTime(nanoseconds: earliest.timestamp)) and \(ClockTime.dateTime(nanoseconds: latest.timestamp))"
         throw InspectorFailure.lacking("\(owner) has no entry \(span): its entries were written between \(held). Choose times between them.")
     }
 

@@ -369,9 +369,13 @@ struct PackTests {
         #expect(span.contains(40) && span.last == 61, "\(span)")
         // The stream was opened now, its entries written in 2027.
         let opened = try #require(try jsonLines(scratch.file("minutes.pack")).compactMap { $0["entry"] as? [String: Any] }.first?["time"] as? String)
-        let early = try await Tool.run(["pack", path, "--until", "2026-01-01T00:00:00Z", "--out", scratch.file("early.pack")])
+        // Named in local time, as listings print times (here UTC, the export's zone).
+        let early = try await Tool.run(
+            Tool.products.appendingPathComponent("reactorlog"), ["pack", path, "--until", "2026-01-01T00:00:00Z", "--out", scratch.file("early.pack")],
+            environment: ["TZ": "UTC"])
         #expect(early.status == 2)
-        #expect(early.error == "reactorlog: The log has no entry until 2026-01-01T00:00:00Z: its entries were written between \(opened) and 2027-01-15T09:00:00.000Z. Choose times between them.\n")
+        let openedLocal = opened.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: "")
+        #expect(early.error == "reactorlog: The log has no entry until 2026-01-01T00:00:00Z: its entries were written between \(openedLocal) and 2027-01-15 09:00:00.000. Choose times between them.\n")
         let late = try await Tool.run(["pack", path, "--since", "2027-01-15T09:00:00.001Z", "--out", scratch.file("late.pack")])
         #expect(late.status == 2 && late.error.contains("has no entry since 2027-01-15T09:00:00.001Z"), "\(late.error)")
         let both = try await Tool.run(["pack", path, "--until", "2027-01-15T08:30:00Z", "--to", "9"])
