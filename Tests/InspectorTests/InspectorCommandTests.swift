@@ -187,6 +187,7 @@ struct InspectorCommandTests {
             let action = try stream.append(EntryDraft(kind: .action, caseName: "tick", payload: Data(#"{"tick":{}}"#.utf8), timestamp: time))
             try stream.append(EntryDraft(kind: .mutation, caseName: "count", payload: Data(#"{"count":{}}"#.utf8), cause: action, timestamp: time))
         }
+        try log.pin(2...3, reason: "the first tick")
         try log.close()
         let listing = try await reactorlog("log", path, "--from", "2").lines
         #expect(listing.map { String($0.prefix(16)) } == [
@@ -200,8 +201,13 @@ struct InspectorCommandTests {
         // A day line's date, copied into --since and --until, lists that day.
         let day = try await reactorlog("log", path, "--since", "2025-03-11", "--until", "2025-03-11").lines
         #expect(day.map { String($0.prefix(16)) } == ["00:00:00.000 #4 ", "00:00:00.000 #5 "], "\(day)")
-        let info = try await reactorlog("info", path).lines.first { $0.hasPrefix("days ") } ?? ""
+        let infoLines = try await reactorlog("info", path).lines
+        let info = infoLines.first { $0.hasPrefix("days ") } ?? ""
         #expect(info.contains("2025-03-13 12:00:00.000"), "\(info)")
+        // The log's creation and its pins' in local time as the table's, not UTC ISO 8601 (which JSON keeps).
+        let localTime = #/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}/#
+        #expect(infoLines.contains { $0.hasPrefix("created ") && $0.firstMatch(of: localTime) != nil }, "\(infoLines)")
+        #expect(infoLines.contains { $0.contains("the first tick") && $0.firstMatch(of: localTime) != nil }, "\(infoLines)")
         // Blame's rows likewise: the demo recorded 400 days earlier (exported, its times moved back, imported).
         let export = scratch.file("earlier.jsonl"), earlier = scratch.file("earlier.reactorlog")
         _ = try await reactorlog("export", demo, "--out", export)

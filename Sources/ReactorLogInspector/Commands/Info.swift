@@ -130,6 +130,7 @@ struct Info: AsyncParsableCommand {
                     gaps: try session.log.gaps(stream: info.name).map { ExportRange(from: $0.removed.lowerBound, through: $0.removed.upperBound) },
                     schemaEras: try session.log.schemaHistory(stream: info.name).eras.map { ExportSchemaEra(fingerprint: $0.fingerprint, through: $0.through) }))
             }
+            let pins = try session.log.pins()
             let report = InfoJSON(
                 path: log.log, formatVersion: meta.formatVersion, codec: meta.codec, durability: meta.durability?.rawValue,
                 snapshotPolicy: meta.snapshotPolicy?.description,
@@ -142,7 +143,7 @@ struct Info: AsyncParsableCommand {
                     guard case .corruptStream(let id, let reason) = damage else { return nil }
                     return DamagedStreamJSON(id: id, reason: reason)
                 },
-                pins: try session.log.pins().map(PinJSON.init),
+                pins: pins.map(PinJSON.init),
                 metadataDamage: sealDamage?.unvouchedClause)
             if output.json {
                 try printJSON(report)
@@ -151,7 +152,9 @@ struct Info: AsyncParsableCommand {
             let t = session.terminal
             let kind = report.export ? "an export of a log of format" : "format"
             try printLine("\(t.paint(log.log, .bold))  \(kind) \(report.formatVersion), codec \(report.codec), durability \(report.durability ?? "unknown"), snapshots \(report.snapshotPolicy ?? "unknown")")
-            try printLine("created \(report.createdAt ?? "at a time the log no longer records") by ReactorLog \(report.createdBy), last written by \(report.writtenBy)")
+            // Times in local time, as the table and listings print them; JSON's are UTC.
+            let created = meta.createdAt.map(ClockTime.dateTime(nanoseconds:))
+            try printLine("created \(created ?? "at a time the log no longer records") by ReactorLog \(report.createdBy), last written by \(report.writtenBy)")
             if let reason = report.metadataDamage {
                 try printLine(t.paint("the two lines above are as stored, unvouched: \(reason)", .yellow))
             }
@@ -189,7 +192,10 @@ struct Info: AsyncParsableCommand {
             if !report.pins.isEmpty {
                 try printLine("")
                 try printLine("pins (windows retention keeps):")
-                for line in Table.render(report.pins.map { [$0.window, $0.said, $0.createdAt ?? ""] }) {
+                let rows = zip(report.pins, pins).map { json, pin in
+                    [json.window, json.said, pin.isDamaged ? "" : ClockTime.dateTime(nanoseconds: pin.createdAt)]
+                }
+                for line in Table.render(rows) {
                     try printLine("  " + line)
                 }
             }
