@@ -146,8 +146,14 @@ struct TimelineTests {
             ("217912345", "+217.912 ms"), ("12345678901", "+12.345 s"), ("754567000000", "+12:34.567"),
             ("3723456000000", "+1:02:03.456"), ("262923000000000", "+3 d 01:02:03"), ("0", "+0.000 ms"),
         ]
+        // An entry's time in the pane as `show` prints it, local, the millisecond it falls in (before 1970 too).
+        let format = DateFormatter()
+        format.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
+        let absolute = [Int64(1_796_581_249_815_999_999), -1].map { nanoseconds in
+            (nanoseconds, format.string(from: Date(timeIntervalSince1970: Double(nanoseconds.quotientAndRemainder(dividingBy: 1_000_000).quotient - (nanoseconds < 0 ? 1 : 0)) / 1000)))
+        }
         try await browserCheck(out, ["--step", "33", "--expect", "itemCount=16", "--expect-diff", "~ itemCount: 8 → 16", "--blame", "itemCount=33"]
-            + relative.flatMap { ["--expect-relative", "\($0.0)=\($0.1)"] })
+            + relative.flatMap { ["--expect-relative", "\($0.0)=\($0.1)"] } + absolute.flatMap { ["--expect-absolute", "\($0.0)=\($0.1)"] })
         // Between them, the pane names the recorded states on either side.
         try await browserCheck(out, ["--step", "19", "--expect-note", "Not recorded at this step (recorded states: #17, #33)."])
         try await browserCheck(out, ["--step", "5", "--expect-note", "Not recorded at this step (recorded states: #17)."])

@@ -2,7 +2,8 @@
 """Drives a `reactorlog timeline` page in a real headless Chromium, as a user would, and checks what it shows.
 
     timeline-check.py PAGE --step SEQ [--expect PATH=JSON]... [--expect-diff LINE]... [--blame PATH=SEQ]...
-                      [--expect-note TEXT]... [--hide KIND]... [--next N --expect-label TEXT]
+                      [--expect-note TEXT]... [--expect-relative NS=TEXT]... [--expect-absolute NS=TEXT]...
+                      [--hide KIND]... [--next N --expect-label TEXT]
                       [--play SPEED] [--screenshot FILE.png] [--report]
 
 It opens the page from its file, waits for it to be ready, hides the entries of each KIND (action, mutation, error,
@@ -140,6 +141,7 @@ def main():
     parser.add_argument("--next", type=int, default=0)
     parser.add_argument("--expect-label")
     parser.add_argument("--expect-relative", action="append", default=[], help="NANOSECONDS=TEXT: the time since the first entry, as a row shows it")
+    parser.add_argument("--expect-absolute", action="append", default=[], help="NANOSECONDS=TEXT: a time since 1970, as the entry pane shows it")
     parser.add_argument("--play", choices=["0.1", "0.5", "1", "2", "10"])
     parser.add_argument("--screenshot")
     parser.add_argument("--report", action="store_true", help="print how long loading and stepping took")
@@ -209,6 +211,12 @@ def main():
                 shown = driver.execute_script("return relativeTime({t: (t0 + BigInt(arguments[0])).toString()})", nanoseconds)
                 if shown != expected:
                     failures.append("%s ns after the first entry shows as %r, expected %r" % (nanoseconds, shown, expected))
+
+            for expectation in arguments.expect_absolute:
+                nanoseconds, _, expected = expectation.partition("=")
+                shown = driver.execute_script("return absoluteTime({t: arguments[0]})", nanoseconds)
+                if shown != expected:
+                    failures.append("%s ns since 1970 shows as %r, expected %r" % (nanoseconds, shown, expected))
 
             for blame in arguments.blame:
                 path, _, sequence = blame.partition("=")

@@ -218,7 +218,14 @@ enum TimelinePage {
       if (days === 0n) return sign + hours + ":" + two(minutes) + ":" + seconds;
       return sign + days + " d " + two(hours) + ":" + two(minutes) + ":" + two(millis / 1000n % 60n);
     }
-    function absoluteTime(entry) { return new Date(Number(BigInt(entry.t) / 1000000n)).toISOString(); }
+    // The time as listings and `show` print it: local, the millisecond it falls in (2026-12-06 18:20:49.815), which
+    // `--since` and `--until` read back.
+    function absoluteTime(entry) {
+      const nanos = BigInt(entry.t), millis = nanos / 1000000n - (nanos % 1000000n < 0n ? 1n : 0n);
+      const date = new Date(Number(millis)), two = (n) => String(n).padStart(2, "0");
+      return date.getFullYear() + "-" + two(date.getMonth() + 1) + "-" + two(date.getDate()) + " " + two(date.getHours()) + ":" +
+        two(date.getMinutes()) + ":" + two(date.getSeconds()) + "." + String(date.getMilliseconds()).padStart(3, "0");
+    }
 
     // Moving through states: each entry carries its changes with old and new values, so a step is applied
     // forwards or undone backwards without keeping every state.
