@@ -1435,6 +1435,12 @@ struct InspectorBadInputTests {
         // One entry in the range is enough; --last never comes up empty while the stream has an entry.
         #expect(try await Tool.run(["pack", demo, "--stream", "search", "--from", "33", "--to", "50", "--out", pack]).status == 0)
         #expect(try await Tool.run(["pack", demo, "--stream", "search", "--last", "1ms", "--out", pack, "--force"]).status == 0)
+        // A length that is not one says what one is.
+        for last in ["5x", "1h 30m", "", ".5h"] {
+            try await fails(["pack", demo, "--last", last, "--out", pack, "--force"], exit: 64,
+                            saying: "The value '\(last)' is invalid for '--last <last>': a length of time is a number and a unit, ms, s, m, h or d, such as 90s, 15m, 2h, 1h30m or 1d.")
+        }
+        try await fails(["pack", demo, "--last", "999999999d", "--out", pack, "--force"], exit: 64, saying: "it is longer than a log can span")
     }
 
     @Test("import refuses garbage and an existing target, and leaves nothing behind")

@@ -340,6 +340,14 @@ struct PackTests {
         let state = try await reactorlog("state", pack, "--at", "\(60 * 2 + 1)")
         #expect(state.status == 0, "\(state.error)")
         #expect(state.output.contains("attempts: 60") || state.output.contains(#""attempts": 60"#), "\(state.output)")
+        // A length in parts, as a user says it, each part counted: 0h15m is 15m's stretch, not 0h's (the last minute,
+        // after the snapshot of minute 50); 0h30m reaches back to minute 30, after the snapshot of minute 20.
+        for (last, actions) in [("0h15m", 20), ("0h30m", 40), ("0h", 10)] {
+            let result = try await reactorlog("pack", path, "--last", last, "--out", pack, "--force")
+            #expect(result.status == 0, "\(result.error)")
+            let kinds = try jsonLines(pack).compactMap { ($0["entry"] as? [String: Any])?["kind"] as? String }
+            #expect(kinds.filter { $0 == "action" }.count == actions, "--last \(last)")
+        }
     }
 
     @Test("--since and --until pack the entries of a span of time a bug report names; a span with none is refused")
