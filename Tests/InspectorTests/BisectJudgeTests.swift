@@ -74,10 +74,16 @@ struct BisectJudgeTests {
         #expect(isGone(sleeper))
     }
 
-    @Test("a --timeout that is not a positive number of seconds is refused")
+    @Test("--timeout takes seconds or a length with units; one that is not a positive length is refused")
     func badTimeout() async throws {
         let result = try await Tool.run(["bisect", demo, "--stream", "search", "--timeout", "0", "--run", "true"])
         #expect(result.status == 2)
-        #expect(result.error.contains("--timeout is 0.0"))
+        #expect(result.error.contains("--timeout is 0.0 s, but a probe needs a length above 0 and at most a year"))
+        let unreadable = try await Tool.run(["bisect", demo, "--stream", "search", "--timeout", "5x", "--run", "true"])
+        #expect(unreadable.status == 64)
+        #expect(unreadable.error.contains("'5x' is invalid for '--timeout <timeout>': a length of time is a number of seconds, or a number and a unit"), "\(unreadable.error)")
+        // A judge that outlasts a length given with units is stopped, as one given in seconds.
+        let slow = try await Tool.run(["bisect", demo, "--stream", "search", "--timeout", "200ms", "--run", "sleep 5"])
+        #expect(slow.status == 7 && slow.error.contains("did not answer within 0.2 s"), "\(slow.error)")
     }
 }

@@ -25,7 +25,7 @@ struct Bisect: AsyncParsableCommand {
     @OptionGroup var streamOption: StreamOption
     @Option(name: .long, help: "A step whose state is good (default: the initial state, or the oldest snapshot a trim kept).", transform: StepArgument.parse) var from: UInt64?
     @Option(name: .long, help: "A step whose state is bad (default: the stream's last mutation).", transform: StepArgument.parse) var to: UInt64?
-    @Option(name: .long, help: "Seconds each run of CMD may take before it is stopped and the bisect with it (default: no limit).") var timeout: Double?
+    @Option(name: .long, help: "How long each run of CMD may take before it is stopped and the bisect with it: seconds (30), or with a unit (90s, 2m) (default: no limit).", transform: { try LengthOfTime.parse($0, bareSeconds: true).seconds }) var timeout: Double?
     @OptionGroup var output: OutputOptions
 
     struct BisectJSON: Codable {
@@ -56,7 +56,7 @@ struct Bisect: AsyncParsableCommand {
         try await inspect(opening: log.log) { session in
             signal(SIGPIPE, SIG_IGN)
             if let timeout, !(timeout > 0 && timeout <= 86_400 * 365) {
-                throw InspectorFailure("--timeout is \(timeout), but it is seconds per probe: give a positive number.", exit: .invalidArgument)
+                throw InspectorFailure("--timeout is \(timeout) s, but a probe needs a length above 0 and at most a year: give one such as 30 or 2m.", exit: .invalidArgument)
             }
             let interrupts = JudgeProcess.stopOnInterrupt()
             defer { interrupts.forEach { $0.cancel() } }

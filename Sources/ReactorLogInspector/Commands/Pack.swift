@@ -17,7 +17,7 @@ struct Pack: AsyncParsableCommand {
 
     @OptionGroup var log: LogArgument
     @Option(name: .long, help: "Only this stream.") var stream: String?
-    @Option(name: .long, help: "Only the entries of this long before the last one, such as 90s, 15m, 2h, 1h30m or 1d.", transform: PackDuration.parse) var last: PackDuration?
+    @Option(name: .long, help: "Only the entries of this long before the last one, such as 90s, 15m, 2h, 1h30m or 1d.", transform: { try LengthOfTime.parse($0) }) var last: LengthOfTime?
     @Option(name: .long, help: "From the first entry at or after this time: ISO 8601, a local date and time (2026-11-21 22:37:55), a date (2026-11-21: from its start), or HH:MM[:SS[.sss]] on the day of the last entry, local time.") var since: String?
     @Option(name: .long, help: "Up to the last entry before the first one after this time, through its last digit (14:03 is up to 14:03:59.999…, 2026-11-21 up to that day's end).") var until: String?
     @Option(name: .long, help: "From this sequence number.", transform: StepArgument.parse) var from: UInt64?
@@ -86,24 +86,5 @@ struct Pack: AsyncParsableCommand {
         case ..<10_000_000: "\(count / 1000) kB"
         default: "\(count / 1_000_000) MB"
         }
-    }
-}
-
-/// A length of time on the command line: numbers each with a unit, `ms`, `s`, `m`, `h` or `d`, largest first or not
-/// (`90s`, `1.5h`, `1h30m`, `2d12h`).
-struct PackDuration {
-    let nanoseconds: Int64
-
-    /// The length `text` names; refuses text that is not one, saying what one is.
-    static func parse(_ text: String) throws -> PackDuration {
-        let scales: [Substring: Double] = ["ms": 1e6, "s": 1e9, "m": 60e9, "h": 3600e9, "d": 86_400e9]
-        let parts = text.matches(of: /(\d+(?:\.\d+)?)(ms|s|m|h|d)/)
-        // The parts must make up the whole text: `5x`, `1h 30m` and `-1h` are refused, not read in part.
-        let total = parts.reduce(0.0) { sum, part in sum + (Double(part.1) ?? .nan) * (scales[part.2] ?? .nan) }
-        guard !parts.isEmpty, parts.map({ $0.0.count }).reduce(0, +) == text.count else {
-            throw ValidationError("a length of time is a number and a unit, ms, s, m, h or d, such as 90s, 15m, 2h, 1h30m or 1d")
-        }
-        guard total < 9e18 else { throw ValidationError("it is longer than a log can span, about 290 years") }
-        return PackDuration(nanoseconds: Int64(total))
     }
 }
