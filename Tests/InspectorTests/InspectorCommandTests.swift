@@ -1277,13 +1277,19 @@ struct InspectorCommandTests {
     @Test("an export whose numbers passed through a tool that reads them as doubles imports its exact times; times edited apart are refused")
     func importAfterDoubles() async throws {
         let file = scratch.file("doubles.jsonl")
-        #expect(try await reactorlog("export", demo, "--out", file).status == 0)
-        // What jq does to a timestamp: the nearest double, about 2^60 here, so off by up to 128 ns.
-        func rewrite(_ change: (Int64) -> Int64) throws -> String {
-            try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map { line in
-                guard let stamp = line.firstMatch(of: /"timestamp":(\d+),/) else { return String(line) }
-                return line.replacingOccurrences(of: String(stamp.0), with: "\"timestamp\":\(change(Int64(stamp.1) ?? 0)),")
-            }.joined(separator: "\n") + "\n"
+        // A pin, so that the export carries every kind of time: the log's, each stream's, each entry's, each
+        // snapshot's and each pin's.
+        let pinned = scratch.file("pinned.reactorlog")
+        #expect(try await reactorlog("compact", demo, pinned).status == 0)
+        let log = try EventLog.open(at: pinned)
+        try log.pin(20...33, reason: "the rx bug")
+        try log.close()
+        #expect(try await reactorlog("export", pinned, "--out", file).status == 0)
+        // What jq does to a number: the nearest double, about 2^60 here, so off by up to 128 ns.
+        func rewrite(only field: Substring? = nil, _ change: @escaping (Int64) -> Int64) throws -> String {
+            try String(contentsOfFile: file, encoding: .utf8).replacing(/"(timestamp|createdAt)":(\d+)([,}])/) { match in
+                field.map { $0 != match.1 } == true ? match.0 : "\"\(match.1)\":\(change(Int64(match.2) ?? 0))\(match.3)"
+            }
         }
         let rounded = scratch.file("rounded.jsonl"), copy = scratch.file("rounded.reactorlog")
         try rewrite { Int64(Double($0)) }.write(toFile: rounded, atomically: true, encoding: .utf8)
@@ -1291,11 +1297,23 @@ struct InspectorCommandTests {
         let imported = try await reactorlog("import", rounded, copy)
         #expect(imported.status == 0, "\(imported.error)")
         #expect(try await reactorlog("log", copy, "--json").output == (try await reactorlog("log", demo, "--json").output))
-        // A timestamp moved by a second without its exact digits: which is the time cannot be told.
+        // Every time of the copy's export is the source's, to the nanosecond: 73 entries, 7 snapshots, 3 streams,
+        // the log and the pin (before 2026-12-07 all but the entries' were imported rounded).
+        let again = scratch.file("again.jsonl")
+        #expect(try await reactorlog("export", copy, "--out", again).status == 0)
+        func times(_ path: String) throws -> [String] {
+            try String(contentsOfFile: path, encoding: .utf8).matches(of: /"(timestamp|createdAt)":(\d+)/).map { "\($0.1)=\($0.2)" }
+        }
+        #expect(try times(file).count == 73 + 7 + 3 + 2)
+        #expect(try times(again) == times(file))
+        // A time moved by a second without its exact digits: which is the time cannot be told.
         let edited = scratch.file("edited.jsonl")
-        try rewrite { $0 + 1_000_000_000 }.write(toFile: edited, atomically: true, encoding: .utf8)
+        try rewrite(only: "timestamp") { $0 + 1_000_000_000 }.write(toFile: edited, atomically: true, encoding: .utf8)
         let refused = try await Tool.run(["import", edited, scratch.file("edited.reactorlog")])
         #expect(refused.status == 2 && refused.error.contains("line 2 cannot be imported: its timestamp") && refused.error.contains("disagree by more than a rounding: set both to the same time"), "\(refused.error)")
+        try rewrite(only: "createdAt") { $0 + 1_000_000_000 }.write(toFile: edited, atomically: true, encoding: .utf8)
+        let header = try await Tool.run(["import", edited, scratch.file("edited-header.reactorlog")])
+        #expect(header.status == 2 && header.error.contains("line 1 cannot be imported: its createdAt") && header.error.contains("disagree by more than a rounding"), "\(header.error)")
     }
 
     @Test("compact copies; trim removes old entries but keeps every later state")

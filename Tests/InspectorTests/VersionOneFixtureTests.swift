@@ -18,8 +18,12 @@ struct VersionOneFixtureTests {
         let now = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
         let then = try ScratchDirectory.fixtureText("version1.export.jsonl").split(separator: "\n")
         #expect(now.count == then.count && now.count == 72)
-        // The header names the exporting library; every other line is the log's own.
-        #expect(Array(now.dropFirst()) == Array(then.dropFirst()))
+        // The header names the exporting library; every other line is the log's own, but for the exact digits of
+        // the snapshots' times, which exports carry since 2026-12-07.
+        let lines = now.dropFirst().map { line in
+            String(line.hasPrefix(#"{"snapshot""#) ? line.replacing(#/,"timestampNanoseconds":"\d+"/#, with: "") : line)
+        }
+        #expect(lines == then.dropFirst().map(String.init))
     }
 
     @Test("a reader that had it open when another process's writer converted its index gets a sentence saying to reopen it")

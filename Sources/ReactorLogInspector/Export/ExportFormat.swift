@@ -10,6 +10,8 @@ struct ExportHeader: Codable {
         let reactorType: String
         let schemaFingerprint: String
         let createdAt: Int64
+        /// `createdAt`'s exact digits (``ExportHeader/createdAtNanoseconds``).
+        var createdAtNanoseconds: String?
         let initialStateCodec: String
         let initialState: JSONValue?
         let initialStateBase64: String?
@@ -30,6 +32,10 @@ struct ExportHeader: Codable {
     let streams: [Stream]
     /// When the log was created (nanoseconds since 1970).
     var createdAt: Int64?
+    /// `createdAt` as exact digits: a tool that reads JSON numbers as doubles (jq) rounds the number, not the string,
+    /// and `import` takes the digits. Every time of an export has such a twin, `…Nanoseconds` (absent before
+    /// 2026-12-07, but for entries'); absent where its number is.
+    var createdAtNanoseconds: String?
     /// The ReactorLog version that created the log (absent in exports written before it was carried).
     var createdBy: String?
     /// The log's snapshot policy, as `reactorlog info` prints it.
@@ -71,6 +77,8 @@ struct ExportPin: Codable {
     let reason: String
     /// When it was pinned: nanoseconds since 1970.
     let createdAt: Int64
+    /// `createdAt`'s exact digits (``ExportHeader/createdAtNanoseconds``).
+    var createdAtNanoseconds: String?
     /// True for a pin whose record was damaged in the source log (``LogPin/isDamaged``): its reason and time are
     /// lost, its window is kept.
     var damaged: Bool?
@@ -87,6 +95,8 @@ struct SnapshotJSON: Codable {
     let stream: String
     let sequence: UInt64
     let timestamp: Int64
+    /// `timestamp`'s exact digits (``ExportHeader/createdAtNanoseconds``).
+    var timestampNanoseconds: String?
     let codec: String
     let state: JSONValue?
     let stateBase64: String?

@@ -22,14 +22,14 @@ struct ExportImporter {
         var configuration = EventLogConfiguration()
         if let policy = lines.header.snapshotPolicy.flatMap(SnapshotPolicy.init) { configuration.snapshotPolicy = policy }
         let target = try EventLog.open(at: path, configuration: configuration)
-        if let createdAt = lines.header.createdAt {
+        var importer = ExportImporter(log: target, header: lines.header, file: file)
+        if let createdAt = try lines.header.createdAt.map({ try importer.exactTime($0, lines.header.createdAtNanoseconds, "createdAt", line: 1) }) {
             // A version is a short run of letters, digits, dots, pluses and hyphens; anything else is not kept.
             let version = lines.header.createdBy.flatMap { version in
                 version.count <= 40 && version.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || ".+-".contains($0)) } ? version : nil
             }
             try target.restoreCreation(at: createdAt, by: version)
         }
-        var importer = ExportImporter(log: target, header: lines.header, file: file)
         while let (number, line) = try lines.next() {
             if let entry = line.entry { try importer.add(entry, line: number) }
             if let snapshot = line.snapshot { try importer.add(snapshot, line: number) }
@@ -76,20 +76,24 @@ struct ExportImporter {
         lastSequence = entry.sequence
         try log.restoreEntry(EntryDraft(
             kind: kind, caseName: entry.case, payload: try payload(entry.payload, entry.payloadBase64, codec: entry.codec, line: line),
-            codec: try codec(entry.codec, line: line), cause: entry.cause, timestamp: try timestamp(of: entry, line: line), callSite: entry.callSite),
+            codec: try codec(entry.codec, line: line), cause: entry.cause, timestamp: try exactTime(entry.timestamp, entry.timestampNanoseconds, "timestamp", line: line), callSite: entry.callSite),
             sequence: entry.sequence, stream: entry.stream)
         count += 1
     }
 
-    /// The entry's time: its exact digits (`timestampNanoseconds`), which a tool that reads numbers as doubles keeps
-    /// (jq, which rounds `timestamp` to 17 digits), else `timestamp`. Refused when the two differ by more than such a
-    /// rounding: one was edited without the other, and neither can be taken for the time.
-    private func timestamp(of entry: EntryJSON, line: Int) throws -> Int64 {
-        guard let digits = entry.timestampNanoseconds else { return entry.timestamp }
-        guard let exact = Int64(digits) else { throw bad(line, "its timestampNanoseconds '\(digits)' is not a whole number of nanoseconds") }
-        let (difference, overflow) = exact.subtractingReportingOverflow(entry.timestamp)
+    /// A time of the export: its exact digits (`…Nanoseconds`), which a tool that reads numbers as doubles keeps (jq,
+    /// which rounds the number to 17 digits), else the number (`field`, of `owner` where the line holds more than one).
+    /// Refused when the two differ by more than such a rounding: one was edited without the other, and neither can be
+    /// taken for the time.
+    func exactTime(_ number: Int64, _ digits: String?, _ field: String, of owner: String? = nil, line: Int) throws -> Int64 {
+        guard let digits else { return number }
+        let (its, of) = owner.map { ("the", " of \($0)") } ?? ("its", "")
+        guard let exact = Int64(digits) else {
+            throw bad(line, "\(its) \(field)Nanoseconds '\(digits)'\(of) is not a whole number of nanoseconds")
+        }
+        let (difference, overflow) = exact.subtractingReportingOverflow(number)
         guard !overflow, difference.magnitude <= exact.magnitude >> 50 + 1 else {
-            throw bad(line, "its timestamp \(entry.timestamp) and timestampNanoseconds \(digits) disagree by more than a rounding: set both to the same time")
+            throw bad(line, "\(its) \(field) \(number) and \(field)Nanoseconds \(digits)\(of) disagree by more than a rounding: set both to the same time")
         }
         return exact
     }
@@ -104,7 +108,8 @@ struct ExportImporter {
         }
         if !created.contains(stream.name) { try create(stream) }
         try log.restoreSnapshot(
-            stream: stream.name, sequence: snapshot.sequence, timestamp: snapshot.timestamp,
+            stream: stream.name, sequence: snapshot.sequence,
+            timestamp: try exactTime(snapshot.timestamp, snapshot.timestampNanoseconds, "timestamp", line: line),
             state: try payload(snapshot.state, snapshot.stateBase64, codec: snapshot.codec, line: line), codec: try codec(snapshot.codec, line: line))
     }
 
@@ -123,7 +128,8 @@ struct ExportImporter {
             // A pin damaged in the source log keeps its window here, pinned anew and saying so.
             try log.restorePin(pin.damaged == true
                 ? LogPin(range: pin.from...pin.through, reason: Self.damagedPinReason, createdAt: Int64(Date().timeIntervalSince1970 * 1e9))
-                : LogPin(range: pin.from...pin.through, reason: pin.reason, createdAt: pin.createdAt))
+                : LogPin(range: pin.from...pin.through, reason: pin.reason, createdAt: try exactTime(
+                    pin.createdAt, pin.createdAtNanoseconds, "createdAt", of: "pin #\(pin.from)…#\(pin.through)", line: 1)))
         }
     }
 
@@ -144,7 +150,8 @@ struct ExportImporter {
     private mutating func create(_ stream: ExportHeader.Stream) throws {
         try log.restoreStream(StreamInfo(
             id: 0, name: stream.name, reactorType: stream.reactorType, schemaFingerprint: stream.schemaFingerprint,
-            createdAt: stream.createdAt, initialStateCodec: try codec(stream.initialStateCodec, line: 1),
+            createdAt: try exactTime(stream.createdAt, stream.createdAtNanoseconds, "createdAt", of: "stream '\(stream.name)'", line: 1),
+            initialStateCodec: try codec(stream.initialStateCodec, line: 1),
             initialState: try payload(stream.initialState, stream.initialStateBase64, codec: stream.initialStateCodec, line: 1),
             sequenceFloor: floor(stream)))
         created.insert(stream.name)

@@ -95,7 +95,7 @@ struct ExportWriter {
         if machine.canReduce, let entry = try log.entry(at: before) {
             let state = redaction.apply(try machine.json(at: before))
             return Start(info: info, after: before, state: SnapshotJSON(
-                stream: info.name, sequence: before, timestamp: entry.timestamp, codec: CodecID.json.description,
+                stream: info.name, sequence: before, timestamp: entry.timestamp, timestampNanoseconds: String(entry.timestamp), codec: CodecID.json.description,
                 state: state, stateBase64: nil))
         }
         return try recorded(before)
@@ -191,7 +191,7 @@ struct ExportWriter {
     private func pins() throws -> [ExportPin]? {
         let pins = try session.log.pins().filter { $0.range.overlaps(from...max(from, through)) }
         return pins.isEmpty ? nil : pins.map {
-            ExportPin(from: $0.range.lowerBound, through: $0.range.upperBound, reason: $0.reason, createdAt: $0.createdAt, damaged: $0.isDamaged ? true : nil)
+            ExportPin(from: $0.range.lowerBound, through: $0.range.upperBound, reason: $0.reason, createdAt: $0.createdAt, createdAtNanoseconds: String($0.createdAt), damaged: $0.isDamaged ? true : nil)
         }
     }
 
@@ -203,7 +203,7 @@ struct ExportWriter {
         let metadataDamage = sealDamage.map { metadata.unvouched ?? $0.unvouchedClause }
         let header = ExportHeader(
             formatVersion: metadata.formatVersion, library: EventLog.libraryVersion,
-            streams: try starts.map(streamHeader), createdAt: metadata.createdAt, createdBy: metadata.createdBy, snapshotPolicy: metadata.snapshotPolicy?.description,
+            streams: try starts.map(streamHeader), createdAt: metadata.createdAt, createdAtNanoseconds: metadata.createdAt.map(String.init), createdBy: metadata.createdBy, snapshotPolicy: metadata.snapshotPolicy?.description,
             sequenceFloor: min(metadata.sequenceFloor, through),
             range: from > 1 || through < .max ? ExportRange(from: from, through: through) : nil,
             redacted: redaction.isEmpty ? nil : redaction.keys.sorted(),
@@ -271,7 +271,7 @@ struct ExportWriter {
         let state = exported(info.initialState, codec: info.initialStateCodec)
         var stream = ExportHeader.Stream(
             name: info.name, reactorType: info.reactorType, schemaFingerprint: info.schemaFingerprint,
-            createdAt: info.createdAt, initialStateCodec: info.initialStateCodec.description, initialState: state.json,
+            createdAt: info.createdAt, createdAtNanoseconds: String(info.createdAt), initialStateCodec: info.initialStateCodec.description, initialState: state.json,
             initialStateBase64: state.base64,
             sequenceFloor: max(start.after, min(info.sequenceFloor, through)), startsAfter: start.after, gaps: gaps.isEmpty ? nil : gaps)
         stream.schemaEras = eras.isEmpty ? nil : eras
@@ -301,7 +301,7 @@ struct ExportWriter {
     private func snapshotJSON(_ snapshot: Snapshot, stream: String) -> SnapshotJSON {
         let state = exported(snapshot.state, codec: snapshot.codec)
         return SnapshotJSON(
-            stream: stream, sequence: snapshot.sequence, timestamp: snapshot.timestamp, codec: snapshot.codec.description,
+            stream: stream, sequence: snapshot.sequence, timestamp: snapshot.timestamp, timestampNanoseconds: String(snapshot.timestamp), codec: snapshot.codec.description,
             state: state.json, stateBase64: state.base64)
     }
 
