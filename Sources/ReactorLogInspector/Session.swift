@@ -11,6 +11,9 @@ struct Session {
     let path: String
     /// Whether `path` is an export or a pack, read into a private temporary log.
     var isExport = false
+    /// For an export or a pack whose file ends in the middle of a line (a partial download or copy): that line's number.
+    /// What was read is every line before it.
+    var cutShortLine: Int?
     /// How a log that LMDB refuses, or reads as it stood one commit before, was read instead, from a private copy of its
     /// data file (``EventLog/openMended(at:copyingInto:leavingOutPages:)``, ``EventLog/openFromOtherMetaPage(at:copyingInto:)``); `nil`
     /// for a log read as it is.
@@ -153,12 +156,22 @@ struct Session {
                 exit: .writeFailed)
         }
         defer { staging.remove() }
-        _ = try ExportImporter.importAll(reader, file: path, into: staging.path)
-        return Session(log: try EventLog.openReadOnly(at: staging.path), path: path, isExport: true)
+        let imported = try ExportImporter.importAll(reader, file: path, into: staging.path, readingPastCutShortEnd: true)
+        return Session(log: try EventLog.openReadOnly(at: staging.path), path: path, isExport: true, cutShortLine: imported.cutShortLine)
     }
 
-    /// What was read of a log not read as LMDB reads it, as a sentence.
+    /// Whether what was read is not all the log or export holds, or was read around damage (``readAround``,
+    /// ``cutShortLine``): a command then ends with ``whatWasRead``.
+    var isReadAround: Bool { readAround != nil || cutShortLine != nil }
+
+    /// Whether what a command asked for may be in what was not read: the last commit, or the part of an export cut off.
+    var mayLackWhatWasAskedFor: Bool { cutShortLine != nil || readAround?.commit.mayLackTheLastCommit == true }
+
+    /// What was read of a log not read as LMDB reads it, or of an export cut short, as a sentence.
     var whatWasRead: String {
+        if let line = cutShortLine {
+            return "\(path) ends in the middle of line \(line), cut short: what was read is the \(line - 1) lines before it, and what the rest held (later entries, snapshots) is missing."
+        }
         guard let other = readAround else { return "" }
         return switch other.commit {
         case .before:
@@ -187,6 +200,7 @@ struct Session {
     /// The sentence a command on a log not read as LMDB reads it ends with: how to make a sound log of what was read.
     var soundCopyHint: String {
         let name = ReactorLogInspector.commandName
+        if cutShortLine != nil { return "Copy or download the whole file again." }
         return switch readAround?.commit {
         case .lastWithoutCallSites?: "`\(name) export` and `\(name) import` copy what was read, without call sites, into a sound log."
         case .lastMended(_, let pages)? where pages > 0:
@@ -329,17 +343,18 @@ func inspect(opening path: String, _ body: (Session) async throws -> Void) async
         let session = try Session.open(path)
         do {
             try await body(session)
-        } catch where session.readAround != nil && !(error is ExitCode) {
-            // The command's failure, about the log not read as LMDB reads it: one line says both. (A finding, as
-            // verify's, names the meta page itself.) What the read lacks may be what the last commit wrote: then the
-            // damage, not the argument, is at fault, and is said first.
+        } catch where session.isReadAround && !(error is ExitCode) {
+            // The command's failure, about the log not read as LMDB reads it (or an export cut short): one line says
+            // both. (A finding, as verify's, names the meta page itself.) What the read lacks may be what the last
+            // commit wrote, or the part cut off: then the damage, not the argument, is at fault, and is said first.
             let failure = InspectorFailure(error)
-            guard session.readAround?.commit.mayLackTheLastCommit == true, failure.isAboutWhatTheLogLacks else {
+            guard session.mayLackWhatWasAskedFor, failure.isAboutWhatTheLogLacks else {
                 throw InspectorFailure("\(failure.message) \(session.whatWasRead)", exit: failure.exit)
             }
-            throw InspectorFailure("\(session.whatWasRead) What was asked for may be in that last commit: \(failure.message)", exit: .corrupt)
+            let lacked = session.cutShortLine == nil ? "that last commit" : "the part cut off"
+            throw InspectorFailure("\(session.whatWasRead) What was asked for may be in \(lacked): \(failure.message)", exit: .corrupt)
         }
-        if session.readAround != nil {
+        if session.isReadAround {
             throw InspectorFailure("\(session.whatWasRead) \(session.soundCopyHint)", exit: .corrupt)
         }
         // One line for every stream read past its index (a damaged page of the index reaches several): the first's damage.

@@ -1480,7 +1480,8 @@ struct InspectorBadInputTests {
         let text = try String(contentsOfFile: export, encoding: .utf8)
         let lines = text.split(separator: "\n").map(String.init)
         let cases: [(name: String, bytes: Data, saying: String)] = [
-            ("cut off", Data(text.utf8.prefix(text.utf8.count - 25)), "line \(lines.count) cannot be imported: it is not valid JSON"),
+            ("cut off", Data(text.utf8.prefix(text.utf8.count - 25)),
+             "line \(lines.count) cannot be imported: the file ends in the middle of it, cut short. Copy or download it again (`reactorlog log` reads the lines before it)."),
             ("type error", Data(lines.enumerated().map { $1.replacingOccurrences(of: $0 == 4 ? "\"sequence\":" : "\u{0}", with: "\"sequence\":\"x\",\"was\":") }.joined(separator: "\n").utf8),
              "line 5 cannot be imported: entry.sequence has the wrong type"),
             ("missing field", Data(lines.enumerated().map { $0 == 3 ? $1.replacingOccurrences(of: "\"kind\":", with: "\"kinds\":") : $1 }.joined(separator: "\n").utf8),
@@ -1499,6 +1500,31 @@ struct InspectorBadInputTests {
         }
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.contains(".importing-") }
         #expect(leftovers.isEmpty)
+    }
+
+    @Test("a pack cut short (a partial download) is read up to the cut, every command saying what is missing, exit 5")
+    func cutShortPack() async throws {
+        let pack = scratch.file("whole.pack")
+        #expect(try await Tool.run(["pack", demo, "--out", pack]).status == 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: pack))
+        // Cut inside line 16 (entry #14's), as a download that stopped would leave it.
+        let newlines = bytes.indices.filter { bytes[$0] == 0x0A }
+        let cut = scratch.file("cut.pack")
+        try bytes.prefix(newlines[14] + 40).write(to: URL(fileURLWithPath: cut))
+        let said = "cut.pack ends in the middle of line 16, cut short: what was read is the 15 lines before it, and what the rest held (later entries, snapshots) is missing."
+        let listing = try await Tool.run(["log", cut])
+        #expect(listing.status == 5 && listing.error.contains(said) && listing.error.contains("Copy or download the whole file again."), "\(listing.error)")
+        #expect(listing.lines.last?.contains("#14 search") == true, "every entry before the cut: \(listing.output)")
+        #expect(try await Tool.run(["state", cut, "13", "--path", "nextPage"]).output == "3\n")
+        // A step past the cut may be in what was cut off: the damage, not the argument, is said first.
+        let past = try await Tool.run(["show", cut, "40"])
+        #expect(past.status == 5 && past.error.contains("\(said) What was asked for may be in the part cut off: The log has no entry #40"), "\(past.error)")
+        let verify = try await Tool.run(["verify", cut])
+        #expect(verify.status == 1 && verify.output.contains("error: the file ends in the middle of line 16, cut short") && verify.output.contains("DAMAGED: "), "\(verify.output)")
+        // import stays all or nothing; a pack cut inside its header is no export at all.
+        try await fails(["import", cut, scratch.file("cut.reactorlog")], exit: 2, saying: "line 16 cannot be imported: the file ends in the middle of it, cut short.")
+        try bytes.prefix(50).write(to: URL(fileURLWithPath: cut))
+        try await fails(["log", cut], exit: 2, saying: "cut.pack is not a ReactorLog export")
     }
 
     @Test("import removes the staging directory a killed import of the same destination left behind")

@@ -32,9 +32,14 @@ struct Verify: AsyncParsableCommand {
         try await inspect(opening: log.log) { session in
             let report = try session.log.verify { checked in session.terminal.showProgress("verify: \(checked) entries checked") }
             session.terminal.endProgress()
-            // What was checked of a log that LMDB refuses is what was read instead (its other meta page, a mended copy):
-            // the refusal is the first problem.
-            let lastCommit = session.readAround.map { other in
+            // What was checked of a log that LMDB refuses is what was read instead (its other meta page, a mended copy),
+            // and of an export cut short the lines before the cut: the refusal, or the cut, is the first problem.
+            let cutShort = session.cutShortLine.map { line in
+                ProblemJSON(
+                    severity: VerifyReport.Problem.Severity.error.rawValue, sequence: nil,
+                    message: "the file ends in the middle of line \(line), cut short: what follows is the \(line - 1) lines before it, and what the rest held (later entries, snapshots) is missing; copy or download the whole file again")
+            }
+            let readAroundProblem = cutShort ?? session.readAround.map { other in
                 let message: String = switch other.commit {
                 case .before:
                     "LMDB refuses the log as it is (\(other.problem)): what follows is the log as it stood one commit before its last, without what the last commit wrote; `\(ReactorLogInspector.commandName) compact` copies that into a sound log"
@@ -53,25 +58,25 @@ struct Verify: AsyncParsableCommand {
                 }
                 return ProblemJSON(severity: VerifyReport.Problem.Severity.error.rawValue, sequence: nil, message: message)
             }
-            let healthy = report.isHealthy && lastCommit == nil
+            let healthy = report.isHealthy && readAroundProblem == nil
             // On a damaged log, what the damage leaves unread, and so what can still be done with the rest.
             let damage = DamageSummary(report, log: session.log)
             if output.json {
                 try printJSON(VerifyJSON(
                     healthy: healthy, entries: report.entries, snapshots: report.snapshots, streams: report.streams,
-                    problems: (lastCommit.map { [$0] } ?? [])
+                    problems: (readAroundProblem.map { [$0] } ?? [])
                         + report.problems.map { ProblemJSON(severity: $0.severity.rawValue, sequence: $0.sequence, message: $0.message) },
                     unreadable: damage.stretches.isEmpty ? nil : damage.stretches,
                     unreadableSnapshots: damage.snapshots.isEmpty ? nil : damage.snapshots))
             } else {
                 let t = session.terminal
-                if let lastCommit { try printLine(t.paint("\(lastCommit.severity): \(lastCommit.message)", .red)) }
+                if let readAroundProblem { try printLine(t.paint("\(readAroundProblem.severity): \(readAroundProblem.message)", .red)) }
                 for problem in report.problems {
                     try printLine(t.paint(problem.description, problem.severity == .error ? .red : .yellow))
                 }
                 let summary = report.checked
                 if !healthy {
-                    let first = lastCommit == nil ? report.firstError?.sequence : nil
+                    let first = readAroundProblem == nil ? report.firstError?.sequence : nil
                     // A damaged snapshot is named so: its number is an entry's, and that entry reads.
                     let named = first.map { first in
                         damage.snapshots.contains { $0.at == first } && !report.unreadable.contains { $0.entries.contains(first) }

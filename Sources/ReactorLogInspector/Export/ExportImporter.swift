@@ -15,10 +15,21 @@ struct ExportImporter {
     private var gapEnd: UInt64 = 0
     private(set) var count = 0
 
-    /// Imports the export `reader` reads into a new log at `path`; returns how many entries it holds, and why its
-    /// metadata is unvouched when the export's header says so (``ExportHeader/metadataDamage``).
-    static func importAll(_ reader: LineReader, file: String, into path: String) throws -> (count: Int, metadataDamage: String?) {
+    /// What an import made.
+    struct Imported {
+        /// The entries the new log holds.
+        let count: Int
+        /// Why its metadata is unvouched, when the export's header says so (``ExportHeader/metadataDamage``).
+        let metadataDamage: String?
+        /// The export's last line, cut short, where the import read the lines before it (`readingPastCutShortEnd`).
+        let cutShortLine: Int?
+    }
+
+    /// Imports the export `reader` reads into a new log at `path`. With `readingPastCutShortEnd`, a last line cut short
+    /// ends the export rather than the import (for a command that reads it, and says so).
+    static func importAll(_ reader: LineReader, file: String, into path: String, readingPastCutShortEnd: Bool = false) throws -> Imported {
         var lines = try ExportLines(reader: reader, file: file)
+        lines.readsPastCutShortEnd = readingPastCutShortEnd
         var configuration = EventLogConfiguration()
         if let policy = lines.header.snapshotPolicy.flatMap(SnapshotPolicy.init) { configuration.snapshotPolicy = policy }
         let target = try EventLog.open(at: path, configuration: configuration)
@@ -46,7 +57,7 @@ struct ExportImporter {
             throw InspectorFailure("\(file) cannot be imported: the log it describes would be inconsistent (\(problem.description)). Nothing was imported.", exit: .invalidArgument)
         }
         try target.close()
-        return (importer.count, lines.header.metadataDamage)
+        return Imported(count: importer.count, metadataDamage: lines.header.metadataDamage, cutShortLine: lines.cutShortLine)
     }
 
     init(log: EventLog, header: ExportHeader, file: String) {

@@ -10,6 +10,11 @@ struct ExportLines {
     private let file: String
     private var number = 1
     private let decoder = JSONDecoder()
+    /// Whether a last line cut short ends the lines rather than the import (``cutShortLine``): for a command that
+    /// reads an export, which says what it lacks; `import` refuses the file.
+    var readsPastCutShortEnd = false
+    /// The number of the last line, where it was cut short and ``readsPastCutShortEnd`` let the lines end before it.
+    private(set) var cutShortLine: Int?
 
     init(reader: LineReader, file: String) throws {
         self.reader = reader
@@ -68,6 +73,16 @@ struct ExportLines {
             do {
                 return (number, try decoder.decode(ExportLine.self, from: Data(line.utf8)))
             } catch {
+                // The file ends inside this line: a partial download or copy, whose lines before it are whole.
+                if reader.lastLineUnterminated {
+                    if readsPastCutShortEnd {
+                        cutShortLine = number
+                        return nil
+                    }
+                    throw InspectorFailure(
+                        "\(file) line \(number) cannot be imported: the file ends in the middle of it, cut short. Copy or download it again (`\(ReactorLogInspector.commandName) log` reads the lines before it). Nothing was imported.",
+                        exit: .invalidArgument)
+                }
                 throw InspectorFailure("\(file) line \(number) cannot be imported: \(Self.reason(error)). Nothing was imported.", exit: .invalidArgument)
             }
         }

@@ -9,6 +9,9 @@ final class LineReader {
     private let handle: FileHandle
     private var buffer = Data()
     private var atEnd = false
+    /// Whether the line read last was the file's last and lacked its newline, as a line cut short does (an export
+    /// ends every line with one).
+    private(set) var lastLineUnterminated = false
 
     init?(path: String) {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
@@ -30,7 +33,9 @@ final class LineReader {
             if atEnd {
                 guard !buffer.isEmpty else { return nil }
                 defer { buffer.removeAll() }
-                return try text(buffer, file: file, number: number)
+                lastLineUnterminated = true
+                // A line cut short may end inside a character: it is read as far as it goes, and fails as JSON.
+                return number == 1 ? try text(buffer, file: file, number: number) : String(decoding: buffer, as: UTF8.self)
             }
             let chunk = (try? handle.read(upToCount: 1 << 16)) ?? nil
             if let chunk, !chunk.isEmpty { buffer.append(chunk) } else { atEnd = true }
