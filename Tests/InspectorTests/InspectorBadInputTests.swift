@@ -1521,10 +1521,15 @@ struct InspectorBadInputTests {
         #expect(past.status == 5 && past.error.contains("\(said) What was asked for may be in the part cut off: The log has no entry #40"), "\(past.error)")
         let verify = try await Tool.run(["verify", cut])
         #expect(verify.status == 1 && verify.output.contains("error: the file ends in the middle of line 16, cut short") && verify.output.contains("DAMAGED: "), "\(verify.output)")
-        // import stays all or nothing; a pack cut inside its header is no export at all.
+        // import stays all or nothing; a pack cut inside its header has nothing to read.
         try await fails(["import", cut, scratch.file("cut.reactorlog")], exit: 2, saying: "line 16 cannot be imported: the file ends in the middle of it, cut short.")
         try bytes.prefix(50).write(to: URL(fileURLWithPath: cut))
-        try await fails(["log", cut], exit: 2, saying: "cut.pack is not a ReactorLog export")
+        try await fails(["log", cut], exit: 2, saying: "cut.pack is cut short: it ends inside its header line. Copy or download it again.")
+        // An export of the one-document format cut short is named so, not as JSON that is no export.
+        let document = scratch.file("whole.json"), cutDocument = scratch.file("cut.json")
+        #expect(try await Tool.run(["export", demo, "--format", "json", "--out", document]).status == 0)
+        try Data(contentsOf: URL(fileURLWithPath: document)).prefix(3000).write(to: URL(fileURLWithPath: cutDocument))
+        try await fails(["log", cutDocument], exit: 2, saying: "cut.json is cut short: it ends before its export document does. Copy or download it again.")
     }
 
     @Test("import removes the staging directory a killed import of the same destination left behind")

@@ -46,6 +46,12 @@ struct ExportLines {
             do {
                 document = try decoder.decode(ExportDocument.self, from: Data(text.utf8))
             } catch {
+                // A document that opens as an export's and stops before it closes: a download or copy cut short.
+                let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                if trimmed.prefixMatch(of: #/\{\s*"(entries|reactorlog|snapshots)"/#) != nil, !trimmed.hasSuffix("}") {
+                    let part = count == 1 && first.hasPrefix(#"{"reactorlog""#) ? "inside its header line" : "before its export document does"
+                    throw InspectorFailure("\(file) is cut short: it ends \(part). Copy or download it again.", exit: .invalidArgument)
+                }
                 throw InspectorFailure("\(file) is not a ReactorLog export: it starts with neither a header line nor a whole export document (\(Self.reason(error))). Write it with `\(ReactorLogInspector.commandName) export`.", exit: .invalidArgument)
             }
             self.header = document.reactorlog
