@@ -1521,6 +1521,15 @@ struct InspectorBadInputTests {
         #expect(past.status == 5 && past.error.contains("\(said) What was asked for may be in the part cut off: The log has no entry #40"), "\(past.error)")
         let verify = try await Tool.run(["verify", cut])
         #expect(verify.status == 1 && verify.output.contains("error: the file ends in the middle of line 16, cut short") && verify.output.contains("DAMAGED: "), "\(verify.output)")
+        // Cut inside a character of a line's text: read up to the cut as well. A last line whose bytes are not UTF-8
+        // elsewhere is refused, as any such line is.
+        let whole = bytes.prefix(newlines[14] + 1)
+        try (whole + Data(#"{"entry":{"case":"caf"#.utf8) + Data([0xC3])).write(to: URL(fileURLWithPath: cut))
+        let inCharacter = try await Tool.run(["log", cut])
+        #expect(inCharacter.status == 5 && inCharacter.error.contains(said), "\(inCharacter.error)")
+        try (whole + Data(#"{"entry":{"case":""#.utf8) + Data([0xFF]) + Data(#""}}"#.utf8)).write(to: URL(fileURLWithPath: cut))
+        try await fails(["log", cut], exit: 2, saying: "cut.pack line 16 cannot be imported: it is not valid UTF-8.")
+        try bytes.prefix(newlines[14] + 40).write(to: URL(fileURLWithPath: cut))
         // import stays all or nothing; a pack cut inside its header has nothing to read.
         try await fails(["import", cut, scratch.file("cut.reactorlog")], exit: 2, saying: "line 16 cannot be imported: the file ends in the middle of it, cut short.")
         try bytes.prefix(50).write(to: URL(fileURLWithPath: cut))

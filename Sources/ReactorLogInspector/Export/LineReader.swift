@@ -34,8 +34,13 @@ final class LineReader {
                 guard !buffer.isEmpty else { return nil }
                 defer { buffer.removeAll() }
                 lastLineUnterminated = true
-                // A line cut short may end inside a character: it is read as far as it goes, and fails as JSON.
-                return number == 1 ? try text(buffer, file: file, number: number) : String(decoding: buffer, as: UTF8.self)
+                // A line cut short may end inside a character: the character's first bytes are left out, and the line
+                // then fails as JSON, as any line cut short does. Other bytes that are not UTF-8 are refused as ever.
+                var line = buffer[...]
+                if String(bytes: line, encoding: .utf8) == nil, let lead = line.suffix(3).lastIndex(where: { $0 & 0xC0 == 0xC0 }) {
+                    line = line[..<lead]
+                }
+                return try text(line, file: file, number: number)
             }
             let chunk = (try? handle.read(upToCount: 1 << 16)) ?? nil
             if let chunk, !chunk.isEmpty { buffer.append(chunk) } else { atEnd = true }
