@@ -1519,6 +1519,11 @@ struct InspectorBadInputTests {
         // A step past the cut may be in what was cut off: the damage, not the argument, is said first.
         let past = try await Tool.run(["show", cut, "40"])
         #expect(past.status == 5 && past.error.contains("\(said) What was asked for may be in the part cut off: The log has no entry #40"), "\(past.error)")
+        // A timeline page of it says so too, where a page shared on its own is read.
+        let page = scratch.file("cut.html")
+        let timeline = try await Tool.run(["timeline", cut, "--out", page])
+        #expect(timeline.status == 5 && !timeline.output.contains("cut short"), "once, on standard error: \(timeline.output)")
+        #expect(try String(contentsOfFile: page, encoding: .utf8).contains("ends in the middle of line 16, cut short: what was read is the 15 lines before it"))
         let verify = try await Tool.run(["verify", cut])
         #expect(verify.status == 1 && verify.output.contains("error: the file ends in the middle of line 16, cut short") && verify.output.contains("DAMAGED: "), "\(verify.output)")
         // Cut inside a character of a line's text: read up to the cut as well. A last line whose bytes are not UTF-8

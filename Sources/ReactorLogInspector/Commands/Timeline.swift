@@ -40,16 +40,20 @@ struct Timeline: AsyncParsableCommand {
             let machine = try session.machine(for: stream)
             var sites = try CallSiteLookup(log: session.log, streams: [stream.name], following: false)
             var readable = ReadableEntries()
-            let document = try TimelineDocument.make(
+            var document = try TimelineDocument.make(
                 machine: machine, log: session.log, logName: log.log, from: from, through: to, limit: limit, sites: &sites, readable: &readable
             ) { count in session.terminal.showProgress("timeline: \(count) entries") }
+            // The page names what its source lacks, as the command's last line does (a pack cut short, a log read
+            // around damage to its meta pages), so that a page shared on its own says it too.
+            let note = document.range.note
+            if session.isReadAround { document.range.note = [note, session.whatWasRead].compactMap { $0 }.joined(separator: " ") }
             let path = out ?? Self.defaultName(stream: stream.name)
             let file = try OutputFile(path: path, force: force, mode: session.fileMode, option: "--out")
             try file.write(TimelinePage.html(document))
             try file.commit()
             session.terminal.endProgress()
             try printLine("Wrote \(path): \(counted(document.range.shown, "entry", "entries")) of stream '\(stream.name)', #\(document.range.first)…#\(document.range.last).")
-            if let note = document.range.note { try printLine(note) }
+            if let note { try printLine(note) }
             try readable.require(rest: "shown")
             try CallSiteLookup.require(sites.leftOut, rest: "shown")
         }

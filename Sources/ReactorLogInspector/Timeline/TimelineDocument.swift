@@ -23,8 +23,9 @@ struct TimelineDocument: Encodable {
         /// How many entries the page holds, and how many the stream has in the range asked for.
         let shown: Int
         let available: Int
-        /// Why fewer entries are shown than are available (`nil` when all are).
-        let note: String?
+        /// Why fewer entries are shown than are available, or what the source lacks (a log read around damage, a
+        /// pack cut short); `nil` when neither.
+        var note: String?
     }
 
     /// One change to the state: `o` the value before (absent when added), `n` after (absent when removed), at
@@ -78,7 +79,7 @@ struct TimelineDocument: Encodable {
     }
 
     let source: Source
-    let range: Range
+    var range: Range
     /// The state before the first entry (`nil`: not known).
     let start: JSONValue?
     /// `true` when ``start`` is not known because it would be rebuilt through entries that could not be read.
