@@ -1519,6 +1519,10 @@ struct InspectorBadInputTests {
         // A step past the cut may be in what was cut off: the damage, not the argument, is said first.
         let past = try await Tool.run(["show", cut, "40"])
         #expect(past.status == 5 && past.error.contains("\(said) What was asked for may be in the part cut off: The log has no entry #40"), "\(past.error)")
+        // A bisect whose last state read is good: the bad state may be past the cut (exit 5, not 7).
+        let bisect = try await Tool.run(["bisect", cut, "--run", "true"])
+        #expect(bisect.status == 5 && bisect.error.contains("\(said) What was asked for may be in the part cut off: The state at #14"), "\(bisect.error)")
+        #expect(try await Tool.run(["bisect", pack, "--stream", "search", "--to", "14", "--run", "true"]).status == 7, "the whole pack: no bad state")
         // A timeline page of it says so too, where a page shared on its own is read.
         let page = scratch.file("cut.html")
         let timeline = try await Tool.run(["timeline", cut, "--out", page])

@@ -68,9 +68,11 @@ struct Bisect: AsyncParsableCommand {
             if let to { try session.checkStep(to, stream: stream) }
             let machine = try session.machine(for: stream)
             var judged = Set<UInt64>()
-            let result = try machine.bisectJSON(from: from, through: to) { state, step in
+            var lastVerdict: BisectVerdict?
+            let bisected = Result { try machine.bisectJSON(from: from, through: to) { state, step in
                 judged.insert(step)
                 let verdict = try replayed?.verdicts[step] ?? judge(state, step: step)
+                lastVerdict = verdict
                 // Like git bisect's commit subject: what made the state judged (a mutation, but for the ends).
                 let made: String
                 do {
@@ -88,7 +90,14 @@ struct Bisect: AsyncParsableCommand {
                 let verdictText = verdict.rawValue.padded(to: 4)
                 StandardError.writeLine("bisect: #\(step) \(verdictText)  \(made)")
                 return verdict
+            } }
+            // Where what was read may lack the log's last steps (a pack cut short, a log read one commit back), a last
+            // state judged good says nothing of the steps not read: the bad state may be among them.
+            if case .failure(let error) = bisected, case TimeTravelError.bisectPrecondition = error, lastVerdict == .good, to == nil,
+               session.mayLackWhatWasAskedFor {
+                throw InspectorFailure.lacking(InspectorFailure(error).message)
             }
+            let result = try bisected.get()
             // The answer, then what damage kept from being judged (exit 5): the states rebuilt through it were skipped,
             // and the action that caused the first bad step may be in a block that cannot be read.
             let actionDamage = result.action == nil ? result.mutation?.cause.flatMap(session.log.damage(reading:)) : nil
