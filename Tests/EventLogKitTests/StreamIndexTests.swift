@@ -188,6 +188,36 @@ struct StreamIndexTests {
         #expect(try blocks(path)[1]?.first?.first == remaining.first)
     }
 
+    @Test("appends after a removal that re-keyed the index's last block: the writer finds the new last key (no MDB_KEYEXIST)")
+    func appendsAfterRemovingTheLastBlocksFront() throws {
+        // One stream, one index block: removing its front rewrites the block under the key of its first kept entry,
+        // past the key the writer last wrote. Before session 98 the writer kept that older key as the index's largest,
+        // appended the continued block under the new one with MDB_APPEND, and LMDB refused it (MDB_KEYEXIST): the log
+        // stopped writing. Retention does the same removal inside the writer's own commits, which made it intermittent.
+        let path = scratch.file("rekeyed.reactorlog")
+        var configuration = EventLogConfiguration()
+        configuration.snapshotPolicy = .every(mutations: 10)
+        let log = try EventLog.open(at: path, configuration: configuration)
+        let a = try log.openStream(named: "a", reactorType: "A", schemaFingerprint: "v1", initialState: 0)
+        func add(_ rounds: Range<Int>) throws {
+            for round in rounds {
+                let action = try a.append(EntryDraft(kind: .action, caseName: "tap", payload: Data("\(round)".utf8), codec: .json))
+                let mutation = try a.append(.mutation, round, caseName: "add", cause: action)
+                if a.isSnapshotDue { try a.writeSnapshot(round, at: mutation) }
+            }
+            try log.flush()
+        }
+        try add(0..<25)
+        let report = try log.removeEntries(1..<40)
+        let base = try #require(report.streams.first?.replaysFrom)
+        try add(25..<40)
+        let kept = try log.sequences(stream: "a", kinds: [.action, .mutation])
+        #expect(kept.first == base + 1 && kept.count == 2 * 40 + 1 - Int(base), "\(kept)")
+        #expect(try log.verify().isHealthy)
+        try log.close()
+        #expect(try blocks(path)[1]?.first?.first == base + 1)
+    }
+
     @Test("index damage where no block of the stream is known (keys out of order before its first) names no block #0")
     func damageBeforeAnyBlock() {
         // Before session 95 "a key where a search for #0 lands".

@@ -343,8 +343,9 @@ struct StreamIndex: Sendable {
 
     // MARK: Writing (blocks only: a writer converts an older index first)
 
-    /// What a writer keeps between its commits for ``append(_:stream:_:tips:)``: the index's largest key, and the last
-    /// block it wrote of each stream, so that continuing that block needs no walk of its items. With a thousand
+    /// What a writer keeps between its commits for ``append(_:stream:_:tips:)``: the index's largest key (read again at
+    /// each commit's start, as a removal between commits may move it), and the last block it wrote of each stream, so
+    /// that continuing that block needs no walk of its items. With a thousand
     /// streams a commit, decoding each stream's last block (up to ``blockCapacity`` bytes) to find its last item was
     /// a twentieth of the writer's time.
     struct Tips: Sendable {

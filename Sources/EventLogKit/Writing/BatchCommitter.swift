@@ -61,6 +61,10 @@ struct BatchCommitter: ~Copyable {
                     try txn.put(storage.streams, key: KeyCoding.stream(info.id), value: StreamRecord.encode(info), flags: .noOverwrite)
                 }
                 var tips = indexTips
+                // The index's largest key as this transaction finds it: a removal since the last commit (retention's
+                // step in it, `trim`, `removeEntries`) may have rewritten the last block under a later key, and a block
+                // appended under a key not past the largest is refused (MDB_KEYEXIST). One seek a commit.
+                tips.lastKey = try storage.index.lastKey(txn) ?? (0, 0)
                 var indexed = IndexItems(capacity: encoded.entries.count)
                 // In place: each entry is lent to `write` where it lies, not copied out of the array. One cursor
                 // appends them all, in blocks.
