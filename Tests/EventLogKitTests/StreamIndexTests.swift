@@ -399,7 +399,7 @@ struct StreamIndexTests {
 
     @Test("the writer's notes of each stream's last block are bounded: past the limit they are forgotten, not grown")
     func tipsBounded() {
-        var tips = StreamIndex.Tips(lastKey: (0, 0))
+        var tips = StreamIndex.Tips()
         let tip = StreamIndex.Tips.Tip(first: 1, size: 8, checksum: 0, last: 1)
         for id in 0..<UInt32(StreamIndex.Tips.limit) { tips.note(tip, stream: id) }
         tips.note(tip, stream: 7)

@@ -336,16 +336,10 @@ struct StreamIndex: Sendable {
         return try keys.seek(atOrAfter: sequence)
     }
 
-    /// The largest key of the index, which a new block must exceed to be appended in place.
-    func lastKey(_ txn: Transaction) throws -> (stream: UInt32, sequence: UInt64)? {
-        try txn.withCursor(database) { try $0.last().flatMap { KeyCoding.decodeStreamSequence($0.key) } }
-    }
-
     // MARK: Writing (blocks only: a writer converts an older index first)
 
-    /// What a writer keeps between its commits for ``append(_:stream:_:tips:)``: the index's largest key (read again at
-    /// each commit's start, as a removal between commits may move it), and the last block it wrote of each stream, so
-    /// that continuing that block needs no walk of its items. With a thousand
+    /// What a writer keeps between its commits for ``append(_:stream:_:tips:)``: the last block it wrote of each stream,
+    /// so that continuing that block needs no walk of its items. With a thousand
     /// streams a commit, decoding each stream's last block (up to ``blockCapacity`` bytes) to find its last item was
     /// a twentieth of the writer's time.
     struct Tips: Sendable {
@@ -357,8 +351,6 @@ struct StreamIndex: Sendable {
         /// The most streams whose tips are kept; past it they are forgotten, and each such block is decoded once more.
         static let limit = 16_384
 
-        /// The index's largest key, which a new block must exceed to be appended in place.
-        var lastKey: (stream: UInt32, sequence: UInt64)
         /// The last block written of each stream, by stream id.
         var blocks = NumberTable<Tip>()
 
@@ -390,17 +382,22 @@ struct StreamIndex: Sendable {
         // A buffer of its own, not an array: an array's append checked its uniqueness for each number of each item.
         var bytes = ByteBuffer(capacity: Self.blockCapacity + 17)
         try txn.withCursor(database) { cursor in
+            // The index's largest key, which a block must exceed to be appended in place, as this transaction finds
+            // it: a removal (retention, `trim`, `removeEntries`) may have rewritten the last block under a later key,
+            // and a block appended under a key not past the largest is refused (MDB_KEYEXIST). One seek a call.
+            var lastKey = try cursor.last().flatMap { KeyCoding.decodeStreamSequence($0.key) } ?? (0, 0)
             for (id, range) in streams where !range.isEmpty {
                 bytes.truncate(to: 0)
-                try append(cursor, stream: id, items[range], into: &bytes, tips: &tips)
+                try append(cursor, stream: id, items[range], into: &bytes, tips: &tips, lastKey: &lastKey)
             }
         }
     }
 
     /// Appends one stream's `items`, building its blocks in `bytes` (empty, with room for a block), seeking its last
-    /// block and writing its blocks with `cursor`.
+    /// block and writing its blocks with `cursor`, after `lastKey`, the index's largest key.
     private func append(
-        _ cursor: Cursor, stream id: UInt32, _ items: ArraySlice<Item>, into bytes: inout ByteBuffer, tips: inout Tips
+        _ cursor: Cursor, stream id: UInt32, _ items: ArraySlice<Item>, into bytes: inout ByteBuffer, tips: inout Tips,
+        lastKey: inout (stream: UInt32, sequence: UInt64)
     ) throws {
         let firstNew = items[items.startIndex]
         var (first, previous) = (firstNew.sequence, firstNew.sequence)
@@ -412,14 +409,14 @@ struct StreamIndex: Sendable {
                 throw EventLogError.invalidArgument("Entry #\(item.sequence) of stream id \(id) does not follow #\(previous) in the stream index.")
             }
             if bytes.count + Self.size(of: item, after: previous) > Self.blockCapacity && !bytes.isEmpty {
-                try put(cursor, stream: id, first: first, bytes, lastKey: &tips.lastKey)
+                try put(cursor, stream: id, first: first, bytes, lastKey: &lastKey)
                 bytes.truncate(to: 0)
                 (first, previous) = (item.sequence, item.sequence)
             }
             Self.encode(item, after: bytes.isEmpty ? item.sequence : previous, into: &bytes)
             previous = item.sequence
         }
-        let checksum = try put(cursor, stream: id, first: first, bytes, lastKey: &tips.lastKey)
+        let checksum = try put(cursor, stream: id, first: first, bytes, lastKey: &lastKey)
         tips.note(Tips.Tip(first: first, size: Self.checksumSize + bytes.count, checksum: checksum, last: previous), stream: id)
     }
 
@@ -510,7 +507,7 @@ struct StreamIndex: Sendable {
     /// Rewrites `records`, the per-entry index of a log of format version 1 to 4, as blocks in this index and drops
     /// it, inside `txn`. A key that is not 12 bytes is not an entry's and is left out (`verify` reported it before).
     func convert(_ txn: Transaction, records: Database) throws {
-        var tips = Tips(lastKey: try lastKey(txn) ?? (0, 0))
+        var tips = Tips()
         var pending: [Item] = []
         var stream: UInt32 = 0
         try txn.withCursor(records) { cursor in

@@ -17,19 +17,17 @@ struct BatchCommitter: ~Copyable {
 
     private let storage: LogStorage
     private let durability: Durability
-    /// The index's largest key and each stream's last block written.
-    private var indexTips: StreamIndex.Tips
+    /// Each stream's last block written to the stream index.
+    private var indexTips = StreamIndex.Tips()
     private var callSites: CallSiteTable
     /// The buffer a batch's payloads are encoded into, kept from batch to batch.
     private var spareBytes: ByteBuffer
     private var unwritten: Unwritten?
 
-    /// A committer that appends to `storage`, after the stream index's tips `indexTips` (as the writer read them with
-    /// the log's highest entry).
-    init(storage: LogStorage, durability: Durability, indexTips: StreamIndex.Tips) throws(EventLogError) {
+    /// A committer that appends to `storage`.
+    init(storage: LogStorage, durability: Durability) throws(EventLogError) {
         // What can throw first: a noncopyable property is set once nothing after it can.
         callSites = try CallSiteTable(storage: storage)
-        self.indexTips = indexTips
         self.storage = storage
         self.durability = durability
         spareBytes = ByteBuffer(capacity: EncodedBatch.initialBuffer)
@@ -61,10 +59,6 @@ struct BatchCommitter: ~Copyable {
                     try txn.put(storage.streams, key: KeyCoding.stream(info.id), value: StreamRecord.encode(info), flags: .noOverwrite)
                 }
                 var tips = indexTips
-                // The index's largest key as this transaction finds it: a removal since the last commit (retention's
-                // step in it, `trim`, `removeEntries`) may have rewritten the last block under a later key, and a block
-                // appended under a key not past the largest is refused (MDB_KEYEXIST). One seek a commit.
-                tips.lastKey = try storage.index.lastKey(txn) ?? (0, 0)
                 var indexed = IndexItems(capacity: encoded.entries.count)
                 // In place: each entry is lent to `write` where it lies, not copied out of the array. One cursor
                 // appends them all, in blocks.

@@ -116,15 +116,15 @@ final class LogWriter: @unchecked Sendable {
         self.onResumed = configuration.onWriteResumed
         self.retryInterval = configuration.writeRetryInterval.flatMap { $0 > .zero ? $0 : nil }
         self.batchByteLimit = configuration.retention?.maxBytes.map { max(64 << 10, $0 / 8) }
-        let (highest, floor, lastIndex) = try storage.read { txn in
+        let (highest, floor) = try storage.read { txn in
             let highest = try storage.highestEntry(txn) ?? 0
             let floor = try txn.get(storage.meta, key: Array(LogLayout.MetaKey.sequenceFloor.utf8))
                 .flatMap { UInt64(String(decoding: $0, as: UTF8.self)) } ?? 0
-            return (highest, floor, try storage.index.lastKey(txn) ?? (0, 0))
+            return (highest, floor)
         }
         lastCommittedSequence = max(highest, floor)
         nextSequence = lastCommittedSequence + 1
-        committer = try BatchCommitter(storage: storage, durability: durability, indexTips: StreamIndex.Tips(lastKey: lastIndex))
+        committer = try BatchCommitter(storage: storage, durability: durability)
         threadExited.enter()
         let thread = Thread { [weak self, threadExited] in
             self?.run()
