@@ -167,11 +167,15 @@ struct Session {
     /// Whether what a command asked for may be in what was not read: the last commit, or the part of an export cut off.
     var mayLackWhatWasAskedFor: Bool { cutShortLine != nil || readAround?.commit.mayLackTheLastCommit == true }
 
+    /// What an export cut short lacks, as a clause after its path (`… ends in the middle of line 16, cut short: …`);
+    /// `nil` for any other source.
+    var cutShort: String? {
+        cutShortLine.map { "ends in the middle of line \($0), cut short: what was read is the \($0 - 1) lines before it, and what the rest held (later entries, snapshots) is missing" }
+    }
+
     /// What was read of a log not read as LMDB reads it, or of an export cut short, as a sentence.
     var whatWasRead: String {
-        if let line = cutShortLine {
-            return "\(path) ends in the middle of line \(line), cut short: what was read is the \(line - 1) lines before it, and what the rest held (later entries, snapshots) is missing."
-        }
+        if let cutShort { return "\(path) \(cutShort)." }
         guard let other = readAround else { return "" }
         return switch other.commit {
         case .before:

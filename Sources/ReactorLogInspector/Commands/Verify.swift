@@ -34,10 +34,10 @@ struct Verify: AsyncParsableCommand {
             session.terminal.endProgress()
             // What was checked of a log that LMDB refuses is what was read instead (its other meta page, a mended copy),
             // and of an export cut short the lines before the cut: the refusal, or the cut, is the first problem.
-            let cutShort = session.cutShortLine.map { line in
+            let cutShort = session.cutShort.map { clause in
                 ProblemJSON(
                     severity: VerifyReport.Problem.Severity.error.rawValue, sequence: nil,
-                    message: "the file ends in the middle of line \(line), cut short: what follows is the \(line - 1) lines before it, and what the rest held (later entries, snapshots) is missing; copy or download the whole file again")
+                    message: "the file \(clause); copy or download the whole file again")
             }
             let readAroundProblem = cutShort ?? session.readAround.map { other in
                 let message: String = switch other.commit {
