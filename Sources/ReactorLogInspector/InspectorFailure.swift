@@ -126,10 +126,10 @@ struct InspectorFailure: Error, CustomStringConvertible {
     /// The inspector's hint where it differs from the library's, as for the log's errors.
     private static func hint(for error: TimeTravelError) -> String? {
         switch error {
-        case .needsReducer(_, _, let nearest): "\(nearest.isEmpty ? "Run" : "Read one of those, or run") an inspector that knows the reactor."
+        case .needsReducer(_, _, let nearest): "\(nearest.isEmpty ? "Run" : "Read one of those, or run") an inspector that knows the reactor (docs/INSPECTOR.md)."
         case .snapshotUnreadable(_, _, _, let nearest):
-            "\(nearest.isEmpty ? "Run" : "Read one of those, or run") an inspector that knows the reactor; `reactorlog verify` names every damaged snapshot."
-        case .noRecordedStates: "Run an inspector that knows the reactor, or record snapshots more often."
+            "\(nearest.isEmpty ? "Run" : "Read one of those, or run") an inspector that knows the reactor (docs/INSPECTOR.md); `reactorlog verify` names every damaged snapshot."
+        case .noRecordedStates: "Run an inspector that knows the reactor (docs/INSPECTOR.md), or record snapshots more often."
         case .stepUnreadable(_, _, let damage, let statesUnknown):
             TimeTravelError.around(damage, statesUnknown) + " `reactorlog verify` names every damaged entry."
         case .schemaMismatch:

@@ -237,7 +237,10 @@ public struct TimeMachine<P: Replayer>: Sendable {
     /// The recorded states offered instead are those around it that can be read.
     func needsReducer(_ step: UInt64) throws -> TimeTravelError {
         let snapshots = try log.snapshotSequences(stream: stream.name)
+        // Before the stream's first snapshot, the initial state it recorded (#0), unless a trim removed the steps after it.
+        let untrimmed = try (log.stream(named: stream.name)?.sequenceFloor ?? 0) == 0
         let before = snapshots.last { $0 <= step && log.firstReadableSnapshot(stream: stream.name, atOrAfter: $0, in: [$0]) != nil }
+            ?? (untrimmed ? 0 : nil)
         let after = log.firstReadableSnapshot(stream: stream.name, atOrAfter: step + 1, in: snapshots)
         let nearest = [before, after].compactMap { $0 }
         if before != step, snapshots.contains(step) {

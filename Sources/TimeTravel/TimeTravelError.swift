@@ -23,7 +23,7 @@ public enum TimeTravelError: HintedError, Sendable, Hashable {
     /// when there is one.
     case valueNotRecorded(step: UInt64, stream: String, mutation: UInt64, missing: MissingValue, readableFrom: UInt64?)
     /// The state at a step exists only by reducing, and no reducer was given. `nearest`: the recorded states around
-    /// it that can be read.
+    /// it that can be read (0: the initial state, where no snapshot precedes the step in an untrimmed stream).
     case needsReducer(step: UInt64, stream: String, nearest: [UInt64])
     /// The state at a step was recorded in a snapshot that cannot be read (`damage`), and rebuilding it needs the
     /// reducer, which was not given. `nearest`: the recorded states around it that can be read.
@@ -104,7 +104,7 @@ public enum TimeTravelError: HintedError, Sendable, Hashable {
 
     /// Steps as a sentence lists them: "#12, #40", or "none".
     private static func listed(_ steps: [UInt64]) -> String {
-        steps.isEmpty ? "none" : steps.map { "#\($0)" }.joined(separator: ", ")
+        steps.isEmpty ? "none" : steps.map { $0 == 0 ? "#0 (the initial state)" : "#\($0)" }.joined(separator: ", ")
     }
 
     /// The steps a ``stepUnreadable(step:stream:damage:statesUnknown:)`` leaves, as sentences: those before the

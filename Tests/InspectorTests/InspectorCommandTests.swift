@@ -1440,6 +1440,9 @@ struct GenericModeTests {
         let json = try await Tool.run(["blame", log, "itemCount", "--to", "20", "--json"])
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]])
         #expect((rows.last?["unreadable"] as? [String: Int]) == ["from": 19, "through": 20], "\(rows)")
+        // Before the first snapshot, the state recorded nearby is the initial state.
+        let early = try await Tool.run(["blame", log, "itemCount", "--to", "5"])
+        #expect(early.error.contains("the changes in #3…#5 are not known, the rest listed: The state of 'items' at #3 was not recorded and rebuilding it needs the reducer. Recorded states nearby: #0 (the initial state)."), "\(early.error)")
         // Where the range ends at a recorded state, every change between recorded states is listed, and nothing is unknown.
         let whole = try await Tool.run(["blame", log, "itemCount"])
         #expect(whole.error.isEmpty && !whole.output.contains("are not known"), "\(whole.output)\(whole.error)")

@@ -481,6 +481,10 @@ struct TimeMachineTests {
         #expect(try partial.json(at: sparseSteps[4])["deposits"] == .number(5))
         let error = #expect(throws: TimeTravelError.self) { try partial.json(at: sparseSteps[6]) }
         #expect(error == .needsReducer(step: sparseSteps[6], stream: "ledger", nearest: [sparseSteps[4], sparseSteps[9]]))
+        // Before the first snapshot, the state recorded before it is the initial state, offered as #0.
+        let early = #expect(throws: TimeTravelError.self) { try partial.json(at: sparseSteps[2]) }
+        #expect(early == .needsReducer(step: sparseSteps[2], stream: "ledger", nearest: [0, sparseSteps[4]]))
+        #expect(early?.problem.hasSuffix("Recorded states nearby: #0 (the initial state), #\(sparseSteps[4]).") == true)
         // Asked without throwing: the recorded state, or nil; the initial state is recorded at 0. A reducer does not
         // make a state recorded.
         #expect(try partial.recordedState(at: sparseSteps[4]) == (try partial.json(at: sparseSteps[4])))

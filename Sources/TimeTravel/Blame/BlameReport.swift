@@ -186,7 +186,7 @@ extension TimeMachine {
         let recorded = try log.recoveryPoint(stream: stream.name, atOrBefore: end).sequence
         guard let first = try log.sequences(stream: stream.name, kinds: [.mutation], from: max(recorded + 1, from), through: end).first else { return nil }
         return BlameReport.UnknownStretch(
-            steps: first...end, reason: .needsReducer(step: first, stream: stream.name, nearest: recorded > 0 ? [recorded] : []),
+            steps: first...end, reason: .needsReducer(step: first, stream: stream.name, nearest: [recorded]),
             old: value(at: first - 1, of: path), new: .unknown)
     }
 
