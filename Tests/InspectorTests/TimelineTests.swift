@@ -156,7 +156,44 @@ struct TimelineTests {
             + relative.flatMap { ["--expect-relative", "\($0.0)=\($0.1)"] } + absolute.flatMap { ["--expect-absolute", "\($0.0)=\($0.1)"] })
         // Between them, the pane names the recorded states on either side.
         try await browserCheck(out, ["--step", "19", "--expect-note", "Not recorded at this step (recorded states: #17, #33)."])
-        try await browserCheck(out, ["--step", "5", "--expect-note", "Not recorded at this step (recorded states: #17)."])
+        try await browserCheck(out, ["--step", "5", "--expect-note", "Not recorded at this step (recorded states: #0 (the initial state), #17)."])
+    }
+
+    @Test("in a browser: the list keeps the order entries happened in, as stepping does; a mutation an effect emits after a later action names its action; a start not known says so")
+    func lateEffects() async throws {
+        let path = scratch.file("cart.reactorlog")
+        let log = try EventLog.open(at: path)
+        struct State: Codable { var items = 0, paid = false }
+        let stream = try log.openStream(named: "cart", reactorType: "MyApp.CartReactor", schemaFingerprint: "v1", initialState: State())
+        // A checkout whose payment answers after the next action: its mutation follows that action's.
+        func append(_ kind: EntryKind, _ name: String, cause: UInt64? = nil, at millisecond: Int64) throws -> UInt64 {
+            try stream.append(EntryDraft(kind: kind, caseName: name, payload: Data("{\"\(name)\":{}}".utf8), cause: cause,
+                                         timestamp: 1_800_000_000_000_000_000 + millisecond * 1_000_000))
+        }
+        let add = try append(.action, "add", at: 0)
+        _ = try append(.mutation, "addItem", cause: add, at: 0)
+        let checkout = try append(.action, "checkout", at: 1)
+        _ = try append(.mutation, "setPaying", cause: checkout, at: 1)
+        let more = try append(.action, "add", at: 2)
+        _ = try append(.mutation, "addItem", cause: more, at: 2)
+        _ = try append(.mutation, "setPaid", cause: checkout, at: 30)
+        try log.close()
+        // From #2, after the stream's `opened` marker (stamped with the clock's time): the entries of fixed times.
+        let out = scratch.file("cart.html")
+        #expect(try await timeline([path, "--from", "2", "--out", out]).result.status == 0)
+        let rows = [
+            "#2 +0.000 ms action add", "#3 +0.000 ms mutation addItem", "#4 +1.000 ms action checkout",
+            "#5 +1.000 ms mutation setPaying", "#6 +2.000 ms action add", "#7 +2.000 ms mutation addItem",
+            "#8 +30.000 ms mutation setPaid \u{2190} #4 checkout",
+        ]
+        // Without the reducer, a step before the first recorded state names the initial state as the one before it.
+        try await browserCheck(out, ["--step", "8", "--expect-rows", rows.joined(separator: "|"),
+                                     "--expect-note", "Not recorded at this step (recorded states: #0 (the initial state))."])
+        // A page from #5 starts from a state the log did not record: its start says so, and names none before it.
+        let from = scratch.file("from.html")
+        #expect(try await timeline([path, "--from", "5", "--out", from]).result.status == 0)
+        try await browserCheck(from, ["--step", "0", "--expect-note", "Not recorded at this step. An inspector"])
+        try await browserCheck(from, ["--step", "6", "--expect-note", "Not recorded at this step. An inspector"])
     }
 
     @Test("a damaged log: the page holds the rest, names what was left out and the states it could not rebuild, exit 5")

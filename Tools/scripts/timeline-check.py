@@ -137,6 +137,7 @@ def main():
     parser.add_argument("--expect-diff", action="append", default=[])
     parser.add_argument("--blame", action="append", default=[])
     parser.add_argument("--expect-note", action="append", default=[])
+    parser.add_argument("--expect-rows", help="the entry list's rows, in order, as their texts read, separated by |")
     parser.add_argument("--hide", action="append", default=[], choices=["action", "mutation", "error", "marker"])
     parser.add_argument("--next", type=int, default=0)
     parser.add_argument("--expect-label")
@@ -164,12 +165,13 @@ def main():
             # nearer, step by step until the entry is shown.
             slider = driver.find_element(By.ID, "slider")
             label = driver.find_element(By.ID, "step-label")
+            # Step 0 is the page's start, before its first entry.
             first, last = driver.execute_script("return [data.range.first, data.range.last]")
             towards_end = arguments.step - first > last - arguments.step
             slider.send_keys(Keys.END if towards_end else Keys.HOME)
             started, presses = time.monotonic(), 0
             for _ in range(int(slider.get_attribute("max")) + 1):
-                if label.text.startswith("#%d " % arguments.step):
+                if label.text.startswith("#%d " % arguments.step) or arguments.step == 0 and label.text.startswith("start: "):
                     break
                 slider.send_keys(Keys.ARROW_LEFT if towards_end else Keys.ARROW_RIGHT)
                 presses += 1
@@ -205,6 +207,14 @@ def main():
                     failures.append("the state pane does not say %r; it says %r" % (note, pane))
 
             failures += minimap_failures(driver)
+
+            if arguments.expect_rows is not None:
+                # Rows are placed by their top, as the list scrolls; the text of each with its spaces folded.
+                ordered = [" ".join(row.text.split()) for row in sorted(
+                    driver.find_elements(By.CSS_SELECTOR, "#entries .row"), key=lambda row: float(row.value_of_css_property("top").rstrip("px")))]
+                expected = arguments.expect_rows.split("|")
+                if ordered != expected:
+                    failures.append("the entry list reads %r, expected %r" % (ordered, expected))
 
             for expectation in arguments.expect_relative:
                 nanoseconds, _, expected = expectation.partition("=")

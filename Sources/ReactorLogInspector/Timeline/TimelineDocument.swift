@@ -88,6 +88,9 @@ struct TimelineDocument: Encodable {
     let startValueMissing: Bool?
     /// `true` when ``start`` is not known because the log recorded it in a snapshot that cannot be read.
     let startSnapshotUnreadable: Bool?
+    /// `true` when ``start`` is the stream's initial state (no mutation of it before the page, none trimmed): the page
+    /// names it `#0 (the initial state)`, as the inspector's commands do.
+    let startIsInitial: Bool?
     let entries: [Row]
 }
 
@@ -149,6 +152,8 @@ extension TimelineDocument {
             if rows.count % 16_384 == 0 { progress(rows.count) }
         }
         readable.unshownStates = walk.unshown
+        let floor = try log.stream(named: stream.name)?.sequenceFloor ?? 0
+        let startIsInitial = try walk.start != nil && floor == 0 && (first <= 1 || log.lastSequence(stream: stream.name, kinds: [.mutation], atOrBefore: first - 1) == nil)
         if let leftOut = readable.leftOutSummary {
             let damage = "\(leftOut): they could not be read, and `reactorlog verify` names the damage."
             note = note.map { "\($0) \(damage)" } ?? damage
@@ -161,6 +166,7 @@ extension TimelineDocument {
             range: Range(first: first, last: last, shown: rows.count, available: everything.count, note: note),
             start: walk.start, startUnreadable: walk.startUnknown == .unreadable ? true : nil,
             startValueMissing: walk.startUnknown == .valueMissing ? true : nil,
-            startSnapshotUnreadable: walk.startUnknown == .snapshotUnreadable ? true : nil, entries: rows)
+            startSnapshotUnreadable: walk.startUnknown == .snapshotUnreadable ? true : nil, startIsInitial: startIsInitial ? true : nil,
+            entries: rows)
     }
 }

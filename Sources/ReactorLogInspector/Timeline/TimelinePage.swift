@@ -77,6 +77,7 @@ enum TimelinePage {
     .row.action .kind { color: var(--action); } .row.mutation .kind { color: var(--mutation); }
     .row.error .kind, .row.error .case { color: var(--error); } .row.marker { color: var(--marker); }
     .row.nested .case::before { content: "└ "; color: var(--muted); }
+    .row .late { flex: none; color: var(--muted); }
     #entry { font-family: var(--mono); font-size: 12px; white-space: pre-wrap; overflow-wrap: anywhere; margin: 0; }
     .side { display: grid; grid-template-columns: 1fr 1fr; grid-template-rows: auto 1fr; min-height: 0; }
     .side section { overflow: auto; padding: 4px 16px 12px; min-height: 0; }
@@ -250,9 +251,12 @@ enum TimelinePage {
       while (position > target) { position--; undo(entries[position].d); }
       render();
     }
-    function stateUnknown() { return position === 0 ? data.start === null : !!entries[position - 1].u; }
+    // A start not known is left out of the data (`undefined`); `null` is a state that is JSON null.
+    function stateUnknown() { return position === 0 ? data.start === undefined : !!entries[position - 1].u; }
 
-    // The entry list: actions with the mutations and errors they caused nested under them, filtered.
+    // The entry list, filtered, in the order the entries happened, as stepping and Play go through them: each mutation
+    // and error indented under the action that caused it, and one that an earlier action's effect produced after a
+    // later action names its action (late), since it is not under it.
     let rows = [], rowOf = new Int32Array(0);
     function buildRows() {
       const kinds = {
@@ -260,21 +264,13 @@ enum TimelinePage {
         error: document.getElementById("show-error").checked, marker: document.getElementById("show-marker").checked };
       const wanted = document.getElementById("case-filter").value;
       const visible = (entry) => (isMarker(entry.k) ? kinds.marker : kinds[entry.k]) && (!wanted || entry.c === wanted);
-      const children = new Map(), nested = new Set();
-      for (let i = 0; i < entries.length; i++) {
-        const cause = entries[i].b;
-        if (cause !== undefined && bySequence.has(cause) && entries[bySequence.get(cause)].k === "action") {
-          if (!children.has(cause)) children.set(cause, []);
-          children.get(cause).push(i);
-          nested.add(i);
-        }
-      }
       rows = [];
+      let lastAction;
       for (let i = 0; i < entries.length; i++) {
-        const entry = entries[i];
-        if (nested.has(i)) continue;
-        if (visible(entry)) rows.push({ index: i, nested: false });
-        for (const child of children.get(entry.s) || []) if (visible(entries[child])) rows.push({ index: child, nested: true });
+        const entry = entries[i], cause = entry.b;
+        if (entry.k === "action") lastAction = entry.s;
+        const nested = cause !== undefined && bySequence.has(cause) && entries[bySequence.get(cause)].k === "action";
+        if (visible(entry)) rows.push({ index: i, nested, late: nested && cause !== lastAction });
       }
       // Each entry's row, or -1 when filtered out: a step asks it, where a search of the rows took a look at each.
       rowOf = new Int32Array(entries.length).fill(-1);
@@ -290,7 +286,7 @@ enum TimelinePage {
       const last = Math.min(rows.length, first + Math.ceil(list.clientHeight / ROW) + 10);
       spacer.replaceChildren();
       for (let r = first; r < last; r++) {
-        const { index, nested } = rows[r];
+        const { index, nested, late } = rows[r];
         const entry = entries[index];
         const row = text("div", undefined, "row " + (isMarker(entry.k) ? "marker" : entry.k) + (nested ? " nested" : "") +
           (index === position - 1 ? " selected" : ""));
@@ -298,6 +294,7 @@ enum TimelinePage {
         row.dataset.sequence = entry.s;
         row.append(text("span", "#" + entry.s, "seq"), text("span", relativeTime(entry), "time"),
           text("span", entry.k, "kind"), text("span", entry.r, "case"));
+        if (late) row.append(text("span", "\u2190 #" + entry.b + " " + entries[bySequence.get(entry.b)].c, "late"));
         row.title = absoluteTime(entry) + (entry.b !== undefined ? "  caused by #" + entry.b : "");
         row.addEventListener("click", () => go(index + 1));
         spacer.append(row);
@@ -373,9 +370,13 @@ enum TimelinePage {
         let back = position - 1, ahead = position;
         while (back >= 0 && !entries[back].d) back--;
         while (ahead < entries.length && !entries[ahead].d) ahead++;
-        const before = back >= 0 ? entries[back].s : undefined, after = entries[ahead];
+        // Before the page's first recorded state, the state it starts from, when known: the state right before its
+        // first entry, named #0 where it is the stream's initial state.
+        const start = data.start === undefined ? undefined : data.startIsInitial ? 0 : data.range.first - 1;
+        const before = back >= 0 ? entries[back].s : start, after = entries[ahead];
+        const named = (step) => "#" + step + (step === 0 ? " (the initial state)" : "");
         tree.replaceChildren(text("div", "Not recorded at this step" +
-          (before !== undefined || after ? " (recorded states: " + [before !== undefined ? "#" + before : null, after ? "#" + after.s : null].filter(Boolean).join(", ") + ")" : "") +
+          (before !== undefined || after ? " (recorded states: " + [before !== undefined ? named(before) : null, after ? "#" + after.s : null].filter(Boolean).join(", ") + ")" : "") +
           ". An inspector built with this reactor's reduce shows every state.", "unknown"));
         return;
       }
