@@ -64,7 +64,7 @@ struct InspectorFailure: Error, CustomStringConvertible {
         case let error as TimeTravelError:
             let message = error.line(hint: Self.hint(for: error) ?? error.hint)
             switch error {
-            case .needsReducer: self.init(message, exit: .needsReducer)
+            case .needsReducer, .nothingToCompare: self.init(message, exit: .needsReducer)
             case .bisectPrecondition, .bisectLogIncomplete, .noRecordedStates: self.init(message, exit: .bisectFailed)
             case .replayDiverges: self.init(Self.firstLine(message), exit: .finding)
             case .decoding, .stepUnreadable, .snapshotUnreadable: self.init(message, exit: .corrupt)
@@ -124,12 +124,13 @@ struct InspectorFailure: Error, CustomStringConvertible {
     }
 
     /// The inspector's hint where it differs from the library's, as for the log's errors.
-    private static func hint(for error: TimeTravelError) -> String? {
+    static func hint(for error: TimeTravelError) -> String? {
         switch error {
         case .needsReducer(_, _, let nearest): "\(nearest.isEmpty ? "Run" : "Read one of those, or run") an inspector that knows the reactor (docs/INSPECTOR.md)."
         case .snapshotUnreadable(_, _, _, let nearest):
             "\(nearest.isEmpty ? "Run" : "Read one of those, or run") an inspector that knows the reactor (docs/INSPECTOR.md); `reactorlog verify` names every damaged snapshot."
         case .noRecordedStates: "Run an inspector that knows the reactor (docs/INSPECTOR.md), or record snapshots more often."
+        case .nothingToCompare: "Record snapshots more often (the log's snapshot policy), or check a log that has them: `reactorlog info` counts each stream's."
         case .stepUnreadable(_, _, let damage, let statesUnknown):
             TimeTravelError.around(damage, statesUnknown) + " `reactorlog verify` names every damaged entry."
         case .schemaMismatch:

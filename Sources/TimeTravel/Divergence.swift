@@ -87,6 +87,8 @@ extension TimeMachine {
         var compared = from
         var last: LogEntry?
         var count = 0
+        // The recorded states compared with replay.
+        var states = 0
         do {
             base = try state(at: from)
         } catch TimeTravelError.stepUnreadable(_, _, let damage, _) where passingOverDamage {
@@ -162,8 +164,9 @@ extension TimeMachine {
                 let divergence = Divergence(
                     step: step, range: (compared + 1)...step, mutation: exact,
                     action: try exact?.cause.flatMap(readableEntry), diff: diff)
-                return DivergenceReport(divergence: divergence, unchecked: unchecked)
+                return DivergenceReport(divergence: divergence, unchecked: unchecked, compared: states + 1, uncompared: nil)
             }
+            states += 1
             (baseStep, base, compared, last, count) = (step, recordedState, step, nil, 0)
         }
         if !hidden.isEmpty {
@@ -171,7 +174,9 @@ extension TimeMachine {
             let end = try (try? log.highestSequence(stream: stream.name)) ?? log.highestSequence()
             try noteHidden(through: min(through, end))
         }
-        return DivergenceReport(divergence: nil, unchecked: unchecked)
+        return DivergenceReport(
+            divergence: nil, unchecked: unchecked, compared: states,
+            uncompared: snapshots.isEmpty && listing.hidden.isEmpty ? try uncomparedEnd(from: from, through: through).map { from...$0 } : nil)
     }
 
     /// For tests: replays the recorded stream with the current reducer and throws
@@ -186,7 +191,21 @@ extension TimeMachine {
     ///         .assertReplayMatchesRecording()
     /// }
     /// ```
+    ///
+    /// A range in which the stream has mutations but recorded no state after its start throws
+    /// ``TimeTravelError/nothingToCompare(stream:from:through:)``: such a check would pass whatever `reduce` does.
     public func assertReplayMatchesRecording(from: UInt64? = nil, through: UInt64 = .max) throws {
-        if let divergence = try divergence(from: from, through: through) { throw TimeTravelError.replayDiverges(divergence) }
+        let report = try replaying { try firstDivergence(from: from, through: through, passingOverDamage: false) }
+        if let divergence = report.divergence { throw TimeTravelError.replayDiverges(divergence) }
+        if let uncompared = report.uncompared {
+            throw TimeTravelError.nothingToCompare(stream: stream.name, from: uncompared.lowerBound, through: uncompared.upperBound)
+        }
+    }
+
+    /// The stream's last step in `from...through` when it has a mutation after `from` there; `nil` when it has none,
+    /// and replay had nothing to do.
+    private func uncomparedEnd(from: UInt64, through: UInt64) throws -> UInt64? {
+        guard try log.lastSequence(stream: stream.name, kinds: [.mutation], atOrBefore: through, after: from) != nil else { return nil }
+        return try log.lastSequence(stream: stream.name, atOrBefore: through)
     }
 }

@@ -32,6 +32,14 @@ public struct DivergenceReport: Sendable, Hashable {
     /// The stretches not checked, in order, up to ``divergence`` (or through the range's end); empty in a sound log
     /// whose every mutation has its value.
     public let unchecked: [Unchecked]
+    /// How many recorded states (snapshots after the range's start) replay was compared with, through ``divergence``
+    /// or the range's end: 0 where the stream recorded none there (a short session under the default policy of a
+    /// snapshot every 256 mutations, ``uncompared``), or where those it recorded could not be checked (``unchecked``).
+    public let compared: Int
+    /// Where the stream recorded no state after the range's start (no snapshot in it) but has mutations there, so that
+    /// nothing was checked: from its start through the stream's last step in it. `nil` where it recorded one, or the
+    /// range holds no mutation (replay had nothing to do).
+    public let uncompared: ClosedRange<UInt64>?
 }
 
 extension DivergenceReport: CustomStringConvertible {
@@ -41,6 +49,9 @@ extension DivergenceReport: CustomStringConvertible {
     public var description: String {
         let named = unchecked.map { $0.steps.count == 1 ? "#\($0.steps.lowerBound)" : "#\($0.steps.lowerBound)…#\($0.steps.upperBound)" }
             .joined(separator: ", ")
+        if let uncompared, unchecked.isEmpty {
+            return "No state recorded after #\(uncompared.lowerBound) through #\(uncompared.upperBound) to compare replay with: nothing was checked."
+        }
         switch (divergence, unchecked.isEmpty) {
         case (let divergence?, true): return divergence.description
         case (let divergence?, false): return divergence.description + "\n\(named) could not be checked."

@@ -38,6 +38,9 @@ public enum TimeTravelError: HintedError, Sendable, Hashable {
     case bisectLogIncomplete(step: UInt64)
     /// Replaying with the current reducer does not reproduce the recorded states.
     case replayDiverges(Divergence)
+    /// The stream has mutations in `from...through` but recorded no state after `from` to compare replay with: a
+    /// check of replay against the recording would check nothing.
+    case nothingToCompare(stream: String, from: UInt64, through: UInt64)
     /// A log error, passed through.
     case log(EventLogError)
     /// A payload could not be decoded with the current types.
@@ -72,6 +75,8 @@ public enum TimeTravelError: HintedError, Sendable, Hashable {
         case .notAnAction(let step, let stream): "#\(step) is not an action of stream '\(stream)'."
         case .bisectLogIncomplete(let step): "The recorded bisect session has no verdict for #\(step): it was recorded on another log or range."
         case .replayDiverges(let divergence): divergence.description
+        case .nothingToCompare(let stream, let from, let through):
+            "Stream '\(stream)' recorded no state after #\(from) through #\(through) to compare replay with, so nothing was checked."
         case .log(let error): error.problem
         case .schemaMismatch(let what, let detail):
             "\(what) no longer decodes (\(detail)): the stream was recorded with other types."
@@ -94,6 +99,8 @@ public enum TimeTravelError: HintedError, Sendable, Hashable {
         case .needsReducer(_, _, let nearest), .snapshotUnreadable(_, _, _, let nearest):
             "\(nearest.isEmpty ? "Travel" : "Read one of those, or travel") with a replayer that has the reducer (`ReactorReplayer`)."
         case .noRecordedStates: "Bisect with a replayer that has the reducer (`ReactorReplayer`), or record snapshots more often."
+        case .nothingToCompare:
+            "Record snapshots more often (`SnapshotPolicy.everyMutation` for a log kept as a test fixture), or check a range that ends at a snapshot."
         case .notAnAction: "Start the tree at an action's step (an entry of kind `.action`)."
         case .schemaMismatch:
             "Read it with the types that recorded it, or register migrations from them (`SchemaMigrations`)."

@@ -1036,6 +1036,28 @@ struct InspectorCommandTests {
         #expect(known.output == "20\n")
     }
 
+    @Test("divergence of a stream that recorded no state after its start says nothing was checked, exit 6, where it said replay reproduced every state")
+    func divergenceWithNothingToCompare() async throws {
+        // The demo's counter stream without its snapshots: a short session whose log closed before its reactor.
+        let export = scratch.file("counter.jsonl")
+        #expect(try await reactorlog("export", demo, "--stream", "counter", "--out", export).status == 0)
+        let lines = try String(contentsOfFile: export, encoding: .utf8).split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix(#"{"snapshot""#) })
+        try (lines.filter { !$0.hasPrefix(#"{"snapshot""#) }.joined(separator: "\n") + "\n").write(toFile: export, atomically: true, encoding: .utf8)
+        let path = scratch.file("unsnapshotted.reactorlog")
+        #expect(try await reactorlog("import", export, path).status == 0)
+        let last = try #require(try await reactorlog("info", path, "--json").output.firstMatch(of: /"last" : (\d+)/).flatMap { Int($0.1) })
+        let result = try await reactorlog("divergence", path)
+        #expect(result.status == 6 && result.output.isEmpty, "\(result.output)")
+        #expect(result.error == "reactorlog: Stream 'counter' recorded no state after #0 through #\(last) to compare replay with, so nothing was checked. Record snapshots more often (the log's snapshot policy), or check a log that has them: `reactorlog info` counts each stream's.\n", "\(result.error)")
+        let json = try self.json(try await reactorlog("divergence", path, "--json"))
+        #expect(json["compared"] as? Int == 0 && json["diverges"] as? Bool == false)
+        #expect((json["uncompared"] as? [String: Int]) == ["from": 0, "through": last], "\(json)")
+        // The demo log's stream, with its snapshots: compared.
+        let compared = try self.json(try await reactorlog("divergence", demo, "--stream", "counter", "--json"))
+        #expect((compared["compared"] as? Int ?? 0) > 0 && compared["uncompared"] == nil, "\(compared)")
+    }
+
     @Test("divergence in a damaged log compares every recorded state it can, names the steps damage left unchecked, and exits 5")
     func divergencePastDamage() async throws {
         let path = scratch.file("damaged-divergence.reactorlog")

@@ -17,16 +17,20 @@ struct BugHuntStoryTests {
         let path = scratch.file("bug-1234.reactorlog")
         do {
             let log = try EventLog.open(at: path)
-            let reactor = GitHubSearchReactor(service: FakeGitHubSearchService(latency: .zero, pageCount: 5, stalePage: ("rx", 2)))
-            try reactor.attach(to: log, stream: "search")
-            reactor.send(.updateQuery("swift"))
-            _ = await reactor.state { $0.repos.count == 10 }
-            reactor.send(.updateQuery("rx"))
-            _ = await reactor.state { $0.repos.first == "rx/repo-1" }
-            for expected in [20, 30] {
-                reactor.send(.loadNextPage)
-                _ = await reactor.state { $0.repos.count == expected && !$0.isLoadingNextPage }
+            do {
+                let reactor = GitHubSearchReactor(service: FakeGitHubSearchService(latency: .zero, pageCount: 5, stalePage: ("rx", 2)))
+                try reactor.attach(to: log, stream: "search")
+                reactor.send(.updateQuery("swift"))
+                _ = await reactor.state { $0.repos.count == 10 }
+                reactor.send(.updateQuery("rx"))
+                _ = await reactor.state { $0.repos.first == "rx/repo-1" }
+                for expected in [20, 30] {
+                    reactor.send(.loadNextPage)
+                    _ = await reactor.state { $0.repos.count == expected && !$0.isLoadingNextPage }
+                }
             }
+            // Kept open until then, the log has the reactor's last state: the snapshot its release writes, the one
+            // recorded state of this short session (the default policy snapshots every 256 mutations).
             try log.close()
         }
 
@@ -61,6 +65,16 @@ struct BugHuntStoryTests {
             if Set(state.repos).count != state.repos.count { duplicateAt = entry.sequence }
         }
         #expect(duplicateAt == firstBad)
+        // 5. Today's reduce still replays the recording: checked against the last state, which the session recorded.
+        #expect(try log.snapshotSequences(stream: "search") == [try machine.lastStep()])
         try machine.assertReplayMatchesRecording()
+        let report = try machine.divergenceReport()
+        #expect(report.compared == 1 && report.uncompared == nil)
+        // Without a recorded state after it, the assertion would check nothing: it says so instead of passing.
+        let short = try #require(try log.sequences(stream: "search", kinds: [.mutation]).dropFirst(3).first)
+        #expect(throws: TimeTravelError.nothingToCompare(stream: "search", from: 0, through: short)) {
+            try machine.assertReplayMatchesRecording(through: short)
+        }
+        #expect(try machine.divergenceReport(through: short).uncompared == 0...short)
     }
 }

@@ -22,6 +22,16 @@ struct DivergenceCommand: AsyncParsableCommand {
         let changes: [ChangeJSON]
         /// The stretches left unchecked (absent in a sound log whose every mutation has its value).
         let unchecked: [Unchecked]?
+        /// How many recorded states replay was compared with; 0 with `uncompared`, where nothing was checked.
+        let compared: Int
+        /// The steps that hold mutations but no recorded state to compare replay with, when none was compared.
+        let uncompared: Range?
+
+        /// Steps from `from` through `through`.
+        struct Range: Codable {
+            let from: UInt64
+            let through: UInt64
+        }
 
         /// Steps whose recorded states could not be compared, and why: `damage`, or `notRecorded` for a mutation the
         /// log holds without its value.
@@ -41,8 +51,9 @@ struct DivergenceCommand: AsyncParsableCommand {
             let several = streams.count > 1
             var reports: [DivergenceJSON] = []
             var withoutReducer: [StreamInfo] = []
-            // Each stream's steps left unchecked, and why.
+            // Each stream's steps left unchecked, and why; the streams that recorded no state to compare replay with.
             var leftUnchecked: [(stream: String, stretches: [DivergenceReport.Unchecked])] = []
+            var notCompared: [(stream: String, steps: ClosedRange<UInt64>)] = []
             for stream in streams {
                 let machine = try session.machine(for: stream)
                 guard machine.canReduce else {
@@ -53,6 +64,7 @@ struct DivergenceCommand: AsyncParsableCommand {
                 let report = try machine.divergenceReport(from: nil, through: .max)
                 let found = report.divergence
                 if !report.unchecked.isEmpty { leftUnchecked.append((stream.name, report.unchecked)) }
+                if let steps = report.uncompared { notCompared.append((stream.name, steps)) }
                 reports.append(DivergenceJSON(
                     stream: stream.name, diverges: found != nil, step: found?.step, from: found?.range.lowerBound,
                     mutation: found?.mutation.map { EntryJSON($0) }, action: found?.action.map { EntryJSON($0) },
@@ -61,12 +73,16 @@ struct DivergenceCommand: AsyncParsableCommand {
                         .init(
                             from: $0.steps.lowerBound, through: $0.steps.upperBound, damage: $0.damage?.problem,
                             notRecorded: $0.damage == nil ? $0.problem : nil)
-                    }))
+                    },
+                    compared: report.compared, uncompared: report.uncompared.map { .init(from: $0.lowerBound, through: $0.upperBound) }))
                 guard !output.json else { continue }
                 let lead = several ? "\(stream.name): " : ""
                 if let found {
                     try printLine(lead + found.summary + " Recorded → replayed:")
                     for line in found.diff.rendered() { try printLine("  " + line) }
+                } else if let steps = report.uncompared, report.unchecked.isEmpty {
+                    // One stream's is the command's error alone.
+                    if several { try printLine(lead + "No state recorded after #\(steps.lowerBound) through #\(steps.upperBound) to compare replay with: nothing was checked.") }
                 } else if report.unchecked.isEmpty {
                     try printLine(several ? "\(stream.name): Replay reproduces every recorded state." : "Replay reproduces every state recorded in stream \(stream.name).")
                 } else {
@@ -78,7 +94,8 @@ struct DivergenceCommand: AsyncParsableCommand {
             }
             // A divergence found is the answer (exit 1); the streams replay could not check, and the steps damage left
             // unchecked, are still named. Without one, damage is the answer (exit 5), then a reducer not known (6).
-            let needs = withoutReducer.isEmpty ? nil : Self.needsReducers(withoutReducer, checked: reports.count)
+            let needs = withoutReducer.isEmpty && notCompared.isEmpty ? nil
+                : Self.needsStates(withoutReducer, notCompared, checked: reports.count - notCompared.count)
             // Damage ends the command, named in the first stream it was met in (exit 5); a mutation held without its
             // value is no damage: a warning.
             let damage = leftUnchecked.lazy.compactMap { stream, stretches -> InspectorFailure? in
@@ -111,14 +128,24 @@ struct DivergenceCommand: AsyncParsableCommand {
         return (first.count == 1 ? "the recorded state at \(first.named)" : first.named) + ClosedRange.more(stretches.count)
     }
 
-    /// The streams whose reducer this inspector does not know, which replay cannot check: exit 6, after the others'
-    /// reports, so that exit 0 always means every stream was replayed.
-    private static func needsReducers(_ unchecked: [StreamInfo], checked: Int) -> InspectorFailure {
-        let named = unchecked.map { "\($0.name) (\($0.reactorType))" }.joined(separator: ", ")
-        let what = unchecked.count == 1 ? "the reducer of \(named)" : "the reducers of \(named)"
+    /// The streams replay could not check, whose reducer this inspector does not know (`unknown`) or which recorded no
+    /// state to compare it with (`uncompared`): exit 6, after the others' reports, so that exit 0 always means every
+    /// stream was replayed and compared.
+    private static func needsStates(
+        _ unknown: [StreamInfo], _ uncompared: [(stream: String, steps: ClosedRange<UInt64>)], checked: Int
+    ) -> InspectorFailure {
         let rest = checked == 0 ? "" : " The other streams were checked."
+        if let first = uncompared.first, unknown.isEmpty {
+            let error = TimeTravelError.nothingToCompare(stream: first.stream, from: first.steps.lowerBound, through: first.steps.upperBound)
+            let what = uncompared.count == 1 ? error.problem
+                : "Streams \(uncompared.map(\.stream).joined(separator: ", ")) recorded no state after their start to compare replay with, so nothing was checked there."
+            return InspectorFailure("\(what)\(rest) \(InspectorFailure.hint(for: error) ?? error.hint)", exit: .needsReducer)
+        }
+        let named = unknown.map { "\($0.name) (\($0.reactorType))" }.joined(separator: ", ")
+        let what = unknown.count == 1 ? "the reducer of \(named)" : "the reducers of \(named)"
+        let also = uncompared.isEmpty ? "" : " \(uncompared.map(\.stream).joined(separator: ", ")) recorded no state to compare replay with."
         return InspectorFailure(
-            "Divergence needs \(what), which this inspector does not know.\(rest) Build an inspector that registers it (docs/INSPECTOR.md).",
+            "Divergence needs \(what), which this inspector does not know.\(also)\(rest) Build an inspector that registers it (docs/INSPECTOR.md).",
             exit: .needsReducer)
     }
 }
