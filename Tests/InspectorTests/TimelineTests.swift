@@ -187,7 +187,9 @@ struct TimelineTests {
             "#8 +30.000 ms mutation setPaid \u{2190} #4 checkout",
         ]
         // Without the reducer, a step before the first recorded state names the initial state as the one before it.
-        try await browserCheck(out, ["--step", "8", "--expect-rows", rows.joined(separator: "|"),
+        // The header says when the page was written in local time, as the entries' times read (UTC ISO 8601 before
+        // 2026-12-07).
+        try await browserCheck(out, ["--step", "8", "--expect-rows", rows.joined(separator: "|"), "--expect-written-local",
                                      "--expect-note", "Not recorded at this step (recorded states: #0 (the initial state))."])
         // A page from #5 starts from a state the log did not record: its start says so, and names none before it.
         let from = scratch.file("from.html")

@@ -20,6 +20,7 @@ and the layout after it, 200 steps back and forth), without the browser driver's
 Needs Debian's chromium, chromium-driver and python3-selenium (Tools/scripts/setup.sh --tests installs them).
 """
 import argparse
+import datetime
 import decimal
 import json
 import os
@@ -138,6 +139,7 @@ def main():
     parser.add_argument("--blame", action="append", default=[])
     parser.add_argument("--expect-note", action="append", default=[])
     parser.add_argument("--expect-rows", help="the entry list's rows, in order, as their texts read, separated by |")
+    parser.add_argument("--expect-written-local", action="store_true", help="the header gives the time the page was written in local time")
     parser.add_argument("--hide", action="append", default=[], choices=["action", "mutation", "error", "marker"])
     parser.add_argument("--next", type=int, default=0)
     parser.add_argument("--expect-label")
@@ -207,6 +209,13 @@ def main():
                     failures.append("the state pane does not say %r; it says %r" % (note, pane))
 
             failures += minimap_failures(driver)
+
+            if arguments.expect_written_local:
+                written = driver.execute_script("return data.source.generatedAt")
+                local = datetime.datetime.fromisoformat(written.replace("Z", "+00:00")).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+                header = driver.find_element(By.ID, "source").text
+                if not header.endswith(" at " + local):
+                    failures.append("the header reads %r, not the local time %s it was written (%s)" % (header, local, written))
 
             if arguments.expect_rows is not None:
                 # Rows are placed by their top, as the list scrolls; the text of each with its spaces folded.

@@ -221,6 +221,11 @@ enum TimelinePage {
     }
     // The time as listings and `show` print it: local, the millisecond it falls in (2026-12-06 18:20:49.815), which
     // `--since` and `--until` read back.
+    // When the page was written (UTC ISO 8601 in its data), in local time to the second, as the entries' times read.
+    function writtenAt(iso) {
+      const millis = Date.parse(iso);
+      return Number.isFinite(millis) ? absoluteTime({ t: String(BigInt(millis) * 1000000n) }).slice(0, 19) : iso;
+    }
     function absoluteTime(entry) {
       const nanos = BigInt(entry.t), millis = nanos / 1000000n - (nanos % 1000000n < 0n ? 1n : 0n);
       const date = new Date(Number(millis)), two = (n) => String(n).padStart(2, "0");
@@ -591,7 +596,7 @@ enum TimelinePage {
 
     document.getElementById("title").textContent = data.source.stream + " — " + data.source.reactorType;
     document.getElementById("source").textContent = data.source.log + " · entries #" + data.range.first + "…#" + data.range.last +
-      " (" + data.range.shown + ") · written by " + data.source.inspector + " at " + data.source.generatedAt;
+      " (" + data.range.shown + ") · written by " + data.source.inspector + " at " + writtenAt(data.source.generatedAt);
     document.getElementById("mode").textContent = data.source.reduced
       ? "Every state rebuilt with the reactor's reduce."
       : "Recorded states only: the state is known where the log recorded it. An inspector built with this reactor's reduce shows every state (docs/INSPECTOR.md).";
