@@ -1038,14 +1038,19 @@ struct InspectorCommandTests {
 
     @Test("divergence of a stream that recorded no state after its start says nothing was checked, exit 6, where it said replay reproduced every state")
     func divergenceWithNothingToCompare() async throws {
+        /// The demo log (`--stream` S, when given) without its snapshots, imported into a log named `name`.
+        func withoutSnapshots(_ name: String, stream: String? = nil) async throws -> String {
+            let export = scratch.file(name + ".jsonl")
+            #expect(try await Tool.run(["export", demo, "--out", export] + (stream.map { ["--stream", $0] } ?? [])).status == 0)
+            let lines = try String(contentsOfFile: export, encoding: .utf8).split(separator: "\n")
+            #expect(lines.contains { $0.hasPrefix(#"{"snapshot""#) })
+            try (lines.filter { !$0.hasPrefix(#"{"snapshot""#) }.joined(separator: "\n") + "\n").write(toFile: export, atomically: true, encoding: .utf8)
+            let path = scratch.file(name + ".reactorlog")
+            #expect(try await reactorlog("import", export, path).status == 0)
+            return path
+        }
         // The demo's counter stream without its snapshots: a short session whose log closed before its reactor.
-        let export = scratch.file("counter.jsonl")
-        #expect(try await reactorlog("export", demo, "--stream", "counter", "--out", export).status == 0)
-        let lines = try String(contentsOfFile: export, encoding: .utf8).split(separator: "\n")
-        #expect(lines.contains { $0.hasPrefix(#"{"snapshot""#) })
-        try (lines.filter { !$0.hasPrefix(#"{"snapshot""#) }.joined(separator: "\n") + "\n").write(toFile: export, atomically: true, encoding: .utf8)
-        let path = scratch.file("unsnapshotted.reactorlog")
-        #expect(try await reactorlog("import", export, path).status == 0)
+        let path = try await withoutSnapshots("counter", stream: "counter")
         let last = try #require(try await reactorlog("info", path, "--json").output.firstMatch(of: /"last" : (\d+)/).flatMap { Int($0.1) })
         let result = try await reactorlog("divergence", path)
         #expect(result.status == 6 && result.output.isEmpty, "\(result.output)")
@@ -1056,6 +1061,13 @@ struct InspectorCommandTests {
         // The demo log's stream, with its snapshots: compared.
         let compared = try self.json(try await reactorlog("divergence", demo, "--stream", "counter", "--json"))
         #expect((compared["compared"] as? Int ?? 0) > 0 && compared["uncompared"] == nil, "\(compared)")
+        // Every stream of the demo without its snapshots: a line each, and one error naming them all.
+        let streams = try await withoutSnapshots("streams")
+        let all = try await reactorlog("divergence", streams)
+        #expect(all.status == 6, "\(all.error)")
+        #expect(all.lines.map { String($0.prefix { $0 != ":" }) } == ["search", "todo", "counter"], "\(all.output)")
+        #expect(all.lines.allSatisfy { $0.hasSuffix(" to compare replay with: nothing was checked.") }, "\(all.output)")
+        #expect(all.error.hasPrefix("reactorlog: Streams search, todo, counter recorded no state after their start to compare replay with, so nothing was checked there."), "\(all.error)")
     }
 
     @Test("divergence in a damaged log compares every recorded state it can, names the steps damage left unchecked, and exits 5")

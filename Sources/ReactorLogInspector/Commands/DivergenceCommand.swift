@@ -80,9 +80,9 @@ struct DivergenceCommand: AsyncParsableCommand {
                 if let found {
                     try printLine(lead + found.summary + " Recorded → replayed:")
                     for line in found.diff.rendered() { try printLine("  " + line) }
-                } else if let steps = report.uncompared, report.unchecked.isEmpty {
+                } else if report.uncompared != nil, report.unchecked.isEmpty {
                     // One stream's is the command's error alone.
-                    if several { try printLine(lead + "No state recorded after #\(steps.lowerBound) through #\(steps.upperBound) to compare replay with: nothing was checked.") }
+                    if several { try printLine(lead + report.description) }
                 } else if report.unchecked.isEmpty {
                     try printLine(several ? "\(stream.name): Replay reproduces every recorded state." : "Replay reproduces every state recorded in stream \(stream.name).")
                 } else {
