@@ -149,6 +149,8 @@ struct FollowTests {
         try log.close()
         let words = printed.map { $0?.split(separator: " ").dropFirst(1).map(String.init) }
         #expect(words == [["#1", "counter", "opened"], ["#2", "counter", "action", "tick"]], "\(printed)")
+        // The numbers have room to grow: the columns stay where they are past #9.
+        #expect(printed.allSatisfy { $0?.contains(/\s#\d {5}counter\s/) == true }, "\(printed)")
 
         // A directory missing on the way is a wrong path, not a log to come.
         let missing = try await Tool.run(["tail", scratch.file("nowhere/new.reactorlog"), "--follow"])

@@ -60,7 +60,10 @@ struct Tail: AsyncParsableCommand {
         let start = following || latest > highest
             ? latest : Self.start(ofLatest: Int(count), readableFrom: latest, through: highest, stream: stream, in: session.log)
         let width = max(try session.log.streams().map(\.name.shownColumns).max() ?? 0, stream?.shownColumns ?? 0)
-        let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: "#\(highest)".count)
+        // Followed, numbers grow as the lines come: room for six characters (`#99999`) from the start, so that the
+        // columns of a log followed from its beginning do not move at #10, #100, #1000 and #10000.
+        let numbers = "#\(highest)".count
+        let formatter = EntryFormatter(terminal: session.terminal, streamWidth: width, sequenceWidth: following ? max(numbers, 6) : numbers)
         var json = output.json ? try EntryJSONWriter(log: session.log, stream: stream, following: following) : nil
         var follower = changes ? ChangeFollower(session: session) : nil
         let emit = { (entry: LogEntry) throws -> Void in
