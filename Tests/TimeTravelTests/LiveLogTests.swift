@@ -40,7 +40,7 @@ struct LiveLogTests {
         // the sends queued.
         let divergence = try #require(try machine.divergence())
         #expect(divergence.step > committed + 20 && divergence.step <= last)
-        #expect(throws: TimeTravelError.self) { try machine.assertReplayMatchesRecording() }
+        #expect(throws: TimeTravelError.replayDiverges(divergence)) { try machine.assertReplayMatchesRecording() }
         withExtendedLifetime(reactor) {}
         try log.close()
     }
