@@ -29,7 +29,7 @@ public final class EventLog: Sendable {
 
     /// The log's directory.
     public let path: String
-    /// Whether the log was opened with ``openReadOnly(at:)``.
+    /// Whether the log was opened read-only (``openReadOnly(at:)-(String)``).
     public let isReadOnly: Bool
     /// Whether the log is read without LMDB's lock file, `lock.mdb`: opened read-only by a user who may not write
     /// that file or create it (another user's log, a directory only readable), or where a disk with no room cannot
@@ -107,11 +107,31 @@ public final class EventLog: Sendable {
         try EventLog(path: path, readOnly: true, configuration: EventLogConfiguration())
     }
 
-    /// Opens the log at `path` read-only as ``openReadOnly(at:)`` does, once there is one: while nothing is at the
+    /// Opens the log at the file URL `url` for writing, as ``open(at:configuration:)-(String,_)`` opens its path: an
+    /// app's log in its Application Support or caches directory, as `FileManager` gives it. Throws
+    /// ``EventLogError/invalidArgument(_:)`` for a URL that is not a file's.
+    public static func open(at url: URL, configuration: EventLogConfiguration = EventLogConfiguration()) throws(EventLogError) -> EventLog {
+        try open(at: try path(of: url), configuration: configuration)
+    }
+
+    /// Opens the existing log at the file URL `url` read-only, as ``openReadOnly(at:)-(String)`` opens its path.
+    public static func openReadOnly(at url: URL) throws(EventLogError) -> EventLog {
+        try openReadOnly(at: try path(of: url))
+    }
+
+    /// The file system path of `url`, which must be a file URL.
+    private static func path(of url: URL) throws(EventLogError) -> String {
+        guard url.isFileURL else {
+            throw .invalidArgument("\(url.absoluteString) is not a file URL: a log is a directory on this machine's file system, such as a URL FileManager gives.")
+        }
+        return url.withUnsafeFileSystemRepresentation { $0.map { String(cString: $0) } } ?? url.path
+    }
+
+    /// Opens the log at `path` read-only as ``openReadOnly(at:)-(String)`` does, once there is one: while nothing is at the
     /// path (in a directory that exists) or a writer is beginning the log there, it tries again every `pollInterval`,
     /// and `waiting` is called before the first wait. A follower can so be started before the program that records.
     ///
-    /// Anything else that is not a log is thrown at once, as ``openReadOnly(at:)`` throws it; so is a missing
+    /// Anything else that is not a log is thrown at once, as ``openReadOnly(at:)-(String)`` throws it; so is a missing
     /// directory on the way to `path`. Cancelling the task ends the wait with `CancellationError`.
     public static func openReadOnlyOnceBegun(
         at path: String, pollInterval: Duration = .milliseconds(50), waiting: () -> Void = {}

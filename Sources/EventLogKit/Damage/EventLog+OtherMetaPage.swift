@@ -16,7 +16,7 @@ extension EventLog {
     ///
     /// `nil`, the directory left empty, when that cannot be read either, the data file opens as it is (what refused the
     /// log was not its meta pages) or is of a newer format, or a writer has the log open (its pages change under a copy):
-    /// the error of ``openReadOnly(at:)`` is then the one to report.
+    /// the error of ``openReadOnly(at:)-(String)`` is then the one to report.
     public static func openFromOtherMetaPage(
         at path: String, copyingInto directory: String
     ) -> (log: EventLog, isCommitBefore: Bool?, problem: String)? {

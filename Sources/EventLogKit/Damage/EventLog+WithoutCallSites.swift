@@ -8,7 +8,7 @@ extension EventLog {
     /// the log's path ("its data.mdb has a damaged page structure (…)"), for a sentence of the caller's.
     ///
     /// `nil` where the log opens as it is, its other pages are damaged too, or it cannot be opened for another reason:
-    /// the error of ``openReadOnly(at:)`` is then the one to report.
+    /// the error of ``openReadOnly(at:)-(String)`` is then the one to report.
     public static func openWithoutCallSites(at path: String) -> (log: EventLog, problem: String)? {
         // The open checks the other trees itself, as it passes over `sites`.
         let sites: Set = [LogLayout.sitesDatabase]
