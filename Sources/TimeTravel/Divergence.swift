@@ -176,7 +176,7 @@ extension TimeMachine {
         }
         return DivergenceReport(
             divergence: nil, unchecked: unchecked, compared: states,
-            uncompared: snapshots.isEmpty && listing.hidden.isEmpty ? try uncomparedEnd(from: from, through: through).map { from...$0 } : nil)
+            uncompared: snapshots.isEmpty && listing.hidden.isEmpty ? try uncomparedEnd(from: from, through: through, passingOverDamage).map { from...$0 } : nil)
     }
 
     /// For tests: replays the recorded stream with the current reducer and throws
@@ -203,9 +203,14 @@ extension TimeMachine {
     }
 
     /// The stream's last step in `from...through` when it has a mutation after `from` there; `nil` when it has none,
-    /// and replay had nothing to do.
-    private func uncomparedEnd(from: UInt64, through: UInt64) throws -> UInt64? {
-        guard try log.lastSequence(stream: stream.name, kinds: [.mutation], atOrBefore: through, after: from) != nil else { return nil }
-        return try log.lastSequence(stream: stream.name, atOrBefore: through)
+    /// and replay had nothing to do. Damage to the stream's index that stops the look is thrown, or `passingOverDamage`,
+    /// taken for none: the damage is the report's to name.
+    private func uncomparedEnd(from: UInt64, through: UInt64, _ passingOverDamage: Bool) throws -> UInt64? {
+        do {
+            guard try log.lastSequence(stream: stream.name, kinds: [.mutation], atOrBefore: through, after: from) != nil else { return nil }
+            return try log.lastSequence(stream: stream.name, atOrBefore: through)
+        } catch where passingOverDamage {
+            return nil
+        }
     }
 }
