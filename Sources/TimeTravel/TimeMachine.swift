@@ -49,8 +49,13 @@ public struct TimeMachine<P: Replayer>: Sendable {
     /// The earliest step whose state can be rebuilt: 0 (the initial state), or, in a trimmed stream, its
     /// oldest remaining snapshot. Divergence, bisect and the replay assertion start here by default.
     public func earliestReplayableStep() throws -> UInt64 {
-        guard try (log.stream(named: stream.name)?.sequenceFloor ?? 0) > 0 else { return 0 }
+        guard try isTrimmed() else { return 0 }
         return try log.firstSnapshot(ofTrimmed: stream.name) ?? lastStep()
+    }
+
+    /// Whether a trim removed the stream's first steps, so that its initial state no longer leads to the states after.
+    func isTrimmed() throws -> Bool {
+        try (log.stream(named: stream.name)?.sequenceFloor ?? 0) > 0
     }
 
     /// The state right after step `step`.
@@ -69,8 +74,7 @@ public struct TimeMachine<P: Replayer>: Sendable {
             let after = log.firstReadableSnapshot(stream: stream.name, atOrAfter: step + 1, in: snapshots)
             throw TimeTravelError.stepUnreadable(step: step, stream: stream.name, damage: error, statesUnknown: [base..<(after ?? .max)])
         }
-        let trimmed = try (log.stream(named: stream.name)?.sequenceFloor ?? 0) > 0
-        if point.isInitialState, trimmed {
+        if point.isInitialState, try isTrimmed() {
             let earliest = try earliestReplayableStep()
             throw TimeTravelError.stepTrimmed(step: step, stream: stream.name, earliest: earliest)
         }
@@ -238,9 +242,8 @@ public struct TimeMachine<P: Replayer>: Sendable {
     func needsReducer(_ step: UInt64) throws -> TimeTravelError {
         let snapshots = try log.snapshotSequences(stream: stream.name)
         // Before the stream's first snapshot, the initial state it recorded (#0), unless a trim removed the steps after it.
-        let untrimmed = try (log.stream(named: stream.name)?.sequenceFloor ?? 0) == 0
-        let before = snapshots.last { $0 <= step && log.firstReadableSnapshot(stream: stream.name, atOrAfter: $0, in: [$0]) != nil }
-            ?? (untrimmed ? 0 : nil)
+        let before = try snapshots.last { $0 <= step && log.firstReadableSnapshot(stream: stream.name, atOrAfter: $0, in: [$0]) != nil }
+            ?? (isTrimmed() ? nil : 0)
         let after = log.firstReadableSnapshot(stream: stream.name, atOrAfter: step + 1, in: snapshots)
         let nearest = [before, after].compactMap { $0 }
         if before != step, snapshots.contains(step) {

@@ -195,9 +195,7 @@ struct StreamIndexTests {
         // appended the continued block under the new one with MDB_APPEND, and LMDB refused it (MDB_KEYEXIST): the log
         // stopped writing. Retention does the same removal inside the writer's own commits, which made it intermittent.
         let path = scratch.file("rekeyed.reactorlog")
-        var configuration = EventLogConfiguration()
-        configuration.snapshotPolicy = .every(mutations: 10)
-        let log = try EventLog.open(at: path, configuration: configuration)
+        let log = try scratch.openLog("rekeyed.reactorlog") { $0.snapshotPolicy = .every(mutations: 10) }
         let a = try log.openStream(named: "a", reactorType: "A", schemaFingerprint: "v1", initialState: 0)
         func add(_ rounds: Range<Int>) throws {
             for round in rounds {

@@ -154,9 +154,8 @@ extension TimelineDocument {
         readable.unshownStates = walk.unshown
         // A mutation before the page, or one that damage to the index may hide (the lookup failing), makes the start
         // a later state: named by its step, not as the initial state.
-        let floor = (try? log.stream(named: stream.name))??.sequenceFloor ?? 1
         let mutationBefore: UInt64?? = first <= 1 ? .some(nil) : try? log.lastSequence(stream: stream.name, kinds: [.mutation], atOrBefore: first - 1)
-        let startIsInitial = walk.start != nil && floor == 0 && mutationBefore == .some(nil)
+        let startIsInitial = walk.start != nil && (try? machine.earliestReplayableStep()) == 0 && mutationBefore == .some(nil)
         if let leftOut = readable.leftOutSummary {
             let damage = "\(leftOut): they could not be read, and `reactorlog verify` names the damage."
             note = note.map { "\($0) \(damage)" } ?? damage
