@@ -44,6 +44,9 @@ public final class EventLog: Sendable {
     let writer: LogWriter?
     private let writerLock: WriterLock?
     private let openStreamIDs = Mutex<Set<UInt32>>([])
+    /// What each open stream's owner does when the log closes before the stream (``LogStream/whenLogCloses(_:)``), by
+    /// stream id.
+    private let closingHooks = Mutex<[UInt32: @Sendable () -> Void]>([:])
     /// Whether ``close()`` has run: an atomic, since every append reads it.
     private let closed = Atomic(false)
     /// The highest sequence number retention has looked at for effect errors to pin.
@@ -174,7 +177,18 @@ public final class EventLog: Sendable {
     /// Commits everything appended, stops the writer thread and releases the writer lock. A log that a write failure
     /// stopped tries once more to write what it holds (``resumeWriting()``), and throws the failure when that fails
     /// too. Closing twice does nothing.
+    ///
+    /// A reactor still attached closes its stream first, with a snapshot of its latest state, as it would when released
+    /// (one in the middle of dispatch at that moment keeps the snapshots it wrote before); whatever it sends later is
+    /// not recorded.
     public func close() throws(EventLogError) {
+        // In the order the streams were made, while the log still takes appends; outside the lock, since a hook closes
+        // its stream, which releases it here.
+        let hooks = closingHooks.withLock { hooks in
+            defer { hooks = [:] }
+            return hooks.sorted { $0.key < $1.key }.map(\.value)
+        }
+        for hook in hooks { hook() }
         guard closed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         let failure = writer?.close()
         if writer != nil { try? storage.setWriting(false) }
@@ -335,6 +349,13 @@ public final class EventLog: Sendable {
 
     func releaseStream(_ id: UInt32) {
         _ = openStreamIDs.withLock { $0.remove(id) }
+        _ = closingHooks.withLock { $0.removeValue(forKey: id) }
+    }
+
+    /// Runs `hook` when the log closes while stream `id` is open (``close()``).
+    func setClosingHook(_ hook: @escaping @Sendable () -> Void, forStream id: UInt32) {
+        guard isStreamOpen(id) else { return }
+        closingHooks.withLock { $0[id] = hook }
     }
 
     // MARK: Codecs

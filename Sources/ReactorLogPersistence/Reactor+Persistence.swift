@@ -6,7 +6,9 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
     /// Records this reactor in stream `name` of `log`: every action (after `transform(action:)`, and after
     /// `redact`), every mutation (after `transform(mutation:)`, with the sequence number of the action that
     /// caused it) and every effect error, in exactly the order `reduce` applied them, plus snapshots of the
-    /// state as the log's snapshot policy says and a last one when the reactor is released.
+    /// state as the log's snapshot policy says and a last one when the stream closes: when the reactor is released, or
+    /// when the log closes first (`EventLog.close()`, while the reactor is idle; after it, the reactor works on in
+    /// memory and records nothing).
     ///
     /// A mutation is appended before the state it produces is published (write-ahead); in the log's
     /// default `grouped` durability, dispatch never waits for the disk.
@@ -61,11 +63,18 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
                 problem: "could not be resumed: \(error)", retiredAs: retired, migrated: false)
             (stream, state) = try open(log, stream: name, fingerprint: fingerprint, migrations: migrations)
         }
+        let recorder = LogRecorder<Action, Mutation, State>(stream: stream, redactingActions: redact)
         do {
-            try record(with: LogRecorder<Action, Mutation, State>(stream: stream, redactingActions: redact), resumingFrom: state)
+            try record(with: recorder, resumingFrom: state)
         } catch {
             try? stream.close(finalState: nil)
             throw .invalidArgument("Attach \(Self.self) to a log before its first use; it has already started.")
+        }
+        // A log closed before the reactor is released still keeps its last state. Held weakly: the runtime owns the
+        // recorder, and the log must not keep either alive.
+        stream.whenLogCloses { [weak runtime = self.runtime, weak recorder] in
+            guard let runtime, let recorder, let state = runtime.reducedStateIfIdle() else { return }
+            recorder.close(finalState: state)
         }
         return change
     }

@@ -1,5 +1,6 @@
 import EventLogKit
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -225,5 +226,28 @@ struct SnapshotTests {
             state += try #require(decoded["add"]?["_0"])
         }
         #expect(state == 25)
+    }
+
+    @Test("a stream's owner closes it with its last state when the log closes first; a stream closed before is left alone")
+    func whenLogCloses() throws {
+        let path = scratch.file("when-log-closes.reactorlog")
+        let log = try EventLog.open(at: path)
+        let open = try log.counterStream("open"), early = try log.counterStream("early")
+        _ = try open.append(.mutation("m", 7))
+        let ran = Mutex<[String]>([])
+        open.whenLogCloses { [weak open] in
+            ran.withLock { $0.append("open") }
+            try? open?.close(finalState: try? log.encode(7))
+        }
+        early.whenLogCloses { ran.withLock { $0.append("early") } }
+        try early.close()
+        try log.close()
+        #expect(ran.withLock { $0 } == ["open"])
+
+        let reader = try EventLog.openReadOnly(at: path)
+        let last = try #require(try reader.readEntries(EntryQuery(stream: "open")).last)
+        #expect(last.kind == .streamClosed)
+        let snapshot = try #require(try reader.snapshot(stream: "open", at: last.sequence))
+        #expect(try reader.decode(Int.self, from: snapshot.state, codec: snapshot.codec) == 7)
     }
 }

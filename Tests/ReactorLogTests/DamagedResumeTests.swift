@@ -37,14 +37,14 @@ struct DamagedResumeTests {
     /// A log whose stream `tally` holds 300 additions (601 entries, a snapshot at the 256th mutation) and no clean
     /// close, as when the app is killed; returns its path and highest sequence number.
     func recordedLog(_ name: String) async throws -> (path: String, highest: UInt64) {
-        let path = scratch.file(name)
-        let log = try EventLog.open(at: path)
+        let log = try EventLog.open(at: scratch.file("recording-" + name))
         let reactor = TallyReactor()
         try reactor.attach(to: log, stream: "tally")
         for number in 1...300 { reactor.send(.add(number)) }
         try await log.flush()
         let highest = try log.highestSequence()
-        // Closed while the reactor lives: its own close comes too late to write a last snapshot.
+        let path = scratch.file(name)
+        try KilledApp.copy(logAt: log.path, to: path)
         try withExtendedLifetime(reactor) { try log.close() }
         return (path, highest)
     }
@@ -96,8 +96,10 @@ struct DamagedResumeTests {
         let (path, _) = try await recordedLog("tally-index.reactorlog")
         // A bit flipped in the stream's last index block, which lists the mutations after the snapshot.
         try flipLastRecord(of: "stream-index", in: path, offset: { $0 / 2 }, bit: 0x08)
+        // Two launches, each killed: the second resumes past the damage again.
+        var launched = path
         for round in 1...2 {
-            let reopened = try EventLog.open(at: path)
+            let reopened = try EventLog.open(at: launched)
             let resumed = TallyReactor()
             #expect(try resumed.attach(to: reopened, stream: "tally") == nil, "resumed, not a new generation")
             #expect(resumed.currentState.total == 45_150 + (round - 1) * 5)
@@ -108,6 +110,8 @@ struct DamagedResumeTests {
             resumed.send(.add(5))
             try await reopened.flush()
             #expect(try reopened.streams().map(\.name) == ["tally"])
+            launched = scratch.file("tally-index-killed-\(round).reactorlog")
+            try KilledApp.copy(logAt: reopened.path, to: launched)
             try withExtendedLifetime(resumed) { try reopened.close() }
         }
     }

@@ -29,8 +29,8 @@ struct BugHuntStoryTests {
                     _ = await reactor.state { $0.repos.count == expected && !$0.isLoadingNextPage }
                 }
             }
-            // Kept open until then, the log has the reactor's last state: the snapshot its release writes, the one
-            // recorded state of this short session (the default policy snapshots every 256 mutations).
+            // The log has the reactor's last state: the snapshot its release writes (or closing the log, had it come
+            // first), the one recorded state of this short session (the default policy snapshots every 256 mutations).
             try log.close()
         }
 

@@ -19,9 +19,10 @@ struct DamageSweepTests {
         var configuration = EventLogConfiguration()
         configuration.snapshotPolicy = .every(mutations: 16)
         let log = try EventLog.open(at: scratch.file(name), configuration: configuration)
-        let published = try recordLedger(log, deposits: 2_000, crashed: crashed)
+        let path = crashed ? scratch.file("killed-" + name) : log.path
+        let published = try recordLedger(log, deposits: 2_000, crashedCopy: crashed ? path : nil)
         try log.close()
-        return (log.path, published)
+        return (path, published)
     }
 
     @Test(

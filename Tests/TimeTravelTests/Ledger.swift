@@ -2,6 +2,7 @@ import EventLogKit
 import ReactorLog
 import ReactorLogPersistence
 import Synchronization
+import TestSupport
 
 /// A small reactor for time-travel tests: deposits into a balance. Optionally with a planted bug (one
 /// mutation corrupts the balance) or a one-line change to reduce (a deposit of 7 adds 8).
@@ -41,10 +42,10 @@ final class LedgerReactor: Reactor {
 }
 
 /// Records a ledger session of `deposits` deposits (amounts 1...9 cycling) into `log`, releases the reactor
-/// and commits; returns every published state, the initial one first. `crashed`, the log is left as an app that
-/// crashed leaves it instead: closed while the reactor lives, so the stream has no `closed` entry and no last snapshot.
+/// and commits; returns every published state, the initial one first. With `crashedCopy`, the log as an app that
+/// crashed leaves it is copied there first (``KilledApp``): its stream has no `closed` entry and no last snapshot.
 func recordLedger(
-    _ log: EventLog, deposits: Int, bugAtDeposit: Int? = nil, stream: String = "ledger", crashed: Bool = false
+    _ log: EventLog, deposits: Int, bugAtDeposit: Int? = nil, stream: String = "ledger", crashedCopy: String? = nil
 ) throws -> [LedgerReactor.State] {
     let published = Mutex<[LedgerReactor.State]>([])
     var reactor: LedgerReactor? = LedgerReactor(bugAtDeposit: bugAtDeposit)
@@ -52,13 +53,12 @@ func recordLedger(
     let observation = reactor?.observe { state in published.withLock { $0.append(state) } }
     for index in 0..<deposits { reactor?.send(.deposit(index % 9 + 1)) }
     observation?.cancel()
-    if crashed {
+    if let crashedCopy {
         try log.flush()
-        try withExtendedLifetime(reactor) { try log.close() }
-    } else {
-        // Released, the reactor appends its closed marker and last snapshot: commit them too.
-        reactor = nil
-        try log.flush()
+        try KilledApp.copy(logAt: log.path, to: crashedCopy)
     }
+    // Released, the reactor appends its closed marker and last snapshot: commit them too.
+    reactor = nil
+    try log.flush()
     return published.withLock { $0 }
 }

@@ -893,8 +893,8 @@ struct TimeMachineTests {
         #expect(try machine.bisect { _, step in step >= damaged ? .bad : .good }.firstBad == damaged)
     }
 
-    /// A ledger of 3,000 deposits in log `name`, its reactor released (its stream closed) or, `crashed`, outliving the
-    /// log as in an app that crashed (no closed entry, no last snapshot); then the block holding its last mutation
+    /// A ledger of 3,000 deposits in log `name`, its reactor released (its stream closed) or, `crashed`, a copy of the
+    /// log as an app that crashed leaves it (no closed entry, no last snapshot); then the block holding its last mutation
     /// damaged under its checksum. The stream's machine on the log opened read-only, the published states, the damaged
     /// block's first number and the stream's mutations.
     private func ledgerWithLastBlockDamaged(
@@ -908,17 +908,18 @@ struct TimeMachineTests {
         // follow the entries' sizes, which follow the recording's clock, and now and then the last mutation starts a
         // block of its own, whose damage alone would leave no state unknown (and, after a crash, a readable last block
         // behind the damaged one would leave the last state unknown but the log's end known).
-        published = try recordLedger(log, deposits: 3_000, crashed: crashed)
-        if !crashed { try log.close() }
+        let path = crashed ? scratch.file("killed-" + name) : log.path
+        published = try recordLedger(log, deposits: 3_000, crashedCopy: crashed ? path : nil)
+        try log.close()
         let damagedMutation = try {
-            let recorded = try EventLog.openReadOnly(at: log.path)
+            let recorded = try EventLog.openReadOnly(at: path)
             let last = try recorded.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: .max) ?? 1
             return crashed ? last : try recorded.lastSequence(stream: "ledger", kinds: [.mutation], atOrBefore: last - 1) ?? 0
         }()
-        let key = try LogDamage.flipByte(of: log.path, database: "entries", mask: 0x40) { keys in
+        let key = try LogDamage.flipByte(of: path, database: "entries", mask: 0x40) { keys in
             keys.last { $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } <= damagedMutation } ?? keys[keys.count - 1]
         }
-        let damaged = try EventLog.openReadOnly(at: log.path)
+        let damaged = try EventLog.openReadOnly(at: path)
         let machine = try TimeMachine(log: damaged, stream: "ledger", replayer: ReactorReplayer { LedgerReactor() })
         let mutations = try damaged.sequences(stream: "ledger", kinds: [.mutation], from: 1, through: .max)
         return (machine, published, key.suffix(8).reduce(0) { $0 << 8 | UInt64($1) }, mutations)

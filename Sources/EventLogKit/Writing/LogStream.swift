@@ -290,6 +290,14 @@ public final class LogStream: Sendable {
         }
     }
 
+    /// Runs `body` when the log closes while this stream is open, before the log stops taking appends: where the
+    /// stream's owner closes it with its last state (a recorded reactor's, ``close(encodingFinalState:)``). Replaces
+    /// what an earlier call set; nothing runs once the stream is closed.
+    public func whenLogCloses(_ body: @escaping @Sendable () -> Void) {
+        guard !closed.load(ordering: .acquiring) else { return }
+        log.setClosingHook(body, forStream: info.id)
+    }
+
     /// Closes the stream like ``close(finalState:codec:)``, with a last snapshot encoded by `encode` on the
     /// writer thread.
     public func close(encodingFinalState encode: @escaping @Sendable () throws -> Data) throws(EventLogError) {

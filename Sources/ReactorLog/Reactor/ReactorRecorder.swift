@@ -44,7 +44,8 @@ public protocol ReactorRecorder<Action, Mutation, State>: AnyObject, Sendable {
     /// snapshot when one is due.
     func recordState(_ state: State, after sequence: UInt64)
 
-    /// Called once, when the reactor is released, with its last reduced state.
+    /// Called once, when the reactor is released, with its last reduced state. (A log's recorder may have closed
+    /// before: `attach` also closes it with the state when the log closes first.)
     func close(finalState: State)
 }
 

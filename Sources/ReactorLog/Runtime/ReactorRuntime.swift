@@ -412,4 +412,28 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
 
     /// The recorder installed with ``install(_:resumedState:)``.
     var recorder: Recorder? { shared.withLock { $0.recorder } }
+
+    /// The state `reduce` last produced (before `transform(state:)`), when the reactor has started and no thread is
+    /// dispatching: read while holding dispatch, so that it is the state after every mutation recorded so far. `nil`
+    /// before the first use and during dispatch (never waits for it). Work sent meanwhile is dispatched as it would have
+    /// been had the reactor been busy: here, when its scheduler lets any thread dispatch, or in the scheduler's actor.
+    /// What closes a log asks it, to keep each recorded reactor's last state.
+    package func reducedStateIfIdle() -> State? {
+        guard let engine = startedEngineIfAny, beginDispatch() else { return nil }
+        let state = engine.reduced
+        if engine.scheduler.admits(nil) {
+            drain(engine, first: nil)
+            return state
+        }
+        let hop = shared.withLock { shared in
+            shared.isDispatching = false
+            guard !shared.queue.isEmpty, !shared.isHopScheduled else { return false }
+            shared.isHopScheduled = true
+            return true
+        }
+        if hop, let actor = engine.scheduler.actor {
+            Task { [weak self] in await self?.hop(to: actor, engine: engine) }
+        }
+        return state
+    }
 }

@@ -1,0 +1,148 @@
+import EventLogKit
+import Foundation
+import ReactorLog
+import ReactorLogPersistence
+import TestSupport
+import Testing
+
+/// A log closed while the reactors it records are still alive: each idle one closes its stream with its last state,
+/// as its release would have, so a short session keeps more than its initial state.
+@Suite("A log closed before its reactors", .timeLimit(.minutes(3)))
+struct LogCloseTests {
+    let scratch = ScratchDirectory()
+
+    /// Adds numbers; its published state also carries a label that `transform(state:)` derives, which the log must not
+    /// hold (replay rebuilds what `reduce` produced).
+    final class Tally: Reactor {
+        enum Action: Codable, Sendable { case add(Int) }
+        enum Mutation: Codable, Sendable { case add(Int) }
+        struct State: Codable, Sendable, Equatable {
+            var total = 0
+            var label = ""
+        }
+
+        let initialState = State()
+        let runtime = Runtime()
+        let scheduler: ReactorScheduler
+
+        init(scheduler: ReactorScheduler = .immediate) {
+            self.scheduler = scheduler
+        }
+
+        func mutate(action: Action) -> Effect {
+            guard case let .add(n) = action else { return .none }
+            return .just(.add(n))
+        }
+        func reduce(state: State, mutation: Mutation) -> State {
+            guard case let .add(n) = mutation else { return state }
+            var state = state
+            state.total += n
+            return state
+        }
+        func transform(state: Pipeline<State>) -> Pipeline<State> {
+            state.map { state in
+                var state = state
+                state.label = "total \(state.total)"
+                return state
+            }
+        }
+    }
+
+    func entries(_ path: String, stream: String) throws -> [LogEntry] {
+        let log = try EventLog.openReadOnly(at: path)
+        defer { try? log.close() }
+        return try log.readEntries(EntryQuery(stream: stream))
+    }
+
+    @Test("closing the log closes each idle reactor's stream with a snapshot of its reduced state; the reactor works on in memory")
+    func idleReactorsKeepTheirLastState() throws {
+        let path = scratch.file("close.reactorlog")
+        let log = try EventLog.open(at: path)
+        let first = Tally(), second = Tally(), unused = Tally()
+        try first.attach(to: log, stream: "first")
+        try second.attach(to: log, stream: "second")
+        try unused.attach(to: log, stream: "unused")
+        for n in 1...3 { first.send(.add(n)) }
+        second.send(.add(10))
+        try log.close()
+
+        for (name, reactor) in [("first", first), ("second", second)] {
+            let recorded = try entries(path, stream: name)
+            let last = try #require(recorded.last)
+            #expect(last.kind == .streamClosed, "\(name): \(recorded.map(\.kind))")
+            let reader = try EventLog.openReadOnly(at: path)
+            let snapshot = try #require(try reader.snapshot(stream: name, at: last.sequence))
+            let state = try reader.decode(Tally.State.self, from: snapshot.state, codec: snapshot.codec)
+            // `reduce`'s state, not the published one `transform(state:)` labels.
+            #expect(state == Tally.State(total: reactor.currentState.total, label: ""))
+            #expect(reactor.currentState.label == "total \(state.total)")
+            try reader.close()
+        }
+        // The streams were closed in the order they were made.
+        let closings = try EventLog.openReadOnly(at: path).readEntries(EntryQuery(kinds: [.streamClosed]))
+        #expect(closings.count == 2)
+        #expect(closings.first?.sequence ?? 0 < closings.last?.sequence ?? 0)
+        // A reactor never used has nothing to keep: its stream holds its initial state already.
+        #expect(try entries(path, stream: "unused").map(\.kind) == [.streamOpened])
+
+        // Sending on works in memory; the log says it is no longer recorded.
+        first.send(.add(4))
+        #expect(first.currentState.total == 10)
+        #expect(first.logFailure.map { "\($0)".contains("closed") } == true)
+        #expect(try entries(path, stream: "first").last?.kind == .streamClosed)
+    }
+
+    @Test("the next run resumes from the state the closed log kept")
+    func resumesFromTheKeptState() throws {
+        let path = scratch.file("resume.reactorlog")
+        do {
+            let log = try EventLog.open(at: path)
+            let tally = Tally()
+            try tally.attach(to: log, stream: "tally")
+            for n in 1...5 { tally.send(.add(n)) }
+            try log.close()
+            _ = tally
+        }
+        let log = try EventLog.open(at: path)
+        let snapshots = try log.snapshotSequences(stream: "tally")
+        #expect(snapshots.count == 1)
+        let tally = Tally()
+        try tally.attach(to: log, stream: "tally")
+        #expect(tally.currentState.total == 15)
+        try log.close()
+    }
+
+    @Test("a main-actor reactor's state is kept when its log closes on another thread, and it dispatches on afterwards")
+    @MainActor func mainActorReactor() async throws {
+        let path = scratch.file("main.reactorlog")
+        let log = try EventLog.open(at: path)
+        let tally = Tally(scheduler: .mainActor)
+        try tally.attach(to: log, stream: "tally")
+        tally.send(.add(2))
+        try await Task.detached { try log.close() }.value
+        let reader = try EventLog.openReadOnly(at: path)
+        let last = try #require(try reader.readEntries(EntryQuery(stream: "tally")).last)
+        let snapshot = try #require(try reader.snapshot(stream: "tally", at: last.sequence))
+        #expect(try reader.decode(Tally.State.self, from: snapshot.state, codec: snapshot.codec).total == 2)
+        // Dispatch was handed back: a send in the scheduler's isolation is handled at once, as before.
+        tally.send(.add(3))
+        #expect(tally.currentState.total == 5)
+    }
+
+    @Test("a reactor in the middle of dispatch when its log closes is not waited for: it keeps the snapshots written before")
+    func busyReactorIsNotWaitedFor() throws {
+        let path = scratch.file("busy.reactorlog")
+        let log = try EventLog.open(at: path)
+        let tally = Tally()
+        try tally.attach(to: log, stream: "tally")
+        // Closed from inside dispatch (an observer), where waiting for dispatch to end would never return.
+        let observation = tally.observe { state in if state.total == 3 { try? log.close() } }
+        tally.send(.add(1))
+        tally.send(.add(2))
+        #expect(tally.currentState.total == 3)
+        let kinds = try entries(path, stream: "tally").map(\.kind)
+        #expect(kinds == [.streamOpened, .action, .mutation, .action, .mutation])
+        #expect(try EventLog.openReadOnly(at: path).snapshotSequences(stream: "tally").isEmpty)
+        observation.cancel()
+    }
+}
