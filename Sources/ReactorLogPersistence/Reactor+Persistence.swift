@@ -70,11 +70,12 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
             try? stream.close(finalState: nil)
             throw .invalidArgument("Attach \(Self.self) to a log before its first use; it has already started.")
         }
-        // A log closed before the reactor is released still keeps its last state. Held weakly: the runtime owns the
-        // recorder, and the log must not keep either alive.
+        // A log closed before the reactor is released still keeps its last state: the stream is closed while dispatch
+        // is held, so that no mutation comes between the state and the `closed` entry it is recorded at. Held weakly:
+        // the runtime owns the recorder, and the log must not keep either alive.
         stream.whenLogCloses { [weak runtime = self.runtime, weak recorder] in
-            guard let runtime, let recorder, let state = runtime.reducedStateIfIdle() else { return }
-            recorder.close(finalState: state)
+            guard let runtime, let recorder else { return }
+            runtime.withReducedStateIfIdle { recorder.close(finalState: $0) }
         }
         return change
     }

@@ -129,6 +129,33 @@ struct LogCloseTests {
         #expect(tally.currentState.total == 5)
     }
 
+    @Test("a log closed while another thread sends keeps, at the closed entry, the state after every mutation before it")
+    func closedWhileSending() async throws {
+        // Whether a close finds the reactor between two sends is up to the threads: rounds go on until two did.
+        var kept = 0
+        for round in 1...40 where kept < 2 {
+            let path = scratch.file("sending-\(round).reactorlog")
+            let log = try EventLog.open(at: path)
+            let tally = Tally()
+            try tally.attach(to: log, stream: "tally")
+            let sender = Task.detached { for _ in 1...10_000 { tally.send(.add(1)) } }
+            _ = await tally.state { $0.total >= 500 }
+            try log.close()
+            await sender.value
+            let recorded = try entries(path, stream: "tally")
+            // Busy at that moment, the reactor kept no state there: nothing to check in this round.
+            guard let closed = recorded.last(where: { $0.kind == .streamClosed }) else { continue }
+            kept += 1
+            let reader = try EventLog.openReadOnly(at: path)
+            let snapshot = try #require(try reader.snapshot(stream: "tally", at: closed.sequence))
+            let state = try reader.decode(Tally.State.self, from: snapshot.state, codec: snapshot.codec)
+            #expect(state.total == recorded.filter { $0.kind == .mutation && $0.sequence < closed.sequence }.count, "round \(round)")
+            #expect(recorded.last?.sequence == closed.sequence, "nothing is recorded after the closed entry")
+            try reader.close()
+        }
+        #expect(kept > 0, "the reactor was idle at some close")
+    }
+
     @Test("a reactor in the middle of dispatch when its log closes is not waited for: it keeps the snapshots written before")
     func busyReactorIsNotWaitedFor() throws {
         let path = scratch.file("busy.reactorlog")

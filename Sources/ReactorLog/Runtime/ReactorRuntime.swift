@@ -413,17 +413,18 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
     /// The recorder installed with ``install(_:resumedState:)``.
     var recorder: Recorder? { shared.withLock { $0.recorder } }
 
-    /// The state `reduce` last produced (before `transform(state:)`), when the reactor has started and no thread is
-    /// dispatching: read while holding dispatch, so that it is the state after every mutation recorded so far. `nil`
-    /// before the first use and during dispatch (never waits for it). Work sent meanwhile is dispatched as it would have
-    /// been had the reactor been busy: here, when its scheduler lets any thread dispatch, or in the scheduler's actor.
-    /// What closes a log asks it, to keep each recorded reactor's last state.
-    package func reducedStateIfIdle() -> State? {
+    /// Runs `body` with the state `reduce` last produced (before `transform(state:)`) when the reactor has started and
+    /// no thread is dispatching, holding dispatch meanwhile: the state after every mutation recorded so far, and nothing
+    /// is recorded until `body` returns. `nil` before the first use and during dispatch (never waits for it). Work sent
+    /// meanwhile is dispatched as it would have been had the reactor been busy: here, when its scheduler lets any
+    /// thread dispatch, or in the scheduler's actor. What closes a log runs it, to keep each recorded reactor's last
+    /// state; `body` must not call back into the reactor.
+    package func withReducedStateIfIdle<T>(_ body: (State) -> T) -> T? {
         guard let engine = startedEngineIfAny, beginDispatch() else { return nil }
-        let state = engine.reduced
+        let result = body(engine.reduced)
         if engine.scheduler.admits(nil) {
             drain(engine, first: nil)
-            return state
+            return result
         }
         let hop = shared.withLock { shared in
             shared.isDispatching = false
@@ -434,6 +435,6 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
         if hop, let actor = engine.scheduler.actor {
             Task { [weak self] in await self?.hop(to: actor, engine: engine) }
         }
-        return state
+        return result
     }
 }
