@@ -44,9 +44,8 @@ public final class EventLog: Sendable {
     let writer: LogWriter?
     private let writerLock: WriterLock?
     private let openStreamIDs = Mutex<Set<UInt32>>([])
-    /// What each open stream's owner does when the log closes before the stream (``LogStream/whenLogCloses(_:)``), by
-    /// stream id.
-    private let closingHooks = Mutex<[UInt32: @Sendable () -> Void]>([:])
+    /// What each open stream's owner does when the log asks for its state (``LogStream/onLogRequest(_:)``), by stream id.
+    private let requestHandlers = Mutex<[UInt32: @Sendable (LogRequest) -> Void]>([:])
     /// Whether ``close()`` has run: an atomic, since every append reads it.
     private let closed = Atomic(false)
     /// The highest sequence number retention has looked at for effect errors to pin.
@@ -179,16 +178,16 @@ public final class EventLog: Sendable {
     /// too. Closing twice does nothing.
     ///
     /// A reactor still attached closes its stream first, with a snapshot of its latest state, as it would when released
-    /// (one in the middle of dispatch at that moment keeps the snapshots it wrote before); whatever it sends later is
-    /// not recorded.
+    /// (``LogRequest/close``; one in the middle of dispatch at that moment keeps the snapshots it wrote before); whatever
+    /// it sends later is not recorded.
     public func close() throws(EventLogError) {
-        // In the order the streams were made, while the log still takes appends; outside the lock, since a hook closes
+        // In the order the streams were made, while the log still takes appends; outside the lock, since a handler closes
         // its stream, which releases it here.
-        let hooks = closingHooks.withLock { hooks in
-            defer { hooks = [:] }
-            return hooks.sorted { $0.key < $1.key }.map(\.value)
+        let handlers = requestHandlers.withLock { handlers in
+            defer { handlers = [:] }
+            return handlers.sorted { $0.key < $1.key }.map(\.value)
         }
-        for hook in hooks { hook() }
+        for handler in handlers { handler(.close) }
         guard closed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         let failure = writer?.close()
         if writer != nil { try? storage.setWriting(false) }
@@ -199,6 +198,28 @@ public final class EventLog: Sendable {
     /// Blocks until every entry and snapshot appended so far is committed and on disk.
     public func flush() throws(EventLogError) {
         try requireWriter().flush()
+    }
+
+    /// Records the current state of each attached reactor that is idle and changed since its latest snapshot, then
+    /// flushes (``flush()``): call it where the app may be killed next (sent to the background), so that the log
+    /// holds its latest states, which the inspector shows without the reducer, not only the snapshots its policy
+    /// wrote. The streams stay open; a reactor in the middle of dispatch on another thread is not waited for.
+    public func checkpoint() throws(EventLogError) {
+        try askForStates()
+        try flush()
+    }
+
+    /// ``checkpoint()``, suspending until the states are on disk instead of blocking.
+    public func checkpoint() async throws {
+        try askForStates()
+        try await flush()
+    }
+
+    /// Asks each open stream's owner for its state (``LogRequest/checkpoint``), in the order the streams were made.
+    private func askForStates() throws(EventLogError) {
+        _ = try requireWriter()
+        let handlers = requestHandlers.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
+        for handler in handlers { handler(.checkpoint) }
     }
 
     /// Suspends until every entry and snapshot appended so far is committed and on disk.
@@ -349,13 +370,13 @@ public final class EventLog: Sendable {
 
     func releaseStream(_ id: UInt32) {
         _ = openStreamIDs.withLock { $0.remove(id) }
-        _ = closingHooks.withLock { $0.removeValue(forKey: id) }
+        _ = requestHandlers.withLock { $0.removeValue(forKey: id) }
     }
 
-    /// Runs `hook` when the log closes while stream `id` is open (``close()``).
-    func setClosingHook(_ hook: @escaping @Sendable () -> Void, forStream id: UInt32) {
+    /// Asks `handler` for stream `id`'s state at ``checkpoint()`` and ``close()`` while the stream is open.
+    func setRequestHandler(_ handler: @escaping @Sendable (LogRequest) -> Void, forStream id: UInt32) {
         guard isStreamOpen(id) else { return }
-        closingHooks.withLock { $0[id] = hook }
+        requestHandlers.withLock { $0[id] = handler }
     }
 
     // MARK: Codecs

@@ -70,12 +70,17 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
             try? stream.close(finalState: nil)
             throw .invalidArgument("Attach \(Self.self) to a log before its first use; it has already started.")
         }
-        // A log closed before the reactor is released still keeps its last state: the stream is closed while dispatch
-        // is held, so that no mutation comes between the state and the `closed` entry it is recorded at. Held weakly:
-        // the runtime owns the recorder, and the log must not keep either alive.
-        stream.whenLogCloses { [weak runtime = self.runtime, weak recorder] in
+        // The log's checkpoint records the state, and a log closed before the reactor is released still keeps it: both
+        // are queued while dispatch is held, so that no mutation comes between the state and the entry it is recorded
+        // at. Held weakly: the runtime owns the recorder, and the log must not keep either alive.
+        stream.onLogRequest { [weak runtime = self.runtime, weak recorder] request in
             guard let runtime, let recorder else { return }
-            runtime.withReducedStateIfIdle { recorder.close(finalState: $0) }
+            runtime.withReducedStateIfIdle { state in
+                switch request {
+                case .checkpoint: recorder.checkpoint(state)
+                case .close: recorder.close(finalState: state)
+                }
+            }
         }
         return change
     }

@@ -100,7 +100,7 @@ public enum TimeTravelError: HintedError, Sendable, Hashable {
             "\(nearest.isEmpty ? "Travel" : "Read one of those, or travel") with a replayer that has the reducer (`ReactorReplayer`)."
         case .noRecordedStates: "Bisect with a replayer that has the reducer (`ReactorReplayer`), or record snapshots more often."
         case .nothingToCompare:
-            "Record snapshots more often (`SnapshotPolicy.everyMutation` for a log kept as a test fixture), or check a range that ends at a snapshot."
+            "Record snapshots more often (`SnapshotPolicy.everyMutation` for a log kept as a test fixture, `log.checkpoint()` where a session ends), or check a range that ends at a snapshot."
         case .notAnAction: "Start the tree at an action's step (an entry of kind `.action`)."
         case .schemaMismatch:
             "Read it with the types that recorded it, or register migrations from them (`SchemaMigrations`)."

@@ -228,26 +228,52 @@ struct SnapshotTests {
         #expect(state == 25)
     }
 
-    @Test("a stream's owner closes it with its last state when the log closes first; a stream closed before is left alone")
-    func whenLogCloses() throws {
-        let path = scratch.file("when-log-closes.reactorlog")
+    @Test("a stream's owner is asked for its state at a checkpoint and when the log closes first; a stream closed before is left alone")
+    func logRequests() throws {
+        let path = scratch.file("log-requests.reactorlog")
         let log = try EventLog.open(at: path)
         let open = try log.counterStream("open"), early = try log.counterStream("early")
-        _ = try open.append(.mutation("m", 7))
-        let ran = Mutex<[String]>([])
-        open.whenLogCloses { [weak open] in
-            ran.withLock { $0.append("open") }
-            try? open?.close(finalState: try? log.encode(7))
+        let mutation = try open.append(.mutation("m", 7))
+        let asked = Mutex<[String]>([])
+        open.onLogRequest { [weak open] request in
+            asked.withLock { $0.append("open \(request)") }
+            switch request {
+            case .checkpoint: _ = try? open?.writeCheckpoint { Data("7".utf8) }
+            case .close: try? open?.close(finalState: try? log.encode(7))
+            }
         }
-        early.whenLogCloses { ran.withLock { $0.append("early") } }
+        early.onLogRequest { request in asked.withLock { $0.append("early \(request)") } }
         try early.close()
+        // A checkpoint records the state after the latest append, committed when it returns; the next has nothing new.
+        try log.checkpoint()
+        #expect(try EventLog.openReadOnly(at: path).snapshotSequences(stream: "open") == [mutation])
+        try log.checkpoint()
         try log.close()
-        #expect(ran.withLock { $0 } == ["open"])
+        #expect(asked.withLock { $0 } == ["open checkpoint", "open checkpoint", "open close"])
+        #expect(throws: EventLogError.self) { try log.checkpoint() }
 
         let reader = try EventLog.openReadOnly(at: path)
         let last = try #require(try reader.readEntries(EntryQuery(stream: "open")).last)
         #expect(last.kind == .streamClosed)
         let snapshot = try #require(try reader.snapshot(stream: "open", at: last.sequence))
         #expect(try reader.decode(Int.self, from: snapshot.state, codec: snapshot.codec) == 7)
+        #expect(try reader.snapshotSequences(stream: "open") == [mutation, last.sequence])
+    }
+
+    @Test("no checkpoint is written after a mutation the log refused: the state has run ahead of the latest append")
+    func noCheckpointAfterRefusal() throws {
+        var configuration = EventLogConfiguration()
+        configuration.initialMapSize = 64 << 10
+        configuration.maxMapSize = 256 << 10
+        let log = try EventLog.open(at: scratch.file("refused.reactorlog"), configuration: configuration)
+        let stream = try log.counterStream()
+        let big = EntryDraft(kind: .mutation, caseName: "big", payload: Data(("\"" + String(repeating: "b", count: 4094) + "\"").utf8))
+        #expect(throws: EventLogError.self) {
+            for _ in 0..<1000 { try stream.append(big) }
+            try log.flush()
+        }
+        #expect(throws: EventLogError.self) { try stream.append(big) }
+        #expect(try stream.writeCheckpoint { Data("0".utf8) } == false)
+        #expect(throws: EventLogError.self) { try log.close() }
     }
 }

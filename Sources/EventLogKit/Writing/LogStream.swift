@@ -33,6 +33,9 @@ public final class LogStream: Sendable {
     /// writer thread adds those it encodes): what ``isSnapshotDue`` reads after each mutation.
     private let snapshotPolicy: SnapshotPolicy
     private let payloadBytes = PayloadTally()
+    /// Whether a mutation was refused (a write failure) since the latest snapshot: the state then runs ahead of the
+    /// stream's latest append, so no checkpoint is written at it (``writeCheckpoint(encoding:)``).
+    private let refusedSinceSnapshot = Atomic<Bool>(false)
 
     /// The stream's descriptor.
     public let info: StreamInfo
@@ -262,6 +265,7 @@ public final class LogStream: Sendable {
         // The mutations of a run after `sequence` count toward the next snapshot.
         mutations.store(unreduced(after: sequence), ordering: .relaxed)
         payloadBytes.reset()
+        refusedSinceSnapshot.store(false, ordering: .relaxed)
     }
 
     /// Records `state`, encoded with the log's codec, as the state right after entry `sequence`.
@@ -290,12 +294,26 @@ public final class LogStream: Sendable {
         }
     }
 
-    /// Runs `body` when the log closes while this stream is open, before the log stops taking appends: where the
-    /// stream's owner closes it with its last state (a recorded reactor's, ``close(encodingFinalState:)``). Replaces
-    /// what an earlier call set; nothing runs once the stream is closed.
-    public func whenLogCloses(_ body: @escaping @Sendable () -> Void) {
+    /// Registers what the stream's owner does when the log asks for its state: at ``EventLog/checkpoint()`` and when
+    /// the log closes while the stream is open, before it stops taking appends (``LogRequest``). Replaces what an
+    /// earlier call set; nothing runs once the stream is closed. The log holds `handler` until then: capture the owner
+    /// weakly.
+    public func onLogRequest(_ handler: @escaping @Sendable (LogRequest) -> Void) {
         guard !closed.load(ordering: .acquiring) else { return }
-        log.setClosingHook(body, forStream: info.id)
+        log.setRequestHandler(handler, forStream: info.id)
+    }
+
+    /// Records the state `encode` makes (on the writer thread) as the state right after the stream's latest append,
+    /// when mutations were appended since its latest snapshot; returns whether it did. Call it where nothing can be
+    /// appended between that state and the call, as a recorded reactor does while it holds dispatch. Writes nothing
+    /// after a mutation the log refused (a write failure): that state is not the one after the latest append, and the
+    /// snapshot due at the stream's next mutation records it.
+    @discardableResult
+    public func writeCheckpoint(encoding encode: @escaping @Sendable () throws -> Data) throws(EventLogError) -> Bool {
+        try checkOpen()
+        guard mutations.load(ordering: .relaxed) > 0, !refusedSinceSnapshot.load(ordering: .relaxed) else { return false }
+        try writeSnapshot(at: lastSequence, encoding: encode)
+        return true
     }
 
     /// Closes the stream like ``close(finalState:codec:)``, with a last snapshot encoded by `encode` on the
@@ -334,7 +352,10 @@ public final class LogStream: Sendable {
     /// rebuilt again once writing resumes (the writer marks the refused stretch with an `unwritten` entry).
     @inline(never)
     private func refused(_ error: EventLogError) -> EventLogError {
-        if case .writeFailed = error { payloadBytes.requestSnapshot() }
+        if case .writeFailed = error {
+            payloadBytes.requestSnapshot()
+            refusedSinceSnapshot.store(true, ordering: .relaxed)
+        }
         return error
     }
 

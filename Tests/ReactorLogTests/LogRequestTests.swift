@@ -3,12 +3,14 @@ import Foundation
 import ReactorLog
 import ReactorLogPersistence
 import TestSupport
+import TimeTravel
 import Testing
 
-/// A log closed while the reactors it records are still alive: each idle one closes its stream with its last state,
-/// as its release would have, so a short session keeps more than its initial state.
-@Suite("A log closed before its reactors", .timeLimit(.minutes(3)))
-struct LogCloseTests {
+/// A log asks the reactors it records for their states: at a checkpoint, and when it closes while they are still alive
+/// (each idle one closes its stream with its last state, as its release would have), so that a short session keeps
+/// more than its initial state.
+@Suite("A log asks its reactors for their states", .timeLimit(.minutes(3)))
+struct LogRequestTests {
     let scratch = ScratchDirectory()
 
     /// Adds numbers; its published state also carries a label that `transform(state:)` derives, which the log must not
@@ -52,6 +54,53 @@ struct LogCloseTests {
         let log = try EventLog.openReadOnly(at: path)
         defer { try? log.close() }
         return try log.readEntries(EntryQuery(stream: stream))
+    }
+
+    @Test("a checkpoint records each idle reactor's reduced state after its latest entry, committed, once; recording goes on")
+    func checkpoint() async throws {
+        let path = scratch.file("checkpoint.reactorlog")
+        let log = try EventLog.open(at: path)
+        let tally = Tally(), unused = Tally()
+        try tally.attach(to: log, stream: "tally")
+        try unused.attach(to: log, stream: "unused")
+        for n in 1...3 { tally.send(.add(n)) }
+        try await log.checkpoint()
+        // Committed when it returns: another reader sees it.
+        let first = try EventLog.openReadOnly(at: path)
+        let mutations = try first.sequences(stream: "tally", kinds: [.mutation], from: 1, through: .max)
+        #expect(try first.snapshotSequences(stream: "tally") == [try #require(mutations.last)])
+        let snapshot = try #require(try first.snapshot(stream: "tally", at: mutations[2]))
+        #expect(try first.decode(Tally.State.self, from: snapshot.state, codec: snapshot.codec) == Tally.State(total: 6, label: ""))
+        #expect(try first.snapshotSequences(stream: "unused").isEmpty)
+        try first.close()
+
+        try await log.checkpoint()
+        tally.send(.add(4))
+        try await log.checkpoint()
+        let second = try EventLog.openReadOnly(at: path)
+        #expect(try second.snapshotSequences(stream: "tally").count == 2, "nothing new at the second checkpoint; the fourth mutation at the third")
+        #expect(try second.readEntries(EntryQuery(stream: "tally")).last?.kind == .mutation, "the stream stays open")
+        try second.close()
+        tally.send(.add(5))
+        try await log.flush()
+        #expect(tally.logFailure == nil)
+        #expect(try log.readEntries(EntryQuery(stream: "tally", kinds: [.mutation])).count == 5)
+        try log.close()
+    }
+
+    @Test("an app killed after a checkpoint leaves a log whose latest state reads without the reducer")
+    func killedAfterCheckpoint() throws {
+        let log = try EventLog.open(at: scratch.file("app.reactorlog"))
+        let tally = Tally()
+        try tally.attach(to: log, stream: "tally")
+        for n in 1...10 { tally.send(.add(n)) }
+        try log.checkpoint()
+        let killed = scratch.file("killed.reactorlog")
+        try KilledApp.copy(logAt: log.path, to: killed)
+        try log.close()
+
+        let machine = try TimeMachine(log: try EventLog.openReadOnly(at: killed), stream: "tally", replayer: RecordedStates())
+        #expect(try machine.json(at: try machine.lastStep())["total"] == .number(55))
     }
 
     @Test("closing the log closes each idle reactor's stream with a snapshot of its reduced state; the reactor works on in memory")
