@@ -201,7 +201,7 @@ public final class EventLog: Sendable {
     }
 
     /// Records the current state of each attached reactor that is idle and changed since its latest snapshot, then
-    /// flushes (``flush()``): call it where the app may be killed next (sent to the background), so that the log
+    /// flushes (`flush()`): call it where the app may be killed next (sent to the background), so that the log
     /// holds its latest states, which the inspector shows without the reducer, not only the snapshots its policy
     /// wrote. The streams stay open; a reactor in the middle of dispatch on another thread is not waited for.
     public func checkpoint() throws(EventLogError) {
@@ -209,7 +209,7 @@ public final class EventLog: Sendable {
         try flush()
     }
 
-    /// ``checkpoint()``, suspending until the states are on disk instead of blocking.
+    /// `checkpoint()`, suspending until the states are on disk instead of blocking.
     public func checkpoint() async throws {
         try askForStates()
         try await flush()
@@ -373,7 +373,7 @@ public final class EventLog: Sendable {
         _ = requestHandlers.withLock { $0.removeValue(forKey: id) }
     }
 
-    /// Asks `handler` for stream `id`'s state at ``checkpoint()`` and ``close()`` while the stream is open.
+    /// Asks `handler` for stream `id`'s state at `checkpoint()` and ``close()`` while the stream is open.
     func setRequestHandler(_ handler: @escaping @Sendable (LogRequest) -> Void, forStream id: UInt32) {
         guard isStreamOpen(id) else { return }
         requestHandlers.withLock { $0[id] = handler }

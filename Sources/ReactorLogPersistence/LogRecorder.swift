@@ -100,7 +100,7 @@ public final class LogRecorder<Action: Codable & Sendable, Mutation: Codable & S
     }
 
     /// Records `state` as the state after the stream's latest entry when it changed since the latest snapshot, encoded
-    /// on the writer thread (``EventLog/checkpoint()``); the caller holds dispatch.
+    /// on the writer thread (`EventLog.checkpoint()`); the caller holds dispatch.
     func checkpoint(_ state: State) {
         logged { () throws(EventLogError) in
             try stream.writeCheckpoint { [encoder] in try encoder.encodeState(state) }

@@ -1,7 +1,7 @@
 /// What a log asks of the owner of an open stream's state, through the handler the owner registered with
 /// ``LogStream/onLogRequest(_:)``. A recorded reactor's `attach` registers one.
 public enum LogRequest: Sendable, Hashable {
-    /// ``EventLog/checkpoint()``: record the current state when mutations came since the stream's latest snapshot
+    /// `EventLog.checkpoint()`: record the current state when mutations came since the stream's latest snapshot
     /// (``LogStream/writeCheckpoint(encoding:)``). The stream stays open.
     case checkpoint
     /// ``EventLog/close()`` is closing the log while the stream is open: close it with its last state

@@ -294,7 +294,7 @@ public final class LogStream: Sendable {
         }
     }
 
-    /// Registers what the stream's owner does when the log asks for its state: at ``EventLog/checkpoint()`` and when
+    /// Registers what the stream's owner does when the log asks for its state: at `EventLog.checkpoint()` and when
     /// the log closes while the stream is open, before it stops taking appends (``LogRequest``). Replaces what an
     /// earlier call set; nothing runs once the stream is closed. The log holds `handler` until then: capture the owner
     /// weakly.
