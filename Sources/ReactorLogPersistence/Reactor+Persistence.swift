@@ -6,9 +6,10 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
     /// Records this reactor in stream `name` of `log`: every action (after `transform(action:)`, and after
     /// `redact`), every mutation (after `transform(mutation:)`, with the sequence number of the action that
     /// caused it) and every effect error, in exactly the order `reduce` applied them, plus snapshots of the
-    /// state as the log's snapshot policy says and a last one when the stream closes: when the reactor is released, or
-    /// when the log closes first (`EventLog.close()`, while the reactor is idle; after it, the reactor works on in
-    /// memory and records nothing).
+    /// state as the log's snapshot policy says, at `EventLog.checkpoint()`, and a last one when the stream closes: when
+    /// the reactor is released, or when the log closes first (`EventLog.close()`; after it, the reactor works on in
+    /// memory and records nothing). A checkpoint or a close finds the reactor idle or passes it by: it never waits for
+    /// dispatch.
     ///
     /// A mutation is appended before the state it produces is published (write-ahead); in the log's
     /// default `grouped` durability, dispatch never waits for the disk.
