@@ -48,6 +48,10 @@ public final class EventLog: Sendable {
     private let requestHandlers = Mutex<[UInt32: @Sendable (LogRequest) -> Void]>([:])
     /// Whether ``close()`` has run: an atomic, since every append reads it.
     private let closed = Atomic(false)
+    /// Whether ``close()`` has begun: set before the streams' owners are asked for their states, while the log still
+    /// takes appends (``closed`` is set after), so that a second close neither asks again nor closes the writer under
+    /// the first one's appends.
+    private let closing = Atomic(false)
     /// The highest sequence number retention has looked at for effect errors to pin.
     let retentionScan = Mutex<UInt64>(0)
 
@@ -181,6 +185,7 @@ public final class EventLog: Sendable {
     /// (``LogRequest/close``; one in the middle of dispatch at that moment keeps the snapshots it wrote before); whatever
     /// it sends later is not recorded.
     public func close() throws(EventLogError) {
+        guard !closing.exchange(true, ordering: .acquiringAndReleasing) else { return }
         // In the order the streams were made, while the log still takes appends; outside the lock, since a handler closes
         // its stream, which releases it here.
         let handlers = requestHandlers.withLock { handlers in
@@ -188,7 +193,7 @@ public final class EventLog: Sendable {
             return handlers.sorted { $0.key < $1.key }.map(\.value)
         }
         for handler in handlers { handler(.close) }
-        guard closed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        closed.store(true, ordering: .releasing)
         let failure = writer?.close()
         if writer != nil { try? storage.setWriting(false) }
         writerLock?.release()

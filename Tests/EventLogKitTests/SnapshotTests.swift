@@ -260,6 +260,25 @@ struct SnapshotTests {
         #expect(try reader.snapshotSequences(stream: "open") == [mutation, last.sequence])
     }
 
+    @Test("a close begun while another asks the streams' owners returns at once, and the first goes on taking their appends")
+    func closeWithinClose() throws {
+        let path = scratch.file("close-within-close.reactorlog")
+        let log = try EventLog.open(at: path)
+        let stream = try log.counterStream()
+        _ = try stream.append(.mutation("m", 1))
+        stream.onLogRequest { [weak stream] request in
+            guard request == .close else { return }
+            // As user code might, where a reactor that hands dispatch back runs what was sent meanwhile.
+            try? log.close()
+            try? stream?.close(finalState: try? log.encode(1))
+        }
+        try log.close()
+        let reader = try EventLog.openReadOnly(at: path)
+        let last = try #require(try reader.readEntries(EntryQuery(stream: "counter")).last)
+        #expect(last.kind == .streamClosed)
+        #expect(try reader.snapshot(stream: "counter", at: last.sequence) != nil)
+    }
+
     @Test("no checkpoint is written after a mutation the log refused: the state has run ahead of the latest append")
     func noCheckpointAfterRefusal() throws {
         var configuration = EventLogConfiguration()
