@@ -186,13 +186,8 @@ public final class EventLog: Sendable {
     /// it sends later is not recorded.
     public func close() throws(EventLogError) {
         guard !closing.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        // In the order the streams were made, while the log still takes appends; outside the lock, since a handler closes
-        // its stream, which releases it here.
-        let handlers = requestHandlers.withLock { handlers in
-            defer { handlers = [:] }
-            return handlers.sorted { $0.key < $1.key }.map(\.value)
-        }
-        for handler in handlers { handler(.close) }
+        // While the log still takes appends.
+        ask(.close)
         closed.store(true, ordering: .releasing)
         let failure = writer?.close()
         if writer != nil { try? storage.setWriting(false) }
@@ -210,21 +205,26 @@ public final class EventLog: Sendable {
     /// holds its latest states, which the inspector shows without the reducer, not only the snapshots its policy
     /// wrote. The streams stay open; a reactor in the middle of dispatch on another thread is not waited for.
     public func checkpoint() throws(EventLogError) {
-        try askForStates()
+        _ = try requireWriter()
+        ask(.checkpoint)
         try flush()
     }
 
     /// `checkpoint()`, suspending until the states are on disk instead of blocking.
     public func checkpoint() async throws {
-        try askForStates()
+        _ = try requireWriter()
+        ask(.checkpoint)
         try await flush()
     }
 
-    /// Asks each open stream's owner for its state (``LogRequest/checkpoint``), in the order the streams were made.
-    private func askForStates() throws(EventLogError) {
-        _ = try requireWriter()
-        let handlers = requestHandlers.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
-        for handler in handlers { handler(.checkpoint) }
+    /// Asks each open stream's owner for its state, in the order the streams were made; at ``LogRequest/close``, for
+    /// the last time. Outside the lock: a handler that closes its stream releases it here.
+    private func ask(_ request: LogRequest) {
+        let handlers = requestHandlers.withLock { handlers in
+            defer { if request == .close { handlers = [:] } }
+            return handlers.sorted { $0.key < $1.key }.map(\.value)
+        }
+        for handler in handlers { handler(request) }
     }
 
     /// Suspends until every entry and snapshot appended so far is committed and on disk.
