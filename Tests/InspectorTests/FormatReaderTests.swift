@@ -23,8 +23,7 @@ struct FormatReaderTests {
         #expect(result.output.contains(#"#2 search action updateQuery {"updateQuery":{"_0":"s"}} @ reactorlog/Demo.swift:"#), "each action with its call site")
         #expect(result.output.hasSuffix("snapshots, all checksums match\n"))
         let copy = scratch.file("copy.reactorlog")
-        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)
-        try FileManager.default.copyItem(atPath: demo + "/data.mdb", toPath: copy + "/data.mdb")
+        try ScratchDirectory.copyLog(at: demo, to: copy)
         try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: copy)
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: copy) }
         let fromCopy = try await read([copy, "--copy"])

@@ -44,7 +44,7 @@ struct DamagedResumeTests {
         try await log.flush()
         let highest = try log.highestSequence()
         let path = scratch.file(name)
-        try KilledApp.copy(logAt: log.path, to: path)
+        try ScratchDirectory.copyLog(at: log.path, to: path)   // what a killed app leaves
         try withExtendedLifetime(reactor) { try log.close() }
         return (path, highest)
     }
@@ -111,7 +111,7 @@ struct DamagedResumeTests {
             try await reopened.flush()
             #expect(try reopened.streams().map(\.name) == ["tally"])
             launched = scratch.file("tally-index-killed-\(round).reactorlog")
-            try KilledApp.copy(logAt: reopened.path, to: launched)
+            try ScratchDirectory.copyLog(at: reopened.path, to: launched)
             try withExtendedLifetime(resumed) { try reopened.close() }
         }
     }

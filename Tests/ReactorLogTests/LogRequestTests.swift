@@ -96,7 +96,7 @@ struct LogRequestTests {
         for n in 1...10 { tally.send(.add(n)) }
         try log.checkpoint()
         let killed = scratch.file("killed.reactorlog")
-        try KilledApp.copy(logAt: log.path, to: killed)
+        try ScratchDirectory.copyLog(at: log.path, to: killed)   // what a killed app leaves
         try log.close()
 
         let machine = try TimeMachine(log: try EventLog.openReadOnly(at: killed), stream: "tally", replayer: RecordedStates())

@@ -18,9 +18,17 @@ public final class ScratchDirectory: Sendable {
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures").appendingPathComponent(name).path
         let copy = file(name)
+        try Self.copyLog(at: source, to: copy)
+        return copy
+    }
+
+    /// Copies the data file of the log at `source` into a new log at `copy`: what the log holds committed. Of a log an
+    /// app is still writing, once the test flushed it, it is what the disk holds if the app is killed now: without what
+    /// a clean end writes (each attached reactor's `closed` entry and last snapshot, written when the reactor is
+    /// released or the log closes).
+    public static func copyLog(at source: String, to copy: String) throws {
         try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: source + "/data.mdb", toPath: copy + "/data.mdb")
-        return copy
     }
 
     /// The text of `name` from Tests/Fixtures.

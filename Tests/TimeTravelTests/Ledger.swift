@@ -43,7 +43,8 @@ final class LedgerReactor: Reactor {
 
 /// Records a ledger session of `deposits` deposits (amounts 1...9 cycling) into `log`, releases the reactor
 /// and commits; returns every published state, the initial one first. With `crashedCopy`, the log as an app that
-/// crashed leaves it is copied there first (``KilledApp``): its stream has no `closed` entry and no last snapshot.
+/// crashed leaves it is copied there first (`ScratchDirectory.copyLog`): its stream has no `closed` entry and no last
+/// snapshot.
 func recordLedger(
     _ log: EventLog, deposits: Int, bugAtDeposit: Int? = nil, stream: String = "ledger", crashedCopy: String? = nil
 ) throws -> [LedgerReactor.State] {
@@ -55,7 +56,7 @@ func recordLedger(
     observation?.cancel()
     if let crashedCopy {
         try log.flush()
-        try KilledApp.copy(logAt: log.path, to: crashedCopy)
+        try ScratchDirectory.copyLog(at: log.path, to: crashedCopy)
     }
     // Released, the reactor appends its closed marker and last snapshot: commit them too.
     reactor = nil
