@@ -203,7 +203,9 @@ public final class EventLog: Sendable {
     /// Records the current state of each attached reactor that is idle and changed since its latest snapshot, then
     /// flushes (`flush()`): call it where the app may be killed next (sent to the background), so that the log
     /// holds its latest states, which the inspector shows without the reducer, not only the snapshots its policy
-    /// wrote. The streams stay open; a reactor in the middle of dispatch on another thread is not waited for.
+    /// wrote. The streams stay open. A reactor in the middle of dispatch (on another thread, or this call's own caller)
+    /// is not waited for: it records its state when its dispatch gets to the request, committed with the writes that
+    /// follow rather than by this call.
     public func checkpoint() throws(EventLogError) {
         _ = try requireWriter()
         ask(.checkpoint)

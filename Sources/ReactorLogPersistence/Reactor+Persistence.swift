@@ -8,8 +8,9 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
     /// caused it) and every effect error, in exactly the order `reduce` applied them, plus snapshots of the
     /// state as the log's snapshot policy says, at `EventLog.checkpoint()`, and a last one when the stream closes: when
     /// the reactor is released, or when the log closes first (`EventLog.close()`; after it, the reactor works on in
-    /// memory and records nothing). A checkpoint or a close finds the reactor idle or passes it by: it never waits for
-    /// dispatch.
+    /// memory and records nothing). Neither waits for dispatch: a checkpoint that finds the reactor dispatching (on
+    /// another thread, or from inside its own dispatch) is recorded when that dispatch gets to it, after the work sent
+    /// before it, and committed with the writes that follow; a close passes a busy reactor by.
     ///
     /// A mutation is appended before the state it produces is published (write-ahead); in the log's
     /// default `grouped` durability, dispatch never waits for the disk.
@@ -73,14 +74,14 @@ extension Reactor where Action: Codable, Mutation: Codable, State: Codable {
         }
         // The log's checkpoint records the state, and a log closed before the reactor is released still keeps it: both
         // are queued while dispatch is held, so that no mutation comes between the state and the entry it is recorded
-        // at. Held weakly: the runtime owns the recorder, and the log must not keep either alive.
+        // at. A checkpoint that finds the reactor busy is recorded when its dispatch gets to it; a close cannot wait for
+        // that, since the log takes no appends once it returns. Held weakly: the runtime owns the recorder, and the log
+        // must not keep either alive.
         stream.onLogRequest { [weak runtime = self.runtime, weak recorder] request in
             guard let runtime, let recorder else { return }
-            runtime.withReducedStateIfIdle { state in
-                switch request {
-                case .checkpoint: recorder.checkpoint(state)
-                case .close: recorder.close(finalState: state)
-                }
+            switch request {
+            case .checkpoint: runtime.withReducedState { recorder.checkpoint($0) }
+            case .close: runtime.withReducedStateIfIdle { recorder.close(finalState: $0) }
             }
         }
         return change

@@ -50,6 +50,15 @@ struct LogRequestTests {
         }
     }
 
+    /// A new log at `file` in the scratch directory, with a ``Tally`` recorded in its stream "tally".
+    func recordedTally(_ file: String) throws -> (path: String, log: EventLog, tally: Tally) {
+        let path = scratch.file(file)
+        let log = try EventLog.open(at: path)
+        let tally = Tally()
+        try tally.attach(to: log, stream: "tally")
+        return (path, log, tally)
+    }
+
     func entries(_ path: String, stream: String) throws -> [LogEntry] {
         let log = try EventLog.openReadOnly(at: path)
         defer { try? log.close() }
@@ -206,10 +215,7 @@ struct LogRequestTests {
 
     @Test("a reactor in the middle of dispatch when its log closes is not waited for: it keeps the snapshots written before")
     func busyReactorIsNotWaitedFor() throws {
-        let path = scratch.file("busy.reactorlog")
-        let log = try EventLog.open(at: path)
-        let tally = Tally()
-        try tally.attach(to: log, stream: "tally")
+        let (path, log, tally) = try recordedTally("busy.reactorlog")
         // Closed from inside dispatch (an observer), where waiting for dispatch to end would never return.
         let observation = tally.observe { state in if state.total == 3 { try? log.close() } }
         tally.send(.add(1))
@@ -219,5 +225,52 @@ struct LogRequestTests {
         #expect(kinds == [.streamOpened, .action, .mutation, .action, .mutation])
         #expect(try EventLog.openReadOnly(at: path).snapshotSequences(stream: "tally").isEmpty)
         observation.cancel()
+    }
+
+    @Test("a checkpoint that finds the reactor dispatching on another thread returns at once; the state is recorded when that dispatch ends")
+    func checkpointDuringDispatchElsewhere() throws {
+        let (path, log, tally) = try recordedTally("elsewhere.reactorlog")
+        tally.send(.add(1))
+        let entered = DispatchSemaphore(value: 0), resume = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        // Holds the sending thread inside dispatch, in an observer of the state the second send made.
+        let observation = tally.observe { state in
+            guard state.total == 3 else { return }
+            entered.signal()
+            resume.wait()
+        }
+        Thread { tally.send(.add(2)); done.signal() }.start()
+        entered.wait()
+        try log.checkpoint()   // returns while the other thread still dispatches: waiting for it would never return
+        #expect(try EventLog.openReadOnly(at: path).snapshotSequences(stream: "tally").isEmpty)
+        resume.signal()
+        done.wait()
+        try log.flush()
+        let reader = try EventLog.openReadOnly(at: path)
+        let mutations = try reader.sequences(stream: "tally", kinds: [.mutation], from: 1, through: .max)
+        #expect(try reader.snapshotSequences(stream: "tally") == [try #require(mutations.last)])
+        let snapshot = try #require(try reader.snapshot(stream: "tally", at: mutations[1]))
+        #expect(try reader.decode(Tally.State.self, from: snapshot.state, codec: snapshot.codec).total == 3)
+        try reader.close()
+        observation.cancel()
+        try log.close()
+    }
+
+    @Test("a checkpoint asked from inside the reactor's own dispatch records its state after the work under way")
+    func checkpointFromInsideDispatch() throws {
+        let (path, log, tally) = try recordedTally("inside.reactorlog")
+        let observation = tally.observe { state in if state.total == 3 { try? log.checkpoint() } }
+        tally.send(.add(1))
+        tally.send(.add(2))
+        tally.send(.add(3))
+        try log.flush()
+        let reader = try EventLog.openReadOnly(at: path)
+        let mutations = try reader.sequences(stream: "tally", kinds: [.mutation], from: 1, through: .max)
+        // At the second mutation, the one whose state asked: not at the third, sent after the checkpoint ran.
+        #expect(try reader.snapshotSequences(stream: "tally") == [mutations[1]])
+        let snapshot = try #require(try reader.snapshot(stream: "tally", at: mutations[1]))
+        #expect(try reader.decode(Tally.State.self, from: snapshot.state, codec: snapshot.codec) == Tally.State(total: 3, label: ""))
+        try reader.close()
+        observation.cancel()
+        try log.close()
     }
 }

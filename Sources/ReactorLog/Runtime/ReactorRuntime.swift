@@ -27,6 +27,8 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
         case state(State, stage: Int? = nil)
         case effectError(any Error, cause: UInt64?)
         case observe(Observer)
+        /// A look at the state `reduce` last produced, between two pieces of work (``withReducedState(_:)``).
+        case reducedState(@Sendable (State) -> Void)
     }
 
     /// A state observer; `finish` is called when the reactor is released.
@@ -273,6 +275,8 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
                 return shared.visibleState(initial: engine.initialState)
             }
             observer.notify(state)
+        case .reducedState(let body):
+            body(engine.reduced)
         }
     }
 
@@ -436,5 +440,16 @@ public final class ReactorRuntime<Action: Sendable, Mutation: Sendable, State: S
             Task { [weak self] in await self?.hop(to: actor, engine: engine) }
         }
         return result
+    }
+
+    /// Runs `body` with the state `reduce` last produced, like ``withReducedStateIfIdle(_:)``, at once when the reactor
+    /// is idle; when a thread is dispatching (this one included), as work queued behind what was sent before it, which
+    /// that dispatcher runs when it gets there: between two pieces of work, holding dispatch, never waited for. Does
+    /// nothing before the first use. A log's checkpoint runs it, so that a busy reactor records its state once its
+    /// dispatch gets that far instead of not at all; `body` must not call back into the reactor.
+    package func withReducedState(_ body: @escaping @Sendable (State) -> Void) {
+        guard let engine = startedEngineIfAny, withReducedStateIfIdle(body) == nil else { return }
+        // Busy: queued, or run now by `dispatch` if the dispatcher let go since.
+        dispatch(.reducedState(body), engine: engine, from: nil)
     }
 }
