@@ -200,7 +200,7 @@ public final class EventLog: Sendable {
         try requireWriter().flush()
     }
 
-    /// Records the current state of each attached reactor that is idle and changed since its latest snapshot, then
+    /// Records the current state of each attached reactor that changed since its latest snapshot, then
     /// flushes (`flush()`): call it where the app may be killed next (sent to the background), so that the log
     /// holds its latest states, which the inspector shows without the reducer, not only the snapshots its policy
     /// wrote. The streams stay open. A reactor in the middle of dispatch (on another thread, or this call's own caller)

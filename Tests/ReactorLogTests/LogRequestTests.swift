@@ -50,11 +50,13 @@ struct LogRequestTests {
         }
     }
 
-    /// A new log at `file` in the scratch directory, with a ``Tally`` recorded in its stream "tally".
-    func recordedTally(_ file: String) throws -> (path: String, log: EventLog, tally: Tally) {
+    /// A new log at `file` in the scratch directory, with a ``Tally`` on `scheduler` recorded in its stream "tally".
+    func recordedTally(
+        _ file: String, scheduler: ReactorScheduler = .immediate
+    ) throws -> (path: String, log: EventLog, tally: Tally) {
         let path = scratch.file(file)
         let log = try EventLog.open(at: path)
-        let tally = Tally()
+        let tally = Tally(scheduler: scheduler)
         try tally.attach(to: log, stream: "tally")
         return (path, log, tally)
     }
@@ -171,10 +173,7 @@ struct LogRequestTests {
 
     @Test("a main-actor reactor's state is kept when its log closes on another thread, and it dispatches on afterwards")
     @MainActor func mainActorReactor() async throws {
-        let path = scratch.file("main.reactorlog")
-        let log = try EventLog.open(at: path)
-        let tally = Tally(scheduler: .mainActor)
-        try tally.attach(to: log, stream: "tally")
+        let (path, log, tally) = try recordedTally("main.reactorlog", scheduler: .mainActor)
         tally.send(.add(2))
         try await Task.detached { try log.close() }.value
         let reader = try EventLog.openReadOnly(at: path)
@@ -271,6 +270,31 @@ struct LogRequestTests {
         #expect(try reader.decode(Tally.State.self, from: snapshot.state, codec: snapshot.codec) == Tally.State(total: 3, label: ""))
         try reader.close()
         observation.cancel()
+        try log.close()
+    }
+
+    @Test("a main-actor reactor dispatching when another thread checkpoints records its state once that dispatch ends")
+    @MainActor func mainActorCheckpoint() async throws {
+        let (path, log, tally) = try recordedTally("main-checkpoint.reactorlog", scheduler: .mainActor)
+        let answered = DispatchSemaphore(value: 0)
+        // The main actor stays in dispatch until the other thread's checkpoint has returned.
+        let observation = tally.observe { state in
+            guard state.total == 2 else { return }
+            Thread { try? log.checkpoint(); answered.signal() }.start()
+            answered.wait()
+        }
+        tally.send(.add(2))
+        try await log.flush()
+        let reader = try EventLog.openReadOnly(at: path)
+        let mutations = try reader.sequences(stream: "tally", kinds: [.mutation], from: 1, through: .max)
+        #expect(try reader.snapshotSequences(stream: "tally") == mutations)
+        let first = try #require(mutations.first)
+        let snapshot = try #require(try reader.snapshot(stream: "tally", at: first))
+        #expect(try reader.decode(Tally.State.self, from: snapshot.state, codec: snapshot.codec).total == 2)
+        try reader.close()
+        observation.cancel()
+        tally.send(.add(3))
+        #expect(tally.currentState.total == 5, "dispatch goes on in the main actor")
         try log.close()
     }
 }
