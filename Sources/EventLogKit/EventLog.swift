@@ -43,9 +43,8 @@ public final class EventLog: Sendable {
     let storage: LogStorage
     let writer: LogWriter?
     private let writerLock: WriterLock?
-    private let openStreamIDs = Mutex<Set<UInt32>>([])
-    /// What each open stream's owner does when the log asks for its state (``LogStream/onLogRequest(_:)``), by stream id.
-    private let requestHandlers = Mutex<[UInt32: @Sendable (LogRequest) -> Void]>([:])
+    /// The streams open through this log, with what each one's owner does when the log asks for its state.
+    private let openStreams = Mutex(OpenStreams())
     /// Whether ``close()`` has run: an atomic, since every append reads it.
     private let closed = Atomic(false)
     /// Whether ``close()`` has begun: set before the streams' owners are asked for their states, while the log still
@@ -222,10 +221,7 @@ public final class EventLog: Sendable {
     /// Asks each open stream's owner for its state, in the order the streams were made; at ``LogRequest/close``, for
     /// the last time. Outside the lock: a handler that closes its stream releases it here.
     private func ask(_ request: LogRequest) {
-        let handlers = requestHandlers.withLock { handlers in
-            defer { if request == .close { handlers = [:] } }
-            return handlers.sorted { $0.key < $1.key }.map(\.value)
-        }
+        let handlers = openStreams.withLock { $0.handlers(for: request) }
         for handler in handlers { handler(request) }
     }
 
@@ -368,22 +364,20 @@ public final class EventLog: Sendable {
 
     /// Marks stream `id` open in this log, or throws ``EventLogError/streamInUse(name:)`` when it is open already.
     private func claimStream(_ id: UInt32, name: String) throws(EventLogError) {
-        guard openStreamIDs.withLock({ $0.insert(id).inserted }) else { throw .streamInUse(name: name) }
+        guard openStreams.withLock({ $0.claim(id) }) else { throw .streamInUse(name: name) }
     }
 
     func isStreamOpen(_ id: UInt32) -> Bool {
-        openStreamIDs.withLock { $0.contains(id) }
+        openStreams.withLock { $0.contains(id) }
     }
 
     func releaseStream(_ id: UInt32) {
-        _ = openStreamIDs.withLock { $0.remove(id) }
-        _ = requestHandlers.withLock { $0.removeValue(forKey: id) }
+        openStreams.withLock { $0.release(id) }
     }
 
     /// Asks `handler` for stream `id`'s state at `checkpoint()` and ``close()`` while the stream is open.
     func setRequestHandler(_ handler: @escaping @Sendable (LogRequest) -> Void, forStream id: UInt32) {
-        guard isStreamOpen(id) else { return }
-        requestHandlers.withLock { $0[id] = handler }
+        openStreams.withLock { $0.setHandler(handler, forStream: id) }
     }
 
     // MARK: Codecs
