@@ -61,6 +61,12 @@ struct LogRequestTests {
         return (path, log, tally)
     }
 
+    /// The state `reader` holds for `stream` right after `sequence`, decoded; `nil` when it holds none there.
+    func recordedState(_ reader: EventLog, stream: String = "tally", at sequence: UInt64) throws -> Tally.State? {
+        guard let snapshot = try reader.snapshot(stream: stream, at: sequence) else { return nil }
+        return try reader.decode(Tally.State.self, from: snapshot.state, codec: snapshot.codec)
+    }
+
     func entries(_ path: String, stream: String) throws -> [LogEntry] {
         let log = try EventLog.openReadOnly(at: path)
         defer { try? log.close() }
@@ -80,8 +86,7 @@ struct LogRequestTests {
         let first = try EventLog.openReadOnly(at: path)
         let mutations = try first.sequences(stream: "tally", kinds: [.mutation], from: 1, through: .max)
         #expect(try first.snapshotSequences(stream: "tally") == [try #require(mutations.last)])
-        let snapshot = try #require(try first.snapshot(stream: "tally", at: mutations[2]))
-        #expect(try first.decode(Tally.State.self, from: snapshot.state, codec: snapshot.codec) == Tally.State(total: 6, label: ""))
+        #expect(try recordedState(first, at: mutations[2]) == Tally.State(total: 6, label: ""))
         #expect(try first.snapshotSequences(stream: "unused").isEmpty)
         try first.close()
 
@@ -131,8 +136,7 @@ struct LogRequestTests {
             let last = try #require(recorded.last)
             #expect(last.kind == .streamClosed, "\(name): \(recorded.map(\.kind))")
             let reader = try EventLog.openReadOnly(at: path)
-            let snapshot = try #require(try reader.snapshot(stream: name, at: last.sequence))
-            let state = try reader.decode(Tally.State.self, from: snapshot.state, codec: snapshot.codec)
+            let state = try #require(try recordedState(reader, stream: name, at: last.sequence))
             // `reduce`'s state, not the published one `transform(state:)` labels.
             #expect(state == Tally.State(total: reactor.currentState.total, label: ""))
             #expect(reactor.currentState.label == "total \(state.total)")
@@ -178,8 +182,7 @@ struct LogRequestTests {
         try await Task.detached { try log.close() }.value
         let reader = try EventLog.openReadOnly(at: path)
         let last = try #require(try reader.readEntries(EntryQuery(stream: "tally")).last)
-        let snapshot = try #require(try reader.snapshot(stream: "tally", at: last.sequence))
-        #expect(try reader.decode(Tally.State.self, from: snapshot.state, codec: snapshot.codec).total == 2)
+        #expect(try recordedState(reader, at: last.sequence)?.total == 2)
         // Dispatch was handed back: a send in the scheduler's isolation is handled at once, as before.
         tally.send(.add(3))
         #expect(tally.currentState.total == 5)
@@ -203,8 +206,7 @@ struct LogRequestTests {
             guard let closed = recorded.last(where: { $0.kind == .streamClosed }) else { continue }
             kept += 1
             let reader = try EventLog.openReadOnly(at: path)
-            let snapshot = try #require(try reader.snapshot(stream: "tally", at: closed.sequence))
-            let state = try reader.decode(Tally.State.self, from: snapshot.state, codec: snapshot.codec)
+            let state = try #require(try recordedState(reader, at: closed.sequence))
             #expect(state.total == recorded.filter { $0.kind == .mutation && $0.sequence < closed.sequence }.count, "round \(round)")
             #expect(recorded.last?.sequence == closed.sequence, "nothing is recorded after the closed entry")
             try reader.close()
@@ -247,8 +249,7 @@ struct LogRequestTests {
         let reader = try EventLog.openReadOnly(at: path)
         let mutations = try reader.sequences(stream: "tally", kinds: [.mutation], from: 1, through: .max)
         #expect(try reader.snapshotSequences(stream: "tally") == [try #require(mutations.last)])
-        let snapshot = try #require(try reader.snapshot(stream: "tally", at: mutations[1]))
-        #expect(try reader.decode(Tally.State.self, from: snapshot.state, codec: snapshot.codec).total == 3)
+        #expect(try recordedState(reader, at: mutations[1])?.total == 3)
         try reader.close()
         observation.cancel()
         try log.close()
@@ -266,8 +267,7 @@ struct LogRequestTests {
         let mutations = try reader.sequences(stream: "tally", kinds: [.mutation], from: 1, through: .max)
         // At the second mutation, the one whose state asked: not at the third, sent after the checkpoint ran.
         #expect(try reader.snapshotSequences(stream: "tally") == [mutations[1]])
-        let snapshot = try #require(try reader.snapshot(stream: "tally", at: mutations[1]))
-        #expect(try reader.decode(Tally.State.self, from: snapshot.state, codec: snapshot.codec) == Tally.State(total: 3, label: ""))
+        #expect(try recordedState(reader, at: mutations[1]) == Tally.State(total: 3, label: ""))
         try reader.close()
         observation.cancel()
         try log.close()
@@ -288,9 +288,7 @@ struct LogRequestTests {
         let reader = try EventLog.openReadOnly(at: path)
         let mutations = try reader.sequences(stream: "tally", kinds: [.mutation], from: 1, through: .max)
         #expect(try reader.snapshotSequences(stream: "tally") == mutations)
-        let first = try #require(mutations.first)
-        let snapshot = try #require(try reader.snapshot(stream: "tally", at: first))
-        #expect(try reader.decode(Tally.State.self, from: snapshot.state, codec: snapshot.codec).total == 2)
+        #expect(try recordedState(reader, at: try #require(mutations.first))?.total == 2)
         try reader.close()
         observation.cancel()
         tally.send(.add(3))
