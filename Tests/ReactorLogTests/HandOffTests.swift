@@ -26,7 +26,7 @@ struct HandOffTests {
 
     /// Mutations and states that note the thread that encodes them; `.poison` cannot be encoded.
     final class NotingReactor: Reactor {
-        enum Action: Codable, Sendable { case add(Int), poison }
+        enum Action: Codable, Sendable { case add(Int), poison, burst }
         enum Mutation: Codable, Sendable {
             case add(Int)
             case poison
@@ -56,6 +56,7 @@ struct HandOffTests {
             switch action {
             case let .add(value): .just(.add(value))
             case .poison: .just(.poison)
+            case .burst: .just(.add(1), .poison, .add(2), .poison, .add(3))
             }
         }
         func reduce(state: State, mutation: Mutation) -> State {
@@ -83,6 +84,33 @@ struct HandOffTests {
         #expect(encoders["mutation"]?.count == 6)
         #expect((encoders["state"]?.count ?? 0) >= 3)
         #expect(encoders.values.joined().allSatisfy { $0 != sender })
+        try log.close()
+    }
+
+    @Test("the mutations an effect emits at once are handed over together and each written: one that cannot be encoded keeps its number, the rest their values")
+    func runWithUnencodableMutations() throws {
+        let log = try EventLog.open(at: scratch.file("burst.reactorlog"))
+        let reactor = NotingReactor()
+        try reactor.attach(to: log, stream: "noting")
+        reactor.send(.burst)
+        reactor.send(.add(10))
+        reactor.send(.burst)
+        try log.flush()
+        #expect(reactor.currentState.total == 22)
+        let entries = Array(try log.readEntries(EntryQuery(stream: "noting")))
+        let sequences = entries.map(\.sequence)
+        let first = try #require(sequences.first)
+        #expect(sequences == Array(first...first + UInt64(sequences.count - 1)))
+        let burst = ["add", "unencodable", "add", "unencodable", "add"]
+        #expect(entries.filter { $0.kind == .mutation }.map(\.caseName) == burst + ["add"] + burst)
+        // Each caused by its own action; the values that were encoded read back in order.
+        let actions = entries.filter { $0.kind == .action }.map(\.sequence)
+        try #require(actions.count == 3)
+        #expect(entries.filter { $0.kind == .mutation }.map(\.cause) == Array(repeating: actions[0], count: 5) + [actions[1]] + Array(repeating: actions[2], count: 5))
+        let values = try entries.filter { $0.kind == .mutation && !$0.lacksValue }.map { try $0.codec.json($0.payload).map { String(decoding: $0, as: UTF8.self) } }
+        #expect(values == [1, 2, 3, 10, 1, 2, 3].map { #"{"add":{"_0":\#($0)}}"# })
+        #expect(entries.filter(\.lacksValue).allSatisfy { $0.codec == .none && $0.payload.isEmpty })
+        #expect(reactor.logFailure != nil)
         try log.close()
     }
 
