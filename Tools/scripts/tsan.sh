@@ -8,7 +8,7 @@
 # exceed their time limits. Skipped: the fuzzing suite and the damaged-file sweeps (decoders on one thread, and
 # hundreds of inspector processes each, which take longer than their limits here), and the compact under a file size
 # limit of a few blocks, where any sanitized process dies of SIGBUS in the sanitizer itself (docs/TRUST.md). About
-# 25 minutes on two cores.
+# 50 minutes on two cores.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 Tools/scripts/setup.sh --tests
