@@ -67,6 +67,11 @@ struct LogRequestTests {
         return try reader.decode(Tally.State.self, from: snapshot.state, codec: snapshot.codec)
     }
 
+    /// The sequence numbers of the mutations `reader` holds in stream "tally", in order.
+    func mutationSequences(_ reader: EventLog) throws -> [UInt64] {
+        try reader.sequences(stream: "tally", kinds: [.mutation], from: 1, through: .max)
+    }
+
     func entries(_ path: String, stream: String) throws -> [LogEntry] {
         let log = try EventLog.openReadOnly(at: path)
         defer { try? log.close() }
@@ -84,8 +89,9 @@ struct LogRequestTests {
         try await log.checkpoint()
         // Committed when it returns: another reader sees it.
         let first = try EventLog.openReadOnly(at: path)
-        let mutations = try first.sequences(stream: "tally", kinds: [.mutation], from: 1, through: .max)
-        #expect(try first.snapshotSequences(stream: "tally") == [try #require(mutations.last)])
+        let mutations = try mutationSequences(first)
+        try #require(mutations.count == 3)
+        #expect(try first.snapshotSequences(stream: "tally") == [mutations[2]])
         #expect(try recordedState(first, at: mutations[2]) == Tally.State(total: 6, label: ""))
         #expect(try first.snapshotSequences(stream: "unused").isEmpty)
         try first.close()
@@ -247,8 +253,9 @@ struct LogRequestTests {
         done.wait()
         try log.flush()
         let reader = try EventLog.openReadOnly(at: path)
-        let mutations = try reader.sequences(stream: "tally", kinds: [.mutation], from: 1, through: .max)
-        #expect(try reader.snapshotSequences(stream: "tally") == [try #require(mutations.last)])
+        let mutations = try mutationSequences(reader)
+        try #require(mutations.count == 2)
+        #expect(try reader.snapshotSequences(stream: "tally") == [mutations[1]])
         #expect(try recordedState(reader, at: mutations[1])?.total == 3)
         try reader.close()
         observation.cancel()
@@ -264,7 +271,8 @@ struct LogRequestTests {
         tally.send(.add(3))
         try log.flush()
         let reader = try EventLog.openReadOnly(at: path)
-        let mutations = try reader.sequences(stream: "tally", kinds: [.mutation], from: 1, through: .max)
+        let mutations = try mutationSequences(reader)
+        try #require(mutations.count == 3)
         // At the second mutation, the one whose state asked: not at the third, sent after the checkpoint ran.
         #expect(try reader.snapshotSequences(stream: "tally") == [mutations[1]])
         #expect(try recordedState(reader, at: mutations[1]) == Tally.State(total: 3, label: ""))
@@ -286,7 +294,7 @@ struct LogRequestTests {
         tally.send(.add(2))
         try await log.flush()
         let reader = try EventLog.openReadOnly(at: path)
-        let mutations = try reader.sequences(stream: "tally", kinds: [.mutation], from: 1, through: .max)
+        let mutations = try mutationSequences(reader)
         #expect(try reader.snapshotSequences(stream: "tally") == mutations)
         #expect(try recordedState(reader, at: try #require(mutations.first))?.total == 2)
         try reader.close()
