@@ -15,7 +15,13 @@ struct BenchmarkSmokeTests {
         let sections = Set(figures.compactMap { ($0["section"] as? String)?.split(separator: ".").first.map(String.init) })
         #expect(sections == Set((0...10).map(String.init)))
         #expect(figures.allSatisfy { ($0["value"] as? Double ?? -1) >= 0 })
-        #expect((report["machine"] as? [String: Any])?["cores"] as? Int ?? 0 > 0)
+        let machine = try #require(report["machine"] as? [String: Any])
+        #expect(machine["cores"] as? Int ?? 0 > 0)
+        // When the executable was linked, so that a run recorded from a stale build shows it: a time before the run's.
+        let formatter = ISO8601DateFormatter()
+        let built = try #require((machine["built"] as? String).flatMap(formatter.date(from:)))
+        let date = try #require((machine["date"] as? String).flatMap(formatter.date(from:)))
+        #expect(built <= date)
 
         // The paired logging-cost figure: three rounds, their median between their lowest and highest.
         func rate(_ which: String) -> Double? {
