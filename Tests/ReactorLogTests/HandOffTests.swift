@@ -102,12 +102,13 @@ struct HandOffTests {
         let first = try #require(sequences.first)
         #expect(sequences == Array(first...first + UInt64(sequences.count - 1)))
         let burst = ["add", "unencodable", "add", "unencodable", "add"]
-        #expect(entries.filter { $0.kind == .mutation }.map(\.caseName) == burst + ["add"] + burst)
+        let mutations = entries.filter { $0.kind == .mutation }
+        #expect(mutations.map(\.caseName) == burst + ["add"] + burst)
         // Each caused by its own action; the values that were encoded read back in order.
         let actions = entries.filter { $0.kind == .action }.map(\.sequence)
         try #require(actions.count == 3)
-        #expect(entries.filter { $0.kind == .mutation }.map(\.cause) == Array(repeating: actions[0], count: 5) + [actions[1]] + Array(repeating: actions[2], count: 5))
-        let values = try entries.filter { $0.kind == .mutation && !$0.lacksValue }.map { try $0.codec.json($0.payload).map { String(decoding: $0, as: UTF8.self) } }
+        #expect(mutations.map(\.cause) == Array(repeating: actions[0], count: 5) + [actions[1]] + Array(repeating: actions[2], count: 5))
+        let values = try mutations.filter { !$0.lacksValue }.map { try $0.codec.json($0.payload).map { String(decoding: $0, as: UTF8.self) } }
         #expect(values == [1, 2, 3, 10, 1, 2, 3].map { #"{"add":{"_0":\#($0)}}"# })
         #expect(entries.filter(\.lacksValue).allSatisfy { $0.codec == .none && $0.payload.isEmpty })
         #expect(reactor.logFailure != nil)
