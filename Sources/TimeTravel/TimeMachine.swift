@@ -90,7 +90,7 @@ public struct TimeMachine<P: Replayer>: Sendable {
             try replaying(towards: step) {
                 try log.forEachEntry(EntryQuery(from: point.sequence + 1, through: step, stream: stream.name, kinds: [.mutation])) { mutation in
                     guard canReduce else { throw try needsReducer(step) }
-                    state = try replayer.reduce(state, view: mutation, recordedWith: history.fingerprint(at: mutation.sequence), log: log)
+                    try replayer.replay(mutation, into: &state, recordedWith: history.fingerprint(at: mutation.sequence), log: log)
                 }
             }
         } catch let error as TimeTravelError {

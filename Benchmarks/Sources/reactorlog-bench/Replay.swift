@@ -37,17 +37,24 @@ struct Replay: ParsableCommand {
         print("replay of \(mutations) mutations, \(runs) runs: \(Measure.spread(rates, Self.rate))")
     }
 
-    /// Replays `stream` of `log` through `reactor`: each mutation decoded where it lies in the map, as time travel
-    /// replays, and reduced. Returns how many it replayed.
+    /// Replays `stream` of `log` through `reactor`: each mutation decoded where it lies in the map and reduced into the
+    /// state in place, as time travel replays (`Replayer.replay(_:into:recordedWith:log:)`). Returns how many it replayed.
     static func replay(_ log: EventLog, stream: String = "search", with reactor: BenchReactor) throws -> Int {
         var state = reactor.initialState
         var mutations = 0
         try log.forEachEntry(EntryQuery(stream: stream, kinds: [.mutation])) { entry in
-            state = reactor.reduce(state: state, mutation: try entry.codec.decode(BenchReactor.Mutation.self, from: entry.payload))
+            let mutation = try entry.codec.decode(BenchReactor.Mutation.self, from: entry.payload)
+            reduce(&state, mutation, with: reactor)
             mutations += 1
         }
         withExtendedLifetime(state) {}
         return mutations
+    }
+
+    /// `state` after `mutation`. Through `inout` the closure's captured state goes to `reduce` where it lies; assigned
+    /// from the call it was passed to, it was copied first and the copy destroyed after (160 instructions a mutation).
+    private static func reduce(_ state: inout BenchReactor.State, _ mutation: BenchReactor.Mutation, with reactor: BenchReactor) {
+        state = reactor.reduce(state: state, mutation: mutation)
     }
 
     private static func rate(_ value: Double) -> String { String(format: "%.2fM mutations/s", value / 1e6) }

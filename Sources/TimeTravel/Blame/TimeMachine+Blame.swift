@@ -118,7 +118,7 @@ extension TimeMachine {
             // the machine's type metadata once a mutation.
             let (replayer, history, log) = (replayer, schemaHistory, log)
             try log.forEachEntry(EntryQuery(from: stretch.start + 1, through: stretch.end, stream: stream.name, kinds: [.mutation])) { mutation in
-                state = try replayer.reduce(state, view: mutation, recordedWith: history.fingerprint(at: mutation.sequence), log: log)
+                try replayer.replay(mutation, into: &state, recordedWith: history.fingerprint(at: mutation.sequence), log: log)
                 let old = watch.value
                 if try watch.changed(in: state) {
                     let copy = arena.copy(mutation)

@@ -54,4 +54,12 @@ extension Replayer {
     public func reduce(_ state: State, view mutation: EntryView, recordedWith schema: String, log: EventLog) throws -> State {
         try reduce(state, LogEntry(copying: mutation), recordedWith: schema, log: log)
     }
+
+    /// ``reduce(_:view:recordedWith:log:)`` into `state`: how a replay loop takes each mutation. The loop's state is a
+    /// variable its closure captures, and passed from there to the call it is assigned from, it was copied first and
+    /// the copy destroyed after: two calls of the state's value witnesses a mutation in this generic code. Through
+    /// `inout` the state goes to the call where it lies.
+    func replay(_ mutation: EntryView, into state: inout State, recordedWith schema: String, log: EventLog) throws {
+        state = try reduce(state, view: mutation, recordedWith: schema, log: log)
+    }
 }
