@@ -303,7 +303,7 @@ struct BadInputTests {
         #expect(throws: expected) { try EventLog.open(at: path) }
     }
 
-    /// Before 2026-12-04 (session 76) the list refused it ("a key where a search for #0 lands is 13 bytes, not 12"),
+    /// Before 2026-12-04 the list refused it ("a key where a search for #0 lands is 13 bytes, not 12"),
     /// and states that needed a snapshot with it.
     @Test("a snapshot key of the wrong size is damage, not the end of a stream's snapshots: one whose size grew is placed by its first 12 bytes, its record damaged")
     func damagedSnapshotKey() throws {
@@ -333,7 +333,7 @@ struct BadInputTests {
         try Self.setKeySize(0, ofSnapshot: sequences[2], in: path)
         let log = try EventLog.openReadOnly(at: path)
         // Its record begins with the rest of its key, which sorts between the keys around it: the list is whole, and
-        // the snapshot there is damaged (before 2026-12-04, session 76, the list and seeks refused the log's snapshots).
+        // the snapshot there is damaged (before 2026-12-04, the list and seeks refused the log's snapshots).
         #expect(try log.snapshotSequences(stream: "counter") == sequences)
         #expect(try log.latestSnapshot(stream: "counter", atOrBefore: sequences[3])?.sequence == sequences[3])
         let error = #expect(throws: EventLogError.self) { try log.latestSnapshot(stream: "counter", atOrBefore: sequences[2]) }
@@ -409,7 +409,7 @@ struct BadInputTests {
         try log.close()
     }
 
-    /// Before session 93 such a record was damage under id 0: each entry of its stream was named on its own (`verify`
+    /// Before 2026-12-06 such a record was damage under id 0: each entry of its stream was named on its own (`verify`
     /// gave two lines an entry, `log` a stretch each, `it names stream id 2, which the log does not describe`), and with
     /// the last stream's record wiped a writer gave its id to a new stream, whose name its old entries then took.
     @Test("a stream descriptor whose node a zeroed sector wiped is placed by its neighbours: its stream's entries are passed over as its damage, and a writer never gives its id again", arguments: [UInt32(1), 2, 3])
@@ -443,7 +443,7 @@ struct BadInputTests {
         #expect(try after.damagedStreams() == [damage])
     }
 
-    /// Before session 93 only the one record the reader's copy keeps for the page was damage: the other streams' entries
+    /// Before 2026-12-06 only the one record the reader's copy keeps for the page was damage: the other streams' entries
     /// named ids `the log does not describe`, each a stretch of damage of its own.
     @Test("a leaf page of stream descriptors left out of a reader's copy, the first, a middle one or the last: every id it held is named damaged, no other, its streams' entries passed over as such", arguments: ["first", "middle", "last"])
     func descriptorPageLeftOut(leaf: String) throws {

@@ -95,7 +95,7 @@ struct MetadataSealTests {
         }
     }
 
-    /// Before session 94 a bad bit in the format version refused the log as one of a newer format ("upgrade
+    /// Before 2026-12-06 a bad bit in the format version refused the log as one of a newer format ("upgrade
     /// ReactorLog", for an 8 read as a 9) or as not a log at all; one in the codec or the durability left `info` and
     /// `export` refusing it.
     @Test("a damaged value of a key whose values are few is put back where the seal vouches for one: read as sound, named by verify, refused to a writer", arguments: [
@@ -147,7 +147,7 @@ struct MetadataSealTests {
     }
 
     /// A bad bit in the size of the format version's key makes it `format-version8` and moves its value to the byte
-    /// after it: before session 94 the log read as one with no format version, and nothing of it was read.
+    /// after it: before 2026-12-06 the log read as one with no format version, and nothing of it was read.
     @Test("a record whose key size a bad bit changed is read as the key and value of few the seal vouches for")
     func damagedKeySizeMended() throws {
         let path = try makeLog()
@@ -207,7 +207,7 @@ struct MetadataSealTests {
         #expect(try EventLog.openReadOnly(at: path).metadata().formatVersion == EventLog.formatVersion)
     }
 
-    /// Before session 93 a wiped format version, or a wiped seal beside which LMDB's search missed the format version,
+    /// Before 2026-12-06 a wiped format version, or a wiped seal beside which LMDB's search missed the format version,
     /// left nothing of the log read (`its metadata has no format version, though it holds entries`).
     @Test("a metadata record a zeroed sector wiped: the values are found by walking, a value of few the seal vouches for is put back, verify names it, a writer is refused", arguments: [
         ("format-version", true), ("codec", true), ("durability", true), ("metadata-checksum", false), ("created-at", false),
@@ -229,7 +229,7 @@ struct MetadataSealTests {
             } else {
                 #expect(throws: EventLogError.self) { try reader.metadata() }
             }
-            // The values as stored: a creation time lost is none (before session 95, 0: `info` said 1970-01-01).
+            // The values as stored: a creation time lost is none (before 2026-12-06, 0: `info` said 1970-01-01).
             #expect(try (reader.storedMetadata().metadata.createdAt == nil) == (key == "created-at"))
         }
         // Let go of the reader above: a writer of this process is refused the log's damage, not the reader.

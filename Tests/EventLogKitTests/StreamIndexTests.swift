@@ -191,7 +191,7 @@ struct StreamIndexTests {
     @Test("appends after a removal that re-keyed the index's last block: the writer finds the new last key (no MDB_KEYEXIST)")
     func appendsAfterRemovingTheLastBlocksFront() throws {
         // One stream, one index block: removing its front rewrites the block under the key of its first kept entry,
-        // past the key the writer last wrote. Before session 98 the writer kept that older key as the index's largest,
+        // past the key the writer last wrote. Before 2026-12-07 the writer kept that older key as the index's largest,
         // appended the continued block under the new one with MDB_APPEND, and LMDB refused it (MDB_KEYEXIST): the log
         // stopped writing. Retention does the same removal inside the writer's own commits, which made it intermittent.
         let path = scratch.file("rekeyed.reactorlog")
@@ -218,7 +218,7 @@ struct StreamIndexTests {
 
     @Test("index damage where no block of the stream is known (keys out of order before its first) names no block #0")
     func damageBeforeAnyBlock() {
-        // Before session 95 "a key where a search for #0 lands".
+        // Before 2026-12-06 "a key where a search for #0 lands".
         let reason = "a key where a search from the stream's start lands is 0 bytes, not 12"
         #expect(EventLogError.corruptIndex(streamID: 2, block: nil, reason: reason).problem == "The index of stream id 2 is damaged: \(reason).")
         #expect(EventLogError.corruptIndex(streamID: 2, block: 9, reason: reason).problem

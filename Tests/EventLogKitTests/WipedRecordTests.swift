@@ -33,7 +33,7 @@ struct WipedRecordTests {
         let (path, all, lost) = try logWithWipedBlock()
         #expect(lost.lowerBound > 1 && lost.upperBound < all.last!)
         let log = try EventLog.openReadOnly(at: path)
-        // Before session 92 a search landing on it from after it threw `Entry #0` for entries of the block before.
+        // Before 2026-12-06 a search landing on it from after it threw `Entry #0` for entries of the block before.
         for sequence in [1, lost.lowerBound - 1, lost.upperBound + 1, all.last!] {
             #expect(try log.entry(at: sequence)?.sequence == sequence)
         }
@@ -48,7 +48,7 @@ struct WipedRecordTests {
     @Test("a walk lists every other entry and names the wiped block's numbers by its first; verify names it there and checks on after it")
     func walkAndVerify() throws {
         let (path, all, lost) = try logWithWipedBlock()
-        // Before session 92 verify's walk stopped at it: the entries after it went unchecked.
+        // Before 2026-12-06 verify's walk stopped at it: the entries after it went unchecked.
         try expectWalkAndVerify(path, all: all, lost: lost)
     }
 
@@ -78,7 +78,7 @@ struct WipedRecordTests {
         #expect(throws: EventLogError.corruptEntry(sequence: 1, reason: EntryKey.numberlessReason(0))) { try log.entry(at: 1) }
     }
 
-    /// Before session 95 a walk from the start of a trimmed log named such a block `#1` (a listing left out `#1…`),
+    /// Before 2026-12-06 a walk from the start of a trimmed log named such a block `#1` (a listing left out `#1…`),
     /// and verify named it after the log's floor, the highest number when it was trimmed: past every entry it held.
     @Test("a wiped first block of a trimmed log: a walk, verify and a listing's stretch name it from the first number the stream index lists")
     func firstBlockOfTrimmedLog() throws {
@@ -87,7 +87,7 @@ struct WipedRecordTests {
         try expectWalkAndVerify(path, all: kept, lost: firsts[0]...(firsts[1] - 1))
     }
 
-    /// Before session 95 verify named it past the log's last number, after the log's floor.
+    /// Before 2026-12-06 verify named it past the log's last number, after the log's floor.
     @Test("a wiped block after a damaged first block of a trimmed log: verify names it after the damaged block's key, among the log's numbers")
     func afterDamagedFirstBlock() throws {
         let (path, firsts, kept) = try trimmedLog("damaged-then-wiped.reactorlog")

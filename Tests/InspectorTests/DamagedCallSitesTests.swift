@@ -4,9 +4,9 @@ import TestSupport
 import Testing
 
 /// A log whose call sites' pages alone are damaged, read without them. The demo log keeps its sites on one page, shared
-/// by every commit after the first actions: before session 90 a zeroed sector at its start (storage that loses power
+/// by every commit after the first actions: before 2026-12-06 a zeroed sector at its start (storage that loses power
 /// mid-write) left every command nothing to read (`Nothing was read; restore the log from a copy`), though every entry
-/// was whole. Since session 91 such a page whose first sector alone is zeroed is rebuilt from its records
+/// was whole. Since 2026-12-06 such a page whose first sector alone is zeroed is rebuilt from its records
 /// (`RebuiltPageTests`): here the whole page is lost.
 @Suite("Reading a log without its damaged call sites", .serialized, .timeLimit(.minutes(2)))
 struct DamagedCallSitesTests {

@@ -101,7 +101,7 @@ struct FormatReaderTests {
         #expect(result.error.contains("the metadata: checksum mismatch"), "\(result.error)")
         #expect(try await Tool.run(["verify", path]).status == 1)
         // `info` shows the metadata as stored, marked so, the stream table whole, and names the damage last, exit 5
-        // (before session 94 it refused the log, which every other reading command reads).
+        // (before 2026-12-06 it refused the log, which every other reading command reads).
         let info = try await Tool.run(["info", path])
         #expect(info.status == 5 && info.error.contains("The metadata was shown as stored: The log's metadata is corrupt: its checksum does not match"), "\(info.error)")
         #expect(info.lines.count > 3 && info.lines[2] == "the two lines above are as stored, unvouched: the metadata's checksum does not match its keys and values, so one of them is damaged", "\(info.output)")
@@ -225,7 +225,7 @@ struct FormatReaderTests {
             #expect(result.status == 1, "\(name): \(result.error)")
             // Refused; or, with a damaged size, read from the other page, which records the commit before (FORMAT.md,
             // "A damaged meta page"), saying why LMDB refuses the log: where the damaged size is the first page's, the
-            // second is the page at a possible size that gives that size as its own (before session 95, refused).
+            // second is the page at a possible size that gives that size as its own (before 2026-12-06, refused).
             let readFromOther = name == "sizeless"
             #expect(readFromOther
                 ? result.error.hasPrefix("\(path) was read as it stood one commit before its last") && result.error.contains("as it is: \(message)")

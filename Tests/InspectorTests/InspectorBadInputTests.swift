@@ -89,7 +89,7 @@ struct InspectorBadInputTests {
         #expect(after.error.contains("\(lost), whose descriptor is damaged, were left out"), "\(after.error)")
     }
 
-    /// Before session 93 each wiped descriptor was damage under id 0, and each entry of its stream a stretch of its own:
+    /// Before 2026-12-06 each wiped descriptor was damage under id 0, and each entry of its stream a stretch of its own:
     /// `log` ended `#34 was left out (and 39 more stretches)`, `verify` gave two lines an entry.
     @Test("two stream descriptors whose nodes a zeroed sector wiped: named by the ids their places give, their entries counted in one clause")
     func wipedDescriptors() async throws {
@@ -116,7 +116,7 @@ struct InspectorBadInputTests {
     /// "entries that cannot be read".
     ///
     /// A key size damaged in the file (its record then read from the wrong bytes) is the same loss: before 2026-12-04
-    /// (session 76) it made state, blame, timeline and bisect of the stream stop at "the log's metadata is corrupt".
+    /// it made state, blame, timeline and bisect of the stream stop at "the log's metadata is corrupt".
     @Test(
         "a trimmed stream's base snapshot whose record is damaged, or whose key size is: export and pack start the stream at its next snapshot and name what they left out; blame and state name the unknown stretch",
         arguments: [nil, UInt8(0x01), 0x08])
@@ -164,7 +164,7 @@ struct InspectorBadInputTests {
         #expect(snapshots.first?["statesUnknown"] as? [String: Int] == ["from": 27, "until": 33], "\(json.output)")
     }
 
-    /// Before 2026-12-04 (session 76) the trim left it behind: its walk over the snapshots, once a seek met the key,
+    /// Before 2026-12-04 the trim left it behind: its walk over the snapshots, once a seek met the key,
     /// placed a record by its key or its own bytes only.
     @Test("a trim takes away a snapshot whose key size is damaged with the others before its cut, and verify then passes")
     func trimTakesDamagedKeySize() async throws {
@@ -183,7 +183,7 @@ struct InspectorBadInputTests {
         #expect(after.status == 0, "\(after.output)")
     }
 
-    /// Before 2026-12-04 (session 77) the trim aborted in LMDB (`malloc(): invalid size (unsorted)`, signal 6): it
+    /// Before 2026-12-04 the trim aborted in LMDB (`malloc(): invalid size (unsorted)`, signal 6): it
     /// moved the page's nodes by the sizes they state, the grown one over its neighbour and past the page.
     @Test("a trim on a log whose snapshot key grew into the next record is refused with one line, the log unchanged; readers read on")
     func trimRefusesKeyIntoNextRecord() async throws {
@@ -215,7 +215,7 @@ struct InspectorBadInputTests {
         #expect(try Data(contentsOf: file) == before)
     }
 
-    /// Before 2026-12-04 (session 78) a bad bit among a record's node flags that LMDB does not read records by refused
+    /// Before 2026-12-04 a bad bit among a record's node flags that LMDB does not read records by refused
     /// the whole log to every command (exit 5), and verify could not run.
     @Test("a bad bit in a record's node flags: every entry reads as before, verify names it, a trim is refused with one line, the log unchanged; export and import make a log to write to")
     func recordFlagOnlyAWriterTripsOn() async throws {
@@ -240,7 +240,7 @@ struct InspectorBadInputTests {
         #expect(try await Tool.run(["verify", fresh]).status == 0)
     }
 
-    /// Found by session 92's damage sweep: LMDB's compacting copy reads the free list, which readers pass over, and a
+    /// Found by a damage sweep (2026-12-06): LMDB's compacting copy reads the free list, which readers pass over, and a
     /// key size damaged there took it past the file's map (signal 7, a crash of `compact`).
     @Test("a damaged free list, which readers pass over: compact is refused with one line, nothing written; export and import make a sound log")
     func compactRefusesDamagedFreeList() async throws {
@@ -269,7 +269,7 @@ struct InspectorBadInputTests {
         #expect(try await Tool.run(["verify", fresh]).status == 0)
     }
 
-    /// Before session 80 a writer took such a log and committed over the page LMDB does not read, which, where the bad
+    /// Before 2026-12-04 a writer took such a log and committed over the page LMDB does not read, which, where the bad
     /// bit had lowered the last commit's id instead, held the last commit: what it wrote was lost for good.
     @Test("a bad bit in a meta page's transaction id: the log reads as before, verify names it, a trim is refused with one line, the log unchanged")
     func transactionIDOnlyAWriterTripsOn() async throws {
@@ -298,9 +298,9 @@ struct InspectorBadInputTests {
         }
     }
 
-    /// Found by random bit flips (session 84): the main database's record of `sites` renamed by a bad bit made the log
+    /// Found by random bit flips (2026-12-05): the main database's record of `sites` renamed by a bad bit made the log
     /// look like one without call sites, and `log --json` and `export` left every action's site out with exit 0. Since
-    /// session 85 a name one bit from that of a database of the log that no record has is mended
+    /// 2026-12-05 a name one bit from that of a database of the log that no record has is mended
     /// (`mainDatabaseRecordRenamed`); renamed further, the log still says what it leaves out.
     @Test("the main database's record of the call sites renamed beyond one bit: every action's site is named left out, exit 5")
     func sitesDatabaseRenamed() async throws {
@@ -313,7 +313,7 @@ struct InspectorBadInputTests {
         #expect(verify.status == 1 && verify.output.contains("call site number 1, which the log does not hold intact"), "\(verify.output)")
     }
 
-    /// Before session 85 LMDB did not find a database whose record a bad bit renamed: the log was read as it stood one
+    /// Before 2026-12-05 LMDB did not find a database whose record a bad bit renamed: the log was read as it stood one
     /// commit before its last (`entries`, `meta`, `streams`, the stream index, `snapshots`), or as though it had none
     /// (the call sites: their names left out; gaps; schema eras), and a writer made a new, empty one beside it.
     @Test("the main database's record of a database renamed by one bit: read whole from a mended copy, exit 5; verify names it; a writer is refused")
@@ -333,9 +333,9 @@ struct InspectorBadInputTests {
         try await trimRefused(log, saying: "(the main database names its record of database 'sites' 'site\\xF3', one bit from that name, which no record has)")
     }
 
-    /// Before session 84 one bad bit in the number a page stores refused the log to every command ("Nothing was read"
+    /// Before 2026-12-05 one bad bit in the number a page stores refused the log to every command ("Nothing was read"
     /// where the page is the `meta` database's, which both commits share), though LMDB's readers never read it; before
-    /// session 90, a bad byte did (random byte flips of an 8,002-entry log: 3 in 1,500).
+    /// 2026-12-06, a bad byte did (random byte flips of an 8,002-entry log: 3 in 1,500).
     @Test(
         "a bad bit or byte in the number a page stores: the log reads as before, verify names it, a trim is refused with one line, the log unchanged",
         arguments: [(4, UInt8(0x08), UInt64(34_359_738_370)), (0, 0xFF, 253)])
@@ -355,7 +355,7 @@ struct InspectorBadInputTests {
         try await trimRefused(log, saying: "(page 2 says it is page \(stored)), which only a writer trips on")
     }
 
-    /// Before session 93 every command said `its metadata has no format version, though it holds entries. Nothing was
+    /// Before 2026-12-06 every command said `its metadata has no format version, though it holds entries. Nothing was
     /// read; restore the log from a copy`.
     @Test("a wiped format-version record of the metadata: the seal vouches for the version, every command reads the log as the sound one, verify names it, a writer is refused")
     func wipedFormatVersion() async throws {
@@ -373,9 +373,9 @@ struct InspectorBadInputTests {
     }
 
     /// Before, blame took a path whose every change lay in the damage for a typo: "has nothing at 'query' … Did you
-    /// mean 'query'?", exit 2. Before 2026-12-04 (session 77), it named the whole block as one stretch,
+    /// mean 'query'?", exit 2. Before 2026-12-04, it named the whole block as one stretch,
     /// `#1…#32  not readable  absent → "rx"`, though the snapshots at #14 and #27 inside it hold the states there;
-    /// until session 79 the first stretch began at the damaged entry (#1), not the block's first mutation (#3), and a
+    /// until 2026-12-04 the first stretch began at the damaged entry (#1), not the block's first mutation (#3), and a
     /// range inside the damage that the path is absent at the start of was refused as a typo.
     @Test("blame across a damaged block names a stretch from its first mutation up to each snapshot inside it, with the value there; a typo is still refused")
     func blamePathInsideDamage() async throws {
@@ -405,7 +405,7 @@ struct InspectorBadInputTests {
         try await fails(["blame", log, "--stream", "search", "quer"], exit: 2, saying: "has nothing at 'quer'")
     }
 
-    /// Before 2026-12-04 (session 78), a state inside the damage said "Pick a step before #1, or from #32 on": true,
+    /// Before 2026-12-04, a state inside the damage said "Pick a step before #1, or from #32 on": true,
     /// but #1 and #2 are known too, and so are the states the snapshots at #14 and #27 inside the block hold.
     @Test("a state inside a damaged block names every state that can still be rebuilt: before the damage, those snapshots inside it hold, and after it")
     func stateInsideDamageNamesKnownStates() async throws {
@@ -424,7 +424,7 @@ struct InspectorBadInputTests {
         }
     }
 
-    /// Before 2026-12-04 (session 78), what-if and show on an entry in a damaged block gave the log's error alone,
+    /// Before 2026-12-04, what-if and show on an entry in a damaged block gave the log's error alone,
     /// which did not say that the step asked for was the one they could not read.
     @Test("show and what-if on an entry in a damaged block say they cannot read it; what-if of one after the damage is as on the undamaged log")
     func stepInsideDamageByName() async throws {
@@ -442,8 +442,8 @@ struct InspectorBadInputTests {
         #expect(damaged.status == 0 && damaged.output == sound.output && !sound.output.isEmpty, "\(damaged.error)")
     }
 
-    /// Before 2026-12-04 (session 78), a range inside a damaged block was refused by the check that it holds entries,
-    /// with the log's error alone; until session 79 the listing named the block past the range's end (`#20…#31`) and
+    /// Before 2026-12-04, a range inside a damaged block was refused by the check that it holds entries,
+    /// with the log's error alone; until 2026-12-04 the listing named the block past the range's end (`#20…#31`) and
     /// a rest it had not listed.
     @Test("a range inside a damaged block: log names the part of the block in its range, export and pack name the ranges they can write")
     func rangeInsideDamage() async throws {
@@ -517,7 +517,7 @@ struct InspectorBadInputTests {
         try writer.close()
     }
 
-    /// Before session 91 a node a zeroed sector wiped (its key and sizes 0: it tells no number) in the first or the
+    /// Before 2026-12-06 a node a zeroed sector wiped (its key and sizes 0: it tells no number) in the first or the
     /// last block's place left `log` nothing to list: the log's end and its first record were read as damage alone.
     @Test("a block whose node a zeroed sector wiped, the first or the last: log lists every other entry and names the block's as left out, the log's end is the index's, a writer numbers after it", arguments: [true, false])
     func wipedBlockNode(first: Bool) async throws {
@@ -531,24 +531,24 @@ struct InspectorBadInputTests {
         #expect(listed.status == 5 && listed.lines == kept, "\(listed.error)")
         let named = first ? "reactorlog: #1…#31 were left out, the rest listed: " : "reactorlog: #32 and every entry after it were left out, the rest listed: "
         #expect(listed.error.hasPrefix(named) && listed.error.filter { $0 == "\n" }.count == 1, "\(listed.error)")
-        // The damage is named by the first number the wiped record holds (before session 92: `Entry #0`, or the sound
+        // The damage is named by the first number the wiped record holds (before 2026-12-06: `Entry #0`, or the sound
         // entry before it), and a lookup by the number sought.
         let wiped = "the record that holds it tells no number (its key is 0 bytes, not 8), so it cannot be read"
         #expect(listed.error.contains("Entry #\(first ? 1 : 32) is corrupt: \(wiped)"), "\(listed.error)")
         let verify = try await Tool.run(["verify", log])
         #expect(verify.status == 1 && verify.output.contains("the first bad entry is #\(first ? 1 : 32).") && verify.output.contains(wiped), "\(verify.output)")
         // LMDB's search within the page lands on the wiped record from anywhere after it: an entry of the block beside
-        // it reads (before session 92 `show 31` and `log --from 20` of the last block's case said it could not).
+        // it reads (before 2026-12-06 `show 31` and `log --from 20` of the last block's case said it could not).
         let (readable, lost) = first ? ("40", "5") : ("31", "40")
         let shown = try await Tool.run(["show", log, readable]), soundShown = try await Tool.run(["show", demo, readable])
         #expect(shown.status == 0 && shown.output == soundShown.output, "\(shown.error)")
         try await fails(["show", log, lost], exit: 5, saying: "Entry #\(lost) is corrupt: \(wiped)")
         let from = try await Tool.run(["log", log, "--from", "20"])
         #expect(from.status == 5 && from.lines == (first ? kept : Array(sound.lines[19..<31])), "\(from.error)")
-        // The latest entries that read (before session 92 `tail` of the last block's case listed none).
+        // The latest entries that read (before 2026-12-06 `tail` of the last block's case listed none).
         let tail = try await Tool.run(["tail", log])
         #expect(tail.status == (first ? 0 : 5) && tail.lines == Array((first ? sound.lines : Array(sound.lines.prefix(31))).suffix(10)), "\(tail.error)")
-        // A stream whose entries the wiped block holds is named unchecked from its first entry (before session 93 from
+        // A stream whose entries the wiped block holds is named unchecked from its first entry (before 2026-12-06 from
         // #1: `todo: … #1…#55 could not be checked`, where todo's entries are #34…#55).
         let divergence = try await Tool.run(["divergence", log])
         let unchecked = { (stream: String, steps: String) -> String in "\(stream): Replay reproduces every recorded state it could check; \(steps) could not be checked." }
@@ -562,7 +562,7 @@ struct InspectorBadInputTests {
         try writer.close()
     }
 
-    /// Before session 95 any snapshot key of a trimmed stream damaged past placing made `blame`, `bisect` and every
+    /// Before 2026-12-06 any snapshot key of a trimmed stream damaged past placing made `blame`, `bisect` and every
     /// command that starts from the stream's earliest state refuse it, though its base read.
     @Test("a trimmed stream's snapshot wiped past placing: blame reads as the sound log with a warning where the base reads, and refuses where the base may be the one lost", arguments: [1, 0])
     func trimmedStreamSnapshotWiped(index: Int) async throws {
@@ -587,7 +587,7 @@ struct InspectorBadInputTests {
         }
     }
 
-    /// Before session 96 `divergence` refused a stream one of whose snapshot keys a zeroed sector wiped (exit 5, nothing
+    /// Before 2026-12-07 `divergence` refused a stream one of whose snapshot keys a zeroed sector wiped (exit 5, nothing
     /// compared), though every other recorded state reads.
     @Test("a snapshot key wiped: divergence compares the rest and names the steps where the hidden state may lie")
     func divergencePastWipedSnapshotKey() async throws {
@@ -600,7 +600,7 @@ struct InspectorBadInputTests {
         #expect(result.output == "Replay reproduces every recorded state it could check; #15…#32 could not be checked.\n", "\(result.output)")
     }
 
-    /// Before session 95 a creation time lost with its record read as 0: `info` said `created 1970-01-01T00:00:00.000Z`
+    /// Before 2026-12-06 a creation time lost with its record read as 0: `info` said `created 1970-01-01T00:00:00.000Z`
     /// and an export's header `"createdAt":0`, which an import then kept as the log's creation.
     @Test("a creation time a zeroed sector wiped: info says it is not recorded, its JSON and an export's header leave it out")
     func wipedCreationTime() async throws {
@@ -618,7 +618,7 @@ struct InspectorBadInputTests {
         #expect(export.status == 5 && fields["createdAt"] == nil && fields["createdBy"] != nil, "\(export.error)")
     }
 
-    /// Before session 95 the first block of a trimmed log, wiped, was named from #1: `log` left out `#1…#31` and said
+    /// Before 2026-12-06 the first block of a trimmed log, wiped, was named from #1: `log` left out `#1…#31` and said
     /// `Entry #1 is corrupt`, `verify` named it after the log's floor (`error at #74`), and `export` offered the
     /// entries before it (`--to 27`), where the trim left none.
     @Test("a trimmed log whose first block a zeroed sector wiped: log, verify and export name it from its first entry and offer only what follows it")
@@ -644,7 +644,7 @@ struct InspectorBadInputTests {
         #expect(!export.error.contains("--to") && export.error.contains("export the entries after the damage (--from "), "\(export.error)")
     }
 
-    /// Before session 92 each stream read past its index said so on a line of its own: three lines for a zeroed sector
+    /// Before 2026-12-06 each stream read past its index said so on a line of its own: three lines for a zeroed sector
     /// of the one page of the index that all three streams share.
     @Test("a zeroed sector over the stream index's page: each stream reads as the sound log's, and one warning line names every stream read past it")
     func indexPageSectorZeroed() async throws {
@@ -711,7 +711,7 @@ struct InspectorBadInputTests {
         #expect(blame.status == 5 && blame.error.contains("are not known, the rest listed: \(damage)"), "\(blame.error)")
         // A trim through it refuses, as through a damaged block, and changes nothing. A grown key runs into the next
         // record of its page, which a writer would move by the sizes they state (over that record): it is refused the
-        // log before LMDB opens it (before 2026-12-04, session 77, it appended after it).
+        // log before LMDB opens it (before 2026-12-04, it appended after it).
         let grown = size > 8 && (16 + recordSize + 1) & ~1 < 8 + size + recordSize
         _ = try await fails(["trim", log, "--before", "40"], exit: 5, saying: grown ? "runs into node 0, which a writer would write over" : damage)
         #expect(try await Tool.run(["verify", log]).output == verify.output)
@@ -954,7 +954,7 @@ struct InspectorBadInputTests {
         #expect(rows.contains { $0.hasSuffix("#\(next + 1) increaseValue 7 → 8 by #\(second) increase") }, "\(blame.output)")
         #expect(blame.error.contains("warning: the changes in #\(poison)…#\(next) are not known, the rest listed"), "\(blame.error)")
         // Divergence compares the states on either side and names the stretch it could not check, exit 0 (before
-        // session 87 it said replay reproduced every state, though that stretch was not replayed).
+        // 2026-12-06 it said replay reproduced every state, though that stretch was not replayed).
         let divergence = try await Tool.run(["divergence", path])
         #expect(divergence.status == 0, "\(divergence.error)")
         // From the stream's start (its initial state) to the snapshot after the mutation.
@@ -1307,7 +1307,7 @@ struct InspectorBadInputTests {
         }
     }
 
-    /// Before session 79, trim read the pack, then refused it as `not a ReactorLog log: it is a file`.
+    /// Before 2026-12-04, trim read the pack, then refused it as `not a ReactorLog log: it is a file`.
     @Test("tail --follow and trim of a pack, which never changes, are refused at once, the pack left as it was")
     func followPack() async throws {
         let pack = scratch.file("follow.pack")
@@ -1369,7 +1369,7 @@ struct InspectorBadInputTests {
         // Written apart, the parser takes a negative number for an option and would say the value is missing.
         try await fails(["state", demo, "--stream", "search", "--at", "-1"], exit: 64, saying: "reactorlog: --at is -1, but it takes a number of 0 or more. See 'reactorlog help state'.")
         try await fails(["tail", demo, "-n", "-3"], exit: 64, saying: "reactorlog: -n is -3, but it takes a number of 0 or more. See 'reactorlog help tail'.")
-        // Where 0 is refused too, the sentence does not offer it (before session 79 it said "0 or more" for all).
+        // Where 0 is refused too, the sentence does not offer it (before 2026-12-04 it said "0 or more" for all).
         try await fails(["blame", demo, "--stream", "search", "query", "-n", "-3"], exit: 64, saying: "reactorlog: -n is -3, but it takes a number of 1 or more.")
         try await fails(["demo", "--out", scratch.file("negative.reactorlog"), "--actions", "-5"], exit: 64, saying: "reactorlog: --actions is -5, but it takes a number of 1 or more.")
         try await fails(["bisect", demo, "--stream", "search", "--run", "true", "--timeout", "-5"], exit: 64, saying: "reactorlog: --timeout is -5, but it takes a number of seconds above 0.")
@@ -1452,7 +1452,7 @@ struct InspectorBadInputTests {
         #expect(!FileManager.default.fileExists(atPath: target))
         try await fails(["import", garbage, demo], exit: 2, saying: "already exists")
         try await fails(["import", scratch.file("missing.jsonl"), target], exit: 3, saying: "Cannot read")
-        // A file that is not text at all, a log's data file above all, is named for what it is (before session 79:
+        // A file that is not text at all, a log's data file above all, is named for what it is (before 2026-12-04:
         // `line 1 cannot be imported: it is not valid UTF-8`); a later line that is not text is named by its number.
         try await fails(["import", demo + "/data.mdb", target], exit: 2, saying: "data.mdb is not a ReactorLog export but a log's data file: the inspector reads the directory that holds it as it is")
         let binary = scratch.file("photo.jpg")

@@ -762,7 +762,7 @@ struct InspectorCommandTests {
         #expect(try await reactorlog("state", later, "--stream", "counter", "--at", "\(last)").output
                 == (try await reactorlog("state", path, "--stream", "counter", "--at", "\(last)").output))
         // A bug inside the span: bisect names the stretch among the candidates, its steps as one range, from its start
-        // or from after a snapshot inside it that holds a good state (judged, session 65).
+        // or from after a snapshot inside it that holds a good state (judged).
         // A mutation's step, where a state can first be bad (the stream's actions change no state: an action's step
         // would be no candidate, and picking one failed this test now and then, as the damage's span moved).
         let mutations = Set(lines.filter { $0["kind"] as? String == "mutation" }.compactMap { $0["sequence"] as? Int }.map(UInt64.init))
@@ -925,7 +925,7 @@ struct InspectorCommandTests {
         let last = number(try #require(search.lines.last))
         try #require(first <= last, "the last block starts at #\(first), after the search stream's last entry #\(last)")
         let blamed = try await reactorlog("blame", path, "nextPage", "--stream", "search")
-        // Before session 89: "#32 and every entry after it … 2 → ?", as if no state after the block were known.
+        // Before 2026-12-06: "#32 and every entry after it … 2 → ?", as if no state after the block were known.
         #expect(blamed.status == 5 && blamed.error.contains("The changes in #\(first)…#\(last) are not known, the rest listed"), "\(blamed.error)")
         #expect(blamed.lines.last?.contains("#\(first)…#\(last)") == true && blamed.lines.last?.contains("at both ends") == true, "\(blamed.output)")
         let state = try await reactorlog("state", path, "--stream", "search", "--at", "\(last)", "--path", "nextPage")
@@ -941,7 +941,7 @@ struct InspectorCommandTests {
         // Found by the zeroed-page sweep: info showed one snapshot fewer, exit 0, with no word of damage.
         let info = try await reactorlog("info", path)
         #expect(info.status == 5 && info.error.contains(" whose keys are damaged") && info.error.contains(" were left out, the rest shown: The snapshot keys of stream id 1 are damaged: "), "\(info.error)")
-        // The list's search starts at the stream's start (before session 95 worded `a search for #0`).
+        // The list's search starts at the stream's start (before 2026-12-06 worded `a search for #0`).
         #expect(info.error.contains("a key where a search from the stream's start lands is 0 bytes, not 12"), "\(info.error)")
         #expect(info.error.filter { $0 == "\n" }.count == 1 && info.lines.count == sound.lines.count)
         let json = try await reactorlog("info", path, "--json")

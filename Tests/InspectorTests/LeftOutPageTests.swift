@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// A log one of whose leaf pages is damaged beyond mending, read from a copy with that page left out. Before session 90
+/// A log one of whose leaf pages is damaged beyond mending, read from a copy with that page left out. Before 2026-12-06
 /// a zeroed sector at the start of any leaf page of a larger log (its header) refused the whole log to every command:
 /// 64 of the 640 sectors of an 8,002-entry log read nothing, though the other pages held every other entry.
 /// Five minutes: the page sweep runs two inspector processes a page, 10–20 seconds alone, but past two minutes among

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// A log that LMDB refuses for a record's node header a bad bit changed, read whole from a copy with the header mended.
-/// Before session 84 one such bit on a page both commits share (the `meta` database's, say) left every command nothing
+/// Before 2026-12-05 one such bit on a page both commits share (the `meta` database's, say) left every command nothing
 /// to read ("Nothing was read; restore the log from a copy"), though every record was whole in the file.
 /// Five minutes: a branch test records a 2,000-action demo and reads it whole four times (the inspector and the Python
 /// reader, on the sound log and the damaged one), 23 seconds alone and 84 among the whole suite's tests on a slow
@@ -52,7 +52,7 @@ struct MendedRecordTests {
 
 extension MendedRecordTests {
     /// LMDB refuses to open a named database whose record in the main database lacks the flag that marks it one, so
-    /// before session 85 every command read the commit before the last (what the last commit wrote missing), though the
+    /// before 2026-12-05 every command read the commit before the last (what the last commit wrote missing), though the
     /// record's 48 bytes still describe the database's tree.
     @Test(
         "the flag a bad bit cleared from the main database's record of a named database: the log read whole, exit 5; the Python reader too",
@@ -96,7 +96,7 @@ extension MendedRecordTests {
         return number(at + key.count + 40)
     }
 
-    /// Before session 85 a bad bit in the page number a branch node gives its child made every reader read the log as it
+    /// Before 2026-12-05 a bad bit in the page number a branch node gives its child made every reader read the log as it
     /// stood one commit before its last (the child is another page, read twice, or none): the page the number is one bit
     /// from, which nothing else reaches and whose keys lie where the branch's put the child, is the child.
     @Test("a branch node's child page number a bad bit changed: every command reads the log whole, exit 5; the Python reader too", arguments: [4, 30])
@@ -139,7 +139,7 @@ extension MendedRecordTests {
         return (path, action)
     }
 
-    /// Before session 86 a bad bit that cleared a big record's flag (0x01) left LMDB reading its overflow run's page
+    /// Before 2026-12-06 a bad bit that cleared a big record's flag (0x01) left LMDB reading its overflow run's page
     /// number and the bytes after it as the value: the entry was read as damaged, its payload lost.
     @Test("a big entry's flag a bad bit cleared: every command reads the log whole, exit 5; the Python reader too")
     func bigDataFlagCleared() async throws {

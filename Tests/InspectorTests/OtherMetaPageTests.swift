@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// A log that LMDB refuses because the meta page it reads the log from is damaged, read from the other one. Before
-/// session 79 every command refused such a log whole ("not a ReactorLog log", exit 3, where the main database's root
+/// 2026-12-04 every command refused such a log whole ("not a ReactorLog log", exit 3, where the main database's root
 /// pointed at another tree's page), though the commit before the last was whole in the file.
 @Suite("Reading from the other meta page", .serialized, .timeLimit(.minutes(2)))
 struct OtherMetaPageTests {
@@ -56,8 +56,8 @@ struct OtherMetaPageTests {
         let soundState = try await Tool.run(["state", demo, "--stream", "counter", "--at", "\(last)"])
         #expect(state.status == 5 && state.output == soundState.output)
         // A command's own failure, in one line with which log it read. What the read lacks may be in the last commit:
-        // that is the damage's failure, exit 5 (before session 85, exit 2, as for a typo). An argument wrong whatever
-        // the log holds stays exit 2, and says which log was read too. (Two lines before session 89.)
+        // that is the damage's failure, exit 5 (before 2026-12-05, exit 2, as for a typo). An argument wrong whatever
+        // the log holds stays exit 2, and says which log was read too. (Two lines before 2026-12-06.)
         let missing = " What was asked for may be in that last commit: "
         for command in [["show", log, "\(sound.count)"], ["state", log, "--stream", "counter", "--at", "\(sound.count)"],
                         ["state", log, "--stream", "counterz", "--at", "1"]] {
@@ -96,7 +96,7 @@ struct OtherMetaPageTests {
         #expect(python.error == "\(log) was read whole, from its sound meta page; LMDB refuses the log as it is: one of its meta pages lacks LMDB's magic number\n")
     }
 
-    /// Before session 95 a zeroed meta page, whose transaction id reads 0, was taken for the older commit: with the
+    /// Before 2026-12-06 a zeroed meta page, whose transaction id reads 0, was taken for the older commit: with the
     /// current page zeroed, the commit before was read and every command said the log `was read whole`. And a zeroed
     /// first page (or only its first sector) left no page size to find the second by: `not a ReactorLog log`, exit 3.
     @Test("a zeroed meta page cannot say which commit is the later: every reader says what the last commit wrote may be missing", arguments: [
@@ -176,7 +176,7 @@ struct OtherMetaPageTests {
     }
 
     /// A bad bit that lowers the last commit's id below the other page's, or raises the commit before's above it, keeps
-    /// the ids' pattern: before session 82 every command read the commit before with exit 0, verify called the log healthy
+    /// the ids' pattern: before 2026-12-05 every command read the commit before with exit 0, verify called the log healthy
     /// and the Python reader printed it without a word. The free lists tell.
     @Test(
         "ids that keep their pattern but make the commit before current: every command reads the last commit, says so and exits 5; verify and the Python reader name it",
@@ -195,7 +195,7 @@ struct OtherMetaPageTests {
         #expect(try await Tool.run(["trim", log, "--before", "2"]).status != 0)
     }
 
-    /// The last commit a trim's: it holds no entry past the commit before, but fewer old ones. Before session 83 a bad bit
+    /// The last commit a trim's: it holds no entry past the commit before, but fewer old ones. Before 2026-12-05 a bad bit
     /// that made the commit before current read the trimmed entries back with exit 0, since only the highest sequence
     /// numbers were compared.
     @Test("ids that make the commit before a trim current: every command reads the trimmed log, says so and exits 5", arguments: [true, false])
@@ -214,7 +214,7 @@ struct OtherMetaPageTests {
     }
 
     /// A last commit that wrote no entry (a snapshot, here) leaves both commits with the same entries, which then cannot
-    /// tell which is the later: before session 87 a bad bit in an id read the commit before with exit 0, the last
+    /// tell which is the later: before 2026-12-06 a bad bit in an id read the commit before with exit 0, the last
     /// snapshot missing. The free lists tell: a commit files the pages it frees under its own id. One and two
     /// snapshot commits make the last id odd in one case and even in the other, so that bit 0 flipped makes the ids
     /// equal (LMDB reads page 0) in one, and the other page's id the higher in the other.
@@ -265,7 +265,7 @@ struct OtherMetaPageTests {
     }
 
     /// A current meta page whose main root is the commit before's: the tree LMDB reads is sound, but the older one, so
-    /// before session 81 every command read the log as it stood one commit before with exit 0, and verify called it
+    /// before 2026-12-05 every command read the log as it stood one commit before with exit 0, and verify called it
     /// healthy. The last commit freed that page, and a commit's trees never reach a page its free list names.
     @Test("a current meta page whose main root is the commit before's: read as the commit before, said so, exit 5; verify and the Python reader name it")
     func formerRoot() async throws {
@@ -288,7 +288,7 @@ struct OtherMetaPageTests {
 
     /// A bad bit in the free list alone (here its root, sent past the file's end): LMDB's readers never read the free
     /// list, so the last commit is read whole and without a word; only a writer, which takes pages from it, is refused,
-    /// and verify names it. Before session 83 every command read the log as it stood one commit before, exit 5.
+    /// and verify names it. Before 2026-12-05 every command read the log as it stood one commit before, exit 5.
     @Test("a damaged free list alone: every command reads the last commit, exit 0; verify names it for writers; a writer is refused and the log left as it was")
     func freeListAlone() async throws {
         let log = scratch.file("free-list.reactorlog")

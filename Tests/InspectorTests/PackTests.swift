@@ -125,7 +125,7 @@ struct PackTests {
         }
     }
 
-    /// Before 2026-12-04 (session 75) the snapshot was left out of lists and exports, and where it was a trimmed
+    /// Before 2026-12-04 the snapshot was left out of lists and exports, and where it was a trimmed
     /// stream's base every state, export, blame and timeline of the stream failed.
     @Test("a snapshot under a key of the wrong length is read where its record places it: listed, counted, exported whole; a trimmed stream's base too")
     func snapshotKeyOfWrongLength() async throws {

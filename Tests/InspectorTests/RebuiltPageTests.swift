@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// A log one of whose pages cannot be read, read whole from a copy with that page rebuilt: a branch from the pages under
-/// it, a root leaf whose header alone is damaged from its records. Before session 91 a zeroed sector at the start of a
+/// it, a root leaf whose header alone is damaged from its records. Before 2026-12-06 a zeroed sector at the start of a
 /// branch page both commits share refused the whole log, and one of the last commit's was read as the commit before,
 /// without the last commit's entries; at the start of the one page of `meta` or `streams`, it refused the whole log.
 @Suite("Reading a copy with a damaged page rebuilt", .serialized, .timeLimit(.minutes(2)))

@@ -28,7 +28,7 @@ struct SafeOutputTests {
         #expect(leftovers.isEmpty)
     }
 
-    /// Before session 79 every command's refusal said `Choose another --output`, though `pack` and `timeline` take
+    /// Before 2026-12-04 every command's refusal said `Choose another --output`, though `pack` and `timeline` take
     /// `--out`.
     @Test("an existing file is kept unless --force, which replaces it; the refusal names the command's own option")
     func existingFile() async throws {

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// `PageTreeCheck.mendableRecords` and `FallbackCopy.mendRecords`: a record's flag that LMDB never gives it, set
-/// by a bad bit, is read without it from a copy. Before session 84 a reader refused the whole file for one such bit on
+/// by a bad bit, is read without it from a copy. Before 2026-12-05 a reader refused the whole file for one such bit on
 /// a page both commits share.
 extension PageTreeCheckTests {
     /// The flags of the leaf node of `key` at `at` (the key's offset) in `bytes`: the 2 bytes 4 before the key.
@@ -92,7 +92,7 @@ extension PageTreeCheckTests {
             bytes[at - 8 + bit / 8] ^= 1 << UInt8(bit % 8)
         }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        // Bit 11 leaves the value inside the file, which a reader took before session 84 (the record then read from
+        // Bit 11 leaves the value inside the file, which a reader took before 2026-12-05 (the record then read from
         // the next page's bytes, and found damaged): the size that fills its place is known, so it is mended instead.
         #expect(PageTreeCheck.problem(inDataFile: path) != nil)
         let records = PageTreeCheck.mendableRecords(inDataFile: path)
@@ -185,7 +185,7 @@ extension PageTreeCheckTests {
             #expect(PageTreeCheck.problem(inDataFile: path) != nil, "mask \(mask)")
             let records = PageTreeCheck.mendableRecords(inDataFile: path)
             // One bit off, the offset is the one LMDB wrote, and a copy reads whole; more bits, the page (a root leaf, its
-            // records lying end to end past its header) gets its table of offsets again from its records (since session 91).
+            // records lying end to end past its header) gets its table of offsets again from its records (since 2026-12-06).
             let record = try #require(records.first, "mask \(mask)")
             if mask.nonzeroBitCount == 1 {
                 #expect(records.count == 1 && record.damage == .offset(stated: Int(damaged[leaf * 4096 + 16 + 2 * index]) | Int(damaged[leaf * 4096 + 17 + 2 * index]) << 8))
@@ -283,7 +283,7 @@ extension PageTreeCheckTests {
 
     /// LMDB refuses to open a named database whose record in the main database lacks the flag (`MDB_INCOMPATIBLE`), so
     /// the last commit could not be read; the record's 48 bytes, which describe a tree no other record reaches, show
-    /// what it is. Before session 85 a reader read the commit before.
+    /// what it is. Before 2026-12-05 a reader read the commit before.
     @Test("a named database's flag a bad bit cleared is set again where its 48 bytes describe its tree, or an empty one", arguments: ["values", "empty"])
     func databaseFlagClearedIsMended(database: String) throws {
         let path = try databaseFlagCleared("database-flag-\(database)", in: database)
@@ -385,7 +385,7 @@ extension PageTreeCheckTests {
         #expect(try mendedCopy(of: path, "mended-child-\(bit)", records: records, key: Array("key00300".utf8)).value == Array("value-300".utf8))
     }
 
-    /// Before session 90 a zeroed sector at the start of any leaf page (its header: flags, bounds) refused the whole file
+    /// Before 2026-12-06 a zeroed sector at the start of any leaf page (its header: flags, bounds) refused the whole file
     /// to readers: 64 of the 640 sectors of an 8,002-entry log, each read nothing.
     @Test(
         "a leaf page damaged beyond mending is left out of a reader's copy: one record under its lowest key, its value empty, the page's other records missing, the rest read through LMDB",
@@ -415,7 +415,7 @@ extension PageTreeCheckTests {
         #expect(try mendedCopy(of: path, "left-out-\(index)-other", records: records, key: other, leavingOutPages: true).value == otherValue)
     }
 
-    /// Before session 91 a zeroed sector at the start of a branch page refused the whole file to readers: every record
+    /// Before 2026-12-06 a zeroed sector at the start of a branch page refused the whole file to readers: every record
     /// under it was lost with it, though its children were whole.
     @Test("a branch page damaged beyond mending is rebuilt in a reader's copy from the pages under it that nothing else reaches, every record read through LMDB")
     func damagedBranchRebuilt() throws {
@@ -495,7 +495,7 @@ extension PageTreeCheckTests {
         return (path, bytes, page)
     }
 
-    /// Before session 91 a zeroed sector at the start of a root leaf (its header and table of offsets) refused the whole
+    /// Before 2026-12-06 a zeroed sector at the start of a root leaf (its header and table of offsets) refused the whole
     /// file to readers, though its records lay whole past it: the demo log's `meta` and `streams`, each one page.
     @Test("a root leaf whose header alone a zeroed sector took is rebuilt from its records, which lie end to end to the page's end, as many as its database counts")
     func rootLeafRebuilt() throws {
@@ -555,7 +555,7 @@ extension PageTreeCheckTests {
         }
     }
 
-    /// Found by session 92's sweep of random bytes over the demo log: the inspector trapped (signal 4) where LMDB's main
+    /// Found by a sweep (2026-12-06) of random bytes over the demo log: the inspector trapped (signal 4) where LMDB's main
     /// database describes a database whose page counts add up past 2⁶⁴, as soon as a mending walk read them.
     @Test("a database's page counts damaged to add up past 2⁶⁴ are read as a count no walk reaches, not a trap")
     func pageCountsPastTheLargest() throws {

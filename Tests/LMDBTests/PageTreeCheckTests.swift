@@ -227,7 +227,7 @@ struct PageTreeCheckTests {
         }
     }
 
-    /// Before 2026-12-04 (session 77) the check passed it, and a trim that deleted a record of such a page aborted in
+    /// Before 2026-12-04 the check passed it, and a trim that deleted a record of such a page aborted in
     /// LMDB's memory allocator (`malloc(): invalid size`): LMDB moved the page's nodes by the sizes they state.
     @Test("a node whose key size grew into the next node's bytes is read for reading, refused for writing")
     func keySizeIntoTheNextNode() throws {
@@ -250,7 +250,7 @@ struct PageTreeCheckTests {
 extension PageTreeCheckTests {
     /// LMDB reads a record by three of its flags: big data (bit 0), a sub-database (bit 1) and duplicates (bit 2), the
     /// last of which, on a database without duplicates, makes its cursor follow a sub-cursor it does not have. Before
-    /// 2026-12-04 (session 78) a bad bit in any of a record's 16 flag bits refused the log to readers.
+    /// 2026-12-04 a bad bit in any of a record's 16 flag bits refused the log to readers.
     @Test(
         "a record's flag bit LMDB does not read it by is passed over for reading and refused for writing; sub-database and duplicates are refused for both",
         arguments: 1..<16)

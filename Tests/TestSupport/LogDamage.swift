@@ -275,7 +275,7 @@ extension LogDamage {
     }
 
     /// Zeroes the whole of page `page` of the closed log at `path`: its header and every record, which no reader can
-    /// rebuild (a root leaf whose first sector alone is zeroed is rebuilt from its records since session 91).
+    /// rebuild (a root leaf whose first sector alone is zeroed is rebuilt from its records since 2026-12-06).
     public static func zeroPage(of path: String, page: Int) throws {
         try zero(of: path, page: page, bytes: 4096)
     }

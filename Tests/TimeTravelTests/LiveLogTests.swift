@@ -5,7 +5,7 @@ import TestSupport
 import TimeTravel
 import Testing
 
-/// A time machine made on the log the process writes. Before session 96 it read only what the log's writer had
+/// A time machine made on the log the process writes. Before 2026-12-07 it read only what the log's writer had
 /// committed: right after `send` (which hands entries to the writer and returns), `state(at:)` of the step just sent
 /// said `Step #2 is past the log's last step, #0`, and `assertReplayMatchesRecording()` passed over a reducer bug it had
 /// no committed snapshot of, unless the test flushed the log first.

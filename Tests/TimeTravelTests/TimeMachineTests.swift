@@ -331,7 +331,7 @@ struct TimeMachineTests {
         #expect(same.divergence == nil && same.unchecked == report.unchecked)
     }
 
-    /// Before session 96 `divergenceReport()` refused the whole stream when a snapshot's key was damaged past placing
+    /// Before 2026-12-07 `divergenceReport()` refused the whole stream when a snapshot's key was damaged past placing
     /// (`The log's metadata is corrupt: among stream 1's snapshot keys, …`, now `The snapshot keys of stream id 1 are
     /// damaged: …`), though every other recorded state reads.
     @Test("divergenceReport compares every snapshot that can be found when one's key is wiped, and names where the hidden one may lie", arguments: [2, 7])
@@ -406,7 +406,7 @@ struct TimeMachineTests {
         }
     }
 
-    /// Before session 86 a state asked for at a damaged snapshot's step read "was not recorded", and offered that very
+    /// Before 2026-12-06 a state asked for at a damaged snapshot's step read "was not recorded", and offered that very
     /// snapshot among the recorded states nearby.
     @Test("without a reducer, a state whose snapshot cannot be read is named as recorded but unreadable, only snapshots that read are offered, and blame and bisect pass over it")
     func unreadableSnapshotWithoutReducer() throws {

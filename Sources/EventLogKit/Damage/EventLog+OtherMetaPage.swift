@@ -55,7 +55,7 @@ extension EventLog {
     /// Entries are appended at the end and removed from the start, so a later commit's span of sequence numbers is no
     /// lower at either end, and higher at one: entries past `log`'s, or fewer old ones (a trim, a retention step). Where
     /// both commits hold the same entries (the last wrote a snapshot, say), the free lists tell
-    /// (`LMDB.PageTreeCheck.fallbackIsLater(inDataFile:)`; before session 87 such a log was read as the commit before).
+    /// (`LMDB.PageTreeCheck.fallbackIsLater(inDataFile:)`).
     /// `nil` where the ids are sound, a writer has the log open, or neither shows the other commit later: LMDB then
     /// reads the last commit, or which commit is the last cannot be told.
     public static func openLaterCommit(than log: EventLog, copyingInto directory: String) -> (log: EventLog, problem: String)? {

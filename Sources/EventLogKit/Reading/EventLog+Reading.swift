@@ -161,7 +161,7 @@ extension EventLog {
     /// Whether any action of the log may record a call site: the log holds some, or has no `sites` database at all. Every
     /// writer makes one, so a log without it is one of the first releases', whose actions name no site, or one whose main
     /// database lost its record to a bad bit: the actions' site numbers in the streams' indexes then tell, and a lookup
-    /// of one throws (before session 84 a listing left every site out without a word).
+    /// of one throws, rather than a listing leaving every site out without a word.
     public func hasCallSites() throws(EventLogError) -> Bool {
         guard storage.sites != nil else { return true }
         return try storage.highestSiteNumber() > 0
@@ -364,7 +364,7 @@ extension EventLog {
     /// past placing hide some snapshots, the first that reads, when it lies before the stream's first entry: a trim
     /// keeps one snapshot there, the base, and none earlier, so what is hidden lies after it; the damage is then kept as
     /// passed over (``passedOverSnapshotDamage``). Otherwise the base may be among the hidden, and the keys' damage is
-    /// thrown (before session 95 it was thrown whatever the hidden snapshots were). `nil` where the stream has none.
+    /// thrown. `nil` where the stream has none.
     package func firstSnapshot(ofTrimmed name: String) throws(EventLogError) -> UInt64? {
         guard let info = try storage.stream(named: name) else { throw .unknownStream(name: name) }
         let listing = try snapshotListing(of: info)

@@ -42,7 +42,7 @@ public enum DataFileCheck {
         guard fstat(descriptor, &status) == 0 else { return nil }
         let size = UInt64(status.st_size)
         // Every page LMDB may read the log from: two where a bad bit broke the transaction ids' parity (a hostile file
-        // whose other page claimed pages past the file's end crashed every command with SIGBUS before session 80).
+        // whose other page claims pages past the file's end would make LMDB crash the process with SIGBUS).
         for current in readable {
             guard let pageSize = current.pageSize else {
                 return .damaged("has a damaged meta page: its page size is \(current.pageSizeField)")

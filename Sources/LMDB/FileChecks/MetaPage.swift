@@ -51,7 +51,7 @@ struct MetaPage {
     /// The file's meta pages, read by `read` (the ``size`` bytes at an offset, or `nil` past the file's end): the first
     /// at offset 0, the second one page later by the first's page size, where LMDB reads it. Where the first gives no
     /// possible page size (a zeroed first sector, say), the second is the page, at one of the possible sizes, that
-    /// carries LMDB's magic and records that size as its own: before session 95 such a file was no LMDB file at all.
+    /// carries LMDB's magic and records that size as its own.
     static func pages(_ read: (Int) -> UnsafeRawBufferPointer?) -> [MetaPage] {
         guard let first = read(0).map(MetaPage.init) else { return [] }
         if let offset = first.pageSize {

@@ -411,8 +411,7 @@ public enum PageTreeCheck {
             // LMDB's readers find a page by its place in the file and never read the number it stores; a writer frees
             // and copies a page by that number. A bad bit, or a bad byte, in it leaves it differing from the page's
             // place in one byte, where a page number gone astray into other bytes (a value's, an overflow page's)
-            // reads as another number altogether: a reader passes over the first, and a writer is refused it. (Before
-            // session 90 only one bit was passed over: a byte's worth refused the whole log to every reader.)
+            // reads as another number altogether: a reader passes over the first, and a writer is refused it.
             let stored: UInt64 = Self.integer(buffer, 0)
             guard stored == number || isReader && Self.differInOneByte(stored, number) else {
                 throw Failure(reason: "page \(number) says it is page \(stored)")
@@ -481,7 +480,7 @@ public enum PageTreeCheck {
             let count = (lower - 16) / 2
             // LMDB frees a root that loses its last node (the tree's root becomes none), so a page it reaches holds one at
             // least: an empty leaf, a bad bit in `lower`, had LMDB's cursor read its last node at index 65535, past the
-            // map (SIGBUS; before session 87 an empty root leaf was let through).
+            // map (SIGBUS).
             guard count >= 1 else {
                 throw Failure(reason: "page \(number) of \(tree) holds no node")
             }
