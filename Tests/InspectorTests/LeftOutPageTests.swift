@@ -7,7 +7,7 @@ import Testing
 /// a zeroed sector at the start of any leaf page of a larger log (its header) refused the whole log to every command:
 /// 64 of the 640 sectors of an 8,002-entry log read nothing, though the other pages held every other entry.
 /// Five minutes: the page sweep runs two inspector processes a page, 10–20 seconds alone, but past two minutes among
-/// the whole suite's tests on a slow two-core host (157 s, session 104).
+/// the whole suite's tests on a slow two-core host (157 s, 2026-12-07).
 @Suite("Reading a copy with a damaged page left out", .serialized, .timeLimit(.minutes(5)))
 struct LeftOutPageTests {
     let scratch = ScratchDirectory()

@@ -8,7 +8,7 @@ import Testing
 /// to read ("Nothing was read; restore the log from a copy"), though every record was whole in the file.
 /// Five minutes: a branch test records a 2,000-action demo and reads it whole four times (the inspector and the Python
 /// reader, on the sound log and the damaged one), 23 seconds alone and 84 among the whole suite's tests on a slow
-/// two-core host (session 104), where the page sweep of `LeftOutPageTests` passed two minutes.
+/// two-core host (2026-12-07), where the page sweep of `LeftOutPageTests` passed two minutes.
 @Suite("Reading a copy with a record's header mended", .serialized, .timeLimit(.minutes(5)))
 struct MendedRecordTests {
     let scratch = ScratchDirectory()
